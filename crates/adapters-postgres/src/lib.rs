@@ -1,0 +1,14 @@
+//! PostgreSQL adapters for the domain's store ports (diesel + diesel-async over a deadpool pool),
+//! the embedded migrations, the demo seed, and, behind the `testing` feature, the harness that
+//! gives each test its own database.
+
+pub mod accounts;
+pub mod migrations;
+pub mod pool;
+mod schema;
+pub mod seed;
+#[cfg(feature = "testing")]
+pub mod testing;
+
+pub use accounts::PgAccounts;
+pub use pool::{PgPool, PoolSettings, build_pool, ping};

@@ -1,0 +1,114 @@
+//! The connection pool, and the translation of its failures and diesel's into the domain's.
+
+use diesel::result::{DatabaseErrorKind, Error as DieselError};
+use diesel_async::AsyncPgConnection;
+use diesel_async::RunQueryDsl;
+use diesel_async::pooled_connection::deadpool::{Object, Pool, PoolError};
+use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod};
+use domain::store::StoreError;
+use futures_util::FutureExt;
+use std::time::Duration;
+
+pub type PgPool = Pool<AsyncPgConnection>;
+pub type PooledConnection = Object<AsyncPgConnection>;
+
+/// How the pool reaches PostgreSQL and how long anything may wait.
+#[derive(Debug, Clone)]
+pub struct PoolSettings {
+    pub url: String,
+    pub max_size: usize,
+    /// How long a request waits for a free connection before answering "unavailable".
+    pub wait_timeout: Duration,
+    /// How long opening a new connection may take.
+    pub connect_timeout: Duration,
+    /// Set on every connection, so that no query can hold a connection forever.
+    pub statement_timeout: Duration,
+}
+
+impl PoolSettings {
+    pub fn new(url: impl Into<String>) -> Self {
+        Self {
+            url: url.into(),
+            max_size: 16,
+            wait_timeout: Duration::from_secs(5),
+            connect_timeout: Duration::from_secs(5),
+            statement_timeout: Duration::from_secs(15),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("configuração do pool de conexões inválida: {0}")]
+pub struct PoolBuildError(String);
+
+/// Builds the pool. Connections are opened lazily, so this succeeds while the database is down
+/// and the service recovers by itself when it comes back.
+pub fn build_pool(settings: &PoolSettings) -> Result<PgPool, PoolBuildError> {
+    let statement_timeout_ms = settings.statement_timeout.as_millis();
+    let mut config = ManagerConfig::default();
+    // `Fast` skips the ping on every checkout; broken connections are still discarded.
+    config.recycling_method = RecyclingMethod::Fast;
+    config.custom_setup = Box::new(move |url| {
+        let url = url.to_owned();
+        async move {
+            use diesel_async::{AsyncConnection, SimpleAsyncConnection};
+            let mut conn = AsyncPgConnection::establish(&url).await?;
+            conn.batch_execute(&format!(
+                "SET statement_timeout = {statement_timeout_ms}; SET application_name = 'sales-api'"
+            ))
+            .await
+            .map_err(|e| diesel::ConnectionError::BadConnection(e.to_string()))?;
+            Ok(conn)
+        }
+        .boxed()
+    });
+    let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(&settings.url, config);
+    Pool::builder(manager)
+        .max_size(settings.max_size)
+        .wait_timeout(Some(settings.wait_timeout))
+        .create_timeout(Some(settings.connect_timeout))
+        .recycle_timeout(Some(settings.connect_timeout))
+        .runtime(deadpool::Runtime::Tokio1)
+        .build()
+        .map_err(|e| PoolBuildError(e.to_string()))
+}
+
+/// A connection from the pool, or "unavailable".
+pub async fn connection(pool: &PgPool) -> Result<PooledConnection, StoreError> {
+    pool.get().await.map_err(pool_error)
+}
+
+pub(crate) fn pool_error(error: PoolError) -> StoreError {
+    match error {
+        PoolError::Closed => StoreError::Unavailable("pool fechado".into()),
+        PoolError::Timeout(kind) => StoreError::Unavailable(format!("tempo esgotado no pool ({kind:?})")),
+        PoolError::Backend(e) => StoreError::Unavailable(format!("conexão recusada: {e}")),
+        PoolError::PostCreateHook(e) => StoreError::Unavailable(format!("conexão recusada: {e}")),
+        PoolError::NoRuntimeSpecified => StoreError::Unexpected("pool sem runtime".into()),
+    }
+}
+
+/// diesel's failures as the domain sees them: a lost connection is "unavailable", the rest unexpected.
+pub(crate) fn query_error(error: DieselError) -> StoreError {
+    match &error {
+        DieselError::DatabaseError(DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand, _) => {
+            StoreError::Unavailable(error.to_string())
+        }
+        DieselError::DatabaseError(_, info) if is_unavailable_sqlstate(info.message()) => {
+            StoreError::Unavailable(error.to_string())
+        }
+        _ => StoreError::Unexpected(error.to_string()),
+    }
+}
+
+fn is_unavailable_sqlstate(message: &str) -> bool {
+    // Admin shutdown and termination reach us as plain messages through tokio-postgres.
+    message.contains("terminating connection") || message.contains("the database system is shutting down")
+}
+
+/// Whether the database answers a trivial query now.
+pub async fn ping(pool: &PgPool) -> Result<(), StoreError> {
+    let mut conn = connection(pool).await?;
+    diesel::sql_query("SELECT 1").execute(&mut conn).await.map_err(query_error)?;
+    Ok(())
+}

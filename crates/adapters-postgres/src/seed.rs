@@ -1,0 +1,100 @@
+//! The demo data set: a catalog of products with banks and billing groups, and a partner with its
+//! company, association and federation. The demo users are created by the caller through the
+//! domain's user-creation use case, so that they obey the same rules as any other user.
+
+use crate::pool::{PgPool, connection, query_error};
+use crate::schema::{banks, billing_groups, partners, product_banks, products, users};
+use diesel::prelude::*;
+use diesel_async::{AsyncConnection, RunQueryDsl};
+use domain::store::StoreError;
+
+/// The partner the demo `PARCEIRO` user represents.
+pub const DEMO_PARTNER_CNPJ: &str = "11222333000181";
+
+const SEEDED_BY: &str = "seed-demo";
+
+/// Whether the database holds no user yet (the run command seeds only then).
+pub async fn is_empty(pool: &PgPool) -> Result<bool, StoreError> {
+    let mut conn = connection(pool).await?;
+    let count: i64 = users::table.count().get_result(&mut conn).await.map_err(query_error)?;
+    Ok(count == 0)
+}
+
+/// Inserts the demo catalog and partner, all or nothing; rows already there are left as they are.
+pub async fn seed_demo_catalog(pool: &PgPool) -> Result<(), StoreError> {
+    let mut conn = connection(pool).await?;
+    conn.transaction(async |conn| {
+        let bank_rows = [("001", "Banco do Brasil"), ("104", "Caixa Econômica Federal"), ("237", "Bradesco"), ("341", "Itaú Unibanco"), ("260", "Nu Pagamentos")];
+        for (code, name) in bank_rows {
+            diesel::insert_into(banks::table)
+                .values((banks::codigo_banco.eq(code), banks::nome.eq(name)))
+                .on_conflict_do_nothing()
+                .execute(conn)
+                .await?;
+        }
+        let product_rows = [
+            (101, "Seguro de Vida Essencial", 9101, vec!["001", "104", "237", "341"]),
+            (102, "Assistência Funeral Familiar", 9102, vec!["001", "237"]),
+            (103, "Plano Odontológico Online", 9103, vec!["260", "341"]),
+        ];
+        for (code, name, integration, bank_codes) in product_rows {
+            diesel::insert_into(products::table)
+                .values((
+                    products::codigo_produto.eq(code),
+                    products::nome.eq(name),
+                    products::codigo_integracao.eq(integration),
+                    products::alterado_por.eq(SEEDED_BY),
+                ))
+                .on_conflict_do_nothing()
+                .execute(conn)
+                .await?;
+            let product_id: i64 = products::table.filter(products::codigo_produto.eq(code)).select(products::id).first(conn).await?;
+            for bank in bank_codes {
+                diesel::insert_into(product_banks::table)
+                    .values((product_banks::product_id.eq(product_id), product_banks::codigo_banco.eq(bank)))
+                    .on_conflict_do_nothing()
+                    .execute(conn)
+                    .await?;
+            }
+        }
+        let billing_rows = [
+            (5001, "Mensal - boleto consolidado", 9101, 101),
+            (5002, "Mensal - desconto em folha", 9101, 101),
+            (5003, "Mensal - débito em conta", 9102, 102),
+            (5004, "Recorrente - cartão de crédito", 9103, 103),
+        ];
+        for (code, description, integration, product) in billing_rows {
+            diesel::insert_into(billing_groups::table)
+                .values((
+                    billing_groups::codigo_faturamento.eq(code),
+                    billing_groups::descricao.eq(description),
+                    billing_groups::codigo_integracao.eq(integration),
+                    billing_groups::codigo_produto.eq(product),
+                    billing_groups::alterado_por.eq(SEEDED_BY),
+                ))
+                .on_conflict_do_nothing()
+                .execute(conn)
+                .await?;
+        }
+        diesel::insert_into(partners::table)
+            .values((
+                partners::cpf_cnpj.eq(DEMO_PARTNER_CNPJ),
+                partners::fantasy_name.eq("Corretora Demonstração"),
+                partners::social_reason.eq("Corretora Demonstração de Seguros Ltda"),
+                partners::company_cnpj.eq("11444777000161"),
+                partners::company_fantasy_name.eq("Seguradora Exemplo"),
+                partners::company_social_reason.eq("Seguradora Exemplo S.A."),
+                partners::association_cnpj.eq("12ABC34501DE35"),
+                partners::association_name.eq("Associação Nacional dos Segurados"),
+                partners::federation_cnpj.eq("45997418000153"),
+                partners::federation_name.eq("Federação Brasileira das Associações"),
+                partners::alterado_por.eq(SEEDED_BY),
+            ))
+            .on_conflict_do_nothing()
+            .execute(conn)
+            .await?;
+        Ok::<_, diesel::result::Error>(())
+    })
+    .await
+    .map_err(query_error)
+}

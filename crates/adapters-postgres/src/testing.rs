@@ -1,0 +1,140 @@
+//! A fresh database for each test, cloned from a migrated template, so that tests run in parallel
+//! and never see each other's rows. The template is made once per set of migrations (under an
+//! advisory lock, as test processes run side by side) and reused by later runs.
+
+use diesel::prelude::*;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use sha2::{Digest, Sha256};
+use std::path::Path;
+
+/// The server tests use, unless `TEST_DATABASE_URL` names another.
+pub const DEFAULT_ADMIN_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
+
+/// One test's own database, dropped when the value is dropped.
+pub struct TestDatabase {
+    pub url: String,
+    pub name: String,
+    admin_url: String,
+}
+
+#[derive(QueryableByName)]
+struct Exists {
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    exists: bool,
+}
+
+fn admin_url() -> String {
+    std::env::var("TEST_DATABASE_URL").unwrap_or_else(|_| DEFAULT_ADMIN_URL.to_owned())
+}
+
+/// The URL of another database on the same server.
+pub fn with_database(url: &str, database: &str) -> String {
+    let (base, query) = match url.split_once('?') {
+        Some((b, q)) => (b, Some(q)),
+        None => (url, None),
+    };
+    let server = base.rsplit_once('/').map_or(base, |(s, _)| s);
+    match query {
+        Some(q) => format!("{server}/{database}?{q}"),
+        None => format!("{server}/{database}"),
+    }
+}
+
+/// The migrations' own text decides the template's name, so a changed migration makes a new one.
+fn template_name() -> String {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../migrations");
+    let mut entries: Vec<_> = walk(&dir);
+    entries.sort();
+    let mut hasher = Sha256::new();
+    for path in entries {
+        hasher.update(path.to_string_lossy().as_bytes());
+        hasher.update(std::fs::read(&path).unwrap_or_default());
+    }
+    let digest = hasher.finalize();
+    let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
+    format!("sales_template_{hex}")
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                out.extend(walk(&path));
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out
+}
+
+async fn exec(conn: &mut AsyncPgConnection, sql: &str) -> QueryResult<usize> {
+    diesel::sql_query(sql).execute(conn).await
+}
+
+impl TestDatabase {
+    /// Creates a new database from the migrated template. Panics when the server cannot be
+    /// reached: a test without its database cannot say anything.
+    pub async fn new() -> Self {
+        let admin = admin_url();
+        let template = template_name();
+        let mut conn = AsyncPgConnection::establish(&admin)
+            .await
+            .unwrap_or_else(|e| panic!("PostgreSQL de teste inacessível em {admin}: {e}"));
+        ensure_template(&mut conn, &admin, &template).await;
+        let name = format!("sales_test_{}", uuid::Uuid::new_v4().simple());
+        // Concurrent clones of one template may collide briefly; try again a few times.
+        let mut attempt = 0;
+        loop {
+            match exec(&mut conn, &format!("CREATE DATABASE \"{name}\" TEMPLATE \"{template}\"")).await {
+                Ok(_) => break,
+                Err(e) if attempt < 20 && e.to_string().contains("being accessed by other users") => {
+                    attempt += 1;
+                    tokio::time::sleep(std::time::Duration::from_millis(50 * attempt)).await;
+                }
+                Err(e) => panic!("não foi possível criar o banco de teste: {e}"),
+            }
+        }
+        Self { url: with_database(&admin, &name), name, admin_url: admin }
+    }
+}
+
+async fn ensure_template(conn: &mut AsyncPgConnection, admin: &str, template: &str) {
+    exec(conn, "SELECT pg_advisory_lock(727274)").await.expect("advisory lock");
+    let ready = diesel::sql_query(format!(
+        "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = '{template}' AND datistemplate) AS exists"
+    ))
+    .get_result::<Exists>(conn)
+    .await
+    .map(|e| e.exists)
+    .unwrap_or(false);
+    if !ready {
+        // A template left half-made by an interrupted run is dropped and made again.
+        exec(conn, &format!("DROP DATABASE IF EXISTS \"{template}\" WITH (FORCE)")).await.expect("drop stale template");
+        exec(conn, &format!("CREATE DATABASE \"{template}\"")).await.expect("create template");
+        crate::migrations::run_pending(&with_database(admin, template)).await.expect("migrate template");
+        exec(conn, &format!("ALTER DATABASE \"{template}\" WITH IS_TEMPLATE true ALLOW_CONNECTIONS false"))
+            .await
+            .expect("mark template");
+    }
+    exec(conn, "SELECT pg_advisory_unlock(727274)").await.expect("advisory unlock");
+}
+
+impl Drop for TestDatabase {
+    fn drop(&mut self) {
+        let admin = self.admin_url.clone();
+        let name = self.name.clone();
+        // Drop runs inside the test's runtime: do the async work on a thread of its own.
+        let handle = std::thread::spawn(move || {
+            let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
+            runtime.block_on(async move {
+                if let Ok(mut conn) = AsyncPgConnection::establish(&admin).await {
+                    let _ = exec(&mut conn, &format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)")).await;
+                }
+            });
+        });
+        let _ = handle.join();
+    }
+}

@@ -1,0 +1,10 @@
+//! The business core of the sales back end: value types and their rules, the use cases, and the
+//! port traits that the adapters (PostgreSQL, payment platform, signature provider, mailer)
+//! implement. It knows nothing of HTTP, SQL or any outside service.
+
+pub mod auth;
+pub mod clock;
+pub mod store;
+pub mod users;
+pub mod validation;
+pub mod values;

@@ -1,0 +1,150 @@
+//! Creating users: there is no sign-up route; operators create users with `sales-api user create`.
+
+use crate::auth::model::UserId;
+use crate::auth::password::{PasswordHash, PasswordPolicy};
+use crate::auth::ports::{HashError, PasswordHasher};
+use crate::store::StoreError;
+use crate::validation::{Violations, codes};
+use crate::values::{Application, Cnpj, Cpf, Email, FullName};
+use async_trait::async_trait;
+use std::sync::Arc;
+
+/// The fields of a new user, as given (the command line or a seed).
+#[derive(Debug, Clone, Default)]
+pub struct NewUserInput {
+    pub email: String,
+    pub password: String,
+    pub applications: Vec<String>,
+    pub name: Option<String>,
+    pub cpf: Option<String>,
+    /// For `PARCEIRO` users: the partner they represent, created when new.
+    pub partner_cnpj: Option<String>,
+    pub partner_name: Option<String>,
+}
+
+/// A new user whose fields are valid and whose password is hashed.
+#[derive(Debug, Clone)]
+pub struct NewUser {
+    pub email: Email,
+    pub password_hash: PasswordHash,
+    pub applications: Vec<Application>,
+    pub name: Option<FullName>,
+    pub cpf: Option<Cpf>,
+    pub partner: Option<PartnerRef>,
+}
+
+#[derive(Debug, Clone)]
+pub struct PartnerRef {
+    pub cnpj: Cnpj,
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CreateUserError {
+    #[error("{0}")]
+    Invalid(Violations),
+    #[error("já existe um usuário com este e-mail")]
+    DuplicateEmail,
+    #[error(transparent)]
+    Hash(#[from] HashError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait UserWriter: Send + Sync {
+    /// Stores the user with its applications (and its partner link), all or nothing. Answers
+    /// `DuplicateEmail` when the e-mail is taken.
+    async fn create(&self, user: &NewUser) -> Result<UserId, CreateUserError>;
+}
+
+pub struct CreateUser {
+    pub writer: Arc<dyn UserWriter>,
+    pub hasher: Arc<dyn PasswordHasher>,
+    pub policy: PasswordPolicy,
+}
+
+impl CreateUser {
+    pub async fn execute(&self, input: NewUserInput) -> Result<UserId, CreateUserError> {
+        let mut v = Violations::new();
+        let email = v.check("email", Email::parse(&input.email));
+        let password = v.check("password", self.policy.check(&input.password));
+        let mut applications = Vec::new();
+        for (i, app) in input.applications.iter().enumerate() {
+            if let Some(app) = v.check(&format!("application[{i}]"), Application::parse(app)) {
+                if !applications.contains(&app) {
+                    applications.push(app);
+                }
+            }
+        }
+        if input.applications.is_empty() {
+            v.add("application", codes::REQUIRED, "informe ao menos uma aplicação");
+        }
+        let name = input.name.as_deref().and_then(|n| v.check("name", FullName::parse(n)));
+        let cpf = input.cpf.as_deref().and_then(|c| v.check("cpf", Cpf::parse(c)));
+        let partner = input.partner_cnpj.as_deref().and_then(|c| v.check("partner", Cnpj::parse(c)));
+        if applications.contains(&Application::Partner) && input.partner_cnpj.is_none() {
+            v.add("partner", codes::REQUIRED, "usuário PARCEIRO precisa do CNPJ do parceiro que representa");
+        }
+        v.into_result().map_err(CreateUserError::Invalid)?;
+        let (Some(email), Some(password)) = (email, password) else {
+            return Err(CreateUserError::Invalid(Violations::new()));
+        };
+        let password_hash = self.hasher.hash(&password).await?;
+        let user = NewUser {
+            email,
+            password_hash,
+            applications,
+            name,
+            cpf,
+            partner: partner.map(|cnpj| PartnerRef { cnpj, name: input.partner_name.clone() }),
+        };
+        self.writer.create(&user).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::ports::MockPasswordHasher;
+
+    fn service(writer: MockUserWriter) -> CreateUser {
+        let mut hasher = MockPasswordHasher::new();
+        hasher.expect_hash().returning(|_| Ok(PasswordHash("$2b$12$x".into())));
+        CreateUser { writer: Arc::new(writer), hasher: Arc::new(hasher), policy: PasswordPolicy::default() }
+    }
+
+    #[tokio::test]
+    async fn reports_every_bad_field_at_once_and_stores_nothing() {
+        let mut writer = MockUserWriter::new();
+        writer.expect_create().never();
+        let input = NewUserInput {
+            email: "nope".into(),
+            password: "fraca".into(),
+            applications: vec!["PARCEIRO".into(), "LOJA".into()],
+            cpf: Some("11111111111".into()),
+            ..Default::default()
+        };
+        let Err(CreateUserError::Invalid(v)) = service(writer).execute(input).await else { panic!("expected invalid") };
+        let fields: Vec<_> = v.errors().iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, vec!["email", "password", "application[1]", "cpf", "partner"]);
+    }
+
+    #[tokio::test]
+    async fn stores_a_valid_user_with_its_hash_and_partner() {
+        let mut writer = MockUserWriter::new();
+        writer
+            .expect_create()
+            .withf(|u| u.password_hash.0 == "$2b$12$x" && u.applications == vec![Application::Partner] && u.partner.as_ref().is_some_and(|p| p.cnpj.as_str() == "11222333000181"))
+            .returning(|_| Ok(42));
+        let input = NewUserInput {
+            email: "rep@parceiro.com.br".into(),
+            password: "Vendas#2026".into(),
+            applications: vec!["PARCEIRO".into(), "PARCEIRO".into()],
+            partner_cnpj: Some("11.222.333/0001-81".into()),
+            ..Default::default()
+        };
+        assert_eq!(service(writer).execute(input).await, Ok(42));
+    }
+}

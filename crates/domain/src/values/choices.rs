@@ -1,0 +1,129 @@
+//! The closed lists of the contract: each value is spelled exactly as the spec writes it.
+
+use crate::validation::{Rejection, trim_ascii};
+use serde::{Serialize, Serializer};
+
+/// Declares an enum whose values are the contract's spellings, with `parse`, `as_str` and the code
+/// and message used when an input is none of them.
+macro_rules! choice {
+    ($(#[$meta:meta])* $name:ident, $code:literal, $label:literal, { $($variant:ident => $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name { $($variant),+ }
+
+        impl $name {
+            pub const CODE: &'static str = $code;
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            pub fn parse(input: &str) -> Result<Self, Rejection> {
+                let input = trim_ascii(input);
+                Self::ALL.iter().copied().find(|v| v.as_str() == input).ok_or_else(|| {
+                    let allowed: Vec<&str> = Self::ALL.iter().map(|v| v.as_str()).collect();
+                    Rejection::new($code, format!("{} deve ser um de: {}", $label, allowed.join(", ")))
+                })
+            }
+
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+choice!(
+    /// The system a user signs in to; each user may use some of them.
+    Application, "aplicacao_invalida", "aplicacao", {
+        Ecommerce => "ECOMMERCE",
+        Partner => "PARCEIRO",
+        BackOffice => "BACKOFFICE",
+    }
+);
+
+choice!(Gender, "sexo_invalido", "sexo", {
+    Male => "Masculino",
+    Female => "Feminino",
+});
+
+choice!(MaritalStatus, "estado_civil_invalido", "estado civil", {
+    Single => "Solteiro",
+    Married => "Casado",
+    Separated => "Separado",
+    Divorced => "Divorciado",
+    Widowed => "Viúvo",
+});
+
+choice!(
+    /// How a standard proposal is paid; each brings its own required fields.
+    PaymentType, "tipo_pagamento_invalido", "tipo de pagamento", {
+        AccountDebit => "DÉBITO EM CONTA",
+        PayrollDiscount => "DESCONTO EM FOLHA",
+    }
+);
+
+choice!(
+    /// The channel by which the client is sent the signing link.
+    ShippingType, "tipo_envio_invalido", "tipo de envio", {
+        Sms => "sms",
+        Whatsapp => "whatsapp",
+    }
+);
+
+choice!(
+    /// The 27 federative units.
+    Uf, "uf_invalida", "estado", {
+        Ac => "AC", Al => "AL", Ap => "AP", Am => "AM", Ba => "BA", Ce => "CE", Df => "DF",
+        Es => "ES", Go => "GO", Ma => "MA", Mt => "MT", Ms => "MS", Mg => "MG", Pa => "PA",
+        Pb => "PB", Pr => "PR", Pe => "PE", Pi => "PI", Rj => "RJ", Rn => "RN", Rs => "RS",
+        Ro => "RO", Rr => "RR", Sc => "SC", Sp => "SP", Se => "SE", To => "TO",
+    }
+);
+
+impl Uf {
+    /// UFs are accepted in any case and stored upper-cased.
+    pub fn parse_any_case(input: &str) -> Result<Self, Rejection> {
+        Self::parse(&trim_ascii(input).to_ascii_uppercase())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_spellings_only() {
+        assert_eq!(PaymentType::parse("DÉBITO EM CONTA"), Ok(PaymentType::AccountDebit));
+        assert_eq!(PaymentType::parse("DEBITO EM CONTA").unwrap_err().code, "tipo_pagamento_invalido");
+        assert_eq!(MaritalStatus::parse("Viúvo"), Ok(MaritalStatus::Widowed));
+        assert_eq!(Gender::parse("masculino").unwrap_err().code, "sexo_invalido");
+        assert_eq!(Application::parse("PARCEIRO"), Ok(Application::Partner));
+        assert_eq!(ShippingType::parse("email").unwrap_err().code, "tipo_envio_invalido");
+    }
+
+    #[test]
+    fn twenty_seven_ufs_in_any_case() {
+        assert_eq!(Uf::ALL.len(), 27);
+        assert_eq!(Uf::parse_any_case("sp"), Ok(Uf::Sp));
+        assert_eq!(Uf::parse_any_case("XX").unwrap_err().code, "uf_invalida");
+    }
+
+    #[test]
+    fn serialises_as_the_contract_spelling() {
+        assert_eq!(serde_json_like(PaymentType::PayrollDiscount), "DESCONTO EM FOLHA");
+    }
+
+    fn serde_json_like(p: PaymentType) -> String {
+        p.to_string()
+    }
+}
