@@ -1,1 +1,188 @@
+//! The harness of the black-box tests: a real `sales-api` server (the same `Application` that
+//! `sales-api serve` runs) on a free loopback port, over a database of the test's own.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use adapters_postgres::testing::TestDatabase;
+use adapters_postgres::{PgAccounts, PoolSettings, build_pool};
+use api_actix::app::Application;
+use api_actix::config::Config;
+use api_actix::security::jwt::JwtTokenService;
+use api_actix::security::password::BcryptHasher;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use domain::auth::password::PasswordPolicy;
+use domain::users::{CreateUser, NewUserInput};
+use ed25519_dalek::SigningKey;
+use ed25519_dalek::pkcs8::DecodePrivateKey;
+use serde_json::Value;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+pub use reqwest::StatusCode;
+
+pub struct TestApp {
+    pub address: String,
+    pub db: TestDatabase,
+    pub client: reqwest::Client,
+    handle: api_actix::app::ServerHandle,
+}
+
+/// One signing key per test process, written where the configuration can name it.
+fn key_file() -> &'static PathBuf {
+    static KEY: OnceLock<PathBuf> = OnceLock::new();
+    KEY.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("sales-api-test-keys-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("jwt-ed25519.pem");
+        let (private, _) = api_actix::security::jwt::generate_key_pair().unwrap();
+        std::fs::write(&path, private).unwrap();
+        path
+    })
+}
+
+/// The token service the server uses, so that tests can mint tokens of their own (expired ones).
+pub fn token_service() -> JwtTokenService {
+    let pem = std::fs::read_to_string(key_file()).unwrap();
+    let key = SigningKey::from_pkcs8_pem(&pem).unwrap();
+    JwtTokenService::new(&key, &[], "sales-api", "sales-api").unwrap()
+}
+
+/// A key the server does not know.
+pub fn foreign_token_service() -> JwtTokenService {
+    let key = SigningKey::generate(&mut rand::rngs::OsRng);
+    JwtTokenService::new(&key, &[], "sales-api", "sales-api").unwrap()
+}
+
+impl TestApp {
+    pub async fn spawn() -> Self {
+        Self::spawn_with(&[]).await
+    }
+
+    /// Starts the service with extra configuration pairs (they win over the defaults here).
+    pub async fn spawn_with(extra: &[(&str, &str)]) -> Self {
+        let db = TestDatabase::new().await;
+        let key = key_file().to_string_lossy().into_owned();
+        let mut pairs: Vec<(&str, &str)> = vec![
+            ("DATABASE_URL", &db.url),
+            ("JWT_PRIVATE_KEY_FILE", &key),
+            ("BIND_ADDR", "127.0.0.1:0"),
+            ("BCRYPT_COST", "4"),
+            ("WORKERS", "1"),
+            ("MIGRATE_ON_START", "false"),
+            ("DB_POOL_WAIT_TIMEOUT_MS", "2000"),
+            ("DB_CONNECT_TIMEOUT_MS", "2000"),
+            ("SHUTDOWN_TIMEOUT_SECS", "1"),
+        ];
+        pairs.retain(|(k, _)| !extra.iter().any(|(e, _)| e == k));
+        pairs.extend_from_slice(extra);
+        let config = Config::from_pairs(&pairs).unwrap();
+        let app = Application::build(config).await.unwrap();
+        let address = format!("http://127.0.0.1:{}", app.port());
+        let handle = app.handle();
+        tokio::spawn(app.run_until_stopped());
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap();
+        Self {
+            address,
+            db,
+            client,
+            handle,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.address, path)
+    }
+
+    /// Creates a user through the same use case as `sales-api user create`.
+    pub async fn create_user(&self, email: &str, password: &str, applications: &[&str]) -> i64 {
+        let pool = build_pool(&PoolSettings::new(&self.db.url)).unwrap();
+        let service = CreateUser {
+            writer: Arc::new(PgAccounts::new(pool)),
+            hasher: Arc::new(BcryptHasher::new(4, 2).unwrap()),
+            policy: PasswordPolicy::default(),
+        };
+        let partner = applications
+            .contains(&"PARCEIRO")
+            .then(|| "11222333000181".to_owned());
+        let input = NewUserInput {
+            email: email.into(),
+            password: password.into(),
+            applications: applications.iter().map(|a| (*a).to_owned()).collect(),
+            partner_cnpj: partner,
+            ..Default::default()
+        };
+        CreateUser::execute(&service, input).await.unwrap()
+    }
+
+    /// Runs SQL on the test's database (to arrange or inspect state a route cannot).
+    pub async fn sql(&self, statement: &str) {
+        let mut conn = AsyncPgConnection::establish(&self.db.url).await.unwrap();
+        diesel::sql_query(statement)
+            .execute(&mut conn)
+            .await
+            .unwrap();
+    }
+
+    pub async fn post_json(&self, path: &str, body: &Value) -> reqwest::Response {
+        self.client
+            .post(self.url(path))
+            .json(body)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    pub async fn get(&self, path: &str, token: Option<&str>) -> reqwest::Response {
+        let mut request = self.client.get(self.url(path));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        request.send().await.unwrap()
+    }
+
+    /// Signs in and answers the whole JSON body; panics unless 200.
+    pub async fn sign_in(&self, email: &str, password: &str, application: &str) -> Value {
+        let response = self.post_json("/signin", &serde_json::json!({"email": email, "password": password, "aplicacao": application})).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        response.json().await.unwrap()
+    }
+
+    pub async fn stop(&self) {
+        self.handle.stop(false).await;
+    }
+}
+
+/// Reads a response as JSON and checks that it is the error envelope with this status and code.
+pub async fn assert_error(response: reqwest::Response, status: StatusCode, code: &str) -> Value {
+    assert_eq!(response.status(), status);
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .map(|v| v.to_str().unwrap().to_owned());
+    assert_eq!(content_type.as_deref(), Some("application/json"));
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["status"], "error", "{body}");
+    assert_eq!(body["code"], code, "{body}");
+    assert!(
+        body["message"].as_str().is_some_and(|m| !m.is_empty()),
+        "{body}"
+    );
+    assert_eq!(body["document"], serde_json::json!([]));
+    assert_eq!(body["rowsAffected"], serde_json::json!([]));
+    body
+}
+
+/// The fields named in a validation error's `errors`.
+pub fn error_fields(body: &Value) -> Vec<String> {
+    body["errors"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|e| e["field"].as_str().unwrap_or("").to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}

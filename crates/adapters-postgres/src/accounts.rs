@@ -1,7 +1,9 @@
 //! Users, refresh tokens and sign-in throttling in PostgreSQL.
 
 use crate::pool::{PgPool, connection, query_error};
-use crate::schema::{partners, refresh_tokens, representatives, signin_throttle, user_applications, users};
+use crate::schema::{
+    partners, refresh_tokens, representatives, signin_throttle, user_applications, users,
+};
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 use diesel::prelude::*;
@@ -28,21 +30,30 @@ impl PgAccounts {
     }
 }
 
-async fn load_user(conn: &mut AsyncPgConnection, row: Option<(i64, String, String)>) -> Result<Option<UserAccount>, StoreError> {
-    let Some((id, email, hash)) = row else { return Ok(None) };
+async fn load_user(
+    conn: &mut AsyncPgConnection,
+    row: Option<(i64, String, String)>,
+) -> Result<Option<UserAccount>, StoreError> {
+    let Some((id, email, hash)) = row else {
+        return Ok(None);
+    };
     let apps: Vec<String> = user_applications::table
         .filter(user_applications::user_id.eq(id))
         .select(user_applications::application)
         .load(conn)
         .await
         .map_err(query_error)?;
-    let email = Email::parse(&email).map_err(|e| StoreError::Unexpected(format!("e-mail armazenado inválido: {e}")))?;
+    let email = Email::parse(&email)
+        .map_err(|e| StoreError::Unexpected(format!("e-mail armazenado inválido: {e}")))?;
     Ok(Some(UserAccount {
         id,
         email,
         password_hash: PasswordHash(hash),
         // The database's check constraint admits only the three known names.
-        applications: apps.iter().filter_map(|a| Application::parse(a).ok()).collect(),
+        applications: apps
+            .iter()
+            .filter_map(|a| Application::parse(a).ok())
+            .collect(),
     }))
 }
 
@@ -92,11 +103,22 @@ impl UserWriter for PgAccounts {
                 let apps: Vec<_> = user
                     .applications
                     .iter()
-                    .map(|a| (user_applications::user_id.eq(id), user_applications::application.eq(a.as_str())))
+                    .map(|a| {
+                        (
+                            user_applications::user_id.eq(id),
+                            user_applications::application.eq(a.as_str()),
+                        )
+                    })
                     .collect();
-                diesel::insert_into(user_applications::table).values(&apps).execute(conn).await?;
+                diesel::insert_into(user_applications::table)
+                    .values(&apps)
+                    .execute(conn)
+                    .await?;
                 if let Some(partner) = &user.partner {
-                    let social_reason = partner.name.clone().unwrap_or_else(|| format!("Parceiro {}", partner.cnpj.as_str()));
+                    let social_reason = partner
+                        .name
+                        .clone()
+                        .unwrap_or_else(|| format!("Parceiro {}", partner.cnpj.as_str()));
                     diesel::insert_into(partners::table)
                         .values((
                             partners::cpf_cnpj.eq(partner.cnpj.as_str()),
@@ -114,7 +136,10 @@ impl UserWriter for PgAccounts {
                         .first(conn)
                         .await?;
                     diesel::insert_into(representatives::table)
-                        .values((representatives::user_id.eq(id), representatives::partner_id.eq(partner_id)))
+                        .values((
+                            representatives::user_id.eq(id),
+                            representatives::partner_id.eq(partner_id),
+                        ))
                         .execute(conn)
                         .await?;
                 }
@@ -171,24 +196,31 @@ impl RefreshTokenStore for PgAccounts {
         if let Some(family_id) = consumed {
             return Ok(ConsumeOutcome::Consumed { family_id });
         }
-        let existing: Option<(Uuid, Option<DateTime<Utc>>, Option<DateTime<Utc>>)> = refresh_tokens::table
-            .find(jti)
-            .select((refresh_tokens::family_id, refresh_tokens::used_at, refresh_tokens::revoked_at))
-            .first(&mut conn)
-            .await
-            .optional()
-            .map_err(query_error)?;
+        let existing: Option<(Uuid, Option<DateTime<Utc>>, Option<DateTime<Utc>>)> =
+            refresh_tokens::table
+                .find(jti)
+                .select((
+                    refresh_tokens::family_id,
+                    refresh_tokens::used_at,
+                    refresh_tokens::revoked_at,
+                ))
+                .first(&mut conn)
+                .await
+                .optional()
+                .map_err(query_error)?;
         match existing {
             None => Ok(ConsumeOutcome::Unknown),
             // Expired, never used: simply no longer valid.
             Some((_, None, None)) => Ok(ConsumeOutcome::Unknown),
             Some((family_id, _, _)) => {
-                diesel::update(refresh_tokens::table.filter(refresh_tokens::family_id.eq(family_id)))
-                    .filter(refresh_tokens::revoked_at.is_null())
-                    .set(refresh_tokens::revoked_at.eq(now))
-                    .execute(&mut conn)
-                    .await
-                    .map_err(query_error)?;
+                diesel::update(
+                    refresh_tokens::table.filter(refresh_tokens::family_id.eq(family_id)),
+                )
+                .filter(refresh_tokens::revoked_at.is_null())
+                .set(refresh_tokens::revoked_at.eq(now))
+                .execute(&mut conn)
+                .await
+                .map_err(query_error)?;
                 Ok(ConsumeOutcome::Reused)
             }
         }
@@ -197,7 +229,11 @@ impl RefreshTokenStore for PgAccounts {
 
 #[async_trait]
 impl SignInThrottle for PgAccounts {
-    async fn blocked_until(&self, keys: &[ThrottleKey], now: DateTime<Utc>) -> Result<Option<DateTime<Utc>>, StoreError> {
+    async fn blocked_until(
+        &self,
+        keys: &[ThrottleKey],
+        now: DateTime<Utc>,
+    ) -> Result<Option<DateTime<Utc>>, StoreError> {
         let mut conn = connection(&self.pool).await?;
         let mut latest: Option<DateTime<Utc>> = None;
         for key in keys {
@@ -208,16 +244,22 @@ impl SignInThrottle for PgAccounts {
                 .await
                 .optional()
                 .map_err(query_error)?;
-            if let Some(Some(until)) = until {
-                if until > now && latest.is_none_or(|l| until > l) {
-                    latest = Some(until);
-                }
+            if let Some(Some(until)) = until
+                && until > now
+                && latest.is_none_or(|l| until > l)
+            {
+                latest = Some(until);
             }
         }
         Ok(latest)
     }
 
-    async fn register_failure(&self, key: &ThrottleKey, now: DateTime<Utc>, window_secs: i64) -> Result<u32, StoreError> {
+    async fn register_failure(
+        &self,
+        key: &ThrottleKey,
+        now: DateTime<Utc>,
+        window_secs: i64,
+    ) -> Result<u32, StoreError> {
         let mut conn = connection(&self.pool).await?;
         let window_start = now - Duration::seconds(window_secs);
         // A window older than `window_secs` starts again at one failure.

@@ -11,4 +11,4 @@ pub mod seed;
 pub mod testing;
 
 pub use accounts::PgAccounts;
-pub use pool::{PgPool, PoolSettings, build_pool, ping};
+pub use pool::{PgPool, PgReadiness, PoolSettings, build_pool, ping};

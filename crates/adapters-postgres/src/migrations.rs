@@ -22,7 +22,9 @@ pub async fn run_pending(url: &str) -> Result<Vec<String>, MigrationError> {
         use diesel::Connection;
         let mut conn = AsyncConnectionWrapper::<AsyncPgConnection>::establish(&url)
             .map_err(|e| MigrationError::Connect(e.to_string()))?;
-        let applied = conn.run_pending_migrations(MIGRATIONS).map_err(|e| MigrationError::Apply(e.to_string()))?;
+        let applied = conn
+            .run_pending_migrations(MIGRATIONS)
+            .map_err(|e| MigrationError::Apply(e.to_string()))?;
         Ok(applied.iter().map(ToString::to_string).collect())
     })
     .await
@@ -36,7 +38,8 @@ pub async fn revert_all(url: &str) -> Result<(), MigrationError> {
         use diesel::Connection;
         let mut conn = AsyncConnectionWrapper::<AsyncPgConnection>::establish(&url)
             .map_err(|e| MigrationError::Connect(e.to_string()))?;
-        conn.revert_all_migrations(MIGRATIONS).map_err(|e| MigrationError::Apply(e.to_string()))?;
+        conn.revert_all_migrations(MIGRATIONS)
+            .map_err(|e| MigrationError::Apply(e.to_string()))?;
         Ok(())
     })
     .await

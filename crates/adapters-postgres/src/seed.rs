@@ -16,7 +16,11 @@ const SEEDED_BY: &str = "seed-demo";
 /// Whether the database holds no user yet (the run command seeds only then).
 pub async fn is_empty(pool: &PgPool) -> Result<bool, StoreError> {
     let mut conn = connection(pool).await?;
-    let count: i64 = users::table.count().get_result(&mut conn).await.map_err(query_error)?;
+    let count: i64 = users::table
+        .count()
+        .get_result(&mut conn)
+        .await
+        .map_err(query_error)?;
     Ok(count == 0)
 }
 
@@ -24,7 +28,13 @@ pub async fn is_empty(pool: &PgPool) -> Result<bool, StoreError> {
 pub async fn seed_demo_catalog(pool: &PgPool) -> Result<(), StoreError> {
     let mut conn = connection(pool).await?;
     conn.transaction(async |conn| {
-        let bank_rows = [("001", "Banco do Brasil"), ("104", "Caixa Econômica Federal"), ("237", "Bradesco"), ("341", "Itaú Unibanco"), ("260", "Nu Pagamentos")];
+        let bank_rows = [
+            ("001", "Banco do Brasil"),
+            ("104", "Caixa Econômica Federal"),
+            ("237", "Bradesco"),
+            ("341", "Itaú Unibanco"),
+            ("260", "Nu Pagamentos"),
+        ];
         for (code, name) in bank_rows {
             diesel::insert_into(banks::table)
                 .values((banks::codigo_banco.eq(code), banks::nome.eq(name)))
@@ -33,8 +43,18 @@ pub async fn seed_demo_catalog(pool: &PgPool) -> Result<(), StoreError> {
                 .await?;
         }
         let product_rows = [
-            (101, "Seguro de Vida Essencial", 9101, vec!["001", "104", "237", "341"]),
-            (102, "Assistência Funeral Familiar", 9102, vec!["001", "237"]),
+            (
+                101,
+                "Seguro de Vida Essencial",
+                9101,
+                vec!["001", "104", "237", "341"],
+            ),
+            (
+                102,
+                "Assistência Funeral Familiar",
+                9102,
+                vec!["001", "237"],
+            ),
             (103, "Plano Odontológico Online", 9103, vec!["260", "341"]),
         ];
         for (code, name, integration, bank_codes) in product_rows {
@@ -48,10 +68,17 @@ pub async fn seed_demo_catalog(pool: &PgPool) -> Result<(), StoreError> {
                 .on_conflict_do_nothing()
                 .execute(conn)
                 .await?;
-            let product_id: i64 = products::table.filter(products::codigo_produto.eq(code)).select(products::id).first(conn).await?;
+            let product_id: i64 = products::table
+                .filter(products::codigo_produto.eq(code))
+                .select(products::id)
+                .first(conn)
+                .await?;
             for bank in bank_codes {
                 diesel::insert_into(product_banks::table)
-                    .values((product_banks::product_id.eq(product_id), product_banks::codigo_banco.eq(bank)))
+                    .values((
+                        product_banks::product_id.eq(product_id),
+                        product_banks::codigo_banco.eq(bank),
+                    ))
                     .on_conflict_do_nothing()
                     .execute(conn)
                     .await?;

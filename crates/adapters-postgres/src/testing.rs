@@ -88,21 +88,34 @@ impl TestDatabase {
         // Concurrent clones of one template may collide briefly; try again a few times.
         let mut attempt = 0;
         loop {
-            match exec(&mut conn, &format!("CREATE DATABASE \"{name}\" TEMPLATE \"{template}\"")).await {
+            match exec(
+                &mut conn,
+                &format!("CREATE DATABASE \"{name}\" TEMPLATE \"{template}\""),
+            )
+            .await
+            {
                 Ok(_) => break,
-                Err(e) if attempt < 20 && e.to_string().contains("being accessed by other users") => {
+                Err(e)
+                    if attempt < 20 && e.to_string().contains("being accessed by other users") =>
+                {
                     attempt += 1;
                     tokio::time::sleep(std::time::Duration::from_millis(50 * attempt)).await;
                 }
                 Err(e) => panic!("não foi possível criar o banco de teste: {e}"),
             }
         }
-        Self { url: with_database(&admin, &name), name, admin_url: admin }
+        Self {
+            url: with_database(&admin, &name),
+            name,
+            admin_url: admin,
+        }
     }
 }
 
 async fn ensure_template(conn: &mut AsyncPgConnection, admin: &str, template: &str) {
-    exec(conn, "SELECT pg_advisory_lock(727274)").await.expect("advisory lock");
+    exec(conn, "SELECT pg_advisory_lock(727274)")
+        .await
+        .expect("advisory lock");
     let ready = diesel::sql_query(format!(
         "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = '{template}' AND datistemplate) AS exists"
     ))
@@ -112,14 +125,28 @@ async fn ensure_template(conn: &mut AsyncPgConnection, admin: &str, template: &s
     .unwrap_or(false);
     if !ready {
         // A template left half-made by an interrupted run is dropped and made again.
-        exec(conn, &format!("DROP DATABASE IF EXISTS \"{template}\" WITH (FORCE)")).await.expect("drop stale template");
-        exec(conn, &format!("CREATE DATABASE \"{template}\"")).await.expect("create template");
-        crate::migrations::run_pending(&with_database(admin, template)).await.expect("migrate template");
-        exec(conn, &format!("ALTER DATABASE \"{template}\" WITH IS_TEMPLATE true ALLOW_CONNECTIONS false"))
+        exec(
+            conn,
+            &format!("DROP DATABASE IF EXISTS \"{template}\" WITH (FORCE)"),
+        )
+        .await
+        .expect("drop stale template");
+        exec(conn, &format!("CREATE DATABASE \"{template}\""))
             .await
-            .expect("mark template");
+            .expect("create template");
+        crate::migrations::run_pending(&with_database(admin, template))
+            .await
+            .expect("migrate template");
+        exec(
+            conn,
+            &format!("ALTER DATABASE \"{template}\" WITH IS_TEMPLATE true ALLOW_CONNECTIONS false"),
+        )
+        .await
+        .expect("mark template");
     }
-    exec(conn, "SELECT pg_advisory_unlock(727274)").await.expect("advisory unlock");
+    exec(conn, "SELECT pg_advisory_unlock(727274)")
+        .await
+        .expect("advisory unlock");
 }
 
 impl Drop for TestDatabase {
@@ -128,10 +155,19 @@ impl Drop for TestDatabase {
         let name = self.name.clone();
         // Drop runs inside the test's runtime: do the async work on a thread of its own.
         let handle = std::thread::spawn(move || {
-            let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
+            let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                return;
+            };
             runtime.block_on(async move {
                 if let Ok(mut conn) = AsyncPgConnection::establish(&admin).await {
-                    let _ = exec(&mut conn, &format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)")).await;
+                    let _ = exec(
+                        &mut conn,
+                        &format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"),
+                    )
+                    .await;
                 }
             });
         });

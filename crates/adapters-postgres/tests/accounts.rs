@@ -1,5 +1,7 @@
 //! Repository tests against real PostgreSQL, each on a database of its own.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use adapters_postgres::testing::TestDatabase;
 use adapters_postgres::{PgAccounts, PoolSettings, build_pool, migrations, seed};
 use chrono::{Duration, Utc};
@@ -21,7 +23,10 @@ fn new_user(email: &str, apps: Vec<Application>, partner: Option<&str>) -> NewUs
         applications: apps,
         name: None,
         cpf: None,
-        partner: partner.map(|c| PartnerRef { cnpj: Cnpj::parse(c).unwrap(), name: Some("Parceiro Teste".into()) }),
+        partner: partner.map(|c| PartnerRef {
+            cnpj: Cnpj::parse(c).unwrap(),
+            name: Some("Parceiro Teste".into()),
+        }),
     }
 }
 
@@ -38,12 +43,26 @@ async fn every_migration_runs_up_down_and_up_again() {
 async fn users_are_found_by_email_and_id_with_their_applications() {
     let db = TestDatabase::new().await;
     let repo = accounts(&db).await;
-    let id = repo.create(&new_user("ana@exemplo.com.br", vec![Application::Partner, Application::BackOffice], Some("11222333000181"))).await.unwrap();
-    let by_email = repo.find_by_email(&Email::parse("ANA@exemplo.com.br").unwrap()).await.unwrap().unwrap();
+    let id = repo
+        .create(&new_user(
+            "ana@exemplo.com.br",
+            vec![Application::Partner, Application::BackOffice],
+            Some("11222333000181"),
+        ))
+        .await
+        .unwrap();
+    let by_email = repo
+        .find_by_email(&Email::parse("ANA@exemplo.com.br").unwrap())
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(by_email.id, id);
     assert!(by_email.may_use(Application::Partner) && by_email.may_use(Application::BackOffice));
     assert!(!by_email.may_use(Application::Ecommerce));
-    assert_eq!(repo.find_by_id(id).await.unwrap().unwrap().email.as_str(), "ana@exemplo.com.br");
+    assert_eq!(
+        repo.find_by_id(id).await.unwrap().unwrap().email.as_str(),
+        "ana@exemplo.com.br"
+    );
     assert!(repo.find_by_id(id + 1).await.unwrap().is_none());
 }
 
@@ -51,11 +70,29 @@ async fn users_are_found_by_email_and_id_with_their_applications() {
 async fn a_duplicate_email_is_refused_and_leaves_nothing_half_written() {
     let db = TestDatabase::new().await;
     let repo = accounts(&db).await;
-    repo.create(&new_user("rep@exemplo.com.br", vec![Application::Partner], Some("11222333000181"))).await.unwrap();
-    let second = repo.create(&new_user("rep@exemplo.com.br", vec![Application::Partner], Some("11444777000161"))).await;
+    repo.create(&new_user(
+        "rep@exemplo.com.br",
+        vec![Application::Partner],
+        Some("11222333000181"),
+    ))
+    .await
+    .unwrap();
+    let second = repo
+        .create(&new_user(
+            "rep@exemplo.com.br",
+            vec![Application::Partner],
+            Some("11444777000161"),
+        ))
+        .await;
     assert_eq!(second, Err(CreateUserError::DuplicateEmail));
     // The second partner was inserted inside the failed transaction: it must not exist.
-    let other = repo.create(&new_user("outro@exemplo.com.br", vec![Application::Ecommerce], None)).await;
+    let other = repo
+        .create(&new_user(
+            "outro@exemplo.com.br",
+            vec![Application::Ecommerce],
+            None,
+        ))
+        .await;
     assert!(other.is_ok());
     let pool = build_pool(&PoolSettings::new(&db.url)).unwrap();
     let mut conn = pool.get().await.unwrap();
@@ -65,7 +102,10 @@ async fn a_duplicate_email_is_refused_and_leaves_nothing_half_written() {
         #[diesel(sql_type = diesel::sql_types::BigInt)]
         n: i64,
     }
-    let partners: Count = diesel::sql_query("SELECT count(*) AS n FROM partners").get_result(&mut conn).await.unwrap();
+    let partners: Count = diesel::sql_query("SELECT count(*) AS n FROM partners")
+        .get_result(&mut conn)
+        .await
+        .unwrap();
     assert_eq!(partners.n, 1);
 }
 
@@ -73,31 +113,82 @@ async fn a_duplicate_email_is_refused_and_leaves_nothing_half_written() {
 async fn two_concurrent_consumptions_of_one_refresh_token_give_one_success_and_revoke_the_family() {
     let db = TestDatabase::new().await;
     let repo = accounts(&db).await;
-    let user_id = repo.create(&new_user("ana@exemplo.com.br", vec![Application::Partner], Some("11222333000181"))).await.unwrap();
+    let user_id = repo
+        .create(&new_user(
+            "ana@exemplo.com.br",
+            vec![Application::Partner],
+            Some("11222333000181"),
+        ))
+        .await
+        .unwrap();
     let family_id = Uuid::new_v4();
-    let first = RefreshTokenRecord { jti: Uuid::new_v4(), family_id, user_id, application: Application::Partner, expires_at: Utc::now() + Duration::hours(2) };
-    let sibling = RefreshTokenRecord { jti: Uuid::new_v4(), ..first };
+    let first = RefreshTokenRecord {
+        jti: Uuid::new_v4(),
+        family_id,
+        user_id,
+        application: Application::Partner,
+        expires_at: Utc::now() + Duration::hours(2),
+    };
+    let sibling = RefreshTokenRecord {
+        jti: Uuid::new_v4(),
+        ..first
+    };
     repo.record(&first).await.unwrap();
     repo.record(&sibling).await.unwrap();
 
     let now = Utc::now();
     let (a, b) = tokio::join!(repo.consume(first.jti, now), repo.consume(first.jti, now));
     let outcomes = [a.unwrap(), b.unwrap()];
-    assert_eq!(outcomes.iter().filter(|o| matches!(o, ConsumeOutcome::Consumed { family_id: f } if *f == family_id)).count(), 1, "{outcomes:?}");
-    assert_eq!(outcomes.iter().filter(|o| **o == ConsumeOutcome::Reused).count(), 1);
+    assert_eq!(
+        outcomes
+            .iter()
+            .filter(|o| matches!(o, ConsumeOutcome::Consumed { family_id: f } if *f == family_id))
+            .count(),
+        1,
+        "{outcomes:?}"
+    );
+    assert_eq!(
+        outcomes
+            .iter()
+            .filter(|o| **o == ConsumeOutcome::Reused)
+            .count(),
+        1
+    );
     // The reuse revoked the whole family: the sibling no longer works.
-    assert_eq!(repo.consume(sibling.jti, now).await.unwrap(), ConsumeOutcome::Reused);
-    assert_eq!(repo.consume(Uuid::new_v4(), now).await.unwrap(), ConsumeOutcome::Unknown);
+    assert_eq!(
+        repo.consume(sibling.jti, now).await.unwrap(),
+        ConsumeOutcome::Reused
+    );
+    assert_eq!(
+        repo.consume(Uuid::new_v4(), now).await.unwrap(),
+        ConsumeOutcome::Unknown
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_expired_refresh_token_is_not_consumed() {
     let db = TestDatabase::new().await;
     let repo = accounts(&db).await;
-    let user_id = repo.create(&new_user("ana@exemplo.com.br", vec![Application::Ecommerce], None)).await.unwrap();
-    let token = RefreshTokenRecord { jti: Uuid::new_v4(), family_id: Uuid::new_v4(), user_id, application: Application::Ecommerce, expires_at: Utc::now() - Duration::seconds(1) };
+    let user_id = repo
+        .create(&new_user(
+            "ana@exemplo.com.br",
+            vec![Application::Ecommerce],
+            None,
+        ))
+        .await
+        .unwrap();
+    let token = RefreshTokenRecord {
+        jti: Uuid::new_v4(),
+        family_id: Uuid::new_v4(),
+        user_id,
+        application: Application::Ecommerce,
+        expires_at: Utc::now() - Duration::seconds(1),
+    };
     repo.record(&token).await.unwrap();
-    assert_eq!(repo.consume(token.jti, Utc::now()).await.unwrap(), ConsumeOutcome::Unknown);
+    assert_eq!(
+        repo.consume(token.jti, Utc::now()).await.unwrap(),
+        ConsumeOutcome::Unknown
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -108,16 +199,42 @@ async fn throttle_counts_within_the_window_blocks_and_resets() {
     let other = ThrottleKey::ClientAddress("203.0.113.9".into());
     let t0 = Utc::now();
     for expected in 1..=3 {
-        assert_eq!(repo.register_failure(&key, t0, 900).await.unwrap(), expected);
+        assert_eq!(
+            repo.register_failure(&key, t0, 900).await.unwrap(),
+            expected
+        );
     }
     // Past the window, counting starts again.
-    assert_eq!(repo.register_failure(&key, t0 + Duration::seconds(901), 900).await.unwrap(), 1);
-    assert_eq!(repo.blocked_until(&[key.clone(), other.clone()], t0).await.unwrap(), None);
+    assert_eq!(
+        repo.register_failure(&key, t0 + Duration::seconds(901), 900)
+            .await
+            .unwrap(),
+        1
+    );
+    assert_eq!(
+        repo.blocked_until(&[key.clone(), other.clone()], t0)
+            .await
+            .unwrap(),
+        None
+    );
     repo.register_failure(&other, t0, 900).await.unwrap();
-    repo.block(&other, t0 + Duration::seconds(30)).await.unwrap();
-    let blocked = repo.blocked_until(&[key.clone(), other.clone()], t0).await.unwrap();
-    assert_eq!(blocked.map(|b| b.timestamp()), Some((t0 + Duration::seconds(30)).timestamp()));
-    assert_eq!(repo.blocked_until(&[other.clone()], t0 + Duration::seconds(31)).await.unwrap(), None);
+    repo.block(&other, t0 + Duration::seconds(30))
+        .await
+        .unwrap();
+    let blocked = repo
+        .blocked_until(&[key.clone(), other.clone()], t0)
+        .await
+        .unwrap();
+    assert_eq!(
+        blocked.map(|b| b.timestamp()),
+        Some((t0 + Duration::seconds(30)).timestamp())
+    );
+    assert_eq!(
+        repo.blocked_until(std::slice::from_ref(&other), t0 + Duration::seconds(31))
+            .await
+            .unwrap(),
+        None
+    );
     repo.reset(&key).await.unwrap();
     assert_eq!(repo.register_failure(&key, t0, 900).await.unwrap(), 1);
 }
@@ -136,6 +253,9 @@ async fn the_demo_seed_runs_twice_without_duplicating() {
         #[diesel(sql_type = diesel::sql_types::BigInt)]
         n: i64,
     }
-    let products: Count = diesel::sql_query("SELECT count(*) AS n FROM products").get_result(&mut conn).await.unwrap();
+    let products: Count = diesel::sql_query("SELECT count(*) AS n FROM products")
+        .get_result(&mut conn)
+        .await
+        .unwrap();
     assert_eq!(products.n, 3);
 }

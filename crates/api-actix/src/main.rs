@@ -1,1 +1,18 @@
-fn main() {}
+//! `sales-api`: see `sales-api --help`.
+
+use api_actix::cli::{Cli, run};
+use clap::Parser;
+
+#[actix_web::main]
+async fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    let json = std::env::var("LOG_JSON").is_ok_and(|v| v == "true" || v == "1");
+    api_actix::telemetry::init(json);
+    match run(cli).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("sales-api: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

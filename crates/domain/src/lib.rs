@@ -4,6 +4,7 @@
 
 pub mod auth;
 pub mod clock;
+pub mod health;
 pub mod store;
 pub mod users;
 pub mod validation;

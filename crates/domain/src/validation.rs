@@ -23,7 +23,10 @@ pub struct Rejection {
 
 impl Rejection {
     pub fn new(code: &'static str, message: impl Into<String>) -> Self {
-        Self { code, message: message.into() }
+        Self {
+            code,
+            message: message.into(),
+        }
     }
 }
 
@@ -44,8 +47,17 @@ impl Violations {
     }
 
     /// Records a failure of `field` directly.
-    pub fn add(&mut self, field: impl Into<String>, code: &'static str, message: impl Into<String>) {
-        self.0.push(FieldError { field: field.into(), code, message: message.into() });
+    pub fn add(
+        &mut self,
+        field: impl Into<String>,
+        code: &'static str,
+        message: impl Into<String>,
+    ) {
+        self.0.push(FieldError {
+            field: field.into(),
+            code,
+            message: message.into(),
+        });
     }
 
     /// Keeps the value of a successful parse, or records its rejection under `field`.
@@ -96,12 +108,25 @@ mod tests {
     #[test]
     fn collects_every_failure_with_its_field() {
         let mut v = Violations::new();
-        let kept = v.check::<u8>("customer.cpf", Err(Rejection::new("cpf_digito", "CPF inválido")));
+        let kept = v.check::<u8>(
+            "customer.cpf",
+            Err(Rejection::new("cpf_digito", "CPF inválido")),
+        );
         assert!(kept.is_none());
         assert_eq!(v.check("customer.name", Ok(7u8)), Some(7));
         v.add("address.state", "uf_invalida", "UF inválida");
-        let fields: Vec<_> = v.errors().iter().map(|e| (e.field.as_str(), e.code)).collect();
-        assert_eq!(fields, vec![("customer.cpf", "cpf_digito"), ("address.state", "uf_invalida")]);
+        let fields: Vec<_> = v
+            .errors()
+            .iter()
+            .map(|e| (e.field.as_str(), e.code))
+            .collect();
+        assert_eq!(
+            fields,
+            vec![
+                ("customer.cpf", "cpf_digito"),
+                ("address.state", "uf_invalida")
+            ]
+        );
         assert!(v.into_result().is_err());
     }
 

@@ -21,7 +21,10 @@ impl Password {
             return Err(Rejection::new(REQUIRED, "senha é obrigatória"));
         }
         if input.len() > MAX_BYTES {
-            return Err(Rejection::new(TOO_LONG, format!("senha deve ter no máximo {MAX_BYTES} bytes")));
+            return Err(Rejection::new(
+                TOO_LONG,
+                format!("senha deve ter no máximo {MAX_BYTES} bytes"),
+            ));
         }
         Ok(Self(input.to_owned()))
     }
@@ -60,7 +63,18 @@ impl Default for PasswordPolicy {
 }
 
 /// Passwords too common to allow whatever their shape.
-const COMMON: &[&str] = &["Senha@123", "Senha123!", "Password1!", "Mudar@123", "Brasil@123", "Admin@123", "Abc@1234", "Qwerty@123", "P@ssw0rd", "Teste@123"];
+const COMMON: &[&str] = &[
+    "Senha@123",
+    "Senha123!",
+    "Password1!",
+    "Mudar@123",
+    "Brasil@123",
+    "Admin@123",
+    "Abc@1234",
+    "Qwerty@123",
+    "P@ssw0rd",
+    "Teste@123",
+];
 
 impl PasswordPolicy {
     pub fn check(&self, input: &str) -> Result<Password, Rejection> {
@@ -68,7 +82,9 @@ impl PasswordPolicy {
         let long_enough = input.chars().count() >= self.min_chars;
         let upper = input.chars().any(char::is_uppercase);
         let digit = input.chars().any(|c| c.is_ascii_digit());
-        let special = input.chars().any(|c| !c.is_alphanumeric() && !c.is_whitespace());
+        let special = input
+            .chars()
+            .any(|c| !c.is_alphanumeric() && !c.is_whitespace());
         if !(long_enough && upper && digit && special) {
             return Err(Rejection::new(
                 WEAK,
@@ -107,7 +123,13 @@ mod tests {
             assert_eq!(policy.check(weak).unwrap_err().code, WEAK, "{weak}");
         }
         assert_eq!(policy.check("senha@123").unwrap_err().code, WEAK);
-        assert_eq!(policy.check(&format!("A1#{}", "a".repeat(70))).unwrap_err().code, TOO_LONG);
+        assert_eq!(
+            policy
+                .check(&format!("A1#{}", "a".repeat(70)))
+                .unwrap_err()
+                .code,
+            TOO_LONG
+        );
     }
 
     #[test]

@@ -2,7 +2,10 @@
 
 use crate::auth::model::{ConsumeOutcome, Principal, ThrottleKey, TokenPair};
 use crate::auth::password::Password;
-use crate::auth::ports::{HashError, PasswordHasher, RefreshTokenStore, SignInThrottle, TokenError, TokenService, UserRepository};
+use crate::auth::ports::{
+    HashError, PasswordHasher, RefreshTokenStore, SignInThrottle, TokenError, TokenService,
+    UserRepository,
+};
 use crate::auth::throttle::ThrottlePolicy;
 use crate::clock::Clock;
 use crate::store::StoreError;
@@ -85,12 +88,22 @@ impl SignInService {
 
         let user = self.users.find_by_email(&request.email).await?;
         // Unknown users are checked against a dummy hash, so both failures take the same time.
-        let matches = self.hasher.verify(&request.password, user.as_ref().map(|u| u.password_hash.clone())).await?;
+        let matches = self
+            .hasher
+            .verify(
+                &request.password,
+                user.as_ref().map(|u| u.password_hash.clone()),
+            )
+            .await?;
         let user = match (user, matches) {
             (Some(user), true) => user,
             (user, _) => {
                 self.count_failure(&keys, now).await?;
-                return Err(if user.is_none() { SignInError::UnknownUser } else { SignInError::WrongPassword });
+                return Err(if user.is_none() {
+                    SignInError::UnknownUser
+                } else {
+                    SignInError::WrongPassword
+                });
             }
         };
         if !user.may_use(request.application) {
@@ -98,16 +111,29 @@ impl SignInService {
         }
         self.throttle.reset(&keys[0]).await?;
 
-        let principal = Principal { user_id: user.id, application: request.application };
+        let principal = Principal {
+            user_id: user.id,
+            application: request.application,
+        };
         let tokens = self.tokens.issue(principal, Uuid::new_v4(), now)?;
         self.refresh_tokens.record(&tokens.refresh).await?;
         tracing::info!(user_id = user.id, "sign-in succeeded");
-        Ok(SignedIn { email: user.email, tokens })
+        Ok(SignedIn {
+            email: user.email,
+            tokens,
+        })
     }
 
-    async fn count_failure(&self, keys: &[ThrottleKey], now: DateTime<Utc>) -> Result<(), StoreError> {
+    async fn count_failure(
+        &self,
+        keys: &[ThrottleKey],
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
         for key in keys {
-            let failures = self.throttle.register_failure(key, now, self.policy.window_secs).await?;
+            let failures = self
+                .throttle
+                .register_failure(key, now, self.policy.window_secs)
+                .await?;
             if let Some(until) = self.policy.block_until(failures, now) {
                 tracing::warn!(scope = key.scope(), failures, "sign-in throttled");
                 self.throttle.block(key, until).await?;
@@ -120,27 +146,46 @@ impl SignInService {
     /// one revokes its family, ending every session that descends from the same sign-in.
     #[tracing::instrument(skip_all)]
     pub async fn refresh(&self, refresh_token: &str) -> Result<SignedIn, RefreshError> {
-        let claims = self.tokens.verify_refresh(refresh_token).map_err(|e| match e {
-            TokenError::Invalid => RefreshError::InvalidToken,
-            other => RefreshError::Token(other),
-        })?;
+        let claims = self
+            .tokens
+            .verify_refresh(refresh_token)
+            .map_err(|e| match e {
+                TokenError::Invalid => RefreshError::InvalidToken,
+                other => RefreshError::Token(other),
+            })?;
         let now = self.clock.now();
         let family_id = match self.refresh_tokens.consume(claims.jti, now).await? {
             ConsumeOutcome::Consumed { family_id } => family_id,
             ConsumeOutcome::Reused => {
-                tracing::warn!(user_id = claims.user_id, "refresh token reused: family revoked");
+                tracing::warn!(
+                    user_id = claims.user_id,
+                    "refresh token reused: family revoked"
+                );
                 return Err(RefreshError::InvalidToken);
             }
             ConsumeOutcome::Unknown => return Err(RefreshError::InvalidToken),
         };
         // The permission may have been withdrawn since the sign-in.
-        let user = self.users.find_by_id(claims.user_id).await?.ok_or(RefreshError::InvalidToken)?;
+        let user = self
+            .users
+            .find_by_id(claims.user_id)
+            .await?
+            .ok_or(RefreshError::InvalidToken)?;
         if !user.may_use(claims.application) {
             return Err(RefreshError::ApplicationNotAllowed);
         }
-        let principal = Principal { user_id: user.id, application: claims.application };
-        let tokens = self.tokens.issue(principal, family_id, now).map_err(RefreshError::Token)?;
+        let principal = Principal {
+            user_id: user.id,
+            application: claims.application,
+        };
+        let tokens = self
+            .tokens
+            .issue(principal, family_id, now)
+            .map_err(RefreshError::Token)?;
         self.refresh_tokens.record(&tokens.refresh).await?;
-        Ok(SignedIn { email: user.email, tokens })
+        Ok(SignedIn {
+            email: user.email,
+            tokens,
+        })
     }
 }

@@ -72,20 +72,37 @@ impl CreateUser {
         let password = v.check("password", self.policy.check(&input.password));
         let mut applications = Vec::new();
         for (i, app) in input.applications.iter().enumerate() {
-            if let Some(app) = v.check(&format!("application[{i}]"), Application::parse(app)) {
-                if !applications.contains(&app) {
-                    applications.push(app);
-                }
+            if let Some(app) = v.check(&format!("application[{i}]"), Application::parse(app))
+                && !applications.contains(&app)
+            {
+                applications.push(app);
             }
         }
         if input.applications.is_empty() {
-            v.add("application", codes::REQUIRED, "informe ao menos uma aplicação");
+            v.add(
+                "application",
+                codes::REQUIRED,
+                "informe ao menos uma aplicação",
+            );
         }
-        let name = input.name.as_deref().and_then(|n| v.check("name", FullName::parse(n)));
-        let cpf = input.cpf.as_deref().and_then(|c| v.check("cpf", Cpf::parse(c)));
-        let partner = input.partner_cnpj.as_deref().and_then(|c| v.check("partner", Cnpj::parse(c)));
+        let name = input
+            .name
+            .as_deref()
+            .and_then(|n| v.check("name", FullName::parse(n)));
+        let cpf = input
+            .cpf
+            .as_deref()
+            .and_then(|c| v.check("cpf", Cpf::parse(c)));
+        let partner = input
+            .partner_cnpj
+            .as_deref()
+            .and_then(|c| v.check("partner", Cnpj::parse(c)));
         if applications.contains(&Application::Partner) && input.partner_cnpj.is_none() {
-            v.add("partner", codes::REQUIRED, "usuário PARCEIRO precisa do CNPJ do parceiro que representa");
+            v.add(
+                "partner",
+                codes::REQUIRED,
+                "usuário PARCEIRO precisa do CNPJ do parceiro que representa",
+            );
         }
         v.into_result().map_err(CreateUserError::Invalid)?;
         let (Some(email), Some(password)) = (email, password) else {
@@ -98,7 +115,10 @@ impl CreateUser {
             applications,
             name,
             cpf,
-            partner: partner.map(|cnpj| PartnerRef { cnpj, name: input.partner_name.clone() }),
+            partner: partner.map(|cnpj| PartnerRef {
+                cnpj,
+                name: input.partner_name.clone(),
+            }),
         };
         self.writer.create(&user).await
     }
@@ -111,8 +131,14 @@ mod tests {
 
     fn service(writer: MockUserWriter) -> CreateUser {
         let mut hasher = MockPasswordHasher::new();
-        hasher.expect_hash().returning(|_| Ok(PasswordHash("$2b$12$x".into())));
-        CreateUser { writer: Arc::new(writer), hasher: Arc::new(hasher), policy: PasswordPolicy::default() }
+        hasher
+            .expect_hash()
+            .returning(|_| Ok(PasswordHash("$2b$12$x".into())));
+        CreateUser {
+            writer: Arc::new(writer),
+            hasher: Arc::new(hasher),
+            policy: PasswordPolicy::default(),
+        }
     }
 
     #[tokio::test]
@@ -126,9 +152,14 @@ mod tests {
             cpf: Some("11111111111".into()),
             ..Default::default()
         };
-        let Err(CreateUserError::Invalid(v)) = service(writer).execute(input).await else { panic!("expected invalid") };
+        let Err(CreateUserError::Invalid(v)) = service(writer).execute(input).await else {
+            panic!("expected invalid")
+        };
         let fields: Vec<_> = v.errors().iter().map(|e| e.field.as_str()).collect();
-        assert_eq!(fields, vec!["email", "password", "application[1]", "cpf", "partner"]);
+        assert_eq!(
+            fields,
+            vec!["email", "password", "application[1]", "cpf", "partner"]
+        );
     }
 
     #[tokio::test]
@@ -136,7 +167,13 @@ mod tests {
         let mut writer = MockUserWriter::new();
         writer
             .expect_create()
-            .withf(|u| u.password_hash.0 == "$2b$12$x" && u.applications == vec![Application::Partner] && u.partner.as_ref().is_some_and(|p| p.cnpj.as_str() == "11222333000181"))
+            .withf(|u| {
+                u.password_hash.0 == "$2b$12$x"
+                    && u.applications == vec![Application::Partner]
+                    && u.partner
+                        .as_ref()
+                        .is_some_and(|p| p.cnpj.as_str() == "11222333000181")
+            })
             .returning(|_| Ok(42));
         let input = NewUserInput {
             email: "rep@parceiro.com.br".into(),

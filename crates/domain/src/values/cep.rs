@@ -1,7 +1,7 @@
 //! CEP, the postal code.
 
-use crate::values::cpf::matches_mask;
 use crate::validation::{Rejection, trim_ascii};
+use crate::values::cpf::matches_mask;
 use serde::Serialize;
 
 pub const FORMAT: &str = "cep_formato";
@@ -15,16 +15,20 @@ impl Cep {
     /// Accepts `01310100` or `01310-100`; `00000000` does not exist.
     pub fn parse(input: &str) -> Result<Self, Rejection> {
         let input = trim_ascii(input);
-        let digits: Option<String> = if input.len() == 8 && input.bytes().all(|b| b.is_ascii_digit()) {
-            Some(input.to_owned())
-        } else if matches_mask(input, "ddddd-ddd") {
-            Some(input.replace('-', ""))
-        } else {
-            None
-        };
+        let digits: Option<String> =
+            if input.len() == 8 && input.bytes().all(|b| b.is_ascii_digit()) {
+                Some(input.to_owned())
+            } else if matches_mask(input, "ddddd-ddd") {
+                Some(input.replace('-', ""))
+            } else {
+                None
+            };
         match digits {
             Some(d) if d != "00000000" => Ok(Self(d)),
-            _ => Err(Rejection::new(FORMAT, "CEP deve ter 8 dígitos, com ou sem a máscara 00000-000")),
+            _ => Err(Rejection::new(
+                FORMAT,
+                "CEP deve ter 8 dígitos, com ou sem a máscara 00000-000",
+            )),
         }
     }
 
@@ -41,7 +45,15 @@ mod tests {
     fn cep_rules() {
         assert_eq!(Cep::parse("01310100").map(|c| c.0), Ok("01310100".into()));
         assert_eq!(Cep::parse("01310-100").map(|c| c.0), Ok("01310100".into()));
-        for bad in ["", "00000000", "00000-000", "0131010", "013101000", "01310.100", "0131010a"] {
+        for bad in [
+            "",
+            "00000000",
+            "00000-000",
+            "0131010",
+            "013101000",
+            "01310.100",
+            "0131010a",
+        ] {
             assert_eq!(Cep::parse(bad).unwrap_err().code, FORMAT, "{bad:?}");
         }
     }

@@ -22,13 +22,18 @@ impl Cnpj {
     pub fn parse(input: &str) -> Result<Self, Rejection> {
         let upper = trim_ascii(input).to_ascii_uppercase();
         let bare: String = if upper.len() == 18 && is_masked(&upper) {
-            upper.chars().filter(|c| c.is_ascii_alphanumeric()).collect()
+            upper
+                .chars()
+                .filter(|c| c.is_ascii_alphanumeric())
+                .collect()
         } else {
             upper
         };
         let bytes = bare.as_bytes();
         let well_formed = bytes.len() == 14
-            && bytes[..12].iter().all(|b| b.is_ascii_digit() || b.is_ascii_uppercase())
+            && bytes[..12]
+                .iter()
+                .all(|b| b.is_ascii_digit() || b.is_ascii_uppercase())
             && bytes[12..].iter().all(u8::is_ascii_digit);
         if !well_formed {
             return Err(Rejection::new(
@@ -37,14 +42,20 @@ impl Cnpj {
             ));
         }
         if bytes.iter().all(|&b| b == bytes[0]) {
-            return Err(Rejection::new(REPEATED, "CNPJ com todos os caracteres iguais não é válido"));
+            return Err(Rejection::new(
+                REPEATED,
+                "CNPJ com todos os caracteres iguais não é válido",
+            ));
         }
         // Each character counts as its ASCII code minus 48: '0'..'9' are 0..9, 'A' is 17, 'Z' is 42.
         let values: Vec<u32> = bytes.iter().map(|&b| u32::from(b) - 48).collect();
         let first = check_digit(&values[..12], &FIRST_WEIGHTS);
         let second = check_digit(&values[..13], &SECOND_WEIGHTS);
         if values[12] != first || values[13] != second {
-            return Err(Rejection::new(CHECK_DIGIT, "CNPJ inválido: dígitos verificadores não conferem"));
+            return Err(Rejection::new(
+                CHECK_DIGIT,
+                "CNPJ inválido: dígitos verificadores não conferem",
+            ));
         }
         Ok(Self(bare))
     }
@@ -90,14 +101,26 @@ mod tests {
 
     #[test]
     fn accepts_numeric_cnpj_with_or_without_mask() {
-        assert_eq!(Cnpj::parse("11.222.333/0001-81").map(|c| c.0), Ok("11222333000181".into()));
-        assert_eq!(Cnpj::parse("11222333000181").map(|c| c.0), Ok("11222333000181".into()));
+        assert_eq!(
+            Cnpj::parse("11.222.333/0001-81").map(|c| c.0),
+            Ok("11222333000181".into())
+        );
+        assert_eq!(
+            Cnpj::parse("11222333000181").map(|c| c.0),
+            Ok("11222333000181".into())
+        );
     }
 
     #[test]
     fn accepts_the_alphanumeric_cnpj_of_the_receita_example() {
-        assert_eq!(Cnpj::parse("12.ABC.345/01DE-35").map(|c| c.0), Ok("12ABC34501DE35".into()));
-        assert_eq!(Cnpj::parse("12abc34501de35").map(|c| c.0), Ok("12ABC34501DE35".into()));
+        assert_eq!(
+            Cnpj::parse("12.ABC.345/01DE-35").map(|c| c.0),
+            Ok("12ABC34501DE35".into())
+        );
+        assert_eq!(
+            Cnpj::parse("12abc34501de35").map(|c| c.0),
+            Ok("12ABC34501DE35".into())
+        );
     }
 
     #[test]
@@ -110,7 +133,14 @@ mod tests {
     fn refuses_repeated_and_malformed() {
         assert_eq!(Cnpj::parse("00000000000000").unwrap_err().code, REPEATED);
         assert_eq!(Cnpj::parse("11111111111111").unwrap_err().code, REPEATED);
-        for bad in ["", "1122233300018", "11.222.333/0001-8A", "12ABC34501DE3X", "11-222-333/0001.81", "1122233300018é"] {
+        for bad in [
+            "",
+            "1122233300018",
+            "11.222.333/0001-8A",
+            "12ABC34501DE3X",
+            "11-222-333/0001.81",
+            "1122233300018é",
+        ] {
             assert_eq!(Cnpj::parse(bad).unwrap_err().code, FORMAT, "{bad:?}");
         }
     }

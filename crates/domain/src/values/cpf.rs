@@ -31,12 +31,18 @@ impl Cpf {
         };
         let values: Vec<u32> = digits.bytes().map(|b| u32::from(b - b'0')).collect();
         if values.iter().all(|&d| d == values[0]) {
-            return Err(Rejection::new(REPEATED, "CPF com todos os dígitos iguais não é válido"));
+            return Err(Rejection::new(
+                REPEATED,
+                "CPF com todos os dígitos iguais não é válido",
+            ));
         }
         let first = check_digit(&values[..9], 10);
         let second = check_digit(&values[..10], 11);
         if values[9] != first || values[10] != second {
-            return Err(Rejection::new(CHECK_DIGIT, "CPF inválido: dígitos verificadores não conferem"));
+            return Err(Rejection::new(
+                CHECK_DIGIT,
+                "CPF inválido: dígitos verificadores não conferem",
+            ));
         }
         Ok(Self(digits))
     }
@@ -53,7 +59,11 @@ impl Cpf {
 
 /// Weights run from `first_weight` down to 2; the digit is 0 when the remainder is under 2.
 fn check_digit(digits: &[u32], first_weight: u32) -> u32 {
-    let sum: u32 = digits.iter().zip((2..=first_weight).rev()).map(|(d, w)| d * w).sum();
+    let sum: u32 = digits
+        .iter()
+        .zip((2..=first_weight).rev())
+        .map(|(d, w)| d * w)
+        .sum();
     let r = sum % 11;
     if r < 2 { 0 } else { 11 - r }
 }
@@ -79,7 +89,10 @@ pub(crate) fn with_check_digits(base: &[u32; 9]) -> String {
     let mut digits = base.to_vec();
     digits.push(check_digit(&digits, 10));
     digits.push(check_digit(&digits, 11));
-    digits.iter().map(|d| char::from_digit(*d, 10).unwrap_or('0')).collect()
+    digits
+        .iter()
+        .map(|d| char::from_digit(*d, 10).unwrap_or('0'))
+        .collect()
 }
 
 #[cfg(test)]
@@ -89,9 +102,18 @@ mod tests {
 
     #[test]
     fn accepts_digits_and_mask_and_stores_digits() {
-        assert_eq!(Cpf::parse("12345678909").map(|c| c.0), Ok("12345678909".into()));
-        assert_eq!(Cpf::parse("123.456.789-09").map(|c| c.0), Ok("12345678909".into()));
-        assert_eq!(Cpf::parse("  123.456.789-09\t").map(|c| c.0), Ok("12345678909".into()));
+        assert_eq!(
+            Cpf::parse("12345678909").map(|c| c.0),
+            Ok("12345678909".into())
+        );
+        assert_eq!(
+            Cpf::parse("123.456.789-09").map(|c| c.0),
+            Ok("12345678909".into())
+        );
+        assert_eq!(
+            Cpf::parse("  123.456.789-09\t").map(|c| c.0),
+            Ok("12345678909".into())
+        );
     }
 
     #[test]
@@ -110,7 +132,15 @@ mod tests {
 
     #[test]
     fn refuses_bad_shapes() {
-        for bad in ["", "1234567890", "123456789091", "123.456.78909", "123-456-789.09", "１２３45678909", "1234567890a"] {
+        for bad in [
+            "",
+            "1234567890",
+            "123456789091",
+            "123.456.78909",
+            "123-456-789.09",
+            "１２３45678909",
+            "1234567890a",
+        ] {
             assert_eq!(Cpf::parse(bad).unwrap_err().code, FORMAT, "{bad:?}");
         }
     }

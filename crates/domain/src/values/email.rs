@@ -23,7 +23,9 @@ impl Email {
             && !local.starts_with('.')
             && !local.ends_with('.')
             && !local.contains("..")
-            && local.chars().all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+/=?^_`{|}~.-".contains(c));
+            && local
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+/=?^_`{|}~.-".contains(c));
         let labels: Vec<&str> = domain.split('.').collect();
         let domain_ok = labels.len() >= 2
             && labels.iter().all(|l| {
@@ -33,8 +35,14 @@ impl Email {
                     && !l.ends_with('-')
                     && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
             })
-            && labels.last().is_some_and(|tld| tld.len() >= 2 && tld.chars().all(|c| c.is_ascii_alphabetic()));
-        if local_ok && domain_ok { Ok(Self(address)) } else { Err(invalid()) }
+            && labels
+                .last()
+                .is_some_and(|tld| tld.len() >= 2 && tld.chars().all(|c| c.is_ascii_alphabetic()));
+        if local_ok && domain_ok {
+            Ok(Self(address))
+        } else {
+            Err(invalid())
+        }
     }
 
     pub fn as_str(&self) -> &str {
@@ -48,12 +56,28 @@ mod tests {
 
     #[test]
     fn accepts_and_lower_cases() {
-        assert_eq!(Email::parse(" Ana.Souza+vendas@Exemplo.COM.br ").map(|e| e.0), Ok("ana.souza+vendas@exemplo.com.br".into()));
+        assert_eq!(
+            Email::parse(" Ana.Souza+vendas@Exemplo.COM.br ").map(|e| e.0),
+            Ok("ana.souza+vendas@exemplo.com.br".into())
+        );
     }
 
     #[test]
     fn refuses_malformed() {
-        for bad in ["", "ana", "ana@", "@exemplo.com", "ana@exemplo", "ana@@exemplo.com", "ana souza@exemplo.com", "ana@exemplo..com", ".ana@exemplo.com", "ana@-exemplo.com", "ana@exemplo.c0m", "joão@exemplo.com"] {
+        for bad in [
+            "",
+            "ana",
+            "ana@",
+            "@exemplo.com",
+            "ana@exemplo",
+            "ana@@exemplo.com",
+            "ana souza@exemplo.com",
+            "ana@exemplo..com",
+            ".ana@exemplo.com",
+            "ana@-exemplo.com",
+            "ana@exemplo.c0m",
+            "joão@exemplo.com",
+        ] {
             assert_eq!(Email::parse(bad).unwrap_err().code, FORMAT, "{bad:?}");
         }
     }

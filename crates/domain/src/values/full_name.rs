@@ -24,7 +24,10 @@ impl FullName {
         let normalised = words.join(" ");
         let length = normalised.chars().count();
         if !(2..=MAX_CHARS).contains(&length) {
-            return Err(Rejection::new(LENGTH, format!("nome deve ter de 2 a {MAX_CHARS} caracteres")));
+            return Err(Rejection::new(
+                LENGTH,
+                format!("nome deve ter de 2 a {MAX_CHARS} caracteres"),
+            ));
         }
         if normalised.chars().any(|c| c.is_numeric()) {
             return Err(Rejection::new(CHARACTER, "nome não pode conter números"));
@@ -36,7 +39,10 @@ impl FullName {
             ));
         }
         if words.len() < 2 {
-            return Err(Rejection::new(WORDS, "informe nome e sobrenome (ao menos duas palavras)"));
+            return Err(Rejection::new(
+                WORDS,
+                "informe nome e sobrenome (ao menos duas palavras)",
+            ));
         }
         Ok(Self(normalised))
     }
@@ -53,7 +59,10 @@ fn is_word(word: &str) -> bool {
         if c.is_alphabetic() {
             true
         } else if matches!(c, '\'' | '’' | '-') {
-            i > 0 && i + 1 < chars.len() && chars[i - 1].is_alphabetic() && chars[i + 1].is_alphabetic()
+            i > 0
+                && i + 1 < chars.len()
+                && chars[i - 1].is_alphabetic()
+                && chars[i + 1].is_alphabetic()
         } else {
             false
         }
@@ -67,7 +76,10 @@ mod tests {
 
     #[test]
     fn accepts_accents_apostrophes_and_hyphens_and_collapses_spaces() {
-        assert_eq!(FullName::parse("  José  da Silva ").map(|n| n.0), Ok("José da Silva".into()));
+        assert_eq!(
+            FullName::parse("  José  da Silva ").map(|n| n.0),
+            Ok("José da Silva".into())
+        );
         assert!(FullName::parse("Maria D'Ávila").is_ok());
         assert!(FullName::parse("Ana-Maria O’Neil").is_ok());
     }
@@ -75,7 +87,10 @@ mod tests {
     #[test]
     fn a_decomposed_accent_is_composed_first() {
         let decomposed = "Jose\u{301} Souza";
-        assert_eq!(FullName::parse(decomposed).map(|n| n.0), Ok("José Souza".into()));
+        assert_eq!(
+            FullName::parse(decomposed).map(|n| n.0),
+            Ok("José Souza".into())
+        );
     }
 
     #[test]
@@ -86,9 +101,17 @@ mod tests {
         assert_eq!(FullName::parse("'João Silva").unwrap_err().code, CHARACTER);
         assert_eq!(FullName::parse("João Silva-").unwrap_err().code, CHARACTER);
         assert_eq!(FullName::parse("João Si--lva").unwrap_err().code, CHARACTER);
-        assert_eq!(FullName::parse("João S. Silva").unwrap_err().code, CHARACTER);
+        assert_eq!(
+            FullName::parse("João S. Silva").unwrap_err().code,
+            CHARACTER
+        );
         assert_eq!(FullName::parse(" ").unwrap_err().code, LENGTH);
-        assert_eq!(FullName::parse(&format!("Ana {}", "a".repeat(120))).unwrap_err().code, LENGTH);
+        assert_eq!(
+            FullName::parse(&format!("Ana {}", "a".repeat(120)))
+                .unwrap_err()
+                .code,
+            LENGTH
+        );
     }
 
     proptest! {

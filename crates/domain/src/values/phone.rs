@@ -1,7 +1,7 @@
 //! Brazilian telephone numbers: cell phones `(DD) 9XXXX-XXXX` and landlines `(DD) XXXX-XXXX`.
 
-use crate::values::cpf::matches_mask;
 use crate::validation::{Rejection, trim_ascii};
+use crate::values::cpf::matches_mask;
 use serde::Serialize;
 
 pub const CELL_FORMAT: &str = "celular_formato";
@@ -29,10 +29,16 @@ impl CellPhone {
             Rejection::new(CELL_FORMAT, "celular deve estar no formato (99) 99999-9999")
         })?;
         if !is_area_code(area_code(&digits)) {
-            return Err(Rejection::new(CELL_AREA_CODE, "celular com DDD inexistente"));
+            return Err(Rejection::new(
+                CELL_AREA_CODE,
+                "celular com DDD inexistente",
+            ));
         }
         if digits.as_bytes()[2] != b'9' {
-            return Err(Rejection::new(CELL_NOT_MOBILE, "celular deve começar com 9 após o DDD"));
+            return Err(Rejection::new(
+                CELL_NOT_MOBILE,
+                "celular deve começar com 9 após o DDD",
+            ));
         }
         Ok(Self(digits))
     }
@@ -65,7 +71,10 @@ impl Landline {
                 )
             })?;
         if !is_area_code(area_code(&digits)) {
-            return Err(Rejection::new(LANDLINE_AREA_CODE, "telefone fixo com DDD inexistente"));
+            return Err(Rejection::new(
+                LANDLINE_AREA_CODE,
+                "telefone fixo com DDD inexistente",
+            ));
         }
         Ok(Self(digits))
     }
@@ -104,33 +113,72 @@ mod tests {
     #[test]
     fn there_are_67_area_codes() {
         assert_eq!((0..=99).filter(|&d| is_area_code(d)).count(), 67);
-        for absent in [10, 20, 23, 25, 26, 29, 30, 36, 39, 40, 50, 52, 56, 60, 70, 72, 76, 78, 80, 90] {
+        for absent in [
+            10, 20, 23, 25, 26, 29, 30, 36, 39, 40, 50, 52, 56, 60, 70, 72, 76, 78, 80, 90,
+        ] {
             assert!(!is_area_code(absent), "{absent}");
         }
     }
 
     #[test]
     fn cell_phone_accepts_mask_or_digits() {
-        assert_eq!(CellPhone::parse("(11) 91234-5678").map(|c| c.0), Ok("11912345678".into()));
-        assert_eq!(CellPhone::parse("11912345678").map(|c| c.formatted()), Ok("(11) 91234-5678".into()));
+        assert_eq!(
+            CellPhone::parse("(11) 91234-5678").map(|c| c.0),
+            Ok("11912345678".into())
+        );
+        assert_eq!(
+            CellPhone::parse("11912345678").map(|c| c.formatted()),
+            Ok("(11) 91234-5678".into())
+        );
     }
 
     #[test]
     fn cell_phone_rules() {
-        assert_eq!(CellPhone::parse("(20) 91234-5678").unwrap_err().code, CELL_AREA_CODE);
-        assert_eq!(CellPhone::parse("(11) 81234-5678").unwrap_err().code, CELL_NOT_MOBILE);
-        for bad in ["(11) 1234-5678", "11 91234-5678", "(11)91234-5678", "1191234567", "(11) 91234-567８"] {
-            assert_eq!(CellPhone::parse(bad).unwrap_err().code, CELL_FORMAT, "{bad:?}");
+        assert_eq!(
+            CellPhone::parse("(20) 91234-5678").unwrap_err().code,
+            CELL_AREA_CODE
+        );
+        assert_eq!(
+            CellPhone::parse("(11) 81234-5678").unwrap_err().code,
+            CELL_NOT_MOBILE
+        );
+        for bad in [
+            "(11) 1234-5678",
+            "11 91234-5678",
+            "(11)91234-5678",
+            "1191234567",
+            "(11) 91234-567８",
+        ] {
+            assert_eq!(
+                CellPhone::parse(bad).unwrap_err().code,
+                CELL_FORMAT,
+                "{bad:?}"
+            );
         }
     }
 
     #[test]
     fn landline_rules() {
-        assert_eq!(Landline::parse("(11) 3123-4567").map(|c| c.0), Ok("1131234567".into()));
-        assert_eq!(Landline::parse("6132345678").map(|c| c.formatted()), Ok("(61) 3234-5678".into()));
-        assert_eq!(Landline::parse("(10) 3123-4567").unwrap_err().code, LANDLINE_AREA_CODE);
-        assert_eq!(Landline::parse("(11) 9123-4567").unwrap_err().code, LANDLINE_FORMAT);
-        assert_eq!(Landline::parse("(11) 91234-5678").unwrap_err().code, LANDLINE_FORMAT);
+        assert_eq!(
+            Landline::parse("(11) 3123-4567").map(|c| c.0),
+            Ok("1131234567".into())
+        );
+        assert_eq!(
+            Landline::parse("6132345678").map(|c| c.formatted()),
+            Ok("(61) 3234-5678".into())
+        );
+        assert_eq!(
+            Landline::parse("(10) 3123-4567").unwrap_err().code,
+            LANDLINE_AREA_CODE
+        );
+        assert_eq!(
+            Landline::parse("(11) 9123-4567").unwrap_err().code,
+            LANDLINE_FORMAT
+        );
+        assert_eq!(
+            Landline::parse("(11) 91234-5678").unwrap_err().code,
+            LANDLINE_FORMAT
+        );
     }
 
     proptest! {

@@ -20,7 +20,11 @@ impl SalaryCents {
         if cents < minimum_cents {
             return Err(Rejection::new(
                 MINIMUM,
-                format!("salário deve ser de no mínimo {} centavos ({})", minimum_cents, reais(minimum_cents)),
+                format!(
+                    "salário deve ser de no mínimo {} centavos ({})",
+                    minimum_cents,
+                    reais(minimum_cents)
+                ),
             ));
         }
         Ok(Self(cents))
@@ -28,7 +32,10 @@ impl SalaryCents {
 
     /// The rejection for a value that is not a JSON integer (a float, a string, a negative number).
     pub fn format_rejection() -> Rejection {
-        Rejection::new(FORMAT, "salário deve ser um número inteiro de centavos, não negativo")
+        Rejection::new(
+            FORMAT,
+            "salário deve ser um número inteiro de centavos, não negativo",
+        )
     }
 
     pub fn cents(self) -> i64 {
@@ -41,7 +48,7 @@ fn reais(cents: i64) -> String {
     let units = (cents / 100).to_string();
     let mut grouped = String::new();
     for (i, c) in units.chars().enumerate() {
-        if i > 0 && (units.len() - i) % 3 == 0 {
+        if i > 0 && (units.len() - i).is_multiple_of(3) {
             grouped.push('.');
         }
         grouped.push(c);
@@ -55,7 +62,10 @@ mod tests {
 
     #[test]
     fn the_minimum_is_inclusive() {
-        assert_eq!(SalaryCents::from_cents(141_200, 141_200).map(SalaryCents::cents), Ok(141_200));
+        assert_eq!(
+            SalaryCents::from_cents(141_200, 141_200).map(SalaryCents::cents),
+            Ok(141_200)
+        );
         let low = SalaryCents::from_cents(141_199, 141_200).unwrap_err();
         assert_eq!(low.code, MINIMUM);
         assert!(low.message.contains("R$ 1.412,00"), "{}", low.message);

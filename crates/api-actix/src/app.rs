@@ -1,0 +1,221 @@
+//! Wiring: configuration in, adapters built, use cases assembled, routes served. The only place that
+//! knows every concrete type.
+
+use crate::config::Config;
+use crate::http::error::{ApiError, ErrorCode};
+use crate::http::middleware::{RequestSpan, echo_request_id, envelope_plain_errors};
+use crate::routes;
+use crate::security::jwt::{JwtTokenService, KeyError};
+use crate::security::password::BcryptHasher;
+use crate::state::AppState;
+use actix_cors::Cors;
+use actix_web::dev::{Server, Service};
+use actix_web::error::{JsonPayloadError, PayloadError};
+use actix_web::http::header;
+use actix_web::middleware::ErrorHandlers;
+use actix_web::{App, HttpRequest, HttpServer, web};
+use adapters_postgres::migrations::{self, MigrationError};
+use adapters_postgres::pool::PoolBuildError;
+use adapters_postgres::{PgAccounts, PgPool, PgReadiness, PoolSettings, build_pool};
+use domain::auth::ports::HashError;
+use domain::auth::sign_in::SignInService;
+use domain::clock::SystemClock;
+use futures_util::FutureExt;
+use std::net::TcpListener;
+use std::sync::Arc;
+use tracing_actix_web::TracingLogger;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartupError {
+    #[error("{0}")]
+    Config(String),
+    #[error(transparent)]
+    Keys(#[from] KeyError),
+    #[error(transparent)]
+    Pool(#[from] PoolBuildError),
+    #[error(transparent)]
+    Migration(#[from] MigrationError),
+    #[error("não foi possível abrir {addr}: {source}")]
+    Bind {
+        addr: String,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Hash(#[from] HashError),
+}
+
+pub fn pool_settings(config: &Config) -> PoolSettings {
+    PoolSettings {
+        url: config.database_url.clone(),
+        max_size: config.pool.max_size,
+        wait_timeout: config.pool.wait,
+        connect_timeout: config.pool.connect,
+        statement_timeout: config.pool.statement,
+    }
+}
+
+/// Builds the adapters and the use cases over one pool.
+pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupError> {
+    let key_file = config.jwt.private_key_file.as_ref().ok_or_else(|| {
+        StartupError::Config("JWT_PRIVATE_KEY_FILE: variável obrigatória ausente".into())
+    })?;
+    let tokens = Arc::new(JwtTokenService::from_files(
+        key_file,
+        &config.jwt.previous_public_key_files,
+        &config.jwt.issuer,
+        &config.jwt.audience,
+    )?);
+    let jwks = serde_json::json!({ "keys": tokens.jwks() });
+    let accounts = Arc::new(PgAccounts::new(pool.clone()));
+    let hasher = Arc::new(BcryptHasher::new(
+        config.bcrypt_cost,
+        config.bcrypt_max_concurrent,
+    )?);
+    let sign_in = SignInService {
+        users: accounts.clone(),
+        hasher,
+        tokens: tokens.clone(),
+        refresh_tokens: accounts.clone(),
+        throttle: accounts,
+        clock: Arc::new(SystemClock),
+        policy: config.signin_throttle,
+    };
+    Ok(AppState {
+        sign_in,
+        tokens,
+        readiness: Arc::new(PgReadiness(pool)),
+        jwks,
+        trusted_proxies: config.trusted_proxies.clone(),
+    })
+}
+
+/// Every route of the service.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    use routes::{auth, docs, health};
+    // Resources, not method-guarded services: a wrong method on a known path answers 405.
+    cfg.service(web::resource("/health/live").route(web::get().to(health::live)))
+        .service(web::resource("/health/ready").route(web::get().to(health::ready)))
+        .service(web::resource("/signin").route(web::post().to(auth::sign_in)))
+        .service(web::resource("/refreshToken").route(web::post().to(auth::refresh)))
+        .service(web::resource("/me").route(web::get().to(auth::me)))
+        .service(web::resource("/.well-known/jwks.json").route(web::get().to(auth::jwks)))
+        .service(web::resource("/openapi.json").route(web::get().to(docs::openapi_json)))
+        .service(web::resource("/docs").route(web::get().to(docs::docs_page)));
+}
+
+fn json_error(error: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {
+    let code = match &error {
+        JsonPayloadError::Overflow { .. }
+        | JsonPayloadError::OverflowKnownLength { .. }
+        | JsonPayloadError::Payload(PayloadError::Overflow) => ErrorCode::PayloadTooLarge,
+        JsonPayloadError::ContentType => ErrorCode::UnsupportedMediaType,
+        JsonPayloadError::Deserialize(_) | JsonPayloadError::Serialize(_) => {
+            ErrorCode::MalformedBody
+        }
+        _ => ErrorCode::BadRequest,
+    };
+    ApiError::new(code).into()
+}
+
+fn path_error(_: actix_web::error::PathError, _: &HttpRequest) -> actix_web::Error {
+    ApiError::with_message(ErrorCode::BadRequest, "Parâmetro de caminho inválido.").into()
+}
+
+fn query_error(_: actix_web::error::QueryPayloadError, _: &HttpRequest) -> actix_web::Error {
+    ApiError::with_message(ErrorCode::BadRequest, "Parâmetros de consulta inválidos.").into()
+}
+
+/// Browsers may call us only from the configured origins; credentials are never allowed (the API
+/// uses bearer tokens, not cookies), so a wildcard can never leak a session.
+fn cors(origins: &[String]) -> Cors {
+    let mut cors = Cors::default()
+        .allowed_methods(["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+        .allowed_headers([header::AUTHORIZATION, header::CONTENT_TYPE, header::ACCEPT])
+        .expose_headers(["x-request-id", "retry-after"])
+        .max_age(3600);
+    if origins.iter().any(|o| o == "*") {
+        cors = cors.allow_any_origin().send_wildcard();
+    } else {
+        for origin in origins {
+            cors = cors.allowed_origin(origin);
+        }
+    }
+    cors
+}
+
+/// A bound, not yet running, HTTP server.
+pub use actix_web::dev::ServerHandle;
+
+pub struct Application {
+    port: u16,
+    server: Server,
+}
+
+impl Application {
+    /// Migrates (unless told not to), builds everything and binds `BIND_ADDR` (port 0 picks one).
+    pub async fn build(config: Config) -> Result<Self, StartupError> {
+        if config.migrate_on_start {
+            let applied = migrations::run_pending(&config.database_url).await?;
+            if !applied.is_empty() {
+                tracing::info!(?applied, "migrations applied");
+            }
+        }
+        let pool = build_pool(&pool_settings(&config))?;
+        let state = web::Data::new(build_state(&config, pool)?);
+        let listener =
+            TcpListener::bind(config.bind_addr).map_err(|source| StartupError::Bind {
+                addr: config.bind_addr.to_string(),
+                source,
+            })?;
+        let port = listener
+            .local_addr()
+            .map_err(|source| StartupError::Bind {
+                addr: config.bind_addr.to_string(),
+                source,
+            })?
+            .port();
+        let max_body = config.max_body_bytes;
+        let origins = config.cors_allowed_origins.clone();
+        let server = HttpServer::new(move || {
+            App::new()
+                .app_data(state.clone())
+                .app_data(
+                    web::JsonConfig::default()
+                        .limit(max_body)
+                        .error_handler(json_error),
+                )
+                .app_data(web::PayloadConfig::new(max_body))
+                .app_data(web::PathConfig::default().error_handler(path_error))
+                .app_data(web::QueryConfig::default().error_handler(query_error))
+                .wrap(cors(&origins))
+                .wrap(ErrorHandlers::new().default_handler(envelope_plain_errors))
+                .wrap_fn(|req, srv| srv.call(req).map(|res| res.map(echo_request_id)))
+                .wrap(TracingLogger::<RequestSpan>::new())
+                .configure(routes)
+                .default_service(web::to(routes::not_found))
+        })
+        .workers(config.workers)
+        .shutdown_timeout(config.shutdown_timeout.as_secs())
+        .listen(listener)
+        .map_err(|source| StartupError::Bind {
+            addr: config.bind_addr.to_string(),
+            source,
+        })?
+        .run();
+        Ok(Self { port, server })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Serves until SIGTERM or SIGINT, then finishes the requests in flight (up to
+    /// `SHUTDOWN_TIMEOUT_SECS`) before returning.
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        self.server.await
+    }
+
+    pub fn handle(&self) -> actix_web::dev::ServerHandle {
+        self.server.handle()
+    }
+}

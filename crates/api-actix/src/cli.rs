@@ -1,0 +1,267 @@
+//! The `sales-api` command line: serve, migrate, create users, seed the demo data, make keys.
+
+use crate::app::{Application, StartupError, pool_settings};
+use crate::config::Config;
+use crate::security::jwt::generate_key_pair;
+use crate::security::password::BcryptHasher;
+use adapters_postgres::{PgAccounts, build_pool, migrations, seed};
+use clap::{Parser, Subcommand};
+use domain::auth::password::PasswordPolicy;
+use domain::users::{CreateUser, CreateUserError, NewUserInput};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "sales-api",
+    version,
+    about = "Back end de vendas: propostas, clientes, assinatura, e-commerce e eventos."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serves the HTTP API (applies pending migrations first unless --no-migrate or MIGRATE_ON_START=false).
+    Serve {
+        #[arg(long)]
+        no_migrate: bool,
+    },
+    /// Applies pending database migrations and exits.
+    Migrate,
+    /// Manages users (there is no sign-up route).
+    User {
+        #[command(subcommand)]
+        command: UserCommand,
+    },
+    /// Loads data sets.
+    Seed {
+        #[command(subcommand)]
+        command: SeedCommand,
+    },
+    /// Manages token signing keys.
+    Keys {
+        #[command(subcommand)]
+        command: KeysCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum UserCommand {
+    /// Creates a user allowed to sign in to the given applications.
+    Create {
+        #[arg(long)]
+        email: String,
+        #[arg(long)]
+        password: String,
+        /// ECOMMERCE, PARCEIRO or BACKOFFICE; repeat for several.
+        #[arg(long = "application", required = true)]
+        applications: Vec<String>,
+        #[arg(long)]
+        name: Option<String>,
+        #[arg(long)]
+        cpf: Option<String>,
+        /// For PARCEIRO users: the CNPJ of the partner they represent (created when new).
+        #[arg(long)]
+        partner: Option<String>,
+        #[arg(long)]
+        partner_name: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SeedCommand {
+    /// The demo catalog, partner and one user per application; prints their credentials.
+    Demo,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KeysCommand {
+    /// Writes a new Ed25519 key pair (PEM) to DIR/jwt-ed25519.pem and DIR/jwt-ed25519.pub.pem.
+    Generate {
+        #[arg(long)]
+        out: PathBuf,
+        /// Keep an existing pair instead of failing.
+        #[arg(long)]
+        keep_existing: bool,
+    },
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error(transparent)]
+    Startup(#[from] StartupError),
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// The demo users: e-mail, password, application, and for the partner's representative, a CPF.
+pub const DEMO_USERS: [(&str, &str, &str, &str); 3] = [
+    (
+        "parceiro@demo.com.br",
+        "Parceiro#2026",
+        "PARCEIRO",
+        "Paula Representante Demo",
+    ),
+    (
+        "ecommerce@demo.com.br",
+        "Ecommerce#2026",
+        "ECOMMERCE",
+        "Loja Online Demo",
+    ),
+    (
+        "backoffice@demo.com.br",
+        "Backoffice#2026",
+        "BACKOFFICE",
+        "Bruno Retaguarda Demo",
+    ),
+];
+
+fn create_user_service(config: &Config, accounts: PgAccounts) -> Result<CreateUser, CliError> {
+    let hasher = BcryptHasher::new(config.bcrypt_cost, config.bcrypt_max_concurrent)
+        .map_err(StartupError::from)?;
+    Ok(CreateUser {
+        writer: Arc::new(accounts),
+        hasher: Arc::new(hasher),
+        policy: PasswordPolicy::default(),
+    })
+}
+
+fn describe(error: CreateUserError) -> String {
+    match error {
+        CreateUserError::Invalid(v) => v
+            .errors()
+            .iter()
+            .map(|e| format!("{}: {}", e.field, e.message))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        other => other.to_string(),
+    }
+}
+
+pub async fn run(cli: Cli) -> Result<(), CliError> {
+    match cli.command {
+        Command::Keys {
+            command: KeysCommand::Generate { out, keep_existing },
+        } => generate_keys(&out, keep_existing),
+        Command::Serve { no_migrate } => {
+            let mut config = Config::from_env()?;
+            config.migrate_on_start &= !no_migrate;
+            let app = Application::build(config.clone()).await?;
+            tracing::info!(addr = %config.bind_addr, public_url = %config.public_url, "serving");
+            app.run_until_stopped()
+                .await
+                .map_err(|e| CliError::Failed(e.to_string()))
+        }
+        Command::Migrate => {
+            let config = Config::from_env()?;
+            let applied = migrations::run_pending(&config.database_url)
+                .await
+                .map_err(StartupError::from)?;
+            println!("{} migração(ões) aplicada(s)", applied.len());
+            Ok(())
+        }
+        Command::User {
+            command:
+                UserCommand::Create {
+                    email,
+                    password,
+                    applications,
+                    name,
+                    cpf,
+                    partner,
+                    partner_name,
+                },
+        } => {
+            let config = Config::from_env()?;
+            let pool = build_pool(&pool_settings(&config)).map_err(StartupError::from)?;
+            let service = create_user_service(&config, PgAccounts::new(pool))?;
+            let input = NewUserInput {
+                email,
+                password,
+                applications,
+                name,
+                cpf,
+                partner_cnpj: partner,
+                partner_name,
+            };
+            let id = service
+                .execute(input)
+                .await
+                .map_err(|e| CliError::Failed(describe(e)))?;
+            println!("usuário {id} criado");
+            Ok(())
+        }
+        Command::Seed {
+            command: SeedCommand::Demo,
+        } => {
+            let config = Config::from_env()?;
+            let pool = build_pool(&pool_settings(&config)).map_err(StartupError::from)?;
+            seed::seed_demo_catalog(&pool)
+                .await
+                .map_err(|e| CliError::Failed(e.to_string()))?;
+            let service = create_user_service(&config, PgAccounts::new(pool))?;
+            println!("Usuários de demonstração (e-mail / senha / aplicação):");
+            for (email, password, application, name) in DEMO_USERS {
+                let partner =
+                    (application == "PARCEIRO").then(|| seed::DEMO_PARTNER_CNPJ.to_owned());
+                let input = NewUserInput {
+                    email: email.into(),
+                    password: password.into(),
+                    applications: vec![application.into()],
+                    name: Some(name.into()),
+                    cpf: None,
+                    partner_cnpj: partner,
+                    partner_name: None,
+                };
+                match service.execute(input).await {
+                    Ok(_) | Err(CreateUserError::DuplicateEmail) => {
+                        println!("  {email} / {password} / {application}")
+                    }
+                    Err(e) => return Err(CliError::Failed(describe(e))),
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+fn generate_keys(dir: &std::path::Path, keep_existing: bool) -> Result<(), CliError> {
+    let private = dir.join("jwt-ed25519.pem");
+    let public = dir.join("jwt-ed25519.pub.pem");
+    if private.exists() {
+        if keep_existing {
+            return Ok(());
+        }
+        return Err(CliError::Failed(format!("{} já existe", private.display())));
+    }
+    let (private_pem, public_pem) =
+        generate_key_pair().map_err(|e| CliError::Failed(e.to_string()))?;
+    std::fs::create_dir_all(dir)
+        .map_err(|e| CliError::Failed(format!("{}: {e}", dir.display())))?;
+    write_private(&private, &private_pem)?;
+    std::fs::write(&public, public_pem)
+        .map_err(|e| CliError::Failed(format!("{}: {e}", public.display())))?;
+    println!("chaves escritas em {}", dir.display());
+    Ok(())
+}
+
+fn write_private(path: &std::path::Path, pem: &str) -> Result<(), CliError> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut file = options
+        .open(path)
+        .map_err(|e| CliError::Failed(format!("{}: {e}", path.display())))?;
+    file.write_all(pem.as_bytes())
+        .map_err(|e| CliError::Failed(format!("{}: {e}", path.display())))
+}

@@ -1,0 +1,371 @@
+//! Configuration from environment variables. Every variable, its default and its meaning is listed
+//! in README.md and `.env.example`; a missing or bad required value stops start-up naming it.
+
+use figment::Figment;
+use figment::providers::Env;
+use ipnet::IpNet;
+use serde::Deserialize;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The raw variables, lower-cased by figment (`DATABASE_URL` is `database_url`).
+#[derive(Debug, Deserialize)]
+struct RawConfig {
+    database_url: String,
+    #[serde(default = "defaults::bind_addr")]
+    bind_addr: String,
+    public_url: Option<String>,
+    #[serde(default = "defaults::bcrypt_cost")]
+    bcrypt_cost: u32,
+    bcrypt_max_concurrent: Option<usize>,
+    jwt_private_key_file: Option<PathBuf>,
+    #[serde(default)]
+    jwt_previous_public_key_files: String,
+    #[serde(default = "defaults::jwt_issuer")]
+    jwt_issuer: String,
+    #[serde(default = "defaults::jwt_audience")]
+    jwt_audience: String,
+    #[serde(default)]
+    log_json: bool,
+    #[serde(default = "defaults::pool_max_size")]
+    db_pool_max_size: usize,
+    #[serde(default = "defaults::pool_wait_timeout_ms")]
+    db_pool_wait_timeout_ms: u64,
+    #[serde(default = "defaults::connect_timeout_ms")]
+    db_connect_timeout_ms: u64,
+    #[serde(default = "defaults::statement_timeout_ms")]
+    db_statement_timeout_ms: u64,
+    #[serde(default = "defaults::yes")]
+    migrate_on_start: bool,
+    #[serde(default)]
+    cors_allowed_origins: String,
+    #[serde(default)]
+    trusted_proxies: String,
+    #[serde(default = "defaults::max_body_bytes")]
+    max_body_bytes: usize,
+    #[serde(default = "defaults::signin_max_failures")]
+    signin_max_failures: u32,
+    #[serde(default = "defaults::signin_window_secs")]
+    signin_window_secs: i64,
+    #[serde(default = "defaults::signin_block_secs")]
+    signin_block_secs: i64,
+    #[serde(default = "defaults::signin_max_block_secs")]
+    signin_max_block_secs: i64,
+    workers: Option<usize>,
+    #[serde(default = "defaults::shutdown_timeout_secs")]
+    shutdown_timeout_secs: u64,
+}
+
+mod defaults {
+    pub fn bind_addr() -> String {
+        "127.0.0.1:8080".into()
+    }
+    pub fn bcrypt_cost() -> u32 {
+        12
+    }
+    pub fn jwt_issuer() -> String {
+        "sales-api".into()
+    }
+    pub fn jwt_audience() -> String {
+        "sales-api".into()
+    }
+    pub fn pool_max_size() -> usize {
+        16
+    }
+    pub fn pool_wait_timeout_ms() -> u64 {
+        5_000
+    }
+    pub fn connect_timeout_ms() -> u64 {
+        5_000
+    }
+    pub fn statement_timeout_ms() -> u64 {
+        15_000
+    }
+    pub fn yes() -> bool {
+        true
+    }
+    pub fn max_body_bytes() -> usize {
+        256 * 1024
+    }
+    pub fn signin_max_failures() -> u32 {
+        5
+    }
+    pub fn signin_window_secs() -> i64 {
+        15 * 60
+    }
+    pub fn signin_block_secs() -> i64 {
+        30
+    }
+    pub fn signin_max_block_secs() -> i64 {
+        15 * 60
+    }
+    pub fn shutdown_timeout_secs() -> u64 {
+        30
+    }
+}
+
+/// The service's settings, checked.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub database_url: String,
+    pub bind_addr: SocketAddr,
+    pub public_url: String,
+    pub bcrypt_cost: u32,
+    pub bcrypt_max_concurrent: usize,
+    pub jwt: JwtSettings,
+    pub log_json: bool,
+    pub pool: PoolTimeouts,
+    pub migrate_on_start: bool,
+    pub cors_allowed_origins: Vec<String>,
+    pub trusted_proxies: Vec<IpNet>,
+    pub max_body_bytes: usize,
+    pub signin_throttle: domain::auth::throttle::ThrottlePolicy,
+    pub workers: usize,
+    pub shutdown_timeout: Duration,
+}
+
+#[derive(Debug, Clone)]
+pub struct JwtSettings {
+    /// Required by `serve`; the other commands sign nothing.
+    pub private_key_file: Option<PathBuf>,
+    pub previous_public_key_files: Vec<PathBuf>,
+    pub issuer: String,
+    pub audience: String,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct PoolTimeouts {
+    pub max_size: usize,
+    pub wait: Duration,
+    pub connect: Duration,
+    pub statement: Duration,
+}
+
+/// Why the configuration was refused, naming the variable.
+#[derive(Debug, thiserror::Error)]
+#[error("configuração inválida: {0}")]
+pub struct ConfigError(pub String);
+
+fn bad(var: &str, why: impl std::fmt::Display) -> ConfigError {
+    ConfigError(format!("{var}: {why}"))
+}
+
+impl Config {
+    /// Reads the process environment.
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::from_figment(Figment::new().merge(Env::raw()))
+    }
+
+    /// Reads the given pairs as if they were the environment (for tests).
+    pub fn from_pairs(pairs: &[(&str, &str)]) -> Result<Self, ConfigError> {
+        let mut figment = Figment::new();
+        for (key, value) in pairs {
+            // Parsed exactly as the environment provider parses a variable's text.
+            let parsed: figment::value::Value =
+                value.parse().unwrap_or_else(|never| match never {});
+            figment = figment.merge((key.to_ascii_lowercase(), parsed));
+        }
+        Self::from_figment(figment)
+    }
+
+    fn from_figment(figment: Figment) -> Result<Self, ConfigError> {
+        let raw: RawConfig = figment.extract().map_err(|errors| {
+            let parts: Vec<String> = errors
+                .into_iter()
+                .map(|e| {
+                    let var = e.path.last().map(|p| p.to_ascii_uppercase());
+                    match (&e.kind, var) {
+                        (figment::error::Kind::MissingField(field), _) => {
+                            format!(
+                                "{}: variável obrigatória ausente",
+                                field.to_ascii_uppercase()
+                            )
+                        }
+                        (kind, Some(var)) => format!("{var}: valor inválido ({kind})"),
+                        (kind, None) => kind.to_string(),
+                    }
+                })
+                .collect();
+            ConfigError(parts.join("; "))
+        })?;
+        raw.check()
+    }
+}
+
+impl RawConfig {
+    fn check(self) -> Result<Config, ConfigError> {
+        if !(self.database_url.starts_with("postgres://")
+            || self.database_url.starts_with("postgresql://"))
+        {
+            return Err(bad(
+                "DATABASE_URL",
+                "deve começar com postgres:// ou postgresql://",
+            ));
+        }
+        let bind_addr: SocketAddr = self.bind_addr.parse().map_err(|e| bad("BIND_ADDR", e))?;
+        let public_url = match self.public_url {
+            Some(url) if url.starts_with("http://") || url.starts_with("https://") => {
+                url.trim_end_matches('/').to_owned()
+            }
+            Some(_) => return Err(bad("PUBLIC_URL", "deve começar com http:// ou https://")),
+            None => format!("http://{bind_addr}"),
+        };
+        if !(4..=31).contains(&self.bcrypt_cost) {
+            return Err(bad("BCRYPT_COST", "deve estar entre 4 e 31"));
+        }
+        let cores = std::thread::available_parallelism().map_or(2, usize::from);
+        let cors_allowed_origins = split_list(&self.cors_allowed_origins);
+        for origin in &cors_allowed_origins {
+            if origin != "*" && !(origin.starts_with("http://") || origin.starts_with("https://")) {
+                return Err(bad(
+                    "CORS_ALLOWED_ORIGINS",
+                    format!("origem inválida: {origin}"),
+                ));
+            }
+        }
+        let trusted_proxies = split_list(&self.trusted_proxies)
+            .iter()
+            .map(|p| {
+                p.parse::<IpNet>()
+                    .or_else(|_| p.parse::<std::net::IpAddr>().map(IpNet::from))
+                    .map_err(|_| bad("TRUSTED_PROXIES", format!("endereço ou CIDR inválido: {p}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        if self.max_body_bytes < 1024 {
+            return Err(bad("MAX_BODY_BYTES", "deve ser ao menos 1024"));
+        }
+        if self.signin_max_failures == 0
+            || self.signin_window_secs <= 0
+            || self.signin_block_secs <= 0
+            || self.signin_max_block_secs < self.signin_block_secs
+        {
+            return Err(bad(
+                "SIGNIN_*",
+                "limites de tentativas de acesso devem ser positivos, e SIGNIN_MAX_BLOCK_SECS >= SIGNIN_BLOCK_SECS",
+            ));
+        }
+        if self.db_pool_max_size == 0 {
+            return Err(bad("DB_POOL_MAX_SIZE", "deve ser ao menos 1"));
+        }
+        Ok(Config {
+            database_url: self.database_url,
+            bind_addr,
+            public_url,
+            bcrypt_cost: self.bcrypt_cost,
+            bcrypt_max_concurrent: self.bcrypt_max_concurrent.unwrap_or(cores).max(1),
+            jwt: JwtSettings {
+                private_key_file: self.jwt_private_key_file,
+                previous_public_key_files: split_list(&self.jwt_previous_public_key_files)
+                    .into_iter()
+                    .map(PathBuf::from)
+                    .collect(),
+                issuer: self.jwt_issuer,
+                audience: self.jwt_audience,
+            },
+            log_json: self.log_json,
+            pool: PoolTimeouts {
+                max_size: self.db_pool_max_size,
+                wait: Duration::from_millis(self.db_pool_wait_timeout_ms),
+                connect: Duration::from_millis(self.db_connect_timeout_ms),
+                statement: Duration::from_millis(self.db_statement_timeout_ms),
+            },
+            migrate_on_start: self.migrate_on_start,
+            cors_allowed_origins,
+            trusted_proxies,
+            max_body_bytes: self.max_body_bytes,
+            signin_throttle: domain::auth::throttle::ThrottlePolicy {
+                max_failures: self.signin_max_failures,
+                window_secs: self.signin_window_secs,
+                base_block_secs: self.signin_block_secs,
+                max_block_secs: self.signin_max_block_secs,
+            },
+            workers: self.workers.unwrap_or(cores).max(1),
+            shutdown_timeout: Duration::from_secs(self.shutdown_timeout_secs),
+        })
+    }
+}
+
+fn split_list(value: &str) -> Vec<String> {
+    value
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: [(&str, &str); 2] = [
+        ("DATABASE_URL", "postgres://postgres@127.0.0.1/sales"),
+        ("JWT_PRIVATE_KEY_FILE", "target/dev-keys/jwt.pem"),
+    ];
+
+    #[test]
+    fn defaults_apply_when_only_the_required_values_are_set() {
+        let config = Config::from_pairs(&BASE).unwrap();
+        assert_eq!(config.bind_addr.to_string(), "127.0.0.1:8080");
+        assert_eq!(config.public_url, "http://127.0.0.1:8080");
+        assert_eq!(config.bcrypt_cost, 12);
+        assert!(config.cors_allowed_origins.is_empty());
+        assert!(config.migrate_on_start);
+    }
+
+    #[test]
+    fn a_missing_required_value_is_named() {
+        let err = Config::from_pairs(&[("JWT_PRIVATE_KEY_FILE", "k.pem")]).unwrap_err();
+        assert!(err.to_string().contains("DATABASE_URL"), "{err}");
+    }
+
+    #[test]
+    fn a_bad_value_is_named() {
+        let mut pairs = BASE.to_vec();
+        pairs.push(("BCRYPT_COST", "três"));
+        assert!(
+            Config::from_pairs(&pairs)
+                .unwrap_err()
+                .to_string()
+                .contains("BCRYPT_COST")
+        );
+        let mut pairs = BASE.to_vec();
+        pairs.push(("BCRYPT_COST", "3"));
+        assert!(
+            Config::from_pairs(&pairs)
+                .unwrap_err()
+                .to_string()
+                .contains("BCRYPT_COST")
+        );
+        let mut pairs = BASE.to_vec();
+        pairs.push(("TRUSTED_PROXIES", "10.0.0.0/8, nope"));
+        assert!(
+            Config::from_pairs(&pairs)
+                .unwrap_err()
+                .to_string()
+                .contains("TRUSTED_PROXIES")
+        );
+        let mut pairs = BASE.to_vec();
+        pairs.push(("BIND_ADDR", "localhost"));
+        assert!(
+            Config::from_pairs(&pairs)
+                .unwrap_err()
+                .to_string()
+                .contains("BIND_ADDR")
+        );
+    }
+
+    #[test]
+    fn lists_are_split_on_commas() {
+        let mut pairs = BASE.to_vec();
+        pairs.push((
+            "CORS_ALLOWED_ORIGINS",
+            "https://loja.exemplo.com.br, http://localhost:5173",
+        ));
+        pairs.push(("TRUSTED_PROXIES", "10.0.0.0/8,192.0.2.1"));
+        let config = Config::from_pairs(&pairs).unwrap();
+        assert_eq!(config.cors_allowed_origins.len(), 2);
+        assert_eq!(config.trusted_proxies.len(), 2);
+    }
+}

@@ -1,0 +1,154 @@
+//! Who is calling: the bearer token's principal, and the caller's network address.
+
+use crate::http::error::{ApiError, ErrorCode};
+use crate::state::AppState;
+use actix_web::dev::Payload;
+use actix_web::http::header;
+use actix_web::{FromRequest, HttpRequest, web};
+use domain::auth::model::Principal;
+use domain::values::Application;
+use ipnet::IpNet;
+use std::future::{Ready, ready};
+use std::net::IpAddr;
+
+/// A caller with a valid access token. Missing, malformed, expired, badly signed, `alg: none` and
+/// refresh tokens all answer 401.
+#[derive(Debug, Clone, Copy)]
+pub struct AuthenticatedUser(pub Principal);
+
+impl AuthenticatedUser {
+    /// 403 unless the token's application is one of `allowed`.
+    pub fn require(&self, allowed: &[Application]) -> Result<Principal, ApiError> {
+        if allowed.contains(&self.0.application) {
+            Ok(self.0)
+        } else {
+            Err(ApiError::new(ErrorCode::Forbidden))
+        }
+    }
+}
+
+fn bearer(req: &HttpRequest) -> Option<&str> {
+    let value = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|t| !t.is_empty())
+}
+
+impl FromRequest for AuthenticatedUser {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let result = (|| {
+            let state = req
+                .app_data::<web::Data<AppState>>()
+                .ok_or_else(|| ApiError::new(ErrorCode::Internal))?;
+            let token = bearer(req).ok_or_else(|| ApiError::new(ErrorCode::Unauthorized))?;
+            let principal = state.tokens.verify_access(token).map_err(ApiError::from)?;
+            tracing::Span::current().record("user_id", principal.user_id);
+            Ok(AuthenticatedUser(principal))
+        })();
+        ready(result)
+    }
+}
+
+/// The caller's address: the socket's peer, unless that peer is a configured trusted proxy, in
+/// which case the nearest address in `X-Forwarded-For` that is not itself a trusted proxy. A
+/// forged header from an untrusted peer is ignored.
+#[derive(Debug, Clone)]
+pub struct ClientAddress(pub Option<IpAddr>);
+
+pub fn client_address(req: &HttpRequest, trusted: &[IpNet]) -> Option<IpAddr> {
+    let peer = req.peer_addr()?.ip();
+    let is_trusted = |ip: &IpAddr| trusted.iter().any(|net| net.contains(ip));
+    if !is_trusted(&peer) {
+        return Some(peer);
+    }
+    let forwarded: Vec<IpAddr> = req
+        .headers()
+        .get_all("x-forwarded-for")
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .filter_map(|s| s.trim().parse().ok())
+        .collect();
+    // Walk from the nearest hop outwards; the first address not ours is the client.
+    Some(
+        forwarded
+            .iter()
+            .rev()
+            .find(|ip| !is_trusted(ip))
+            .or(forwarded.first())
+            .copied()
+            .unwrap_or(peer),
+    )
+}
+
+impl FromRequest for ClientAddress {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let trusted = req
+            .app_data::<web::Data<AppState>>()
+            .map(|s| s.trusted_proxies.clone())
+            .unwrap_or_default();
+        ready(Ok(ClientAddress(client_address(req, &trusted))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use actix_web::test::TestRequest;
+
+    fn nets(list: &[&str]) -> Vec<IpNet> {
+        list.iter().map(|s| s.parse().unwrap()).collect()
+    }
+
+    #[test]
+    fn an_untrusted_peer_is_the_client_whatever_the_header_says() {
+        let req = TestRequest::default()
+            .peer_addr("203.0.113.5:5000".parse().unwrap())
+            .insert_header(("x-forwarded-for", "198.51.100.1"))
+            .to_http_request();
+        assert_eq!(
+            client_address(&req, &[]),
+            Some("203.0.113.5".parse().unwrap())
+        );
+        assert_eq!(
+            client_address(&req, &nets(&["10.0.0.0/8"])),
+            Some("203.0.113.5".parse().unwrap())
+        );
+    }
+
+    #[test]
+    fn behind_a_trusted_proxy_the_nearest_untrusted_hop_is_the_client() {
+        let req = TestRequest::default()
+            .peer_addr("10.0.0.2:5000".parse().unwrap())
+            .insert_header(("x-forwarded-for", "6.6.6.6, 198.51.100.7, 10.0.0.9"))
+            .to_http_request();
+        // 6.6.6.6 may be forged by the client; 198.51.100.7 is what our proxies saw.
+        assert_eq!(
+            client_address(&req, &nets(&["10.0.0.0/8"])),
+            Some("198.51.100.7".parse().unwrap())
+        );
+    }
+
+    #[test]
+    fn bearer_scheme_is_case_insensitive_and_must_carry_a_token() {
+        let req = TestRequest::default()
+            .insert_header(("authorization", "bearer abc"))
+            .to_http_request();
+        assert_eq!(bearer(&req), Some("abc"));
+        let req = TestRequest::default()
+            .insert_header(("authorization", "Basic abc"))
+            .to_http_request();
+        assert_eq!(bearer(&req), None);
+        let req = TestRequest::default()
+            .insert_header(("authorization", "Bearer "))
+            .to_http_request();
+        assert_eq!(bearer(&req), None);
+    }
+}

@@ -1,0 +1,40 @@
+//! The spec's response envelope `{status, message, document, rowsAffected, data?}`.
+
+use serde::Serialize;
+use serde_json::Value;
+
+#[derive(Debug, Serialize)]
+pub struct Envelope<T: Serialize = Value> {
+    pub status: &'static str,
+    pub message: String,
+    pub document: Vec<Value>,
+    #[serde(rename = "rowsAffected")]
+    pub rows_affected: Vec<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<T>,
+}
+
+impl<T: Serialize> Envelope<T> {
+    /// A success with `data` and empty `document` and `rowsAffected`.
+    pub fn data(message: impl Into<String>, data: T) -> Self {
+        Self {
+            status: "success",
+            message: message.into(),
+            document: Vec::new(),
+            rows_affected: Vec::new(),
+            data: Some(data),
+        }
+    }
+}
+
+impl Envelope<Value> {
+    pub fn message(message: impl Into<String>) -> Self {
+        Self {
+            status: "success",
+            message: message.into(),
+            document: Vec::new(),
+            rows_affected: Vec::new(),
+            data: None,
+        }
+    }
+}

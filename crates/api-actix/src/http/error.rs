@@ -1,0 +1,273 @@
+//! The one place where failures become HTTP answers. Every code, its status and its message are
+//! in [`ErrorCode::ALL`]; `docs/errors.md` lists the same, checked by a test.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpResponse, ResponseError};
+use domain::auth::ports::{HashError, TokenError};
+use domain::auth::sign_in::{RefreshError, SignInError};
+use domain::store::StoreError;
+use domain::validation::{FieldError, Violations};
+use serde::Serialize;
+use std::fmt;
+
+/// The stable codes of error answers (beside the per-field codes of validation failures).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorCode {
+    ValidationFailed,
+    BadRequest,
+    MalformedBody,
+    UnsupportedMediaType,
+    PayloadTooLarge,
+    NotFound,
+    MethodNotAllowed,
+    Unauthorized,
+    Forbidden,
+    WrongPassword,
+    UnknownUser,
+    ApplicationNotAllowed,
+    InvalidRefreshToken,
+    TooManyRequests,
+    ServiceUnavailable,
+    Internal,
+}
+
+impl ErrorCode {
+    pub const ALL: &'static [ErrorCode] = &[
+        ErrorCode::ValidationFailed,
+        ErrorCode::BadRequest,
+        ErrorCode::MalformedBody,
+        ErrorCode::UnsupportedMediaType,
+        ErrorCode::PayloadTooLarge,
+        ErrorCode::NotFound,
+        ErrorCode::MethodNotAllowed,
+        ErrorCode::Unauthorized,
+        ErrorCode::Forbidden,
+        ErrorCode::WrongPassword,
+        ErrorCode::UnknownUser,
+        ErrorCode::ApplicationNotAllowed,
+        ErrorCode::InvalidRefreshToken,
+        ErrorCode::TooManyRequests,
+        ErrorCode::ServiceUnavailable,
+        ErrorCode::Internal,
+    ];
+
+    pub fn code(self) -> &'static str {
+        match self {
+            ErrorCode::ValidationFailed => "dados_invalidos",
+            ErrorCode::BadRequest => "requisicao_invalida",
+            ErrorCode::MalformedBody => "corpo_malformado",
+            ErrorCode::UnsupportedMediaType => "tipo_conteudo_invalido",
+            ErrorCode::PayloadTooLarge => "corpo_muito_grande",
+            ErrorCode::NotFound => "nao_encontrado",
+            ErrorCode::MethodNotAllowed => "metodo_nao_permitido",
+            ErrorCode::Unauthorized => "nao_autenticado",
+            ErrorCode::Forbidden => "sem_permissao",
+            ErrorCode::WrongPassword => "credenciais_invalidas",
+            ErrorCode::UnknownUser => "usuario_nao_encontrado",
+            ErrorCode::ApplicationNotAllowed => "aplicacao_nao_permitida",
+            ErrorCode::InvalidRefreshToken => "refresh_token_invalido",
+            ErrorCode::TooManyRequests => "muitas_tentativas",
+            ErrorCode::ServiceUnavailable => "servico_indisponivel",
+            ErrorCode::Internal => "erro_interno",
+        }
+    }
+
+    pub fn status(self) -> StatusCode {
+        match self {
+            ErrorCode::ValidationFailed | ErrorCode::BadRequest => StatusCode::BAD_REQUEST,
+            ErrorCode::MalformedBody => StatusCode::UNPROCESSABLE_ENTITY,
+            ErrorCode::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ErrorCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ErrorCode::NotFound | ErrorCode::UnknownUser => StatusCode::NOT_FOUND,
+            ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            ErrorCode::Unauthorized | ErrorCode::WrongPassword | ErrorCode::InvalidRefreshToken => {
+                StatusCode::UNAUTHORIZED
+            }
+            ErrorCode::Forbidden | ErrorCode::ApplicationNotAllowed => StatusCode::FORBIDDEN,
+            ErrorCode::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::ServiceUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The default message; some answers give a more precise one.
+    pub fn message(self) -> &'static str {
+        match self {
+            ErrorCode::ValidationFailed => {
+                "Dados inválidos: verifique os campos indicados em errors."
+            }
+            ErrorCode::BadRequest => "Requisição inválida.",
+            ErrorCode::MalformedBody => {
+                "Corpo da requisição malformado: envie um objeto JSON válido."
+            }
+            ErrorCode::UnsupportedMediaType => "Content-Type deve ser application/json.",
+            ErrorCode::PayloadTooLarge => "Corpo da requisição excede o tamanho máximo permitido.",
+            ErrorCode::NotFound => "Recurso não encontrado.",
+            ErrorCode::MethodNotAllowed => "Método não permitido para este recurso.",
+            ErrorCode::Unauthorized => "Token de acesso ausente, inválido ou expirado.",
+            ErrorCode::Forbidden => {
+                "Sem permissão para acessar este recurso com a aplicação do token."
+            }
+            ErrorCode::WrongPassword => "E-mail ou senha incorretos.",
+            ErrorCode::UnknownUser => "Usuário não encontrado.",
+            ErrorCode::ApplicationNotAllowed => "Usuário sem permissão para a aplicação informada.",
+            ErrorCode::InvalidRefreshToken => "Refresh token inválido, expirado ou já utilizado.",
+            ErrorCode::TooManyRequests => "Muitas tentativas. Tente novamente mais tarde.",
+            ErrorCode::ServiceUnavailable => {
+                "Serviço temporariamente indisponível. Tente novamente em instantes."
+            }
+            ErrorCode::Internal => "Erro interno. Tente novamente mais tarde.",
+        }
+    }
+}
+
+/// An error answer: its code, message, the invalid fields (for validation failures) and, for 429,
+/// the seconds to wait.
+#[derive(Debug)]
+pub struct ApiError {
+    pub code: ErrorCode,
+    pub message: String,
+    pub fields: Vec<FieldError>,
+    pub retry_after_secs: Option<u64>,
+}
+
+impl ApiError {
+    pub fn new(code: ErrorCode) -> Self {
+        Self {
+            code,
+            message: code.message().to_owned(),
+            fields: Vec::new(),
+            retry_after_secs: None,
+        }
+    }
+
+    pub fn with_message(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            ..Self::new(code)
+        }
+    }
+
+    pub fn invalid(violations: Violations) -> Self {
+        Self {
+            fields: violations.errors().to_vec(),
+            ..Self::new(ErrorCode::ValidationFailed)
+        }
+    }
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code.code(), self.message)
+    }
+}
+
+#[derive(Serialize)]
+struct ErrorBody<'a> {
+    status: &'static str,
+    message: &'a str,
+    code: &'static str,
+    document: [(); 0],
+    #[serde(rename = "rowsAffected")]
+    rows_affected: [(); 0],
+    #[serde(skip_serializing_if = "<[FieldError]>::is_empty")]
+    errors: &'a [FieldError],
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        self.code.status()
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let mut response = HttpResponse::build(self.status_code());
+        if let Some(secs) = self.retry_after_secs {
+            response.insert_header((header::RETRY_AFTER, HeaderValue::from(secs)));
+        }
+        response.json(ErrorBody {
+            status: "error",
+            message: &self.message,
+            code: self.code.code(),
+            document: [],
+            rows_affected: [],
+            errors: &self.fields,
+        })
+    }
+}
+
+impl From<Violations> for ApiError {
+    fn from(v: Violations) -> Self {
+        ApiError::invalid(v)
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::Unavailable(cause) => {
+                tracing::warn!(%cause, "database unavailable");
+                ApiError::new(ErrorCode::ServiceUnavailable)
+            }
+            StoreError::Unexpected(cause) => {
+                tracing::error!(%cause, "database failure");
+                ApiError::new(ErrorCode::Internal)
+            }
+        }
+    }
+}
+
+impl From<HashError> for ApiError {
+    fn from(error: HashError) -> Self {
+        match error {
+            HashError::Busy => ApiError::new(ErrorCode::ServiceUnavailable),
+            HashError::Failed(cause) => {
+                tracing::error!(%cause, "password hashing failed");
+                ApiError::new(ErrorCode::Internal)
+            }
+        }
+    }
+}
+
+impl From<TokenError> for ApiError {
+    fn from(error: TokenError) -> Self {
+        match error {
+            TokenError::Invalid => ApiError::new(ErrorCode::Unauthorized),
+            TokenError::Signing(cause) => {
+                tracing::error!(%cause, "token signing failed");
+                ApiError::new(ErrorCode::Internal)
+            }
+        }
+    }
+}
+
+impl From<SignInError> for ApiError {
+    fn from(error: SignInError) -> Self {
+        match error {
+            SignInError::Throttled { until } => {
+                let wait = (until - chrono::Utc::now()).num_seconds().max(1);
+                ApiError {
+                    retry_after_secs: u64::try_from(wait).ok(),
+                    ..ApiError::new(ErrorCode::TooManyRequests)
+                }
+            }
+            SignInError::UnknownUser => ApiError::new(ErrorCode::UnknownUser),
+            SignInError::WrongPassword => ApiError::new(ErrorCode::WrongPassword),
+            SignInError::ApplicationNotAllowed => ApiError::new(ErrorCode::ApplicationNotAllowed),
+            SignInError::Hash(e) => e.into(),
+            SignInError::Token(e) => e.into(),
+            SignInError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<RefreshError> for ApiError {
+    fn from(error: RefreshError) -> Self {
+        match error {
+            RefreshError::InvalidToken => ApiError::new(ErrorCode::InvalidRefreshToken),
+            RefreshError::ApplicationNotAllowed => ApiError::new(ErrorCode::ApplicationNotAllowed),
+            RefreshError::Token(e) => e.into(),
+            RefreshError::Store(e) => e.into(),
+        }
+    }
+}

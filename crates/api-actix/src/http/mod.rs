@@ -1,0 +1,7 @@
+//! HTTP plumbing shared by the routes: envelopes, errors, body reading, callers.
+
+pub mod auth;
+pub mod body;
+pub mod envelope;
+pub mod error;
+pub mod middleware;

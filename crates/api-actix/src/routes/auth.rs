@@ -1,0 +1,150 @@
+//! Route 1 `POST /signin`, token renewal `POST /refreshToken`, `GET /me`, and the public keys.
+
+use crate::http::auth::{AuthenticatedUser, ClientAddress};
+use crate::http::body::BodyReader;
+use crate::http::envelope::Envelope;
+use crate::http::error::ApiError;
+use crate::state::AppState;
+use actix_web::{HttpResponse, web};
+use domain::auth::password::Password;
+use domain::auth::sign_in::{SignInRequest, SignedIn};
+use domain::validation::Violations;
+use domain::values::{Application, Email};
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+/// The answer of sign-in and renewal, the spec's exception to the envelope.
+#[derive(Serialize, ToSchema)]
+pub struct SignInResponse {
+    #[schema(example = "success")]
+    pub status: &'static str,
+    pub message: String,
+    /// E-mail of the authenticated user.
+    pub user: String,
+    /// Access token (JWT, EdDSA), valid for 1 hour.
+    pub token: String,
+    /// Refresh token (JWT, EdDSA), valid for 2 hours and usable once.
+    #[serde(rename = "currentRefreshToken")]
+    pub current_refresh_token: String,
+}
+
+impl SignInResponse {
+    fn from(signed: SignedIn, message: &str) -> Self {
+        Self {
+            status: "success",
+            message: message.to_owned(),
+            user: signed.email.as_str().to_owned(),
+            token: signed.tokens.access_token,
+            current_refresh_token: signed.tokens.refresh_token,
+        }
+    }
+}
+
+/// Signs in to one application and answers an access and a refresh token.
+#[utoipa::path(post, path = "/signin", tag = "autenticação",
+    request_body(content = crate::routes::docs::SignInBody, example = json!({"email": "parceiro@demo.com.br", "password": "Parceiro#2026", "aplicacao": "PARCEIRO"})),
+    responses(
+        (status = 200, description = "Autenticado", body = SignInResponse),
+        (status = 400, description = "Campos ausentes ou inválidos", body = crate::routes::docs::ErrorEnvelope),
+        (status = 401, description = "Senha incorreta", body = crate::routes::docs::ErrorEnvelope),
+        (status = 403, description = "Usuário sem permissão para a aplicação", body = crate::routes::docs::ErrorEnvelope),
+        (status = 404, description = "Usuário não encontrado", body = crate::routes::docs::ErrorEnvelope),
+        (status = 413, description = "Corpo grande demais", body = crate::routes::docs::ErrorEnvelope),
+        (status = 415, description = "Content-Type não é JSON", body = crate::routes::docs::ErrorEnvelope),
+        (status = 422, description = "Corpo malformado", body = crate::routes::docs::ErrorEnvelope),
+        (status = 429, description = "Muitas falhas; veja Retry-After", body = crate::routes::docs::ErrorEnvelope),
+        (status = 503, description = "Indisponível", body = crate::routes::docs::ErrorEnvelope),
+    ))]
+pub async fn sign_in(
+    state: web::Data<AppState>,
+    client: ClientAddress,
+    body: web::Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let reader = BodyReader::root(&body)?;
+    let mut v = Violations::new();
+    let email = reader
+        .string(&mut v, "email")
+        .and_then(|s| v.check("email", Email::parse(s)));
+    let password = reader
+        .string(&mut v, "password")
+        .and_then(|s| v.check("password", Password::parse(s)));
+    let application = reader
+        .string(&mut v, "aplicacao")
+        .and_then(|s| v.check("aplicacao", Application::parse(s)));
+    let (Some(email), Some(password), Some(application)) = (email, password, application) else {
+        return Err(ApiError::invalid(v));
+    };
+    let request = SignInRequest {
+        email,
+        password,
+        application,
+        client_address: client.0.map(|ip| ip.to_string()),
+    };
+    let signed = state.sign_in.sign_in(request).await?;
+    Ok(HttpResponse::Ok().json(SignInResponse::from(
+        signed,
+        "Usuário autenticado com sucesso.",
+    )))
+}
+
+/// Trades a refresh token (usable once) for a new pair. Presenting a used one ends the whole
+/// session family.
+#[utoipa::path(post, path = "/refreshToken", tag = "autenticação",
+    request_body(content = crate::routes::docs::RefreshBody),
+    responses(
+        (status = 200, description = "Novo par de tokens", body = SignInResponse),
+        (status = 400, description = "refreshToken ausente", body = crate::routes::docs::ErrorEnvelope),
+        (status = 401, description = "Refresh token inválido, expirado ou já usado", body = crate::routes::docs::ErrorEnvelope),
+        (status = 403, description = "Usuário perdeu a permissão para a aplicação", body = crate::routes::docs::ErrorEnvelope),
+        (status = 413, description = "Corpo grande demais", body = crate::routes::docs::ErrorEnvelope),
+        (status = 415, description = "Content-Type não é JSON", body = crate::routes::docs::ErrorEnvelope),
+        (status = 422, description = "Corpo malformado", body = crate::routes::docs::ErrorEnvelope),
+        (status = 503, description = "Indisponível", body = crate::routes::docs::ErrorEnvelope),
+    ))]
+pub async fn refresh(
+    state: web::Data<AppState>,
+    body: web::Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let reader = BodyReader::root(&body)?;
+    let mut v = Violations::new();
+    let Some(token) = reader.text(&mut v, "refreshToken") else {
+        return Err(ApiError::invalid(v));
+    };
+    let signed = state.sign_in.refresh(token).await?;
+    Ok(HttpResponse::Ok().json(SignInResponse::from(
+        signed,
+        "Tokens renovados com sucesso.",
+    )))
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Session {
+    /// The user's id (the token's `sub`).
+    #[serde(rename = "userId")]
+    pub user_id: i64,
+    pub aplicacao: String,
+}
+
+/// Who the access token belongs to.
+#[utoipa::path(get, path = "/me", tag = "autenticação", security(("bearer" = [])),
+    responses(
+        (status = 200, description = "Sessão do token", body = crate::routes::docs::SessionEnvelope),
+        (status = 401, description = "Token ausente ou inválido", body = crate::routes::docs::ErrorEnvelope),
+    ))]
+pub async fn me(user: AuthenticatedUser) -> HttpResponse {
+    let session = Session {
+        user_id: user.0.user_id,
+        aplicacao: user.0.application.as_str().to_owned(),
+    };
+    HttpResponse::Ok().json(Envelope::data("Sessão válida.", session))
+}
+
+/// The public keys that verify access tokens, so that other services can check them.
+#[utoipa::path(get, path = "/.well-known/jwks.json", tag = "autenticação",
+    responses((status = 200, description = "JWK Set (Ed25519)", body = Object)))]
+pub async fn jwks(state: web::Data<AppState>) -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header(("cache-control", "public, max-age=300"))
+        .json(&state.jwks)
+}

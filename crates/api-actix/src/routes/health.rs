@@ -1,0 +1,24 @@
+//! Liveness and readiness, for orchestrators and load balancers.
+
+use crate::http::envelope::Envelope;
+use crate::http::error::ApiError;
+use crate::state::AppState;
+use actix_web::{HttpResponse, web};
+
+/// The process is up and serving.
+#[utoipa::path(get, path = "/health/live", tag = "saúde",
+    responses((status = 200, description = "Processo ativo", body = crate::routes::docs::MessageEnvelope)))]
+pub async fn live() -> HttpResponse {
+    HttpResponse::Ok().json(Envelope::message("Serviço ativo."))
+}
+
+/// The service can answer requests: the database responds.
+#[utoipa::path(get, path = "/health/ready", tag = "saúde",
+    responses(
+        (status = 200, description = "Pronto", body = crate::routes::docs::MessageEnvelope),
+        (status = 503, description = "Banco de dados indisponível", body = crate::routes::docs::ErrorEnvelope),
+    ))]
+pub async fn ready(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    state.readiness.check().await?;
+    Ok(HttpResponse::Ok().json(Envelope::message("Serviço pronto.")))
+}

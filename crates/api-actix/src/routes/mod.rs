@@ -1,0 +1,12 @@
+//! The routes, one module per area. A handler parses, calls one use case and maps the result.
+
+pub mod auth;
+pub mod docs;
+pub mod health;
+
+use crate::http::error::{ApiError, ErrorCode};
+
+/// Every path no route matches.
+pub async fn not_found() -> Result<actix_web::HttpResponse, ApiError> {
+    Err(ApiError::new(ErrorCode::NotFound))
+}

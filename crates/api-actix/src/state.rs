@@ -1,0 +1,16 @@
+//! What handlers receive: the use cases, never a pool or an adapter.
+
+use domain::auth::ports::TokenService;
+use domain::auth::sign_in::SignInService;
+use domain::health::Readiness;
+use ipnet::IpNet;
+use std::sync::Arc;
+
+pub struct AppState {
+    pub sign_in: SignInService,
+    pub tokens: Arc<dyn TokenService>,
+    pub readiness: Arc<dyn Readiness>,
+    /// The public keys that verify our tokens, as a JWK Set.
+    pub jwks: serde_json::Value,
+    pub trusted_proxies: Vec<IpNet>,
+}
