@@ -30,7 +30,11 @@ pub enum Command {
         no_migrate: bool,
     },
     /// Applies pending database migrations and exits.
-    Migrate,
+    Migrate {
+        /// Create the database named by DATABASE_URL first when it does not exist.
+        #[arg(long)]
+        create_database: bool,
+    },
     /// Manages users (there is no sign-up route).
     User {
         #[command(subcommand)]
@@ -74,7 +78,11 @@ pub enum UserCommand {
 #[derive(Debug, Subcommand)]
 pub enum SeedCommand {
     /// The demo catalog, partner and one user per application; prints their credentials.
-    Demo,
+    Demo {
+        /// Do nothing when the database already has users.
+        #[arg(long)]
+        if_empty: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -157,8 +165,11 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
                 .await
                 .map_err(|e| CliError::Failed(e.to_string()))
         }
-        Command::Migrate => {
+        Command::Migrate { create_database } => {
             let config = Config::from_env()?;
+            if create_database && migrations::create_database_if_missing(&config.database_url).await.map_err(StartupError::from)? {
+                println!("banco de dados criado");
+            }
             let applied = migrations::run_pending(&config.database_url)
                 .await
                 .map_err(StartupError::from)?;
@@ -197,10 +208,18 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             Ok(())
         }
         Command::Seed {
-            command: SeedCommand::Demo,
+            command: SeedCommand::Demo { if_empty },
         } => {
             let config = Config::from_env()?;
             let pool = build_pool(&pool_settings(&config)).map_err(StartupError::from)?;
+            if if_empty
+                && !seed::is_empty(&pool)
+                    .await
+                    .map_err(|e| CliError::Failed(e.to_string()))?
+            {
+                println!("O banco já tem usuários: dados de demonstração não carregados.");
+                return Ok(());
+            }
             seed::seed_demo_catalog(&pool)
                 .await
                 .map_err(|e| CliError::Failed(e.to_string()))?;

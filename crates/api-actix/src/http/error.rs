@@ -271,3 +271,47 @@ impl From<RefreshError> for ApiError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The rows of the markdown table that follows `heading` in docs/errors.md, as cells.
+    fn table_after(doc: &str, heading: &str) -> Vec<Vec<String>> {
+        doc.split(heading)
+            .nth(1)
+            .unwrap_or_default()
+            .lines()
+            .skip_while(|l| !l.starts_with('|'))
+            .take_while(|l| l.starts_with('|'))
+            .skip(2)
+            .map(|l| l.trim_matches('|').split('|').map(|c| c.trim().trim_matches('`').to_owned()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn docs_errors_md_lists_every_code() {
+        let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/errors.md")).unwrap();
+        let documented = table_after(&doc, "## Answer codes");
+        let expected: Vec<Vec<String>> = ErrorCode::ALL
+            .iter()
+            .map(|c| vec![c.code().to_owned(), c.status().as_u16().to_string(), c.message().to_owned()])
+            .collect();
+        assert_eq!(documented, expected);
+
+        let documented_fields = table_after(&doc, "## Field codes");
+        let expected_fields: Vec<Vec<String>> =
+            domain::validation::field_codes().iter().map(|(code, meaning)| vec![(*code).to_owned(), (*meaning).to_owned()]).collect();
+        assert_eq!(documented_fields, expected_fields);
+    }
+
+    #[test]
+    fn codes_are_unique() {
+        let mut codes: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.code()).collect();
+        codes.extend(domain::validation::field_codes().iter().map(|(c, _)| *c));
+        let count = codes.len();
+        codes.sort_unstable();
+        codes.dedup();
+        assert_eq!(codes.len(), count);
+    }
+}

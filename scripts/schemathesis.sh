@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Checks the running service against its own OpenAPI document with schemathesis (an outside tool):
+# no answer may be a 5xx, every status must be documented, and every answer must match its schema.
+# Starts the real binary on a fresh database with the demo data, signed in with a demo token.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/postgres.sh
+
+if [ -z "${TEST_DATABASE_URL:-}" ]; then
+  ensure_postgres
+  export TEST_DATABASE_URL="$PG_SERVER_URL/postgres"
+fi
+server="${TEST_DATABASE_URL%/*}"
+
+venv="${SCHEMATHESIS_VENV:-$HOME/.cache/sales-schemathesis-venv}"
+if [ ! -x "$venv/bin/st" ]; then
+  python3 -m venv "$venv" || { echo "python3 com venv é necessário (Debian: apt-get install python3-venv)" >&2; exit 1; }
+  "$venv/bin/pip" install --quiet "schemathesis==4.32.5"
+fi
+
+cargo build --bin sales-api
+bin="${CARGO_TARGET_DIR:-target}/debug/sales-api"
+
+work="$(mktemp -d)"
+db="sales_schemathesis_$$_$RANDOM"
+port=$((20000 + RANDOM % 20000))
+export DATABASE_URL="$server/$db"
+export JWT_PRIVATE_KEY_FILE="$work/keys/jwt-ed25519.pem"
+export BIND_ADDR="127.0.0.1:$port"
+export BCRYPT_COST=4
+export LOG_JSON=true
+export RUST_LOG=warn
+
+cleanup() {
+  if [ -n "${pid:-}" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
+  if command -v psql >/dev/null 2>&1; then
+    psql "$server/postgres" -qc "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" >/dev/null 2>&1 || true
+  else
+    echo "psql ausente: remova o banco $db manualmente" >&2
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+"$bin" keys generate --out "$work/keys" >/dev/null
+"$bin" migrate --create-database >/dev/null
+"$bin" seed demo >/dev/null
+"$bin" serve --no-migrate >"$work/server.log" 2>&1 &
+pid=$!
+
+for _ in $(seq 1 100); do
+  if "$venv/bin/python" -c "import urllib.request,sys; urllib.request.urlopen('http://$BIND_ADDR/health/ready', timeout=1)" 2>/dev/null; then break; fi
+  sleep 0.2
+done
+
+token=$("$venv/bin/python" - "$BIND_ADDR" <<'PY'
+import json, sys, urllib.request
+body = json.dumps({"email": "backoffice@demo.com.br", "password": "Backoffice#2026", "aplicacao": "BACKOFFICE"}).encode()
+request = urllib.request.Request(f"http://{sys.argv[1]}/signin", data=body, headers={"Content-Type": "application/json"})
+print(json.load(urllib.request.urlopen(request))["token"])
+PY
+)
+
+status=0
+"$venv/bin/st" run "http://$BIND_ADDR/openapi.json" \
+  --header "Authorization: Bearer $token" \
+  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
+  --max-examples "${SCHEMATHESIS_MAX_EXAMPLES:-50}" \
+  --seed 20261122 \
+  --generation-database none \
+  --no-color || status=$?
+if [ "$status" != 0 ]; then
+  echo "--- registro do servidor ---" >&2
+  tail -50 "$work/server.log" >&2
+fi
+exit "$status"
