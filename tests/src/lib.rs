@@ -104,9 +104,7 @@ impl TestApp {
             hasher: Arc::new(BcryptHasher::new(4, 2).unwrap()),
             policy: PasswordPolicy::default(),
         };
-        let partner = applications
-            .contains(&"PARCEIRO")
-            .then(|| "11222333000181".to_owned());
+        let partner = applications.contains(&"PARCEIRO").then(|| "11222333000181".to_owned());
         let input = NewUserInput {
             email: email.into(),
             password: password.into(),
@@ -120,19 +118,11 @@ impl TestApp {
     /// Runs SQL on the test's database (to arrange or inspect state a route cannot).
     pub async fn sql(&self, statement: &str) {
         let mut conn = AsyncPgConnection::establish(&self.db.url).await.unwrap();
-        diesel::sql_query(statement)
-            .execute(&mut conn)
-            .await
-            .unwrap();
+        diesel::sql_query(statement).execute(&mut conn).await.unwrap();
     }
 
     pub async fn post_json(&self, path: &str, body: &Value) -> reqwest::Response {
-        self.client
-            .post(self.url(path))
-            .json(body)
-            .send()
-            .await
-            .unwrap()
+        self.client.post(self.url(path)).json(body).send().await.unwrap()
     }
 
     pub async fn get(&self, path: &str, token: Option<&str>) -> reqwest::Response {
@@ -145,7 +135,12 @@ impl TestApp {
 
     /// Signs in and answers the whole JSON body; panics unless 200.
     pub async fn sign_in(&self, email: &str, password: &str, application: &str) -> Value {
-        let response = self.post_json("/signin", &serde_json::json!({"email": email, "password": password, "aplicacao": application})).await;
+        let response = self
+            .post_json(
+                "/signin",
+                &serde_json::json!({"email": email, "password": password, "aplicacao": application}),
+            )
+            .await;
         assert_eq!(response.status(), StatusCode::OK);
         response.json().await.unwrap()
     }
@@ -166,10 +161,7 @@ pub async fn assert_error(response: reqwest::Response, status: StatusCode, code:
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["status"], "error", "{body}");
     assert_eq!(body["code"], code, "{body}");
-    assert!(
-        body["message"].as_str().is_some_and(|m| !m.is_empty()),
-        "{body}"
-    );
+    assert!(body["message"].as_str().is_some_and(|m| !m.is_empty()), "{body}");
     assert_eq!(body["document"], serde_json::json!([]));
     assert_eq!(body["rowsAffected"], serde_json::json!([]));
     body
@@ -179,10 +171,6 @@ pub async fn assert_error(response: reqwest::Response, status: StatusCode, code:
 pub fn error_fields(body: &Value) -> Vec<String> {
     body["errors"]
         .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|e| e["field"].as_str().unwrap_or("").to_owned())
-                .collect()
-        })
+        .map(|a| a.iter().map(|e| e["field"].as_str().unwrap_or("").to_owned()).collect())
         .unwrap_or_default()
 }

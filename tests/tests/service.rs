@@ -14,12 +14,7 @@ async fn unknown_routes_are_404_and_wrong_methods_405_in_the_envelope_with_a_req
     assert!(missing.headers().get("x-request-id").is_some());
     assert_error(missing, StatusCode::NOT_FOUND, "nao_encontrado").await;
     let wrong_method = app.client.delete(app.url("/signin")).send().await.unwrap();
-    assert_error(
-        wrong_method,
-        StatusCode::METHOD_NOT_ALLOWED,
-        "metodo_nao_permitido",
-    )
-    .await;
+    assert_error(wrong_method, StatusCode::METHOD_NOT_ALLOWED, "metodo_nao_permitido").await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -57,13 +52,13 @@ async fn the_database_going_away_answers_503_and_the_service_recovers_by_itself(
         "servico_indisponivel",
     )
     .await;
-    let sign_in = app.post_json("/signin", &serde_json::json!({"email": "ana@exemplo.com.br", "password": "Vendas#2026", "aplicacao": "PARCEIRO"})).await;
-    assert_error(
-        sign_in,
-        StatusCode::SERVICE_UNAVAILABLE,
-        "servico_indisponivel",
-    )
-    .await;
+    let sign_in = app
+        .post_json(
+            "/signin",
+            &serde_json::json!({"email": "ana@exemplo.com.br", "password": "Vendas#2026", "aplicacao": "PARCEIRO"}),
+        )
+        .await;
+    assert_error(sign_in, StatusCode::SERVICE_UNAVAILABLE, "servico_indisponivel").await;
 
     admin_sql(format!("ALTER DATABASE \"{name}\" ALLOW_CONNECTIONS true")).await;
     let mut recovered = false;
@@ -74,12 +69,8 @@ async fn the_database_going_away_answers_503_and_the_service_recovers_by_itself(
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert!(
-        recovered,
-        "the service did not recover after the database came back"
-    );
-    app.sign_in("ana@exemplo.com.br", "Vendas#2026", "PARCEIRO")
-        .await;
+    assert!(recovered, "the service did not recover after the database came back");
+    app.sign_in("ana@exemplo.com.br", "Vendas#2026", "PARCEIRO").await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -96,30 +87,14 @@ async fn cors_allows_configured_origins_only_and_never_credentials() {
     let allowed = preflight("https://loja.exemplo.com.br").await.unwrap();
     assert_eq!(allowed.status(), StatusCode::OK);
     assert_eq!(
-        allowed
-            .headers()
-            .get("access-control-allow-origin")
-            .unwrap(),
+        allowed.headers().get("access-control-allow-origin").unwrap(),
         "https://loja.exemplo.com.br"
     );
-    assert!(
-        allowed
-            .headers()
-            .get("access-control-allow-credentials")
-            .is_none()
-    );
+    assert!(allowed.headers().get("access-control-allow-credentials").is_none());
     let refused = preflight("https://malicioso.exemplo.com").await.unwrap();
-    assert!(
-        refused
-            .headers()
-            .get("access-control-allow-origin")
-            .is_none()
-    );
+    assert!(refused.headers().get("access-control-allow-origin").is_none());
     assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
-    assert_eq!(
-        refused.headers().get("content-type").unwrap(),
-        "application/json"
-    );
+    assert_eq!(refused.headers().get("content-type").unwrap(), "application/json");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -132,19 +107,8 @@ async fn a_wildcard_origin_never_comes_with_credentials() {
         .send()
         .await
         .unwrap();
-    assert_eq!(
-        response
-            .headers()
-            .get("access-control-allow-origin")
-            .unwrap(),
-        "*"
-    );
-    assert!(
-        response
-            .headers()
-            .get("access-control-allow-credentials")
-            .is_none()
-    );
+    assert_eq!(response.headers().get("access-control-allow-origin").unwrap(), "*");
+    assert!(response.headers().get("access-control-allow-credentials").is_none());
 }
 
 #[tokio::test(flavor = "multi_thread")]

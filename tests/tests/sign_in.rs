@@ -10,27 +10,15 @@ const PASSWORD: &str = "Vendas#2026";
 #[tokio::test(flavor = "multi_thread")]
 async fn sign_in_answers_the_spec_members_with_both_tokens() {
     let app = TestApp::spawn().await;
-    app.create_user("ana@exemplo.com.br", PASSWORD, &["PARCEIRO"])
-        .await;
-    let body = app
-        .sign_in("Ana@Exemplo.com.br", PASSWORD, "PARCEIRO")
-        .await;
+    app.create_user("ana@exemplo.com.br", PASSWORD, &["PARCEIRO"]).await;
+    let body = app.sign_in("Ana@Exemplo.com.br", PASSWORD, "PARCEIRO").await;
     assert_eq!(body["status"], "success");
     assert!(body["message"].as_str().is_some_and(|m| !m.is_empty()));
     assert_eq!(body["user"], "ana@exemplo.com.br");
-    let members: Vec<&str> = body
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
+    let members: Vec<&str> = body.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(members.len(), 5, "{members:?}");
     for token in ["token", "currentRefreshToken"] {
-        assert_eq!(
-            body[token].as_str().unwrap().split('.').count(),
-            3,
-            "{token} is a JWT"
-        );
+        assert_eq!(body[token].as_str().unwrap().split('.').count(), 3, "{token} is a JWT");
     }
     // The access token opens a protected route; the refresh token does not.
     let me = app.get("/me", body["token"].as_str()).await;
@@ -84,8 +72,7 @@ async fn missing_and_invalid_fields_are_400_naming_each_field() {
 async fn a_password_over_72_bytes_is_refused_not_cut() {
     let app = TestApp::spawn().await;
     let long = format!("{PASSWORD}{}", "x".repeat(70));
-    app.create_user("ana@exemplo.com.br", PASSWORD, &["PARCEIRO"])
-        .await;
+    app.create_user("ana@exemplo.com.br", PASSWORD, &["PARCEIRO"]).await;
     let body = assert_error(
         app.post_json(
             "/signin",
@@ -102,26 +89,22 @@ async fn a_password_over_72_bytes_is_refused_not_cut() {
 #[tokio::test(flavor = "multi_thread")]
 async fn wrong_password_is_401_unknown_user_404_and_missing_application_403() {
     let app = TestApp::spawn().await;
-    app.create_user("ana@exemplo.com.br", PASSWORD, &["PARCEIRO"])
-        .await;
-    let wrong =
-        json!({"email": "ana@exemplo.com.br", "password": "Errada#2026", "aplicacao": "PARCEIRO"});
+    app.create_user("ana@exemplo.com.br", PASSWORD, &["PARCEIRO"]).await;
+    let wrong = json!({"email": "ana@exemplo.com.br", "password": "Errada#2026", "aplicacao": "PARCEIRO"});
     assert_error(
         app.post_json("/signin", &wrong).await,
         StatusCode::UNAUTHORIZED,
         "credenciais_invalidas",
     )
     .await;
-    let unknown =
-        json!({"email": "ninguem@exemplo.com.br", "password": PASSWORD, "aplicacao": "PARCEIRO"});
+    let unknown = json!({"email": "ninguem@exemplo.com.br", "password": PASSWORD, "aplicacao": "PARCEIRO"});
     assert_error(
         app.post_json("/signin", &unknown).await,
         StatusCode::NOT_FOUND,
         "usuario_nao_encontrado",
     )
     .await;
-    let other_app =
-        json!({"email": "ana@exemplo.com.br", "password": PASSWORD, "aplicacao": "BACKOFFICE"});
+    let other_app = json!({"email": "ana@exemplo.com.br", "password": PASSWORD, "aplicacao": "BACKOFFICE"});
     assert_error(
         app.post_json("/signin", &other_app).await,
         StatusCode::FORBIDDEN,
@@ -149,12 +132,7 @@ async fn malformed_json_is_422_and_a_wrong_content_type_415_both_in_the_envelope
         .send()
         .await
         .unwrap();
-    assert_error(
-        malformed,
-        StatusCode::UNPROCESSABLE_ENTITY,
-        "corpo_malformado",
-    )
-    .await;
+    assert_error(malformed, StatusCode::UNPROCESSABLE_ENTITY, "corpo_malformado").await;
     let not_object = app
         .client
         .post(app.url("/signin"))
@@ -163,12 +141,7 @@ async fn malformed_json_is_422_and_a_wrong_content_type_415_both_in_the_envelope
         .send()
         .await
         .unwrap();
-    assert_error(
-        not_object,
-        StatusCode::UNPROCESSABLE_ENTITY,
-        "corpo_malformado",
-    )
-    .await;
+    assert_error(not_object, StatusCode::UNPROCESSABLE_ENTITY, "corpo_malformado").await;
     let text = app
         .client
         .post(app.url("/signin"))
@@ -177,19 +150,13 @@ async fn malformed_json_is_422_and_a_wrong_content_type_415_both_in_the_envelope
         .send()
         .await
         .unwrap();
-    assert_error(
-        text,
-        StatusCode::UNSUPPORTED_MEDIA_TYPE,
-        "tipo_conteudo_invalido",
-    )
-    .await;
+    assert_error(text, StatusCode::UNSUPPORTED_MEDIA_TYPE, "tipo_conteudo_invalido").await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_body_over_the_limit_is_413_in_the_envelope() {
     let app = TestApp::spawn_with(&[("MAX_BODY_BYTES", "2048")]).await;
-    let big =
-        json!({"email": "a@exemplo.com.br", "password": "x".repeat(4096), "aplicacao": "PARCEIRO"});
+    let big = json!({"email": "a@exemplo.com.br", "password": "x".repeat(4096), "aplicacao": "PARCEIRO"});
     assert_error(
         app.post_json("/signin", &big).await,
         StatusCode::PAYLOAD_TOO_LARGE,

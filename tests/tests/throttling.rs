@@ -15,17 +15,14 @@ fn attempt(email: &str, password: &str) -> serde_json::Value {
 async fn the_fifth_failure_for_an_email_blocks_it_with_retry_after_even_for_the_right_password() {
     // A large per-address limit, so that only the e-mail counter is at play.
     let app = TestApp::spawn().await;
-    app.create_user("ana@exemplo.com.br", PASSWORD, &["PARCEIRO"])
-        .await;
+    app.create_user("ana@exemplo.com.br", PASSWORD, &["PARCEIRO"]).await;
     for _ in 0..5 {
         let r = app
             .post_json("/signin", &attempt("ana@exemplo.com.br", "Errada#2026"))
             .await;
         assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
     }
-    let blocked = app
-        .post_json("/signin", &attempt("ana@exemplo.com.br", PASSWORD))
-        .await;
+    let blocked = app.post_json("/signin", &attempt("ana@exemplo.com.br", PASSWORD)).await;
     let retry_after: u64 = blocked
         .headers()
         .get("retry-after")
@@ -41,8 +38,7 @@ async fn the_fifth_failure_for_an_email_blocks_it_with_retry_after_even_for_the_
 #[tokio::test(flavor = "multi_thread")]
 async fn unknown_emails_count_alike_and_a_success_clears_the_email_counter() {
     let app = TestApp::spawn().await;
-    app.create_user("ana@exemplo.com.br", PASSWORD, &["PARCEIRO"])
-        .await;
+    app.create_user("ana@exemplo.com.br", PASSWORD, &["PARCEIRO"]).await;
     for _ in 0..4 {
         assert_eq!(
             app.post_json("/signin", &attempt("ninguem@exemplo.com.br", PASSWORD))
@@ -64,8 +60,7 @@ async fn unknown_emails_count_alike_and_a_success_clears_the_email_counter() {
 
     // Four failures and a success: the next four failures do not block. (The address counter is
     // cleared first: the failures above blocked this client's address too.)
-    app.sql("DELETE FROM signin_throttle WHERE scope = 'signin_ip'")
-        .await;
+    app.sql("DELETE FROM signin_throttle WHERE scope = 'signin_ip'").await;
     for _ in 0..4 {
         assert_eq!(
             app.post_json("/signin", &attempt("ana@exemplo.com.br", "Errada#2026"))
@@ -74,8 +69,7 @@ async fn unknown_emails_count_alike_and_a_success_clears_the_email_counter() {
             StatusCode::UNAUTHORIZED
         );
     }
-    app.sql("DELETE FROM signin_throttle WHERE scope = 'signin_ip'")
-        .await;
+    app.sql("DELETE FROM signin_throttle WHERE scope = 'signin_ip'").await;
     assert_eq!(
         app.post_json("/signin", &attempt("ana@exemplo.com.br", PASSWORD))
             .await
@@ -95,8 +89,7 @@ async fn unknown_emails_count_alike_and_a_success_clears_the_email_counter() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_client_address_is_blocked_across_emails_and_a_forged_forwarded_for_moves_nothing() {
     let app = TestApp::spawn().await;
-    app.create_user("ana@exemplo.com.br", PASSWORD, &["PARCEIRO"])
-        .await;
+    app.create_user("ana@exemplo.com.br", PASSWORD, &["PARCEIRO"]).await;
     for i in 0..5 {
         // Each attempt claims another address: with no trusted proxy, the header is ignored.
         let r = app
@@ -123,8 +116,7 @@ async fn a_client_address_is_blocked_across_emails_and_a_forged_forwarded_for_mo
 #[tokio::test(flavor = "multi_thread")]
 async fn behind_a_trusted_proxy_the_forwarded_client_is_counted() {
     let app = TestApp::spawn_with(&[("TRUSTED_PROXIES", "127.0.0.1/32")]).await;
-    app.create_user("ana@exemplo.com.br", PASSWORD, &["PARCEIRO"])
-        .await;
+    app.create_user("ana@exemplo.com.br", PASSWORD, &["PARCEIRO"]).await;
     for i in 0..5 {
         let r = app
             .client

@@ -13,14 +13,8 @@ use serde_json::{Value, json};
 const PASSWORD: &str = "Vendas#2026";
 
 async fn signed_in(app: &TestApp) -> (i64, Value) {
-    let id = app
-        .create_user("ana@exemplo.com.br", PASSWORD, &["PARCEIRO"])
-        .await;
-    (
-        id,
-        app.sign_in("ana@exemplo.com.br", PASSWORD, "PARCEIRO")
-            .await,
-    )
+    let id = app.create_user("ana@exemplo.com.br", PASSWORD, &["PARCEIRO"]).await;
+    (id, app.sign_in("ana@exemplo.com.br", PASSWORD, "PARCEIRO").await)
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -28,27 +22,18 @@ async fn a_refresh_token_works_once_and_its_reuse_ends_the_whole_family() {
     let app = TestApp::spawn().await;
     let (_, first) = signed_in(&app).await;
     let renewed = app
-        .post_json(
-            "/refreshToken",
-            &json!({"refreshToken": first["currentRefreshToken"]}),
-        )
+        .post_json("/refreshToken", &json!({"refreshToken": first["currentRefreshToken"]}))
         .await;
     assert_eq!(renewed.status(), StatusCode::OK);
     let renewed: Value = renewed.json().await.unwrap();
     assert_eq!(renewed["status"], "success");
     assert_eq!(renewed["user"], "ana@exemplo.com.br");
     assert_ne!(renewed["currentRefreshToken"], first["currentRefreshToken"]);
-    assert_eq!(
-        app.get("/me", renewed["token"].as_str()).await.status(),
-        StatusCode::OK
-    );
+    assert_eq!(app.get("/me", renewed["token"].as_str()).await.status(), StatusCode::OK);
 
     // The first refresh token again: refused, and the one issued from it dies too.
     let reused = app
-        .post_json(
-            "/refreshToken",
-            &json!({"refreshToken": first["currentRefreshToken"]}),
-        )
+        .post_json("/refreshToken", &json!({"refreshToken": first["currentRefreshToken"]}))
         .await;
     assert_error(reused, StatusCode::UNAUTHORIZED, "refresh_token_invalido").await;
     let descendant = app
@@ -57,12 +42,7 @@ async fn a_refresh_token_works_once_and_its_reuse_ends_the_whole_family() {
             &json!({"refreshToken": renewed["currentRefreshToken"]}),
         )
         .await;
-    assert_error(
-        descendant,
-        StatusCode::UNAUTHORIZED,
-        "refresh_token_invalido",
-    )
-    .await;
+    assert_error(descendant, StatusCode::UNAUTHORIZED, "refresh_token_invalido").await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -83,15 +63,10 @@ async fn two_concurrent_refreshes_with_one_token_give_exactly_one_200() {
 async fn refresh_checks_the_application_permission_again() {
     let app = TestApp::spawn().await;
     let (id, first) = signed_in(&app).await;
-    app.sql(&format!(
-        "DELETE FROM user_applications WHERE user_id = {id}"
-    ))
-    .await;
+    app.sql(&format!("DELETE FROM user_applications WHERE user_id = {id}"))
+        .await;
     let response = app
-        .post_json(
-            "/refreshToken",
-            &json!({"refreshToken": first["currentRefreshToken"]}),
-        )
+        .post_json("/refreshToken", &json!({"refreshToken": first["currentRefreshToken"]}))
         .await;
     assert_error(response, StatusCode::FORBIDDEN, "aplicacao_nao_permitida").await;
 }
@@ -103,12 +78,7 @@ async fn an_access_token_or_garbage_is_not_a_refresh_token() {
     let with_access = app
         .post_json("/refreshToken", &json!({"refreshToken": first["token"]}))
         .await;
-    assert_error(
-        with_access,
-        StatusCode::UNAUTHORIZED,
-        "refresh_token_invalido",
-    )
-    .await;
+    assert_error(with_access, StatusCode::UNAUTHORIZED, "refresh_token_invalido").await;
     let garbage = app
         .post_json("/refreshToken", &json!({"refreshToken": "abc.def.ghi"}))
         .await;
@@ -127,12 +97,7 @@ async fn protected_routes_refuse_missing_malformed_expired_foreign_and_unsigned_
     };
     let access = first["token"].as_str().unwrap();
 
-    assert_error(
-        app.get("/me", None).await,
-        StatusCode::UNAUTHORIZED,
-        "nao_autenticado",
-    )
-    .await;
+    assert_error(app.get("/me", None).await, StatusCode::UNAUTHORIZED, "nao_autenticado").await;
     assert_error(
         app.get("/me", Some("not-a-jwt")).await,
         StatusCode::UNAUTHORIZED,
@@ -189,12 +154,7 @@ async fn protected_routes_refuse_missing_malformed_expired_foreign_and_unsigned_
 async fn the_published_keys_verify_the_tokens_kid() {
     let app = TestApp::spawn().await;
     let (_, first) = signed_in(&app).await;
-    let jwks: Value = app
-        .get("/.well-known/jwks.json", None)
-        .await
-        .json()
-        .await
-        .unwrap();
+    let jwks: Value = app.get("/.well-known/jwks.json", None).await.json().await.unwrap();
     let header: Value = serde_json::from_slice(
         &URL_SAFE_NO_PAD
             .decode(first["token"].as_str().unwrap().split('.').next().unwrap())
@@ -210,11 +170,5 @@ async fn the_published_keys_verify_the_tokens_kid() {
         .expect("kid published");
     assert_eq!(key["kty"], "OKP");
     assert_eq!(key["crv"], "Ed25519");
-    assert_eq!(
-        URL_SAFE_NO_PAD
-            .decode(key["x"].as_str().unwrap())
-            .unwrap()
-            .len(),
-        32
-    );
+    assert_eq!(URL_SAFE_NO_PAD.decode(key["x"].as_str().unwrap()).unwrap().len(), 32);
 }

@@ -1,9 +1,7 @@
 //! Users, refresh tokens and sign-in throttling in PostgreSQL.
 
 use crate::pool::{PgPool, connection, query_error};
-use crate::schema::{
-    partners, refresh_tokens, representatives, signin_throttle, user_applications, users,
-};
+use crate::schema::{partners, refresh_tokens, representatives, signin_throttle, user_applications, users};
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 use diesel::prelude::*;
@@ -43,17 +41,13 @@ async fn load_user(
         .load(conn)
         .await
         .map_err(query_error)?;
-    let email = Email::parse(&email)
-        .map_err(|e| StoreError::Unexpected(format!("e-mail armazenado inválido: {e}")))?;
+    let email = Email::parse(&email).map_err(|e| StoreError::Unexpected(format!("e-mail armazenado inválido: {e}")))?;
     Ok(Some(UserAccount {
         id,
         email,
         password_hash: PasswordHash(hash),
         // The database's check constraint admits only the three known names.
-        applications: apps
-            .iter()
-            .filter_map(|a| Application::parse(a).ok())
-            .collect(),
+        applications: apps.iter().filter_map(|a| Application::parse(a).ok()).collect(),
     }))
 }
 
@@ -196,31 +190,28 @@ impl RefreshTokenStore for PgAccounts {
         if let Some(family_id) = consumed {
             return Ok(ConsumeOutcome::Consumed { family_id });
         }
-        let existing: Option<(Uuid, Option<DateTime<Utc>>, Option<DateTime<Utc>>)> =
-            refresh_tokens::table
-                .find(jti)
-                .select((
-                    refresh_tokens::family_id,
-                    refresh_tokens::used_at,
-                    refresh_tokens::revoked_at,
-                ))
-                .first(&mut conn)
-                .await
-                .optional()
-                .map_err(query_error)?;
+        let existing: Option<(Uuid, Option<DateTime<Utc>>, Option<DateTime<Utc>>)> = refresh_tokens::table
+            .find(jti)
+            .select((
+                refresh_tokens::family_id,
+                refresh_tokens::used_at,
+                refresh_tokens::revoked_at,
+            ))
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(query_error)?;
         match existing {
             None => Ok(ConsumeOutcome::Unknown),
             // Expired, never used: simply no longer valid.
             Some((_, None, None)) => Ok(ConsumeOutcome::Unknown),
             Some((family_id, _, _)) => {
-                diesel::update(
-                    refresh_tokens::table.filter(refresh_tokens::family_id.eq(family_id)),
-                )
-                .filter(refresh_tokens::revoked_at.is_null())
-                .set(refresh_tokens::revoked_at.eq(now))
-                .execute(&mut conn)
-                .await
-                .map_err(query_error)?;
+                diesel::update(refresh_tokens::table.filter(refresh_tokens::family_id.eq(family_id)))
+                    .filter(refresh_tokens::revoked_at.is_null())
+                    .set(refresh_tokens::revoked_at.eq(now))
+                    .execute(&mut conn)
+                    .await
+                    .map_err(query_error)?;
                 Ok(ConsumeOutcome::Reused)
             }
         }

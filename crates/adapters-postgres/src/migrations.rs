@@ -59,12 +59,18 @@ pub async fn create_database_if_missing(url: &str) -> Result<bool, MigrationErro
     }
 
     let path = url.split('?').next().unwrap_or(url);
-    let name = path.rsplit_once('/').map(|(_, n)| n).filter(|n| !n.is_empty()).ok_or_else(|| MigrationError::Connect("DATABASE_URL sem nome de banco".into()))?;
+    let name = path
+        .rsplit_once('/')
+        .map(|(_, n)| n)
+        .filter(|n| !n.is_empty())
+        .ok_or_else(|| MigrationError::Connect("DATABASE_URL sem nome de banco".into()))?;
     if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
         return Err(MigrationError::Connect(format!("nome de banco não suportado: {name}")));
     }
     let admin = url.replacen(&format!("/{name}"), "/postgres", 1);
-    let mut conn = AsyncPgConnection::establish(&admin).await.map_err(|e| MigrationError::Connect(e.to_string()))?;
+    let mut conn = AsyncPgConnection::establish(&admin)
+        .await
+        .map_err(|e| MigrationError::Connect(e.to_string()))?;
     let exists = diesel::sql_query("SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1) AS found")
         .bind::<diesel::sql_types::Text, _>(name)
         .get_result::<Found>(&mut conn)

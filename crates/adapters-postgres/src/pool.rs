@@ -4,9 +4,7 @@ use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel_async::AsyncPgConnection;
 use diesel_async::RunQueryDsl;
 use diesel_async::pooled_connection::deadpool::{Object, Pool, PoolError};
-use diesel_async::pooled_connection::{
-    AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
-};
+use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod};
 use domain::store::StoreError;
 use futures_util::FutureExt;
 use std::time::Duration;
@@ -64,8 +62,7 @@ pub fn build_pool(settings: &PoolSettings) -> Result<PgPool, PoolBuildError> {
         }
         .boxed()
     });
-    let manager =
-        AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(&settings.url, config);
+    let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(&settings.url, config);
     Pool::builder(manager)
         .max_size(settings.max_size)
         .wait_timeout(Some(settings.wait_timeout))
@@ -84,9 +81,7 @@ pub async fn connection(pool: &PgPool) -> Result<PooledConnection, StoreError> {
 pub(crate) fn pool_error(error: PoolError) -> StoreError {
     match error {
         PoolError::Closed => StoreError::Unavailable("pool fechado".into()),
-        PoolError::Timeout(kind) => {
-            StoreError::Unavailable(format!("tempo esgotado no pool ({kind:?})"))
-        }
+        PoolError::Timeout(kind) => StoreError::Unavailable(format!("tempo esgotado no pool ({kind:?})")),
         PoolError::Backend(e) => StoreError::Unavailable(format!("conexão recusada: {e}")),
         PoolError::PostCreateHook(e) => StoreError::Unavailable(format!("conexão recusada: {e}")),
         PoolError::NoRuntimeSpecified => StoreError::Unexpected("pool sem runtime".into()),
@@ -96,10 +91,9 @@ pub(crate) fn pool_error(error: PoolError) -> StoreError {
 /// diesel's failures as the domain sees them: a lost connection is "unavailable", the rest unexpected.
 pub(crate) fn query_error(error: DieselError) -> StoreError {
     match &error {
-        DieselError::DatabaseError(
-            DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
-            _,
-        ) => StoreError::Unavailable(error.to_string()),
+        DieselError::DatabaseError(DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand, _) => {
+            StoreError::Unavailable(error.to_string())
+        }
         DieselError::DatabaseError(_, info) if is_unavailable_sqlstate(info.message()) => {
             StoreError::Unavailable(error.to_string())
         }
@@ -109,8 +103,7 @@ pub(crate) fn query_error(error: DieselError) -> StoreError {
 
 fn is_unavailable_sqlstate(message: &str) -> bool {
     // Admin shutdown and termination reach us as plain messages through tokio-postgres.
-    message.contains("terminating connection")
-        || message.contains("the database system is shutting down")
+    message.contains("terminating connection") || message.contains("the database system is shutting down")
 }
 
 /// Whether the database answers a trivial query now.

@@ -16,11 +16,7 @@ const SEEDED_BY: &str = "seed-demo";
 /// Whether the database holds no user yet (the run command seeds only then).
 pub async fn is_empty(pool: &PgPool) -> Result<bool, StoreError> {
     let mut conn = connection(pool).await?;
-    let count: i64 = users::table
-        .count()
-        .get_result(&mut conn)
-        .await
-        .map_err(query_error)?;
+    let count: i64 = users::table.count().get_result(&mut conn).await.map_err(query_error)?;
     Ok(count == 0)
 }
 
@@ -43,18 +39,8 @@ pub async fn seed_demo_catalog(pool: &PgPool) -> Result<(), StoreError> {
                 .await?;
         }
         let product_rows = [
-            (
-                101,
-                "Seguro de Vida Essencial",
-                9101,
-                vec!["001", "104", "237", "341"],
-            ),
-            (
-                102,
-                "Assistência Funeral Familiar",
-                9102,
-                vec!["001", "237"],
-            ),
+            (101, "Seguro de Vida Essencial", 9101, vec!["001", "104", "237", "341"]),
+            (102, "Assistência Funeral Familiar", 9102, vec!["001", "237"]),
             (103, "Plano Odontológico Online", 9103, vec!["260", "341"]),
         ];
         for (code, name, integration, bank_codes) in product_rows {

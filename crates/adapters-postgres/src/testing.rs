@@ -95,9 +95,7 @@ impl TestDatabase {
             .await
             {
                 Ok(_) => break,
-                Err(e)
-                    if attempt < 20 && e.to_string().contains("being accessed by other users") =>
-                {
+                Err(e) if attempt < 20 && e.to_string().contains("being accessed by other users") => {
                     attempt += 1;
                     tokio::time::sleep(std::time::Duration::from_millis(50 * attempt)).await;
                 }
@@ -125,12 +123,9 @@ async fn ensure_template(conn: &mut AsyncPgConnection, admin: &str, template: &s
     .unwrap_or(false);
     if !ready {
         // A template left half-made by an interrupted run is dropped and made again.
-        exec(
-            conn,
-            &format!("DROP DATABASE IF EXISTS \"{template}\" WITH (FORCE)"),
-        )
-        .await
-        .expect("drop stale template");
+        exec(conn, &format!("DROP DATABASE IF EXISTS \"{template}\" WITH (FORCE)"))
+            .await
+            .expect("drop stale template");
         exec(conn, &format!("CREATE DATABASE \"{template}\""))
             .await
             .expect("create template");
@@ -155,19 +150,12 @@ impl Drop for TestDatabase {
         let name = self.name.clone();
         // Drop runs inside the test's runtime: do the async work on a thread of its own.
         let handle = std::thread::spawn(move || {
-            let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            else {
+            let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
                 return;
             };
             runtime.block_on(async move {
                 if let Ok(mut conn) = AsyncPgConnection::establish(&admin).await {
-                    let _ = exec(
-                        &mut conn,
-                        &format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"),
-                    )
-                    .await;
+                    let _ = exec(&mut conn, &format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)")).await;
                 }
             });
         });

@@ -87,11 +87,7 @@ async fn a_duplicate_email_is_refused_and_leaves_nothing_half_written() {
     assert_eq!(second, Err(CreateUserError::DuplicateEmail));
     // The second partner was inserted inside the failed transaction: it must not exist.
     let other = repo
-        .create(&new_user(
-            "outro@exemplo.com.br",
-            vec![Application::Ecommerce],
-            None,
-        ))
+        .create(&new_user("outro@exemplo.com.br", vec![Application::Ecommerce], None))
         .await;
     assert!(other.is_ok());
     let pool = build_pool(&PoolSettings::new(&db.url)).unwrap();
@@ -147,18 +143,9 @@ async fn two_concurrent_consumptions_of_one_refresh_token_give_one_success_and_r
         1,
         "{outcomes:?}"
     );
-    assert_eq!(
-        outcomes
-            .iter()
-            .filter(|o| **o == ConsumeOutcome::Reused)
-            .count(),
-        1
-    );
+    assert_eq!(outcomes.iter().filter(|o| **o == ConsumeOutcome::Reused).count(), 1);
     // The reuse revoked the whole family: the sibling no longer works.
-    assert_eq!(
-        repo.consume(sibling.jti, now).await.unwrap(),
-        ConsumeOutcome::Reused
-    );
+    assert_eq!(repo.consume(sibling.jti, now).await.unwrap(), ConsumeOutcome::Reused);
     assert_eq!(
         repo.consume(Uuid::new_v4(), now).await.unwrap(),
         ConsumeOutcome::Unknown
@@ -170,11 +157,7 @@ async fn an_expired_refresh_token_is_not_consumed() {
     let db = TestDatabase::new().await;
     let repo = accounts(&db).await;
     let user_id = repo
-        .create(&new_user(
-            "ana@exemplo.com.br",
-            vec![Application::Ecommerce],
-            None,
-        ))
+        .create(&new_user("ana@exemplo.com.br", vec![Application::Ecommerce], None))
         .await
         .unwrap();
     let token = RefreshTokenRecord {
@@ -199,10 +182,7 @@ async fn throttle_counts_within_the_window_blocks_and_resets() {
     let other = ThrottleKey::ClientAddress("203.0.113.9".into());
     let t0 = Utc::now();
     for expected in 1..=3 {
-        assert_eq!(
-            repo.register_failure(&key, t0, 900).await.unwrap(),
-            expected
-        );
+        assert_eq!(repo.register_failure(&key, t0, 900).await.unwrap(), expected);
     }
     // Past the window, counting starts again.
     assert_eq!(
@@ -212,19 +192,12 @@ async fn throttle_counts_within_the_window_blocks_and_resets() {
         1
     );
     assert_eq!(
-        repo.blocked_until(&[key.clone(), other.clone()], t0)
-            .await
-            .unwrap(),
+        repo.blocked_until(&[key.clone(), other.clone()], t0).await.unwrap(),
         None
     );
     repo.register_failure(&other, t0, 900).await.unwrap();
-    repo.block(&other, t0 + Duration::seconds(30))
-        .await
-        .unwrap();
-    let blocked = repo
-        .blocked_until(&[key.clone(), other.clone()], t0)
-        .await
-        .unwrap();
+    repo.block(&other, t0 + Duration::seconds(30)).await.unwrap();
+    let blocked = repo.blocked_until(&[key.clone(), other.clone()], t0).await.unwrap();
     assert_eq!(
         blocked.map(|b| b.timestamp()),
         Some((t0 + Duration::seconds(30)).timestamp())

@@ -36,10 +36,7 @@ pub enum StartupError {
     #[error(transparent)]
     Migration(#[from] MigrationError),
     #[error("não foi possível abrir {addr}: {source}")]
-    Bind {
-        addr: String,
-        source: std::io::Error,
-    },
+    Bind { addr: String, source: std::io::Error },
     #[error(transparent)]
     Hash(#[from] HashError),
 }
@@ -56,9 +53,11 @@ pub fn pool_settings(config: &Config) -> PoolSettings {
 
 /// Builds the adapters and the use cases over one pool.
 pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupError> {
-    let key_file = config.jwt.private_key_file.as_ref().ok_or_else(|| {
-        StartupError::Config("JWT_PRIVATE_KEY_FILE: variável obrigatória ausente".into())
-    })?;
+    let key_file = config
+        .jwt
+        .private_key_file
+        .as_ref()
+        .ok_or_else(|| StartupError::Config("JWT_PRIVATE_KEY_FILE: variável obrigatória ausente".into()))?;
     let tokens = Arc::new(JwtTokenService::from_files(
         key_file,
         &config.jwt.previous_public_key_files,
@@ -67,10 +66,7 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
     )?);
     let jwks = serde_json::json!({ "keys": tokens.jwks() });
     let accounts = Arc::new(PgAccounts::new(pool.clone()));
-    let hasher = Arc::new(BcryptHasher::new(
-        config.bcrypt_cost,
-        config.bcrypt_max_concurrent,
-    )?);
+    let hasher = Arc::new(BcryptHasher::new(config.bcrypt_cost, config.bcrypt_max_concurrent)?);
     let sign_in = SignInService {
         users: accounts.clone(),
         hasher,
@@ -109,9 +105,7 @@ fn json_error(error: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {
         | JsonPayloadError::OverflowKnownLength { .. }
         | JsonPayloadError::Payload(PayloadError::Overflow) => ErrorCode::PayloadTooLarge,
         JsonPayloadError::ContentType => ErrorCode::UnsupportedMediaType,
-        JsonPayloadError::Deserialize(_) | JsonPayloadError::Serialize(_) => {
-            ErrorCode::MalformedBody
-        }
+        JsonPayloadError::Deserialize(_) | JsonPayloadError::Serialize(_) => ErrorCode::MalformedBody,
         _ => ErrorCode::BadRequest,
     };
     ApiError::new(code).into()
@@ -162,11 +156,10 @@ impl Application {
         }
         let pool = build_pool(&pool_settings(&config))?;
         let state = web::Data::new(build_state(&config, pool)?);
-        let listener =
-            TcpListener::bind(config.bind_addr).map_err(|source| StartupError::Bind {
-                addr: config.bind_addr.to_string(),
-                source,
-            })?;
+        let listener = TcpListener::bind(config.bind_addr).map_err(|source| StartupError::Bind {
+            addr: config.bind_addr.to_string(),
+            source,
+        })?;
         let port = listener
             .local_addr()
             .map_err(|source| StartupError::Bind {
@@ -179,11 +172,7 @@ impl Application {
         let server = HttpServer::new(move || {
             App::new()
                 .app_data(state.clone())
-                .app_data(
-                    web::JsonConfig::default()
-                        .limit(max_body)
-                        .error_handler(json_error),
-                )
+                .app_data(web::JsonConfig::default().limit(max_body).error_handler(json_error))
                 .app_data(web::PayloadConfig::new(max_body))
                 .app_data(web::PathConfig::default().error_handler(path_error))
                 .app_data(web::QueryConfig::default().error_handler(query_error))

@@ -130,8 +130,7 @@ pub const DEMO_USERS: [(&str, &str, &str, &str); 3] = [
 ];
 
 fn create_user_service(config: &Config, accounts: PgAccounts) -> Result<CreateUser, CliError> {
-    let hasher = BcryptHasher::new(config.bcrypt_cost, config.bcrypt_max_concurrent)
-        .map_err(StartupError::from)?;
+    let hasher = BcryptHasher::new(config.bcrypt_cost, config.bcrypt_max_concurrent).map_err(StartupError::from)?;
     Ok(CreateUser {
         writer: Arc::new(accounts),
         hasher: Arc::new(hasher),
@@ -167,7 +166,11 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         }
         Command::Migrate { create_database } => {
             let config = Config::from_env()?;
-            if create_database && migrations::create_database_if_missing(&config.database_url).await.map_err(StartupError::from)? {
+            if create_database
+                && migrations::create_database_if_missing(&config.database_url)
+                    .await
+                    .map_err(StartupError::from)?
+            {
                 println!("banco de dados criado");
             }
             let applied = migrations::run_pending(&config.database_url)
@@ -226,8 +229,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             let service = create_user_service(&config, PgAccounts::new(pool))?;
             println!("Usuários de demonstração (e-mail / senha / aplicação):");
             for (email, password, application, name) in DEMO_USERS {
-                let partner =
-                    (application == "PARCEIRO").then(|| seed::DEMO_PARTNER_CNPJ.to_owned());
+                let partner = (application == "PARCEIRO").then(|| seed::DEMO_PARTNER_CNPJ.to_owned());
                 let input = NewUserInput {
                     email: email.into(),
                     password: password.into(),
@@ -258,13 +260,10 @@ fn generate_keys(dir: &std::path::Path, keep_existing: bool) -> Result<(), CliEr
         }
         return Err(CliError::Failed(format!("{} já existe", private.display())));
     }
-    let (private_pem, public_pem) =
-        generate_key_pair().map_err(|e| CliError::Failed(e.to_string()))?;
-    std::fs::create_dir_all(dir)
-        .map_err(|e| CliError::Failed(format!("{}: {e}", dir.display())))?;
+    let (private_pem, public_pem) = generate_key_pair().map_err(|e| CliError::Failed(e.to_string()))?;
+    std::fs::create_dir_all(dir).map_err(|e| CliError::Failed(format!("{}: {e}", dir.display())))?;
     write_private(&private, &private_pem)?;
-    std::fs::write(&public, public_pem)
-        .map_err(|e| CliError::Failed(format!("{}: {e}", public.display())))?;
+    std::fs::write(&public, public_pem).map_err(|e| CliError::Failed(format!("{}: {e}", public.display())))?;
     println!("chaves escritas em {}", dir.display());
     Ok(())
 }

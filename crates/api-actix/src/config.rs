@@ -162,8 +162,7 @@ impl Config {
         let mut figment = Figment::new();
         for (key, value) in pairs {
             // Parsed exactly as the environment provider parses a variable's text.
-            let parsed: figment::value::Value =
-                value.parse().unwrap_or_else(|never| match never {});
+            let parsed: figment::value::Value = value.parse().unwrap_or_else(|never| match never {});
             figment = figment.merge((key.to_ascii_lowercase(), parsed));
         }
         Self::from_figment(figment)
@@ -177,10 +176,7 @@ impl Config {
                     let var = e.path.last().map(|p| p.to_ascii_uppercase());
                     match (&e.kind, var) {
                         (figment::error::Kind::MissingField(field), _) => {
-                            format!(
-                                "{}: variável obrigatória ausente",
-                                field.to_ascii_uppercase()
-                            )
+                            format!("{}: variável obrigatória ausente", field.to_ascii_uppercase())
                         }
                         (kind, Some(var)) => format!("{var}: valor inválido ({kind})"),
                         (kind, None) => kind.to_string(),
@@ -195,13 +191,8 @@ impl Config {
 
 impl RawConfig {
     fn check(self) -> Result<Config, ConfigError> {
-        if !(self.database_url.starts_with("postgres://")
-            || self.database_url.starts_with("postgresql://"))
-        {
-            return Err(bad(
-                "DATABASE_URL",
-                "deve começar com postgres:// ou postgresql://",
-            ));
+        if !(self.database_url.starts_with("postgres://") || self.database_url.starts_with("postgresql://")) {
+            return Err(bad("DATABASE_URL", "deve começar com postgres:// ou postgresql://"));
         }
         let bind_addr: SocketAddr = self.bind_addr.parse().map_err(|e| bad("BIND_ADDR", e))?;
         let public_url = match self.public_url {
@@ -218,10 +209,7 @@ impl RawConfig {
         let cors_allowed_origins = split_list(&self.cors_allowed_origins);
         for origin in &cors_allowed_origins {
             if origin != "*" && !(origin.starts_with("http://") || origin.starts_with("https://")) {
-                return Err(bad(
-                    "CORS_ALLOWED_ORIGINS",
-                    format!("origem inválida: {origin}"),
-                ));
+                return Err(bad("CORS_ALLOWED_ORIGINS", format!("origem inválida: {origin}")));
             }
         }
         let trusted_proxies = split_list(&self.trusted_proxies)

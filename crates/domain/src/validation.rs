@@ -47,12 +47,7 @@ impl Violations {
     }
 
     /// Records a failure of `field` directly.
-    pub fn add(
-        &mut self,
-        field: impl Into<String>,
-        code: &'static str,
-        message: impl Into<String>,
-    ) {
+    pub fn add(&mut self, field: impl Into<String>, code: &'static str, message: impl Into<String>) {
         self.0.push(FieldError {
             field: field.into(),
             code,
@@ -108,24 +103,14 @@ mod tests {
     #[test]
     fn collects_every_failure_with_its_field() {
         let mut v = Violations::new();
-        let kept = v.check::<u8>(
-            "customer.cpf",
-            Err(Rejection::new("cpf_digito", "CPF inválido")),
-        );
+        let kept = v.check::<u8>("customer.cpf", Err(Rejection::new("cpf_digito", "CPF inválido")));
         assert!(kept.is_none());
         assert_eq!(v.check("customer.name", Ok(7u8)), Some(7));
         v.add("address.state", "uf_invalida", "UF inválida");
-        let fields: Vec<_> = v
-            .errors()
-            .iter()
-            .map(|e| (e.field.as_str(), e.code))
-            .collect();
+        let fields: Vec<_> = v.errors().iter().map(|e| (e.field.as_str(), e.code)).collect();
         assert_eq!(
             fields,
-            vec![
-                ("customer.cpf", "cpf_digito"),
-                ("address.state", "uf_invalida")
-            ]
+            vec![("customer.cpf", "cpf_digito"), ("address.state", "uf_invalida")]
         );
         assert!(v.into_result().is_err());
     }
@@ -175,6 +160,9 @@ pub fn field_codes() -> Vec<(&'static str, &'static str)> {
         (Application::CODE, "aplicação fora de ECOMMERCE, PARCEIRO, BACKOFFICE"),
         (password::REQUIRED, "senha ausente"),
         (password::TOO_LONG, "senha com mais de 72 bytes"),
-        (password::WEAK, "senha fora da política (tamanho, maiúscula, dígito, especial) ou comum"),
+        (
+            password::WEAK,
+            "senha fora da política (tamanho, maiúscula, dígito, especial) ou comum",
+        ),
     ]
 }

@@ -113,10 +113,7 @@ mod tests {
             .peer_addr("203.0.113.5:5000".parse().unwrap())
             .insert_header(("x-forwarded-for", "198.51.100.1"))
             .to_http_request();
-        assert_eq!(
-            client_address(&req, &[]),
-            Some("203.0.113.5".parse().unwrap())
-        );
+        assert_eq!(client_address(&req, &[]), Some("203.0.113.5".parse().unwrap()));
         assert_eq!(
             client_address(&req, &nets(&["10.0.0.0/8"])),
             Some("203.0.113.5".parse().unwrap())

@@ -38,20 +38,12 @@ impl<'a> BodyReader<'a> {
     pub fn string(&self, v: &mut Violations, name: &str) -> Option<&'a str> {
         match self.present(name) {
             None => {
-                v.add(
-                    self.path(name),
-                    codes::REQUIRED,
-                    format!("{name} é obrigatório"),
-                );
+                v.add(self.path(name), codes::REQUIRED, format!("{name} é obrigatório"));
                 None
             }
             Some(Value::String(s)) => Some(s.as_str()),
             Some(_) => {
-                v.add(
-                    self.path(name),
-                    codes::WRONG_TYPE,
-                    format!("{name} deve ser texto"),
-                );
+                v.add(self.path(name), codes::WRONG_TYPE, format!("{name} deve ser texto"));
                 None
             }
         }
@@ -61,11 +53,7 @@ impl<'a> BodyReader<'a> {
     pub fn text(&self, v: &mut Violations, name: &str) -> Option<&'a str> {
         let s = self.string(v, name)?;
         if s.trim().is_empty() {
-            v.add(
-                self.path(name),
-                codes::REQUIRED,
-                format!("{name} não pode ser vazio"),
-            );
+            v.add(self.path(name), codes::REQUIRED, format!("{name} não pode ser vazio"));
             return None;
         }
         Some(s)
@@ -85,11 +73,7 @@ mod tests {
         assert!(reader.string(&mut v, "email").is_none());
         assert!(reader.text(&mut v, "password").is_none());
         assert!(reader.string(&mut v, "aplicacao").is_none());
-        let found: Vec<_> = v
-            .errors()
-            .iter()
-            .map(|e| (e.field.as_str(), e.code))
-            .collect();
+        let found: Vec<_> = v.errors().iter().map(|e| (e.field.as_str(), e.code)).collect();
         assert_eq!(
             found,
             vec![

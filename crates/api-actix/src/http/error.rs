@@ -94,29 +94,21 @@ impl ErrorCode {
     /// The default message; some answers give a more precise one.
     pub fn message(self) -> &'static str {
         match self {
-            ErrorCode::ValidationFailed => {
-                "Dados inválidos: verifique os campos indicados em errors."
-            }
+            ErrorCode::ValidationFailed => "Dados inválidos: verifique os campos indicados em errors.",
             ErrorCode::BadRequest => "Requisição inválida.",
-            ErrorCode::MalformedBody => {
-                "Corpo da requisição malformado: envie um objeto JSON válido."
-            }
+            ErrorCode::MalformedBody => "Corpo da requisição malformado: envie um objeto JSON válido.",
             ErrorCode::UnsupportedMediaType => "Content-Type deve ser application/json.",
             ErrorCode::PayloadTooLarge => "Corpo da requisição excede o tamanho máximo permitido.",
             ErrorCode::NotFound => "Recurso não encontrado.",
             ErrorCode::MethodNotAllowed => "Método não permitido para este recurso.",
             ErrorCode::Unauthorized => "Token de acesso ausente, inválido ou expirado.",
-            ErrorCode::Forbidden => {
-                "Sem permissão para acessar este recurso com a aplicação do token."
-            }
+            ErrorCode::Forbidden => "Sem permissão para acessar este recurso com a aplicação do token.",
             ErrorCode::WrongPassword => "E-mail ou senha incorretos.",
             ErrorCode::UnknownUser => "Usuário não encontrado.",
             ErrorCode::ApplicationNotAllowed => "Usuário sem permissão para a aplicação informada.",
             ErrorCode::InvalidRefreshToken => "Refresh token inválido, expirado ou já utilizado.",
             ErrorCode::TooManyRequests => "Muitas tentativas. Tente novamente mais tarde.",
-            ErrorCode::ServiceUnavailable => {
-                "Serviço temporariamente indisponível. Tente novamente em instantes."
-            }
+            ErrorCode::ServiceUnavailable => "Serviço temporariamente indisponível. Tente novamente em instantes.",
             ErrorCode::Internal => "Erro interno. Tente novamente mais tarde.",
         }
     }
@@ -285,7 +277,12 @@ mod tests {
             .skip_while(|l| !l.starts_with('|'))
             .take_while(|l| l.starts_with('|'))
             .skip(2)
-            .map(|l| l.trim_matches('|').split('|').map(|c| c.trim().trim_matches('`').to_owned()).collect())
+            .map(|l| {
+                l.trim_matches('|')
+                    .split('|')
+                    .map(|c| c.trim().trim_matches('`').to_owned())
+                    .collect()
+            })
             .collect()
     }
 
@@ -295,13 +292,21 @@ mod tests {
         let documented = table_after(&doc, "## Answer codes");
         let expected: Vec<Vec<String>> = ErrorCode::ALL
             .iter()
-            .map(|c| vec![c.code().to_owned(), c.status().as_u16().to_string(), c.message().to_owned()])
+            .map(|c| {
+                vec![
+                    c.code().to_owned(),
+                    c.status().as_u16().to_string(),
+                    c.message().to_owned(),
+                ]
+            })
             .collect();
         assert_eq!(documented, expected);
 
         let documented_fields = table_after(&doc, "## Field codes");
-        let expected_fields: Vec<Vec<String>> =
-            domain::validation::field_codes().iter().map(|(code, meaning)| vec![(*code).to_owned(), (*meaning).to_owned()]).collect();
+        let expected_fields: Vec<Vec<String>> = domain::validation::field_codes()
+            .iter()
+            .map(|(code, meaning)| vec![(*code).to_owned(), (*meaning).to_owned()])
+            .collect();
         assert_eq!(documented_fields, expected_fields);
     }
 

@@ -22,9 +22,7 @@ impl RootSpanBuilder for RequestSpan {
             .get::<RequestId>()
             .map(|id| id.to_string())
             .unwrap_or_default();
-        let route = request
-            .match_pattern()
-            .unwrap_or_else(|| "<sem rota>".to_owned());
+        let route = request.match_pattern().unwrap_or_else(|| "<sem rota>".to_owned());
         tracing::info_span!(
             "http_request",
             request_id = %request_id,
@@ -67,18 +65,14 @@ pub fn echo_request_id<B>(mut response: ServiceResponse<B>) -> ServiceResponse<B
 }
 
 /// Replaces a non-JSON error answer with the error envelope of the same status.
-pub fn envelope_plain_errors<B>(
-    response: ServiceResponse<B>,
-) -> actix_web::Result<ErrorHandlerResponse<B>> {
+pub fn envelope_plain_errors<B>(response: ServiceResponse<B>) -> actix_web::Result<ErrorHandlerResponse<B>> {
     let is_json = response
         .headers()
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/json"));
     if is_json {
-        return Ok(ErrorHandlerResponse::Response(
-            response.map_into_left_body(),
-        ));
+        return Ok(ErrorHandlerResponse::Response(response.map_into_left_body()));
     }
     let code = match response.status() {
         StatusCode::NOT_FOUND => ErrorCode::NotFound,

@@ -82,10 +82,7 @@ pub async fn sign_in(
         client_address: client.0.map(|ip| ip.to_string()),
     };
     let signed = state.sign_in.sign_in(request).await?;
-    Ok(HttpResponse::Ok().json(SignInResponse::from(
-        signed,
-        "Usuário autenticado com sucesso.",
-    )))
+    Ok(HttpResponse::Ok().json(SignInResponse::from(signed, "Usuário autenticado com sucesso.")))
 }
 
 /// Trades a refresh token (usable once) for a new pair. Presenting a used one ends the whole
@@ -102,20 +99,14 @@ pub async fn sign_in(
         (status = 422, description = "Corpo malformado", body = crate::routes::docs::ErrorEnvelope),
         (status = 503, description = "Indisponível", body = crate::routes::docs::ErrorEnvelope),
     ))]
-pub async fn refresh(
-    state: web::Data<AppState>,
-    body: web::Json<Value>,
-) -> Result<HttpResponse, ApiError> {
+pub async fn refresh(state: web::Data<AppState>, body: web::Json<Value>) -> Result<HttpResponse, ApiError> {
     let reader = BodyReader::root(&body)?;
     let mut v = Violations::new();
     let Some(token) = reader.text(&mut v, "refreshToken") else {
         return Err(ApiError::invalid(v));
     };
     let signed = state.sign_in.refresh(token).await?;
-    Ok(HttpResponse::Ok().json(SignInResponse::from(
-        signed,
-        "Tokens renovados com sucesso.",
-    )))
+    Ok(HttpResponse::Ok().json(SignInResponse::from(signed, "Tokens renovados com sucesso.")))
 }
 
 #[derive(Serialize, ToSchema)]

@@ -127,11 +127,10 @@ impl JwtTokenService {
         issuer: &str,
         audience: &str,
     ) -> Result<Self, KeyError> {
-        let signing =
-            SigningKey::from_pkcs8_pem(&read(private_key)?).map_err(|e| KeyError::Parse {
-                path: private_key.display().to_string(),
-                reason: e.to_string(),
-            })?;
+        let signing = SigningKey::from_pkcs8_pem(&read(private_key)?).map_err(|e| KeyError::Parse {
+            path: private_key.display().to_string(),
+            reason: e.to_string(),
+        })?;
         let previous = previous
             .iter()
             .map(|path| {
@@ -169,8 +168,7 @@ impl JwtTokenService {
         };
         let mut header = Header::new(Algorithm::EdDSA);
         header.kid = Some(self.signing_kid.clone());
-        jsonwebtoken::encode(&header, &claims, &self.encoding_key)
-            .map_err(|e| TokenError::Signing(e.to_string()))
+        jsonwebtoken::encode(&header, &claims, &self.encoding_key).map_err(|e| TokenError::Signing(e.to_string()))
     }
 
     fn verify(&self, token: &str, expected: TokenType) -> Result<(Principal, Uuid), TokenError> {
@@ -189,8 +187,7 @@ impl JwtTokenService {
         validation.set_required_spec_claims(&["exp", "iss", "aud", "sub", "nbf"]);
         validation.validate_nbf = true;
         validation.leeway = LEEWAY_SECS;
-        let data = jsonwebtoken::decode::<Claims>(token, key, &validation)
-            .map_err(|_| TokenError::Invalid)?;
+        let data = jsonwebtoken::decode::<Claims>(token, key, &validation).map_err(|_| TokenError::Invalid)?;
         let claims = data.claims;
         if claims.typ != expected {
             return Err(TokenError::Invalid);
@@ -198,13 +195,7 @@ impl JwtTokenService {
         let user_id = claims.sub.parse().map_err(|_| TokenError::Invalid)?;
         let application = Application::parse(&claims.app).map_err(|_| TokenError::Invalid)?;
         let jti = Uuid::parse_str(&claims.jti).map_err(|_| TokenError::Invalid)?;
-        Ok((
-            Principal {
-                user_id,
-                application,
-            },
-            jti,
-        ))
+        Ok((Principal { user_id, application }, jti))
     }
 }
 
@@ -216,28 +207,11 @@ fn read(path: &Path) -> Result<String, KeyError> {
 }
 
 impl TokenService for JwtTokenService {
-    fn issue(
-        &self,
-        principal: Principal,
-        family_id: Uuid,
-        now: DateTime<Utc>,
-    ) -> Result<TokenPair, TokenError> {
+    fn issue(&self, principal: Principal, family_id: Uuid, now: DateTime<Utc>) -> Result<TokenPair, TokenError> {
         let refresh_jti = Uuid::new_v4();
         Ok(TokenPair {
-            access_token: self.sign(
-                principal,
-                TokenType::Access,
-                Uuid::new_v4(),
-                now,
-                ACCESS_TTL,
-            )?,
-            refresh_token: self.sign(
-                principal,
-                TokenType::Refresh,
-                refresh_jti,
-                now,
-                REFRESH_TTL,
-            )?,
+            access_token: self.sign(principal, TokenType::Access, Uuid::new_v4(), now, ACCESS_TTL)?,
+            refresh_token: self.sign(principal, TokenType::Refresh, refresh_jti, now, REFRESH_TTL)?,
             refresh: RefreshTokenRecord {
                 jti: refresh_jti,
                 family_id,
@@ -267,12 +241,10 @@ pub fn generate_key_pair() -> Result<(String, String), KeyError> {
     use ed25519_dalek::pkcs8::EncodePublicKey;
     use ed25519_dalek::pkcs8::spki::der::pem::LineEnding;
     let key = SigningKey::generate(&mut rand::rngs::OsRng);
-    let private = key
-        .to_pkcs8_pem(LineEnding::LF)
-        .map_err(|e| KeyError::Parse {
-            path: "nova chave".into(),
-            reason: e.to_string(),
-        })?;
+    let private = key.to_pkcs8_pem(LineEnding::LF).map_err(|e| KeyError::Parse {
+        path: "nova chave".into(),
+        reason: e.to_string(),
+    })?;
     let public = key
         .verifying_key()
         .to_public_key_pem(LineEnding::LF)
@@ -311,14 +283,8 @@ mod tests {
             svc.verify_refresh(&pair.refresh_token).map(|c| c.jti),
             Ok(pair.refresh.jti)
         );
-        assert_eq!(
-            svc.verify_access(&pair.refresh_token),
-            Err(TokenError::Invalid)
-        );
-        assert_eq!(
-            svc.verify_refresh(&pair.access_token),
-            Err(TokenError::Invalid)
-        );
+        assert_eq!(svc.verify_access(&pair.refresh_token), Err(TokenError::Invalid));
+        assert_eq!(svc.verify_refresh(&pair.access_token), Err(TokenError::Invalid));
     }
 
     #[test]
@@ -327,15 +293,11 @@ mod tests {
         let now = Utc::now();
         let pair = svc.issue(principal(), Uuid::new_v4(), now).unwrap();
         let payload = pair.access_token.split('.').nth(1).unwrap();
-        let claims: serde_json::Value =
-            serde_json::from_slice(&URL_SAFE_NO_PAD.decode(payload).unwrap()).unwrap();
+        let claims: serde_json::Value = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(payload).unwrap()).unwrap();
         assert_eq!(claims["sub"], "42");
         assert_eq!(claims["app"], "PARCEIRO");
         assert_eq!(claims["typ"], "access");
-        assert_eq!(
-            claims["exp"].as_i64().unwrap() - claims["iat"].as_i64().unwrap(),
-            3600
-        );
+        assert_eq!(claims["exp"].as_i64().unwrap() - claims["iat"].as_i64().unwrap(), 3600);
         assert_eq!(pair.refresh.expires_at, now + Duration::hours(2));
         for claim in ["iss", "aud", "nbf", "jti"] {
             assert!(claims.get(claim).is_some(), "{claim}");
@@ -352,10 +314,7 @@ mod tests {
                 Utc::now() - Duration::hours(1) - Duration::seconds(31),
             )
             .unwrap();
-        assert_eq!(
-            svc.verify_access(&old.access_token),
-            Err(TokenError::Invalid)
-        );
+        assert_eq!(svc.verify_access(&old.access_token), Err(TokenError::Invalid));
         let within_leeway = svc
             .issue(
                 principal(),
@@ -365,29 +324,17 @@ mod tests {
             .unwrap();
         assert!(svc.verify_access(&within_leeway.access_token).is_ok());
         let future = svc
-            .issue(
-                principal(),
-                Uuid::new_v4(),
-                Utc::now() + Duration::seconds(120),
-            )
+            .issue(principal(), Uuid::new_v4(), Utc::now() + Duration::seconds(120))
             .unwrap();
-        assert_eq!(
-            svc.verify_access(&future.access_token),
-            Err(TokenError::Invalid)
-        );
+        assert_eq!(svc.verify_access(&future.access_token), Err(TokenError::Invalid));
     }
 
     #[test]
     fn a_token_of_another_key_or_tampered_or_alg_none_is_refused() {
         let svc = service(&key(), &[]);
         let stranger = service(&key(), &[]);
-        let foreign = stranger
-            .issue(principal(), Uuid::new_v4(), Utc::now())
-            .unwrap();
-        assert_eq!(
-            svc.verify_access(&foreign.access_token),
-            Err(TokenError::Invalid)
-        );
+        let foreign = stranger.issue(principal(), Uuid::new_v4(), Utc::now()).unwrap();
+        assert_eq!(svc.verify_access(&foreign.access_token), Err(TokenError::Invalid));
 
         let pair = svc.issue(principal(), Uuid::new_v4(), Utc::now()).unwrap();
         let parts: Vec<&str> = pair.access_token.split('.').collect();
@@ -413,17 +360,9 @@ mod tests {
         let old = service(&old_key, &[]);
         let issued_before = old.issue(principal(), Uuid::new_v4(), Utc::now()).unwrap();
         let rotated = service(&key(), &[old_key.verifying_key()]);
-        assert_eq!(
-            rotated.verify_access(&issued_before.access_token),
-            Ok(principal())
-        );
+        assert_eq!(rotated.verify_access(&issued_before.access_token), Ok(principal()));
         assert_eq!(rotated.jwks().len(), 2);
-        assert!(
-            rotated
-                .jwks()
-                .iter()
-                .all(|k| k.alg == "EdDSA" && k.crv == "Ed25519")
-        );
+        assert!(rotated.jwks().iter().all(|k| k.alg == "EdDSA" && k.crv == "Ed25519"));
     }
 
     #[test]

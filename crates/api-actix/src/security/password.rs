@@ -21,8 +21,8 @@ pub struct BcryptHasher {
 
 impl BcryptHasher {
     pub fn new(cost: u32, max_concurrent: usize) -> Result<Self, HashError> {
-        let dummy_hash = bcrypt::hash("dummy-password-for-timing", cost)
-            .map_err(|e| HashError::Failed(e.to_string()))?;
+        let dummy_hash =
+            bcrypt::hash("dummy-password-for-timing", cost).map_err(|e| HashError::Failed(e.to_string()))?;
         Ok(Self {
             cost,
             permits: Arc::new(Semaphore::new(max_concurrent.max(1))),
@@ -30,10 +30,7 @@ impl BcryptHasher {
         })
     }
 
-    async fn run<T: Send + 'static>(
-        &self,
-        work: impl FnOnce() -> T + Send + 'static,
-    ) -> Result<T, HashError> {
+    async fn run<T: Send + 'static>(&self, work: impl FnOnce() -> T + Send + 'static) -> Result<T, HashError> {
         let _permit = tokio::time::timeout(QUEUE_TIMEOUT, self.permits.acquire())
             .await
             .map_err(|_| HashError::Busy)?
@@ -50,16 +47,10 @@ impl PasswordHasher for BcryptHasher {
         let clear = password.expose().to_owned();
         let cost = self.cost;
         let hashed = self.run(move || bcrypt::hash(clear, cost)).await?;
-        hashed
-            .map(PasswordHash)
-            .map_err(|e| HashError::Failed(e.to_string()))
+        hashed.map(PasswordHash).map_err(|e| HashError::Failed(e.to_string()))
     }
 
-    async fn verify(
-        &self,
-        password: &Password,
-        hash: Option<PasswordHash>,
-    ) -> Result<bool, HashError> {
+    async fn verify(&self, password: &Password, hash: Option<PasswordHash>) -> Result<bool, HashError> {
         let clear = password.expose().to_owned();
         let known = hash.is_some();
         let target = hash.map_or_else(|| self.dummy_hash.clone(), |h| h.0);

@@ -82,9 +82,7 @@ impl PasswordPolicy {
         let long_enough = input.chars().count() >= self.min_chars;
         let upper = input.chars().any(char::is_uppercase);
         let digit = input.chars().any(|c| c.is_ascii_digit());
-        let special = input
-            .chars()
-            .any(|c| !c.is_alphanumeric() && !c.is_whitespace());
+        let special = input.chars().any(|c| !c.is_alphanumeric() && !c.is_whitespace());
         if !(long_enough && upper && digit && special) {
             return Err(Rejection::new(
                 WEAK,
@@ -124,10 +122,7 @@ mod tests {
         }
         assert_eq!(policy.check("senha@123").unwrap_err().code, WEAK);
         assert_eq!(
-            policy
-                .check(&format!("A1#{}", "a".repeat(70)))
-                .unwrap_err()
-                .code,
+            policy.check(&format!("A1#{}", "a".repeat(70))).unwrap_err().code,
             TOO_LONG
         );
     }

@@ -2,8 +2,7 @@
 //! method is written on it.
 
 use crate::auth::model::{
-    ConsumeOutcome, Principal, RefreshClaims, RefreshTokenRecord, ThrottleKey, TokenPair,
-    UserAccount, UserId,
+    ConsumeOutcome, Principal, RefreshClaims, RefreshTokenRecord, ThrottleKey, TokenPair, UserAccount, UserId,
 };
 use crate::auth::password::{Password, PasswordHash};
 use crate::store::StoreError;
@@ -35,11 +34,7 @@ pub trait PasswordHasher: Send + Sync {
     async fn hash(&self, password: &Password) -> Result<PasswordHash, HashError>;
     /// True when `password` matches `hash`. With no hash (an unknown user) it checks against a
     /// dummy hash of the same cost and answers false, so that the time taken tells nothing.
-    async fn verify(
-        &self,
-        password: &Password,
-        hash: Option<PasswordHash>,
-    ) -> Result<bool, HashError>;
+    async fn verify(&self, password: &Password, hash: Option<PasswordHash>) -> Result<bool, HashError>;
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -54,12 +49,7 @@ pub enum TokenError {
 #[cfg_attr(feature = "mock", mockall::automock)]
 pub trait TokenService: Send + Sync {
     /// Signs a new access and refresh pair for the principal; the refresh token joins `family_id`.
-    fn issue(
-        &self,
-        principal: Principal,
-        family_id: Uuid,
-        now: DateTime<Utc>,
-    ) -> Result<TokenPair, TokenError>;
+    fn issue(&self, principal: Principal, family_id: Uuid, now: DateTime<Utc>) -> Result<TokenPair, TokenError>;
     /// Verifies an access token (never a refresh token) and tells who it is for.
     fn verify_access(&self, token: &str) -> Result<Principal, TokenError>;
     /// Verifies a refresh token (never an access token).

@@ -3,8 +3,7 @@
 use crate::auth::model::{ConsumeOutcome, Principal, ThrottleKey, TokenPair};
 use crate::auth::password::Password;
 use crate::auth::ports::{
-    HashError, PasswordHasher, RefreshTokenStore, SignInThrottle, TokenError, TokenService,
-    UserRepository,
+    HashError, PasswordHasher, RefreshTokenStore, SignInThrottle, TokenError, TokenService, UserRepository,
 };
 use crate::auth::throttle::ThrottlePolicy;
 use crate::clock::Clock;
@@ -90,10 +89,7 @@ impl SignInService {
         // Unknown users are checked against a dummy hash, so both failures take the same time.
         let matches = self
             .hasher
-            .verify(
-                &request.password,
-                user.as_ref().map(|u| u.password_hash.clone()),
-            )
+            .verify(&request.password, user.as_ref().map(|u| u.password_hash.clone()))
             .await?;
         let user = match (user, matches) {
             (Some(user), true) => user,
@@ -124,11 +120,7 @@ impl SignInService {
         })
     }
 
-    async fn count_failure(
-        &self,
-        keys: &[ThrottleKey],
-        now: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
+    async fn count_failure(&self, keys: &[ThrottleKey], now: DateTime<Utc>) -> Result<(), StoreError> {
         for key in keys {
             let failures = self
                 .throttle
@@ -146,21 +138,15 @@ impl SignInService {
     /// one revokes its family, ending every session that descends from the same sign-in.
     #[tracing::instrument(skip_all)]
     pub async fn refresh(&self, refresh_token: &str) -> Result<SignedIn, RefreshError> {
-        let claims = self
-            .tokens
-            .verify_refresh(refresh_token)
-            .map_err(|e| match e {
-                TokenError::Invalid => RefreshError::InvalidToken,
-                other => RefreshError::Token(other),
-            })?;
+        let claims = self.tokens.verify_refresh(refresh_token).map_err(|e| match e {
+            TokenError::Invalid => RefreshError::InvalidToken,
+            other => RefreshError::Token(other),
+        })?;
         let now = self.clock.now();
         let family_id = match self.refresh_tokens.consume(claims.jti, now).await? {
             ConsumeOutcome::Consumed { family_id } => family_id,
             ConsumeOutcome::Reused => {
-                tracing::warn!(
-                    user_id = claims.user_id,
-                    "refresh token reused: family revoked"
-                );
+                tracing::warn!(user_id = claims.user_id, "refresh token reused: family revoked");
                 return Err(RefreshError::InvalidToken);
             }
             ConsumeOutcome::Unknown => return Err(RefreshError::InvalidToken),

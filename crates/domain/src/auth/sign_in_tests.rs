@@ -67,9 +67,7 @@ impl Mocks {
     }
 
     fn not_blocked(mut self) -> Self {
-        self.throttle
-            .expect_blocked_until()
-            .returning(|_, _| Ok(None));
+        self.throttle.expect_blocked_until().returning(|_, _| Ok(None));
         self
     }
 
@@ -107,10 +105,7 @@ async fn success_issues_a_new_family_records_the_refresh_token_and_clears_the_em
         .expect_issue()
         .withf(|p, _, _| p.user_id == 7 && p.application == Application::Partner)
         .returning(|p, f, _| Ok(pair(p, f)));
-    m.refresh_tokens
-        .expect_record()
-        .times(1)
-        .returning(|_| Ok(()));
+    m.refresh_tokens.expect_record().times(1).returning(|_| Ok(()));
     let signed = m.service().sign_in(request()).await.unwrap();
     assert_eq!(signed.email.as_str(), "ana@exemplo.com.br");
     assert_eq!(signed.tokens.access_token, "access");
@@ -125,15 +120,9 @@ async fn unknown_user_is_checked_against_the_dummy_hash_and_counted() {
         .withf(|_, hash| hash.is_none())
         .times(1)
         .returning(|_, _| Ok(false));
-    m.throttle
-        .expect_register_failure()
-        .times(2)
-        .returning(|_, _, _| Ok(1));
+    m.throttle.expect_register_failure().times(2).returning(|_, _, _| Ok(1));
     m.tokens.expect_issue().never();
-    assert_eq!(
-        m.service().sign_in(request()).await,
-        Err(SignInError::UnknownUser)
-    );
+    assert_eq!(m.service().sign_in(request()).await, Err(SignInError::UnknownUser));
 }
 
 #[tokio::test]
@@ -146,23 +135,14 @@ async fn wrong_password_counts_a_failure_per_key_and_the_fifth_blocks() {
     m.throttle
         .expect_register_failure()
         .times(2)
-        .returning(|key, _, _| {
-            Ok(if matches!(key, ThrottleKey::Email(_)) {
-                5
-            } else {
-                2
-            })
-        });
+        .returning(|key, _, _| Ok(if matches!(key, ThrottleKey::Email(_)) { 5 } else { 2 }));
     let expected_until = now() + chrono::Duration::seconds(30);
     m.throttle
         .expect_block()
         .withf(move |k, until| matches!(k, ThrottleKey::Email(_)) && *until == expected_until)
         .times(1)
         .returning(|_, _| Ok(()));
-    assert_eq!(
-        m.service().sign_in(request()).await,
-        Err(SignInError::WrongPassword)
-    );
+    assert_eq!(m.service().sign_in(request()).await, Err(SignInError::WrongPassword));
 }
 
 #[tokio::test]
@@ -208,9 +188,7 @@ fn refresh_claims() -> RefreshClaims {
 async fn refresh_keeps_the_family_and_records_the_new_token() {
     let family = Uuid::from_u128(99);
     let mut m = Mocks::new();
-    m.tokens
-        .expect_verify_refresh()
-        .returning(|_| Ok(refresh_claims()));
+    m.tokens.expect_verify_refresh().returning(|_| Ok(refresh_claims()));
     m.refresh_tokens
         .expect_consume()
         .withf(|jti, _| *jti == Uuid::from_u128(1))
@@ -233,30 +211,21 @@ async fn refresh_keeps_the_family_and_records_the_new_token() {
 #[tokio::test]
 async fn a_reused_refresh_token_is_refused() {
     let mut m = Mocks::new();
-    m.tokens
-        .expect_verify_refresh()
-        .returning(|_| Ok(refresh_claims()));
+    m.tokens.expect_verify_refresh().returning(|_| Ok(refresh_claims()));
     m.refresh_tokens
         .expect_consume()
         .returning(|_, _| Ok(ConsumeOutcome::Reused));
     m.tokens.expect_issue().never();
-    assert_eq!(
-        m.service().refresh("token").await,
-        Err(RefreshError::InvalidToken)
-    );
+    assert_eq!(m.service().refresh("token").await, Err(RefreshError::InvalidToken));
 }
 
 #[tokio::test]
 async fn refresh_checks_the_application_again() {
     let mut m = Mocks::new();
-    m.tokens
-        .expect_verify_refresh()
-        .returning(|_| Ok(refresh_claims()));
-    m.refresh_tokens.expect_consume().returning(|_, _| {
-        Ok(ConsumeOutcome::Consumed {
-            family_id: Uuid::nil(),
-        })
-    });
+    m.tokens.expect_verify_refresh().returning(|_| Ok(refresh_claims()));
+    m.refresh_tokens
+        .expect_consume()
+        .returning(|_, _| Ok(ConsumeOutcome::Consumed { family_id: Uuid::nil() }));
     m.users
         .expect_find_by_id()
         .returning(|_| Ok(Some(user(vec![Application::Ecommerce]))));
@@ -270,9 +239,7 @@ async fn refresh_checks_the_application_again() {
 #[tokio::test]
 async fn an_access_token_offered_as_refresh_is_invalid() {
     let mut m = Mocks::new();
-    m.tokens
-        .expect_verify_refresh()
-        .returning(|_| Err(TokenError::Invalid));
+    m.tokens.expect_verify_refresh().returning(|_| Err(TokenError::Invalid));
     m.refresh_tokens.expect_consume().never();
     assert_eq!(
         m.service().refresh("access-token").await,

@@ -28,10 +28,7 @@ impl ThrottlePolicy {
     pub fn block_until(&self, failures: u32, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
         let over = failures.checked_sub(self.max_failures)?;
         let factor = 1_i64.checked_shl(over.min(20)).unwrap_or(i64::MAX);
-        let secs = self
-            .base_block_secs
-            .saturating_mul(factor)
-            .min(self.max_block_secs);
+        let secs = self.base_block_secs.saturating_mul(factor).min(self.max_block_secs);
         Some(now + Duration::seconds(secs))
     }
 }

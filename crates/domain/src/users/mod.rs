@@ -79,20 +79,10 @@ impl CreateUser {
             }
         }
         if input.applications.is_empty() {
-            v.add(
-                "application",
-                codes::REQUIRED,
-                "informe ao menos uma aplicação",
-            );
+            v.add("application", codes::REQUIRED, "informe ao menos uma aplicação");
         }
-        let name = input
-            .name
-            .as_deref()
-            .and_then(|n| v.check("name", FullName::parse(n)));
-        let cpf = input
-            .cpf
-            .as_deref()
-            .and_then(|c| v.check("cpf", Cpf::parse(c)));
+        let name = input.name.as_deref().and_then(|n| v.check("name", FullName::parse(n)));
+        let cpf = input.cpf.as_deref().and_then(|c| v.check("cpf", Cpf::parse(c)));
         let partner = input
             .partner_cnpj
             .as_deref()
@@ -131,9 +121,7 @@ mod tests {
 
     fn service(writer: MockUserWriter) -> CreateUser {
         let mut hasher = MockPasswordHasher::new();
-        hasher
-            .expect_hash()
-            .returning(|_| Ok(PasswordHash("$2b$12$x".into())));
+        hasher.expect_hash().returning(|_| Ok(PasswordHash("$2b$12$x".into())));
         CreateUser {
             writer: Arc::new(writer),
             hasher: Arc::new(hasher),
@@ -156,10 +144,7 @@ mod tests {
             panic!("expected invalid")
         };
         let fields: Vec<_> = v.errors().iter().map(|e| e.field.as_str()).collect();
-        assert_eq!(
-            fields,
-            vec!["email", "password", "application[1]", "cpf", "partner"]
-        );
+        assert_eq!(fields, vec!["email", "password", "application[1]", "cpf", "partner"]);
     }
 
     #[tokio::test]
@@ -170,9 +155,7 @@ mod tests {
             .withf(|u| {
                 u.password_hash.0 == "$2b$12$x"
                     && u.applications == vec![Application::Partner]
-                    && u.partner
-                        .as_ref()
-                        .is_some_and(|p| p.cnpj.as_str() == "11222333000181")
+                    && u.partner.as_ref().is_some_and(|p| p.cnpj.as_str() == "11222333000181")
             })
             .returning(|_| Ok(42));
         let input = NewUserInput {

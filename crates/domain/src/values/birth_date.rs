@@ -33,17 +33,10 @@ pub struct BirthDate(NaiveDate);
 
 impl BirthDate {
     pub fn parse(input: &str, today: NaiveDate, bounds: AgeBounds) -> Result<Self, Rejection> {
-        let date = parse_date_prefix(trim_ascii(input)).ok_or_else(|| {
-            Rejection::new(
-                FORMAT,
-                "data deve estar no formato AAAA-MM-DD e ser uma data válida",
-            )
-        })?;
+        let date = parse_date_prefix(trim_ascii(input))
+            .ok_or_else(|| Rejection::new(FORMAT, "data deve estar no formato AAAA-MM-DD e ser uma data válida"))?;
         if date > today {
-            return Err(Rejection::new(
-                FUTURE,
-                "data de nascimento não pode estar no futuro",
-            ));
+            return Err(Rejection::new(FUTURE, "data de nascimento não pode estar no futuro"));
         }
         let age = age_on(date, today);
         if age < bounds.min_years || age > bounds.max_years {
@@ -112,15 +105,9 @@ mod tests {
     #[test]
     fn accepts_a_date_or_a_timestamp_cut_to_its_written_date() {
         assert_eq!(parse("1990-05-15").map(|d| d.0), Ok(day(1990, 5, 15)));
-        assert_eq!(
-            parse("1990-05-15T00:00:00.000Z").map(|d| d.0),
-            Ok(day(1990, 5, 15))
-        );
+        assert_eq!(parse("1990-05-15T00:00:00.000Z").map(|d| d.0), Ok(day(1990, 5, 15)));
         // Late at night in São Paulo is the next day in UTC: the written date wins.
-        assert_eq!(
-            parse("1990-05-15T23:30:00-03:00").map(|d| d.0),
-            Ok(day(1990, 5, 15))
-        );
+        assert_eq!(parse("1990-05-15T23:30:00-03:00").map(|d| d.0), Ok(day(1990, 5, 15)));
     }
 
     #[test]
@@ -144,11 +131,7 @@ mod tests {
         assert_eq!(parse("2010-01-01").unwrap_err().code, AGE);
         assert_eq!(parse("1900-01-01").unwrap_err().code, AGE);
         assert!(parse("2008-11-22").is_ok(), "eighteen today");
-        assert_eq!(
-            parse("2008-11-23").unwrap_err().code,
-            AGE,
-            "eighteen tomorrow"
-        );
+        assert_eq!(parse("2008-11-23").unwrap_err().code, AGE, "eighteen tomorrow");
     }
 
     #[test]

@@ -15,14 +15,13 @@ impl Cep {
     /// Accepts `01310100` or `01310-100`; `00000000` does not exist.
     pub fn parse(input: &str) -> Result<Self, Rejection> {
         let input = trim_ascii(input);
-        let digits: Option<String> =
-            if input.len() == 8 && input.bytes().all(|b| b.is_ascii_digit()) {
-                Some(input.to_owned())
-            } else if matches_mask(input, "ddddd-ddd") {
-                Some(input.replace('-', ""))
-            } else {
-                None
-            };
+        let digits: Option<String> = if input.len() == 8 && input.bytes().all(|b| b.is_ascii_digit()) {
+            Some(input.to_owned())
+        } else if matches_mask(input, "ddddd-ddd") {
+            Some(input.replace('-', ""))
+        } else {
+            None
+        };
         match digits {
             Some(d) if d != "00000000" => Ok(Self(d)),
             _ => Err(Rejection::new(

@@ -103,24 +103,15 @@ mod tests {
 
     #[test]
     fn exact_spellings_only() {
-        assert_eq!(
-            PaymentType::parse("DÉBITO EM CONTA"),
-            Ok(PaymentType::AccountDebit)
-        );
+        assert_eq!(PaymentType::parse("DÉBITO EM CONTA"), Ok(PaymentType::AccountDebit));
         assert_eq!(
             PaymentType::parse("DEBITO EM CONTA").unwrap_err().code,
             "tipo_pagamento_invalido"
         );
         assert_eq!(MaritalStatus::parse("Viúvo"), Ok(MaritalStatus::Widowed));
-        assert_eq!(
-            Gender::parse("masculino").unwrap_err().code,
-            "sexo_invalido"
-        );
+        assert_eq!(Gender::parse("masculino").unwrap_err().code, "sexo_invalido");
         assert_eq!(Application::parse("PARCEIRO"), Ok(Application::Partner));
-        assert_eq!(
-            ShippingType::parse("email").unwrap_err().code,
-            "tipo_envio_invalido"
-        );
+        assert_eq!(ShippingType::parse("email").unwrap_err().code, "tipo_envio_invalido");
     }
 
     #[test]
@@ -132,10 +123,7 @@ mod tests {
 
     #[test]
     fn serialises_as_the_contract_spelling() {
-        assert_eq!(
-            serde_json_like(PaymentType::PayrollDiscount),
-            "DESCONTO EM FOLHA"
-        );
+        assert_eq!(serde_json_like(PaymentType::PayrollDiscount), "DESCONTO EM FOLHA");
     }
 
     fn serde_json_like(p: PaymentType) -> String {

@@ -22,18 +22,13 @@ impl Cnpj {
     pub fn parse(input: &str) -> Result<Self, Rejection> {
         let upper = trim_ascii(input).to_ascii_uppercase();
         let bare: String = if upper.len() == 18 && is_masked(&upper) {
-            upper
-                .chars()
-                .filter(|c| c.is_ascii_alphanumeric())
-                .collect()
+            upper.chars().filter(|c| c.is_ascii_alphanumeric()).collect()
         } else {
             upper
         };
         let bytes = bare.as_bytes();
         let well_formed = bytes.len() == 14
-            && bytes[..12]
-                .iter()
-                .all(|b| b.is_ascii_digit() || b.is_ascii_uppercase())
+            && bytes[..12].iter().all(|b| b.is_ascii_digit() || b.is_ascii_uppercase())
             && bytes[12..].iter().all(u8::is_ascii_digit);
         if !well_formed {
             return Err(Rejection::new(
@@ -105,10 +100,7 @@ mod tests {
             Cnpj::parse("11.222.333/0001-81").map(|c| c.0),
             Ok("11222333000181".into())
         );
-        assert_eq!(
-            Cnpj::parse("11222333000181").map(|c| c.0),
-            Ok("11222333000181".into())
-        );
+        assert_eq!(Cnpj::parse("11222333000181").map(|c| c.0), Ok("11222333000181".into()));
     }
 
     #[test]
@@ -117,10 +109,7 @@ mod tests {
             Cnpj::parse("12.ABC.345/01DE-35").map(|c| c.0),
             Ok("12ABC34501DE35".into())
         );
-        assert_eq!(
-            Cnpj::parse("12abc34501de35").map(|c| c.0),
-            Ok("12ABC34501DE35".into())
-        );
+        assert_eq!(Cnpj::parse("12abc34501de35").map(|c| c.0), Ok("12ABC34501DE35".into()));
     }
 
     #[test]

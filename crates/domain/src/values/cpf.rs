@@ -19,9 +19,7 @@ impl Cpf {
         let input = trim_ascii(input);
         let digits = match input.len() {
             11 if input.bytes().all(|b| b.is_ascii_digit()) => input.to_owned(),
-            14 if matches_mask(input, "ddd.ddd.ddd-dd") => {
-                input.chars().filter(char::is_ascii_digit).collect()
-            }
+            14 if matches_mask(input, "ddd.ddd.ddd-dd") => input.chars().filter(char::is_ascii_digit).collect(),
             _ => {
                 return Err(Rejection::new(
                     FORMAT,
@@ -31,10 +29,7 @@ impl Cpf {
         };
         let values: Vec<u32> = digits.bytes().map(|b| u32::from(b - b'0')).collect();
         if values.iter().all(|&d| d == values[0]) {
-            return Err(Rejection::new(
-                REPEATED,
-                "CPF com todos os dígitos iguais não é válido",
-            ));
+            return Err(Rejection::new(REPEATED, "CPF com todos os dígitos iguais não é válido"));
         }
         let first = check_digit(&values[..9], 10);
         let second = check_digit(&values[..10], 11);
@@ -59,11 +54,7 @@ impl Cpf {
 
 /// Weights run from `first_weight` down to 2; the digit is 0 when the remainder is under 2.
 fn check_digit(digits: &[u32], first_weight: u32) -> u32 {
-    let sum: u32 = digits
-        .iter()
-        .zip((2..=first_weight).rev())
-        .map(|(d, w)| d * w)
-        .sum();
+    let sum: u32 = digits.iter().zip((2..=first_weight).rev()).map(|(d, w)| d * w).sum();
     let r = sum % 11;
     if r < 2 { 0 } else { 11 - r }
 }
@@ -89,10 +80,7 @@ pub(crate) fn with_check_digits(base: &[u32; 9]) -> String {
     let mut digits = base.to_vec();
     digits.push(check_digit(&digits, 10));
     digits.push(check_digit(&digits, 11));
-    digits
-        .iter()
-        .map(|d| char::from_digit(*d, 10).unwrap_or('0'))
-        .collect()
+    digits.iter().map(|d| char::from_digit(*d, 10).unwrap_or('0')).collect()
 }
 
 #[cfg(test)]
@@ -102,18 +90,9 @@ mod tests {
 
     #[test]
     fn accepts_digits_and_mask_and_stores_digits() {
-        assert_eq!(
-            Cpf::parse("12345678909").map(|c| c.0),
-            Ok("12345678909".into())
-        );
-        assert_eq!(
-            Cpf::parse("123.456.789-09").map(|c| c.0),
-            Ok("12345678909".into())
-        );
-        assert_eq!(
-            Cpf::parse("  123.456.789-09\t").map(|c| c.0),
-            Ok("12345678909".into())
-        );
+        assert_eq!(Cpf::parse("12345678909").map(|c| c.0), Ok("12345678909".into()));
+        assert_eq!(Cpf::parse("123.456.789-09").map(|c| c.0), Ok("12345678909".into()));
+        assert_eq!(Cpf::parse("  123.456.789-09\t").map(|c| c.0), Ok("12345678909".into()));
     }
 
     #[test]

@@ -59,10 +59,7 @@ fn is_word(word: &str) -> bool {
         if c.is_alphabetic() {
             true
         } else if matches!(c, '\'' | '’' | '-') {
-            i > 0
-                && i + 1 < chars.len()
-                && chars[i - 1].is_alphabetic()
-                && chars[i + 1].is_alphabetic()
+            i > 0 && i + 1 < chars.len() && chars[i - 1].is_alphabetic() && chars[i + 1].is_alphabetic()
         } else {
             false
         }
@@ -87,10 +84,7 @@ mod tests {
     #[test]
     fn a_decomposed_accent_is_composed_first() {
         let decomposed = "Jose\u{301} Souza";
-        assert_eq!(
-            FullName::parse(decomposed).map(|n| n.0),
-            Ok("José Souza".into())
-        );
+        assert_eq!(FullName::parse(decomposed).map(|n| n.0), Ok("José Souza".into()));
     }
 
     #[test]
@@ -101,15 +95,10 @@ mod tests {
         assert_eq!(FullName::parse("'João Silva").unwrap_err().code, CHARACTER);
         assert_eq!(FullName::parse("João Silva-").unwrap_err().code, CHARACTER);
         assert_eq!(FullName::parse("João Si--lva").unwrap_err().code, CHARACTER);
-        assert_eq!(
-            FullName::parse("João S. Silva").unwrap_err().code,
-            CHARACTER
-        );
+        assert_eq!(FullName::parse("João S. Silva").unwrap_err().code, CHARACTER);
         assert_eq!(FullName::parse(" ").unwrap_err().code, LENGTH);
         assert_eq!(
-            FullName::parse(&format!("Ana {}", "a".repeat(120)))
-                .unwrap_err()
-                .code,
+            FullName::parse(&format!("Ana {}", "a".repeat(120))).unwrap_err().code,
             LENGTH
         );
     }

@@ -25,20 +25,13 @@ pub struct CellPhone(String);
 impl CellPhone {
     /// Accepts `(11) 91234-5678` or `11912345678`.
     pub fn parse(input: &str) -> Result<Self, Rejection> {
-        let digits = phone_digits(input, 11, "(dd) ddddd-dddd").ok_or_else(|| {
-            Rejection::new(CELL_FORMAT, "celular deve estar no formato (99) 99999-9999")
-        })?;
+        let digits = phone_digits(input, 11, "(dd) ddddd-dddd")
+            .ok_or_else(|| Rejection::new(CELL_FORMAT, "celular deve estar no formato (99) 99999-9999"))?;
         if !is_area_code(area_code(&digits)) {
-            return Err(Rejection::new(
-                CELL_AREA_CODE,
-                "celular com DDD inexistente",
-            ));
+            return Err(Rejection::new(CELL_AREA_CODE, "celular com DDD inexistente"));
         }
         if digits.as_bytes()[2] != b'9' {
-            return Err(Rejection::new(
-                CELL_NOT_MOBILE,
-                "celular deve começar com 9 após o DDD",
-            ));
+            return Err(Rejection::new(CELL_NOT_MOBILE, "celular deve começar com 9 após o DDD"));
         }
         Ok(Self(digits))
     }
@@ -71,10 +64,7 @@ impl Landline {
                 )
             })?;
         if !is_area_code(area_code(&digits)) {
-            return Err(Rejection::new(
-                LANDLINE_AREA_CODE,
-                "telefone fixo com DDD inexistente",
-            ));
+            return Err(Rejection::new(LANDLINE_AREA_CODE, "telefone fixo com DDD inexistente"));
         }
         Ok(Self(digits))
     }
@@ -134,14 +124,8 @@ mod tests {
 
     #[test]
     fn cell_phone_rules() {
-        assert_eq!(
-            CellPhone::parse("(20) 91234-5678").unwrap_err().code,
-            CELL_AREA_CODE
-        );
-        assert_eq!(
-            CellPhone::parse("(11) 81234-5678").unwrap_err().code,
-            CELL_NOT_MOBILE
-        );
+        assert_eq!(CellPhone::parse("(20) 91234-5678").unwrap_err().code, CELL_AREA_CODE);
+        assert_eq!(CellPhone::parse("(11) 81234-5678").unwrap_err().code, CELL_NOT_MOBILE);
         for bad in [
             "(11) 1234-5678",
             "11 91234-5678",
@@ -149,36 +133,20 @@ mod tests {
             "1191234567",
             "(11) 91234-567８",
         ] {
-            assert_eq!(
-                CellPhone::parse(bad).unwrap_err().code,
-                CELL_FORMAT,
-                "{bad:?}"
-            );
+            assert_eq!(CellPhone::parse(bad).unwrap_err().code, CELL_FORMAT, "{bad:?}");
         }
     }
 
     #[test]
     fn landline_rules() {
-        assert_eq!(
-            Landline::parse("(11) 3123-4567").map(|c| c.0),
-            Ok("1131234567".into())
-        );
+        assert_eq!(Landline::parse("(11) 3123-4567").map(|c| c.0), Ok("1131234567".into()));
         assert_eq!(
             Landline::parse("6132345678").map(|c| c.formatted()),
             Ok("(61) 3234-5678".into())
         );
-        assert_eq!(
-            Landline::parse("(10) 3123-4567").unwrap_err().code,
-            LANDLINE_AREA_CODE
-        );
-        assert_eq!(
-            Landline::parse("(11) 9123-4567").unwrap_err().code,
-            LANDLINE_FORMAT
-        );
-        assert_eq!(
-            Landline::parse("(11) 91234-5678").unwrap_err().code,
-            LANDLINE_FORMAT
-        );
+        assert_eq!(Landline::parse("(10) 3123-4567").unwrap_err().code, LANDLINE_AREA_CODE);
+        assert_eq!(Landline::parse("(11) 9123-4567").unwrap_err().code, LANDLINE_FORMAT);
+        assert_eq!(Landline::parse("(11) 91234-5678").unwrap_err().code, LANDLINE_FORMAT);
     }
 
     proptest! {

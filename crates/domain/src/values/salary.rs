@@ -32,10 +32,7 @@ impl SalaryCents {
 
     /// The rejection for a value that is not a JSON integer (a float, a string, a negative number).
     pub fn format_rejection() -> Rejection {
-        Rejection::new(
-            FORMAT,
-            "salário deve ser um número inteiro de centavos, não negativo",
-        )
+        Rejection::new(FORMAT, "salário deve ser um número inteiro de centavos, não negativo")
     }
 
     pub fn cents(self) -> i64 {
