@@ -96,31 +96,6 @@ pub(crate) fn trim_ascii(input: &str) -> &str {
     input.trim_matches(|c: char| c.is_ascii_whitespace())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn collects_every_failure_with_its_field() {
-        let mut v = Violations::new();
-        let kept = v.check::<u8>("customer.cpf", Err(Rejection::new("cpf_digito", "CPF inválido")));
-        assert!(kept.is_none());
-        assert_eq!(v.check("customer.name", Ok(7u8)), Some(7));
-        v.add("address.state", "uf_invalida", "UF inválida");
-        let fields: Vec<_> = v.errors().iter().map(|e| (e.field.as_str(), e.code)).collect();
-        assert_eq!(
-            fields,
-            vec![("customer.cpf", "cpf_digito"), ("address.state", "uf_invalida")]
-        );
-        assert!(v.into_result().is_err());
-    }
-
-    #[test]
-    fn empty_violations_are_ok() {
-        assert_eq!(Violations::new().into_result(), Ok(()));
-    }
-}
-
 /// Every per-field code the domain's rules produce, with what it means. `docs/errors.md` lists the
 /// same codes (a test in `api-actix` compares them).
 pub fn field_codes() -> Vec<(&'static str, &'static str)> {
@@ -165,4 +140,29 @@ pub fn field_codes() -> Vec<(&'static str, &'static str)> {
             "senha fora da política (tamanho, maiúscula, dígito, especial) ou comum",
         ),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn collects_every_failure_with_its_field() {
+        let mut v = Violations::new();
+        let kept = v.check::<u8>("customer.cpf", Err(Rejection::new("cpf_digito", "CPF inválido")));
+        assert!(kept.is_none());
+        assert_eq!(v.check("customer.name", Ok(7u8)), Some(7));
+        v.add("address.state", "uf_invalida", "UF inválida");
+        let fields: Vec<_> = v.errors().iter().map(|e| (e.field.as_str(), e.code)).collect();
+        assert_eq!(
+            fields,
+            vec![("customer.cpf", "cpf_digito"), ("address.state", "uf_invalida")]
+        );
+        assert!(v.into_result().is_err());
+    }
+
+    #[test]
+    fn empty_violations_are_ok() {
+        assert_eq!(Violations::new().into_result(), Ok(()));
+    }
 }
