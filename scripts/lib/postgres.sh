@@ -3,6 +3,7 @@
 #
 # Order: the server of DATABASE_URL when it is set; else the server on 127.0.0.1:5432 when it
 # answers; else a private cluster under target/pg, started with this machine's initdb and pg_ctl.
+# SALES_PG=private forces the private cluster.
 
 PRIVATE_PG_PORT="${PRIVATE_PG_PORT:-55432}"
 
@@ -57,7 +58,10 @@ start_private_cluster() {
 }
 
 ensure_postgres() {
-  if [ -n "${DATABASE_URL:-}" ]; then
+  if [ "${SALES_PG:-}" = private ]; then
+    # Forces the private cluster (to try that path on a machine that has a server).
+    start_private_cluster || return 1
+  elif [ -n "${DATABASE_URL:-}" ]; then
     # The server part of DATABASE_URL: everything before the last path segment.
     PG_SERVER_URL="${DATABASE_URL%/*}"
   elif pg_answers 127.0.0.1 5432; then

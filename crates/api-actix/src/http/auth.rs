@@ -134,6 +134,18 @@ mod tests {
     }
 
     #[test]
+    fn a_token_outside_the_routes_applications_is_forbidden() {
+        let user = AuthenticatedUser(Principal {
+            user_id: 1,
+            application: Application::Partner,
+        });
+        assert!(user.require(&[Application::Partner, Application::BackOffice]).is_ok());
+        let refused = user.require(&[Application::BackOffice]).unwrap_err();
+        assert_eq!(refused.code, ErrorCode::Forbidden);
+        assert_eq!(refused.code.status(), actix_web::http::StatusCode::FORBIDDEN);
+    }
+
+    #[test]
     fn bearer_scheme_is_case_insensitive_and_must_carry_a_token() {
         let req = TestRequest::default()
             .insert_header(("authorization", "bearer abc"))

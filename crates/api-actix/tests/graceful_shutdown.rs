@@ -1,0 +1,93 @@
+//! The built `sales-api` binary, stopped with SIGTERM while a request is in flight, finishes that
+//! request before it exits.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use adapters_postgres::testing::TestDatabase;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn sales_api() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_sales-api"))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sigterm_lets_the_request_in_flight_finish() {
+    let db = TestDatabase::new().await;
+    let port = free_port();
+    let keys = std::env::temp_dir().join(format!("sales-api-shutdown-{}-{port}", std::process::id()));
+    let env = [
+        ("DATABASE_URL", db.url.clone()),
+        (
+            "JWT_PRIVATE_KEY_FILE",
+            keys.join("jwt-ed25519.pem").display().to_string(),
+        ),
+        ("BIND_ADDR", format!("127.0.0.1:{port}")),
+        // A slow hash makes the sign-in take long enough to be caught in flight.
+        ("BCRYPT_COST", "13".to_owned()),
+        ("WORKERS", "1".to_owned()),
+        ("RUST_LOG", "warn".to_owned()),
+    ];
+    let run = |args: &[&str]| {
+        let status = sales_api()
+            .args(args)
+            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "sales-api {args:?}");
+    };
+    run(&["keys", "generate", "--out", keys.to_str().unwrap()]);
+    run(&[
+        "user",
+        "create",
+        "--email",
+        "ana@exemplo.com.br",
+        "--password",
+        "Vendas#2026",
+        "--application",
+        "BACKOFFICE",
+    ]);
+
+    let mut server = sales_api()
+        .arg("serve")
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .spawn()
+        .unwrap();
+    let client = reqwest::Client::new();
+    let base = format!("http://127.0.0.1:{port}");
+    let started = Instant::now();
+    while client.get(format!("{base}/health/live")).send().await.is_err() {
+        assert!(started.elapsed() < Duration::from_secs(30), "server did not start");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    let body = serde_json::json!({"email": "ana@exemplo.com.br", "password": "Vendas#2026", "aplicacao": "BACKOFFICE"});
+    let in_flight = tokio::spawn({
+        let client = client.clone();
+        let url = format!("{base}/signin");
+        async move { client.post(url).json(&body).send().await }
+    });
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let pid = server.id().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+
+    let response = in_flight.await.unwrap().expect("the request in flight was answered");
+    assert_eq!(response.status(), reqwest::StatusCode::OK);
+    let exit = tokio::task::spawn_blocking(move || server.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(exit.success(), "{exit:?}");
+    // Stopped: new connections are refused.
+    assert!(client.get(format!("{base}/health/live")).send().await.is_err());
+    let _ = std::fs::remove_dir_all(keys);
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
