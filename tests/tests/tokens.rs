@@ -93,6 +93,7 @@ async fn protected_routes_refuse_missing_malformed_expired_foreign_and_unsigned_
     let (id, first) = signed_in(&app).await;
     let principal = Principal {
         user_id: id,
+        email: "ana@exemplo.com.br".into(),
         application: Application::Partner,
     };
     let access = first["token"].as_str().unwrap();
@@ -115,7 +116,7 @@ async fn protected_routes_refuse_missing_malformed_expired_foreign_and_unsigned_
 
     let expired = token_service()
         .issue(
-            principal,
+            principal.clone(),
             uuid::Uuid::new_v4(),
             chrono::Utc::now() - chrono::Duration::hours(2),
         )

@@ -3,12 +3,17 @@
 //! gives each test its own database.
 
 pub mod accounts;
+pub mod catalog;
 pub mod migrations;
 pub mod pool;
+pub mod proposals;
+mod rows;
 mod schema;
 pub mod seed;
 #[cfg(feature = "testing")]
 pub mod testing;
 
 pub use accounts::PgAccounts;
+pub use catalog::PgCatalog;
 pub use pool::{PgPool, PgReadiness, PoolSettings, build_pool, ping};
+pub use proposals::PgProposals;

@@ -87,6 +87,7 @@ diesel::table! {
         nome -> Text,
         codigo_integracao -> Int4,
         ativo -> Bool,
+        valor -> Int8,
         alterado_por -> Text,
         criado_em -> Timestamptz,
         alterado_em -> Timestamptz,
@@ -113,6 +114,134 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    addresses (id) {
+        id -> Int8,
+        cep -> Text,
+        endereco -> Text,
+        numero -> Text,
+        bairro -> Text,
+        cidade -> Text,
+        estado -> Text,
+        complemento -> Nullable<Text>,
+        criado_em -> Timestamptz,
+        alterado_em -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    customers (id) {
+        id -> Int8,
+        cpf -> Text,
+        nome_completo -> Text,
+        data_nascimento -> Date,
+        sexo -> Text,
+        estado_civil -> Nullable<Text>,
+        nacionalidade -> Nullable<Text>,
+        celular -> Nullable<Text>,
+        telefone_fixo -> Nullable<Text>,
+        email -> Nullable<Text>,
+        profissao -> Nullable<Text>,
+        salario -> Nullable<Int8>,
+        trabalhando -> Bool,
+        servidor_publico -> Bool,
+        pep -> Bool,
+        afastado -> Bool,
+        medicamento -> Bool,
+        medicamento_descricao -> Nullable<Text>,
+        key_cliente -> Nullable<Text>,
+        status -> Text,
+        e_analfabeto -> Bool,
+        codigo_jave -> Nullable<Text>,
+        cargo_politico -> Nullable<Text>,
+        id_endereco -> Nullable<Int8>,
+        ecommerce_customer_id -> Nullable<Text>,
+        alterado_por -> Text,
+        criado_em -> Timestamptz,
+        alterado_em -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    customer_partners (customer_id, partner_id) {
+        customer_id -> Int8,
+        partner_id -> Int8,
+        criado_em -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    motivations (id) {
+        id -> Int4,
+        descricao -> Text,
+    }
+}
+
+diesel::table! {
+    proposals (id) {
+        id -> Int8,
+        identificador -> Text,
+        id_jave -> Nullable<Text>,
+        valor -> Int8,
+        cpf_cnpj_parceiro -> Nullable<Text>,
+        id_parceiro -> Nullable<Int8>,
+        id_representante -> Nullable<Int8>,
+        id_cliente -> Int8,
+        key_documento -> Nullable<Text>,
+        key_assinatura_requisicao -> Nullable<Text>,
+        reenvios -> Int4,
+        status -> Text,
+        alterado_por -> Text,
+        alterado_em -> Timestamptz,
+        criado_em -> Timestamptz,
+        cnpj_associacao -> Nullable<Text>,
+        cnpj_federacao -> Nullable<Text>,
+        tipo_envio -> Text,
+        reenvio_notificacao -> Int4,
+        fluxo -> Text,
+        codigo_associado -> Nullable<Text>,
+        id_motivacao -> Int4,
+        id_produto -> Int8,
+        id_gravacao -> Nullable<Text>,
+        id_convite -> Nullable<Text>,
+        assinatura_eletronica -> Nullable<Text>,
+        codigo_faturamento -> Int4,
+        tipo_pagamento -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    proposal_payments (id) {
+        id -> Int8,
+        id_proposta -> Int8,
+        tipo -> Text,
+        nome_cartao -> Nullable<Text>,
+        numero_cartao -> Nullable<Text>,
+        validade -> Nullable<Text>,
+        dia_cobranca -> Nullable<Int4>,
+        banco -> Nullable<Text>,
+        agencia -> Nullable<Text>,
+        conta -> Nullable<Text>,
+        operacao -> Nullable<Text>,
+        numero_folha -> Nullable<Text>,
+        tipo_folha -> Nullable<Text>,
+        especie -> Nullable<Int4>,
+        orgao_emissor -> Nullable<Text>,
+        alterado_por -> Text,
+        criado_em -> Timestamptz,
+        alterado_em -> Timestamptz,
+    }
+}
+
+diesel::joinable!(customers -> addresses (id_endereco));
+diesel::joinable!(customer_partners -> customers (customer_id));
+diesel::joinable!(customer_partners -> partners (partner_id));
+diesel::joinable!(proposals -> customers (id_cliente));
+diesel::joinable!(proposals -> products (id_produto));
+diesel::joinable!(proposals -> motivations (id_motivacao));
+diesel::joinable!(proposals -> partners (id_parceiro));
+diesel::joinable!(proposals -> representatives (id_representante));
+diesel::joinable!(proposal_payments -> proposals (id_proposta));
 diesel::joinable!(user_applications -> users (user_id));
 diesel::joinable!(refresh_tokens -> users (user_id));
 diesel::joinable!(representatives -> users (user_id));
@@ -131,4 +260,10 @@ diesel::allow_tables_to_appear_in_same_query!(
     products,
     product_banks,
     billing_groups,
+    addresses,
+    customers,
+    customer_partners,
+    motivations,
+    proposals,
+    proposal_payments,
 );

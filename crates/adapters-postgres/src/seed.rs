@@ -20,6 +20,28 @@ pub async fn is_empty(pool: &PgPool) -> Result<bool, StoreError> {
     Ok(count == 0)
 }
 
+/// Gives the demo representative its video-attendance token (after the user exists).
+pub async fn finish_demo_representative(pool: &PgPool, email: &str) -> Result<(), StoreError> {
+    use crate::schema::representatives;
+    let mut conn = connection(pool).await?;
+    let user_id: Option<i64> = users::table
+        .filter(users::email.eq(email))
+        .select(users::id)
+        .first(&mut conn)
+        .await
+        .optional()
+        .map_err(query_error)?;
+    if let Some(user_id) = user_id {
+        diesel::update(representatives::table.filter(representatives::user_id.eq(user_id)))
+            .filter(representatives::video_attendance_token.is_null())
+            .set(representatives::video_attendance_token.eq(format!("video-demo-{user_id}")))
+            .execute(&mut conn)
+            .await
+            .map_err(query_error)?;
+    }
+    Ok(())
+}
+
 /// Inserts the demo catalog and partner, all or nothing; rows already there are left as they are.
 pub async fn seed_demo_catalog(pool: &PgPool) -> Result<(), StoreError> {
     let mut conn = connection(pool).await?;
@@ -39,16 +61,23 @@ pub async fn seed_demo_catalog(pool: &PgPool) -> Result<(), StoreError> {
                 .await?;
         }
         let product_rows = [
-            (101, "Seguro de Vida Essencial", 9101, vec!["001", "104", "237", "341"]),
-            (102, "Assistência Funeral Familiar", 9102, vec!["001", "237"]),
-            (103, "Plano Odontológico Online", 9103, vec!["260", "341"]),
+            (
+                101,
+                "Seguro de Vida Essencial",
+                9101,
+                4990_i64,
+                vec!["001", "104", "237", "341"],
+            ),
+            (102, "Assistência Funeral Familiar", 9102, 2990, vec!["001", "237"]),
+            (103, "Plano Odontológico Online", 9103, 3990, vec!["260", "341"]),
         ];
-        for (code, name, integration, bank_codes) in product_rows {
+        for (code, name, integration, value, bank_codes) in product_rows {
             diesel::insert_into(products::table)
                 .values((
                     products::codigo_produto.eq(code),
                     products::nome.eq(name),
                     products::codigo_integracao.eq(integration),
+                    products::valor.eq(value),
                     products::alterado_por.eq(SEEDED_BY),
                 ))
                 .on_conflict_do_nothing()

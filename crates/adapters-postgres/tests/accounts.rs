@@ -35,7 +35,9 @@ async fn every_migration_runs_up_down_and_up_again() {
     let db = TestDatabase::new().await;
     migrations::revert_all(&db.url).await.unwrap();
     let applied = migrations::run_pending(&db.url).await.unwrap();
-    assert_eq!(applied.len(), 2, "{applied:?}");
+    let embedded = diesel::migration::MigrationSource::<diesel::pg::Pg>::migrations(&migrations::MIGRATIONS).unwrap();
+    assert_eq!(applied.len(), embedded.len(), "{applied:?}");
+    assert!(applied.len() >= 3);
     assert!(migrations::run_pending(&db.url).await.unwrap().is_empty());
 }
 

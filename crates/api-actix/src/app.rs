@@ -16,10 +16,12 @@ use actix_web::middleware::ErrorHandlers;
 use actix_web::{App, HttpRequest, HttpServer, web};
 use adapters_postgres::migrations::{self, MigrationError};
 use adapters_postgres::pool::PoolBuildError;
-use adapters_postgres::{PgAccounts, PgPool, PgReadiness, PoolSettings, build_pool};
+use adapters_postgres::{PgAccounts, PgCatalog, PgPool, PgProposals, PgReadiness, PoolSettings, build_pool};
 use domain::auth::ports::HashError;
 use domain::auth::sign_in::SignInService;
+use domain::catalog::CatalogService;
 use domain::clock::SystemClock;
+use domain::proposals::service::ProposalService;
 use futures_util::FutureExt;
 use std::net::TcpListener;
 use std::sync::Arc;
@@ -76,8 +78,21 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
         clock: Arc::new(SystemClock),
         policy: config.signin_throttle,
     };
+    let stores = Arc::new(PgProposals::new(pool.clone()));
+    let catalog_store = Arc::new(PgCatalog::new(pool.clone()));
+    let proposals = ProposalService {
+        proposals: stores.clone(),
+        customers: stores.clone(),
+        catalog: catalog_store.clone(),
+        partners: stores,
+        clock: Arc::new(SystemClock),
+        rules: config.customer_rules,
+    };
+    let catalog = CatalogService { store: catalog_store };
     Ok(AppState {
         sign_in,
+        proposals,
+        catalog,
         tokens,
         readiness: Arc::new(PgReadiness(pool)),
         jwks,
@@ -87,13 +102,35 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
 
 /// Every route of the service.
 pub fn routes(cfg: &mut web::ServiceConfig) {
-    use routes::{auth, docs, health};
+    use routes::{auth, catalog, docs, health, proposals};
     // Resources, not method-guarded services: a wrong method on a known path answers 405.
     cfg.service(web::resource("/health/live").route(web::get().to(health::live)))
         .service(web::resource("/health/ready").route(web::get().to(health::ready)))
         .service(web::resource("/signin").route(web::post().to(auth::sign_in)))
         .service(web::resource("/refreshToken").route(web::post().to(auth::refresh)))
         .service(web::resource("/me").route(web::get().to(auth::me)))
+        .service(web::resource("/customer/create").route(web::post().to(proposals::create_customer)))
+        .service(web::resource("/customer/validCustomer/{cpf}").route(web::get().to(proposals::valid_customer)))
+        .service(web::resource("/proposal/create").route(web::post().to(proposals::create_proposal)))
+        .service(
+            web::resource("/proposal/create/ecommerce").route(web::post().to(proposals::create_ecommerce_proposal)),
+        )
+        .service(web::resource("/proposal/byIdentifier/{identificador}").route(web::get().to(proposals::by_identifier)))
+        .service(
+            web::resource("/proposal/cpfValidtoProduct/{cpf}/{integrationCode}")
+                .route(web::get().to(proposals::cpf_valid_to_product)),
+        )
+        .service(
+            web::resource("/proposal/cellPhoneValidtoProduct/{celular}/{integrationCode}")
+                .route(web::get().to(proposals::cell_phone_valid_to_product)),
+        )
+        .service(web::resource("/billingGroup/list").route(web::get().to(catalog::billing_groups)))
+        .service(web::resource("/billingGroup").route(web::post().to(catalog::create_billing_group)))
+        .service(web::resource("/billingGroup/{billingCode}").route(web::put().to(catalog::update_billing_group)))
+        .service(web::resource("/product/list").route(web::get().to(catalog::products)))
+        .service(web::resource("/product/payment/{productCode}").route(web::get().to(catalog::product_payment)))
+        .service(web::resource("/product").route(web::post().to(catalog::create_product)))
+        .service(web::resource("/product/{productCode}").route(web::put().to(catalog::update_product)))
         .service(web::resource("/.well-known/jwks.json").route(web::get().to(auth::jwks)))
         .service(web::resource("/openapi.json").route(web::get().to(docs::openapi_json)))
         .service(web::resource("/docs").route(web::get().to(docs::docs_page)));

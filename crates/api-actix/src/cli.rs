@@ -107,7 +107,10 @@ pub enum CliError {
     Failed(String),
 }
 
-/// The demo users: e-mail, password, application, and for the partner's representative, a CPF.
+/// The demo representative's CPF (a valid, fictitious number).
+pub const DEMO_REPRESENTATIVE_CPF: &str = "52998224725";
+
+/// The demo users: e-mail, password, application and name.
 pub const DEMO_USERS: [(&str, &str, &str, &str); 3] = [
     (
         "parceiro@demo.com.br",
@@ -226,26 +229,29 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             seed::seed_demo_catalog(&pool)
                 .await
                 .map_err(|e| CliError::Failed(e.to_string()))?;
+            let pool_for_rep = pool.clone();
             let service = create_user_service(&config, PgAccounts::new(pool))?;
             println!("Usuários de demonstração (e-mail / senha / aplicação):");
             for (email, password, application, name) in DEMO_USERS {
                 let partner = (application == "PARCEIRO").then(|| seed::DEMO_PARTNER_CNPJ.to_owned());
+                let cpf = (application == "PARCEIRO").then(|| DEMO_REPRESENTATIVE_CPF.to_owned());
                 let input = NewUserInput {
                     email: email.into(),
                     password: password.into(),
                     applications: vec![application.into()],
                     name: Some(name.into()),
-                    cpf: None,
+                    cpf,
                     partner_cnpj: partner,
                     partner_name: None,
                 };
-                match service.execute(input).await {
-                    Ok(_) | Err(CreateUserError::DuplicateEmail) => {
-                        println!("  {email} / {password} / {application}")
-                    }
+                match CreateUser::execute(&service, input).await {
+                    Ok(_) | Err(CreateUserError::DuplicateEmail) => println!("  {email} / {password} / {application}"),
                     Err(e) => return Err(CliError::Failed(describe(e))),
                 }
             }
+            seed::finish_demo_representative(&pool_for_rep, DEMO_USERS[0].0)
+                .await
+                .map_err(|e| CliError::Failed(e.to_string()))?;
             Ok(())
         }
     }

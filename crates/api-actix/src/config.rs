@@ -53,6 +53,12 @@ struct RawConfig {
     #[serde(default = "defaults::signin_max_block_secs")]
     signin_max_block_secs: i64,
     workers: Option<usize>,
+    #[serde(default = "defaults::min_salary_cents")]
+    min_salary_cents: i64,
+    #[serde(default = "defaults::customer_min_age")]
+    customer_min_age: u32,
+    #[serde(default = "defaults::customer_max_age")]
+    customer_max_age: u32,
     #[serde(default = "defaults::shutdown_timeout_secs")]
     shutdown_timeout_secs: u64,
 }
@@ -100,6 +106,15 @@ mod defaults {
     pub fn signin_max_block_secs() -> i64 {
         15 * 60
     }
+    pub fn min_salary_cents() -> i64 {
+        141_200
+    }
+    pub fn customer_min_age() -> u32 {
+        18
+    }
+    pub fn customer_max_age() -> u32 {
+        120
+    }
     pub fn shutdown_timeout_secs() -> u64 {
         30
     }
@@ -123,6 +138,7 @@ pub struct Config {
     pub signin_throttle: domain::auth::throttle::ThrottlePolicy,
     pub workers: usize,
     pub shutdown_timeout: Duration,
+    pub customer_rules: domain::proposals::service::CustomerRules,
 }
 
 #[derive(Debug, Clone)]
@@ -233,6 +249,12 @@ impl RawConfig {
                 "limites de tentativas de acesso devem ser positivos, e SIGNIN_MAX_BLOCK_SECS >= SIGNIN_BLOCK_SECS",
             ));
         }
+        if self.min_salary_cents < 0 {
+            return Err(bad("MIN_SALARY_CENTS", "deve ser um inteiro de centavos não negativo"));
+        }
+        if self.customer_min_age > self.customer_max_age {
+            return Err(bad("CUSTOMER_MIN_AGE", "deve ser no máximo CUSTOMER_MAX_AGE"));
+        }
         if self.db_pool_max_size == 0 {
             return Err(bad("DB_POOL_MAX_SIZE", "deve ser ao menos 1"));
         }
@@ -270,6 +292,13 @@ impl RawConfig {
             },
             workers: self.workers.unwrap_or(cores).max(1),
             shutdown_timeout: Duration::from_secs(self.shutdown_timeout_secs),
+            customer_rules: domain::proposals::service::CustomerRules {
+                min_salary_cents: self.min_salary_cents,
+                age: domain::values::AgeBounds {
+                    min_years: self.customer_min_age,
+                    max_years: self.customer_max_age,
+                },
+            },
         })
     }
 }

@@ -2,12 +2,16 @@
 
 use domain::auth::ports::TokenService;
 use domain::auth::sign_in::SignInService;
+use domain::catalog::CatalogService;
 use domain::health::Readiness;
+use domain::proposals::service::ProposalService;
 use ipnet::IpNet;
 use std::sync::Arc;
 
 pub struct AppState {
     pub sign_in: SignInService,
+    pub proposals: ProposalService,
+    pub catalog: CatalogService,
     pub tokens: Arc<dyn TokenService>,
     pub readiness: Arc<dyn Readiness>,
     /// The public keys that verify our tokens, as a JWK Set.

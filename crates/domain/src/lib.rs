@@ -2,9 +2,13 @@
 //! port traits that the adapters (PostgreSQL, payment platform, signature provider, mailer)
 //! implement. It knows nothing of HTTP, SQL or any outside service.
 
+pub mod access;
 pub mod auth;
+pub mod catalog;
 pub mod clock;
+pub mod customers;
 pub mod health;
+pub mod proposals;
 pub mod store;
 pub mod users;
 pub mod validation;

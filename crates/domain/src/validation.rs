@@ -89,6 +89,9 @@ pub mod codes {
     pub const REQUIRED: &str = "campo_obrigatorio";
     pub const WRONG_TYPE: &str = "tipo_invalido";
     pub const INVALID_VALUE: &str = "valor_invalido";
+    pub const UNKNOWN_REFERENCE: &str = "referencia_inexistente";
+    pub const UNKNOWN_FIELD: &str = "campo_nao_permitido";
+    pub const DUPLICATE: &str = "valor_duplicado";
 }
 
 /// Trims the ASCII white space around an input, as every field rule starts by doing.
@@ -100,8 +103,8 @@ pub(crate) fn trim_ascii(input: &str) -> &str {
 /// same codes (a test in `api-actix` compares them).
 pub fn field_codes() -> Vec<(&'static str, &'static str)> {
     use crate::auth::password;
-    use crate::values::{Application, Gender, MaritalStatus, PaymentType, ShippingType, Uf};
-    use crate::values::{birth_date, cep, cnpj, cpf, email, full_name, phone, salary};
+    use crate::values::{Application, Gender, MaritalStatus, PaymentType, ProposalStatus, SheetType, ShippingType, Uf};
+    use crate::values::{bank_account, birth_date, cep, cnpj, cpf, email, full_name, phone, salary};
     vec![
         (codes::REQUIRED, "campo obrigatório ausente, nulo ou vazio"),
         (codes::WRONG_TYPE, "campo com tipo JSON diferente do esperado"),
@@ -133,6 +136,26 @@ pub fn field_codes() -> Vec<(&'static str, &'static str)> {
         (PaymentType::CODE, "tipo de pagamento fora da lista"),
         (ShippingType::CODE, "tipo de envio diferente de sms ou whatsapp"),
         (Application::CODE, "aplicação fora de ECOMMERCE, PARCEIRO, BACKOFFICE"),
+        (
+            SheetType::CODE,
+            "tipo de desconto em folha diferente de BENEFÍCIO ou MATRÍCULA",
+        ),
+        (ProposalStatus::CODE, "status de proposta fora da lista"),
+        (bank_account::BANK_FORMAT, "banco sem o código de 3 dígitos"),
+        (bank_account::AGENCY_FORMAT, "agência fora do formato 1234 ou 1234-5"),
+        (bank_account::ACCOUNT_FORMAT, "conta fora do formato 12345 ou 12345-6"),
+        (
+            codes::UNKNOWN_REFERENCE,
+            "referência a registro inexistente ou incompatível (produto, grupo de faturamento, banco, parceiro)",
+        ),
+        (
+            codes::UNKNOWN_FIELD,
+            "nome de campo ou parâmetro não permitido (fields, conditions, consulta)",
+        ),
+        (
+            codes::DUPLICATE,
+            "código já cadastrado (produto, integração, grupo de faturamento)",
+        ),
         (password::REQUIRED, "senha ausente"),
         (password::TOO_LONG, "senha com mais de 72 bytes"),
         (

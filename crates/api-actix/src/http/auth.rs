@@ -13,14 +13,14 @@ use std::net::IpAddr;
 
 /// A caller with a valid access token. Missing, malformed, expired, badly signed, `alg: none` and
 /// refresh tokens all answer 401.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct AuthenticatedUser(pub Principal);
 
 impl AuthenticatedUser {
     /// 403 unless the token's application is one of `allowed`.
     pub fn require(&self, allowed: &[Application]) -> Result<Principal, ApiError> {
         if allowed.contains(&self.0.application) {
-            Ok(self.0)
+            Ok(self.0.clone())
         } else {
             Err(ApiError::new(ErrorCode::Forbidden))
         }
@@ -137,6 +137,7 @@ mod tests {
     fn a_token_outside_the_routes_applications_is_forbidden() {
         let user = AuthenticatedUser(Principal {
             user_id: 1,
+            email: "ana@exemplo.com.br".into(),
             application: Application::Partner,
         });
         assert!(user.require(&[Application::Partner, Application::BackOffice]).is_ok());

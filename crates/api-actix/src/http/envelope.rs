@@ -28,6 +28,17 @@ impl<T: Serialize> Envelope<T> {
 }
 
 impl Envelope<Value> {
+    /// A success whose records travel in `document`.
+    pub fn list(message: impl Into<String>, document: Vec<Value>, rows_affected: Vec<i64>) -> Self {
+        Self {
+            status: "success",
+            message: message.into(),
+            document,
+            rows_affected,
+            data: None,
+        }
+    }
+
     pub fn message(message: impl Into<String>) -> Self {
         Self {
             status: "success",

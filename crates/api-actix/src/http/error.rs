@@ -4,10 +4,14 @@
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, ResponseError};
+use domain::access::AccessError;
 use domain::auth::ports::{HashError, TokenError};
 use domain::auth::sign_in::{RefreshError, SignInError};
+use domain::catalog::CatalogError;
+use domain::catalog::ports::CatalogWriteError;
+use domain::proposals::service::ProposalError;
 use domain::store::StoreError;
-use domain::validation::{FieldError, Violations};
+use domain::validation::{FieldError, Violations, codes};
 use serde::Serialize;
 use std::fmt;
 
@@ -30,6 +34,10 @@ pub enum ErrorCode {
     TooManyRequests,
     ServiceUnavailable,
     Internal,
+    PartnerMissing,
+    OpenProposalExists,
+    ProposalNotFound,
+    ProductNotFound,
 }
 
 impl ErrorCode {
@@ -50,6 +58,10 @@ impl ErrorCode {
         ErrorCode::TooManyRequests,
         ErrorCode::ServiceUnavailable,
         ErrorCode::Internal,
+        ErrorCode::PartnerMissing,
+        ErrorCode::OpenProposalExists,
+        ErrorCode::ProposalNotFound,
+        ErrorCode::ProductNotFound,
     ];
 
     pub fn code(self) -> &'static str {
@@ -70,6 +82,10 @@ impl ErrorCode {
             ErrorCode::TooManyRequests => "muitas_tentativas",
             ErrorCode::ServiceUnavailable => "servico_indisponivel",
             ErrorCode::Internal => "erro_interno",
+            ErrorCode::PartnerMissing => "parceiro_nao_vinculado",
+            ErrorCode::OpenProposalExists => "proposta_em_andamento",
+            ErrorCode::ProposalNotFound => "proposta_nao_encontrada",
+            ErrorCode::ProductNotFound => "produto_nao_encontrado",
         }
     }
 
@@ -88,6 +104,9 @@ impl ErrorCode {
             ErrorCode::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::ServiceUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorCode::PartnerMissing => StatusCode::FORBIDDEN,
+            ErrorCode::OpenProposalExists => StatusCode::BAD_REQUEST,
+            ErrorCode::ProposalNotFound | ErrorCode::ProductNotFound => StatusCode::NOT_FOUND,
         }
     }
 
@@ -110,6 +129,10 @@ impl ErrorCode {
             ErrorCode::TooManyRequests => "Muitas tentativas. Tente novamente mais tarde.",
             ErrorCode::ServiceUnavailable => "Serviço temporariamente indisponível. Tente novamente em instantes.",
             ErrorCode::Internal => "Erro interno. Tente novamente mais tarde.",
+            ErrorCode::PartnerMissing => "Usuário PARCEIRO sem parceiro vinculado.",
+            ErrorCode::OpenProposalExists => "Cliente já possui proposta em andamento para este produto.",
+            ErrorCode::ProposalNotFound => "Proposta não encontrada.",
+            ErrorCode::ProductNotFound => "Produto não encontrado.",
         }
     }
 }
@@ -249,6 +272,50 @@ impl From<SignInError> for ApiError {
             SignInError::Hash(e) => e.into(),
             SignInError::Token(e) => e.into(),
             SignInError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<AccessError> for ApiError {
+    fn from(error: AccessError) -> Self {
+        match error {
+            AccessError::Forbidden => ApiError::new(ErrorCode::Forbidden),
+            AccessError::NoPartner => ApiError::new(ErrorCode::PartnerMissing),
+        }
+    }
+}
+
+impl From<ProposalError> for ApiError {
+    fn from(error: ProposalError) -> Self {
+        match error {
+            ProposalError::Access(e) => e.into(),
+            ProposalError::Invalid(v) => ApiError::invalid(v),
+            ProposalError::DuplicateOpen => ApiError::new(ErrorCode::OpenProposalExists),
+            ProposalError::NotFound => ApiError::new(ErrorCode::ProposalNotFound),
+            ProposalError::UnknownProduct => ApiError::new(ErrorCode::ProductNotFound),
+            ProposalError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<CatalogError> for ApiError {
+    fn from(error: CatalogError) -> Self {
+        let field_error = |field: &str, code: &'static str, message: &str| {
+            let mut v = Violations::new();
+            v.add(field, code, message);
+            ApiError::invalid(v)
+        };
+        match error {
+            CatalogError::Access(e) => e.into(),
+            CatalogError::ProductNotFound => ApiError::new(ErrorCode::ProductNotFound),
+            CatalogError::Write(CatalogWriteError::Duplicate { field }) => {
+                field_error(field, codes::DUPLICATE, &format!("{field} já cadastrado"))
+            }
+            CatalogError::Write(CatalogWriteError::UnknownProduct) => {
+                field_error("codigo_produto", codes::UNKNOWN_REFERENCE, "produto não encontrado")
+            }
+            CatalogError::Write(CatalogWriteError::NotFound) => ApiError::new(ErrorCode::NotFound),
+            CatalogError::Write(CatalogWriteError::Store(e)) | CatalogError::Store(e) => e.into(),
         }
     }
 }

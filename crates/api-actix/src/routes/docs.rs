@@ -75,6 +75,153 @@ pub struct RefreshBody {
     pub refresh_token: String,
 }
 
+/// Declares a documented success envelope whose `document` holds `$doc` items (and `data`, `$data`).
+macro_rules! envelope_doc {
+    ($(#[$meta:meta])* $name:ident, document = $doc:ty) => {
+        $(#[$meta])*
+        #[derive(Serialize, ToSchema)]
+        #[allow(dead_code)]
+        pub struct $name {
+            #[schema(example = "success")]
+            pub status: String,
+            pub message: String,
+            pub document: Vec<$doc>,
+            #[serde(rename = "rowsAffected")]
+            pub rows_affected: Vec<i64>,
+        }
+    };
+    ($(#[$meta:meta])* $name:ident, data = $data:ty) => {
+        $(#[$meta])*
+        #[derive(Serialize, ToSchema)]
+        #[allow(dead_code)]
+        pub struct $name {
+            #[schema(example = "success")]
+            pub status: String,
+            pub message: String,
+            #[schema(value_type = Vec<Object>, max_items = 0)]
+            pub document: Vec<serde_json::Value>,
+            #[serde(rename = "rowsAffected")]
+            pub rows_affected: Vec<i64>,
+            pub data: $data,
+        }
+    };
+}
+
+envelope_doc!(
+    ProposalCreatedEnvelope,
+    document = crate::routes::dto::ProposalRecordDto
+);
+envelope_doc!(OwnershipEnvelope, document = crate::routes::dto::OwnershipItemDto);
+envelope_doc!(ProposalDetailEnvelope, data = crate::routes::dto::ProposalDetailDto);
+envelope_doc!(IsValidEnvelope, data = crate::routes::dto::IsValidDto);
+envelope_doc!(ProductBanksEnvelope, data = crate::routes::dto::ProductBanksDto);
+envelope_doc!(
+    /// Records restricted to the requested fields: every member is optional.
+    BillingGroupListEnvelope, document = BillingGroupProjection
+);
+envelope_doc!(ProductListEnvelope, document = ProductProjection);
+envelope_doc!(ProductWrittenEnvelope, document = crate::routes::dto::ProductDto);
+envelope_doc!(
+    BillingGroupWrittenEnvelope,
+    document = crate::routes::dto::BillingGroupDto
+);
+
+/// A billing group with only the requested fields.
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+pub struct BillingGroupProjection {
+    pub id: Option<i64>,
+    pub alterado_em: Option<String>,
+    pub alterado_por: Option<String>,
+    pub criado_em: Option<String>,
+    pub codigo_faturamento: Option<i32>,
+    pub descricao: Option<String>,
+    pub codigo_integracao: Option<i32>,
+    pub codigo_produto: Option<i32>,
+}
+
+/// A product with only the requested fields.
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+pub struct ProductProjection {
+    pub id: Option<i64>,
+    pub codigo_produto: Option<i32>,
+    pub nome: Option<String>,
+    pub codigo_integracao: Option<i32>,
+    pub ativo: Option<bool>,
+    pub valor: Option<i64>,
+    pub criado_em: Option<String>,
+    pub alterado_em: Option<String>,
+    pub alterado_por: Option<String>,
+}
+
+/// Route 3's body (see the example for every member).
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+pub struct CustomerCreateBody {
+    #[schema(value_type = Object)]
+    pub cliente: serde_json::Value,
+    #[schema(value_type = Option<Object>)]
+    pub endereco: Option<serde_json::Value>,
+}
+
+/// Route 5's body. `discountOnSheet` is required for `DESCONTO EM FOLHA`; `debitAccount`
+/// (`{bank, agency, account, operation?}`) for `DÉBITO EM CONTA`.
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+#[serde(rename_all = "camelCase")]
+pub struct ProposalCreateBody {
+    pub billing_code: i64,
+    pub product_code: i64,
+    /// `DÉBITO EM CONTA` or `DESCONTO EM FOLHA`.
+    pub type_of_payments: String,
+    /// `sms` or `whatsapp`.
+    pub shipping_type: String,
+    #[schema(value_type = Object)]
+    pub customer: serde_json::Value,
+    #[schema(value_type = Object)]
+    pub address: serde_json::Value,
+    #[schema(value_type = Option<Object>)]
+    pub discount_on_sheet: Option<serde_json::Value>,
+    #[schema(value_type = Option<Object>)]
+    pub debit_account: Option<serde_json::Value>,
+}
+
+/// Route 6's body.
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+#[serde(rename_all = "camelCase")]
+pub struct EcommerceProposalBody {
+    pub billing_code: i64,
+    pub product_code: i64,
+    pub shipping_type: Option<String>,
+    pub partner_id: Option<i64>,
+    #[schema(value_type = Object)]
+    pub customer: serde_json::Value,
+    #[schema(value_type = Object)]
+    pub address: serde_json::Value,
+}
+
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+pub struct ProductBody {
+    pub codigo_produto: i64,
+    pub nome: String,
+    pub codigo_integracao: i64,
+    pub ativo: Option<bool>,
+    /// Cents.
+    pub valor: Option<i64>,
+    pub bank: Vec<crate::routes::dto::BankDto>,
+}
+
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+pub struct BillingGroupBody {
+    pub codigo_faturamento: i64,
+    pub descricao: String,
+    pub codigo_produto: i64,
+}
+
 struct BearerAuth;
 
 impl Modify for BearerAuth {
@@ -100,6 +247,20 @@ impl Modify for BearerAuth {
         crate::routes::auth::refresh,
         crate::routes::auth::me,
         crate::routes::auth::jwks,
+        crate::routes::proposals::create_customer,
+        crate::routes::proposals::valid_customer,
+        crate::routes::proposals::create_proposal,
+        crate::routes::proposals::create_ecommerce_proposal,
+        crate::routes::proposals::by_identifier,
+        crate::routes::proposals::cpf_valid_to_product,
+        crate::routes::proposals::cell_phone_valid_to_product,
+        crate::routes::catalog::billing_groups,
+        crate::routes::catalog::product_payment,
+        crate::routes::catalog::products,
+        crate::routes::catalog::create_product,
+        crate::routes::catalog::update_product,
+        crate::routes::catalog::create_billing_group,
+        crate::routes::catalog::update_billing_group,
         crate::routes::health::live,
         crate::routes::health::ready,
     ),

@@ -1,8 +1,12 @@
 //! The routes, one module per area. A handler parses, calls one use case and maps the result.
 
 pub mod auth;
+pub mod catalog;
 pub mod docs;
+pub mod dto;
 pub mod health;
+mod proposal_bodies;
+pub mod proposals;
 
 use crate::http::error::{ApiError, ErrorCode};
 

@@ -33,6 +33,8 @@ struct Claims {
     iss: String,
     aud: String,
     sub: String,
+    /// The user's e-mail, recorded as who changed what.
+    email: String,
     app: String,
     iat: i64,
     nbf: i64,
@@ -149,7 +151,7 @@ impl JwtTokenService {
 
     fn sign(
         &self,
-        principal: Principal,
+        principal: &Principal,
         typ: TokenType,
         jti: Uuid,
         now: DateTime<Utc>,
@@ -159,6 +161,7 @@ impl JwtTokenService {
             iss: self.issuer.clone(),
             aud: self.audience.clone(),
             sub: principal.user_id.to_string(),
+            email: principal.email.clone(),
             app: principal.application.as_str().to_owned(),
             iat: now.timestamp(),
             nbf: now.timestamp(),
@@ -195,7 +198,14 @@ impl JwtTokenService {
         let user_id = claims.sub.parse().map_err(|_| TokenError::Invalid)?;
         let application = Application::parse(&claims.app).map_err(|_| TokenError::Invalid)?;
         let jti = Uuid::parse_str(&claims.jti).map_err(|_| TokenError::Invalid)?;
-        Ok((Principal { user_id, application }, jti))
+        Ok((
+            Principal {
+                user_id,
+                email: claims.email,
+                application,
+            },
+            jti,
+        ))
     }
 }
 
@@ -210,8 +220,8 @@ impl TokenService for JwtTokenService {
     fn issue(&self, principal: Principal, family_id: Uuid, now: DateTime<Utc>) -> Result<TokenPair, TokenError> {
         let refresh_jti = Uuid::new_v4();
         Ok(TokenPair {
-            access_token: self.sign(principal, TokenType::Access, Uuid::new_v4(), now, ACCESS_TTL)?,
-            refresh_token: self.sign(principal, TokenType::Refresh, refresh_jti, now, REFRESH_TTL)?,
+            access_token: self.sign(&principal, TokenType::Access, Uuid::new_v4(), now, ACCESS_TTL)?,
+            refresh_token: self.sign(&principal, TokenType::Refresh, refresh_jti, now, REFRESH_TTL)?,
             refresh: RefreshTokenRecord {
                 jti: refresh_jti,
                 family_id,
@@ -266,6 +276,7 @@ mod tests {
     fn principal() -> Principal {
         Principal {
             user_id: 42,
+            email: "ana@exemplo.com.br".into(),
             application: Application::Partner,
         }
     }

@@ -22,10 +22,12 @@ impl UserAccount {
     }
 }
 
-/// What an access token proves: this user, signed in to this application.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What an access token proves: this user (and its e-mail, recorded as who changed a record),
+/// signed in to this application.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Principal {
     pub user_id: UserId,
+    pub email: String,
     pub application: Application,
 }
 

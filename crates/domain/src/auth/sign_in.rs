@@ -109,6 +109,7 @@ impl SignInService {
 
         let principal = Principal {
             user_id: user.id,
+            email: user.email.as_str().to_owned(),
             application: request.application,
         };
         let tokens = self.tokens.issue(principal, Uuid::new_v4(), now)?;
@@ -162,6 +163,7 @@ impl SignInService {
         }
         let principal = Principal {
             user_id: user.id,
+            email: user.email.as_str().to_owned(),
             application: claims.application,
         };
         let tokens = self

@@ -81,6 +81,36 @@ choice!(
 );
 
 choice!(
+    /// What the payroll discount's number identifies.
+    SheetType, "tipo_folha_invalido", "tipo", {
+        Benefit => "BENEFÍCIO",
+        Registration => "MATRÍCULA",
+    }
+);
+
+choice!(
+    /// The lifecycle states of a proposal. Finished ones (`APROVADO`, `REPROVADO`, `CANCELADO`)
+    /// free the customer to open another proposal for the product.
+    ProposalStatus, "status_invalido", "status", {
+        New => "NOVO",
+        AwaitingSignature => "AGUARDANDO ASSINATURA",
+        InAnalysis => "EM ANÁLISE",
+        Approved => "APROVADO",
+        Rejected => "REPROVADO",
+        Cancelled => "CANCELADO",
+    }
+);
+
+impl ProposalStatus {
+    pub fn is_finished(self) -> bool {
+        matches!(
+            self,
+            ProposalStatus::Approved | ProposalStatus::Rejected | ProposalStatus::Cancelled
+        )
+    }
+}
+
+choice!(
     /// The 27 federative units.
     Uf, "uf_invalida", "estado", {
         Ac => "AC", Al => "AL", Ap => "AP", Am => "AM", Ba => "BA", Ce => "CE", Df => "DF",

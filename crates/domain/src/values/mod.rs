@@ -1,5 +1,6 @@
 //! Value types: the only way to make one is its constructor, so a value in hand is valid.
 
+pub mod bank_account;
 pub mod birth_date;
 pub mod cep;
 pub mod choices;
@@ -10,9 +11,10 @@ pub mod full_name;
 pub mod phone;
 pub mod salary;
 
+pub use bank_account::BankAccount;
 pub use birth_date::{AgeBounds, BirthDate};
 pub use cep::Cep;
-pub use choices::{Application, Gender, MaritalStatus, PaymentType, ShippingType, Uf};
+pub use choices::{Application, Gender, MaritalStatus, PaymentType, ProposalStatus, SheetType, ShippingType, Uf};
 pub use cnpj::Cnpj;
 pub use cpf::Cpf;
 pub use email::Email;

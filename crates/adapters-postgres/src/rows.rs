@@ -1,0 +1,311 @@
+//! Rows as diesel reads them, and their translation into the domain's records.
+
+use crate::schema::{addresses, billing_groups, customers, partners, products, proposal_payments, proposals};
+use chrono::{DateTime, NaiveDate, Utc};
+use diesel::prelude::*;
+use domain::catalog::model::{BillingGroup, Product};
+use domain::customers::CustomerRecord;
+use domain::proposals::model::{AddressView, PartnerView, PaymentView, ProposalRecord};
+
+#[derive(Debug, Queryable, QueryableByName, Selectable)]
+#[diesel(table_name = customers)]
+pub struct CustomerRow {
+    pub id: i64,
+    pub cpf: String,
+    pub nome_completo: String,
+    pub data_nascimento: NaiveDate,
+    pub sexo: String,
+    pub estado_civil: Option<String>,
+    pub nacionalidade: Option<String>,
+    pub celular: Option<String>,
+    pub telefone_fixo: Option<String>,
+    pub email: Option<String>,
+    pub profissao: Option<String>,
+    pub salario: Option<i64>,
+    pub trabalhando: bool,
+    pub servidor_publico: bool,
+    pub pep: bool,
+    pub afastado: bool,
+    pub medicamento: bool,
+    pub medicamento_descricao: Option<String>,
+    pub key_cliente: Option<String>,
+    pub status: String,
+    pub e_analfabeto: bool,
+    pub codigo_jave: Option<String>,
+    pub cargo_politico: Option<String>,
+    pub id_endereco: Option<i64>,
+    pub ecommerce_customer_id: Option<String>,
+    pub alterado_por: String,
+    pub criado_em: DateTime<Utc>,
+    pub alterado_em: DateTime<Utc>,
+}
+
+impl From<CustomerRow> for CustomerRecord {
+    fn from(r: CustomerRow) -> Self {
+        CustomerRecord {
+            id: r.id,
+            changed_by: r.alterado_por,
+            created_at: r.criado_em,
+            updated_at: r.alterado_em,
+            full_name: r.nome_completo,
+            cpf: r.cpf,
+            birth_date: r.data_nascimento,
+            gender: r.sexo,
+            marital_status: r.estado_civil,
+            nationality: r.nacionalidade,
+            cell_phone: r.celular,
+            landline: r.telefone_fixo,
+            email: r.email,
+            profession: r.profissao,
+            salary: r.salario,
+            working: r.trabalhando,
+            public_servant: r.servidor_publico,
+            pep: r.pep,
+            absent: r.afastado,
+            medication: r.medicamento,
+            medication_description: r.medicamento_descricao,
+            customer_key: r.key_cliente,
+            status: r.status,
+            illiterate: r.e_analfabeto,
+            jave_code: r.codigo_jave,
+            political_office: r.cargo_politico,
+            address_id: r.id_endereco,
+            ecommerce_customer_id: r.ecommerce_customer_id,
+        }
+    }
+}
+
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = proposals)]
+pub struct ProposalRow {
+    pub id: i64,
+    pub identificador: String,
+    pub id_jave: Option<String>,
+    pub valor: i64,
+    pub cpf_cnpj_parceiro: Option<String>,
+    pub id_parceiro: Option<i64>,
+    pub id_representante: Option<i64>,
+    pub id_cliente: i64,
+    pub key_documento: Option<String>,
+    pub key_assinatura_requisicao: Option<String>,
+    pub reenvios: i32,
+    pub status: String,
+    pub alterado_por: String,
+    pub alterado_em: DateTime<Utc>,
+    pub criado_em: DateTime<Utc>,
+    pub cnpj_associacao: Option<String>,
+    pub cnpj_federacao: Option<String>,
+    pub tipo_envio: String,
+    pub reenvio_notificacao: i32,
+    pub fluxo: String,
+    pub codigo_associado: Option<String>,
+    pub id_motivacao: i32,
+    pub id_produto: i64,
+    pub id_gravacao: Option<String>,
+    pub id_convite: Option<String>,
+    pub assinatura_eletronica: Option<String>,
+    pub codigo_faturamento: i32,
+}
+
+impl From<ProposalRow> for ProposalRecord {
+    fn from(r: ProposalRow) -> Self {
+        ProposalRecord {
+            id: r.id,
+            identifier: r.identificador,
+            jave_id: r.id_jave,
+            value: r.valor,
+            partner_document: r.cpf_cnpj_parceiro,
+            representative_id: r.id_representante,
+            customer_id: r.id_cliente,
+            document_key: r.key_documento,
+            signature_request_key: r.key_assinatura_requisicao,
+            resends: r.reenvios,
+            status: r.status,
+            changed_by: r.alterado_por,
+            updated_at: r.alterado_em,
+            created_at: r.criado_em,
+            association_cnpj: r.cnpj_associacao,
+            federation_cnpj: r.cnpj_federacao,
+            shipping: r.tipo_envio,
+            notification_resends: r.reenvio_notificacao,
+            flow: Some(r.fluxo),
+            associate_code: r.codigo_associado,
+            motivation_id: r.id_motivacao,
+            product_id: r.id_produto,
+            recording_id: r.id_gravacao,
+            invite_id: r.id_convite,
+            electronic_signature: r.assinatura_eletronica,
+            billing_code: r.codigo_faturamento,
+        }
+    }
+}
+
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = addresses)]
+pub struct AddressRow {
+    pub cep: String,
+    pub endereco: String,
+    pub numero: String,
+    pub bairro: String,
+    pub cidade: String,
+    pub estado: String,
+    pub complemento: Option<String>,
+}
+
+impl From<AddressRow> for AddressView {
+    fn from(r: AddressRow) -> Self {
+        AddressView {
+            cep: r.cep,
+            street: r.endereco,
+            number: r.numero,
+            neighborhood: r.bairro,
+            city: r.cidade,
+            state: r.estado,
+            complement: r.complemento,
+        }
+    }
+}
+
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = partners)]
+pub struct PartnerRow {
+    pub id: i64,
+    pub cpf_cnpj: String,
+    pub fantasy_name: Option<String>,
+    pub social_reason: String,
+    pub company_cnpj: Option<String>,
+    pub company_fantasy_name: Option<String>,
+    pub company_social_reason: Option<String>,
+    pub association_cnpj: Option<String>,
+    pub association_name: Option<String>,
+    pub federation_cnpj: Option<String>,
+    pub federation_name: Option<String>,
+    pub alterado_por: String,
+    pub criado_em: DateTime<Utc>,
+    pub alterado_em: DateTime<Utc>,
+}
+
+impl From<PartnerRow> for PartnerView {
+    fn from(r: PartnerRow) -> Self {
+        PartnerView {
+            document: r.cpf_cnpj,
+            fantasy_name: r.fantasy_name,
+            social_reason: r.social_reason,
+            changed_by: r.alterado_por,
+            created_at: r.criado_em,
+            updated_at: r.alterado_em,
+            company_cnpj: r.company_cnpj,
+            company_fantasy_name: r.company_fantasy_name,
+            company_social_reason: r.company_social_reason,
+            association_cnpj: r.association_cnpj,
+            association_name: r.association_name,
+            federation_cnpj: r.federation_cnpj,
+            federation_name: r.federation_name,
+        }
+    }
+}
+
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = proposal_payments)]
+pub struct PaymentRow {
+    pub id: i64,
+    pub tipo: String,
+    pub nome_cartao: Option<String>,
+    pub numero_cartao: Option<String>,
+    pub validade: Option<String>,
+    pub dia_cobranca: Option<i32>,
+    pub banco: Option<String>,
+    pub agencia: Option<String>,
+    pub conta: Option<String>,
+    pub operacao: Option<String>,
+    pub numero_folha: Option<String>,
+    pub tipo_folha: Option<String>,
+    pub especie: Option<i32>,
+    pub orgao_emissor: Option<String>,
+    pub alterado_por: String,
+    pub criado_em: DateTime<Utc>,
+    pub alterado_em: DateTime<Utc>,
+}
+
+impl From<PaymentRow> for PaymentView {
+    fn from(r: PaymentRow) -> Self {
+        PaymentView {
+            id: r.id,
+            payment_type: r.tipo,
+            card_name: r.nome_cartao,
+            card_number: r.numero_cartao,
+            card_expiry: r.validade,
+            billing_day: r.dia_cobranca,
+            bank: r.banco,
+            agency: r.agencia,
+            account: r.conta,
+            operation: r.operacao,
+            sheet_number: r.numero_folha,
+            sheet_type: r.tipo_folha,
+            specie: r.especie,
+            issuer_body: r.orgao_emissor,
+            changed_by: r.alterado_por,
+            created_at: r.criado_em,
+            updated_at: r.alterado_em,
+        }
+    }
+}
+
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = products)]
+pub struct ProductRow {
+    pub id: i64,
+    pub codigo_produto: i32,
+    pub nome: String,
+    pub codigo_integracao: i32,
+    pub ativo: bool,
+    pub valor: i64,
+    pub alterado_por: String,
+    pub criado_em: DateTime<Utc>,
+    pub alterado_em: DateTime<Utc>,
+}
+
+impl ProductRow {
+    pub fn into_product(self, banks: Vec<domain::catalog::model::Bank>) -> Product {
+        Product {
+            id: self.id,
+            code: self.codigo_produto,
+            name: self.nome,
+            integration_code: self.codigo_integracao,
+            active: self.ativo,
+            value_cents: self.valor,
+            banks,
+            changed_by: self.alterado_por,
+            created_at: self.criado_em,
+            updated_at: self.alterado_em,
+        }
+    }
+}
+
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = billing_groups)]
+pub struct BillingGroupRow {
+    pub id: i64,
+    pub codigo_faturamento: i32,
+    pub descricao: String,
+    pub codigo_integracao: i32,
+    pub codigo_produto: i32,
+    pub alterado_por: String,
+    pub criado_em: DateTime<Utc>,
+    pub alterado_em: DateTime<Utc>,
+}
+
+impl From<BillingGroupRow> for BillingGroup {
+    fn from(r: BillingGroupRow) -> Self {
+        BillingGroup {
+            id: r.id,
+            billing_code: r.codigo_faturamento,
+            description: r.descricao,
+            integration_code: r.codigo_integracao,
+            product_code: r.codigo_produto,
+            changed_by: r.alterado_por,
+            created_at: r.criado_em,
+            updated_at: r.alterado_em,
+        }
+    }
+}

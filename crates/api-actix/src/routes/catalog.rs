@@ -1,0 +1,298 @@
+//! Routes 10 and 11, the product listing, and catalog management for the back office.
+
+use crate::http::auth::AuthenticatedUser;
+use crate::http::body::BodyReader;
+use crate::http::envelope::Envelope;
+use crate::http::error::{ApiError, ErrorCode};
+use crate::routes::docs::{
+    BillingGroupListEnvelope, BillingGroupWrittenEnvelope, ErrorEnvelope, ProductBanksEnvelope, ProductListEnvelope,
+    ProductWrittenEnvelope,
+};
+use crate::routes::dto::{BillingGroupDto, ProductBanksDto, ProductDto};
+use crate::state::AppState;
+use actix_web::{HttpResponse, web};
+use domain::catalog::model::{
+    Bank, BillingGroupField, BillingGroupInput, ListField, ListQuery, ProductField, ProductInput,
+};
+use domain::validation::{Violations, codes};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// Keeps only the requested fields of a record, in the order asked.
+fn project<T: Serialize, F: ListField>(record: T, fields: &[F]) -> Result<Value, ApiError> {
+    let Value::Object(mut all) = serde_json::to_value(record).map_err(|_| ApiError::new(ErrorCode::Internal))? else {
+        return Err(ApiError::new(ErrorCode::Internal));
+    };
+    let mut kept = Map::new();
+    for field in fields {
+        if let Some(value) = all.remove(field.name()) {
+            kept.insert(field.name().to_owned(), value);
+        }
+    }
+    Ok(Value::Object(kept))
+}
+
+/// Route 10: `fields`, `conditions[campo]=valor` (equality), `limit` (default 100, at most 1000)
+/// and `offset`; ordered by `id`.
+#[utoipa::path(get, path = "/billingGroup/list", tag = "catálogo", security(("bearer" = [])),
+    params(
+        ("fields" = Option<String>, Query, description = "Campos separados por vírgula: id, alterado_em, alterado_por, criado_em, codigo_faturamento, descricao, codigo_integracao, codigo_produto"),
+        ("conditions[codigo_produto]" = Option<i64>, Query, description = "Filtro por igualdade; vale para qualquer campo permitido"),
+        ("limit" = Option<i64>, Query, description = "1 a 1000 (padrão 100)"),
+        ("offset" = Option<i64>, Query, description = "Registros a pular (padrão 0)"),
+    ),
+    responses(
+        (status = 200, description = "Grupos de faturamento, restritos aos campos pedidos", body = BillingGroupListEnvelope),
+        (status = 400, description = "Campo, condição ou paginação inválidos", body = ErrorEnvelope),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn billing_groups(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    query: web::Query<Vec<(String, String)>>,
+) -> Result<HttpResponse, ApiError> {
+    let query = ListQuery::<BillingGroupField>::parse(&query)?;
+    let groups = state.catalog.billing_groups(&user.0, &query).await?;
+    let selected = query.selected();
+    let document = groups
+        .into_iter()
+        .map(|g| project(BillingGroupDto::from(g), &selected))
+        .collect::<Result<Vec<_>, _>>()?;
+    let count = i64::try_from(document.len()).unwrap_or(i64::MAX);
+    Ok(HttpResponse::Ok().json(Envelope::list("Grupos de faturamento listados.", document, vec![count])))
+}
+
+/// The product listing the spec refers to: the same rules over the product's fields.
+#[utoipa::path(get, path = "/product/list", tag = "catálogo", security(("bearer" = [])),
+    params(
+        ("fields" = Option<String>, Query, description = "id, codigo_produto, nome, codigo_integracao, ativo, valor, criado_em, alterado_em, alterado_por"),
+        ("conditions[ativo]" = Option<bool>, Query, description = "Filtro por igualdade; vale para qualquer campo permitido"),
+        ("limit" = Option<i64>, Query), ("offset" = Option<i64>, Query),
+    ),
+    responses(
+        (status = 200, body = ProductListEnvelope),
+        (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn products(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    query: web::Query<Vec<(String, String)>>,
+) -> Result<HttpResponse, ApiError> {
+    let query = ListQuery::<ProductField>::parse(&query)?;
+    let products = state.catalog.products(&user.0, &query).await?;
+    let selected = query.selected();
+    let document = products
+        .into_iter()
+        .map(|p| project(ProductDto::from_product(p, false), &selected))
+        .collect::<Result<Vec<_>, _>>()?;
+    let count = i64::try_from(document.len()).unwrap_or(i64::MAX);
+    Ok(HttpResponse::Ok().json(Envelope::list("Produtos listados.", document, vec![count])))
+}
+
+fn product_code(raw: &str) -> Result<i32, ApiError> {
+    match raw.trim().parse::<i32>() {
+        Ok(code) if code > 0 => Ok(code),
+        _ => {
+            let mut v = Violations::new();
+            v.add(
+                "productCode",
+                codes::WRONG_TYPE,
+                "productCode deve ser um inteiro positivo",
+            );
+            Err(ApiError::invalid(v))
+        }
+    }
+}
+
+/// Route 11: the product and the banks it takes.
+#[utoipa::path(get, path = "/product/payment/{productCode}", tag = "catálogo", security(("bearer" = [])),
+    params(("productCode" = String, Path, description = "Código do produto")),
+    responses(
+        (status = 200, body = ProductBanksEnvelope),
+        (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
+        (status = 404, description = "Produto não encontrado", body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn product_payment(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let code = product_code(&path)?;
+    let product = state.catalog.product_banks(&user.0, code).await?;
+    Ok(HttpResponse::Ok().json(Envelope::data(
+        "Produto e bancos encontrados.",
+        ProductBanksDto::from(product),
+    )))
+}
+
+fn read_product(body: &Value) -> Result<ProductInput, ApiError> {
+    let r = BodyReader::root(body)?;
+    let mut v = Violations::new();
+    let code = r.code(&mut v, "codigo_produto");
+    let name = r.text(&mut v, "nome").map(|s| s.trim().to_owned());
+    let integration_code = r.code(&mut v, "codigo_integracao");
+    let active = r.optional_bool(&mut v, "ativo").unwrap_or(true);
+    let value = match r.optional_integer(&mut v, "valor") {
+        Some(n) if n < 0 => {
+            v.add(
+                "valor",
+                codes::INVALID_VALUE,
+                "valor deve ser um inteiro de centavos não negativo",
+            );
+            None
+        }
+        other => Some(other.unwrap_or(0)),
+    };
+    let mut banks = Vec::new();
+    for b in r.objects(&mut v, "bank").unwrap_or_default() {
+        let bank_code = b.string(&mut v, "codigoBanco").map(str::trim).filter(|c| {
+            let ok = c.len() == 3 && c.bytes().all(|d| d.is_ascii_digit());
+            if !ok {
+                v.add(
+                    b.path("codigoBanco"),
+                    domain::values::bank_account::BANK_FORMAT,
+                    "codigoBanco deve ter 3 dígitos",
+                );
+            }
+            ok
+        });
+        let bank_name = b.text(&mut v, "nome").map(|s| s.trim().to_owned());
+        if let (Some(code), Some(name)) = (bank_code, bank_name) {
+            banks.push(Bank {
+                code: code.to_owned(),
+                name,
+            });
+        }
+    }
+    match (code, name, integration_code, value, v.is_empty()) {
+        (Some(code), Some(name), Some(integration_code), Some(value_cents), true) => Ok(ProductInput {
+            code,
+            name,
+            integration_code,
+            active,
+            value_cents,
+            banks,
+        }),
+        _ => Err(ApiError::invalid(v)),
+    }
+}
+
+/// Creates a product with its banks (back office).
+#[utoipa::path(post, path = "/product", tag = "catálogo", security(("bearer" = [])),
+    request_body(content = crate::routes::docs::ProductBody, example = json!({"codigo_produto": 104, "nome": "Seguro Residencial", "codigo_integracao": 9104, "ativo": true, "valor": 3990, "bank": [{"codigoBanco": "001", "nome": "Banco do Brasil"}]})),
+    responses(
+        (status = 201, body = ProductWrittenEnvelope),
+        (status = 400, description = "Campos inválidos ou código já cadastrado", body = ErrorEnvelope),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
+        (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn create_product(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    body: web::Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let input = read_product(&body)?;
+    let product = state.catalog.create_product(&user.0, input).await?;
+    let document = vec![
+        serde_json::to_value(ProductDto::from_product(product, true))
+            .map_err(|_| ApiError::new(ErrorCode::Internal))?,
+    ];
+    Ok(HttpResponse::Created().json(Envelope::list("Produto criado.", document, vec![1])))
+}
+
+/// Replaces a product and its banks (back office).
+#[utoipa::path(put, path = "/product/{productCode}", tag = "catálogo", security(("bearer" = [])),
+    params(("productCode" = String, Path)),
+    request_body(content = crate::routes::docs::ProductBody),
+    responses(
+        (status = 200, body = ProductWrittenEnvelope),
+        (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
+        (status = 404, body = ErrorEnvelope),
+        (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn update_product(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    path: web::Path<String>,
+    body: web::Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let code = product_code(&path)?;
+    let input = read_product(&body)?;
+    let product = state.catalog.update_product(&user.0, code, input).await?;
+    let document = vec![
+        serde_json::to_value(ProductDto::from_product(product, true))
+            .map_err(|_| ApiError::new(ErrorCode::Internal))?,
+    ];
+    Ok(HttpResponse::Ok().json(Envelope::list("Produto atualizado.", document, vec![1])))
+}
+
+fn read_billing_group(body: &Value) -> Result<BillingGroupInput, ApiError> {
+    let r = BodyReader::root(body)?;
+    let mut v = Violations::new();
+    let billing_code = r.code(&mut v, "codigo_faturamento");
+    let description = r.text(&mut v, "descricao").map(|s| s.trim().to_owned());
+    let product_code = r.code(&mut v, "codigo_produto");
+    match (billing_code, description, product_code) {
+        (Some(billing_code), Some(description), Some(product_code)) => Ok(BillingGroupInput {
+            billing_code,
+            description,
+            product_code,
+        }),
+        _ => Err(ApiError::invalid(v)),
+    }
+}
+
+/// Creates a billing group of a product (back office).
+#[utoipa::path(post, path = "/billingGroup", tag = "catálogo", security(("bearer" = [])),
+    request_body(content = crate::routes::docs::BillingGroupBody, example = json!({"codigo_faturamento": 5005, "descricao": "Anual - boleto", "codigo_produto": 101})),
+    responses(
+        (status = 201, body = BillingGroupWrittenEnvelope),
+        (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
+        (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn create_billing_group(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    body: web::Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let input = read_billing_group(&body)?;
+    let group = state.catalog.create_billing_group(&user.0, input).await?;
+    let document =
+        vec![serde_json::to_value(BillingGroupDto::from(group)).map_err(|_| ApiError::new(ErrorCode::Internal))?];
+    Ok(HttpResponse::Created().json(Envelope::list("Grupo de faturamento criado.", document, vec![1])))
+}
+
+/// Replaces a billing group (back office).
+#[utoipa::path(put, path = "/billingGroup/{billingCode}", tag = "catálogo", security(("bearer" = [])),
+    params(("billingCode" = String, Path)),
+    request_body(content = crate::routes::docs::BillingGroupBody),
+    responses(
+        (status = 200, body = BillingGroupWrittenEnvelope),
+        (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
+        (status = 404, body = ErrorEnvelope),
+        (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn update_billing_group(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    path: web::Path<String>,
+    body: web::Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let code = match path.trim().parse::<i32>() {
+        Ok(c) if c > 0 => c,
+        _ => {
+            let mut v = Violations::new();
+            v.add(
+                "billingCode",
+                codes::WRONG_TYPE,
+                "billingCode deve ser um inteiro positivo",
+            );
+            return Err(ApiError::invalid(v));
+        }
+    };
+    let input = read_billing_group(&body)?;
+    let group = state.catalog.update_billing_group(&user.0, code, input).await?;
+    let document =
+        vec![serde_json::to_value(BillingGroupDto::from(group)).map_err(|_| ApiError::new(ErrorCode::Internal))?];
+    Ok(HttpResponse::Ok().json(Envelope::list("Grupo de faturamento atualizado.", document, vec![1])))
+}

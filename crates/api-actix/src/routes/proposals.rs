@@ -1,0 +1,261 @@
+//! Routes 3 to 9: customers and proposals.
+
+use crate::http::auth::AuthenticatedUser;
+use crate::http::body::BodyReader;
+use crate::http::envelope::Envelope;
+use crate::http::error::ApiError;
+use crate::routes::docs::{
+    ErrorEnvelope, IsValidEnvelope, OwnershipEnvelope, ProposalCreatedEnvelope, ProposalDetailEnvelope,
+};
+use crate::routes::dto::{CustomerRecordDto, IsValidDto, OwnershipItemDto, ProposalDetailDto, ProposalRecordDto};
+use crate::routes::proposal_bodies::{self, Context};
+use crate::state::AppState;
+use actix_web::{HttpResponse, web};
+use domain::proposals::service::Ownership;
+use domain::validation::{Violations, codes};
+use domain::values::{CellPhone, Cpf};
+use serde_json::Value;
+
+fn context(state: &AppState) -> Context {
+    Context {
+        today: state.proposals.today(),
+        rules: state.proposals.rules,
+    }
+}
+
+fn to_value<T: serde::Serialize>(value: T) -> Result<Value, ApiError> {
+    serde_json::to_value(value).map_err(|e| {
+        tracing::error!(error = %e, "serialising an answer failed");
+        ApiError::new(crate::http::error::ErrorCode::Internal)
+    })
+}
+
+/// Route 3: creates (or updates, by CPF) a customer; `endereco` is optional.
+#[utoipa::path(post, path = "/customer/create", tag = "clientes", security(("bearer" = [])),
+    request_body(content = crate::routes::docs::CustomerCreateBody, example = json!({
+        "cliente": {"nome_completo": "Maria da Silva", "cpf": "123.456.789-09", "data_nascimento": "1990-05-15T00:00:00.000Z",
+            "sexo": "Feminino", "estado_civil": "Solteiro", "nacionalidade": "Brasileira", "celular": "(11) 91234-5678",
+            "telefone_fixo": null, "email": "maria@exemplo.com.br", "profissao": "Professora", "salario": 250000,
+            "trabalhando": true, "servidor_publico": false, "pep": false, "afastado": false, "medicamento": false, "e_analfabeto": false},
+        "endereco": {"cep": "01310100", "endereco": "Avenida Paulista", "numero": 1000, "bairro": "Bela Vista", "cidade": "São Paulo", "estado": "SP", "complemento": null}
+    })),
+    responses(
+        (status = 201, description = "Um elemento: o cliente", body = [CustomerRecordDto]),
+        (status = 400, description = "Campos inválidos", body = ErrorEnvelope),
+        (status = 401, description = "Sem token válido", body = ErrorEnvelope),
+        (status = 403, description = "Aplicação sem permissão", body = ErrorEnvelope),
+        (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope),
+        (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn create_customer(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    body: web::Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let reader = BodyReader::root(&body)?;
+    let mut v = Violations::new();
+    let ctx = context(&state);
+    let customer = reader
+        .object(&mut v, "cliente")
+        .and_then(|c| proposal_bodies::route3_customer(&c, &mut v, &ctx));
+    let address = reader
+        .optional_object(&mut v, "endereco")
+        .map(|a| proposal_bodies::route3_address(&a, &mut v));
+    let (Some(customer), true) = (customer, v.is_empty()) else {
+        return Err(ApiError::invalid(v));
+    };
+    let record = state
+        .proposals
+        .create_customer(&user.0, customer, address.flatten())
+        .await?;
+    Ok(HttpResponse::Created().json([CustomerRecordDto::from(record)]))
+}
+
+/// Route 4: whether the customer belongs to the caller's seller, and for which products.
+#[utoipa::path(get, path = "/customer/validCustomer/{cpf}", tag = "clientes", security(("bearer" = [])),
+    params(("cpf" = String, Path, description = "CPF, com ou sem máscara")),
+    responses(
+        (status = 200, description = "document: itens {id_cliente, codigo_produto}; rowsAffected [1] se cadastrado, [0] se não", body = OwnershipEnvelope),
+        (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn valid_customer(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let mut v = Violations::new();
+    let Some(cpf) = v.check("cpf", Cpf::parse(&path)) else {
+        return Err(ApiError::invalid(v));
+    };
+    let envelope = match state.proposals.customer_ownership(&user.0, &cpf).await? {
+        Ownership::NotRegistered => Envelope::list("Cliente não cadastrado para este parceiro.", Vec::new(), vec![0]),
+        Ownership::Registered(items) => {
+            let document = items
+                .into_iter()
+                .map(|i| {
+                    to_value(OwnershipItemDto {
+                        id_cliente: i.customer_id,
+                        codigo_produto: i.product_code,
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            Envelope::list("Cliente cadastrado para este parceiro.", document, vec![1])
+        }
+    };
+    Ok(HttpResponse::Ok().json(envelope))
+}
+
+/// Route 5: creates or updates the customer and its address and creates the proposal, all or nothing.
+#[utoipa::path(post, path = "/proposal/create", tag = "propostas", security(("bearer" = [])),
+    request_body(content = crate::routes::docs::ProposalCreateBody, example = json!({
+        "billingCode": 5002, "productCode": 101, "typeOfPayments": "DESCONTO EM FOLHA", "shippingType": "whatsapp",
+        "customer": {"fullName": "Maria da Silva", "cpf": "12345678909", "birthDate": "1990-05-15", "gender": "Feminino",
+            "maritalStatus": "Casado", "nationality": "Brasileira", "cellPhone": "(11) 91234-5678", "phone": null,
+            "email": "maria@exemplo.com.br", "profession": "Professora", "salary": 141200, "working": true, "publicServer": true,
+            "pep": false, "absent": false, "medication": false, "medicationDescription": null, "isIlliterate": false},
+        "address": {"zipCode": "01310100", "address": "Avenida Paulista", "number": "1000", "neighborhood": "Bela Vista",
+            "city": "São Paulo", "state": "SP", "complement": null},
+        "discountOnSheet": {"number": "1234567890", "specie": 41, "type": "BENEFÍCIO"}
+    })),
+    responses(
+        (status = 201, description = "Proposta criada (status NOVO, reenvios 0)", body = ProposalCreatedEnvelope),
+        (status = 400, description = "Campos inválidos, referência inexistente, ou proposta em andamento para o CPF e produto", body = ErrorEnvelope),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
+        (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn create_proposal(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    body: web::Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let reader = BodyReader::root(&body)?;
+    let mut v = Violations::new();
+    let request = proposal_bodies::route5(&reader, &mut v, &context(&state));
+    let (Some(request), true) = (request, v.is_empty()) else {
+        return Err(ApiError::invalid(v));
+    };
+    let record = state.proposals.create_proposal(&user.0, request).await?;
+    let document = vec![to_value(ProposalRecordDto::from(record))?];
+    Ok(HttpResponse::Created().json(Envelope::list("Proposta criada com sucesso.", document, vec![1])))
+}
+
+/// Route 6: the online shop's proposal (reduced customer; value 0).
+#[utoipa::path(post, path = "/proposal/create/ecommerce", tag = "propostas", security(("bearer" = [])),
+    request_body(content = crate::routes::docs::EcommerceProposalBody, example = json!({
+        "billingCode": 5004, "productCode": 103, "shippingType": "sms",
+        "customer": {"fullName": "João Souza", "cpf": "52998224725", "birthDate": "1985-03-10", "gender": "Masculino",
+            "maritalStatus": "Solteiro", "cellPhone": "(21) 99876-5432", "email": "joao@exemplo.com.br"},
+        "address": {"zipCode": "20040002", "address": "Rua da Assembleia", "number": 10, "neighborhood": "Centro",
+            "city": "Rio de Janeiro", "state": "RJ", "complement": "Sala 501"}
+    })),
+    responses(
+        (status = 201, description = "Proposta criada", body = ProposalCreatedEnvelope),
+        (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
+        (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn create_ecommerce_proposal(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    body: web::Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let reader = BodyReader::root(&body)?;
+    let mut v = Violations::new();
+    let request = proposal_bodies::route6(&reader, &mut v, &context(&state));
+    let (Some(request), true) = (request, v.is_empty()) else {
+        return Err(ApiError::invalid(v));
+    };
+    let record = state.proposals.create_ecommerce_proposal(&user.0, request).await?;
+    let document = vec![to_value(ProposalRecordDto::from(record))?];
+    Ok(HttpResponse::Created().json(Envelope::list("Proposta criada com sucesso.", document, vec![1])))
+}
+
+/// Route 7: the proposal with its customer, seller, signature and payment.
+#[utoipa::path(get, path = "/proposal/byIdentifier/{identificador}", tag = "propostas", security(("bearer" = [])),
+    params(("identificador" = String, Path, description = "Identificador da proposta")),
+    responses(
+        (status = 200, description = "Detalhe da proposta", body = ProposalDetailEnvelope),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
+        (status = 404, description = "Não encontrada (ou de outro parceiro)", body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn by_identifier(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let detail = state.proposals.detail(&user.0, &path).await?;
+    Ok(HttpResponse::Ok().json(Envelope::data("Proposta encontrada.", ProposalDetailDto::from(detail))))
+}
+
+fn integration_code(v: &mut Violations, raw: &str) -> Option<i32> {
+    match raw.trim().parse::<i32>() {
+        Ok(code) if code > 0 => Some(code),
+        _ => {
+            v.add(
+                "integrationCode",
+                codes::WRONG_TYPE,
+                "integrationCode deve ser um inteiro positivo",
+            );
+            None
+        }
+    }
+}
+
+fn availability(is_valid: bool, what: &str) -> Envelope<IsValidDto> {
+    let message = if is_valid {
+        format!("Não há proposta em andamento para este {what} e produto.")
+    } else {
+        format!("Já existe proposta em andamento para este {what} e produto.")
+    };
+    Envelope {
+        rows_affected: vec![0],
+        ..Envelope::data(message, IsValidDto { is_valid })
+    }
+}
+
+/// Route 8: `isValid` is true when no unfinished proposal exists for the CPF and product.
+#[utoipa::path(get, path = "/proposal/cpfValidtoProduct/{cpf}/{integrationCode}", tag = "propostas", security(("bearer" = [])),
+    params(("cpf" = String, Path), ("integrationCode" = String, Path, description = "Código de integração do produto")),
+    responses(
+        (status = 200, body = IsValidEnvelope),
+        (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
+        (status = 404, description = "Produto não encontrado", body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn cpf_valid_to_product(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (cpf, code) = path.into_inner();
+    let mut v = Violations::new();
+    let cpf = v.check("cpf", Cpf::parse(&cpf));
+    let code = integration_code(&mut v, &code);
+    let (Some(cpf), Some(code)) = (cpf, code) else {
+        return Err(ApiError::invalid(v));
+    };
+    let valid = state.proposals.cpf_available(&user.0, &cpf, code).await?;
+    Ok(HttpResponse::Ok().json(availability(valid, "CPF")))
+}
+
+/// Route 9: the same by cell phone (formatted or digits).
+#[utoipa::path(get, path = "/proposal/cellPhoneValidtoProduct/{celular}/{integrationCode}", tag = "propostas", security(("bearer" = [])),
+    params(("celular" = String, Path), ("integrationCode" = String, Path)),
+    responses(
+        (status = 200, body = IsValidEnvelope),
+        (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
+        (status = 404, description = "Produto não encontrado", body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn cell_phone_valid_to_product(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (phone, code) = path.into_inner();
+    let mut v = Violations::new();
+    let phone = v.check("celular", CellPhone::parse(&phone));
+    let code = integration_code(&mut v, &code);
+    let (Some(phone), Some(code)) = (phone, code) else {
+        return Err(ApiError::invalid(v));
+    };
+    let valid = state.proposals.cell_phone_available(&user.0, &phone, code).await?;
+    Ok(HttpResponse::Ok().json(availability(valid, "celular")))
+}

@@ -1,0 +1,111 @@
+//! Who may do what. Each application (the system a user signed in to) may call some operations;
+//! reads are then scoped: a partner's representative sees only its partner's proposals and
+//! customers, the online shop only its own (e-commerce) proposals, the back office everything.
+
+use crate::auth::model::Principal;
+use crate::values::Application;
+
+/// The operations behind the routes; the spec's route number is in each comment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Operation {
+    /// 3
+    CreateCustomer,
+    /// 4
+    CheckCustomer,
+    /// 5
+    CreateProposal,
+    /// 6
+    CreateEcommerceProposal,
+    /// 7
+    ReadProposal,
+    /// 8, 9
+    CheckAvailability,
+    /// 10, 11, product listing
+    ReadCatalog,
+    /// Creating and updating products, banks and billing groups.
+    ManageCatalog,
+}
+
+impl Operation {
+    pub const ALL: [Operation; 8] = [
+        Operation::CreateCustomer,
+        Operation::CheckCustomer,
+        Operation::CreateProposal,
+        Operation::CreateEcommerceProposal,
+        Operation::ReadProposal,
+        Operation::CheckAvailability,
+        Operation::ReadCatalog,
+        Operation::ManageCatalog,
+    ];
+
+    /// The permission matrix (README lists it too).
+    pub fn allowed_for(self, application: Application) -> bool {
+        use Application::*;
+        use Operation::*;
+        match self {
+            CreateCustomer | CreateProposal => application == Partner,
+            CreateEcommerceProposal => application == Ecommerce,
+            CheckCustomer => matches!(application, Partner | BackOffice),
+            ReadProposal | CheckAvailability | ReadCatalog => true,
+            ManageCatalog => application == BackOffice,
+        }
+    }
+}
+
+/// Whose proposals and customers a caller may see.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// A representative: its partner's only.
+    Partner { partner_id: i64, representative_id: i64 },
+    /// The online shop: e-commerce proposals only.
+    Ecommerce,
+    /// The back office: all.
+    Everything,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum AccessError {
+    /// The caller's application may not perform the operation (HTTP 403).
+    #[error("aplicação sem permissão para esta operação")]
+    Forbidden,
+    /// A `PARCEIRO` user with no partner behind it: misconfigured, refused.
+    #[error("usuário PARCEIRO sem parceiro vinculado")]
+    NoPartner,
+}
+
+/// Checks the matrix for a principal.
+pub fn authorize(principal: &Principal, operation: Operation) -> Result<(), AccessError> {
+    if operation.allowed_for(principal.application) {
+        Ok(())
+    } else {
+        Err(AccessError::Forbidden)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Application::*;
+    use Operation::*;
+
+    #[test]
+    fn the_whole_matrix() {
+        let expected: [(Operation, [bool; 3]); 8] = [
+            // (operation, [ECOMMERCE, PARCEIRO, BACKOFFICE])
+            (CreateCustomer, [false, true, false]),
+            (CheckCustomer, [false, true, true]),
+            (CreateProposal, [false, true, false]),
+            (CreateEcommerceProposal, [true, false, false]),
+            (ReadProposal, [true, true, true]),
+            (CheckAvailability, [true, true, true]),
+            (ReadCatalog, [true, true, true]),
+            (ManageCatalog, [false, false, true]),
+        ];
+        for (operation, row) in expected {
+            for (app, allowed) in [Ecommerce, Partner, BackOffice].into_iter().zip(row) {
+                assert_eq!(operation.allowed_for(app), allowed, "{operation:?} for {app}");
+            }
+        }
+        assert_eq!(Operation::ALL.len(), expected.len());
+    }
+}

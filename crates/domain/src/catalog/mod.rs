@@ -1,0 +1,97 @@
+//! The catalog: reads for every application, management for the back office.
+
+pub mod model;
+pub mod ports;
+
+use crate::access::{AccessError, Operation, authorize};
+use crate::auth::model::Principal;
+use crate::store::StoreError;
+use model::{BillingGroup, BillingGroupField, BillingGroupInput, ListQuery, Product, ProductField, ProductInput};
+use ports::{CatalogStore, CatalogWriteError};
+use std::sync::Arc;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CatalogError {
+    #[error(transparent)]
+    Access(#[from] AccessError),
+    #[error("produto não encontrado")]
+    ProductNotFound,
+    #[error(transparent)]
+    Write(#[from] CatalogWriteError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+#[derive(Clone)]
+pub struct CatalogService {
+    pub store: Arc<dyn CatalogStore>,
+}
+
+impl CatalogService {
+    pub async fn billing_groups(
+        &self,
+        principal: &Principal,
+        query: &ListQuery<BillingGroupField>,
+    ) -> Result<Vec<BillingGroup>, CatalogError> {
+        authorize(principal, Operation::ReadCatalog)?;
+        Ok(self.store.list_billing_groups(query).await?)
+    }
+
+    pub async fn products(
+        &self,
+        principal: &Principal,
+        query: &ListQuery<ProductField>,
+    ) -> Result<Vec<Product>, CatalogError> {
+        authorize(principal, Operation::ReadCatalog)?;
+        Ok(self.store.list_products(query).await?)
+    }
+
+    /// Route 11.
+    pub async fn product_banks(&self, principal: &Principal, product_code: i32) -> Result<Product, CatalogError> {
+        authorize(principal, Operation::ReadCatalog)?;
+        self.store
+            .product_with_banks(product_code)
+            .await?
+            .ok_or(CatalogError::ProductNotFound)
+    }
+
+    pub async fn create_product(&self, principal: &Principal, input: ProductInput) -> Result<Product, CatalogError> {
+        authorize(principal, Operation::ManageCatalog)?;
+        Ok(self.store.create_product(&input, &principal.email).await?)
+    }
+
+    pub async fn update_product(
+        &self,
+        principal: &Principal,
+        product_code: i32,
+        input: ProductInput,
+    ) -> Result<Product, CatalogError> {
+        authorize(principal, Operation::ManageCatalog)?;
+        Ok(self
+            .store
+            .update_product(product_code, &input, &principal.email)
+            .await?)
+    }
+
+    pub async fn create_billing_group(
+        &self,
+        principal: &Principal,
+        input: BillingGroupInput,
+    ) -> Result<BillingGroup, CatalogError> {
+        authorize(principal, Operation::ManageCatalog)?;
+        Ok(self.store.create_billing_group(&input, &principal.email).await?)
+    }
+
+    pub async fn update_billing_group(
+        &self,
+        principal: &Principal,
+        billing_code: i32,
+        input: BillingGroupInput,
+    ) -> Result<BillingGroup, CatalogError> {
+        authorize(principal, Operation::ManageCatalog)?;
+        Ok(self
+            .store
+            .update_billing_group(billing_code, &input, &principal.email)
+            .await?)
+    }
+}

@@ -1,0 +1,8 @@
+//! Proposals and customers: creation (routes 3, 5, 6), lookup (7), checks (4, 8, 9).
+
+pub mod model;
+pub mod ports;
+pub mod service;
+
+#[cfg(test)]
+mod service_tests;

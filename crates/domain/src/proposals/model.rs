@@ -1,0 +1,215 @@
+//! Proposals: what creating one needs, the stored record, and the detail read model.
+
+use crate::customers::{AddressData, CustomerData};
+use crate::values::{BankAccount, SheetType, ShippingType};
+use chrono::{DateTime, NaiveDate, Utc};
+
+/// How a standard proposal is paid, with the fields each way needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PaymentDetails {
+    /// `DESCONTO EM FOLHA`: the benefit or registration number, its kind and species.
+    PayrollDiscount {
+        number: String,
+        specie: i32,
+        sheet_type: SheetType,
+    },
+    /// `DÉBITO EM CONTA`.
+    AccountDebit(BankAccount),
+}
+
+/// Which door a proposal came in by; it decides who sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// Route 5: a partner's representative.
+    Partner,
+    /// Route 6: the online shop.
+    Ecommerce,
+}
+
+impl Flow {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Flow::Partner => "PARCEIRO",
+            Flow::Ecommerce => "ECOMMERCE",
+        }
+    }
+}
+
+/// A standard proposal (route 5), its fields valid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProposalRequest {
+    pub billing_code: i32,
+    pub product_code: i32,
+    pub payment: PaymentDetails,
+    pub shipping: ShippingType,
+    pub customer: CustomerData,
+    pub address: AddressData,
+}
+
+/// An e-commerce proposal (route 6), its fields valid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EcommerceProposalRequest {
+    pub billing_code: i32,
+    pub product_code: i32,
+    pub shipping: Option<ShippingType>,
+    pub partner_id: Option<i64>,
+    pub customer: CustomerData,
+    pub address: AddressData,
+}
+
+/// Everything the store writes for a new proposal, references already resolved by the use case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewProposal {
+    pub flow: Flow,
+    pub product_id: i64,
+    pub billing_code: i32,
+    pub value: i64,
+    pub payment: Option<PaymentDetails>,
+    pub shipping: ShippingType,
+    pub customer: CustomerData,
+    pub address: AddressData,
+    pub partner: Option<PartnerLink>,
+    pub changed_by: String,
+}
+
+/// The seller behind a proposal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartnerLink {
+    pub partner_id: i64,
+    pub partner_document: String,
+    pub representative_id: Option<i64>,
+    pub association_cnpj: Option<String>,
+    pub federation_cnpj: Option<String>,
+}
+
+/// A stored proposal, as the creation routes answer it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProposalRecord {
+    pub id: i64,
+    pub identifier: String,
+    pub jave_id: Option<String>,
+    pub value: i64,
+    pub partner_document: Option<String>,
+    pub representative_id: Option<i64>,
+    pub customer_id: i64,
+    pub document_key: Option<String>,
+    pub signature_request_key: Option<String>,
+    pub resends: i32,
+    pub status: String,
+    pub changed_by: String,
+    pub updated_at: DateTime<Utc>,
+    pub created_at: DateTime<Utc>,
+    pub association_cnpj: Option<String>,
+    pub federation_cnpj: Option<String>,
+    pub shipping: String,
+    pub notification_resends: i32,
+    pub flow: Option<String>,
+    pub associate_code: Option<String>,
+    pub motivation_id: i32,
+    pub product_id: i64,
+    pub recording_id: Option<String>,
+    pub invite_id: Option<String>,
+    pub electronic_signature: Option<String>,
+    pub billing_code: i32,
+}
+
+/// Route 7's answer, gathered in a fixed number of queries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProposalDetail {
+    pub proposal: ProposalRecord,
+    pub product_name: String,
+    pub product_code: i32,
+    pub motivation: String,
+    pub representative: Option<RepresentativeView>,
+    pub customer: crate::customers::CustomerRecord,
+    pub address: Option<AddressView>,
+    pub partner: Option<PartnerView>,
+    pub signature: Option<SignatureView>,
+    pub payment: Option<PaymentView>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepresentativeView {
+    pub cpf: Option<String>,
+    pub email: String,
+    pub name: Option<String>,
+    pub video_attendance_token: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AddressView {
+    pub cep: String,
+    pub street: String,
+    pub number: String,
+    pub neighborhood: String,
+    pub city: String,
+    pub state: String,
+    pub complement: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartnerView {
+    pub document: String,
+    pub fantasy_name: Option<String>,
+    pub social_reason: String,
+    pub changed_by: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub company_cnpj: Option<String>,
+    pub company_fantasy_name: Option<String>,
+    pub company_social_reason: Option<String>,
+    pub association_cnpj: Option<String>,
+    pub association_name: Option<String>,
+    pub federation_cnpj: Option<String>,
+    pub federation_name: Option<String>,
+}
+
+/// The four parties' keys and statuses (filled by the signature issue).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SignatureView {
+    pub id: i64,
+    pub client_key: Option<String>,
+    pub association_key: Option<String>,
+    pub federation_key: Option<String>,
+    pub enterprise_key: Option<String>,
+    pub client_status: Option<String>,
+    pub association_status: Option<String>,
+    pub federation_status: Option<String>,
+    pub enterprise_status: Option<String>,
+    pub changed_by: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub latitude: Option<String>,
+    pub longitude: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaymentView {
+    pub id: i64,
+    pub payment_type: String,
+    pub card_name: Option<String>,
+    pub card_number: Option<String>,
+    pub card_expiry: Option<String>,
+    pub billing_day: Option<i32>,
+    pub bank: Option<String>,
+    pub agency: Option<String>,
+    pub account: Option<String>,
+    pub operation: Option<String>,
+    pub sheet_number: Option<String>,
+    pub sheet_type: Option<String>,
+    pub specie: Option<i32>,
+    pub issuer_body: Option<String>,
+    pub changed_by: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// Route 7 shows the birth date as text: kept here so the format is one decision.
+pub fn birthday_text(date: NaiveDate) -> String {
+    // The form JavaScript's Date.prototype.toString gives for a UTC midnight, which is what the
+    // partner systems built on the spec's sample read.
+    format!(
+        "{} 00:00:00 GMT+0000 (Coordinated Universal Time)",
+        date.format("%a %b %d %Y")
+    )
+}

@@ -1,0 +1,55 @@
+//! What the proposal use cases need from the store.
+
+use crate::access::Scope;
+use crate::auth::model::UserId;
+use crate::proposals::model::{NewProposal, PartnerLink, ProposalDetail, ProposalRecord};
+use crate::store::StoreError;
+use crate::values::{CellPhone, Cpf};
+use async_trait::async_trait;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CreateProposalError {
+    /// The customer already holds an unfinished proposal for the product (enforced by the
+    /// database, so concurrent creates cannot both pass).
+    #[error("cliente já possui proposta em andamento para este produto")]
+    DuplicateOpen,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait ProposalStore: Send + Sync {
+    /// Writes the customer (created or updated by CPF), its address, its link to the partner, the
+    /// proposal (status `NOVO`, an unguessable identifier) and its payment, all or nothing.
+    async fn create(&self, proposal: &NewProposal) -> Result<ProposalRecord, CreateProposalError>;
+
+    /// The proposal with this identifier if the scope may see it (else `None`, as for a missing one).
+    async fn detail(&self, identifier: &str, scope: Scope) -> Result<Option<ProposalDetail>, StoreError>;
+
+    /// Whether an unfinished proposal exists for the CPF and the product with this integration
+    /// code; `None` when no product has that code.
+    async fn has_open_for_cpf(&self, cpf: &Cpf, integration_code: i32) -> Result<Option<bool>, StoreError>;
+
+    /// The same, by the customer's cell phone.
+    async fn has_open_for_cell_phone(
+        &self,
+        cell_phone: &CellPhone,
+        integration_code: i32,
+    ) -> Result<Option<bool>, StoreError>;
+}
+
+/// A representative and the partner it sells for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Representation {
+    pub representative_id: i64,
+    pub partner: PartnerLink,
+}
+
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait PartnerDirectory: Send + Sync {
+    /// The representation of a `PARCEIRO` user, if it has one.
+    async fn representation(&self, user_id: UserId) -> Result<Option<Representation>, StoreError>;
+    async fn partner(&self, partner_id: i64) -> Result<Option<PartnerLink>, StoreError>;
+}

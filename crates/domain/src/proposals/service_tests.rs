@@ -1,0 +1,429 @@
+//! Use-case tests of customers and proposals, over mocked ports.
+
+use super::model::*;
+use super::ports::*;
+use super::service::*;
+use crate::access::{AccessError, Scope};
+use crate::auth::model::Principal;
+use crate::catalog::model::{Bank, BillingGroup, Product};
+use crate::catalog::ports::MockCatalogStore;
+use crate::customers::{AddressData, CustomerData, MockCustomerStore};
+use crate::validation::Violations;
+use crate::values::*;
+use chrono::{NaiveDate, Utc};
+use std::sync::Arc;
+
+fn principal(application: Application) -> Principal {
+    Principal {
+        user_id: 7,
+        email: "rep@parceiro.com.br".into(),
+        application,
+    }
+}
+
+fn customer() -> CustomerData {
+    CustomerData {
+        full_name: FullName::parse("Maria da Silva").unwrap(),
+        cpf: Cpf::parse("12345678909").unwrap(),
+        birth_date: BirthDate::from_stored(NaiveDate::from_ymd_opt(1990, 5, 15).unwrap()),
+        gender: Gender::Female,
+        marital_status: Some(MaritalStatus::Single),
+        nationality: Some("Brasileira".into()),
+        cell_phone: Some(CellPhone::parse("(11) 91234-5678").unwrap()),
+        landline: None,
+        email: Some(Email::parse("maria@exemplo.com.br").unwrap()),
+        profession: Some("Professora".into()),
+        salary: Some(SalaryCents::from_cents(250_000, 141_200).unwrap()),
+        working: Some(true),
+        public_servant: None,
+        pep: None,
+        absent: None,
+        medication: None,
+        medication_description: None,
+        illiterate: None,
+    }
+}
+
+fn address() -> AddressData {
+    AddressData {
+        cep: Cep::parse("01310100").unwrap(),
+        street: "Avenida Paulista".into(),
+        number: "1000".into(),
+        neighborhood: "Bela Vista".into(),
+        city: "São Paulo".into(),
+        state: Uf::Sp,
+        complement: None,
+    }
+}
+
+fn product(active: bool) -> Product {
+    Product {
+        id: 11,
+        code: 101,
+        name: "Seguro".into(),
+        integration_code: 9101,
+        active,
+        value_cents: 4990,
+        banks: vec![Bank {
+            code: "001".into(),
+            name: "Banco do Brasil".into(),
+        }],
+        changed_by: "seed".into(),
+        created_at: Utc::now(),
+        updated_at: Utc::now(),
+    }
+}
+
+fn group(product_code: i32) -> BillingGroup {
+    BillingGroup {
+        id: 1,
+        billing_code: 5001,
+        description: "Mensal".into(),
+        integration_code: 9101,
+        product_code,
+        changed_by: "seed".into(),
+        created_at: Utc::now(),
+        updated_at: Utc::now(),
+    }
+}
+
+fn partner_link() -> PartnerLink {
+    PartnerLink {
+        partner_id: 3,
+        partner_document: "11222333000181".into(),
+        representative_id: None,
+        association_cnpj: Some("12ABC34501DE35".into()),
+        federation_cnpj: None,
+    }
+}
+
+fn request(payment: PaymentDetails) -> ProposalRequest {
+    ProposalRequest {
+        billing_code: 5001,
+        product_code: 101,
+        payment,
+        shipping: ShippingType::Sms,
+        customer: customer(),
+        address: address(),
+    }
+}
+
+fn debit(bank: &str) -> PaymentDetails {
+    PaymentDetails::AccountDebit(BankAccount {
+        bank: bank.into(),
+        agency: "1234".into(),
+        account: "5678-9".into(),
+        operation: None,
+    })
+}
+
+struct Mocks {
+    proposals: MockProposalStore,
+    customers: MockCustomerStore,
+    catalog: MockCatalogStore,
+    partners: MockPartnerDirectory,
+}
+
+impl Mocks {
+    fn new() -> Self {
+        let mut partners = MockPartnerDirectory::new();
+        partners.expect_representation().returning(|_| {
+            Ok(Some(Representation {
+                representative_id: 5,
+                partner: partner_link(),
+            }))
+        });
+        Self {
+            proposals: MockProposalStore::new(),
+            customers: MockCustomerStore::new(),
+            catalog: MockCatalogStore::new(),
+            partners,
+        }
+    }
+
+    fn catalog(mut self, product: Option<Product>, group: Option<BillingGroup>) -> Self {
+        self.catalog
+            .expect_product_with_banks()
+            .returning(move |_| Ok(product.clone()));
+        self.catalog
+            .expect_billing_group()
+            .returning(move |_| Ok(group.clone()));
+        self
+    }
+
+    fn service(self) -> ProposalService {
+        ProposalService {
+            proposals: Arc::new(self.proposals),
+            customers: Arc::new(self.customers),
+            catalog: Arc::new(self.catalog),
+            partners: Arc::new(self.partners),
+            clock: Arc::new(crate::clock::SystemClock),
+            rules: CustomerRules::default(),
+        }
+    }
+}
+
+fn record() -> ProposalRecord {
+    ProposalRecord {
+        id: 1,
+        identifier: "abc".into(),
+        jave_id: None,
+        value: 4990,
+        partner_document: Some("11222333000181".into()),
+        representative_id: Some(5),
+        customer_id: 9,
+        document_key: None,
+        signature_request_key: None,
+        resends: 0,
+        status: "NOVO".into(),
+        changed_by: "rep@parceiro.com.br".into(),
+        updated_at: Utc::now(),
+        created_at: Utc::now(),
+        association_cnpj: None,
+        federation_cnpj: None,
+        shipping: "sms".into(),
+        notification_resends: 0,
+        flow: Some("PARCEIRO".into()),
+        associate_code: None,
+        motivation_id: 1,
+        product_id: 11,
+        recording_id: None,
+        invite_id: None,
+        electronic_signature: None,
+        billing_code: 5001,
+    }
+}
+
+fn fields(v: &Violations) -> Vec<&str> {
+    v.errors().iter().map(|e| e.field.as_str()).collect()
+}
+
+#[tokio::test]
+async fn a_proposal_carries_the_product_value_the_representative_and_the_actor() {
+    let mut m = Mocks::new().catalog(Some(product(true)), Some(group(101)));
+    m.proposals
+        .expect_create()
+        .withf(|p| {
+            p.flow == Flow::Partner
+                && p.product_id == 11
+                && p.value == 4990
+                && p.changed_by == "rep@parceiro.com.br"
+                && p.partner
+                    .as_ref()
+                    .is_some_and(|l| l.representative_id == Some(5) && l.partner_id == 3)
+        })
+        .times(1)
+        .returning(|_| Ok(record()));
+    let created = m
+        .service()
+        .create_proposal(&principal(Application::Partner), request(debit("001")))
+        .await
+        .unwrap();
+    assert_eq!(created.status, "NOVO");
+}
+
+#[tokio::test]
+async fn unknown_product_or_billing_group_of_another_product_or_bank_not_taken_are_field_errors() {
+    let m = Mocks::new().catalog(None, Some(group(999)));
+    let Err(ProposalError::Invalid(v)) = m
+        .service()
+        .create_proposal(&principal(Application::Partner), request(debit("001")))
+        .await
+    else {
+        panic!()
+    };
+    assert_eq!(fields(&v), ["productCode", "billingCode"]);
+
+    let m = Mocks::new().catalog(Some(product(true)), Some(group(101)));
+    let Err(ProposalError::Invalid(v)) = m
+        .service()
+        .create_proposal(&principal(Application::Partner), request(debit("237")))
+        .await
+    else {
+        panic!()
+    };
+    assert_eq!(fields(&v), ["debitAccount.bank"]);
+
+    let m = Mocks::new().catalog(Some(product(false)), Some(group(101)));
+    let Err(ProposalError::Invalid(v)) = m
+        .service()
+        .create_proposal(&principal(Application::Partner), request(debit("001")))
+        .await
+    else {
+        panic!()
+    };
+    assert_eq!(fields(&v), ["productCode"]);
+}
+
+#[tokio::test]
+async fn a_duplicate_open_proposal_is_reported_as_such() {
+    let mut m = Mocks::new().catalog(Some(product(true)), Some(group(101)));
+    m.proposals
+        .expect_create()
+        .returning(|_| Err(CreateProposalError::DuplicateOpen));
+    let result = m
+        .service()
+        .create_proposal(&principal(Application::Partner), request(debit("001")))
+        .await;
+    assert_eq!(result, Err(ProposalError::DuplicateOpen));
+}
+
+#[tokio::test]
+async fn only_partners_create_standard_proposals_and_only_the_shop_ecommerce_ones() {
+    let mut m = Mocks::new();
+    m.proposals.expect_create().never();
+    let service = m.service();
+    for app in [Application::Ecommerce, Application::BackOffice] {
+        assert_eq!(
+            service.create_proposal(&principal(app), request(debit("001"))).await,
+            Err(ProposalError::Access(AccessError::Forbidden))
+        );
+    }
+    let ecommerce = EcommerceProposalRequest {
+        billing_code: 5001,
+        product_code: 101,
+        shipping: None,
+        partner_id: None,
+        customer: customer(),
+        address: address(),
+    };
+    assert_eq!(
+        service
+            .create_ecommerce_proposal(&principal(Application::Partner), ecommerce)
+            .await,
+        Err(ProposalError::Access(AccessError::Forbidden))
+    );
+}
+
+#[tokio::test]
+async fn an_ecommerce_proposal_is_worth_zero_and_defaults_to_sms() {
+    let mut m = Mocks::new().catalog(Some(product(true)), Some(group(101)));
+    m.proposals
+        .expect_create()
+        .withf(|p| {
+            p.flow == Flow::Ecommerce
+                && p.value == 0
+                && p.shipping == ShippingType::Sms
+                && p.partner.is_none()
+                && p.payment.is_none()
+        })
+        .returning(|_| Ok(record()));
+    let request = EcommerceProposalRequest {
+        billing_code: 5001,
+        product_code: 101,
+        shipping: None,
+        partner_id: None,
+        customer: customer(),
+        address: address(),
+    };
+    assert!(
+        m.service()
+            .create_ecommerce_proposal(&principal(Application::Ecommerce), request)
+            .await
+            .is_ok()
+    );
+}
+
+#[tokio::test]
+async fn an_unknown_partner_id_on_an_ecommerce_proposal_is_a_field_error() {
+    let mut m = Mocks::new().catalog(Some(product(true)), Some(group(101)));
+    m.partners.expect_partner().returning(|_| Ok(None));
+    let request = EcommerceProposalRequest {
+        billing_code: 5001,
+        product_code: 101,
+        shipping: None,
+        partner_id: Some(404),
+        customer: customer(),
+        address: address(),
+    };
+    let Err(ProposalError::Invalid(v)) = m
+        .service()
+        .create_ecommerce_proposal(&principal(Application::Ecommerce), request)
+        .await
+    else {
+        panic!()
+    };
+    assert_eq!(fields(&v), ["partnerId"]);
+}
+
+#[tokio::test]
+async fn the_detail_is_looked_up_in_the_callers_scope_and_missing_is_not_found() {
+    let mut m = Mocks::new();
+    m.proposals
+        .expect_detail()
+        .withf(|_, scope| {
+            *scope
+                == Scope::Partner {
+                    partner_id: 3,
+                    representative_id: 5,
+                }
+        })
+        .returning(|_, _| Ok(None));
+    assert_eq!(
+        m.service()
+            .detail(&principal(Application::Partner), "x")
+            .await
+            .unwrap_err(),
+        ProposalError::NotFound
+    );
+    let mut m = Mocks::new();
+    m.proposals
+        .expect_detail()
+        .withf(|_, scope| *scope == Scope::Ecommerce)
+        .returning(|_, _| Ok(None));
+    assert_eq!(
+        m.service()
+            .detail(&principal(Application::Ecommerce), "x")
+            .await
+            .unwrap_err(),
+        ProposalError::NotFound
+    );
+}
+
+#[tokio::test]
+async fn a_partner_user_without_a_partner_is_refused() {
+    let mut m = Mocks::new();
+    m.partners = MockPartnerDirectory::new();
+    m.partners.expect_representation().returning(|_| Ok(None));
+    assert_eq!(
+        m.service()
+            .detail(&principal(Application::Partner), "x")
+            .await
+            .unwrap_err(),
+        ProposalError::Access(AccessError::NoPartner)
+    );
+}
+
+#[tokio::test]
+async fn availability_is_the_absence_of_an_open_proposal_and_an_unknown_product_is_told() {
+    let mut m = Mocks::new();
+    m.proposals
+        .expect_has_open_for_cpf()
+        .returning(|_, code| Ok(if code == 9101 { Some(true) } else { None }));
+    let service = m.service();
+    let cpf = Cpf::parse("12345678909").unwrap();
+    assert_eq!(
+        service
+            .cpf_available(&principal(Application::Ecommerce), &cpf, 9101)
+            .await,
+        Ok(false)
+    );
+    assert_eq!(
+        service.cpf_available(&principal(Application::Ecommerce), &cpf, 1).await,
+        Err(ProposalError::UnknownProduct)
+    );
+}
+
+#[tokio::test]
+async fn customers_created_by_a_partner_are_linked_to_it() {
+    let mut m = Mocks::new();
+    m.customers
+        .expect_upsert()
+        .withf(|_, address, partner, by| address.is_none() && *partner == Some(3) && by == "rep@parceiro.com.br")
+        .returning(|_, _, _, _| Err(crate::store::StoreError::Unavailable("x".into())));
+    let result = m
+        .service()
+        .create_customer(&principal(Application::Partner), customer(), None)
+        .await;
+    assert!(matches!(result, Err(ProposalError::Store(_))));
+}
