@@ -96,15 +96,68 @@ impl TestApp {
         format!("{}{}", self.address, path)
     }
 
-    /// Creates a user through the same use case as `sales-api user create`.
+    /// Creates a user through the same use case as `sales-api user create` (a `PARCEIRO` user
+    /// represents the demo partner).
     pub async fn create_user(&self, email: &str, password: &str, applications: &[&str]) -> i64 {
+        self.create_user_for(email, password, applications, "11222333000181")
+            .await
+    }
+
+    /// Loads the demo catalog and partner (products 101 to 103, billing groups 5001 to 5004).
+    pub async fn seed_catalog(&self) {
+        let pool = build_pool(&PoolSettings::new(&self.db.url)).unwrap();
+        adapters_postgres::seed::seed_demo_catalog(&pool).await.unwrap();
+    }
+
+    /// Creates a user and signs it in; answers the access token.
+    pub async fn token_for(&self, email: &str, application: &str, partner_cnpj: &str) -> String {
+        self.create_user_for(email, "Vendas#2026", &[application], partner_cnpj)
+            .await;
+        self.sign_in(email, "Vendas#2026", application).await["token"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    pub async fn post_json_as(&self, path: &str, token: &str, body: &Value) -> reqwest::Response {
+        self.client
+            .post(self.url(path))
+            .bearer_auth(token)
+            .json(body)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    pub async fn put_json_as(&self, path: &str, token: &str, body: &Value) -> reqwest::Response {
+        self.client
+            .put(self.url(path))
+            .bearer_auth(token)
+            .json(body)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// Reads one number from the test's database.
+    pub async fn count(&self, query: &str) -> i64 {
+        #[derive(diesel::QueryableByName)]
+        struct Count {
+            #[diesel(sql_type = diesel::sql_types::BigInt)]
+            n: i64,
+        }
+        let mut conn = AsyncPgConnection::establish(&self.db.url).await.unwrap();
+        diesel::sql_query(query).get_result::<Count>(&mut conn).await.unwrap().n
+    }
+
+    pub async fn create_user_for(&self, email: &str, password: &str, applications: &[&str], partner_cnpj: &str) -> i64 {
         let pool = build_pool(&PoolSettings::new(&self.db.url)).unwrap();
         let service = CreateUser {
             writer: Arc::new(PgAccounts::new(pool)),
             hasher: Arc::new(BcryptHasher::new(4, 2).unwrap()),
             policy: PasswordPolicy::default(),
         };
-        let partner = applications.contains(&"PARCEIRO").then(|| "11222333000181".to_owned());
+        let partner = applications.contains(&"PARCEIRO").then(|| partner_cnpj.to_owned());
         let input = NewUserInput {
             email: email.into(),
             password: password.into(),
@@ -173,4 +226,57 @@ pub fn error_fields(body: &Value) -> Vec<String> {
         .as_array()
         .map(|a| a.iter().map(|e| e["field"].as_str().unwrap_or("").to_owned()).collect())
         .unwrap_or_default()
+}
+
+/// The JSON kinds a member may have, as the spec's tables write them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    String,
+    Number,
+    Boolean,
+    Object,
+    Array,
+    StringOrNull,
+    NumberOrNull,
+    ObjectOrNull,
+}
+
+fn kind_matches(kind: Kind, value: &Value) -> bool {
+    match kind {
+        Kind::String => value.is_string(),
+        Kind::Number => value.is_number(),
+        Kind::Boolean => value.is_boolean(),
+        Kind::Object => value.is_object(),
+        Kind::Array => value.is_array(),
+        Kind::StringOrNull => value.is_string() || value.is_null(),
+        Kind::NumberOrNull => value.is_number() || value.is_null(),
+        Kind::ObjectOrNull => value.is_object() || value.is_null(),
+    }
+}
+
+/// Checks that `value` is an object with exactly these members, each of its kind.
+pub fn assert_shape(value: &Value, members: &[(&str, Kind)]) {
+    let object = value.as_object().unwrap_or_else(|| panic!("not an object: {value}"));
+    let mut expected: Vec<&str> = members.iter().map(|(name, _)| *name).collect();
+    let mut actual: Vec<&str> = object.keys().map(String::as_str).collect();
+    expected.sort_unstable();
+    actual.sort_unstable();
+    assert_eq!(actual, expected, "members of {value}");
+    for (name, kind) in members {
+        assert!(
+            kind_matches(*kind, &object[*name]),
+            "{name} should be {kind:?}, is {}",
+            object[*name]
+        );
+    }
+}
+
+/// An ISO 8601 UTC timestamp with milliseconds, as every timestamp of the contract.
+pub fn assert_timestamp(value: &Value) {
+    let text = value.as_str().unwrap_or_else(|| panic!("not a string: {value}"));
+    assert!(chrono::DateTime::parse_from_rfc3339(text).is_ok(), "{text}");
+    assert!(
+        text.ends_with('Z') && text.len() == 24,
+        "{text} is not UTC with milliseconds"
+    );
 }

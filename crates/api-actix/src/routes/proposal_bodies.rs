@@ -193,9 +193,15 @@ fn payment(r: &BodyReader, v: &mut Violations, payment_type: Option<PaymentType>
             let agency = debit.string_or_number(v, "agency");
             let account = debit.string_or_number(v, "account");
             let operation = debit.optional_text(v, "operation");
-            let (bank, agency, account) = (bank?, agency?, account?);
-            BankAccount::parse(v, &debit.path(""), &bank, &agency, &account, operation.as_deref())
-                .map(PaymentDetails::AccountDebit)
+            BankAccount::parse(
+                v,
+                &debit.path(""),
+                bank.as_deref(),
+                agency.as_deref(),
+                account.as_deref(),
+                operation.as_deref(),
+            )
+            .map(PaymentDetails::AccountDebit)
         }
     }
 }

@@ -32,42 +32,43 @@ fn digits_with_check(input: &str, max: usize) -> Option<String> {
 }
 
 impl BankAccount {
-    /// Checks each part, recording failures under `prefix` (`debitAccount.`).
+    /// Checks each part given (a missing one was already reported by the caller), recording
+    /// failures under `prefix` (`debitAccount.`).
     pub fn parse(
         v: &mut Violations,
         prefix: &str,
-        bank: &str,
-        agency: &str,
-        account: &str,
+        bank: Option<&str>,
+        agency: Option<&str>,
+        account: Option<&str>,
         operation: Option<&str>,
     ) -> Option<Self> {
-        let bank_t = trim_ascii(bank);
-        let bank = v.check(
-            &format!("{prefix}bank"),
-            if bank_t.len() == 3 && bank_t.bytes().all(|b| b.is_ascii_digit()) {
-                Ok(bank_t.to_owned())
+        let bank = bank.and_then(|bank| {
+            let bank = trim_ascii(bank);
+            let parsed = if bank.len() == 3 && bank.bytes().all(|b| b.is_ascii_digit()) {
+                Ok(bank.to_owned())
             } else {
                 Err(Rejection::new(BANK_FORMAT, "banco deve ser o código de 3 dígitos"))
-            },
-        );
-        let agency = v.check(
-            &format!("{prefix}agency"),
-            digits_with_check(agency, 5).ok_or_else(|| {
+            };
+            v.check(&format!("{prefix}bank"), parsed)
+        });
+        let agency = agency.and_then(|agency| {
+            let parsed = digits_with_check(agency, 5).ok_or_else(|| {
                 Rejection::new(
                     AGENCY_FORMAT,
                     "agência deve ter até 5 dígitos, com dígito verificador opcional (1234-5)",
                 )
-            }),
-        );
-        let account = v.check(
-            &format!("{prefix}account"),
-            digits_with_check(account, 12).ok_or_else(|| {
+            });
+            v.check(&format!("{prefix}agency"), parsed)
+        });
+        let account = account.and_then(|account| {
+            let parsed = digits_with_check(account, 12).ok_or_else(|| {
                 Rejection::new(
                     ACCOUNT_FORMAT,
                     "conta deve ter até 12 dígitos, com dígito verificador opcional (12345-6)",
                 )
-            }),
-        );
+            });
+            v.check(&format!("{prefix}account"), parsed)
+        });
         let operation = operation.map(trim_ascii).filter(|o| !o.is_empty()).map(str::to_owned);
         Some(Self {
             bank: bank?,
@@ -85,7 +86,15 @@ mod tests {
     #[test]
     fn accepts_digits_with_optional_check_characters() {
         let mut v = Violations::new();
-        let account = BankAccount::parse(&mut v, "debitAccount.", "001", "1234-5", "12345-x", Some("013")).unwrap();
+        let account = BankAccount::parse(
+            &mut v,
+            "debitAccount.",
+            Some("001"),
+            Some("1234-5"),
+            Some("12345-x"),
+            Some("013"),
+        )
+        .unwrap();
         assert_eq!(account.account, "12345-X");
         assert!(v.is_empty());
     }
@@ -93,7 +102,7 @@ mod tests {
     #[test]
     fn names_each_bad_part() {
         let mut v = Violations::new();
-        assert!(BankAccount::parse(&mut v, "debitAccount.", "1", "12a4", "1-23", None).is_none());
+        assert!(BankAccount::parse(&mut v, "debitAccount.", Some("1"), Some("12a4"), Some("1-23"), None).is_none());
         let found: Vec<_> = v.errors().iter().map(|e| (e.field.as_str(), e.code)).collect();
         assert_eq!(
             found,
