@@ -53,22 +53,34 @@ for _ in $(seq 1 100); do
   sleep 0.2
 done
 
-token=$("$venv/bin/python" - "$BIND_ADDR" <<'PY'
+sign_in() { # e-mail password application
+  "$venv/bin/python" - "$BIND_ADDR" "$1" "$2" "$3" <<'PY'
 import json, sys, urllib.request
-body = json.dumps({"email": "backoffice@demo.com.br", "password": "Backoffice#2026", "aplicacao": "BACKOFFICE"}).encode()
-request = urllib.request.Request(f"http://{sys.argv[1]}/signin", data=body, headers={"Content-Type": "application/json"})
+address, email, password, application = sys.argv[1:]
+body = json.dumps({"email": email, "password": password, "aplicacao": application}).encode()
+request = urllib.request.Request(f"http://{address}/signin", data=body, headers={"Content-Type": "application/json"})
 print(json.load(urllib.request.urlopen(request))["token"])
 PY
-)
+}
 
+# One pass per application, each over the routes that application may call, so that the
+# creation routes are exercised past their permission check.
 status=0
-"$venv/bin/st" run "http://$BIND_ADDR/openapi.json" \
-  --header "Authorization: Bearer $token" \
-  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
-  --max-examples "${SCHEMATHESIS_MAX_EXAMPLES:-50}" \
-  --seed 20261122 \
-  --generation-database none \
-  --no-color || status=$?
+run_pass() { # token, then schemathesis filter options
+  local token="$1"
+  shift
+  "$venv/bin/st" run "http://$BIND_ADDR/openapi.json" \
+    --header "Authorization: Bearer $token" \
+    --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
+    --max-examples "${SCHEMATHESIS_MAX_EXAMPLES:-50}" \
+    --seed 20261122 \
+    --generation-database none \
+    --no-color "$@" || status=$?
+}
+run_pass "$(sign_in backoffice@demo.com.br 'Backoffice#2026' BACKOFFICE)"
+run_pass "$(sign_in parceiro@demo.com.br 'Parceiro#2026' PARCEIRO)" --include-path /customer/create --include-path /proposal/create
+run_pass "$(sign_in ecommerce@demo.com.br 'Ecommerce#2026' ECOMMERCE)" --include-path /proposal/create/ecommerce
+
 if [ "$status" != 0 ]; then
   echo "--- registro do servidor ---" >&2
   tail -50 "$work/server.log" >&2

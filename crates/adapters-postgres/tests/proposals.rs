@@ -1,0 +1,281 @@
+//! Repository tests of customers, proposals and the catalog against real PostgreSQL.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use adapters_postgres::testing::TestDatabase;
+use adapters_postgres::{PgCatalog, PgPool, PgProposals, PoolSettings, build_pool, seed};
+use chrono::NaiveDate;
+use diesel_async::RunQueryDsl;
+use domain::access::Scope;
+use domain::catalog::model::{ListQuery, ProductField};
+use domain::catalog::ports::CatalogStore;
+use domain::customers::{AddressData, CustomerData, CustomerStore};
+use domain::proposals::model::{Flow, NewProposal, PartnerLink, PaymentDetails};
+use domain::proposals::ports::{CreateProposalError, PartnerDirectory, ProposalStore};
+use domain::values::*;
+
+#[derive(diesel::QueryableByName)]
+struct Count {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    n: i64,
+}
+
+async fn count(pool: &PgPool, sql: &str) -> i64 {
+    let mut conn = pool.get().await.unwrap();
+    diesel::sql_query(sql).get_result::<Count>(&mut conn).await.unwrap().n
+}
+
+async fn seeded() -> (TestDatabase, PgPool, PgProposals, i64) {
+    let db = TestDatabase::new().await;
+    let pool = build_pool(&PoolSettings::new(&db.url)).unwrap();
+    seed::seed_demo_catalog(&pool).await.unwrap();
+    let product_id = PgCatalog::new(pool.clone())
+        .product_with_banks(101)
+        .await
+        .unwrap()
+        .unwrap()
+        .id;
+    (db, pool.clone(), PgProposals::new(pool), product_id)
+}
+
+fn customer(name: &str) -> CustomerData {
+    CustomerData {
+        full_name: FullName::parse(name).unwrap(),
+        cpf: Cpf::parse("12345678909").unwrap(),
+        birth_date: BirthDate::from_stored(NaiveDate::from_ymd_opt(1990, 5, 15).unwrap()),
+        gender: Gender::Female,
+        marital_status: None,
+        nationality: Some("Brasileira".into()),
+        cell_phone: Some(CellPhone::parse("11912345678").unwrap()),
+        landline: None,
+        email: None,
+        profession: None,
+        salary: None,
+        working: None,
+        public_servant: None,
+        pep: Some(true),
+        absent: None,
+        medication: None,
+        medication_description: None,
+        illiterate: None,
+    }
+}
+
+fn address(street: &str) -> AddressData {
+    AddressData {
+        cep: Cep::parse("01310100").unwrap(),
+        street: street.into(),
+        number: "S/N".into(),
+        neighborhood: "Bela Vista".into(),
+        city: "São Paulo".into(),
+        state: Uf::Sp,
+        complement: None,
+    }
+}
+
+async fn new_proposal(proposals: &PgProposals, product_id: i64, name: &str, street: &str) -> NewProposal {
+    let partner = proposals.partner(1).await.unwrap().unwrap();
+    NewProposal {
+        flow: Flow::Ecommerce,
+        product_id,
+        billing_code: 5001,
+        value: 0,
+        payment: Some(PaymentDetails::PayrollDiscount {
+            number: "123".into(),
+            specie: 41,
+            sheet_type: SheetType::Benefit,
+        }),
+        shipping: ShippingType::Sms,
+        customer: customer(name),
+        address: address(street),
+        partner: Some(PartnerLink {
+            representative_id: None,
+            ..partner
+        }),
+        changed_by: "teste@exemplo.com.br".into(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refused_proposal_rolls_back_the_customer_and_address_it_wrote() {
+    let (_db, pool, proposals, product_id) = seeded().await;
+    proposals
+        .create(&new_proposal(&proposals, product_id, "Maria da Silva", "Avenida Paulista").await)
+        .await
+        .unwrap();
+    let again = proposals
+        .create(&new_proposal(&proposals, product_id, "Mariana Trocada", "Rua Trocada").await)
+        .await;
+    assert_eq!(again, Err(CreateProposalError::DuplicateOpen));
+    assert_eq!(
+        count(
+            &pool,
+            "SELECT count(*) AS n FROM customers WHERE nome_completo = 'Maria da Silva'"
+        )
+        .await,
+        1
+    );
+    assert_eq!(
+        count(
+            &pool,
+            "SELECT count(*) AS n FROM addresses WHERE endereco = 'Avenida Paulista'"
+        )
+        .await,
+        1
+    );
+    assert_eq!(count(&pool, "SELECT count(*) AS n FROM proposals").await, 1);
+    assert_eq!(count(&pool, "SELECT count(*) AS n FROM proposal_payments").await, 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn concurrent_creates_for_one_customer_and_product_store_exactly_one() {
+    let (_db, pool, proposals, product_id) = seeded().await;
+    let proposal = new_proposal(&proposals, product_id, "Maria da Silva", "Avenida Paulista").await;
+    let attempts = (0..10).map(|_| proposals.create(&proposal));
+    let results = futures_util::future::join_all(attempts).await;
+    assert_eq!(results.iter().filter(|r| r.is_ok()).count(), 1);
+    assert!(
+        results
+            .iter()
+            .filter(|r| r.is_err())
+            .all(|r| *r == Err(CreateProposalError::DuplicateOpen))
+    );
+    assert_eq!(count(&pool, "SELECT count(*) AS n FROM proposals").await, 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_upsert_keeps_what_is_not_sent_and_links_each_partner_once() {
+    let (_db, pool, proposals, _) = seeded().await;
+    let first = proposals
+        .upsert(&customer("Maria da Silva"), None, Some(1), "a@exemplo.com.br")
+        .await
+        .unwrap();
+    assert!(first.pep);
+    let mut update = customer("Maria da Silva Souza");
+    update.pep = None;
+    update.nationality = None;
+    let second = proposals
+        .upsert(&update, Some(address("Rua Nova")), Some(1), "b@exemplo.com.br")
+        .await
+        .unwrap();
+    assert_eq!(second.id, first.id);
+    assert!(second.pep, "not sent: kept");
+    assert_eq!(second.nationality.as_deref(), Some("Brasileira"));
+    assert_eq!(second.full_name, "Maria da Silva Souza");
+    assert!(second.address_id.is_some());
+    assert_eq!(count(&pool, "SELECT count(*) AS n FROM customer_partners").await, 1);
+    let cpf = Cpf::parse("12345678909").unwrap();
+    assert_eq!(
+        proposals
+            .ownership(
+                &cpf,
+                Scope::Partner {
+                    partner_id: 1,
+                    representative_id: 1
+                }
+            )
+            .await
+            .unwrap(),
+        Some(vec![])
+    );
+    assert_eq!(
+        proposals
+            .ownership(
+                &cpf,
+                Scope::Partner {
+                    partner_id: 2,
+                    representative_id: 2
+                }
+            )
+            .await
+            .unwrap(),
+        None
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_detail_is_found_only_within_scope_and_open_checks_see_only_unfinished_proposals() {
+    let (_db, pool, proposals, product_id) = seeded().await;
+    let record = proposals
+        .create(&new_proposal(&proposals, product_id, "Maria da Silva", "Avenida Paulista").await)
+        .await
+        .unwrap();
+    assert!(
+        proposals
+            .detail(&record.identifier, Scope::Ecommerce)
+            .await
+            .unwrap()
+            .is_some()
+    );
+    assert!(
+        proposals
+            .detail(
+                &record.identifier,
+                Scope::Partner {
+                    partner_id: 1,
+                    representative_id: 1
+                }
+            )
+            .await
+            .unwrap()
+            .is_some()
+    );
+    assert!(
+        proposals
+            .detail(
+                &record.identifier,
+                Scope::Partner {
+                    partner_id: 99,
+                    representative_id: 1
+                }
+            )
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let cpf = Cpf::parse("12345678909").unwrap();
+    assert_eq!(proposals.has_open_for_cpf(&cpf, 9101).await.unwrap(), Some(true));
+    assert_eq!(proposals.has_open_for_cpf(&cpf, 1).await.unwrap(), None);
+    let mut conn = pool.get().await.unwrap();
+    diesel::sql_query("UPDATE proposals SET status = 'REPROVADO'")
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(proposals.has_open_for_cpf(&cpf, 9101).await.unwrap(), Some(false));
+    assert_eq!(
+        proposals
+            .has_open_for_cell_phone(&CellPhone::parse("11912345678").unwrap(), 9101)
+            .await
+            .unwrap(),
+        Some(false)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_database_refuses_a_status_outside_the_lifecycle() {
+    let (_db, pool, proposals, product_id) = seeded().await;
+    proposals
+        .create(&new_proposal(&proposals, product_id, "Maria da Silva", "Avenida Paulista").await)
+        .await
+        .unwrap();
+    let mut conn = pool.get().await.unwrap();
+    let refused = diesel::sql_query("UPDATE proposals SET status = 'PERDIDO'")
+        .execute(&mut conn)
+        .await;
+    assert!(refused.unwrap_err().to_string().contains("proposals_status_check"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn product_listing_filters_by_boolean_and_out_of_range_codes_match_nothing() {
+    let (_db, pool, _, _) = seeded().await;
+    let catalog = PgCatalog::new(pool);
+    let params = |list: &[(&str, &str)]| {
+        list.iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect::<Vec<_>>()
+    };
+    let active = ListQuery::<ProductField>::parse(&params(&[("conditions[ativo]", "true")])).unwrap();
+    assert_eq!(catalog.list_products(&active).await.unwrap().len(), 3);
+    let huge = ListQuery::<ProductField>::parse(&params(&[("conditions[codigo_produto]", "99999999999")])).unwrap();
+    assert!(catalog.list_products(&huge).await.unwrap().is_empty());
+}
