@@ -18,6 +18,8 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
+pub mod smtp;
+
 pub use reqwest::StatusCode;
 
 pub struct TestApp {
@@ -62,6 +64,11 @@ impl TestApp {
     pub async fn spawn_with(extra: &[(&str, &str)]) -> Self {
         let db = TestDatabase::new().await;
         let key = key_file().to_string_lossy().into_owned();
+        // Without SMTP_URL the service writes .eml files: keep them out of the work tree.
+        let mail_dir = std::env::temp_dir()
+            .join(format!("sales-api-test-mail-{}", db.name))
+            .to_string_lossy()
+            .into_owned();
         let mut pairs: Vec<(&str, &str)> = vec![
             ("DATABASE_URL", &db.url),
             ("JWT_PRIVATE_KEY_FILE", &key),
@@ -72,6 +79,7 @@ impl TestApp {
             ("DB_POOL_WAIT_TIMEOUT_MS", "2000"),
             ("DB_CONNECT_TIMEOUT_MS", "2000"),
             ("SHUTDOWN_TIMEOUT_SECS", "1"),
+            ("MAIL_DIR", &mail_dir),
         ];
         pairs.retain(|(k, _)| !extra.iter().any(|(e, _)| e == k));
         pairs.extend_from_slice(extra);

@@ -233,6 +233,19 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    password_recovery_tokens (id) {
+        id -> Int8,
+        user_id -> Int8,
+        token_hash -> Text,
+        created_at -> Timestamptz,
+        expires_at -> Timestamptz,
+        used_at -> Nullable<Timestamptz>,
+        revoked_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::joinable!(password_recovery_tokens -> users (user_id));
 diesel::joinable!(customers -> addresses (id_endereco));
 diesel::joinable!(customer_partners -> customers (customer_id));
 diesel::joinable!(customer_partners -> partners (partner_id));
@@ -266,4 +279,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     motivations,
     proposals,
     proposal_payments,
+    password_recovery_tokens,
 );

@@ -234,3 +234,63 @@ async fn the_demo_seed_runs_twice_without_duplicating() {
         .unwrap();
     assert_eq!(products.n, 3);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn of_two_concurrent_resets_with_one_token_exactly_one_wins_and_sessions_end() {
+    use adapters_postgres::PgRecovery;
+    use domain::recovery::{RecoveryStore, ResetOutcome};
+    let db = TestDatabase::new().await;
+    let repo = accounts(&db).await;
+    let user_id = repo
+        .create(&new_user("ana@exemplo.com.br", vec![Application::Ecommerce], None))
+        .await
+        .unwrap();
+    let session = RefreshTokenRecord {
+        jti: Uuid::new_v4(),
+        family_id: Uuid::new_v4(),
+        user_id,
+        application: Application::Ecommerce,
+        expires_at: Utc::now() + Duration::hours(2),
+    };
+    repo.record(&session).await.unwrap();
+    let recovery = PgRecovery::new(build_pool(&PoolSettings::new(&db.url)).unwrap());
+    let hash = "a".repeat(64);
+    recovery
+        .issue(user_id, &hash, Utc::now() + Duration::hours(24))
+        .await
+        .unwrap();
+    recovery
+        .issue(user_id, &"b".repeat(64), Utc::now() + Duration::hours(24))
+        .await
+        .unwrap();
+    let token = recovery.find(&hash).await.unwrap().unwrap();
+    let new_hash = PasswordHash("$2b$04$novo".into());
+    let now = Utc::now();
+    let (a, b) = tokio::join!(
+        recovery.reset_password(token.id, user_id, &new_hash, now),
+        recovery.reset_password(token.id, user_id, &new_hash, now)
+    );
+    let mut outcomes = [a.unwrap(), b.unwrap()];
+    outcomes.sort_by_key(|o| *o == ResetOutcome::Done);
+    assert_eq!(outcomes, [ResetOutcome::AlreadySpent, ResetOutcome::Done]);
+    assert!(
+        recovery
+            .find(&"b".repeat(64))
+            .await
+            .unwrap()
+            .unwrap()
+            .revoked_at
+            .is_some(),
+        "the other token is revoked"
+    );
+    assert_eq!(
+        repo.consume(session.jti, Utc::now()).await.unwrap(),
+        ConsumeOutcome::Reused,
+        "the session was revoked"
+    );
+    assert_eq!(repo.find_by_id(user_id).await.unwrap().unwrap().password_hash, new_hash);
+    assert_eq!(
+        recovery.issued_since(user_id, now - Duration::hours(1)).await.unwrap(),
+        2
+    );
+}

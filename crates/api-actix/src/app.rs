@@ -7,6 +7,7 @@ use crate::http::middleware::{RequestSpan, echo_request_id, envelope_plain_error
 use crate::routes;
 use crate::security::jwt::{JwtTokenService, KeyError};
 use crate::security::password::BcryptHasher;
+use crate::security::secrets::OsSecretGenerator;
 use crate::state::AppState;
 use actix_cors::Cors;
 use actix_web::dev::{Server, Service};
@@ -14,14 +15,19 @@ use actix_web::error::{JsonPayloadError, PayloadError};
 use actix_web::http::header;
 use actix_web::middleware::ErrorHandlers;
 use actix_web::{App, HttpRequest, HttpServer, web};
+use adapters_mailer::{BackgroundMailer, Delivery};
 use adapters_postgres::migrations::{self, MigrationError};
 use adapters_postgres::pool::PoolBuildError;
-use adapters_postgres::{PgAccounts, PgCatalog, PgPool, PgProposals, PgReadiness, PoolSettings, build_pool};
+use adapters_postgres::{
+    PgAccounts, PgCatalog, PgPool, PgProposals, PgReadiness, PgRecovery, PoolSettings, build_pool,
+};
+use domain::auth::password::PasswordPolicy;
 use domain::auth::ports::HashError;
 use domain::auth::sign_in::SignInService;
 use domain::catalog::CatalogService;
 use domain::clock::SystemClock;
 use domain::proposals::service::ProposalService;
+use domain::recovery::RecoveryService;
 use futures_util::FutureExt;
 use std::net::TcpListener;
 use std::sync::Arc;
@@ -41,6 +47,8 @@ pub enum StartupError {
     Bind { addr: String, source: std::io::Error },
     #[error(transparent)]
     Hash(#[from] HashError),
+    #[error(transparent)]
+    Mailer(#[from] adapters_mailer::MailerError),
 }
 
 pub fn pool_settings(config: &Config) -> PoolSettings {
@@ -69,6 +77,21 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
     let jwks = serde_json::json!({ "keys": tokens.jwks() });
     let accounts = Arc::new(PgAccounts::new(pool.clone()));
     let hasher = Arc::new(BcryptHasher::new(config.bcrypt_cost, config.bcrypt_max_concurrent)?);
+    let delivery = match &config.mail.smtp_url {
+        Some(url) => Delivery::smtp(url)?,
+        None => Delivery::files(&config.mail.directory)?,
+    };
+    let recovery = RecoveryService {
+        users: accounts.clone(),
+        store: Arc::new(PgRecovery::new(pool.clone())),
+        hasher: hasher.clone(),
+        secrets: Arc::new(OsSecretGenerator),
+        outbox: Arc::new(BackgroundMailer::new(delivery, &config.mail.from)?),
+        throttle: accounts.clone(),
+        clock: Arc::new(SystemClock),
+        policy: config.recovery.clone(),
+        password_policy: PasswordPolicy::default(),
+    };
     let sign_in = SignInService {
         users: accounts.clone(),
         hasher,
@@ -93,6 +116,7 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
         sign_in,
         proposals,
         catalog,
+        recovery,
         tokens,
         readiness: Arc::new(PgReadiness(pool)),
         jwks,
@@ -102,13 +126,15 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
 
 /// Every route of the service.
 pub fn routes(cfg: &mut web::ServiceConfig) {
-    use routes::{auth, catalog, docs, health, proposals};
+    use routes::{auth, catalog, docs, health, proposals, recovery};
     // Resources, not method-guarded services: a wrong method on a known path answers 405.
     cfg.service(web::resource("/health/live").route(web::get().to(health::live)))
         .service(web::resource("/health/ready").route(web::get().to(health::ready)))
         .service(web::resource("/signin").route(web::post().to(auth::sign_in)))
         .service(web::resource("/refreshToken").route(web::post().to(auth::refresh)))
         .service(web::resource("/me").route(web::get().to(auth::me)))
+        .service(web::resource("/sendRecovery").route(web::post().to(recovery::send_recovery)))
+        .service(web::resource("/passwordReset").route(web::put().to(recovery::password_reset)))
         .service(web::resource("/customer/create").route(web::post().to(proposals::create_customer)))
         .service(web::resource("/customer/validCustomer/{cpf}").route(web::get().to(proposals::valid_customer)))
         .service(web::resource("/proposal/create").route(web::post().to(proposals::create_proposal)))

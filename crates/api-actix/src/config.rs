@@ -61,6 +61,18 @@ struct RawConfig {
     customer_max_age: u32,
     #[serde(default = "defaults::shutdown_timeout_secs")]
     shutdown_timeout_secs: u64,
+    smtp_url: Option<String>,
+    #[serde(default = "defaults::mail_from")]
+    mail_from: String,
+    #[serde(default = "defaults::mail_dir")]
+    mail_dir: PathBuf,
+    password_reset_url: Option<String>,
+    #[serde(default = "defaults::recovery_token_ttl_hours")]
+    recovery_token_ttl_hours: i64,
+    #[serde(default = "defaults::recovery_max_emails_per_hour")]
+    recovery_max_emails_per_hour: u32,
+    #[serde(default = "defaults::recovery_max_requests_per_address")]
+    recovery_max_requests_per_address: u32,
 }
 
 mod defaults {
@@ -115,6 +127,21 @@ mod defaults {
     pub fn customer_max_age() -> u32 {
         120
     }
+    pub fn mail_from() -> String {
+        "Vendas <nao-responda@vendas.local>".into()
+    }
+    pub fn mail_dir() -> std::path::PathBuf {
+        "target/mail".into()
+    }
+    pub fn recovery_token_ttl_hours() -> i64 {
+        24
+    }
+    pub fn recovery_max_emails_per_hour() -> u32 {
+        3
+    }
+    pub fn recovery_max_requests_per_address() -> u32 {
+        10
+    }
     pub fn shutdown_timeout_secs() -> u64 {
         30
     }
@@ -139,6 +166,16 @@ pub struct Config {
     pub workers: usize,
     pub shutdown_timeout: Duration,
     pub customer_rules: domain::proposals::service::CustomerRules,
+    pub mail: MailSettings,
+    pub recovery: domain::recovery::RecoveryPolicy,
+}
+
+#[derive(Debug, Clone)]
+pub struct MailSettings {
+    /// When set, mail goes by SMTP; else it is written as `.eml` files under `directory`.
+    pub smtp_url: Option<String>,
+    pub from: String,
+    pub directory: PathBuf,
 }
 
 #[derive(Debug, Clone)]
@@ -255,6 +292,22 @@ impl RawConfig {
         if self.customer_min_age > self.customer_max_age {
             return Err(bad("CUSTOMER_MIN_AGE", "deve ser no máximo CUSTOMER_MAX_AGE"));
         }
+        if let Some(url) = &self.smtp_url
+            && !(url.starts_with("smtp://") || url.starts_with("smtps://"))
+        {
+            return Err(bad("SMTP_URL", "deve começar com smtp:// ou smtps://"));
+        }
+        if self.recovery_token_ttl_hours <= 0
+            || self.recovery_max_emails_per_hour == 0
+            || self.recovery_max_requests_per_address == 0
+        {
+            return Err(bad("RECOVERY_*", "limites da recuperação de senha devem ser positivos"));
+        }
+        let password_reset_url = match self.password_reset_url {
+            Some(url) if url.starts_with("http://") || url.starts_with("https://") => url,
+            Some(_) => return Err(bad("PASSWORD_RESET_URL", "deve começar com http:// ou https://")),
+            None => format!("{public_url}/redefinir-senha"),
+        };
         if self.db_pool_max_size == 0 {
             return Err(bad("DB_POOL_MAX_SIZE", "deve ser ao menos 1"));
         }
@@ -292,6 +345,17 @@ impl RawConfig {
             },
             workers: self.workers.unwrap_or(cores).max(1),
             shutdown_timeout: Duration::from_secs(self.shutdown_timeout_secs),
+            mail: MailSettings {
+                smtp_url: self.smtp_url,
+                from: self.mail_from,
+                directory: self.mail_dir,
+            },
+            recovery: domain::recovery::RecoveryPolicy {
+                token_valid_hours: self.recovery_token_ttl_hours,
+                max_emails_per_account_per_hour: self.recovery_max_emails_per_hour,
+                max_requests_per_address_per_hour: self.recovery_max_requests_per_address,
+                link_base: password_reset_url,
+            },
             customer_rules: domain::proposals::service::CustomerRules {
                 min_salary_cents: self.min_salary_cents,
                 age: domain::values::AgeBounds {

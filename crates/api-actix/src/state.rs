@@ -5,6 +5,7 @@ use domain::auth::sign_in::SignInService;
 use domain::catalog::CatalogService;
 use domain::health::Readiness;
 use domain::proposals::service::ProposalService;
+use domain::recovery::RecoveryService;
 use ipnet::IpNet;
 use std::sync::Arc;
 
@@ -12,6 +13,7 @@ pub struct AppState {
     pub sign_in: SignInService,
     pub proposals: ProposalService,
     pub catalog: CatalogService,
+    pub recovery: RecoveryService,
     pub tokens: Arc<dyn TokenService>,
     pub readiness: Arc<dyn Readiness>,
     /// The public keys that verify our tokens, as a JWK Set.

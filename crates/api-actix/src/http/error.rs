@@ -10,6 +10,7 @@ use domain::auth::sign_in::{RefreshError, SignInError};
 use domain::catalog::CatalogError;
 use domain::catalog::ports::CatalogWriteError;
 use domain::proposals::service::ProposalError;
+use domain::recovery::{RecoveryError, ResetError};
 use domain::store::StoreError;
 use domain::validation::{FieldError, Violations, codes};
 use serde::Serialize;
@@ -38,6 +39,9 @@ pub enum ErrorCode {
     OpenProposalExists,
     ProposalNotFound,
     ProductNotFound,
+    RecoveryTokenUnknown,
+    RecoveryTokenInvalid,
+    PasswordPolicy,
 }
 
 impl ErrorCode {
@@ -62,6 +66,9 @@ impl ErrorCode {
         ErrorCode::OpenProposalExists,
         ErrorCode::ProposalNotFound,
         ErrorCode::ProductNotFound,
+        ErrorCode::RecoveryTokenUnknown,
+        ErrorCode::RecoveryTokenInvalid,
+        ErrorCode::PasswordPolicy,
     ];
 
     pub fn code(self) -> &'static str {
@@ -86,6 +93,9 @@ impl ErrorCode {
             ErrorCode::OpenProposalExists => "proposta_em_andamento",
             ErrorCode::ProposalNotFound => "proposta_nao_encontrada",
             ErrorCode::ProductNotFound => "produto_nao_encontrado",
+            ErrorCode::RecoveryTokenUnknown => "token_recuperacao_nao_encontrado",
+            ErrorCode::RecoveryTokenInvalid => "token_recuperacao_invalido",
+            ErrorCode::PasswordPolicy => "senha_fora_da_politica",
         }
     }
 
@@ -106,7 +116,11 @@ impl ErrorCode {
             ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             ErrorCode::PartnerMissing => StatusCode::FORBIDDEN,
             ErrorCode::OpenProposalExists => StatusCode::BAD_REQUEST,
-            ErrorCode::ProposalNotFound | ErrorCode::ProductNotFound => StatusCode::NOT_FOUND,
+            ErrorCode::ProposalNotFound | ErrorCode::ProductNotFound | ErrorCode::RecoveryTokenUnknown => {
+                StatusCode::NOT_FOUND
+            }
+            ErrorCode::RecoveryTokenInvalid => StatusCode::UNAUTHORIZED,
+            ErrorCode::PasswordPolicy => StatusCode::UNPROCESSABLE_ENTITY,
         }
     }
 
@@ -133,6 +147,9 @@ impl ErrorCode {
             ErrorCode::OpenProposalExists => "Cliente já possui proposta em andamento para este produto.",
             ErrorCode::ProposalNotFound => "Proposta não encontrada.",
             ErrorCode::ProductNotFound => "Produto não encontrado.",
+            ErrorCode::RecoveryTokenUnknown => "Token de recuperação não encontrado.",
+            ErrorCode::RecoveryTokenInvalid => "Token de recuperação expirado ou já utilizado.",
+            ErrorCode::PasswordPolicy => "A senha não atende aos critérios mínimos.",
         }
     }
 }
@@ -145,6 +162,8 @@ pub struct ApiError {
     pub message: String,
     pub fields: Vec<FieldError>,
     pub retry_after_secs: Option<u64>,
+    /// Route 2 answers `success` in errors too.
+    pub success_member: bool,
 }
 
 impl ApiError {
@@ -154,6 +173,7 @@ impl ApiError {
             message: code.message().to_owned(),
             fields: Vec::new(),
             retry_after_secs: None,
+            success_member: false,
         }
     }
 
@@ -161,6 +181,13 @@ impl ApiError {
         Self {
             message: message.into(),
             ..Self::new(code)
+        }
+    }
+
+    pub fn with_success_member(self) -> Self {
+        Self {
+            success_member: true,
+            ..self
         }
     }
 
@@ -180,6 +207,8 @@ impl fmt::Display for ApiError {
 
 #[derive(Serialize)]
 struct ErrorBody<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    success: Option<bool>,
     status: &'static str,
     message: &'a str,
     code: &'static str,
@@ -201,6 +230,7 @@ impl ResponseError for ApiError {
             response.insert_header((header::RETRY_AFTER, HeaderValue::from(secs)));
         }
         response.json(ErrorBody {
+            success: self.success_member.then_some(false),
             status: "error",
             message: &self.message,
             code: self.code.code(),
@@ -259,13 +289,7 @@ impl From<TokenError> for ApiError {
 impl From<SignInError> for ApiError {
     fn from(error: SignInError) -> Self {
         match error {
-            SignInError::Throttled { until } => {
-                let wait = (until - chrono::Utc::now()).num_seconds().max(1);
-                ApiError {
-                    retry_after_secs: u64::try_from(wait).ok(),
-                    ..ApiError::new(ErrorCode::TooManyRequests)
-                }
-            }
+            SignInError::Throttled { until } => throttled(until),
             SignInError::UnknownUser => ApiError::new(ErrorCode::UnknownUser),
             SignInError::WrongPassword => ApiError::new(ErrorCode::WrongPassword),
             SignInError::ApplicationNotAllowed => ApiError::new(ErrorCode::ApplicationNotAllowed),
@@ -317,6 +341,43 @@ impl From<CatalogError> for ApiError {
             CatalogError::Write(CatalogWriteError::NotFound) => ApiError::new(ErrorCode::NotFound),
             CatalogError::Write(CatalogWriteError::Store(e)) | CatalogError::Store(e) => e.into(),
         }
+    }
+}
+
+impl From<RecoveryError> for ApiError {
+    fn from(error: RecoveryError) -> Self {
+        match error {
+            RecoveryError::Throttled { until } => throttled(until),
+            RecoveryError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<ResetError> for ApiError {
+    fn from(error: ResetError) -> Self {
+        match error {
+            ResetError::UnknownToken => ApiError::new(ErrorCode::RecoveryTokenUnknown),
+            ResetError::ExpiredOrUsed => ApiError::new(ErrorCode::RecoveryTokenInvalid),
+            ResetError::WeakPassword(rejection) => {
+                let mut v = Violations::new();
+                v.add("password", rejection.code, rejection.message);
+                ApiError {
+                    fields: v.errors().to_vec(),
+                    ..ApiError::new(ErrorCode::PasswordPolicy)
+                }
+            }
+            ResetError::Hash(e) => e.into(),
+            ResetError::Store(e) => e.into(),
+        }
+    }
+}
+
+/// A 429 with the seconds to wait.
+fn throttled(until: chrono::DateTime<chrono::Utc>) -> ApiError {
+    let wait = (until - chrono::Utc::now()).num_seconds().max(1);
+    ApiError {
+        retry_after_secs: u64::try_from(wait).ok(),
+        ..ApiError::new(ErrorCode::TooManyRequests)
     }
 }
 

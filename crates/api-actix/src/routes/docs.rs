@@ -222,6 +222,39 @@ pub struct BillingGroupBody {
     pub codigo_produto: i64,
 }
 
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+pub struct RecoveryBody {
+    pub email: String,
+}
+
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+pub struct ResetBody {
+    /// The token from the recovery e-mail's link.
+    pub token: String,
+    /// At least 8 characters with an upper-case letter, a digit and a special character; at most 72 bytes.
+    pub password: String,
+}
+
+/// Route 2's errors: `{success: false, message}` as the spec shows, with the error envelope's members.
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+pub struct ResetErrorBody {
+    pub success: bool,
+    #[schema(example = "error")]
+    pub status: String,
+    pub message: String,
+    pub code: String,
+    #[schema(value_type = Vec<Object>, max_items = 0)]
+    pub document: Vec<serde_json::Value>,
+    #[serde(rename = "rowsAffected")]
+    #[schema(max_items = 0)]
+    pub rows_affected: Vec<i64>,
+    #[schema(nullable = false)]
+    pub errors: Option<Vec<FieldErrorDoc>>,
+}
+
 struct BearerAuth;
 
 impl Modify for BearerAuth {
@@ -246,6 +279,8 @@ impl Modify for BearerAuth {
         crate::routes::auth::sign_in,
         crate::routes::auth::refresh,
         crate::routes::auth::me,
+        crate::routes::recovery::send_recovery,
+        crate::routes::recovery::password_reset,
         crate::routes::auth::jwks,
         crate::routes::proposals::create_customer,
         crate::routes::proposals::valid_customer,

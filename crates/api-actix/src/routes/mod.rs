@@ -7,6 +7,7 @@ pub mod dto;
 pub mod health;
 mod proposal_bodies;
 pub mod proposals;
+pub mod recovery;
 
 use crate::http::error::{ApiError, ErrorCode};
 

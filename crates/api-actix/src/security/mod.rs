@@ -2,3 +2,4 @@
 
 pub mod jwt;
 pub mod password;
+pub mod secrets;

@@ -74,6 +74,8 @@ pub enum ConsumeOutcome {
 pub enum ThrottleKey {
     Email(String),
     ClientAddress(String),
+    /// Password-recovery requests per client address.
+    RecoveryAddress(String),
 }
 
 impl ThrottleKey {
@@ -81,12 +83,13 @@ impl ThrottleKey {
         match self {
             ThrottleKey::Email(_) => "signin_email",
             ThrottleKey::ClientAddress(_) => "signin_ip",
+            ThrottleKey::RecoveryAddress(_) => "recovery_ip",
         }
     }
 
     pub fn value(&self) -> &str {
         match self {
-            ThrottleKey::Email(v) | ThrottleKey::ClientAddress(v) => v,
+            ThrottleKey::Email(v) | ThrottleKey::ClientAddress(v) | ThrottleKey::RecoveryAddress(v) => v,
         }
     }
 }

@@ -1,0 +1,150 @@
+//! Rendering a domain message into an e-mail, from the templates kept as files.
+
+use domain::mail::{MailKind, MailMessage};
+use lettre::Message;
+use lettre::message::{Mailbox, MultiPart};
+use minijinja::{Environment, context};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ComposeError {
+    #[error("modelo de e-mail: {0}")]
+    Template(#[from] minijinja::Error),
+    #[error("mensagem inválida: {0}")]
+    Message(String),
+}
+
+fn environment() -> Environment<'static> {
+    let mut env = Environment::new();
+    // HTML templates escape what they insert; text ones do not need to.
+    env.set_auto_escape_callback(|name| {
+        if name.ends_with(".html") {
+            minijinja::AutoEscape::Html
+        } else {
+            minijinja::AutoEscape::None
+        }
+    });
+    let templates = [
+        (
+            "password_recovery.txt",
+            include_str!("../templates/password_recovery.txt"),
+        ),
+        (
+            "password_recovery.html",
+            include_str!("../templates/password_recovery.html"),
+        ),
+        (
+            "password_changed.txt",
+            include_str!("../templates/password_changed.txt"),
+        ),
+        (
+            "password_changed.html",
+            include_str!("../templates/password_changed.html"),
+        ),
+    ];
+    for (name, source) in templates {
+        // The templates are part of the binary; a syntax error is caught by this crate's tests.
+        let _ = env.add_template(name, source);
+    }
+    env
+}
+
+/// The subject, and the template pair with its values.
+fn parts(message: &MailMessage) -> (&'static str, &'static str, minijinja::Value) {
+    let email = message.to.as_str();
+    match &message.kind {
+        MailKind::PasswordRecovery { link, valid_hours } => (
+            "Redefinição de senha",
+            "password_recovery",
+            context! { email, link, valid_hours },
+        ),
+        MailKind::PasswordChanged => ("Sua senha foi alterada", "password_changed", context! { email }),
+    }
+}
+
+/// A message rendered from its templates, before MIME encoding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    pub subject: &'static str,
+    pub text: String,
+    pub html: String,
+}
+
+pub fn render(message: &MailMessage) -> Result<Rendered, ComposeError> {
+    let env = environment();
+    let (subject, template, values) = parts(message);
+    let text = env.get_template(&format!("{template}.txt"))?.render(&values)?;
+    let html = env.get_template(&format!("{template}.html"))?.render(&values)?;
+    Ok(Rendered { subject, text, html })
+}
+
+/// A multipart (text and HTML) message from `from` to the message's recipient.
+pub fn compose(from: &Mailbox, message: &MailMessage) -> Result<Message, ComposeError> {
+    let Rendered { subject, text, html } = render(message)?;
+    let to: Mailbox = message
+        .to
+        .as_str()
+        .parse()
+        .map_err(|e: lettre::address::AddressError| ComposeError::Message(e.to_string()))?;
+    Message::builder()
+        .from(from.clone())
+        .to(to)
+        .subject(subject)
+        .multipart(MultiPart::alternative_plain_html(text, html))
+        .map_err(|e| ComposeError::Message(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use domain::values::Email;
+
+    fn message(kind: MailKind) -> MailMessage {
+        MailMessage {
+            to: Email::parse("ana@exemplo.com.br").unwrap(),
+            kind,
+        }
+    }
+
+    #[test]
+    fn the_recovery_message_carries_the_link_in_text_and_html() {
+        let link = "https://vendas.exemplo.com.br/redefinir-senha?token=abc_-123";
+        let rendered = render(&message(MailKind::PasswordRecovery {
+            link: link.into(),
+            valid_hours: 24,
+        }))
+        .unwrap();
+        assert_eq!(rendered.subject, "Redefinição de senha");
+        assert!(rendered.text.contains(link) && rendered.text.contains("24 horas"));
+        // HTML escaping writes `/` as `&#x2f;` inside the attribute, which browsers read back as `/`.
+        assert!(
+            rendered
+                .html
+                .replace("&#x2f;", "/")
+                .contains(&format!("href=\"{link}\""))
+        );
+        assert!(rendered.html.contains("ana@exemplo.com.br"));
+    }
+
+    #[test]
+    fn html_templates_escape_what_they_insert() {
+        let rendered = render(&message(MailKind::PasswordRecovery {
+            link: "https://x.example/?a=<b>".into(),
+            valid_hours: 1,
+        }))
+        .unwrap();
+        assert!(rendered.html.contains("&lt;b&gt;") && !rendered.html.contains("<b>"));
+        assert!(rendered.text.contains("<b>"));
+    }
+
+    #[test]
+    fn a_composed_message_is_multipart_text_and_html() {
+        let email = compose(
+            &"Vendas <nao-responda@exemplo.com.br>".parse().unwrap(),
+            &message(MailKind::PasswordChanged),
+        )
+        .unwrap();
+        let raw = String::from_utf8(email.formatted()).unwrap();
+        assert!(raw.contains("multipart/alternative") && raw.contains("text/plain") && raw.contains("text/html"));
+        assert!(raw.contains("To: ana@exemplo.com.br"));
+    }
+}
