@@ -159,6 +159,18 @@ async fn unknown_tokens_are_404_and_expired_ones_401() {
         .await
         .unwrap();
     assert_eq!(malformed.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let malformed: Value = malformed.json().await.unwrap();
+    assert_eq!(malformed["success"], false, "payload refusals keep the route's shape");
+    let text = app
+        .client
+        .put(app.url("/passwordReset"))
+        .header("content-type", "text/plain")
+        .body("x")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(text.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    assert_eq!(text.json::<Value>().await.unwrap()["success"], false);
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -11,6 +11,7 @@ pub mod recovery;
 mod rows;
 mod schema;
 pub mod seed;
+pub mod signatures;
 #[cfg(feature = "testing")]
 pub mod testing;
 
@@ -19,3 +20,4 @@ pub use catalog::PgCatalog;
 pub use pool::{PgPool, PgReadiness, PoolSettings, build_pool, ping};
 pub use proposals::PgProposals;
 pub use recovery::PgRecovery;
+pub use signatures::PgSignatures;

@@ -8,6 +8,7 @@ use crate::schema::{
     representatives, users,
 };
 use async_trait::async_trait;
+use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel::sql_types::{Bool, Date, Int8, Nullable, Text};
@@ -15,7 +16,9 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::access::Scope;
 use domain::auth::model::UserId;
 use domain::customers::{AddressData, CustomerData, CustomerRecord, CustomerStore, OwnershipItem};
-use domain::proposals::model::{Flow, NewProposal, PartnerLink, PaymentDetails, ProposalDetail, RepresentativeView};
+use domain::proposals::model::{
+    Flow, NewProposal, PartnerLink, PaymentDetails, ProposalDetail, RepresentativeView, SignatureView,
+};
 use domain::proposals::ports::{CreateProposalError, PartnerDirectory, ProposalStore, Representation};
 use domain::store::StoreError;
 use domain::values::{CellPhone, Cpf, ProposalStatus};
@@ -367,6 +370,9 @@ impl ProposalStore for PgProposals {
             .optional()
             .map_err(query_error)?;
 
+        // Query 5: the signature envelope and its four parties.
+        let signature = signature_view(&mut conn, proposal.id).await.map_err(query_error)?;
+
         Ok(Some(ProposalDetail {
             proposal: proposal.into(),
             product_name,
@@ -376,7 +382,7 @@ impl ProposalStore for PgProposals {
             customer: customer.into(),
             address: address.map(Into::into),
             partner: partner.map(Into::into),
-            signature: None,
+            signature,
             payment: payment.map(Into::into),
         }))
     }
@@ -424,6 +430,61 @@ impl PgProposals {
         let count: i64 = open.count().get_result(&mut conn).await.map_err(query_error)?;
         Ok(Some(count > 0))
     }
+}
+
+async fn signature_view(conn: &mut AsyncPgConnection, proposal_id: i64) -> QueryResult<Option<SignatureView>> {
+    use crate::schema::{signature_parties, signatures};
+    type Row = (
+        i64,
+        String,
+        DateTime<Utc>,
+        DateTime<Utc>,
+        Option<(String, String, String, Option<String>, Option<String>)>,
+    );
+    let rows: Vec<Row> = signatures::table
+        .left_join(signature_parties::table)
+        .filter(signatures::proposal_id.eq(proposal_id))
+        .select((
+            signatures::id,
+            signatures::alterado_por,
+            signatures::criado_em,
+            signatures::alterado_em,
+            (
+                signature_parties::role,
+                signature_parties::request_key,
+                signature_parties::status,
+                signature_parties::latitude,
+                signature_parties::longitude,
+            )
+                .nullable(),
+        ))
+        .load(conn)
+        .await?;
+    let Some((id, changed_by, created_at, updated_at, _)) = <[Row]>::first(&rows).cloned() else {
+        return Ok(None);
+    };
+    let party = |role: &str| rows.iter().filter_map(|r| r.4.as_ref()).find(|p| p.0 == role).cloned();
+    let client = party("client");
+    let key_and_status = |role: &str| party(role).map(|p| (p.1, p.2)).unzip();
+    let (association_key, association_status) = key_and_status("association");
+    let (federation_key, federation_status) = key_and_status("federation");
+    let (enterprise_key, enterprise_status) = key_and_status("enterprise");
+    Ok(Some(SignatureView {
+        id,
+        client_key: client.as_ref().map(|p| p.1.clone()),
+        association_key,
+        federation_key,
+        enterprise_key,
+        client_status: client.as_ref().map(|p| p.2.clone()),
+        association_status,
+        federation_status,
+        enterprise_status,
+        changed_by,
+        created_at,
+        updated_at,
+        latitude: client.as_ref().and_then(|p| p.3.clone()),
+        longitude: client.as_ref().and_then(|p| p.4.clone()),
+    }))
 }
 
 fn link(row: PartnerRow, representative_id: Option<i64>) -> PartnerLink {

@@ -245,6 +245,54 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    proposal_events (id) {
+        id -> Int8,
+        proposal_id -> Int8,
+        kind -> Text,
+        from_status -> Text,
+        to_status -> Text,
+        changed_by -> Text,
+        changed_at -> Timestamptz,
+        sequence -> Int4,
+        reason -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    signatures (id) {
+        id -> Int8,
+        proposal_id -> Int8,
+        document_key -> Nullable<Text>,
+        sign_url -> Nullable<Text>,
+        alterado_por -> Text,
+        criado_em -> Timestamptz,
+        alterado_em -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    signature_parties (signature_id, role) {
+        signature_id -> Int8,
+        role -> Text,
+        request_key -> Text,
+        status -> Text,
+        signed_at -> Nullable<Timestamptz>,
+        latitude -> Nullable<Text>,
+        longitude -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    signature_callbacks (event_id) {
+        event_id -> Text,
+        received_at -> Timestamptz,
+    }
+}
+
+diesel::joinable!(proposal_events -> proposals (proposal_id));
+diesel::joinable!(signatures -> proposals (proposal_id));
+diesel::joinable!(signature_parties -> signatures (signature_id));
 diesel::joinable!(password_recovery_tokens -> users (user_id));
 diesel::joinable!(customers -> addresses (id_endereco));
 diesel::joinable!(customer_partners -> customers (customer_id));
@@ -280,4 +328,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     proposals,
     proposal_payments,
     password_recovery_tokens,
+    proposal_events,
+    signatures,
+    signature_parties,
+    signature_callbacks,
 );

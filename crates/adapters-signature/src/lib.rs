@@ -1,2 +1,10 @@
-//! The e-signature provider (Clicksign's model over reqwest) and its sandbox, implementing the
-//! domain's `SignatureProvider` port. Empty until the signature and lifecycle issue lands.
+//! Electronic signature: the sandbox implementation of the domain's `SignatureProvider` (the
+//! default when no provider is configured), the verification of inbound callbacks, and the PDF of
+//! the proposal that the parties sign.
+
+pub mod callback;
+pub mod document;
+pub mod sandbox;
+
+pub use document::PdfRenderer;
+pub use sandbox::SandboxProvider;

@@ -19,14 +19,16 @@ use adapters_mailer::{BackgroundMailer, Delivery};
 use adapters_postgres::migrations::{self, MigrationError};
 use adapters_postgres::pool::PoolBuildError;
 use adapters_postgres::{
-    PgAccounts, PgCatalog, PgPool, PgProposals, PgReadiness, PgRecovery, PoolSettings, build_pool,
+    PgAccounts, PgCatalog, PgPool, PgProposals, PgReadiness, PgRecovery, PgSignatures, PoolSettings, build_pool,
 };
+use adapters_signature::{PdfRenderer, SandboxProvider};
 use domain::auth::password::PasswordPolicy;
 use domain::auth::ports::HashError;
 use domain::auth::sign_in::SignInService;
 use domain::catalog::CatalogService;
 use domain::clock::SystemClock;
 use domain::proposals::service::ProposalService;
+use domain::proposals::signing::SigningService;
 use domain::recovery::RecoveryService;
 use futures_util::FutureExt;
 use std::net::TcpListener;
@@ -107,16 +109,29 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
         proposals: stores.clone(),
         customers: stores.clone(),
         catalog: catalog_store.clone(),
-        partners: stores,
+        partners: stores.clone(),
         clock: Arc::new(SystemClock),
         rules: config.customer_rules,
     };
     let catalog = CatalogService { store: catalog_store };
+    let signing = SigningService {
+        proposals: stores.clone(),
+        partners: stores.clone(),
+        signatures: Arc::new(PgSignatures::new(pool.clone())),
+        provider: Arc::new(SandboxProvider::new(
+            &config.public_url,
+            &config.signature.callback_secret,
+        )),
+        renderer: Arc::new(PdfRenderer),
+        clock: Arc::new(SystemClock),
+        max_resends: config.signature.max_resends,
+    };
     Ok(AppState {
         sign_in,
         proposals,
         catalog,
         recovery,
+        signing,
         tokens,
         readiness: Arc::new(PgReadiness(pool)),
         jwks,
@@ -126,7 +141,7 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
 
 /// Every route of the service.
 pub fn routes(cfg: &mut web::ServiceConfig) {
-    use routes::{auth, catalog, docs, health, proposals, recovery};
+    use routes::{auth, catalog, docs, health, proposals, recovery, signing};
     // Resources, not method-guarded services: a wrong method on a known path answers 405.
     cfg.service(web::resource("/health/live").route(web::get().to(health::live)))
         .service(web::resource("/health/ready").route(web::get().to(health::ready)))
@@ -150,6 +165,19 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             web::resource("/proposal/cellPhoneValidtoProduct/{celular}/{integrationCode}")
                 .route(web::get().to(proposals::cell_phone_valid_to_product)),
         )
+        .service(web::resource("/signer").route(web::post().to(signing::send)))
+        .service(web::resource("/signer/signLink").route(web::get().to(signing::sign_link)))
+        .service(web::resource("/proposal/{identifier}/status").route(web::patch().to(signing::change_status)))
+        .service(web::resource("/proposal/{identifier}/events").route(web::get().to(signing::events)))
+        .service(web::resource("/proposal/{identifier}/document").route(web::get().to(signing::document)))
+        .service(web::resource("/callbacks/signature").route(web::post().to(signing::callback)))
+        // The sandbox provider's pages (the only provider so far).
+        .service(
+            web::resource("/sandbox/sign/{key}")
+                .route(web::get().to(signing::sandbox_page))
+                .route(web::post().to(signing::sandbox_sign)),
+        )
+        .service(web::resource("/sandbox/document/{key}").route(web::get().to(signing::sandbox_document)))
         .service(web::resource("/billingGroup/list").route(web::get().to(catalog::billing_groups)))
         .service(web::resource("/billingGroup").route(web::post().to(catalog::create_billing_group)))
         .service(web::resource("/billingGroup/{billingCode}").route(web::put().to(catalog::update_billing_group)))

@@ -67,6 +67,9 @@ struct RawConfig {
     #[serde(default = "defaults::mail_dir")]
     mail_dir: PathBuf,
     password_reset_url: Option<String>,
+    #[serde(default = "defaults::signature_max_resends")]
+    signature_max_resends: i32,
+    signature_callback_secret: Option<String>,
     #[serde(default = "defaults::recovery_token_ttl_hours")]
     recovery_token_ttl_hours: i64,
     #[serde(default = "defaults::recovery_max_emails_per_hour")]
@@ -133,6 +136,9 @@ mod defaults {
     pub fn mail_dir() -> std::path::PathBuf {
         "target/mail".into()
     }
+    pub fn signature_max_resends() -> i32 {
+        3
+    }
     pub fn recovery_token_ttl_hours() -> i64 {
         24
     }
@@ -167,7 +173,25 @@ pub struct Config {
     pub shutdown_timeout: Duration,
     pub customer_rules: domain::proposals::service::CustomerRules,
     pub mail: MailSettings,
+    pub signature: SignatureSettings,
     pub recovery: domain::recovery::RecoveryPolicy,
+}
+
+#[derive(Clone)]
+pub struct SignatureSettings {
+    pub max_resends: i32,
+    /// The key of the provider's callback HMAC. Unset: a random one per start (the sandbox needs
+    /// no callbacks; a real provider must be given the same secret on every instance).
+    pub callback_secret: Vec<u8>,
+}
+
+impl std::fmt::Debug for SignatureSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SignatureSettings")
+            .field("max_resends", &self.max_resends)
+            .field("callback_secret", &"***")
+            .finish()
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -308,6 +332,12 @@ impl RawConfig {
             Some(_) => return Err(bad("PASSWORD_RESET_URL", "deve começar com http:// ou https://")),
             None => format!("{public_url}/redefinir-senha"),
         };
+        if self.signature_max_resends < 0 {
+            return Err(bad("SIGNATURE_MAX_RESENDS", "deve ser zero ou mais"));
+        }
+        if self.signature_callback_secret.as_ref().is_some_and(|s| s.len() < 16) {
+            return Err(bad("SIGNATURE_CALLBACK_SECRET", "deve ter ao menos 16 caracteres"));
+        }
         if self.db_pool_max_size == 0 {
             return Err(bad("DB_POOL_MAX_SIZE", "deve ser ao menos 1"));
         }
@@ -345,6 +375,18 @@ impl RawConfig {
             },
             workers: self.workers.unwrap_or(cores).max(1),
             shutdown_timeout: Duration::from_secs(self.shutdown_timeout_secs),
+            signature: SignatureSettings {
+                max_resends: self.signature_max_resends,
+                callback_secret: match self.signature_callback_secret {
+                    Some(secret) => secret.into_bytes(),
+                    None => {
+                        use rand::RngCore;
+                        let mut random = vec![0u8; 32];
+                        rand::rngs::OsRng.fill_bytes(&mut random);
+                        random
+                    }
+                },
+            },
             mail: MailSettings {
                 smtp_url: self.smtp_url,
                 from: self.mail_from,

@@ -5,6 +5,7 @@ use domain::auth::sign_in::SignInService;
 use domain::catalog::CatalogService;
 use domain::health::Readiness;
 use domain::proposals::service::ProposalService;
+use domain::proposals::signing::SigningService;
 use domain::recovery::RecoveryService;
 use ipnet::IpNet;
 use std::sync::Arc;
@@ -14,6 +15,7 @@ pub struct AppState {
     pub proposals: ProposalService,
     pub catalog: CatalogService,
     pub recovery: RecoveryService,
+    pub signing: SigningService,
     pub tokens: Arc<dyn TokenService>,
     pub readiness: Arc<dyn Readiness>,
     /// The public keys that verify our tokens, as a JWK Set.

@@ -24,10 +24,16 @@ pub enum Operation {
     ReadCatalog,
     /// Creating and updating products, banks and billing groups.
     ManageCatalog,
+    /// 12: sending a proposal for signature (and resending).
+    SendForSignature,
+    /// 13: reading the client's signing link.
+    ReadSignLink,
+    /// Moving a proposal by hand (approve, reject, cancel).
+    ChangeStatus,
 }
 
 impl Operation {
-    pub const ALL: [Operation; 8] = [
+    pub const ALL: [Operation; 11] = [
         Operation::CreateCustomer,
         Operation::CheckCustomer,
         Operation::CreateProposal,
@@ -36,6 +42,9 @@ impl Operation {
         Operation::CheckAvailability,
         Operation::ReadCatalog,
         Operation::ManageCatalog,
+        Operation::SendForSignature,
+        Operation::ReadSignLink,
+        Operation::ChangeStatus,
     ];
 
     /// The permission matrix (README lists it too).
@@ -47,7 +56,9 @@ impl Operation {
             CreateEcommerceProposal => application == Ecommerce,
             CheckCustomer => matches!(application, Partner | BackOffice),
             ReadProposal | CheckAvailability | ReadCatalog => true,
-            ManageCatalog => application == BackOffice,
+            ManageCatalog | ChangeStatus => application == BackOffice,
+            SendForSignature => application == Partner,
+            ReadSignLink => matches!(application, Partner | BackOffice),
         }
     }
 }
@@ -73,6 +84,35 @@ pub enum AccessError {
     NoPartner,
 }
 
+/// Whose data the caller may see: a representative's partner, the shop's e-commerce proposals, or all.
+pub async fn scope_of(
+    principal: &Principal,
+    partners: &dyn crate::proposals::ports::PartnerDirectory,
+) -> Result<Scope, ScopeError> {
+    Ok(match principal.application {
+        Application::BackOffice => Scope::Everything,
+        Application::Ecommerce => Scope::Ecommerce,
+        Application::Partner => {
+            let representation = partners
+                .representation(principal.user_id)
+                .await?
+                .ok_or(AccessError::NoPartner)?;
+            Scope::Partner {
+                partner_id: representation.partner.partner_id,
+                representative_id: representation.representative_id,
+            }
+        }
+    })
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScopeError {
+    #[error(transparent)]
+    Access(#[from] AccessError),
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+}
+
 /// Checks the matrix for a principal.
 pub fn authorize(principal: &Principal, operation: Operation) -> Result<(), AccessError> {
     if operation.allowed_for(principal.application) {
@@ -90,7 +130,7 @@ mod tests {
 
     #[test]
     fn the_whole_matrix() {
-        let expected: [(Operation, [bool; 3]); 8] = [
+        let expected: [(Operation, [bool; 3]); 11] = [
             // (operation, [ECOMMERCE, PARCEIRO, BACKOFFICE])
             (CreateCustomer, [false, true, false]),
             (CheckCustomer, [false, true, true]),
@@ -100,6 +140,9 @@ mod tests {
             (CheckAvailability, [true, true, true]),
             (ReadCatalog, [true, true, true]),
             (ManageCatalog, [false, false, true]),
+            (SendForSignature, [false, true, false]),
+            (ReadSignLink, [false, true, true]),
+            (ChangeStatus, [false, false, true]),
         ];
         for (operation, row) in expected {
             for (app, allowed) in [Ecommerce, Partner, BackOffice].into_iter().zip(row) {

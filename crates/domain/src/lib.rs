@@ -11,6 +11,7 @@ pub mod health;
 pub mod mail;
 pub mod proposals;
 pub mod recovery;
+pub mod signature;
 pub mod store;
 pub mod users;
 pub mod validation;

@@ -10,7 +10,9 @@ use domain::auth::sign_in::{RefreshError, SignInError};
 use domain::catalog::CatalogError;
 use domain::catalog::ports::CatalogWriteError;
 use domain::proposals::service::ProposalError;
+use domain::proposals::signing::SigningError;
 use domain::recovery::{RecoveryError, ResetError};
+use domain::signature::CallbackError;
 use domain::store::StoreError;
 use domain::validation::{FieldError, Violations, codes};
 use serde::Serialize;
@@ -42,6 +44,12 @@ pub enum ErrorCode {
     RecoveryTokenUnknown,
     RecoveryTokenInvalid,
     PasswordPolicy,
+    TransitionRefused,
+    ResendLimit,
+    SignatureNotSent,
+    SignatureProviderFailed,
+    CallbackUnauthenticated,
+    UnknownSignatureKey,
 }
 
 impl ErrorCode {
@@ -69,6 +77,12 @@ impl ErrorCode {
         ErrorCode::RecoveryTokenUnknown,
         ErrorCode::RecoveryTokenInvalid,
         ErrorCode::PasswordPolicy,
+        ErrorCode::TransitionRefused,
+        ErrorCode::ResendLimit,
+        ErrorCode::SignatureNotSent,
+        ErrorCode::SignatureProviderFailed,
+        ErrorCode::CallbackUnauthenticated,
+        ErrorCode::UnknownSignatureKey,
     ];
 
     pub fn code(self) -> &'static str {
@@ -96,6 +110,12 @@ impl ErrorCode {
             ErrorCode::RecoveryTokenUnknown => "token_recuperacao_nao_encontrado",
             ErrorCode::RecoveryTokenInvalid => "token_recuperacao_invalido",
             ErrorCode::PasswordPolicy => "senha_fora_da_politica",
+            ErrorCode::TransitionRefused => "transicao_invalida",
+            ErrorCode::ResendLimit => "limite_reenvios",
+            ErrorCode::SignatureNotSent => "assinatura_nao_enviada",
+            ErrorCode::SignatureProviderFailed => "provedor_assinatura_indisponivel",
+            ErrorCode::CallbackUnauthenticated => "callback_nao_autenticado",
+            ErrorCode::UnknownSignatureKey => "chave_assinatura_desconhecida",
         }
     }
 
@@ -121,6 +141,10 @@ impl ErrorCode {
             }
             ErrorCode::RecoveryTokenInvalid => StatusCode::UNAUTHORIZED,
             ErrorCode::PasswordPolicy => StatusCode::UNPROCESSABLE_ENTITY,
+            ErrorCode::TransitionRefused | ErrorCode::ResendLimit => StatusCode::BAD_REQUEST,
+            ErrorCode::SignatureNotSent | ErrorCode::UnknownSignatureKey => StatusCode::NOT_FOUND,
+            ErrorCode::SignatureProviderFailed => StatusCode::BAD_GATEWAY,
+            ErrorCode::CallbackUnauthenticated => StatusCode::UNAUTHORIZED,
         }
     }
 
@@ -150,6 +174,14 @@ impl ErrorCode {
             ErrorCode::RecoveryTokenUnknown => "Token de recuperação não encontrado.",
             ErrorCode::RecoveryTokenInvalid => "Token de recuperação expirado ou já utilizado.",
             ErrorCode::PasswordPolicy => "A senha não atende aos critérios mínimos.",
+            ErrorCode::TransitionRefused => "Mudança de status não permitida.",
+            ErrorCode::ResendLimit => "Limite de reenvios do link de assinatura atingido.",
+            ErrorCode::SignatureNotSent => "A proposta ainda não foi enviada para assinatura.",
+            ErrorCode::SignatureProviderFailed => {
+                "O provedor de assinatura falhou; a proposta não mudou. Tente novamente mais tarde."
+            }
+            ErrorCode::CallbackUnauthenticated => "Assinatura do callback inválida.",
+            ErrorCode::UnknownSignatureKey => "Chave de assinatura desconhecida.",
         }
     }
 }
@@ -340,6 +372,47 @@ impl From<CatalogError> for ApiError {
             }
             CatalogError::Write(CatalogWriteError::NotFound) => ApiError::new(ErrorCode::NotFound),
             CatalogError::Write(CatalogWriteError::Store(e)) | CatalogError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<SigningError> for ApiError {
+    fn from(error: SigningError) -> Self {
+        match error {
+            SigningError::Access(e) => e.into(),
+            SigningError::NotFound => ApiError::new(ErrorCode::ProposalNotFound),
+            SigningError::WrongCustomer => {
+                let mut v = Violations::new();
+                v.add(
+                    "customerId",
+                    codes::UNKNOWN_REFERENCE,
+                    "o cliente informado não é o cliente da proposta",
+                );
+                ApiError::invalid(v)
+            }
+            SigningError::Transition(e) => ApiError::with_message(
+                ErrorCode::TransitionRefused,
+                format!("Mudança de status não permitida: {e}."),
+            ),
+            SigningError::ResendLimit { max } => ApiError::with_message(
+                ErrorCode::ResendLimit,
+                format!("Limite de {max} reenvios do link de assinatura atingido."),
+            ),
+            SigningError::NotSent => ApiError::new(ErrorCode::SignatureNotSent),
+            SigningError::Provider(e) => {
+                tracing::warn!(error = %e, "signature provider failed");
+                ApiError::new(ErrorCode::SignatureProviderFailed)
+            }
+            SigningError::Render(e) => {
+                tracing::error!(error = %e, "document rendering failed");
+                ApiError::new(ErrorCode::Internal)
+            }
+            SigningError::Callback(CallbackError::BadSignature) => ApiError::new(ErrorCode::CallbackUnauthenticated),
+            SigningError::Callback(CallbackError::Malformed(why)) => {
+                ApiError::with_message(ErrorCode::BadRequest, format!("Callback ilegível: {why}."))
+            }
+            SigningError::UnknownKey => ApiError::new(ErrorCode::UnknownSignatureKey),
+            SigningError::Store(e) => e.into(),
         }
     }
 }

@@ -113,6 +113,8 @@ envelope_doc!(
 );
 envelope_doc!(OwnershipEnvelope, document = crate::routes::dto::OwnershipItemDto);
 envelope_doc!(ProposalDetailEnvelope, data = crate::routes::dto::ProposalDetailDto);
+envelope_doc!(SignUrlEnvelope, data = crate::routes::signing::SignUrl);
+envelope_doc!(StatusEventsEnvelope, document = crate::routes::signing::StatusEventDto);
 envelope_doc!(IsValidEnvelope, data = crate::routes::dto::IsValidDto);
 envelope_doc!(ProductBanksEnvelope, data = crate::routes::dto::ProductBanksDto);
 envelope_doc!(
@@ -255,6 +257,22 @@ pub struct ResetErrorBody {
     pub errors: Option<Vec<FieldErrorDoc>>,
 }
 
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+#[serde(rename_all = "camelCase")]
+pub struct SignerBody {
+    pub customer_id: i64,
+    pub identifier: String,
+}
+
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+pub struct StatusBody {
+    /// `APROVADO`, `REPROVADO` or `CANCELADO`.
+    pub status: String,
+    pub reason: Option<String>,
+}
+
 struct BearerAuth;
 
 impl Modify for BearerAuth {
@@ -296,6 +314,12 @@ impl Modify for BearerAuth {
         crate::routes::catalog::update_product,
         crate::routes::catalog::create_billing_group,
         crate::routes::catalog::update_billing_group,
+        crate::routes::signing::send,
+        crate::routes::signing::sign_link,
+        crate::routes::signing::change_status,
+        crate::routes::signing::events,
+        crate::routes::signing::document,
+        crate::routes::signing::callback,
         crate::routes::health::live,
         crate::routes::health::ready,
     ),

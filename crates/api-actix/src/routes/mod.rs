@@ -8,6 +8,7 @@ pub mod health;
 mod proposal_bodies;
 pub mod proposals;
 pub mod recovery;
+pub mod signing;
 
 use crate::http::error::{ApiError, ErrorCode};
 

@@ -59,12 +59,23 @@ pub struct ResetAnswer {
         (status = 400, description = "Campos ausentes", body = ResetErrorBody),
         (status = 401, description = "Token expirado ou já usado", body = ResetErrorBody),
         (status = 404, description = "Token não encontrado", body = ResetErrorBody),
-        (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope),
+        (status = 413, body = ResetErrorBody), (status = 415, body = ResetErrorBody),
         (status = 422, description = "Senha fora da política (o token continua válido), ou corpo malformado", body = ResetErrorBody),
         (status = 503, body = ResetErrorBody),
     ))]
-pub async fn password_reset(state: web::Data<AppState>, body: web::Json<Value>) -> Result<HttpResponse, ApiError> {
+pub async fn password_reset(
+    state: web::Data<AppState>,
+    body: Result<web::Json<Value>, actix_web::Error>,
+) -> Result<HttpResponse, ApiError> {
     let answer = async {
+        // Payload refusals (malformed, too large, not JSON) keep this route's shape too.
+        let body = body.map_err(|e| match e.as_error::<ApiError>() {
+            Some(refused) => ApiError {
+                fields: refused.fields.clone(),
+                ..ApiError::with_message(refused.code, refused.message.clone())
+            },
+            None => ApiError::new(crate::http::error::ErrorCode::BadRequest),
+        })?;
         let reader = BodyReader::root(&body)?;
         let mut v = Violations::new();
         let token = reader.text(&mut v, "token");

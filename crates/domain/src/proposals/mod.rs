@@ -1,8 +1,10 @@
 //! Proposals and customers: creation (routes 3, 5, 6), lookup (7), checks (4, 8, 9).
 
+pub mod lifecycle;
 pub mod model;
 pub mod ports;
 pub mod service;
+pub mod signing;
 
 #[cfg(test)]
 mod service_tests;

@@ -13,7 +13,7 @@ use crate::proposals::model::{
 use crate::proposals::ports::{CreateProposalError, PartnerDirectory, ProposalStore};
 use crate::store::StoreError;
 use crate::validation::{Violations, codes};
-use crate::values::{AgeBounds, Application, CellPhone, Cpf, ShippingType};
+use crate::values::{AgeBounds, CellPhone, Cpf, ShippingType};
 use chrono::NaiveDate;
 use std::sync::Arc;
 
@@ -34,6 +34,15 @@ pub enum ProposalError {
     UnknownProduct,
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+impl From<crate::access::ScopeError> for ProposalError {
+    fn from(e: crate::access::ScopeError) -> Self {
+        match e {
+            crate::access::ScopeError::Access(a) => ProposalError::Access(a),
+            crate::access::ScopeError::Store(s) => ProposalError::Store(s),
+        }
+    }
 }
 
 impl From<CreateProposalError> for ProposalError {
@@ -89,21 +98,7 @@ impl ProposalService {
 
     /// Whose data the caller may see.
     pub async fn scope(&self, principal: &Principal) -> Result<Scope, ProposalError> {
-        Ok(match principal.application {
-            Application::BackOffice => Scope::Everything,
-            Application::Ecommerce => Scope::Ecommerce,
-            Application::Partner => {
-                let representation = self
-                    .partners
-                    .representation(principal.user_id)
-                    .await?
-                    .ok_or(AccessError::NoPartner)?;
-                Scope::Partner {
-                    partner_id: representation.partner.partner_id,
-                    representative_id: representation.representative_id,
-                }
-            }
-        })
+        Ok(crate::access::scope_of(principal, self.partners.as_ref()).await?)
     }
 
     /// Route 3: creates (or updates, by CPF) a customer for the caller's partner.

@@ -1,0 +1,365 @@
+//! Signatures and status changes in PostgreSQL: the domain's `SignatureStore`.
+
+use crate::pool::{PgPool, connection, query_error};
+use crate::schema::{
+    proposal_events as events, proposals, signature_callbacks, signature_parties as parties, signatures,
+};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel::result::Error as DieselError;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use domain::proposals::lifecycle::{STATUS_CHANGE_EVENT, StatusChange, StatusEvent};
+use domain::signature::{
+    ChangeStatusError, PartyEventOutcome, PartyKeys, PartyRole, ProviderEvent, ProviderEventKind, REFUSED, SIGNED,
+    SignatureState, SignatureStore, status_after,
+};
+use domain::store::StoreError;
+use domain::values::ProposalStatus;
+
+#[derive(Clone)]
+pub struct PgSignatures {
+    pool: PgPool,
+}
+
+impl PgSignatures {
+    pub fn new(pool: PgPool) -> Self {
+        Self { pool }
+    }
+}
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = events)]
+struct EventRow {
+    id: i64,
+    proposal_id: i64,
+    kind: String,
+    from_status: String,
+    to_status: String,
+    changed_by: String,
+    changed_at: DateTime<Utc>,
+    sequence: i32,
+    reason: Option<String>,
+}
+
+impl From<EventRow> for StatusEvent {
+    fn from(r: EventRow) -> Self {
+        StatusEvent {
+            id: r.id,
+            proposal_id: r.proposal_id,
+            kind: r.kind,
+            from: r.from_status,
+            to: r.to_status,
+            changed_by: r.changed_by,
+            changed_at: r.changed_at,
+            sequence: r.sequence,
+            reason: r.reason,
+        }
+    }
+}
+
+/// Errors inside a status-change transaction: diesel's, or the proposal not being where expected.
+enum ChangeError {
+    Db(DieselError),
+    Conflict(String),
+}
+
+impl From<DieselError> for ChangeError {
+    fn from(e: DieselError) -> Self {
+        ChangeError::Db(e)
+    }
+}
+
+/// Moves the proposal if it is still in `change.from` and writes the event with the next sequence
+/// number; the row lock the UPDATE takes serialises concurrent changes of one proposal.
+async fn apply_change(conn: &mut AsyncPgConnection, change: &StatusChange) -> Result<StatusEvent, ChangeError> {
+    let moved = diesel::update(proposals::table.find(change.proposal_id))
+        .filter(proposals::status.eq(change.from.as_str()))
+        .set((
+            proposals::status.eq(change.to.as_str()),
+            proposals::alterado_por.eq(&change.changed_by),
+            proposals::alterado_em.eq(change.at),
+        ))
+        .execute(conn)
+        .await?;
+    if moved == 0 {
+        let current: String = proposals::table
+            .find(change.proposal_id)
+            .select(proposals::status)
+            .first(conn)
+            .await?;
+        return Err(ChangeError::Conflict(current));
+    }
+    let last: Option<i32> = events::table
+        .filter(events::proposal_id.eq(change.proposal_id))
+        .select(diesel::dsl::max(events::sequence))
+        .first(conn)
+        .await?;
+    let row: EventRow = diesel::insert_into(events::table)
+        .values((
+            events::proposal_id.eq(change.proposal_id),
+            events::kind.eq(STATUS_CHANGE_EVENT),
+            events::from_status.eq(change.from.as_str()),
+            events::to_status.eq(change.to.as_str()),
+            events::changed_by.eq(&change.changed_by),
+            events::changed_at.eq(change.at),
+            events::sequence.eq(last.unwrap_or(0) + 1),
+            events::reason.eq(change.reason.as_deref()),
+        ))
+        .returning(EventRow::as_returning())
+        .get_result(conn)
+        .await?;
+    Ok(row.into())
+}
+
+fn conflict(current: &str) -> ChangeStatusError {
+    match ProposalStatus::parse(current) {
+        Ok(current) => ChangeStatusError::Conflict { current },
+        Err(_) => ChangeStatusError::Store(StoreError::Unexpected(format!("status desconhecido: {current}"))),
+    }
+}
+
+#[async_trait]
+impl SignatureStore for PgSignatures {
+    async fn state(&self, proposal_id: i64) -> Result<Option<SignatureState>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let row: Option<(i64, Option<String>, Option<String>)> = signatures::table
+            .filter(signatures::proposal_id.eq(proposal_id))
+            .select((signatures::id, signatures::document_key, signatures::sign_url))
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(query_error)?;
+        let Some((id, document_key, sign_url)) = row else {
+            return Ok(None);
+        };
+        let rows: Vec<(String, String)> = parties::table
+            .filter(parties::signature_id.eq(id))
+            .select((parties::role, parties::request_key))
+            .load(&mut conn)
+            .await
+            .map_err(query_error)?;
+        let key = |role: PartyRole| rows.iter().find(|(r, _)| r == role.as_str()).map(|(_, k)| k.clone());
+        let keys = match (
+            key(PartyRole::Client),
+            key(PartyRole::Association),
+            key(PartyRole::Federation),
+            key(PartyRole::Enterprise),
+        ) {
+            (Some(client), Some(association), Some(federation), Some(enterprise)) => Some(PartyKeys {
+                client,
+                association,
+                federation,
+                enterprise,
+            }),
+            _ => None,
+        };
+        Ok(Some(SignatureState {
+            id,
+            document_key,
+            keys,
+            sign_url,
+        }))
+    }
+
+    async fn save_document(&self, proposal_id: i64, document_key: &str, changed_by: &str) -> Result<(), StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        conn.transaction(async |conn| {
+            diesel::insert_into(signatures::table)
+                .values((
+                    signatures::proposal_id.eq(proposal_id),
+                    signatures::document_key.eq(document_key),
+                    signatures::alterado_por.eq(changed_by),
+                ))
+                .on_conflict(signatures::proposal_id)
+                .do_update()
+                .set((
+                    signatures::document_key.eq(document_key),
+                    signatures::alterado_em.eq(diesel::dsl::now),
+                ))
+                .execute(conn)
+                .await?;
+            diesel::update(proposals::table.find(proposal_id))
+                .set(proposals::key_documento.eq(document_key))
+                .execute(conn)
+                .await?;
+            Ok::<_, DieselError>(())
+        })
+        .await
+        .map_err(query_error)
+    }
+
+    async fn save_parties(
+        &self,
+        proposal_id: i64,
+        keys: &PartyKeys,
+        sign_url: &str,
+        changed_by: &str,
+    ) -> Result<(), StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        conn.transaction(async |conn| {
+            let signature_id: i64 = diesel::update(signatures::table.filter(signatures::proposal_id.eq(proposal_id)))
+                .set((
+                    signatures::sign_url.eq(sign_url),
+                    signatures::alterado_por.eq(changed_by),
+                    signatures::alterado_em.eq(diesel::dsl::now),
+                ))
+                .returning(signatures::id)
+                .get_result(conn)
+                .await?;
+            for role in PartyRole::ALL {
+                diesel::insert_into(parties::table)
+                    .values((
+                        parties::signature_id.eq(signature_id),
+                        parties::role.eq(role.as_str()),
+                        parties::request_key.eq(keys.of(role)),
+                    ))
+                    .on_conflict((parties::signature_id, parties::role))
+                    .do_update()
+                    .set(parties::request_key.eq(keys.of(role)))
+                    .execute(conn)
+                    .await?;
+            }
+            diesel::update(proposals::table.find(proposal_id))
+                .set(proposals::key_assinatura_requisicao.eq(&keys.client))
+                .execute(conn)
+                .await?;
+            Ok::<_, DieselError>(())
+        })
+        .await
+        .map_err(query_error)
+    }
+
+    async fn change_status(&self, change: &StatusChange) -> Result<StatusEvent, ChangeStatusError> {
+        let mut conn = connection(&self.pool).await?;
+        match conn.transaction(async |conn| apply_change(conn, change).await).await {
+            Ok(event) => Ok(event),
+            Err(ChangeError::Conflict(current)) => Err(conflict(&current)),
+            Err(ChangeError::Db(e)) => Err(ChangeStatusError::Store(query_error(e))),
+        }
+    }
+
+    async fn count_resend(&self, proposal_id: i64, max: i32) -> Result<Option<i32>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        diesel::update(proposals::table.find(proposal_id))
+            .filter(proposals::reenvios.lt(max))
+            .set((
+                proposals::reenvios.eq(proposals::reenvios + 1),
+                proposals::reenvio_notificacao.eq(proposals::reenvio_notificacao + 1),
+            ))
+            .returning(proposals::reenvios)
+            .get_result(&mut conn)
+            .await
+            .optional()
+            .map_err(query_error)
+    }
+
+    async fn record_party_event(
+        &self,
+        event: &ProviderEvent,
+        changed_by: &str,
+    ) -> Result<PartyEventOutcome, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let result = conn
+            .transaction(async |conn| {
+                let party: Option<(i64, i64)> = parties::table
+                    .inner_join(signatures::table)
+                    .filter(parties::request_key.eq(&event.request_key))
+                    .select((parties::signature_id, signatures::proposal_id))
+                    .first(conn)
+                    .await
+                    .optional()?;
+                let Some((signature_id, proposal_id)) = party else {
+                    return Ok(PartyEventOutcome::UnknownKey);
+                };
+                let fresh = diesel::insert_into(signature_callbacks::table)
+                    .values(signature_callbacks::event_id.eq(&event.event_id))
+                    .on_conflict_do_nothing()
+                    .execute(conn)
+                    .await?;
+                if fresh == 0 {
+                    return Ok(PartyEventOutcome::Duplicate);
+                }
+                let status = match event.kind {
+                    ProviderEventKind::Signed => SIGNED,
+                    ProviderEventKind::Refused | ProviderEventKind::Expired => REFUSED,
+                };
+                diesel::update(parties::table.filter(parties::request_key.eq(&event.request_key)))
+                    .set((
+                        parties::status.eq(status),
+                        parties::signed_at.eq((status == SIGNED).then_some(event.at)),
+                        parties::latitude.eq(event.latitude.as_deref()),
+                        parties::longitude.eq(event.longitude.as_deref()),
+                    ))
+                    .execute(conn)
+                    .await?;
+                diesel::update(signatures::table.find(signature_id))
+                    .set((
+                        signatures::alterado_por.eq(changed_by),
+                        signatures::alterado_em.eq(event.at),
+                    ))
+                    .execute(conn)
+                    .await?;
+                // Lock the proposal, then decide with the domain's rule whether it moves.
+                let current: String = proposals::table
+                    .find(proposal_id)
+                    .select(proposals::status)
+                    .for_update()
+                    .first(conn)
+                    .await?;
+                let statuses: Vec<String> = parties::table
+                    .filter(parties::signature_id.eq(signature_id))
+                    .select(parties::status)
+                    .load(conn)
+                    .await?;
+                let statuses: Vec<&str> = statuses.iter().map(String::as_str).collect();
+                let Ok(current) = ProposalStatus::parse(&current) else {
+                    return Ok(PartyEventOutcome::Recorded { moved_to: None });
+                };
+                let Some((to, _trigger)) = status_after(current, &statuses) else {
+                    return Ok(PartyEventOutcome::Recorded { moved_to: None });
+                };
+                let change = StatusChange {
+                    proposal_id,
+                    from: current,
+                    to,
+                    changed_by: changed_by.to_owned(),
+                    reason: None,
+                    at: event.at,
+                };
+                match apply_change(conn, &change).await {
+                    Ok(_) => Ok(PartyEventOutcome::Recorded { moved_to: Some(to) }),
+                    Err(ChangeError::Db(e)) => Err(e),
+                    // Locked above: the status cannot have moved meanwhile.
+                    Err(ChangeError::Conflict(_)) => Err(DieselError::RollbackTransaction),
+                }
+            })
+            .await;
+        result.map_err(query_error)
+    }
+
+    async fn events(&self, proposal_id: i64) -> Result<Vec<StatusEvent>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let rows: Vec<EventRow> = events::table
+            .filter(events::proposal_id.eq(proposal_id))
+            .order(events::sequence.asc())
+            .select(EventRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(query_error)?;
+        Ok(rows.into_iter().map(Into::into).collect())
+    }
+
+    async fn party_of_key(&self, request_key: &str) -> Result<Option<(String, PartyRole, String)>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let row: Option<(String, String, String)> = parties::table
+            .inner_join(signatures::table.inner_join(proposals::table))
+            .filter(parties::request_key.eq(request_key))
+            .select((proposals::identificador, parties::role, parties::status))
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(query_error)?;
+        Ok(row.and_then(|(identifier, role, status)| PartyRole::parse(&role).map(|r| (identifier, r, status))))
+    }
+}

@@ -1,0 +1,63 @@
+//! The sandbox provider: no outside account, no state of its own. Keys are random; links point to
+//! the service's own page `/sandbox/sign/:key`, whose button signs through the same use case as a
+//! provider callback; notifications are only logged. Callbacks are verified like the real ones.
+
+use crate::callback;
+use async_trait::async_trait;
+use domain::signature::{CallbackError, PartyKeys, ProviderError, ProviderEvent, SignatureProvider, Signer};
+use domain::values::ShippingType;
+
+pub struct SandboxProvider {
+    /// The service's public base URL: links are built from it, never from a request.
+    public_url: String,
+    callback_secret: Vec<u8>,
+}
+
+impl SandboxProvider {
+    pub fn new(public_url: &str, callback_secret: &[u8]) -> Self {
+        Self {
+            public_url: public_url.trim_end_matches('/').to_owned(),
+            callback_secret: callback_secret.to_vec(),
+        }
+    }
+
+    fn key(prefix: &str) -> String {
+        format!("{prefix}-{}", uuid::Uuid::new_v4().simple())
+    }
+}
+
+#[async_trait]
+impl SignatureProvider for SandboxProvider {
+    async fn upload_document(&self, identifier: &str, pdf: &[u8]) -> Result<String, ProviderError> {
+        tracing::info!(identifier, bytes = pdf.len(), "sandbox: document received");
+        Ok(Self::key("doc"))
+    }
+
+    async fn add_signers(&self, _document_key: &str, signers: &[Signer]) -> Result<PartyKeys, ProviderError> {
+        if signers.len() != 4 {
+            return Err(ProviderError::Rejected(format!(
+                "esperados 4 signatários, recebidos {}",
+                signers.len()
+            )));
+        }
+        Ok(PartyKeys {
+            client: Self::key("req"),
+            association: Self::key("req"),
+            federation: Self::key("req"),
+            enterprise: Self::key("req"),
+        })
+    }
+
+    async fn notify(&self, _request_key: &str, channel: ShippingType) -> Result<(), ProviderError> {
+        tracing::info!(channel = channel.as_str(), "sandbox: signing link notified");
+        Ok(())
+    }
+
+    fn sign_url(&self, request_key: &str) -> String {
+        format!("{}/sandbox/sign/{request_key}", self.public_url)
+    }
+
+    fn parse_callback(&self, headers: &[(String, String)], body: &[u8]) -> Result<ProviderEvent, CallbackError> {
+        callback::parse(&self.callback_secret, headers, body)
+    }
+}

@@ -1,0 +1,302 @@
+//! Routes 12 and 13, the back office's status moves, the proposal document and its events, the
+//! provider's callbacks, and the sandbox signing pages.
+
+use crate::http::auth::AuthenticatedUser;
+use crate::http::body::BodyReader;
+use crate::http::envelope::Envelope;
+use crate::http::error::{ApiError, ErrorCode};
+use crate::routes::docs::{ErrorEnvelope, MessageEnvelope, SignUrlEnvelope, StatusEventsEnvelope};
+use crate::routes::dto::iso;
+use crate::state::AppState;
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, web};
+use domain::proposals::lifecycle::StatusEvent;
+use domain::signature::{PartyEventOutcome, SIGNED};
+use domain::validation::{Violations, codes};
+use domain::values::ProposalStatus;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+
+#[derive(Serialize, ToSchema)]
+pub struct SignUrl {
+    /// The client's signing link (absolute URL).
+    #[serde(rename = "signUrl")]
+    pub sign_url: String,
+}
+
+/// Route 12: sends the proposal for signature, or sends the link again while awaiting signatures.
+#[utoipa::path(post, path = "/signer", tag = "assinatura", security(("bearer" = [])),
+    request_body(content = crate::routes::docs::SignerBody, example = json!({"customerId": 1, "identifier": "4c938c72-29ae-4a6a-81f4-b5a436aceab9"})),
+    responses(
+        (status = 200, description = "Link de assinatura do cliente", body = SignUrlEnvelope),
+        (status = 400, description = "Cliente de outra proposta, estado que não permite o envio, ou limite de reenvios", body = ErrorEnvelope),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope),
+        (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope),
+        (status = 502, description = "Provedor de assinatura falhou; a proposta não mudou", body = ErrorEnvelope),
+        (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn send(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    body: web::Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let reader = BodyReader::root(&body)?;
+    let mut v = Violations::new();
+    let customer_id = reader.integer(&mut v, "customerId");
+    let identifier = reader.text(&mut v, "identifier");
+    let (Some(customer_id), Some(identifier)) = (customer_id, identifier) else {
+        return Err(ApiError::invalid(v));
+    };
+    let sign_url = state.signing.send(&user.0, customer_id, identifier.trim()).await?;
+    let mut envelope = Envelope::data("Proposta enviada para assinatura.", SignUrl { sign_url });
+    envelope.rows_affected = Vec::new();
+    Ok(HttpResponse::Ok().json(envelope))
+}
+
+#[derive(Deserialize)]
+pub struct IdentifierQuery {
+    identifier: Option<String>,
+}
+
+/// Route 13: the client's stored signing link.
+#[utoipa::path(get, path = "/signer/signLink", tag = "assinatura", security(("bearer" = [])),
+    params(("identifier" = String, Query, description = "Identificador da proposta")),
+    responses(
+        (status = 200, body = SignUrlEnvelope),
+        (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
+        (status = 404, description = "Proposta não encontrada ou nunca enviada para assinatura", body = ErrorEnvelope),
+        (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn sign_link(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    query: web::Query<IdentifierQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let Some(identifier) = query.identifier.as_deref().map(str::trim).filter(|s| !s.is_empty()) else {
+        let mut v = Violations::new();
+        v.add("identifier", codes::REQUIRED, "identifier é obrigatório");
+        return Err(ApiError::invalid(v));
+    };
+    let sign_url = state.signing.sign_link(&user.0, identifier).await?;
+    let mut envelope = Envelope::data("Link de assinatura encontrado.", SignUrl { sign_url });
+    envelope.rows_affected = vec![1];
+    Ok(HttpResponse::Ok().json(envelope))
+}
+
+/// A status-change event as answered here (and later delivered to subscribers).
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusEventDto {
+    pub id: i64,
+    #[schema(example = "ALTERAÇÃO_STATUS")]
+    pub kind: String,
+    pub previous_status: String,
+    pub status: String,
+    pub changed_by: String,
+    pub changed_at: String,
+    pub sequence: i32,
+    pub reason: Option<String>,
+}
+
+impl From<StatusEvent> for StatusEventDto {
+    fn from(e: StatusEvent) -> Self {
+        Self {
+            id: e.id,
+            kind: e.kind,
+            previous_status: e.from,
+            status: e.to,
+            changed_by: e.changed_by,
+            changed_at: iso(e.changed_at),
+            sequence: e.sequence,
+            reason: e.reason,
+        }
+    }
+}
+
+/// The back office approves (`APROVADO`), rejects (`REPROVADO`) or cancels (`CANCELADO`).
+#[utoipa::path(patch, path = "/proposal/{identifier}/status", tag = "assinatura", security(("bearer" = [])),
+    params(("identifier" = String, Path)),
+    request_body(content = crate::routes::docs::StatusBody, example = json!({"status": "APROVADO", "reason": "Documentação conferida"})),
+    responses(
+        (status = 200, description = "O evento da mudança", body = StatusEventsEnvelope),
+        (status = 400, description = "Mudança não permitida (nomeia os dois estados)", body = ErrorEnvelope),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope),
+        (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn change_status(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    path: web::Path<String>,
+    body: web::Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let reader = BodyReader::root(&body)?;
+    let mut v = Violations::new();
+    let status = reader.parse(&mut v, "status", ProposalStatus::parse);
+    let reason = reader.optional_text(&mut v, "reason");
+    let (Some(status), true) = (status, v.is_empty()) else {
+        return Err(ApiError::invalid(v));
+    };
+    let event = state.signing.change_status(&user.0, &path, status, reason).await?;
+    let document =
+        vec![serde_json::to_value(StatusEventDto::from(event)).map_err(|_| ApiError::new(ErrorCode::Internal))?];
+    Ok(HttpResponse::Ok().json(Envelope::list("Status da proposta alterado.", document, vec![1])))
+}
+
+/// The status-change events of a proposal, in order (beyond the spec).
+#[utoipa::path(get, path = "/proposal/{identifier}/events", tag = "assinatura", security(("bearer" = [])),
+    params(("identifier" = String, Path)),
+    responses(
+        (status = 200, body = StatusEventsEnvelope),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn events(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let events = state.signing.events(&user.0, &path).await?;
+    let count = i64::try_from(events.len()).unwrap_or(i64::MAX);
+    let document = events
+        .into_iter()
+        .map(|e| serde_json::to_value(StatusEventDto::from(e)).map_err(|_| ApiError::new(ErrorCode::Internal)))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(HttpResponse::Ok().json(Envelope::list("Eventos da proposta.", document, vec![count])))
+}
+
+/// The proposal as the PDF the parties sign.
+#[utoipa::path(get, path = "/proposal/{identifier}/document", tag = "assinatura", security(("bearer" = [])),
+    params(("identifier" = String, Path)),
+    responses(
+        (status = 200, description = "PDF da proposta", content_type = "application/pdf", body = Vec<u8>),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn document(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let pdf = state.signing.document(&user.0, &path).await?;
+    Ok(pdf_response(&path, pdf))
+}
+
+fn pdf_response(name: &str, pdf: Vec<u8>) -> HttpResponse {
+    let safe: String = name
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .collect();
+    HttpResponse::Ok()
+        .content_type("application/pdf")
+        .insert_header((
+            header::CONTENT_DISPOSITION,
+            format!("inline; filename=\"proposta-{safe}.pdf\""),
+        ))
+        .body(pdf)
+}
+
+/// The signature provider's notifications, verified by `Content-Hmac`.
+#[utoipa::path(post, path = "/callbacks/signature", tag = "assinatura",
+    request_body(content = Object, description = "Evento do provedor, assinado com Content-Hmac: sha256=<hex>"),
+    responses(
+        (status = 200, description = "Registrado (ou já registrado antes)", body = MessageEnvelope),
+        (status = 400, description = "Corpo ilegível", body = ErrorEnvelope),
+        (status = 401, description = "Assinatura do callback inválida", body = ErrorEnvelope),
+        (status = 404, description = "Chave de assinatura desconhecida", body = ErrorEnvelope),
+        (status = 413, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn callback(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    let headers: Vec<(String, String)> = request
+        .headers()
+        .iter()
+        .filter_map(|(name, value)| {
+            value
+                .to_str()
+                .ok()
+                .map(|v| (name.as_str().to_ascii_lowercase(), v.to_owned()))
+        })
+        .collect();
+    let outcome = state.signing.callback(&headers, &body).await?;
+    let message = match outcome {
+        PartyEventOutcome::Duplicate => "Evento já registrado.",
+        _ => "Evento registrado.",
+    };
+    Ok(HttpResponse::Ok().json(Envelope::message(message)))
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The sandbox's signing page: the document and a button that signs as this party.
+pub async fn sandbox_page(state: web::Data<AppState>, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+    let key = path.into_inner();
+    let (identifier, role, status) = state.signing.sandbox_party(&key).await?;
+    let key_html = escape(&key);
+    let action = if status == SIGNED {
+        "<p id=\"estado\">Assinado.</p>".to_owned()
+    } else {
+        format!(
+            "<form method=\"post\" action=\"/sandbox/sign/{key_html}\"><button id=\"assinar\" type=\"submit\">Assinar como {}</button></form>",
+            escape(role.label())
+        )
+    };
+    let html = format!(
+        concat!(
+            "<!doctype html><html lang=\"pt-BR\"><head><meta charset=\"utf-8\"><title>Assinatura (sandbox)</title></head>",
+            "<body style=\"font-family:system-ui,sans-serif;max-width:50rem;margin:2rem auto\">",
+            "<h1>Assinatura eletrônica (sandbox)</h1>",
+            "<p>Proposta <code>{identifier}</code> · parte: <strong>{role}</strong> · situação: <strong id=\"situacao\">{status}</strong></p>",
+            "<p><a href=\"/sandbox/document/{key}\">Abrir o documento (PDF)</a></p>",
+            "<object data=\"/sandbox/document/{key}\" type=\"application/pdf\" width=\"100%\" height=\"500\"></object>",
+            "{action}</body></html>"
+        ),
+        identifier = escape(&identifier),
+        role = escape(role.label()),
+        status = escape(&status),
+        key = key_html,
+        action = action,
+    );
+    Ok(HttpResponse::Ok().content_type("text/html; charset=utf-8").body(html))
+}
+
+/// The sandbox's button: signs through the same use case as a provider callback. Answers JSON when
+/// asked for it, else goes back to the page.
+pub async fn sandbox_sign(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let key = path.into_inner();
+    let outcome = state.signing.sandbox_sign(&key, None, None).await?;
+    let wants_json = request
+        .headers()
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("application/json"));
+    if wants_json {
+        let moved = match outcome {
+            PartyEventOutcome::Recorded { moved_to: Some(status) } => Some(status.as_str()),
+            _ => None,
+        };
+        return Ok(HttpResponse::Ok().json(Envelope::data(
+            "Assinatura registrada.",
+            serde_json::json!({ "proposalStatus": moved }),
+        )));
+    }
+    Ok(HttpResponse::SeeOther()
+        .insert_header((header::LOCATION, format!("/sandbox/sign/{key}")))
+        .finish())
+}
+
+/// The PDF a sandbox party signs.
+pub async fn sandbox_document(state: web::Data<AppState>, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+    let pdf = state.signing.sandbox_document(&path).await?;
+    Ok(pdf_response(&path, pdf))
+}

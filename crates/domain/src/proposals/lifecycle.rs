@@ -1,0 +1,149 @@
+//! The proposal lifecycle as an explicit state machine.
+//!
+//! ```text
+//! NOVO ──send for signature──▶ AGUARDANDO ASSINATURA ──all four signed──▶ EM ANÁLISE ──▶ APROVADO
+//!   │                                   │                                      └───────▶ REPROVADO
+//!   └────────── cancel (back office, or a party refuses) ──────────▶ CANCELADO
+//! ```
+//! Any other move is refused naming both states. Finished states free the customer to open a new
+//! proposal for the product.
+
+use crate::values::ProposalStatus::{self, *};
+use chrono::{DateTime, Utc};
+
+/// Why a proposal moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trigger {
+    SentForSignature,
+    AllPartiesSigned,
+    BackOffice,
+    PartyRefused,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("transição de {from} para {to} não permitida")]
+pub struct TransitionError {
+    pub from: ProposalStatus,
+    pub to: ProposalStatus,
+}
+
+/// Whether `trigger` may move a proposal from `from` to `to`.
+pub fn check(from: ProposalStatus, to: ProposalStatus, trigger: Trigger) -> Result<(), TransitionError> {
+    let allowed = match trigger {
+        Trigger::SentForSignature => from == New && to == AwaitingSignature,
+        Trigger::AllPartiesSigned => from == AwaitingSignature && to == InAnalysis,
+        Trigger::BackOffice => matches!(
+            (from, to),
+            (InAnalysis, Approved) | (InAnalysis, Rejected) | (New, Cancelled) | (AwaitingSignature, Cancelled)
+        ),
+        Trigger::PartyRefused => matches!((from, to), (New, Cancelled) | (AwaitingSignature, Cancelled)),
+    };
+    if allowed {
+        Ok(())
+    } else {
+        Err(TransitionError { from, to })
+    }
+}
+
+/// Whether any trigger allows the move (the machine's edges).
+pub fn is_edge(from: ProposalStatus, to: ProposalStatus) -> bool {
+    [
+        Trigger::SentForSignature,
+        Trigger::AllPartiesSigned,
+        Trigger::BackOffice,
+        Trigger::PartyRefused,
+    ]
+    .iter()
+    .any(|t| check(from, to, *t).is_ok())
+}
+
+/// The kind of the status-change event, as partner systems subscribe to it.
+pub const STATUS_CHANGE_EVENT: &str = "ALTERAÇÃO_STATUS";
+
+/// A move to write: the store applies it only if the proposal is still in `from`, and records its
+/// event in the same transaction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusChange {
+    pub proposal_id: i64,
+    pub from: ProposalStatus,
+    pub to: ProposalStatus,
+    pub changed_by: String,
+    pub reason: Option<String>,
+    pub at: DateTime<Utc>,
+}
+
+/// A recorded status-change event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusEvent {
+    pub id: i64,
+    pub proposal_id: i64,
+    pub kind: String,
+    pub from: String,
+    pub to: String,
+    pub changed_by: String,
+    pub changed_at: DateTime<Utc>,
+    /// 1, 2, 3... per proposal, so that receivers can drop stale events.
+    pub sequence: i32,
+    pub reason: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_pair_of_states_is_allowed_or_refused_as_the_machine_says() {
+        let edges = [
+            (New, AwaitingSignature),
+            (AwaitingSignature, InAnalysis),
+            (InAnalysis, Approved),
+            (InAnalysis, Rejected),
+            (New, Cancelled),
+            (AwaitingSignature, Cancelled),
+        ];
+        for from in ProposalStatus::ALL {
+            for to in ProposalStatus::ALL {
+                assert_eq!(is_edge(*from, *to), edges.contains(&(*from, *to)), "{from} -> {to}");
+            }
+        }
+    }
+
+    #[test]
+    fn each_trigger_owns_its_moves() {
+        assert!(check(New, AwaitingSignature, Trigger::SentForSignature).is_ok());
+        assert!(
+            check(New, AwaitingSignature, Trigger::BackOffice).is_err(),
+            "only sending moves to signature"
+        );
+        assert!(check(AwaitingSignature, InAnalysis, Trigger::AllPartiesSigned).is_ok());
+        assert!(
+            check(AwaitingSignature, InAnalysis, Trigger::BackOffice).is_err(),
+            "signatures, not the back office, move to analysis"
+        );
+        for to in [Approved, Rejected] {
+            assert!(check(InAnalysis, to, Trigger::BackOffice).is_ok());
+            assert!(check(AwaitingSignature, to, Trigger::BackOffice).is_err());
+        }
+        assert!(check(InAnalysis, Cancelled, Trigger::BackOffice).is_err());
+        assert!(check(AwaitingSignature, Cancelled, Trigger::PartyRefused).is_ok());
+        assert!(check(Approved, Cancelled, Trigger::PartyRefused).is_err());
+    }
+
+    #[test]
+    fn a_refusal_names_both_states() {
+        let error = check(Approved, New, Trigger::BackOffice).unwrap_err();
+        assert_eq!(error.to_string(), "transição de APROVADO para NOVO não permitida");
+    }
+
+    #[test]
+    fn finished_states_are_the_three_ends() {
+        let finished: Vec<_> = ProposalStatus::ALL.iter().filter(|s| s.is_finished()).collect();
+        assert_eq!(finished, [&Approved, &Rejected, &Cancelled]);
+        for end in finished {
+            assert!(
+                ProposalStatus::ALL.iter().all(|to| !is_edge(*end, *to)),
+                "{end} has no way out"
+            );
+        }
+    }
+}

@@ -1,0 +1,326 @@
+//! Sending proposals for signature (routes 12 and 13), the signatures coming back (provider
+//! callbacks and the sandbox page), the back office's moves, and the proposal document.
+
+use crate::access::{AccessError, Operation, Scope, authorize};
+use crate::auth::model::Principal;
+use crate::clock::Clock;
+use crate::proposals::lifecycle::{StatusChange, StatusEvent, TransitionError, Trigger, check};
+use crate::proposals::model::ProposalDetail;
+use crate::proposals::ports::{PartnerDirectory, ProposalStore};
+use crate::signature::{
+    CallbackError, ChangeStatusError, DocumentRenderer, PartyEventOutcome, PartyRole, ProviderError, ProviderEvent,
+    ProviderEventKind, RenderError, SignatureProvider, SignatureStore, Signer,
+};
+use crate::store::StoreError;
+use crate::values::{ProposalStatus, ShippingType};
+use std::sync::Arc;
+
+/// Who the service says changed a proposal when no user did (a signature arriving).
+pub const SIGNATURE_ACTOR: &str = "assinatura-eletronica";
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SigningError {
+    #[error(transparent)]
+    Access(#[from] AccessError),
+    #[error("proposta não encontrada")]
+    NotFound,
+    #[error("o cliente informado não é o cliente da proposta")]
+    WrongCustomer,
+    #[error(transparent)]
+    Transition(#[from] TransitionError),
+    #[error("limite de {max} reenvios atingido")]
+    ResendLimit { max: i32 },
+    #[error("a proposta ainda não foi enviada para assinatura")]
+    NotSent,
+    #[error(transparent)]
+    Provider(#[from] ProviderError),
+    #[error(transparent)]
+    Render(#[from] RenderError),
+    #[error(transparent)]
+    Callback(#[from] CallbackError),
+    #[error("chave de assinatura desconhecida")]
+    UnknownKey,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<crate::access::ScopeError> for SigningError {
+    fn from(e: crate::access::ScopeError) -> Self {
+        match e {
+            crate::access::ScopeError::Access(a) => SigningError::Access(a),
+            crate::access::ScopeError::Store(s) => SigningError::Store(s),
+        }
+    }
+}
+
+impl From<ChangeStatusError> for SigningError {
+    fn from(e: ChangeStatusError) -> Self {
+        match e {
+            ChangeStatusError::Conflict { current } => SigningError::Transition(TransitionError {
+                from: current,
+                to: current,
+            }),
+            ChangeStatusError::Store(s) => SigningError::Store(s),
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct SigningService {
+    pub proposals: Arc<dyn ProposalStore>,
+    pub partners: Arc<dyn PartnerDirectory>,
+    pub signatures: Arc<dyn SignatureStore>,
+    pub provider: Arc<dyn SignatureProvider>,
+    pub renderer: Arc<dyn DocumentRenderer>,
+    pub clock: Arc<dyn Clock>,
+    /// How many times a link may be sent again while awaiting signatures.
+    pub max_resends: i32,
+}
+
+fn status_of(detail: &ProposalDetail) -> Result<ProposalStatus, SigningError> {
+    ProposalStatus::parse(&detail.proposal.status).map_err(|_| {
+        SigningError::Store(StoreError::Unexpected(format!(
+            "status desconhecido: {}",
+            detail.proposal.status
+        )))
+    })
+}
+
+/// The four parties of a proposal, from its detail.
+fn signers(detail: &ProposalDetail) -> Vec<Signer> {
+    let partner = detail.partner.as_ref();
+    let entity = |role, name: Option<&String>, document: Option<&String>| Signer {
+        role,
+        name: name.cloned().unwrap_or_else(|| role.label().to_owned()),
+        email: None,
+        phone: None,
+        document: document.cloned(),
+    };
+    vec![
+        Signer {
+            role: PartyRole::Client,
+            name: detail.customer.full_name.clone(),
+            email: detail.customer.email.clone(),
+            phone: detail.customer.cell_phone.clone(),
+            document: Some(detail.customer.cpf.clone()),
+        },
+        entity(
+            PartyRole::Association,
+            partner.and_then(|p| p.association_name.as_ref()),
+            partner.and_then(|p| p.association_cnpj.as_ref()),
+        ),
+        entity(
+            PartyRole::Federation,
+            partner.and_then(|p| p.federation_name.as_ref()),
+            partner.and_then(|p| p.federation_cnpj.as_ref()),
+        ),
+        entity(
+            PartyRole::Enterprise,
+            partner.and_then(|p| p.company_social_reason.as_ref()),
+            partner.and_then(|p| p.company_cnpj.as_ref()),
+        ),
+    ]
+}
+
+impl SigningService {
+    async fn scope(&self, principal: &Principal) -> Result<Scope, SigningError> {
+        Ok(crate::access::scope_of(principal, self.partners.as_ref()).await?)
+    }
+
+    async fn detail(&self, principal: &Principal, identifier: &str) -> Result<ProposalDetail, SigningError> {
+        let scope = self.scope(principal).await?;
+        self.proposals
+            .detail(identifier, scope)
+            .await?
+            .ok_or(SigningError::NotFound)
+    }
+
+    /// Route 12: the first call renders the document, creates the envelope with the four parties
+    /// and notifies the client; later calls while awaiting signatures notify again (counted, up
+    /// to the limit). Provider calls happen outside any transaction, and each step is saved before
+    /// the next, so a failed call leaves the proposal as it was and a retry resumes.
+    #[tracing::instrument(skip_all)]
+    pub async fn send(
+        &self,
+        principal: &Principal,
+        customer_id: i64,
+        identifier: &str,
+    ) -> Result<String, SigningError> {
+        authorize(principal, Operation::SendForSignature)?;
+        let detail = self.detail(principal, identifier).await?;
+        if detail.proposal.customer_id != customer_id {
+            return Err(SigningError::WrongCustomer);
+        }
+        let channel = ShippingType::parse(&detail.proposal.shipping).unwrap_or(ShippingType::Sms);
+        let proposal_id = detail.proposal.id;
+        match status_of(&detail)? {
+            ProposalStatus::New => {
+                let state = self.signatures.state(proposal_id).await?;
+                let document_key = match state.as_ref().and_then(|s| s.document_key.clone()) {
+                    Some(key) => key,
+                    None => {
+                        let pdf = self.renderer.render(&detail)?;
+                        let key = self.provider.upload_document(identifier, &pdf).await?;
+                        self.signatures
+                            .save_document(proposal_id, &key, &principal.email)
+                            .await?;
+                        key
+                    }
+                };
+                let (keys, url) = match state.and_then(|s| s.keys.zip(s.sign_url)) {
+                    Some(saved) => saved,
+                    None => {
+                        let keys = self.provider.add_signers(&document_key, &signers(&detail)).await?;
+                        let url = self.provider.sign_url(&keys.client);
+                        self.signatures
+                            .save_parties(proposal_id, &keys, &url, &principal.email)
+                            .await?;
+                        (keys, url)
+                    }
+                };
+                self.provider.notify(&keys.client, channel).await?;
+                let change = StatusChange {
+                    proposal_id,
+                    from: ProposalStatus::New,
+                    to: ProposalStatus::AwaitingSignature,
+                    changed_by: principal.email.clone(),
+                    reason: None,
+                    at: self.clock.now(),
+                };
+                match self.signatures.change_status(&change).await {
+                    // A concurrent send got there first: the same state, the same link.
+                    Ok(_)
+                    | Err(ChangeStatusError::Conflict {
+                        current: ProposalStatus::AwaitingSignature,
+                    }) => Ok(url),
+                    Err(e) => Err(e.into()),
+                }
+            }
+            ProposalStatus::AwaitingSignature => {
+                if detail.proposal.resends >= self.max_resends {
+                    return Err(SigningError::ResendLimit { max: self.max_resends });
+                }
+                let state = self.signatures.state(proposal_id).await?;
+                let Some((keys, url)) = state.and_then(|s| s.keys.zip(s.sign_url)) else {
+                    return Err(SigningError::NotSent);
+                };
+                self.provider.notify(&keys.client, channel).await?;
+                self.signatures
+                    .count_resend(proposal_id, self.max_resends)
+                    .await?
+                    .ok_or(SigningError::ResendLimit { max: self.max_resends })?;
+                Ok(url)
+            }
+            other => Err(TransitionError {
+                from: other,
+                to: ProposalStatus::AwaitingSignature,
+            }
+            .into()),
+        }
+    }
+
+    /// Route 13: the client's stored link.
+    pub async fn sign_link(&self, principal: &Principal, identifier: &str) -> Result<String, SigningError> {
+        authorize(principal, Operation::ReadSignLink)?;
+        let detail = self.detail(principal, identifier).await?;
+        let state = self.signatures.state(detail.proposal.id).await?;
+        state.and_then(|s| s.sign_url).ok_or(SigningError::NotSent)
+    }
+
+    /// The back office approves, rejects or cancels.
+    pub async fn change_status(
+        &self,
+        principal: &Principal,
+        identifier: &str,
+        to: ProposalStatus,
+        reason: Option<String>,
+    ) -> Result<StatusEvent, SigningError> {
+        authorize(principal, Operation::ChangeStatus)?;
+        let detail = self.detail(principal, identifier).await?;
+        let from = status_of(&detail)?;
+        check(from, to, Trigger::BackOffice)?;
+        let change = StatusChange {
+            proposal_id: detail.proposal.id,
+            from,
+            to,
+            changed_by: principal.email.clone(),
+            reason,
+            at: self.clock.now(),
+        };
+        match self.signatures.change_status(&change).await {
+            Ok(event) => Ok(event),
+            // Another change won the race: judge the move again from where it is now.
+            Err(ChangeStatusError::Conflict { current }) => Err(TransitionError { from: current, to }.into()),
+            Err(ChangeStatusError::Store(e)) => Err(e.into()),
+        }
+    }
+
+    /// The proposal's PDF, for whoever may see the proposal.
+    pub async fn document(&self, principal: &Principal, identifier: &str) -> Result<Vec<u8>, SigningError> {
+        authorize(principal, Operation::ReadProposal)?;
+        let detail = self.detail(principal, identifier).await?;
+        Ok(self.renderer.render(&detail)?)
+    }
+
+    /// The status-change events of a proposal the caller may see, in order.
+    pub async fn events(&self, principal: &Principal, identifier: &str) -> Result<Vec<StatusEvent>, SigningError> {
+        authorize(principal, Operation::ReadProposal)?;
+        let detail = self.detail(principal, identifier).await?;
+        Ok(self.signatures.events(detail.proposal.id).await?)
+    }
+
+    /// A provider callback: verified, then recorded once.
+    #[tracing::instrument(skip_all)]
+    pub async fn callback(&self, headers: &[(String, String)], body: &[u8]) -> Result<PartyEventOutcome, SigningError> {
+        let event = self.provider.parse_callback(headers, body)?;
+        self.record(&event).await
+    }
+
+    /// The sandbox's "sign" button: the same path as a provider callback.
+    pub async fn sandbox_sign(
+        &self,
+        request_key: &str,
+        latitude: Option<String>,
+        longitude: Option<String>,
+    ) -> Result<PartyEventOutcome, SigningError> {
+        let event = ProviderEvent {
+            event_id: format!("sandbox-sign-{request_key}"),
+            request_key: request_key.to_owned(),
+            kind: ProviderEventKind::Signed,
+            at: self.clock.now(),
+            latitude,
+            longitude,
+        };
+        self.record(&event).await
+    }
+
+    async fn record(&self, event: &ProviderEvent) -> Result<PartyEventOutcome, SigningError> {
+        match self.signatures.record_party_event(event, SIGNATURE_ACTOR).await? {
+            PartyEventOutcome::UnknownKey => Err(SigningError::UnknownKey),
+            outcome => {
+                tracing::info!(?outcome, "signature event recorded");
+                Ok(outcome)
+            }
+        }
+    }
+
+    /// What the sandbox page shows for a request key (the key is the party's credential, as a
+    /// provider's link is): the proposal identifier, the party and its status.
+    pub async fn sandbox_party(&self, request_key: &str) -> Result<(String, PartyRole, String), SigningError> {
+        self.signatures
+            .party_of_key(request_key)
+            .await?
+            .ok_or(SigningError::UnknownKey)
+    }
+
+    /// The document a sandbox party is asked to sign.
+    pub async fn sandbox_document(&self, request_key: &str) -> Result<Vec<u8>, SigningError> {
+        let (identifier, _, _) = self.sandbox_party(request_key).await?;
+        let detail = self
+            .proposals
+            .detail(&identifier, Scope::Everything)
+            .await?
+            .ok_or(SigningError::NotFound)?;
+        Ok(self.renderer.render(&detail)?)
+    }
+}

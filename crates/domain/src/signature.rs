@@ -1,0 +1,259 @@
+//! Electronic signature: the four parties of a proposal, the provider port, the store port, and the
+//! rule that moves a proposal when its parties sign or refuse.
+
+use crate::proposals::lifecycle::{StatusChange, StatusEvent, TransitionError, Trigger, check};
+use crate::proposals::model::ProposalDetail;
+use crate::store::StoreError;
+use crate::values::{ProposalStatus, ShippingType};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+/// Who signs a proposal, in the order the provider's envelope lists them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PartyRole {
+    Client,
+    Association,
+    Federation,
+    Enterprise,
+}
+
+impl PartyRole {
+    pub const ALL: [PartyRole; 4] = [
+        PartyRole::Client,
+        PartyRole::Association,
+        PartyRole::Federation,
+        PartyRole::Enterprise,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PartyRole::Client => "client",
+            PartyRole::Association => "association",
+            PartyRole::Federation => "federation",
+            PartyRole::Enterprise => "enterprise",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|r| r.as_str() == text)
+    }
+
+    /// As the sandbox page names the party.
+    pub fn label(self) -> &'static str {
+        match self {
+            PartyRole::Client => "Cliente",
+            PartyRole::Association => "Associação",
+            PartyRole::Federation => "Federação",
+            PartyRole::Enterprise => "Empresa",
+        }
+    }
+}
+
+pub const PENDING: &str = "PENDENTE";
+pub const SIGNED: &str = "ASSINADO";
+pub const REFUSED: &str = "RECUSADO";
+
+/// A party as the provider needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Signer {
+    pub role: PartyRole,
+    pub name: String,
+    pub email: Option<String>,
+    /// Digits, for SMS or WhatsApp.
+    pub phone: Option<String>,
+    pub document: Option<String>,
+}
+
+/// The provider's key for each party's signature request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartyKeys {
+    pub client: String,
+    pub association: String,
+    pub federation: String,
+    pub enterprise: String,
+}
+
+impl PartyKeys {
+    pub fn of(&self, role: PartyRole) -> &str {
+        match role {
+            PartyRole::Client => &self.client,
+            PartyRole::Association => &self.association,
+            PartyRole::Federation => &self.federation,
+            PartyRole::Enterprise => &self.enterprise,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProviderEventKind {
+    Signed,
+    Refused,
+    Expired,
+}
+
+/// An inbound notification from the provider, verified.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderEvent {
+    /// The provider's id of the notification: the same event twice changes nothing.
+    pub event_id: String,
+    pub request_key: String,
+    pub kind: ProviderEventKind,
+    pub at: DateTime<Utc>,
+    pub latitude: Option<String>,
+    pub longitude: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProviderError {
+    #[error("provedor de assinatura indisponível: {0}")]
+    Unavailable(String),
+    #[error("provedor de assinatura recusou a operação: {0}")]
+    Rejected(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CallbackError {
+    #[error("assinatura do callback inválida")]
+    BadSignature,
+    #[error("callback malformado: {0}")]
+    Malformed(String),
+}
+
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait SignatureProvider: Send + Sync {
+    /// Uploads the document to be signed; answers its key.
+    async fn upload_document(&self, identifier: &str, pdf: &[u8]) -> Result<String, ProviderError>;
+    /// Adds the four signers to the document; answers each one's request key.
+    async fn add_signers(&self, document_key: &str, signers: &[Signer]) -> Result<PartyKeys, ProviderError>;
+    /// Sends a party its link by the channel.
+    async fn notify(&self, request_key: &str, channel: ShippingType) -> Result<(), ProviderError>;
+    /// The link where the party with this request key signs.
+    fn sign_url(&self, request_key: &str) -> String;
+    /// Verifies and reads an inbound callback (`headers` lower-cased).
+    fn parse_callback(&self, headers: &[(String, String)], body: &[u8]) -> Result<ProviderEvent, CallbackError>;
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("falha ao gerar o documento da proposta: {0}")]
+pub struct RenderError(pub String);
+
+/// Renders the proposal as the PDF the parties sign.
+#[cfg_attr(feature = "mock", mockall::automock)]
+pub trait DocumentRenderer: Send + Sync {
+    fn render(&self, detail: &ProposalDetail) -> Result<Vec<u8>, RenderError>;
+}
+
+/// What is stored of a proposal's signature so far: each step saved before the next, so that a
+/// retried send resumes instead of creating a second envelope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SignatureState {
+    pub id: i64,
+    pub document_key: Option<String>,
+    pub keys: Option<PartyKeys>,
+    pub sign_url: Option<String>,
+}
+
+/// How a party's signature changed the proposal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartyEventOutcome {
+    /// The same event was seen before: nothing changed.
+    Duplicate,
+    /// No party has this request key.
+    UnknownKey,
+    Recorded {
+        moved_to: Option<ProposalStatus>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChangeStatusError {
+    /// The proposal was no longer in the expected state (another change won).
+    #[error("a proposta mudou de estado: agora {current}")]
+    Conflict { current: ProposalStatus },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait SignatureStore: Send + Sync {
+    async fn state(&self, proposal_id: i64) -> Result<Option<SignatureState>, StoreError>;
+    async fn save_document(&self, proposal_id: i64, document_key: &str, changed_by: &str) -> Result<(), StoreError>;
+    async fn save_parties(
+        &self,
+        proposal_id: i64,
+        keys: &PartyKeys,
+        sign_url: &str,
+        changed_by: &str,
+    ) -> Result<(), StoreError>;
+    /// Applies the change only if the proposal is still in `change.from`, writing its event
+    /// (next sequence number) and `alterado_por`/`alterado_em` in the same transaction.
+    async fn change_status(&self, change: &StatusChange) -> Result<StatusEvent, ChangeStatusError>;
+    /// Counts a resend unless `max` were already made; answers the new count, or `None` at the limit.
+    async fn count_resend(&self, proposal_id: i64, max: i32) -> Result<Option<i32>, StoreError>;
+    /// Records a party's signature or refusal once per event id; in the same transaction, moves
+    /// the proposal as [`status_after`] says, with its event.
+    async fn record_party_event(
+        &self,
+        event: &ProviderEvent,
+        changed_by: &str,
+    ) -> Result<PartyEventOutcome, StoreError>;
+    async fn events(&self, proposal_id: i64) -> Result<Vec<StatusEvent>, StoreError>;
+    /// The proposal identifier and role a request key belongs to (the sandbox page shows them).
+    async fn party_of_key(&self, request_key: &str) -> Result<Option<(String, PartyRole, String)>, StoreError>;
+}
+
+/// Where a proposal goes after its parties' statuses changed: all four signed moves an awaiting
+/// proposal to analysis; a refusal cancels it; otherwise it stays.
+pub fn status_after(current: ProposalStatus, statuses: &[&str]) -> Option<(ProposalStatus, Trigger)> {
+    if statuses.contains(&REFUSED) && check(current, ProposalStatus::Cancelled, Trigger::PartyRefused).is_ok() {
+        return Some((ProposalStatus::Cancelled, Trigger::PartyRefused));
+    }
+    let all_signed = statuses.len() == PartyRole::ALL.len() && statuses.iter().all(|s| *s == SIGNED);
+    (all_signed && check(current, ProposalStatus::InAnalysis, Trigger::AllPartiesSigned).is_ok())
+        .then_some((ProposalStatus::InAnalysis, Trigger::AllPartiesSigned))
+}
+
+/// A refused move, for the callers that need one.
+pub fn refused(from: ProposalStatus, to: ProposalStatus) -> TransitionError {
+    TransitionError { from, to }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fourth_signature_moves_an_awaiting_proposal_to_analysis() {
+        let three = [SIGNED, SIGNED, SIGNED, PENDING];
+        assert_eq!(status_after(ProposalStatus::AwaitingSignature, &three), None);
+        let four = [SIGNED; 4];
+        assert_eq!(
+            status_after(ProposalStatus::AwaitingSignature, &four),
+            Some((ProposalStatus::InAnalysis, Trigger::AllPartiesSigned))
+        );
+        assert_eq!(
+            status_after(ProposalStatus::Cancelled, &four),
+            None,
+            "a cancelled proposal stays so"
+        );
+    }
+
+    #[test]
+    fn a_refusal_cancels_unless_already_finished() {
+        let refused = [SIGNED, REFUSED, PENDING, PENDING];
+        assert_eq!(
+            status_after(ProposalStatus::AwaitingSignature, &refused),
+            Some((ProposalStatus::Cancelled, Trigger::PartyRefused))
+        );
+        assert_eq!(status_after(ProposalStatus::Approved, &refused), None);
+    }
+
+    #[test]
+    fn roles_round_trip() {
+        for role in PartyRole::ALL {
+            assert_eq!(PartyRole::parse(role.as_str()), Some(role));
+        }
+    }
+}
