@@ -7,4 +7,7 @@ pub mod service;
 pub mod signing;
 
 #[cfg(test)]
+mod signing_tests;
+
+#[cfg(test)]
 mod service_tests;

@@ -1,0 +1,252 @@
+//! Use-case tests of sending for signature, over mocked ports: provider failures leave the
+//! proposal as it was, and a retry resumes where the last attempt stopped.
+
+use super::model::*;
+use super::ports::*;
+use super::signing::*;
+use crate::auth::model::Principal;
+use crate::customers::CustomerRecord;
+use crate::signature::*;
+use crate::values::Application;
+use chrono::{NaiveDate, Utc};
+use std::sync::Arc;
+
+fn principal() -> Principal {
+    Principal {
+        user_id: 7,
+        email: "rep@demo.com.br".into(),
+        application: Application::Partner,
+    }
+}
+
+fn detail(status: &str, resends: i32) -> ProposalDetail {
+    let now = Utc::now();
+    ProposalDetail {
+        proposal: ProposalRecord {
+            id: 1,
+            identifier: "id-1".into(),
+            jave_id: None,
+            value: 0,
+            partner_document: None,
+            representative_id: Some(5),
+            customer_id: 9,
+            document_key: None,
+            signature_request_key: None,
+            resends,
+            status: status.into(),
+            changed_by: "x".into(),
+            updated_at: now,
+            created_at: now,
+            association_cnpj: None,
+            federation_cnpj: None,
+            shipping: "whatsapp".into(),
+            notification_resends: 0,
+            flow: None,
+            associate_code: None,
+            motivation_id: 1,
+            product_id: 1,
+            recording_id: None,
+            invite_id: None,
+            electronic_signature: None,
+            billing_code: 5001,
+        },
+        product_name: "Seguro".into(),
+        product_code: 101,
+        motivation: "Nova venda".into(),
+        representative: None,
+        customer: CustomerRecord {
+            id: 9,
+            changed_by: "x".into(),
+            created_at: now,
+            updated_at: now,
+            full_name: "Maria da Silva".into(),
+            cpf: "12345678909".into(),
+            birth_date: NaiveDate::from_ymd_opt(1990, 5, 15).unwrap(),
+            gender: "Feminino".into(),
+            marital_status: None,
+            nationality: None,
+            cell_phone: Some("11912345678".into()),
+            landline: None,
+            email: None,
+            profession: None,
+            salary: None,
+            working: false,
+            public_servant: false,
+            pep: false,
+            absent: false,
+            medication: false,
+            medication_description: None,
+            customer_key: None,
+            status: "NOVO".into(),
+            illiterate: false,
+            jave_code: None,
+            political_office: None,
+            address_id: None,
+            ecommerce_customer_id: None,
+        },
+        address: None,
+        partner: None,
+        signature: None,
+        payment: None,
+    }
+}
+
+fn keys() -> PartyKeys {
+    PartyKeys {
+        client: "c".into(),
+        association: "a".into(),
+        federation: "f".into(),
+        enterprise: "e".into(),
+    }
+}
+
+struct Mocks {
+    proposals: MockProposalStore,
+    signatures: MockSignatureStore,
+    provider: MockSignatureProvider,
+    renderer: MockDocumentRenderer,
+}
+
+impl Mocks {
+    fn new(status: &'static str, resends: i32) -> Self {
+        let mut proposals = MockProposalStore::new();
+        proposals
+            .expect_detail()
+            .returning(move |_, _| Ok(Some(detail(status, resends))));
+        let mut renderer = MockDocumentRenderer::new();
+        renderer.expect_render().returning(|_| Ok(b"%PDF-".to_vec()));
+        let mut provider = MockSignatureProvider::new();
+        provider
+            .expect_sign_url()
+            .returning(|k| format!("https://x/sandbox/sign/{k}"));
+        Self {
+            proposals,
+            signatures: MockSignatureStore::new(),
+            provider,
+            renderer,
+        }
+    }
+
+    fn service(self) -> SigningService {
+        let mut partners = MockPartnerDirectory::new();
+        partners.expect_representation().returning(|_| {
+            Ok(Some(Representation {
+                representative_id: 5,
+                partner: PartnerLink {
+                    partner_id: 3,
+                    partner_document: "11222333000181".into(),
+                    representative_id: Some(5),
+                    association_cnpj: None,
+                    federation_cnpj: None,
+                },
+            }))
+        });
+        SigningService {
+            proposals: Arc::new(self.proposals),
+            partners: Arc::new(partners),
+            signatures: Arc::new(self.signatures),
+            provider: Arc::new(self.provider),
+            renderer: Arc::new(self.renderer),
+            clock: Arc::new(crate::clock::SystemClock),
+            max_resends: 3,
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_failed_notification_leaves_the_proposal_new_but_keeps_the_saved_steps() {
+    let mut m = Mocks::new("NOVO", 0);
+    m.signatures.expect_state().returning(|_| Ok(None));
+    m.provider
+        .expect_upload_document()
+        .times(1)
+        .returning(|_, _| Ok("doc-1".into()));
+    m.signatures.expect_save_document().times(1).returning(|_, _, _| Ok(()));
+    m.provider
+        .expect_add_signers()
+        .withf(|_, signers| signers.len() == 4)
+        .times(1)
+        .returning(|_, _| Ok(keys()));
+    m.signatures
+        .expect_save_parties()
+        .times(1)
+        .returning(|_, _, _, _| Ok(()));
+    m.provider
+        .expect_notify()
+        .returning(|_, _| Err(ProviderError::Unavailable("timeout".into())));
+    m.signatures.expect_change_status().never();
+    let result = m.service().send(&principal(), 9, "id-1").await;
+    assert_eq!(
+        result,
+        Err(SigningError::Provider(ProviderError::Unavailable("timeout".into())))
+    );
+}
+
+#[tokio::test]
+async fn a_retry_resumes_without_a_second_envelope() {
+    let mut m = Mocks::new("NOVO", 0);
+    m.signatures.expect_state().returning(|_| {
+        Ok(Some(SignatureState {
+            id: 1,
+            document_key: Some("doc-1".into()),
+            keys: Some(keys()),
+            sign_url: Some("https://x/sandbox/sign/c".into()),
+        }))
+    });
+    m.provider.expect_upload_document().never();
+    m.provider.expect_add_signers().never();
+    m.provider.expect_notify().times(1).returning(|_, _| Ok(()));
+    m.signatures.expect_change_status().times(1).returning(|c| {
+        Ok(crate::proposals::lifecycle::StatusEvent {
+            id: 1,
+            proposal_id: c.proposal_id,
+            kind: "ALTERAÇÃO_STATUS".into(),
+            from: c.from.to_string(),
+            to: c.to.to_string(),
+            changed_by: c.changed_by.clone(),
+            changed_at: c.at,
+            sequence: 1,
+            reason: None,
+        })
+    });
+    assert_eq!(
+        m.service().send(&principal(), 9, "id-1").await,
+        Ok("https://x/sandbox/sign/c".into())
+    );
+}
+
+#[tokio::test]
+async fn a_failed_upload_saves_nothing() {
+    let mut m = Mocks::new("NOVO", 0);
+    m.signatures.expect_state().returning(|_| Ok(None));
+    m.provider
+        .expect_upload_document()
+        .returning(|_, _| Err(ProviderError::Rejected("422".into())));
+    m.signatures.expect_save_document().never();
+    m.signatures.expect_change_status().never();
+    assert!(matches!(
+        m.service().send(&principal(), 9, "id-1").await,
+        Err(SigningError::Provider(_))
+    ));
+}
+
+#[tokio::test]
+async fn a_failed_resend_is_not_counted() {
+    let mut m = Mocks::new("AGUARDANDO ASSINATURA", 1);
+    m.signatures.expect_state().returning(|_| {
+        Ok(Some(SignatureState {
+            id: 1,
+            document_key: Some("doc-1".into()),
+            keys: Some(keys()),
+            sign_url: Some("u".into()),
+        }))
+    });
+    m.provider
+        .expect_notify()
+        .returning(|_, _| Err(ProviderError::Unavailable("503".into())));
+    m.signatures.expect_count_resend().never();
+    assert!(matches!(
+        m.service().send(&principal(), 9, "id-1").await,
+        Err(SigningError::Provider(_))
+    ));
+}

@@ -1,0 +1,585 @@
+//! Routes 12 and 13 and the proposal lifecycle, through the sandbox signature provider.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use black_box_tests::{StatusCode, TestApp, assert_error, error_fields};
+use hmac::{Hmac, Mac};
+use serde_json::{Value, json};
+use sha2::Sha256;
+
+const SECRET: &str = "segredo-de-teste-1234567890";
+const PARTNER: &str = "11222333000181";
+
+struct Setup {
+    app: TestApp,
+    partner: String,
+    other_partner: String,
+    office: String,
+    shop: String,
+}
+
+async fn setup() -> Setup {
+    let app = TestApp::spawn_with(&[
+        ("SIGNATURE_CALLBACK_SECRET", SECRET),
+        ("SIGNATURE_MAX_RESENDS", "2"),
+        ("PUBLIC_URL", "https://vendas.exemplo.com.br"),
+    ])
+    .await;
+    app.seed_catalog().await;
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await;
+    let other_partner = app.token_for("rep@outro.com.br", "PARCEIRO", "11444777000161").await;
+    let office = app.token_for("bo@demo.com.br", "BACKOFFICE", "").await;
+    let shop = app.token_for("loja@demo.com.br", "ECOMMERCE", "").await;
+    Setup {
+        app,
+        partner,
+        other_partner,
+        office,
+        shop,
+    }
+}
+
+fn proposal_body(cpf: &str) -> Value {
+    json!({
+        "billingCode": 5002, "productCode": 101, "typeOfPayments": "DESCONTO EM FOLHA", "shippingType": "whatsapp",
+        "customer": {"fullName": "Maria da Silva", "cpf": cpf, "birthDate": "1990-05-15", "gender": "Feminino",
+            "maritalStatus": "Casado", "nationality": "Brasileira", "cellPhone": "(11) 91234-5678",
+            "email": "maria@exemplo.com.br", "profession": "Professora", "salary": 141200},
+        "address": {"zipCode": "01310100", "address": "Avenida Paulista", "number": "1000", "neighborhood": "Bela Vista",
+            "city": "São Paulo", "state": "SP"},
+        "discountOnSheet": {"number": "1234567890", "specie": 41, "type": "BENEFÍCIO"}
+    })
+}
+
+/// A new proposal: (identifier, customer id).
+async fn new_proposal(s: &Setup, cpf: &str) -> (String, i64) {
+    let response = s
+        .app
+        .post_json_as("/proposal/create", &s.partner, &proposal_body(cpf))
+        .await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let body: Value = response.json().await.unwrap();
+    let record = &body["document"][0];
+    (
+        record["identificador"].as_str().unwrap().to_owned(),
+        record["id_cliente"].as_i64().unwrap(),
+    )
+}
+
+async fn send(s: &Setup, identifier: &str, customer_id: i64) -> reqwest::Response {
+    s.app
+        .post_json_as(
+            "/signer",
+            &s.partner,
+            &json!({"customerId": customer_id, "identifier": identifier}),
+        )
+        .await
+}
+
+async fn detail(s: &Setup, identifier: &str) -> Value {
+    let body: Value = s
+        .app
+        .get(&format!("/proposal/byIdentifier/{identifier}"), Some(&s.office))
+        .await
+        .json()
+        .await
+        .unwrap();
+    body["data"].clone()
+}
+
+async fn events(s: &Setup, identifier: &str) -> Vec<Value> {
+    let body: Value = s
+        .app
+        .get(&format!("/proposal/{identifier}/events"), Some(&s.office))
+        .await
+        .json()
+        .await
+        .unwrap();
+    body["document"].as_array().unwrap().clone()
+}
+
+async fn sandbox_sign(s: &Setup, key: &str) -> Value {
+    let response = s
+        .app
+        .client
+        .post(s.app.url(&format!("/sandbox/sign/{key}")))
+        .header("accept", "application/json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    response.json().await.unwrap()
+}
+
+fn signed_callback(body: &str) -> (String, String) {
+    let mut mac = Hmac::<Sha256>::new_from_slice(SECRET.as_bytes()).unwrap();
+    mac.update(body.as_bytes());
+    let hex: String = mac.finalize().into_bytes().iter().map(|b| format!("{b:02x}")).collect();
+    (body.to_owned(), format!("sha256={hex}"))
+}
+
+async fn post_callback(s: &Setup, body: &str, hmac_header: &str) -> reqwest::Response {
+    s.app
+        .client
+        .post(s.app.url("/callbacks/signature"))
+        .header("content-type", "application/json")
+        .header("content-hmac", hmac_header)
+        .body(body.to_owned())
+        .send()
+        .await
+        .unwrap()
+}
+
+fn callback_body(kind: &str, key: &str) -> String {
+    json!({"event": {"name": kind, "occurred_at": "2026-11-22T10:00:00Z", "data": {"signer": {"request_signature_key": key, "latitude": "-23.56", "longitude": "-46.65"}}}}).to_string()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn from_a_new_proposal_to_analysis_through_the_sandbox_with_one_event_per_change() {
+    let s = setup().await;
+    let (identifier, customer_id) = new_proposal(&s, "12345678909").await;
+    assert_eq!(detail(&s, &identifier).await["sign"]["clientStatus"], Value::Null);
+
+    let response = send(&s, &identifier, customer_id).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["status"], "success");
+    assert_eq!(body["document"], json!([]));
+    assert_eq!(body["rowsAffected"], json!([]));
+    let sign_url = body["data"]["signUrl"].as_str().unwrap().to_owned();
+    assert!(
+        sign_url.starts_with("https://vendas.exemplo.com.br/sandbox/sign/"),
+        "{sign_url}"
+    );
+
+    let link: Value = s
+        .app
+        .get(&format!("/signer/signLink?identifier={identifier}"), Some(&s.partner))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(link["data"]["signUrl"], sign_url.as_str());
+    assert_eq!(link["rowsAffected"], json!([1]));
+
+    let data = detail(&s, &identifier).await;
+    assert_eq!(data["proposal"]["status"], "AGUARDANDO ASSINATURA");
+    let sign = &data["sign"];
+    let keys: Vec<String> = ["clientKey", "associationKey", "federationKey", "enterpriseKey"]
+        .iter()
+        .map(|k| sign[*k].as_str().unwrap().to_owned())
+        .collect();
+    assert!(sign_url.ends_with(&keys[0]));
+    for status in [
+        "clientStatus",
+        "associationStatus",
+        "federationStatus",
+        "enterpriseStatus",
+    ] {
+        assert_eq!(sign[status], "PENDENTE");
+    }
+
+    for key in &keys[..3] {
+        let answer = sandbox_sign(&s, key).await;
+        assert_eq!(answer["data"]["proposalStatus"], Value::Null);
+    }
+    assert_eq!(
+        detail(&s, &identifier).await["proposal"]["status"],
+        "AGUARDANDO ASSINATURA"
+    );
+    let fourth = sandbox_sign(&s, &keys[3]).await;
+    assert_eq!(fourth["data"]["proposalStatus"], "EM ANÁLISE");
+
+    let data = detail(&s, &identifier).await;
+    assert_eq!(data["proposal"]["status"], "EM ANÁLISE");
+    for status in [
+        "clientStatus",
+        "associationStatus",
+        "federationStatus",
+        "enterpriseStatus",
+    ] {
+        assert_eq!(data["sign"][status], "ASSINADO");
+    }
+    let history = events(&s, &identifier).await;
+    let moves: Vec<(i64, String, String, String)> = history
+        .iter()
+        .map(|e| {
+            (
+                e["sequence"].as_i64().unwrap(),
+                e["previousStatus"].as_str().unwrap().into(),
+                e["status"].as_str().unwrap().into(),
+                e["kind"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        moves,
+        vec![
+            (
+                1,
+                "NOVO".into(),
+                "AGUARDANDO ASSINATURA".into(),
+                "ALTERAÇÃO_STATUS".into()
+            ),
+            (
+                2,
+                "AGUARDANDO ASSINATURA".into(),
+                "EM ANÁLISE".into(),
+                "ALTERAÇÃO_STATUS".into()
+            )
+        ]
+    );
+    assert_eq!(history[0]["changedBy"], "rep@demo.com.br");
+
+    // The back office approves; a second verdict is refused naming both states.
+    let approved = s
+        .app
+        .client
+        .patch(s.app.url(&format!("/proposal/{identifier}/status")))
+        .bearer_auth(&s.office)
+        .json(&json!({"status": "APROVADO", "reason": "ok"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(approved.status(), StatusCode::OK);
+    let approved: Value = approved.json().await.unwrap();
+    assert_eq!(approved["document"][0]["sequence"], 3);
+    assert_eq!(approved["document"][0]["reason"], "ok");
+    let again = s
+        .app
+        .client
+        .patch(s.app.url(&format!("/proposal/{identifier}/status")))
+        .bearer_auth(&s.office)
+        .json(&json!({"status": "REPROVADO"}))
+        .send()
+        .await
+        .unwrap();
+    let refused = assert_error(again, StatusCode::BAD_REQUEST, "transicao_invalida").await;
+    assert!(
+        refused["message"].as_str().unwrap().contains("APROVADO")
+            && refused["message"].as_str().unwrap().contains("REPROVADO")
+    );
+    assert_eq!(
+        detail(&s, &identifier).await["proposal"]["modifiedBy"],
+        "bo@demo.com.br"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn resending_notifies_again_counts_and_stops_at_the_limit() {
+    let s = setup().await;
+    let (identifier, customer_id) = new_proposal(&s, "12345678909").await;
+    let first: Value = send(&s, &identifier, customer_id).await.json().await.unwrap();
+    for expected in 1..=2 {
+        let again = send(&s, &identifier, customer_id).await;
+        assert_eq!(again.status(), StatusCode::OK);
+        let again: Value = again.json().await.unwrap();
+        assert_eq!(again["data"]["signUrl"], first["data"]["signUrl"], "the same link");
+        assert_eq!(
+            s.app
+                .count(&format!(
+                    "SELECT reenvios::bigint AS n FROM proposals WHERE identificador = '{identifier}'"
+                ))
+                .await,
+            expected
+        );
+    }
+    assert_error(
+        send(&s, &identifier, customer_id).await,
+        StatusCode::BAD_REQUEST,
+        "limite_reenvios",
+    )
+    .await;
+    assert_eq!(events(&s, &identifier).await.len(), 1, "resends change no status");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sending_is_refused_for_another_customer_another_partner_the_shop_and_finished_proposals() {
+    let s = setup().await;
+    let (identifier, customer_id) = new_proposal(&s, "12345678909").await;
+    let wrong = assert_error(
+        send(&s, &identifier, customer_id + 1).await,
+        StatusCode::BAD_REQUEST,
+        "dados_invalidos",
+    )
+    .await;
+    assert_eq!(error_fields(&wrong), ["customerId"]);
+    let elsewhere = s
+        .app
+        .post_json_as(
+            "/signer",
+            &s.other_partner,
+            &json!({"customerId": customer_id, "identifier": identifier}),
+        )
+        .await;
+    assert_error(elsewhere, StatusCode::NOT_FOUND, "proposta_nao_encontrada").await;
+    let shop = s
+        .app
+        .post_json_as(
+            "/signer",
+            &s.shop,
+            &json!({"customerId": customer_id, "identifier": identifier}),
+        )
+        .await;
+    assert_error(shop, StatusCode::FORBIDDEN, "sem_permissao").await;
+    let missing = assert_error(
+        s.app.post_json_as("/signer", &s.partner, &json!({})).await,
+        StatusCode::BAD_REQUEST,
+        "dados_invalidos",
+    )
+    .await;
+    assert_eq!(error_fields(&missing), ["customerId", "identifier"]);
+
+    assert_error(
+        s.app
+            .get(&format!("/signer/signLink?identifier={identifier}"), Some(&s.partner))
+            .await,
+        StatusCode::NOT_FOUND,
+        "assinatura_nao_enviada",
+    )
+    .await;
+    assert_error(
+        s.app
+            .get(
+                &format!("/signer/signLink?identifier={identifier}"),
+                Some(&s.other_partner),
+            )
+            .await,
+        StatusCode::NOT_FOUND,
+        "proposta_nao_encontrada",
+    )
+    .await;
+    assert_error(
+        s.app.get("/signer/signLink", Some(&s.partner)).await,
+        StatusCode::BAD_REQUEST,
+        "dados_invalidos",
+    )
+    .await;
+
+    let cancelled = s
+        .app
+        .client
+        .patch(s.app.url(&format!("/proposal/{identifier}/status")))
+        .bearer_auth(&s.office)
+        .json(&json!({"status": "CANCELADO"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cancelled.status(), StatusCode::OK);
+    assert_error(
+        send(&s, &identifier, customer_id).await,
+        StatusCode::BAD_REQUEST,
+        "transicao_invalida",
+    )
+    .await;
+    // Cancelled frees the customer to open a new proposal for the product.
+    new_proposal(&s, "12345678909").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn callbacks_are_verified_recorded_once_and_a_refusal_cancels() {
+    let s = setup().await;
+    let (identifier, customer_id) = new_proposal(&s, "12345678909").await;
+    send(&s, &identifier, customer_id).await;
+    let sign = detail(&s, &identifier).await["sign"].clone();
+    let client_key = sign["clientKey"].as_str().unwrap();
+
+    let (body, header) = signed_callback(&callback_body("sign", client_key));
+    let first = post_callback(&s, &body, &header).await;
+    assert_eq!(first.status(), StatusCode::OK);
+    let second = post_callback(&s, &body, &header).await;
+    assert_eq!(second.status(), StatusCode::OK);
+    assert_eq!(
+        second.json::<Value>().await.unwrap()["message"],
+        "Evento já registrado."
+    );
+    let data = detail(&s, &identifier).await;
+    assert_eq!(data["sign"]["clientStatus"], "ASSINADO");
+    assert_eq!(
+        data["sign"]["location"],
+        json!({"latitude": "-23.56", "longitude": "-46.65"})
+    );
+
+    assert_error(
+        post_callback(&s, &body, "sha256=00").await,
+        StatusCode::UNAUTHORIZED,
+        "callback_nao_autenticado",
+    )
+    .await;
+    let forged = callback_body("sign", sign["associationKey"].as_str().unwrap());
+    assert_error(
+        post_callback(&s, &forged, &header).await,
+        StatusCode::UNAUTHORIZED,
+        "callback_nao_autenticado",
+    )
+    .await;
+    assert_eq!(detail(&s, &identifier).await["sign"]["associationStatus"], "PENDENTE");
+    let (junk, junk_header) = signed_callback("{\"event\":{}}");
+    assert_error(
+        post_callback(&s, &junk, &junk_header).await,
+        StatusCode::BAD_REQUEST,
+        "requisicao_invalida",
+    )
+    .await;
+    let (unknown, unknown_header) = signed_callback(&callback_body("sign", "req-nao-existe"));
+    assert_error(
+        post_callback(&s, &unknown, &unknown_header).await,
+        StatusCode::NOT_FOUND,
+        "chave_assinatura_desconhecida",
+    )
+    .await;
+
+    let (refusal, refusal_header) = signed_callback(&callback_body("refusal", sign["federationKey"].as_str().unwrap()));
+    assert_eq!(
+        post_callback(&s, &refusal, &refusal_header).await.status(),
+        StatusCode::OK
+    );
+    let data = detail(&s, &identifier).await;
+    assert_eq!(data["proposal"]["status"], "CANCELADO");
+    assert_eq!(data["sign"]["federationStatus"], "RECUSADO");
+    let history = events(&s, &identifier).await;
+    assert_eq!(history.len(), 2);
+    assert_eq!(history[1]["status"], "CANCELADO");
+    assert_eq!(history[1]["changedBy"], "assinatura-eletronica");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_back_office_moves_are_checked_against_the_machine() {
+    let s = setup().await;
+    let (identifier, _) = new_proposal(&s, "12345678909").await;
+    let patch = |token: String, status: &'static str| {
+        let request = s
+            .app
+            .client
+            .patch(s.app.url(&format!("/proposal/{identifier}/status")))
+            .bearer_auth(token)
+            .json(&json!({"status": status}));
+        async move { request.send().await.unwrap() }
+    };
+    let refused = assert_error(
+        patch(s.office.clone(), "APROVADO").await,
+        StatusCode::BAD_REQUEST,
+        "transicao_invalida",
+    )
+    .await;
+    assert!(refused["message"].as_str().unwrap().contains("de NOVO para APROVADO"));
+    assert_error(
+        patch(s.office.clone(), "EM ANÁLISE").await,
+        StatusCode::BAD_REQUEST,
+        "transicao_invalida",
+    )
+    .await;
+    assert_error(
+        patch(s.office.clone(), "AGUARDANDO ASSINATURA").await,
+        StatusCode::BAD_REQUEST,
+        "transicao_invalida",
+    )
+    .await;
+    let invalid = assert_error(
+        patch(s.office.clone(), "PERDIDO").await,
+        StatusCode::BAD_REQUEST,
+        "dados_invalidos",
+    )
+    .await;
+    assert_eq!(invalid["errors"][0]["code"], "status_invalido");
+    assert_error(
+        patch(s.partner.clone(), "CANCELADO").await,
+        StatusCode::FORBIDDEN,
+        "sem_permissao",
+    )
+    .await;
+    assert_eq!(patch(s.office.clone(), "CANCELADO").await.status(), StatusCode::OK);
+    assert_error(
+        patch(s.office.clone(), "CANCELADO").await,
+        StatusCode::BAD_REQUEST,
+        "transicao_invalida",
+    )
+    .await;
+    assert_eq!(events(&s, &identifier).await.len(), 1);
+    let unknown = s
+        .app
+        .client
+        .patch(s.app.url("/proposal/nao-existe/status"))
+        .bearer_auth(&s.office)
+        .json(&json!({"status": "CANCELADO"}))
+        .send()
+        .await
+        .unwrap();
+    assert_error(unknown, StatusCode::NOT_FOUND, "proposta_nao_encontrada").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_document_is_a_pdf_for_those_who_may_see_the_proposal() {
+    let s = setup().await;
+    let (identifier, _) = new_proposal(&s, "12345678909").await;
+    let response = s
+        .app
+        .get(&format!("/proposal/{identifier}/document"), Some(&s.partner))
+        .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers().get("content-type").unwrap(), "application/pdf");
+    let pdf = response.bytes().await.unwrap();
+    assert!(pdf.starts_with(b"%PDF-"));
+    assert!(
+        pdf.windows(14).any(|w| w == b"Maria da Silva"),
+        "the customer's name is in the document"
+    );
+    assert_error(
+        s.app
+            .get(&format!("/proposal/{identifier}/document"), Some(&s.other_partner))
+            .await,
+        StatusCode::NOT_FOUND,
+        "proposta_nao_encontrada",
+    )
+    .await;
+    assert_error(
+        s.app.get(&format!("/proposal/{identifier}/document"), None).await,
+        StatusCode::UNAUTHORIZED,
+        "nao_autenticado",
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_sandbox_page_shows_the_party_and_its_button_signs() {
+    let s = setup().await;
+    let (identifier, customer_id) = new_proposal(&s, "12345678909").await;
+    send(&s, &identifier, customer_id).await;
+    let key = detail(&s, &identifier).await["sign"]["clientKey"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let page = s.app.get(&format!("/sandbox/sign/{key}"), None).await;
+    assert_eq!(page.status(), StatusCode::OK);
+    let html = page.text().await.unwrap();
+    assert!(html.contains(&identifier) && html.contains("Cliente") && html.contains("id=\"assinar\""));
+    let pdf = s.app.get(&format!("/sandbox/document/{key}"), None).await;
+    assert!(pdf.bytes().await.unwrap().starts_with(b"%PDF-"));
+
+    let clicked = s
+        .app
+        .client
+        .post(s.app.url(&format!("/sandbox/sign/{key}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(clicked.status(), StatusCode::SEE_OTHER);
+    assert_eq!(
+        clicked.headers().get("location").unwrap().to_str().unwrap(),
+        format!("/sandbox/sign/{key}")
+    );
+    let after = s
+        .app
+        .get(&format!("/sandbox/sign/{key}"), None)
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(after.contains("ASSINADO") && !after.contains("id=\"assinar\""));
+    assert_error(
+        s.app.get("/sandbox/sign/req-nao-existe", None).await,
+        StatusCode::NOT_FOUND,
+        "chave_assinatura_desconhecida",
+    )
+    .await;
+}
