@@ -583,3 +583,25 @@ async fn the_sandbox_page_shows_the_party_and_its_button_signs() {
     )
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn with_a_real_provider_configured_the_sandbox_routes_do_not_exist() {
+    let app = TestApp::spawn_with(&[
+        ("CLICKSIGN_BASE_URL", "http://127.0.0.1:9"),
+        ("CLICKSIGN_ACCESS_TOKEN", "token"),
+        ("SIGNATURE_CALLBACK_SECRET", SECRET),
+    ])
+    .await;
+    assert_error(
+        app.get("/sandbox/sign/qualquer", None).await,
+        StatusCode::NOT_FOUND,
+        "nao_encontrado",
+    )
+    .await;
+    assert_error(
+        app.get("/sandbox/document/qualquer", None).await,
+        StatusCode::NOT_FOUND,
+        "nao_encontrado",
+    )
+    .await;
+}

@@ -3,8 +3,10 @@
 //! the proposal that the parties sign.
 
 pub mod callback;
+pub mod clicksign;
 pub mod document;
 pub mod sandbox;
 
+pub use clicksign::{ClicksignProvider, ClicksignSettings};
 pub use document::PdfRenderer;
 pub use sandbox::SandboxProvider;

@@ -21,7 +21,7 @@ use adapters_postgres::pool::PoolBuildError;
 use adapters_postgres::{
     PgAccounts, PgCatalog, PgPool, PgProposals, PgReadiness, PgRecovery, PgSignatures, PoolSettings, build_pool,
 };
-use adapters_signature::{PdfRenderer, SandboxProvider};
+use adapters_signature::{ClicksignProvider, ClicksignSettings, PdfRenderer, SandboxProvider};
 use domain::auth::password::PasswordPolicy;
 use domain::auth::ports::HashError;
 use domain::auth::sign_in::SignInService;
@@ -118,10 +118,16 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
         proposals: stores.clone(),
         partners: stores.clone(),
         signatures: Arc::new(PgSignatures::new(pool.clone())),
-        provider: Arc::new(SandboxProvider::new(
-            &config.public_url,
-            &config.signature.callback_secret,
-        )),
+        provider: match &config.signature.clicksign {
+            Some((url, token)) => Arc::new(
+                ClicksignProvider::new(ClicksignSettings::new(url, token, &config.signature.callback_secret))
+                    .map_err(|e| StartupError::Config(format!("CLICKSIGN_BASE_URL: {e}")))?,
+            ),
+            None => Arc::new(SandboxProvider::new(
+                &config.public_url,
+                &config.signature.callback_secret,
+            )),
+        },
         renderer: Arc::new(PdfRenderer),
         clock: Arc::new(SystemClock),
         max_resends: config.signature.max_resends,
@@ -140,7 +146,7 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
 }
 
 /// Every route of the service.
-pub fn routes(cfg: &mut web::ServiceConfig) {
+pub fn routes(cfg: &mut web::ServiceConfig, sandbox_signing: bool) {
     use routes::{auth, catalog, docs, health, proposals, recovery, signing};
     // Resources, not method-guarded services: a wrong method on a known path answers 405.
     cfg.service(web::resource("/health/live").route(web::get().to(health::live)))
@@ -171,13 +177,6 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(web::resource("/proposal/{identifier}/events").route(web::get().to(signing::events)))
         .service(web::resource("/proposal/{identifier}/document").route(web::get().to(signing::document)))
         .service(web::resource("/callbacks/signature").route(web::post().to(signing::callback)))
-        // The sandbox provider's pages (the only provider so far).
-        .service(
-            web::resource("/sandbox/sign/{key}")
-                .route(web::get().to(signing::sandbox_page))
-                .route(web::post().to(signing::sandbox_sign)),
-        )
-        .service(web::resource("/sandbox/document/{key}").route(web::get().to(signing::sandbox_document)))
         .service(web::resource("/billingGroup/list").route(web::get().to(catalog::billing_groups)))
         .service(web::resource("/billingGroup").route(web::post().to(catalog::create_billing_group)))
         .service(web::resource("/billingGroup/{billingCode}").route(web::put().to(catalog::update_billing_group)))
@@ -188,6 +187,15 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(web::resource("/.well-known/jwks.json").route(web::get().to(auth::jwks)))
         .service(web::resource("/openapi.json").route(web::get().to(docs::openapi_json)))
         .service(web::resource("/docs").route(web::get().to(docs::docs_page)));
+    // The sandbox provider's pages exist only while no real provider is configured.
+    if sandbox_signing {
+        cfg.service(
+            web::resource("/sandbox/sign/{key}")
+                .route(web::get().to(signing::sandbox_page))
+                .route(web::post().to(signing::sandbox_sign)),
+        )
+        .service(web::resource("/sandbox/document/{key}").route(web::get().to(signing::sandbox_document)));
+    }
 }
 
 fn json_error(error: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {
@@ -260,6 +268,7 @@ impl Application {
             .port();
         let max_body = config.max_body_bytes;
         let origins = config.cors_allowed_origins.clone();
+        let sandbox_signing = config.signature.clicksign.is_none();
         let server = HttpServer::new(move || {
             App::new()
                 .app_data(state.clone())
@@ -271,7 +280,7 @@ impl Application {
                 .wrap(ErrorHandlers::new().default_handler(envelope_plain_errors))
                 .wrap_fn(|req, srv| srv.call(req).map(|res| res.map(echo_request_id)))
                 .wrap(TracingLogger::<RequestSpan>::new())
-                .configure(routes)
+                .configure(|cfg| routes(cfg, sandbox_signing))
                 .default_service(web::to(routes::not_found))
         })
         .workers(config.workers)

@@ -70,6 +70,8 @@ struct RawConfig {
     #[serde(default = "defaults::signature_max_resends")]
     signature_max_resends: i32,
     signature_callback_secret: Option<String>,
+    clicksign_base_url: Option<String>,
+    clicksign_access_token: Option<String>,
     #[serde(default = "defaults::recovery_token_ttl_hours")]
     recovery_token_ttl_hours: i64,
     #[serde(default = "defaults::recovery_max_emails_per_hour")]
@@ -180,6 +182,8 @@ pub struct Config {
 #[derive(Clone)]
 pub struct SignatureSettings {
     pub max_resends: i32,
+    /// Clicksign's base URL and access token; when absent, the sandbox provider.
+    pub clicksign: Option<(String, String)>,
     /// The key of the provider's callback HMAC. Unset: a random one per start (the sandbox needs
     /// no callbacks; a real provider must be given the same secret on every instance).
     pub callback_secret: Vec<u8>,
@@ -189,6 +193,7 @@ impl std::fmt::Debug for SignatureSettings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SignatureSettings")
             .field("max_resends", &self.max_resends)
+            .field("clicksign", &self.clicksign.as_ref().map(|(url, _)| url))
             .field("callback_secret", &"***")
             .finish()
     }
@@ -335,6 +340,22 @@ impl RawConfig {
         if self.signature_max_resends < 0 {
             return Err(bad("SIGNATURE_MAX_RESENDS", "deve ser zero ou mais"));
         }
+        let clicksign = match (self.clicksign_base_url, self.clicksign_access_token) {
+            (Some(url), Some(token)) if url.starts_with("https://") || url.starts_with("http://") => {
+                // Every instance must verify the provider's callbacks with the same key.
+                if self.signature_callback_secret.is_none() {
+                    return Err(bad(
+                        "SIGNATURE_CALLBACK_SECRET",
+                        "obrigatória quando CLICKSIGN_BASE_URL está definida",
+                    ));
+                }
+                Some((url, token))
+            }
+            (Some(_), Some(_)) => return Err(bad("CLICKSIGN_BASE_URL", "deve começar com https:// ou http://")),
+            (Some(_), None) => return Err(bad("CLICKSIGN_ACCESS_TOKEN", "variável obrigatória ausente")),
+            (None, Some(_)) => return Err(bad("CLICKSIGN_BASE_URL", "variável obrigatória ausente")),
+            (None, None) => None,
+        };
         if self.signature_callback_secret.as_ref().is_some_and(|s| s.len() < 16) {
             return Err(bad("SIGNATURE_CALLBACK_SECRET", "deve ter ao menos 16 caracteres"));
         }
@@ -377,6 +398,7 @@ impl RawConfig {
             shutdown_timeout: Duration::from_secs(self.shutdown_timeout_secs),
             signature: SignatureSettings {
                 max_resends: self.signature_max_resends,
+                clicksign,
                 callback_secret: match self.signature_callback_secret {
                     Some(secret) => secret.into_bytes(),
                     None => {
@@ -477,6 +499,27 @@ mod tests {
                 .to_string()
                 .contains("BIND_ADDR")
         );
+    }
+
+    #[test]
+    fn a_real_signature_provider_needs_its_token_and_a_shared_callback_secret() {
+        let mut pairs = BASE.to_vec();
+        pairs.push(("CLICKSIGN_BASE_URL", "https://app.clicksign.com"));
+        assert!(
+            Config::from_pairs(&pairs)
+                .unwrap_err()
+                .to_string()
+                .contains("CLICKSIGN_ACCESS_TOKEN")
+        );
+        pairs.push(("CLICKSIGN_ACCESS_TOKEN", "t"));
+        assert!(
+            Config::from_pairs(&pairs)
+                .unwrap_err()
+                .to_string()
+                .contains("SIGNATURE_CALLBACK_SECRET")
+        );
+        pairs.push(("SIGNATURE_CALLBACK_SECRET", "um-segredo-bem-longo"));
+        assert!(Config::from_pairs(&pairs).unwrap().signature.clicksign.is_some());
     }
 
     #[test]
