@@ -12,6 +12,21 @@ if [ -z "${TEST_DATABASE_URL:-}" ]; then
 fi
 echo "Testes contra $TEST_DATABASE_URL" >&2
 
+# The browser test drives Debian's Chromium through chromedriver.
+if ! command -v chromedriver >/dev/null 2>&1 || ! { command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; }; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "Instalando chromium e chromium-driver (pacotes da distribuição) para o teste de navegador" >&2
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+  elif command -v sudo >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+  else
+    echo "O teste de navegador precisa de chromium e chromium-driver (Debian: apt-get install chromium chromium-driver)." >&2
+    exit 1
+  fi
+fi
+export CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}"
+export CHROME_BIN="${CHROME_BIN:-$(command -v chromium || command -v chromium-browser)}"
+
 cargo test --workspace
 
 if [ "${SKIP_SCHEMATHESIS:-0}" != 1 ]; then

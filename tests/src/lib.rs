@@ -62,6 +62,7 @@ impl TestApp {
 
     /// Starts the service with extra configuration pairs (they win over the defaults here).
     pub async fn spawn_with(extra: &[(&str, &str)]) -> Self {
+        api_actix::install_crypto_provider();
         let db = TestDatabase::new().await;
         let key = key_file().to_string_lossy().into_owned();
         // Without SMTP_URL the service writes .eml files: keep them out of the work tree.

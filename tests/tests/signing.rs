@@ -605,3 +605,105 @@ async fn with_a_real_provider_configured_the_sandbox_routes_do_not_exist() {
     )
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_provider_failure_is_a_502_that_changes_nothing_and_a_later_retry_works() {
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, Request, ResponseTemplate};
+    let clicksign = MockServer::start().await;
+    let uri = clicksign.uri();
+    let app = TestApp::spawn_with(&[
+        ("CLICKSIGN_BASE_URL", &uri),
+        ("CLICKSIGN_ACCESS_TOKEN", "token"),
+        ("SIGNATURE_CALLBACK_SECRET", SECRET),
+    ])
+    .await;
+    app.seed_catalog().await;
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await;
+    let office = app.token_for("bo@demo.com.br", "BACKOFFICE", "").await;
+    let other_partner = app.token_for("rep@outro.com.br", "PARCEIRO", "11444777000161").await;
+    let created: Value = app
+        .post_json_as("/proposal/create", &partner, &proposal_body("12345678909"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let identifier = created["document"][0]["identificador"].as_str().unwrap().to_owned();
+    let customer_id = created["document"][0]["id_cliente"].as_i64().unwrap();
+    let body = json!({"customerId": customer_id, "identifier": identifier});
+
+    // The document is accepted, then the provider fails on every signer.
+    Mock::given(method("POST"))
+        .and(path("/api/v1/documents"))
+        .respond_with(ResponseTemplate::new(201).set_body_json(json!({"document": {"key": "doc-1"}})))
+        .expect(1)
+        .mount(&clicksign)
+        .await;
+    let failing = Mock::given(method("POST"))
+        .and(path("/api/v1/signers"))
+        .respond_with(ResponseTemplate::new(500))
+        .mount_as_scoped(&clicksign)
+        .await;
+    let failed = app.post_json_as("/signer", &partner, &body).await;
+    assert_error(failed, StatusCode::BAD_GATEWAY, "provedor_assinatura_indisponivel").await;
+    let status: Value = app
+        .get(&format!("/proposal/byIdentifier/{identifier}"), Some(&office))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(status["data"]["proposal"]["status"], "NOVO");
+    assert_eq!(app.count("SELECT count(*) AS n FROM proposal_events").await, 0);
+    drop(failing);
+
+    // The provider recovers: the retry resumes (the document is not uploaded again).
+    Mock::given(method("POST"))
+        .and(path("/api/v1/signers"))
+        .respond_with(|r: &Request| {
+            let body: Value = serde_json::from_slice(&r.body).unwrap();
+            ResponseTemplate::new(201)
+                .set_body_json(json!({"signer": {"key": format!("s-{}", body["signer"]["name"].as_str().unwrap())}}))
+        })
+        .mount(&clicksign)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/api/v1/lists"))
+        .respond_with(|r: &Request| {
+            let body: Value = serde_json::from_slice(&r.body).unwrap();
+            ResponseTemplate::new(201).set_body_json(json!({"list": {"request_signature_key": format!("r-{}", body["list"]["signer_key"].as_str().unwrap())}}))
+        })
+        .mount(&clicksign)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/api/v1/notify_by_whatsapp"))
+        .respond_with(ResponseTemplate::new(202))
+        .expect(1)
+        .mount(&clicksign)
+        .await;
+    let retried = app.post_json_as("/signer", &partner, &body).await;
+    assert_eq!(retried.status(), StatusCode::OK);
+    let retried: Value = retried.json().await.unwrap();
+    assert!(
+        retried["data"]["signUrl"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{uri}/sign/r-s-"))
+    );
+    assert_eq!(app.count("SELECT count(*) AS n FROM proposals WHERE key_documento = 'doc-1' AND key_assinatura_requisicao LIKE 'r-s-%'").await, 1);
+    let status: Value = app
+        .get(&format!("/proposal/byIdentifier/{identifier}"), Some(&office))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(status["data"]["proposal"]["status"], "AGUARDANDO ASSINATURA");
+
+    // Nothing of it is reachable by another partner.
+    assert_error(
+        app.get(&format!("/proposal/{identifier}/events"), Some(&other_partner))
+            .await,
+        StatusCode::NOT_FOUND,
+        "proposta_nao_encontrada",
+    )
+    .await;
+}

@@ -9,3 +9,10 @@ pub mod routes;
 pub mod security;
 pub mod state;
 pub mod telemetry;
+
+/// TLS clients (SMTP, the signature provider) use rustls with *ring*; chosen once for the process so
+/// that it never depends on which crypto features the build happened to enable.
+pub fn install_crypto_provider() {
+    // An error only means a provider is installed already.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}

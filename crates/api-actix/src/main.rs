@@ -6,6 +6,7 @@ use clap::Parser;
 #[actix_web::main]
 async fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
+    api_actix::install_crypto_provider();
     let json = std::env::var("LOG_JSON").is_ok_and(|v| v == "true" || v == "1");
     api_actix::telemetry::init(json);
     match run(cli).await {
