@@ -242,23 +242,24 @@ async fn without_smtp_the_message_is_written_as_an_eml_file() {
     let app = TestApp::spawn_with(&[("MAIL_DIR", &dir_text)]).await;
     app.create_user("ana@exemplo.com.br", OLD, &["PARCEIRO"]).await;
     request(&app, "ana@exemplo.com.br").await;
-    let mut found = Vec::new();
+    // The file appears before it is fully written: wait for the whole message.
+    let mut messages: Vec<String> = Vec::new();
     for _ in 0..100 {
-        found = std::fs::read_dir(&dir)
+        messages = std::fs::read_dir(&dir)
             .map(|d| {
                 d.flatten()
                     .filter(|e| e.path().extension().is_some_and(|x| x == "eml"))
+                    .map(|e| String::from_utf8_lossy(&std::fs::read(e.path()).unwrap_or_default()).into_owned())
                     .collect()
             })
             .unwrap_or_default();
-        if !found.is_empty() {
+        if messages.len() == 1 && messages[0].contains("ana@exemplo.com.br") && messages[0].trim_end().ends_with("--") {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    assert_eq!(found.len(), 1);
-    let raw = std::fs::read(found[0].path()).unwrap();
-    assert!(String::from_utf8_lossy(&raw).contains("ana@exemplo.com.br"));
+    assert_eq!(messages.len(), 1);
+    assert!(messages[0].contains("To: ana@exemplo.com.br"), "{}", messages[0]);
     let _ = std::fs::remove_dir_all(dir);
 }
 

@@ -30,10 +30,12 @@ pub enum Operation {
     ReadSignLink,
     /// Moving a proposal by hand (approve, reject, cancel).
     ChangeStatus,
+    /// 14 to 16: the payment platform's customer, setup intent and subscription.
+    EcommercePayments,
 }
 
 impl Operation {
-    pub const ALL: [Operation; 11] = [
+    pub const ALL: [Operation; 12] = [
         Operation::CreateCustomer,
         Operation::CheckCustomer,
         Operation::CreateProposal,
@@ -45,6 +47,7 @@ impl Operation {
         Operation::SendForSignature,
         Operation::ReadSignLink,
         Operation::ChangeStatus,
+        Operation::EcommercePayments,
     ];
 
     /// The permission matrix (README lists it too).
@@ -58,6 +61,7 @@ impl Operation {
             ReadProposal | CheckAvailability | ReadCatalog => true,
             ManageCatalog | ChangeStatus => application == BackOffice,
             SendForSignature => application == Partner,
+            EcommercePayments => application == Ecommerce,
             ReadSignLink => matches!(application, Partner | BackOffice),
         }
     }
@@ -130,7 +134,7 @@ mod tests {
 
     #[test]
     fn the_whole_matrix() {
-        let expected: [(Operation, [bool; 3]); 11] = [
+        let expected: [(Operation, [bool; 3]); 12] = [
             // (operation, [ECOMMERCE, PARCEIRO, BACKOFFICE])
             (CreateCustomer, [false, true, false]),
             (CheckCustomer, [false, true, true]),
@@ -143,6 +147,7 @@ mod tests {
             (SendForSignature, [false, true, false]),
             (ReadSignLink, [false, true, true]),
             (ChangeStatus, [false, false, true]),
+            (EcommercePayments, [true, false, false]),
         ];
         for (operation, row) in expected {
             for (app, allowed) in [Ecommerce, Partner, BackOffice].into_iter().zip(row) {

@@ -7,6 +7,7 @@ pub mod auth;
 pub mod catalog;
 pub mod clock;
 pub mod customers;
+pub mod ecommerce;
 pub mod health;
 pub mod mail;
 pub mod proposals;

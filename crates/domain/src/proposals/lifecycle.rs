@@ -3,7 +3,8 @@
 //! ```text
 //! NOVO ──send for signature──▶ AGUARDANDO ASSINATURA ──all four signed──▶ EM ANÁLISE ──▶ APROVADO
 //!   │                                   │                                      └───────▶ REPROVADO
-//!   └────────── cancel (back office, or a party refuses) ──────────▶ CANCELADO
+//!   ├────────── cancel (back office, or a party refuses) ──────────▶ CANCELADO
+//!   └────────── paid (an e-commerce sale's subscription is active) ──▶ EM ANÁLISE
 //! ```
 //! Any other move is refused naming both states. Finished states free the customer to open a new
 //! proposal for the product.
@@ -18,6 +19,8 @@ pub enum Trigger {
     AllPartiesSigned,
     BackOffice,
     PartyRefused,
+    /// An e-commerce sale is committed by its payment, not by signatures.
+    SubscriptionActive,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -37,6 +40,7 @@ pub fn check(from: ProposalStatus, to: ProposalStatus, trigger: Trigger) -> Resu
             (InAnalysis, Approved) | (InAnalysis, Rejected) | (New, Cancelled) | (AwaitingSignature, Cancelled)
         ),
         Trigger::PartyRefused => matches!((from, to), (New, Cancelled) | (AwaitingSignature, Cancelled)),
+        Trigger::SubscriptionActive => from == New && to == InAnalysis,
     };
     if allowed {
         Ok(())
@@ -52,6 +56,7 @@ pub fn is_edge(from: ProposalStatus, to: ProposalStatus) -> bool {
         Trigger::AllPartiesSigned,
         Trigger::BackOffice,
         Trigger::PartyRefused,
+        Trigger::SubscriptionActive,
     ]
     .iter()
     .any(|t| check(from, to, *t).is_ok())
@@ -100,6 +105,7 @@ mod tests {
             (InAnalysis, Rejected),
             (New, Cancelled),
             (AwaitingSignature, Cancelled),
+            (New, InAnalysis),
         ];
         for from in ProposalStatus::ALL {
             for to in ProposalStatus::ALL {
@@ -127,6 +133,12 @@ mod tests {
         assert!(check(InAnalysis, Cancelled, Trigger::BackOffice).is_err());
         assert!(check(AwaitingSignature, Cancelled, Trigger::PartyRefused).is_ok());
         assert!(check(Approved, Cancelled, Trigger::PartyRefused).is_err());
+        assert!(check(New, InAnalysis, Trigger::SubscriptionActive).is_ok());
+        assert!(
+            check(New, InAnalysis, Trigger::BackOffice).is_err(),
+            "only a payment skips the signatures"
+        );
+        assert!(check(AwaitingSignature, InAnalysis, Trigger::SubscriptionActive).is_err());
     }
 
     #[test]

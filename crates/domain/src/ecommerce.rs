@@ -1,0 +1,325 @@
+//! E-commerce on the payment platform (routes 14 to 16): the platform customer, a SetupIntent for
+//! off-session card use, and the recurring subscription that commits the sale.
+
+use crate::access::{AccessError, Operation, Scope, ScopeError, authorize, scope_of};
+use crate::auth::model::Principal;
+use crate::clock::Clock;
+use crate::proposals::lifecycle::{StatusChange, Trigger, check};
+use crate::proposals::ports::{PartnerDirectory, ProposalStore};
+use crate::store::StoreError;
+use crate::values::{Cpf, ProposalStatus};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use std::fmt;
+use std::sync::Arc;
+
+/// A customer as the payment routes need it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EcommerceCustomer {
+    pub id: i64,
+    pub cpf: String,
+    pub full_name: String,
+    pub email: Option<String>,
+    pub cell_phone: Option<String>,
+    pub platform_id: Option<String>,
+    pub payment_method: Option<String>,
+}
+
+/// A SetupIntent; its client secret is a credential of the buyer's browser: never logged or stored.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SetupIntent {
+    pub id: String,
+    pub client_secret: String,
+    pub status: String,
+    /// Set when the intent already succeeded (the sandbox's test card does at once).
+    pub payment_method: Option<String>,
+}
+
+impl fmt::Debug for SetupIntent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SetupIntent")
+            .field("id", &self.id)
+            .field("client_secret", &"***")
+            .field("status", &self.status)
+            .finish()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubscriptionRequest {
+    pub platform_customer: String,
+    pub price_id: String,
+    pub payment_method: String,
+    /// Derived from the proposal and the payment method: a retried call never charges twice.
+    pub idempotency_key: String,
+    pub proposal_identifier: String,
+}
+
+/// The platform's subscription: the few typed fields used here, and its whole JSON, passed through.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlatformSubscription {
+    pub id: String,
+    pub status: String,
+    pub object: serde_json::Value,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum PaymentEvent {
+    SetupIntentSucceeded {
+        event_id: String,
+        setup_intent: String,
+        platform_customer: String,
+        payment_method: String,
+    },
+    SubscriptionChanged {
+        event_id: String,
+        subscription: PlatformSubscription,
+    },
+    /// Kinds this service does not act on: acknowledged.
+    Ignored { event_id: String, kind: String },
+}
+
+impl PaymentEvent {
+    pub fn id(&self) -> &str {
+        match self {
+            PaymentEvent::SetupIntentSucceeded { event_id, .. }
+            | PaymentEvent::SubscriptionChanged { event_id, .. }
+            | PaymentEvent::Ignored { event_id, .. } => event_id,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PaymentError {
+    /// A business answer: the card was refused.
+    #[error("pagamento recusado: {0}")]
+    Declined(String),
+    #[error("requisição recusada pela plataforma de pagamento: {0}")]
+    Invalid(String),
+    #[error("plataforma de pagamento limitando requisições")]
+    RateLimited,
+    #[error("plataforma de pagamento indisponível: {0}")]
+    Unavailable(String),
+    #[error("plataforma de pagamento não respondeu a tempo")]
+    Timeout,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PaymentEventError {
+    #[error("assinatura do evento inválida")]
+    BadSignature,
+    #[error("evento fora da tolerância de tempo")]
+    Stale,
+    #[error("evento malformado: {0}")]
+    Malformed(String),
+}
+
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait PaymentGateway: Send + Sync {
+    /// Creates the platform customer (the idempotency key makes a retry answer the same one).
+    async fn ensure_customer(
+        &self,
+        customer: &EcommerceCustomer,
+        idempotency_key: &str,
+    ) -> Result<String, PaymentError>;
+    async fn create_setup_intent(
+        &self,
+        platform_customer: &str,
+        idempotency_key: &str,
+    ) -> Result<SetupIntent, PaymentError>;
+    async fn create_subscription(&self, request: &SubscriptionRequest) -> Result<PlatformSubscription, PaymentError>;
+    /// Verifies an inbound event (`headers` lower-cased) and reads it.
+    fn verify_event(
+        &self,
+        headers: &[(String, String)],
+        body: &[u8],
+        now: DateTime<Utc>,
+    ) -> Result<PaymentEvent, PaymentEventError>;
+}
+
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait EcommerceStore: Send + Sync {
+    /// The customer with this CPF if the scope may reach it (the shop: customers of its e-commerce proposals).
+    async fn customer_in_reach(&self, cpf: &Cpf, scope: Scope) -> Result<Option<EcommerceCustomer>, StoreError>;
+    async fn customer(&self, customer_id: i64) -> Result<Option<EcommerceCustomer>, StoreError>;
+    /// Stores the platform id unless one is stored already; answers the stored one (first wins).
+    async fn set_platform_customer(&self, customer_id: i64, platform_id: &str) -> Result<String, StoreError>;
+    /// Records a SetupIntent (never its secret); a succeeded one saves the payment method.
+    async fn record_setup_intent(&self, customer_id: i64, intent: &SetupIntent) -> Result<(), StoreError>;
+    async fn product_price(&self, product_id: i64) -> Result<Option<String>, StoreError>;
+    /// Claims the one live subscription of the customer and product; `None` when one exists.
+    async fn claim_subscription(
+        &self,
+        proposal_id: i64,
+        customer_id: i64,
+        product_id: i64,
+    ) -> Result<Option<i64>, StoreError>;
+    async fn release_claim(&self, claim_id: i64) -> Result<(), StoreError>;
+    /// Stores the platform's answer and, in the same transaction, applies the status change.
+    async fn complete_subscription(
+        &self,
+        claim_id: i64,
+        subscription: &PlatformSubscription,
+        change: Option<StatusChange>,
+    ) -> Result<(), StoreError>;
+    /// Applies an inbound event once per id; answers false for one seen before.
+    async fn record_payment_event(&self, event: &PaymentEvent) -> Result<bool, StoreError>;
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EcommerceError {
+    #[error(transparent)]
+    Access(#[from] AccessError),
+    #[error("cliente não encontrado")]
+    CustomerNotFound,
+    #[error("proposta não encontrada para o identificador informado")]
+    ProposalNotFound,
+    #[error("cliente sem cadastro na plataforma de pagamento")]
+    MissingPlatformCustomer,
+    #[error("cliente sem forma de pagamento salva")]
+    MissingPaymentMethod,
+    #[error("produto sem preço na plataforma de pagamento")]
+    MissingPrice,
+    #[error("assinatura já ativa para o cliente e produto")]
+    AlreadyActive,
+    #[error(transparent)]
+    Payment(#[from] PaymentError),
+    #[error(transparent)]
+    Event(#[from] PaymentEventError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<ScopeError> for EcommerceError {
+    fn from(e: ScopeError) -> Self {
+        match e {
+            ScopeError::Access(a) => EcommerceError::Access(a),
+            ScopeError::Store(s) => EcommerceError::Store(s),
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct EcommerceService {
+    pub store: Arc<dyn EcommerceStore>,
+    pub proposals: Arc<dyn ProposalStore>,
+    pub partners: Arc<dyn PartnerDirectory>,
+    pub gateway: Arc<dyn PaymentGateway>,
+    pub clock: Arc<dyn Clock>,
+}
+
+impl EcommerceService {
+    async fn customer_by_cpf(&self, principal: &Principal, cpf: &Cpf) -> Result<EcommerceCustomer, EcommerceError> {
+        authorize(principal, Operation::EcommercePayments)?;
+        let scope = scope_of(principal, self.partners.as_ref()).await?;
+        self.store
+            .customer_in_reach(cpf, scope)
+            .await?
+            .ok_or(EcommerceError::CustomerNotFound)
+    }
+
+    /// Route 14: creates the platform customer once; called again, answers the stored id.
+    #[tracing::instrument(skip_all)]
+    pub async fn create_customer(&self, principal: &Principal, cpf: &Cpf) -> Result<String, EcommerceError> {
+        let customer = self.customer_by_cpf(principal, cpf).await?;
+        if let Some(existing) = customer.platform_id {
+            return Ok(existing);
+        }
+        let created = self
+            .gateway
+            .ensure_customer(&customer, &format!("customer-{}", customer.id))
+            .await?;
+        Ok(self.store.set_platform_customer(customer.id, &created).await?)
+    }
+
+    /// Route 15: a SetupIntent for off-session card use.
+    #[tracing::instrument(skip_all)]
+    pub async fn create_setup_intent(&self, principal: &Principal, cpf: &Cpf) -> Result<SetupIntent, EcommerceError> {
+        let customer = self.customer_by_cpf(principal, cpf).await?;
+        let platform = customer.platform_id.ok_or(EcommerceError::MissingPlatformCustomer)?;
+        // Each call is a new intent: a fresh key.
+        let key = format!("setup-intent-{}-{}", customer.id, uuid::Uuid::new_v4());
+        let intent = self.gateway.create_setup_intent(&platform, &key).await?;
+        self.store.record_setup_intent(customer.id, &intent).await?;
+        Ok(intent)
+    }
+
+    /// Route 16: the recurring subscription. One live subscription per customer and product holds
+    /// under concurrency (a claimed row behind a partial unique index, and an idempotency key from
+    /// the proposal); an active subscription moves a `NOVO` proposal to `EM ANÁLISE`.
+    #[tracing::instrument(skip_all)]
+    pub async fn create_subscription(
+        &self,
+        principal: &Principal,
+        identifier: &str,
+    ) -> Result<PlatformSubscription, EcommerceError> {
+        authorize(principal, Operation::EcommercePayments)?;
+        let scope = scope_of(principal, self.partners.as_ref()).await?;
+        let detail = self
+            .proposals
+            .detail(identifier, scope)
+            .await?
+            .ok_or(EcommerceError::ProposalNotFound)?;
+        let proposal = &detail.proposal;
+        let customer = self
+            .store
+            .customer(proposal.customer_id)
+            .await?
+            .ok_or(EcommerceError::CustomerNotFound)?;
+        let platform_customer = customer.platform_id.ok_or(EcommerceError::MissingPlatformCustomer)?;
+        let payment_method = customer.payment_method.ok_or(EcommerceError::MissingPaymentMethod)?;
+        let price_id = self
+            .store
+            .product_price(proposal.product_id)
+            .await?
+            .ok_or(EcommerceError::MissingPrice)?;
+        let claim = self
+            .store
+            .claim_subscription(proposal.id, customer.id, proposal.product_id)
+            .await?
+            .ok_or(EcommerceError::AlreadyActive)?;
+        let request = SubscriptionRequest {
+            platform_customer,
+            price_id,
+            idempotency_key: format!("subscription-{}-{payment_method}", proposal.id),
+            payment_method,
+            proposal_identifier: proposal.identifier.clone(),
+        };
+        let subscription = match self.gateway.create_subscription(&request).await {
+            Ok(subscription) => subscription,
+            Err(error) => {
+                // Nothing was created: free the claim so that a later call may try again.
+                self.store.release_claim(claim).await?;
+                return Err(error.into());
+            }
+        };
+        let current = ProposalStatus::parse(&proposal.status).ok();
+        let change = match current {
+            Some(from)
+                if subscription.status == "active"
+                    && check(from, ProposalStatus::InAnalysis, Trigger::SubscriptionActive).is_ok() =>
+            {
+                Some(StatusChange {
+                    proposal_id: proposal.id,
+                    from,
+                    to: ProposalStatus::InAnalysis,
+                    changed_by: principal.email.clone(),
+                    reason: Some(format!("assinatura {} ativa", subscription.id)),
+                    at: self.clock.now(),
+                })
+            }
+            _ => None,
+        };
+        self.store.complete_subscription(claim, &subscription, change).await?;
+        tracing::info!(subscription = %subscription.id, status = %subscription.status, "subscription created");
+        Ok(subscription)
+    }
+
+    /// Inbound platform events, verified and applied once.
+    pub async fn platform_event(&self, headers: &[(String, String)], body: &[u8]) -> Result<bool, EcommerceError> {
+        let event = self.gateway.verify_event(headers, body, self.clock.now())?;
+        Ok(self.store.record_payment_event(&event).await?)
+    }
+}
