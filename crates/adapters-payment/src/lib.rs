@@ -1,2 +1,11 @@
-//! The payment platform (Stripe's API over reqwest) and its sandbox, implementing the domain's
-//! `PaymentGateway` port. Empty until the e-commerce issue lands: the workspace reserves its place.
+//! The payment platform (Stripe's model) for the domain's `PaymentGateway` port: the sandbox, the
+//! default when no platform key is configured, and the verification of the platform's signed
+//! events (`Stripe-Signature`).
+
+// The subscription object is one large `json!` literal.
+#![recursion_limit = "256"]
+
+pub mod events;
+pub mod sandbox;
+
+pub use sandbox::SandboxGateway;

@@ -282,6 +282,7 @@ impl CatalogStore for PgCatalog {
                         products::codigo_integracao.eq(input.integration_code),
                         products::ativo.eq(input.active),
                         products::valor.eq(input.value_cents),
+                        products::price_id.eq(input.price_id.as_deref()),
                         products::alterado_por.eq(changed_by),
                     ))
                     .returning(ProductRow::as_returning())
@@ -312,6 +313,7 @@ impl CatalogStore for PgCatalog {
                             products::codigo_integracao.eq(input.integration_code),
                             products::ativo.eq(input.active),
                             products::valor.eq(input.value_cents),
+                            products::price_id.eq(input.price_id.as_deref()),
                             products::alterado_por.eq(changed_by),
                             products::alterado_em.eq(diesel::dsl::now),
                         ))

@@ -4,6 +4,7 @@
 
 pub mod accounts;
 pub mod catalog;
+pub mod ecommerce;
 pub mod migrations;
 pub mod pool;
 pub mod proposals;
@@ -17,6 +18,7 @@ pub mod testing;
 
 pub use accounts::PgAccounts;
 pub use catalog::PgCatalog;
+pub use ecommerce::{PgEcommerce, PgSandboxLedger};
 pub use pool::{PgPool, PgReadiness, PoolSettings, build_pool, ping};
 pub use proposals::PgProposals;
 pub use recovery::PgRecovery;

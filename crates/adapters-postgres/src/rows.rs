@@ -263,6 +263,7 @@ pub struct ProductRow {
     pub alterado_por: String,
     pub criado_em: DateTime<Utc>,
     pub alterado_em: DateTime<Utc>,
+    pub price_id: Option<String>,
 }
 
 impl ProductRow {
@@ -275,6 +276,7 @@ impl ProductRow {
             active: self.ativo,
             value_cents: self.valor,
             banks,
+            price_id: self.price_id,
             changed_by: self.alterado_por,
             created_at: self.criado_em,
             updated_at: self.alterado_em,

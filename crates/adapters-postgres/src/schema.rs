@@ -89,6 +89,7 @@ diesel::table! {
         ativo -> Bool,
         valor -> Int8,
         alterado_por -> Text,
+        price_id -> Nullable<Text>,
         criado_em -> Timestamptz,
         alterado_em -> Timestamptz,
     }
@@ -157,6 +158,7 @@ diesel::table! {
         id_endereco -> Nullable<Int8>,
         ecommerce_customer_id -> Nullable<Text>,
         alterado_por -> Text,
+        payment_method_id -> Nullable<Text>,
         criado_em -> Timestamptz,
         alterado_em -> Timestamptz,
     }
@@ -290,6 +292,48 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    setup_intents (id) {
+        id -> Text,
+        customer_id -> Int8,
+        status -> Text,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    subscriptions (id) {
+        id -> Int8,
+        proposal_id -> Int8,
+        customer_id -> Int8,
+        product_id -> Int8,
+        platform_id -> Nullable<Text>,
+        status -> Text,
+        object -> Nullable<Jsonb>,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    payment_events (event_id) {
+        event_id -> Text,
+        kind -> Text,
+        received_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    sandbox_payment_objects (id) {
+        id -> Text,
+        kind -> Text,
+        idempotency_key -> Nullable<Text>,
+        object -> Jsonb,
+        created_at -> Timestamptz,
+    }
+}
+
 diesel::joinable!(proposal_events -> proposals (proposal_id));
 diesel::joinable!(signatures -> proposals (proposal_id));
 diesel::joinable!(signature_parties -> signatures (signature_id));
@@ -332,4 +376,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     signatures,
     signature_parties,
     signature_callbacks,
+    setup_intents,
+    subscriptions,
+    payment_events,
+    sandbox_payment_objects,
 );

@@ -78,6 +78,7 @@ pub async fn seed_demo_catalog(pool: &PgPool) -> Result<(), StoreError> {
                     products::nome.eq(name),
                     products::codigo_integracao.eq(integration),
                     products::valor.eq(value),
+                    products::price_id.eq(format!("price_sandbox_{value}")),
                     products::alterado_por.eq(SEEDED_BY),
                 ))
                 .on_conflict_do_nothing()

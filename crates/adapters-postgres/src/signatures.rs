@@ -112,6 +112,16 @@ async fn apply_change(conn: &mut AsyncPgConnection, change: &StatusChange) -> Re
     Ok(row.into())
 }
 
+/// Applies a status change inside the caller's transaction (for stores that move a proposal as
+/// part of their own write); a proposal no longer in `change.from` rolls the transaction back.
+pub(crate) async fn apply_change_in(conn: &mut AsyncPgConnection, change: &StatusChange) -> QueryResult<StatusEvent> {
+    match apply_change(conn, change).await {
+        Ok(event) => Ok(event),
+        Err(ChangeError::Db(e)) => Err(e),
+        Err(ChangeError::Conflict(_)) => Err(DieselError::RollbackTransaction),
+    }
+}
+
 fn conflict(current: &str) -> ChangeStatusError {
     match ProposalStatus::parse(current) {
         Ok(current) => ChangeStatusError::Conflict { current },

@@ -16,17 +16,20 @@ use actix_web::http::header;
 use actix_web::middleware::ErrorHandlers;
 use actix_web::{App, HttpRequest, HttpServer, web};
 use adapters_mailer::{BackgroundMailer, Delivery};
+use adapters_payment::SandboxGateway;
 use adapters_postgres::migrations::{self, MigrationError};
 use adapters_postgres::pool::PoolBuildError;
 use adapters_postgres::{
     PgAccounts, PgCatalog, PgPool, PgProposals, PgReadiness, PgRecovery, PgSignatures, PoolSettings, build_pool,
 };
+use adapters_postgres::{PgEcommerce, PgSandboxLedger};
 use adapters_signature::{ClicksignProvider, ClicksignSettings, PdfRenderer, SandboxProvider};
 use domain::auth::password::PasswordPolicy;
 use domain::auth::ports::HashError;
 use domain::auth::sign_in::SignInService;
 use domain::catalog::CatalogService;
 use domain::clock::SystemClock;
+use domain::ecommerce::EcommerceService;
 use domain::proposals::service::ProposalService;
 use domain::proposals::signing::SigningService;
 use domain::recovery::RecoveryService;
@@ -132,12 +135,23 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
         clock: Arc::new(SystemClock),
         max_resends: config.signature.max_resends,
     };
+    let ecommerce = EcommerceService {
+        store: Arc::new(PgEcommerce::new(pool.clone())),
+        proposals: stores.clone(),
+        partners: stores.clone(),
+        gateway: Arc::new(SandboxGateway::new(
+            Arc::new(PgSandboxLedger::new(pool.clone())),
+            &config.payment_webhook_secret,
+        )),
+        clock: Arc::new(SystemClock),
+    };
     Ok(AppState {
         sign_in,
         proposals,
         catalog,
         recovery,
         signing,
+        ecommerce,
         tokens,
         readiness: Arc::new(PgReadiness(pool)),
         jwks,
@@ -147,7 +161,7 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
 
 /// Every route of the service.
 pub fn routes(cfg: &mut web::ServiceConfig, sandbox_signing: bool) {
-    use routes::{auth, catalog, docs, health, proposals, recovery, signing};
+    use routes::{auth, catalog, docs, ecommerce, health, proposals, recovery, signing};
     // Resources, not method-guarded services: a wrong method on a known path answers 405.
     cfg.service(web::resource("/health/live").route(web::get().to(health::live)))
         .service(web::resource("/health/ready").route(web::get().to(health::ready)))
@@ -177,6 +191,10 @@ pub fn routes(cfg: &mut web::ServiceConfig, sandbox_signing: bool) {
         .service(web::resource("/proposal/{identifier}/events").route(web::get().to(signing::events)))
         .service(web::resource("/proposal/{identifier}/document").route(web::get().to(signing::document)))
         .service(web::resource("/callbacks/signature").route(web::post().to(signing::callback)))
+        .service(web::resource("/ecommerce/createCustomer").route(web::post().to(ecommerce::create_customer)))
+        .service(web::resource("/ecommerce/createSetupIntent").route(web::post().to(ecommerce::create_setup_intent)))
+        .service(web::resource("/ecommerce/createSubscription").route(web::post().to(ecommerce::create_subscription)))
+        .service(web::resource("/callbacks/payment").route(web::post().to(ecommerce::callback)))
         .service(web::resource("/billingGroup/list").route(web::get().to(catalog::billing_groups)))
         .service(web::resource("/billingGroup").route(web::post().to(catalog::create_billing_group)))
         .service(web::resource("/billingGroup/{billingCode}").route(web::put().to(catalog::update_billing_group)))

@@ -71,6 +71,7 @@ struct RawConfig {
     signature_max_resends: i32,
     signature_callback_secret: Option<String>,
     clicksign_base_url: Option<String>,
+    payment_webhook_secret: Option<String>,
     clicksign_access_token: Option<String>,
     #[serde(default = "defaults::recovery_token_ttl_hours")]
     recovery_token_ttl_hours: i64,
@@ -176,6 +177,8 @@ pub struct Config {
     pub customer_rules: domain::proposals::service::CustomerRules,
     pub mail: MailSettings,
     pub signature: SignatureSettings,
+    /// Key of the payment platform's `Stripe-Signature`; unset: random per start (sandbox).
+    pub payment_webhook_secret: Vec<u8>,
     pub recovery: domain::recovery::RecoveryPolicy,
 }
 
@@ -396,6 +399,15 @@ impl RawConfig {
             },
             workers: self.workers.unwrap_or(cores).max(1),
             shutdown_timeout: Duration::from_secs(self.shutdown_timeout_secs),
+            payment_webhook_secret: match self.payment_webhook_secret {
+                Some(secret) => secret.into_bytes(),
+                None => {
+                    use rand::RngCore;
+                    let mut random = vec![0u8; 32];
+                    rand::rngs::OsRng.fill_bytes(&mut random);
+                    random
+                }
+            },
             signature: SignatureSettings {
                 max_resends: self.signature_max_resends,
                 clicksign,

@@ -3,6 +3,7 @@
 use domain::auth::ports::TokenService;
 use domain::auth::sign_in::SignInService;
 use domain::catalog::CatalogService;
+use domain::ecommerce::EcommerceService;
 use domain::health::Readiness;
 use domain::proposals::service::ProposalService;
 use domain::proposals::signing::SigningService;
@@ -16,6 +17,7 @@ pub struct AppState {
     pub catalog: CatalogService,
     pub recovery: RecoveryService,
     pub signing: SigningService,
+    pub ecommerce: EcommerceService,
     pub tokens: Arc<dyn TokenService>,
     pub readiness: Arc<dyn Readiness>,
     /// The public keys that verify our tokens, as a JWK Set.

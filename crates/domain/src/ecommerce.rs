@@ -323,3 +323,20 @@ impl EcommerceService {
         Ok(self.store.record_payment_event(&event).await?)
     }
 }
+
+/// Storage of the sandbox payment platform's objects, so that it behaves the same across restarts
+/// and instances.
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait SandboxLedger: Send + Sync {
+    /// Stores `object` under `id` unless `(kind, idempotency_key)` was stored before, in which case
+    /// answers the earlier object.
+    async fn put_once(
+        &self,
+        kind: &str,
+        idempotency_key: &str,
+        id: &str,
+        object: serde_json::Value,
+    ) -> Result<serde_json::Value, StoreError>;
+    async fn get(&self, id: &str) -> Result<Option<serde_json::Value>, StoreError>;
+}

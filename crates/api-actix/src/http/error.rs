@@ -9,6 +9,7 @@ use domain::auth::ports::{HashError, TokenError};
 use domain::auth::sign_in::{RefreshError, SignInError};
 use domain::catalog::CatalogError;
 use domain::catalog::ports::CatalogWriteError;
+use domain::ecommerce::{EcommerceError, PaymentError, PaymentEventError};
 use domain::proposals::service::ProposalError;
 use domain::proposals::signing::SigningError;
 use domain::recovery::{RecoveryError, ResetError};
@@ -50,6 +51,16 @@ pub enum ErrorCode {
     SignatureProviderFailed,
     CallbackUnauthenticated,
     UnknownSignatureKey,
+    CustomerNotFound,
+    PlatformCustomerMissing,
+    PaymentMethodMissing,
+    ProductWithoutPrice,
+    SubscriptionAlreadyActive,
+    PaymentDeclined,
+    PaymentInvalid,
+    PaymentUnavailable,
+    PaymentTimeout,
+    PaymentEventUnauthenticated,
 }
 
 impl ErrorCode {
@@ -83,6 +94,16 @@ impl ErrorCode {
         ErrorCode::SignatureProviderFailed,
         ErrorCode::CallbackUnauthenticated,
         ErrorCode::UnknownSignatureKey,
+        ErrorCode::CustomerNotFound,
+        ErrorCode::PlatformCustomerMissing,
+        ErrorCode::PaymentMethodMissing,
+        ErrorCode::ProductWithoutPrice,
+        ErrorCode::SubscriptionAlreadyActive,
+        ErrorCode::PaymentDeclined,
+        ErrorCode::PaymentInvalid,
+        ErrorCode::PaymentUnavailable,
+        ErrorCode::PaymentTimeout,
+        ErrorCode::PaymentEventUnauthenticated,
     ];
 
     pub fn code(self) -> &'static str {
@@ -116,6 +137,16 @@ impl ErrorCode {
             ErrorCode::SignatureProviderFailed => "provedor_assinatura_indisponivel",
             ErrorCode::CallbackUnauthenticated => "callback_nao_autenticado",
             ErrorCode::UnknownSignatureKey => "chave_assinatura_desconhecida",
+            ErrorCode::CustomerNotFound => "cliente_nao_encontrado",
+            ErrorCode::PlatformCustomerMissing => "cliente_sem_plataforma",
+            ErrorCode::PaymentMethodMissing => "forma_pagamento_ausente",
+            ErrorCode::ProductWithoutPrice => "produto_sem_preco",
+            ErrorCode::SubscriptionAlreadyActive => "assinatura_ja_ativa",
+            ErrorCode::PaymentDeclined => "pagamento_recusado",
+            ErrorCode::PaymentInvalid => "pagamento_invalido",
+            ErrorCode::PaymentUnavailable => "plataforma_pagamento_indisponivel",
+            ErrorCode::PaymentTimeout => "plataforma_pagamento_sem_resposta",
+            ErrorCode::PaymentEventUnauthenticated => "evento_pagamento_nao_autenticado",
         }
     }
 
@@ -144,7 +175,16 @@ impl ErrorCode {
             ErrorCode::TransitionRefused | ErrorCode::ResendLimit => StatusCode::BAD_REQUEST,
             ErrorCode::SignatureNotSent | ErrorCode::UnknownSignatureKey => StatusCode::NOT_FOUND,
             ErrorCode::SignatureProviderFailed => StatusCode::BAD_GATEWAY,
-            ErrorCode::CallbackUnauthenticated => StatusCode::UNAUTHORIZED,
+            ErrorCode::CallbackUnauthenticated | ErrorCode::PaymentEventUnauthenticated => StatusCode::UNAUTHORIZED,
+            ErrorCode::CustomerNotFound => StatusCode::NOT_FOUND,
+            ErrorCode::PlatformCustomerMissing
+            | ErrorCode::PaymentMethodMissing
+            | ErrorCode::ProductWithoutPrice
+            | ErrorCode::SubscriptionAlreadyActive
+            | ErrorCode::PaymentDeclined
+            | ErrorCode::PaymentInvalid => StatusCode::BAD_REQUEST,
+            ErrorCode::PaymentUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::PaymentTimeout => StatusCode::GATEWAY_TIMEOUT,
         }
     }
 
@@ -182,6 +222,24 @@ impl ErrorCode {
             }
             ErrorCode::CallbackUnauthenticated => "Assinatura do callback inválida.",
             ErrorCode::UnknownSignatureKey => "Chave de assinatura desconhecida.",
+            ErrorCode::CustomerNotFound => "Cliente não encontrado.",
+            ErrorCode::PlatformCustomerMissing => {
+                "Cliente sem cadastro na plataforma de pagamento: chame /ecommerce/createCustomer antes."
+            }
+            ErrorCode::PaymentMethodMissing => {
+                "Cliente sem forma de pagamento salva: conclua o SetupIntent de /ecommerce/createSetupIntent antes."
+            }
+            ErrorCode::ProductWithoutPrice => "Produto sem preço na plataforma de pagamento.",
+            ErrorCode::SubscriptionAlreadyActive => "Assinatura já ativa para o cliente e o produto.",
+            ErrorCode::PaymentDeclined => "Pagamento recusado.",
+            ErrorCode::PaymentInvalid => "A plataforma de pagamento recusou a requisição.",
+            ErrorCode::PaymentUnavailable => {
+                "Plataforma de pagamento indisponível; nada foi cobrado. Tente novamente em instantes."
+            }
+            ErrorCode::PaymentTimeout => {
+                "A plataforma de pagamento não respondeu a tempo. Tente novamente em instantes."
+            }
+            ErrorCode::PaymentEventUnauthenticated => "Assinatura do evento de pagamento inválida.",
         }
     }
 }
@@ -372,6 +430,44 @@ impl From<CatalogError> for ApiError {
             }
             CatalogError::Write(CatalogWriteError::NotFound) => ApiError::new(ErrorCode::NotFound),
             CatalogError::Write(CatalogWriteError::Store(e)) | CatalogError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<EcommerceError> for ApiError {
+    fn from(error: EcommerceError) -> Self {
+        match error {
+            EcommerceError::Access(e) => e.into(),
+            EcommerceError::CustomerNotFound => ApiError::new(ErrorCode::CustomerNotFound),
+            EcommerceError::ProposalNotFound => ApiError::with_message(
+                ErrorCode::ProposalNotFound,
+                "Proposta não encontrada para o identificador informado.",
+            ),
+            EcommerceError::MissingPlatformCustomer => ApiError::new(ErrorCode::PlatformCustomerMissing),
+            EcommerceError::MissingPaymentMethod => ApiError::new(ErrorCode::PaymentMethodMissing),
+            EcommerceError::MissingPrice => ApiError::new(ErrorCode::ProductWithoutPrice),
+            EcommerceError::AlreadyActive => ApiError::new(ErrorCode::SubscriptionAlreadyActive),
+            EcommerceError::Payment(PaymentError::Declined(reason)) => {
+                ApiError::with_message(ErrorCode::PaymentDeclined, format!("Pagamento recusado: {reason}"))
+            }
+            EcommerceError::Payment(PaymentError::Invalid(reason)) => {
+                tracing::warn!(%reason, "payment platform refused a request");
+                ApiError::new(ErrorCode::PaymentInvalid)
+            }
+            EcommerceError::Payment(PaymentError::RateLimited | PaymentError::Unavailable(_)) => {
+                ApiError::new(ErrorCode::PaymentUnavailable)
+            }
+            EcommerceError::Payment(PaymentError::Timeout) => ApiError::new(ErrorCode::PaymentTimeout),
+            EcommerceError::Event(PaymentEventError::BadSignature) => {
+                ApiError::new(ErrorCode::PaymentEventUnauthenticated)
+            }
+            EcommerceError::Event(PaymentEventError::Stale) => {
+                ApiError::with_message(ErrorCode::BadRequest, "Evento fora da tolerância de tempo.")
+            }
+            EcommerceError::Event(PaymentEventError::Malformed(why)) => {
+                ApiError::with_message(ErrorCode::BadRequest, format!("Evento ilegível: {why}."))
+            }
+            EcommerceError::Store(e) => e.into(),
         }
     }
 }

@@ -132,6 +132,7 @@ fn read_product(body: &Value) -> Result<ProductInput, ApiError> {
     let name = r.text(&mut v, "nome").map(|s| s.trim().to_owned());
     let integration_code = r.code(&mut v, "codigo_integracao");
     let active = r.optional_bool(&mut v, "ativo").unwrap_or(true);
+    let price_id = r.optional_text(&mut v, "price_id");
     let value = match r.optional_integer(&mut v, "valor") {
         Some(n) if n < 0 => {
             v.add(
@@ -172,6 +173,7 @@ fn read_product(body: &Value) -> Result<ProductInput, ApiError> {
             active,
             value_cents,
             banks,
+            price_id,
         }),
         _ => Err(ApiError::invalid(v)),
     }

@@ -114,6 +114,15 @@ envelope_doc!(
 envelope_doc!(OwnershipEnvelope, document = crate::routes::dto::OwnershipItemDto);
 envelope_doc!(ProposalDetailEnvelope, data = crate::routes::dto::ProposalDetailDto);
 envelope_doc!(SignUrlEnvelope, data = crate::routes::signing::SignUrl);
+envelope_doc!(
+    PlatformCustomerEnvelope,
+    document = crate::routes::ecommerce::PlatformCustomer
+);
+envelope_doc!(SetupIntentEnvelope, document = crate::routes::ecommerce::SetupIntentDto);
+envelope_doc!(
+    /// `document[0]` is the platform's subscription object, passed through.
+    SubscriptionEnvelope, document = SubscriptionObject
+);
 envelope_doc!(StatusEventsEnvelope, document = crate::routes::signing::StatusEventDto);
 envelope_doc!(IsValidEnvelope, data = crate::routes::dto::IsValidDto);
 envelope_doc!(ProductBanksEnvelope, data = crate::routes::dto::ProductBanksDto);
@@ -213,6 +222,8 @@ pub struct ProductBody {
     pub ativo: Option<bool>,
     /// Cents.
     pub valor: Option<i64>,
+    /// The recurring price on the payment platform (`price_...`).
+    pub price_id: Option<String>,
     pub bank: Vec<crate::routes::dto::BankDto>,
 }
 
@@ -273,6 +284,43 @@ pub struct StatusBody {
     pub reason: Option<String>,
 }
 
+/// The payment platform's subscription object (Stripe's shape): Unix-second timestamps, lower-case
+/// currency; members not modelled here are passed through.
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+pub struct SubscriptionObject {
+    pub id: String,
+    #[schema(example = "subscription")]
+    pub object: String,
+    #[schema(example = "active")]
+    pub status: String,
+    pub customer: String,
+    #[schema(example = "brl")]
+    pub currency: String,
+    pub created: i64,
+    pub start_date: i64,
+    pub billing_cycle_anchor: i64,
+    pub cancel_at_period_end: bool,
+    pub livemode: bool,
+    pub quantity: i64,
+    #[schema(value_type = Object)]
+    pub items: serde_json::Value,
+    #[schema(value_type = Object)]
+    pub plan: serde_json::Value,
+}
+
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+pub struct CpfBody {
+    pub cpf: String,
+}
+
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+pub struct IdentifierBody {
+    pub identifier: String,
+}
+
 struct BearerAuth;
 
 impl Modify for BearerAuth {
@@ -320,6 +368,10 @@ impl Modify for BearerAuth {
         crate::routes::signing::events,
         crate::routes::signing::document,
         crate::routes::signing::callback,
+        crate::routes::ecommerce::create_customer,
+        crate::routes::ecommerce::create_setup_intent,
+        crate::routes::ecommerce::create_subscription,
+        crate::routes::ecommerce::callback,
         crate::routes::health::live,
         crate::routes::health::ready,
     ),

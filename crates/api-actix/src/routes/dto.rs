@@ -517,6 +517,8 @@ pub struct ProductDto {
     pub criado_em: String,
     pub alterado_em: String,
     pub alterado_por: String,
+    /// The recurring price on the payment platform, when the product is sold online.
+    pub price_id: Option<String>,
     /// Present when the product was read with its banks (management answers).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bank: Option<Vec<BankDto>>,
@@ -543,6 +545,7 @@ impl ProductDto {
             criado_em: iso(p.created_at),
             alterado_em: iso(p.updated_at),
             alterado_por: p.changed_by,
+            price_id: p.price_id,
             bank: banks,
         }
     }

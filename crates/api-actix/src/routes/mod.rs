@@ -4,6 +4,7 @@ pub mod auth;
 pub mod catalog;
 pub mod docs;
 pub mod dto;
+pub mod ecommerce;
 pub mod health;
 mod proposal_bodies;
 pub mod proposals;

@@ -20,6 +20,7 @@ pub struct Product {
     /// The value of a standard proposal of this product, in cents.
     pub value_cents: i64,
     pub banks: Vec<Bank>,
+    pub price_id: Option<String>,
     pub changed_by: String,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -47,6 +48,8 @@ pub struct ProductInput {
     pub active: bool,
     pub value_cents: i64,
     pub banks: Vec<Bank>,
+    /// The recurring price on the payment platform (e-commerce subscriptions).
+    pub price_id: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

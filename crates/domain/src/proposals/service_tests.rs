@@ -68,6 +68,7 @@ fn product(active: bool) -> Product {
             code: "001".into(),
             name: "Banco do Brasil".into(),
         }],
+        price_id: None,
         changed_by: "seed".into(),
         created_at: Utc::now(),
         updated_at: Utc::now(),

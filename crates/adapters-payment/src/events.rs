@@ -1,0 +1,157 @@
+//! Inbound platform events: `Stripe-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`
+//! under the endpoint's secret, within a tolerance of 300 s.
+
+use chrono::{DateTime, Utc};
+use domain::ecommerce::{PaymentEvent, PaymentEventError, PlatformSubscription};
+use hmac::{Hmac, Mac};
+use serde_json::Value;
+use sha2::Sha256;
+
+pub const TOLERANCE_SECS: i64 = 300;
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn mac(secret: &[u8], timestamp: i64, body: &[u8]) -> Hmac<Sha256> {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret).unwrap_or_else(|_| unreachable!("HMAC takes any key length"));
+    mac.update(timestamp.to_string().as_bytes());
+    mac.update(b".");
+    mac.update(body);
+    mac
+}
+
+/// The header a sender puts on `body` at `timestamp` (for tests and the sandbox).
+pub fn sign(secret: &[u8], timestamp: i64, body: &[u8]) -> String {
+    format!(
+        "t={timestamp},v1={}",
+        hex(&mac(secret, timestamp, body).finalize().into_bytes())
+    )
+}
+
+/// Verifies the signature (any `v1` may match, as during a secret's rotation) and reads the event.
+pub fn verify(
+    secret: &[u8],
+    headers: &[(String, String)],
+    body: &[u8],
+    now: DateTime<Utc>,
+) -> Result<PaymentEvent, PaymentEventError> {
+    let header = headers
+        .iter()
+        .find(|(n, _)| n == "stripe-signature")
+        .map(|(_, v)| v.as_str())
+        .ok_or(PaymentEventError::BadSignature)?;
+    let mut timestamp = None;
+    let mut signatures = Vec::new();
+    for part in header.split(',') {
+        match part.trim().split_once('=') {
+            Some(("t", t)) => timestamp = t.parse::<i64>().ok(),
+            Some(("v1", s)) => signatures.push(s.to_owned()),
+            _ => {}
+        }
+    }
+    let timestamp = timestamp.ok_or(PaymentEventError::BadSignature)?;
+    let valid = signatures.iter().any(|s| {
+        let Some(bytes) = from_hex(s) else { return false };
+        mac(secret, timestamp, body).verify_slice(&bytes).is_ok()
+    });
+    if !valid {
+        return Err(PaymentEventError::BadSignature);
+    }
+    if (now.timestamp() - timestamp).abs() > TOLERANCE_SECS {
+        return Err(PaymentEventError::Stale);
+    }
+    parse(body)
+}
+
+fn from_hex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+fn text(value: &Value, pointer: &str) -> Result<String, PaymentEventError> {
+    value
+        .pointer(pointer)
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .ok_or_else(|| PaymentEventError::Malformed(format!("{pointer} ausente")))
+}
+
+fn parse(body: &[u8]) -> Result<PaymentEvent, PaymentEventError> {
+    let json: Value = serde_json::from_slice(body).map_err(|e| PaymentEventError::Malformed(e.to_string()))?;
+    let event_id = text(&json, "/id")?;
+    let kind = text(&json, "/type")?;
+    let object = &json["data"]["object"];
+    Ok(match kind.as_str() {
+        "setup_intent.succeeded" => PaymentEvent::SetupIntentSucceeded {
+            event_id,
+            setup_intent: text(object, "/id")?,
+            platform_customer: text(object, "/customer")?,
+            payment_method: text(object, "/payment_method")?,
+        },
+        "customer.subscription.updated" | "customer.subscription.deleted" => PaymentEvent::SubscriptionChanged {
+            event_id,
+            subscription: PlatformSubscription {
+                id: text(object, "/id")?,
+                status: text(object, "/status")?,
+                object: object.clone(),
+            },
+        },
+        _ => PaymentEvent::Ignored { event_id, kind },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SECRET: &[u8] = b"whsec_teste";
+
+    fn event() -> Vec<u8> {
+        br#"{"id":"evt_1","type":"customer.subscription.deleted","data":{"object":{"id":"sub_1","status":"canceled"}}}"#
+            .to_vec()
+    }
+
+    fn headers(value: String) -> Vec<(String, String)> {
+        vec![("stripe-signature".into(), value)]
+    }
+
+    #[test]
+    fn a_signed_fresh_event_is_read() {
+        let now = Utc::now();
+        let parsed = verify(SECRET, &headers(sign(SECRET, now.timestamp(), &event())), &event(), now).unwrap();
+        assert!(
+            matches!(parsed, PaymentEvent::SubscriptionChanged { ref subscription, .. } if subscription.status == "canceled")
+        );
+    }
+
+    #[test]
+    fn a_bad_or_stale_signature_is_refused() {
+        let now = Utc::now();
+        assert_eq!(
+            verify(
+                SECRET,
+                &headers(sign(b"outro", now.timestamp(), &event())),
+                &event(),
+                now
+            ),
+            Err(PaymentEventError::BadSignature)
+        );
+        assert_eq!(verify(SECRET, &[], &event(), now), Err(PaymentEventError::BadSignature));
+        let old = now.timestamp() - TOLERANCE_SECS - 1;
+        assert_eq!(
+            verify(SECRET, &headers(sign(SECRET, old, &event())), &event(), now),
+            Err(PaymentEventError::Stale)
+        );
+        let rotated = format!("{},v1=00ff", sign(SECRET, now.timestamp(), &event()));
+        assert!(
+            verify(SECRET, &headers(rotated), &event(), now).is_ok(),
+            "one matching v1 is enough"
+        );
+    }
+}
