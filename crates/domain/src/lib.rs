@@ -8,6 +8,8 @@ pub mod catalog;
 pub mod clock;
 pub mod customers;
 pub mod ecommerce;
+#[cfg(test)]
+mod ecommerce_tests;
 pub mod health;
 pub mod mail;
 pub mod proposals;

@@ -7,6 +7,8 @@ pub mod service;
 pub mod signing;
 
 #[cfg(test)]
+pub(crate) mod signing_fixture;
+#[cfg(test)]
 mod signing_tests;
 
 #[cfg(test)]

@@ -5,10 +5,9 @@ use super::model::*;
 use super::ports::*;
 use super::signing::*;
 use crate::auth::model::Principal;
-use crate::customers::CustomerRecord;
 use crate::signature::*;
 use crate::values::Application;
-use chrono::{NaiveDate, Utc};
+
 use std::sync::Arc;
 
 fn principal() -> Principal {
@@ -20,75 +19,9 @@ fn principal() -> Principal {
 }
 
 fn detail(status: &str, resends: i32) -> ProposalDetail {
-    let now = Utc::now();
-    ProposalDetail {
-        proposal: ProposalRecord {
-            id: 1,
-            identifier: "id-1".into(),
-            jave_id: None,
-            value: 0,
-            partner_document: None,
-            representative_id: Some(5),
-            customer_id: 9,
-            document_key: None,
-            signature_request_key: None,
-            resends,
-            status: status.into(),
-            changed_by: "x".into(),
-            updated_at: now,
-            created_at: now,
-            association_cnpj: None,
-            federation_cnpj: None,
-            shipping: "whatsapp".into(),
-            notification_resends: 0,
-            flow: None,
-            associate_code: None,
-            motivation_id: 1,
-            product_id: 1,
-            recording_id: None,
-            invite_id: None,
-            electronic_signature: None,
-            billing_code: 5001,
-        },
-        product_name: "Seguro".into(),
-        product_code: 101,
-        motivation: "Nova venda".into(),
-        representative: None,
-        customer: CustomerRecord {
-            id: 9,
-            changed_by: "x".into(),
-            created_at: now,
-            updated_at: now,
-            full_name: "Maria da Silva".into(),
-            cpf: "12345678909".into(),
-            birth_date: NaiveDate::from_ymd_opt(1990, 5, 15).unwrap(),
-            gender: "Feminino".into(),
-            marital_status: None,
-            nationality: None,
-            cell_phone: Some("11912345678".into()),
-            landline: None,
-            email: None,
-            profession: None,
-            salary: None,
-            working: false,
-            public_servant: false,
-            pep: false,
-            absent: false,
-            medication: false,
-            medication_description: None,
-            customer_key: None,
-            status: "NOVO".into(),
-            illiterate: false,
-            jave_code: None,
-            political_office: None,
-            address_id: None,
-            ecommerce_customer_id: None,
-        },
-        address: None,
-        partner: None,
-        signature: None,
-        payment: None,
-    }
+    let mut detail = super::signing_fixture::detail(status);
+    detail.proposal.resends = resends;
+    detail
 }
 
 fn keys() -> PartyKeys {

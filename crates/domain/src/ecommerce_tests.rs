@@ -1,0 +1,146 @@
+//! Use-case tests of the e-commerce routes, over mocked ports.
+
+use crate::auth::model::Principal;
+use crate::ecommerce::*;
+use crate::proposals::ports::{MockPartnerDirectory, MockProposalStore};
+use crate::values::{Application, Cpf};
+use std::sync::Arc;
+
+fn principal() -> Principal {
+    Principal {
+        user_id: 1,
+        email: "loja@demo.com.br".into(),
+        application: Application::Ecommerce,
+    }
+}
+
+fn customer(platform: Option<&str>, method: Option<&str>) -> EcommerceCustomer {
+    EcommerceCustomer {
+        id: 9,
+        cpf: "52998224725".into(),
+        full_name: "João Souza".into(),
+        email: None,
+        cell_phone: None,
+        platform_id: platform.map(Into::into),
+        payment_method: method.map(Into::into),
+    }
+}
+
+fn service(store: MockEcommerceStore, gateway: MockPaymentGateway, proposals: MockProposalStore) -> EcommerceService {
+    EcommerceService {
+        store: Arc::new(store),
+        proposals: Arc::new(proposals),
+        partners: Arc::new(MockPartnerDirectory::new()),
+        gateway: Arc::new(gateway),
+        clock: Arc::new(crate::clock::SystemClock),
+    }
+}
+
+fn detail() -> crate::proposals::model::ProposalDetail {
+    // The signing tests' fixture has every member; reuse its shape through the store mock.
+    crate::proposals::signing_fixture::detail("NOVO")
+}
+
+#[tokio::test]
+async fn an_existing_platform_customer_is_answered_without_calling_the_platform() {
+    let mut store = MockEcommerceStore::new();
+    store
+        .expect_customer_in_reach()
+        .returning(|_, _| Ok(Some(customer(Some("cus_1"), None))));
+    let mut gateway = MockPaymentGateway::new();
+    gateway.expect_ensure_customer().never();
+    let cpf = Cpf::parse("52998224725").unwrap();
+    assert_eq!(
+        service(store, gateway, MockProposalStore::new())
+            .create_customer(&principal(), &cpf)
+            .await,
+        Ok("cus_1".into())
+    );
+}
+
+#[tokio::test]
+async fn the_platform_down_frees_the_claim_and_changes_nothing() {
+    let mut proposals = MockProposalStore::new();
+    proposals.expect_detail().returning(|_, _| Ok(Some(detail())));
+    let mut store = MockEcommerceStore::new();
+    store
+        .expect_customer()
+        .returning(|_| Ok(Some(customer(Some("cus_1"), Some("pm_1")))));
+    store.expect_product_price().returning(|_| Ok(Some("price_1".into())));
+    store.expect_claim_subscription().returning(|_, _, _| Ok(Some(77)));
+    store
+        .expect_release_claim()
+        .withf(|claim| *claim == 77)
+        .times(1)
+        .returning(|_| Ok(()));
+    store.expect_complete_subscription().never();
+    let mut gateway = MockPaymentGateway::new();
+    gateway
+        .expect_create_subscription()
+        .withf(|r| r.idempotency_key == "subscription-1-pm_1" && r.price_id == "price_1")
+        .returning(|_| Err(PaymentError::Unavailable("503".into())));
+    let result = service(store, gateway, proposals)
+        .create_subscription(&principal(), "id-1")
+        .await;
+    assert_eq!(
+        result,
+        Err(EcommerceError::Payment(PaymentError::Unavailable("503".into())))
+    );
+}
+
+#[tokio::test]
+async fn an_active_subscription_moves_a_new_proposal_to_analysis_in_the_same_write() {
+    let mut proposals = MockProposalStore::new();
+    proposals.expect_detail().returning(|_, _| Ok(Some(detail())));
+    let mut store = MockEcommerceStore::new();
+    store
+        .expect_customer()
+        .returning(|_| Ok(Some(customer(Some("cus_1"), Some("pm_1")))));
+    store.expect_product_price().returning(|_| Ok(Some("price_1".into())));
+    store.expect_claim_subscription().returning(|_, _, _| Ok(Some(77)));
+    store
+        .expect_complete_subscription()
+        .withf(|claim, sub, change| {
+            *claim == 77
+                && sub.id == "sub_1"
+                && change
+                    .as_ref()
+                    .is_some_and(|c| c.to == crate::values::ProposalStatus::InAnalysis)
+        })
+        .times(1)
+        .returning(|_, _, _| Ok(()));
+    let mut gateway = MockPaymentGateway::new();
+    gateway.expect_create_subscription().returning(|_| {
+        Ok(PlatformSubscription {
+            id: "sub_1".into(),
+            status: "active".into(),
+            object: serde_json::json!({"id": "sub_1"}),
+        })
+    });
+    assert!(
+        service(store, gateway, proposals)
+            .create_subscription(&principal(), "id-1")
+            .await
+            .is_ok()
+    );
+}
+
+#[tokio::test]
+async fn a_live_subscription_refuses_a_second_one_before_the_platform_is_called() {
+    let mut proposals = MockProposalStore::new();
+    proposals.expect_detail().returning(|_, _| Ok(Some(detail())));
+    let mut store = MockEcommerceStore::new();
+    store
+        .expect_customer()
+        .returning(|_| Ok(Some(customer(Some("cus_1"), Some("pm_1")))));
+    store.expect_product_price().returning(|_| Ok(Some("price_1".into())));
+    store.expect_claim_subscription().returning(|_, _, _| Ok(None));
+    let mut gateway = MockPaymentGateway::new();
+    gateway.expect_create_subscription().never();
+    assert_eq!(
+        service(store, gateway, proposals)
+            .create_subscription(&principal(), "id-1")
+            .await,
+        Err(EcommerceError::AlreadyActive)
+    );
+}
