@@ -7,5 +7,7 @@
 
 pub mod events;
 pub mod sandbox;
+pub mod stripe;
 
 pub use sandbox::SandboxGateway;
+pub use stripe::{StripeGateway, StripeSettings};

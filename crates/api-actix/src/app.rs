@@ -16,7 +16,7 @@ use actix_web::http::header;
 use actix_web::middleware::ErrorHandlers;
 use actix_web::{App, HttpRequest, HttpServer, web};
 use adapters_mailer::{BackgroundMailer, Delivery};
-use adapters_payment::SandboxGateway;
+use adapters_payment::{SandboxGateway, StripeGateway, StripeSettings};
 use adapters_postgres::migrations::{self, MigrationError};
 use adapters_postgres::pool::PoolBuildError;
 use adapters_postgres::{
@@ -139,10 +139,16 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
         store: Arc::new(PgEcommerce::new(pool.clone())),
         proposals: stores.clone(),
         partners: stores.clone(),
-        gateway: Arc::new(SandboxGateway::new(
-            Arc::new(PgSandboxLedger::new(pool.clone())),
-            &config.payment_webhook_secret,
-        )),
+        gateway: match &config.stripe {
+            Some((base, key)) => Arc::new(
+                StripeGateway::new(StripeSettings::new(base, key, &config.payment_webhook_secret))
+                    .map_err(|e| StartupError::Config(format!("STRIPE_SECRET_KEY: {e}")))?,
+            ),
+            None => Arc::new(SandboxGateway::new(
+                Arc::new(PgSandboxLedger::new(pool.clone())),
+                &config.payment_webhook_secret,
+            )),
+        },
         clock: Arc::new(SystemClock),
     };
     Ok(AppState {

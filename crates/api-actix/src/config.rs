@@ -72,6 +72,9 @@ struct RawConfig {
     signature_callback_secret: Option<String>,
     clicksign_base_url: Option<String>,
     payment_webhook_secret: Option<String>,
+    stripe_secret_key: Option<String>,
+    #[serde(default = "defaults::stripe_api_base")]
+    stripe_api_base: String,
     clicksign_access_token: Option<String>,
     #[serde(default = "defaults::recovery_token_ttl_hours")]
     recovery_token_ttl_hours: i64,
@@ -139,6 +142,9 @@ mod defaults {
     pub fn mail_dir() -> std::path::PathBuf {
         "target/mail".into()
     }
+    pub fn stripe_api_base() -> String {
+        "https://api.stripe.com".into()
+    }
     pub fn signature_max_resends() -> i32 {
         3
     }
@@ -179,6 +185,8 @@ pub struct Config {
     pub signature: SignatureSettings,
     /// Key of the payment platform's `Stripe-Signature`; unset: random per start (sandbox).
     pub payment_webhook_secret: Vec<u8>,
+    /// Stripe's API base and secret key; when absent, the sandbox platform.
+    pub stripe: Option<(String, String)>,
     pub recovery: domain::recovery::RecoveryPolicy,
 }
 
@@ -343,6 +351,15 @@ impl RawConfig {
         if self.signature_max_resends < 0 {
             return Err(bad("SIGNATURE_MAX_RESENDS", "deve ser zero ou mais"));
         }
+        if self.stripe_secret_key.is_some() && self.payment_webhook_secret.is_none() {
+            return Err(bad(
+                "PAYMENT_WEBHOOK_SECRET",
+                "obrigatória quando STRIPE_SECRET_KEY está definida",
+            ));
+        }
+        if !(self.stripe_api_base.starts_with("https://") || self.stripe_api_base.starts_with("http://")) {
+            return Err(bad("STRIPE_API_BASE", "deve começar com https:// ou http://"));
+        }
         let clicksign = match (self.clicksign_base_url, self.clicksign_access_token) {
             (Some(url), Some(token)) if url.starts_with("https://") || url.starts_with("http://") => {
                 // Every instance must verify the provider's callbacks with the same key.
@@ -399,6 +416,7 @@ impl RawConfig {
             },
             workers: self.workers.unwrap_or(cores).max(1),
             shutdown_timeout: Duration::from_secs(self.shutdown_timeout_secs),
+            stripe: self.stripe_secret_key.map(|key| (self.stripe_api_base, key)),
             payment_webhook_secret: match self.payment_webhook_secret {
                 Some(secret) => secret.into_bytes(),
                 None => {
@@ -532,6 +550,23 @@ mod tests {
         );
         pairs.push(("SIGNATURE_CALLBACK_SECRET", "um-segredo-bem-longo"));
         assert!(Config::from_pairs(&pairs).unwrap().signature.clicksign.is_some());
+    }
+
+    #[test]
+    fn stripe_needs_a_webhook_secret() {
+        let mut pairs = BASE.to_vec();
+        pairs.push(("STRIPE_SECRET_KEY", "sk_test_1"));
+        assert!(
+            Config::from_pairs(&pairs)
+                .unwrap_err()
+                .to_string()
+                .contains("PAYMENT_WEBHOOK_SECRET")
+        );
+        pairs.push(("PAYMENT_WEBHOOK_SECRET", "whsec_1"));
+        assert_eq!(
+            Config::from_pairs(&pairs).unwrap().stripe.map(|(base, _)| base),
+            Some("https://api.stripe.com".into())
+        );
     }
 
     #[test]

@@ -1,0 +1,199 @@
+//! The Stripe client against a local mock server playing Stripe's documented answers.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use adapters_payment::stripe::STRIPE_VERSION;
+use adapters_payment::{StripeGateway, StripeSettings};
+use domain::ecommerce::{PaymentError, PaymentGateway, SubscriptionRequest};
+use serde_json::json;
+use std::time::Duration;
+use wiremock::matchers::{body_string_contains, header, method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+fn gateway(server: &MockServer) -> StripeGateway {
+    let mut settings = StripeSettings::new(&server.uri(), "sk_test_123", b"whsec");
+    settings.timeout = Duration::from_millis(300);
+    settings.backoff = vec![
+        Duration::from_millis(10),
+        Duration::from_millis(20),
+        Duration::from_millis(40),
+    ];
+    StripeGateway::new(settings).unwrap()
+}
+
+fn request() -> SubscriptionRequest {
+    SubscriptionRequest {
+        platform_customer: "cus_1".into(),
+        price_id: "price_1".into(),
+        payment_method: "pm_1".into(),
+        idempotency_key: "subscription-1-pm_1".into(),
+        proposal_identifier: "p-1".into(),
+    }
+}
+
+fn subscription() -> ResponseTemplate {
+    ResponseTemplate::new(200).set_body_json(json!({"id": "sub_1", "object": "subscription", "status": "active", "currency": "brl", "unmodelled": {"kept": true}}))
+}
+
+#[tokio::test]
+async fn a_subscription_is_created_form_encoded_with_version_key_and_idempotency_key() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/subscriptions"))
+        .and(header("authorization", "Bearer sk_test_123"))
+        .and(header("stripe-version", STRIPE_VERSION))
+        .and(header("idempotency-key", "subscription-1-pm_1"))
+        .and(header("content-type", "application/x-www-form-urlencoded"))
+        .and(body_string_contains("items%5B0%5D%5Bprice%5D=price_1"))
+        .and(body_string_contains("payment_behavior=error_if_incomplete"))
+        .respond_with(subscription())
+        .expect(1)
+        .mount(&server)
+        .await;
+    let created = gateway(&server).create_subscription(&request()).await.unwrap();
+    assert_eq!((created.id.as_str(), created.status.as_str()), ("sub_1", "active"));
+    assert_eq!(
+        created.object["unmodelled"]["kept"], true,
+        "members not modelled are passed through"
+    );
+}
+
+#[tokio::test]
+async fn a_declined_card_is_a_decline_and_is_not_retried() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(402).set_body_json(
+            json!({"error": {"type": "card_error", "code": "card_declined", "message": "Your card was declined."}}),
+        ))
+        .expect(1)
+        .mount(&server)
+        .await;
+    assert_eq!(
+        gateway(&server).create_subscription(&request()).await,
+        Err(PaymentError::Declined("Your card was declined.".into()))
+    );
+}
+
+#[tokio::test]
+async fn an_invalid_request_is_not_retried() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(400).set_body_json(
+                json!({"error": {"type": "invalid_request_error", "message": "No such price: 'price_1'"}}),
+            ),
+        )
+        .expect(1)
+        .mount(&server)
+        .await;
+    assert_eq!(
+        gateway(&server).create_subscription(&request()).await,
+        Err(PaymentError::Invalid("No such price: 'price_1'".into()))
+    );
+}
+
+#[tokio::test]
+async fn a_429_then_success_and_a_500_then_success_reuse_the_same_idempotency_key() {
+    for failure in [429, 500] {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(failure))
+            .up_to_n_times(1)
+            .mount(&server)
+            .await;
+        Mock::given(method("POST"))
+            .respond_with(subscription())
+            .mount(&server)
+            .await;
+        assert!(
+            gateway(&server).create_subscription(&request()).await.is_ok(),
+            "{failure}"
+        );
+        let keys: Vec<String> = server
+            .received_requests()
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r.headers.get("idempotency-key").unwrap().to_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(keys, ["subscription-1-pm_1", "subscription-1-pm_1"]);
+    }
+}
+
+#[tokio::test]
+async fn should_retry_true_retries_even_a_4xx_and_exhausted_retries_report_the_outage() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(409).insert_header("stripe-should-retry", "true"))
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(subscription())
+        .mount(&server)
+        .await;
+    assert!(gateway(&server).create_subscription(&request()).await.is_ok());
+
+    let down = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(503))
+        .mount(&down)
+        .await;
+    assert!(matches!(
+        gateway(&down).create_subscription(&request()).await,
+        Err(PaymentError::Unavailable(_))
+    ));
+    assert_eq!(
+        down.received_requests().await.unwrap().len(),
+        4,
+        "the first try and three retries"
+    );
+}
+
+#[tokio::test]
+async fn a_slow_answer_past_the_timeout_is_a_timeout() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(subscription().set_delay(Duration::from_secs(2)))
+        .mount(&server)
+        .await;
+    assert_eq!(
+        gateway(&server).create_subscription(&request()).await,
+        Err(PaymentError::Timeout)
+    );
+}
+
+#[tokio::test]
+async fn customers_and_setup_intents_are_read_from_stripes_answers() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/customers"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"id": "cus_9"})))
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/v1/setup_intents"))
+        .and(body_string_contains("usage=off_session"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"id": "seti_1", "client_secret": "seti_1_secret_x", "status": "requires_payment_method", "payment_method": null})))
+        .mount(&server)
+        .await;
+    let stripe = gateway(&server);
+    let customer = domain::ecommerce::EcommerceCustomer {
+        id: 9,
+        cpf: "52998224725".into(),
+        full_name: "João Souza".into(),
+        email: Some("joao@exemplo.com.br".into()),
+        cell_phone: Some("21998765432".into()),
+        platform_id: None,
+        payment_method: None,
+    };
+    assert_eq!(
+        stripe.ensure_customer(&customer, "customer-9").await,
+        Ok("cus_9".into())
+    );
+    let intent = stripe.create_setup_intent("cus_9", "k").await.unwrap();
+    assert_eq!(
+        (intent.id.as_str(), intent.status.as_str(), intent.payment_method),
+        ("seti_1", "requires_payment_method", None)
+    );
+}
