@@ -382,3 +382,86 @@ async fn platform_events_are_verified_applied_once_and_stale_ones_refused() {
         1
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn with_stripe_down_the_subscription_is_a_503_and_nothing_is_stored() {
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let stripe = MockServer::start().await;
+    let base = stripe.uri();
+    let app = TestApp::spawn_with(&[
+        ("PAYMENT_WEBHOOK_SECRET", WEBHOOK_SECRET),
+        ("STRIPE_SECRET_KEY", "sk_test_1"),
+        ("STRIPE_API_BASE", &base),
+    ])
+    .await;
+    app.seed_catalog().await;
+    let shop = app.token_for("loja@demo.com.br", "ECOMMERCE", "").await;
+    let s = Setup {
+        partner: String::new(),
+        shop,
+        app,
+    };
+    let identifier = proposal(&s, "52998224725", "joao@exemplo.com.br").await;
+
+    Mock::given(method("POST"))
+        .and(path("/v1/customers"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"id": "cus_real"})))
+        .mount(&stripe)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/v1/setup_intents"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"id": "seti_real", "client_secret": "seti_real_secret_x", "status": "requires_payment_method", "payment_method": null})))
+        .mount(&stripe)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/v1/subscriptions"))
+        .respond_with(ResponseTemplate::new(503))
+        .mount(&stripe)
+        .await;
+
+    ready_to_pay(&s, "52998224725").await;
+    // With the real platform the card is saved when the buyer completes the intent: its event says so.
+    assert_error(
+        call(&s, "/ecommerce/createSubscription", json!({"identifier": identifier})).await,
+        StatusCode::BAD_REQUEST,
+        "forma_pagamento_ausente",
+    )
+    .await;
+    let succeeded = json!({"id": "evt_si", "type": "setup_intent.succeeded", "data": {"object": {"id": "seti_real", "customer": "cus_real", "payment_method": "pm_real"}}}).to_string();
+    let now = chrono::Utc::now().timestamp();
+    assert_eq!(
+        platform_event(&s, &succeeded, &stripe_signature(&succeeded, now))
+            .await
+            .status(),
+        StatusCode::OK
+    );
+
+    let down = call(&s, "/ecommerce/createSubscription", json!({"identifier": identifier})).await;
+    assert_error(
+        down,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "plataforma_pagamento_indisponivel",
+    )
+    .await;
+    assert_eq!(s.app.count("SELECT count(*) AS n FROM subscriptions").await, 0);
+    let detail: Value = s
+        .app
+        .get(&format!("/proposal/byIdentifier/{identifier}"), Some(&s.shop))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(detail["data"]["proposal"]["status"], "NOVO");
+    let attempts = stripe
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .filter(|r| r.url.path() == "/v1/subscriptions")
+        .count();
+    assert_eq!(
+        attempts, 4,
+        "the first try and three retries, all with one idempotency key"
+    );
+}
