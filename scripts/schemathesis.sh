@@ -79,7 +79,7 @@ run_pass() { # token, then schemathesis filter options
 }
 run_pass "$(sign_in backoffice@demo.com.br 'Backoffice#2026' BACKOFFICE)"
 run_pass "$(sign_in parceiro@demo.com.br 'Parceiro#2026' PARCEIRO)" --include-path /customer/create --include-path /proposal/create
-run_pass "$(sign_in ecommerce@demo.com.br 'Ecommerce#2026' ECOMMERCE)" --include-path /proposal/create/ecommerce
+run_pass "$(sign_in ecommerce@demo.com.br 'Ecommerce#2026' ECOMMERCE)" --include-path-regex '^/(proposal/create/ecommerce|ecommerce/)' 
 
 if [ "$status" != 0 ]; then
   echo "--- registro do servidor ---" >&2
