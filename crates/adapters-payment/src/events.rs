@@ -9,10 +9,6 @@ use sha2::Sha256;
 
 pub const TOLERANCE_SECS: i64 = 300;
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 fn mac(secret: &[u8], timestamp: i64, body: &[u8]) -> Hmac<Sha256> {
     let mut mac = Hmac::<Sha256>::new_from_slice(secret).unwrap_or_else(|_| unreachable!("HMAC takes any key length"));
     mac.update(timestamp.to_string().as_bytes());
@@ -25,7 +21,7 @@ fn mac(secret: &[u8], timestamp: i64, body: &[u8]) -> Hmac<Sha256> {
 pub fn sign(secret: &[u8], timestamp: i64, body: &[u8]) -> String {
     format!(
         "t={timestamp},v1={}",
-        hex(&mac(secret, timestamp, body).finalize().into_bytes())
+        hex::encode(mac(secret, timestamp, body).finalize().into_bytes())
     )
 }
 
@@ -52,7 +48,7 @@ pub fn verify(
     }
     let timestamp = timestamp.ok_or(PaymentEventError::BadSignature)?;
     let valid = signatures.iter().any(|s| {
-        let Some(bytes) = from_hex(s) else { return false };
+        let Ok(bytes) = hex::decode(s) else { return false };
         mac(secret, timestamp, body).verify_slice(&bytes).is_ok()
     });
     if !valid {
@@ -62,16 +58,6 @@ pub fn verify(
         return Err(PaymentEventError::Stale);
     }
     parse(body)
-}
-
-fn from_hex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
-        .collect()
 }
 
 fn text(value: &Value, pointer: &str) -> Result<String, PaymentEventError> {

@@ -15,26 +15,12 @@ use sha2::{Digest, Sha256};
 
 type HmacSha256 = Hmac<Sha256>;
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn from_hex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
-        .collect()
-}
-
 /// The header value a sender puts on `body` (for tests and the sandbox).
 pub fn sign(secret: &[u8], body: &[u8]) -> String {
     // HMAC accepts keys of any length; `new_from_slice` cannot fail for it.
     let mut mac = HmacSha256::new_from_slice(secret).unwrap_or_else(|_| unreachable!("HMAC takes any key length"));
     mac.update(body);
-    format!("sha256={}", hex(&mac.finalize().into_bytes()))
+    format!("sha256={}", hex::encode(mac.finalize().into_bytes()))
 }
 
 /// Verifies the signature in constant time and reads the event.
@@ -46,7 +32,7 @@ pub fn parse(secret: &[u8], headers: &[(String, String)], body: &[u8]) -> Result
         .ok_or(CallbackError::BadSignature)?;
     let expected = header
         .strip_prefix("sha256=")
-        .and_then(from_hex)
+        .and_then(|h| hex::decode(h).ok())
         .ok_or(CallbackError::BadSignature)?;
     let mut mac = HmacSha256::new_from_slice(secret).map_err(|_| CallbackError::BadSignature)?;
     mac.update(body);
@@ -76,7 +62,7 @@ pub fn parse(secret: &[u8], headers: &[(String, String)], body: &[u8]) -> Result
             .or_else(|| signer[name].as_f64().map(|n| n.to_string()))
     };
     Ok(ProviderEvent {
-        event_id: hex(&Sha256::digest(body)),
+        event_id: hex::encode(Sha256::digest(body)),
         request_key: request_key.to_owned(),
         kind,
         at,

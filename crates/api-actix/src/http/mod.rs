@@ -4,4 +4,5 @@ pub mod auth;
 pub mod body;
 pub mod envelope;
 pub mod error;
+pub mod headers;
 pub mod middleware;

@@ -140,16 +140,7 @@ pub async fn callback(
     request: HttpRequest,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
-    let headers: Vec<(String, String)> = request
-        .headers()
-        .iter()
-        .filter_map(|(name, value)| {
-            value
-                .to_str()
-                .ok()
-                .map(|v| (name.as_str().to_ascii_lowercase(), v.to_owned()))
-        })
-        .collect();
+    let headers = crate::http::headers::lowercase_pairs(&request);
     let fresh = state.ecommerce.platform_event(&headers, &body).await?;
     Ok(HttpResponse::Ok().json(Envelope::message(if fresh {
         "Evento registrado."

@@ -80,15 +80,25 @@ pub fn route3_customer(r: &BodyReader, v: &mut Violations, ctx: &Context) -> Opt
     })
 }
 
-/// Route 3's `endereco`.
-pub fn route3_address(r: &BodyReader, v: &mut Violations) -> Option<AddressData> {
-    let cep = r.parse(v, "cep", Cep::parse);
-    let street = r.text(v, "endereco");
-    let number = r.string_or_number(v, "numero");
-    let neighborhood = r.text(v, "bairro");
-    let city = r.text(v, "cidade");
-    let state = r.parse(v, "estado", Uf::parse_any_case);
-    let complement = r.optional_text(v, "complemento");
+/// The names an address's fields have in a route's body.
+struct AddressFields {
+    cep: &'static str,
+    street: &'static str,
+    number: &'static str,
+    neighborhood: &'static str,
+    city: &'static str,
+    state: &'static str,
+    complement: &'static str,
+}
+
+fn address(r: &BodyReader, v: &mut Violations, f: &AddressFields) -> Option<AddressData> {
+    let cep = r.parse(v, f.cep, Cep::parse);
+    let street = r.text(v, f.street);
+    let number = r.string_or_number(v, f.number);
+    let neighborhood = r.text(v, f.neighborhood);
+    let city = r.text(v, f.city);
+    let state = r.parse(v, f.state, Uf::parse_any_case);
+    let complement = r.optional_text(v, f.complement);
     Some(AddressData {
         cep: cep?,
         street: street?.trim().to_owned(),
@@ -100,24 +110,32 @@ pub fn route3_address(r: &BodyReader, v: &mut Violations) -> Option<AddressData>
     })
 }
 
+/// Route 3's `endereco`.
+pub fn route3_address(r: &BodyReader, v: &mut Violations) -> Option<AddressData> {
+    let names = AddressFields {
+        cep: "cep",
+        street: "endereco",
+        number: "numero",
+        neighborhood: "bairro",
+        city: "cidade",
+        state: "estado",
+        complement: "complemento",
+    };
+    address(r, v, &names)
+}
+
 /// The `address` of routes 5 and 6 (`number` as text or number, `complement` text or null).
 pub fn proposal_address(r: &BodyReader, v: &mut Violations) -> Option<AddressData> {
-    let cep = r.parse(v, "zipCode", Cep::parse);
-    let street = r.text(v, "address");
-    let number = r.string_or_number(v, "number");
-    let neighborhood = r.text(v, "neighborhood");
-    let city = r.text(v, "city");
-    let state = r.parse(v, "state", Uf::parse_any_case);
-    let complement = r.optional_text(v, "complement");
-    Some(AddressData {
-        cep: cep?,
-        street: street?.trim().to_owned(),
-        number: number?,
-        neighborhood: neighborhood?.trim().to_owned(),
-        city: city?.trim().to_owned(),
-        state: state?,
-        complement,
-    })
+    let names = AddressFields {
+        cep: "zipCode",
+        street: "address",
+        number: "number",
+        neighborhood: "neighborhood",
+        city: "city",
+        state: "state",
+        complement: "complement",
+    };
+    address(r, v, &names)
 }
 
 /// Route 5's `customer`.

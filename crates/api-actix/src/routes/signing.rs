@@ -209,16 +209,7 @@ pub async fn callback(
     request: HttpRequest,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
-    let headers: Vec<(String, String)> = request
-        .headers()
-        .iter()
-        .filter_map(|(name, value)| {
-            value
-                .to_str()
-                .ok()
-                .map(|v| (name.as_str().to_ascii_lowercase(), v.to_owned()))
-        })
-        .collect();
+    let headers = crate::http::headers::lowercase_pairs(&request);
     let outcome = state.signing.callback(&headers, &body).await?;
     let message = match outcome {
         PartyEventOutcome::Duplicate => "Evento já registrado.",
