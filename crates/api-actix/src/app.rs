@@ -24,7 +24,6 @@ use adapters_postgres::{
 };
 use adapters_postgres::{PgEcommerce, PgSandboxLedger};
 use adapters_signature::{ClicksignProvider, ClicksignSettings, PdfRenderer, SandboxProvider};
-use domain::auth::password::PasswordPolicy;
 use domain::auth::ports::HashError;
 use domain::auth::sign_in::SignInService;
 use domain::catalog::CatalogService;
@@ -95,7 +94,7 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
         throttle: accounts.clone(),
         clock: Arc::new(SystemClock),
         policy: config.recovery.clone(),
-        password_policy: PasswordPolicy::default(),
+        password_policy: config.password_policy,
     };
     let sign_in = SignInService {
         users: accounts.clone(),

@@ -6,7 +6,6 @@ use crate::security::jwt::generate_key_pair;
 use crate::security::password::BcryptHasher;
 use adapters_postgres::{PgAccounts, build_pool, migrations, seed};
 use clap::{Parser, Subcommand};
-use domain::auth::password::PasswordPolicy;
 use domain::users::{CreateUser, CreateUserError, NewUserInput};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -137,7 +136,7 @@ fn create_user_service(config: &Config, accounts: PgAccounts) -> Result<CreateUs
     Ok(CreateUser {
         writer: Arc::new(accounts),
         hasher: Arc::new(hasher),
-        policy: PasswordPolicy::default(),
+        policy: config.password_policy,
     })
 }
 

@@ -67,6 +67,8 @@ struct RawConfig {
     #[serde(default = "defaults::mail_dir")]
     mail_dir: PathBuf,
     password_reset_url: Option<String>,
+    #[serde(default = "defaults::password_min_length")]
+    password_min_length: usize,
     #[serde(default = "defaults::signature_max_resends")]
     signature_max_resends: i32,
     signature_callback_secret: Option<String>,
@@ -142,6 +144,9 @@ mod defaults {
     pub fn mail_dir() -> std::path::PathBuf {
         "target/mail".into()
     }
+    pub fn password_min_length() -> usize {
+        8
+    }
     pub fn stripe_api_base() -> String {
         "https://api.stripe.com".into()
     }
@@ -181,6 +186,7 @@ pub struct Config {
     pub workers: usize,
     pub shutdown_timeout: Duration,
     pub customer_rules: domain::proposals::service::CustomerRules,
+    pub password_policy: domain::auth::password::PasswordPolicy,
     pub mail: MailSettings,
     pub signature: SignatureSettings,
     /// Key of the payment platform's `Stripe-Signature`; unset: random per start (sandbox).
@@ -348,6 +354,9 @@ impl RawConfig {
             Some(_) => return Err(bad("PASSWORD_RESET_URL", "deve começar com http:// ou https://")),
             None => format!("{public_url}/redefinir-senha"),
         };
+        if !(8..=72).contains(&self.password_min_length) {
+            return Err(bad("PASSWORD_MIN_LENGTH", "deve estar entre 8 e 72"));
+        }
         if self.signature_max_resends < 0 {
             return Err(bad("SIGNATURE_MAX_RESENDS", "deve ser zero ou mais"));
         }
@@ -449,6 +458,9 @@ impl RawConfig {
                 max_emails_per_account_per_hour: self.recovery_max_emails_per_hour,
                 max_requests_per_address_per_hour: self.recovery_max_requests_per_address,
                 link_base: password_reset_url,
+            },
+            password_policy: domain::auth::password::PasswordPolicy {
+                min_chars: self.password_min_length,
             },
             customer_rules: domain::proposals::service::CustomerRules {
                 min_salary_cents: self.min_salary_cents,
@@ -566,6 +578,21 @@ mod tests {
         assert_eq!(
             Config::from_pairs(&pairs).unwrap().stripe.map(|(base, _)| base),
             Some("https://api.stripe.com".into())
+        );
+    }
+
+    #[test]
+    fn the_password_policy_is_configurable_within_bcrypts_limit() {
+        let mut pairs = BASE.to_vec();
+        pairs.push(("PASSWORD_MIN_LENGTH", "12"));
+        assert_eq!(Config::from_pairs(&pairs).unwrap().password_policy.min_chars, 12);
+        let mut pairs = BASE.to_vec();
+        pairs.push(("PASSWORD_MIN_LENGTH", "6"));
+        assert!(
+            Config::from_pairs(&pairs)
+                .unwrap_err()
+                .to_string()
+                .contains("PASSWORD_MIN_LENGTH")
         );
     }
 
