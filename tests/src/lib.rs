@@ -212,6 +212,53 @@ impl TestApp {
     }
 }
 
+/// A valid CPF made from `n` (its nine first digits), for tests that need many customers.
+pub fn cpf_from(n: u32) -> String {
+    let base: Vec<u32> = format!("{:09}", 100_000_000 + n % 800_000_000)
+        .chars()
+        .filter_map(|c| c.to_digit(10))
+        .collect();
+    let digit = |digits: &[u32]| {
+        let weight = u32::try_from(digits.len()).unwrap() + 1;
+        let sum: u32 = digits
+            .iter()
+            .enumerate()
+            .map(|(i, d)| d * (weight - u32::try_from(i).unwrap()))
+            .sum();
+        let rest = (sum * 10) % 11;
+        if rest == 10 { 0 } else { rest }
+    };
+    let mut digits = base.clone();
+    digits.push(digit(&digits));
+    digits.push(digit(&digits));
+    digits.iter().map(|d| char::from_digit(*d, 10).unwrap()).collect()
+}
+
+/// A valid route-5 body (payroll discount, demo product 101) for the customer with this CPF.
+pub fn proposal_body(cpf: &str) -> Value {
+    serde_json::json!({
+        "billingCode": 5002, "productCode": 101, "typeOfPayments": "DESCONTO EM FOLHA", "shippingType": "whatsapp",
+        "customer": {"fullName": "Maria da Silva", "cpf": cpf, "birthDate": "1990-05-15", "gender": "Feminino",
+            "maritalStatus": "Casado", "nationality": "Brasileira", "cellPhone": "(11) 91234-5678",
+            "email": "maria@exemplo.com.br", "profession": "Professora", "salary": 141200},
+        "address": {"zipCode": "01310100", "address": "Avenida Paulista", "number": "1000", "neighborhood": "Bela Vista",
+            "city": "São Paulo", "state": "SP"},
+        "discountOnSheet": {"number": "1234567890", "specie": 41, "type": "BENEFÍCIO"}
+    })
+}
+
+impl TestApp {
+    /// Creates a proposal through route 5 with a partner's token; answers its identifier.
+    pub async fn create_proposal(&self, partner_token: &str, cpf: &str) -> String {
+        let response = self
+            .post_json_as("/proposal/create", partner_token, &proposal_body(cpf))
+            .await;
+        assert_eq!(response.status(), StatusCode::CREATED);
+        let body: Value = response.json().await.unwrap();
+        body["document"][0]["identificador"].as_str().unwrap().to_owned()
+    }
+}
+
 /// Reads a response as JSON and checks that it is the error envelope with this status and code.
 pub async fn assert_error(response: reqwest::Response, status: StatusCode, code: &str) -> Value {
     assert_eq!(response.status(), status);

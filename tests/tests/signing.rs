@@ -2,7 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use black_box_tests::{StatusCode, TestApp, assert_error, error_fields};
+use black_box_tests::{StatusCode, TestApp, assert_error, error_fields, proposal_body};
 use hmac::{Hmac, Mac};
 use serde_json::{Value, json};
 use sha2::Sha256;
@@ -37,18 +37,6 @@ async fn setup() -> Setup {
         office,
         shop,
     }
-}
-
-fn proposal_body(cpf: &str) -> Value {
-    json!({
-        "billingCode": 5002, "productCode": 101, "typeOfPayments": "DESCONTO EM FOLHA", "shippingType": "whatsapp",
-        "customer": {"fullName": "Maria da Silva", "cpf": cpf, "birthDate": "1990-05-15", "gender": "Feminino",
-            "maritalStatus": "Casado", "nationality": "Brasileira", "cellPhone": "(11) 91234-5678",
-            "email": "maria@exemplo.com.br", "profession": "Professora", "salary": 141200},
-        "address": {"zipCode": "01310100", "address": "Avenida Paulista", "number": "1000", "neighborhood": "Bela Vista",
-            "city": "São Paulo", "state": "SP"},
-        "discountOnSheet": {"number": "1234567890", "specie": 41, "type": "BENEFÍCIO"}
-    })
 }
 
 /// A new proposal: (identifier, customer id).

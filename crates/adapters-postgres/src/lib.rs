@@ -5,12 +5,14 @@
 pub mod accounts;
 pub mod catalog;
 pub mod ecommerce;
+pub mod hooks;
 pub mod migrations;
 pub mod pool;
 pub mod proposals;
 pub mod recovery;
 mod rows;
 mod schema;
+pub mod sealing;
 pub mod seed;
 pub mod signatures;
 #[cfg(feature = "testing")]
@@ -19,6 +21,7 @@ pub mod testing;
 pub use accounts::PgAccounts;
 pub use catalog::PgCatalog;
 pub use ecommerce::{PgEcommerce, PgSandboxLedger};
+pub use hooks::{PgDeliveryWakeups, PgHooks};
 pub use pool::{PgPool, PgReadiness, PoolSettings, build_pool, ping};
 pub use proposals::PgProposals;
 pub use recovery::PgRecovery;

@@ -341,6 +341,59 @@ diesel::joinable!(password_recovery_tokens -> users (user_id));
 diesel::joinable!(customers -> addresses (id_endereco));
 diesel::joinable!(customer_partners -> customers (customer_id));
 diesel::joinable!(customer_partners -> partners (partner_id));
+diesel::table! {
+    hook_subscriptions (id) {
+        id -> Int8,
+        uuid -> Uuid,
+        owner_application -> Text,
+        partner_id -> Nullable<Int8>,
+        created_by -> Text,
+        endpoint -> Text,
+        events -> Array<Text>,
+        status -> Text,
+        secret_sealed -> Bytea,
+        previous_secret_sealed -> Nullable<Bytea>,
+        previous_secret_until -> Nullable<Timestamptz>,
+        inactive_reason -> Nullable<Text>,
+        last_success_at -> Nullable<Timestamptz>,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+        deleted_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    hook_deliveries (id) {
+        id -> Int8,
+        subscription_id -> Int8,
+        proposal_event_id -> Nullable<Int8>,
+        message_id -> Text,
+        event_type -> Text,
+        body -> Text,
+        state -> Text,
+        attempts -> Int4,
+        next_attempt_at -> Timestamptz,
+        leased_until -> Nullable<Timestamptz>,
+        created_at -> Timestamptz,
+        delivered_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    hook_attempts (id) {
+        id -> Int8,
+        delivery_id -> Int8,
+        number -> Int4,
+        attempted_at -> Timestamptz,
+        response_status -> Nullable<Int4>,
+        duration_ms -> Int8,
+        error -> Nullable<Text>,
+        next_attempt_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::joinable!(hook_deliveries -> hook_subscriptions (subscription_id));
+diesel::joinable!(hook_attempts -> hook_deliveries (delivery_id));
 diesel::joinable!(proposals -> customers (id_cliente));
 diesel::joinable!(proposals -> products (id_produto));
 diesel::joinable!(proposals -> motivations (id_motivacao));
@@ -380,4 +433,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     subscriptions,
     payment_events,
     sandbox_payment_objects,
+    hook_subscriptions,
+    hook_deliveries,
+    hook_attempts,
 );

@@ -70,26 +70,29 @@ impl From<DieselError> for ChangeError {
     }
 }
 
-/// Moves the proposal if it is still in `change.from` and writes the event with the next sequence
-/// number; the row lock the UPDATE takes serialises concurrent changes of one proposal.
+/// Moves the proposal if it is still in `change.from`, writes the event with the next sequence
+/// number and queues its webhook deliveries (the transactional outbox); the row lock the UPDATE
+/// takes serialises concurrent changes of one proposal.
 async fn apply_change(conn: &mut AsyncPgConnection, change: &StatusChange) -> Result<StatusEvent, ChangeError> {
-    let moved = diesel::update(proposals::table.find(change.proposal_id))
+    let moved: Option<(String, Option<i64>, String)> = diesel::update(proposals::table.find(change.proposal_id))
         .filter(proposals::status.eq(change.from.as_str()))
         .set((
             proposals::status.eq(change.to.as_str()),
             proposals::alterado_por.eq(&change.changed_by),
             proposals::alterado_em.eq(change.at),
         ))
-        .execute(conn)
-        .await?;
-    if moved == 0 {
+        .returning((proposals::identificador, proposals::id_parceiro, proposals::fluxo))
+        .get_result(conn)
+        .await
+        .optional()?;
+    let Some((identifier, partner_id, flow)) = moved else {
         let current: String = proposals::table
             .find(change.proposal_id)
             .select(proposals::status)
             .first(conn)
             .await?;
         return Err(ChangeError::Conflict(current));
-    }
+    };
     let last: Option<i32> = events::table
         .filter(events::proposal_id.eq(change.proposal_id))
         .select(diesel::dsl::max(events::sequence))
@@ -109,7 +112,9 @@ async fn apply_change(conn: &mut AsyncPgConnection, change: &StatusChange) -> Re
         .returning(EventRow::as_returning())
         .get_result(conn)
         .await?;
-    Ok(row.into())
+    let event = StatusEvent::from(row);
+    crate::hooks::fan_out_status_change(conn, &event, &identifier, partner_id, &flow).await?;
+    Ok(event)
 }
 
 /// Applies a status change inside the caller's transaction (for stores that move a proposal as

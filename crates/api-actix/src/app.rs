@@ -22,13 +22,15 @@ use adapters_postgres::pool::PoolBuildError;
 use adapters_postgres::{
     PgAccounts, PgCatalog, PgPool, PgProposals, PgReadiness, PgRecovery, PgSignatures, PoolSettings, build_pool,
 };
-use adapters_postgres::{PgEcommerce, PgSandboxLedger};
+use adapters_postgres::{PgDeliveryWakeups, PgEcommerce, PgHooks, PgSandboxLedger};
 use adapters_signature::{ClicksignProvider, ClicksignSettings, PdfRenderer, SandboxProvider};
+use adapters_webhooks::{AddressPolicy, HttpWebhookSender, SenderSettings};
 use domain::auth::ports::HashError;
 use domain::auth::sign_in::SignInService;
 use domain::catalog::CatalogService;
 use domain::clock::SystemClock;
 use domain::ecommerce::EcommerceService;
+use domain::hooks::{DeliveryEngine, HookService};
 use domain::proposals::service::ProposalService;
 use domain::proposals::signing::SigningService;
 use domain::recovery::RecoveryService;
@@ -53,6 +55,47 @@ pub enum StartupError {
     Hash(#[from] HashError),
     #[error(transparent)]
     Mailer(#[from] adapters_mailer::MailerError),
+    #[error(transparent)]
+    Webhooks(#[from] adapters_webhooks::SenderBuildError),
+}
+
+/// The key that encrypts webhook signing secrets at rest: `HOOKS_ENCRYPTION_KEY`, or else one
+/// derived from the token signing key (which every instance shares already).
+fn hooks_encryption_key(config: &Config) -> Result<[u8; 32], StartupError> {
+    if let Some(key) = config.hooks.encryption_key {
+        return Ok(key);
+    }
+    let file = config.jwt.private_key_file.as_ref().ok_or_else(|| {
+        StartupError::Config("HOOKS_ENCRYPTION_KEY: obrigatória quando JWT_PRIVATE_KEY_FILE não está definida".into())
+    })?;
+    let pem = std::fs::read(file)
+        .map_err(|e| StartupError::Config(format!("JWT_PRIVATE_KEY_FILE: não foi possível ler ({e})")))?;
+    use sha2::Digest;
+    Ok(sha2::Sha256::new()
+        .chain_update(b"sales-api/hooks-secret-key/v1\0")
+        .chain_update(&pem)
+        .finalize()
+        .into())
+}
+
+fn webhook_sender(config: &Config) -> Result<HttpWebhookSender, StartupError> {
+    Ok(HttpWebhookSender::new(SenderSettings {
+        connect_timeout: config.hooks.connect_timeout,
+        request_timeout: config.hooks.request_timeout,
+        policy: AddressPolicy::new(config.hooks.allowed_cidrs.clone()),
+    })?)
+}
+
+/// The delivery engine over the shared queue; run it with [`DeliveryEngine::run`]. Must be
+/// called inside the tokio runtime (it starts the `LISTEN` connection).
+pub fn delivery_engine(config: &Config, pool: PgPool) -> Result<DeliveryEngine, StartupError> {
+    Ok(DeliveryEngine {
+        queue: Arc::new(PgHooks::new(pool, hooks_encryption_key(config)?)),
+        sender: Arc::new(webhook_sender(config)?),
+        wakeups: Arc::new(PgDeliveryWakeups::start(&config.database_url)),
+        clock: Arc::new(SystemClock),
+        policy: config.hooks.delivery.clone(),
+    })
 }
 
 pub fn pool_settings(config: &Config) -> PoolSettings {
@@ -150,7 +193,16 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
         },
         clock: Arc::new(SystemClock),
     };
+    let hooks = HookService {
+        store: Arc::new(PgHooks::new(pool.clone(), hooks_encryption_key(config)?)),
+        partners: stores.clone(),
+        guard: Arc::new(webhook_sender(config)?),
+        keys: Arc::new(OsSecretGenerator),
+        clock: Arc::new(SystemClock),
+        rotation_grace: config.hooks.rotation_grace,
+    };
     Ok(AppState {
+        hooks,
         sign_in,
         proposals,
         catalog,
@@ -166,7 +218,7 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
 
 /// Every route of the service.
 pub fn routes(cfg: &mut web::ServiceConfig, sandbox_signing: bool) {
-    use routes::{auth, catalog, docs, ecommerce, health, proposals, recovery, signing};
+    use routes::{auth, catalog, docs, ecommerce, health, hooks, proposals, recovery, signing};
     // Resources, not method-guarded services: a wrong method on a known path answers 405.
     cfg.service(web::resource("/health/live").route(web::get().to(health::live)))
         .service(web::resource("/health/ready").route(web::get().to(health::ready)))
@@ -200,6 +252,21 @@ pub fn routes(cfg: &mut web::ServiceConfig, sandbox_signing: bool) {
         .service(web::resource("/ecommerce/createSetupIntent").route(web::post().to(ecommerce::create_setup_intent)))
         .service(web::resource("/ecommerce/createSubscription").route(web::post().to(ecommerce::create_subscription)))
         .service(web::resource("/callbacks/payment").route(web::post().to(ecommerce::callback)))
+        .service(
+            web::resource("/hooks")
+                .route(web::post().to(hooks::create))
+                .route(web::get().to(hooks::list)),
+        )
+        .service(
+            web::resource("/hooks/{uuid}")
+                .route(web::get().to(hooks::get))
+                .route(web::patch().to(hooks::update))
+                .route(web::delete().to(hooks::delete)),
+        )
+        .service(web::resource("/hooks/{uuid}/rotateSecret").route(web::post().to(hooks::rotate_secret)))
+        .service(web::resource("/hooks/{uuid}/test").route(web::post().to(hooks::send_test)))
+        .service(web::resource("/hooks/{uuid}/deliveries").route(web::get().to(hooks::deliveries)))
+        .service(web::resource("/hooks/{uuid}/deliveries/{id}/retry").route(web::post().to(hooks::retry)))
         .service(web::resource("/billingGroup/list").route(web::get().to(catalog::billing_groups)))
         .service(web::resource("/billingGroup").route(web::post().to(catalog::create_billing_group)))
         .service(web::resource("/billingGroup/{billingCode}").route(web::put().to(catalog::update_billing_group)))
@@ -265,6 +332,68 @@ pub use actix_web::dev::ServerHandle;
 pub struct Application {
     port: u16,
     server: Server,
+    engine: Option<EngineTask>,
+    shutdown_timeout: std::time::Duration,
+}
+
+/// The delivery engine running beside the HTTP server, and the switch that stops it.
+struct EngineTask {
+    stop: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl EngineTask {
+    fn start(engine: DeliveryEngine) -> Self {
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            engine
+                .run(async move {
+                    let _ = stopped.await;
+                })
+                .await;
+        });
+        Self { stop, task }
+    }
+
+    /// Stops claiming and waits (up to `timeout`) for the requests in flight.
+    async fn stop(self, timeout: std::time::Duration) {
+        let _ = self.stop.send(());
+        if tokio::time::timeout(timeout, self.task).await.is_err() {
+            tracing::warn!("webhook deliveries still in flight at shutdown; their leases will expire");
+        }
+    }
+}
+
+/// Runs only the delivery engine (`sales-api worker`) until SIGTERM or SIGINT.
+pub async fn run_worker(config: Config) -> Result<(), StartupError> {
+    let pool = build_pool(&pool_settings(&config))?;
+    let engine = EngineTask::start(delivery_engine(&config, pool)?);
+    tracing::info!("webhook delivery worker started");
+    wait_for_signal().await;
+    engine.stop(config.shutdown_timeout).await;
+    Ok(())
+}
+
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }
 
 impl Application {
@@ -277,6 +406,11 @@ impl Application {
             }
         }
         let pool = build_pool(&pool_settings(&config))?;
+        let engine = if config.hooks.run_worker {
+            Some(EngineTask::start(delivery_engine(&config, pool.clone())?))
+        } else {
+            None
+        };
         let state = web::Data::new(build_state(&config, pool)?);
         let listener = TcpListener::bind(config.bind_addr).map_err(|source| StartupError::Bind {
             addr: config.bind_addr.to_string(),
@@ -314,7 +448,12 @@ impl Application {
             source,
         })?
         .run();
-        Ok(Self { port, server })
+        Ok(Self {
+            port,
+            server,
+            engine,
+            shutdown_timeout: config.shutdown_timeout,
+        })
     }
 
     pub fn port(&self) -> u16 {
@@ -324,7 +463,11 @@ impl Application {
     /// Serves until SIGTERM or SIGINT, then finishes the requests in flight (up to
     /// `SHUTDOWN_TIMEOUT_SECS`) before returning.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.await
+        let served = self.server.await;
+        if let Some(engine) = self.engine {
+            engine.stop(self.shutdown_timeout).await;
+        }
+        served
     }
 
     pub fn handle(&self) -> actix_web::dev::ServerHandle {

@@ -28,6 +28,8 @@ pub enum Command {
         #[arg(long)]
         no_migrate: bool,
     },
+    /// Delivers webhooks only, with no HTTP server (`serve` delivers them too unless HOOKS_WORKER=false).
+    Worker,
     /// Applies pending database migrations and exits.
     Migrate {
         /// Create the database named by DATABASE_URL first when it does not exist.
@@ -165,6 +167,10 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             app.run_until_stopped()
                 .await
                 .map_err(|e| CliError::Failed(e.to_string()))
+        }
+        Command::Worker => {
+            let config = Config::from_env()?;
+            Ok(crate::app::run_worker(config).await?)
         }
         Command::Migrate { create_database } => {
             let config = Config::from_env()?;

@@ -84,6 +84,33 @@ struct RawConfig {
     recovery_max_emails_per_hour: u32,
     #[serde(default = "defaults::recovery_max_requests_per_address")]
     recovery_max_requests_per_address: u32,
+    #[serde(default)]
+    hooks_allowed_cidrs: String,
+    hooks_encryption_key: Option<String>,
+    #[serde(default = "defaults::hooks_retry_schedule_secs", deserialize_with = "text_or_number")]
+    hooks_retry_schedule_secs: String,
+    #[serde(default = "defaults::hooks_connect_timeout_ms")]
+    hooks_connect_timeout_ms: u64,
+    #[serde(default = "defaults::hooks_request_timeout_ms")]
+    hooks_request_timeout_ms: u64,
+    #[serde(default = "defaults::hooks_max_in_flight_per_subscription")]
+    hooks_max_in_flight_per_subscription: usize,
+    #[serde(default = "defaults::hooks_max_in_flight")]
+    hooks_max_in_flight: usize,
+    #[serde(default = "defaults::hooks_lease_secs")]
+    hooks_lease_secs: u64,
+    #[serde(default = "defaults::hooks_poll_interval_ms")]
+    hooks_poll_interval_ms: u64,
+    #[serde(default = "defaults::hooks_rotation_grace_secs")]
+    hooks_rotation_grace_secs: u64,
+    #[serde(default = "defaults::hooks_disable_after_secs")]
+    hooks_disable_after_secs: u64,
+    #[serde(default = "defaults::hooks_retention_days")]
+    hooks_retention_days: u64,
+    #[serde(default = "defaults::hooks_max_retry_after_secs")]
+    hooks_max_retry_after_secs: u64,
+    #[serde(default = "defaults::yes")]
+    hooks_worker: bool,
 }
 
 mod defaults {
@@ -165,6 +192,40 @@ mod defaults {
     pub fn shutdown_timeout_secs() -> u64 {
         30
     }
+    /// 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h: ten attempts in all.
+    pub fn hooks_retry_schedule_secs() -> String {
+        "5,300,1800,7200,18000,36000,50400,72000,86400".into()
+    }
+    pub fn hooks_connect_timeout_ms() -> u64 {
+        5_000
+    }
+    pub fn hooks_request_timeout_ms() -> u64 {
+        15_000
+    }
+    pub fn hooks_max_in_flight_per_subscription() -> usize {
+        16
+    }
+    pub fn hooks_max_in_flight() -> usize {
+        256
+    }
+    pub fn hooks_lease_secs() -> u64 {
+        60
+    }
+    pub fn hooks_poll_interval_ms() -> u64 {
+        1_000
+    }
+    pub fn hooks_rotation_grace_secs() -> u64 {
+        24 * 3600
+    }
+    pub fn hooks_disable_after_secs() -> u64 {
+        5 * 24 * 3600
+    }
+    pub fn hooks_retention_days() -> u64 {
+        30
+    }
+    pub fn hooks_max_retry_after_secs() -> u64 {
+        3600
+    }
 }
 
 /// The service's settings, checked.
@@ -194,6 +255,36 @@ pub struct Config {
     /// Stripe's API base and secret key; when absent, the sandbox platform.
     pub stripe: Option<(String, String)>,
     pub recovery: domain::recovery::RecoveryPolicy,
+    pub hooks: HookSettings,
+}
+
+/// Event subscriptions and their delivery.
+#[derive(Clone)]
+pub struct HookSettings {
+    /// Ranges a webhook may reach although not public (`HOOKS_ALLOWED_CIDRS`).
+    pub allowed_cidrs: Vec<IpNet>,
+    /// Key that encrypts signing secrets at rest; unset: derived from the token signing key.
+    pub encryption_key: Option<[u8; 32]>,
+    pub connect_timeout: Duration,
+    pub request_timeout: Duration,
+    pub rotation_grace: Duration,
+    pub delivery: domain::hooks::DeliveryPolicy,
+    /// Whether `serve` runs a delivery engine beside the HTTP server.
+    pub run_worker: bool,
+}
+
+impl std::fmt::Debug for HookSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HookSettings")
+            .field("allowed_cidrs", &self.allowed_cidrs)
+            .field("encryption_key", &self.encryption_key.map(|_| "***"))
+            .field("connect_timeout", &self.connect_timeout)
+            .field("request_timeout", &self.request_timeout)
+            .field("rotation_grace", &self.rotation_grace)
+            .field("delivery", &self.delivery)
+            .field("run_worker", &self.run_worker)
+            .finish()
+    }
 }
 
 #[derive(Clone)]
@@ -290,6 +381,7 @@ impl Config {
 
 impl RawConfig {
     fn check(self) -> Result<Config, ConfigError> {
+        let hooks = self.hook_settings()?;
         if !(self.database_url.starts_with("postgres://") || self.database_url.starts_with("postgresql://")) {
             return Err(bad("DATABASE_URL", "deve começar com postgres:// ou postgresql://"));
         }
@@ -459,6 +551,7 @@ impl RawConfig {
                 max_requests_per_address_per_hour: self.recovery_max_requests_per_address,
                 link_base: password_reset_url,
             },
+            hooks,
             password_policy: domain::auth::password::PasswordPolicy {
                 min_chars: self.password_min_length,
             },
@@ -471,6 +564,93 @@ impl RawConfig {
             },
         })
     }
+}
+
+impl RawConfig {
+    fn hook_settings(&self) -> Result<HookSettings, ConfigError> {
+        let allowed_cidrs = split_list(&self.hooks_allowed_cidrs)
+            .iter()
+            .map(|p| {
+                p.parse::<IpNet>()
+                    .or_else(|_| p.parse::<std::net::IpAddr>().map(IpNet::from))
+                    .map_err(|_| bad("HOOKS_ALLOWED_CIDRS", format!("endereço ou CIDR inválido: {p}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let encryption_key = match &self.hooks_encryption_key {
+            None => None,
+            Some(text) => {
+                use base64::Engine;
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(text.trim())
+                    .map_err(|_| bad("HOOKS_ENCRYPTION_KEY", "deve ser base64"))?;
+                Some(
+                    <[u8; 32]>::try_from(bytes.as_slice())
+                        .map_err(|_| bad("HOOKS_ENCRYPTION_KEY", "deve ter 32 bytes (base64 de 44 caracteres)"))?,
+                )
+            }
+        };
+        let retry_schedule = split_list(&self.hooks_retry_schedule_secs)
+            .iter()
+            .map(|s| s.parse::<u64>().map(Duration::from_secs))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|_| {
+                bad(
+                    "HOOKS_RETRY_SCHEDULE_SECS",
+                    "deve ser uma lista de segundos separados por vírgula",
+                )
+            })?;
+        let request_timeout = Duration::from_millis(self.hooks_request_timeout_ms);
+        let lease = Duration::from_secs(self.hooks_lease_secs);
+        if self.hooks_connect_timeout_ms == 0 || self.hooks_request_timeout_ms == 0 {
+            return Err(bad("HOOKS_*_TIMEOUT_MS", "tempos limite devem ser positivos"));
+        }
+        // A lease shorter than a request would let a second worker send the attempt again.
+        if lease <= request_timeout {
+            return Err(bad("HOOKS_LEASE_SECS", "deve ser maior que HOOKS_REQUEST_TIMEOUT_MS"));
+        }
+        if self.hooks_max_in_flight == 0 || self.hooks_max_in_flight_per_subscription == 0 {
+            return Err(bad("HOOKS_MAX_IN_FLIGHT*", "deve ser ao menos 1"));
+        }
+        if self.hooks_poll_interval_ms == 0 || self.hooks_retention_days == 0 {
+            return Err(bad(
+                "HOOKS_POLL_INTERVAL_MS/HOOKS_RETENTION_DAYS",
+                "devem ser positivos",
+            ));
+        }
+        Ok(HookSettings {
+            allowed_cidrs,
+            encryption_key,
+            connect_timeout: Duration::from_millis(self.hooks_connect_timeout_ms),
+            request_timeout,
+            rotation_grace: Duration::from_secs(self.hooks_rotation_grace_secs),
+            run_worker: self.hooks_worker,
+            delivery: domain::hooks::DeliveryPolicy {
+                retry_schedule,
+                lease,
+                max_in_flight_per_subscription: self.hooks_max_in_flight_per_subscription,
+                max_in_flight: self.hooks_max_in_flight,
+                poll_interval: Duration::from_millis(self.hooks_poll_interval_ms),
+                retention: Duration::from_secs(self.hooks_retention_days * 24 * 3600),
+                disable_after: Duration::from_secs(self.hooks_disable_after_secs),
+                max_retry_after: Duration::from_secs(self.hooks_max_retry_after_secs),
+                ..domain::hooks::DeliveryPolicy::default()
+            },
+        })
+    }
+}
+
+/// A list variable with a single number in it (`3600`) reaches us as a number: take it as text.
+fn text_or_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum TextOrNumber {
+        Text(String),
+        Number(u64),
+    }
+    Ok(match TextOrNumber::deserialize(d)? {
+        TextOrNumber::Text(text) => text,
+        TextOrNumber::Number(n) => n.to_string(),
+    })
 }
 
 fn split_list(value: &str) -> Vec<String> {

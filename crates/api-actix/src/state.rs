@@ -5,6 +5,7 @@ use domain::auth::sign_in::SignInService;
 use domain::catalog::CatalogService;
 use domain::ecommerce::EcommerceService;
 use domain::health::Readiness;
+use domain::hooks::HookService;
 use domain::proposals::service::ProposalService;
 use domain::proposals::signing::SigningService;
 use domain::recovery::RecoveryService;
@@ -18,6 +19,7 @@ pub struct AppState {
     pub recovery: RecoveryService,
     pub signing: SigningService,
     pub ecommerce: EcommerceService,
+    pub hooks: HookService,
     pub tokens: Arc<dyn TokenService>,
     pub readiness: Arc<dyn Readiness>,
     /// The public keys that verify our tokens, as a JWK Set.

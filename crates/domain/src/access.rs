@@ -32,10 +32,12 @@ pub enum Operation {
     ChangeStatus,
     /// 14 to 16: the payment platform's customer, setup intent and subscription.
     EcommercePayments,
+    /// 17, 18 and the rest of `/hooks`: the caller's own event subscriptions.
+    ManageHooks,
 }
 
 impl Operation {
-    pub const ALL: [Operation; 12] = [
+    pub const ALL: [Operation; 13] = [
         Operation::CreateCustomer,
         Operation::CheckCustomer,
         Operation::CreateProposal,
@@ -48,6 +50,7 @@ impl Operation {
         Operation::ReadSignLink,
         Operation::ChangeStatus,
         Operation::EcommercePayments,
+        Operation::ManageHooks,
     ];
 
     /// The permission matrix (README lists it too).
@@ -63,6 +66,7 @@ impl Operation {
             SendForSignature => application == Partner,
             EcommercePayments => application == Ecommerce,
             ReadSignLink => matches!(application, Partner | BackOffice),
+            ManageHooks => true,
         }
     }
 }
@@ -134,7 +138,7 @@ mod tests {
 
     #[test]
     fn the_whole_matrix() {
-        let expected: [(Operation, [bool; 3]); 12] = [
+        let expected: [(Operation, [bool; 3]); 13] = [
             // (operation, [ECOMMERCE, PARCEIRO, BACKOFFICE])
             (CreateCustomer, [false, true, false]),
             (CheckCustomer, [false, true, true]),
@@ -148,6 +152,7 @@ mod tests {
             (ReadSignLink, [false, true, true]),
             (ChangeStatus, [false, false, true]),
             (EcommercePayments, [true, false, false]),
+            (ManageHooks, [true, true, true]),
         ];
         for (operation, row) in expected {
             for (app, allowed) in [Ecommerce, Partner, BackOffice].into_iter().zip(row) {

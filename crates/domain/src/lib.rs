@@ -11,6 +11,7 @@ pub mod ecommerce;
 #[cfg(test)]
 mod ecommerce_tests;
 pub mod health;
+pub mod hooks;
 pub mod mail;
 pub mod proposals;
 pub mod recovery;

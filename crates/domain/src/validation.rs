@@ -103,7 +103,11 @@ pub(crate) fn trim_ascii(input: &str) -> &str {
 /// same codes (a test in `api-actix` compares them).
 pub fn field_codes() -> Vec<(&'static str, &'static str)> {
     use crate::auth::password;
-    use crate::values::{Application, Gender, MaritalStatus, PaymentType, ProposalStatus, SheetType, ShippingType, Uf};
+    use crate::hooks;
+    use crate::values::{
+        Application, EventKind, Gender, HookStatus, MaritalStatus, PaymentType, ProposalStatus, SheetType,
+        ShippingType, Uf,
+    };
     use crate::values::{bank_account, birth_date, cep, cnpj, cpf, email, full_name, phone, salary};
     vec![
         (codes::REQUIRED, "campo obrigatório ausente, nulo ou vazio"),
@@ -141,6 +145,22 @@ pub fn field_codes() -> Vec<(&'static str, &'static str)> {
             "tipo de desconto em folha diferente de BENEFÍCIO ou MATRÍCULA",
         ),
         (ProposalStatus::CODE, "status de proposta fora da lista"),
+        (
+            HookStatus::CODE,
+            "status de assinatura de eventos diferente de ATIVO ou INATIVO",
+        ),
+        (
+            EventKind::CODE,
+            "tipo de evento fora do catálogo (ALTERAÇÃO_STATUS, TESTE)",
+        ),
+        (
+            hooks::endpoint::FORMAT,
+            "endpoint que não é URL http(s) absoluta, com credenciais ou fragmento",
+        ),
+        (
+            hooks::endpoint::BLOCKED,
+            "endpoint que resolve para endereço não público (loopback, privado, link-local...) ou não resolve",
+        ),
         (bank_account::BANK_FORMAT, "banco sem o código de 3 dígitos"),
         (bank_account::AGENCY_FORMAT, "agência fora do formato 1234 ou 1234-5"),
         (bank_account::ACCOUNT_FORMAT, "conta fora do formato 12345 ou 12345-6"),

@@ -218,6 +218,47 @@ impl<'a> BodyReader<'a> {
         }
     }
 
+    /// A list of strings, each run through a value type's parser (errors name `name[i]`); an empty
+    /// list is refused. `None` when absent (recorded as missing if `required`) or invalid.
+    pub fn parse_list<T>(
+        &self,
+        v: &mut Violations,
+        name: &str,
+        required: bool,
+        parse: impl Fn(&str) -> Result<T, domain::validation::Rejection>,
+    ) -> Option<Vec<T>> {
+        let items = match self.present(name) {
+            None if required => {
+                v.add(self.path(name), codes::REQUIRED, format!("{name} é obrigatório"));
+                return None;
+            }
+            None => return None,
+            Some(Value::Array(items)) if items.is_empty() => {
+                v.add(
+                    self.path(name),
+                    codes::REQUIRED,
+                    format!("{name} deve ter ao menos um item"),
+                );
+                return None;
+            }
+            Some(Value::Array(items)) => items,
+            Some(_) => {
+                v.add(self.path(name), codes::WRONG_TYPE, format!("{name} deve ser uma lista"));
+                return None;
+            }
+        };
+        let before = v.errors().len();
+        let mut parsed = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let path = format!("{}[{i}]", self.path(name));
+            match item {
+                Value::String(text) => parsed.extend(v.check(&path, parse(text))),
+                _ => v.add(path, codes::WRONG_TYPE, "deve ser texto"),
+            }
+        }
+        (v.errors().len() == before).then_some(parsed)
+    }
+
     /// Runs a value type's parser on a required string field.
     pub fn parse<T>(
         &self,

@@ -27,6 +27,13 @@ impl<T: Serialize> Envelope<T> {
     }
 }
 
+impl<T: Serialize> Envelope<T> {
+    /// The same answer reporting how many records it wrote.
+    pub fn with_rows_affected(self, rows_affected: Vec<i64>) -> Self {
+        Self { rows_affected, ..self }
+    }
+}
+
 impl Envelope<Value> {
     /// A success whose records travel in `document`.
     pub fn list(message: impl Into<String>, document: Vec<Value>, rows_affected: Vec<i64>) -> Self {

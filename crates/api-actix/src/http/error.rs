@@ -10,6 +10,7 @@ use domain::auth::sign_in::{RefreshError, SignInError};
 use domain::catalog::CatalogError;
 use domain::catalog::ports::CatalogWriteError;
 use domain::ecommerce::{EcommerceError, PaymentError, PaymentEventError};
+use domain::hooks::HookError;
 use domain::proposals::service::ProposalError;
 use domain::proposals::signing::SigningError;
 use domain::recovery::{RecoveryError, ResetError};
@@ -61,6 +62,9 @@ pub enum ErrorCode {
     PaymentUnavailable,
     PaymentTimeout,
     PaymentEventUnauthenticated,
+    HookNotFound,
+    DeliveryNotFound,
+    HookInactive,
 }
 
 impl ErrorCode {
@@ -104,6 +108,9 @@ impl ErrorCode {
         ErrorCode::PaymentUnavailable,
         ErrorCode::PaymentTimeout,
         ErrorCode::PaymentEventUnauthenticated,
+        ErrorCode::HookNotFound,
+        ErrorCode::DeliveryNotFound,
+        ErrorCode::HookInactive,
     ];
 
     pub fn code(self) -> &'static str {
@@ -147,6 +154,9 @@ impl ErrorCode {
             ErrorCode::PaymentUnavailable => "plataforma_pagamento_indisponivel",
             ErrorCode::PaymentTimeout => "plataforma_pagamento_sem_resposta",
             ErrorCode::PaymentEventUnauthenticated => "evento_pagamento_nao_autenticado",
+            ErrorCode::HookNotFound => "webhook_nao_encontrado",
+            ErrorCode::DeliveryNotFound => "entrega_nao_encontrada",
+            ErrorCode::HookInactive => "webhook_inativo",
         }
     }
 
@@ -185,6 +195,8 @@ impl ErrorCode {
             | ErrorCode::PaymentInvalid => StatusCode::BAD_REQUEST,
             ErrorCode::PaymentUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::PaymentTimeout => StatusCode::GATEWAY_TIMEOUT,
+            ErrorCode::HookNotFound | ErrorCode::DeliveryNotFound => StatusCode::NOT_FOUND,
+            ErrorCode::HookInactive => StatusCode::BAD_REQUEST,
         }
     }
 
@@ -240,6 +252,9 @@ impl ErrorCode {
                 "A plataforma de pagamento não respondeu a tempo. Tente novamente em instantes."
             }
             ErrorCode::PaymentEventUnauthenticated => "Assinatura do evento de pagamento inválida.",
+            ErrorCode::HookNotFound => "Assinatura de eventos não encontrada.",
+            ErrorCode::DeliveryNotFound => "Entrega não encontrada nesta assinatura de eventos.",
+            ErrorCode::HookInactive => "Assinatura de eventos inativa: ative-a antes de enviar o evento de teste.",
         }
     }
 }
@@ -547,6 +562,19 @@ fn throttled(until: chrono::DateTime<chrono::Utc>) -> ApiError {
     ApiError {
         retry_after_secs: u64::try_from(wait).ok(),
         ..ApiError::new(ErrorCode::TooManyRequests)
+    }
+}
+
+impl From<HookError> for ApiError {
+    fn from(error: HookError) -> Self {
+        match error {
+            HookError::Access(e) => e.into(),
+            HookError::Invalid(v) => ApiError::invalid(v),
+            HookError::NotFound => ApiError::new(ErrorCode::HookNotFound),
+            HookError::DeliveryNotFound => ApiError::new(ErrorCode::DeliveryNotFound),
+            HookError::Inactive => ApiError::new(ErrorCode::HookInactive),
+            HookError::Store(e) => e.into(),
+        }
     }
 }
 

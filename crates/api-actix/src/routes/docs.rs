@@ -124,6 +124,9 @@ envelope_doc!(
     SubscriptionEnvelope, document = SubscriptionObject
 );
 envelope_doc!(StatusEventsEnvelope, document = crate::routes::signing::StatusEventDto);
+envelope_doc!(HookEnvelope, data = crate::routes::hooks::HookDto);
+envelope_doc!(HookListEnvelope, data = crate::routes::hooks::HookListDto);
+envelope_doc!(DeliveriesEnvelope, document = crate::routes::hooks::DeliveryDto);
 envelope_doc!(IsValidEnvelope, data = crate::routes::dto::IsValidDto);
 envelope_doc!(ProductBanksEnvelope, data = crate::routes::dto::ProductBanksDto);
 envelope_doc!(
@@ -309,6 +312,27 @@ pub struct SubscriptionObject {
     pub plan: serde_json::Value,
 }
 
+/// Route 17's body.
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+pub struct HookBody {
+    /// Event kinds: `ALTERAÇÃO_STATUS`, `TESTE`.
+    pub events: Vec<String>,
+    /// An `http` or `https` URL that resolves to public addresses only.
+    pub endpoint: String,
+    /// `ATIVO` or `INATIVO`.
+    pub status: String,
+}
+
+/// `PATCH /hooks/{uuid}`: at least one member.
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+pub struct HookPatchBody {
+    pub events: Option<Vec<String>>,
+    pub endpoint: Option<String>,
+    pub status: Option<String>,
+}
+
 #[derive(Serialize, ToSchema)]
 #[allow(dead_code)]
 pub struct CpfBody {
@@ -372,6 +396,15 @@ impl Modify for BearerAuth {
         crate::routes::ecommerce::create_setup_intent,
         crate::routes::ecommerce::create_subscription,
         crate::routes::ecommerce::callback,
+        crate::routes::hooks::create,
+        crate::routes::hooks::list,
+        crate::routes::hooks::get,
+        crate::routes::hooks::update,
+        crate::routes::hooks::delete,
+        crate::routes::hooks::rotate_secret,
+        crate::routes::hooks::send_test,
+        crate::routes::hooks::deliveries,
+        crate::routes::hooks::retry,
         crate::routes::health::live,
         crate::routes::health::ready,
     ),

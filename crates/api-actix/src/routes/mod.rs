@@ -6,6 +6,7 @@ pub mod docs;
 pub mod dto;
 pub mod ecommerce;
 pub mod health;
+pub mod hooks;
 mod proposal_bodies;
 pub mod proposals;
 pub mod recovery;

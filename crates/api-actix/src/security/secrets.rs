@@ -2,6 +2,7 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use domain::hooks::ports::KeyGenerator;
 use domain::recovery::SecretGenerator;
 use rand::RngCore;
 
@@ -13,6 +14,15 @@ impl SecretGenerator for OsSecretGenerator {
         let mut bytes = [0u8; 32];
         rand::rngs::OsRng.fill_bytes(&mut bytes);
         URL_SAFE_NO_PAD.encode(bytes)
+    }
+}
+
+impl KeyGenerator for OsSecretGenerator {
+    /// The key of a new webhook signing secret.
+    fn key(&self) -> [u8; 32] {
+        let mut bytes = [0u8; 32];
+        rand::rngs::OsRng.fill_bytes(&mut bytes);
+        bytes
     }
 }
 

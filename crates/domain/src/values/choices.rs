@@ -101,6 +101,23 @@ choice!(
     }
 );
 
+choice!(
+    /// Whether an event subscription receives events (`ATIVO`) or not (`INATIVO`).
+    HookStatus, "status_webhook_invalido", "status", {
+        Active => "ATIVO",
+        Inactive => "INATIVO",
+    }
+);
+
+choice!(
+    /// The catalogue of event kinds a subscription may ask for: the status change of a proposal,
+    /// and the test event sent on request.
+    EventKind, "evento_desconhecido", "evento", {
+        StatusChange => "ALTERAÇÃO_STATUS",
+        Test => "TESTE",
+    }
+);
+
 impl ProposalStatus {
     pub fn is_finished(self) -> bool {
         matches!(

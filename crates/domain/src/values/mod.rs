@@ -14,7 +14,9 @@ pub mod salary;
 pub use bank_account::BankAccount;
 pub use birth_date::{AgeBounds, BirthDate};
 pub use cep::Cep;
-pub use choices::{Application, Gender, MaritalStatus, PaymentType, ProposalStatus, SheetType, ShippingType, Uf};
+pub use choices::{
+    Application, EventKind, Gender, HookStatus, MaritalStatus, PaymentType, ProposalStatus, SheetType, ShippingType, Uf,
+};
 pub use cnpj::Cnpj;
 pub use cpf::Cpf;
 pub use email::Email;

@@ -1,0 +1,365 @@
+//! Routes 17 and 18 (`POST` and `GET /hooks`) and the management routes beside them: one
+//! subscription, its changes, deletion, secret rotation, the test event, and its deliveries.
+
+use crate::http::auth::AuthenticatedUser;
+use crate::http::body::BodyReader;
+use crate::http::envelope::Envelope;
+use crate::http::error::{ApiError, ErrorCode};
+use crate::routes::docs::{DeliveriesEnvelope, ErrorEnvelope, HookEnvelope, HookListEnvelope, MessageEnvelope};
+use crate::routes::dto::iso;
+use crate::state::AppState;
+use actix_web::{HttpResponse, web};
+use domain::hooks::{Attempt, Delivery, Endpoint, HookPatch, HookRequest, Subscription};
+use domain::validation::Violations;
+use domain::values::{EventKind, HookStatus};
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+/// An event subscription as routes 17 and the management routes answer it.
+#[derive(Serialize, ToSchema)]
+pub struct HookDto {
+    pub uuid: String,
+    /// `whsec_` and base64 of 32 bytes: the Standard Webhooks signing key.
+    pub secret: String,
+    pub endpoint: String,
+    #[schema(value_type = Vec<String>, example = json!(["ALTERAÇÃO_STATUS"]))]
+    pub events: Vec<EventKind>,
+    /// `ATIVO` or `INATIVO`.
+    #[schema(value_type = String)]
+    pub status: HookStatus,
+    #[serde(rename = "createdAt")]
+    pub created_at: String,
+    #[serde(rename = "updatedAt")]
+    pub updated_at: String,
+    /// Why the service turned it `INATIVO` (410, or failing for days); absent otherwise.
+    #[serde(rename = "inactiveReason", skip_serializing_if = "Option::is_none")]
+    pub inactive_reason: Option<String>,
+}
+
+impl From<Subscription> for HookDto {
+    fn from(s: Subscription) -> Self {
+        Self {
+            uuid: s.uuid.to_string(),
+            secret: s.secret.expose().to_owned(),
+            endpoint: s.endpoint,
+            events: s.events,
+            status: s.status,
+            created_at: iso(s.created_at),
+            updated_at: iso(s.updated_at),
+            inactive_reason: s.inactive_reason,
+        }
+    }
+}
+
+/// An event subscription as route 18 lists it (the spec's members).
+#[derive(Serialize, ToSchema)]
+pub struct HookListItemDto {
+    pub uuid: String,
+    pub secret: String,
+    pub endpoint: String,
+    #[schema(value_type = String)]
+    pub status: HookStatus,
+    #[serde(rename = "createdAt")]
+    pub created_at: String,
+    #[schema(value_type = Vec<String>)]
+    pub events: Vec<EventKind>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct HookListDto {
+    pub subscriptions: Vec<HookListItemDto>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct AttemptDto {
+    pub number: i32,
+    #[serde(rename = "attemptedAt")]
+    pub attempted_at: String,
+    /// The receiver's HTTP status; absent when no answer came.
+    #[serde(rename = "responseStatus")]
+    pub response_status: Option<i32>,
+    #[serde(rename = "durationMs")]
+    pub duration_ms: i64,
+    pub error: Option<String>,
+    #[serde(rename = "nextAttemptAt")]
+    pub next_attempt_at: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct DeliveryDto {
+    pub id: i64,
+    /// The `webhook-id` header, the same on every attempt.
+    #[serde(rename = "webhookId")]
+    pub webhook_id: String,
+    #[serde(rename = "type")]
+    pub event_type: String,
+    /// `PENDENTE`, `ENTREGUE`, `ESGOTADA` or `CANCELADA`.
+    pub status: String,
+    #[serde(rename = "createdAt")]
+    pub created_at: String,
+    #[serde(rename = "deliveredAt")]
+    pub delivered_at: Option<String>,
+    #[serde(rename = "nextAttemptAt")]
+    pub next_attempt_at: Option<String>,
+    pub attempts: Vec<AttemptDto>,
+}
+
+impl From<Attempt> for AttemptDto {
+    fn from(a: Attempt) -> Self {
+        Self {
+            number: a.number,
+            attempted_at: iso(a.at),
+            response_status: a.response_status,
+            duration_ms: a.duration_ms,
+            error: a.error,
+            next_attempt_at: a.next_attempt_at.map(iso),
+        }
+    }
+}
+
+impl From<Delivery> for DeliveryDto {
+    fn from(d: Delivery) -> Self {
+        Self {
+            id: d.id,
+            webhook_id: d.message_id,
+            event_type: d.event_type,
+            status: d.state.as_str().to_owned(),
+            created_at: iso(d.created_at),
+            delivered_at: d.delivered_at.map(iso),
+            next_attempt_at: d.next_attempt_at.map(iso),
+            attempts: d.attempts.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+/// A path's uuid; anything else names no subscription.
+fn hook_uuid(raw: &str) -> Result<Uuid, ApiError> {
+    Uuid::parse_str(raw).map_err(|_| ApiError::new(ErrorCode::HookNotFound))
+}
+
+fn events_without_repeats(events: Vec<EventKind>) -> Vec<EventKind> {
+    let mut unique = Vec::new();
+    for event in events {
+        if !unique.contains(&event) {
+            unique.push(event);
+        }
+    }
+    unique
+}
+
+fn hook_request(body: &Value) -> Result<HookRequest, ApiError> {
+    let reader = BodyReader::root(body)?;
+    let mut v = Violations::new();
+    let events = reader.parse_list(&mut v, "events", true, EventKind::parse);
+    let endpoint = reader.parse(&mut v, "endpoint", Endpoint::parse);
+    let status = reader.parse(&mut v, "status", HookStatus::parse);
+    match (events, endpoint, status) {
+        (Some(events), Some(endpoint), Some(status)) if v.is_empty() => Ok(HookRequest {
+            events: events_without_repeats(events),
+            endpoint,
+            status,
+        }),
+        _ => Err(ApiError::invalid(v)),
+    }
+}
+
+fn hook_patch(body: &Value) -> Result<HookPatch, ApiError> {
+    let reader = BodyReader::root(body)?;
+    let mut v = Violations::new();
+    let patch = HookPatch {
+        events: reader
+            .parse_list(&mut v, "events", false, EventKind::parse)
+            .map(events_without_repeats),
+        endpoint: reader.parse_optional(&mut v, "endpoint", Endpoint::parse),
+        status: reader.parse_optional(&mut v, "status", HookStatus::parse),
+    };
+    if !v.is_empty() {
+        return Err(ApiError::invalid(v));
+    }
+    if patch == HookPatch::default() {
+        return Err(ApiError::with_message(
+            ErrorCode::BadRequest,
+            "Informe ao menos um de: events, endpoint, status.",
+        ));
+    }
+    Ok(patch)
+}
+
+fn one_hook(message: &str, subscription: Subscription) -> HttpResponse {
+    HttpResponse::Ok().json(Envelope::data(message, HookDto::from(subscription)).with_rows_affected(vec![1]))
+}
+
+/// Route 17: subscribes the caller's partner (or the shop, or the back office) to events.
+#[utoipa::path(post, path = "/hooks", tag = "eventos", security(("bearer" = [])),
+    request_body(content = crate::routes::docs::HookBody,
+        example = json!({"events": ["ALTERAÇÃO_STATUS"], "endpoint": "https://parceiro.example.com/webhooks", "status": "ATIVO"})),
+    responses(
+        (status = 200, description = "Assinatura criada, com o segredo de assinatura das entregas", body = HookEnvelope),
+        (status = 400, description = "events, endpoint (inclusive endereço não público) ou status inválido", body = ErrorEnvelope),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
+        (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn create(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    body: web::Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let request = hook_request(&body)?;
+    let subscription = state.hooks.create(&user.0, request).await?;
+    Ok(one_hook("Assinatura de eventos criada.", subscription))
+}
+
+/// Route 18: the subscriptions of the caller's partner (or shop, or back office).
+#[utoipa::path(get, path = "/hooks", tag = "eventos", security(("bearer" = [])),
+    responses(
+        (status = 200, body = HookListEnvelope),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn list(state: web::Data<AppState>, user: AuthenticatedUser) -> Result<HttpResponse, ApiError> {
+    let subscriptions = state.hooks.list(&user.0).await?;
+    let data = HookListDto {
+        subscriptions: subscriptions
+            .into_iter()
+            .map(|s| HookListItemDto {
+                uuid: s.uuid.to_string(),
+                secret: s.secret.expose().to_owned(),
+                endpoint: s.endpoint,
+                status: s.status,
+                created_at: iso(s.created_at),
+                events: s.events,
+            })
+            .collect(),
+    };
+    Ok(HttpResponse::Ok().json(Envelope::data("Assinaturas de eventos.", data)))
+}
+
+/// One subscription (beyond the spec).
+#[utoipa::path(get, path = "/hooks/{uuid}", tag = "eventos", security(("bearer" = [])),
+    params(("uuid" = String, Path)),
+    responses(
+        (status = 200, body = HookEnvelope),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn get(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let subscription = state.hooks.get(&user.0, hook_uuid(&path)?).await?;
+    Ok(one_hook("Assinatura de eventos.", subscription))
+}
+
+/// Changes `endpoint`, `events` or `status` (beyond the spec); absent members stay.
+#[utoipa::path(patch, path = "/hooks/{uuid}", tag = "eventos", security(("bearer" = [])),
+    params(("uuid" = String, Path)),
+    request_body(content = crate::routes::docs::HookPatchBody, example = json!({"status": "INATIVO"})),
+    responses(
+        (status = 200, body = HookEnvelope),
+        (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope),
+        (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn update(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    path: web::Path<String>,
+    body: web::Json<Value>,
+) -> Result<HttpResponse, ApiError> {
+    let uuid = hook_uuid(&path)?;
+    let patch = hook_patch(&body)?;
+    let subscription = state.hooks.update(&user.0, uuid, patch).await?;
+    Ok(one_hook("Assinatura de eventos alterada.", subscription))
+}
+
+/// Deletes the subscription and cancels its pending deliveries (beyond the spec).
+#[utoipa::path(delete, path = "/hooks/{uuid}", tag = "eventos", security(("bearer" = [])),
+    params(("uuid" = String, Path)),
+    responses(
+        (status = 200, body = MessageEnvelope),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn delete(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    state.hooks.delete(&user.0, hook_uuid(&path)?).await?;
+    Ok(HttpResponse::Ok().json(Envelope::message("Assinatura de eventos excluída.").with_rows_affected(vec![1])))
+}
+
+/// A new signing secret; the old one keeps signing beside it for the grace period (beyond the spec).
+#[utoipa::path(post, path = "/hooks/{uuid}/rotateSecret", tag = "eventos", security(("bearer" = [])),
+    params(("uuid" = String, Path)),
+    responses(
+        (status = 200, body = HookEnvelope),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn rotate_secret(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let subscription = state.hooks.rotate_secret(&user.0, hook_uuid(&path)?).await?;
+    Ok(one_hook("Segredo de assinatura trocado.", subscription))
+}
+
+fn deliveries_answer(message: &str, deliveries: Vec<Delivery>) -> Result<HttpResponse, ApiError> {
+    let document = deliveries
+        .into_iter()
+        .map(|d| serde_json::to_value(DeliveryDto::from(d)))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|_| ApiError::new(ErrorCode::Internal))?;
+    Ok(HttpResponse::Ok().json(Envelope::list(message, document, Vec::new())))
+}
+
+/// Queues a test event (`TESTE`) for the subscription (beyond the spec).
+#[utoipa::path(post, path = "/hooks/{uuid}/test", tag = "eventos", security(("bearer" = [])),
+    params(("uuid" = String, Path)),
+    responses(
+        (status = 200, description = "A entrega do evento de teste", body = DeliveriesEnvelope),
+        (status = 400, description = "Assinatura inativa", body = ErrorEnvelope),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn send_test(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let delivery = state.hooks.send_test(&user.0, hook_uuid(&path)?).await?;
+    deliveries_answer("Evento de teste enfileirado.", vec![delivery])
+}
+
+/// The subscription's last 100 deliveries, newest first, with every attempt (beyond the spec).
+#[utoipa::path(get, path = "/hooks/{uuid}/deliveries", tag = "eventos", security(("bearer" = [])),
+    params(("uuid" = String, Path)),
+    responses(
+        (status = 200, body = DeliveriesEnvelope),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn deliveries(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let deliveries = state.hooks.deliveries(&user.0, hook_uuid(&path)?).await?;
+    deliveries_answer("Entregas da assinatura de eventos.", deliveries)
+}
+
+/// Makes a delivery due now: one more attempt, whatever its state (beyond the spec).
+#[utoipa::path(post, path = "/hooks/{uuid}/deliveries/{id}/retry", tag = "eventos", security(("bearer" = [])),
+    params(("uuid" = String, Path), ("id" = i64, Path)),
+    responses(
+        (status = 200, body = DeliveriesEnvelope),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn retry(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (uuid, id) = path.into_inner();
+    let delivery_id: i64 = id.parse().map_err(|_| ApiError::new(ErrorCode::DeliveryNotFound))?;
+    let delivery = state.hooks.retry(&user.0, hook_uuid(&uuid)?, delivery_id).await?;
+    deliveries_answer("Entrega reagendada.", vec![delivery])
+}

@@ -1,0 +1,146 @@
+//! The delivery engine: claims due deliveries, sends them signed, and records what happened.
+//! Any number run at once (one per instance), sharing the queue.
+
+use super::model::{AttemptRecord, ClaimedDelivery, OutgoingWebhook, RecordStep};
+use super::policy::{DeliveryPolicy, NextStep, SendOutcome};
+use super::ports::{DeliveryQueue, DeliveryWakeups, WebhookSender};
+use super::signing::signature_header;
+use crate::clock::Clock;
+use chrono::{DateTime, Utc};
+use futures_util::stream::{FuturesUnordered, StreamExt};
+use futures_util::{FutureExt, select_biased};
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How often each engine deletes deliveries past their retention.
+const PURGE_EVERY: Duration = Duration::from_secs(3600);
+
+pub struct DeliveryEngine {
+    pub queue: Arc<dyn DeliveryQueue>,
+    pub sender: Arc<dyn WebhookSender>,
+    pub wakeups: Arc<dyn DeliveryWakeups>,
+    pub clock: Arc<dyn Clock>,
+    pub policy: DeliveryPolicy,
+}
+
+fn chrono_of(d: Duration) -> chrono::Duration {
+    chrono::Duration::from_std(d).unwrap_or(chrono::Duration::MAX)
+}
+
+impl DeliveryEngine {
+    /// Delivers until `stop` resolves, then lets the requests in flight finish (their leases would
+    /// otherwise make other instances repeat them later).
+    pub async fn run(&self, stop: impl Future<Output = ()>) {
+        let mut stop = std::pin::pin!(stop.fuse());
+        let mut in_flight = FuturesUnordered::new();
+        let mut stopping = false;
+        // Whether the last claim filled all the room: then more may be due at once.
+        let mut more_due = true;
+        let mut next_purge: Option<DateTime<Utc>> = None;
+        loop {
+            if !stopping {
+                let now = self.clock.now();
+                if next_purge.is_none_or(|at| now >= at) {
+                    self.purge(now).await;
+                    next_purge = Some(now + chrono_of(PURGE_EVERY));
+                }
+                let room = self.policy.max_in_flight.saturating_sub(in_flight.len());
+                if room > 0 && more_due {
+                    match self
+                        .queue
+                        .claim(room, self.policy.lease, self.policy.max_in_flight_per_subscription)
+                        .await
+                    {
+                        Ok(batch) => {
+                            more_due = batch.len() == room;
+                            for delivery in batch {
+                                in_flight.push(self.deliver(delivery));
+                            }
+                        }
+                        Err(error) => {
+                            tracing::warn!(%error, "webhook deliveries could not be claimed");
+                            more_due = false;
+                        }
+                    }
+                }
+            }
+            if stopping && in_flight.is_empty() {
+                return;
+            }
+            if !stopping && more_due && in_flight.len() < self.policy.max_in_flight {
+                continue;
+            }
+            let wait = if stopping {
+                Duration::MAX
+            } else {
+                self.policy.poll_interval
+            };
+            select_biased! {
+                _ = stop => { stopping = true; }
+                done = in_flight.next() => {
+                    // A freed slot: claim again only if work may be waiting for it.
+                    if done.is_none() { self.wakeups.wait(wait).await; more_due = true; }
+                }
+                _ = self.wakeups.wait(wait).fuse() => { more_due = true; }
+            }
+        }
+    }
+
+    async fn purge(&self, now: DateTime<Utc>) {
+        match self.queue.purge(now - chrono_of(self.policy.retention)).await {
+            Ok(0) => {}
+            Ok(purged) => tracing::info!(purged, "old webhook deliveries purged"),
+            Err(error) => tracing::warn!(%error, "webhook deliveries could not be purged"),
+        }
+    }
+
+    /// Sends one claimed delivery and records the outcome.
+    pub async fn deliver(&self, delivery: ClaimedDelivery) {
+        let timestamp = self.clock.now().timestamp();
+        let request = OutgoingWebhook {
+            signature: signature_header(&delivery.secrets, &delivery.message_id, timestamp, &delivery.body),
+            endpoint: delivery.endpoint,
+            message_id: delivery.message_id,
+            timestamp,
+            body: delivery.body,
+        };
+        let started = Instant::now();
+        let outcome = self.sender.send(&request).await;
+        let duration = started.elapsed();
+        let at = self.clock.now();
+        let step = match self.policy.next_step(delivery.attempt, &request.message_id, &outcome) {
+            NextStep::Delivered => RecordStep::Delivered,
+            NextStep::RetryIn(wait) => RecordStep::RetryAt(at + chrono_of(wait)),
+            NextStep::Exhausted => RecordStep::Exhausted {
+                disable_if_no_success_since: at - chrono_of(self.policy.disable_after),
+            },
+            NextStep::Gone => RecordStep::Gone,
+        };
+        let (response_status, error) = match outcome {
+            SendOutcome::Answered { status, .. } => (Some(status), None),
+            SendOutcome::Failed { error } => (None, Some(error)),
+        };
+        tracing::info!(
+            message_id = %request.message_id,
+            attempt = delivery.attempt,
+            status = response_status,
+            error = error.as_deref(),
+            elapsed_ms = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
+            "webhook attempt"
+        );
+        let record = AttemptRecord {
+            delivery_id: delivery.id,
+            attempt: delivery.attempt,
+            at,
+            duration,
+            response_status,
+            error,
+            step,
+        };
+        if let Err(error) = self.queue.record(&record).await {
+            // The lease runs out and the delivery is sent again: at least once, never lost.
+            tracing::warn!(%error, message_id = %request.message_id, "webhook attempt could not be recorded");
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! Event subscriptions and their deliveries.
+
+use super::endpoint::Endpoint;
+use super::signing::SigningSecret;
+use crate::access::Scope;
+use crate::values::{EventKind, HookStatus};
+use chrono::{DateTime, Utc};
+use std::time::Duration;
+use uuid::Uuid;
+
+/// Whose a subscription is, and so which proposals' events it receives: a partner's (its
+/// proposals), the online shop's (e-commerce proposals) or the back office's (all).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookOwner {
+    Partner { partner_id: i64 },
+    Ecommerce,
+    BackOffice,
+}
+
+impl From<Scope> for HookOwner {
+    fn from(scope: Scope) -> Self {
+        match scope {
+            Scope::Partner { partner_id, .. } => HookOwner::Partner { partner_id },
+            Scope::Ecommerce => HookOwner::Ecommerce,
+            Scope::Everything => HookOwner::BackOffice,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Subscription {
+    pub id: i64,
+    pub uuid: Uuid,
+    pub owner: HookOwner,
+    pub endpoint: String,
+    pub events: Vec<EventKind>,
+    pub status: HookStatus,
+    pub secret: SigningSecret,
+    /// The secret before the last rotation, and until when it still signs beside the new one.
+    pub previous_secret: Option<(SigningSecret, DateTime<Utc>)>,
+    /// Why the service turned the subscription `INATIVO` (410, or failing for days).
+    pub inactive_reason: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A validated request to subscribe (route 17).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookRequest {
+    pub events: Vec<EventKind>,
+    pub endpoint: Endpoint,
+    pub status: HookStatus,
+}
+
+/// A validated change (`PATCH /hooks/:uuid`): absent members stay as they are.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HookPatch {
+    pub events: Option<Vec<EventKind>>,
+    pub endpoint: Option<Endpoint>,
+    pub status: Option<HookStatus>,
+}
+
+/// What the store writes for a new subscription.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewSubscription {
+    pub uuid: Uuid,
+    pub owner: HookOwner,
+    pub created_by: String,
+    pub endpoint: String,
+    pub events: Vec<EventKind>,
+    pub status: HookStatus,
+    pub secret: SigningSecret,
+    pub at: DateTime<Utc>,
+}
+
+/// The states of a delivery.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeliveryState {
+    /// Waiting for its next attempt (or in flight).
+    Pending,
+    Delivered,
+    /// Every scheduled attempt failed.
+    Exhausted,
+    /// Stopped: the subscription was deleted or its receiver answered 410.
+    Cancelled,
+}
+
+impl DeliveryState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeliveryState::Pending => "PENDENTE",
+            DeliveryState::Delivered => "ENTREGUE",
+            DeliveryState::Exhausted => "ESGOTADA",
+            DeliveryState::Cancelled => "CANCELADA",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        [Self::Pending, Self::Delivered, Self::Exhausted, Self::Cancelled]
+            .into_iter()
+            .find(|s| s.as_str() == text)
+    }
+}
+
+/// One event queued for one subscription, with its attempts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delivery {
+    pub id: i64,
+    /// The `webhook-id` header: the same on every attempt.
+    pub message_id: String,
+    pub event_type: String,
+    pub state: DeliveryState,
+    pub attempts: Vec<Attempt>,
+    pub next_attempt_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+    pub delivered_at: Option<DateTime<Utc>>,
+}
+
+/// One request to the receiver.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attempt {
+    pub number: i32,
+    pub at: DateTime<Utc>,
+    pub response_status: Option<i32>,
+    pub duration_ms: i64,
+    pub error: Option<String>,
+    pub next_attempt_at: Option<DateTime<Utc>>,
+}
+
+/// A delivery a worker leased, with what it needs to send it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimedDelivery {
+    pub id: i64,
+    /// The number of the attempt being made (1 for the first); it also fences the lease.
+    pub attempt: i32,
+    pub message_id: String,
+    pub body: String,
+    pub endpoint: String,
+    pub secrets: Vec<SigningSecret>,
+}
+
+/// The request a worker sends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutgoingWebhook {
+    pub endpoint: String,
+    pub message_id: String,
+    pub timestamp: i64,
+    pub signature: String,
+    pub body: String,
+}
+
+/// What to write after an attempt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttemptRecord {
+    pub delivery_id: i64,
+    pub attempt: i32,
+    pub at: DateTime<Utc>,
+    pub duration: Duration,
+    pub response_status: Option<u16>,
+    pub error: Option<String>,
+    pub step: RecordStep,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecordStep {
+    Delivered,
+    RetryAt(DateTime<Utc>),
+    /// Given up; the subscription turns `INATIVO` if it has had no success since the instant given.
+    Exhausted {
+        disable_if_no_success_since: DateTime<Utc>,
+    },
+    /// 410: the delivery is cancelled and the subscription turns `INATIVO`.
+    Gone,
+}

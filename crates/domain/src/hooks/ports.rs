@@ -1,0 +1,97 @@
+//! What the event subscriptions and their delivery need from the outside.
+
+use super::endpoint::Endpoint;
+use super::model::{
+    AttemptRecord, ClaimedDelivery, Delivery, HookOwner, HookPatch, NewSubscription, OutgoingWebhook, Subscription,
+};
+use super::policy::SendOutcome;
+use super::signing::SigningSecret;
+use crate::store::StoreError;
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use std::time::Duration;
+use uuid::Uuid;
+
+/// The subscriptions, as their owners manage them. Secrets travel in clear here; the store keeps
+/// them encrypted.
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait HookStore: Send + Sync {
+    async fn create(&self, new: &NewSubscription) -> Result<Subscription, StoreError>;
+    /// The owner's subscriptions (deleted ones are gone), oldest first.
+    async fn list(&self, owner: HookOwner) -> Result<Vec<Subscription>, StoreError>;
+    async fn find(&self, owner: HookOwner, uuid: Uuid) -> Result<Option<Subscription>, StoreError>;
+    /// Applies the present members; turning a subscription `ATIVO` clears its inactive reason.
+    async fn update(&self, id: i64, patch: &HookPatch, at: DateTime<Utc>) -> Result<Subscription, StoreError>;
+    /// Removes the subscription from its owner's view and cancels its pending deliveries.
+    async fn delete(&self, id: i64, at: DateTime<Utc>) -> Result<(), StoreError>;
+    /// Makes `secret` the signing secret; the current one keeps signing until `previous_until`.
+    async fn rotate(
+        &self,
+        id: i64,
+        secret: &SigningSecret,
+        previous_until: DateTime<Utc>,
+        at: DateTime<Utc>,
+    ) -> Result<Subscription, StoreError>;
+    /// Queues a test event for the subscription, due now.
+    async fn enqueue_test(&self, id: i64, body: &str) -> Result<Delivery, StoreError>;
+    /// The most recent deliveries first, with their attempts.
+    async fn deliveries(&self, id: i64, limit: i64) -> Result<Vec<Delivery>, StoreError>;
+    /// Makes a delivery of the subscription due now (one more attempt); `None` if it has none by that id.
+    async fn retry(&self, id: i64, delivery_id: i64, at: DateTime<Utc>) -> Result<Option<Delivery>, StoreError>;
+}
+
+/// The queue the workers share: any number of instances claim from it without taking the same
+/// delivery twice.
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait DeliveryQueue: Send + Sync {
+    /// Leases up to `limit` due deliveries of active subscriptions for `lease`, keeping each
+    /// subscription within `per_subscription` requests in flight.
+    async fn claim(
+        &self,
+        limit: usize,
+        lease: Duration,
+        per_subscription: usize,
+    ) -> Result<Vec<ClaimedDelivery>, StoreError>;
+    /// Writes an attempt and its consequence; ignored if the lease was lost meanwhile.
+    async fn record(&self, attempt: &AttemptRecord) -> Result<(), StoreError>;
+    /// Deletes deliveries (and their attempts) created before `before`; answers how many.
+    async fn purge(&self, before: DateTime<Utc>) -> Result<u64, StoreError>;
+}
+
+/// Wakes the workers when deliveries are queued (a polling interval covers anything missed).
+#[async_trait]
+pub trait DeliveryWakeups: Send + Sync {
+    /// Returns when a notification arrives or after `max`.
+    async fn wait(&self, max: Duration);
+}
+
+/// Sends one request to a receiver.
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait WebhookSender: Send + Sync {
+    async fn send(&self, request: &OutgoingWebhook) -> SendOutcome;
+}
+
+/// Why an endpoint may not receive events.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EndpointRefusal {
+    #[error("endpoint aponta para endereço não público ({0})")]
+    Blocked(String),
+    #[error("não foi possível resolver o host do endpoint")]
+    Unresolvable,
+}
+
+/// The server-side request forgery defence: an endpoint must lead to public addresses only.
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait EndpointGuard: Send + Sync {
+    async fn check(&self, endpoint: &Endpoint) -> Result<(), EndpointRefusal>;
+}
+
+/// Random 32-byte keys for new signing secrets.
+#[cfg_attr(feature = "mock", mockall::automock)]
+pub trait KeyGenerator: Send + Sync {
+    fn key(&self) -> [u8; 32];
+}

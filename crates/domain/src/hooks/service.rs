@@ -1,0 +1,128 @@
+//! The use cases of event subscriptions: routes 17 and 18 and the management routes beside them.
+
+use super::endpoint::{self, Endpoint};
+use super::model::{Delivery, HookOwner, HookPatch, HookRequest, NewSubscription, Subscription};
+use super::ports::{EndpointGuard, EndpointRefusal, HookStore, KeyGenerator};
+use super::signing::SigningSecret;
+use super::{HookError, payload};
+use crate::access::{Operation, authorize, scope_of};
+use crate::auth::model::Principal;
+use crate::clock::Clock;
+use crate::proposals::ports::PartnerDirectory;
+use crate::validation::Violations;
+use crate::values::HookStatus;
+use std::sync::Arc;
+use std::time::Duration;
+use uuid::Uuid;
+
+/// How many deliveries `GET /hooks/:uuid/deliveries` shows, most recent first.
+pub const DELIVERIES_SHOWN: i64 = 100;
+
+pub struct HookService {
+    pub store: Arc<dyn HookStore>,
+    pub partners: Arc<dyn PartnerDirectory>,
+    pub guard: Arc<dyn EndpointGuard>,
+    pub keys: Arc<dyn KeyGenerator>,
+    pub clock: Arc<dyn Clock>,
+    /// How long a rotated-out secret keeps signing.
+    pub rotation_grace: Duration,
+}
+
+impl HookService {
+    async fn owner(&self, principal: &Principal) -> Result<HookOwner, HookError> {
+        authorize(principal, Operation::ManageHooks)?;
+        Ok(scope_of(principal, self.partners.as_ref()).await?.into())
+    }
+
+    /// The SSRF check, reported on the `endpoint` field.
+    async fn check_endpoint(&self, endpoint: &Endpoint) -> Result<(), HookError> {
+        match self.guard.check(endpoint).await {
+            Ok(()) => Ok(()),
+            Err(refusal) => {
+                let message = match refusal {
+                    EndpointRefusal::Blocked(_) => {
+                        "endpoint deve apontar para um endereço público (não local, privado ou reservado)"
+                    }
+                    EndpointRefusal::Unresolvable => "endpoint com host que não resolve para nenhum endereço",
+                };
+                let mut v = Violations::new();
+                v.add("endpoint", endpoint::BLOCKED, message);
+                Err(HookError::Invalid(v))
+            }
+        }
+    }
+
+    /// Route 17.
+    pub async fn create(&self, principal: &Principal, request: HookRequest) -> Result<Subscription, HookError> {
+        let owner = self.owner(principal).await?;
+        self.check_endpoint(&request.endpoint).await?;
+        let new = NewSubscription {
+            uuid: Uuid::new_v4(),
+            owner,
+            created_by: principal.email.clone(),
+            endpoint: request.endpoint.as_str().to_owned(),
+            events: request.events,
+            status: request.status,
+            secret: SigningSecret::from_key(self.keys.key()),
+            at: self.clock.now(),
+        };
+        Ok(self.store.create(&new).await?)
+    }
+
+    /// Route 18: the caller's owner's subscriptions.
+    pub async fn list(&self, principal: &Principal) -> Result<Vec<Subscription>, HookError> {
+        let owner = self.owner(principal).await?;
+        Ok(self.store.list(owner).await?)
+    }
+
+    pub async fn get(&self, principal: &Principal, uuid: Uuid) -> Result<Subscription, HookError> {
+        let owner = self.owner(principal).await?;
+        self.store.find(owner, uuid).await?.ok_or(HookError::NotFound)
+    }
+
+    pub async fn update(&self, principal: &Principal, uuid: Uuid, patch: HookPatch) -> Result<Subscription, HookError> {
+        let current = self.get(principal, uuid).await?;
+        if let Some(endpoint) = &patch.endpoint {
+            self.check_endpoint(endpoint).await?;
+        }
+        Ok(self.store.update(current.id, &patch, self.clock.now()).await?)
+    }
+
+    pub async fn delete(&self, principal: &Principal, uuid: Uuid) -> Result<(), HookError> {
+        let current = self.get(principal, uuid).await?;
+        Ok(self.store.delete(current.id, self.clock.now()).await?)
+    }
+
+    /// A new secret; the old one signs beside it until the grace period ends.
+    pub async fn rotate_secret(&self, principal: &Principal, uuid: Uuid) -> Result<Subscription, HookError> {
+        let current = self.get(principal, uuid).await?;
+        let now = self.clock.now();
+        let grace = chrono::Duration::from_std(self.rotation_grace).unwrap_or(chrono::Duration::zero());
+        let secret = SigningSecret::from_key(self.keys.key());
+        Ok(self.store.rotate(current.id, &secret, now + grace, now).await?)
+    }
+
+    /// Queues the test event; an `INATIVO` subscription receives nothing, so it is refused.
+    pub async fn send_test(&self, principal: &Principal, uuid: Uuid) -> Result<Delivery, HookError> {
+        let current = self.get(principal, uuid).await?;
+        if current.status != HookStatus::Active {
+            return Err(HookError::Inactive);
+        }
+        let body = payload::test(current.uuid, self.clock.now());
+        Ok(self.store.enqueue_test(current.id, &body).await?)
+    }
+
+    pub async fn deliveries(&self, principal: &Principal, uuid: Uuid) -> Result<Vec<Delivery>, HookError> {
+        let current = self.get(principal, uuid).await?;
+        Ok(self.store.deliveries(current.id, DELIVERIES_SHOWN).await?)
+    }
+
+    /// One more attempt of a delivery, due now.
+    pub async fn retry(&self, principal: &Principal, uuid: Uuid, delivery_id: i64) -> Result<Delivery, HookError> {
+        let current = self.get(principal, uuid).await?;
+        self.store
+            .retry(current.id, delivery_id, self.clock.now())
+            .await?
+            .ok_or(HookError::DeliveryNotFound)
+    }
+}

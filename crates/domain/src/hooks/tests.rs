@@ -1,0 +1,368 @@
+//! Use-case tests of event subscriptions and of the delivery engine, over mocked ports.
+
+use super::ports::*;
+use super::*;
+use crate::auth::model::Principal;
+use crate::clock::SystemClock;
+use crate::proposals::model::PartnerLink;
+use crate::proposals::ports::{MockPartnerDirectory, Representation};
+use crate::values::{Application, EventKind, HookStatus};
+use async_trait::async_trait;
+use chrono::Utc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use uuid::Uuid;
+
+fn principal(application: Application) -> Principal {
+    Principal {
+        user_id: 7,
+        email: "ana@parceiro.com.br".into(),
+        application,
+    }
+}
+
+fn partners() -> MockPartnerDirectory {
+    let mut partners = MockPartnerDirectory::new();
+    partners.expect_representation().returning(|_| {
+        Ok(Some(Representation {
+            representative_id: 3,
+            partner: PartnerLink {
+                partner_id: 42,
+                partner_document: "11222333000181".into(),
+                representative_id: Some(3),
+                association_cnpj: None,
+                federation_cnpj: None,
+            },
+        }))
+    });
+    partners
+}
+
+fn subscription(owner: HookOwner, status: HookStatus) -> Subscription {
+    Subscription {
+        id: 5,
+        uuid: Uuid::new_v4(),
+        owner,
+        endpoint: "https://parceiro.example.com/hooks".into(),
+        events: vec![EventKind::StatusChange],
+        status,
+        secret: SigningSecret::from_key([1; 32]),
+        previous_secret: None,
+        inactive_reason: None,
+        created_at: Utc::now(),
+        updated_at: Utc::now(),
+    }
+}
+
+fn service(store: MockHookStore, guard: MockEndpointGuard) -> HookService {
+    let mut keys = MockKeyGenerator::new();
+    keys.expect_key().returning(|| [9; 32]);
+    HookService {
+        store: Arc::new(store),
+        partners: Arc::new(partners()),
+        guard: Arc::new(guard),
+        keys: Arc::new(keys),
+        clock: Arc::new(SystemClock),
+        rotation_grace: Duration::from_secs(24 * 3600),
+    }
+}
+
+fn allow_all() -> MockEndpointGuard {
+    let mut guard = MockEndpointGuard::new();
+    guard.expect_check().returning(|_| Ok(()));
+    guard
+}
+
+fn request() -> HookRequest {
+    HookRequest {
+        events: vec![EventKind::StatusChange],
+        endpoint: Endpoint::parse("https://parceiro.example.com/hooks").unwrap(),
+        status: HookStatus::Active,
+    }
+}
+
+#[tokio::test]
+async fn a_partner_users_subscription_belongs_to_its_partner_with_a_generated_secret() {
+    let mut store = MockHookStore::new();
+    store
+        .expect_create()
+        .withf(|new| {
+            new.owner == HookOwner::Partner { partner_id: 42 }
+                && new.secret == SigningSecret::from_key([9; 32])
+                && new.created_by == "ana@parceiro.com.br"
+                && new.endpoint == "https://parceiro.example.com/hooks"
+        })
+        .returning(|new| {
+            Ok(Subscription {
+                uuid: new.uuid,
+                ..subscription(new.owner, new.status)
+            })
+        });
+    let created = service(store, allow_all())
+        .create(&principal(Application::Partner), request())
+        .await
+        .unwrap();
+    assert_eq!(created.owner, HookOwner::Partner { partner_id: 42 });
+}
+
+#[tokio::test]
+async fn the_back_office_and_the_shop_own_their_own_subscriptions() {
+    for (application, owner) in [
+        (Application::BackOffice, HookOwner::BackOffice),
+        (Application::Ecommerce, HookOwner::Ecommerce),
+    ] {
+        let mut store = MockHookStore::new();
+        store
+            .expect_list()
+            .withf(move |o| *o == owner)
+            .returning(|_| Ok(vec![]));
+        assert!(
+            service(store, allow_all())
+                .list(&principal(application))
+                .await
+                .unwrap()
+                .is_empty()
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_endpoint_the_guard_refuses_is_a_field_error_and_nothing_is_stored() {
+    let mut guard = MockEndpointGuard::new();
+    guard
+        .expect_check()
+        .returning(|_| Err(EndpointRefusal::Blocked("127.0.0.1".into())));
+    let mut store = MockHookStore::new();
+    store.expect_create().never();
+    let Err(HookError::Invalid(v)) = service(store, guard)
+        .create(&principal(Application::BackOffice), request())
+        .await
+    else {
+        panic!("expected a validation failure");
+    };
+    assert_eq!(v.errors()[0].field, "endpoint");
+    assert_eq!(v.errors()[0].code, endpoint::BLOCKED);
+}
+
+#[tokio::test]
+async fn another_owners_subscription_is_not_found() {
+    let mut store = MockHookStore::new();
+    store.expect_find().returning(|_, _| Ok(None));
+    store.expect_delete().never();
+    let result = service(store, allow_all())
+        .delete(&principal(Application::Partner), Uuid::new_v4())
+        .await;
+    assert!(matches!(result, Err(HookError::NotFound)));
+}
+
+#[tokio::test]
+async fn rotation_keeps_the_old_secret_for_the_grace_period() {
+    let mut store = MockHookStore::new();
+    store
+        .expect_find()
+        .returning(|o, _| Ok(Some(subscription(o, HookStatus::Active))));
+    store
+        .expect_rotate()
+        .withf(|id, secret, until, at| {
+            *id == 5 && *secret == SigningSecret::from_key([9; 32]) && (*until - *at) == chrono::Duration::hours(24)
+        })
+        .returning(|_, _, _, _| Ok(subscription(HookOwner::BackOffice, HookStatus::Active)));
+    service(store, allow_all())
+        .rotate_secret(&principal(Application::BackOffice), Uuid::new_v4())
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_test_event_to_an_inactive_subscription_is_refused() {
+    let mut store = MockHookStore::new();
+    store
+        .expect_find()
+        .returning(|o, _| Ok(Some(subscription(o, HookStatus::Inactive))));
+    store.expect_enqueue_test().never();
+    let result = service(store, allow_all())
+        .send_test(&principal(Application::BackOffice), Uuid::new_v4())
+        .await;
+    assert!(matches!(result, Err(HookError::Inactive)));
+}
+
+#[tokio::test]
+async fn a_changed_endpoint_is_checked_again() {
+    let mut store = MockHookStore::new();
+    store
+        .expect_find()
+        .returning(|o, _| Ok(Some(subscription(o, HookStatus::Active))));
+    store.expect_update().never();
+    let mut guard = MockEndpointGuard::new();
+    guard.expect_check().returning(|_| Err(EndpointRefusal::Unresolvable));
+    let patch = HookPatch {
+        endpoint: Some(Endpoint::parse("http://nao-existe.invalid/").unwrap()),
+        ..HookPatch::default()
+    };
+    let result = service(store, guard)
+        .update(&principal(Application::BackOffice), Uuid::new_v4(), patch)
+        .await;
+    assert!(matches!(result, Err(HookError::Invalid(_))));
+}
+
+/// Wakeups that return at once.
+struct NoWait;
+
+#[async_trait]
+impl DeliveryWakeups for NoWait {
+    async fn wait(&self, _: Duration) {
+        tokio::task::yield_now().await;
+    }
+}
+
+fn engine(queue: MockDeliveryQueue, sender: MockWebhookSender, policy: DeliveryPolicy) -> DeliveryEngine {
+    DeliveryEngine {
+        queue: Arc::new(queue),
+        sender: Arc::new(sender),
+        wakeups: Arc::new(NoWait),
+        clock: Arc::new(SystemClock),
+        policy,
+    }
+}
+
+fn claimed(attempt: i32, secrets: Vec<SigningSecret>) -> ClaimedDelivery {
+    ClaimedDelivery {
+        id: 11,
+        attempt,
+        message_id: "msg_1".into(),
+        body: r#"{"type":"TESTE"}"#.into(),
+        endpoint: "https://parceiro.example.com/hooks".into(),
+        secrets,
+    }
+}
+
+#[tokio::test]
+async fn a_delivery_is_signed_with_every_current_secret_and_recorded_as_delivered() {
+    let old = SigningSecret::from_key([1; 32]);
+    let new = SigningSecret::from_key([2; 32]);
+    let mut sender = MockWebhookSender::new();
+    let (a, b) = (old.clone(), new.clone());
+    sender
+        .expect_send()
+        .withf(move |r| {
+            let signatures: Vec<&str> = r.signature.split(' ').collect();
+            signatures
+                == [
+                    a.sign(&r.message_id, r.timestamp, &r.body),
+                    b.sign(&r.message_id, r.timestamp, &r.body),
+                ]
+                && r.message_id == "msg_1"
+                && (r.timestamp - Utc::now().timestamp()).abs() < 5
+        })
+        .returning(|_| SendOutcome::Answered {
+            status: 204,
+            retry_after: None,
+        });
+    let mut queue = MockDeliveryQueue::new();
+    queue
+        .expect_record()
+        .withf(|r| {
+            r.delivery_id == 11 && r.attempt == 1 && r.step == RecordStep::Delivered && r.response_status == Some(204)
+        })
+        .times(1)
+        .returning(|_| Ok(()));
+    engine(queue, sender, DeliveryPolicy::default())
+        .deliver(claimed(1, vec![old, new]))
+        .await;
+}
+
+#[tokio::test]
+async fn failures_are_rescheduled_then_exhausted_and_410_disables() {
+    let policy = DeliveryPolicy {
+        retry_schedule: vec![Duration::from_secs(60)],
+        ..DeliveryPolicy::default()
+    };
+    let steps = Arc::new(Mutex::new(Vec::new()));
+    for (attempt, outcome) in [
+        (
+            1,
+            SendOutcome::Failed {
+                error: "conexão recusada".into(),
+            },
+        ),
+        (
+            2,
+            SendOutcome::Answered {
+                status: 500,
+                retry_after: None,
+            },
+        ),
+        (
+            1,
+            SendOutcome::Answered {
+                status: 410,
+                retry_after: None,
+            },
+        ),
+    ] {
+        let mut sender = MockWebhookSender::new();
+        sender.expect_send().return_once(move |_| outcome);
+        let mut queue = MockDeliveryQueue::new();
+        let seen = steps.clone();
+        queue.expect_record().returning(move |r| {
+            seen.lock().unwrap().push(r.clone());
+            Ok(())
+        });
+        engine(queue, sender, policy.clone())
+            .deliver(claimed(attempt, vec![SigningSecret::from_key([1; 32])]))
+            .await;
+    }
+    let steps = steps.lock().unwrap();
+    let RecordStep::RetryAt(at) = steps[0].step else {
+        panic!("{:?}", steps[0]);
+    };
+    let wait = at - steps[0].at;
+    assert!(wait >= chrono::Duration::seconds(60) && wait <= chrono::Duration::seconds(66));
+    assert_eq!(steps[0].error.as_deref(), Some("conexão recusada"));
+    assert!(
+        matches!(steps[1].step, RecordStep::Exhausted { disable_if_no_success_since }
+        if (steps[1].at - disable_if_no_success_since) == chrono::Duration::days(5))
+    );
+    assert_eq!(steps[2].step, RecordStep::Gone);
+}
+
+#[tokio::test]
+async fn the_engine_claims_within_its_room_delivers_and_stops_when_told() {
+    let policy = DeliveryPolicy {
+        max_in_flight: 3,
+        max_in_flight_per_subscription: 2,
+        ..DeliveryPolicy::default()
+    };
+    let mut queue = MockDeliveryQueue::new();
+    queue.expect_purge().returning(|_| Ok(0));
+    let claims = Arc::new(Mutex::new(0));
+    let counter = claims.clone();
+    queue.expect_claim().returning(move |limit, _, per_subscription| {
+        assert!(limit <= 3 && per_subscription == 2);
+        let mut n = counter.lock().unwrap();
+        *n += 1;
+        Ok(if *n == 1 { vec![claimed(1, vec![])] } else { vec![] })
+    });
+    let recorded = Arc::new(Mutex::new(0));
+    let count = recorded.clone();
+    queue.expect_record().returning(move |_| {
+        *count.lock().unwrap() += 1;
+        Ok(())
+    });
+    let mut sender = MockWebhookSender::new();
+    sender.expect_send().times(1).returning(|_| SendOutcome::Answered {
+        status: 200,
+        retry_after: None,
+    });
+    let engine = engine(queue, sender, policy);
+    let stop = async {
+        while *recorded.lock().unwrap() == 0 {
+            tokio::task::yield_now().await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(5), engine.run(stop))
+        .await
+        .unwrap();
+    assert_eq!(*recorded.lock().unwrap(), 1);
+    assert!(*claims.lock().unwrap() >= 1);
+}

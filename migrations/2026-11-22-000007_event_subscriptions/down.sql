@@ -1,0 +1,3 @@
+DROP TABLE hook_attempts;
+DROP TABLE hook_deliveries;
+DROP TABLE hook_subscriptions;
