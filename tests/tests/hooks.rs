@@ -619,3 +619,25 @@ async fn unknown_uuids_and_delivery_ids_are_404() {
         .await;
     }
 }
+
+#[tokio::test]
+async fn a_change_that_does_not_commit_queues_nothing() {
+    let s = setup(&[]).await;
+    let server = receiver(200).await;
+    subscribe(&s.app, &s.office, &server.uri(), "ATIVO").await;
+    let identifier = s.app.create_proposal(&s.partner, &cpf_from(3)).await;
+    // NOVO cannot go to APROVADO: refused, rolled back, and no event is queued or sent.
+    let refused = s
+        .app
+        .client
+        .patch(s.app.url(&format!("/proposal/{identifier}/status")))
+        .bearer_auth(&s.office)
+        .json(&json!({"status": "APROVADO"}))
+        .send()
+        .await
+        .unwrap();
+    assert_error(refused, StatusCode::BAD_REQUEST, "transicao_invalida").await;
+    assert_eq!(s.app.count("SELECT count(*) AS n FROM hook_deliveries").await, 0);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(server.received_requests().await.unwrap().is_empty());
+}

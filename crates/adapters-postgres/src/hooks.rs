@@ -502,10 +502,15 @@ const LEASE_DELIVERIES: &str = "
         WHERE d.subscription_id = ANY ($1) AND d.state = 'PENDENTE' AND d.next_attempt_at <= now()
           AND (d.leased_until IS NULL OR d.leased_until <= now())
     ), chosen AS (
-        SELECT r.id FROM ranked r LEFT JOIN in_flight f USING (subscription_id)
-        WHERE r.rn + coalesce(f.n, 0) <= $2
-        ORDER BY r.rn, r.id
-        LIMIT $3
+        -- Rechecked on the newest row version and locked: a row an attempt is being recorded on
+        -- (its lease just ran out) is skipped, never leased a second time.
+        SELECT d.id FROM hook_deliveries d
+        WHERE d.id IN (SELECT r.id FROM ranked r LEFT JOIN in_flight f USING (subscription_id)
+                       WHERE r.rn + coalesce(f.n, 0) <= $2
+                       ORDER BY r.rn, r.id
+                       LIMIT $3)
+          AND d.state = 'PENDENTE' AND (d.leased_until IS NULL OR d.leased_until <= now())
+        FOR UPDATE OF d SKIP LOCKED
     )
     UPDATE hook_deliveries d
     SET attempts = d.attempts + 1, leased_until = now() + make_interval(secs => $4)

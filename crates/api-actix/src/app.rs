@@ -86,9 +86,18 @@ fn webhook_sender(config: &Config) -> Result<HttpWebhookSender, StartupError> {
     })?)
 }
 
-/// The delivery engine over the shared queue; run it with [`DeliveryEngine::run`]. Must be
-/// called inside the tokio runtime (it starts the `LISTEN` connection).
-pub fn delivery_engine(config: &Config, pool: PgPool) -> Result<DeliveryEngine, StartupError> {
+/// Connections of the delivery engine's own pool: HTTP traffic and deliveries never wait for
+/// each other's connections.
+const ENGINE_POOL_MAX: usize = 8;
+
+/// The delivery engine over the shared queue, with a pool of its own; run it with
+/// [`DeliveryEngine::run`]. Must be called inside the tokio runtime (it starts the `LISTEN`
+/// connection).
+pub fn delivery_engine(config: &Config) -> Result<DeliveryEngine, StartupError> {
+    let pool = build_pool(&PoolSettings {
+        max_size: config.pool.max_size.min(ENGINE_POOL_MAX),
+        ..pool_settings(config)
+    })?;
     Ok(DeliveryEngine {
         queue: Arc::new(PgHooks::new(pool, hooks_encryption_key(config)?)),
         sender: Arc::new(webhook_sender(config)?),
@@ -366,8 +375,7 @@ impl EngineTask {
 
 /// Runs only the delivery engine (`sales-api worker`) until SIGTERM or SIGINT.
 pub async fn run_worker(config: Config) -> Result<(), StartupError> {
-    let pool = build_pool(&pool_settings(&config))?;
-    let engine = EngineTask::start(delivery_engine(&config, pool)?);
+    let engine = EngineTask::start(delivery_engine(&config)?);
     tracing::info!("webhook delivery worker started");
     wait_for_signal().await;
     engine.stop(config.shutdown_timeout).await;
@@ -407,7 +415,7 @@ impl Application {
         }
         let pool = build_pool(&pool_settings(&config))?;
         let engine = if config.hooks.run_worker {
-            Some(EngineTask::start(delivery_engine(&config, pool.clone())?))
+            Some(EngineTask::start(delivery_engine(&config)?))
         } else {
             None
         };

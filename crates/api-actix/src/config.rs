@@ -601,21 +601,24 @@ impl RawConfig {
             })?;
         let request_timeout = Duration::from_millis(self.hooks_request_timeout_ms);
         let lease = Duration::from_secs(self.hooks_lease_secs);
-        if self.hooks_connect_timeout_ms == 0 || self.hooks_request_timeout_ms == 0 {
-            return Err(bad("HOOKS_*_TIMEOUT_MS", "tempos limite devem ser positivos"));
+        for (var, value) in [
+            ("HOOKS_CONNECT_TIMEOUT_MS", self.hooks_connect_timeout_ms),
+            ("HOOKS_REQUEST_TIMEOUT_MS", self.hooks_request_timeout_ms),
+            ("HOOKS_POLL_INTERVAL_MS", self.hooks_poll_interval_ms),
+            ("HOOKS_RETENTION_DAYS", self.hooks_retention_days),
+            ("HOOKS_MAX_IN_FLIGHT", self.hooks_max_in_flight as u64),
+            (
+                "HOOKS_MAX_IN_FLIGHT_PER_SUBSCRIPTION",
+                self.hooks_max_in_flight_per_subscription as u64,
+            ),
+        ] {
+            if value == 0 {
+                return Err(bad(var, "deve ser ao menos 1"));
+            }
         }
         // A lease shorter than a request would let a second worker send the attempt again.
         if lease <= request_timeout {
             return Err(bad("HOOKS_LEASE_SECS", "deve ser maior que HOOKS_REQUEST_TIMEOUT_MS"));
-        }
-        if self.hooks_max_in_flight == 0 || self.hooks_max_in_flight_per_subscription == 0 {
-            return Err(bad("HOOKS_MAX_IN_FLIGHT*", "deve ser ao menos 1"));
-        }
-        if self.hooks_poll_interval_ms == 0 || self.hooks_retention_days == 0 {
-            return Err(bad(
-                "HOOKS_POLL_INTERVAL_MS/HOOKS_RETENTION_DAYS",
-                "devem ser positivos",
-            ));
         }
         Ok(HookSettings {
             allowed_cidrs,
@@ -787,5 +790,45 @@ mod tests {
         let config = Config::from_pairs(&pairs).unwrap();
         assert_eq!(config.cors_allowed_origins.len(), 2);
         assert_eq!(config.trusted_proxies.len(), 2);
+    }
+
+    /// The configuration with `extra` pairs over the required ones.
+    fn with(extra: &[(&'static str, &'static str)]) -> Result<Config, ConfigError> {
+        let mut pairs = BASE.to_vec();
+        pairs.extend_from_slice(extra);
+        Config::from_pairs(&pairs)
+    }
+
+    #[test]
+    fn webhook_delivery_defaults_follow_the_published_schedule() {
+        let hooks = with(&[]).unwrap().hooks;
+        let minutes: Vec<u64> = hooks.delivery.retry_schedule.iter().map(|d| d.as_secs()).collect();
+        assert_eq!(minutes, [5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400]);
+        assert_eq!(hooks.delivery.max_attempts(), 10);
+        assert_eq!(hooks.delivery.max_in_flight_per_subscription, 16);
+        assert_eq!(hooks.request_timeout, Duration::from_secs(15));
+        assert_eq!(hooks.connect_timeout, Duration::from_secs(5));
+        assert_eq!(hooks.rotation_grace, Duration::from_secs(24 * 3600));
+        assert_eq!(hooks.delivery.retention, Duration::from_secs(30 * 24 * 3600));
+        assert!(hooks.allowed_cidrs.is_empty() && hooks.encryption_key.is_none() && hooks.run_worker);
+    }
+
+    #[test]
+    fn webhook_settings_are_checked_and_named() {
+        let one = with(&[("HOOKS_RETRY_SCHEDULE_SECS", "3600")]).unwrap();
+        assert_eq!(one.hooks.delivery.retry_schedule, [Duration::from_secs(3600)]);
+        let key = with(&[("HOOKS_ENCRYPTION_KEY", "BQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQU=")]).unwrap();
+        assert_eq!(key.hooks.encryption_key, Some([5; 32]));
+        for (var, value) in [
+            ("HOOKS_ALLOWED_CIDRS", "127.0.0.0/8, rede-local"),
+            ("HOOKS_ENCRYPTION_KEY", "curta"),
+            ("HOOKS_ENCRYPTION_KEY", "BQUFBQ=="),
+            ("HOOKS_RETRY_SCHEDULE_SECS", "5,cinco"),
+            ("HOOKS_LEASE_SECS", "10"),
+            ("HOOKS_MAX_IN_FLIGHT_PER_SUBSCRIPTION", "0"),
+        ] {
+            let err = with(&[(var, value)]).unwrap_err().to_string();
+            assert!(err.contains(var), "{var}={value}: {err}");
+        }
     }
 }

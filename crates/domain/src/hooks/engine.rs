@@ -7,8 +7,9 @@ use super::ports::{DeliveryQueue, DeliveryWakeups, WebhookSender};
 use super::signing::signature_header;
 use crate::clock::Clock;
 use chrono::{DateTime, Utc};
+use futures_util::future::{Fuse, FusedFuture};
 use futures_util::stream::{FuturesUnordered, StreamExt};
-use futures_util::{FutureExt, select_biased};
+use futures_util::{FutureExt, pin_mut, select_biased};
 use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -30,59 +31,55 @@ fn chrono_of(d: Duration) -> chrono::Duration {
 
 impl DeliveryEngine {
     /// Delivers until `stop` resolves, then lets the requests in flight finish (their leases would
-    /// otherwise make other instances repeat them later).
+    /// otherwise make other instances repeat them later). Claims, sends, records and wake-ups are
+    /// all polled together: a slow claim never stalls the deliveries in flight (which hold
+    /// connections and leases of their own).
     pub async fn run(&self, stop: impl Future<Output = ()>) {
-        let mut stop = std::pin::pin!(stop.fuse());
+        let stop = stop.fuse();
+        let claim = Fuse::terminated();
+        let wake = Fuse::terminated();
+        let purge = Fuse::terminated();
+        pin_mut!(stop, claim, wake, purge);
         let mut in_flight = FuturesUnordered::new();
         let mut stopping = false;
         // Whether the last claim filled all the room: then more may be due at once.
         let mut more_due = true;
+        let mut asked = 0;
         let mut next_purge: Option<DateTime<Utc>> = None;
         loop {
-            if !stopping {
+            if stopping {
+                if in_flight.is_empty() && claim.is_terminated() {
+                    return;
+                }
+            } else {
                 let now = self.clock.now();
-                if next_purge.is_none_or(|at| now >= at) {
-                    self.purge(now).await;
+                if purge.is_terminated() && next_purge.is_none_or(|at| now >= at) {
+                    purge.set(self.purge(now).fuse());
                     next_purge = Some(now + chrono_of(PURGE_EVERY));
                 }
                 let room = self.policy.max_in_flight.saturating_sub(in_flight.len());
-                if room > 0 && more_due {
-                    match self
-                        .queue
-                        .claim(room, self.policy.lease, self.policy.max_in_flight_per_subscription)
-                        .await
-                    {
-                        Ok(batch) => {
-                            more_due = batch.len() == room;
-                            for delivery in batch {
-                                in_flight.push(self.deliver(delivery));
-                            }
-                        }
-                        Err(error) => {
-                            tracing::warn!(%error, "webhook deliveries could not be claimed");
-                            more_due = false;
-                        }
-                    }
+                if claim.is_terminated() && more_due && room > 0 {
+                    let per_subscription = self.policy.max_in_flight_per_subscription;
+                    claim.set(self.queue.claim(room, self.policy.lease, per_subscription).fuse());
+                    asked = room;
+                    more_due = false;
+                }
+                if wake.is_terminated() {
+                    wake.set(self.wakeups.wait(self.policy.poll_interval).fuse());
                 }
             }
-            if stopping && in_flight.is_empty() {
-                return;
-            }
-            if !stopping && more_due && in_flight.len() < self.policy.max_in_flight {
-                continue;
-            }
-            let wait = if stopping {
-                Duration::MAX
-            } else {
-                self.policy.poll_interval
-            };
             select_biased! {
-                _ = stop => { stopping = true; }
-                done = in_flight.next() => {
-                    // A freed slot: claim again only if work may be waiting for it.
-                    if done.is_none() { self.wakeups.wait(wait).await; more_due = true; }
-                }
-                _ = self.wakeups.wait(wait).fuse() => { more_due = true; }
+                () = stop => stopping = true,
+                claimed = claim => match claimed {
+                    Ok(batch) => {
+                        more_due = !batch.is_empty() && batch.len() >= asked;
+                        in_flight.extend(batch.into_iter().map(|d| self.deliver(d)));
+                    }
+                    Err(error) => tracing::warn!(%error, "webhook deliveries could not be claimed"),
+                },
+                () = in_flight.select_next_some() => {}
+                () = wake => more_due = true,
+                () = purge => {}
             }
         }
     }
