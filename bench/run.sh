@@ -1,19 +1,33 @@
 #!/usr/bin/env bash
 # The benchmark harness: measures the service against this machine's own ceilings, in one run.
 #
-#   bench/run.sh                      # 100,000 proposals, 10 s per measurement
-#   BENCH_PROPOSALS=10000 BENCH_SECONDS=3 bench/run.sh
+#   bench/run.sh                      # 100,000 proposals, 10 s per measurement, growth 10k → 1M
+#   BENCH_PROPOSALS=10000 BENCH_SECONDS=3 BENCH_GROWTH=0 bench/run.sh
+#   BENCH_SMOKE=1 bench/run.sh        # CI: debug build, tiny data, 1 s per route, nothing recorded
 #
-# Starts PostgreSQL as the test command does, builds the release binary, seeds the data set, starts
-# the service, and measures with wrk (64 connections, --latency) and pgbench (the ceilings). Prints
-# one table and writes it to docs/performance.md with the date and the machine.
+# Starts PostgreSQL as the test command does, builds the binaries, seeds the data set, starts the
+# service, and measures with wrk (--latency) and pgbench: the ceilings (pgbench -S, pgbench insert
+# + select by key, an actix-web hello-JSON server, cores ÷ one bcrypt verify), the five routes at
+# 64 connections, route 7 during a sign-in flood, and route 7 and the catalog reads with 10,000 and
+# with 1,000,000 proposals stored. Prints one table (figure, ceiling, ratio, target, latencies,
+# non-2xx) and appends it to docs/performance.md with the date and the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/postgres.sh
 
+smoke="${BENCH_SMOKE:-0}"
+if [ "$smoke" = 1 ]; then
+  : "${BENCH_PROPOSALS:=2000}" "${BENCH_SECONDS:=1}" "${BENCH_CONNECTIONS:=8}" "${BENCH_GROWTH:=0}"
+  : "${BENCH_PROFILE:=dev}" "${BENCH_RECORD:=0}"
+fi
 proposals="${BENCH_PROPOSALS:-100000}"
 seconds="${BENCH_SECONDS:-10}"
 connections="${BENCH_CONNECTIONS:-64}"
+growth="${BENCH_GROWTH:-1}"
+growth_from="${BENCH_GROWTH_FROM:-10000}"
+growth_to="${BENCH_GROWTH_TO:-1000000}"
+profile="${BENCH_PROFILE:-release}"
+record="${BENCH_RECORD:-1}"
 
 if ! command -v wrk >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -28,77 +42,161 @@ pgbench_bin="$(command -v pgbench || ls /usr/lib/postgresql/*/bin/pgbench 2>/dev
 
 ensure_postgres
 server="$PG_SERVER_URL"
-db="sales_bench"
 work="$(mktemp -d)"
 port=$((20000 + RANDOM % 20000))
-cargo build --release --bin sales-api
-bin="${CARGO_TARGET_DIR:-target}/release/sales-api"
+hello_port=$((port + 1))
+cargo build --profile "$profile" --bin sales-api --bin hello-json --bin bcrypt-verify
+case "$profile" in dev) dir=debug ;; *) dir="$profile" ;; esac
+bin_dir="${CARGO_TARGET_DIR:-target}/$dir"
+cores=$(nproc)
 
-psql "$server/postgres" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db" >/dev/null
-export DATABASE_URL="$server/$db" JWT_PRIVATE_KEY_FILE="$work/keys/jwt-ed25519.pem" BIND_ADDR="127.0.0.1:$port" RUST_LOG=warn
-export MAIL_DIR="$work/mail"
-"$bin" keys generate --out "$work/keys" >/dev/null
-"$bin" migrate >/dev/null
-"$bin" seed demo >/dev/null
-echo "Semeando $proposals propostas..." >&2
-psql "$DATABASE_URL" -q -v proposals="$proposals" -f bench/seed.sql
-psql "$DATABASE_URL" -Atc "SELECT identificador FROM proposals ORDER BY random() LIMIT 10000" > "$work/ids"
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
 
-"$bin" serve --no-migrate > "$work/server.log" 2>&1 &
-pid=$!
-trap 'kill $pid 2>/dev/null || true; rm -rf "$work"' EXIT
-for _ in $(seq 1 100); do curl -sf "http://$BIND_ADDR/health/ready" >/dev/null && break; sleep 0.2; done
-token=$(curl -s "http://$BIND_ADDR/signin" -H 'content-type: application/json' \
-  -d '{"email":"parceiro@demo.com.br","password":"Parceiro#2026","aplicacao":"PARCEIRO"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
-# The back office sees every proposal (reads); the representative creates them.
-read_token=$(curl -s "http://$BIND_ADDR/signin" -H 'content-type: application/json' \
-  -d '{"email":"backoffice@demo.com.br","password":"Backoffice#2026","aplicacao":"BACKOFFICE"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
-export BENCH_TOKEN="$token" BENCH_READ_TOKEN="$read_token" BENCH_IDS="$work/ids"
+export JWT_PRIVATE_KEY_FILE="$work/keys/jwt-ed25519.pem" BIND_ADDR="127.0.0.1:$port" RUST_LOG=warn MAIL_DIR="$work/mail"
+"$bin_dir/sales-api" keys generate --out "$work/keys" >/dev/null
 
-rows=()
-# One wrk run: name, then wrk arguments. Records requests/s, p50, p99 and non-2xx answers.
-measure() {
-  local name="$1"; shift
-  local out
-  out=$(wrk -t2 -c"$connections" -d"${seconds}s" --latency "$@" 2>&1)
-  local rps p50 p99 errors
-  rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
-  p50=$(awk '$1 == "50%" {print $2}' <<<"$out")
-  p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
-  errors=$(awk '/Non-2xx or 3xx responses/ {print $5}' <<<"$out")
-  rows+=("| $name | $rps | $p50 | $p99 | ${errors:-0} |")
+# A fresh database with the demo catalog and proposals 1..$2: name, count.
+fresh_database() {
+  psql "$server/postgres" -qc "DROP DATABASE IF EXISTS $1 WITH (FORCE)" -c "CREATE DATABASE $1" >/dev/null
+  export DATABASE_URL="$server/$1"
+  "$bin_dir/sales-api" migrate >/dev/null
+  "$bin_dir/sales-api" seed demo >/dev/null
+  echo "Semeando $2 propostas em $1..." >&2
+  psql "$DATABASE_URL" -q -v first=1 -v last="$2" -f bench/seed.sql
 }
 
-# The ceilings: PostgreSQL alone.
-"$pgbench_bin" -i -q -s 10 "$server/$db" >/dev/null 2>&1
-pg_select=$("$pgbench_bin" -S -n -c "$connections" -j 2 -T "$seconds" "$server/$db" 2>/dev/null | awk '/^tps/ {print $3; exit}')
+start_service() {
+  "$bin_dir/sales-api" serve --no-migrate > "$work/server.log" 2>&1 &
+  service_pid=$!
+  pids+=("$service_pid")
+  for _ in $(seq 1 150); do curl -sf "http://$BIND_ADDR/health/ready" >/dev/null && break; sleep 0.2; done
+  local login='{"email":"parceiro@demo.com.br","password":"Parceiro#2026","aplicacao":"PARCEIRO"}'
+  BENCH_TOKEN=$(curl -s "http://$BIND_ADDR/signin" -H 'content-type: application/json' -d "$login" \
+    | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+  # The back office sees every proposal (reads); the representative creates them.
+  login='{"email":"backoffice@demo.com.br","password":"Backoffice#2026","aplicacao":"BACKOFFICE"}'
+  BENCH_READ_TOKEN=$(curl -s "http://$BIND_ADDR/signin" -H 'content-type: application/json' -d "$login" \
+    | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+  export BENCH_TOKEN BENCH_READ_TOKEN BENCH_IDS="$work/ids"
+}
+
+stop_service() { kill "$service_pid" 2>/dev/null || true; wait "$service_pid" 2>/dev/null || true; }
+
+sample_identifiers() {
+  psql "$DATABASE_URL" -Atc "SELECT identificador FROM proposals TABLESAMPLE SYSTEM (10) LIMIT 10000" > "$work/ids"
+  [ -s "$work/ids" ] || psql "$DATABASE_URL" -Atc "SELECT identificador FROM proposals LIMIT 10000" > "$work/ids"
+}
+
+# One wrk run: sets rps, p50, p99 (milliseconds) and errors. Arguments: wrk's.
+wrk_run() {
+  local out
+  out=$(wrk -t2 -c"$connections" -d"${seconds}s" --latency "$@" 2>&1)
+  rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+  p50=$(awk '$1 == "50%" {print $2}' <<<"$out" | python3 bench/to_ms.py)
+  p99=$(awk '$1 == "99%" {print $2}' <<<"$out" | python3 bench/to_ms.py)
+  errors=$(awk '/Non-2xx or 3xx responses/ {print $5}' <<<"$out")
+  errors="${errors:-0}"
+  if grep -q "Socket errors" <<<"$out"; then errors="$errors (+ $(grep 'Socket errors' <<<"$out" | sed 's/^ *//'))"; fi
+}
+
+rows=()
+# A table row: name, figure, ceiling (or -), target text.
+row() {
+  local ratio="-"
+  if [ "$3" != "-" ] && [ -n "$3" ]; then ratio=$(python3 -c "print(f'{100 * $2 / $3:.0f}%')"); fi
+  rows+=("| $1 | $2 | $3 | $ratio | $4 | $p50 | $p99 | $errors |")
+}
+
+base="http://$BIND_ADDR"
+
+# --- The main data set -------------------------------------------------------------------------
+fresh_database sales_bench "$proposals"
+sample_identifiers
+
+# Ceilings: PostgreSQL alone, the HTTP layer alone, bcrypt alone.
+"$pgbench_bin" -i -q -s 10 "$DATABASE_URL" >/dev/null 2>&1
+pg_select=$("$pgbench_bin" -S -n -c "$connections" -j 2 -T "$seconds" "$DATABASE_URL" 2>/dev/null | awk '/^tps/ {print $3; exit}')
 cat > "$work/create.sql" <<'SQL'
 \set id random(1, 100000000)
 INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (1, 1, :id, 0, now());
 SELECT abalance FROM pgbench_accounts WHERE aid = (:id % 1000000) + 1;
 SQL
-pg_create=$("$pgbench_bin" -f "$work/create.sql" -n -c "$connections" -j 2 -T "$seconds" "$server/$db" 2>/dev/null | awk '/^tps/ {print $3; exit}')
+pg_create=$("$pgbench_bin" -f "$work/create.sql" -n -c "$connections" -j 2 -T "$seconds" "$DATABASE_URL" 2>/dev/null | awk '/^tps/ {print $3; exit}')
+BIND_ADDR="127.0.0.1:$hello_port" "$bin_dir/hello-json" > /dev/null 2>&1 &
+hello_pid=$!
+pids+=("$hello_pid")
+for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$hello_port/hello" >/dev/null && break; sleep 0.1; done
+wrk_run "http://127.0.0.1:$hello_port/hello"
+hello_rps="$rps"
+row "actix-web hello JSON (ceiling)" "$rps" - "-"
+kill "$hello_pid" 2>/dev/null || true
+verify_secs=$(BCRYPT_COST="${BCRYPT_COST:-12}" "$bin_dir/bcrypt-verify")
+signin_ceiling=$(python3 -c "print(f'{$cores / $verify_secs:.1f}')")
 
-base="http://$BIND_ADDR"
-measure "GET /proposal/byIdentifier" -s bench/by_identifier.lua "$base"
-measure "POST /proposal/create" -s bench/create_proposal.lua "$base"
-measure "GET /billingGroup/list" -s bench/get_with_token.lua "$base/billingGroup/list"
-measure "GET /product/payment/101" -s bench/get_with_token.lua "$base/product/payment/101"
-measure "POST /signin" -s bench/signin.lua "$base/signin"
-peak_kib=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
+start_service
+wrk_run -s bench/by_identifier.lua "$base"
+quiet_p99="$p99"
+row "GET /proposal/byIdentifier" "$rps" "$pg_select" "≥ 40% of pgbench -S, p99 ≤ 25 ms"
+wrk_run -s bench/create_proposal.lua "$base"
+row "POST /proposal/create" "$rps" "$pg_create" "≥ 60% of pgbench insert+select, p99 ≤ 50 ms"
+wrk_run -s bench/get_with_token.lua "$base/billingGroup/list"
+row "GET /billingGroup/list" "$rps" "$hello_rps" "≥ 50% of hello JSON"
+wrk_run -s bench/get_with_token.lua "$base/product/payment/101"
+row "GET /product/payment/101" "$rps" "$hello_rps" "≥ 50% of hello JSON"
+wrk_run -s bench/signin.lua "$base/signin"
+row "POST /signin" "$rps" "$signin_ceiling" "≥ 80% of cores ÷ bcrypt verify"
+
+# Route 7 while sign-ins flood the service (the flood runs a little longer than the measurement).
+wrk -t1 -c"$connections" -d"$((seconds + 2))s" -s bench/signin.lua "$base/signin" > /dev/null 2>&1 &
+flood_pid=$!
+sleep 1
+wrk_run -s bench/by_identifier.lua "$base"
+wait "$flood_pid" || true
+row "GET /proposal/byIdentifier during a sign-in flood" "$rps" "-" "p99 ≤ 2 × quiet ($quiet_p99 ms)"
+peak_kib=$(awk '/VmHWM/ {print $2}' "/proc/$service_pid/status")
+stop_service
+
+# --- Growth: the same reads with few and with many proposals ----------------------------------
+growth_lines=""
+if [ "$growth" = 1 ]; then
+  fresh_database sales_bench_growth "$growth_from"
+  sample_identifiers
+  start_service
+  wrk_run -s bench/by_identifier.lua "$base"
+  small_rps="$rps"
+  row "GET /proposal/byIdentifier, $growth_from proposals" "$rps" - "-"
+  wrk_run -s bench/get_with_token.lua "$base/billingGroup/list"
+  small_list="$rps"
+  row "GET /billingGroup/list, $growth_from proposals" "$rps" - "-"
+  stop_service
+  echo "Semeando até $growth_to propostas..." >&2
+  psql "$DATABASE_URL" -q -v first="$((growth_from + 1))" -v last="$growth_to" -f bench/seed.sql
+  sample_identifiers
+  start_service
+  wrk_run -s bench/by_identifier.lua "$base"
+  row "GET /proposal/byIdentifier, $growth_to proposals" "$rps" "$small_rps" "within 10% of $growth_from"
+  wrk_run -s bench/get_with_token.lua "$base/billingGroup/list"
+  row "GET /billingGroup/list, $growth_to proposals" "$rps" "$small_list" "within 10% of $growth_from"
+  stop_service
+fi
 
 table=$(
-  echo "| measurement | requests/s | p50 | p99 | non-2xx |"
-  echo "|---|---|---|---|---|"
+  echo "| measurement | requests/s | ceiling | ratio | target | p50 ms | p99 ms | non-2xx |"
+  echo "|---|---|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
   echo
-  echo "Ceilings: pgbench -S ${pg_select:-?} tps; pgbench insert + select by key ${pg_create:-?} tps."
-  echo "Service peak memory: $((peak_kib / 1024)) MiB. Proposals stored: $proposals; $connections connections; ${seconds}s per run."
+  echo "Ceilings: pgbench -S ${pg_select:-?} tps; pgbench insert + select by key ${pg_create:-?} tps;" \
+    "hello JSON ${hello_rps:-?} requests/s; one bcrypt verify at cost ${BCRYPT_COST:-12}: ${verify_secs}s, so $cores cores give $signin_ceiling sign-ins/s."
+  echo "Service peak memory: $((peak_kib / 1024)) MiB (target < 150 MiB). Proposals stored: $proposals; $connections connections; ${seconds}s per run; build profile $profile."
 )
 echo "$table"
-{
-  echo "## Run of $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB"
-  echo
-  echo "$table"
-  echo
-} >> docs/performance.md
+if [ "$record" = 1 ]; then
+  {
+    echo "## Run of $(date -u +%Y-%m-%dT%H:%MZ) on $cores cores, $(free -g | awk '/Mem:/ {print $2}') GiB"
+    echo
+    echo "$table"
+    echo
+  } >> docs/performance.md
+fi

@@ -1,6 +1,7 @@
--- The benchmark's data set: :proposals proposals over 5 partners, each with its customer and
--- address, on top of the demo catalog (`sales-api seed demo`). CPFs here only need the database's
--- shape (11 digits, unique); the service never revalidates stored ones.
+-- The benchmark's data set: proposals :first to :last (numbers, so that a later run can add more)
+-- over 5 partners, each with its customer and address, on top of the demo catalog
+-- (`sales-api seed demo`). CPFs here only need the database's shape (11 digits, unique); the
+-- service never revalidates stored ones.
 \set ON_ERROR_STOP on
 BEGIN;
 INSERT INTO partners (cpf_cnpj, social_reason, alterado_por)
@@ -8,25 +9,31 @@ SELECT lpad((90000000000000 + p)::text, 14, '0'), 'Parceiro de carga ' || p, 'be
 FROM generate_series(1, 4) AS p
 ON CONFLICT DO NOTHING;
 
-INSERT INTO addresses (cep, endereco, numero, bairro, cidade, estado)
-SELECT '01310100', 'Avenida Paulista', i::text, 'Bela Vista', 'São Paulo', 'SP'
-FROM generate_series(1, :proposals) AS i;
-
+WITH address AS (
+    INSERT INTO addresses (cep, endereco, numero, bairro, cidade, estado)
+    SELECT '01310100', 'Avenida Paulista', i::text, 'Bela Vista', 'São Paulo', 'SP'
+    FROM generate_series(:first, :last) AS i
+    RETURNING id
+), numbered AS (
+    SELECT id, :first - 1 + row_number() OVER (ORDER BY id) AS i FROM address
+)
 INSERT INTO customers (cpf, nome_completo, data_nascimento, sexo, celular, email, salario, alterado_por, id_endereco)
-SELECT lpad((10000000000 + i)::text, 11, '0'), 'Cliente De Carga', date '1980-01-01' + (i % 9000), 'Feminino',
-       '119' || lpad((i % 100000000)::text, 8, '0'), 'cliente' || i || '@carga.exemplo.com', 250000, 'bench',
-       (SELECT min(id) FROM addresses) + i - 1
-FROM generate_series(1, :proposals) AS i;
+SELECT lpad((10000000000 + i)::text, 11, '0'), 'Cliente De Carga', date '1980-01-01' + (i % 9000)::int, 'Feminino',
+       '119' || lpad((i % 100000000)::text, 8, '0'), 'cliente' || i || '@carga.exemplo.com', 250000, 'bench', id
+FROM numbered;
 
 WITH partner AS (SELECT array_agg(id ORDER BY id) AS ids, array_agg(cpf_cnpj ORDER BY id) AS docs FROM partners),
      product AS (SELECT id FROM products WHERE codigo_produto = 101),
-     first_customer AS (SELECT min(id) AS id FROM customers WHERE alterado_por = 'bench')
+     batch AS (SELECT id, cpf::bigint - 10000000000 AS i FROM customers
+               WHERE alterado_por = 'bench' AND cpf BETWEEN lpad((10000000000 + :first)::text, 11, '0')
+                                                        AND lpad((10000000000 + :last)::text, 11, '0'))
 INSERT INTO proposals (identificador, valor, cpf_cnpj_parceiro, id_parceiro, id_representante, id_cliente, status, alterado_por,
                        tipo_envio, fluxo, id_produto, codigo_faturamento, tipo_pagamento)
-SELECT gen_random_uuid()::text, 4990, partner.docs[1 + i % array_length(partner.ids, 1)], partner.ids[1 + i % array_length(partner.ids, 1)],
-       (SELECT min(id) FROM representatives), first_customer.id + i - 1,
-       (ARRAY['NOVO', 'AGUARDANDO ASSINATURA', 'EM ANÁLISE', 'APROVADO'])[1 + i % 4], 'bench', 'sms', 'PARCEIRO',
+SELECT gen_random_uuid()::text, 4990, partner.docs[1 + batch.i % array_length(partner.ids, 1)],
+       partner.ids[1 + batch.i % array_length(partner.ids, 1)],
+       (SELECT min(id) FROM representatives), batch.id,
+       (ARRAY['NOVO', 'AGUARDANDO ASSINATURA', 'EM ANÁLISE', 'APROVADO'])[1 + batch.i % 4], 'bench', 'sms', 'PARCEIRO',
        product.id, 5002, 'DESCONTO EM FOLHA'
-FROM generate_series(1, :proposals) AS i, partner, product, first_customer;
+FROM batch, partner, product;
 COMMIT;
 ANALYZE;

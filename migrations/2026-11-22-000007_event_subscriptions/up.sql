@@ -58,6 +58,10 @@ CREATE TABLE hook_deliveries (
 -- What the workers scan: pending rows by subscription and due time.
 CREATE INDEX hook_deliveries_due ON hook_deliveries (subscription_id, next_attempt_at)
     WHERE state = 'PENDENTE';
+-- The deliveries in flight (a lease is cleared when the attempt is recorded): counting them per
+-- subscription stays cheap however long the backlog.
+CREATE INDEX hook_deliveries_leased ON hook_deliveries (subscription_id)
+    WHERE state = 'PENDENTE' AND leased_until IS NOT NULL;
 CREATE INDEX hook_deliveries_listing ON hook_deliveries (subscription_id, id DESC);
 CREATE INDEX hook_deliveries_created ON hook_deliveries (created_at);
 

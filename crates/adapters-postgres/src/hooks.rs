@@ -9,7 +9,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
-use diesel::sql_types::{Array, BigInt, Bytea, Double, Int4, Nullable, Text, Uuid as SqlUuid};
+use diesel::sql_types::{BigInt, Bytea, Double, Int4, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::hooks::ports::{DeliveryQueue, DeliveryWakeups, HookStore};
 use domain::hooks::{
@@ -54,16 +54,21 @@ pub(crate) async fn fan_out_status_change(
     identifier: &str,
     partner_id: Option<i64>,
     flow: &str,
-) -> QueryResult<usize> {
+) -> QueryResult<()> {
     let body = domain::hooks::payload::status_change(event, identifier);
-    let queued = diesel::sql_query(format!(
-        "INSERT INTO hook_deliveries (subscription_id, proposal_event_id, message_id, event_type, body, next_attempt_at)
-         SELECT s.id, $1, {MESSAGE_ID}, $2, $3, now()
-         FROM hook_subscriptions s
-         WHERE s.status = 'ATIVO' AND s.deleted_at IS NULL AND $2 = ANY (s.events)
-           AND (s.owner_application = 'BACKOFFICE'
-                OR (s.owner_application = 'PARCEIRO' AND s.partner_id = $4)
-                OR (s.owner_application = 'ECOMMERCE' AND $5 = 'ECOMMERCE'))"
+    // The NOTIFY goes out (at commit) only when something was queued.
+    diesel::sql_query(format!(
+        "WITH queued AS (
+             INSERT INTO hook_deliveries (subscription_id, proposal_event_id, message_id, event_type, body, next_attempt_at)
+             SELECT s.id, $1, {MESSAGE_ID}, $2, $3, now()
+             FROM hook_subscriptions s
+             WHERE s.status = 'ATIVO' AND s.deleted_at IS NULL AND $2 = ANY (s.events)
+               AND (s.owner_application = 'BACKOFFICE'
+                    OR (s.owner_application = 'PARCEIRO' AND s.partner_id = $4)
+                    OR (s.owner_application = 'ECOMMERCE' AND $5 = 'ECOMMERCE'))
+             RETURNING 1
+         )
+         SELECT pg_notify('{CHANNEL}', '') FROM (SELECT 1 WHERE EXISTS (SELECT 1 FROM queued)) AS any_queued"
     ))
     .bind::<BigInt, _>(event.id)
     .bind::<Text, _>(EventKind::StatusChange.as_str())
@@ -71,11 +76,8 @@ pub(crate) async fn fan_out_status_change(
     .bind::<Nullable<BigInt>, _>(partner_id)
     .bind::<Text, _>(flow)
     .execute(conn)
-    .await?;
-    if queued > 0 {
-        notify(conn).await?;
-    }
-    Ok(queued)
+    .await
+    .map(|_| ())
 }
 
 async fn notify(conn: &mut AsyncPgConnection) -> QueryResult<()> {
@@ -477,47 +479,76 @@ struct ClaimedRow {
     previous_secret_sealed: Option<Vec<u8>>,
 }
 
-/// Locks the active subscriptions that have due deliveries (skipping those another worker holds),
-/// so that their in-flight counts cannot change while this worker leases.
-const LOCK_SUBSCRIPTIONS: &str = "
-    SELECT s.id FROM hook_subscriptions s
-    WHERE s.status = 'ATIVO' AND s.deleted_at IS NULL
-      AND EXISTS (SELECT 1 FROM hook_deliveries d
-                  WHERE d.subscription_id = s.id AND d.state = 'PENDENTE' AND d.next_attempt_at <= now()
-                    AND (d.leased_until IS NULL OR d.leased_until <= now()))
-    LIMIT $1
-    FOR NO KEY UPDATE OF s SKIP LOCKED";
-
-/// Leases the due deliveries of the locked subscriptions, oldest first, keeping each within its
-/// in-flight limit and spreading the batch across subscriptions.
-const LEASE_DELIVERIES: &str = "
-    WITH in_flight AS (
-        SELECT subscription_id, count(*) AS n FROM hook_deliveries
-        WHERE subscription_id = ANY ($1) AND state = 'PENDENTE' AND leased_until > now()
-        GROUP BY subscription_id
-    ), ranked AS (
-        SELECT d.id, d.subscription_id,
-               row_number() OVER (PARTITION BY d.subscription_id ORDER BY d.next_attempt_at, d.id) AS rn
-        FROM hook_deliveries d
-        WHERE d.subscription_id = ANY ($1) AND d.state = 'PENDENTE' AND d.next_attempt_at <= now()
-          AND (d.leased_until IS NULL OR d.leased_until <= now())
+/// One statement (one round trip, one transaction): locks the active subscriptions that have due
+/// deliveries, skipping those another worker holds (`FOR NO KEY UPDATE` never blocks a status
+/// change's foreign-key check), so their in-flight counts cannot change meanwhile; then leases
+/// their due deliveries, oldest first, per subscription only as many as its free slots (counted
+/// on the index of leased rows, so the cost follows the batch, not the backlog). Rows are locked
+/// and rechecked on their newest version: one whose attempt is being recorded just as its lease
+/// ran out is skipped, never leased twice.
+const CLAIM: &str = "
+    WITH subscriptions AS (
+        SELECT s.id FROM hook_subscriptions s
+        WHERE s.status = 'ATIVO' AND s.deleted_at IS NULL
+          AND EXISTS (SELECT 1 FROM hook_deliveries d
+                      WHERE d.subscription_id = s.id AND d.state = 'PENDENTE' AND d.next_attempt_at <= now()
+                        AND (d.leased_until IS NULL OR d.leased_until <= now()))
+        LIMIT $1
+        FOR NO KEY UPDATE OF s SKIP LOCKED
+    ), slots AS (
+        SELECT s.id, $2 - (SELECT count(*) FROM hook_deliveries f
+                           WHERE f.subscription_id = s.id AND f.state = 'PENDENTE'
+                             AND f.leased_until IS NOT NULL AND f.leased_until > now()) AS free
+        FROM subscriptions s
+    ), locked AS (
+        SELECT slots.id AS subscription_id, slots.free, due.id, due.next_attempt_at
+        FROM slots
+        CROSS JOIN LATERAL (
+            SELECT d.id, d.next_attempt_at FROM hook_deliveries d
+            WHERE d.subscription_id = slots.id AND d.state = 'PENDENTE' AND d.next_attempt_at <= now()
+              AND (d.leased_until IS NULL OR d.leased_until <= now())
+            ORDER BY d.next_attempt_at, d.id
+            LIMIT $2
+            FOR UPDATE OF d SKIP LOCKED
+        ) AS due
+        WHERE slots.free > 0
     ), chosen AS (
-        -- Rechecked on the newest row version and locked: a row an attempt is being recorded on
-        -- (its lease just ran out) is skipped, never leased a second time.
-        SELECT d.id FROM hook_deliveries d
-        WHERE d.id IN (SELECT r.id FROM ranked r LEFT JOIN in_flight f USING (subscription_id)
-                       WHERE r.rn + coalesce(f.n, 0) <= $2
-                       ORDER BY r.rn, r.id
-                       LIMIT $3)
-          AND d.state = 'PENDENTE' AND (d.leased_until IS NULL OR d.leased_until <= now())
-        FOR UPDATE OF d SKIP LOCKED
+        SELECT id FROM (
+            SELECT id, free,
+                   row_number() OVER (PARTITION BY subscription_id ORDER BY next_attempt_at, id) AS rn
+            FROM locked
+        ) AS ranked
+        WHERE rn <= free
+        ORDER BY rn, id
+        LIMIT $1
     )
     UPDATE hook_deliveries d
-    SET attempts = d.attempts + 1, leased_until = now() + make_interval(secs => $4)
+    SET attempts = d.attempts + 1, leased_until = now() + make_interval(secs => $3)
     FROM chosen c, hook_subscriptions s
     WHERE d.id = c.id AND s.id = d.subscription_id
     RETURNING d.id, d.attempts, d.message_id, d.body, s.endpoint, s.uuid, s.secret_sealed,
               CASE WHEN s.previous_secret_until > now() THEN s.previous_secret_sealed END AS previous_secret_sealed";
+
+/// One statement: moves the delivery if this worker still holds it (the attempt number fences a
+/// lost lease), writes the attempt either way, and notes a success on the subscription at most
+/// once a minute (so busy receivers do not queue on its row). Answers the subscription when the
+/// delivery moved.
+const RECORD: &str = "
+    WITH moved AS (
+        UPDATE hook_deliveries
+        SET state = $3, next_attempt_at = $4, leased_until = NULL, delivered_at = $5
+        WHERE id = $1 AND attempts = $2 AND state = 'PENDENTE'
+        RETURNING subscription_id
+    ), attempt AS (
+        INSERT INTO hook_attempts (delivery_id, number, attempted_at, response_status, duration_ms, error, next_attempt_at)
+        SELECT $1, $2, $6, $7, $8, $9, $10 WHERE EXISTS (SELECT 1 FROM hook_deliveries WHERE id = $1)
+    ), success AS (
+        UPDATE hook_subscriptions s SET last_success_at = $6
+        FROM moved
+        WHERE $3 = 'ENTREGUE' AND s.id = moved.subscription_id
+          AND (s.last_success_at IS NULL OR s.last_success_at < $6 - interval '1 minute')
+    )
+    SELECT subscription_id AS id FROM moved";
 
 fn to_i64(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
@@ -532,24 +563,11 @@ impl DeliveryQueue for PgHooks {
         per_subscription: usize,
     ) -> Result<Vec<ClaimedDelivery>, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        let rows: Vec<ClaimedRow> = conn
-            .transaction(async |conn| {
-                let locked: Vec<IdRow> = diesel::sql_query(LOCK_SUBSCRIPTIONS)
-                    .bind::<BigInt, _>(to_i64(limit))
-                    .load(conn)
-                    .await?;
-                if locked.is_empty() {
-                    return Ok(Vec::new());
-                }
-                let ids: Vec<i64> = locked.into_iter().map(|r| r.id).collect();
-                diesel::sql_query(LEASE_DELIVERIES)
-                    .bind::<Array<BigInt>, _>(ids)
-                    .bind::<BigInt, _>(to_i64(per_subscription))
-                    .bind::<BigInt, _>(to_i64(limit))
-                    .bind::<Double, _>(lease.as_secs_f64())
-                    .load(conn)
-                    .await
-            })
+        let rows: Vec<ClaimedRow> = diesel::sql_query(CLAIM)
+            .bind::<BigInt, _>(to_i64(limit))
+            .bind::<BigInt, _>(to_i64(per_subscription))
+            .bind::<Double, _>(lease.as_secs_f64())
+            .load(&mut conn)
             .await
             .map_err(query_error)?;
         rows.into_iter()
@@ -578,97 +596,57 @@ impl DeliveryQueue for PgHooks {
             RecordStep::Gone => (DeliveryState::Cancelled, None, None),
         };
         let mut conn = connection(&self.pool).await?;
-        conn.transaction(async |conn| {
-            let target = deliveries::table
-                .filter(deliveries::id.eq(attempt.delivery_id))
-                .filter(deliveries::attempts.eq(attempt.attempt))
-                .filter(deliveries::state.eq(DeliveryState::Pending.as_str()));
-            let subscription_id: Option<i64> = diesel::update(target)
-                .set((
-                    deliveries::state.eq(state.as_str()),
-                    deliveries::next_attempt_at.eq(next_attempt_at.unwrap_or(attempt.at)),
-                    deliveries::leased_until.eq(None::<DateTime<Utc>>),
-                    deliveries::delivered_at.eq(delivered_at),
-                ))
-                .returning(deliveries::subscription_id)
-                .get_result(conn)
-                .await
-                .optional()?;
-            let exists = match subscription_id {
-                Some(_) => true,
-                // Cancelled meanwhile, or the lease ran out and another worker took it: the
-                // attempt still happened and is written, without moving the delivery.
-                None => {
-                    diesel::select(diesel::dsl::exists(deliveries::table.find(attempt.delivery_id)))
-                        .get_result(conn)
-                        .await?
-                }
-            };
-            if exists {
-                diesel::insert_into(attempts::table)
-                    .values((
-                        attempts::delivery_id.eq(attempt.delivery_id),
-                        attempts::number.eq(attempt.attempt),
-                        attempts::attempted_at.eq(attempt.at),
-                        attempts::response_status.eq(attempt.response_status.map(i32::from)),
-                        attempts::duration_ms.eq(i64::try_from(attempt.duration.as_millis()).unwrap_or(i64::MAX)),
-                        attempts::error.eq(attempt.error.as_deref()),
-                        attempts::next_attempt_at.eq(next_attempt_at),
-                    ))
-                    .execute(conn)
-                    .await?;
+        let moved: Option<IdRow> = diesel::sql_query(RECORD)
+            .bind::<BigInt, _>(attempt.delivery_id)
+            .bind::<Int4, _>(attempt.attempt)
+            .bind::<Text, _>(state.as_str())
+            .bind::<Timestamptz, _>(next_attempt_at.unwrap_or(attempt.at))
+            .bind::<Nullable<Timestamptz>, _>(delivered_at)
+            .bind::<Timestamptz, _>(attempt.at)
+            .bind::<Nullable<Int4>, _>(attempt.response_status.map(i32::from))
+            .bind::<BigInt, _>(i64::try_from(attempt.duration.as_millis()).unwrap_or(i64::MAX))
+            .bind::<Nullable<Text>, _>(attempt.error.as_deref())
+            .bind::<Nullable<Timestamptz>, _>(next_attempt_at)
+            .get_result(&mut conn)
+            .await
+            .optional()
+            .map_err(query_error)?;
+        let Some(IdRow { id: subscription_id }) = moved else {
+            return Ok(());
+        };
+        let subscription = subs::table
+            .find(subscription_id)
+            .filter(subs::status.eq(HookStatus::Active.as_str()));
+        let (reason, since) = match &attempt.step {
+            RecordStep::Gone => ("o endpoint respondeu 410 (Gone)", None),
+            RecordStep::Exhausted {
+                disable_if_no_success_since,
+            } => (
+                "entregas esgotadas sem nenhum sucesso no período configurado",
+                Some(*disable_if_no_success_since),
+            ),
+            RecordStep::Delivered | RecordStep::RetryAt(_) => return Ok(()),
+        };
+        let disable = (
+            subs::status.eq(HookStatus::Inactive.as_str()),
+            subs::inactive_reason.eq(reason),
+            subs::updated_at.eq(attempt.at),
+        );
+        let changed = match since {
+            None => diesel::update(subscription).set(disable).execute(&mut conn).await,
+            Some(since) => {
+                diesel::update(subscription)
+                    .filter(
+                        subs::last_success_at
+                            .lt(since)
+                            .or(subs::last_success_at.is_null().and(subs::created_at.lt(since))),
+                    )
+                    .set(disable)
+                    .execute(&mut conn)
+                    .await
             }
-            let Some(subscription_id) = subscription_id else {
-                return Ok(());
-            };
-            let subscription = subs::table
-                .find(subscription_id)
-                .filter(subs::status.eq(HookStatus::Active.as_str()));
-            match &attempt.step {
-                RecordStep::Delivered => {
-                    // Written at most once a minute per subscription: busy receivers do not queue on the row.
-                    let stale = attempt.at - chrono::Duration::minutes(1);
-                    diesel::update(subs::table.find(subscription_id))
-                        .filter(subs::last_success_at.is_null().or(subs::last_success_at.lt(stale)))
-                        .set(subs::last_success_at.eq(attempt.at))
-                        .execute(conn)
-                        .await?;
-                }
-                RecordStep::Gone => {
-                    diesel::update(subscription)
-                        .set((
-                            subs::status.eq(HookStatus::Inactive.as_str()),
-                            subs::inactive_reason.eq("o endpoint respondeu 410 (Gone)"),
-                            subs::updated_at.eq(attempt.at),
-                        ))
-                        .execute(conn)
-                        .await?;
-                }
-                RecordStep::Exhausted {
-                    disable_if_no_success_since,
-                } => {
-                    diesel::update(subscription)
-                        .filter(
-                            subs::last_success_at
-                                .lt(disable_if_no_success_since)
-                                .or(subs::last_success_at
-                                    .is_null()
-                                    .and(subs::created_at.lt(disable_if_no_success_since))),
-                        )
-                        .set((
-                            subs::status.eq(HookStatus::Inactive.as_str()),
-                            subs::inactive_reason.eq("entregas esgotadas sem nenhum sucesso no período configurado"),
-                            subs::updated_at.eq(attempt.at),
-                        ))
-                        .execute(conn)
-                        .await?;
-                }
-                RecordStep::RetryAt(_) => {}
-            }
-            Ok::<_, DieselError>(())
-        })
-        .await
-        .map_err(query_error)
+        };
+        changed.map(|_| ()).map_err(query_error)
     }
 
     async fn purge(&self, before: DateTime<Utc>) -> Result<u64, StoreError> {

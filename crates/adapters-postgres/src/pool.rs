@@ -23,6 +23,9 @@ pub struct PoolSettings {
     pub connect_timeout: Duration,
     /// Set on every connection, so that no query can hold a connection forever.
     pub statement_timeout: Duration,
+    /// `synchronous_commit = off` on every connection: only for pools whose writes may be lost in
+    /// a database crash without harm (the webhook outbox's leases and attempts).
+    pub relaxed_commit: bool,
 }
 
 impl PoolSettings {
@@ -33,6 +36,7 @@ impl PoolSettings {
             wait_timeout: Duration::from_secs(5),
             connect_timeout: Duration::from_secs(5),
             statement_timeout: Duration::from_secs(15),
+            relaxed_commit: false,
         }
     }
 }
@@ -45,6 +49,7 @@ pub struct PoolBuildError(String);
 /// and the service recovers by itself when it comes back.
 pub fn build_pool(settings: &PoolSettings) -> Result<PgPool, PoolBuildError> {
     let statement_timeout_ms = settings.statement_timeout.as_millis();
+    let synchronous_commit = if settings.relaxed_commit { "off" } else { "on" };
     let mut config = ManagerConfig::default();
     // `Fast` skips the ping on every checkout; broken connections are still discarded.
     config.recycling_method = RecyclingMethod::Fast;
@@ -54,7 +59,8 @@ pub fn build_pool(settings: &PoolSettings) -> Result<PgPool, PoolBuildError> {
             use diesel_async::{AsyncConnection, SimpleAsyncConnection};
             let mut conn = AsyncPgConnection::establish(&url).await?;
             conn.batch_execute(&format!(
-                "SET statement_timeout = {statement_timeout_ms}; SET application_name = 'sales-api'"
+                "SET statement_timeout = {statement_timeout_ms}; SET synchronous_commit = {synchronous_commit}; \
+                 SET application_name = 'sales-api'"
             ))
             .await
             .map_err(|e| diesel::ConnectionError::BadConnection(e.to_string()))?;

@@ -8,6 +8,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
+use diesel::sql_types::{BigInt, Nullable, Text, Timestamptz};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::proposals::lifecycle::{STATUS_CHANGE_EVENT, StatusChange, StatusEvent};
 use domain::signature::{
@@ -28,7 +29,7 @@ impl PgSignatures {
     }
 }
 
-#[derive(Queryable, Selectable)]
+#[derive(Queryable, QueryableByName, Selectable)]
 #[diesel(table_name = events)]
 struct EventRow {
     id: i64,
@@ -93,25 +94,23 @@ async fn apply_change(conn: &mut AsyncPgConnection, change: &StatusChange) -> Re
             .await?;
         return Err(ChangeError::Conflict(current));
     };
-    let last: Option<i32> = events::table
-        .filter(events::proposal_id.eq(change.proposal_id))
-        .select(diesel::dsl::max(events::sequence))
-        .first(conn)
-        .await?;
-    let row: EventRow = diesel::insert_into(events::table)
-        .values((
-            events::proposal_id.eq(change.proposal_id),
-            events::kind.eq(STATUS_CHANGE_EVENT),
-            events::from_status.eq(change.from.as_str()),
-            events::to_status.eq(change.to.as_str()),
-            events::changed_by.eq(&change.changed_by),
-            events::changed_at.eq(change.at),
-            events::sequence.eq(last.unwrap_or(0) + 1),
-            events::reason.eq(change.reason.as_deref()),
-        ))
-        .returning(EventRow::as_returning())
-        .get_result(conn)
-        .await?;
+    // The next sequence number is read in the insert itself: the proposal's row lock, taken by
+    // the UPDATE above, serialises changes of one proposal.
+    let row: EventRow = diesel::sql_query(
+        "INSERT INTO proposal_events (proposal_id, kind, from_status, to_status, changed_by, changed_at, sequence, reason)
+         SELECT $1, $2, $3, $4, $5, $6, coalesce(max(sequence), 0) + 1, $7
+         FROM proposal_events WHERE proposal_id = $1
+         RETURNING id, proposal_id, kind, from_status, to_status, changed_by, changed_at, sequence, reason",
+    )
+    .bind::<BigInt, _>(change.proposal_id)
+    .bind::<Text, _>(STATUS_CHANGE_EVENT)
+    .bind::<Text, _>(change.from.as_str())
+    .bind::<Text, _>(change.to.as_str())
+    .bind::<Text, _>(&change.changed_by)
+    .bind::<Timestamptz, _>(change.at)
+    .bind::<Nullable<Text>, _>(change.reason.as_deref())
+    .get_result(conn)
+    .await?;
     let event = StatusEvent::from(row);
     crate::hooks::fan_out_status_change(conn, &event, &identifier, partner_id, &flow).await?;
     Ok(event)

@@ -96,6 +96,8 @@ const ENGINE_POOL_MAX: usize = 8;
 pub fn delivery_engine(config: &Config) -> Result<DeliveryEngine, StartupError> {
     let pool = build_pool(&PoolSettings {
         max_size: config.pool.max_size.min(ENGINE_POOL_MAX),
+        // Leases and attempts lost in a database crash only make a delivery go out again.
+        relaxed_commit: true,
         ..pool_settings(config)
     })?;
     Ok(DeliveryEngine {
@@ -114,6 +116,7 @@ pub fn pool_settings(config: &Config) -> PoolSettings {
         wait_timeout: config.pool.wait,
         connect_timeout: config.pool.connect,
         statement_timeout: config.pool.statement,
+        relaxed_commit: false,
     }
 }
 

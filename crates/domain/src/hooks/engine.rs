@@ -42,9 +42,10 @@ impl DeliveryEngine {
         pin_mut!(stop, claim, wake, purge);
         let mut in_flight = FuturesUnordered::new();
         let mut stopping = false;
-        // Whether the last claim filled all the room: then more may be due at once.
+        // Whether work may be waiting: set by a wake-up, a claim that found some, or a finished
+        // delivery (which frees a slot of its subscription's in-flight limit); one claim runs at a
+        // time, and an empty claim with nothing finishing lets the engine rest until a wake-up.
         let mut more_due = true;
-        let mut asked = 0;
         let mut next_purge: Option<DateTime<Utc>> = None;
         loop {
             if stopping {
@@ -61,7 +62,6 @@ impl DeliveryEngine {
                 if claim.is_terminated() && more_due && room > 0 {
                     let per_subscription = self.policy.max_in_flight_per_subscription;
                     claim.set(self.queue.claim(room, self.policy.lease, per_subscription).fuse());
-                    asked = room;
                     more_due = false;
                 }
                 if wake.is_terminated() {
@@ -72,12 +72,12 @@ impl DeliveryEngine {
                 () = stop => stopping = true,
                 claimed = claim => match claimed {
                     Ok(batch) => {
-                        more_due = !batch.is_empty() && batch.len() >= asked;
+                        more_due |= !batch.is_empty();
                         in_flight.extend(batch.into_iter().map(|d| self.deliver(d)));
                     }
                     Err(error) => tracing::warn!(%error, "webhook deliveries could not be claimed"),
                 },
-                () = in_flight.select_next_some() => {}
+                () = in_flight.select_next_some() => more_due = true,
                 () = wake => more_due = true,
                 () = purge => {}
             }
