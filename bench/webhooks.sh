@@ -2,7 +2,8 @@
 # Webhook delivery benchmark: commit-to-receipt latency at a fixed rate of status changes, and
 # deliveries per second at saturation, from a release `sales-api serve` to a receiver on loopback.
 #
-#   bench/webhooks.sh                          # 400 changes/s for 10 s, then 10,000 at once
+#   bench/webhooks.sh       # 400 changes/s for 10 s, then 10,000 as fast as they commit, then a
+#                           # backlog of 10,000 deliveries due at one instant (the engine alone)
 #   BENCH_RATE=200 BENCH_SECONDS=3 BENCH_SATURATION=1000 bench/webhooks.sh
 #   BENCH_SMOKE=1 bench/webhooks.sh            # CI: debug build, 1 s at 50/s, 200 at once, nothing recorded
 #
@@ -15,11 +16,13 @@ cd "$(dirname "$0")/.."
 source scripts/lib/postgres.sh
 
 if [ "${BENCH_SMOKE:-0}" = 1 ]; then
-  : "${BENCH_RATE:=50}" "${BENCH_SECONDS:=1}" "${BENCH_SATURATION:=200}" "${BENCH_PROFILE:=dev}" "${BENCH_RECORD:=0}"
+  : "${BENCH_RATE:=50}" "${BENCH_SECONDS:=1}" "${BENCH_SATURATION:=200}" "${BENCH_BACKLOG:=500}"
+  : "${BENCH_PROFILE:=dev}" "${BENCH_RECORD:=0}"
 fi
 rate="${BENCH_RATE:-400}"
 seconds="${BENCH_SECONDS:-10}"
 saturation="${BENCH_SATURATION:-10000}"
+backlog="${BENCH_BACKLOG:-10000}"
 profile="${BENCH_PROFILE:-release}"
 record="${BENCH_RECORD:-1}"
 # A quarter of the seeded proposals are in NOVO: seed enough for both phases.
@@ -50,7 +53,7 @@ pid=$!
 trap 'kill $pid 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 1 100); do curl -sf "http://$BIND_ADDR/health/ready" >/dev/null && break; sleep 0.2; done
 
-table=$(BENCH_RATE="$rate" BENCH_SECONDS="$seconds" BENCH_SATURATION="$saturation" "$target/webhook-bench")
+table=$(BENCH_RATE="$rate" BENCH_SECONDS="$seconds" BENCH_SATURATION="$saturation" BENCH_BACKLOG="$backlog" "$target/webhook-bench")
 peak_kib=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
 table="$table
 Service peak memory: $((peak_kib / 1024)) MiB. One subscription; per-subscription limit 16 in flight; receiver: actix-web on loopback answering 204."

@@ -55,8 +55,9 @@ CREATE TABLE hook_deliveries (
     CONSTRAINT hook_deliveries_event_type_check CHECK (event_type IN ('ALTERAÇÃO_STATUS', 'TESTE'))
 );
 
--- What the workers scan: pending rows by subscription and due time.
-CREATE INDEX hook_deliveries_due ON hook_deliveries (subscription_id, next_attempt_at)
+-- What the workers scan: pending rows by subscription in the order they are claimed (due time,
+-- then id), so a claim reads only the rows it takes however long the backlog.
+CREATE INDEX hook_deliveries_due ON hook_deliveries (subscription_id, next_attempt_at, id)
     WHERE state = 'PENDENTE';
 -- The deliveries in flight (a lease is cleared when the attempt is recorded): counting them per
 -- subscription stays cheap however long the backlog.
@@ -77,3 +78,4 @@ CREATE TABLE hook_attempts (
 );
 
 CREATE INDEX hook_attempts_delivery ON hook_attempts (delivery_id, number);
+

@@ -317,6 +317,10 @@ async fn a_status_change_reaches_the_owners_active_subscriptions_only_signed() {
     subscribe(&s.app, &s.partner, &inactive.uri(), "INATIVO").await;
     subscribe(&s.app, &s.other_partner, &others.uri(), "ATIVO").await;
     let office_subscription = subscribe(&s.app, &s.office, &office.uri(), "ATIVO").await;
+    // The online shop sees e-commerce proposals only: a partner's proposal is none of its events.
+    let shop = receiver(200).await;
+    let shop_token = s.app.token_for("loja@demo.com.br", "ECOMMERCE", "").await;
+    subscribe(&s.app, &shop_token, &shop.uri(), "ATIVO").await;
 
     let identifier = s.app.create_proposal(&s.partner, &cpf_from(1)).await;
     cancel(&s, &identifier).await;
@@ -345,6 +349,7 @@ async fn a_status_change_reaches_the_owners_active_subscriptions_only_signed() {
     tokio::time::sleep(Duration::from_millis(800)).await;
     assert!(inactive.received_requests().await.unwrap().is_empty());
     assert!(others.received_requests().await.unwrap().is_empty());
+    assert!(shop.received_requests().await.unwrap().is_empty());
     assert_eq!(mine.received_requests().await.unwrap().len(), 1);
 
     let uuid = subscription["uuid"].as_str().unwrap();

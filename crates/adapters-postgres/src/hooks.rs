@@ -490,9 +490,11 @@ const CLAIM: &str = "
     WITH subscriptions AS (
         SELECT s.id FROM hook_subscriptions s
         WHERE s.status = 'ATIVO' AND s.deleted_at IS NULL
-          AND EXISTS (SELECT 1 FROM hook_deliveries d
-                      WHERE d.subscription_id = s.id AND d.state = 'PENDENTE' AND d.next_attempt_at <= now()
-                        AND (d.leased_until IS NULL OR d.leased_until <= now()))
+          -- A probe of the index per subscription (an EXISTS may become a join over the backlog).
+          AND (SELECT true FROM hook_deliveries d
+               WHERE d.subscription_id = s.id AND d.state = 'PENDENTE' AND d.next_attempt_at <= now()
+                 AND (d.leased_until IS NULL OR d.leased_until <= now())
+               LIMIT 1)
         LIMIT $1
         FOR NO KEY UPDATE OF s SKIP LOCKED
     ), slots AS (

@@ -5,7 +5,8 @@
 //! Environment: `DATABASE_URL` (seeded with proposals in `NOVO`), `HOOKS_ENCRYPTION_KEY_BYTE` (the
 //! byte repeated 32 times that the service's `HOOKS_ENCRYPTION_KEY` encodes), `BENCH_RATE`
 //! (changes per second of the fixed-rate phase), `BENCH_SECONDS`, `BENCH_SATURATION` (changes of
-//! the saturation phase). Prints one markdown table.
+//! the saturation phase), `BENCH_BACKLOG` (deliveries queued due at one instant, drained by the
+//! engine alone). Prints one markdown table; for the backlog, latency counts from the due instant.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -127,6 +128,7 @@ async fn main() {
     let rate = env_number("BENCH_RATE", 400);
     let seconds = env_number("BENCH_SECONDS", 10);
     let saturation = usize::try_from(env_number("BENCH_SATURATION", 10_000)).unwrap();
+    let backlog = env_number("BENCH_BACKLOG", 10_000);
 
     let arrivals = web::Data::new(Mutex::new(Arrivals::default()));
     let shared = arrivals.clone();
@@ -222,6 +224,29 @@ async fn main() {
     let (burst_latencies, last, burst_missing) = driver.collect(&burst_started).await;
     let delivered_in = last.map_or(Duration::ZERO, |l| l.saturating_duration_since(begin));
     let per_second = burst_latencies.len() as f64 / delivered_in.as_secs_f64().max(f64::EPSILON);
+    // Phase 3: the engine alone. A backlog of deliveries, all due at one instant (queued straight
+    // into the outbox, as a burst of committed changes would leave it), drained at full speed.
+    let due_in = Duration::from_secs(2);
+    let mut conn = pool.get().await.unwrap();
+    diesel::sql_query(format!(
+        "INSERT INTO hook_deliveries (subscription_id, message_id, event_type, body, next_attempt_at)
+         SELECT {}, 'msg_backlog_' || i, 'ALTERAÇÃO_STATUS',
+                json_build_object('type', 'ALTERAÇÃO_STATUS', 'data', json_build_object('identificador', 'backlog-' || i))::text,
+                now() + interval '{} milliseconds'
+         FROM generate_series(1, {backlog}) AS i",
+        subscription.id,
+        due_in.as_millis()
+    ))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    let due_at = Instant::now() + due_in;
+    drop(conn);
+    let backlog_started: HashMap<String, Instant> = (1..=backlog).map(|i| (format!("backlog-{i}"), due_at)).collect();
+    let (backlog_latencies, last, backlog_missing) = driver.collect(&backlog_started).await;
+    let drained_in = last.map_or(Duration::ZERO, |l| l.saturating_duration_since(due_at));
+    let drain_per_second = backlog_latencies.len() as f64 / drained_in.as_secs_f64().max(f64::EPSILON);
+
     let total = driver.arrivals.lock().unwrap().total;
     let distinct = driver.arrivals.lock().unwrap().at.len();
 
@@ -242,6 +267,12 @@ async fn main() {
         ms(percentile(&burst_latencies, 50.0)),
         ms(percentile(&burst_latencies, 99.0)),
         ms(burst_latencies.last().copied().unwrap_or_default()),
+    );
+    println!(
+        "| backlog of {backlog} due at once (engine alone) | {backlog} | {} | {} | {} | {drain_per_second:.0} | {backlog_missing} |",
+        ms(percentile(&backlog_latencies, 50.0)),
+        ms(percentile(&backlog_latencies, 99.0)),
+        ms(backlog_latencies.last().copied().unwrap_or_default()),
     );
     println!();
     println!(
