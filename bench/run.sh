@@ -180,6 +180,8 @@ if [ "$growth" = 1 ]; then
   wrk_run -s bench/get_with_token.lua "$base/billingGroup/list"
   row "GET /billingGroup/list, $growth_to proposals" "$rps" "$small_list" "within 10% of $growth_from"
   stop_service
+  # A million proposals take gigabytes: not left behind.
+  psql "$server/postgres" -qc "DROP DATABASE IF EXISTS sales_bench_growth WITH (FORCE)" >/dev/null
 fi
 
 table=$(
