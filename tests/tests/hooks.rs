@@ -66,6 +66,20 @@ async fn subscribe(app: &TestApp, token: &str, endpoint: &str, status: &str) -> 
     body["data"].clone()
 }
 
+/// The back office's active subscription to a receiver answering `status`: (receiver, subscription).
+async fn office_hook(s: &Setup, status: u16) -> (MockServer, Value) {
+    let server = receiver(status).await;
+    let subscription = subscribe(&s.app, &s.office, &server.uri(), "ATIVO").await;
+    (server, subscription)
+}
+
+/// `POST /hooks/:uuid/test` as the back office.
+async fn send_test(s: &Setup, uuid: &str) -> reqwest::Response {
+    s.app
+        .post_json_as(&format!("/hooks/{uuid}/test"), &s.office, &json!({}))
+        .await
+}
+
 /// Waits until the receiver has at least `n` requests; answers them.
 async fn requests(server: &MockServer, n: usize) -> Vec<Request> {
     let started = Instant::now();
@@ -426,21 +440,13 @@ async fn a_410_turns_the_subscription_inactive() {
     assert!(body["data"]["inactiveReason"].as_str().unwrap().contains("410"));
     assert_eq!(gone.received_requests().await.unwrap().len(), 1);
     // An inactive subscription gets no test event either.
-    assert_error(
-        s.app
-            .post_json_as(&format!("/hooks/{uuid}/test"), &s.office, &json!({}))
-            .await,
-        StatusCode::BAD_REQUEST,
-        "webhook_inativo",
-    )
-    .await;
+    assert_error(send_test(&s, uuid).await, StatusCode::BAD_REQUEST, "webhook_inativo").await;
 }
 
 #[tokio::test]
 async fn after_rotation_deliveries_are_signed_with_both_secrets_during_the_grace_period() {
     let s = setup(&[]).await;
-    let server = receiver(200).await;
-    let subscription = subscribe(&s.app, &s.office, &server.uri(), "ATIVO").await;
+    let (server, subscription) = office_hook(&s, 200).await;
     let uuid = subscription["uuid"].as_str().unwrap();
     let old_secret = subscription["secret"].as_str().unwrap();
     let rotated: Value = s
@@ -452,9 +458,7 @@ async fn after_rotation_deliveries_are_signed_with_both_secrets_during_the_grace
         .unwrap();
     let new_secret = rotated["data"]["secret"].as_str().unwrap();
     assert_ne!(new_secret, old_secret);
-    s.app
-        .post_json_as(&format!("/hooks/{uuid}/test"), &s.office, &json!({}))
-        .await;
+    send_test(&s, uuid).await;
     let request = &requests(&server, 1).await[0];
     let signatures = request.headers["webhook-signature"].to_str().unwrap();
     assert_eq!(signatures.split(' ').count(), 2, "{signatures}");
@@ -468,8 +472,7 @@ async fn after_rotation_deliveries_are_signed_with_both_secrets_during_the_grace
 #[tokio::test]
 async fn with_no_grace_period_only_the_new_secret_signs() {
     let s = setup(&[("HOOKS_ROTATION_GRACE_SECS", "0")]).await;
-    let server = receiver(200).await;
-    let subscription = subscribe(&s.app, &s.office, &server.uri(), "ATIVO").await;
+    let (server, subscription) = office_hook(&s, 200).await;
     let uuid = subscription["uuid"].as_str().unwrap();
     let rotated: Value = s
         .app
@@ -478,9 +481,7 @@ async fn with_no_grace_period_only_the_new_secret_signs() {
         .json()
         .await
         .unwrap();
-    s.app
-        .post_json_as(&format!("/hooks/{uuid}/test"), &s.office, &json!({}))
-        .await;
+    send_test(&s, uuid).await;
     let request = &requests(&server, 1).await[0];
     verify(rotated["data"]["secret"].as_str().unwrap(), request);
     assert!(
@@ -505,9 +506,7 @@ async fn redirects_are_not_followed() {
         .await;
     let subscription = subscribe(&s.app, &s.office, &format!("{}/desvio", server.uri()), "ATIVO").await;
     let uuid = subscription["uuid"].as_str().unwrap();
-    s.app
-        .post_json_as(&format!("/hooks/{uuid}/test"), &s.office, &json!({}))
-        .await;
+    send_test(&s, uuid).await;
     let pending = delivery_in_state(&s.app, &s.office, uuid, "PENDENTE").await;
     let started = Instant::now();
     let attempt = loop {
@@ -562,9 +561,7 @@ async fn patch_changes_members_and_delete_cancels_pending_deliveries() {
     )
     .await;
 
-    s.app
-        .post_json_as(&format!("/hooks/{uuid}/test"), &s.office, &json!({}))
-        .await;
+    send_test(&s, uuid).await;
     requests(&failing, 1).await;
     delivery_in_state(&s.app, &s.office, uuid, "PENDENTE").await;
 
@@ -610,8 +607,7 @@ async fn unknown_uuids_and_delivery_ids_are_404() {
         )
         .await;
     }
-    let server = receiver(200).await;
-    let subscription = subscribe(&s.app, &s.office, &server.uri(), "ATIVO").await;
+    let (_receiver, subscription) = office_hook(&s, 200).await;
     let uuid = subscription["uuid"].as_str().unwrap();
     for id in ["999", "abc"] {
         assert_error(
