@@ -441,6 +441,21 @@ async fn a_410_turns_the_subscription_inactive() {
     assert_eq!(gone.received_requests().await.unwrap().len(), 1);
     // An inactive subscription gets no test event either.
     assert_error(send_test(&s, uuid).await, StatusCode::BAD_REQUEST, "webhook_inativo").await;
+    // Turned on again by its owner, it loses the reason it was turned off.
+    let reactivated: Value = s
+        .app
+        .client
+        .patch(s.app.url(&format!("/hooks/{uuid}")))
+        .bearer_auth(&s.office)
+        .json(&json!({"status": "ATIVO"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(reactivated["data"]["status"], "ATIVO");
+    assert!(reactivated["data"].get("inactiveReason").is_none(), "{reactivated}");
 }
 
 #[tokio::test]
@@ -560,6 +575,20 @@ async fn patch_changes_members_and_delete_cancels_pending_deliveries() {
         "requisicao_invalida",
     )
     .await;
+    for (body, field) in [
+        (json!({"events": []}), "events"),
+        (json!({"events": ["PROPOSTA_CRIADA"]}), "events[0]"),
+        (json!({"status": "LIGADO"}), "status"),
+        (json!({"endpoint": "ftp://example.com/"}), "endpoint"),
+    ] {
+        let answer = assert_error(
+            patch(body.clone()).await.unwrap(),
+            StatusCode::BAD_REQUEST,
+            "dados_invalidos",
+        )
+        .await;
+        assert_eq!(error_fields(&answer), [field], "{body}");
+    }
 
     send_test(&s, uuid).await;
     requests(&failing, 1).await;

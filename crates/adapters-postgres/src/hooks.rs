@@ -148,16 +148,17 @@ impl PgHooks {
             updated_at: row.updated_at,
         })
     }
+}
 
-    async fn load(&self, conn: &mut AsyncPgConnection, id: i64) -> Result<Subscription, StoreError> {
-        let row = subs::table
-            .find(id)
-            .select(SubscriptionRow::as_select())
-            .get_result(conn)
-            .await
-            .map_err(query_error)?;
-        self.subscription(row)
-    }
+/// A `PATCH`: absent members are left as they are (`Some(None)` writes a NULL).
+#[derive(AsChangeset)]
+#[diesel(table_name = subs)]
+struct SubscriptionChanges<'a> {
+    endpoint: Option<&'a str>,
+    events: Option<Vec<String>>,
+    status: Option<&'static str>,
+    inactive_reason: Option<Option<&'a str>>,
+    updated_at: DateTime<Utc>,
 }
 
 fn event_names(events: &[EventKind]) -> Vec<String> {
@@ -283,40 +284,22 @@ impl HookStore for PgHooks {
     }
 
     async fn update(&self, id: i64, patch: &HookPatch, at: DateTime<Utc>) -> Result<Subscription, StoreError> {
+        let changes = SubscriptionChanges {
+            endpoint: patch.endpoint.as_ref().map(|e| e.as_str()),
+            events: patch.events.as_deref().map(event_names),
+            status: patch.status.map(HookStatus::as_str),
+            // Turning a subscription on again clears why it was turned off.
+            inactive_reason: (patch.status == Some(HookStatus::Active)).then_some(None),
+            updated_at: at,
+        };
         let mut conn = connection(&self.pool).await?;
-        conn.transaction(async |conn| {
-            if let Some(endpoint) = &patch.endpoint {
-                diesel::update(subs::table.find(id))
-                    .set(subs::endpoint.eq(endpoint.as_str()))
-                    .execute(conn)
-                    .await?;
-            }
-            if let Some(events) = &patch.events {
-                diesel::update(subs::table.find(id))
-                    .set(subs::events.eq(event_names(events)))
-                    .execute(conn)
-                    .await?;
-            }
-            if let Some(status) = patch.status {
-                let reason: Option<&str> = None;
-                let update = diesel::update(subs::table.find(id)).set(subs::status.eq(status.as_str()));
-                update.execute(conn).await?;
-                if status == HookStatus::Active {
-                    diesel::update(subs::table.find(id))
-                        .set(subs::inactive_reason.eq(reason))
-                        .execute(conn)
-                        .await?;
-                }
-            }
-            diesel::update(subs::table.find(id))
-                .set(subs::updated_at.eq(at))
-                .execute(conn)
-                .await?;
-            Ok::<_, DieselError>(())
-        })
-        .await
-        .map_err(query_error)?;
-        self.load(&mut conn, id).await
+        let row = diesel::update(subs::table.find(id))
+            .set(&changes)
+            .returning(SubscriptionRow::as_returning())
+            .get_result(&mut conn)
+            .await
+            .map_err(query_error)?;
+        self.subscription(row)
     }
 
     async fn delete(&self, id: i64, at: DateTime<Utc>) -> Result<(), StoreError> {
@@ -355,17 +338,18 @@ impl HookStore for PgHooks {
             .await
             .map_err(query_error)?;
         let sealed = self.sealer.seal(uuid, secret)?;
-        diesel::update(subs::table.find(id))
+        let row = diesel::update(subs::table.find(id))
             .set((
                 subs::previous_secret_sealed.eq(subs::secret_sealed.nullable()),
                 subs::previous_secret_until.eq(previous_until),
                 subs::secret_sealed.eq(sealed),
                 subs::updated_at.eq(at),
             ))
-            .execute(&mut conn)
+            .returning(SubscriptionRow::as_returning())
+            .get_result(&mut conn)
             .await
             .map_err(query_error)?;
-        self.load(&mut conn, id).await
+        self.subscription(row)
     }
 
     async fn enqueue_test(&self, id: i64, body: &str) -> Result<Delivery, StoreError> {

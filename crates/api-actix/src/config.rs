@@ -403,14 +403,7 @@ impl RawConfig {
                 return Err(bad("CORS_ALLOWED_ORIGINS", format!("origem inválida: {origin}")));
             }
         }
-        let trusted_proxies = split_list(&self.trusted_proxies)
-            .iter()
-            .map(|p| {
-                p.parse::<IpNet>()
-                    .or_else(|_| p.parse::<std::net::IpAddr>().map(IpNet::from))
-                    .map_err(|_| bad("TRUSTED_PROXIES", format!("endereço ou CIDR inválido: {p}")))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let trusted_proxies = networks("TRUSTED_PROXIES", &self.trusted_proxies)?;
         if self.max_body_bytes < 1024 {
             return Err(bad("MAX_BODY_BYTES", "deve ser ao menos 1024"));
         }
@@ -568,14 +561,7 @@ impl RawConfig {
 
 impl RawConfig {
     fn hook_settings(&self) -> Result<HookSettings, ConfigError> {
-        let allowed_cidrs = split_list(&self.hooks_allowed_cidrs)
-            .iter()
-            .map(|p| {
-                p.parse::<IpNet>()
-                    .or_else(|_| p.parse::<std::net::IpAddr>().map(IpNet::from))
-                    .map_err(|_| bad("HOOKS_ALLOWED_CIDRS", format!("endereço ou CIDR inválido: {p}")))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let allowed_cidrs = networks("HOOKS_ALLOWED_CIDRS", &self.hooks_allowed_cidrs)?;
         let encryption_key = match &self.hooks_encryption_key {
             None => None,
             Some(text) => {
@@ -654,6 +640,18 @@ fn text_or_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::E
         TextOrNumber::Text(text) => text,
         TextOrNumber::Number(n) => n.to_string(),
     })
+}
+
+/// A comma-separated list of CIDRs or single addresses.
+fn networks(var: &str, value: &str) -> Result<Vec<IpNet>, ConfigError> {
+    split_list(value)
+        .iter()
+        .map(|p| {
+            p.parse::<IpNet>()
+                .or_else(|_| p.parse::<std::net::IpAddr>().map(IpNet::from))
+                .map_err(|_| bad(var, format!("endereço ou CIDR inválido: {p}")))
+        })
+        .collect()
 }
 
 fn split_list(value: &str) -> Vec<String> {

@@ -139,16 +139,6 @@ fn hook_uuid(raw: &str) -> Result<Uuid, ApiError> {
     Uuid::parse_str(raw).map_err(|_| ApiError::new(ErrorCode::HookNotFound))
 }
 
-fn events_without_repeats(events: Vec<EventKind>) -> Vec<EventKind> {
-    let mut unique = Vec::new();
-    for event in events {
-        if !unique.contains(&event) {
-            unique.push(event);
-        }
-    }
-    unique
-}
-
 fn hook_request(body: &Value) -> Result<HookRequest, ApiError> {
     let reader = BodyReader::root(body)?;
     let mut v = Violations::new();
@@ -157,7 +147,7 @@ fn hook_request(body: &Value) -> Result<HookRequest, ApiError> {
     let status = reader.parse(&mut v, "status", HookStatus::parse);
     match (events, endpoint, status) {
         (Some(events), Some(endpoint), Some(status)) if v.is_empty() => Ok(HookRequest {
-            events: events_without_repeats(events),
+            events,
             endpoint,
             status,
         }),
@@ -169,9 +159,7 @@ fn hook_patch(body: &Value) -> Result<HookPatch, ApiError> {
     let reader = BodyReader::root(body)?;
     let mut v = Violations::new();
     let patch = HookPatch {
-        events: reader
-            .parse_list(&mut v, "events", false, EventKind::parse)
-            .map(events_without_repeats),
+        events: reader.parse_list(&mut v, "events", false, EventKind::parse),
         endpoint: reader.parse_optional(&mut v, "endpoint", Endpoint::parse),
         status: reader.parse_optional(&mut v, "status", HookStatus::parse),
     };

@@ -10,7 +10,7 @@ use crate::auth::model::Principal;
 use crate::clock::Clock;
 use crate::proposals::ports::PartnerDirectory;
 use crate::validation::Violations;
-use crate::values::HookStatus;
+use crate::values::{EventKind, HookStatus};
 use std::sync::Arc;
 use std::time::Duration;
 use uuid::Uuid;
@@ -52,7 +52,7 @@ impl HookService {
         }
     }
 
-    /// Route 17.
+    /// Route 17. An event kind named twice is kept once.
     pub async fn create(&self, principal: &Principal, request: HookRequest) -> Result<Subscription, HookError> {
         let owner = self.owner(principal).await?;
         self.check_endpoint(&request.endpoint).await?;
@@ -61,7 +61,7 @@ impl HookService {
             owner,
             created_by: principal.email.clone(),
             endpoint: request.endpoint.as_str().to_owned(),
-            events: request.events,
+            events: without_repeats(request.events),
             status: request.status,
             secret: SigningSecret::from_key(self.keys.key()),
             at: self.clock.now(),
@@ -82,6 +82,10 @@ impl HookService {
 
     pub async fn update(&self, principal: &Principal, uuid: Uuid, patch: HookPatch) -> Result<Subscription, HookError> {
         let current = self.get(principal, uuid).await?;
+        let patch = HookPatch {
+            events: patch.events.map(without_repeats),
+            ..patch
+        };
         if let Some(endpoint) = &patch.endpoint {
             self.check_endpoint(endpoint).await?;
         }
@@ -125,4 +129,15 @@ impl HookService {
             .await?
             .ok_or(HookError::DeliveryNotFound)
     }
+}
+
+/// The kinds in their first order, each once.
+fn without_repeats(events: Vec<EventKind>) -> Vec<EventKind> {
+    let mut unique = Vec::with_capacity(events.len());
+    for event in events {
+        if !unique.contains(&event) {
+            unique.push(event);
+        }
+    }
+    unique
 }
