@@ -35,5 +35,11 @@ SELECT gen_random_uuid()::text, 4990, partner.docs[1 + batch.i % array_length(pa
        (ARRAY['NOVO', 'AGUARDANDO ASSINATURA', 'EM ANÁLISE', 'APROVADO'])[1 + batch.i % 4], 'bench', 'sms', 'PARCEIRO',
        product.id, 5002, 'DESCONTO EM FOLHA'
 FROM batch, partner, product;
+
+-- Each proposal's payroll-discount payment, as a representative's proposal has.
+INSERT INTO proposal_payments (id_proposta, tipo, numero_folha, tipo_folha, especie, alterado_por)
+SELECT p.id, 'DESCONTO EM FOLHA', lpad(p.id::text, 10, '0'), 'BENEFÍCIO', 41, 'bench'
+FROM proposals p
+WHERE p.alterado_por = 'bench' AND NOT EXISTS (SELECT 1 FROM proposal_payments pp WHERE pp.id_proposta = p.id);
 COMMIT;
 ANALYZE;

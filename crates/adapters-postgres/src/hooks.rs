@@ -2,6 +2,7 @@
 //! `DeliveryQueue`, the fan-out written inside a status change's transaction, and the
 //! `LISTEN`/`NOTIFY` wake-ups of the workers.
 
+use crate::listener::{ListenEvent, spawn_listener};
 use crate::pool::{PgPool, connection, query_error};
 use crate::schema::{hook_attempts as attempts, hook_deliveries as deliveries, hook_subscriptions as subs};
 use crate::sealing::SecretSealer;
@@ -19,7 +20,6 @@ use domain::hooks::{
 use domain::proposals::lifecycle::StatusEvent;
 use domain::store::StoreError;
 use domain::values::{Application, EventKind, HookStatus};
-use futures_util::StreamExt;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Notify;
@@ -655,35 +655,14 @@ impl PgDeliveryWakeups {
     /// Starts listening in the background on the current tokio runtime.
     pub fn start(database_url: &str) -> Self {
         let signal = Arc::new(Notify::new());
-        let url = database_url.to_owned();
         let listener = signal.clone();
-        tokio::spawn(async move {
-            loop {
-                if let Err(error) = listen(&url, &listener).await {
-                    tracing::warn!(%error, "webhook wake-up listener lost; reconnecting");
-                }
-                tokio::time::sleep(Duration::from_secs(1)).await;
-            }
+        spawn_listener(database_url, CHANNEL, move |event| match event {
+            // Anything queued before the LISTEN is found by the engine's first claim or poll.
+            ListenEvent::Listening | ListenEvent::Notified => listener.notify_one(),
+            ListenEvent::Lost => {}
         });
         Self { signal }
     }
-}
-
-async fn listen(url: &str, signal: &Notify) -> Result<(), DieselError> {
-    let mut conn = AsyncPgConnection::establish(url)
-        .await
-        .map_err(|e| DieselError::QueryBuilderError(e.to_string().into()))?;
-    diesel::sql_query(format!("LISTEN {CHANNEL}"))
-        .execute(&mut conn)
-        .await?;
-    // Anything queued before the LISTEN is found by the engine's first claim or poll.
-    signal.notify_one();
-    let mut stream = std::pin::pin!(conn.notifications_stream());
-    while let Some(notification) = stream.next().await {
-        notification?;
-        signal.notify_one();
-    }
-    Ok(())
 }
 
 #[async_trait]

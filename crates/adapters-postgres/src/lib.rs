@@ -4,10 +4,13 @@
 
 pub mod accounts;
 pub mod catalog;
+pub mod catalog_cache;
 pub mod ecommerce;
 pub mod hooks;
+mod listener;
 pub mod migrations;
 pub mod pool;
+mod prepared;
 pub mod proposals;
 pub mod recovery;
 mod rows;
@@ -20,6 +23,7 @@ pub mod testing;
 
 pub use accounts::PgAccounts;
 pub use catalog::PgCatalog;
+pub use catalog_cache::CachedCatalog;
 pub use ecommerce::{PgEcommerce, PgSandboxLedger};
 pub use hooks::{PgDeliveryWakeups, PgHooks};
 pub use pool::{PgPool, PgReadiness, PoolSettings, build_pool, ping};

@@ -2,6 +2,7 @@
 //! `ProposalStore` and `PartnerDirectory`.
 
 use crate::pool::{PgPool, connection, query_error};
+use crate::prepared::prepared;
 use crate::rows::{AddressRow, CustomerRow, PartnerRow, PaymentRow, ProposalRow};
 use crate::schema::{
     addresses, customer_partners, customers, motivations, partners, products, proposal_payments, proposals,
@@ -11,7 +12,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
-use diesel::sql_types::{Bool, Date, Int8, Nullable, Text};
+use diesel::sql_types::{Bool, Date, Int4, Int8, Nullable, Text};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::access::Scope;
 use domain::auth::model::UserId;
@@ -48,16 +49,14 @@ impl PgProposals {
     }
 }
 
-/// Creates or updates the customer by CPF (fields not sent keep their stored value), writes its
-/// address, and links it to the partner. Runs inside the caller's transaction.
-async fn upsert_customer(
+/// Creates or updates the customer by CPF (fields not sent keep their stored value). Runs inside
+/// the caller's transaction; the address and the partner link follow, pipelined.
+async fn upsert_customer_row(
     conn: &mut AsyncPgConnection,
     c: &CustomerData,
-    address: Option<&AddressData>,
-    partner_id: Option<i64>,
     changed_by: &str,
 ) -> QueryResult<CustomerRow> {
-    let mut row: CustomerRow = diesel::sql_query(
+    prepared(
         "INSERT INTO customers (cpf, nome_completo, data_nascimento, sexo, estado_civil, nacionalidade, celular, telefone_fixo, \
              email, profissao, salario, trabalhando, servidor_publico, pep, afastado, medicamento, medicamento_descricao, \
              e_analfabeto, alterado_por) \
@@ -74,8 +73,8 @@ async fn upsert_customer(
              medicamento_descricao = COALESCE($17, customers.medicamento_descricao), \
              e_analfabeto = COALESCE($18, customers.e_analfabeto), alterado_por = $19, alterado_em = now() \
          RETURNING *",
-    )
-    .bind::<Text, _>(c.cpf.as_str())
+        |q| {
+            q.bind::<Text, _>(c.cpf.as_str())
     .bind::<Text, _>(c.full_name.as_str())
     .bind::<Date, _>(c.birth_date.date())
     .bind::<Text, _>(c.gender.as_str())
@@ -93,51 +92,207 @@ async fn upsert_customer(
     .bind::<Nullable<Bool>, _>(c.medication)
     .bind::<Nullable<Text>, _>(c.medication_description.as_deref())
     .bind::<Nullable<Bool>, _>(c.illiterate)
-    .bind::<Text, _>(changed_by)
+                .bind::<Text, _>(changed_by)
+        },
+    )
     .get_result(conn)
-    .await?;
+    .await
+}
 
-    if let Some(a) = address {
-        let values = (
-            addresses::cep.eq(a.cep.as_str()),
-            addresses::endereco.eq(&a.street),
-            addresses::numero.eq(&a.number),
-            addresses::bairro.eq(&a.neighborhood),
-            addresses::cidade.eq(&a.city),
-            addresses::estado.eq(a.state.as_str()),
-            addresses::complemento.eq(a.complement.as_deref()),
-        );
-        match row.id_endereco {
-            Some(address_id) => {
-                diesel::update(addresses::table.find(address_id))
-                    .set((values, addresses::alterado_em.eq(diesel::dsl::now)))
-                    .execute(conn)
-                    .await?;
-            }
-            None => {
-                let address_id: i64 = diesel::insert_into(addresses::table)
-                    .values(values)
-                    .returning(addresses::id)
-                    .get_result(conn)
-                    .await?;
-                diesel::update(customers::table.find(row.id))
-                    .set(customers::id_endereco.eq(address_id))
-                    .execute(conn)
-                    .await?;
-                row.id_endereco = Some(address_id);
-            }
+#[derive(QueryableByName)]
+struct NewAddress {
+    #[diesel(sql_type = Int8)]
+    id: i64,
+}
+
+/// Writes the customer's address: its stored one updated, or a new one linked to the customer
+/// (one statement). Returns the address id.
+async fn write_address(conn: &AsyncPgConnection, customer: &CustomerRow, a: &AddressData) -> QueryResult<i64> {
+    let mut conn = conn;
+    match customer.id_endereco {
+        Some(address_id) => {
+            diesel::update(addresses::table.find(address_id))
+                .set((
+                    addresses::cep.eq(a.cep.as_str()),
+                    addresses::endereco.eq(&a.street),
+                    addresses::numero.eq(&a.number),
+                    addresses::bairro.eq(&a.neighborhood),
+                    addresses::cidade.eq(&a.city),
+                    addresses::estado.eq(a.state.as_str()),
+                    addresses::complemento.eq(a.complement.as_deref()),
+                    addresses::alterado_em.eq(diesel::dsl::now),
+                ))
+                .execute(&mut conn)
+                .await?;
+            Ok(address_id)
+        }
+        None => {
+            let created: NewAddress = prepared(
+                "WITH new_address AS ( \
+                     INSERT INTO addresses (cep, endereco, numero, bairro, cidade, estado, complemento) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id) \
+                 UPDATE customers SET id_endereco = new_address.id FROM new_address \
+                 WHERE customers.id = $8 RETURNING new_address.id",
+                |q| {
+                    q.bind::<Text, _>(a.cep.as_str())
+                        .bind::<Text, _>(&a.street)
+                        .bind::<Text, _>(&a.number)
+                        .bind::<Text, _>(&a.neighborhood)
+                        .bind::<Text, _>(&a.city)
+                        .bind::<Text, _>(a.state.as_str())
+                        .bind::<Nullable<Text>, _>(a.complement.as_deref())
+                        .bind::<Int8, _>(customer.id)
+                },
+            )
+            .get_result(&mut conn)
+            .await?;
+            Ok(created.id)
         }
     }
+}
+
+/// Links the customer to the partner (once).
+async fn link_partner(conn: &AsyncPgConnection, customer_id: i64, partner_id: Option<i64>) -> QueryResult<()> {
+    let mut conn = conn;
     if let Some(partner_id) = partner_id {
         diesel::insert_into(customer_partners::table)
             .values((
-                customer_partners::customer_id.eq(row.id),
+                customer_partners::customer_id.eq(customer_id),
                 customer_partners::partner_id.eq(partner_id),
             ))
             .on_conflict_do_nothing()
-            .execute(conn)
+            .execute(&mut conn)
             .await?;
     }
+    Ok(())
+}
+
+async fn insert_proposal(
+    conn: &AsyncPgConnection,
+    p: &NewProposal,
+    identifier: &str,
+    customer_id: i64,
+    payment_type: Option<&str>,
+) -> QueryResult<ProposalRow> {
+    let mut conn = conn;
+    let partner = p.partner.as_ref();
+    diesel::insert_into(proposals::table)
+        .values((
+            proposals::identificador.eq(identifier),
+            proposals::valor.eq(p.value),
+            proposals::cpf_cnpj_parceiro.eq(partner.map(|l| l.partner_document.as_str())),
+            proposals::id_parceiro.eq(partner.map(|l| l.partner_id)),
+            proposals::id_representante.eq(partner.and_then(|l| l.representative_id)),
+            proposals::id_cliente.eq(customer_id),
+            proposals::alterado_por.eq(&p.changed_by),
+            proposals::cnpj_associacao.eq(partner.and_then(|l| l.association_cnpj.as_deref())),
+            proposals::cnpj_federacao.eq(partner.and_then(|l| l.federation_cnpj.as_deref())),
+            proposals::tipo_envio.eq(p.shipping.as_str()),
+            proposals::fluxo.eq(p.flow.as_str()),
+            proposals::id_produto.eq(p.product_id),
+            proposals::codigo_faturamento.eq(p.billing_code),
+            proposals::tipo_pagamento.eq(payment_type),
+        ))
+        .returning(ProposalRow::as_returning())
+        .get_result(&mut conn)
+        .await
+}
+
+/// The proposal's payment, for the proposal with `identifier` (inserted just before it in the
+/// same transaction and pipeline).
+async fn insert_payment(
+    conn: &AsyncPgConnection,
+    p: &NewProposal,
+    identifier: &str,
+    payment_type: Option<&str>,
+) -> QueryResult<()> {
+    use diesel::IntoSql;
+    let (Some(payment), Some(kind)) = (&p.payment, payment_type) else {
+        return Ok(());
+    };
+    let mut conn = conn;
+    let none = None::<&str>;
+    let (bank, agency, account, operation, number, sheet_type, specie) = match payment {
+        PaymentDetails::PayrollDiscount {
+            number,
+            specie,
+            sheet_type,
+        } => (
+            none,
+            none,
+            none,
+            none,
+            Some(number.as_str()),
+            Some(sheet_type.as_str()),
+            Some(*specie),
+        ),
+        PaymentDetails::AccountDebit(a) => (
+            Some(a.bank.as_str()),
+            Some(a.agency.as_str()),
+            Some(a.account.as_str()),
+            a.operation.as_deref(),
+            none,
+            none,
+            None,
+        ),
+    };
+    let values = proposals::table
+        .filter(proposals::identificador.eq(identifier))
+        .select((
+            proposals::id,
+            kind.into_sql::<Text>(),
+            p.changed_by.as_str().into_sql::<Text>(),
+            bank.into_sql::<Nullable<Text>>(),
+            agency.into_sql::<Nullable<Text>>(),
+            account.into_sql::<Nullable<Text>>(),
+            operation.into_sql::<Nullable<Text>>(),
+            number.into_sql::<Nullable<Text>>(),
+            sheet_type.into_sql::<Nullable<Text>>(),
+            specie.into_sql::<Nullable<Int4>>(),
+        ));
+    diesel::insert_into(proposal_payments::table)
+        .values(values)
+        .into_columns((
+            proposal_payments::id_proposta,
+            proposal_payments::tipo,
+            proposal_payments::alterado_por,
+            proposal_payments::banco,
+            proposal_payments::agencia,
+            proposal_payments::conta,
+            proposal_payments::operacao,
+            proposal_payments::numero_folha,
+            proposal_payments::tipo_folha,
+            proposal_payments::especie,
+        ))
+        .execute(&mut conn)
+        .await?;
+    Ok(())
+}
+
+/// Creates or updates the customer, writes its address and links it to the partner, inside the
+/// caller's transaction: two round trips.
+async fn upsert_customer(
+    conn: &mut AsyncPgConnection,
+    c: &CustomerData,
+    address: Option<&AddressData>,
+    partner_id: Option<i64>,
+    changed_by: &str,
+) -> QueryResult<CustomerRow> {
+    let mut row = upsert_customer_row(conn, c, changed_by).await?;
+    let shared: &AsyncPgConnection = conn;
+    let address_write = async {
+        match address {
+            Some(a) => write_address(shared, &row, a).await.map(Some),
+            None => Ok(None),
+        }
+    };
+    let (address_id, linked) = futures_util::join!(address_write, link_partner(shared, row.id, partner_id));
+    // Pipelined statements fail in order: the first error is the cause, later ones only report
+    // the aborted transaction.
+    if let Some(address_id) = address_id? {
+        row.id_endereco = Some(address_id);
+    }
+    linked?;
     Ok(row)
 }
 
@@ -212,9 +367,12 @@ impl ProposalStore for PgProposals {
     async fn create(&self, p: &NewProposal) -> Result<domain::proposals::model::ProposalRecord, CreateProposalError> {
         let mut conn = connection(&self.pool).await?;
         let partner_id = p.partner.as_ref().map(|l| l.partner_id);
+        // Four round trips: BEGIN; the customer; its address, its partner link, the proposal and
+        // its payment, pipelined (the payment finds its proposal by the identifier made here);
+        // COMMIT.
         let result = conn
             .transaction(async |conn| {
-                let customer = upsert_customer(conn, &p.customer, Some(&p.address), partner_id, &p.changed_by).await?;
+                let customer = upsert_customer_row(conn, &p.customer, &p.changed_by).await?;
                 // 122 random bits: an identifier nobody can guess from another.
                 let identifier = uuid::Uuid::new_v4().to_string();
                 let payment_type = match &p.payment {
@@ -222,63 +380,19 @@ impl ProposalStore for PgProposals {
                     Some(PaymentDetails::AccountDebit(_)) => Some("DÉBITO EM CONTA"),
                     None => None,
                 };
-                let row: ProposalRow = diesel::insert_into(proposals::table)
-                    .values((
-                        proposals::identificador.eq(&identifier),
-                        proposals::valor.eq(p.value),
-                        proposals::cpf_cnpj_parceiro.eq(p.partner.as_ref().map(|l| l.partner_document.as_str())),
-                        proposals::id_parceiro.eq(partner_id),
-                        proposals::id_representante.eq(p.partner.as_ref().and_then(|l| l.representative_id)),
-                        proposals::id_cliente.eq(customer.id),
-                        proposals::alterado_por.eq(&p.changed_by),
-                        proposals::cnpj_associacao.eq(p.partner.as_ref().and_then(|l| l.association_cnpj.as_deref())),
-                        proposals::cnpj_federacao.eq(p.partner.as_ref().and_then(|l| l.federation_cnpj.as_deref())),
-                        proposals::tipo_envio.eq(p.shipping.as_str()),
-                        proposals::fluxo.eq(p.flow.as_str()),
-                        proposals::id_produto.eq(p.product_id),
-                        proposals::codigo_faturamento.eq(p.billing_code),
-                        proposals::tipo_pagamento.eq(payment_type),
-                    ))
-                    .returning(ProposalRow::as_returning())
-                    .get_result(conn)
-                    .await?;
-                if let (Some(payment), Some(kind)) = (&p.payment, payment_type) {
-                    let base = (
-                        proposal_payments::id_proposta.eq(row.id),
-                        proposal_payments::tipo.eq(kind),
-                        proposal_payments::alterado_por.eq(&p.changed_by),
-                    );
-                    let insert = diesel::insert_into(proposal_payments::table);
-                    match payment {
-                        PaymentDetails::PayrollDiscount {
-                            number,
-                            specie,
-                            sheet_type,
-                        } => {
-                            insert
-                                .values((
-                                    base,
-                                    proposal_payments::numero_folha.eq(number),
-                                    proposal_payments::tipo_folha.eq(sheet_type.as_str()),
-                                    proposal_payments::especie.eq(specie),
-                                ))
-                                .execute(conn)
-                                .await?
-                        }
-                        PaymentDetails::AccountDebit(account) => {
-                            insert
-                                .values((
-                                    base,
-                                    proposal_payments::banco.eq(&account.bank),
-                                    proposal_payments::agencia.eq(&account.agency),
-                                    proposal_payments::conta.eq(&account.account),
-                                    proposal_payments::operacao.eq(account.operation.as_deref()),
-                                ))
-                                .execute(conn)
-                                .await?
-                        }
-                    };
-                }
+                let shared: &AsyncPgConnection = conn;
+                let (address, linked, proposal, payment) = futures_util::join!(
+                    write_address(shared, &customer, &p.address),
+                    link_partner(shared, customer.id, partner_id),
+                    insert_proposal(shared, p, &identifier, customer.id, payment_type),
+                    insert_payment(shared, p, &identifier, payment_type),
+                );
+                // In pipeline order: the first error is the cause (later statements only report
+                // the aborted transaction).
+                address?;
+                linked?;
+                let row = proposal?;
+                payment?;
                 Ok::<_, DieselError>(row)
             })
             .await;
@@ -294,17 +408,35 @@ impl ProposalStore for PgProposals {
     }
 
     async fn detail(&self, identifier: &str, scope: Scope) -> Result<Option<ProposalDetail>, StoreError> {
-        let mut conn = connection(&self.pool).await?;
-        // Query 1: the proposal with its product and motivation, within the caller's scope.
+        let conn = connection(&self.pool).await?;
+        // Two statements sent together on the one connection (pipelined): one round trip. The
+        // first joins everything the proposal has at most one of; the second reads its
+        // signature's parties, by the same identifier, and is discarded when the first finds
+        // nothing within the caller's scope.
+        let shared: &AsyncPgConnection = &conn;
+        let (mut for_proposal, mut for_signature) = (shared, shared);
         let mut query = proposals::table
             .inner_join(products::table)
             .inner_join(motivations::table)
+            .inner_join(customers::table.left_join(addresses::table))
+            .left_join(partners::table)
+            .left_join(representatives::table.inner_join(users::table))
+            .left_join(proposal_payments::table)
             .filter(proposals::identificador.eq(identifier))
             .select((
                 ProposalRow::as_select(),
-                products::nome,
-                products::codigo_produto,
-                motivations::descricao,
+                (products::nome, products::codigo_produto, motivations::descricao),
+                CustomerRow::as_select(),
+                Option::<AddressRow>::as_select(),
+                Option::<PartnerRow>::as_select(),
+                (
+                    users::cpf,
+                    users::email,
+                    users::name,
+                    representatives::video_attendance_token,
+                )
+                    .nullable(),
+                Option::<PaymentRow>::as_select(),
             ))
             .into_boxed();
         query = match scope {
@@ -312,69 +444,27 @@ impl ProposalStore for PgProposals {
             Scope::Ecommerce => query.filter(proposals::fluxo.eq(Flow::Ecommerce.as_str())),
             Scope::Everything => query,
         };
-        let found: Option<(ProposalRow, String, i32, String)> =
-            query.first(&mut conn).await.optional().map_err(query_error)?;
-        let Some((proposal, product_name, product_code, motivation)) = found else {
-            return Ok(None);
-        };
-
-        // Queries 2 to 5 depend only on the proposal: sent together on the one connection
-        // (pipelined), so they cost one round trip, not four.
-        let shared: &AsyncPgConnection = &conn;
-        let (mut c2, mut c3, mut c4, mut c5, mut c6) = (shared, shared, shared, shared, shared);
-        let customer_and_address = customers::table
-            .left_join(addresses::table)
-            .filter(customers::id.eq(proposal.id_cliente))
-            .select((CustomerRow::as_select(), Option::<AddressRow>::as_select()))
-            .first::<(CustomerRow, Option<AddressRow>)>(&mut c2);
-        let partner = async {
-            match proposal.id_parceiro {
-                Some(id) => partners::table
-                    .find(id)
-                    .select(PartnerRow::as_select())
-                    .first::<PartnerRow>(&mut c3)
-                    .await
-                    .optional(),
-                None => Ok(None),
-            }
-        };
-        let representative = async {
-            match proposal.id_representante {
-                Some(id) => representatives::table
-                    .inner_join(users::table)
-                    .filter(representatives::id.eq(id))
-                    .select((
-                        users::cpf,
-                        users::email,
-                        users::name,
-                        representatives::video_attendance_token,
-                    ))
-                    .first::<(Option<String>, String, Option<String>, Option<String>)>(&mut c4)
-                    .await
-                    .optional(),
-                None => Ok(None),
-            }
-        };
-        let payment = proposal_payments::table
-            .filter(proposal_payments::id_proposta.eq(proposal.id))
-            .select(PaymentRow::as_select())
-            .first::<PaymentRow>(&mut c5);
-        let signature = signature_view(&mut c6, proposal.id);
-        let ((customer, address), partner, representative, payment, signature) = futures_util::try_join!(
-            customer_and_address,
+        let proposal = async { query.first::<DetailRow>(&mut for_proposal).await.optional() };
+        let signature = signature_view(&mut for_signature, identifier);
+        let (found, signature) = futures_util::try_join!(proposal, signature).map_err(query_error)?;
+        let Some((
+            proposal,
+            (product_name, product_code, motivation),
+            customer,
+            address,
             partner,
             representative,
-            async { payment.await.optional() },
-            signature
-        )
-        .map_err(query_error)?;
+            payment,
+        )) = found
+        else {
+            return Ok(None);
+        };
         let representative = representative.map(|(cpf, email, name, token)| RepresentativeView {
             cpf,
             email,
             name,
             video_attendance_token: token,
         });
-
         Ok(Some(ProposalDetail {
             proposal: proposal.into(),
             product_name,
@@ -434,7 +524,21 @@ impl PgProposals {
     }
 }
 
-async fn signature_view(conn: &mut &AsyncPgConnection, proposal_id: i64) -> QueryResult<Option<SignatureView>> {
+/// What route 7's joined statement returns: the proposal; its product's name and code and its
+/// motivation; the customer and address; the partner; the representative (CPF, e-mail, name,
+/// video token); the payment.
+type DetailRow = (
+    ProposalRow,
+    (String, i32, String),
+    CustomerRow,
+    Option<AddressRow>,
+    Option<PartnerRow>,
+    Option<(Option<String>, String, Option<String>, Option<String>)>,
+    Option<PaymentRow>,
+);
+
+/// The signature of the proposal with this identifier, with its parties' keys and statuses.
+async fn signature_view(conn: &mut &AsyncPgConnection, identifier: &str) -> QueryResult<Option<SignatureView>> {
     use crate::schema::{signature_parties, signatures};
     type Row = (
         i64,
@@ -445,7 +549,8 @@ async fn signature_view(conn: &mut &AsyncPgConnection, proposal_id: i64) -> Quer
     );
     let rows: Vec<Row> = signatures::table
         .left_join(signature_parties::table)
-        .filter(signatures::proposal_id.eq(proposal_id))
+        .inner_join(proposals::table)
+        .filter(proposals::identificador.eq(identifier))
         .select((
             signatures::id,
             signatures::alterado_por,

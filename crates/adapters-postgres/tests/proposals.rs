@@ -279,3 +279,51 @@ async fn product_listing_filters_by_boolean_and_out_of_range_codes_match_nothing
     let huge = ListQuery::<ProductField>::parse(&params(&[("conditions[codigo_produto]", "99999999999")])).unwrap();
     assert!(catalog.list_products(&huge).await.unwrap().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_proposal_for_a_known_customer_rewrites_the_stored_address_and_keeps_a_debit_payment() {
+    let (_db, pool, proposals, product_id) = seeded().await;
+    let known = proposals
+        .upsert(
+            &customer("Maria da Silva"),
+            Some(address("Rua Antiga")),
+            None,
+            "a@exemplo.com.br",
+        )
+        .await
+        .unwrap();
+    let mut proposal = new_proposal(&proposals, product_id, "Maria da Silva", "Avenida Paulista").await;
+    proposal.payment = Some(PaymentDetails::AccountDebit(BankAccount {
+        bank: "104".into(),
+        agency: "1234".into(),
+        account: "567890".into(),
+        operation: Some("013".into()),
+    }));
+    let record = proposals.create(&proposal).await.unwrap();
+
+    let detail = proposals
+        .detail(&record.identifier, Scope::Everything)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(detail.customer.id, known.id);
+    assert_eq!(detail.address.unwrap().street, "Avenida Paulista");
+    assert_eq!(
+        count(&pool, "SELECT count(*) AS n FROM addresses").await,
+        1,
+        "rewritten, not added"
+    );
+    let payment = detail.payment.unwrap();
+    assert_eq!(payment.payment_type, "DÉBITO EM CONTA");
+    assert_eq!(
+        (
+            payment.bank.as_deref(),
+            payment.agency.as_deref(),
+            payment.account.as_deref()
+        ),
+        (Some("104"), Some("1234"), Some("567890"))
+    );
+    assert_eq!(payment.operation.as_deref(), Some("013"));
+    assert_eq!((payment.sheet_number, payment.specie), (None, None));
+    assert_eq!(count(&pool, "SELECT count(*) AS n FROM customer_partners").await, 1);
+}

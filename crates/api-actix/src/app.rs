@@ -20,7 +20,8 @@ use adapters_payment::{SandboxGateway, StripeGateway, StripeSettings};
 use adapters_postgres::migrations::{self, MigrationError};
 use adapters_postgres::pool::PoolBuildError;
 use adapters_postgres::{
-    PgAccounts, PgCatalog, PgPool, PgProposals, PgReadiness, PgRecovery, PgSignatures, PoolSettings, build_pool,
+    CachedCatalog, PgAccounts, PgCatalog, PgPool, PgProposals, PgReadiness, PgRecovery, PgSignatures, PoolSettings,
+    build_pool,
 };
 use adapters_postgres::{PgDeliveryWakeups, PgEcommerce, PgHooks, PgSandboxLedger};
 use adapters_signature::{ClicksignProvider, ClicksignSettings, PdfRenderer, SandboxProvider};
@@ -28,6 +29,7 @@ use adapters_webhooks::{AddressPolicy, HttpWebhookSender, SenderSettings};
 use domain::auth::ports::HashError;
 use domain::auth::sign_in::SignInService;
 use domain::catalog::CatalogService;
+use domain::catalog::ports::CatalogStore;
 use domain::clock::SystemClock;
 use domain::ecommerce::EcommerceService;
 use domain::hooks::{DeliveryEngine, HookService};
@@ -161,7 +163,14 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
         policy: config.signin_throttle,
     };
     let stores = Arc::new(PgProposals::new(pool.clone()));
-    let catalog_store = Arc::new(PgCatalog::new(pool.clone()));
+    let catalog_store: Arc<dyn CatalogStore> = match config.catalog_cache_entries {
+        0 => Arc::new(PgCatalog::new(pool.clone())),
+        entries => Arc::new(CachedCatalog::start(
+            PgCatalog::new(pool.clone()),
+            &config.database_url,
+            entries,
+        )),
+    };
     let proposals = ProposalService {
         proposals: stores.clone(),
         customers: stores.clone(),

@@ -111,6 +111,8 @@ struct RawConfig {
     hooks_max_retry_after_secs: u64,
     #[serde(default = "defaults::yes")]
     hooks_worker: bool,
+    #[serde(default = "defaults::catalog_cache_entries")]
+    catalog_cache_entries: usize,
 }
 
 mod defaults {
@@ -226,6 +228,9 @@ mod defaults {
     pub fn hooks_max_retry_after_secs() -> u64 {
         3600
     }
+    pub fn catalog_cache_entries() -> usize {
+        1_000
+    }
 }
 
 /// The service's settings, checked.
@@ -256,6 +261,8 @@ pub struct Config {
     pub stripe: Option<(String, String)>,
     pub recovery: domain::recovery::RecoveryPolicy,
     pub hooks: HookSettings,
+    /// Catalog reads kept in memory per kind (listings, products, billing groups); 0: none.
+    pub catalog_cache_entries: usize,
 }
 
 /// Event subscriptions and their delivery.
@@ -477,6 +484,7 @@ impl RawConfig {
             return Err(bad("DB_POOL_MAX_SIZE", "deve ser ao menos 1"));
         }
         Ok(Config {
+            catalog_cache_entries: self.catalog_cache_entries,
             database_url: self.database_url,
             bind_addr,
             public_url,

@@ -68,7 +68,7 @@ pub enum FieldKind {
     Boolean,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum FilterValue {
     Integer(i64),
     Text(String),
@@ -77,13 +77,13 @@ pub enum FilterValue {
 }
 
 /// The fields a listing may return and filter on.
-pub trait ListField: Copy + Eq + std::fmt::Debug + Send + Sync + 'static {
+pub trait ListField: Copy + Eq + std::hash::Hash + std::fmt::Debug + Send + Sync + 'static {
     const ALL: &'static [Self];
     fn name(self) -> &'static str;
     fn kind(self) -> FieldKind;
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BillingGroupField {
     Id,
     UpdatedAt,
@@ -129,7 +129,7 @@ impl ListField for BillingGroupField {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ProductField {
     Id,
     ProductCode,
@@ -183,7 +183,7 @@ pub const DEFAULT_LIMIT: i64 = 100;
 pub const MAX_LIMIT: i64 = 1000;
 
 /// A checked listing request. `fields` empty means every field. Ordered by `id`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ListQuery<F> {
     pub fields: Vec<F>,
     pub conditions: Vec<(F, FilterValue)>,

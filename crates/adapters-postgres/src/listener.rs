@@ -1,0 +1,53 @@
+//! One dedicated `LISTEN` connection per channel, re-established when it drops. What a
+//! notification means is the caller's: a wake-up for the delivery engine, a stale catalog.
+
+use diesel::result::Error as DieselError;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use futures_util::StreamExt;
+use std::time::Duration;
+
+/// What the listening connection saw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ListenEvent {
+    /// `LISTEN` is in place: from now on no notification on the channel is missed.
+    Listening,
+    /// A notification arrived on the channel.
+    Notified,
+    /// The connection dropped: notifications may be missed until the next `Listening`.
+    Lost,
+}
+
+/// Listens on `channel` in the background on the current tokio runtime, for as long as the
+/// runtime lives, reconnecting a second after each loss.
+pub(crate) fn spawn_listener(
+    database_url: &str,
+    channel: &'static str,
+    on_event: impl Fn(ListenEvent) + Send + Sync + 'static,
+) {
+    let url = database_url.to_owned();
+    tokio::spawn(async move {
+        loop {
+            if let Err(error) = listen(&url, channel, &on_event).await {
+                tracing::warn!(%error, channel, "listener lost; reconnecting");
+            }
+            on_event(ListenEvent::Lost);
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    });
+}
+
+async fn listen(url: &str, channel: &str, on_event: &impl Fn(ListenEvent)) -> Result<(), DieselError> {
+    let mut conn = AsyncPgConnection::establish(url)
+        .await
+        .map_err(|e| DieselError::QueryBuilderError(e.to_string().into()))?;
+    diesel::sql_query(format!("LISTEN {channel}"))
+        .execute(&mut conn)
+        .await?;
+    on_event(ListenEvent::Listening);
+    let mut stream = std::pin::pin!(conn.notifications_stream());
+    while let Some(notification) = stream.next().await {
+        notification?;
+        on_event(ListenEvent::Notified);
+    }
+    Ok(())
+}
