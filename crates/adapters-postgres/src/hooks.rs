@@ -4,6 +4,7 @@
 
 use crate::listener::{ListenEvent, spawn_listener};
 use crate::pool::{PgPool, connection, query_error};
+use crate::prepared::prepared;
 use crate::schema::{hook_attempts as attempts, hook_deliveries as deliveries, hook_subscriptions as subs};
 use crate::sealing::SecretSealer;
 use async_trait::async_trait;
@@ -46,6 +47,22 @@ impl PgHooks {
     }
 }
 
+/// One delivery per matching subscription, and a `NOTIFY` (sent at commit) only when something
+/// was queued. The message id is `MESSAGE_ID` and the channel `CHANNEL`, written out so that the
+/// statement is a constant and stays prepared.
+const FAN_OUT: &str = "
+    WITH queued AS (
+        INSERT INTO hook_deliveries (subscription_id, proposal_event_id, message_id, event_type, body, next_attempt_at)
+        SELECT s.id, $1, 'msg_' || replace(gen_random_uuid()::text, '-', ''), $2, $3, now()
+        FROM hook_subscriptions s
+        WHERE s.status = 'ATIVO' AND s.deleted_at IS NULL AND $2 = ANY (s.events)
+          AND (s.owner_application = 'BACKOFFICE'
+               OR (s.owner_application = 'PARCEIRO' AND s.partner_id = $4)
+               OR (s.owner_application = 'ECOMMERCE' AND $5 = 'ECOMMERCE'))
+        RETURNING 1
+    )
+    SELECT pg_notify('hook_deliveries', '') FROM (SELECT 1 WHERE EXISTS (SELECT 1 FROM queued)) AS any_queued";
+
 /// Queues the event for every active subscription whose owner may see the proposal, inside the
 /// caller's transaction: the event is sent if and only if the change commits.
 pub(crate) async fn fan_out_status_change(
@@ -56,25 +73,13 @@ pub(crate) async fn fan_out_status_change(
     flow: &str,
 ) -> QueryResult<()> {
     let body = domain::hooks::payload::status_change(event, identifier);
-    // The NOTIFY goes out (at commit) only when something was queued.
-    diesel::sql_query(format!(
-        "WITH queued AS (
-             INSERT INTO hook_deliveries (subscription_id, proposal_event_id, message_id, event_type, body, next_attempt_at)
-             SELECT s.id, $1, {MESSAGE_ID}, $2, $3, now()
-             FROM hook_subscriptions s
-             WHERE s.status = 'ATIVO' AND s.deleted_at IS NULL AND $2 = ANY (s.events)
-               AND (s.owner_application = 'BACKOFFICE'
-                    OR (s.owner_application = 'PARCEIRO' AND s.partner_id = $4)
-                    OR (s.owner_application = 'ECOMMERCE' AND $5 = 'ECOMMERCE'))
-             RETURNING 1
-         )
-         SELECT pg_notify('{CHANNEL}', '') FROM (SELECT 1 WHERE EXISTS (SELECT 1 FROM queued)) AS any_queued"
-    ))
-    .bind::<BigInt, _>(event.id)
-    .bind::<Text, _>(EventKind::StatusChange.as_str())
-    .bind::<Text, _>(&body)
-    .bind::<Nullable<BigInt>, _>(partner_id)
-    .bind::<Text, _>(flow)
+    prepared(FAN_OUT, |q| {
+        q.bind::<BigInt, _>(event.id)
+            .bind::<Text, _>(EventKind::StatusChange.as_str())
+            .bind::<Text, _>(&body)
+            .bind::<Nullable<BigInt>, _>(partner_id)
+            .bind::<Text, _>(flow)
+    })
     .execute(conn)
     .await
     .map(|_| ())
@@ -582,21 +587,22 @@ impl DeliveryQueue for PgHooks {
             RecordStep::Gone => (DeliveryState::Cancelled, None, None),
         };
         let mut conn = connection(&self.pool).await?;
-        let moved: Option<IdRow> = diesel::sql_query(RECORD)
-            .bind::<BigInt, _>(attempt.delivery_id)
-            .bind::<Int4, _>(attempt.attempt)
-            .bind::<Text, _>(state.as_str())
-            .bind::<Timestamptz, _>(next_attempt_at.unwrap_or(attempt.at))
-            .bind::<Nullable<Timestamptz>, _>(delivered_at)
-            .bind::<Timestamptz, _>(attempt.at)
-            .bind::<Nullable<Int4>, _>(attempt.response_status.map(i32::from))
-            .bind::<BigInt, _>(i64::try_from(attempt.duration.as_millis()).unwrap_or(i64::MAX))
-            .bind::<Nullable<Text>, _>(attempt.error.as_deref())
-            .bind::<Nullable<Timestamptz>, _>(next_attempt_at)
-            .get_result(&mut conn)
-            .await
-            .optional()
-            .map_err(query_error)?;
+        let moved: Option<IdRow> = prepared(RECORD, |q| {
+            q.bind::<BigInt, _>(attempt.delivery_id)
+                .bind::<Int4, _>(attempt.attempt)
+                .bind::<Text, _>(state.as_str())
+                .bind::<Timestamptz, _>(next_attempt_at.unwrap_or(attempt.at))
+                .bind::<Nullable<Timestamptz>, _>(delivered_at)
+                .bind::<Timestamptz, _>(attempt.at)
+                .bind::<Nullable<Int4>, _>(attempt.response_status.map(i32::from))
+                .bind::<BigInt, _>(i64::try_from(attempt.duration.as_millis()).unwrap_or(i64::MAX))
+                .bind::<Nullable<Text>, _>(attempt.error.as_deref())
+                .bind::<Nullable<Timestamptz>, _>(next_attempt_at)
+        })
+        .get_result(&mut conn)
+        .await
+        .optional()
+        .map_err(query_error)?;
         let Some(IdRow { id: subscription_id }) = moved else {
             return Ok(());
         };
@@ -669,5 +675,16 @@ impl PgDeliveryWakeups {
 impl DeliveryWakeups for PgDeliveryWakeups {
     async fn wait(&self, max: Duration) {
         let _ = tokio::time::timeout(max, self.signal.notified()).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fan_out_statement_uses_the_message_ids_and_channel_of_the_rest() {
+        assert!(FAN_OUT.contains(MESSAGE_ID));
+        assert!(FAN_OUT.contains(&format!("pg_notify('{CHANNEL}', '')")));
     }
 }
