@@ -23,6 +23,10 @@ fn project<T: Serialize, F: ListField>(record: T, fields: &[F]) -> Result<Value,
     let Value::Object(mut all) = serde_json::to_value(record).map_err(|_| ApiError::new(ErrorCode::Internal))? else {
         return Err(ApiError::new(ErrorCode::Internal));
     };
+    // Every field asked for, in the record's own order (a listing without `fields`): as it is.
+    if all.len() == fields.len() && all.keys().zip(fields).all(|(key, field)| key == field.name()) {
+        return Ok(Value::Object(all));
+    }
     let mut kept = Map::new();
     for field in fields {
         if let Some(value) = all.remove(field.name()) {
@@ -297,4 +301,38 @@ pub async fn update_billing_group(
     let document =
         vec![serde_json::to_value(BillingGroupDto::from(group)).map_err(|_| ApiError::new(ErrorCode::Internal))?];
     Ok(HttpResponse::Ok().json(Envelope::list("Grupo de faturamento atualizado.", document, vec![1])))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::Utc;
+    use domain::catalog::model::BillingGroup;
+
+    fn group() -> BillingGroupDto {
+        BillingGroupDto::from(BillingGroup {
+            id: 7,
+            billing_code: 5001,
+            description: "Mensal".into(),
+            integration_code: 9101,
+            product_code: 101,
+            changed_by: "seed".into(),
+            created_at: Utc::now(),
+            updated_at: Utc::now(),
+        })
+    }
+
+    fn keys(value: &Value) -> Vec<String> {
+        value.as_object().unwrap().keys().cloned().collect()
+    }
+
+    #[test]
+    fn a_projection_keeps_the_fields_asked_for_in_the_order_asked() {
+        use BillingGroupField as F;
+        let all = project(group(), F::ALL).unwrap();
+        assert_eq!(keys(&all), F::ALL.iter().map(|f| f.name()).collect::<Vec<_>>());
+        let some = project(group(), &[F::Description, F::Id]).unwrap();
+        assert_eq!(keys(&some), ["descricao", "id"]);
+        assert_eq!(some["id"], 7);
+    }
 }
