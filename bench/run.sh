@@ -4,6 +4,7 @@
 #   bench/run.sh                      # 100,000 proposals, 10 s per measurement, growth 10k → 1M
 #   BENCH_PROPOSALS=10000 BENCH_SECONDS=3 BENCH_GROWTH=0 bench/run.sh
 #   BENCH_SMOKE=1 bench/run.sh        # CI: debug build, tiny data, 1 s per route, nothing recorded
+#   BENCH_PERF=1 BENCH_PROFILE=profiling bench/run.sh   # also where the CPU goes, per measurement
 #
 # Starts PostgreSQL as the test command does, builds the binaries, seeds the data set, starts the
 # service, and measures with wrk (--latency) and pgbench: the ceilings (pgbench -S, pgbench insert
@@ -28,6 +29,11 @@ growth_from="${BENCH_GROWTH_FROM:-10000}"
 growth_to="${BENCH_GROWTH_TO:-1000000}"
 profile="${BENCH_PROFILE:-release}"
 record="${BENCH_RECORD:-1}"
+perf_on="${BENCH_PERF:-0}"
+if [ "$perf_on" = 1 ] && ! command -v perf >/dev/null 2>&1; then
+  echo "BENCH_PERF=1 precisa de perf (Debian: apt-get install linux-perf)" >&2
+  exit 1
+fi
 
 if ! command -v wrk >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -89,10 +95,38 @@ sample_identifiers() {
   [ -s "$work/ids" ] || psql "$DATABASE_URL" -Atc "SELECT identificador FROM proposals LIMIT 10000" > "$work/ids"
 }
 
+# With BENCH_PERF=1: samples every process on the machine through the middle of a wrk run
+# (perf, 499 Hz) and sets last_profile to the CPU split by process and the hottest functions of
+# the service and of PostgreSQL (self time). Argument: seconds to sample.
+profile_start() {
+  last_profile=""
+  perf_pid=""
+  # Only while the service runs: the ceilings are other programs.
+  [ "$perf_on" = 1 ] && [ -n "${service_pid:-}" ] || return 0
+  (sleep 1; perf record -a -F 499 -o "$work/perf.data" -- sleep "$1" >/dev/null 2>&1) &
+  perf_pid=$!
+}
+profile_finish() {
+  [ -n "${perf_pid:-}" ] || return 0
+  wait "$perf_pid" || true
+  local report=(perf report -i "$work/perf.data" --stdio --no-children)
+  top() { grep -E '^ +[0-9.]+%' | head -"$1" | sed -E 's/^ +//; s/ +/ /g' | cut -c1-110; }
+  last_profile=$(
+    echo "CPU by process:"
+    "${report[@]}" --sort comm 2>/dev/null | top 4 | sed 's/^/    /'
+    echo "Service, hottest functions (share of the service's samples):"
+    "${report[@]}" --pid "${service_pid:-0}" --sort sym --percentage relative 2>/dev/null | top 8 | sed 's/^/    /'
+    echo "PostgreSQL, hottest functions (share of its samples):"
+    "${report[@]}" --comm postgres --sort sym --percentage relative 2>/dev/null | top 8 | sed 's/^/    /'
+  ) || true # head closes the pipe on perf report: SIGPIPE, not a failure
+}
+
 # One wrk run: sets rps, p50, p99 (milliseconds) and errors. Arguments: wrk's.
 wrk_run() {
   local out
+  profile_start "$((seconds > 3 ? seconds - 2 : 1))"
   out=$(wrk -t2 -c"$connections" -d"${seconds}s" --latency "$@" 2>&1)
+  profile_finish
   rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
   p50=$(awk '$1 == "50%" {print $2}' <<<"$out" | python3 bench/to_ms.py)
   p99=$(awk '$1 == "99%" {print $2}' <<<"$out" | python3 bench/to_ms.py)
@@ -107,7 +141,9 @@ row() {
   local ratio="-"
   if [ "$3" != "-" ] && [ -n "$3" ]; then ratio=$(python3 -c "print(f'{100 * $2 / $3:.0f}%')"); fi
   rows+=("| $1 | $2 | $3 | $ratio | $4 | $p50 | $p99 | $errors |")
+  if [ -n "${last_profile:-}" ]; then profiles+=("$1" "$last_profile"); fi
 }
+profiles=()
 
 base="http://$BIND_ADDR"
 
@@ -193,6 +229,12 @@ table=$(
     "hello JSON ${hello_rps:-?} requests/s; one bcrypt verify at cost ${BCRYPT_COST:-12}: ${verify_secs}s, so $cores cores give $signin_ceiling sign-ins/s."
   echo "Service peak memory: $((peak_kib / 1024)) MiB (target < 150 MiB). Proposals stored: $proposals; $connections connections; ${seconds}s per run; build profile $profile."
 )
+if [ "${#profiles[@]}" -gt 0 ]; then
+  table+=$'\n\n'"Profiles (perf, every process, self time; build profile $profile):"$'\n'
+  for ((i = 0; i < ${#profiles[@]}; i += 2)); do
+    table+=$'\n'"- ${profiles[i]}"$'\n\n'"$(sed 's/^/    /' <<<"${profiles[i + 1]}")"$'\n'
+  done
+fi
 echo "$table"
 if [ "$record" = 1 ]; then
   {

@@ -415,7 +415,9 @@ impl ProposalStore for PgProposals {
         // nothing within the caller's scope.
         let shared: &AsyncPgConnection = &conn;
         let (mut for_proposal, mut for_signature) = (shared, shared);
-        let mut query = proposals::table
+        // Not boxed: each scope's statement has a type of its own, so diesel finds it prepared
+        // without writing its SQL again (a boxed query is looked up by its SQL text).
+        let query = proposals::table
             .inner_join(products::table)
             .inner_join(motivations::table)
             .inner_join(customers::table.left_join(addresses::table))
@@ -437,14 +439,25 @@ impl ProposalStore for PgProposals {
                 )
                     .nullable(),
                 Option::<PaymentRow>::as_select(),
-            ))
-            .into_boxed();
-        query = match scope {
-            Scope::Partner { partner_id, .. } => query.filter(proposals::id_parceiro.eq(partner_id)),
-            Scope::Ecommerce => query.filter(proposals::fluxo.eq(Flow::Ecommerce.as_str())),
-            Scope::Everything => query,
+            ));
+        let proposal = async {
+            match scope {
+                Scope::Partner { partner_id, .. } => {
+                    query
+                        .filter(proposals::id_parceiro.eq(partner_id))
+                        .first::<DetailRow>(&mut for_proposal)
+                        .await
+                }
+                Scope::Ecommerce => {
+                    query
+                        .filter(proposals::fluxo.eq(Flow::Ecommerce.as_str()))
+                        .first::<DetailRow>(&mut for_proposal)
+                        .await
+                }
+                Scope::Everything => query.first::<DetailRow>(&mut for_proposal).await,
+            }
+            .optional()
         };
-        let proposal = async { query.first::<DetailRow>(&mut for_proposal).await.optional() };
         let signature = signature_view(&mut for_signature, identifier);
         let (found, signature) = futures_util::try_join!(proposal, signature).map_err(query_error)?;
         let Some((
