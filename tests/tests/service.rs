@@ -15,6 +15,14 @@ async fn unknown_routes_are_404_and_wrong_methods_405_in_the_envelope_with_a_req
     assert_error(missing, StatusCode::NOT_FOUND, "nao_encontrado").await;
     let wrong_method = app.client.delete(app.url("/signin")).send().await.unwrap();
     assert_error(wrong_method, StatusCode::METHOD_NOT_ALLOWED, "metodo_nao_permitido").await;
+    // Inside a group of routes (one first segment) the same answers.
+    for path in ["/proposal/nao/existe/aqui", "/hooks/", "/billingGroup/list/extra"] {
+        assert_error(app.get(path, None).await, StatusCode::NOT_FOUND, "nao_encontrado").await;
+    }
+    for path in ["/billingGroup/list", "/proposal/create", "/hooks"] {
+        let wrong_method = app.client.delete(app.url(path)).send().await.unwrap();
+        assert_error(wrong_method, StatusCode::METHOD_NOT_ALLOWED, "metodo_nao_permitido").await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -17,17 +17,13 @@ pub struct RequestSpan;
 
 impl RootSpanBuilder for RequestSpan {
     fn on_request_start(request: &ServiceRequest) -> Span {
-        let request_id = request
-            .extensions()
-            .get::<RequestId>()
-            .map(|id| id.to_string())
-            .unwrap_or_default();
-        let route = request.match_pattern().unwrap_or_else(|| "<sem rota>".to_owned());
+        // The fields are worked out only when the span is enabled: finding the route's pattern
+        // matches the path against the routes a second time.
         tracing::info_span!(
             "http_request",
-            request_id = %request_id,
+            request_id = %request.extensions().get::<RequestId>().map(|id| id.to_string()).unwrap_or_default(),
             method = %request.method(),
-            route = %route,
+            route = %request.match_pattern().unwrap_or_else(|| "<sem rota>".to_owned()),
             status = tracing::field::Empty,
             user_id = tracing::field::Empty,
         )
