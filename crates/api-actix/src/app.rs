@@ -122,7 +122,8 @@ pub fn pool_settings(config: &Config) -> PoolSettings {
     }
 }
 
-/// Builds the adapters and the use cases over one pool.
+/// Builds the adapters and the use cases over one pool. Runs inside a tokio runtime: the
+/// catalog's change listener starts on it.
 pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupError> {
     let key_file = config
         .jwt
