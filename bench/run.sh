@@ -10,8 +10,9 @@
 # service, and measures with wrk (--latency) and pgbench: the ceilings, each right before its route
 # (pgbench -S, pgbench insert + select by key, an actix-web hello-JSON server, cores ÷ one bcrypt
 # verify), the five routes at 64 connections, route 7 during a sign-in flood, and route 7 and the
-# catalog reads with 10,000 and with 1,000,000 proposals stored. Prints one table (figure, ceiling, ratio, target, latencies,
-# non-2xx) and appends it to docs/performance.md with the date and the machine.
+# catalog reads with 10,000 and with 1,000,000 proposals stored. Prints one table (figure,
+# ceiling, ratio, target, latencies, non-2xx) and appends it to docs/performance.md with the date
+# and the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/postgres.sh
