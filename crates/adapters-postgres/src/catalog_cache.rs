@@ -127,8 +127,9 @@ impl CachedCatalog {
         self.memory.current().is_some()
     }
 
-    /// Reads through the shelf: from memory when current, else from PostgreSQL (and kept).
-    async fn read<K, V, F>(&self, shelf: &Shelf<K, V>, key: K, load: F) -> Result<V, StoreError>
+    /// Reads through the shelf: from memory when current, else from PostgreSQL (and kept). The
+    /// read is made only on a miss (the store's futures are boxed: not built for nothing).
+    async fn read<K, V, F>(&self, shelf: &Shelf<K, V>, key: K, load: impl FnOnce() -> F) -> Result<V, StoreError>
     where
         K: Eq + Hash,
         V: Clone,
@@ -138,7 +139,7 @@ impl CachedCatalog {
             return Ok(value);
         }
         let read_in = self.memory.current();
-        let value = load.await?;
+        let value = load().await?;
         if let Some(read_in) = read_in {
             self.memory.put(shelf, key, read_in, value.clone());
         }
@@ -164,24 +165,25 @@ fn rows_of<F: Clone>(query: &ListQuery<F>) -> ListQuery<F> {
 impl CatalogStore for CachedCatalog {
     async fn list_billing_groups(&self, query: &ListQuery<BillingGroupField>) -> Result<Vec<BillingGroup>, StoreError> {
         let shelf = &self.memory.billing_group_lists;
-        self.read(shelf, rows_of(query), self.store.list_billing_groups(query))
+        self.read(shelf, rows_of(query), || self.store.list_billing_groups(query))
             .await
     }
 
     async fn list_products(&self, query: &ListQuery<ProductField>) -> Result<Vec<Product>, StoreError> {
         let shelf = &self.memory.product_lists;
-        self.read(shelf, rows_of(query), self.store.list_products(query)).await
+        self.read(shelf, rows_of(query), || self.store.list_products(query))
+            .await
     }
 
     async fn product_with_banks(&self, product_code: i32) -> Result<Option<Product>, StoreError> {
         let shelf = &self.memory.products_with_banks;
-        self.read(shelf, product_code, self.store.product_with_banks(product_code))
+        self.read(shelf, product_code, || self.store.product_with_banks(product_code))
             .await
     }
 
     async fn billing_group(&self, billing_code: i32) -> Result<Option<BillingGroup>, StoreError> {
         let shelf = &self.memory.billing_groups;
-        self.read(shelf, billing_code, self.store.billing_group(billing_code))
+        self.read(shelf, billing_code, || self.store.billing_group(billing_code))
             .await
     }
 

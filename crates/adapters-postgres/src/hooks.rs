@@ -554,6 +554,8 @@ impl DeliveryQueue for PgHooks {
         per_subscription: usize,
     ) -> Result<Vec<ClaimedDelivery>, StoreError> {
         let mut conn = connection(&self.pool).await?;
+        // Not kept prepared (decision 72): a cached generic plan of this statement, whose limits
+        // are parameters, was much slower than planning it each time (docs/performance.md).
         let rows: Vec<ClaimedRow> = diesel::sql_query(CLAIM)
             .bind::<BigInt, _>(to_i64(limit))
             .bind::<BigInt, _>(to_i64(per_subscription))

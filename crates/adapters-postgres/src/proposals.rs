@@ -49,15 +49,9 @@ impl PgProposals {
     }
 }
 
-/// Creates or updates the customer by CPF (fields not sent keep their stored value). Runs inside
-/// the caller's transaction; the address and the partner link follow, pipelined.
-async fn upsert_customer_row(
-    conn: &mut AsyncPgConnection,
-    c: &CustomerData,
-    changed_by: &str,
-) -> QueryResult<CustomerRow> {
-    prepared(
-        "INSERT INTO customers (cpf, nome_completo, data_nascimento, sexo, estado_civil, nacionalidade, celular, telefone_fixo, \
+/// Creates the customer, or updates it by CPF: fields not sent keep their stored value.
+const UPSERT_CUSTOMER: &str = "\
+         INSERT INTO customers (cpf, nome_completo, data_nascimento, sexo, estado_civil, nacionalidade, celular, telefone_fixo, \
              email, profissao, salario, trabalhando, servidor_publico, pep, afastado, medicamento, medicamento_descricao, \
              e_analfabeto, alterado_por) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, COALESCE($12, false), COALESCE($13, false), COALESCE($14, false), \
@@ -72,29 +66,36 @@ async fn upsert_customer_row(
              afastado = COALESCE($15, customers.afastado), medicamento = COALESCE($16, customers.medicamento), \
              medicamento_descricao = COALESCE($17, customers.medicamento_descricao), \
              e_analfabeto = COALESCE($18, customers.e_analfabeto), alterado_por = $19, alterado_em = now() \
-         RETURNING *",
-        |q| {
-            q.bind::<Text, _>(c.cpf.as_str())
-    .bind::<Text, _>(c.full_name.as_str())
-    .bind::<Date, _>(c.birth_date.date())
-    .bind::<Text, _>(c.gender.as_str())
-    .bind::<Nullable<Text>, _>(c.marital_status.map(|m| m.as_str()))
-    .bind::<Nullable<Text>, _>(c.nationality.as_deref())
-    .bind::<Nullable<Text>, _>(c.cell_phone.as_ref().map(|p| p.as_str()))
-    .bind::<Nullable<Text>, _>(c.landline.as_ref().map(|p| p.as_str()))
-    .bind::<Nullable<Text>, _>(c.email.as_ref().map(|e| e.as_str()))
-    .bind::<Nullable<Text>, _>(c.profession.as_deref())
-    .bind::<Nullable<Int8>, _>(c.salary.map(|s| s.cents()))
-    .bind::<Nullable<Bool>, _>(c.working)
-    .bind::<Nullable<Bool>, _>(c.public_servant)
-    .bind::<Nullable<Bool>, _>(c.pep)
-    .bind::<Nullable<Bool>, _>(c.absent)
-    .bind::<Nullable<Bool>, _>(c.medication)
-    .bind::<Nullable<Text>, _>(c.medication_description.as_deref())
-    .bind::<Nullable<Bool>, _>(c.illiterate)
-                .bind::<Text, _>(changed_by)
-        },
-    )
+         RETURNING *";
+
+/// Creates or updates the customer by CPF. Runs inside the caller's transaction; the address and
+/// the partner link follow, pipelined.
+async fn upsert_customer_row(
+    conn: &mut AsyncPgConnection,
+    c: &CustomerData,
+    changed_by: &str,
+) -> QueryResult<CustomerRow> {
+    prepared(UPSERT_CUSTOMER, |q| {
+        q.bind::<Text, _>(c.cpf.as_str())
+            .bind::<Text, _>(c.full_name.as_str())
+            .bind::<Date, _>(c.birth_date.date())
+            .bind::<Text, _>(c.gender.as_str())
+            .bind::<Nullable<Text>, _>(c.marital_status.map(|m| m.as_str()))
+            .bind::<Nullable<Text>, _>(c.nationality.as_deref())
+            .bind::<Nullable<Text>, _>(c.cell_phone.as_ref().map(|p| p.as_str()))
+            .bind::<Nullable<Text>, _>(c.landline.as_ref().map(|p| p.as_str()))
+            .bind::<Nullable<Text>, _>(c.email.as_ref().map(|e| e.as_str()))
+            .bind::<Nullable<Text>, _>(c.profession.as_deref())
+            .bind::<Nullable<Int8>, _>(c.salary.map(|s| s.cents()))
+            .bind::<Nullable<Bool>, _>(c.working)
+            .bind::<Nullable<Bool>, _>(c.public_servant)
+            .bind::<Nullable<Bool>, _>(c.pep)
+            .bind::<Nullable<Bool>, _>(c.absent)
+            .bind::<Nullable<Bool>, _>(c.medication)
+            .bind::<Nullable<Text>, _>(c.medication_description.as_deref())
+            .bind::<Nullable<Bool>, _>(c.illiterate)
+            .bind::<Text, _>(changed_by)
+    })
     .get_result(conn)
     .await
 }

@@ -1,6 +1,7 @@
 //! Signatures and status changes in PostgreSQL: the domain's `SignatureStore`.
 
 use crate::pool::{PgPool, connection, query_error};
+use crate::prepared::prepared;
 use crate::schema::{
     proposal_events as events, proposals, signature_callbacks, signature_parties as parties, signatures,
 };
@@ -96,19 +97,21 @@ async fn apply_change(conn: &mut AsyncPgConnection, change: &StatusChange) -> Re
     };
     // The next sequence number is read in the insert itself: the proposal's row lock, taken by
     // the UPDATE above, serialises changes of one proposal.
-    let row: EventRow = diesel::sql_query(
+    let row: EventRow = prepared(
         "INSERT INTO proposal_events (proposal_id, kind, from_status, to_status, changed_by, changed_at, sequence, reason)
          SELECT $1, $2, $3, $4, $5, $6, coalesce(max(sequence), 0) + 1, $7
          FROM proposal_events WHERE proposal_id = $1
          RETURNING id, proposal_id, kind, from_status, to_status, changed_by, changed_at, sequence, reason",
+        |q| {
+            q.bind::<BigInt, _>(change.proposal_id)
+                .bind::<Text, _>(STATUS_CHANGE_EVENT)
+                .bind::<Text, _>(change.from.as_str())
+                .bind::<Text, _>(change.to.as_str())
+                .bind::<Text, _>(&change.changed_by)
+                .bind::<Timestamptz, _>(change.at)
+                .bind::<Nullable<Text>, _>(change.reason.as_deref())
+        },
     )
-    .bind::<BigInt, _>(change.proposal_id)
-    .bind::<Text, _>(STATUS_CHANGE_EVENT)
-    .bind::<Text, _>(change.from.as_str())
-    .bind::<Text, _>(change.to.as_str())
-    .bind::<Text, _>(&change.changed_by)
-    .bind::<Timestamptz, _>(change.at)
-    .bind::<Nullable<Text>, _>(change.reason.as_deref())
     .get_result(conn)
     .await?;
     let event = StatusEvent::from(row);

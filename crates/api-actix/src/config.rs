@@ -691,6 +691,18 @@ mod tests {
     }
 
     #[test]
+    fn the_catalog_cache_is_on_by_default_can_be_turned_off_and_a_bad_size_is_named() {
+        assert_eq!(Config::from_pairs(&BASE).unwrap().catalog_cache_entries, 1_000);
+        let mut pairs = BASE.to_vec();
+        pairs.push(("CATALOG_CACHE_ENTRIES", "0"));
+        assert_eq!(Config::from_pairs(&pairs).unwrap().catalog_cache_entries, 0);
+        let mut pairs = BASE.to_vec();
+        pairs.push(("CATALOG_CACHE_ENTRIES", "muitos"));
+        let err = Config::from_pairs(&pairs).unwrap_err().to_string();
+        assert!(err.contains("CATALOG_CACHE_ENTRIES"), "{err}");
+    }
+
+    #[test]
     fn a_missing_required_value_is_named() {
         let err = Config::from_pairs(&[("JWT_PRIVATE_KEY_FILE", "k.pem")]).unwrap_err();
         assert!(err.to_string().contains("DATABASE_URL"), "{err}");
