@@ -9,6 +9,7 @@ use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::access::Scope;
+use domain::customers::Seller;
 use domain::ecommerce::{
     EcommerceCustomer, EcommerceStore, PaymentEvent, PlatformSubscription, SandboxLedger, SetupIntent,
 };
@@ -70,38 +71,31 @@ macro_rules! customer_columns {
 impl EcommerceStore for PgEcommerce {
     async fn customer_in_reach(&self, cpf: &Cpf, scope: Scope) -> Result<Option<EcommerceCustomer>, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        let row: Option<CustomerColumns> = customers::table
+        // The scope's own registration (the shop's for the back office: payments are the shop's),
+        // reachable once it has a proposal of the scope.
+        let seller = Seller::of(scope).unwrap_or(Seller::Shop);
+        let mut registration = customers::table
             .filter(customers::cpf.eq(cpf.as_str()))
+            .filter(customers::aplicacao_vendedor.eq(seller.application()))
+            .into_boxed();
+        registration = match seller.partner_id() {
+            Some(partner_id) => registration.filter(customers::id_parceiro_vendedor.eq(partner_id)),
+            None => registration.filter(customers::id_parceiro_vendedor.is_null()),
+        };
+        let row: Option<CustomerColumns> = registration
             .select(customer_columns!())
             .first(&mut conn)
             .await
             .optional()
             .map_err(query_error)?;
         let Some(row) = row else { return Ok(None) };
-        let reachable = match scope {
-            Scope::Everything => true,
-            Scope::Ecommerce => {
-                let n: i64 = proposals::table
-                    .filter(proposals::id_cliente.eq(row.0))
-                    .filter(proposals::fluxo.eq("ECOMMERCE"))
-                    .count()
-                    .get_result(&mut conn)
-                    .await
-                    .map_err(query_error)?;
-                n > 0
-            }
-            Scope::Partner { partner_id, .. } => {
-                let n: i64 = proposals::table
-                    .filter(proposals::id_cliente.eq(row.0))
-                    .filter(proposals::id_parceiro.eq(partner_id))
-                    .count()
-                    .get_result(&mut conn)
-                    .await
-                    .map_err(query_error)?;
-                n > 0
-            }
-        };
-        Ok(reachable.then(|| to_customer(row)))
+        let proposals_of_it: i64 = proposals::table
+            .filter(proposals::id_cliente.eq(row.0))
+            .count()
+            .get_result(&mut conn)
+            .await
+            .map_err(query_error)?;
+        Ok((proposals_of_it > 0).then(|| to_customer(row)))
     }
 
     async fn customer(&self, customer_id: i64) -> Result<Option<EcommerceCustomer>, StoreError> {

@@ -46,6 +46,22 @@ pub async fn revert_all(url: &str) -> Result<(), MigrationError> {
     .map_err(|e| MigrationError::Apply(e.to_string()))?
 }
 
+/// Reverts the newest applied migration and answers its name (operators undoing one step; the
+/// data-migration tests).
+pub async fn revert_last(url: &str) -> Result<String, MigrationError> {
+    let url = url.to_owned();
+    tokio::task::spawn_blocking(move || {
+        use diesel::Connection;
+        let mut conn = AsyncConnectionWrapper::<AsyncPgConnection>::establish(&url)
+            .map_err(|e| MigrationError::Connect(e.to_string()))?;
+        conn.revert_last_migration(MIGRATIONS)
+            .map(|version| version.to_string())
+            .map_err(|e| MigrationError::Apply(e.to_string()))
+    })
+    .await
+    .map_err(|e| MigrationError::Apply(e.to_string()))?
+}
+
 /// Creates the database named by `url` when it does not exist yet, connecting to the server's
 /// `postgres` database to do so. Answers whether it was created.
 pub async fn create_database_if_missing(url: &str) -> Result<bool, MigrationError> {

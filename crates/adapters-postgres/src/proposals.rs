@@ -3,9 +3,9 @@
 
 use crate::pool::{PgPool, connection, query_error};
 use crate::prepared::prepared;
-use crate::rows::{AddressRow, CustomerRow, PartnerRow, PaymentRow, ProposalRow};
+use crate::rows::{AddressRow, CustomerRow, PartnerRow, PaymentRow, ProposalCustomerRow, ProposalRow};
 use crate::schema::{
-    addresses, customer_partners, customers, motivations, partners, products, proposal_payments, proposals,
+    addresses, customers, motivations, partners, products, proposal_customers, proposal_payments, proposals,
     representatives, users,
 };
 use async_trait::async_trait;
@@ -16,7 +16,9 @@ use diesel::sql_types::{Bool, Date, Int4, Int8, Nullable, Text};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::access::Scope;
 use domain::auth::model::UserId;
-use domain::customers::{AddressData, CustomerData, CustomerRecord, CustomerStore, OwnershipItem};
+use domain::customers::{
+    AddressData, CustomerData, CustomerRecord, CustomerStore, OwnershipItem, Registration, Seller, SellerView,
+};
 use domain::proposals::model::{
     Flow, NewProposal, PartnerLink, PaymentDetails, ProposalDetail, RepresentativeView, SignatureView,
 };
@@ -24,7 +26,7 @@ use domain::proposals::ports::{CreateProposalError, PartnerDirectory, ProposalSt
 use domain::store::StoreError;
 use domain::values::{CellPhone, Cpf, ProposalStatus};
 
-const OPEN_PROPOSAL_INDEX: &str = "proposals_one_open_per_customer_product";
+const OPEN_PROPOSAL_INDEX: &str = "proposals_one_open_per_cpf_product";
 
 /// Statuses that free the customer to open a new proposal for the product.
 fn finished_statuses() -> Vec<&'static str> {
@@ -49,14 +51,15 @@ impl PgProposals {
     }
 }
 
-/// Creates the customer, or updates it by CPF: fields not sent keep their stored value.
+/// Creates the seller's registration of the customer, or updates the seller's own one by CPF:
+/// fields not sent keep their stored value. Another seller's registration is another row.
 const UPSERT_CUSTOMER: &str = "\
          INSERT INTO customers (cpf, nome_completo, data_nascimento, sexo, estado_civil, nacionalidade, celular, telefone_fixo, \
              email, profissao, salario, trabalhando, servidor_publico, pep, afastado, medicamento, medicamento_descricao, \
-             e_analfabeto, alterado_por) \
+             e_analfabeto, alterado_por, aplicacao_vendedor, id_parceiro_vendedor) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, COALESCE($12, false), COALESCE($13, false), COALESCE($14, false), \
-             COALESCE($15, false), COALESCE($16, false), $17, COALESCE($18, false), $19) \
-         ON CONFLICT (cpf) DO UPDATE SET \
+             COALESCE($15, false), COALESCE($16, false), $17, COALESCE($18, false), $19, $20, $21) \
+         ON CONFLICT ON CONSTRAINT customers_seller_cpf_key DO UPDATE SET \
              nome_completo = $2, data_nascimento = $3, sexo = $4, \
              estado_civil = COALESCE($5, customers.estado_civil), nacionalidade = COALESCE($6, customers.nacionalidade), \
              celular = COALESCE($7, customers.celular), telefone_fixo = COALESCE($8, customers.telefone_fixo), \
@@ -68,11 +71,48 @@ const UPSERT_CUSTOMER: &str = "\
              e_analfabeto = COALESCE($18, customers.e_analfabeto), alterado_por = $19, alterado_em = now() \
          RETURNING *";
 
-/// Creates or updates the customer by CPF. Runs inside the caller's transaction; the address and
-/// the partner link follow, pipelined.
+/// Copies the registration (and its address) into the proposals of it that are still NOVO: the
+/// new one made in the same transaction, and the seller's earlier ones not yet sent for signature
+/// (its corrections reach them). A proposal that left NOVO keeps the copy it had.
+const REFRESH_PROPOSAL_CUSTOMERS: &str = "\
+         INSERT INTO proposal_customers (id_proposta, id_cliente, cpf, nome_completo, data_nascimento, sexo, estado_civil, \
+             nacionalidade, celular, telefone_fixo, email, profissao, salario, trabalhando, servidor_publico, pep, afastado, \
+             medicamento, medicamento_descricao, e_analfabeto, cargo_politico, cep, endereco, numero, bairro, cidade, estado, \
+             complemento, alterado_por, criado_em, alterado_em) \
+         SELECT p.id, c.id, c.cpf, c.nome_completo, c.data_nascimento, c.sexo, c.estado_civil, c.nacionalidade, c.celular, \
+             c.telefone_fixo, c.email, c.profissao, c.salario, c.trabalhando, c.servidor_publico, c.pep, c.afastado, \
+             c.medicamento, c.medicamento_descricao, c.e_analfabeto, c.cargo_politico, a.cep, a.endereco, a.numero, a.bairro, \
+             a.cidade, a.estado, a.complemento, c.alterado_por, c.criado_em, c.alterado_em \
+         FROM proposals p JOIN customers c ON c.id = p.id_cliente JOIN addresses a ON a.id = c.id_endereco \
+         WHERE p.id_cliente = $1 AND p.status = 'NOVO' \
+         ON CONFLICT (id_proposta) DO UPDATE SET \
+             cpf = EXCLUDED.cpf, nome_completo = EXCLUDED.nome_completo, data_nascimento = EXCLUDED.data_nascimento, \
+             sexo = EXCLUDED.sexo, estado_civil = EXCLUDED.estado_civil, nacionalidade = EXCLUDED.nacionalidade, \
+             celular = EXCLUDED.celular, telefone_fixo = EXCLUDED.telefone_fixo, email = EXCLUDED.email, \
+             profissao = EXCLUDED.profissao, salario = EXCLUDED.salario, trabalhando = EXCLUDED.trabalhando, \
+             servidor_publico = EXCLUDED.servidor_publico, pep = EXCLUDED.pep, afastado = EXCLUDED.afastado, \
+             medicamento = EXCLUDED.medicamento, medicamento_descricao = EXCLUDED.medicamento_descricao, \
+             e_analfabeto = EXCLUDED.e_analfabeto, cargo_politico = EXCLUDED.cargo_politico, cep = EXCLUDED.cep, \
+             endereco = EXCLUDED.endereco, numero = EXCLUDED.numero, bairro = EXCLUDED.bairro, cidade = EXCLUDED.cidade, \
+             estado = EXCLUDED.estado, complemento = EXCLUDED.complemento, alterado_por = EXCLUDED.alterado_por, \
+             criado_em = EXCLUDED.criado_em, alterado_em = EXCLUDED.alterado_em";
+
+/// Runs inside the caller's transaction, after the registration and its address (pipelined
+/// statements run in order).
+async fn refresh_proposal_customers(conn: &AsyncPgConnection, customer_id: i64) -> QueryResult<()> {
+    let mut conn = conn;
+    prepared(REFRESH_PROPOSAL_CUSTOMERS, |q| q.bind::<Int8, _>(customer_id))
+        .execute(&mut conn)
+        .await?;
+    Ok(())
+}
+
+/// Creates or updates the seller's registration of the customer by CPF. Runs inside the caller's
+/// transaction; the address follows, pipelined.
 async fn upsert_customer_row(
     conn: &mut AsyncPgConnection,
     c: &CustomerData,
+    seller: Seller,
     changed_by: &str,
 ) -> QueryResult<CustomerRow> {
     prepared(UPSERT_CUSTOMER, |q| {
@@ -95,6 +135,8 @@ async fn upsert_customer_row(
             .bind::<Nullable<Text>, _>(c.medication_description.as_deref())
             .bind::<Nullable<Bool>, _>(c.illiterate)
             .bind::<Text, _>(changed_by)
+            .bind::<Text, _>(seller.application())
+            .bind::<Nullable<Int8>, _>(seller.partner_id())
     })
     .get_result(conn)
     .await
@@ -152,22 +194,6 @@ async fn write_address(conn: &AsyncPgConnection, customer: &CustomerRow, a: &Add
     }
 }
 
-/// Links the customer to the partner (once).
-async fn link_partner(conn: &AsyncPgConnection, customer_id: i64, partner_id: Option<i64>) -> QueryResult<()> {
-    let mut conn = conn;
-    if let Some(partner_id) = partner_id {
-        diesel::insert_into(customer_partners::table)
-            .values((
-                customer_partners::customer_id.eq(customer_id),
-                customer_partners::partner_id.eq(partner_id),
-            ))
-            .on_conflict_do_nothing()
-            .execute(&mut conn)
-            .await?;
-    }
-    Ok(())
-}
-
 async fn insert_proposal(
     conn: &AsyncPgConnection,
     p: &NewProposal,
@@ -185,6 +211,7 @@ async fn insert_proposal(
             proposals::id_parceiro.eq(partner.map(|l| l.partner_id)),
             proposals::id_representante.eq(partner.and_then(|l| l.representative_id)),
             proposals::id_cliente.eq(customer_id),
+            proposals::cpf_cliente.eq(p.customer.cpf.as_str()),
             proposals::alterado_por.eq(&p.changed_by),
             proposals::cnpj_associacao.eq(partner.and_then(|l| l.association_cnpj.as_deref())),
             proposals::cnpj_federacao.eq(partner.and_then(|l| l.federation_cnpj.as_deref())),
@@ -270,16 +297,16 @@ async fn insert_payment(
     Ok(())
 }
 
-/// Creates or updates the customer, writes its address and links it to the partner, inside the
-/// caller's transaction: two round trips.
+/// Creates or updates the seller's registration, writes its address and refreshes its NOVO
+/// proposals' copies, inside the caller's transaction: two round trips.
 async fn upsert_customer(
     conn: &mut AsyncPgConnection,
     c: &CustomerData,
     address: Option<&AddressData>,
-    partner_id: Option<i64>,
+    seller: Seller,
     changed_by: &str,
 ) -> QueryResult<CustomerRow> {
-    let mut row = upsert_customer_row(conn, c, changed_by).await?;
+    let mut row = upsert_customer_row(conn, c, seller, changed_by).await?;
     let shared: &AsyncPgConnection = conn;
     let address_write = async {
         match address {
@@ -287,13 +314,13 @@ async fn upsert_customer(
             None => Ok(None),
         }
     };
-    let (address_id, linked) = futures_util::join!(address_write, link_partner(shared, row.id, partner_id));
+    let (address_id, refreshed) = futures_util::join!(address_write, refresh_proposal_customers(shared, row.id));
     // Pipelined statements fail in order: the first error is the cause, later ones only report
     // the aborted transaction.
     if let Some(address_id) = address_id? {
         row.id_endereco = Some(address_id);
     }
-    linked?;
+    refreshed?;
     Ok(row)
 }
 
@@ -303,12 +330,12 @@ impl CustomerStore for PgProposals {
         &self,
         customer: &CustomerData,
         address: Option<AddressData>,
-        partner_id: Option<i64>,
+        seller: Seller,
         changed_by: &str,
     ) -> Result<CustomerRecord, StoreError> {
         let mut conn = connection(&self.pool).await?;
         let row = conn
-            .transaction(async |conn| upsert_customer(conn, customer, address.as_ref(), partner_id, changed_by).await)
+            .transaction(async |conn| upsert_customer(conn, customer, address.as_ref(), seller, changed_by).await)
             .await
             .map_err(query_error)?;
         Ok(row.into())
@@ -316,50 +343,84 @@ impl CustomerStore for PgProposals {
 
     async fn ownership(&self, cpf: &Cpf, scope: Scope) -> Result<Option<Vec<OwnershipItem>>, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        let customer_id: Option<i64> = customers::table
+        let mut registrations = customers::table
             .filter(customers::cpf.eq(cpf.as_str()))
             .select(customers::id)
-            .first(&mut conn)
-            .await
-            .optional()
-            .map_err(query_error)?;
-        let Some(customer_id) = customer_id else {
-            return Ok(None);
-        };
-        let mut items = proposals::table
-            .inner_join(products::table)
-            .filter(proposals::id_cliente.eq(customer_id))
-            .select(products::codigo_produto)
-            .distinct()
             .into_boxed();
-        match scope {
-            Scope::Partner { partner_id, .. } => {
-                let linked: i64 = customer_partners::table
-                    .filter(customer_partners::customer_id.eq(customer_id))
-                    .filter(customer_partners::partner_id.eq(partner_id))
-                    .count()
-                    .get_result(&mut conn)
-                    .await
-                    .map_err(query_error)?;
-                if linked == 0 {
-                    return Ok(None);
-                }
-                items = items.filter(proposals::id_parceiro.eq(partner_id));
-            }
-            Scope::Ecommerce => items = items.filter(proposals::fluxo.eq(Flow::Ecommerce.as_str())),
-            Scope::Everything => {}
+        if let Some(seller) = Seller::of(scope) {
+            registrations = registrations.filter(customers::aplicacao_vendedor.eq(seller.application()));
+            registrations = match seller.partner_id() {
+                Some(partner_id) => registrations.filter(customers::id_parceiro_vendedor.eq(partner_id)),
+                None => registrations.filter(customers::id_parceiro_vendedor.is_null()),
+            };
         }
-        let mut codes: Vec<i32> = items.load(&mut conn).await.map_err(query_error)?;
-        codes.sort_unstable();
+        let ids: Vec<i64> = registrations.load(&mut conn).await.map_err(query_error)?;
+        if ids.is_empty() {
+            return Ok(None);
+        }
+        // A registration's proposals are its seller's: no further scoping needed.
+        let mut items: Vec<(i64, i32)> = proposals::table
+            .inner_join(products::table)
+            .filter(proposals::id_cliente.eq_any(&ids))
+            .select((proposals::id_cliente, products::codigo_produto))
+            .distinct()
+            .load(&mut conn)
+            .await
+            .map_err(query_error)?;
+        items.sort_unstable();
         Ok(Some(
-            codes
+            items
                 .into_iter()
-                .map(|product_code| OwnershipItem {
+                .map(|(customer_id, product_code)| OwnershipItem {
                     customer_id,
                     product_code,
                 })
                 .collect(),
         ))
+    }
+
+    async fn registrations(&self, cpf: &Cpf) -> Result<Vec<Registration>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        type Row = (
+            CustomerRow,
+            Option<AddressRow>,
+            Option<(String, Option<String>, String)>,
+        );
+        let rows: Vec<Row> = customers::table
+            .left_join(addresses::table)
+            .left_join(partners::table)
+            .filter(customers::cpf.eq(cpf.as_str()))
+            .order(customers::id)
+            .select((
+                CustomerRow::as_select(),
+                Option::<AddressRow>::as_select(),
+                (partners::cpf_cnpj, partners::fantasy_name, partners::social_reason).nullable(),
+            ))
+            .load(&mut conn)
+            .await
+            .map_err(query_error)?;
+        Ok(rows
+            .into_iter()
+            .map(|(customer, address, partner)| {
+                let seller = match customer.id_parceiro_vendedor {
+                    Some(partner_id) => Seller::Partner { partner_id },
+                    None => Seller::Shop,
+                };
+                let (partner_document, partner_name) = match partner {
+                    Some((document, fantasy, social)) => (Some(document), Some(fantasy.unwrap_or(social))),
+                    None => (None, None),
+                };
+                Registration {
+                    seller: SellerView {
+                        seller,
+                        partner_document,
+                        partner_name,
+                    },
+                    customer: customer.into(),
+                    address: address.map(Into::into),
+                }
+            })
+            .collect())
     }
 }
 
@@ -367,13 +428,12 @@ impl CustomerStore for PgProposals {
 impl ProposalStore for PgProposals {
     async fn create(&self, p: &NewProposal) -> Result<domain::proposals::model::ProposalRecord, CreateProposalError> {
         let mut conn = connection(&self.pool).await?;
-        let partner_id = p.partner.as_ref().map(|l| l.partner_id);
-        // Four round trips: BEGIN; the customer; its address, its partner link, the proposal and
-        // its payment, pipelined (the payment finds its proposal by the identifier made here);
-        // COMMIT.
+        // Four round trips: BEGIN; the registration; its address, the proposal, its payment and
+        // the proposal's copy of the customer, pipelined (the payment finds its proposal by the
+        // identifier made here; the copy reads what the statements before it wrote); COMMIT.
         let result = conn
             .transaction(async |conn| {
-                let customer = upsert_customer_row(conn, &p.customer, &p.changed_by).await?;
+                let customer = upsert_customer_row(conn, &p.customer, p.seller, &p.changed_by).await?;
                 // 122 random bits: an identifier nobody can guess from another.
                 let identifier = uuid::Uuid::new_v4().to_string();
                 let payment_type = match &p.payment {
@@ -382,18 +442,18 @@ impl ProposalStore for PgProposals {
                     None => None,
                 };
                 let shared: &AsyncPgConnection = conn;
-                let (address, linked, proposal, payment) = futures_util::join!(
+                let (address, proposal, payment, copied) = futures_util::join!(
                     write_address(shared, &customer, &p.address),
-                    link_partner(shared, customer.id, partner_id),
                     insert_proposal(shared, p, &identifier, customer.id, payment_type),
                     insert_payment(shared, p, &identifier, payment_type),
+                    refresh_proposal_customers(shared, customer.id),
                 );
                 // In pipeline order: the first error is the cause (later statements only report
                 // the aborted transaction).
                 address?;
-                linked?;
                 let row = proposal?;
                 payment?;
+                copied?;
                 Ok::<_, DieselError>(row)
             })
             .await;
@@ -421,7 +481,7 @@ impl ProposalStore for PgProposals {
         let query = proposals::table
             .inner_join(products::table)
             .inner_join(motivations::table)
-            .inner_join(customers::table.left_join(addresses::table))
+            .inner_join(proposal_customers::table)
             .left_join(partners::table)
             .left_join(representatives::table.inner_join(users::table))
             .left_join(proposal_payments::table)
@@ -429,8 +489,7 @@ impl ProposalStore for PgProposals {
             .select((
                 ProposalRow::as_select(),
                 (products::nome, products::codigo_produto, motivations::descricao),
-                CustomerRow::as_select(),
-                Option::<AddressRow>::as_select(),
+                ProposalCustomerRow::as_select(),
                 Option::<PartnerRow>::as_select(),
                 (
                     users::cpf,
@@ -461,15 +520,8 @@ impl ProposalStore for PgProposals {
         };
         let signature = signature_view(&mut for_signature, identifier);
         let (found, signature) = futures_util::try_join!(proposal, signature).map_err(query_error)?;
-        let Some((
-            proposal,
-            (product_name, product_code, motivation),
-            customer,
-            address,
-            partner,
-            representative,
-            payment,
-        )) = found
+        let Some((proposal, (product_name, product_code, motivation), customer, partner, representative, payment)) =
+            found
         else {
             return Ok(None);
         };
@@ -479,14 +531,15 @@ impl ProposalStore for PgProposals {
             name,
             video_attendance_token: token,
         });
+        let (customer, address) = customer.into_views();
         Ok(Some(ProposalDetail {
             proposal: proposal.into(),
             product_name,
             product_code,
             motivation,
             representative,
-            customer: customer.into(),
-            address: address.map(Into::into),
+            customer,
+            address: Some(address),
             partner: partner.map(Into::into),
             signature,
             payment: payment.map(Into::into),
@@ -524,14 +577,15 @@ impl PgProposals {
             .optional()
             .map_err(query_error)?;
         let Some(product_id) = product_id else { return Ok(None) };
+        // Global: every seller's proposals, each with the customer data it was made with.
         let mut open = proposals::table
-            .inner_join(customers::table)
+            .inner_join(proposal_customers::table)
             .filter(proposals::id_produto.eq(product_id))
             .filter(proposals::status.ne_all(finished_statuses()))
             .into_boxed();
         open = match key {
-            CustomerKey::Cpf(cpf) => open.filter(customers::cpf.eq(cpf.to_owned())),
-            CustomerKey::CellPhone(phone) => open.filter(customers::celular.eq(phone.to_owned())),
+            CustomerKey::Cpf(cpf) => open.filter(proposals::cpf_cliente.eq(cpf.to_owned())),
+            CustomerKey::CellPhone(phone) => open.filter(proposal_customers::celular.eq(phone.to_owned())),
         };
         let count: i64 = open.count().get_result(&mut conn).await.map_err(query_error)?;
         Ok(Some(count > 0))
@@ -539,13 +593,12 @@ impl PgProposals {
 }
 
 /// What route 7's joined statement returns: the proposal; its product's name and code and its
-/// motivation; the customer and address; the partner; the representative (CPF, e-mail, name,
-/// video token); the payment.
+/// motivation; its copy of the customer and address; the partner; the representative (CPF,
+/// e-mail, name, video token); the payment.
 type DetailRow = (
     ProposalRow,
     (String, i32, String),
-    CustomerRow,
-    Option<AddressRow>,
+    ProposalCustomerRow,
     Option<PartnerRow>,
     Option<(Option<String>, String, Option<String>, Option<String>)>,
     Option<PaymentRow>,

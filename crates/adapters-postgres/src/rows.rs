@@ -1,11 +1,13 @@
 //! Rows as diesel reads them, and their translation into the domain's records.
 
-use crate::schema::{addresses, billing_groups, customers, partners, products, proposal_payments, proposals};
+use crate::schema::{
+    addresses, billing_groups, customers, partners, products, proposal_customers, proposal_payments, proposals,
+};
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 use domain::catalog::model::{BillingGroup, Product};
 use domain::customers::CustomerRecord;
-use domain::proposals::model::{AddressView, PartnerView, PaymentView, ProposalRecord};
+use domain::proposals::model::{AddressView, PartnerView, PaymentView, ProposalCustomer, ProposalRecord};
 
 #[derive(Debug, Queryable, QueryableByName, Selectable)]
 #[diesel(table_name = customers)]
@@ -38,6 +40,9 @@ pub struct CustomerRow {
     pub alterado_por: String,
     pub criado_em: DateTime<Utc>,
     pub alterado_em: DateTime<Utc>,
+    /// The registration's seller: `PARCEIRO` with its partner, or `ECOMMERCE`.
+    pub aplicacao_vendedor: String,
+    pub id_parceiro_vendedor: Option<i64>,
 }
 
 impl From<CustomerRow> for CustomerRecord {
@@ -137,6 +142,82 @@ impl From<ProposalRow> for ProposalRecord {
             electronic_signature: r.assinatura_eletronica,
             billing_code: r.codigo_faturamento,
         }
+    }
+}
+
+/// A proposal's own copy of its customer and address.
+#[derive(Debug, Queryable, Selectable)]
+#[diesel(table_name = proposal_customers)]
+pub struct ProposalCustomerRow {
+    pub id_cliente: i64,
+    pub cpf: String,
+    pub nome_completo: String,
+    pub data_nascimento: NaiveDate,
+    pub sexo: String,
+    pub estado_civil: Option<String>,
+    pub nacionalidade: Option<String>,
+    pub celular: Option<String>,
+    pub telefone_fixo: Option<String>,
+    pub email: Option<String>,
+    pub profissao: Option<String>,
+    pub salario: Option<i64>,
+    pub trabalhando: bool,
+    pub servidor_publico: bool,
+    pub pep: bool,
+    pub afastado: bool,
+    pub medicamento: bool,
+    pub medicamento_descricao: Option<String>,
+    pub e_analfabeto: bool,
+    pub cargo_politico: Option<String>,
+    pub cep: String,
+    pub endereco: String,
+    pub numero: String,
+    pub bairro: String,
+    pub cidade: String,
+    pub estado: String,
+    pub complemento: Option<String>,
+    pub alterado_por: String,
+    pub criado_em: DateTime<Utc>,
+    pub alterado_em: DateTime<Utc>,
+}
+
+impl ProposalCustomerRow {
+    pub fn into_views(self) -> (ProposalCustomer, AddressView) {
+        let address = AddressView {
+            cep: self.cep,
+            street: self.endereco,
+            number: self.numero,
+            neighborhood: self.bairro,
+            city: self.cidade,
+            state: self.estado,
+            complement: self.complemento,
+        };
+        let customer = ProposalCustomer {
+            registration_id: self.id_cliente,
+            cpf: self.cpf,
+            full_name: self.nome_completo,
+            birth_date: self.data_nascimento,
+            gender: self.sexo,
+            marital_status: self.estado_civil,
+            nationality: self.nacionalidade,
+            cell_phone: self.celular,
+            landline: self.telefone_fixo,
+            email: self.email,
+            profession: self.profissao,
+            salary: self.salario,
+            working: self.trabalhando,
+            public_servant: self.servidor_publico,
+            pep: self.pep,
+            absent: self.afastado,
+            medication: self.medicamento,
+            medication_description: self.medicamento_descricao,
+            illiterate: self.e_analfabeto,
+            political_office: self.cargo_politico,
+            changed_by: self.alterado_por,
+            created_at: self.criado_em,
+            updated_at: self.alterado_em,
+        };
+        (customer, address)
     }
 }
 

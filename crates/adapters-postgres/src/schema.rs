@@ -161,14 +161,44 @@ diesel::table! {
         payment_method_id -> Nullable<Text>,
         criado_em -> Timestamptz,
         alterado_em -> Timestamptz,
+        aplicacao_vendedor -> Text,
+        id_parceiro_vendedor -> Nullable<Int8>,
     }
 }
 
 diesel::table! {
-    customer_partners (customer_id, partner_id) {
-        customer_id -> Int8,
-        partner_id -> Int8,
+    proposal_customers (id_proposta) {
+        id_proposta -> Int8,
+        id_cliente -> Int8,
+        cpf -> Text,
+        nome_completo -> Text,
+        data_nascimento -> Date,
+        sexo -> Text,
+        estado_civil -> Nullable<Text>,
+        nacionalidade -> Nullable<Text>,
+        celular -> Nullable<Text>,
+        telefone_fixo -> Nullable<Text>,
+        email -> Nullable<Text>,
+        profissao -> Nullable<Text>,
+        salario -> Nullable<Int8>,
+        trabalhando -> Bool,
+        servidor_publico -> Bool,
+        pep -> Bool,
+        afastado -> Bool,
+        medicamento -> Bool,
+        medicamento_descricao -> Nullable<Text>,
+        e_analfabeto -> Bool,
+        cargo_politico -> Nullable<Text>,
+        cep -> Text,
+        endereco -> Text,
+        numero -> Text,
+        bairro -> Text,
+        cidade -> Text,
+        estado -> Text,
+        complemento -> Nullable<Text>,
+        alterado_por -> Text,
         criado_em -> Timestamptz,
+        alterado_em -> Timestamptz,
     }
 }
 
@@ -209,6 +239,7 @@ diesel::table! {
         assinatura_eletronica -> Nullable<Text>,
         codigo_faturamento -> Int4,
         tipo_pagamento -> Nullable<Text>,
+        cpf_cliente -> Text,
     }
 }
 
@@ -339,8 +370,8 @@ diesel::joinable!(signatures -> proposals (proposal_id));
 diesel::joinable!(signature_parties -> signatures (signature_id));
 diesel::joinable!(password_recovery_tokens -> users (user_id));
 diesel::joinable!(customers -> addresses (id_endereco));
-diesel::joinable!(customer_partners -> customers (customer_id));
-diesel::joinable!(customer_partners -> partners (partner_id));
+diesel::joinable!(customers -> partners (id_parceiro_vendedor));
+diesel::joinable!(proposal_customers -> proposals (id_proposta));
 diesel::table! {
     hook_subscriptions (id) {
         id -> Int8,
@@ -420,7 +451,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     billing_groups,
     addresses,
     customers,
-    customer_partners,
+    proposal_customers,
     motivations,
     proposals,
     proposal_payments,

@@ -9,7 +9,7 @@ use diesel_async::RunQueryDsl;
 use domain::access::Scope;
 use domain::catalog::model::{ListQuery, ProductField};
 use domain::catalog::ports::CatalogStore;
-use domain::customers::{AddressData, CustomerData, CustomerStore};
+use domain::customers::{AddressData, CustomerData, CustomerStore, Seller};
 use domain::proposals::model::{Flow, NewProposal, PartnerLink, PaymentDetails};
 use domain::proposals::ports::{CreateProposalError, PartnerDirectory, ProposalStore};
 use domain::values::*;
@@ -77,6 +77,7 @@ async fn new_proposal(proposals: &PgProposals, product_id: i64, name: &str, stre
     let partner = proposals.partner(1).await.unwrap().unwrap();
     NewProposal {
         flow: Flow::Ecommerce,
+        seller: Seller::Shop,
         product_id,
         billing_code: 5001,
         value: 0,
@@ -144,10 +145,11 @@ async fn concurrent_creates_for_one_customer_and_product_store_exactly_one() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn an_upsert_keeps_what_is_not_sent_and_links_each_partner_once() {
+async fn an_upsert_keeps_what_is_not_sent_and_each_seller_has_a_registration_of_its_own() {
     let (_db, pool, proposals, _) = seeded().await;
+    let partner_1 = Seller::Partner { partner_id: 1 };
     let first = proposals
-        .upsert(&customer("Maria da Silva"), None, Some(1), "a@exemplo.com.br")
+        .upsert(&customer("Maria da Silva"), None, partner_1, "a@exemplo.com.br")
         .await
         .unwrap();
     assert!(first.pep);
@@ -155,7 +157,7 @@ async fn an_upsert_keeps_what_is_not_sent_and_links_each_partner_once() {
     update.pep = None;
     update.nationality = None;
     let second = proposals
-        .upsert(&update, Some(address("Rua Nova")), Some(1), "b@exemplo.com.br")
+        .upsert(&update, Some(address("Rua Nova")), partner_1, "b@exemplo.com.br")
         .await
         .unwrap();
     assert_eq!(second.id, first.id);
@@ -163,7 +165,7 @@ async fn an_upsert_keeps_what_is_not_sent_and_links_each_partner_once() {
     assert_eq!(second.nationality.as_deref(), Some("Brasileira"));
     assert_eq!(second.full_name, "Maria da Silva Souza");
     assert!(second.address_id.is_some());
-    assert_eq!(count(&pool, "SELECT count(*) AS n FROM customer_partners").await, 1);
+    assert_eq!(count(&pool, "SELECT count(*) AS n FROM customers").await, 1);
     let cpf = Cpf::parse("12345678909").unwrap();
     assert_eq!(
         proposals
@@ -190,6 +192,113 @@ async fn an_upsert_keeps_what_is_not_sent_and_links_each_partner_once() {
             .await
             .unwrap(),
         None
+    );
+
+    // The shop registers the same CPF with nothing optional: a record of its own, and the
+    // partner's is untouched.
+    let mut bare = customer("Maria Loja");
+    bare.pep = None;
+    bare.medication_description = None;
+    let shop = proposals
+        .upsert(&bare, None, Seller::Shop, "loja@exemplo.com.br")
+        .await
+        .unwrap();
+    assert_ne!(shop.id, first.id);
+    assert!(!shop.pep, "nothing of the partner's registration shows through");
+    assert_eq!(shop.medication_description, None);
+    let registrations = proposals.registrations(&cpf).await.unwrap();
+    assert_eq!(registrations.len(), 2);
+    assert_eq!(registrations[0].seller.seller, partner_1);
+    assert_eq!(registrations[0].customer.full_name, "Maria da Silva Souza");
+    assert_eq!(
+        registrations[0].seller.partner_document.as_deref(),
+        Some("11222333000181")
+    );
+    assert_eq!(registrations[1].seller.seller, Seller::Shop);
+    assert_eq!(registrations[1].customer.full_name, "Maria Loja");
+    assert_eq!(
+        proposals.ownership(&cpf, Scope::Everything).await.unwrap(),
+        Some(vec![]),
+        "the back office sees registrations with no proposals"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_proposal_follows_its_sellers_corrections_while_new_and_is_frozen_once_it_leaves_new() {
+    let (_db, pool, proposals, product_id) = seeded().await;
+    let record = proposals
+        .create(&new_proposal(&proposals, product_id, "Maria da Silva", "Avenida Paulista").await)
+        .await
+        .unwrap();
+    let shown = |identifier: String| {
+        let proposals = proposals.clone();
+        async move {
+            let d = proposals.detail(&identifier, Scope::Everything).await.unwrap().unwrap();
+            (d.customer.full_name, d.address.unwrap().street)
+        }
+    };
+    // Another seller's registration of the CPF changes nothing the proposal shows.
+    proposals
+        .upsert(
+            &customer("Outra Pessoa"),
+            Some(address("Rua de Outro")),
+            Seller::Partner { partner_id: 1 },
+            "x@exemplo.com.br",
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        shown(record.identifier.clone()).await,
+        ("Maria da Silva".to_owned(), "Avenida Paulista".to_owned())
+    );
+    // Its own seller's correction reaches it while it is NOVO.
+    proposals
+        .upsert(
+            &customer("Maria da Silva Corrigida"),
+            Some(address("Rua Corrigida")),
+            Seller::Shop,
+            "loja@exemplo.com.br",
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        shown(record.identifier.clone()).await,
+        ("Maria da Silva Corrigida".to_owned(), "Rua Corrigida".to_owned())
+    );
+    // Once it left NOVO, nothing changes it.
+    let mut conn = pool.get().await.unwrap();
+    diesel::sql_query("UPDATE proposals SET status = 'AGUARDANDO ASSINATURA'")
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    proposals
+        .upsert(
+            &customer("Maria Mudou Depois"),
+            Some(address("Rua Depois")),
+            Seller::Shop,
+            "loja@exemplo.com.br",
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        shown(record.identifier.clone()).await,
+        ("Maria da Silva Corrigida".to_owned(), "Rua Corrigida".to_owned())
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_one_open_proposal_rule_holds_across_sellers() {
+    let (_db, _pool, proposals, product_id) = seeded().await;
+    proposals
+        .create(&new_proposal(&proposals, product_id, "Maria da Silva", "Avenida Paulista").await)
+        .await
+        .unwrap();
+    // Made from another seller's registration (another customer row), same CPF and product.
+    let mut by_partner = new_proposal(&proposals, product_id, "Maria da Silva", "Avenida Paulista").await;
+    by_partner.seller = Seller::Partner { partner_id: 1 };
+    assert_eq!(
+        proposals.create(&by_partner).await,
+        Err(CreateProposalError::DuplicateOpen)
     );
 }
 
@@ -287,7 +396,7 @@ async fn a_proposal_for_a_known_customer_rewrites_the_stored_address_and_keeps_a
         .upsert(
             &customer("Maria da Silva"),
             Some(address("Rua Antiga")),
-            None,
+            Seller::Shop,
             "a@exemplo.com.br",
         )
         .await
@@ -306,7 +415,7 @@ async fn a_proposal_for_a_known_customer_rewrites_the_stored_address_and_keeps_a
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(detail.customer.id, known.id);
+    assert_eq!(detail.customer.registration_id, known.id);
     assert_eq!(detail.address.unwrap().street, "Avenida Paulista");
     assert_eq!(
         count(&pool, "SELECT count(*) AS n FROM addresses").await,
@@ -325,5 +434,5 @@ async fn a_proposal_for_a_known_customer_rewrites_the_stored_address_and_keeps_a
     );
     assert_eq!(payment.operation.as_deref(), Some("013"));
     assert_eq!((payment.sheet_number, payment.specie), (None, None));
-    assert_eq!(count(&pool, "SELECT count(*) AS n FROM customer_partners").await, 1);
+    assert_eq!(count(&pool, "SELECT count(*) AS n FROM customers").await, 1);
 }

@@ -34,10 +34,12 @@ pub enum Operation {
     EcommercePayments,
     /// 17, 18 and the rest of `/hooks`: the caller's own event subscriptions.
     ManageHooks,
+    /// Every seller's registration of a CPF, with its seller.
+    ReadRegistrations,
 }
 
 impl Operation {
-    pub const ALL: [Operation; 13] = [
+    pub const ALL: [Operation; 14] = [
         Operation::CreateCustomer,
         Operation::CheckCustomer,
         Operation::CreateProposal,
@@ -51,6 +53,7 @@ impl Operation {
         Operation::ChangeStatus,
         Operation::EcommercePayments,
         Operation::ManageHooks,
+        Operation::ReadRegistrations,
     ];
 
     /// The permission matrix (README lists it too).
@@ -62,7 +65,7 @@ impl Operation {
             CreateEcommerceProposal => application == Ecommerce,
             CheckCustomer => matches!(application, Partner | BackOffice),
             ReadProposal | CheckAvailability | ReadCatalog => true,
-            ManageCatalog | ChangeStatus => application == BackOffice,
+            ManageCatalog | ChangeStatus | ReadRegistrations => application == BackOffice,
             SendForSignature => application == Partner,
             EcommercePayments => application == Ecommerce,
             ReadSignLink => matches!(application, Partner | BackOffice),
@@ -138,7 +141,7 @@ mod tests {
 
     #[test]
     fn the_whole_matrix() {
-        let expected: [(Operation, [bool; 3]); 13] = [
+        let expected: [(Operation, [bool; 3]); 14] = [
             // (operation, [ECOMMERCE, PARCEIRO, BACKOFFICE])
             (CreateCustomer, [false, true, false]),
             (CheckCustomer, [false, true, true]),
@@ -153,6 +156,7 @@ mod tests {
             (ChangeStatus, [false, false, true]),
             (EcommercePayments, [true, false, false]),
             (ManageHooks, [true, true, true]),
+            (ReadRegistrations, [false, false, true]),
         ];
         for (operation, row) in expected {
             for (app, allowed) in [Ecommerce, Partner, BackOffice].into_iter().zip(row) {

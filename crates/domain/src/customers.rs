@@ -77,6 +77,58 @@ pub struct CustomerRecord {
     pub ecommerce_customer_id: Option<String>,
 }
 
+/// Who registered a customer: a partner (through its representatives) or the online shop. A
+/// registration is private to its seller: another seller's registration of the same CPF is a
+/// different record, never read or changed by it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Seller {
+    Partner { partner_id: i64 },
+    Shop,
+}
+
+impl Seller {
+    /// The seller a scope writes as; the back office sells nothing.
+    pub fn of(scope: Scope) -> Option<Seller> {
+        match scope {
+            Scope::Partner { partner_id, .. } => Some(Seller::Partner { partner_id }),
+            Scope::Ecommerce => Some(Seller::Shop),
+            Scope::Everything => None,
+        }
+    }
+
+    /// The application the seller works in (`PARCEIRO` or `ECOMMERCE`).
+    pub fn application(self) -> &'static str {
+        match self {
+            Seller::Partner { .. } => "PARCEIRO",
+            Seller::Shop => "ECOMMERCE",
+        }
+    }
+
+    pub fn partner_id(self) -> Option<i64> {
+        match self {
+            Seller::Partner { partner_id } => Some(partner_id),
+            Seller::Shop => None,
+        }
+    }
+}
+
+/// The seller of a registration as the back office sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SellerView {
+    pub seller: Seller,
+    /// The partner's CPF or CNPJ and name, for a partner's registration.
+    pub partner_document: Option<String>,
+    pub partner_name: Option<String>,
+}
+
+/// One seller's registration of a customer, with its address (back office).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Registration {
+    pub seller: SellerView,
+    pub customer: CustomerRecord,
+    pub address: Option<crate::proposals::model::AddressView>,
+}
+
 /// A customer as seen by a seller: one item per product the seller has a proposal of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OwnershipItem {
@@ -87,17 +139,22 @@ pub struct OwnershipItem {
 #[cfg_attr(feature = "mock", mockall::automock)]
 #[async_trait]
 pub trait CustomerStore: Send + Sync {
-    /// Creates the customer, or updates the one with the same CPF, with its address when given,
-    /// and links it to the partner when given; all in one transaction.
+    /// Creates the seller's registration of the customer, or updates the seller's own one with the
+    /// same CPF (fields not sent keep their value), with its address when given; the seller's NOVO
+    /// proposals of that customer take the new data too. All in one transaction; another seller's
+    /// registration of the CPF is never read or changed.
     async fn upsert(
         &self,
         customer: &CustomerData,
         address: Option<AddressData>,
-        partner_id: Option<i64>,
+        seller: Seller,
         changed_by: &str,
     ) -> Result<CustomerRecord, StoreError>;
 
-    /// `None` when the customer is not registered for the scope's seller; else the products the
-    /// seller has proposals of for that customer (possibly none).
+    /// `None` when the scope's seller has no registration of the CPF (for the back office: when
+    /// no seller has); else one item per registration and product of its proposals (possibly none).
     async fn ownership(&self, cpf: &Cpf, scope: Scope) -> Result<Option<Vec<OwnershipItem>>, StoreError>;
+
+    /// Every seller's registration of the CPF, oldest first (the back office's view).
+    async fn registrations(&self, cpf: &Cpf) -> Result<Vec<Registration>, StoreError>;
 }

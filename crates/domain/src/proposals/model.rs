@@ -1,6 +1,6 @@
 //! Proposals: what creating one needs, the stored record, and the detail read model.
 
-use crate::customers::{AddressData, CustomerData};
+use crate::customers::{AddressData, CustomerData, Seller};
 use crate::values::{BankAccount, SheetType, ShippingType};
 use chrono::{DateTime, NaiveDate, Utc};
 
@@ -61,6 +61,8 @@ pub struct EcommerceProposalRequest {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewProposal {
     pub flow: Flow,
+    /// Whose registration of the customer the proposal is made from (and writes to).
+    pub seller: Seller,
     pub product_id: i64,
     pub billing_code: i32,
     pub value: i64,
@@ -121,11 +123,42 @@ pub struct ProposalDetail {
     pub product_code: i32,
     pub motivation: String,
     pub representative: Option<RepresentativeView>,
-    pub customer: crate::customers::CustomerRecord,
+    /// The customer and address as the proposal shows them: its own copy, made with it, refreshed
+    /// from its seller's registration while it is NOVO and frozen afterwards.
+    pub customer: ProposalCustomer,
     pub address: Option<AddressView>,
     pub partner: Option<PartnerView>,
     pub signature: Option<SignatureView>,
     pub payment: Option<PaymentView>,
+}
+
+/// The customer data a proposal holds (see [`ProposalDetail::customer`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProposalCustomer {
+    /// The seller's registration the copy came from (`id_cliente`).
+    pub registration_id: i64,
+    pub cpf: String,
+    pub full_name: String,
+    pub birth_date: NaiveDate,
+    pub gender: String,
+    pub marital_status: Option<String>,
+    pub nationality: Option<String>,
+    pub cell_phone: Option<String>,
+    pub landline: Option<String>,
+    pub email: Option<String>,
+    pub profession: Option<String>,
+    pub salary: Option<i64>,
+    pub working: bool,
+    pub public_servant: bool,
+    pub pep: bool,
+    pub absent: bool,
+    pub medication: bool,
+    pub medication_description: Option<String>,
+    pub illiterate: bool,
+    pub political_office: Option<String>,
+    pub changed_by: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -20,15 +20,17 @@ pub enum CreateProposalError {
 #[cfg_attr(feature = "mock", mockall::automock)]
 #[async_trait]
 pub trait ProposalStore: Send + Sync {
-    /// Writes the customer (created or updated by CPF), its address, its link to the partner, the
-    /// proposal (status `NOVO`, an unguessable identifier) and its payment, all or nothing.
+    /// Writes the seller's registration of the customer (created, or updated by seller and CPF),
+    /// its address, the proposal (status `NOVO`, an unguessable identifier) with its own copy of
+    /// the customer and address, and its payment, all or nothing. `DuplicateOpen` when any seller
+    /// holds an unfinished proposal for the CPF and product.
     async fn create(&self, proposal: &NewProposal) -> Result<ProposalRecord, CreateProposalError>;
 
     /// The proposal with this identifier if the scope may see it (else `None`, as for a missing one).
     async fn detail(&self, identifier: &str, scope: Scope) -> Result<Option<ProposalDetail>, StoreError>;
 
-    /// Whether an unfinished proposal exists for the CPF and the product with this integration
-    /// code; `None` when no product has that code.
+    /// Whether an unfinished proposal exists, whoever sells it, for the CPF and the product with
+    /// this integration code; `None` when no product has that code.
     async fn has_open_for_cpf(&self, cpf: &Cpf, integration_code: i32) -> Result<Option<bool>, StoreError>;
 
     /// The same, by the customer's cell phone.

@@ -5,7 +5,7 @@ use crate::auth::model::Principal;
 use crate::catalog::model::Product;
 use crate::catalog::ports::CatalogStore;
 use crate::clock::Clock;
-use crate::customers::{AddressData, CustomerData, CustomerRecord, CustomerStore, OwnershipItem};
+use crate::customers::{AddressData, CustomerData, CustomerRecord, CustomerStore, OwnershipItem, Registration, Seller};
 use crate::proposals::model::{
     EcommerceProposalRequest, Flow, NewProposal, PartnerLink, PaymentDetails, ProposalDetail, ProposalRecord,
     ProposalRequest,
@@ -101,7 +101,7 @@ impl ProposalService {
         Ok(crate::access::scope_of(principal, self.partners.as_ref()).await?)
     }
 
-    /// Route 3: creates (or updates, by CPF) a customer for the caller's partner.
+    /// Route 3: creates (or updates, by CPF) the caller's partner's own registration of a customer.
     #[tracing::instrument(skip_all, fields(cpf = %customer.cpf.masked()))]
     pub async fn create_customer(
         &self,
@@ -110,14 +110,17 @@ impl ProposalService {
         address: Option<AddressData>,
     ) -> Result<CustomerRecord, ProposalError> {
         authorize(principal, Operation::CreateCustomer)?;
-        let partner_id = match self.scope(principal).await? {
-            Scope::Partner { partner_id, .. } => Some(partner_id),
-            _ => None,
-        };
+        let seller = Seller::of(self.scope(principal).await?).ok_or(AccessError::Forbidden)?;
         Ok(self
             .customers
-            .upsert(&customer, address, partner_id, &principal.email)
+            .upsert(&customer, address, seller, &principal.email)
             .await?)
+    }
+
+    /// Every seller's registration of a CPF, with the seller it belongs to (back office only).
+    pub async fn registrations(&self, principal: &Principal, cpf: &Cpf) -> Result<Vec<Registration>, ProposalError> {
+        authorize(principal, Operation::ReadRegistrations)?;
+        Ok(self.customers.registrations(cpf).await?)
     }
 
     /// Route 4.
@@ -205,6 +208,9 @@ impl ProposalService {
         };
         let new = NewProposal {
             flow: Flow::Partner,
+            seller: Seller::Partner {
+                partner_id: representation.partner.partner_id,
+            },
             product_id: product.id,
             billing_code: request.billing_code,
             value: product.value_cents,
@@ -253,8 +259,10 @@ impl ProposalService {
         let Some(product) = product else {
             return Err(ProposalError::Invalid(Violations::new()));
         };
+        // The shop's own registration, whichever partner the sale is credited to.
         let new = NewProposal {
             flow: Flow::Ecommerce,
+            seller: Seller::Shop,
             product_id: product.id,
             billing_code: request.billing_code,
             value: 0,

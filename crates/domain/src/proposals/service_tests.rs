@@ -7,7 +7,7 @@ use crate::access::{AccessError, Scope};
 use crate::auth::model::Principal;
 use crate::catalog::model::{Bank, BillingGroup, Product};
 use crate::catalog::ports::MockCatalogStore;
-use crate::customers::{AddressData, CustomerData, MockCustomerStore};
+use crate::customers::{AddressData, CustomerData, MockCustomerStore, Seller};
 use crate::validation::Violations;
 use crate::values::*;
 use chrono::{NaiveDate, Utc};
@@ -206,6 +206,7 @@ async fn a_proposal_carries_the_product_value_the_representative_and_the_actor()
         .expect_create()
         .withf(|p| {
             p.flow == Flow::Partner
+                && p.seller == Seller::Partner { partner_id: 3 }
                 && p.product_id == 11
                 && p.value == 4990
                 && p.changed_by == "rep@parceiro.com.br"
@@ -303,6 +304,7 @@ async fn an_ecommerce_proposal_is_worth_zero_and_defaults_to_sms() {
         .expect_create()
         .withf(|p| {
             p.flow == Flow::Ecommerce
+                && p.seller == Seller::Shop
                 && p.value == 0
                 && p.shipping == ShippingType::Sms
                 && p.partner.is_none()
@@ -416,15 +418,35 @@ async fn availability_is_the_absence_of_an_open_proposal_and_an_unknown_product_
 }
 
 #[tokio::test]
-async fn customers_created_by_a_partner_are_linked_to_it() {
+async fn customers_created_by_a_partner_are_that_partners_own_registration() {
     let mut m = Mocks::new();
     m.customers
         .expect_upsert()
-        .withf(|_, address, partner, by| address.is_none() && *partner == Some(3) && by == "rep@parceiro.com.br")
+        .withf(|_, address, seller, by| {
+            address.is_none() && *seller == Seller::Partner { partner_id: 3 } && by == "rep@parceiro.com.br"
+        })
         .returning(|_, _, _, _| Err(crate::store::StoreError::Unavailable("x".into())));
     let result = m
         .service()
         .create_customer(&principal(Application::Partner), customer(), None)
         .await;
     assert!(matches!(result, Err(ProposalError::Store(_))));
+}
+
+#[tokio::test]
+async fn only_the_back_office_reads_every_sellers_registration() {
+    let mut m = Mocks::new();
+    m.customers.expect_registrations().times(1).returning(|_| Ok(vec![]));
+    let service = m.service();
+    let cpf = Cpf::parse("12345678909").unwrap();
+    for app in [Application::Ecommerce, Application::Partner] {
+        assert_eq!(
+            service.registrations(&principal(app), &cpf).await,
+            Err(ProposalError::Access(AccessError::Forbidden))
+        );
+    }
+    assert_eq!(
+        service.registrations(&principal(Application::BackOffice), &cpf).await,
+        Ok(vec![])
+    );
 }

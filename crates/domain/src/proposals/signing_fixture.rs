@@ -1,7 +1,6 @@
 //! A proposal detail with every member, for use-case tests.
 
 use super::model::*;
-use crate::customers::CustomerRecord;
 use chrono::{NaiveDate, Utc};
 
 pub fn detail(status: &str) -> ProposalDetail {
@@ -39,8 +38,8 @@ pub fn detail(status: &str) -> ProposalDetail {
         product_code: 101,
         motivation: "Nova venda".into(),
         representative: None,
-        customer: CustomerRecord {
-            id: 9,
+        customer: ProposalCustomer {
+            registration_id: 9,
             changed_by: "x".into(),
             created_at: now,
             updated_at: now,
@@ -61,13 +60,8 @@ pub fn detail(status: &str) -> ProposalDetail {
             absent: false,
             medication: false,
             medication_description: None,
-            customer_key: None,
-            status: "NOVO".into(),
             illiterate: false,
-            jave_code: None,
             political_office: None,
-            address_id: None,
-            ecommerce_customer_id: None,
         },
         address: None,
         partner: None,
