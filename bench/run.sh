@@ -61,7 +61,7 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
 
-export JWT_PRIVATE_KEY_FILE="$work/keys/jwt-ed25519.pem" BIND_ADDR="127.0.0.1:$port" RUST_LOG=warn MAIL_DIR="$work/mail"
+export SALES_ENV=development JWT_PRIVATE_KEY_FILE="$work/keys/jwt-ed25519.pem" BIND_ADDR="127.0.0.1:$port" RUST_LOG=warn MAIL_DIR="$work/mail"
 "$bin_dir/sales-api" keys generate --out "$work/keys" >/dev/null
 
 # A fresh database with the demo catalog and proposals 1..$2: name, count.

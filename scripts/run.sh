@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 source scripts/lib/postgres.sh
 
 ensure_postgres
+# The sandboxes and generated keys of local use; production (the default) refuses them.
+export SALES_ENV=development
 export DATABASE_URL="${DATABASE_URL:-$PG_SERVER_URL/sales}"
 export JWT_PRIVATE_KEY_FILE="${JWT_PRIVATE_KEY_FILE:-target/dev-keys/jwt-ed25519.pem}"
 export MAIL_DIR="${MAIL_DIR:-target/mail}"

@@ -24,6 +24,7 @@ bin="${CARGO_TARGET_DIR:-target}/debug/sales-api"
 work="$(mktemp -d)"
 db="sales_schemathesis_$$_$RANDOM"
 port=$((20000 + RANDOM % 20000))
+export SALES_ENV=development
 export DATABASE_URL="$server/$db"
 export JWT_PRIVATE_KEY_FILE="$work/keys/jwt-ed25519.pem"
 export BIND_ADDR="127.0.0.1:$port"

@@ -71,6 +71,7 @@ impl TestApp {
             .to_string_lossy()
             .into_owned();
         let mut pairs: Vec<(&str, &str)> = vec![
+            ("SALES_ENV", "development"),
             ("DATABASE_URL", &db.url),
             ("JWT_PRIVATE_KEY_FILE", &key),
             ("BIND_ADDR", "127.0.0.1:0"),

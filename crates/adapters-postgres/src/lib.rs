@@ -25,7 +25,7 @@ pub use accounts::PgAccounts;
 pub use catalog::PgCatalog;
 pub use catalog_cache::CachedCatalog;
 pub use ecommerce::{PgEcommerce, PgSandboxLedger};
-pub use hooks::{PgDeliveryWakeups, PgHooks};
+pub use hooks::{PgDeliveryWakeups, PgHooks, ResealReport, SealingKeys};
 pub use pool::{PgPool, PgReadiness, PoolSettings, build_pool, ping};
 pub use proposals::PgProposals;
 pub use recovery::PgRecovery;

@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use adapters_postgres::testing::TestDatabase;
-use adapters_postgres::{PgHooks, PgPool, PoolSettings, build_pool};
+use adapters_postgres::{PgHooks, PgPool, PoolSettings, SealingKeys, build_pool};
 use chrono::Utc;
 use diesel_async::RunQueryDsl;
 use domain::hooks::ports::{DeliveryQueue, HookStore};
@@ -36,7 +36,17 @@ async fn exec(pool: &PgPool, sql: &str) {
 async fn store() -> (TestDatabase, PgPool, PgHooks) {
     let db = TestDatabase::new().await;
     let pool = build_pool(&PoolSettings::new(&db.url)).unwrap();
-    (db, pool.clone(), PgHooks::new(pool, KEY))
+    (
+        db,
+        pool.clone(),
+        PgHooks::new(
+            pool,
+            &SealingKeys {
+                current: KEY,
+                previous: vec![],
+            },
+        ),
+    )
 }
 
 async fn subscription(hooks: &PgHooks) -> Subscription {

@@ -2,6 +2,7 @@
 //! knows every concrete type.
 
 use crate::config::Config;
+use crate::deployment::{self, Environment};
 use crate::http::error::{ApiError, ErrorCode};
 use crate::http::middleware::{RequestSpan, echo_request_id, envelope_plain_errors};
 use crate::routes;
@@ -23,7 +24,7 @@ use adapters_postgres::{
     CachedCatalog, PgAccounts, PgCatalog, PgPool, PgProposals, PgReadiness, PgRecovery, PgSignatures, PoolSettings,
     build_pool,
 };
-use adapters_postgres::{PgDeliveryWakeups, PgEcommerce, PgHooks, PgSandboxLedger};
+use adapters_postgres::{PgDeliveryWakeups, PgEcommerce, PgHooks, PgSandboxLedger, SealingKeys};
 use adapters_signature::{ClicksignProvider, ClicksignSettings, PdfRenderer, SandboxProvider};
 use adapters_webhooks::{AddressPolicy, HttpWebhookSender, SenderSettings};
 use domain::auth::ports::HashError;
@@ -61,23 +62,93 @@ pub enum StartupError {
     Webhooks(#[from] adapters_webhooks::SenderBuildError),
 }
 
-/// The key that encrypts webhook signing secrets at rest: `HOOKS_ENCRYPTION_KEY`, or else one
-/// derived from the token signing key (which every instance shares already).
-fn hooks_encryption_key(config: &Config) -> Result<[u8; 32], StartupError> {
-    if let Some(key) = config.hooks.encryption_key {
-        return Ok(key);
-    }
-    let file = config.jwt.private_key_file.as_ref().ok_or_else(|| {
-        StartupError::Config("HOOKS_ENCRYPTION_KEY: obrigatória quando JWT_PRIVATE_KEY_FILE não está definida".into())
-    })?;
-    let pem = std::fs::read(file)
-        .map_err(|e| StartupError::Config(format!("JWT_PRIVATE_KEY_FILE: não foi possível ler ({e})")))?;
+/// The keys of webhook signing secrets at rest: `HOOKS_ENCRYPTION_KEY` seals, and
+/// `HOOKS_PREVIOUS_ENCRYPTION_KEYS` still open what they sealed. In development, without a key, one
+/// is generated into a file beside the token signing key (like it), and the key the first versions
+/// derived from the token signing key stays readable, so that a development database keeps working.
+pub fn hook_keys(config: &Config) -> Result<SealingKeys, StartupError> {
+    let mut previous = config.hooks.previous_encryption_keys.clone();
+    let current = match (config.hooks.encryption_key, config.environment) {
+        (Some(key), _) => key,
+        (None, Environment::Production) => {
+            return Err(StartupError::Config(
+                "HOOKS_ENCRYPTION_KEY: obrigatória em produção".into(),
+            ));
+        }
+        (None, Environment::Development) => {
+            previous.extend(legacy_hooks_key(config));
+            development_hooks_key(config)?
+        }
+    };
+    Ok(SealingKeys { current, previous })
+}
+
+/// The key the first versions derived from the token signing key (never used to seal any more).
+pub fn legacy_hooks_key(config: &Config) -> Option<[u8; 32]> {
+    let pem = std::fs::read(config.jwt.private_key_file.as_ref()?).ok()?;
     use sha2::Digest;
-    Ok(sha2::Sha256::new()
-        .chain_update(b"sales-api/hooks-secret-key/v1\0")
-        .chain_update(&pem)
-        .finalize()
-        .into())
+    Some(
+        sha2::Sha256::new()
+            .chain_update(b"sales-api/hooks-secret-key/v1\0")
+            .chain_update(&pem)
+            .finalize()
+            .into(),
+    )
+}
+
+/// Development only: the key in `hooks-encryption.key` (base64) beside the token signing key, or
+/// under `target/dev-keys`, made on first use. Two processes starting together agree on one: the
+/// file appears whole or not at all (written aside, then linked into place).
+fn development_hooks_key(config: &Config) -> Result<[u8; 32], StartupError> {
+    use base64::Engine;
+    let dir = config
+        .jwt
+        .private_key_file
+        .as_ref()
+        .and_then(|f| f.parent())
+        .filter(|d| !d.as_os_str().is_empty())
+        .map_or_else(
+            || std::path::PathBuf::from("target/dev-keys"),
+            std::path::Path::to_path_buf,
+        );
+    let path = dir.join("hooks-encryption.key");
+    let failed = |e: std::io::Error| StartupError::Config(format!("HOOKS_ENCRYPTION_KEY: {}: {e}", path.display()));
+    if !path.exists() {
+        use rand::RngCore;
+        let mut key = [0u8; 32];
+        rand::rngs::OsRng.fill_bytes(&mut key);
+        std::fs::create_dir_all(&dir).map_err(failed)?;
+        let aside = dir.join(format!(
+            "hooks-encryption.key.{}.{}",
+            std::process::id(),
+            uuid::Uuid::new_v4()
+        ));
+        std::fs::write(&aside, base64::engine::general_purpose::STANDARD.encode(key)).map_err(failed)?;
+        let linked = std::fs::hard_link(&aside, &path);
+        let _ = std::fs::remove_file(&aside);
+        match linked {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(failed(e)),
+        }
+    }
+    let text = std::fs::read_to_string(&path).map_err(failed)?;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(text.trim())
+        .map_err(|_| StartupError::Config(format!("{}: não é base64", path.display())))?;
+    <[u8; 32]>::try_from(bytes.as_slice())
+        .map_err(|_| StartupError::Config(format!("{}: deve ter 32 bytes", path.display())))
+}
+
+/// A callback key when the configuration has none: random per start (sandboxes only; production
+/// refuses to start without one).
+fn given_or_random(secret: &Option<Vec<u8>>) -> Vec<u8> {
+    secret.clone().unwrap_or_else(|| {
+        use rand::RngCore;
+        let mut random = vec![0u8; 32];
+        rand::rngs::OsRng.fill_bytes(&mut random);
+        random
+    })
 }
 
 fn webhook_sender(config: &Config) -> Result<HttpWebhookSender, StartupError> {
@@ -103,7 +174,7 @@ pub fn delivery_engine(config: &Config) -> Result<DeliveryEngine, StartupError> 
         ..pool_settings(config)
     })?;
     Ok(DeliveryEngine {
-        queue: Arc::new(PgHooks::new(pool, hooks_encryption_key(config)?)),
+        queue: Arc::new(PgHooks::new(pool, &hook_keys(config)?)),
         sender: Arc::new(webhook_sender(config)?),
         wakeups: Arc::new(PgDeliveryWakeups::start(&config.database_url)),
         clock: Arc::new(SystemClock),
@@ -181,19 +252,18 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
         rules: config.customer_rules,
     };
     let catalog = CatalogService { store: catalog_store };
+    let callback_secret = given_or_random(&config.signature.callback_secret);
+    let payment_webhook_secret = given_or_random(&config.payment_webhook_secret);
     let signing = SigningService {
         proposals: stores.clone(),
         partners: stores.clone(),
         signatures: Arc::new(PgSignatures::new(pool.clone())),
         provider: match &config.signature.clicksign {
             Some((url, token)) => Arc::new(
-                ClicksignProvider::new(ClicksignSettings::new(url, token, &config.signature.callback_secret))
+                ClicksignProvider::new(ClicksignSettings::new(url, token, &callback_secret))
                     .map_err(|e| StartupError::Config(format!("CLICKSIGN_BASE_URL: {e}")))?,
             ),
-            None => Arc::new(SandboxProvider::new(
-                &config.public_url,
-                &config.signature.callback_secret,
-            )),
+            None => Arc::new(SandboxProvider::new(&config.public_url, &callback_secret)),
         },
         renderer: Arc::new(PdfRenderer),
         clock: Arc::new(SystemClock),
@@ -205,18 +275,18 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
         partners: stores.clone(),
         gateway: match &config.stripe {
             Some((base, key)) => Arc::new(
-                StripeGateway::new(StripeSettings::new(base, key, &config.payment_webhook_secret))
+                StripeGateway::new(StripeSettings::new(base, key, &payment_webhook_secret))
                     .map_err(|e| StartupError::Config(format!("STRIPE_SECRET_KEY: {e}")))?,
             ),
             None => Arc::new(SandboxGateway::new(
                 Arc::new(PgSandboxLedger::new(pool.clone())),
-                &config.payment_webhook_secret,
+                &payment_webhook_secret,
             )),
         },
         clock: Arc::new(SystemClock),
     };
     let hooks = HookService {
-        store: Arc::new(PgHooks::new(pool.clone(), hooks_encryption_key(config)?)),
+        store: Arc::new(PgHooks::new(pool.clone(), &hook_keys(config)?)),
         partners: stores.clone(),
         guard: Arc::new(webhook_sender(config)?),
         keys: Arc::new(OsSecretGenerator),
@@ -327,7 +397,6 @@ pub fn routes(cfg: &mut web::ServiceConfig, sandbox_signing: bool) {
     .service(web::resource("/.well-known/jwks.json").route(web::get().to(auth::jwks)))
     .service(web::resource("/openapi.json").route(web::get().to(docs::openapi_json)))
     .service(web::resource("/docs").route(web::get().to(docs::docs_page)));
-    // The sandbox provider's pages exist only while no real provider is configured.
     if sandbox_signing {
         cfg.service(
             web::scope("/sandbox")
@@ -419,6 +488,8 @@ impl EngineTask {
 
 /// Runs only the delivery engine (`sales-api worker`) until SIGTERM or SIGINT.
 pub async fn run_worker(config: Config) -> Result<(), StartupError> {
+    deployment::refuse_unsafe(&config).map_err(|e| StartupError::Config(e.0))?;
+    deployment::announce(&config);
     let engine = EngineTask::start(delivery_engine(&config)?);
     tracing::info!("webhook delivery worker started");
     wait_for_signal().await;
@@ -451,6 +522,8 @@ async fn wait_for_signal() {
 impl Application {
     /// Migrates (unless told not to), builds everything and binds `BIND_ADDR` (port 0 picks one).
     pub async fn build(config: Config) -> Result<Self, StartupError> {
+        deployment::refuse_unsafe(&config).map_err(|e| StartupError::Config(e.0))?;
+        deployment::announce(&config);
         if config.migrate_on_start {
             let applied = migrations::run_pending(&config.database_url).await?;
             if !applied.is_empty() {
@@ -477,7 +550,8 @@ impl Application {
             .port();
         let max_body = config.max_body_bytes;
         let origins = config.cors_allowed_origins.clone();
-        let sandbox_signing = config.signature.clicksign.is_none();
+        // The sandbox provider's pages exist only in development, and only while it is the provider.
+        let sandbox_signing = config.environment == Environment::Development && config.signature.clicksign.is_none();
         let server = HttpServer::new(move || {
             App::new()
                 .app_data(state.clone())

@@ -2,9 +2,10 @@
 
 use crate::app::{Application, StartupError, pool_settings};
 use crate::config::Config;
+use crate::deployment::Environment;
 use crate::security::jwt::generate_key_pair;
 use crate::security::password::BcryptHasher;
-use adapters_postgres::{PgAccounts, build_pool, migrations, seed};
+use adapters_postgres::{PgAccounts, PgHooks, ResealReport, build_pool, migrations, seed};
 use clap::{Parser, Subcommand};
 use domain::users::{CreateUser, CreateUserError, NewUserInput};
 use std::path::PathBuf;
@@ -50,6 +51,23 @@ pub enum Command {
     Keys {
         #[command(subcommand)]
         command: KeysCommand,
+    },
+    /// Event subscriptions (webhooks).
+    Hooks {
+        #[command(subcommand)]
+        command: HooksCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HooksCommand {
+    /// Re-encrypts every stored signing secret under HOOKS_ENCRYPTION_KEY (after a rotation, with
+    /// the old key in HOOKS_PREVIOUS_ENCRYPTION_KEYS); then the old key may be dropped.
+    Reseal {
+        /// Also read secrets sealed under the key the first versions derived from the token signing
+        /// key (JWT_PRIVATE_KEY_FILE), for deployments that ran without HOOKS_ENCRYPTION_KEY.
+        #[arg(long)]
+        legacy_token_key: bool,
     },
 }
 
@@ -218,10 +236,29 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             println!("usuário {id} criado");
             Ok(())
         }
+        Command::Hooks {
+            command: HooksCommand::Reseal { legacy_token_key },
+        } => {
+            let config = Config::from_env()?;
+            let report = reseal(&config, legacy_token_key).await?;
+            println!(
+                "{} segredo(s) recifrado(s) com a chave atual; {} já estavam nela",
+                report.resealed, report.current
+            );
+            Ok(())
+        }
         Command::Seed {
             command: SeedCommand::Demo { if_empty },
         } => {
             let config = Config::from_env()?;
+            // Demo users with published passwords have no place in production.
+            if config.environment == Environment::Production {
+                return Err(CliError::Failed(
+                    "seed demo é recusado em SALES_ENV=production (usuários com senhas públicas); \
+                     use SALES_ENV=development"
+                        .into(),
+                ));
+            }
             let pool = build_pool(&pool_settings(&config)).map_err(StartupError::from)?;
             if if_empty
                 && !seed::is_empty(&pool)
@@ -260,6 +297,19 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             Ok(())
         }
     }
+}
+
+/// `hooks reseal`: every stored signing secret under the current key.
+pub async fn reseal(config: &Config, legacy_token_key: bool) -> Result<ResealReport, CliError> {
+    let mut keys = crate::app::hook_keys(config)?;
+    if legacy_token_key {
+        keys.previous.extend(crate::app::legacy_hooks_key(config));
+    }
+    let pool = build_pool(&pool_settings(config)).map_err(StartupError::from)?;
+    PgHooks::new(pool, &keys)
+        .reseal_all()
+        .await
+        .map_err(|e| CliError::Failed(e.to_string()))
 }
 
 fn generate_keys(dir: &std::path::Path, keep_existing: bool) -> Result<(), CliError> {

@@ -12,6 +12,7 @@ use std::time::Duration;
 /// The raw variables, lower-cased by figment (`DATABASE_URL` is `database_url`).
 #[derive(Debug, Deserialize)]
 struct RawConfig {
+    sales_env: Option<String>,
     database_url: String,
     #[serde(default = "defaults::bind_addr")]
     bind_addr: String,
@@ -87,6 +88,8 @@ struct RawConfig {
     #[serde(default)]
     hooks_allowed_cidrs: String,
     hooks_encryption_key: Option<String>,
+    #[serde(default)]
+    hooks_previous_encryption_keys: String,
     #[serde(default = "defaults::hooks_retry_schedule_secs", deserialize_with = "text_or_number")]
     hooks_retry_schedule_secs: String,
     #[serde(default = "defaults::hooks_connect_timeout_ms")]
@@ -236,6 +239,8 @@ mod defaults {
 /// The service's settings, checked.
 #[derive(Debug, Clone)]
 pub struct Config {
+    /// `SALES_ENV`: production (the default) refuses sandboxes and unsafe settings.
+    pub environment: crate::deployment::Environment,
     pub database_url: String,
     pub bind_addr: SocketAddr,
     pub public_url: String,
@@ -255,8 +260,8 @@ pub struct Config {
     pub password_policy: domain::auth::password::PasswordPolicy,
     pub mail: MailSettings,
     pub signature: SignatureSettings,
-    /// Key of the payment platform's `Stripe-Signature`; unset: random per start (sandbox).
-    pub payment_webhook_secret: Vec<u8>,
+    /// Key of the payment platform's `Stripe-Signature`; unset: random per start (sandbox only).
+    pub payment_webhook_secret: Option<Vec<u8>>,
     /// Stripe's API base and secret key; when absent, the sandbox platform.
     pub stripe: Option<(String, String)>,
     pub recovery: domain::recovery::RecoveryPolicy,
@@ -270,8 +275,11 @@ pub struct Config {
 pub struct HookSettings {
     /// Ranges a webhook may reach although not public (`HOOKS_ALLOWED_CIDRS`).
     pub allowed_cidrs: Vec<IpNet>,
-    /// Key that encrypts signing secrets at rest; unset: derived from the token signing key.
+    /// Key that encrypts signing secrets at rest; unset: refused in production, a generated key
+    /// file in development.
     pub encryption_key: Option<[u8; 32]>,
+    /// Earlier keys, still able to open what they sealed (rotation).
+    pub previous_encryption_keys: Vec<[u8; 32]>,
     pub connect_timeout: Duration,
     pub request_timeout: Duration,
     pub rotation_grace: Duration,
@@ -285,6 +293,7 @@ impl std::fmt::Debug for HookSettings {
         f.debug_struct("HookSettings")
             .field("allowed_cidrs", &self.allowed_cidrs)
             .field("encryption_key", &self.encryption_key.map(|_| "***"))
+            .field("previous_encryption_keys", &self.previous_encryption_keys.len())
             .field("connect_timeout", &self.connect_timeout)
             .field("request_timeout", &self.request_timeout)
             .field("rotation_grace", &self.rotation_grace)
@@ -301,7 +310,7 @@ pub struct SignatureSettings {
     pub clicksign: Option<(String, String)>,
     /// The key of the provider's callback HMAC. Unset: a random one per start (the sandbox needs
     /// no callbacks; a real provider must be given the same secret on every instance).
-    pub callback_secret: Vec<u8>,
+    pub callback_secret: Option<Vec<u8>>,
 }
 
 impl std::fmt::Debug for SignatureSettings {
@@ -344,7 +353,7 @@ pub struct PoolTimeouts {
 #[error("configuração inválida: {0}")]
 pub struct ConfigError(pub String);
 
-fn bad(var: &str, why: impl std::fmt::Display) -> ConfigError {
+pub(crate) fn bad(var: &str, why: impl std::fmt::Display) -> ConfigError {
     ConfigError(format!("{var}: {why}"))
 }
 
@@ -388,6 +397,7 @@ impl Config {
 
 impl RawConfig {
     fn check(self) -> Result<Config, ConfigError> {
+        let environment = crate::deployment::Environment::parse(self.sales_env.as_deref())?;
         let hooks = self.hook_settings()?;
         if !(self.database_url.starts_with("postgres://") || self.database_url.starts_with("postgresql://")) {
             return Err(bad("DATABASE_URL", "deve começar com postgres:// ou postgresql://"));
@@ -484,6 +494,7 @@ impl RawConfig {
             return Err(bad("DB_POOL_MAX_SIZE", "deve ser ao menos 1"));
         }
         Ok(Config {
+            environment,
             catalog_cache_entries: self.catalog_cache_entries,
             database_url: self.database_url,
             bind_addr,
@@ -519,27 +530,11 @@ impl RawConfig {
             workers: self.workers.unwrap_or(cores).max(1),
             shutdown_timeout: Duration::from_secs(self.shutdown_timeout_secs),
             stripe: self.stripe_secret_key.map(|key| (self.stripe_api_base, key)),
-            payment_webhook_secret: match self.payment_webhook_secret {
-                Some(secret) => secret.into_bytes(),
-                None => {
-                    use rand::RngCore;
-                    let mut random = vec![0u8; 32];
-                    rand::rngs::OsRng.fill_bytes(&mut random);
-                    random
-                }
-            },
+            payment_webhook_secret: self.payment_webhook_secret.map(String::into_bytes),
             signature: SignatureSettings {
                 max_resends: self.signature_max_resends,
                 clicksign,
-                callback_secret: match self.signature_callback_secret {
-                    Some(secret) => secret.into_bytes(),
-                    None => {
-                        use rand::RngCore;
-                        let mut random = vec![0u8; 32];
-                        rand::rngs::OsRng.fill_bytes(&mut random);
-                        random
-                    }
-                },
+                callback_secret: self.signature_callback_secret.map(String::into_bytes),
             },
             mail: MailSettings {
                 smtp_url: self.smtp_url,
@@ -570,19 +565,15 @@ impl RawConfig {
 impl RawConfig {
     fn hook_settings(&self) -> Result<HookSettings, ConfigError> {
         let allowed_cidrs = networks("HOOKS_ALLOWED_CIDRS", &self.hooks_allowed_cidrs)?;
-        let encryption_key = match &self.hooks_encryption_key {
-            None => None,
-            Some(text) => {
-                use base64::Engine;
-                let bytes = base64::engine::general_purpose::STANDARD
-                    .decode(text.trim())
-                    .map_err(|_| bad("HOOKS_ENCRYPTION_KEY", "deve ser base64"))?;
-                Some(
-                    <[u8; 32]>::try_from(bytes.as_slice())
-                        .map_err(|_| bad("HOOKS_ENCRYPTION_KEY", "deve ter 32 bytes (base64 de 44 caracteres)"))?,
-                )
-            }
-        };
+        let encryption_key = self
+            .hooks_encryption_key
+            .as_deref()
+            .map(|text| parse_key("HOOKS_ENCRYPTION_KEY", text))
+            .transpose()?;
+        let previous_encryption_keys = split_list(&self.hooks_previous_encryption_keys)
+            .iter()
+            .map(|text| parse_key("HOOKS_PREVIOUS_ENCRYPTION_KEYS", text))
+            .collect::<Result<Vec<_>, _>>()?;
         let retry_schedule = split_list(&self.hooks_retry_schedule_secs)
             .iter()
             .map(|s| s.parse::<u64>().map(Duration::from_secs))
@@ -617,6 +608,7 @@ impl RawConfig {
         Ok(HookSettings {
             allowed_cidrs,
             encryption_key,
+            previous_encryption_keys,
             connect_timeout: Duration::from_millis(self.hooks_connect_timeout_ms),
             request_timeout,
             rotation_grace: Duration::from_secs(self.hooks_rotation_grace_secs),
@@ -634,6 +626,15 @@ impl RawConfig {
             },
         })
     }
+}
+
+/// base64 of 32 bytes.
+fn parse_key(var: &str, text: &str) -> Result<[u8; 32], ConfigError> {
+    use base64::Engine;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(text.trim())
+        .map_err(|_| bad(var, "deve ser base64"))?;
+    <[u8; 32]>::try_from(bytes.as_slice()).map_err(|_| bad(var, "deve ter 32 bytes (base64 de 44 caracteres)"))
 }
 
 /// A list variable with a single number in it (`3600`) reaches us as a number: take it as text.

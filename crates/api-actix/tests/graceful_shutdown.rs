@@ -17,6 +17,7 @@ async fn sigterm_lets_the_request_in_flight_finish() {
     let port = free_port();
     let keys = std::env::temp_dir().join(format!("sales-api-shutdown-{}-{port}", std::process::id()));
     let env = [
+        ("SALES_ENV", "development".to_owned()),
         ("DATABASE_URL", db.url.clone()),
         (
             "JWT_PRIVATE_KEY_FILE",

@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use adapters_postgres::testing::TestDatabase;
-use adapters_postgres::{PgHooks, PgPool, PgSignatures, PoolSettings, build_pool, seed};
+use adapters_postgres::{PgHooks, PgPool, PgSignatures, PoolSettings, SealingKeys, build_pool, seed};
 use chrono::Utc;
 use diesel_async::RunQueryDsl;
 use domain::hooks::ports::HookStore;
@@ -61,35 +61,42 @@ async fn world(n: i64, receiver: &MockServer) -> World {
     seed::seed_demo_catalog(&pool).await.unwrap();
     let mut conn = pool.get().await.unwrap();
     diesel::sql_query(format!(
-        "INSERT INTO customers (cpf, nome_completo, data_nascimento, sexo, alterado_por)
-         SELECT lpad(i::text, 11, '0'), 'Cliente De Teste', date '1990-01-01', 'Feminino', 'teste'
+        "INSERT INTO customers (cpf, nome_completo, data_nascimento, sexo, alterado_por, aplicacao_vendedor)
+         SELECT lpad(i::text, 11, '0'), 'Cliente De Teste', date '1990-01-01', 'Feminino', 'teste', 'ECOMMERCE'
          FROM generate_series(1, {n}) AS i"
     ))
     .execute(&mut conn)
     .await
     .unwrap();
     diesel::sql_query(
-        "INSERT INTO proposals (identificador, id_cliente, status, alterado_por, tipo_envio, fluxo, id_produto, codigo_faturamento)
-         SELECT gen_random_uuid()::text, c.id, 'NOVO', 'teste', 'sms', 'ECOMMERCE',
+        "INSERT INTO proposals (identificador, id_cliente, cpf_cliente, status, alterado_por, tipo_envio, fluxo, id_produto,
+                                codigo_faturamento)
+         SELECT gen_random_uuid()::text, c.id, c.cpf, 'NOVO', 'teste', 'sms', 'ECOMMERCE',
                 (SELECT id FROM products WHERE codigo_produto = 101), 5002
          FROM customers c",
     )
     .execute(&mut conn)
     .await
     .unwrap();
-    PgHooks::new(pool.clone(), KEY)
-        .create(&NewSubscription {
-            uuid: Uuid::new_v4(),
-            owner: HookOwner::BackOffice,
-            created_by: "teste".into(),
-            endpoint: format!("{}/eventos", receiver.uri()),
-            events: vec![EventKind::StatusChange],
-            status: HookStatus::Active,
-            secret: SigningSecret::from_key([1; 32]),
-            at: Utc::now(),
-        })
-        .await
-        .unwrap();
+    PgHooks::new(
+        pool.clone(),
+        &SealingKeys {
+            current: KEY,
+            previous: vec![],
+        },
+    )
+    .create(&NewSubscription {
+        uuid: Uuid::new_v4(),
+        owner: HookOwner::BackOffice,
+        created_by: "teste".into(),
+        endpoint: format!("{}/eventos", receiver.uri()),
+        events: vec![EventKind::StatusChange],
+        status: HookStatus::Active,
+        secret: SigningSecret::from_key([1; 32]),
+        at: Utc::now(),
+    })
+    .await
+    .unwrap();
     let keys = std::env::temp_dir().join(format!("sales-api-hooks-{}", db.name));
     let status = Command::new(env!("CARGO_BIN_EXE_sales-api"))
         .args(["keys", "generate", "--out", keys.to_str().unwrap()])
@@ -110,6 +117,7 @@ impl World {
         Command::new(env!("CARGO_BIN_EXE_sales-api"))
             .arg(command)
             .envs([
+                ("SALES_ENV", "development".into()),
                 ("DATABASE_URL", self.db.url.clone()),
                 (
                     "JWT_PRIVATE_KEY_FILE",

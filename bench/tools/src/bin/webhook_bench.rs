@@ -151,19 +151,25 @@ async fn main() {
         ..PoolSettings::new(&url)
     })
     .unwrap();
-    let subscription = PgHooks::new(pool.clone(), [key_byte; 32])
-        .create(&NewSubscription {
-            uuid: uuid::Uuid::new_v4(),
-            owner: HookOwner::BackOffice,
-            created_by: "bench".into(),
-            endpoint: format!("http://127.0.0.1:{port}/eventos"),
-            events: vec![EventKind::StatusChange],
-            status: HookStatus::Active,
-            secret: SigningSecret::from_key([1; 32]),
-            at: Utc::now(),
-        })
-        .await
-        .unwrap();
+    let subscription = PgHooks::new(
+        pool.clone(),
+        &adapters_postgres::SealingKeys {
+            current: [key_byte; 32],
+            previous: vec![],
+        },
+    )
+    .create(&NewSubscription {
+        uuid: uuid::Uuid::new_v4(),
+        owner: HookOwner::BackOffice,
+        created_by: "bench".into(),
+        endpoint: format!("http://127.0.0.1:{port}/eventos"),
+        events: vec![EventKind::StatusChange],
+        status: HookStatus::Active,
+        secret: SigningSecret::from_key([1; 32]),
+        at: Utc::now(),
+    })
+    .await
+    .unwrap();
     let needed = usize::try_from(rate * seconds).unwrap() + saturation;
     let mut conn = pool.get().await.unwrap();
     let proposals: Vec<Proposal> = diesel::sql_query(format!(
