@@ -328,7 +328,8 @@ pub fn routes(cfg: &mut web::ServiceConfig, sandbox_signing: bool) {
     .service(
         web::scope("/customer")
             .service(web::resource("/create").route(web::post().to(proposals::create_customer)))
-            .service(web::resource("/validCustomer/{cpf}").route(web::get().to(proposals::valid_customer))),
+            .service(web::resource("/validCustomer/{cpf}").route(web::get().to(proposals::valid_customer)))
+            .service(web::resource("/registrations/{cpf}").route(web::get().to(proposals::registrations))),
     )
     .service(
         web::scope("/proposal")

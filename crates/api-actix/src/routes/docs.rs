@@ -112,6 +112,7 @@ envelope_doc!(
     document = crate::routes::dto::ProposalRecordDto
 );
 envelope_doc!(OwnershipEnvelope, document = crate::routes::dto::OwnershipItemDto);
+envelope_doc!(RegistrationsEnvelope, document = crate::routes::dto::RegistrationDto);
 envelope_doc!(ProposalDetailEnvelope, data = crate::routes::dto::ProposalDetailDto);
 envelope_doc!(SignUrlEnvelope, data = crate::routes::signing::SignUrl);
 envelope_doc!(
@@ -374,6 +375,7 @@ impl Modify for BearerAuth {
         crate::routes::auth::jwks,
         crate::routes::proposals::create_customer,
         crate::routes::proposals::valid_customer,
+        crate::routes::proposals::registrations,
         crate::routes::proposals::create_proposal,
         crate::routes::proposals::create_ecommerce_proposal,
         crate::routes::proposals::by_identifier,

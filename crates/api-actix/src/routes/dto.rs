@@ -578,6 +578,60 @@ impl From<Product> for ProductBanksDto {
     }
 }
 
+/// Who registered a customer (back office).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SellerDto {
+    /// `PARCEIRO` or `ECOMMERCE`.
+    #[schema(example = "PARCEIRO")]
+    pub aplicacao: &'static str,
+    pub id_parceiro: Option<i64>,
+    pub cpf_cnpj_parceiro: Option<String>,
+    pub nome_parceiro: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RegistrationAddressDto {
+    pub cep: String,
+    pub endereco: String,
+    pub numero: String,
+    pub bairro: String,
+    pub cidade: String,
+    pub estado: String,
+    pub complemento: Option<String>,
+}
+
+/// One seller's registration of a CPF: the customer record of route 3, its address and its seller.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RegistrationDto {
+    #[serde(flatten)]
+    pub cliente: CustomerRecordDto,
+    pub endereco: Option<RegistrationAddressDto>,
+    pub vendedor: SellerDto,
+}
+
+impl From<domain::customers::Registration> for RegistrationDto {
+    fn from(r: domain::customers::Registration) -> Self {
+        Self {
+            cliente: r.customer.into(),
+            endereco: r.address.map(|a| RegistrationAddressDto {
+                cep: a.cep,
+                endereco: a.street,
+                numero: a.number,
+                bairro: a.neighborhood,
+                cidade: a.city,
+                estado: a.state,
+                complemento: a.complement,
+            }),
+            vendedor: SellerDto {
+                aplicacao: r.seller.seller.application(),
+                id_parceiro: r.seller.seller.partner_id(),
+                cpf_cnpj_parceiro: r.seller.partner_document,
+                nome_parceiro: r.seller.partner_name,
+            },
+        }
+    }
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 pub struct OwnershipItemDto {
     pub id_cliente: i64,

@@ -6,8 +6,11 @@ use crate::http::envelope::Envelope;
 use crate::http::error::ApiError;
 use crate::routes::docs::{
     ErrorEnvelope, IsValidEnvelope, OwnershipEnvelope, ProposalCreatedEnvelope, ProposalDetailEnvelope,
+    RegistrationsEnvelope,
 };
-use crate::routes::dto::{CustomerRecordDto, IsValidDto, OwnershipItemDto, ProposalDetailDto, ProposalRecordDto};
+use crate::routes::dto::{
+    CustomerRecordDto, IsValidDto, OwnershipItemDto, ProposalDetailDto, ProposalRecordDto, RegistrationDto,
+};
 use crate::routes::proposal_bodies::{self, Context};
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
@@ -103,6 +106,37 @@ pub async fn valid_customer(
         }
     };
     Ok(HttpResponse::Ok().json(envelope))
+}
+
+/// Back office: every seller's registration of a CPF, each with its address and its seller.
+#[utoipa::path(get, path = "/customer/registrations/{cpf}", tag = "clientes", security(("bearer" = [])),
+    params(("cpf" = String, Path, description = "CPF, com ou sem máscara")),
+    responses(
+        (status = 200, description = "document: um cadastro por vendedor (o registro da rota 3, `endereco` e `vendedor`), do mais antigo ao mais novo; rowsAffected [n]", body = RegistrationsEnvelope),
+        (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope),
+        (status = 403, description = "Somente BACKOFFICE", body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn registrations(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let mut v = Violations::new();
+    let Some(cpf) = v.check("cpf", Cpf::parse(&path)) else {
+        return Err(ApiError::invalid(v));
+    };
+    let found = state.proposals.registrations(&user.0, &cpf).await?;
+    let count = i64::try_from(found.len()).unwrap_or(i64::MAX);
+    let document = found
+        .into_iter()
+        .map(|r| to_value(RegistrationDto::from(r)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let message = if count == 0 {
+        "Nenhum vendedor cadastrou este CPF."
+    } else {
+        "Cadastros deste CPF, por vendedor."
+    };
+    Ok(HttpResponse::Ok().json(Envelope::list(message, document, vec![count])))
 }
 
 /// Route 5: creates or updates the customer and its address and creates the proposal, all or nothing.
