@@ -62,8 +62,18 @@ impl TestApp {
 
     /// Starts the service with extra configuration pairs (they win over the defaults here).
     pub async fn spawn_with(extra: &[(&str, &str)]) -> Self {
-        api_actix::install_crypto_provider();
-        let db = TestDatabase::new().await;
+        Self::spawn_on(TestDatabase::new().await, extra).await
+    }
+
+    /// Stops the service and starts another on the same database with other settings (the same
+    /// token signing key, so tokens issued before still work).
+    pub async fn restart_with(self, extra: &[(&str, &str)]) -> Self {
+        self.stop().await;
+        Self::spawn_on(self.db, extra).await
+    }
+
+    /// The configuration the service runs with, with extra pairs over the test defaults.
+    pub fn config(db: &TestDatabase, extra: &[(&str, &str)]) -> Config {
         let key = key_file().to_string_lossy().into_owned();
         // Without SMTP_URL the service writes .eml files: keep them out of the work tree.
         let mail_dir = std::env::temp_dir()
@@ -85,8 +95,12 @@ impl TestApp {
         ];
         pairs.retain(|(k, _)| !extra.iter().any(|(e, _)| e == k));
         pairs.extend_from_slice(extra);
-        let config = Config::from_pairs(&pairs).unwrap();
-        let app = Application::build(config).await.unwrap();
+        Config::from_pairs(&pairs).unwrap()
+    }
+
+    async fn spawn_on(db: TestDatabase, extra: &[(&str, &str)]) -> Self {
+        api_actix::install_crypto_provider();
+        let app = Application::build(Self::config(&db, extra)).await.unwrap();
         let address = format!("http://127.0.0.1:{}", app.port());
         let handle = app.handle();
         tokio::spawn(app.run_until_stopped());

@@ -671,3 +671,64 @@ async fn a_change_that_does_not_commit_queues_nothing() {
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert!(server.received_requests().await.unwrap().is_empty());
 }
+
+/// `HOOKS_ENCRYPTION_KEY` before and after a rotation: base64 of 32 bytes of 1, then of 2.
+const OLD_KEY: &str = "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=";
+const NEW_KEY: &str = "AgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgI=";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn after_a_key_rotation_old_secrets_still_sign_and_hooks_reseal_moves_every_one_to_the_new_key() {
+    let s = setup(&[("HOOKS_ENCRYPTION_KEY", OLD_KEY)]).await;
+    let (server, subscription) = office_hook(&s, 200).await;
+    let uuid = subscription["uuid"].as_str().unwrap().to_owned();
+    // Both columns sealed under the old key: the current secret and the one in its grace period.
+    let rotated: Value = s
+        .app
+        .post_json_as(&format!("/hooks/{uuid}/rotateSecret"), &s.office, &json!({}))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let secret = rotated["data"]["secret"].as_str().unwrap().to_owned();
+
+    // The operator rotates the key; the old one stays readable.
+    let rotation = [
+        ("HOOKS_ALLOWED_CIDRS", "127.0.0.0/8"),
+        ("HOOKS_ENCRYPTION_KEY", NEW_KEY),
+        ("HOOKS_PREVIOUS_ENCRYPTION_KEYS", OLD_KEY),
+    ];
+    let Setup { app, office, .. } = s;
+    let app = app.restart_with(&rotation).await;
+    let test = app
+        .post_json_as(&format!("/hooks/{uuid}/test"), &office, &json!({}))
+        .await;
+    assert_eq!(test.status(), StatusCode::OK);
+    let request = &requests(&server, 1).await[0];
+    verify(&secret, request);
+    verify(subscription["secret"].as_str().unwrap(), request);
+
+    // `sales-api hooks reseal` with the rotation's settings.
+    let config = TestApp::config(&app.db, &rotation);
+    let keys = api_actix::app::hook_keys(&config).unwrap();
+    let hooks = adapters_postgres::PgHooks::new(
+        adapters_postgres::build_pool(&adapters_postgres::PoolSettings::new(&app.db.url)).unwrap(),
+        &keys,
+    );
+    assert_eq!(hooks.secrets_under_other_keys().await.unwrap(), 2);
+    let report = api_actix::cli::reseal(&config, false).await.unwrap();
+    assert_eq!((report.resealed, report.current), (2, 0));
+    assert_eq!(hooks.secrets_under_other_keys().await.unwrap(), 0, "none left under the old key");
+    let again = api_actix::cli::reseal(&config, false).await.unwrap();
+    assert_eq!((again.resealed, again.current), (0, 2));
+
+    // The old key can now be dropped: deliveries are still signed with the same secrets.
+    let app = app
+        .restart_with(&[("HOOKS_ALLOWED_CIDRS", "127.0.0.0/8"), ("HOOKS_ENCRYPTION_KEY", NEW_KEY)])
+        .await;
+    let test = app
+        .post_json_as(&format!("/hooks/{uuid}/test"), &office, &json!({}))
+        .await;
+    assert_eq!(test.status(), StatusCode::OK);
+    let request = &requests(&server, 2).await[1];
+    verify(&secret, request);
+}
