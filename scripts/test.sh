@@ -27,7 +27,11 @@ fi
 export CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}"
 export CHROME_BIN="${CHROME_BIN:-$(command -v chromium || command -v chromium-browser)}"
 
+# The black-box services log into this folder; the audit below reads it after the whole suite.
+export SALES_TEST_LOG_DIR="${CARGO_TARGET_DIR:-target}/test-logs"
+rm -rf "$SALES_TEST_LOG_DIR"
 cargo test --workspace
+scripts/audit-test-logs.sh "$SALES_TEST_LOG_DIR"
 
 if [ "${SKIP_SCHEMATHESIS:-0}" != 1 ]; then
   scripts/schemathesis.sh

@@ -29,6 +29,34 @@ pub struct TestApp {
     handle: api_actix::app::ServerHandle,
 }
 
+/// Everything the services of this test process log, at debug level for the service's own crates,
+/// goes to `$SALES_TEST_LOG_DIR/<test binary>-<pid>.log` when that variable is set (the test
+/// command sets it and then audits the files for sensitive data: `scripts/audit-test-logs.sh`).
+fn capture_logs() {
+    static CAPTURE: OnceLock<()> = OnceLock::new();
+    CAPTURE.get_or_init(|| {
+        let Ok(dir) = std::env::var("SALES_TEST_LOG_DIR") else {
+            return;
+        };
+        std::fs::create_dir_all(&dir).unwrap();
+        let binary = std::env::current_exe()
+            .ok()
+            .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "tests".into());
+        let file =
+            std::fs::File::create(PathBuf::from(dir).join(format!("{binary}-{}.log", std::process::id()))).unwrap();
+        let filter = tracing_subscriber::EnvFilter::new(
+            "info,api_actix=debug,domain=debug,adapters_postgres=debug,adapters_payment=debug,\
+             adapters_signature=debug,adapters_mailer=debug,adapters_webhooks=debug,tracing_actix_web=debug",
+        );
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_ansi(false)
+            .with_writer(std::sync::Mutex::new(file))
+            .try_init();
+    });
+}
+
 /// One signing key per test process, written where the configuration can name it.
 fn key_file() -> &'static PathBuf {
     static KEY: OnceLock<PathBuf> = OnceLock::new();
@@ -100,6 +128,7 @@ impl TestApp {
 
     async fn spawn_on(db: TestDatabase, extra: &[(&str, &str)]) -> Self {
         api_actix::install_crypto_provider();
+        capture_logs();
         let app = Application::build(Self::config(&db, extra)).await.unwrap();
         let address = format!("http://127.0.0.1:{}", app.port());
         let handle = app.handle();

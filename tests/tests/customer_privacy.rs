@@ -98,7 +98,14 @@ async fn ownership(app: &TestApp, token: &str) -> Value {
 async fn a_second_partner_registering_the_cpf_sees_nothing_of_the_first_and_changes_nothing() {
     let s = sellers_with(&[]).await;
     let first = register(&s.app, &s.a, &registration_a()).await;
-    let identifier = s.app.create_proposal(&s.a, CPF).await;
+    // The proposal carries health data too (the log audit looks for it afterwards).
+    let mut body = proposal_body(CPF);
+    body["customer"]["medication"] = json!(true);
+    body["customer"]["medicationDescription"] = json!("Metformina");
+    let response = s.app.post_json_as("/proposal/create", &s.a, &body).await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let created: Value = response.json().await.unwrap();
+    let identifier = created["document"][0]["identificador"].as_str().unwrap().to_owned();
     // Route 5 sent the same name and phone, so A's proposal shows A's data.
     let before = detail(&s.app, &s.a, &identifier).await;
 
@@ -121,6 +128,7 @@ async fn a_second_partner_registering_the_cpf_sees_nothing_of_the_first_and_chan
     assert_eq!(after["customer"]["fullName"], "Maria da Silva");
     assert_eq!(after["customer"]["cellPhone"], "(11) 91234-5678");
     assert_eq!(after["customer"]["street"], "Avenida Paulista");
+    assert_eq!(after["customer"]["medicationDescription"], "Metformina");
     let pdf = document(&s.app, &s.a, &identifier).await;
     assert!(contains(&pdf, "Maria da Silva"));
     assert!(!contains(&pdf, "Beatriz"), "B's registration is not in A's document");
@@ -147,7 +155,7 @@ async fn a_second_partner_registering_the_cpf_sees_nothing_of_the_first_and_chan
     assert_eq!(a_again["celular"], "(11) 91234-5678");
     assert_eq!(a_again["telefone_fixo"], "(11) 3123-4567");
     assert_eq!(a_again["pep"], true);
-    assert_eq!(a_again["medicamento_descricao"], "Losartana");
+    assert_eq!(a_again["medicamento_descricao"], "Metformina", "route 5 sent it last");
 
     // Route 4: each partner sees its own registration; only A has a proposal.
     let a_owns = ownership(&s.app, &s.a).await;

@@ -717,13 +717,20 @@ async fn after_a_key_rotation_old_secrets_still_sign_and_hooks_reseal_moves_ever
     assert_eq!(hooks.secrets_under_other_keys().await.unwrap(), 2);
     let report = api_actix::cli::reseal(&config, false).await.unwrap();
     assert_eq!((report.resealed, report.current), (2, 0));
-    assert_eq!(hooks.secrets_under_other_keys().await.unwrap(), 0, "none left under the old key");
+    assert_eq!(
+        hooks.secrets_under_other_keys().await.unwrap(),
+        0,
+        "none left under the old key"
+    );
     let again = api_actix::cli::reseal(&config, false).await.unwrap();
     assert_eq!((again.resealed, again.current), (0, 2));
 
     // The old key can now be dropped: deliveries are still signed with the same secrets.
     let app = app
-        .restart_with(&[("HOOKS_ALLOWED_CIDRS", "127.0.0.0/8"), ("HOOKS_ENCRYPTION_KEY", NEW_KEY)])
+        .restart_with(&[
+            ("HOOKS_ALLOWED_CIDRS", "127.0.0.0/8"),
+            ("HOOKS_ENCRYPTION_KEY", NEW_KEY),
+        ])
         .await;
     let test = app
         .post_json_as(&format!("/hooks/{uuid}/test"), &office, &json!({}))
