@@ -167,6 +167,16 @@ async fn a_second_partner_registering_the_cpf_sees_nothing_of_the_first_and_chan
     let b_owns = ownership(&s.app, &s.b).await;
     assert_eq!(b_owns["rowsAffected"], json!([1]));
     assert_eq!(b_owns["document"], json!([]), "A's proposal is not B's");
+    // Routes 8 and 9 stay global: B learns only that the CPF and phone are taken for the product.
+    for path in [
+        format!("/proposal/cpfValidtoProduct/{CPF}/9101"),
+        "/proposal/cellPhoneValidtoProduct/11912345678/9101".to_owned(),
+    ] {
+        let available: Value = s.app.get(&path, Some(&s.b)).await.json().await.unwrap();
+        assert_eq!(available["data"]["isValid"], false, "{path}");
+    }
+    let refused = s.app.post_json_as("/proposal/create", &s.b, &proposal_body(CPF)).await;
+    assert_error(refused, StatusCode::BAD_REQUEST, "proposta_em_andamento").await;
     // B cannot read A's proposal.
     assert_error(
         s.app

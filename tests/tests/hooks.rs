@@ -709,7 +709,7 @@ async fn after_a_key_rotation_old_secrets_still_sign_and_hooks_reseal_moves_ever
 
     // `sales-api hooks reseal` with the rotation's settings.
     let config = TestApp::config(&app.db, &rotation);
-    let keys = api_actix::app::hook_keys(&config).unwrap();
+    let keys = api_actix::security::hook_keys::hook_keys(&config).unwrap();
     let hooks = adapters_postgres::PgHooks::new(
         adapters_postgres::build_pool(&adapters_postgres::PoolSettings::new(&app.db.url)).unwrap(),
         &keys,

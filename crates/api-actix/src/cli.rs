@@ -301,9 +301,10 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
 
 /// `hooks reseal`: every stored signing secret under the current key.
 pub async fn reseal(config: &Config, legacy_token_key: bool) -> Result<ResealReport, CliError> {
-    let mut keys = crate::app::hook_keys(config)?;
+    let mut keys = crate::security::hook_keys::hook_keys(config)?;
     if legacy_token_key {
-        keys.previous.extend(crate::app::legacy_hooks_key(config));
+        keys.previous
+            .extend(crate::security::hook_keys::legacy_hooks_key(config));
     }
     let pool = build_pool(&pool_settings(config)).map_err(StartupError::from)?;
     PgHooks::new(pool, &keys)
