@@ -303,6 +303,33 @@ impl TestApp {
     }
 }
 
+/// A mock Clicksign (v1) that accepts signers and their lists, each key made from what was sent
+/// (`s-<name>`, `r-s-<name>`), so tests can tell the parties apart.
+pub async fn mount_clicksign_signers(clicksign: &wiremock::MockServer) {
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, Request, ResponseTemplate};
+    Mock::given(method("POST"))
+        .and(path("/api/v1/signers"))
+        .respond_with(|r: &Request| {
+            let body: Value = serde_json::from_slice(&r.body).unwrap();
+            ResponseTemplate::new(201).set_body_json(
+                serde_json::json!({"signer": {"key": format!("s-{}", body["signer"]["name"].as_str().unwrap())}}),
+            )
+        })
+        .mount(clicksign)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/api/v1/lists"))
+        .respond_with(|r: &Request| {
+            let body: Value = serde_json::from_slice(&r.body).unwrap();
+            ResponseTemplate::new(201).set_body_json(
+                serde_json::json!({"list": {"request_signature_key": format!("r-{}", body["list"]["signer_key"].as_str().unwrap())}}),
+            )
+        })
+        .mount(clicksign)
+        .await;
+}
+
 /// Reads a response as JSON and checks that it is the error envelope with this status and code.
 pub async fn assert_error(response: reqwest::Response, status: StatusCode, code: &str) -> Value {
     assert_eq!(response.status(), status);

@@ -62,6 +62,14 @@ fn registration_b() -> Value {
     })
 }
 
+/// The shop's sale of another product (103) to the same CPF, with only what route 6 requires.
+fn shop_proposal() -> Value {
+    json!({"billingCode": 5004, "productCode": 103,
+        "customer": {"fullName": "Maria Compradora", "cpf": CPF, "birthDate": "1990-05-15", "gender": "Feminino"},
+        "address": {"zipCode": "20040002", "address": "Rua da Assembleia", "number": 10, "neighborhood": "Centro",
+            "city": "Rio de Janeiro", "state": "RJ"}})
+}
+
 async fn register(app: &TestApp, token: &str, body: &Value) -> Value {
     let response = app.post_json_as("/customer/create", token, body).await;
     assert_eq!(response.status(), StatusCode::CREATED);
@@ -198,14 +206,7 @@ async fn the_shop_registering_the_cpf_sees_nothing_of_a_partners_and_changes_not
     // The shop sells another product to the same CPF, sending only what route 6 requires.
     let response = s
         .app
-        .post_json_as(
-            "/proposal/create/ecommerce",
-            &s.shop,
-            &json!({"billingCode": 5004, "productCode": 103,
-                "customer": {"fullName": "Maria Compradora", "cpf": CPF, "birthDate": "1990-05-15", "gender": "Feminino"},
-                "address": {"zipCode": "20040002", "address": "Rua da Assembleia", "number": 10, "neighborhood": "Centro",
-                    "city": "Rio de Janeiro", "state": "RJ"}}),
-        )
+        .post_json_as("/proposal/create/ecommerce", &s.shop, &shop_proposal())
         .await;
     assert_eq!(response.status(), StatusCode::CREATED);
     let created: Value = response.json().await.unwrap();
@@ -325,14 +326,7 @@ async fn a_proposal_sent_for_signature_is_unchanged_by_any_later_registration() 
     register(&s.app, &s.b, &registration_b()).await;
     let shop = s
         .app
-        .post_json_as(
-            "/proposal/create/ecommerce",
-            &s.shop,
-            &json!({"billingCode": 5004, "productCode": 103,
-                "customer": {"fullName": "Maria Compradora", "cpf": CPF, "birthDate": "1990-05-15", "gender": "Feminino"},
-                "address": {"zipCode": "20040002", "address": "Rua da Assembleia", "number": 10, "neighborhood": "Centro",
-                    "city": "Rio de Janeiro", "state": "RJ"}}),
-        )
+        .post_json_as("/proposal/create/ecommerce", &s.shop, &shop_proposal())
         .await;
     assert_eq!(shop.status(), StatusCode::CREATED);
 
@@ -369,7 +363,7 @@ async fn a_new_proposal_follows_its_own_sellers_correction_until_it_is_sent() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_signing_notice_goes_to_the_phone_of_the_proposals_own_customer() {
     use wiremock::matchers::{method, path};
-    use wiremock::{Mock, MockServer, Request, ResponseTemplate};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
     let clicksign = MockServer::start().await;
     let uri = clicksign.uri();
     let s = sellers_with(&[
@@ -395,25 +389,7 @@ async fn the_signing_notice_goes_to_the_phone_of_the_proposals_own_customer() {
         .respond_with(ResponseTemplate::new(201).set_body_json(json!({"document": {"key": "doc-1"}})))
         .mount(&clicksign)
         .await;
-    Mock::given(method("POST"))
-        .and(path("/api/v1/signers"))
-        .respond_with(|r: &Request| {
-            let body: Value = serde_json::from_slice(&r.body).unwrap();
-            ResponseTemplate::new(201)
-                .set_body_json(json!({"signer": {"key": format!("s-{}", body["signer"]["name"].as_str().unwrap())}}))
-        })
-        .mount(&clicksign)
-        .await;
-    Mock::given(method("POST"))
-        .and(path("/api/v1/lists"))
-        .respond_with(|r: &Request| {
-            let body: Value = serde_json::from_slice(&r.body).unwrap();
-            ResponseTemplate::new(201).set_body_json(
-                json!({"list": {"request_signature_key": format!("r-{}", body["list"]["signer_key"].as_str().unwrap())}}),
-            )
-        })
-        .mount(&clicksign)
-        .await;
+    black_box_tests::mount_clicksign_signers(&clicksign).await;
     Mock::given(method("POST"))
         .and(path("/api/v1/notify_by_whatsapp"))
         .respond_with(ResponseTemplate::new(202))

@@ -597,7 +597,7 @@ async fn with_a_real_provider_configured_the_sandbox_routes_do_not_exist() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_provider_failure_is_a_502_that_changes_nothing_and_a_later_retry_works() {
     use wiremock::matchers::{method, path};
-    use wiremock::{Mock, MockServer, Request, ResponseTemplate};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
     let clicksign = MockServer::start().await;
     let uri = clicksign.uri();
     let app = TestApp::spawn_with(&[
@@ -645,23 +645,7 @@ async fn a_provider_failure_is_a_502_that_changes_nothing_and_a_later_retry_work
     drop(failing);
 
     // The provider recovers: the retry resumes (the document is not uploaded again).
-    Mock::given(method("POST"))
-        .and(path("/api/v1/signers"))
-        .respond_with(|r: &Request| {
-            let body: Value = serde_json::from_slice(&r.body).unwrap();
-            ResponseTemplate::new(201)
-                .set_body_json(json!({"signer": {"key": format!("s-{}", body["signer"]["name"].as_str().unwrap())}}))
-        })
-        .mount(&clicksign)
-        .await;
-    Mock::given(method("POST"))
-        .and(path("/api/v1/lists"))
-        .respond_with(|r: &Request| {
-            let body: Value = serde_json::from_slice(&r.body).unwrap();
-            ResponseTemplate::new(201).set_body_json(json!({"list": {"request_signature_key": format!("r-{}", body["list"]["signer_key"].as_str().unwrap())}}))
-        })
-        .mount(&clicksign)
-        .await;
+    black_box_tests::mount_clicksign_signers(&clicksign).await;
     Mock::given(method("POST"))
         .and(path("/api/v1/notify_by_whatsapp"))
         .respond_with(ResponseTemplate::new(202))
