@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/postgres.sh
+# Tests run the sandboxes; production (the default) refuses them. Tests of production set their own.
+export SALES_ENV=development
 
 if [ -z "${TEST_DATABASE_URL:-}" ]; then
   ensure_postgres
