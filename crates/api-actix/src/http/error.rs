@@ -1,5 +1,5 @@
 //! The one place where failures become HTTP answers. Every code, its status and its message are
-//! in [`ErrorCode::ALL`]; `docs/errors.md` lists the same, checked by a test.
+//! one row of the `error_codes!` table; `docs/errors.md` lists the same, checked by a test.
 
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
@@ -20,242 +20,87 @@ use domain::validation::{FieldError, Violations, codes};
 use serde::Serialize;
 use std::fmt;
 
-/// The stable codes of error answers (beside the per-field codes of validation failures).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorCode {
-    ValidationFailed,
-    BadRequest,
-    MalformedBody,
-    UnsupportedMediaType,
-    PayloadTooLarge,
-    NotFound,
-    MethodNotAllowed,
-    Unauthorized,
-    Forbidden,
-    WrongPassword,
-    UnknownUser,
-    ApplicationNotAllowed,
-    InvalidRefreshToken,
-    TooManyRequests,
-    ServiceUnavailable,
-    Internal,
-    PartnerMissing,
-    OpenProposalExists,
-    ProposalNotFound,
-    ProductNotFound,
-    RecoveryTokenUnknown,
-    RecoveryTokenInvalid,
-    PasswordPolicy,
-    TransitionRefused,
-    ResendLimit,
-    SignatureNotSent,
-    SignatureProviderFailed,
-    CallbackUnauthenticated,
-    UnknownSignatureKey,
-    CustomerNotFound,
-    PlatformCustomerMissing,
-    PaymentMethodMissing,
-    ProductWithoutPrice,
-    SubscriptionAlreadyActive,
-    PaymentDeclined,
-    PaymentInvalid,
-    PaymentUnavailable,
-    PaymentTimeout,
-    PaymentEventUnauthenticated,
-    HookNotFound,
-    DeliveryNotFound,
-    HookInactive,
+/// Declares every error code once: its variant, its stable text, its HTTP status and its default
+/// message. `ErrorCode::ALL`, `code()`, `status()`, `message()` and the list in `docs/errors.md`
+/// (checked by a test) all come from this one table, so none can miss a code.
+macro_rules! error_codes {
+    ($($variant:ident => ($code:literal, $status:ident, $message:literal),)+) => {
+        /// The stable codes of error answers (beside the per-field codes of validation failures).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum ErrorCode {
+            $($variant,)+
+        }
+
+        impl ErrorCode {
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant,)+];
+
+            /// The code, its status and its default message.
+            const fn row(self) -> (&'static str, StatusCode, &'static str) {
+                match self {
+                    $(ErrorCode::$variant => ($code, StatusCode::$status, $message),)+
+                }
+            }
+        }
+    };
+}
+
+error_codes! {
+    ValidationFailed => ("dados_invalidos", BAD_REQUEST, "Dados inválidos: verifique os campos indicados em errors."),
+    BadRequest => ("requisicao_invalida", BAD_REQUEST, "Requisição inválida."),
+    MalformedBody => ("corpo_malformado", UNPROCESSABLE_ENTITY, "Corpo da requisição malformado: envie um objeto JSON válido."),
+    UnsupportedMediaType => ("tipo_conteudo_invalido", UNSUPPORTED_MEDIA_TYPE, "Content-Type deve ser application/json."),
+    PayloadTooLarge => ("corpo_muito_grande", PAYLOAD_TOO_LARGE, "Corpo da requisição excede o tamanho máximo permitido."),
+    NotFound => ("nao_encontrado", NOT_FOUND, "Recurso não encontrado."),
+    MethodNotAllowed => ("metodo_nao_permitido", METHOD_NOT_ALLOWED, "Método não permitido para este recurso."),
+    Unauthorized => ("nao_autenticado", UNAUTHORIZED, "Token de acesso ausente, inválido ou expirado."),
+    Forbidden => ("sem_permissao", FORBIDDEN, "Sem permissão para acessar este recurso com a aplicação do token."),
+    WrongPassword => ("credenciais_invalidas", UNAUTHORIZED, "E-mail ou senha incorretos."),
+    UnknownUser => ("usuario_nao_encontrado", NOT_FOUND, "Usuário não encontrado."),
+    ApplicationNotAllowed => ("aplicacao_nao_permitida", FORBIDDEN, "Usuário sem permissão para a aplicação informada."),
+    InvalidRefreshToken => ("refresh_token_invalido", UNAUTHORIZED, "Refresh token inválido, expirado ou já utilizado."),
+    TooManyRequests => ("muitas_tentativas", TOO_MANY_REQUESTS, "Muitas tentativas. Tente novamente mais tarde."),
+    ServiceUnavailable => ("servico_indisponivel", SERVICE_UNAVAILABLE, "Serviço temporariamente indisponível. Tente novamente em instantes."),
+    Internal => ("erro_interno", INTERNAL_SERVER_ERROR, "Erro interno. Tente novamente mais tarde."),
+    PartnerMissing => ("parceiro_nao_vinculado", FORBIDDEN, "Usuário PARCEIRO sem parceiro vinculado."),
+    OpenProposalExists => ("proposta_em_andamento", BAD_REQUEST, "Cliente já possui proposta em andamento para este produto."),
+    ProposalNotFound => ("proposta_nao_encontrada", NOT_FOUND, "Proposta não encontrada."),
+    ProductNotFound => ("produto_nao_encontrado", NOT_FOUND, "Produto não encontrado."),
+    RecoveryTokenUnknown => ("token_recuperacao_nao_encontrado", NOT_FOUND, "Token de recuperação não encontrado."),
+    RecoveryTokenInvalid => ("token_recuperacao_invalido", UNAUTHORIZED, "Token de recuperação expirado ou já utilizado."),
+    PasswordPolicy => ("senha_fora_da_politica", UNPROCESSABLE_ENTITY, "A senha não atende aos critérios mínimos."),
+    TransitionRefused => ("transicao_invalida", BAD_REQUEST, "Mudança de status não permitida."),
+    ResendLimit => ("limite_reenvios", BAD_REQUEST, "Limite de reenvios do link de assinatura atingido."),
+    SignatureNotSent => ("assinatura_nao_enviada", NOT_FOUND, "A proposta ainda não foi enviada para assinatura."),
+    SignatureProviderFailed => ("provedor_assinatura_indisponivel", BAD_GATEWAY, "O provedor de assinatura falhou; a proposta não mudou. Tente novamente mais tarde."),
+    CallbackUnauthenticated => ("callback_nao_autenticado", UNAUTHORIZED, "Assinatura do callback inválida."),
+    UnknownSignatureKey => ("chave_assinatura_desconhecida", NOT_FOUND, "Chave de assinatura desconhecida."),
+    CustomerNotFound => ("cliente_nao_encontrado", NOT_FOUND, "Cliente não encontrado."),
+    PlatformCustomerMissing => ("cliente_sem_plataforma", BAD_REQUEST, "Cliente sem cadastro na plataforma de pagamento: chame /ecommerce/createCustomer antes."),
+    PaymentMethodMissing => ("forma_pagamento_ausente", BAD_REQUEST, "Cliente sem forma de pagamento salva: conclua o SetupIntent de /ecommerce/createSetupIntent antes."),
+    ProductWithoutPrice => ("produto_sem_preco", BAD_REQUEST, "Produto sem preço na plataforma de pagamento."),
+    SubscriptionAlreadyActive => ("assinatura_ja_ativa", BAD_REQUEST, "Assinatura já ativa para o cliente e o produto."),
+    PaymentDeclined => ("pagamento_recusado", BAD_REQUEST, "Pagamento recusado."),
+    PaymentInvalid => ("pagamento_invalido", BAD_REQUEST, "A plataforma de pagamento recusou a requisição."),
+    PaymentUnavailable => ("plataforma_pagamento_indisponivel", SERVICE_UNAVAILABLE, "Plataforma de pagamento indisponível; nada foi cobrado. Tente novamente em instantes."),
+    PaymentTimeout => ("plataforma_pagamento_sem_resposta", GATEWAY_TIMEOUT, "A plataforma de pagamento não respondeu a tempo. Tente novamente em instantes."),
+    PaymentEventUnauthenticated => ("evento_pagamento_nao_autenticado", UNAUTHORIZED, "Assinatura do evento de pagamento inválida."),
+    HookNotFound => ("webhook_nao_encontrado", NOT_FOUND, "Assinatura de eventos não encontrada."),
+    DeliveryNotFound => ("entrega_nao_encontrada", NOT_FOUND, "Entrega não encontrada nesta assinatura de eventos."),
+    HookInactive => ("webhook_inativo", BAD_REQUEST, "Assinatura de eventos inativa: ative-a antes de enviar o evento de teste."),
 }
 
 impl ErrorCode {
-    pub const ALL: &'static [ErrorCode] = &[
-        ErrorCode::ValidationFailed,
-        ErrorCode::BadRequest,
-        ErrorCode::MalformedBody,
-        ErrorCode::UnsupportedMediaType,
-        ErrorCode::PayloadTooLarge,
-        ErrorCode::NotFound,
-        ErrorCode::MethodNotAllowed,
-        ErrorCode::Unauthorized,
-        ErrorCode::Forbidden,
-        ErrorCode::WrongPassword,
-        ErrorCode::UnknownUser,
-        ErrorCode::ApplicationNotAllowed,
-        ErrorCode::InvalidRefreshToken,
-        ErrorCode::TooManyRequests,
-        ErrorCode::ServiceUnavailable,
-        ErrorCode::Internal,
-        ErrorCode::PartnerMissing,
-        ErrorCode::OpenProposalExists,
-        ErrorCode::ProposalNotFound,
-        ErrorCode::ProductNotFound,
-        ErrorCode::RecoveryTokenUnknown,
-        ErrorCode::RecoveryTokenInvalid,
-        ErrorCode::PasswordPolicy,
-        ErrorCode::TransitionRefused,
-        ErrorCode::ResendLimit,
-        ErrorCode::SignatureNotSent,
-        ErrorCode::SignatureProviderFailed,
-        ErrorCode::CallbackUnauthenticated,
-        ErrorCode::UnknownSignatureKey,
-        ErrorCode::CustomerNotFound,
-        ErrorCode::PlatformCustomerMissing,
-        ErrorCode::PaymentMethodMissing,
-        ErrorCode::ProductWithoutPrice,
-        ErrorCode::SubscriptionAlreadyActive,
-        ErrorCode::PaymentDeclined,
-        ErrorCode::PaymentInvalid,
-        ErrorCode::PaymentUnavailable,
-        ErrorCode::PaymentTimeout,
-        ErrorCode::PaymentEventUnauthenticated,
-        ErrorCode::HookNotFound,
-        ErrorCode::DeliveryNotFound,
-        ErrorCode::HookInactive,
-    ];
-
     pub fn code(self) -> &'static str {
-        match self {
-            ErrorCode::ValidationFailed => "dados_invalidos",
-            ErrorCode::BadRequest => "requisicao_invalida",
-            ErrorCode::MalformedBody => "corpo_malformado",
-            ErrorCode::UnsupportedMediaType => "tipo_conteudo_invalido",
-            ErrorCode::PayloadTooLarge => "corpo_muito_grande",
-            ErrorCode::NotFound => "nao_encontrado",
-            ErrorCode::MethodNotAllowed => "metodo_nao_permitido",
-            ErrorCode::Unauthorized => "nao_autenticado",
-            ErrorCode::Forbidden => "sem_permissao",
-            ErrorCode::WrongPassword => "credenciais_invalidas",
-            ErrorCode::UnknownUser => "usuario_nao_encontrado",
-            ErrorCode::ApplicationNotAllowed => "aplicacao_nao_permitida",
-            ErrorCode::InvalidRefreshToken => "refresh_token_invalido",
-            ErrorCode::TooManyRequests => "muitas_tentativas",
-            ErrorCode::ServiceUnavailable => "servico_indisponivel",
-            ErrorCode::Internal => "erro_interno",
-            ErrorCode::PartnerMissing => "parceiro_nao_vinculado",
-            ErrorCode::OpenProposalExists => "proposta_em_andamento",
-            ErrorCode::ProposalNotFound => "proposta_nao_encontrada",
-            ErrorCode::ProductNotFound => "produto_nao_encontrado",
-            ErrorCode::RecoveryTokenUnknown => "token_recuperacao_nao_encontrado",
-            ErrorCode::RecoveryTokenInvalid => "token_recuperacao_invalido",
-            ErrorCode::PasswordPolicy => "senha_fora_da_politica",
-            ErrorCode::TransitionRefused => "transicao_invalida",
-            ErrorCode::ResendLimit => "limite_reenvios",
-            ErrorCode::SignatureNotSent => "assinatura_nao_enviada",
-            ErrorCode::SignatureProviderFailed => "provedor_assinatura_indisponivel",
-            ErrorCode::CallbackUnauthenticated => "callback_nao_autenticado",
-            ErrorCode::UnknownSignatureKey => "chave_assinatura_desconhecida",
-            ErrorCode::CustomerNotFound => "cliente_nao_encontrado",
-            ErrorCode::PlatformCustomerMissing => "cliente_sem_plataforma",
-            ErrorCode::PaymentMethodMissing => "forma_pagamento_ausente",
-            ErrorCode::ProductWithoutPrice => "produto_sem_preco",
-            ErrorCode::SubscriptionAlreadyActive => "assinatura_ja_ativa",
-            ErrorCode::PaymentDeclined => "pagamento_recusado",
-            ErrorCode::PaymentInvalid => "pagamento_invalido",
-            ErrorCode::PaymentUnavailable => "plataforma_pagamento_indisponivel",
-            ErrorCode::PaymentTimeout => "plataforma_pagamento_sem_resposta",
-            ErrorCode::PaymentEventUnauthenticated => "evento_pagamento_nao_autenticado",
-            ErrorCode::HookNotFound => "webhook_nao_encontrado",
-            ErrorCode::DeliveryNotFound => "entrega_nao_encontrada",
-            ErrorCode::HookInactive => "webhook_inativo",
-        }
+        self.row().0
     }
 
     pub fn status(self) -> StatusCode {
-        match self {
-            ErrorCode::ValidationFailed | ErrorCode::BadRequest => StatusCode::BAD_REQUEST,
-            ErrorCode::MalformedBody => StatusCode::UNPROCESSABLE_ENTITY,
-            ErrorCode::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            ErrorCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            ErrorCode::NotFound | ErrorCode::UnknownUser => StatusCode::NOT_FOUND,
-            ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            ErrorCode::Unauthorized | ErrorCode::WrongPassword | ErrorCode::InvalidRefreshToken => {
-                StatusCode::UNAUTHORIZED
-            }
-            ErrorCode::Forbidden | ErrorCode::ApplicationNotAllowed => StatusCode::FORBIDDEN,
-            ErrorCode::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
-            ErrorCode::ServiceUnavailable => StatusCode::SERVICE_UNAVAILABLE,
-            ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
-            ErrorCode::PartnerMissing => StatusCode::FORBIDDEN,
-            ErrorCode::OpenProposalExists => StatusCode::BAD_REQUEST,
-            ErrorCode::ProposalNotFound | ErrorCode::ProductNotFound | ErrorCode::RecoveryTokenUnknown => {
-                StatusCode::NOT_FOUND
-            }
-            ErrorCode::RecoveryTokenInvalid => StatusCode::UNAUTHORIZED,
-            ErrorCode::PasswordPolicy => StatusCode::UNPROCESSABLE_ENTITY,
-            ErrorCode::TransitionRefused | ErrorCode::ResendLimit => StatusCode::BAD_REQUEST,
-            ErrorCode::SignatureNotSent | ErrorCode::UnknownSignatureKey => StatusCode::NOT_FOUND,
-            ErrorCode::SignatureProviderFailed => StatusCode::BAD_GATEWAY,
-            ErrorCode::CallbackUnauthenticated | ErrorCode::PaymentEventUnauthenticated => StatusCode::UNAUTHORIZED,
-            ErrorCode::CustomerNotFound => StatusCode::NOT_FOUND,
-            ErrorCode::PlatformCustomerMissing
-            | ErrorCode::PaymentMethodMissing
-            | ErrorCode::ProductWithoutPrice
-            | ErrorCode::SubscriptionAlreadyActive
-            | ErrorCode::PaymentDeclined
-            | ErrorCode::PaymentInvalid => StatusCode::BAD_REQUEST,
-            ErrorCode::PaymentUnavailable => StatusCode::SERVICE_UNAVAILABLE,
-            ErrorCode::PaymentTimeout => StatusCode::GATEWAY_TIMEOUT,
-            ErrorCode::HookNotFound | ErrorCode::DeliveryNotFound => StatusCode::NOT_FOUND,
-            ErrorCode::HookInactive => StatusCode::BAD_REQUEST,
-        }
+        self.row().1
     }
 
     /// The default message; some answers give a more precise one.
     pub fn message(self) -> &'static str {
-        match self {
-            ErrorCode::ValidationFailed => "Dados inválidos: verifique os campos indicados em errors.",
-            ErrorCode::BadRequest => "Requisição inválida.",
-            ErrorCode::MalformedBody => "Corpo da requisição malformado: envie um objeto JSON válido.",
-            ErrorCode::UnsupportedMediaType => "Content-Type deve ser application/json.",
-            ErrorCode::PayloadTooLarge => "Corpo da requisição excede o tamanho máximo permitido.",
-            ErrorCode::NotFound => "Recurso não encontrado.",
-            ErrorCode::MethodNotAllowed => "Método não permitido para este recurso.",
-            ErrorCode::Unauthorized => "Token de acesso ausente, inválido ou expirado.",
-            ErrorCode::Forbidden => "Sem permissão para acessar este recurso com a aplicação do token.",
-            ErrorCode::WrongPassword => "E-mail ou senha incorretos.",
-            ErrorCode::UnknownUser => "Usuário não encontrado.",
-            ErrorCode::ApplicationNotAllowed => "Usuário sem permissão para a aplicação informada.",
-            ErrorCode::InvalidRefreshToken => "Refresh token inválido, expirado ou já utilizado.",
-            ErrorCode::TooManyRequests => "Muitas tentativas. Tente novamente mais tarde.",
-            ErrorCode::ServiceUnavailable => "Serviço temporariamente indisponível. Tente novamente em instantes.",
-            ErrorCode::Internal => "Erro interno. Tente novamente mais tarde.",
-            ErrorCode::PartnerMissing => "Usuário PARCEIRO sem parceiro vinculado.",
-            ErrorCode::OpenProposalExists => "Cliente já possui proposta em andamento para este produto.",
-            ErrorCode::ProposalNotFound => "Proposta não encontrada.",
-            ErrorCode::ProductNotFound => "Produto não encontrado.",
-            ErrorCode::RecoveryTokenUnknown => "Token de recuperação não encontrado.",
-            ErrorCode::RecoveryTokenInvalid => "Token de recuperação expirado ou já utilizado.",
-            ErrorCode::PasswordPolicy => "A senha não atende aos critérios mínimos.",
-            ErrorCode::TransitionRefused => "Mudança de status não permitida.",
-            ErrorCode::ResendLimit => "Limite de reenvios do link de assinatura atingido.",
-            ErrorCode::SignatureNotSent => "A proposta ainda não foi enviada para assinatura.",
-            ErrorCode::SignatureProviderFailed => {
-                "O provedor de assinatura falhou; a proposta não mudou. Tente novamente mais tarde."
-            }
-            ErrorCode::CallbackUnauthenticated => "Assinatura do callback inválida.",
-            ErrorCode::UnknownSignatureKey => "Chave de assinatura desconhecida.",
-            ErrorCode::CustomerNotFound => "Cliente não encontrado.",
-            ErrorCode::PlatformCustomerMissing => {
-                "Cliente sem cadastro na plataforma de pagamento: chame /ecommerce/createCustomer antes."
-            }
-            ErrorCode::PaymentMethodMissing => {
-                "Cliente sem forma de pagamento salva: conclua o SetupIntent de /ecommerce/createSetupIntent antes."
-            }
-            ErrorCode::ProductWithoutPrice => "Produto sem preço na plataforma de pagamento.",
-            ErrorCode::SubscriptionAlreadyActive => "Assinatura já ativa para o cliente e o produto.",
-            ErrorCode::PaymentDeclined => "Pagamento recusado.",
-            ErrorCode::PaymentInvalid => "A plataforma de pagamento recusou a requisição.",
-            ErrorCode::PaymentUnavailable => {
-                "Plataforma de pagamento indisponível; nada foi cobrado. Tente novamente em instantes."
-            }
-            ErrorCode::PaymentTimeout => {
-                "A plataforma de pagamento não respondeu a tempo. Tente novamente em instantes."
-            }
-            ErrorCode::PaymentEventUnauthenticated => "Assinatura do evento de pagamento inválida.",
-            ErrorCode::HookNotFound => "Assinatura de eventos não encontrada.",
-            ErrorCode::DeliveryNotFound => "Entrega não encontrada nesta assinatura de eventos.",
-            ErrorCode::HookInactive => "Assinatura de eventos inativa: ative-a antes de enviar o evento de teste.",
-        }
+        self.row().2
     }
 }
 
