@@ -150,17 +150,9 @@ fn read_product(body: &Value) -> Result<ProductInput, ApiError> {
     };
     let mut banks = Vec::new();
     for b in r.objects(&mut v, "bank").unwrap_or_default() {
-        let bank_code = b.string(&mut v, "codigoBanco").map(str::trim).filter(|c| {
-            let ok = c.len() == 3 && c.bytes().all(|d| d.is_ascii_digit());
-            if !ok {
-                v.add(
-                    b.path("codigoBanco"),
-                    domain::values::bank_account::BANK_FORMAT,
-                    "codigoBanco deve ter 3 dígitos",
-                );
-            }
-            ok
-        });
+        let bank_code = b
+            .string(&mut v, "codigoBanco")
+            .and_then(|c| v.check(&b.path("codigoBanco"), domain::values::bank_account::bank_code(c)));
         let bank_name = b.text(&mut v, "nome").map(|s| s.trim().to_owned());
         if let (Some(code), Some(name)) = (bank_code, bank_name) {
             banks.push(Bank {

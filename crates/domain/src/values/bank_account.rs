@@ -17,6 +17,16 @@ pub struct BankAccount {
     pub operation: Option<String>,
 }
 
+/// A bank's three-digit COMPE code (`001`), the one rule for every field that names a bank.
+pub fn bank_code(input: &str) -> Result<String, Rejection> {
+    let code = trim_ascii(input);
+    if code.len() == 3 && code.bytes().all(|b| b.is_ascii_digit()) {
+        Ok(code.to_owned())
+    } else {
+        Err(Rejection::new(BANK_FORMAT, "código do banco deve ter 3 dígitos"))
+    }
+}
+
 /// `1234` or `1234-5` with `max` digits before the hyphen; the check character may be `X`.
 fn digits_with_check(input: &str, max: usize) -> Option<String> {
     let input = trim_ascii(input).to_ascii_uppercase();
@@ -42,15 +52,7 @@ impl BankAccount {
         account: Option<&str>,
         operation: Option<&str>,
     ) -> Option<Self> {
-        let bank = bank.and_then(|bank| {
-            let bank = trim_ascii(bank);
-            let parsed = if bank.len() == 3 && bank.bytes().all(|b| b.is_ascii_digit()) {
-                Ok(bank.to_owned())
-            } else {
-                Err(Rejection::new(BANK_FORMAT, "banco deve ser o código de 3 dígitos"))
-            };
-            v.check(&format!("{prefix}bank"), parsed)
-        });
+        let bank = bank.and_then(|bank| v.check(&format!("{prefix}bank"), bank_code(bank)));
         let agency = agency.and_then(|agency| {
             let parsed = digits_with_check(agency, 5).ok_or_else(|| {
                 Rejection::new(
