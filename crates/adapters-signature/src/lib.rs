@@ -6,7 +6,9 @@ pub mod callback;
 pub mod clicksign;
 pub mod document;
 pub mod sandbox;
+pub mod sandbox_pages;
 
 pub use clicksign::{ClicksignProvider, ClicksignSettings};
 pub use document::PdfRenderer;
 pub use sandbox::SandboxProvider;
+pub use sandbox_pages::SandboxSigningPages;

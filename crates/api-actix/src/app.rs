@@ -26,7 +26,7 @@ use adapters_postgres::{
     build_pool,
 };
 use adapters_postgres::{PgDeliveryWakeups, PgEcommerce, PgHooks, PgSandboxLedger};
-use adapters_signature::{ClicksignProvider, ClicksignSettings, PdfRenderer, SandboxProvider};
+use adapters_signature::{ClicksignProvider, ClicksignSettings, PdfRenderer, SandboxProvider, SandboxSigningPages};
 use adapters_webhooks::{AddressPolicy, HttpWebhookSender, SenderSettings};
 use domain::auth::ports::HashError;
 use domain::auth::sign_in::SignInService;
@@ -216,7 +216,18 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
         clock: Arc::new(SystemClock),
         rotation_grace: config.hooks.rotation_grace,
     };
+    // The sandbox provider's pages: development only, and only while it is the provider.
+    let sandbox = (config.environment == Environment::Development && config.signature.clicksign.is_none()).then(|| {
+        SandboxSigningPages {
+            signing: signing.clone(),
+            signatures: signing.signatures.clone(),
+            proposals: signing.proposals.clone(),
+            renderer: signing.renderer.clone(),
+            clock: Arc::new(SystemClock),
+        }
+    });
     Ok(AppState {
+        sandbox,
         hooks,
         sign_in,
         proposals,
@@ -322,15 +333,7 @@ pub fn routes(cfg: &mut web::ServiceConfig, sandbox_signing: bool) {
     .service(web::resource("/openapi.json").route(web::get().to(docs::openapi_json)))
     .service(web::resource("/docs").route(web::get().to(docs::docs_page)));
     if sandbox_signing {
-        cfg.service(
-            web::scope("/sandbox")
-                .service(
-                    web::resource("/sign/{key}")
-                        .route(web::get().to(signing::sandbox_page))
-                        .route(web::post().to(signing::sandbox_sign)),
-                )
-                .service(web::resource("/document/{key}").route(web::get().to(signing::sandbox_document))),
-        );
+        cfg.configure(routes::sandbox::routes);
     }
 }
 
@@ -475,7 +478,7 @@ impl Application {
         let max_body = config.max_body_bytes;
         let origins = config.cors_allowed_origins.clone();
         // The sandbox provider's pages exist only in development, and only while it is the provider.
-        let sandbox_signing = config.environment == Environment::Development && config.signature.clicksign.is_none();
+        let sandbox_signing = state.sandbox.is_some();
         let server = HttpServer::new(move || {
             App::new()
                 .app_data(state.clone())

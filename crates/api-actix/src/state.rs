@@ -1,4 +1,5 @@
-//! What handlers receive: the use cases, never a pool or an adapter.
+//! What handlers receive: the use cases, never a pool (and, in development, the sandbox provider's
+//! pages, which stand where the provider's own would be).
 
 use domain::auth::ports::TokenService;
 use domain::auth::sign_in::SignInService;
@@ -25,4 +26,6 @@ pub struct AppState {
     /// The public keys that verify our tokens, as a JWK Set.
     pub jwks: serde_json::Value,
     pub trusted_proxies: Vec<IpNet>,
+    /// The sandbox provider's pages: development only, while the sandbox is the provider.
+    pub sandbox: Option<adapters_signature::SandboxSigningPages>,
 }

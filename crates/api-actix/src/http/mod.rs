@@ -5,4 +5,5 @@ pub mod body;
 pub mod envelope;
 pub mod error;
 pub mod headers;
+pub mod html;
 pub mod middleware;

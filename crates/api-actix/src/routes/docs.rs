@@ -426,12 +426,7 @@ pub async fn docs_page() -> HttpResponse {
         .body(render_html(&ApiDoc::openapi()))
 }
 
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
+use crate::http::html::escape;
 
 fn render_html(doc: &utoipa::openapi::OpenApi) -> String {
     let json = serde_json::to_value(doc).unwrap_or_default();

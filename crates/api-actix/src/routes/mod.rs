@@ -10,6 +10,7 @@ pub mod hooks;
 mod proposal_bodies;
 pub mod proposals;
 pub mod recovery;
+pub mod sandbox;
 pub mod signing;
 
 use crate::http::error::{ApiError, ErrorCode};

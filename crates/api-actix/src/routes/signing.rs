@@ -1,5 +1,5 @@
 //! Routes 12 and 13, the back office's status moves, the proposal document and its events, the
-//! provider's callbacks, and the sandbox signing pages.
+//! provider's callbacks (the sandbox provider's pages are in `routes::sandbox`, development only).
 
 use crate::http::auth::AuthenticatedUser;
 use crate::http::body::BodyReader;
@@ -11,7 +11,7 @@ use crate::state::AppState;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use domain::proposals::lifecycle::StatusEvent;
-use domain::signature::{PartyEventOutcome, SIGNED};
+use domain::signature::PartyEventOutcome;
 use domain::validation::{Violations, codes};
 use domain::values::ProposalStatus;
 use serde::{Deserialize, Serialize};
@@ -180,7 +180,7 @@ pub async fn document(
     Ok(pdf_response(&path, pdf))
 }
 
-fn pdf_response(name: &str, pdf: Vec<u8>) -> HttpResponse {
+pub(crate) fn pdf_response(name: &str, pdf: Vec<u8>) -> HttpResponse {
     let safe: String = name
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
@@ -216,78 +216,4 @@ pub async fn callback(
         _ => "Evento registrado.",
     };
     Ok(HttpResponse::Ok().json(Envelope::message(message)))
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-/// The sandbox's signing page: the document and a button that signs as this party.
-pub async fn sandbox_page(state: web::Data<AppState>, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
-    let key = path.into_inner();
-    let (identifier, role, status) = state.signing.sandbox_party(&key).await?;
-    let key_html = escape(&key);
-    let action = if status == SIGNED {
-        "<p id=\"estado\">Assinado.</p>".to_owned()
-    } else {
-        format!(
-            "<form method=\"post\" action=\"/sandbox/sign/{key_html}\"><button id=\"assinar\" type=\"submit\">Assinar como {}</button></form>",
-            escape(role.label())
-        )
-    };
-    let html = format!(
-        concat!(
-            "<!doctype html><html lang=\"pt-BR\"><head><meta charset=\"utf-8\"><title>Assinatura (sandbox)</title></head>",
-            "<body style=\"font-family:system-ui,sans-serif;max-width:50rem;margin:2rem auto\">",
-            "<h1>Assinatura eletrônica (sandbox)</h1>",
-            "<p>Proposta <code>{identifier}</code> · parte: <strong>{role}</strong> · situação: <strong id=\"situacao\">{status}</strong></p>",
-            "<p><a href=\"/sandbox/document/{key}\">Abrir o documento (PDF)</a></p>",
-            "<object data=\"/sandbox/document/{key}\" type=\"application/pdf\" width=\"100%\" height=\"500\"></object>",
-            "{action}</body></html>"
-        ),
-        identifier = escape(&identifier),
-        role = escape(role.label()),
-        status = escape(&status),
-        key = key_html,
-        action = action,
-    );
-    Ok(HttpResponse::Ok().content_type("text/html; charset=utf-8").body(html))
-}
-
-/// The sandbox's button: signs through the same use case as a provider callback. Answers JSON when
-/// asked for it, else goes back to the page.
-pub async fn sandbox_sign(
-    state: web::Data<AppState>,
-    request: HttpRequest,
-    path: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
-    let key = path.into_inner();
-    let outcome = state.signing.sandbox_sign(&key, None, None).await?;
-    let wants_json = request
-        .headers()
-        .get(header::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.contains("application/json"));
-    if wants_json {
-        let moved = match outcome {
-            PartyEventOutcome::Recorded { moved_to: Some(status) } => Some(status.as_str()),
-            _ => None,
-        };
-        return Ok(HttpResponse::Ok().json(Envelope::data(
-            "Assinatura registrada.",
-            serde_json::json!({ "proposalStatus": moved }),
-        )));
-    }
-    Ok(HttpResponse::SeeOther()
-        .insert_header((header::LOCATION, format!("/sandbox/sign/{key}")))
-        .finish())
-}
-
-/// The PDF a sandbox party signs.
-pub async fn sandbox_document(state: web::Data<AppState>, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
-    let pdf = state.signing.sandbox_document(&path).await?;
-    Ok(pdf_response(&path, pdf))
 }

@@ -9,7 +9,7 @@ use crate::proposals::model::ProposalDetail;
 use crate::proposals::ports::{PartnerDirectory, ProposalStore};
 use crate::signature::{
     CallbackError, ChangeStatusError, DocumentRenderer, PartyEventOutcome, PartyRole, ProviderError, ProviderEvent,
-    ProviderEventKind, RenderError, SignatureProvider, SignatureStore, Signer,
+    RenderError, SignatureProvider, SignatureStore, Signer,
 };
 use crate::store::StoreError;
 use crate::values::{ProposalStatus, ShippingType};
@@ -276,25 +276,9 @@ impl SigningService {
         self.record(&event).await
     }
 
-    /// The sandbox's "sign" button: the same path as a provider callback.
-    pub async fn sandbox_sign(
-        &self,
-        request_key: &str,
-        latitude: Option<String>,
-        longitude: Option<String>,
-    ) -> Result<PartyEventOutcome, SigningError> {
-        let event = ProviderEvent {
-            event_id: format!("sandbox-sign-{request_key}"),
-            request_key: request_key.to_owned(),
-            kind: ProviderEventKind::Signed,
-            at: self.clock.now(),
-            latitude,
-            longitude,
-        };
-        self.record(&event).await
-    }
-
-    async fn record(&self, event: &ProviderEvent) -> Result<PartyEventOutcome, SigningError> {
+    /// A party's event as the provider reported it (a verified callback, or the sandbox provider's
+    /// own page): recorded once, moving the proposal when it completes or refuses the signature.
+    pub async fn record(&self, event: &ProviderEvent) -> Result<PartyEventOutcome, SigningError> {
         match self.signatures.record_party_event(event, SIGNATURE_ACTOR).await? {
             PartyEventOutcome::UnknownKey => Err(SigningError::UnknownKey),
             outcome => {
@@ -302,25 +286,5 @@ impl SigningService {
                 Ok(outcome)
             }
         }
-    }
-
-    /// What the sandbox page shows for a request key (the key is the party's credential, as a
-    /// provider's link is): the proposal identifier, the party and its status.
-    pub async fn sandbox_party(&self, request_key: &str) -> Result<(String, PartyRole, String), SigningError> {
-        self.signatures
-            .party_of_key(request_key)
-            .await?
-            .ok_or(SigningError::UnknownKey)
-    }
-
-    /// The document a sandbox party is asked to sign.
-    pub async fn sandbox_document(&self, request_key: &str) -> Result<Vec<u8>, SigningError> {
-        let (identifier, _, _) = self.sandbox_party(request_key).await?;
-        let detail = self
-            .proposals
-            .detail(&identifier, Scope::Everything)
-            .await?
-            .ok_or(SigningError::NotFound)?;
-        Ok(self.renderer.render(&detail)?)
     }
 }

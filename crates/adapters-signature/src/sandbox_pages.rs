@@ -1,0 +1,56 @@
+//! What the sandbox provider's signing pages do (development only): show a party its proposal and
+//! document, and sign as it. A party's click becomes the event a real provider would send, handed to
+//! the same use case as a verified callback; the request key is the party's credential, as a
+//! provider's link is.
+
+use domain::access::Scope;
+use domain::clock::Clock;
+use domain::proposals::ports::ProposalStore;
+use domain::proposals::signing::{SigningError, SigningService};
+use domain::signature::{
+    DocumentRenderer, PartyEventOutcome, PartyRole, ProviderEvent, ProviderEventKind, SignatureStore,
+};
+use std::sync::Arc;
+
+#[derive(Clone)]
+pub struct SandboxSigningPages {
+    pub signing: SigningService,
+    pub signatures: Arc<dyn SignatureStore>,
+    pub proposals: Arc<dyn ProposalStore>,
+    pub renderer: Arc<dyn DocumentRenderer>,
+    pub clock: Arc<dyn Clock>,
+}
+
+impl SandboxSigningPages {
+    /// The proposal identifier, the party and its status for a request key.
+    pub async fn party(&self, request_key: &str) -> Result<(String, PartyRole, String), SigningError> {
+        self.signatures
+            .party_of_key(request_key)
+            .await?
+            .ok_or(SigningError::UnknownKey)
+    }
+
+    /// The party signs: the event the provider would report, recorded by the signing use case.
+    pub async fn sign(&self, request_key: &str) -> Result<PartyEventOutcome, SigningError> {
+        let event = ProviderEvent {
+            event_id: format!("sandbox-sign-{request_key}"),
+            request_key: request_key.to_owned(),
+            kind: ProviderEventKind::Signed,
+            at: self.clock.now(),
+            latitude: None,
+            longitude: None,
+        };
+        self.signing.record(&event).await
+    }
+
+    /// The document the party is asked to sign.
+    pub async fn document(&self, request_key: &str) -> Result<Vec<u8>, SigningError> {
+        let (identifier, _, _) = self.party(request_key).await?;
+        let detail = self
+            .proposals
+            .detail(&identifier, Scope::Everything)
+            .await?
+            .ok_or(SigningError::NotFound)?;
+        Ok(self.renderer.render(&detail)?)
+    }
+}

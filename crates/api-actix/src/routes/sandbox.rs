@@ -1,0 +1,96 @@
+//! The sandbox signature provider's pages, mounted only in development while the sandbox is the
+//! provider (route 12's links point here): a party opens its link, sees the document, and signs.
+
+use crate::http::envelope::Envelope;
+use crate::http::error::{ApiError, ErrorCode};
+use crate::http::html::escape;
+use crate::routes::signing::pdf_response;
+use crate::state::AppState;
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, web};
+use adapters_signature::SandboxSigningPages;
+use domain::signature::{PartyEventOutcome, SIGNED};
+
+/// The routes, under `/sandbox`.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::scope("/sandbox")
+            .service(
+                web::resource("/sign/{key}")
+                    .route(web::get().to(sandbox_page))
+                    .route(web::post().to(sandbox_sign)),
+            )
+            .service(web::resource("/document/{key}").route(web::get().to(sandbox_document))),
+    );
+}
+
+fn pages(state: &AppState) -> Result<&SandboxSigningPages, ApiError> {
+    state.sandbox.as_ref().ok_or_else(|| ApiError::new(ErrorCode::NotFound))
+}
+
+/// The sandbox's signing page: the document and a button that signs as this party.
+pub async fn sandbox_page(state: web::Data<AppState>, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+    let key = path.into_inner();
+    let (identifier, role, status) = pages(&state)?.party(&key).await?;
+    let key_html = escape(&key);
+    let action = if status == SIGNED {
+        "<p id=\"estado\">Assinado.</p>".to_owned()
+    } else {
+        format!(
+            "<form method=\"post\" action=\"/sandbox/sign/{key_html}\"><button id=\"assinar\" type=\"submit\">Assinar como {}</button></form>",
+            escape(role.label())
+        )
+    };
+    let html = format!(
+        concat!(
+            "<!doctype html><html lang=\"pt-BR\"><head><meta charset=\"utf-8\"><title>Assinatura (sandbox)</title></head>",
+            "<body style=\"font-family:system-ui,sans-serif;max-width:50rem;margin:2rem auto\">",
+            "<h1>Assinatura eletrônica (sandbox)</h1>",
+            "<p>Proposta <code>{identifier}</code> · parte: <strong>{role}</strong> · situação: <strong id=\"situacao\">{status}</strong></p>",
+            "<p><a href=\"/sandbox/document/{key}\">Abrir o documento (PDF)</a></p>",
+            "<object data=\"/sandbox/document/{key}\" type=\"application/pdf\" width=\"100%\" height=\"500\"></object>",
+            "{action}</body></html>"
+        ),
+        identifier = escape(&identifier),
+        role = escape(role.label()),
+        status = escape(&status),
+        key = key_html,
+        action = action,
+    );
+    Ok(HttpResponse::Ok().content_type("text/html; charset=utf-8").body(html))
+}
+
+/// The sandbox's button: signs through the same use case as a provider callback. Answers JSON when
+/// asked for it, else goes back to the page.
+pub async fn sandbox_sign(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let key = path.into_inner();
+    let outcome = pages(&state)?.sign(&key).await?;
+    let wants_json = request
+        .headers()
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("application/json"));
+    if wants_json {
+        let moved = match outcome {
+            PartyEventOutcome::Recorded { moved_to: Some(status) } => Some(status.as_str()),
+            _ => None,
+        };
+        return Ok(HttpResponse::Ok().json(Envelope::data(
+            "Assinatura registrada.",
+            serde_json::json!({ "proposalStatus": moved }),
+        )));
+    }
+    Ok(HttpResponse::SeeOther()
+        .insert_header((header::LOCATION, format!("/sandbox/sign/{key}")))
+        .finish())
+}
+
+/// The PDF a sandbox party signs.
+pub async fn sandbox_document(state: web::Data<AppState>, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+    let pdf = pages(&state)?.document(&path).await?;
+    Ok(pdf_response(&path, pdf))
+}
