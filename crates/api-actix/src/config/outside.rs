@@ -1,0 +1,140 @@
+//! The outside services: the payment platform (Stripe), the signature provider (Clicksign) and
+//! mail (SMTP), with the keys that verify their callbacks. Each runs as a sandbox when not
+//! configured, which production refuses (`deployment`).
+
+use super::{ConfigError, bad};
+use serde::Deserialize;
+use std::path::PathBuf;
+
+#[derive(Debug, Deserialize)]
+pub(super) struct Raw {
+    stripe_secret_key: Option<String>,
+    #[serde(default = "stripe_api_base")]
+    stripe_api_base: String,
+    payment_webhook_secret: Option<String>,
+    clicksign_base_url: Option<String>,
+    clicksign_access_token: Option<String>,
+    signature_callback_secret: Option<String>,
+    #[serde(default = "signature_max_resends")]
+    signature_max_resends: i32,
+    smtp_url: Option<String>,
+    #[serde(default = "mail_from")]
+    mail_from: String,
+    #[serde(default = "mail_dir")]
+    mail_dir: PathBuf,
+}
+
+fn stripe_api_base() -> String {
+    "https://api.stripe.com".into()
+}
+fn signature_max_resends() -> i32 {
+    3
+}
+fn mail_from() -> String {
+    "Vendas <nao-responda@vendas.local>".into()
+}
+fn mail_dir() -> PathBuf {
+    "target/mail".into()
+}
+
+#[derive(Clone)]
+pub struct SignatureSettings {
+    pub max_resends: i32,
+    /// Clicksign's base URL and access token; when absent, the sandbox provider.
+    pub clicksign: Option<(String, String)>,
+    /// The key of the provider's callback HMAC. Unset: a random one per start (the sandbox needs
+    /// no callbacks; a real provider must be given the same secret on every instance).
+    pub callback_secret: Option<Vec<u8>>,
+}
+
+impl std::fmt::Debug for SignatureSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SignatureSettings")
+            .field("max_resends", &self.max_resends)
+            .field("clicksign", &self.clicksign.as_ref().map(|(url, _)| url))
+            .field("callback_secret", &"***")
+            .finish()
+    }
+}
+
+#[derive(Clone)]
+pub struct MailSettings {
+    /// When set, mail goes by SMTP; else it is written as `.eml` files under `directory`.
+    pub smtp_url: Option<String>,
+    pub from: String,
+    pub directory: PathBuf,
+}
+
+impl std::fmt::Debug for MailSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The URL may carry the SMTP password.
+        f.debug_struct("MailSettings")
+            .field("smtp_url", &self.smtp_url.as_ref().map(|_| "***"))
+            .field("from", &self.from)
+            .field("directory", &self.directory)
+            .finish()
+    }
+}
+
+pub(super) struct Outside {
+    /// Stripe's API base and secret key; when absent, the sandbox platform.
+    pub stripe: Option<(String, String)>,
+    pub payment_webhook_secret: Option<Vec<u8>>,
+    pub signature: SignatureSettings,
+    pub mail: MailSettings,
+}
+
+impl Raw {
+    pub(super) fn check(self) -> Result<Outside, ConfigError> {
+        if self.stripe_secret_key.is_some() && self.payment_webhook_secret.is_none() {
+            return Err(bad(
+                "PAYMENT_WEBHOOK_SECRET",
+                "obrigatória quando STRIPE_SECRET_KEY está definida",
+            ));
+        }
+        if !(self.stripe_api_base.starts_with("https://") || self.stripe_api_base.starts_with("http://")) {
+            return Err(bad("STRIPE_API_BASE", "deve começar com https:// ou http://"));
+        }
+        let clicksign = match (self.clicksign_base_url, self.clicksign_access_token) {
+            (Some(url), Some(token)) if url.starts_with("https://") || url.starts_with("http://") => {
+                // Every instance must verify the provider's callbacks with the same key.
+                if self.signature_callback_secret.is_none() {
+                    return Err(bad(
+                        "SIGNATURE_CALLBACK_SECRET",
+                        "obrigatória quando CLICKSIGN_BASE_URL está definida",
+                    ));
+                }
+                Some((url, token))
+            }
+            (Some(_), Some(_)) => return Err(bad("CLICKSIGN_BASE_URL", "deve começar com https:// ou http://")),
+            (Some(_), None) => return Err(bad("CLICKSIGN_ACCESS_TOKEN", "variável obrigatória ausente")),
+            (None, Some(_)) => return Err(bad("CLICKSIGN_BASE_URL", "variável obrigatória ausente")),
+            (None, None) => None,
+        };
+        if self.signature_callback_secret.as_ref().is_some_and(|s| s.len() < 16) {
+            return Err(bad("SIGNATURE_CALLBACK_SECRET", "deve ter ao menos 16 caracteres"));
+        }
+        if self.signature_max_resends < 0 {
+            return Err(bad("SIGNATURE_MAX_RESENDS", "deve ser zero ou mais"));
+        }
+        if let Some(url) = &self.smtp_url
+            && !(url.starts_with("smtp://") || url.starts_with("smtps://"))
+        {
+            return Err(bad("SMTP_URL", "deve começar com smtp:// ou smtps://"));
+        }
+        Ok(Outside {
+            stripe: self.stripe_secret_key.map(|key| (self.stripe_api_base, key)),
+            payment_webhook_secret: self.payment_webhook_secret.map(String::into_bytes),
+            signature: SignatureSettings {
+                max_resends: self.signature_max_resends,
+                clicksign,
+                callback_secret: self.signature_callback_secret.map(String::into_bytes),
+            },
+            mail: MailSettings {
+                smtp_url: self.smtp_url,
+                from: self.mail_from,
+                directory: self.mail_dir,
+            },
+        })
+    }
+}

@@ -1,0 +1,91 @@
+//! The HTTP server: where it listens, who may call it from a browser, whose forwarded addresses it
+//! believes, how it starts and stops, and in which environment it runs.
+
+use super::{ConfigError, bad, networks, split_list};
+use crate::deployment::Environment;
+use ipnet::IpNet;
+use serde::Deserialize;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+#[derive(Debug, Deserialize)]
+pub(super) struct Raw {
+    sales_env: Option<String>,
+    #[serde(default = "bind_addr")]
+    bind_addr: String,
+    public_url: Option<String>,
+    workers: Option<usize>,
+    #[serde(default = "shutdown_timeout_secs")]
+    shutdown_timeout_secs: u64,
+    #[serde(default = "max_body_bytes")]
+    max_body_bytes: usize,
+    #[serde(default)]
+    cors_allowed_origins: String,
+    #[serde(default)]
+    trusted_proxies: String,
+    #[serde(default)]
+    log_json: bool,
+    #[serde(default = "yes")]
+    migrate_on_start: bool,
+}
+
+fn bind_addr() -> String {
+    "127.0.0.1:8080".into()
+}
+fn shutdown_timeout_secs() -> u64 {
+    30
+}
+fn max_body_bytes() -> usize {
+    256 * 1024
+}
+fn yes() -> bool {
+    true
+}
+
+pub(super) struct Server {
+    pub environment: Environment,
+    pub bind_addr: SocketAddr,
+    pub public_url: String,
+    pub workers: usize,
+    pub shutdown_timeout: Duration,
+    pub max_body_bytes: usize,
+    pub cors_allowed_origins: Vec<String>,
+    pub trusted_proxies: Vec<IpNet>,
+    pub log_json: bool,
+    pub migrate_on_start: bool,
+}
+
+impl Raw {
+    pub(super) fn check(self, cores: usize) -> Result<Server, ConfigError> {
+        let environment = Environment::parse(self.sales_env.as_deref())?;
+        let bind_addr: SocketAddr = self.bind_addr.parse().map_err(|e| bad("BIND_ADDR", e))?;
+        let public_url = match self.public_url {
+            Some(url) if url.starts_with("http://") || url.starts_with("https://") => {
+                url.trim_end_matches('/').to_owned()
+            }
+            Some(_) => return Err(bad("PUBLIC_URL", "deve começar com http:// ou https://")),
+            None => format!("http://{bind_addr}"),
+        };
+        let cors_allowed_origins = split_list(&self.cors_allowed_origins);
+        for origin in &cors_allowed_origins {
+            if origin != "*" && !(origin.starts_with("http://") || origin.starts_with("https://")) {
+                return Err(bad("CORS_ALLOWED_ORIGINS", format!("origem inválida: {origin}")));
+            }
+        }
+        if self.max_body_bytes < 1024 {
+            return Err(bad("MAX_BODY_BYTES", "deve ser ao menos 1024"));
+        }
+        Ok(Server {
+            environment,
+            bind_addr,
+            public_url,
+            workers: self.workers.unwrap_or(cores).max(1),
+            shutdown_timeout: Duration::from_secs(self.shutdown_timeout_secs),
+            max_body_bytes: self.max_body_bytes,
+            cors_allowed_origins,
+            trusted_proxies: networks("TRUSTED_PROXIES", &self.trusted_proxies)?,
+            log_json: self.log_json,
+            migrate_on_start: self.migrate_on_start,
+        })
+    }
+}

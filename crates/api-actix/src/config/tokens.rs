@@ -1,0 +1,147 @@
+//! Sign-in and sessions: the token signing keys and claims, password hashing and policy, the
+//! sign-in throttle, and password recovery.
+
+use super::{ConfigError, bad, split_list};
+use domain::auth::password::PasswordPolicy;
+use domain::auth::throttle::ThrottlePolicy;
+use domain::recovery::RecoveryPolicy;
+use serde::Deserialize;
+use std::path::PathBuf;
+
+#[derive(Debug, Deserialize)]
+pub(super) struct Raw {
+    jwt_private_key_file: Option<PathBuf>,
+    #[serde(default)]
+    jwt_previous_public_key_files: String,
+    #[serde(default = "sales_api")]
+    jwt_issuer: String,
+    #[serde(default = "sales_api")]
+    jwt_audience: String,
+    #[serde(default = "bcrypt_cost")]
+    bcrypt_cost: u32,
+    bcrypt_max_concurrent: Option<usize>,
+    #[serde(default = "signin_max_failures")]
+    signin_max_failures: u32,
+    #[serde(default = "fifteen_minutes_secs")]
+    signin_window_secs: i64,
+    #[serde(default = "signin_block_secs")]
+    signin_block_secs: i64,
+    #[serde(default = "fifteen_minutes_secs")]
+    signin_max_block_secs: i64,
+    #[serde(default = "password_min_length")]
+    password_min_length: usize,
+    password_reset_url: Option<String>,
+    #[serde(default = "recovery_token_ttl_hours")]
+    recovery_token_ttl_hours: i64,
+    #[serde(default = "recovery_max_emails_per_hour")]
+    recovery_max_emails_per_hour: u32,
+    #[serde(default = "recovery_max_requests_per_address")]
+    recovery_max_requests_per_address: u32,
+}
+
+fn sales_api() -> String {
+    "sales-api".into()
+}
+fn bcrypt_cost() -> u32 {
+    12
+}
+fn signin_max_failures() -> u32 {
+    5
+}
+fn fifteen_minutes_secs() -> i64 {
+    15 * 60
+}
+fn signin_block_secs() -> i64 {
+    30
+}
+fn password_min_length() -> usize {
+    8
+}
+fn recovery_token_ttl_hours() -> i64 {
+    24
+}
+fn recovery_max_emails_per_hour() -> u32 {
+    3
+}
+fn recovery_max_requests_per_address() -> u32 {
+    10
+}
+
+#[derive(Debug, Clone)]
+pub struct JwtSettings {
+    /// Required by `serve`; the other commands sign nothing.
+    pub private_key_file: Option<PathBuf>,
+    pub previous_public_key_files: Vec<PathBuf>,
+    pub issuer: String,
+    pub audience: String,
+}
+
+pub(super) struct Tokens {
+    pub jwt: JwtSettings,
+    pub bcrypt_cost: u32,
+    pub bcrypt_max_concurrent: usize,
+    pub signin_throttle: ThrottlePolicy,
+    pub password_policy: PasswordPolicy,
+    pub recovery: RecoveryPolicy,
+}
+
+impl Raw {
+    /// `public_url` is the default base of the recovery link.
+    pub(super) fn check(self, cores: usize, public_url: &str) -> Result<Tokens, ConfigError> {
+        if !(4..=31).contains(&self.bcrypt_cost) {
+            return Err(bad("BCRYPT_COST", "deve estar entre 4 e 31"));
+        }
+        if self.signin_max_failures == 0
+            || self.signin_window_secs <= 0
+            || self.signin_block_secs <= 0
+            || self.signin_max_block_secs < self.signin_block_secs
+        {
+            return Err(bad(
+                "SIGNIN_*",
+                "limites de tentativas de acesso devem ser positivos, e SIGNIN_MAX_BLOCK_SECS >= SIGNIN_BLOCK_SECS",
+            ));
+        }
+        if !(8..=72).contains(&self.password_min_length) {
+            return Err(bad("PASSWORD_MIN_LENGTH", "deve estar entre 8 e 72"));
+        }
+        if self.recovery_token_ttl_hours <= 0
+            || self.recovery_max_emails_per_hour == 0
+            || self.recovery_max_requests_per_address == 0
+        {
+            return Err(bad("RECOVERY_*", "limites da recuperação de senha devem ser positivos"));
+        }
+        let link_base = match self.password_reset_url {
+            Some(url) if url.starts_with("http://") || url.starts_with("https://") => url,
+            Some(_) => return Err(bad("PASSWORD_RESET_URL", "deve começar com http:// ou https://")),
+            None => format!("{public_url}/redefinir-senha"),
+        };
+        Ok(Tokens {
+            jwt: JwtSettings {
+                private_key_file: self.jwt_private_key_file,
+                previous_public_key_files: split_list(&self.jwt_previous_public_key_files)
+                    .into_iter()
+                    .map(PathBuf::from)
+                    .collect(),
+                issuer: self.jwt_issuer,
+                audience: self.jwt_audience,
+            },
+            bcrypt_cost: self.bcrypt_cost,
+            bcrypt_max_concurrent: self.bcrypt_max_concurrent.unwrap_or(cores).max(1),
+            signin_throttle: ThrottlePolicy {
+                max_failures: self.signin_max_failures,
+                window_secs: self.signin_window_secs,
+                base_block_secs: self.signin_block_secs,
+                max_block_secs: self.signin_max_block_secs,
+            },
+            password_policy: PasswordPolicy {
+                min_chars: self.password_min_length,
+            },
+            recovery: RecoveryPolicy {
+                token_valid_hours: self.recovery_token_ttl_hours,
+                max_emails_per_account_per_hour: self.recovery_max_emails_per_hour,
+                max_requests_per_address_per_hour: self.recovery_max_requests_per_address,
+                link_base,
+            },
+        })
+    }
+}
