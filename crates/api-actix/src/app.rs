@@ -242,98 +242,36 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
     })
 }
 
-/// Every route of the service.
+/// Every route of the service: each module registers its own; this only mounts them.
 pub fn routes(cfg: &mut web::ServiceConfig, sandbox_signing: bool) {
-    use routes::{auth, catalog, docs, ecommerce, health, hooks, proposals, recovery, signing};
+    use routes::{auth, catalog, docs, ecommerce, health, hooks, proposals, recovery, sandbox, signing};
     // Resources, not method-guarded services: a wrong method on a known path answers 405.
     // Grouped in scopes by their first segment: a static prefix is compared as text, so a
     // request is matched against its own group's patterns only (each pattern with a parameter
     // is a regular expression). Within a group, the order is the spec's.
-    cfg.service(
-        web::scope("/health")
-            .service(web::resource("/live").route(web::get().to(health::live)))
-            .service(web::resource("/ready").route(web::get().to(health::ready))),
-    )
-    .service(web::resource("/signin").route(web::post().to(auth::sign_in)))
-    .service(web::resource("/refreshToken").route(web::post().to(auth::refresh)))
-    .service(web::resource("/me").route(web::get().to(auth::me)))
-    .service(web::resource("/sendRecovery").route(web::post().to(recovery::send_recovery)))
-    .service(web::resource("/passwordReset").route(web::put().to(recovery::password_reset)))
-    .service(
-        web::scope("/customer")
-            .service(web::resource("/create").route(web::post().to(proposals::create_customer)))
-            .service(web::resource("/validCustomer/{cpf}").route(web::get().to(proposals::valid_customer)))
-            .service(web::resource("/registrations/{cpf}").route(web::get().to(proposals::registrations))),
-    )
-    .service(
-        web::scope("/proposal")
-            .service(web::resource("/create").route(web::post().to(proposals::create_proposal)))
-            .service(web::resource("/create/ecommerce").route(web::post().to(proposals::create_ecommerce_proposal)))
-            .service(web::resource("/byIdentifier/{identificador}").route(web::get().to(proposals::by_identifier)))
-            .service(
-                web::resource("/cpfValidtoProduct/{cpf}/{integrationCode}")
-                    .route(web::get().to(proposals::cpf_valid_to_product)),
-            )
-            .service(
-                web::resource("/cellPhoneValidtoProduct/{celular}/{integrationCode}")
-                    .route(web::get().to(proposals::cell_phone_valid_to_product)),
-            )
-            .service(web::resource("/{identifier}/status").route(web::patch().to(signing::change_status)))
-            .service(web::resource("/{identifier}/events").route(web::get().to(signing::events)))
-            .service(web::resource("/{identifier}/document").route(web::get().to(signing::document))),
-    )
-    .service(
-        web::scope("/signer")
-            .service(web::resource("").route(web::post().to(signing::send)))
-            .service(web::resource("/signLink").route(web::get().to(signing::sign_link))),
-    )
-    .service(
-        web::scope("/callbacks")
-            .service(web::resource("/signature").route(web::post().to(signing::callback)))
-            .service(web::resource("/payment").route(web::post().to(ecommerce::callback))),
-    )
-    .service(
-        web::scope("/ecommerce")
-            .service(web::resource("/createCustomer").route(web::post().to(ecommerce::create_customer)))
-            .service(web::resource("/createSetupIntent").route(web::post().to(ecommerce::create_setup_intent)))
-            .service(web::resource("/createSubscription").route(web::post().to(ecommerce::create_subscription))),
-    )
-    .service(
-        web::scope("/hooks")
-            .service(
-                web::resource("")
-                    .route(web::post().to(hooks::create))
-                    .route(web::get().to(hooks::list)),
-            )
-            .service(
-                web::resource("/{uuid}")
-                    .route(web::get().to(hooks::get))
-                    .route(web::patch().to(hooks::update))
-                    .route(web::delete().to(hooks::delete)),
-            )
-            .service(web::resource("/{uuid}/rotateSecret").route(web::post().to(hooks::rotate_secret)))
-            .service(web::resource("/{uuid}/test").route(web::post().to(hooks::send_test)))
-            .service(web::resource("/{uuid}/deliveries").route(web::get().to(hooks::deliveries)))
-            .service(web::resource("/{uuid}/deliveries/{id}/retry").route(web::post().to(hooks::retry))),
-    )
-    .service(
-        web::scope("/billingGroup")
-            .service(web::resource("/list").route(web::get().to(catalog::billing_groups)))
-            .service(web::resource("").route(web::post().to(catalog::create_billing_group)))
-            .service(web::resource("/{billingCode}").route(web::put().to(catalog::update_billing_group))),
-    )
-    .service(
-        web::scope("/product")
-            .service(web::resource("/list").route(web::get().to(catalog::products)))
-            .service(web::resource("/payment/{productCode}").route(web::get().to(catalog::product_payment)))
-            .service(web::resource("").route(web::post().to(catalog::create_product)))
-            .service(web::resource("/{productCode}").route(web::put().to(catalog::update_product))),
-    )
-    .service(web::resource("/.well-known/jwks.json").route(web::get().to(auth::jwks)))
-    .service(web::resource("/openapi.json").route(web::get().to(docs::openapi_json)))
-    .service(web::resource("/docs").route(web::get().to(docs::docs_page)));
+    cfg.configure(health::routes)
+        .configure(auth::routes)
+        .configure(recovery::routes)
+        .service(web::scope("/customer").configure(proposals::customer_routes))
+        .service(
+            web::scope("/proposal")
+                .configure(proposals::proposal_routes)
+                .configure(signing::proposal_routes),
+        )
+        .service(web::scope("/signer").configure(signing::signer_routes))
+        .service(
+            web::scope("/callbacks")
+                .configure(signing::callback_routes)
+                .configure(ecommerce::callback_routes),
+        )
+        .service(web::scope("/ecommerce").configure(ecommerce::routes))
+        .service(web::scope("/hooks").configure(hooks::routes))
+        .service(web::scope("/billingGroup").configure(catalog::billing_group_routes))
+        .service(web::scope("/product").configure(catalog::product_routes))
+        .configure(auth::key_routes)
+        .configure(docs::routes);
     if sandbox_signing {
-        cfg.configure(routes::sandbox::routes);
+        cfg.configure(sandbox::routes);
     }
 }
 

@@ -139,3 +139,15 @@ pub async fn jwks(state: web::Data<AppState>) -> HttpResponse {
         .insert_header(("cache-control", "public, max-age=300"))
         .json(&state.jwks)
 }
+
+/// Sign-in, token renewal and the caller's identity.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/signin").route(web::post().to(sign_in)))
+        .service(web::resource("/refreshToken").route(web::post().to(refresh)))
+        .service(web::resource("/me").route(web::get().to(me)));
+}
+
+/// The public keys that verify access tokens.
+pub fn key_routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/.well-known/jwks.json").route(web::get().to(jwks)));
+}

@@ -295,6 +295,21 @@ pub async fn update_billing_group(
     Ok(HttpResponse::Ok().json(Envelope::list("Grupo de faturamento atualizado.", document, vec![1])))
 }
 
+/// Under `/billingGroup`: route 10 and the back office's management.
+pub fn billing_group_routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/list").route(web::get().to(billing_groups)))
+        .service(web::resource("").route(web::post().to(create_billing_group)))
+        .service(web::resource("/{billingCode}").route(web::put().to(update_billing_group)));
+}
+
+/// Under `/product`: the listing, route 11 and the back office's management.
+pub fn product_routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/list").route(web::get().to(products)))
+        .service(web::resource("/payment/{productCode}").route(web::get().to(product_payment)))
+        .service(web::resource("").route(web::post().to(create_product)))
+        .service(web::resource("/{productCode}").route(web::put().to(update_product)));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -482,3 +482,10 @@ fn render_html(doc: &utoipa::openapi::OpenApi) -> String {
     html.push_str("</body></html>");
     html
 }
+
+/// The OpenAPI document and its readable page.
+pub fn routes(cfg: &mut actix_web::web::ServiceConfig) {
+    use actix_web::web;
+    cfg.service(web::resource("/openapi.json").route(web::get().to(openapi_json)))
+        .service(web::resource("/docs").route(web::get().to(docs_page)));
+}

@@ -148,3 +148,15 @@ pub async fn callback(
         "Evento já registrado."
     })))
 }
+
+/// Under `/ecommerce`: routes 14 to 16.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/createCustomer").route(web::post().to(create_customer)))
+        .service(web::resource("/createSetupIntent").route(web::post().to(create_setup_intent)))
+        .service(web::resource("/createSubscription").route(web::post().to(create_subscription)));
+}
+
+/// Under `/callbacks`: the payment platform's events.
+pub fn callback_routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/payment").route(web::post().to(callback)));
+}

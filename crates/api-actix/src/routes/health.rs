@@ -22,3 +22,13 @@ pub async fn ready(state: web::Data<AppState>) -> Result<HttpResponse, ApiError>
     state.readiness.check().await?;
     Ok(HttpResponse::Ok().json(Envelope::message("Serviço pronto.")))
 }
+
+/// `/health/live` and `/health/ready`.
+pub fn routes(cfg: &mut actix_web::web::ServiceConfig) {
+    use actix_web::web;
+    cfg.service(
+        web::scope("/health")
+            .service(web::resource("/live").route(web::get().to(live)))
+            .service(web::resource("/ready").route(web::get().to(ready))),
+    );
+}

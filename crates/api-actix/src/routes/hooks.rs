@@ -351,3 +351,22 @@ pub async fn retry(
     let delivery = state.hooks.retry(&user.0, hook_uuid(&uuid)?, delivery_id).await?;
     deliveries_answer("Entrega reagendada.", vec![delivery])
 }
+
+/// Under `/hooks`: routes 17 and 18 and the management of one subscription.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::resource("")
+            .route(web::post().to(create))
+            .route(web::get().to(list)),
+    )
+    .service(
+        web::resource("/{uuid}")
+            .route(web::get().to(get))
+            .route(web::patch().to(update))
+            .route(web::delete().to(delete)),
+    )
+    .service(web::resource("/{uuid}/rotateSecret").route(web::post().to(rotate_secret)))
+    .service(web::resource("/{uuid}/test").route(web::post().to(send_test)))
+    .service(web::resource("/{uuid}/deliveries").route(web::get().to(deliveries)))
+    .service(web::resource("/{uuid}/deliveries/{id}/retry").route(web::post().to(retry)));
+}

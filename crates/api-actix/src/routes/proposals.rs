@@ -293,3 +293,22 @@ pub async fn cell_phone_valid_to_product(
     let valid = state.proposals.cell_phone_available(&user.0, &phone, code).await?;
     Ok(HttpResponse::Ok().json(availability(valid, "celular")))
 }
+
+/// Under `/customer`: routes 3 and 4 and the back office's registrations.
+pub fn customer_routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/create").route(web::post().to(create_customer)))
+        .service(web::resource("/validCustomer/{cpf}").route(web::get().to(valid_customer)))
+        .service(web::resource("/registrations/{cpf}").route(web::get().to(registrations)));
+}
+
+/// Under `/proposal`: routes 5 to 9 (the lifecycle's routes follow them, from `signing`).
+pub fn proposal_routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/create").route(web::post().to(create_proposal)))
+        .service(web::resource("/create/ecommerce").route(web::post().to(create_ecommerce_proposal)))
+        .service(web::resource("/byIdentifier/{identificador}").route(web::get().to(by_identifier)))
+        .service(web::resource("/cpfValidtoProduct/{cpf}/{integrationCode}").route(web::get().to(cpf_valid_to_product)))
+        .service(
+            web::resource("/cellPhoneValidtoProduct/{celular}/{integrationCode}")
+                .route(web::get().to(cell_phone_valid_to_product)),
+        );
+}

@@ -92,3 +92,9 @@ pub async fn password_reset(
     // This route's answers carry `success`, errors too.
     answer.await.map_err(ApiError::with_success_member)
 }
+
+/// Password recovery: the request and the reset.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/sendRecovery").route(web::post().to(send_recovery)))
+        .service(web::resource("/passwordReset").route(web::put().to(password_reset)));
+}

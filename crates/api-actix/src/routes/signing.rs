@@ -217,3 +217,21 @@ pub async fn callback(
     };
     Ok(HttpResponse::Ok().json(Envelope::message(message)))
 }
+
+/// Under `/proposal`, after routes 5 to 9: the back office's moves, the events and the document.
+pub fn proposal_routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/{identifier}/status").route(web::patch().to(change_status)))
+        .service(web::resource("/{identifier}/events").route(web::get().to(events)))
+        .service(web::resource("/{identifier}/document").route(web::get().to(document)));
+}
+
+/// Under `/signer`: routes 12 and 13.
+pub fn signer_routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("").route(web::post().to(send)))
+        .service(web::resource("/signLink").route(web::get().to(sign_link)));
+}
+
+/// Under `/callbacks`: the signature provider's notifications.
+pub fn callback_routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/signature").route(web::post().to(callback)));
+}
