@@ -4,6 +4,7 @@ use crate::http::auth::{AuthenticatedUser, ClientAddress};
 use crate::http::body::BodyReader;
 use crate::http::envelope::Envelope;
 use crate::http::error::ApiError;
+use crate::routes::schemas::envelope_doc;
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
 use domain::auth::password::Password;
@@ -13,6 +14,8 @@ use domain::values::{Application, Email};
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
+
+envelope_doc!(SessionEnvelope, data = Session);
 
 /// The answer of sign-in and renewal, the spec's exception to the envelope.
 #[derive(Serialize, ToSchema)]
@@ -43,18 +46,18 @@ impl SignInResponse {
 
 /// Signs in to one application and answers an access and a refresh token.
 #[utoipa::path(post, path = "/signin", tag = "autenticação",
-    request_body(content = crate::routes::docs::SignInBody, example = json!({"email": "parceiro@demo.com.br", "password": "Parceiro#2026", "aplicacao": "PARCEIRO"})),
+    request_body(content = crate::routes::schemas::SignInBody, example = json!({"email": "parceiro@demo.com.br", "password": "Parceiro#2026", "aplicacao": "PARCEIRO"})),
     responses(
         (status = 200, description = "Autenticado", body = SignInResponse),
-        (status = 400, description = "Campos ausentes ou inválidos", body = crate::routes::docs::ErrorEnvelope),
-        (status = 401, description = "Senha incorreta", body = crate::routes::docs::ErrorEnvelope),
-        (status = 403, description = "Usuário sem permissão para a aplicação", body = crate::routes::docs::ErrorEnvelope),
-        (status = 404, description = "Usuário não encontrado", body = crate::routes::docs::ErrorEnvelope),
-        (status = 413, description = "Corpo grande demais", body = crate::routes::docs::ErrorEnvelope),
-        (status = 415, description = "Content-Type não é JSON", body = crate::routes::docs::ErrorEnvelope),
-        (status = 422, description = "Corpo malformado", body = crate::routes::docs::ErrorEnvelope),
-        (status = 429, description = "Muitas falhas; veja Retry-After", body = crate::routes::docs::ErrorEnvelope),
-        (status = 503, description = "Indisponível", body = crate::routes::docs::ErrorEnvelope),
+        (status = 400, description = "Campos ausentes ou inválidos", body = crate::routes::schemas::ErrorEnvelope),
+        (status = 401, description = "Senha incorreta", body = crate::routes::schemas::ErrorEnvelope),
+        (status = 403, description = "Usuário sem permissão para a aplicação", body = crate::routes::schemas::ErrorEnvelope),
+        (status = 404, description = "Usuário não encontrado", body = crate::routes::schemas::ErrorEnvelope),
+        (status = 413, description = "Corpo grande demais", body = crate::routes::schemas::ErrorEnvelope),
+        (status = 415, description = "Content-Type não é JSON", body = crate::routes::schemas::ErrorEnvelope),
+        (status = 422, description = "Corpo malformado", body = crate::routes::schemas::ErrorEnvelope),
+        (status = 429, description = "Muitas falhas; veja Retry-After", body = crate::routes::schemas::ErrorEnvelope),
+        (status = 503, description = "Indisponível", body = crate::routes::schemas::ErrorEnvelope),
     ))]
 pub async fn sign_in(
     state: web::Data<AppState>,
@@ -88,16 +91,16 @@ pub async fn sign_in(
 /// Trades a refresh token (usable once) for a new pair. Presenting a used one ends the whole
 /// session family.
 #[utoipa::path(post, path = "/refreshToken", tag = "autenticação",
-    request_body(content = crate::routes::docs::RefreshBody),
+    request_body(content = crate::routes::schemas::RefreshBody),
     responses(
         (status = 200, description = "Novo par de tokens", body = SignInResponse),
-        (status = 400, description = "refreshToken ausente", body = crate::routes::docs::ErrorEnvelope),
-        (status = 401, description = "Refresh token inválido, expirado ou já usado", body = crate::routes::docs::ErrorEnvelope),
-        (status = 403, description = "Usuário perdeu a permissão para a aplicação", body = crate::routes::docs::ErrorEnvelope),
-        (status = 413, description = "Corpo grande demais", body = crate::routes::docs::ErrorEnvelope),
-        (status = 415, description = "Content-Type não é JSON", body = crate::routes::docs::ErrorEnvelope),
-        (status = 422, description = "Corpo malformado", body = crate::routes::docs::ErrorEnvelope),
-        (status = 503, description = "Indisponível", body = crate::routes::docs::ErrorEnvelope),
+        (status = 400, description = "refreshToken ausente", body = crate::routes::schemas::ErrorEnvelope),
+        (status = 401, description = "Refresh token inválido, expirado ou já usado", body = crate::routes::schemas::ErrorEnvelope),
+        (status = 403, description = "Usuário perdeu a permissão para a aplicação", body = crate::routes::schemas::ErrorEnvelope),
+        (status = 413, description = "Corpo grande demais", body = crate::routes::schemas::ErrorEnvelope),
+        (status = 415, description = "Content-Type não é JSON", body = crate::routes::schemas::ErrorEnvelope),
+        (status = 422, description = "Corpo malformado", body = crate::routes::schemas::ErrorEnvelope),
+        (status = 503, description = "Indisponível", body = crate::routes::schemas::ErrorEnvelope),
     ))]
 pub async fn refresh(state: web::Data<AppState>, body: web::Json<Value>) -> Result<HttpResponse, ApiError> {
     let reader = BodyReader::root(&body)?;
@@ -120,8 +123,8 @@ pub struct Session {
 /// Who the access token belongs to.
 #[utoipa::path(get, path = "/me", tag = "autenticação", security(("bearer" = [])),
     responses(
-        (status = 200, description = "Sessão do token", body = crate::routes::docs::SessionEnvelope),
-        (status = 401, description = "Token ausente ou inválido", body = crate::routes::docs::ErrorEnvelope),
+        (status = 200, description = "Sessão do token", body = SessionEnvelope),
+        (status = 401, description = "Token ausente ou inválido", body = crate::routes::schemas::ErrorEnvelope),
     ))]
 pub async fn me(user: AuthenticatedUser) -> HttpResponse {
     let session = Session {

@@ -4,11 +4,11 @@ use crate::http::auth::AuthenticatedUser;
 use crate::http::body::BodyReader;
 use crate::http::envelope::Envelope;
 use crate::http::error::{ApiError, ErrorCode};
-use crate::routes::docs::{
+use crate::routes::dto::{BillingGroupDto, ProductBanksDto, ProductDto};
+use crate::routes::schemas::{
     BillingGroupListEnvelope, BillingGroupWrittenEnvelope, ErrorEnvelope, ProductBanksEnvelope, ProductListEnvelope,
     ProductWrittenEnvelope,
 };
-use crate::routes::dto::{BillingGroupDto, ProductBanksDto, ProductDto};
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
 use domain::catalog::model::{
@@ -177,7 +177,7 @@ fn read_product(body: &Value) -> Result<ProductInput, ApiError> {
 
 /// Creates a product with its banks (back office).
 #[utoipa::path(post, path = "/product", tag = "catálogo", security(("bearer" = [])),
-    request_body(content = crate::routes::docs::ProductBody, example = json!({"codigo_produto": 104, "nome": "Seguro Residencial", "codigo_integracao": 9104, "ativo": true, "valor": 3990, "bank": [{"codigoBanco": "001", "nome": "Banco do Brasil"}]})),
+    request_body(content = crate::routes::schemas::ProductBody, example = json!({"codigo_produto": 104, "nome": "Seguro Residencial", "codigo_integracao": 9104, "ativo": true, "valor": 3990, "bank": [{"codigoBanco": "001", "nome": "Banco do Brasil"}]})),
     responses(
         (status = 201, body = ProductWrittenEnvelope),
         (status = 400, description = "Campos inválidos ou código já cadastrado", body = ErrorEnvelope),
@@ -201,7 +201,7 @@ pub async fn create_product(
 /// Replaces a product and its banks (back office).
 #[utoipa::path(put, path = "/product/{productCode}", tag = "catálogo", security(("bearer" = [])),
     params(("productCode" = String, Path)),
-    request_body(content = crate::routes::docs::ProductBody),
+    request_body(content = crate::routes::schemas::ProductBody),
     responses(
         (status = 200, body = ProductWrittenEnvelope),
         (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
@@ -242,7 +242,7 @@ fn read_billing_group(body: &Value) -> Result<BillingGroupInput, ApiError> {
 
 /// Creates a billing group of a product (back office).
 #[utoipa::path(post, path = "/billingGroup", tag = "catálogo", security(("bearer" = [])),
-    request_body(content = crate::routes::docs::BillingGroupBody, example = json!({"codigo_faturamento": 5005, "descricao": "Anual - boleto", "codigo_produto": 101})),
+    request_body(content = crate::routes::schemas::BillingGroupBody, example = json!({"codigo_faturamento": 5005, "descricao": "Anual - boleto", "codigo_produto": 101})),
     responses(
         (status = 201, body = BillingGroupWrittenEnvelope),
         (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
@@ -263,7 +263,7 @@ pub async fn create_billing_group(
 /// Replaces a billing group (back office).
 #[utoipa::path(put, path = "/billingGroup/{billingCode}", tag = "catálogo", security(("bearer" = [])),
     params(("billingCode" = String, Path)),
-    request_body(content = crate::routes::docs::BillingGroupBody),
+    request_body(content = crate::routes::schemas::BillingGroupBody),
     responses(
         (status = 200, body = BillingGroupWrittenEnvelope),
         (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),

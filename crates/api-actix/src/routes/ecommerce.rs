@@ -5,9 +5,8 @@ use crate::http::auth::AuthenticatedUser;
 use crate::http::body::BodyReader;
 use crate::http::envelope::Envelope;
 use crate::http::error::{ApiError, ErrorCode};
-use crate::routes::docs::{
-    ErrorEnvelope, MessageEnvelope, PlatformCustomerEnvelope, SetupIntentEnvelope, SubscriptionEnvelope,
-};
+use crate::routes::schemas::envelope_doc;
+use crate::routes::schemas::{ErrorEnvelope, MessageEnvelope, SubscriptionEnvelope};
 use crate::state::AppState;
 use actix_web::{HttpRequest, HttpResponse, web};
 use domain::validation::Violations;
@@ -15,6 +14,9 @@ use domain::values::Cpf;
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
+
+envelope_doc!(PlatformCustomerEnvelope, document = PlatformCustomer);
+envelope_doc!(SetupIntentEnvelope, document = SetupIntentDto);
 
 #[derive(Serialize, ToSchema)]
 pub struct PlatformCustomer {
@@ -46,7 +48,7 @@ fn single<T: Serialize>(message: &str, status: actix_web::http::StatusCode, item
 
 /// Route 14: the customer (by CPF) on the payment platform, created once.
 #[utoipa::path(post, path = "/ecommerce/createCustomer", tag = "e-commerce", security(("bearer" = [])),
-    request_body(content = crate::routes::docs::CpfBody, example = json!({"cpf": "52998224725"})),
+    request_body(content = crate::routes::schemas::CpfBody, example = json!({"cpf": "52998224725"})),
     responses(
         (status = 201, body = PlatformCustomerEnvelope),
         (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
@@ -70,7 +72,7 @@ pub async fn create_customer(
 
 /// Route 15: a SetupIntent for off-session card use.
 #[utoipa::path(post, path = "/ecommerce/createSetupIntent", tag = "e-commerce", security(("bearer" = [])),
-    request_body(content = crate::routes::docs::CpfBody, example = json!({"cpf": "52998224725"})),
+    request_body(content = crate::routes::schemas::CpfBody, example = json!({"cpf": "52998224725"})),
     responses(
         (status = 200, body = SetupIntentEnvelope),
         (status = 400, description = "CPF inválido, ou cliente sem cadastro na plataforma (chame a rota 14 antes)", body = ErrorEnvelope),
@@ -98,7 +100,7 @@ pub async fn create_setup_intent(
 /// Route 16: the recurring subscription of an e-commerce proposal; an active one moves the
 /// proposal to `EM ANÁLISE`.
 #[utoipa::path(post, path = "/ecommerce/createSubscription", tag = "e-commerce", security(("bearer" = [])),
-    request_body(content = crate::routes::docs::IdentifierBody, example = json!({"identifier": "4c938c72-29ae-4a6a-81f4-b5a436aceab9"})),
+    request_body(content = crate::routes::schemas::IdentifierBody, example = json!({"identifier": "4c938c72-29ae-4a6a-81f4-b5a436aceab9"})),
     responses(
         (status = 201, description = "O objeto de assinatura da plataforma", body = SubscriptionEnvelope),
         (status = 400, description = "Assinatura já ativa, cliente sem plataforma ou forma de pagamento, ou cartão recusado", body = ErrorEnvelope),

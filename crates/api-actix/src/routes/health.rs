@@ -7,7 +7,7 @@ use actix_web::{HttpResponse, web};
 
 /// The process is up and serving.
 #[utoipa::path(get, path = "/health/live", tag = "saúde",
-    responses((status = 200, description = "Processo ativo", body = crate::routes::docs::MessageEnvelope)))]
+    responses((status = 200, description = "Processo ativo", body = crate::routes::schemas::MessageEnvelope)))]
 pub async fn live() -> HttpResponse {
     HttpResponse::Ok().json(Envelope::message("Serviço ativo."))
 }
@@ -15,8 +15,8 @@ pub async fn live() -> HttpResponse {
 /// The service can answer requests: the database responds.
 #[utoipa::path(get, path = "/health/ready", tag = "saúde",
     responses(
-        (status = 200, description = "Pronto", body = crate::routes::docs::MessageEnvelope),
-        (status = 503, description = "Banco de dados indisponível", body = crate::routes::docs::ErrorEnvelope),
+        (status = 200, description = "Pronto", body = crate::routes::schemas::MessageEnvelope),
+        (status = 503, description = "Banco de dados indisponível", body = crate::routes::schemas::ErrorEnvelope),
     ))]
 pub async fn ready(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     state.readiness.check().await?;

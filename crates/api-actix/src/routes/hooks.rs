@@ -5,8 +5,9 @@ use crate::http::auth::AuthenticatedUser;
 use crate::http::body::BodyReader;
 use crate::http::envelope::Envelope;
 use crate::http::error::{ApiError, ErrorCode};
-use crate::routes::docs::{DeliveriesEnvelope, ErrorEnvelope, HookEnvelope, HookListEnvelope, MessageEnvelope};
 use crate::routes::dto::iso;
+use crate::routes::schemas::envelope_doc;
+use crate::routes::schemas::{ErrorEnvelope, MessageEnvelope};
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
 use domain::hooks::{Attempt, Delivery, Endpoint, HookPatch, HookRequest, Subscription};
@@ -16,6 +17,10 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 use uuid::Uuid;
+
+envelope_doc!(HookEnvelope, data = HookDto);
+envelope_doc!(HookListEnvelope, data = HookListDto);
+envelope_doc!(DeliveriesEnvelope, document = DeliveryDto);
 
 /// An event subscription as routes 17 and the management routes answer it.
 #[derive(Serialize, ToSchema)]
@@ -181,7 +186,7 @@ fn one_hook(message: &str, subscription: Subscription) -> HttpResponse {
 
 /// Route 17: subscribes the caller's partner (or the shop, or the back office) to events.
 #[utoipa::path(post, path = "/hooks", tag = "eventos", security(("bearer" = [])),
-    request_body(content = crate::routes::docs::HookBody,
+    request_body(content = crate::routes::schemas::HookBody,
         example = json!({"events": ["ALTERAÇÃO_STATUS"], "endpoint": "https://parceiro.example.com/webhooks", "status": "ATIVO"})),
     responses(
         (status = 200, description = "Assinatura criada, com o segredo de assinatura das entregas", body = HookEnvelope),
@@ -242,7 +247,7 @@ pub async fn get(
 /// Changes `endpoint`, `events` or `status` (beyond the spec); absent members stay.
 #[utoipa::path(patch, path = "/hooks/{uuid}", tag = "eventos", security(("bearer" = [])),
     params(("uuid" = String, Path)),
-    request_body(content = crate::routes::docs::HookPatchBody, example = json!({"status": "INATIVO"})),
+    request_body(content = crate::routes::schemas::HookPatchBody, example = json!({"status": "INATIVO"})),
     responses(
         (status = 200, body = HookEnvelope),
         (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope),

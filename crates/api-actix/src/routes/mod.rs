@@ -11,6 +11,7 @@ mod proposal_bodies;
 pub mod proposals;
 pub mod recovery;
 pub mod sandbox;
+pub mod schemas;
 pub mod signing;
 
 use crate::http::error::{ApiError, ErrorCode};

@@ -4,14 +4,14 @@ use crate::http::auth::AuthenticatedUser;
 use crate::http::body::BodyReader;
 use crate::http::envelope::Envelope;
 use crate::http::error::ApiError;
-use crate::routes::docs::{
-    ErrorEnvelope, IsValidEnvelope, OwnershipEnvelope, ProposalCreatedEnvelope, ProposalDetailEnvelope,
-    RegistrationsEnvelope,
-};
 use crate::routes::dto::{
     CustomerRecordDto, IsValidDto, OwnershipItemDto, ProposalDetailDto, ProposalRecordDto, RegistrationDto,
 };
 use crate::routes::proposal_bodies::{self, Context};
+use crate::routes::schemas::{
+    ErrorEnvelope, IsValidEnvelope, OwnershipEnvelope, ProposalCreatedEnvelope, ProposalDetailEnvelope,
+    RegistrationsEnvelope,
+};
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
 use domain::proposals::service::Ownership;
@@ -35,7 +35,7 @@ fn to_value<T: serde::Serialize>(value: T) -> Result<Value, ApiError> {
 
 /// Route 3: creates (or updates, by CPF) a customer; `endereco` is optional.
 #[utoipa::path(post, path = "/customer/create", tag = "clientes", security(("bearer" = [])),
-    request_body(content = crate::routes::docs::CustomerCreateBody, example = json!({
+    request_body(content = crate::routes::schemas::CustomerCreateBody, example = json!({
         "cliente": {"nome_completo": "Maria da Silva", "cpf": "123.456.789-09", "data_nascimento": "1990-05-15T00:00:00.000Z",
             "sexo": "Feminino", "estado_civil": "Solteiro", "nacionalidade": "Brasileira", "celular": "(11) 91234-5678",
             "telefone_fixo": null, "email": "maria@exemplo.com.br", "profissao": "Professora", "salario": 250000,
@@ -141,7 +141,7 @@ pub async fn registrations(
 
 /// Route 5: creates or updates the customer and its address and creates the proposal, all or nothing.
 #[utoipa::path(post, path = "/proposal/create", tag = "propostas", security(("bearer" = [])),
-    request_body(content = crate::routes::docs::ProposalCreateBody, example = json!({
+    request_body(content = crate::routes::schemas::ProposalCreateBody, example = json!({
         "billingCode": 5002, "productCode": 101, "typeOfPayments": "DESCONTO EM FOLHA", "shippingType": "whatsapp",
         "customer": {"fullName": "Maria da Silva", "cpf": "12345678909", "birthDate": "1990-05-15", "gender": "Feminino",
             "maritalStatus": "Casado", "nationality": "Brasileira", "cellPhone": "(11) 91234-5678", "phone": null,
@@ -175,7 +175,7 @@ pub async fn create_proposal(
 
 /// Route 6: the online shop's proposal (reduced customer; value 0).
 #[utoipa::path(post, path = "/proposal/create/ecommerce", tag = "propostas", security(("bearer" = [])),
-    request_body(content = crate::routes::docs::EcommerceProposalBody, example = json!({
+    request_body(content = crate::routes::schemas::EcommerceProposalBody, example = json!({
         "billingCode": 5004, "productCode": 103, "shippingType": "sms",
         "customer": {"fullName": "João Souza", "cpf": "52998224725", "birthDate": "1985-03-10", "gender": "Masculino",
             "maritalStatus": "Solteiro", "cellPhone": "(21) 99876-5432", "email": "joao@exemplo.com.br"},

@@ -4,7 +4,7 @@ use crate::http::auth::ClientAddress;
 use crate::http::body::BodyReader;
 use crate::http::envelope::Envelope;
 use crate::http::error::ApiError;
-use crate::routes::docs::{ErrorEnvelope, MessageEnvelope, ResetErrorBody};
+use crate::routes::schemas::{ErrorEnvelope, MessageEnvelope, ResetErrorBody};
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
 use domain::validation::Violations;
@@ -18,7 +18,7 @@ pub const RECOVERY_ANSWER: &str = "Se o e-mail estiver cadastrado, enviaremos um
 
 /// Asks for a password-recovery e-mail. Answers the same whether or not the e-mail has an account.
 #[utoipa::path(post, path = "/sendRecovery", tag = "autenticação",
-    request_body(content = crate::routes::docs::RecoveryBody, example = json!({"email": "parceiro@demo.com.br"})),
+    request_body(content = crate::routes::schemas::RecoveryBody, example = json!({"email": "parceiro@demo.com.br"})),
     responses(
         (status = 200, description = "Sempre a mesma resposta", body = MessageEnvelope),
         (status = 400, description = "E-mail ausente ou inválido", body = ErrorEnvelope),
@@ -53,7 +53,7 @@ pub struct ResetAnswer {
 /// Sets a new password with a recovery token (valid 24 hours, once). On success every session of
 /// the user ends and a notice is e-mailed.
 #[utoipa::path(put, path = "/passwordReset", tag = "autenticação",
-    request_body(content = crate::routes::docs::ResetBody, example = json!({"token": "<token do e-mail>", "password": "Nova#Senha2026"})),
+    request_body(content = crate::routes::schemas::ResetBody, example = json!({"token": "<token do e-mail>", "password": "Nova#Senha2026"})),
     responses(
         (status = 200, description = "Senha redefinida", body = ResetAnswer),
         (status = 400, description = "Campos ausentes", body = ResetErrorBody),

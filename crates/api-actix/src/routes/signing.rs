@@ -5,8 +5,9 @@ use crate::http::auth::AuthenticatedUser;
 use crate::http::body::BodyReader;
 use crate::http::envelope::Envelope;
 use crate::http::error::{ApiError, ErrorCode};
-use crate::routes::docs::{ErrorEnvelope, MessageEnvelope, SignUrlEnvelope, StatusEventsEnvelope};
 use crate::routes::dto::iso;
+use crate::routes::schemas::envelope_doc;
+use crate::routes::schemas::{ErrorEnvelope, MessageEnvelope};
 use crate::state::AppState;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -18,6 +19,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
+envelope_doc!(SignUrlEnvelope, data = SignUrl);
+envelope_doc!(StatusEventsEnvelope, document = StatusEventDto);
+
 #[derive(Serialize, ToSchema)]
 pub struct SignUrl {
     /// The client's signing link (absolute URL).
@@ -27,7 +31,7 @@ pub struct SignUrl {
 
 /// Route 12: sends the proposal for signature, or sends the link again while awaiting signatures.
 #[utoipa::path(post, path = "/signer", tag = "assinatura", security(("bearer" = [])),
-    request_body(content = crate::routes::docs::SignerBody, example = json!({"customerId": 1, "identifier": "4c938c72-29ae-4a6a-81f4-b5a436aceab9"})),
+    request_body(content = crate::routes::schemas::SignerBody, example = json!({"customerId": 1, "identifier": "4c938c72-29ae-4a6a-81f4-b5a436aceab9"})),
     responses(
         (status = 200, description = "Link de assinatura do cliente", body = SignUrlEnvelope),
         (status = 400, description = "Cliente de outra proposta, estado que não permite o envio, ou limite de reenvios", body = ErrorEnvelope),
@@ -117,7 +121,7 @@ impl From<StatusEvent> for StatusEventDto {
 /// The back office approves (`APROVADO`), rejects (`REPROVADO`) or cancels (`CANCELADO`).
 #[utoipa::path(patch, path = "/proposal/{identifier}/status", tag = "assinatura", security(("bearer" = [])),
     params(("identifier" = String, Path)),
-    request_body(content = crate::routes::docs::StatusBody, example = json!({"status": "APROVADO", "reason": "Documentação conferida"})),
+    request_body(content = crate::routes::schemas::StatusBody, example = json!({"status": "APROVADO", "reason": "Documentação conferida"})),
     responses(
         (status = 200, description = "O evento da mudança", body = StatusEventsEnvelope),
         (status = 400, description = "Mudança não permitida (nomeia os dois estados)", body = ErrorEnvelope),
