@@ -132,3 +132,36 @@ async fn the_openapi_document_and_the_docs_page_are_served() {
     let html = page.text().await.unwrap();
     assert!(html.contains("/signin") && !html.contains("<script src="));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_interactive_reference_is_served_from_the_binary_over_the_same_document() {
+    let app = TestApp::spawn().await;
+    let page = app.get("/docs/interativa/", None).await;
+    assert_eq!(page.status(), StatusCode::OK);
+    let html = page.text().await.unwrap();
+    // Every asset is relative: served by the service itself, nothing from elsewhere.
+    assert!(html.contains("swagger-ui-bundle.js") && !html.contains("http://") && !html.contains("https://"));
+    let bundle = app.get("/docs/interativa/swagger-ui-bundle.js", None).await;
+    assert_eq!(bundle.status(), StatusCode::OK);
+    assert!(bundle.bytes().await.unwrap().len() > 100_000);
+    let init = app
+        .get("/docs/interativa/swagger-initializer.js", None)
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(init.contains("\"url\": \"/openapi.json\""), "{init}");
+    assert!(init.contains("\"tryItOutEnabled\": true"), "{init}");
+    let readable = app.get("/docs", None).await.text().await.unwrap();
+    assert!(readable.contains("href=\"/docs/interativa/\""));
+    // Summaries in Portuguese, grouped by resource (tags).
+    let doc: Value = app.get("/openapi.json", None).await.json().await.unwrap();
+    assert_eq!(
+        doc["paths"]["/proposal/create"]["post"]["summary"],
+        "Criar proposta (rota 5)"
+    );
+    assert_eq!(
+        doc["paths"]["/proposal/create"]["post"]["tags"],
+        serde_json::json!(["propostas"])
+    );
+}

@@ -45,7 +45,7 @@ impl SignInResponse {
 }
 
 /// Signs in to one application and answers an access and a refresh token.
-#[utoipa::path(post, path = "/signin", tag = "autenticação",
+#[utoipa::path(post, path = "/signin", summary = "Entrar (rota 1)", description = "Entra em uma aplicação (ECOMMERCE, PARCEIRO ou BACKOFFICE) e devolve o token de acesso (1 hora) e o refresh token (2 horas).", tag = "autenticação",
     request_body(content = crate::routes::schemas::SignInBody, example = json!({"email": "parceiro@demo.com.br", "password": "Parceiro#2026", "aplicacao": "PARCEIRO"})),
     responses(
         (status = 200, description = "Autenticado", body = SignInResponse),
@@ -90,7 +90,7 @@ pub async fn sign_in(
 
 /// Trades a refresh token (usable once) for a new pair. Presenting a used one ends the whole
 /// session family.
-#[utoipa::path(post, path = "/refreshToken", tag = "autenticação",
+#[utoipa::path(post, path = "/refreshToken", summary = "Renovar os tokens", description = "Troca um refresh token (uso único) por um novo par; apresentar um já usado encerra toda a sessão.", tag = "autenticação",
     request_body(content = crate::routes::schemas::RefreshBody),
     responses(
         (status = 200, description = "Novo par de tokens", body = SignInResponse),
@@ -121,7 +121,7 @@ pub struct Session {
 }
 
 /// Who the access token belongs to.
-#[utoipa::path(get, path = "/me", tag = "autenticação", security(("bearer" = [])),
+#[utoipa::path(get, path = "/me", summary = "Dono do token", description = "O usuário e a aplicação do token de acesso.", tag = "autenticação", security(("bearer" = [])),
     responses(
         (status = 200, description = "Sessão do token", body = SessionEnvelope),
         (status = 401, description = "Token ausente ou inválido", body = crate::routes::schemas::ErrorEnvelope),
@@ -135,7 +135,7 @@ pub async fn me(user: AuthenticatedUser) -> HttpResponse {
 }
 
 /// The public keys that verify access tokens, so that other services can check them.
-#[utoipa::path(get, path = "/.well-known/jwks.json", tag = "autenticação",
+#[utoipa::path(get, path = "/.well-known/jwks.json", summary = "Chaves públicas (JWKS)", description = "As chaves públicas Ed25519 que verificam os tokens de acesso, para outros serviços.", tag = "autenticação",
     responses((status = 200, description = "JWK Set (Ed25519)", body = Object)))]
 pub async fn jwks(state: web::Data<AppState>) -> HttpResponse {
     HttpResponse::Ok()

@@ -95,7 +95,8 @@ fn render_html(doc: &utoipa::openapi::OpenApi) -> String {
         "h2{margin-top:2rem;border-bottom:1px solid #ddd}code,pre{background:#f5f5f5;padding:.1rem .3rem}",
         "pre{padding:.6rem;overflow:auto}.m{font-weight:bold;text-transform:uppercase;margin-right:.5rem}",
         "table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.2rem .5rem;text-align:left}</style></head><body>",
-        "<h1>Sales API</h1><p>Documento completo: <a href=\"/openapi.json\">/openapi.json</a></p>"
+        "<h1>Sales API</h1><p>Documento completo: <a href=\"/openapi.json\">/openapi.json</a> · ",
+        "<a href=\"/docs/interativa/\">Referência interativa</a> (esquemas e \"Try it out\" para chamar as rotas)</p>"
     ));
     if let Some(paths) = json["paths"].as_object() {
         for (path, operations) in paths {
@@ -142,9 +143,23 @@ fn render_html(doc: &utoipa::openapi::OpenApi) -> String {
     html
 }
 
-/// The OpenAPI document and its readable page.
+/// The interactive reference's address (Swagger UI, its files inside the binary).
+pub const INTERACTIVE: &str = "/docs/interativa/";
+
+/// The OpenAPI document, its readable page, and the interactive reference over the same document.
 pub fn routes(cfg: &mut actix_web::web::ServiceConfig) {
     use actix_web::web;
+    use utoipa_swagger_ui::{Config, SwaggerUi};
     cfg.service(web::resource("/openapi.json").route(web::get().to(openapi_json)))
-        .service(web::resource("/docs").route(web::get().to(docs_page)));
+        .service(web::resource("/docs").route(web::get().to(docs_page)))
+        .service(
+            SwaggerUi::new(format!("{INTERACTIVE}{{_:.*}}")).config(
+                Config::new(["/openapi.json"])
+                    .try_it_out_enabled(true)
+                    .filter(true)
+                    .doc_expansion("list")
+                    .persist_authorization(false)
+                    .use_base_layout(),
+            ),
+        );
 }

@@ -34,7 +34,7 @@ fn to_value<T: serde::Serialize>(value: T) -> Result<Value, ApiError> {
 }
 
 /// Route 3: creates (or updates, by CPF) a customer; `endereco` is optional.
-#[utoipa::path(post, path = "/customer/create", tag = "clientes", security(("bearer" = [])),
+#[utoipa::path(post, path = "/customer/create", summary = "Cadastrar cliente (rota 3)", description = "Cria (ou atualiza, pelo CPF) o cadastro do cliente do parceiro do chamador; `endereco` é opcional.", tag = "clientes", security(("bearer" = [])),
     request_body(content = crate::routes::schemas::CustomerCreateBody, example = json!({
         "cliente": {"nome_completo": "Maria da Silva", "cpf": "123.456.789-09", "data_nascimento": "1990-05-15T00:00:00.000Z",
             "sexo": "Feminino", "estado_civil": "Solteiro", "nacionalidade": "Brasileira", "celular": "(11) 91234-5678",
@@ -75,7 +75,7 @@ pub async fn create_customer(
 }
 
 /// Route 4: whether the customer belongs to the caller's seller, and for which products.
-#[utoipa::path(get, path = "/customer/validCustomer/{cpf}", tag = "clientes", security(("bearer" = [])),
+#[utoipa::path(get, path = "/customer/validCustomer/{cpf}", summary = "Cliente do vendedor? (rota 4)", description = "Se o cliente é do vendedor do chamador, e de quais produtos ele tem propostas.", tag = "clientes", security(("bearer" = [])),
     params(("cpf" = String, Path, description = "CPF, com ou sem máscara")),
     responses(
         (status = 200, description = "document: itens {id_cliente, codigo_produto}; rowsAffected [1] se cadastrado, [0] se não", body = OwnershipEnvelope),
@@ -109,7 +109,7 @@ pub async fn valid_customer(
 }
 
 /// Back office: every seller's registration of a CPF, each with its address and its seller.
-#[utoipa::path(get, path = "/customer/registrations/{cpf}", tag = "clientes", security(("bearer" = [])),
+#[utoipa::path(get, path = "/customer/registrations/{cpf}", summary = "Cadastros de um CPF (retaguarda)", description = "Cada cadastro do CPF feito por cada vendedor, com seu endereço e seu vendedor.", tag = "clientes", security(("bearer" = [])),
     params(("cpf" = String, Path, description = "CPF, com ou sem máscara")),
     responses(
         (status = 200, description = "document: um cadastro por vendedor (o registro da rota 3, `endereco` e `vendedor`), do mais antigo ao mais novo; rowsAffected [n]", body = RegistrationsEnvelope),
@@ -140,7 +140,7 @@ pub async fn registrations(
 }
 
 /// Route 5: creates or updates the customer and its address and creates the proposal, all or nothing.
-#[utoipa::path(post, path = "/proposal/create", tag = "propostas", security(("bearer" = [])),
+#[utoipa::path(post, path = "/proposal/create", summary = "Criar proposta (rota 5)", description = "Cadastro do cliente, endereço e proposta (com sua cópia do cliente) em uma transação: tudo ou nada.", tag = "propostas", security(("bearer" = [])),
     request_body(content = crate::routes::schemas::ProposalCreateBody, example = json!({
         "billingCode": 5002, "productCode": 101, "typeOfPayments": "DESCONTO EM FOLHA", "shippingType": "whatsapp",
         "customer": {"fullName": "Maria da Silva", "cpf": "12345678909", "birthDate": "1990-05-15", "gender": "Feminino",
@@ -174,7 +174,7 @@ pub async fn create_proposal(
 }
 
 /// Route 6: the online shop's proposal (reduced customer; value 0).
-#[utoipa::path(post, path = "/proposal/create/ecommerce", tag = "propostas", security(("bearer" = [])),
+#[utoipa::path(post, path = "/proposal/create/ecommerce", summary = "Criar proposta de e-commerce (rota 6)", description = "A proposta da loja online (cliente reduzido; valor 0).", tag = "propostas", security(("bearer" = [])),
     request_body(content = crate::routes::schemas::EcommerceProposalBody, example = json!({
         "billingCode": 5004, "productCode": 103, "shippingType": "sms",
         "customer": {"fullName": "João Souza", "cpf": "52998224725", "birthDate": "1985-03-10", "gender": "Masculino",
@@ -204,7 +204,7 @@ pub async fn create_ecommerce_proposal(
 }
 
 /// Route 7: the proposal with its customer, seller, signature and payment.
-#[utoipa::path(get, path = "/proposal/byIdentifier/{identificador}", tag = "propostas", security(("bearer" = [])),
+#[utoipa::path(get, path = "/proposal/byIdentifier/{identificador}", summary = "Proposta por identificador (rota 7)", description = "A proposta com seu cliente, vendedor, assinatura e pagamento.", tag = "propostas", security(("bearer" = [])),
     params(("identificador" = String, Path, description = "Identificador da proposta")),
     responses(
         (status = 200, description = "Detalhe da proposta", body = ProposalDetailEnvelope),
@@ -247,7 +247,7 @@ fn availability(is_valid: bool, what: &str) -> Envelope<IsValidDto> {
 }
 
 /// Route 8: `isValid` is true when no unfinished proposal exists for the CPF and product.
-#[utoipa::path(get, path = "/proposal/cpfValidtoProduct/{cpf}/{integrationCode}", tag = "propostas", security(("bearer" = [])),
+#[utoipa::path(get, path = "/proposal/cpfValidtoProduct/{cpf}/{integrationCode}", summary = "CPF disponível para o produto? (rota 8)", description = "`isValid` é verdadeiro quando não há proposta em andamento para o CPF e o produto.", tag = "propostas", security(("bearer" = [])),
     params(("cpf" = String, Path), ("integrationCode" = String, Path, description = "Código de integração do produto")),
     responses(
         (status = 200, body = IsValidEnvelope),
@@ -271,7 +271,7 @@ pub async fn cpf_valid_to_product(
 }
 
 /// Route 9: the same by cell phone (formatted or digits).
-#[utoipa::path(get, path = "/proposal/cellPhoneValidtoProduct/{celular}/{integrationCode}", tag = "propostas", security(("bearer" = [])),
+#[utoipa::path(get, path = "/proposal/cellPhoneValidtoProduct/{celular}/{integrationCode}", summary = "Celular disponível para o produto? (rota 9)", description = "O mesmo pelo celular (formatado ou só dígitos).", tag = "propostas", security(("bearer" = [])),
     params(("celular" = String, Path), ("integrationCode" = String, Path)),
     responses(
         (status = 200, body = IsValidEnvelope),

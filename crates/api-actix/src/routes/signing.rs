@@ -30,7 +30,7 @@ pub struct SignUrl {
 }
 
 /// Route 12: sends the proposal for signature, or sends the link again while awaiting signatures.
-#[utoipa::path(post, path = "/signer", tag = "assinatura", security(("bearer" = [])),
+#[utoipa::path(post, path = "/signer", summary = "Enviar para assinatura (rota 12)", description = "Envia a proposta para assinatura, ou reenvia o link enquanto aguarda as assinaturas.", tag = "assinatura", security(("bearer" = [])),
     request_body(content = crate::routes::schemas::SignerBody, example = json!({"customerId": 1, "identifier": "4c938c72-29ae-4a6a-81f4-b5a436aceab9"})),
     responses(
         (status = 200, description = "Link de assinatura do cliente", body = SignUrlEnvelope),
@@ -64,7 +64,7 @@ pub struct IdentifierQuery {
 }
 
 /// Route 13: the client's stored signing link.
-#[utoipa::path(get, path = "/signer/signLink", tag = "assinatura", security(("bearer" = [])),
+#[utoipa::path(get, path = "/signer/signLink", summary = "Link de assinatura (rota 13)", description = "O link de assinatura do cliente.", tag = "assinatura", security(("bearer" = [])),
     params(("identifier" = String, Query, description = "Identificador da proposta")),
     responses(
         (status = 200, body = SignUrlEnvelope),
@@ -119,7 +119,7 @@ impl From<StatusEvent> for StatusEventDto {
 }
 
 /// The back office approves (`APROVADO`), rejects (`REPROVADO`) or cancels (`CANCELADO`).
-#[utoipa::path(patch, path = "/proposal/{identifier}/status", tag = "assinatura", security(("bearer" = [])),
+#[utoipa::path(patch, path = "/proposal/{identifier}/status", summary = "Decisão da retaguarda", description = "A retaguarda aprova (`APROVADO`), reprova (`REPROVADO`) ou cancela (`CANCELADO`).", tag = "assinatura", security(("bearer" = [])),
     params(("identifier" = String, Path)),
     request_body(content = crate::routes::schemas::StatusBody, example = json!({"status": "APROVADO", "reason": "Documentação conferida"})),
     responses(
@@ -148,7 +148,7 @@ pub async fn change_status(
 }
 
 /// The status-change events of a proposal, in order (beyond the spec).
-#[utoipa::path(get, path = "/proposal/{identifier}/events", tag = "assinatura", security(("bearer" = [])),
+#[utoipa::path(get, path = "/proposal/{identifier}/events", summary = "Eventos da proposta", description = "As mudanças de status da proposta, em ordem.", tag = "assinatura", security(("bearer" = [])),
     params(("identifier" = String, Path)),
     responses(
         (status = 200, body = StatusEventsEnvelope),
@@ -169,7 +169,7 @@ pub async fn events(
 }
 
 /// The proposal as the PDF the parties sign.
-#[utoipa::path(get, path = "/proposal/{identifier}/document", tag = "assinatura", security(("bearer" = [])),
+#[utoipa::path(get, path = "/proposal/{identifier}/document", summary = "Documento da proposta (PDF)", description = "A proposta como o PDF que as partes assinam.", tag = "assinatura", security(("bearer" = [])),
     params(("identifier" = String, Path)),
     responses(
         (status = 200, description = "PDF da proposta", content_type = "application/pdf", body = Vec<u8>),
@@ -199,7 +199,7 @@ pub(crate) fn pdf_response(name: &str, pdf: Vec<u8>) -> HttpResponse {
 }
 
 /// The signature provider's notifications, verified by `Content-Hmac`.
-#[utoipa::path(post, path = "/callbacks/signature", tag = "assinatura",
+#[utoipa::path(post, path = "/callbacks/signature", summary = "Notificações do provedor de assinatura", description = "Notificações do provedor de assinatura, verificadas por `Content-Hmac`.", tag = "assinatura",
     request_body(content = Object, description = "Evento do provedor, assinado com Content-Hmac: sha256=<hex>"),
     responses(
         (status = 200, description = "Registrado (ou já registrado antes)", body = MessageEnvelope),
