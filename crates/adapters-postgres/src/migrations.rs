@@ -14,18 +14,36 @@ pub enum MigrationError {
     Apply(String),
 }
 
-/// Applies every pending migration and answers the names applied. Runs on a blocking thread:
-/// diesel's migration harness is synchronous.
+/// The advisory lock every migrating process takes on the database (`sales-api` in hex): of any
+/// number of `migrate` or starting `serve` processes, one migrates while the others wait, then find
+/// nothing pending.
+const MIGRATION_LOCK: i64 = 0x73616c65_732d6170;
+
+/// Applies every pending migration and answers the names applied, under the migration lock (held by
+/// this connection's session, so a crash releases it). Runs on a blocking thread: diesel's
+/// migration harness is synchronous.
 pub async fn run_pending(url: &str) -> Result<Vec<String>, MigrationError> {
     let url = url.to_owned();
     tokio::task::spawn_blocking(move || {
-        use diesel::Connection;
+        use diesel::{Connection, RunQueryDsl};
         let mut conn = AsyncConnectionWrapper::<AsyncPgConnection>::establish(&url)
             .map_err(|e| MigrationError::Connect(e.to_string()))?;
+        let lock = |sql: &str, conn: &mut AsyncConnectionWrapper<AsyncPgConnection>| {
+            diesel::sql_query(sql)
+                .bind::<diesel::sql_types::BigInt, _>(MIGRATION_LOCK)
+                .execute(conn)
+                .map_err(|e| MigrationError::Apply(e.to_string()))
+        };
+        lock("SELECT pg_advisory_lock($1)", &mut conn)?;
         let applied = conn
             .run_pending_migrations(MIGRATIONS)
-            .map_err(|e| MigrationError::Apply(e.to_string()))?;
-        Ok(applied.iter().map(ToString::to_string).collect())
+            .map(|applied| applied.iter().map(ToString::to_string).collect())
+            .map_err(|e| MigrationError::Apply(e.to_string()));
+        // Released with the session anyway; said explicitly so a pooled caller could reuse it.
+        let unlocked = lock("SELECT pg_advisory_unlock($1)", &mut conn);
+        let applied = applied?;
+        unlocked?;
+        Ok(applied)
     })
     .await
     .map_err(|e| MigrationError::Apply(e.to_string()))?

@@ -42,6 +42,18 @@ async fn every_migration_runs_up_down_and_up_again() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn three_processes_migrating_an_empty_database_together_all_succeed_and_one_applies_everything() {
+    let db = TestDatabase::new().await;
+    migrations::revert_all(&db.url).await.unwrap();
+    let embedded = diesel::migration::MigrationSource::<diesel::pg::Pg>::migrations(&migrations::MIGRATIONS).unwrap();
+    let runs = futures_util::future::join_all((0..3).map(|_| migrations::run_pending(&db.url))).await;
+    let applied: Vec<usize> = runs.into_iter().map(|r| r.unwrap().len()).collect();
+    let mut sorted = applied.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, [0, 0, embedded.len()], "{applied:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn users_are_found_by_email_and_id_with_their_applications() {
     let db = TestDatabase::new().await;
     let repo = accounts(&db).await;
