@@ -52,11 +52,24 @@ pub enum Command {
         #[command(subcommand)]
         command: KeysCommand,
     },
+    /// The configuration.
+    Config {
+        #[command(subcommand)]
+        command: ConfigCommand,
+    },
     /// Event subscriptions (webhooks).
     Hooks {
         #[command(subcommand)]
         command: HooksCommand,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Validates the configuration (environment and, in development, .env) and prints every
+    /// variable's value in effect, secrets masked; fails on an invalid value or, in production, on
+    /// a setting production refuses.
+    Check,
 }
 
 #[derive(Debug, Subcommand)]
@@ -234,6 +247,17 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
                 .await
                 .map_err(|e| CliError::Failed(describe(e)))?;
             println!("usuário {id} criado");
+            Ok(())
+        }
+        Command::Config {
+            command: ConfigCommand::Check,
+        } => {
+            let config = Config::from_env()?;
+            for (var, value) in config.effective() {
+                println!("{var}={value}");
+            }
+            crate::deployment::refuse_unsafe(&config)?;
+            println!("configuração válida ({})", config.environment.as_str());
             Ok(())
         }
         Command::Hooks {

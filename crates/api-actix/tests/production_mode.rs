@@ -341,3 +341,67 @@ async fn seed_demo_is_refused_in_production_and_loads_in_development() {
     assert!(said.contains("parceiro@demo.com.br"), "{said}");
     let _ = std::fs::remove_dir_all(keys);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn config_check_prints_the_effective_configuration_masked_and_judges_it() {
+    let db = TestDatabase::new().await;
+    let keys = keys("config-check");
+    let providers = Providers::start().await;
+    let env = providers.complete(&db, &keys, free_port());
+    let (valid, said) = run(&["config", "check"], &env);
+    assert!(valid, "{said}");
+    assert!(said.contains("configuração válida (production)"), "{said}");
+    assert!(said.contains("STRIPE_SECRET_KEY=*** (definida)"), "{said}");
+    assert!(
+        said.contains("BCRYPT_COST=4") && said.contains("HOOKS_LEASE_SECS=60"),
+        "{said}"
+    );
+    for secret in [
+        "sk_test_producao",
+        "whsec_segredo_de_producao",
+        "token-de-producao",
+        ":senha@",
+        "BQUFBQUF",
+    ] {
+        assert!(!said.contains(secret), "{secret} printed: {said}");
+    }
+    assert!(said.contains("SMTP_URL=smtps://vendas:***@127.0.0.1"), "{said}");
+    let (valid, said) = run(
+        &["config", "check"],
+        &with(&env, "PUBLIC_URL", "http://vendas.exemplo.com.br"),
+    );
+    assert!(!valid && said.contains("PUBLIC_URL"), "{said}");
+    let (valid, said) = run(&["config", "check"], &with(&env, "HOOKS_LEASE_SECS", "um minuto"));
+    assert!(!valid && said.contains("HOOKS_LEASE_SECS"), "{said}");
+    // Empty counts as unset: the default applies.
+    let (valid, said) = run(&["config", "check"], &with(&env, "WORKERS", ""));
+    assert!(valid && said.contains("WORKERS="), "{said}");
+
+    // In development a .env in the working directory fills what the environment does not set.
+    let dir = keys.join("projeto");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join(".env"),
+        "SALES_ENV=development\nBIND_ADDR=127.0.0.1:9999\nMAIL_FROM=\"Vendas <nao-responda@vendas.local>\"\n",
+    )
+    .unwrap();
+    let output = sales_api()
+        .args(["config", "check"])
+        .current_dir(&dir)
+        .env_clear()
+        .env("DATABASE_URL", &db.url)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        said.contains("SALES_ENV=development") && said.contains("BIND_ADDR=127.0.0.1:9999"),
+        "{said}"
+    );
+    assert!(said.contains("MAIL_FROM=Vendas <nao-responda@vendas.local>"), "{said}");
+    let _ = std::fs::remove_dir_all(keys);
+}

@@ -18,7 +18,6 @@ pub use tokens::JwtSettings;
 pub use webhooks::HookSettings;
 
 use figment::Figment;
-use figment::providers::Env;
 use ipnet::IpNet;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -59,6 +58,149 @@ pub struct Config {
     pub catalog_cache_entries: usize,
 }
 
+impl Config {
+    /// Every variable with the value in effect (defaults included), secrets masked: what
+    /// `sales-api config check` prints.
+    pub fn effective(&self) -> Vec<(&'static str, String)> {
+        let secret = |set: bool| if set { "*** (definida)" } else { "(ausente)" }.to_owned();
+        let list = |items: &[String]| items.join(",");
+        let opt = |value: Option<String>| value.unwrap_or_else(|| "(ausente)".to_owned());
+        let millis = |d: Duration| d.as_millis().to_string();
+        let hooks = &self.hooks;
+        let delivery = &hooks.delivery;
+        vec![
+            ("SALES_ENV", self.environment.as_str().to_owned()),
+            ("DATABASE_URL", without_password(&self.database_url)),
+            ("DB_POOL_MAX_SIZE", self.pool.max_size.to_string()),
+            ("DB_POOL_WAIT_TIMEOUT_MS", millis(self.pool.wait)),
+            ("DB_CONNECT_TIMEOUT_MS", millis(self.pool.connect)),
+            ("DB_STATEMENT_TIMEOUT_MS", millis(self.pool.statement)),
+            ("CATALOG_CACHE_ENTRIES", self.catalog_cache_entries.to_string()),
+            ("BIND_ADDR", self.bind_addr.to_string()),
+            ("PUBLIC_URL", self.public_url.clone()),
+            ("WORKERS", self.workers.to_string()),
+            ("SHUTDOWN_TIMEOUT_SECS", self.shutdown_timeout.as_secs().to_string()),
+            ("MAX_BODY_BYTES", self.max_body_bytes.to_string()),
+            ("MIGRATE_ON_START", self.migrate_on_start.to_string()),
+            ("CORS_ALLOWED_ORIGINS", list(&self.cors_allowed_origins)),
+            (
+                "TRUSTED_PROXIES",
+                list(&self.trusted_proxies.iter().map(ToString::to_string).collect::<Vec<_>>()),
+            ),
+            ("LOG_JSON", self.log_json.to_string()),
+            (
+                "JWT_PRIVATE_KEY_FILE",
+                opt(self.jwt.private_key_file.as_ref().map(|p| p.display().to_string())),
+            ),
+            (
+                "JWT_PREVIOUS_PUBLIC_KEY_FILES",
+                list(
+                    &self
+                        .jwt
+                        .previous_public_key_files
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>(),
+                ),
+            ),
+            ("JWT_ISSUER", self.jwt.issuer.clone()),
+            ("JWT_AUDIENCE", self.jwt.audience.clone()),
+            ("BCRYPT_COST", self.bcrypt_cost.to_string()),
+            ("BCRYPT_MAX_CONCURRENT", self.bcrypt_max_concurrent.to_string()),
+            ("SIGNIN_MAX_FAILURES", self.signin_throttle.max_failures.to_string()),
+            ("SIGNIN_WINDOW_SECS", self.signin_throttle.window_secs.to_string()),
+            ("SIGNIN_BLOCK_SECS", self.signin_throttle.base_block_secs.to_string()),
+            ("SIGNIN_MAX_BLOCK_SECS", self.signin_throttle.max_block_secs.to_string()),
+            ("PASSWORD_MIN_LENGTH", self.password_policy.min_chars.to_string()),
+            ("PASSWORD_RESET_URL", self.recovery.link_base.clone()),
+            ("RECOVERY_TOKEN_TTL_HOURS", self.recovery.token_valid_hours.to_string()),
+            (
+                "RECOVERY_MAX_EMAILS_PER_HOUR",
+                self.recovery.max_emails_per_account_per_hour.to_string(),
+            ),
+            (
+                "RECOVERY_MAX_REQUESTS_PER_ADDRESS",
+                self.recovery.max_requests_per_address_per_hour.to_string(),
+            ),
+            ("STRIPE_SECRET_KEY", secret(self.stripe.is_some())),
+            (
+                "STRIPE_API_BASE",
+                opt(self.stripe.as_ref().map(|(base, _)| base.clone())),
+            ),
+            ("PAYMENT_WEBHOOK_SECRET", secret(self.payment_webhook_secret.is_some())),
+            (
+                "CLICKSIGN_BASE_URL",
+                opt(self.signature.clicksign.as_ref().map(|(url, _)| url.clone())),
+            ),
+            ("CLICKSIGN_ACCESS_TOKEN", secret(self.signature.clicksign.is_some())),
+            (
+                "SIGNATURE_CALLBACK_SECRET",
+                secret(self.signature.callback_secret.is_some()),
+            ),
+            ("SIGNATURE_MAX_RESENDS", self.signature.max_resends.to_string()),
+            ("SMTP_URL", opt(self.mail.smtp_url.as_deref().map(without_password))),
+            ("MAIL_FROM", self.mail.from.clone()),
+            ("MAIL_DIR", self.mail.directory.display().to_string()),
+            ("MIN_SALARY_CENTS", self.customer_rules.min_salary_cents.to_string()),
+            ("CUSTOMER_MIN_AGE", self.customer_rules.age.min_years.to_string()),
+            ("CUSTOMER_MAX_AGE", self.customer_rules.age.max_years.to_string()),
+            (
+                "HOOKS_ALLOWED_CIDRS",
+                list(&hooks.allowed_cidrs.iter().map(ToString::to_string).collect::<Vec<_>>()),
+            ),
+            ("HOOKS_ENCRYPTION_KEY", secret(hooks.encryption_key.is_some())),
+            (
+                "HOOKS_PREVIOUS_ENCRYPTION_KEYS",
+                format!("{} chave(s), mascaradas", hooks.previous_encryption_keys.len()),
+            ),
+            (
+                "HOOKS_RETRY_SCHEDULE_SECS",
+                list(
+                    &delivery
+                        .retry_schedule
+                        .iter()
+                        .map(|d| d.as_secs().to_string())
+                        .collect::<Vec<_>>(),
+                ),
+            ),
+            ("HOOKS_CONNECT_TIMEOUT_MS", millis(hooks.connect_timeout)),
+            ("HOOKS_REQUEST_TIMEOUT_MS", millis(hooks.request_timeout)),
+            (
+                "HOOKS_MAX_RETRY_AFTER_SECS",
+                delivery.max_retry_after.as_secs().to_string(),
+            ),
+            (
+                "HOOKS_MAX_IN_FLIGHT_PER_SUBSCRIPTION",
+                delivery.max_in_flight_per_subscription.to_string(),
+            ),
+            ("HOOKS_MAX_IN_FLIGHT", delivery.max_in_flight.to_string()),
+            ("HOOKS_LEASE_SECS", delivery.lease.as_secs().to_string()),
+            ("HOOKS_POLL_INTERVAL_MS", millis(delivery.poll_interval)),
+            ("HOOKS_ROTATION_GRACE_SECS", hooks.rotation_grace.as_secs().to_string()),
+            ("HOOKS_DISABLE_AFTER_SECS", delivery.disable_after.as_secs().to_string()),
+            (
+                "HOOKS_RETENTION_DAYS",
+                (delivery.retention.as_secs() / 86_400).to_string(),
+            ),
+            ("HOOKS_WORKER", hooks.run_worker.to_string()),
+        ]
+    }
+}
+
+/// A URL with its password (`user:password@`) masked.
+fn without_password(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let credentials = &url[scheme + 3..at];
+            match credentials.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme + 3], &url[at..]),
+                None => url.to_owned(),
+            }
+        }
+        _ => url.to_owned(),
+    }
+}
+
 /// Why the configuration was refused, naming the variable.
 #[derive(Debug, thiserror::Error)]
 #[error("configuração inválida: {0}")]
@@ -69,20 +211,18 @@ pub(crate) fn bad(var: &str, why: impl std::fmt::Display) -> ConfigError {
 }
 
 impl Config {
-    /// Reads the process environment.
+    /// Reads the process environment and, in development, a `.env` file in the working directory.
     pub fn from_env() -> Result<Self, ConfigError> {
-        Self::from_figment(Figment::new().merge(Env::raw()))
+        let process: Vec<(String, String)> = std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect();
+        let pairs = with_dotenv(process, std::path::Path::new(".env"))?;
+        Self::from_figment(figment_of(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))))
     }
 
     /// Reads the given pairs as if they were the environment (for tests).
     pub fn from_pairs(pairs: &[(&str, &str)]) -> Result<Self, ConfigError> {
-        let mut figment = Figment::new();
-        for (key, value) in pairs {
-            // Parsed exactly as the environment provider parses a variable's text.
-            let parsed: figment::value::Value = value.parse().unwrap_or_else(|never| match never {});
-            figment = figment.merge((key.to_ascii_lowercase(), parsed));
-        }
-        Self::from_figment(figment)
+        Self::from_figment(figment_of(pairs.iter().copied()))
     }
 
     fn from_figment(figment: Figment) -> Result<Self, ConfigError> {
@@ -133,6 +273,50 @@ impl Config {
             catalog_cache_entries: database.catalog_cache_entries,
         })
     }
+}
+
+/// The variables as figment reads them: keys lower-cased, each value's text parsed as figment's
+/// environment provider would, and an empty (or blank) value counted as unset, so that `PUBLIC_URL=`
+/// in a file or an orchestrator means the default rather than an invalid URL.
+fn figment_of<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> Figment {
+    pairs
+        .filter(|(_, value)| !value.trim().is_empty())
+        .fold(Figment::new(), |figment, (key, value)| {
+            let parsed: figment::value::Value = value.parse().unwrap_or_else(|never| match never {});
+            figment.merge((key.to_ascii_lowercase(), parsed))
+        })
+}
+
+/// In development (`SALES_ENV=development` in the environment, or in the file when the environment
+/// does not say), the variables of `file` that the environment does not set (or sets empty) are added;
+/// in production the file is ignored, so nothing on a server's disk changes what it runs.
+fn with_dotenv(
+    mut process: Vec<(String, String)>,
+    file: &std::path::Path,
+) -> Result<Vec<(String, String)>, ConfigError> {
+    if !file.exists() {
+        return Ok(process);
+    }
+    let entries = dotenvy::from_path_iter(file)
+        .and_then(|lines| lines.collect::<Result<Vec<(String, String)>, _>>())
+        .map_err(|e| ConfigError(format!("{}: {e}", file.display())))?;
+    let set = |pairs: &[(String, String)], key: &str| {
+        pairs
+            .iter()
+            .find(|(k, v)| k == key && !v.trim().is_empty())
+            .map(|(_, v)| v.clone())
+    };
+    let environment = set(&process, "SALES_ENV").or_else(|| set(&entries, "SALES_ENV"));
+    if crate::deployment::Environment::parse(environment.as_deref())? != crate::deployment::Environment::Development {
+        return Ok(process);
+    }
+    for (key, value) in entries {
+        if set(&process, &key).is_none() {
+            process.retain(|(k, _)| *k != key);
+            process.push((key, value));
+        }
+    }
+    Ok(process)
 }
 
 /// One part's variables; what cannot be read (missing, or not of the variable's type) is added to
@@ -228,6 +412,175 @@ mod tests {
         pairs.push(("CATALOG_CACHE_ENTRIES", "muitos"));
         let err = Config::from_pairs(&pairs).unwrap_err().to_string();
         assert!(err.contains("CATALOG_CACHE_ENTRIES"), "{err}");
+    }
+
+    #[test]
+    fn an_empty_value_counts_as_unset_for_every_variable() {
+        let mut pairs = BASE.to_vec();
+        for var in [
+            "PUBLIC_URL",
+            "BCRYPT_COST",
+            "WORKERS",
+            "HOOKS_ENCRYPTION_KEY",
+            "HOOKS_LEASE_SECS",
+            "SMTP_URL",
+            "STRIPE_SECRET_KEY",
+            "CLICKSIGN_BASE_URL",
+            "SALES_ENV",
+            "MIN_SALARY_CENTS",
+            "TRUSTED_PROXIES",
+        ] {
+            pairs.push((var, ""));
+        }
+        pairs.push(("DB_POOL_MAX_SIZE", "  "));
+        let config = Config::from_pairs(&pairs).unwrap();
+        assert_eq!(config.public_url, "http://127.0.0.1:8080");
+        assert_eq!(config.bcrypt_cost, 12);
+        assert_eq!(config.pool.max_size, 16);
+        assert_eq!(config.environment, crate::deployment::Environment::Production);
+        assert!(config.hooks.encryption_key.is_none() && config.mail.smtp_url.is_none() && config.stripe.is_none());
+        assert_eq!(config.customer_rules.min_salary_cents, 141_200);
+        let required = Config::from_pairs(&[("DATABASE_URL", "")]).unwrap_err().to_string();
+        assert!(
+            required.contains("DATABASE_URL: variável obrigatória ausente"),
+            "{required}"
+        );
+    }
+
+    /// The variables named in the README's configuration table.
+    fn documented_variables() -> Vec<String> {
+        let readme =
+            std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
+        let table = &readme[readme.find("## Configuration").unwrap()..readme.find("## Routes").unwrap()];
+        table
+            .lines()
+            .filter(|l| l.starts_with("| `"))
+            .flat_map(|l| l.split('|').nth(1).unwrap_or("").split('`').skip(1).step_by(2))
+            .filter(|v| {
+                v.chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+            })
+            .map(str::to_owned)
+            .collect()
+    }
+
+    fn dotenv_file(text: &str) -> (std::path::PathBuf, impl Drop) {
+        struct Remove(std::path::PathBuf);
+        impl Drop for Remove {
+            fn drop(&mut self) {
+                let _ = std::fs::remove_file(&self.0);
+            }
+        }
+        let path = std::env::temp_dir().join(format!("sales-api-dotenv-{}", uuid::Uuid::new_v4()));
+        std::fs::write(&path, text).unwrap();
+        (path.clone(), Remove(path))
+    }
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+    }
+
+    #[test]
+    fn a_dotenv_file_fills_in_development_what_the_environment_does_not_set() {
+        let (file, _remove) = dotenv_file(
+            "SALES_ENV=development\nBIND_ADDR=127.0.0.1:9000\nMAIL_FROM=\"Vendas <nao-responda@vendas.local>\"\nWORKERS=3\n",
+        );
+        let merged = with_dotenv(pairs(&[("WORKERS", "1"), ("BIND_ADDR", "")]), &file).unwrap();
+        let value = |key: &str| merged.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+        assert_eq!(value("WORKERS"), Some("1"), "the environment wins");
+        assert_eq!(value("BIND_ADDR"), Some("127.0.0.1:9000"), "an empty variable is unset");
+        assert_eq!(value("MAIL_FROM"), Some("Vendas <nao-responda@vendas.local>"));
+        assert_eq!(value("SALES_ENV"), Some("development"));
+    }
+
+    #[test]
+    fn a_dotenv_file_is_ignored_in_production_and_a_broken_one_is_named() {
+        let (file, _remove) = dotenv_file("SALES_ENV=development\nWORKERS=3\n");
+        let merged = with_dotenv(pairs(&[("SALES_ENV", "production")]), &file).unwrap();
+        assert_eq!(merged, pairs(&[("SALES_ENV", "production")]));
+        let (quiet, _remove) = dotenv_file("WORKERS=3\n");
+        assert_eq!(
+            with_dotenv(vec![], &quiet).unwrap(),
+            vec![],
+            "no SALES_ENV anywhere: production"
+        );
+        let (broken, _remove) = dotenv_file("SALES_ENV=development\nMAIL_FROM=\"sem fim\n");
+        let err = with_dotenv(vec![], &broken).unwrap_err().to_string();
+        assert!(err.contains(&broken.display().to_string()), "{err}");
+    }
+
+    #[test]
+    fn the_example_environment_is_valid_shell_and_lists_every_documented_variable() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let example = root.join(".env.example");
+        let shell = std::process::Command::new("bash")
+            .args(["-c", "set -eu -a; . \"$1\"; printf %s \"$MAIL_FROM\"", "bash"])
+            .arg(&example)
+            .output()
+            .unwrap();
+        assert!(shell.status.success(), "{}", String::from_utf8_lossy(&shell.stderr));
+        assert_eq!(
+            String::from_utf8_lossy(&shell.stdout),
+            "Vendas <nao-responda@vendas.local>"
+        );
+        let text = std::fs::read_to_string(&example).unwrap();
+        let documented = documented_variables();
+        assert!(documented.len() > 50, "{documented:?}");
+        for var in documented {
+            assert!(
+                text.lines()
+                    .any(|l| l.trim_start_matches("# ").starts_with(&format!("{var}="))),
+                "{var} is documented in the README but missing from .env.example"
+            );
+        }
+        // And the file reads as the service reads it.
+        assert!(dotenvy::from_path_iter(&example).unwrap().all(|line| line.is_ok()));
+    }
+
+    #[test]
+    fn the_effective_configuration_masks_every_secret_and_names_every_documented_variable() {
+        let config = with(&[
+            ("DATABASE_URL", "postgres://vendas:senha-do-banco@db:5432/sales"),
+            ("STRIPE_SECRET_KEY", "sk_live_segredo"),
+            ("PAYMENT_WEBHOOK_SECRET", "whsec_segredo"),
+            ("CLICKSIGN_BASE_URL", "https://app.clicksign.com"),
+            ("CLICKSIGN_ACCESS_TOKEN", "token-segredo"),
+            ("SIGNATURE_CALLBACK_SECRET", "callback-segredo-longo"),
+            ("SMTP_URL", "smtps://vendas:senha-smtp@smtp.exemplo.com.br:465"),
+            ("HOOKS_ENCRYPTION_KEY", "BQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQU="),
+            (
+                "HOOKS_PREVIOUS_ENCRYPTION_KEYS",
+                "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=",
+            ),
+        ])
+        .unwrap();
+        let effective = config.effective();
+        let printed: String = effective.iter().map(|(k, v)| format!("{k}={v}\n")).collect();
+        for secret in [
+            "senha-do-banco",
+            "sk_live_segredo",
+            "whsec_segredo",
+            "token-segredo",
+            "callback-segredo-longo",
+            "senha-smtp",
+            "BQUFBQUF",
+            "AQEBAQEB",
+        ] {
+            assert!(!printed.contains(secret), "{secret} printed:\n{printed}");
+        }
+        assert!(
+            printed.contains("DATABASE_URL=postgres://vendas:***@db:5432/sales"),
+            "{printed}"
+        );
+        assert!(
+            printed.contains("SMTP_URL=smtps://vendas:***@smtp.exemplo.com.br:465"),
+            "{printed}"
+        );
+        assert!(printed.contains("BCRYPT_COST=12"), "{printed}");
+        // Every variable the README documents is shown.
+        for var in documented_variables().into_iter().filter(|v| v != "RUST_LOG") {
+            assert!(effective.iter().any(|(k, _)| *k == var), "{var} not shown");
+        }
     }
 
     #[test]
