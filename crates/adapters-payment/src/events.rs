@@ -25,7 +25,16 @@ pub fn sign(secret: &[u8], timestamp: i64, body: &[u8]) -> String {
     )
 }
 
+/// The most `v1` signatures a header may carry: a rotation needs two; more is refused unread.
+pub const MAX_SIGNATURES: usize = 5;
+
+/// The longest header read: a timestamp and `MAX_SIGNATURES` signatures fit well within it.
+const MAX_HEADER_BYTES: usize = 1024;
+
 /// Verifies the signature (any `v1` may match, as during a secret's rotation) and reads the event.
+/// Whatever the header holds, the work is bounded: its length and its number of signatures are
+/// capped, the timestamp is checked before any MAC, and the MAC is computed once and compared (in
+/// constant time) with each signature.
 pub fn verify(
     secret: &[u8],
     headers: &[(String, String)],
@@ -36,26 +45,30 @@ pub fn verify(
         .iter()
         .find(|(n, _)| n == "stripe-signature")
         .map(|(_, v)| v.as_str())
+        .filter(|h| h.len() <= MAX_HEADER_BYTES)
         .ok_or(PaymentEventError::BadSignature)?;
     let mut timestamp = None;
     let mut signatures = Vec::new();
     for part in header.split(',') {
         match part.trim().split_once('=') {
             Some(("t", t)) => timestamp = t.parse::<i64>().ok(),
-            Some(("v1", s)) => signatures.push(s.to_owned()),
+            Some(("v1", s)) if signatures.len() < MAX_SIGNATURES => signatures.push(s),
+            Some(("v1", _)) => return Err(PaymentEventError::BadSignature),
             _ => {}
         }
     }
     let timestamp = timestamp.ok_or(PaymentEventError::BadSignature)?;
+    if (now.timestamp() - timestamp).abs() > TOLERANCE_SECS {
+        return Err(PaymentEventError::Stale);
+    }
+    let expected = mac(secret, timestamp, body).finalize();
     let valid = signatures.iter().any(|s| {
-        let Ok(bytes) = hex::decode(s) else { return false };
-        mac(secret, timestamp, body).verify_slice(&bytes).is_ok()
+        let mut bytes = [0u8; 32];
+        hex::decode_to_slice(s, &mut bytes).is_ok()
+            && hmac::digest::CtOutput::<Hmac<Sha256>>::new(bytes.into()) == expected
     });
     if !valid {
         return Err(PaymentEventError::BadSignature);
-    }
-    if (now.timestamp() - timestamp).abs() > TOLERANCE_SECS {
-        return Err(PaymentEventError::Stale);
     }
     parse(body)
 }
@@ -138,6 +151,37 @@ mod tests {
         assert!(
             verify(SECRET, &headers(rotated), &event(), now).is_ok(),
             "one matching v1 is enough"
+        );
+    }
+
+    #[test]
+    fn a_header_with_too_many_signatures_or_too_long_is_refused_unread() {
+        let now = Utc::now();
+        let good = sign(SECRET, now.timestamp(), &event());
+        // The attack of the sign-in issue: thousands of v1 entries, each once an HMAC of the body.
+        let flood = format!("{good}{}", ",v1=00".repeat(12_000));
+        assert_eq!(
+            verify(SECRET, &headers(flood), &event(), now),
+            Err(PaymentEventError::BadSignature)
+        );
+        let many = format!("{}{good}", "v1=00,".repeat(MAX_SIGNATURES));
+        assert_eq!(
+            verify(SECRET, &headers(many), &event(), now),
+            Err(PaymentEventError::BadSignature),
+            "a valid signature past the cap is not looked at"
+        );
+        let within = format!("{}{good}", "v1=00,".repeat(MAX_SIGNATURES - 1));
+        assert!(verify(SECRET, &headers(within), &event(), now).is_ok());
+    }
+
+    #[test]
+    fn a_stale_timestamp_is_refused_before_any_signature_is_checked() {
+        let now = Utc::now();
+        let old = now.timestamp() - TOLERANCE_SECS - 1;
+        let forged = format!("t={old},v1={}", "ab".repeat(32));
+        assert_eq!(
+            verify(SECRET, &headers(forged), &event(), now),
+            Err(PaymentEventError::Stale)
         );
     }
 }
