@@ -165,3 +165,20 @@ async fn the_interactive_reference_is_served_from_the_binary_over_the_same_docum
         serde_json::json!(["propostas"])
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_callback_routes_take_small_bodies_only() {
+    let app = TestApp::spawn().await;
+    let big = "x".repeat(api_actix::app::CALLBACK_MAX_BODY_BYTES + 1);
+    for path in ["/callbacks/payment", "/callbacks/signature"] {
+        let response = app
+            .client
+            .post(app.url(path))
+            .header("content-type", "application/json")
+            .body(big.clone())
+            .send()
+            .await
+            .unwrap();
+        assert_error(response, StatusCode::PAYLOAD_TOO_LARGE, "corpo_muito_grande").await;
+    }
+}

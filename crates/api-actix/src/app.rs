@@ -242,6 +242,9 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
     })
 }
 
+/// The largest body the providers' callbacks may send (their events are a few KiB).
+pub const CALLBACK_MAX_BODY_BYTES: usize = 64 * 1024;
+
 /// Every route of the service: each module registers its own; this only mounts them.
 pub fn routes(cfg: &mut web::ServiceConfig, sandbox_signing: bool) {
     use routes::{auth, catalog, docs, ecommerce, health, hooks, proposals, recovery, sandbox, signing};
@@ -260,7 +263,9 @@ pub fn routes(cfg: &mut web::ServiceConfig, sandbox_signing: bool) {
         )
         .service(web::scope("/signer").configure(signing::signer_routes))
         .service(
+            // Anyone can post here before being authenticated: small bodies only.
             web::scope("/callbacks")
+                .app_data(web::PayloadConfig::new(CALLBACK_MAX_BODY_BYTES))
                 .configure(signing::callback_routes)
                 .configure(ecommerce::callback_routes),
         )
