@@ -90,8 +90,11 @@ pub enum UserCommand {
     Create {
         #[arg(long)]
         email: String,
+        /// Read the password from standard input (its first line); without it the password is
+        /// asked at a prompt. Never an argument: it would sit in the shell history and the process
+        /// list.
         #[arg(long)]
-        password: String,
+        password_stdin: bool,
         /// ECOMMERCE, PARCEIRO or BACKOFFICE; repeat for several.
         #[arg(long = "application", required = true)]
         applications: Vec<String>,
@@ -222,7 +225,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             command:
                 UserCommand::Create {
                     email,
-                    password,
+                    password_stdin,
                     applications,
                     name,
                     cpf,
@@ -230,6 +233,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
                     partner_name,
                 },
         } => {
+            let password = read_password(password_stdin)?;
             let config = Config::from_env()?;
             let pool = build_pool(&pool_settings(&config)).map_err(StartupError::from)?;
             let service = create_user_service(&config, PgAccounts::new(pool))?;
@@ -335,6 +339,30 @@ pub async fn reseal(config: &Config, legacy_token_key: bool) -> Result<ResealRep
         .reseal_all()
         .await
         .map_err(|e| CliError::Failed(e.to_string()))
+}
+
+/// The new user's password: the first line of standard input, or typed at a prompt (not echoed).
+fn read_password(from_stdin: bool) -> Result<String, CliError> {
+    use std::io::{BufRead, IsTerminal};
+    let password = if from_stdin {
+        let mut line = String::new();
+        std::io::stdin()
+            .lock()
+            .read_line(&mut line)
+            .map_err(|e| CliError::Failed(format!("não foi possível ler a senha da entrada padrão: {e}")))?;
+        line.trim_end_matches(['\n', '\r']).to_owned()
+    } else if std::io::stdin().is_terminal() {
+        rpassword::prompt_password("Senha do novo usuário: ")
+            .map_err(|e| CliError::Failed(format!("não foi possível ler a senha: {e}")))?
+    } else {
+        return Err(CliError::Failed(
+            "informe a senha com --password-stdin (a entrada padrão não é um terminal)".into(),
+        ));
+    };
+    if password.is_empty() {
+        return Err(CliError::Failed("password: a senha é obrigatória".into()));
+    }
+    Ok(password)
 }
 
 fn generate_keys(dir: &std::path::Path, keep_existing: bool) -> Result<(), CliError> {

@@ -39,16 +39,26 @@ async fn sigterm_lets_the_request_in_flight_finish() {
         assert!(status.success(), "sales-api {args:?}");
     };
     run(&["keys", "generate", "--out", keys.to_str().unwrap()]);
-    run(&[
-        "user",
-        "create",
-        "--email",
-        "ana@exemplo.com.br",
-        "--password",
-        "Vendas#2026",
-        "--application",
-        "BACKOFFICE",
-    ]);
+    let mut create = sales_api()
+        .args([
+            "user",
+            "create",
+            "--email",
+            "ana@exemplo.com.br",
+            "--password-stdin",
+            "--application",
+            "BACKOFFICE",
+        ])
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        create.stdin.take().unwrap().write_all(b"Vendas#2026\n").unwrap();
+    }
+    assert!(create.wait().unwrap().success(), "user create");
 
     let mut server = sales_api()
         .arg("serve")

@@ -1,0 +1,52 @@
+//! `sales-api user create` takes the password from standard input or a prompt, never from an
+//! argument (which would sit in the shell history and the process list).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use adapters_postgres::testing::TestDatabase;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// Runs `user create` for `email` with `args`, writing `stdin` to it: (success, what it said).
+fn create(db: &TestDatabase, email: &str, args: &[&str], stdin: &str) -> (bool, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sales-api"))
+        .args(["user", "create", "--email", email, "--application", "BACKOFFICE"])
+        .args(args)
+        .env_clear()
+        .env("SALES_ENV", "development")
+        .env("DATABASE_URL", &db.url)
+        .env("BCRYPT_COST", "4")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    let output = child.wait_with_output().unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (output.status.success(), said)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_password_comes_from_standard_input_or_a_prompt_never_an_argument() {
+    let db = TestDatabase::new().await;
+    let (created, said) = create(&db, "ana@exemplo.com.br", &["--password-stdin"], "Vendas#2026\n");
+    assert!(created, "{said}");
+    assert!(said.contains("criado"), "{said}");
+
+    // Not a terminal and no --password-stdin: nothing to prompt on, so it says how.
+    let (created, said) = create(&db, "bia@exemplo.com.br", &[], "Vendas#2026\n");
+    assert!(!created && said.contains("--password-stdin"), "{said}");
+    // The argument form is gone.
+    let (created, said) = create(&db, "caio@exemplo.com.br", &["--password", "Vendas#2026"], "");
+    assert!(!created && said.contains("--password"), "{said}");
+    // An empty line, or a weak password, is refused naming the field.
+    let (created, said) = create(&db, "duda@exemplo.com.br", &["--password-stdin"], "\n");
+    assert!(!created && said.contains("password"), "{said}");
+    let (created, said) = create(&db, "eva@exemplo.com.br", &["--password-stdin"], "123\n");
+    assert!(!created && said.contains("password"), "{said}");
+}
