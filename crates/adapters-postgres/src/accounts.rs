@@ -26,6 +26,59 @@ impl PgAccounts {
     pub fn new(pool: PgPool) -> Self {
         Self { pool }
     }
+
+    /// Every user, by e-mail, with its applications and the partner it represents (an operator's
+    /// listing: `sales-api user list`).
+    pub async fn list_users(&self) -> Result<Vec<UserListing>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let rows: Vec<ListingRow> = users::table
+            .left_join(representatives::table.inner_join(partners::table))
+            .order(users::email)
+            .select((
+                users::id,
+                users::email,
+                users::name,
+                users::created_at,
+                partners::cpf_cnpj.nullable(),
+            ))
+            .load(&mut conn)
+            .await
+            .map_err(query_error)?;
+        let mut applications: Vec<(i64, String)> = user_applications::table
+            .select((user_applications::user_id, user_applications::application))
+            .order((user_applications::user_id, user_applications::application))
+            .load(&mut conn)
+            .await
+            .map_err(query_error)?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, email, name, created_at, partner_document)| UserListing {
+                id,
+                email,
+                name,
+                created_at,
+                partner_document,
+                applications: applications
+                    .extract_if(.., |(user, _)| *user == id)
+                    .map(|(_, application)| application)
+                    .collect(),
+            })
+            .collect())
+    }
+}
+
+/// Id, e-mail, name, creation and the represented partner's document.
+type ListingRow = (i64, String, Option<String>, DateTime<Utc>, Option<String>);
+
+/// A user as an operator's listing shows it (never its password hash).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserListing {
+    pub id: i64,
+    pub email: String,
+    pub name: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub applications: Vec<String>,
+    pub partner_document: Option<String>,
 }
 
 async fn load_user(

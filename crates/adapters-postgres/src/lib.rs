@@ -21,7 +21,7 @@ pub mod signatures;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use accounts::PgAccounts;
+pub use accounts::{PgAccounts, UserListing};
 pub use catalog::PgCatalog;
 pub use catalog_cache::CachedCatalog;
 pub use ecommerce::{PgEcommerce, PgSandboxLedger};

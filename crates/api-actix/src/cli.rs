@@ -108,6 +108,8 @@ pub enum UserCommand {
         #[arg(long)]
         partner_name: Option<String>,
     },
+    /// Lists every user: id, e-mail, applications, the partner it represents, name, creation.
+    List,
 }
 
 #[derive(Debug, Subcommand)]
@@ -219,6 +221,30 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
                 .await
                 .map_err(StartupError::from)?;
             println!("{} migração(ões) aplicada(s)", applied.len());
+            Ok(())
+        }
+        Command::User {
+            command: UserCommand::List,
+        } => {
+            let config = Config::from_env()?;
+            let pool = build_pool(&pool_settings(&config)).map_err(StartupError::from)?;
+            let users = PgAccounts::new(pool)
+                .list_users()
+                .await
+                .map_err(|e| CliError::Failed(e.to_string()))?;
+            println!("id\te-mail\taplicações\tparceiro\tnome\tcriado em");
+            for u in &users {
+                println!(
+                    "{}\t{}\t{}\t{}\t{}\t{}",
+                    u.id,
+                    u.email,
+                    u.applications.join(","),
+                    u.partner_document.as_deref().unwrap_or("-"),
+                    u.name.as_deref().unwrap_or("-"),
+                    u.created_at.format("%Y-%m-%d %H:%M:%S UTC")
+                );
+            }
+            println!("{} usuário(s)", users.len());
             Ok(())
         }
         Command::User {

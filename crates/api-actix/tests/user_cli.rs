@@ -50,3 +50,41 @@ async fn the_password_comes_from_standard_input_or_a_prompt_never_an_argument() 
     let (created, said) = create(&db, "eva@exemplo.com.br", &["--password-stdin"], "123\n");
     assert!(!created && said.contains("password"), "{said}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn user_list_shows_every_user_with_applications_and_partner_and_no_hash() {
+    let db = TestDatabase::new().await;
+    let (created, said) = create(&db, "bo@exemplo.com.br", &["--password-stdin"], "Vendas#2026\n");
+    assert!(created, "{said}");
+    let (created, said) = create(
+        &db,
+        "rep@exemplo.com.br",
+        &[
+            "--password-stdin",
+            "--application",
+            "PARCEIRO",
+            "--partner",
+            "11222333000181",
+        ],
+        "Vendas#2026\n",
+    );
+    assert!(created, "{said}");
+    let output = Command::new(env!("CARGO_BIN_EXE_sales-api"))
+        .args(["user", "list"])
+        .env_clear()
+        .env("SALES_ENV", "development")
+        .env("DATABASE_URL", &db.url)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{said}");
+    let lines: Vec<&str> = said.lines().collect();
+    assert_eq!(lines.len(), 4, "{said}");
+    assert!(lines[1].contains("bo@exemplo.com.br\tBACKOFFICE\t-\t"), "{said}");
+    assert!(
+        lines[2].contains("rep@exemplo.com.br\tBACKOFFICE,PARCEIRO\t11222333000181\t"),
+        "{said}"
+    );
+    assert_eq!(lines[3], "2 usuário(s)");
+    assert!(!said.contains("$2"), "no password hash: {said}");
+}
