@@ -86,6 +86,17 @@ async fn detail(app: &TestApp, token: &str, identifier: &str) -> Value {
     body["data"].clone()
 }
 
+/// The proposal answers 404 to this token, exactly as a missing one.
+async fn assert_hidden(app: &TestApp, token: &str, identifier: &str) {
+    assert_error(
+        app.get(&format!("/proposal/byIdentifier/{identifier}"), Some(token))
+            .await,
+        StatusCode::NOT_FOUND,
+        "proposta_nao_encontrada",
+    )
+    .await;
+}
+
 async fn document(app: &TestApp, token: &str, identifier: &str) -> Vec<u8> {
     let response = app.get(&format!("/proposal/{identifier}/document"), Some(token)).await;
     assert_eq!(response.status(), StatusCode::OK);
@@ -186,14 +197,7 @@ async fn a_second_partner_registering_the_cpf_sees_nothing_of_the_first_and_chan
     let refused = s.app.post_json_as("/proposal/create", &s.b, &proposal_body(CPF)).await;
     assert_error(refused, StatusCode::BAD_REQUEST, "proposta_em_andamento").await;
     // B cannot read A's proposal.
-    assert_error(
-        s.app
-            .get(&format!("/proposal/byIdentifier/{identifier}"), Some(&s.b))
-            .await,
-        StatusCode::NOT_FOUND,
-        "proposta_nao_encontrada",
-    )
-    .await;
+    assert_hidden(&s.app, &s.b, &identifier).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -228,14 +232,7 @@ async fn the_shop_registering_the_cpf_sees_nothing_of_a_partners_and_changes_not
 
     assert_eq!(detail(&s.app, &s.a, &partners).await["customer"], before["customer"]);
     // The shop reads only e-commerce proposals; the partner's stays out of its reach.
-    assert_error(
-        s.app
-            .get(&format!("/proposal/byIdentifier/{partners}"), Some(&s.shop))
-            .await,
-        StatusCode::NOT_FOUND,
-        "proposta_nao_encontrada",
-    )
-    .await;
+    assert_hidden(&s.app, &s.shop, &partners).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

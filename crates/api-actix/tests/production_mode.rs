@@ -84,6 +84,16 @@ impl Providers {
     }
 }
 
+/// A database, a key directory, the mock providers (kept alive by the caller) and a complete
+/// production environment over them, on a free port.
+async fn production(name: &str) -> (TestDatabase, PathBuf, Providers, Vec<(String, String)>) {
+    let db = TestDatabase::new().await;
+    let keys = keys(name);
+    let providers = Providers::start().await;
+    let env = providers.complete(&db, &keys, free_port());
+    (db, keys, providers, env)
+}
+
 /// Runs a command to its end with exactly this environment (nothing inherited that could set
 /// SALES_ENV): its exit status and what it wrote to both streams.
 fn run(args: &[&str], env: &[(String, String)]) -> (bool, String) {
@@ -329,10 +339,7 @@ async fn development_serves_the_sandboxes_and_warns_once_naming_each() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn seed_demo_is_refused_in_production_and_loads_in_development() {
-    let db = TestDatabase::new().await;
-    let keys = keys("seed");
-    let providers = Providers::start().await;
-    let env = providers.complete(&db, &keys, free_port());
+    let (_db, keys, _providers, env) = production("seed").await;
     let (seeded, said) = run(&["seed", "demo"], &env);
     assert!(!seeded, "{said}");
     assert!(said.contains("SALES_ENV=production"), "{said}");
@@ -344,10 +351,7 @@ async fn seed_demo_is_refused_in_production_and_loads_in_development() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn config_check_prints_the_effective_configuration_masked_and_judges_it() {
-    let db = TestDatabase::new().await;
-    let keys = keys("config-check");
-    let providers = Providers::start().await;
-    let env = providers.complete(&db, &keys, free_port());
+    let (db, keys, _providers, env) = production("config-check").await;
     let (valid, said) = run(&["config", "check"], &env);
     assert!(valid, "{said}");
     assert!(said.contains("configuração válida (production)"), "{said}");
