@@ -30,7 +30,8 @@ export JWT_PRIVATE_KEY_FILE="$work/keys/jwt-ed25519.pem"
 export BIND_ADDR="127.0.0.1:$port"
 export BCRYPT_COST=4
 export LOG_JSON=true
-export RUST_LOG=warn
+# Warnings, and the one line per request that the tally at the end counts.
+export RUST_LOG=warn,api_actix::http::middleware=info
 
 cleanup() {
   if [ -n "${pid:-}" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
@@ -81,6 +82,29 @@ run_pass() { # token, then schemathesis filter options
 run_pass "$(sign_in backoffice@demo.com.br 'Backoffice#2026' BACKOFFICE)"
 run_pass "$(sign_in parceiro@demo.com.br 'Parceiro#2026' PARCEIRO)" --include-path /customer/create --include-path /proposal/create
 run_pass "$(sign_in ecommerce@demo.com.br 'Ecommerce#2026' ECOMMERCE)" --include-path-regex '^/(proposal/create/ecommerce|ecommerce/)' 
+
+# How deep the generated cases went: the answers by status class, and per route how many were 2xx.
+"$venv/bin/python" - "$work/server.log" <<'PY'
+import collections, json, sys
+classes, routes = collections.Counter(), collections.defaultdict(collections.Counter)
+for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
+    try:
+        entry = json.loads(line)
+    except ValueError:
+        continue
+    fields = entry.get("fields", {})
+    if fields.get("message") not in ("request finished", "request failed"):
+        continue
+    status = int(fields.get("status", 0))
+    span = entry.get("span", {})
+    route = f'{span.get("method", "?")} {span.get("route", "?")}'
+    classes[f"{status // 100}xx"] += 1
+    routes[route]["2xx" if 200 <= status < 300 else "outras"] += 1
+total = sum(classes.values())
+print(f"schemathesis: {total} respostas; " + ", ".join(f"{k} {v}" for k, v in sorted(classes.items())))
+for route, counts in sorted(routes.items()):
+    print(f"  {route:<60} 2xx {counts['2xx']:>4} de {counts['2xx'] + counts['outras']:>4}")
+PY
 
 if [ "$status" != 0 ]; then
   echo "--- registro do servidor ---" >&2

@@ -182,3 +182,95 @@ async fn the_callback_routes_take_small_bodies_only() {
         assert_error(response, StatusCode::PAYLOAD_TOO_LARGE, "corpo_muito_grande").await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_openapi_document_describes_the_bodies_from_their_types() {
+    let app = TestApp::spawn().await;
+    let doc: Value = app.get("/openapi.json", None).await.json().await.unwrap();
+    let schema = |name: &str| doc["components"]["schemas"][name].clone();
+    let enum_of = |name: &str| -> Vec<String> {
+        let values = schema(name)["enum"].as_array().cloned().unwrap_or_default();
+        values
+            .iter()
+            .map(|v| v.as_str().unwrap_or_default().to_owned())
+            .collect()
+    };
+    // Route 5's body is the domain's ProposalBody, its closed lists enums, its formats patterns.
+    let body = &doc["paths"]["/proposal/create"]["post"]["requestBody"]["content"]["application/json"]["schema"];
+    assert_eq!(body["$ref"], "#/components/schemas/ProposalBody");
+    let proposal = schema("ProposalBody");
+    assert_eq!(
+        proposal["properties"]["typeOfPayments"]["$ref"],
+        "#/components/schemas/PaymentType"
+    );
+    assert_eq!(enum_of("PaymentType"), ["DÉBITO EM CONTA", "DESCONTO EM FOLHA"]);
+    assert_eq!(
+        proposal["properties"]["shippingType"]["$ref"],
+        "#/components/schemas/ShippingType"
+    );
+    assert_eq!(enum_of("ShippingType"), ["sms", "whatsapp"]);
+    for member in [
+        "billingCode",
+        "productCode",
+        "typeOfPayments",
+        "shippingType",
+        "customer",
+        "address",
+    ] {
+        let required = proposal["required"].as_array().unwrap();
+        assert!(required.iter().any(|r| r == member), "{member} required");
+    }
+    let customer = schema("ProposalCustomerBody");
+    assert_eq!(customer["properties"]["gender"]["$ref"], "#/components/schemas/Gender");
+    assert_eq!(enum_of("Gender"), ["Masculino", "Feminino"]);
+    assert_eq!(
+        customer["properties"]["maritalStatus"]["$ref"],
+        "#/components/schemas/MaritalStatus"
+    );
+    assert!(enum_of("MaritalStatus").contains(&"Viúvo".to_owned()));
+    let cpf = customer["properties"]["cpf"]["pattern"].as_str().unwrap();
+    let cell = customer["properties"]["cellPhone"]["pattern"].as_str().unwrap();
+    assert!(
+        cpf.contains(r"\d{11}") && cpf.contains(r"\d{3}\.\d{3}\.\d{3}-\d{2}"),
+        "{cpf}"
+    );
+    assert!(cell.contains(r"\(\d{2}\) \d{5}-\d{4}"), "{cell}");
+    let zip = schema("ProposalAddressBody")["properties"]["zipCode"]["pattern"].clone();
+    assert_eq!(zip, r"^(\d{8}|\d{5}-\d{3})$");
+    let sheet = schema("DiscountOnSheetBody");
+    assert_eq!(sheet["properties"]["type"]["$ref"], "#/components/schemas/SheetType");
+    assert_eq!(enum_of("SheetType"), ["BENEFÍCIO", "MATRÍCULA"]);
+    // Route 17's body: the status and the event kinds are enums.
+    let hook = schema("HookBody");
+    assert_eq!(hook["properties"]["status"]["$ref"], "#/components/schemas/HookStatus");
+    assert_eq!(enum_of("HookStatus"), ["ATIVO", "INATIVO"]);
+    assert_eq!(
+        hook["properties"]["events"]["items"]["$ref"],
+        "#/components/schemas/EventKind"
+    );
+    assert_eq!(enum_of("EventKind"), ["ALTERAÇÃO_STATUS", "TESTE"]);
+    // An error answer enumerates the codes its status carries, from the one table.
+    let bad = &doc["paths"]["/proposal/create"]["post"]["responses"]["400"]["content"]["application/json"]["schema"];
+    let codes = bad["allOf"][1]["properties"]["code"]["enum"].as_array().unwrap();
+    assert!(codes.iter().any(|c| c == "dados_invalidos"));
+    assert!(
+        !codes.iter().any(|c| c == "nao_autenticado"),
+        "a 401 code is not a 400's"
+    );
+    // The events delivered to subscribers are under `webhooks`.
+    let delivered =
+        &doc["webhooks"]["ALTERAÇÃO_STATUS"]["post"]["requestBody"]["content"]["application/json"]["schema"];
+    assert_eq!(delivered["$ref"], "#/components/schemas/StatusChangeEvent");
+    let data = schema("StatusChangeData");
+    for member in [
+        "identificador",
+        "statusAnterior",
+        "statusAtual",
+        "alteradoEm",
+        "alteradoPor",
+        "motivo",
+        "sequence",
+    ] {
+        assert!(data["properties"].get(member).is_some(), "{member}");
+    }
+}

@@ -10,12 +10,29 @@ use async_trait::async_trait;
 use chrono::{DateTime, Months, Utc};
 use domain::ecommerce::{
     EcommerceCustomer, PaymentError, PaymentEvent, PaymentEventError, PaymentGateway, PlatformSubscription,
-    SandboxLedger, SetupIntent, SubscriptionRequest,
+    SetupIntent, SubscriptionRequest,
 };
+use domain::store::StoreError;
 use rand::Rng;
 use serde_json::{Value, json};
 use std::sync::Arc;
 
+/// Storage of the sandbox payment platform's objects, so that it behaves the same across restarts
+/// and instances (PostgreSQL's is `adapters_postgres::PgSandboxLedger`). A port of this adapter, not
+/// of the domain: only the sandbox needs it.
+#[async_trait]
+pub trait SandboxLedger: Send + Sync {
+    /// Stores `object` under `id` unless `(kind, idempotency_key)` was stored before, in which case
+    /// answers the earlier object.
+    async fn put_once(
+        &self,
+        kind: &str,
+        idempotency_key: &str,
+        id: &str,
+        object: serde_json::Value,
+    ) -> Result<serde_json::Value, StoreError>;
+    async fn get(&self, id: &str) -> Result<Option<serde_json::Value>, StoreError>;
+}
 pub const DECLINING_EMAIL_MARK: &str = "recusado";
 
 pub struct SandboxGateway {

@@ -10,9 +10,7 @@ use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::access::Scope;
 use domain::customers::Seller;
-use domain::ecommerce::{
-    EcommerceCustomer, EcommerceStore, PaymentEvent, PlatformSubscription, SandboxLedger, SetupIntent,
-};
+use domain::ecommerce::{EcommerceCustomer, EcommerceStore, PaymentEvent, PlatformSubscription, SetupIntent};
 use domain::proposals::lifecycle::StatusChange;
 use domain::store::StoreError;
 use domain::values::Cpf;
@@ -304,7 +302,7 @@ impl PgSandboxLedger {
 }
 
 #[async_trait]
-impl SandboxLedger for PgSandboxLedger {
+impl adapters_payment::sandbox::SandboxLedger for PgSandboxLedger {
     async fn put_once(
         &self,
         kind: &str,

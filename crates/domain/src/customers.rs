@@ -32,6 +32,32 @@ pub struct CustomerData {
     pub illiterate: Option<bool>,
 }
 
+impl CustomerData {
+    /// Only the four members every customer has; the rest left as stored.
+    pub fn minimal(full_name: FullName, cpf: Cpf, birth_date: BirthDate, gender: Gender) -> Self {
+        Self {
+            full_name,
+            cpf,
+            birth_date,
+            gender,
+            marital_status: None,
+            nationality: None,
+            cell_phone: None,
+            landline: None,
+            email: None,
+            profession: None,
+            salary: None,
+            working: None,
+            public_servant: None,
+            pep: None,
+            absent: None,
+            medication: None,
+            medication_description: None,
+            illiterate: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AddressData {
     pub cep: Cep,

@@ -324,19 +324,44 @@ impl EcommerceService {
     }
 }
 
-/// Storage of the sandbox payment platform's objects, so that it behaves the same across restarts
-/// and instances.
-#[cfg_attr(feature = "mock", mockall::automock)]
-#[async_trait]
-pub trait SandboxLedger: Send + Sync {
-    /// Stores `object` under `id` unless `(kind, idempotency_key)` was stored before, in which case
-    /// answers the earlier object.
-    async fn put_once(
-        &self,
-        kind: &str,
-        idempotency_key: &str,
-        id: &str,
-        object: serde_json::Value,
-    ) -> Result<serde_json::Value, StoreError>;
-    async fn get(&self, id: &str) -> Result<Option<serde_json::Value>, StoreError>;
+/// The bodies of routes 14 to 16 as they arrive.
+pub mod bodies {
+    use crate::input::{Field, Reading};
+    use crate::json_object;
+    use crate::validation::Violations;
+    use crate::values::Cpf;
+    use serde::Deserialize;
+
+    /// The body of routes 14 and 15: the buyer's CPF.
+    #[derive(Debug, Deserialize)]
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    pub struct CpfBody {
+        #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{11}|\d{3}\.\d{3}\.\d{3}-\d{2})$", example = "52998224725"))]
+        pub cpf: Field<String>,
+    }
+
+    /// Route 16's body: the e-commerce proposal to subscribe.
+    #[derive(Debug, Deserialize)]
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    pub struct SubscriptionBody {
+        #[cfg_attr(feature = "openapi", schema(value_type = String, example = "4c938c72-29ae-4a6a-81f4-b5a436aceab9"))]
+        pub identifier: Field<String>,
+    }
+
+    json_object!(CpfBody, SubscriptionBody);
+
+    impl CpfBody {
+        pub fn read(self) -> Result<Cpf, Violations> {
+            let mut v = Violations::new();
+            Reading::root(&mut v).parse("cpf", self.cpf, Cpf::parse).ok_or(v)
+        }
+    }
+
+    impl SubscriptionBody {
+        /// The proposal's identifier, trimmed and not blank.
+        pub fn read(self) -> Result<String, Violations> {
+            let mut v = Violations::new();
+            Reading::root(&mut v).text("identifier", self.identifier).ok_or(v)
+        }
+    }
 }

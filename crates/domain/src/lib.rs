@@ -119,8 +119,10 @@ pub mod customers;
 pub mod ecommerce;
 #[cfg(test)]
 mod ecommerce_tests;
+pub mod field_codes;
 pub mod health;
 pub mod hooks;
+pub mod input;
 pub mod mail;
 pub mod proposals;
 pub mod recovery;

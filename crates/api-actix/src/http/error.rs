@@ -11,6 +11,8 @@ use domain::catalog::CatalogError;
 use domain::catalog::ports::CatalogWriteError;
 use domain::ecommerce::{EcommerceError, PaymentError, PaymentEventError};
 use domain::hooks::HookError;
+use domain::hooks::bodies::HookPatchRefusal;
+use domain::input::NotAnObject;
 use domain::proposals::service::ProposalError;
 use domain::proposals::signing::SigningError;
 use domain::recovery::{RecoveryError, ResetError};
@@ -194,6 +196,21 @@ impl ResponseError for ApiError {
 impl From<Violations> for ApiError {
     fn from(v: Violations) -> Self {
         ApiError::invalid(v)
+    }
+}
+
+impl From<NotAnObject> for ApiError {
+    fn from(_: NotAnObject) -> Self {
+        ApiError::with_message(ErrorCode::MalformedBody, "Corpo da requisição deve ser um objeto JSON.")
+    }
+}
+
+impl From<HookPatchRefusal> for ApiError {
+    fn from(refusal: HookPatchRefusal) -> Self {
+        match refusal {
+            HookPatchRefusal::Invalid(v) => ApiError::invalid(v),
+            HookPatchRefusal::Empty => ApiError::with_message(ErrorCode::BadRequest, refusal.to_string()),
+        }
     }
 }
 
@@ -473,7 +490,7 @@ mod tests {
         assert_eq!(documented, expected);
 
         let documented_fields = table_after(&doc, "## Field codes");
-        let expected_fields: Vec<Vec<String>> = domain::validation::field_codes()
+        let expected_fields: Vec<Vec<String>> = domain::field_codes::all()
             .iter()
             .map(|(code, meaning)| vec![(*code).to_owned(), (*meaning).to_owned()])
             .collect();
@@ -483,7 +500,7 @@ mod tests {
     #[test]
     fn codes_are_unique() {
         let mut codes: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.code()).collect();
-        codes.extend(domain::validation::field_codes().iter().map(|(c, _)| *c));
+        codes.extend(domain::field_codes::all().iter().map(|(c, _)| *c));
         let count = codes.len();
         codes.sort_unstable();
         codes.dedup();

@@ -2,8 +2,8 @@
 
 pub mod auth;
 pub mod body;
+pub mod callback;
 pub mod envelope;
 pub mod error;
-pub mod headers;
 pub mod html;
 pub mod middleware;

@@ -1,18 +1,15 @@
 //! Route 1 `POST /signin`, token renewal `POST /refreshToken`, `GET /me`, and the public keys.
 
 use crate::http::auth::{AuthenticatedUser, ClientAddress};
-use crate::http::body::BodyReader;
+use crate::http::body::Body;
 use crate::http::envelope::Envelope;
 use crate::http::error::ApiError;
 use crate::routes::schemas::envelope_doc;
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
-use domain::auth::password::Password;
-use domain::auth::sign_in::{SignInRequest, SignedIn};
-use domain::validation::Violations;
-use domain::values::{Application, Email};
+use domain::auth::bodies::{RefreshBody, SignInBody};
+use domain::auth::sign_in::SignedIn;
 use serde::Serialize;
-use serde_json::Value;
 use utoipa::ToSchema;
 
 envelope_doc!(SessionEnvelope, data = Session);
@@ -46,7 +43,7 @@ impl SignInResponse {
 
 /// Signs in to one application and answers an access and a refresh token.
 #[utoipa::path(post, path = "/signin", summary = "Entrar (rota 1)", description = "Entra em uma aplicação (ECOMMERCE, PARCEIRO ou BACKOFFICE) e devolve o token de acesso (1 hora) e o refresh token (2 horas).", tag = "autenticação",
-    request_body(content = crate::routes::schemas::SignInBody, example = json!({"email": "parceiro@demo.com.br", "password": "Parceiro#2026", "aplicacao": "PARCEIRO"})),
+    request_body(content = SignInBody, example = json!({"email": "parceiro@demo.com.br", "password": "Parceiro#2026", "aplicacao": "PARCEIRO"})),
     responses(
         (status = 200, description = "Autenticado", body = SignInResponse),
         (status = 400, description = "Campos ausentes ou inválidos", body = crate::routes::schemas::ErrorEnvelope),
@@ -62,28 +59,9 @@ impl SignInResponse {
 pub async fn sign_in(
     state: web::Data<AppState>,
     client: ClientAddress,
-    body: web::Json<Value>,
+    body: Body<SignInBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let reader = BodyReader::root(&body)?;
-    let mut v = Violations::new();
-    let email = reader
-        .string(&mut v, "email")
-        .and_then(|s| v.check("email", Email::parse(s)));
-    let password = reader
-        .string(&mut v, "password")
-        .and_then(|s| v.check("password", Password::parse(s)));
-    let application = reader
-        .string(&mut v, "aplicacao")
-        .and_then(|s| v.check("aplicacao", Application::parse(s)));
-    let (Some(email), Some(password), Some(application)) = (email, password, application) else {
-        return Err(ApiError::invalid(v));
-    };
-    let request = SignInRequest {
-        email,
-        password,
-        application,
-        client_address: client.0.map(|ip| ip.to_string()),
-    };
+    let request = body.into_inner().read(client.0.map(|ip| ip.to_string()))?;
     let signed = state.sign_in.sign_in(request).await?;
     Ok(HttpResponse::Ok().json(SignInResponse::from(signed, "Usuário autenticado com sucesso.")))
 }
@@ -91,7 +69,7 @@ pub async fn sign_in(
 /// Trades a refresh token (usable once) for a new pair. Presenting a used one ends the whole
 /// session family.
 #[utoipa::path(post, path = "/refreshToken", summary = "Renovar os tokens", description = "Troca um refresh token (uso único) por um novo par; apresentar um já usado encerra toda a sessão.", tag = "autenticação",
-    request_body(content = crate::routes::schemas::RefreshBody),
+    request_body(content = RefreshBody),
     responses(
         (status = 200, description = "Novo par de tokens", body = SignInResponse),
         (status = 400, description = "refreshToken ausente", body = crate::routes::schemas::ErrorEnvelope),
@@ -102,13 +80,8 @@ pub async fn sign_in(
         (status = 422, description = "Corpo malformado", body = crate::routes::schemas::ErrorEnvelope),
         (status = 503, description = "Indisponível", body = crate::routes::schemas::ErrorEnvelope),
     ))]
-pub async fn refresh(state: web::Data<AppState>, body: web::Json<Value>) -> Result<HttpResponse, ApiError> {
-    let reader = BodyReader::root(&body)?;
-    let mut v = Violations::new();
-    let Some(token) = reader.text(&mut v, "refreshToken") else {
-        return Err(ApiError::invalid(v));
-    };
-    let signed = state.sign_in.refresh(token).await?;
+pub async fn refresh(state: web::Data<AppState>, body: Body<RefreshBody>) -> Result<HttpResponse, ApiError> {
+    let signed = state.sign_in.refresh(&body.into_inner().read()?).await?;
     Ok(HttpResponse::Ok().json(SignInResponse::from(signed, "Tokens renovados com sucesso.")))
 }
 

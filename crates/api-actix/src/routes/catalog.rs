@@ -1,7 +1,7 @@
 //! Routes 10 and 11, the product listing, and catalog management for the back office.
 
 use crate::http::auth::AuthenticatedUser;
-use crate::http::body::BodyReader;
+use crate::http::body::Body;
 use crate::http::envelope::Envelope;
 use crate::http::error::{ApiError, ErrorCode};
 use crate::routes::dto::{BillingGroupDto, ProductBanksDto, ProductDto};
@@ -11,10 +11,9 @@ use crate::routes::schemas::{
 };
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
-use domain::catalog::model::{
-    Bank, BillingGroupField, BillingGroupInput, ListField, ListQuery, ProductField, ProductInput,
-};
-use domain::validation::{Violations, codes};
+use domain::catalog::bodies::{BillingGroupBody, ProductBody};
+use domain::catalog::model::{BillingGroupField, ListField, ListQuery, ProductField};
+use domain::input::positive_code;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -93,21 +92,6 @@ pub async fn products(
     Ok(HttpResponse::Ok().json(Envelope::list("Produtos listados.", document, vec![count])))
 }
 
-fn product_code(raw: &str) -> Result<i32, ApiError> {
-    match raw.trim().parse::<i32>() {
-        Ok(code) if code > 0 => Ok(code),
-        _ => {
-            let mut v = Violations::new();
-            v.add(
-                "productCode",
-                codes::WRONG_TYPE,
-                "productCode deve ser um inteiro positivo",
-            );
-            Err(ApiError::invalid(v))
-        }
-    }
-}
-
 /// Route 11: the product and the banks it takes.
 #[utoipa::path(get, path = "/product/payment/{productCode}", summary = "Produto e bancos (rota 11)", description = "O produto e os bancos que ele aceita para débito em conta.", tag = "catálogo", security(("bearer" = [])),
     params(("productCode" = String, Path, description = "Código do produto")),
@@ -121,7 +105,7 @@ pub async fn product_payment(
     user: AuthenticatedUser,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let code = product_code(&path)?;
+    let code = positive_code("productCode", &path)?;
     let product = state.catalog.product_banks(&user.0, code).await?;
     Ok(HttpResponse::Ok().json(Envelope::data(
         "Produto e bancos encontrados.",
@@ -129,55 +113,9 @@ pub async fn product_payment(
     )))
 }
 
-fn read_product(body: &Value) -> Result<ProductInput, ApiError> {
-    let r = BodyReader::root(body)?;
-    let mut v = Violations::new();
-    let code = r.code(&mut v, "codigo_produto");
-    let name = r.text(&mut v, "nome").map(|s| s.trim().to_owned());
-    let integration_code = r.code(&mut v, "codigo_integracao");
-    let active = r.optional_bool(&mut v, "ativo").unwrap_or(true);
-    let price_id = r.optional_text(&mut v, "price_id");
-    let value = match r.optional_integer(&mut v, "valor") {
-        Some(n) if n < 0 => {
-            v.add(
-                "valor",
-                codes::INVALID_VALUE,
-                "valor deve ser um inteiro de centavos não negativo",
-            );
-            None
-        }
-        other => Some(other.unwrap_or(0)),
-    };
-    let mut banks = Vec::new();
-    for b in r.objects(&mut v, "bank").unwrap_or_default() {
-        let bank_code = b
-            .string(&mut v, "codigoBanco")
-            .and_then(|c| v.check(&b.path("codigoBanco"), domain::values::bank_account::bank_code(c)));
-        let bank_name = b.text(&mut v, "nome").map(|s| s.trim().to_owned());
-        if let (Some(code), Some(name)) = (bank_code, bank_name) {
-            banks.push(Bank {
-                code: code.to_owned(),
-                name,
-            });
-        }
-    }
-    match (code, name, integration_code, value, v.is_empty()) {
-        (Some(code), Some(name), Some(integration_code), Some(value_cents), true) => Ok(ProductInput {
-            code,
-            name,
-            integration_code,
-            active,
-            value_cents,
-            banks,
-            price_id,
-        }),
-        _ => Err(ApiError::invalid(v)),
-    }
-}
-
 /// Creates a product with its banks (back office).
 #[utoipa::path(post, path = "/product", summary = "Criar produto", description = "Cria um produto com seus bancos (retaguarda).", tag = "catálogo", security(("bearer" = [])),
-    request_body(content = crate::routes::schemas::ProductBody, example = json!({"codigo_produto": 104, "nome": "Seguro Residencial", "codigo_integracao": 9104, "ativo": true, "valor": 3990, "bank": [{"codigoBanco": "001", "nome": "Banco do Brasil"}]})),
+    request_body(content = ProductBody, example = json!({"codigo_produto": 104, "nome": "Seguro Residencial", "codigo_integracao": 9104, "ativo": true, "valor": 3990, "bank": [{"codigoBanco": "001", "nome": "Banco do Brasil"}]})),
     responses(
         (status = 201, body = ProductWrittenEnvelope),
         (status = 400, description = "Campos inválidos ou código já cadastrado", body = ErrorEnvelope),
@@ -187,21 +125,17 @@ fn read_product(body: &Value) -> Result<ProductInput, ApiError> {
 pub async fn create_product(
     state: web::Data<AppState>,
     user: AuthenticatedUser,
-    body: web::Json<Value>,
+    body: Body<ProductBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let input = read_product(&body)?;
-    let product = state.catalog.create_product(&user.0, input).await?;
-    let document = vec![
-        serde_json::to_value(ProductDto::from_product(product, true))
-            .map_err(|_| ApiError::new(ErrorCode::Internal))?,
-    ];
+    let product = state.catalog.create_product(&user.0, body.into_inner().read()?).await?;
+    let document = vec![ProductDto::from_product(product, true)];
     Ok(HttpResponse::Created().json(Envelope::list("Produto criado.", document, vec![1])))
 }
 
 /// Replaces a product and its banks (back office).
 #[utoipa::path(put, path = "/product/{productCode}", summary = "Substituir produto", description = "Substitui um produto e seus bancos (retaguarda).", tag = "catálogo", security(("bearer" = [])),
     params(("productCode" = String, Path)),
-    request_body(content = crate::routes::schemas::ProductBody),
+    request_body(content = ProductBody),
     responses(
         (status = 200, body = ProductWrittenEnvelope),
         (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
@@ -212,37 +146,20 @@ pub async fn update_product(
     state: web::Data<AppState>,
     user: AuthenticatedUser,
     path: web::Path<String>,
-    body: web::Json<Value>,
+    body: Body<ProductBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let code = product_code(&path)?;
-    let input = read_product(&body)?;
-    let product = state.catalog.update_product(&user.0, code, input).await?;
-    let document = vec![
-        serde_json::to_value(ProductDto::from_product(product, true))
-            .map_err(|_| ApiError::new(ErrorCode::Internal))?,
-    ];
+    let code = positive_code("productCode", &path)?;
+    let product = state
+        .catalog
+        .update_product(&user.0, code, body.into_inner().read()?)
+        .await?;
+    let document = vec![ProductDto::from_product(product, true)];
     Ok(HttpResponse::Ok().json(Envelope::list("Produto atualizado.", document, vec![1])))
-}
-
-fn read_billing_group(body: &Value) -> Result<BillingGroupInput, ApiError> {
-    let r = BodyReader::root(body)?;
-    let mut v = Violations::new();
-    let billing_code = r.code(&mut v, "codigo_faturamento");
-    let description = r.text(&mut v, "descricao").map(|s| s.trim().to_owned());
-    let product_code = r.code(&mut v, "codigo_produto");
-    match (billing_code, description, product_code) {
-        (Some(billing_code), Some(description), Some(product_code)) => Ok(BillingGroupInput {
-            billing_code,
-            description,
-            product_code,
-        }),
-        _ => Err(ApiError::invalid(v)),
-    }
 }
 
 /// Creates a billing group of a product (back office).
 #[utoipa::path(post, path = "/billingGroup", summary = "Criar grupo de faturamento", description = "Cria um grupo de faturamento de um produto (retaguarda).", tag = "catálogo", security(("bearer" = [])),
-    request_body(content = crate::routes::schemas::BillingGroupBody, example = json!({"codigo_faturamento": 5005, "descricao": "Anual - boleto", "codigo_produto": 101})),
+    request_body(content = BillingGroupBody, example = json!({"codigo_faturamento": 5005, "descricao": "Anual - boleto", "codigo_produto": 101})),
     responses(
         (status = 201, body = BillingGroupWrittenEnvelope),
         (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
@@ -251,19 +168,20 @@ fn read_billing_group(body: &Value) -> Result<BillingGroupInput, ApiError> {
 pub async fn create_billing_group(
     state: web::Data<AppState>,
     user: AuthenticatedUser,
-    body: web::Json<Value>,
+    body: Body<BillingGroupBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let input = read_billing_group(&body)?;
-    let group = state.catalog.create_billing_group(&user.0, input).await?;
-    let document =
-        vec![serde_json::to_value(BillingGroupDto::from(group)).map_err(|_| ApiError::new(ErrorCode::Internal))?];
+    let group = state
+        .catalog
+        .create_billing_group(&user.0, body.into_inner().read()?)
+        .await?;
+    let document = vec![BillingGroupDto::from(group)];
     Ok(HttpResponse::Created().json(Envelope::list("Grupo de faturamento criado.", document, vec![1])))
 }
 
 /// Replaces a billing group (back office).
 #[utoipa::path(put, path = "/billingGroup/{billingCode}", summary = "Substituir grupo de faturamento", description = "Substitui um grupo de faturamento (retaguarda).", tag = "catálogo", security(("bearer" = [])),
     params(("billingCode" = String, Path)),
-    request_body(content = crate::routes::schemas::BillingGroupBody),
+    request_body(content = BillingGroupBody),
     responses(
         (status = 200, body = BillingGroupWrittenEnvelope),
         (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
@@ -274,24 +192,12 @@ pub async fn update_billing_group(
     state: web::Data<AppState>,
     user: AuthenticatedUser,
     path: web::Path<String>,
-    body: web::Json<Value>,
+    body: Body<BillingGroupBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let code = match path.trim().parse::<i32>() {
-        Ok(c) if c > 0 => c,
-        _ => {
-            let mut v = Violations::new();
-            v.add(
-                "billingCode",
-                codes::WRONG_TYPE,
-                "billingCode deve ser um inteiro positivo",
-            );
-            return Err(ApiError::invalid(v));
-        }
-    };
-    let input = read_billing_group(&body)?;
+    let code = positive_code("billingCode", &path)?;
+    let input = body.into_inner().read()?;
     let group = state.catalog.update_billing_group(&user.0, code, input).await?;
-    let document =
-        vec![serde_json::to_value(BillingGroupDto::from(group)).map_err(|_| ApiError::new(ErrorCode::Internal))?];
+    let document = vec![BillingGroupDto::from(group)];
     Ok(HttpResponse::Ok().json(Envelope::list("Grupo de faturamento atualizado.", document, vec![1])))
 }
 

@@ -2,8 +2,13 @@
 //! `/openapi.json`, and a plain HTML page at `/docs` rendered here from the same document, so that
 //! it works offline with no script or asset from elsewhere.
 
+use crate::http::error::ErrorCode;
 use crate::http::html::escape;
 use actix_web::HttpResponse;
+use domain::hooks::payload::{StatusChangeEvent, TestEvent};
+use domain::values::EventKind;
+use serde_json::{Value, json};
+use std::sync::OnceLock;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
@@ -71,24 +76,102 @@ impl Modify for BearerAuth {
         crate::routes::health::live,
         crate::routes::health::ready,
     ),
+    components(schemas(StatusChangeEvent, TestEvent)),
     modifiers(&BearerAuth),
 )]
 pub struct ApiDoc;
 
+/// The whole document: the routes' (from utoipa and the domain's body types), each error answer's
+/// `code` enumerated from the error table, and the events delivered to subscribers under
+/// `webhooks` (OpenAPI 3.1). Built once: it never changes while the process runs.
+pub fn document() -> &'static Value {
+    static DOCUMENT: OnceLock<Value> = OnceLock::new();
+    DOCUMENT.get_or_init(|| {
+        let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or_default();
+        enumerate_error_codes(&mut doc);
+        doc["webhooks"] = webhooks();
+        doc
+    })
+}
+
+/// Each error answer (a `$ref` to an error envelope) gets the codes its status may carry, from the
+/// one table of `http::error`.
+fn enumerate_error_codes(doc: &mut Value) {
+    let Some(paths) = doc["paths"].as_object_mut() else {
+        return;
+    };
+    let operations = paths
+        .values_mut()
+        .filter_map(Value::as_object_mut)
+        .flat_map(|p| p.values_mut());
+    for operation in operations {
+        let Some(responses) = operation["responses"].as_object_mut() else {
+            continue;
+        };
+        for (status, response) in responses.iter_mut() {
+            let schema = &mut response["content"]["application/json"]["schema"];
+            let is_error = schema["$ref"]
+                .as_str()
+                .is_some_and(|r| r.ends_with("/ErrorEnvelope") || r.ends_with("/ResetErrorBody"));
+            let codes: Vec<&str> = ErrorCode::ALL
+                .iter()
+                .filter(|c| c.status().as_str() == status)
+                .map(|c| c.code())
+                .collect();
+            if is_error && !codes.is_empty() {
+                *schema = json!({"allOf": [schema.take(), {
+                    "type": "object",
+                    "properties": {"code": {"type": "string", "enum": codes}}
+                }]});
+            }
+        }
+    }
+}
+
+/// What the service posts to a subscription's endpoint, one entry per event kind.
+fn webhooks() -> Value {
+    let headers = json!([
+        {"name": "webhook-id", "in": "header", "required": true, "schema": {"type": "string"},
+         "description": "Identificador da entrega, o mesmo em cada tentativa: descarte repetidos."},
+        {"name": "webhook-timestamp", "in": "header", "required": true, "schema": {"type": "string"},
+         "description": "Segundos Unix do envio; recuse os muito antigos."},
+        {"name": "webhook-signature", "in": "header", "required": true, "schema": {"type": "string"},
+         "description": "`v1,<base64>`: HMAC-SHA256 com o segredo da assinatura (Standard Webhooks); durante a troca de segredo, um por segredo válido."},
+    ]);
+    let responses = json!({
+        "2XX": {"description": "Recebido. Qualquer outra resposta, ou nenhuma em 10 s, é tentada de novo com espera crescente."},
+        "410": {"description": "O receptor não quer mais eventos: a assinatura passa a INATIVO."},
+    });
+    let event = |summary: &str, schema: &str| {
+        json!({"post": {
+            "summary": summary,
+            "tags": ["eventos"],
+            "parameters": headers,
+            "requestBody": {"required": true, "content": {"application/json": {
+                "schema": {"$ref": format!("#/components/schemas/{schema}")}
+            }}},
+            "responses": responses,
+        }})
+    };
+    json!({
+        EventKind::StatusChange.as_str(): event("Mudança de status de uma proposta", "StatusChangeEvent"),
+        EventKind::Test.as_str(): event("Evento de teste pedido em POST /hooks/{uuid}/test", "TestEvent"),
+    })
+}
+
 /// The OpenAPI document.
 pub async fn openapi_json() -> HttpResponse {
-    HttpResponse::Ok().json(ApiDoc::openapi())
+    HttpResponse::Ok().json(document())
 }
 
 /// A readable page of the same document, with nothing loaded from elsewhere.
 pub async fn docs_page() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("text/html; charset=utf-8")
-        .body(render_html(&ApiDoc::openapi()))
+        .body(render_html(document()))
 }
 
-fn render_html(doc: &utoipa::openapi::OpenApi) -> String {
-    let json = serde_json::to_value(doc).unwrap_or_default();
+fn render_html(json: &Value) -> String {
     let mut html = String::from(concat!(
         "<!doctype html><html lang=\"pt-BR\"><head><meta charset=\"utf-8\"><title>Sales API</title>",
         "<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}",

@@ -638,6 +638,15 @@ pub struct OwnershipItemDto {
     pub codigo_produto: i32,
 }
 
+impl From<domain::customers::OwnershipItem> for OwnershipItemDto {
+    fn from(item: domain::customers::OwnershipItem) -> Self {
+        Self {
+            id_cliente: item.customer_id,
+            codigo_produto: item.product_code,
+        }
+    }
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 pub struct IsValidDto {
     #[serde(rename = "isValid")]

@@ -2,7 +2,7 @@
 //! subscription, its changes, deletion, secret rotation, the test event, and its deliveries.
 
 use crate::http::auth::AuthenticatedUser;
-use crate::http::body::BodyReader;
+use crate::http::body::Body;
 use crate::http::envelope::Envelope;
 use crate::http::error::{ApiError, ErrorCode};
 use crate::routes::dto::iso;
@@ -10,11 +10,10 @@ use crate::routes::schemas::envelope_doc;
 use crate::routes::schemas::{ErrorEnvelope, MessageEnvelope};
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
-use domain::hooks::{Attempt, Delivery, Endpoint, HookPatch, HookRequest, Subscription};
-use domain::validation::Violations;
+use domain::hooks::bodies::{HookBody, HookPatchBody};
+use domain::hooks::{Attempt, Delivery, Subscription};
 use domain::values::{EventKind, HookStatus};
 use serde::Serialize;
-use serde_json::Value;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -70,6 +69,19 @@ pub struct HookListItemDto {
     pub created_at: String,
     #[schema(value_type = Vec<String>)]
     pub events: Vec<EventKind>,
+}
+
+impl From<Subscription> for HookListItemDto {
+    fn from(s: Subscription) -> Self {
+        Self {
+            uuid: s.uuid.to_string(),
+            secret: s.secret.expose().to_owned(),
+            endpoint: s.endpoint,
+            status: s.status,
+            created_at: iso(s.created_at),
+            events: s.events,
+        }
+    }
 }
 
 #[derive(Serialize, ToSchema)]
@@ -144,49 +156,13 @@ fn hook_uuid(raw: &str) -> Result<Uuid, ApiError> {
     Uuid::parse_str(raw).map_err(|_| ApiError::new(ErrorCode::HookNotFound))
 }
 
-fn hook_request(body: &Value) -> Result<HookRequest, ApiError> {
-    let reader = BodyReader::root(body)?;
-    let mut v = Violations::new();
-    let events = reader.parse_list(&mut v, "events", true, EventKind::parse);
-    let endpoint = reader.parse(&mut v, "endpoint", Endpoint::parse);
-    let status = reader.parse(&mut v, "status", HookStatus::parse);
-    match (events, endpoint, status) {
-        (Some(events), Some(endpoint), Some(status)) if v.is_empty() => Ok(HookRequest {
-            events,
-            endpoint,
-            status,
-        }),
-        _ => Err(ApiError::invalid(v)),
-    }
-}
-
-fn hook_patch(body: &Value) -> Result<HookPatch, ApiError> {
-    let reader = BodyReader::root(body)?;
-    let mut v = Violations::new();
-    let patch = HookPatch {
-        events: reader.parse_list(&mut v, "events", false, EventKind::parse),
-        endpoint: reader.parse_optional(&mut v, "endpoint", Endpoint::parse),
-        status: reader.parse_optional(&mut v, "status", HookStatus::parse),
-    };
-    if !v.is_empty() {
-        return Err(ApiError::invalid(v));
-    }
-    if patch == HookPatch::default() {
-        return Err(ApiError::with_message(
-            ErrorCode::BadRequest,
-            "Informe ao menos um de: events, endpoint, status.",
-        ));
-    }
-    Ok(patch)
-}
-
 fn one_hook(message: &str, subscription: Subscription) -> HttpResponse {
     HttpResponse::Ok().json(Envelope::data(message, HookDto::from(subscription)).with_rows_affected(vec![1]))
 }
 
 /// Route 17: subscribes the caller's partner (or the shop, or the back office) to events.
 #[utoipa::path(post, path = "/hooks", summary = "Assinar eventos (rota 17)", description = "Assina eventos para o parceiro do chamador (ou a loja, ou a retaguarda).", tag = "eventos", security(("bearer" = [])),
-    request_body(content = crate::routes::schemas::HookBody,
+    request_body(content = HookBody,
         example = json!({"events": ["ALTERAÇÃO_STATUS"], "endpoint": "https://parceiro.example.com/webhooks", "status": "ATIVO"})),
     responses(
         (status = 200, description = "Assinatura criada, com o segredo de assinatura das entregas", body = HookEnvelope),
@@ -197,10 +173,9 @@ fn one_hook(message: &str, subscription: Subscription) -> HttpResponse {
 pub async fn create(
     state: web::Data<AppState>,
     user: AuthenticatedUser,
-    body: web::Json<Value>,
+    body: Body<HookBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let request = hook_request(&body)?;
-    let subscription = state.hooks.create(&user.0, request).await?;
+    let subscription = state.hooks.create(&user.0, body.into_inner().read()?).await?;
     Ok(one_hook("Assinatura de eventos criada.", subscription))
 }
 
@@ -213,17 +188,7 @@ pub async fn create(
 pub async fn list(state: web::Data<AppState>, user: AuthenticatedUser) -> Result<HttpResponse, ApiError> {
     let subscriptions = state.hooks.list(&user.0).await?;
     let data = HookListDto {
-        subscriptions: subscriptions
-            .into_iter()
-            .map(|s| HookListItemDto {
-                uuid: s.uuid.to_string(),
-                secret: s.secret.expose().to_owned(),
-                endpoint: s.endpoint,
-                status: s.status,
-                created_at: iso(s.created_at),
-                events: s.events,
-            })
-            .collect(),
+        subscriptions: subscriptions.into_iter().map(HookListItemDto::from).collect(),
     };
     Ok(HttpResponse::Ok().json(Envelope::data("Assinaturas de eventos.", data)))
 }
@@ -247,7 +212,7 @@ pub async fn get(
 /// Changes `endpoint`, `events` or `status` (beyond the spec); absent members stay.
 #[utoipa::path(patch, path = "/hooks/{uuid}", summary = "Alterar assinatura de eventos", description = "Altera `endpoint`, `events` ou `status`; membros ausentes ficam como estão.", tag = "eventos", security(("bearer" = [])),
     params(("uuid" = String, Path)),
-    request_body(content = crate::routes::schemas::HookPatchBody, example = json!({"status": "INATIVO"})),
+    request_body(content = HookPatchBody, example = json!({"status": "INATIVO"})),
     responses(
         (status = 200, body = HookEnvelope),
         (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope),
@@ -257,11 +222,10 @@ pub async fn update(
     state: web::Data<AppState>,
     user: AuthenticatedUser,
     path: web::Path<String>,
-    body: web::Json<Value>,
+    body: Body<HookPatchBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let uuid = hook_uuid(&path)?;
-    let patch = hook_patch(&body)?;
-    let subscription = state.hooks.update(&user.0, uuid, patch).await?;
+    let patch = body.into_inner().read()?;
+    let subscription = state.hooks.update(&user.0, hook_uuid(&path)?, patch).await?;
     Ok(one_hook("Assinatura de eventos alterada.", subscription))
 }
 
@@ -298,11 +262,7 @@ pub async fn rotate_secret(
 }
 
 fn deliveries_answer(message: &str, deliveries: Vec<Delivery>) -> Result<HttpResponse, ApiError> {
-    let document = deliveries
-        .into_iter()
-        .map(|d| serde_json::to_value(DeliveryDto::from(d)))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|_| ApiError::new(ErrorCode::Internal))?;
+    let document: Vec<DeliveryDto> = deliveries.into_iter().map(DeliveryDto::from).collect();
     Ok(HttpResponse::Ok().json(Envelope::list(message, document, Vec::new())))
 }
 

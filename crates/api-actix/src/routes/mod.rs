@@ -7,7 +7,6 @@ pub mod dto;
 pub mod ecommerce;
 pub mod health;
 pub mod hooks;
-mod proposal_bodies;
 pub mod proposals;
 pub mod recovery;
 pub mod sandbox;

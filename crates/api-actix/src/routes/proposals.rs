@@ -1,41 +1,26 @@
 //! Routes 3 to 9: customers and proposals.
 
 use crate::http::auth::AuthenticatedUser;
-use crate::http::body::BodyReader;
-use crate::http::envelope::Envelope;
+use crate::http::body::Body;
+use crate::http::envelope::{Envelope, Nothing};
 use crate::http::error::ApiError;
 use crate::routes::dto::{
     CustomerRecordDto, IsValidDto, OwnershipItemDto, ProposalDetailDto, ProposalRecordDto, RegistrationDto,
 };
-use crate::routes::proposal_bodies::{self, Context};
 use crate::routes::schemas::{
     ErrorEnvelope, IsValidEnvelope, OwnershipEnvelope, ProposalCreatedEnvelope, ProposalDetailEnvelope,
     RegistrationsEnvelope,
 };
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
+use domain::input::parameter;
+use domain::proposals::bodies::{AvailabilityQuery, ProposalBody, RegistrationBody, ShopProposalBody};
 use domain::proposals::service::Ownership;
-use domain::validation::{Violations, codes};
-use domain::values::{CellPhone, Cpf};
-use serde_json::Value;
-
-fn context(state: &AppState) -> Context {
-    Context {
-        today: state.proposals.today(),
-        rules: state.proposals.rules,
-    }
-}
-
-fn to_value<T: serde::Serialize>(value: T) -> Result<Value, ApiError> {
-    serde_json::to_value(value).map_err(|e| {
-        tracing::error!(error = %e, "serialising an answer failed");
-        ApiError::new(crate::http::error::ErrorCode::Internal)
-    })
-}
+use domain::values::Cpf;
 
 /// Route 3: creates (or updates, by CPF) a customer; `endereco` is optional.
 #[utoipa::path(post, path = "/customer/create", summary = "Cadastrar cliente (rota 3)", description = "Cria (ou atualiza, pelo CPF) o cadastro do cliente do parceiro do chamador; `endereco` é opcional.", tag = "clientes", security(("bearer" = [])),
-    request_body(content = crate::routes::schemas::CustomerCreateBody, example = json!({
+    request_body(content = RegistrationBody, example = json!({
         "cliente": {"nome_completo": "Maria da Silva", "cpf": "123.456.789-09", "data_nascimento": "1990-05-15T00:00:00.000Z",
             "sexo": "Feminino", "estado_civil": "Solteiro", "nacionalidade": "Brasileira", "celular": "(11) 91234-5678",
             "telefone_fixo": null, "email": "maria@exemplo.com.br", "profissao": "Professora", "salario": 250000,
@@ -53,24 +38,9 @@ fn to_value<T: serde::Serialize>(value: T) -> Result<Value, ApiError> {
 pub async fn create_customer(
     state: web::Data<AppState>,
     user: AuthenticatedUser,
-    body: web::Json<Value>,
+    body: Body<RegistrationBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let reader = BodyReader::root(&body)?;
-    let mut v = Violations::new();
-    let ctx = context(&state);
-    let customer = reader
-        .object(&mut v, "cliente")
-        .and_then(|c| proposal_bodies::route3_customer(&c, &mut v, &ctx));
-    let address = reader
-        .optional_object(&mut v, "endereco")
-        .map(|a| proposal_bodies::route3_address(&a, &mut v));
-    let (Some(customer), true) = (customer, v.is_empty()) else {
-        return Err(ApiError::invalid(v));
-    };
-    let record = state
-        .proposals
-        .create_customer(&user.0, customer, address.flatten())
-        .await?;
+    let record = state.proposals.create_customer(&user.0, body.into_inner()).await?;
     Ok(HttpResponse::Created().json([CustomerRecordDto::from(record)]))
 }
 
@@ -86,22 +56,11 @@ pub async fn valid_customer(
     user: AuthenticatedUser,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let mut v = Violations::new();
-    let Some(cpf) = v.check("cpf", Cpf::parse(&path)) else {
-        return Err(ApiError::invalid(v));
-    };
+    let cpf = parameter("cpf", Cpf::parse(&path))?;
     let envelope = match state.proposals.customer_ownership(&user.0, &cpf).await? {
         Ownership::NotRegistered => Envelope::list("Cliente não cadastrado para este parceiro.", Vec::new(), vec![0]),
         Ownership::Registered(items) => {
-            let document = items
-                .into_iter()
-                .map(|i| {
-                    to_value(OwnershipItemDto {
-                        id_cliente: i.customer_id,
-                        codigo_produto: i.product_code,
-                    })
-                })
-                .collect::<Result<Vec<_>, _>>()?;
+            let document = items.into_iter().map(OwnershipItemDto::from).collect();
             Envelope::list("Cliente cadastrado para este parceiro.", document, vec![1])
         }
     };
@@ -121,27 +80,21 @@ pub async fn registrations(
     user: AuthenticatedUser,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let mut v = Violations::new();
-    let Some(cpf) = v.check("cpf", Cpf::parse(&path)) else {
-        return Err(ApiError::invalid(v));
-    };
+    let cpf = parameter("cpf", Cpf::parse(&path))?;
     let found = state.proposals.registrations(&user.0, &cpf).await?;
     let count = i64::try_from(found.len()).unwrap_or(i64::MAX);
-    let document = found
-        .into_iter()
-        .map(|r| to_value(RegistrationDto::from(r)))
-        .collect::<Result<Vec<_>, _>>()?;
     let message = if count == 0 {
         "Nenhum vendedor cadastrou este CPF."
     } else {
         "Cadastros deste CPF, por vendedor."
     };
+    let document: Vec<RegistrationDto> = found.into_iter().map(RegistrationDto::from).collect();
     Ok(HttpResponse::Ok().json(Envelope::list(message, document, vec![count])))
 }
 
 /// Route 5: creates or updates the customer and its address and creates the proposal, all or nothing.
 #[utoipa::path(post, path = "/proposal/create", summary = "Criar proposta (rota 5)", description = "Cadastro do cliente, endereço e proposta (com sua cópia do cliente) em uma transação: tudo ou nada.", tag = "propostas", security(("bearer" = [])),
-    request_body(content = crate::routes::schemas::ProposalCreateBody, example = json!({
+    request_body(content = ProposalBody, example = json!({
         "billingCode": 5002, "productCode": 101, "typeOfPayments": "DESCONTO EM FOLHA", "shippingType": "whatsapp",
         "customer": {"fullName": "Maria da Silva", "cpf": "12345678909", "birthDate": "1990-05-15", "gender": "Feminino",
             "maritalStatus": "Casado", "nationality": "Brasileira", "cellPhone": "(11) 91234-5678", "phone": null,
@@ -160,22 +113,15 @@ pub async fn registrations(
 pub async fn create_proposal(
     state: web::Data<AppState>,
     user: AuthenticatedUser,
-    body: web::Json<Value>,
+    body: Body<ProposalBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let reader = BodyReader::root(&body)?;
-    let mut v = Violations::new();
-    let request = proposal_bodies::route5(&reader, &mut v, &context(&state));
-    let (Some(request), true) = (request, v.is_empty()) else {
-        return Err(ApiError::invalid(v));
-    };
-    let record = state.proposals.create_proposal(&user.0, request).await?;
-    let document = vec![to_value(ProposalRecordDto::from(record))?];
-    Ok(HttpResponse::Created().json(Envelope::list("Proposta criada com sucesso.", document, vec![1])))
+    let record = state.proposals.create_proposal(&user.0, body.into_inner()).await?;
+    Ok(proposal_created(record))
 }
 
 /// Route 6: the online shop's proposal (reduced customer; value 0).
 #[utoipa::path(post, path = "/proposal/create/ecommerce", summary = "Criar proposta de e-commerce (rota 6)", description = "A proposta da loja online (cliente reduzido; valor 0).", tag = "propostas", security(("bearer" = [])),
-    request_body(content = crate::routes::schemas::EcommerceProposalBody, example = json!({
+    request_body(content = ShopProposalBody, example = json!({
         "billingCode": 5004, "productCode": 103, "shippingType": "sms",
         "customer": {"fullName": "João Souza", "cpf": "52998224725", "birthDate": "1985-03-10", "gender": "Masculino",
             "maritalStatus": "Solteiro", "cellPhone": "(21) 99876-5432", "email": "joao@exemplo.com.br"},
@@ -190,17 +136,19 @@ pub async fn create_proposal(
 pub async fn create_ecommerce_proposal(
     state: web::Data<AppState>,
     user: AuthenticatedUser,
-    body: web::Json<Value>,
+    body: Body<ShopProposalBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let reader = BodyReader::root(&body)?;
-    let mut v = Violations::new();
-    let request = proposal_bodies::route6(&reader, &mut v, &context(&state));
-    let (Some(request), true) = (request, v.is_empty()) else {
-        return Err(ApiError::invalid(v));
-    };
-    let record = state.proposals.create_ecommerce_proposal(&user.0, request).await?;
-    let document = vec![to_value(ProposalRecordDto::from(record))?];
-    Ok(HttpResponse::Created().json(Envelope::list("Proposta criada com sucesso.", document, vec![1])))
+    let record = state
+        .proposals
+        .create_ecommerce_proposal(&user.0, body.into_inner())
+        .await?;
+    Ok(proposal_created(record))
+}
+
+/// The answer of routes 5 and 6.
+fn proposal_created(record: domain::proposals::model::ProposalRecord) -> HttpResponse {
+    let document = vec![ProposalRecordDto::from(record)];
+    HttpResponse::Created().json(Envelope::list("Proposta criada com sucesso.", document, vec![1]))
 }
 
 /// Route 7: the proposal with its customer, seller, signature and payment.
@@ -220,30 +168,22 @@ pub async fn by_identifier(
     Ok(HttpResponse::Ok().json(Envelope::data("Proposta encontrada.", ProposalDetailDto::from(detail))))
 }
 
-fn integration_code(v: &mut Violations, raw: &str) -> Option<i32> {
-    match raw.trim().parse::<i32>() {
-        Ok(code) if code > 0 => Some(code),
-        _ => {
-            v.add(
-                "integrationCode",
-                codes::WRONG_TYPE,
-                "integrationCode deve ser um inteiro positivo",
-            );
-            None
-        }
-    }
-}
-
-fn availability(is_valid: bool, what: &str) -> Envelope<IsValidDto> {
-    let message = if is_valid {
-        format!("Não há proposta em andamento para este {what} e produto.")
-    } else {
-        format!("Já existe proposta em andamento para este {what} e produto.")
-    };
-    Envelope {
+/// The answer of routes 8 and 9.
+async fn availability(
+    state: &AppState,
+    user: &AuthenticatedUser,
+    query: AvailabilityQuery,
+) -> Result<HttpResponse, ApiError> {
+    let is_valid = state.proposals.availability(&user.0, &query).await?;
+    let (what, message) = (query.holder.noun(), if is_valid { "Não há" } else { "Já existe" });
+    let envelope: Envelope<Nothing, IsValidDto> = Envelope {
         rows_affected: vec![0],
-        ..Envelope::data(message, IsValidDto { is_valid })
-    }
+        ..Envelope::data(
+            format!("{message} proposta em andamento para este {what} e produto."),
+            IsValidDto { is_valid },
+        )
+    };
+    Ok(HttpResponse::Ok().json(envelope))
 }
 
 /// Route 8: `isValid` is true when no unfinished proposal exists for the CPF and product.
@@ -260,14 +200,7 @@ pub async fn cpf_valid_to_product(
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
     let (cpf, code) = path.into_inner();
-    let mut v = Violations::new();
-    let cpf = v.check("cpf", Cpf::parse(&cpf));
-    let code = integration_code(&mut v, &code);
-    let (Some(cpf), Some(code)) = (cpf, code) else {
-        return Err(ApiError::invalid(v));
-    };
-    let valid = state.proposals.cpf_available(&user.0, &cpf, code).await?;
-    Ok(HttpResponse::Ok().json(availability(valid, "CPF")))
+    availability(&state, &user, AvailabilityQuery::by_cpf(&cpf, &code)?).await
 }
 
 /// Route 9: the same by cell phone (formatted or digits).
@@ -284,14 +217,7 @@ pub async fn cell_phone_valid_to_product(
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
     let (phone, code) = path.into_inner();
-    let mut v = Violations::new();
-    let phone = v.check("celular", CellPhone::parse(&phone));
-    let code = integration_code(&mut v, &code);
-    let (Some(phone), Some(code)) = (phone, code) else {
-        return Err(ApiError::invalid(v));
-    };
-    let valid = state.proposals.cell_phone_available(&user.0, &phone, code).await?;
-    Ok(HttpResponse::Ok().json(availability(valid, "celular")))
+    availability(&state, &user, AvailabilityQuery::by_cell_phone(&phone, &code)?).await
 }
 
 /// Under `/customer`: routes 3 and 4 and the back office's registrations.

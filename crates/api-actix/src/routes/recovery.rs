@@ -1,16 +1,14 @@
 //! `POST /sendRecovery` and route 2 `PUT /passwordReset`.
 
 use crate::http::auth::ClientAddress;
-use crate::http::body::BodyReader;
+use crate::http::body::Body;
 use crate::http::envelope::Envelope;
 use crate::http::error::ApiError;
 use crate::routes::schemas::{ErrorEnvelope, MessageEnvelope, ResetErrorBody};
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
-use domain::validation::Violations;
-use domain::values::Email;
+use domain::recovery::bodies::{RecoveryBody, ResetBody};
 use serde::Serialize;
-use serde_json::Value;
 use utoipa::ToSchema;
 
 /// The one answer of `/sendRecovery`, whatever happened behind it.
@@ -18,7 +16,7 @@ pub const RECOVERY_ANSWER: &str = "Se o e-mail estiver cadastrado, enviaremos um
 
 /// Asks for a password-recovery e-mail. Answers the same whether or not the e-mail has an account.
 #[utoipa::path(post, path = "/sendRecovery", summary = "Pedir recuperação de senha", description = "Envia um e-mail de recuperação; a resposta é a mesma exista ou não a conta.", tag = "autenticação",
-    request_body(content = crate::routes::schemas::RecoveryBody, example = json!({"email": "parceiro@demo.com.br"})),
+    request_body(content = RecoveryBody, example = json!({"email": "parceiro@demo.com.br"})),
     responses(
         (status = 200, description = "Sempre a mesma resposta", body = MessageEnvelope),
         (status = 400, description = "E-mail ausente ou inválido", body = ErrorEnvelope),
@@ -29,17 +27,11 @@ pub const RECOVERY_ANSWER: &str = "Se o e-mail estiver cadastrado, enviaremos um
 pub async fn send_recovery(
     state: web::Data<AppState>,
     client: ClientAddress,
-    body: web::Json<Value>,
+    body: Body<RecoveryBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let reader = BodyReader::root(&body)?;
-    let mut v = Violations::new();
-    let Some(email) = reader.parse(&mut v, "email", Email::parse) else {
-        return Err(ApiError::invalid(v));
-    };
-    state
-        .recovery
-        .request(&email, client.0.map(|ip| ip.to_string()))
-        .await?;
+    let email = body.into_inner().read()?;
+    let address = client.0.map(|ip| ip.to_string());
+    state.recovery.request(&email, address).await?;
     Ok(HttpResponse::Ok().json(Envelope::message(RECOVERY_ANSWER)))
 }
 
@@ -53,7 +45,7 @@ pub struct ResetAnswer {
 /// Sets a new password with a recovery token (valid 24 hours, once). On success every session of
 /// the user ends and a notice is e-mailed.
 #[utoipa::path(put, path = "/passwordReset", summary = "Redefinir senha (rota 2)", description = "Define a nova senha com o token de recuperação (24 horas, uso único); encerra todas as sessões e avisa por e-mail.", tag = "autenticação",
-    request_body(content = crate::routes::schemas::ResetBody, example = json!({"token": "<token do e-mail>", "password": "Nova#Senha2026"})),
+    request_body(content = ResetBody, example = json!({"token": "<token do e-mail>", "password": "Nova#Senha2026"})),
     responses(
         (status = 200, description = "Senha redefinida", body = ResetAnswer),
         (status = 400, description = "Campos ausentes", body = ResetErrorBody),
@@ -65,25 +57,11 @@ pub struct ResetAnswer {
     ))]
 pub async fn password_reset(
     state: web::Data<AppState>,
-    body: Result<web::Json<Value>, actix_web::Error>,
+    body: Result<Body<ResetBody>, actix_web::Error>,
 ) -> Result<HttpResponse, ApiError> {
     let answer = async {
-        // Payload refusals (malformed, too large, not JSON) keep this route's shape too.
-        let body = body.map_err(|e| match e.as_error::<ApiError>() {
-            Some(refused) => ApiError {
-                fields: refused.fields.clone(),
-                ..ApiError::with_message(refused.code, refused.message.clone())
-            },
-            None => ApiError::new(crate::http::error::ErrorCode::BadRequest),
-        })?;
-        let reader = BodyReader::root(&body)?;
-        let mut v = Violations::new();
-        let token = reader.text(&mut v, "token");
-        let password = reader.string(&mut v, "password");
-        let (Some(token), Some(password)) = (token, password) else {
-            return Err(ApiError::invalid(v));
-        };
-        state.recovery.reset(token.trim(), password).await?;
+        let reset = payload_refusal(body)?.into_inner().read()?;
+        state.recovery.reset(&reset.token, &reset.password).await?;
         Ok(HttpResponse::Ok().json(ResetAnswer {
             success: true,
             message: "Senha redefinida com sucesso.".into(),
@@ -91,6 +69,18 @@ pub async fn password_reset(
     };
     // This route's answers carry `success`, errors too.
     answer.await.map_err(ApiError::with_success_member)
+}
+
+/// Payload refusals (malformed, too large, not JSON) as `ApiError`s, so that they keep this
+/// route's shape too.
+fn payload_refusal<T>(body: Result<T, actix_web::Error>) -> Result<T, ApiError> {
+    body.map_err(|e| match e.as_error::<ApiError>() {
+        Some(refused) => ApiError {
+            fields: refused.fields.clone(),
+            ..ApiError::with_message(refused.code, refused.message.clone())
+        },
+        None => ApiError::new(crate::http::error::ErrorCode::BadRequest),
+    })
 }
 
 /// Password recovery: the request and the reset.

@@ -10,6 +10,7 @@ use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use adapters_signature::SandboxSigningPages;
 use domain::signature::{PartyEventOutcome, SIGNED};
+use serde::Serialize;
 
 /// The routes, under `/sandbox`.
 pub fn routes(cfg: &mut web::ServiceConfig) {
@@ -32,16 +33,21 @@ fn pages(state: &AppState) -> Result<&SandboxSigningPages, ApiError> {
 pub async fn sandbox_page(state: web::Data<AppState>, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
     let key = path.into_inner();
     let (identifier, role, status) = pages(&state)?.party(&key).await?;
-    let key_html = escape(&key);
+    let html = signing_page(&key, &identifier, role.label(), &status);
+    Ok(HttpResponse::Ok().content_type("text/html; charset=utf-8").body(html))
+}
+
+fn signing_page(key: &str, identifier: &str, role: &str, status: &str) -> String {
+    let key_html = escape(key);
     let action = if status == SIGNED {
         "<p id=\"estado\">Assinado.</p>".to_owned()
     } else {
         format!(
             "<form method=\"post\" action=\"/sandbox/sign/{key_html}\"><button id=\"assinar\" type=\"submit\">Assinar como {}</button></form>",
-            escape(role.label())
+            escape(role)
         )
     };
-    let html = format!(
+    format!(
         concat!(
             "<!doctype html><html lang=\"pt-BR\"><head><meta charset=\"utf-8\"><title>Assinatura (sandbox)</title></head>",
             "<body style=\"font-family:system-ui,sans-serif;max-width:50rem;margin:2rem auto\">",
@@ -51,13 +57,19 @@ pub async fn sandbox_page(state: web::Data<AppState>, path: web::Path<String>) -
             "<object data=\"/sandbox/document/{key}\" type=\"application/pdf\" width=\"100%\" height=\"500\"></object>",
             "{action}</body></html>"
         ),
-        identifier = escape(&identifier),
-        role = escape(role.label()),
-        status = escape(&status),
+        identifier = escape(identifier),
+        role = escape(role),
+        status = escape(status),
         key = key_html,
         action = action,
-    );
-    Ok(HttpResponse::Ok().content_type("text/html; charset=utf-8").body(html))
+    )
+}
+
+/// What signing answers to a client that asks for JSON: the status the proposal moved to, if any.
+#[derive(Serialize)]
+struct Signed {
+    #[serde(rename = "proposalStatus")]
+    proposal_status: Option<&'static str>,
 }
 
 /// The sandbox's button: signs through the same use case as a provider callback. Answers JSON when
@@ -69,24 +81,22 @@ pub async fn sandbox_sign(
 ) -> Result<HttpResponse, ApiError> {
     let key = path.into_inner();
     let outcome = pages(&state)?.sign(&key).await?;
-    let wants_json = request
-        .headers()
-        .get(header::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.contains("application/json"));
-    if wants_json {
-        let moved = match outcome {
-            PartyEventOutcome::Recorded { moved_to: Some(status) } => Some(status.as_str()),
-            _ => None,
-        };
-        return Ok(HttpResponse::Ok().json(Envelope::data(
-            "Assinatura registrada.",
-            serde_json::json!({ "proposalStatus": moved }),
-        )));
+    if !accepts_json(&request) {
+        let page = format!("/sandbox/sign/{key}");
+        return Ok(HttpResponse::SeeOther()
+            .insert_header((header::LOCATION, page))
+            .finish());
     }
-    Ok(HttpResponse::SeeOther()
-        .insert_header((header::LOCATION, format!("/sandbox/sign/{key}")))
-        .finish())
+    let proposal_status = match outcome {
+        PartyEventOutcome::Recorded { moved_to: Some(status) } => Some(status.as_str()),
+        _ => None,
+    };
+    Ok(HttpResponse::Ok().json(Envelope::data("Assinatura registrada.", Signed { proposal_status })))
+}
+
+fn accepts_json(request: &HttpRequest) -> bool {
+    let accept = request.headers().get(header::ACCEPT).and_then(|v| v.to_str().ok());
+    accept.is_some_and(|v| v.contains("application/json"))
 }
 
 /// The PDF a sandbox party signs.

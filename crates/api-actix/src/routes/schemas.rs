@@ -1,7 +1,8 @@
-//! The documented shapes the routes share: the error and message envelopes, the success
-//! envelopes over the answers of `dto`, and the request bodies. Route modules import this; it
-//! imports no route module (the envelopes over a module's own answers are declared in that module
-//! with `envelope_doc!`).
+//! The documented shapes of the answers the routes share: the error and message envelopes and the
+//! success envelopes over the answers of `dto`. Request bodies are the domain's own types
+//! (`domain::*::bodies`), documented from their definitions. Route modules import this; it imports
+//! no route module (the envelopes over a module's own answers are declared in that module with
+//! `envelope_doc!`).
 
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -43,24 +44,6 @@ pub struct MessageEnvelope {
     pub document: Vec<serde_json::Value>,
     #[serde(rename = "rowsAffected")]
     pub rows_affected: Vec<i64>,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct SignInBody {
-    #[schema(example = "parceiro@demo.com.br")]
-    pub email: String,
-    #[schema(example = "Parceiro#2026")]
-    pub password: String,
-    /// `ECOMMERCE`, `PARCEIRO` or `BACKOFFICE`.
-    #[schema(example = "PARCEIRO")]
-    pub aplicacao: String,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct RefreshBody {
-    /// The `currentRefreshToken` of the last sign-in or renewal.
-    #[serde(rename = "refreshToken")]
-    pub refresh_token: String,
 }
 
 /// Declares a documented success envelope whose `document` holds `$doc` items (and `data`, `$data`).
@@ -148,90 +131,6 @@ pub struct ProductProjection {
     pub alterado_por: Option<String>,
 }
 
-/// Route 3's body (see the example for every member).
-#[derive(Serialize, ToSchema)]
-#[allow(dead_code)]
-pub struct CustomerCreateBody {
-    #[schema(value_type = Object)]
-    pub cliente: serde_json::Value,
-    #[schema(value_type = Option<Object>)]
-    pub endereco: Option<serde_json::Value>,
-}
-
-/// Route 5's body. `discountOnSheet` is required for `DESCONTO EM FOLHA`; `debitAccount`
-/// (`{bank, agency, account, operation?}`) for `DÉBITO EM CONTA`.
-#[derive(Serialize, ToSchema)]
-#[allow(dead_code)]
-#[serde(rename_all = "camelCase")]
-pub struct ProposalCreateBody {
-    pub billing_code: i64,
-    pub product_code: i64,
-    /// `DÉBITO EM CONTA` or `DESCONTO EM FOLHA`.
-    pub type_of_payments: String,
-    /// `sms` or `whatsapp`.
-    pub shipping_type: String,
-    #[schema(value_type = Object)]
-    pub customer: serde_json::Value,
-    #[schema(value_type = Object)]
-    pub address: serde_json::Value,
-    #[schema(value_type = Option<Object>)]
-    pub discount_on_sheet: Option<serde_json::Value>,
-    #[schema(value_type = Option<Object>)]
-    pub debit_account: Option<serde_json::Value>,
-}
-
-/// Route 6's body.
-#[derive(Serialize, ToSchema)]
-#[allow(dead_code)]
-#[serde(rename_all = "camelCase")]
-pub struct EcommerceProposalBody {
-    pub billing_code: i64,
-    pub product_code: i64,
-    pub shipping_type: Option<String>,
-    pub partner_id: Option<i64>,
-    #[schema(value_type = Object)]
-    pub customer: serde_json::Value,
-    #[schema(value_type = Object)]
-    pub address: serde_json::Value,
-}
-
-#[derive(Serialize, ToSchema)]
-#[allow(dead_code)]
-pub struct ProductBody {
-    pub codigo_produto: i64,
-    pub nome: String,
-    pub codigo_integracao: i64,
-    pub ativo: Option<bool>,
-    /// Cents.
-    pub valor: Option<i64>,
-    /// The recurring price on the payment platform (`price_...`).
-    pub price_id: Option<String>,
-    pub bank: Vec<crate::routes::dto::BankDto>,
-}
-
-#[derive(Serialize, ToSchema)]
-#[allow(dead_code)]
-pub struct BillingGroupBody {
-    pub codigo_faturamento: i64,
-    pub descricao: String,
-    pub codigo_produto: i64,
-}
-
-#[derive(Serialize, ToSchema)]
-#[allow(dead_code)]
-pub struct RecoveryBody {
-    pub email: String,
-}
-
-#[derive(Serialize, ToSchema)]
-#[allow(dead_code)]
-pub struct ResetBody {
-    /// The token from the recovery e-mail's link.
-    pub token: String,
-    /// At least 8 characters with an upper-case letter, a digit and a special character; at most 72 bytes.
-    pub password: String,
-}
-
 /// Route 2's errors: `{success: false, message}` as the spec shows, with the error envelope's members.
 #[derive(Serialize, ToSchema)]
 #[allow(dead_code)]
@@ -248,22 +147,6 @@ pub struct ResetErrorBody {
     pub rows_affected: Vec<i64>,
     #[schema(nullable = false)]
     pub errors: Option<Vec<FieldErrorDoc>>,
-}
-
-#[derive(Serialize, ToSchema)]
-#[allow(dead_code)]
-#[serde(rename_all = "camelCase")]
-pub struct SignerBody {
-    pub customer_id: i64,
-    pub identifier: String,
-}
-
-#[derive(Serialize, ToSchema)]
-#[allow(dead_code)]
-pub struct StatusBody {
-    /// `APROVADO`, `REPROVADO` or `CANCELADO`.
-    pub status: String,
-    pub reason: Option<String>,
 }
 
 /// The payment platform's subscription object (Stripe's shape): Unix-second timestamps, lower-case
@@ -289,39 +172,6 @@ pub struct SubscriptionObject {
     pub items: serde_json::Value,
     #[schema(value_type = Object)]
     pub plan: serde_json::Value,
-}
-
-/// Route 17's body.
-#[derive(Serialize, ToSchema)]
-#[allow(dead_code)]
-pub struct HookBody {
-    /// Event kinds: `ALTERAÇÃO_STATUS`, `TESTE`.
-    pub events: Vec<String>,
-    /// An `http` or `https` URL that resolves to public addresses only.
-    pub endpoint: String,
-    /// `ATIVO` or `INATIVO`.
-    pub status: String,
-}
-
-/// `PATCH /hooks/{uuid}`: at least one member.
-#[derive(Serialize, ToSchema)]
-#[allow(dead_code)]
-pub struct HookPatchBody {
-    pub events: Option<Vec<String>>,
-    pub endpoint: Option<String>,
-    pub status: Option<String>,
-}
-
-#[derive(Serialize, ToSchema)]
-#[allow(dead_code)]
-pub struct CpfBody {
-    pub cpf: String,
-}
-
-#[derive(Serialize, ToSchema)]
-#[allow(dead_code)]
-pub struct IdentifierBody {
-    pub identifier: String,
 }
 
 pub(crate) use envelope_doc;

@@ -2,7 +2,8 @@
 //! provider's callbacks (the sandbox provider's pages are in `routes::sandbox`, development only).
 
 use crate::http::auth::AuthenticatedUser;
-use crate::http::body::BodyReader;
+use crate::http::body::Body;
+use crate::http::callback::{SignedCallback, recorded};
 use crate::http::envelope::Envelope;
 use crate::http::error::{ApiError, ErrorCode};
 use crate::routes::dto::iso;
@@ -10,13 +11,12 @@ use crate::routes::schemas::envelope_doc;
 use crate::routes::schemas::{ErrorEnvelope, MessageEnvelope};
 use crate::state::AppState;
 use actix_web::http::header;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpResponse, web};
+use domain::proposals::bodies::{SignerBody, StatusChangeBody};
 use domain::proposals::lifecycle::StatusEvent;
 use domain::signature::PartyEventOutcome;
 use domain::validation::{Violations, codes};
-use domain::values::ProposalStatus;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use utoipa::ToSchema;
 
 envelope_doc!(SignUrlEnvelope, data = SignUrl);
@@ -31,7 +31,7 @@ pub struct SignUrl {
 
 /// Route 12: sends the proposal for signature, or sends the link again while awaiting signatures.
 #[utoipa::path(post, path = "/signer", summary = "Enviar para assinatura (rota 12)", description = "Envia a proposta para assinatura, ou reenvia o link enquanto aguarda as assinaturas.", tag = "assinatura", security(("bearer" = [])),
-    request_body(content = crate::routes::schemas::SignerBody, example = json!({"customerId": 1, "identifier": "4c938c72-29ae-4a6a-81f4-b5a436aceab9"})),
+    request_body(content = SignerBody, example = json!({"customerId": 1, "identifier": "4c938c72-29ae-4a6a-81f4-b5a436aceab9"})),
     responses(
         (status = 200, description = "Link de assinatura do cliente", body = SignUrlEnvelope),
         (status = 400, description = "Cliente de outra proposta, estado que não permite o envio, ou limite de reenvios", body = ErrorEnvelope),
@@ -43,19 +43,17 @@ pub struct SignUrl {
 pub async fn send(
     state: web::Data<AppState>,
     user: AuthenticatedUser,
-    body: web::Json<Value>,
+    body: Body<SignerBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let reader = BodyReader::root(&body)?;
-    let mut v = Violations::new();
-    let customer_id = reader.integer(&mut v, "customerId");
-    let identifier = reader.text(&mut v, "identifier");
-    let (Some(customer_id), Some(identifier)) = (customer_id, identifier) else {
-        return Err(ApiError::invalid(v));
-    };
-    let sign_url = state.signing.send(&user.0, customer_id, identifier.trim()).await?;
-    let mut envelope = Envelope::data("Proposta enviada para assinatura.", SignUrl { sign_url });
-    envelope.rows_affected = Vec::new();
-    Ok(HttpResponse::Ok().json(envelope))
+    let request = body.into_inner().read()?;
+    let sign_url = state
+        .signing
+        .send(&user.0, request.customer_id, &request.identifier)
+        .await?;
+    Ok(HttpResponse::Ok().json(Envelope::data(
+        "Proposta enviada para assinatura.",
+        SignUrl { sign_url },
+    )))
 }
 
 #[derive(Deserialize)]
@@ -121,7 +119,7 @@ impl From<StatusEvent> for StatusEventDto {
 /// The back office approves (`APROVADO`), rejects (`REPROVADO`) or cancels (`CANCELADO`).
 #[utoipa::path(patch, path = "/proposal/{identifier}/status", summary = "Decisão da retaguarda", description = "A retaguarda aprova (`APROVADO`), reprova (`REPROVADO`) ou cancela (`CANCELADO`).", tag = "assinatura", security(("bearer" = [])),
     params(("identifier" = String, Path)),
-    request_body(content = crate::routes::schemas::StatusBody, example = json!({"status": "APROVADO", "reason": "Documentação conferida"})),
+    request_body(content = StatusChangeBody, example = json!({"status": "APROVADO", "reason": "Documentação conferida"})),
     responses(
         (status = 200, description = "O evento da mudança", body = StatusEventsEnvelope),
         (status = 400, description = "Mudança não permitida (nomeia os dois estados)", body = ErrorEnvelope),
@@ -132,18 +130,14 @@ pub async fn change_status(
     state: web::Data<AppState>,
     user: AuthenticatedUser,
     path: web::Path<String>,
-    body: web::Json<Value>,
+    body: Body<StatusChangeBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let reader = BodyReader::root(&body)?;
-    let mut v = Violations::new();
-    let status = reader.parse(&mut v, "status", ProposalStatus::parse);
-    let reason = reader.optional_text(&mut v, "reason");
-    let (Some(status), true) = (status, v.is_empty()) else {
-        return Err(ApiError::invalid(v));
-    };
-    let event = state.signing.change_status(&user.0, &path, status, reason).await?;
-    let document =
-        vec![serde_json::to_value(StatusEventDto::from(event)).map_err(|_| ApiError::new(ErrorCode::Internal))?];
+    let change = body.into_inner().read()?;
+    let event = state
+        .signing
+        .change_status(&user.0, &path, change.status, change.reason)
+        .await?;
+    let document = vec![StatusEventDto::from(event)];
     Ok(HttpResponse::Ok().json(Envelope::list("Status da proposta alterado.", document, vec![1])))
 }
 
@@ -208,18 +202,9 @@ pub(crate) fn pdf_response(name: &str, pdf: Vec<u8>) -> HttpResponse {
         (status = 404, description = "Chave de assinatura desconhecida", body = ErrorEnvelope),
         (status = 413, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
     ))]
-pub async fn callback(
-    state: web::Data<AppState>,
-    request: HttpRequest,
-    body: web::Bytes,
-) -> Result<HttpResponse, ApiError> {
-    let headers = crate::http::headers::lowercase_pairs(&request);
-    let outcome = state.signing.callback(&headers, &body).await?;
-    let message = match outcome {
-        PartyEventOutcome::Duplicate => "Evento já registrado.",
-        _ => "Evento registrado.",
-    };
-    Ok(HttpResponse::Ok().json(Envelope::message(message)))
+pub async fn callback(state: web::Data<AppState>, callback: SignedCallback) -> Result<HttpResponse, ApiError> {
+    let outcome = state.signing.callback(&callback.headers, &callback.body).await?;
+    Ok(recorded(outcome != PartyEventOutcome::Duplicate))
 }
 
 /// Under `/proposal`, after routes 5 to 9: the back office's moves, the events and the document.

@@ -1,5 +1,6 @@
 //! Sign-in, tokens and throttling.
 
+pub mod bodies;
 pub mod model;
 pub mod password;
 pub mod ports;

@@ -1,5 +1,6 @@
 //! The catalog: reads for every application, management for the back office.
 
+pub mod bodies;
 pub mod model;
 pub mod ports;
 

@@ -2,6 +2,7 @@
 //! subscriptions owned by a partner, the shop or the back office; a transactional outbox of
 //! deliveries; workers that claim, sign, send and retry them.
 
+pub mod bodies;
 pub mod endpoint;
 pub mod engine;
 pub mod model;

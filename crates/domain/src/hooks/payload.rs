@@ -4,50 +4,104 @@
 use crate::proposals::lifecycle::StatusEvent;
 use crate::values::EventKind;
 use chrono::{DateTime, Utc};
-use serde_json::json;
+use serde::Serialize;
 use uuid::Uuid;
 
 fn timestamp(at: DateTime<Utc>) -> String {
     at.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
 }
 
-/// A proposal's status change. `sequence` grows by one per change of the proposal, so that a
-/// receiver can drop an event older than one it already applied (delivery order is not guaranteed).
-pub fn status_change(event: &StatusEvent, identifier: &str) -> String {
-    json!({
-        "type": EventKind::StatusChange.as_str(),
-        "timestamp": timestamp(event.changed_at),
-        "data": {
-            "identificador": identifier,
-            "statusAnterior": event.from,
-            "statusAtual": event.to,
-            "alteradoEm": timestamp(event.changed_at),
-            "alteradoPor": event.changed_by,
-            "motivo": event.reason,
-            "sequence": event.sequence,
+/// Declares a delivered body: the event's kind, when it happened (UTC, milliseconds), and its data.
+macro_rules! event_body {
+    ($(#[$meta:meta])* $name:ident, $data:ty) => {
+        $(#[$meta])*
+        #[derive(Debug, Serialize)]
+        #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+        pub struct $name {
+            #[serde(rename = "type")]
+            #[cfg_attr(feature = "openapi", schema(value_type = EventKind))]
+            pub kind: EventKind,
+            #[cfg_attr(feature = "openapi", schema(example = "2026-11-22T10:00:00.000Z"))]
+            pub timestamp: String,
+            pub data: $data,
         }
+    };
+}
+
+event_body!(
+    /// The body of an `ALTERAÇÃO_STATUS` delivery.
+    StatusChangeEvent, StatusChangeData
+);
+event_body!(
+    /// The body of a `TESTE` delivery.
+    TestEvent, TestData
+);
+
+/// The data of `ALTERAÇÃO_STATUS`. `sequence` grows by one per change of the proposal, so that a
+/// receiver can drop an event older than one it already applied (delivery order is not guaranteed).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct StatusChangeData {
+    pub identificador: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::values::ProposalStatus))]
+    pub status_anterior: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::values::ProposalStatus))]
+    pub status_atual: String,
+    pub alterado_em: String,
+    pub alterado_por: String,
+    pub motivo: Option<String>,
+    pub sequence: i32,
+}
+
+/// The data of `TESTE`.
+#[derive(Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct TestData {
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "0f8fad5b-d9cb-469f-a165-70867728950e"))]
+    pub uuid: Uuid,
+    pub mensagem: String,
+}
+
+fn serialise<T: Serialize>(event: &T) -> String {
+    // A struct of strings and numbers always serialises.
+    serde_json::to_string(event).unwrap_or_default()
+}
+
+/// A proposal's status change.
+pub fn status_change(event: &StatusEvent, identifier: &str) -> String {
+    serialise(&StatusChangeEvent {
+        kind: EventKind::StatusChange,
+        timestamp: timestamp(event.changed_at),
+        data: StatusChangeData {
+            identificador: identifier.to_owned(),
+            status_anterior: event.from.clone(),
+            status_atual: event.to.clone(),
+            alterado_em: timestamp(event.changed_at),
+            alterado_por: event.changed_by.clone(),
+            motivo: event.reason.clone(),
+            sequence: event.sequence,
+        },
     })
-    .to_string()
 }
 
 /// The test event `POST /hooks/:uuid/test` sends.
 pub fn test(subscription: Uuid, at: DateTime<Utc>) -> String {
-    json!({
-        "type": EventKind::Test.as_str(),
-        "timestamp": timestamp(at),
-        "data": {
-            "uuid": subscription,
-            "mensagem": "Evento de teste: a assinatura recebe e verifica entregas.",
-        }
+    serialise(&TestEvent {
+        kind: EventKind::Test,
+        timestamp: timestamp(at),
+        data: TestData {
+            uuid: subscription,
+            mensagem: "Evento de teste: a assinatura recebe e verifica entregas.".to_owned(),
+        },
     })
-    .to_string()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use chrono::TimeZone;
-    use serde_json::Value;
+    use serde_json::{Value, json};
 
     #[test]
     fn status_change_carries_the_proposal_the_move_and_its_sequence() {

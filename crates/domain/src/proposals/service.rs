@@ -6,6 +6,9 @@ use crate::catalog::model::Product;
 use crate::catalog::ports::CatalogStore;
 use crate::clock::Clock;
 use crate::customers::{AddressData, CustomerData, CustomerRecord, CustomerStore, OwnershipItem, Registration, Seller};
+use crate::proposals::bodies::{
+    AvailabilityQuery, Holder, ProposalBody, ReadingRules, RegistrationBody, ShopProposalBody,
+};
 use crate::proposals::model::{
     EcommerceProposalRequest, Flow, NewProposal, PartnerLink, PaymentDetails, ProposalDetail, ProposalRecord,
     ProposalRequest,
@@ -13,7 +16,7 @@ use crate::proposals::model::{
 use crate::proposals::ports::{CreateProposalError, PartnerDirectory, ProposalStore};
 use crate::store::StoreError;
 use crate::validation::{Violations, codes};
-use crate::values::{AgeBounds, CellPhone, Cpf, ShippingType};
+use crate::values::{AgeBounds, Cpf, ShippingType};
 use chrono::NaiveDate;
 use std::sync::Arc;
 
@@ -101,9 +104,27 @@ impl ProposalService {
         Ok(crate::access::scope_of(principal, self.partners.as_ref()).await?)
     }
 
+    /// What reading a body needs: today, and the configured rules.
+    pub fn reading_rules(&self) -> ReadingRules {
+        ReadingRules {
+            today: self.today(),
+            rules: self.rules,
+        }
+    }
+
+    /// Route 3, from its body: every bad member at once, then [`Self::register_customer`].
+    pub async fn create_customer(
+        &self,
+        principal: &Principal,
+        body: RegistrationBody,
+    ) -> Result<CustomerRecord, ProposalError> {
+        let (customer, address) = body.read(&self.reading_rules()).map_err(ProposalError::Invalid)?;
+        self.register_customer(principal, customer, address).await
+    }
+
     /// Route 3: creates (or updates, by CPF) the caller's partner's own registration of a customer.
     #[tracing::instrument(skip_all, fields(cpf = %customer.cpf.masked()))]
-    pub async fn create_customer(
+    pub async fn register_customer(
         &self,
         principal: &Principal,
         customer: CustomerData,
@@ -176,9 +197,19 @@ impl ProposalService {
         Ok(product)
     }
 
+    /// Route 5, from its body: every bad member at once, then [`Self::open_proposal`].
+    pub async fn create_proposal(
+        &self,
+        principal: &Principal,
+        body: ProposalBody,
+    ) -> Result<ProposalRecord, ProposalError> {
+        let request = body.read(&self.reading_rules()).map_err(ProposalError::Invalid)?;
+        self.open_proposal(principal, request).await
+    }
+
     /// Route 5: a representative's proposal; customer, address and proposal in one transaction.
     #[tracing::instrument(skip_all, fields(product = request.product_code))]
-    pub async fn create_proposal(
+    pub async fn open_proposal(
         &self,
         principal: &Principal,
         request: ProposalRequest,
@@ -229,9 +260,19 @@ impl ProposalService {
         Ok(record)
     }
 
+    /// Route 6, from its body: every bad member at once, then [`Self::open_ecommerce_proposal`].
+    pub async fn create_ecommerce_proposal(
+        &self,
+        principal: &Principal,
+        body: ShopProposalBody,
+    ) -> Result<ProposalRecord, ProposalError> {
+        let request = body.read(&self.reading_rules()).map_err(ProposalError::Invalid)?;
+        self.open_ecommerce_proposal(principal, request).await
+    }
+
     /// Route 6: the online shop's proposal. Its value is 0: the price is the subscription's.
     #[tracing::instrument(skip_all, fields(product = request.product_code))]
-    pub async fn create_ecommerce_proposal(
+    pub async fn open_ecommerce_proposal(
         &self,
         principal: &Principal,
         request: EcommerceProposalRequest,
@@ -286,35 +327,15 @@ impl ProposalService {
             .ok_or(ProposalError::NotFound)
     }
 
-    /// Route 8: true when no unfinished proposal exists for the CPF and product.
-    pub async fn cpf_available(
-        &self,
-        principal: &Principal,
-        cpf: &Cpf,
-        integration_code: i32,
-    ) -> Result<bool, ProposalError> {
+    /// Routes 8 and 9: true when no unfinished proposal exists for the CPF (or cell phone) and
+    /// the product.
+    pub async fn availability(&self, principal: &Principal, query: &AvailabilityQuery) -> Result<bool, ProposalError> {
         authorize(principal, Operation::CheckAvailability)?;
-        let open = self
-            .proposals
-            .has_open_for_cpf(cpf, integration_code)
-            .await?
-            .ok_or(ProposalError::UnknownProduct)?;
-        Ok(!open)
-    }
-
-    /// Route 9: the same by cell phone.
-    pub async fn cell_phone_available(
-        &self,
-        principal: &Principal,
-        cell_phone: &CellPhone,
-        integration_code: i32,
-    ) -> Result<bool, ProposalError> {
-        authorize(principal, Operation::CheckAvailability)?;
-        let open = self
-            .proposals
-            .has_open_for_cell_phone(cell_phone, integration_code)
-            .await?
-            .ok_or(ProposalError::UnknownProduct)?;
-        Ok(!open)
+        let code = query.integration_code;
+        let open = match &query.holder {
+            Holder::Cpf(cpf) => self.proposals.has_open_for_cpf(cpf, code).await?,
+            Holder::CellPhone(phone) => self.proposals.has_open_for_cell_phone(phone, code).await?,
+        };
+        Ok(!open.ok_or(ProposalError::UnknownProduct)?)
     }
 }

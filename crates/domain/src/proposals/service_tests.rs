@@ -1,5 +1,6 @@
 //! Use-case tests of customers and proposals, over mocked ports.
 
+use super::bodies::AvailabilityQuery;
 use super::model::*;
 use super::ports::*;
 use super::service::*;
@@ -218,7 +219,7 @@ async fn a_proposal_carries_the_product_value_the_representative_and_the_actor()
         .returning(|_| Ok(record()));
     let created = m
         .service()
-        .create_proposal(&principal(Application::Partner), request(debit("001")))
+        .open_proposal(&principal(Application::Partner), request(debit("001")))
         .await
         .unwrap();
     assert_eq!(created.status, "NOVO");
@@ -229,7 +230,7 @@ async fn unknown_product_or_billing_group_of_another_product_or_bank_not_taken_a
     let m = Mocks::new().catalog(None, Some(group(999)));
     let Err(ProposalError::Invalid(v)) = m
         .service()
-        .create_proposal(&principal(Application::Partner), request(debit("001")))
+        .open_proposal(&principal(Application::Partner), request(debit("001")))
         .await
     else {
         panic!()
@@ -239,7 +240,7 @@ async fn unknown_product_or_billing_group_of_another_product_or_bank_not_taken_a
     let m = Mocks::new().catalog(Some(product(true)), Some(group(101)));
     let Err(ProposalError::Invalid(v)) = m
         .service()
-        .create_proposal(&principal(Application::Partner), request(debit("237")))
+        .open_proposal(&principal(Application::Partner), request(debit("237")))
         .await
     else {
         panic!()
@@ -249,7 +250,7 @@ async fn unknown_product_or_billing_group_of_another_product_or_bank_not_taken_a
     let m = Mocks::new().catalog(Some(product(false)), Some(group(101)));
     let Err(ProposalError::Invalid(v)) = m
         .service()
-        .create_proposal(&principal(Application::Partner), request(debit("001")))
+        .open_proposal(&principal(Application::Partner), request(debit("001")))
         .await
     else {
         panic!()
@@ -265,7 +266,7 @@ async fn a_duplicate_open_proposal_is_reported_as_such() {
         .returning(|_| Err(CreateProposalError::DuplicateOpen));
     let result = m
         .service()
-        .create_proposal(&principal(Application::Partner), request(debit("001")))
+        .open_proposal(&principal(Application::Partner), request(debit("001")))
         .await;
     assert_eq!(result, Err(ProposalError::DuplicateOpen));
 }
@@ -277,7 +278,7 @@ async fn only_partners_create_standard_proposals_and_only_the_shop_ecommerce_one
     let service = m.service();
     for app in [Application::Ecommerce, Application::BackOffice] {
         assert_eq!(
-            service.create_proposal(&principal(app), request(debit("001"))).await,
+            service.open_proposal(&principal(app), request(debit("001"))).await,
             Err(ProposalError::Access(AccessError::Forbidden))
         );
     }
@@ -291,7 +292,7 @@ async fn only_partners_create_standard_proposals_and_only_the_shop_ecommerce_one
     };
     assert_eq!(
         service
-            .create_ecommerce_proposal(&principal(Application::Partner), ecommerce)
+            .open_ecommerce_proposal(&principal(Application::Partner), ecommerce)
             .await,
         Err(ProposalError::Access(AccessError::Forbidden))
     );
@@ -321,7 +322,7 @@ async fn an_ecommerce_proposal_is_worth_zero_and_defaults_to_sms() {
     };
     assert!(
         m.service()
-            .create_ecommerce_proposal(&principal(Application::Ecommerce), request)
+            .open_ecommerce_proposal(&principal(Application::Ecommerce), request)
             .await
             .is_ok()
     );
@@ -341,7 +342,7 @@ async fn an_unknown_partner_id_on_an_ecommerce_proposal_is_a_field_error() {
     };
     let Err(ProposalError::Invalid(v)) = m
         .service()
-        .create_ecommerce_proposal(&principal(Application::Ecommerce), request)
+        .open_ecommerce_proposal(&principal(Application::Ecommerce), request)
         .await
     else {
         panic!()
@@ -404,15 +405,17 @@ async fn availability_is_the_absence_of_an_open_proposal_and_an_unknown_product_
         .expect_has_open_for_cpf()
         .returning(|_, code| Ok(if code == 9101 { Some(true) } else { None }));
     let service = m.service();
-    let cpf = Cpf::parse("12345678909").unwrap();
+    let query = |code: &str| AvailabilityQuery::by_cpf("123.456.789-09", code).unwrap();
     assert_eq!(
         service
-            .cpf_available(&principal(Application::Ecommerce), &cpf, 9101)
+            .availability(&principal(Application::Ecommerce), &query("9101"))
             .await,
         Ok(false)
     );
     assert_eq!(
-        service.cpf_available(&principal(Application::Ecommerce), &cpf, 1).await,
+        service
+            .availability(&principal(Application::Ecommerce), &query("1"))
+            .await,
         Err(ProposalError::UnknownProduct)
     );
 }
@@ -428,7 +431,7 @@ async fn customers_created_by_a_partner_are_that_partners_own_registration() {
         .returning(|_, _, _, _| Err(crate::store::StoreError::Unavailable("x".into())));
     let result = m
         .service()
-        .create_customer(&principal(Application::Partner), customer(), None)
+        .register_customer(&principal(Application::Partner), customer(), None)
         .await;
     assert!(matches!(result, Err(ProposalError::Store(_))));
 }

@@ -1,6 +1,8 @@
 //! Password recovery: `/sendRecovery` e-mails a single-use link; `PUT /passwordReset` spends it.
 //! Only the SHA-256 of a recovery token is stored.
 
+pub mod bodies;
+
 use crate::auth::model::{ThrottleKey, UserId};
 use crate::auth::password::{PasswordHash, PasswordPolicy};
 use crate::auth::ports::{HashError, PasswordHasher, SignInThrottle, UserRepository};

@@ -1,0 +1,737 @@
+//! The bodies of routes 3, 5 and 6 as they arrive, and their reading into the requests of
+//! [`super::model`]. The use case reads them with its own clock and rules
+//! ([`super::service::ProposalService`]); every bad member is reported at once with its path.
+
+use super::model::{EcommerceProposalRequest, PaymentDetails, ProposalRequest};
+use super::service::CustomerRules;
+use crate::customers::{AddressData, CustomerData};
+use crate::input::{Field, Reading, TextOrNumber};
+use crate::json_object;
+use crate::validation::{Violations, codes};
+use crate::values::*;
+use chrono::NaiveDate;
+use serde::Deserialize;
+
+/// Route 3's `cliente`.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RegistrationCustomerBody {
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Maria da Silva"))]
+    pub nome_completo: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{11}|\d{3}\.\d{3}\.\d{3}-\d{2})$", example = "123.456.789-09"))]
+    pub cpf: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{4}-\d{2}-\d{2}", example = "1990-05-15T00:00:00.000Z"))]
+    pub data_nascimento: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Gender))]
+    pub sexo: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<MaritalStatus>))]
+    pub estado_civil: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Brasileira"))]
+    pub nacionalidade: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{11}|\(\d{2}\) \d{5}-\d{4})$", example = "(11) 91234-5678"))]
+    pub celular: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, pattern = r"^(\d{10}|\(\d{2}\) \d{4}-\d{4})$"))]
+    pub telefone_fixo: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Email, example = "maria@exemplo.com.br"))]
+    pub email: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Professora"))]
+    pub profissao: Field<String>,
+    /// Cents.
+    #[cfg_attr(feature = "openapi", schema(value_type = i64, minimum = 0, example = 250000))]
+    pub salario: Field<i64>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
+    pub trabalhando: Field<bool>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
+    pub servidor_publico: Field<bool>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
+    pub pep: Field<bool>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
+    pub afastado: Field<bool>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
+    pub medicamento: Field<bool>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub medicamento_descricao: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
+    pub e_analfabeto: Field<bool>,
+}
+
+/// Route 3's `endereco`.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RegistrationAddressBody {
+    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{8}|\d{5}-\d{3})$", example = "01310100"))]
+    pub cep: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Avenida Paulista"))]
+    pub endereco: Field<String>,
+    /// Text or a non-negative integer (`1000`, `"123A"`, `"S/N"`).
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "1000"))]
+    pub numero: Field<TextOrNumber>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Bela Vista"))]
+    pub bairro: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "São Paulo"))]
+    pub cidade: Field<String>,
+    /// Any case; stored upper-cased.
+    #[cfg_attr(feature = "openapi", schema(value_type = Uf))]
+    pub estado: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub complemento: Field<String>,
+}
+
+/// Route 3's body: the customer and, optionally, its address.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RegistrationBody {
+    #[cfg_attr(feature = "openapi", schema(value_type = RegistrationCustomerBody))]
+    pub cliente: Field<RegistrationCustomerBody>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<RegistrationAddressBody>))]
+    pub endereco: Field<RegistrationAddressBody>,
+}
+
+/// The `customer` of route 5.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ProposalCustomerBody {
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Maria da Silva"))]
+    pub full_name: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{11}|\d{3}\.\d{3}\.\d{3}-\d{2})$", example = "12345678909"))]
+    pub cpf: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{4}-\d{2}-\d{2}", example = "1990-05-15"))]
+    pub birth_date: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Gender))]
+    pub gender: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = MaritalStatus))]
+    pub marital_status: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Brasileira"))]
+    pub nationality: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{11}|\(\d{2}\) \d{5}-\d{4})$", example = "(11) 91234-5678"))]
+    pub cell_phone: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, pattern = r"^(\d{10}|\(\d{2}\) \d{4}-\d{4})$"))]
+    pub phone: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Email, example = "maria@exemplo.com.br"))]
+    pub email: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Professora"))]
+    pub profession: Field<String>,
+    /// Cents; at least the configured minimum (`MIN_SALARY_CENTS`, 141200 by default).
+    #[cfg_attr(feature = "openapi", schema(value_type = i64, minimum = 0, example = 141200))]
+    pub salary: Field<i64>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
+    pub working: Field<bool>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
+    pub public_server: Field<bool>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
+    pub pep: Field<bool>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
+    pub absent: Field<bool>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
+    pub medication: Field<bool>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub medication_description: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
+    pub is_illiterate: Field<bool>,
+}
+
+/// The `address` of routes 5 and 6.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ProposalAddressBody {
+    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{8}|\d{5}-\d{3})$", example = "01310100"))]
+    pub zip_code: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Avenida Paulista"))]
+    pub address: Field<String>,
+    /// Text or a non-negative integer (`1000`, `"123A"`, `"S/N"`).
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "1000"))]
+    pub number: Field<TextOrNumber>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Bela Vista"))]
+    pub neighborhood: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "São Paulo"))]
+    pub city: Field<String>,
+    /// Any case; stored upper-cased.
+    #[cfg_attr(feature = "openapi", schema(value_type = Uf))]
+    pub state: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub complement: Field<String>,
+}
+
+/// `discountOnSheet`, required when paying by `DESCONTO EM FOLHA`.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct DiscountOnSheetBody {
+    /// The benefit or registration number: text or a non-negative integer.
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "1234567890"))]
+    pub number: Field<TextOrNumber>,
+    #[cfg_attr(feature = "openapi", schema(value_type = i32, minimum = 1, example = 41))]
+    pub specie: Field<i64>,
+    #[cfg_attr(feature = "openapi", schema(value_type = SheetType))]
+    pub r#type: Field<String>,
+}
+
+/// `debitAccount`, required when paying by `DÉBITO EM CONTA`.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct DebitAccountBody {
+    /// The bank's 3-digit code; one of the product's banks.
+    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{3}$", example = "001"))]
+    pub bank: Field<TextOrNumber>,
+    /// Up to 5 digits, an optional check digit (`1234-5`).
+    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{1,5}(-[0-9X])?$", example = "1234-5"))]
+    pub agency: Field<TextOrNumber>,
+    /// Up to 12 digits, an optional check digit (`12345-6`).
+    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{1,12}(-[0-9X])?$", example = "12345-6"))]
+    pub account: Field<TextOrNumber>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub operation: Field<String>,
+}
+
+/// Route 5's body. `discountOnSheet` is required for `DESCONTO EM FOLHA`, `debitAccount` for
+/// `DÉBITO EM CONTA`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ProposalBody {
+    #[cfg_attr(feature = "openapi", schema(value_type = i32, minimum = 1, example = 5002))]
+    pub billing_code: Field<i64>,
+    #[cfg_attr(feature = "openapi", schema(value_type = i32, minimum = 1, example = 101))]
+    pub product_code: Field<i64>,
+    #[cfg_attr(feature = "openapi", schema(value_type = PaymentType))]
+    pub type_of_payments: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = ShippingType))]
+    pub shipping_type: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = ProposalCustomerBody))]
+    pub customer: Field<ProposalCustomerBody>,
+    #[cfg_attr(feature = "openapi", schema(value_type = ProposalAddressBody))]
+    pub address: Field<ProposalAddressBody>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<DiscountOnSheetBody>))]
+    pub discount_on_sheet: Field<DiscountOnSheetBody>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<DebitAccountBody>))]
+    pub debit_account: Field<DebitAccountBody>,
+}
+
+/// The reduced `customer` of route 6.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ShopCustomerBody {
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "João Souza"))]
+    pub full_name: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{11}|\d{3}\.\d{3}\.\d{3}-\d{2})$", example = "52998224725"))]
+    pub cpf: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{4}-\d{2}-\d{2}", example = "1985-03-10"))]
+    pub birth_date: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Gender))]
+    pub gender: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<MaritalStatus>))]
+    pub marital_status: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, pattern = r"^(\d{11}|\(\d{2}\) \d{5}-\d{4})$", example = "(21) 99876-5432"))]
+    pub cell_phone: Field<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = Email, example = "joao@exemplo.com.br"))]
+    pub email: Field<String>,
+}
+
+/// Route 6's body: the online shop's proposal.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ShopProposalBody {
+    #[cfg_attr(feature = "openapi", schema(value_type = i32, minimum = 1, example = 5004))]
+    pub billing_code: Field<i64>,
+    #[cfg_attr(feature = "openapi", schema(value_type = i32, minimum = 1, example = 103))]
+    pub product_code: Field<i64>,
+    /// `sms` when absent.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<ShippingType>))]
+    pub shipping_type: Field<String>,
+    /// The partner the sale is credited to, if any.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<i64>))]
+    pub partner_id: Field<i64>,
+    #[cfg_attr(feature = "openapi", schema(value_type = ShopCustomerBody))]
+    pub customer: Field<ShopCustomerBody>,
+    #[cfg_attr(feature = "openapi", schema(value_type = ProposalAddressBody))]
+    pub address: Field<ProposalAddressBody>,
+}
+
+json_object!(
+    RegistrationCustomerBody,
+    RegistrationAddressBody,
+    RegistrationBody,
+    ProposalCustomerBody,
+    ProposalAddressBody,
+    DiscountOnSheetBody,
+    DebitAccountBody,
+    ProposalBody,
+    ShopCustomerBody,
+    ShopProposalBody,
+);
+
+/// What reading a customer needs besides its members: today, and the bounds of the route.
+#[derive(Debug, Clone, Copy)]
+pub struct ReadingRules {
+    pub today: NaiveDate,
+    pub rules: CustomerRules,
+}
+
+/// A full customer's members whatever the route calls them: `(name in the body, member)`.
+struct CustomerMembers {
+    full_name: (&'static str, Field<String>),
+    cpf: (&'static str, Field<String>),
+    birth_date: (&'static str, Field<String>),
+    gender: (&'static str, Field<String>),
+    marital_status: (&'static str, Field<String>),
+    nationality: (&'static str, Field<String>),
+    cell_phone: (&'static str, Field<String>),
+    landline: (&'static str, Field<String>),
+    email: (&'static str, Field<String>),
+    profession: (&'static str, Field<String>),
+    salary: (&'static str, Field<i64>),
+    flags: [(&'static str, Field<bool>); 6],
+    medication_description: (&'static str, Field<String>),
+}
+
+/// How strict a route is with a full customer.
+struct CustomerPolicy {
+    marital_status_required: bool,
+    min_salary_cents: i64,
+}
+
+fn read_salary(r: &mut Reading<'_>, (name, field): (&str, Field<i64>), minimum: i64) -> Option<SalaryCents> {
+    match field {
+        Field::Missing => {
+            r.add(name, codes::REQUIRED, format!("{name} é obrigatório"));
+            None
+        }
+        Field::Given(cents) => r.check(name, SalaryCents::from_cents(cents, minimum)),
+        Field::WrongType => r.check(name, Err(SalaryCents::format_rejection())),
+    }
+}
+
+fn read_customer(
+    m: CustomerMembers,
+    r: &mut Reading<'_>,
+    at: &ReadingRules,
+    policy: CustomerPolicy,
+) -> Option<CustomerData> {
+    let full_name = r.parse(m.full_name.0, m.full_name.1, FullName::parse);
+    let cpf = r.parse(m.cpf.0, m.cpf.1, Cpf::parse);
+    let birth_date = r.parse(m.birth_date.0, m.birth_date.1, |s| {
+        BirthDate::parse(s, at.today, at.rules.age)
+    });
+    let gender = r.parse(m.gender.0, m.gender.1, Gender::parse);
+    let marital_status = if policy.marital_status_required {
+        r.parse(m.marital_status.0, m.marital_status.1, MaritalStatus::parse)
+            .map(Some)
+    } else {
+        Some(r.parse_optional(m.marital_status.0, m.marital_status.1, MaritalStatus::parse))
+    };
+    let nationality = r.text(m.nationality.0, m.nationality.1);
+    let cell_phone = r.parse(m.cell_phone.0, m.cell_phone.1, CellPhone::parse);
+    let landline = r.parse_optional(m.landline.0, m.landline.1, Landline::parse);
+    let email = r.parse(m.email.0, m.email.1, Email::parse);
+    let profession = r.text(m.profession.0, m.profession.1);
+    let salary = read_salary(r, m.salary, policy.min_salary_cents);
+    let [working, public_servant, pep, absent, medication, illiterate] =
+        m.flags.map(|(name, field)| r.optional_bool(name, field));
+    let medication_description = r.optional_text(m.medication_description.0, m.medication_description.1);
+    Some(CustomerData {
+        full_name: full_name?,
+        cpf: cpf?,
+        birth_date: birth_date?,
+        gender: gender?,
+        marital_status: marital_status?,
+        nationality: Some(nationality?),
+        cell_phone: Some(cell_phone?),
+        landline,
+        email: Some(email?),
+        profession: Some(profession?),
+        salary: Some(salary?),
+        working,
+        public_servant,
+        pep,
+        absent,
+        medication,
+        medication_description,
+        illiterate,
+    })
+}
+
+/// An address's members whatever the route calls them.
+struct AddressMembers {
+    cep: (&'static str, Field<String>),
+    street: (&'static str, Field<String>),
+    number: (&'static str, Field<TextOrNumber>),
+    neighborhood: (&'static str, Field<String>),
+    city: (&'static str, Field<String>),
+    state: (&'static str, Field<String>),
+    complement: (&'static str, Field<String>),
+}
+
+fn read_address(m: AddressMembers, r: &mut Reading<'_>) -> Option<AddressData> {
+    let cep = r.parse(m.cep.0, m.cep.1, Cep::parse);
+    let street = r.text(m.street.0, m.street.1);
+    let number = r.text_or_number(m.number.0, m.number.1);
+    let neighborhood = r.text(m.neighborhood.0, m.neighborhood.1);
+    let city = r.text(m.city.0, m.city.1);
+    let state = r.parse(m.state.0, m.state.1, Uf::parse_any_case);
+    let complement = r.optional_text(m.complement.0, m.complement.1);
+    Some(AddressData {
+        cep: cep?,
+        street: street?,
+        number: number?,
+        neighborhood: neighborhood?,
+        city: city?,
+        state: state?,
+        complement,
+    })
+}
+
+impl RegistrationAddressBody {
+    fn read(self, r: &mut Reading<'_>) -> Option<AddressData> {
+        let members = AddressMembers {
+            cep: ("cep", self.cep),
+            street: ("endereco", self.endereco),
+            number: ("numero", self.numero),
+            neighborhood: ("bairro", self.bairro),
+            city: ("cidade", self.cidade),
+            state: ("estado", self.estado),
+            complement: ("complemento", self.complemento),
+        };
+        read_address(members, r)
+    }
+}
+
+impl ProposalAddressBody {
+    fn read(self, r: &mut Reading<'_>) -> Option<AddressData> {
+        let members = AddressMembers {
+            cep: ("zipCode", self.zip_code),
+            street: ("address", self.address),
+            number: ("number", self.number),
+            neighborhood: ("neighborhood", self.neighborhood),
+            city: ("city", self.city),
+            state: ("state", self.state),
+            complement: ("complement", self.complement),
+        };
+        read_address(members, r)
+    }
+}
+
+impl RegistrationCustomerBody {
+    fn read(self, r: &mut Reading<'_>, at: &ReadingRules) -> Option<CustomerData> {
+        let members = CustomerMembers {
+            full_name: ("nome_completo", self.nome_completo),
+            cpf: ("cpf", self.cpf),
+            birth_date: ("data_nascimento", self.data_nascimento),
+            gender: ("sexo", self.sexo),
+            marital_status: ("estado_civil", self.estado_civil),
+            nationality: ("nacionalidade", self.nacionalidade),
+            cell_phone: ("celular", self.celular),
+            landline: ("telefone_fixo", self.telefone_fixo),
+            email: ("email", self.email),
+            profession: ("profissao", self.profissao),
+            salary: ("salario", self.salario),
+            flags: [
+                ("trabalhando", self.trabalhando),
+                ("servidor_publico", self.servidor_publico),
+                ("pep", self.pep),
+                ("afastado", self.afastado),
+                ("medicamento", self.medicamento),
+                ("e_analfabeto", self.e_analfabeto),
+            ],
+            medication_description: ("medicamento_descricao", self.medicamento_descricao),
+        };
+        // The registration accepts 0: not every customer has an income.
+        let policy = CustomerPolicy {
+            marital_status_required: false,
+            min_salary_cents: 0,
+        };
+        read_customer(members, r, at, policy)
+    }
+}
+
+impl ProposalCustomerBody {
+    fn read(self, r: &mut Reading<'_>, at: &ReadingRules) -> Option<CustomerData> {
+        let members = CustomerMembers {
+            full_name: ("fullName", self.full_name),
+            cpf: ("cpf", self.cpf),
+            birth_date: ("birthDate", self.birth_date),
+            gender: ("gender", self.gender),
+            marital_status: ("maritalStatus", self.marital_status),
+            nationality: ("nationality", self.nationality),
+            cell_phone: ("cellPhone", self.cell_phone),
+            landline: ("phone", self.phone),
+            email: ("email", self.email),
+            profession: ("profession", self.profession),
+            salary: ("salary", self.salary),
+            flags: [
+                ("working", self.working),
+                ("publicServer", self.public_server),
+                ("pep", self.pep),
+                ("absent", self.absent),
+                ("medication", self.medication),
+                ("isIlliterate", self.is_illiterate),
+            ],
+            medication_description: ("medicationDescription", self.medication_description),
+        };
+        let policy = CustomerPolicy {
+            marital_status_required: true,
+            min_salary_cents: at.rules.min_salary_cents,
+        };
+        read_customer(members, r, at, policy)
+    }
+}
+
+impl ShopCustomerBody {
+    fn read(self, r: &mut Reading<'_>, at: &ReadingRules) -> Option<CustomerData> {
+        let full_name = r.parse("fullName", self.full_name, FullName::parse);
+        let cpf = r.parse("cpf", self.cpf, Cpf::parse);
+        let birth_date = r.parse("birthDate", self.birth_date, |s| {
+            BirthDate::parse(s, at.today, at.rules.age)
+        });
+        let gender = r.parse("gender", self.gender, Gender::parse);
+        let marital_status = r.parse_optional("maritalStatus", self.marital_status, MaritalStatus::parse);
+        let cell_phone = r.parse_optional("cellPhone", self.cell_phone, CellPhone::parse);
+        let email = r.parse_optional("email", self.email, Email::parse);
+        Some(CustomerData {
+            marital_status,
+            cell_phone,
+            email,
+            ..CustomerData::minimal(full_name?, cpf?, birth_date?, gender?)
+        })
+    }
+}
+
+impl RegistrationBody {
+    /// Every bad member at once, or the customer and its address (if one was sent).
+    pub fn read(self, at: &ReadingRules) -> Result<(CustomerData, Option<AddressData>), Violations> {
+        let mut v = Violations::new();
+        let mut r = Reading::root(&mut v);
+        let customer = r.object("cliente", self.cliente, |c, r| c.read(r, at));
+        let address = r.optional_object("endereco", self.endereco, |a, r| a.read(r));
+        match customer {
+            Some(customer) if v.is_empty() => Ok((customer, address)),
+            _ => Err(v),
+        }
+    }
+}
+
+fn read_payment(
+    r: &mut Reading<'_>,
+    payment_type: Option<PaymentType>,
+    sheet: Field<DiscountOnSheetBody>,
+    debit: Field<DebitAccountBody>,
+) -> Option<PaymentDetails> {
+    match payment_type? {
+        PaymentType::PayrollDiscount => r.object("discountOnSheet", sheet, |s, r| {
+            let number = r.text_or_number("number", s.number);
+            let specie = r.integer("specie", s.specie).and_then(|n| match i32::try_from(n) {
+                Ok(specie) if specie > 0 => Some(specie),
+                _ => {
+                    r.add("specie", codes::INVALID_VALUE, "specie deve ser um inteiro positivo");
+                    None
+                }
+            });
+            let sheet_type = r.parse("type", s.r#type, SheetType::parse);
+            Some(PaymentDetails::PayrollDiscount {
+                number: number?,
+                specie: specie?,
+                sheet_type: sheet_type?,
+            })
+        }),
+        PaymentType::AccountDebit => r.object("debitAccount", debit, |d, r| {
+            let bank = r.text_or_number("bank", d.bank);
+            let agency = r.text_or_number("agency", d.agency);
+            let account = r.text_or_number("account", d.account);
+            let operation = r.optional_text("operation", d.operation);
+            let (v, prefix) = r.at_this_level();
+            BankAccount::parse(
+                v,
+                prefix,
+                bank.as_deref(),
+                agency.as_deref(),
+                account.as_deref(),
+                operation.as_deref(),
+            )
+            .map(PaymentDetails::AccountDebit)
+        }),
+    }
+}
+
+impl ProposalBody {
+    /// Every bad member at once, or the proposal's request.
+    pub fn read(self, at: &ReadingRules) -> Result<ProposalRequest, Violations> {
+        let mut v = Violations::new();
+        let mut r = Reading::root(&mut v);
+        let billing_code = r.code("billingCode", self.billing_code);
+        let product_code = r.code("productCode", self.product_code);
+        let payment_type = r.parse("typeOfPayments", self.type_of_payments, PaymentType::parse);
+        let shipping = r.parse("shippingType", self.shipping_type, ShippingType::parse);
+        let customer = r.object("customer", self.customer, |c, r| c.read(r, at));
+        let address = r.object("address", self.address, |a, r| a.read(r));
+        let payment = read_payment(&mut r, payment_type, self.discount_on_sheet, self.debit_account);
+        let request = (|| {
+            Some(ProposalRequest {
+                billing_code: billing_code?,
+                product_code: product_code?,
+                payment: payment?,
+                shipping: shipping?,
+                customer: customer?,
+                address: address?,
+            })
+        })();
+        match request {
+            Some(request) if v.is_empty() => Ok(request),
+            _ => Err(v),
+        }
+    }
+}
+
+impl ShopProposalBody {
+    /// Every bad member at once, or the shop's proposal request.
+    pub fn read(self, at: &ReadingRules) -> Result<EcommerceProposalRequest, Violations> {
+        let mut v = Violations::new();
+        let mut r = Reading::root(&mut v);
+        let billing_code = r.code("billingCode", self.billing_code);
+        let product_code = r.code("productCode", self.product_code);
+        let shipping = r.parse_optional("shippingType", self.shipping_type, ShippingType::parse);
+        let partner_id = r.optional_integer("partnerId", self.partner_id);
+        let customer = r.object("customer", self.customer, |c, r| c.read(r, at));
+        let address = r.object("address", self.address, |a, r| a.read(r));
+        let request = (|| {
+            Some(EcommerceProposalRequest {
+                billing_code: billing_code?,
+                product_code: product_code?,
+                shipping,
+                partner_id,
+                customer: customer?,
+                address: address?,
+            })
+        })();
+        match request {
+            Some(request) if v.is_empty() => Ok(request),
+            _ => Err(v),
+        }
+    }
+}
+
+/// Route 12's body: the proposal and its customer, to send for signature.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SignerBody {
+    /// The `id_cliente` of the proposal's customer.
+    #[cfg_attr(feature = "openapi", schema(value_type = i64, example = 1))]
+    pub customer_id: Field<i64>,
+    /// The proposal's identifier.
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "4c938c72-29ae-4a6a-81f4-b5a436aceab9"))]
+    pub identifier: Field<String>,
+}
+
+/// The proposal to send and the customer the caller says is its own.
+#[derive(Debug)]
+pub struct SendRequest {
+    pub customer_id: i64,
+    pub identifier: String,
+}
+
+/// The body of the back office's status change.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct StatusChangeBody {
+    #[cfg_attr(feature = "openapi", schema(value_type = ProposalStatus))]
+    pub status: Field<String>,
+    /// Why, kept with the event.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Documentação conferida"))]
+    pub reason: Field<String>,
+}
+
+/// The status asked for and its reason.
+#[derive(Debug)]
+pub struct StatusChangeRequest {
+    pub status: ProposalStatus,
+    pub reason: Option<String>,
+}
+
+json_object!(SignerBody, StatusChangeBody);
+
+impl SignerBody {
+    pub fn read(self) -> Result<SendRequest, Violations> {
+        let mut v = Violations::new();
+        let mut r = Reading::root(&mut v);
+        let customer_id = r.integer("customerId", self.customer_id);
+        let identifier = r.text("identifier", self.identifier);
+        match (customer_id, identifier) {
+            (Some(customer_id), Some(identifier)) => Ok(SendRequest {
+                customer_id,
+                identifier,
+            }),
+            _ => Err(v),
+        }
+    }
+}
+
+impl StatusChangeBody {
+    pub fn read(self) -> Result<StatusChangeRequest, Violations> {
+        let mut v = Violations::new();
+        let mut r = Reading::root(&mut v);
+        let status = r.parse("status", self.status, ProposalStatus::parse);
+        let reason = r.optional_text("reason", self.reason);
+        match status {
+            Some(status) if v.is_empty() => Ok(StatusChangeRequest { status, reason }),
+            _ => Err(v),
+        }
+    }
+}
+
+/// Whose open proposals routes 8 and 9 look for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Holder {
+    Cpf(Cpf),
+    CellPhone(CellPhone),
+}
+
+impl Holder {
+    /// How answers name it.
+    pub fn noun(&self) -> &'static str {
+        match self {
+            Holder::Cpf(_) => "CPF",
+            Holder::CellPhone(_) => "celular",
+        }
+    }
+}
+
+/// The path of routes 8 and 9, read: a CPF (or cell phone) and a product's integration code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AvailabilityQuery {
+    pub holder: Holder,
+    pub integration_code: i32,
+}
+
+impl AvailabilityQuery {
+    /// Route 8's `cpf` and `integrationCode`.
+    pub fn by_cpf(cpf: &str, integration_code: &str) -> Result<Self, Violations> {
+        Self::read(integration_code, |r| r.check("cpf", Cpf::parse(cpf)).map(Holder::Cpf))
+    }
+
+    /// Route 9's `celular` and `integrationCode`.
+    pub fn by_cell_phone(phone: &str, integration_code: &str) -> Result<Self, Violations> {
+        Self::read(integration_code, |r| {
+            r.check("celular", CellPhone::parse(phone)).map(Holder::CellPhone)
+        })
+    }
+
+    fn read(
+        integration_code: &str,
+        holder: impl FnOnce(&mut Reading<'_>) -> Option<Holder>,
+    ) -> Result<Self, Violations> {
+        let mut v = Violations::new();
+        let holder = holder(&mut Reading::root(&mut v));
+        let code = crate::input::positive_code("integrationCode", integration_code)
+            .map_err(|refused| v.merge(refused))
+            .ok();
+        match (holder, code) {
+            (Some(holder), Some(integration_code)) => Ok(Self {
+                holder,
+                integration_code,
+            }),
+            _ => Err(v),
+        }
+    }
+}
