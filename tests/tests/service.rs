@@ -274,3 +274,18 @@ async fn the_openapi_document_describes_the_bodies_from_their_types() {
         assert!(data["properties"].get(member).is_some(), "{member}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_listing_records_are_the_dto_schemas_with_every_member_optional() {
+    let app = TestApp::spawn().await;
+    let doc: Value = app.get("/openapi.json", None).await.json().await.unwrap();
+    let schemas = &doc["components"]["schemas"];
+    assert_eq!(
+        schemas["ProductListEnvelope"]["properties"]["document"]["items"]["$ref"],
+        "#/components/schemas/ProductProjection"
+    );
+    let projection = &schemas["BillingGroupProjection"];
+    assert!(projection.get("required").is_none());
+    assert_eq!(projection["properties"], schemas["BillingGroupDto"]["properties"]);
+    assert!(!schemas["BillingGroupDto"]["required"].as_array().unwrap().is_empty());
+}

@@ -6,8 +6,12 @@ use std::fmt;
 /// One invalid field: where it is (`customer.cpf`), a stable code (`cpf_digito`) and a message in
 /// Brazilian Portuguese meant for people.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct FieldError {
+    #[cfg_attr(feature = "openapi", schema(example = "customer.cpf"))]
     pub field: String,
+    /// One of the per-field codes of `docs/errors.md`.
+    #[cfg_attr(feature = "openapi", schema(example = "cpf_digito"))]
     pub code: &'static str,
     pub message: String,
 }

@@ -21,6 +21,7 @@ use domain::store::StoreError;
 use domain::validation::{FieldError, Violations, codes};
 use serde::Serialize;
 use std::fmt;
+use utoipa::ToSchema;
 
 /// Declares every error code once: its variant, its stable text, its HTTP status and its default
 /// message. `ErrorCode::ALL`, `code()`, `status()`, `message()` and the list in `docs/errors.md`
@@ -157,17 +158,28 @@ impl fmt::Display for ApiError {
     }
 }
 
-#[derive(Serialize)]
-struct ErrorBody<'a> {
+/// Every error answer: the spec's envelope with a stable `code` and, for validation failures,
+/// `errors`. The OpenAPI document describes this very type (each answer's `code`s enumerated from
+/// the table above, in `routes::docs`).
+#[derive(Serialize, ToSchema)]
+pub struct ErrorEnvelope<'a> {
+    /// Only in the answers of `PUT /passwordReset`, always `false` (the spec's shape for route 2).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     success: Option<bool>,
+    #[schema(example = "error")]
     status: &'static str,
     message: &'a str,
+    /// Stable error code; see docs/errors.md.
     code: &'static str,
+    #[schema(value_type = Vec<Object>, max_items = 0)]
     document: [(); 0],
     #[serde(rename = "rowsAffected")]
+    #[schema(value_type = Vec<i64>, max_items = 0)]
     rows_affected: [(); 0],
+    /// On validation failures: every invalid field.
     #[serde(skip_serializing_if = "<[FieldError]>::is_empty")]
+    #[schema(value_type = Option<Vec<FieldError>>, nullable = false)]
     errors: &'a [FieldError],
 }
 
@@ -181,7 +193,7 @@ impl ResponseError for ApiError {
         if let Some(secs) = self.retry_after_secs {
             response.insert_header((header::RETRY_AFTER, HeaderValue::from(secs)));
         }
-        response.json(ErrorBody {
+        response.json(ErrorEnvelope {
             success: self.success_member.then_some(false),
             status: "error",
             message: &self.message,

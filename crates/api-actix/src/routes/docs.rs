@@ -89,6 +89,7 @@ pub fn document() -> &'static Value {
     DOCUMENT.get_or_init(|| {
         let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or_default();
         enumerate_error_codes(&mut doc);
+        project_listings(&mut doc);
         doc["webhooks"] = webhooks();
         doc
     })
@@ -110,9 +111,7 @@ fn enumerate_error_codes(doc: &mut Value) {
         };
         for (status, response) in responses.iter_mut() {
             let schema = &mut response["content"]["application/json"]["schema"];
-            let is_error = schema["$ref"]
-                .as_str()
-                .is_some_and(|r| r.ends_with("/ErrorEnvelope") || r.ends_with("/ResetErrorBody"));
+            let is_error = schema["$ref"].as_str().is_some_and(|r| r.ends_with("/ErrorEnvelope"));
             let codes: Vec<&str> = ErrorCode::ALL
                 .iter()
                 .filter(|c| c.status().as_str() == status)
@@ -125,6 +124,25 @@ fn enumerate_error_codes(doc: &mut Value) {
                 }]});
             }
         }
+    }
+}
+
+/// The catalog listings answer only the `fields` asked for: their records are the DTOs' schemas
+/// with every member optional, under their own names.
+fn project_listings(doc: &mut Value) {
+    let schemas = &mut doc["components"]["schemas"];
+    for (listing, record, projection) in [
+        ("BillingGroupListEnvelope", "BillingGroupDto", "BillingGroupProjection"),
+        ("ProductListEnvelope", "ProductDto", "ProductProjection"),
+    ] {
+        let mut projected = schemas[record].clone();
+        if let Some(object) = projected.as_object_mut() {
+            object.remove("required");
+            object.insert("description".into(), json!("Somente os campos pedidos em `fields`."));
+        }
+        schemas[projection] = projected;
+        schemas[listing]["properties"]["document"]["items"] =
+            json!({"$ref": format!("#/components/schemas/{projection}")});
     }
 }
 

@@ -4,7 +4,7 @@ use crate::http::auth::ClientAddress;
 use crate::http::body::Body;
 use crate::http::envelope::Envelope;
 use crate::http::error::ApiError;
-use crate::routes::schemas::{ErrorEnvelope, MessageEnvelope, ResetErrorBody};
+use crate::routes::schemas::{ErrorEnvelope, MessageEnvelope};
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
 use domain::recovery::bodies::{RecoveryBody, ResetBody};
@@ -48,12 +48,12 @@ pub struct ResetAnswer {
     request_body(content = ResetBody, example = json!({"token": "<token do e-mail>", "password": "Nova#Senha2026"})),
     responses(
         (status = 200, description = "Senha redefinida", body = ResetAnswer),
-        (status = 400, description = "Campos ausentes", body = ResetErrorBody),
-        (status = 401, description = "Token expirado ou já usado", body = ResetErrorBody),
-        (status = 404, description = "Token não encontrado", body = ResetErrorBody),
-        (status = 413, body = ResetErrorBody), (status = 415, body = ResetErrorBody),
-        (status = 422, description = "Senha fora da política (o token continua válido), ou corpo malformado", body = ResetErrorBody),
-        (status = 503, body = ResetErrorBody),
+        (status = 400, description = "Campos ausentes", body = ErrorEnvelope),
+        (status = 401, description = "Token expirado ou já usado", body = ErrorEnvelope),
+        (status = 404, description = "Token não encontrado", body = ErrorEnvelope),
+        (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope),
+        (status = 422, description = "Senha fora da política (o token continua válido), ou corpo malformado", body = ErrorEnvelope),
+        (status = 503, body = ErrorEnvelope),
     ))]
 pub async fn password_reset(
     state: web::Data<AppState>,

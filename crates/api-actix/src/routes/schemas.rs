@@ -7,32 +7,7 @@
 use serde::Serialize;
 use utoipa::ToSchema;
 
-/// Error answer: the spec's envelope with a stable `code` and, for validation failures, `errors`.
-#[derive(Serialize, ToSchema)]
-pub struct ErrorEnvelope {
-    #[schema(example = "error")]
-    pub status: String,
-    pub message: String,
-    /// Stable error code; see docs/errors.md.
-    pub code: String,
-    #[schema(value_type = Vec<Object>, max_items = 0)]
-    pub document: Vec<serde_json::Value>,
-    #[serde(rename = "rowsAffected")]
-    #[schema(max_items = 0)]
-    pub rows_affected: Vec<i64>,
-    /// Present on validation failures: every invalid field.
-    #[schema(nullable = false)]
-    pub errors: Option<Vec<FieldErrorDoc>>,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct FieldErrorDoc {
-    /// Path of the field, e.g. `customer.cpf`.
-    pub field: String,
-    /// Stable rule code, e.g. `cpf_digito`.
-    pub code: String,
-    pub message: String,
-}
+pub use crate::http::error::ErrorEnvelope;
 
 /// A success envelope with only a message.
 #[derive(Serialize, ToSchema)]
@@ -92,62 +67,16 @@ envelope_doc!(
 envelope_doc!(IsValidEnvelope, data = crate::routes::dto::IsValidDto);
 envelope_doc!(ProductBanksEnvelope, data = crate::routes::dto::ProductBanksDto);
 envelope_doc!(
-    /// Records restricted to the requested fields: every member is optional.
-    BillingGroupListEnvelope, document = BillingGroupProjection
+    /// Records restricted to the requested fields: the document makes every member optional
+    /// (`routes::docs`, the `Projection` schemas derived from the DTOs').
+    BillingGroupListEnvelope, document = crate::routes::dto::BillingGroupDto
 );
-envelope_doc!(ProductListEnvelope, document = ProductProjection);
+envelope_doc!(ProductListEnvelope, document = crate::routes::dto::ProductDto);
 envelope_doc!(ProductWrittenEnvelope, document = crate::routes::dto::ProductDto);
 envelope_doc!(
     BillingGroupWrittenEnvelope,
     document = crate::routes::dto::BillingGroupDto
 );
-
-/// A billing group with only the requested fields.
-#[derive(Serialize, ToSchema)]
-#[allow(dead_code)]
-pub struct BillingGroupProjection {
-    pub id: Option<i64>,
-    pub alterado_em: Option<String>,
-    pub alterado_por: Option<String>,
-    pub criado_em: Option<String>,
-    pub codigo_faturamento: Option<i32>,
-    pub descricao: Option<String>,
-    pub codigo_integracao: Option<i32>,
-    pub codigo_produto: Option<i32>,
-}
-
-/// A product with only the requested fields.
-#[derive(Serialize, ToSchema)]
-#[allow(dead_code)]
-pub struct ProductProjection {
-    pub id: Option<i64>,
-    pub codigo_produto: Option<i32>,
-    pub nome: Option<String>,
-    pub codigo_integracao: Option<i32>,
-    pub ativo: Option<bool>,
-    pub valor: Option<i64>,
-    pub criado_em: Option<String>,
-    pub alterado_em: Option<String>,
-    pub alterado_por: Option<String>,
-}
-
-/// Route 2's errors: `{success: false, message}` as the spec shows, with the error envelope's members.
-#[derive(Serialize, ToSchema)]
-#[allow(dead_code)]
-pub struct ResetErrorBody {
-    pub success: bool,
-    #[schema(example = "error")]
-    pub status: String,
-    pub message: String,
-    pub code: String,
-    #[schema(value_type = Vec<Object>, max_items = 0)]
-    pub document: Vec<serde_json::Value>,
-    #[serde(rename = "rowsAffected")]
-    #[schema(max_items = 0)]
-    pub rows_affected: Vec<i64>,
-    #[schema(nullable = false)]
-    pub errors: Option<Vec<FieldErrorDoc>>,
-}
 
 /// The payment platform's subscription object (Stripe's shape): Unix-second timestamps, lower-case
 /// currency; members not modelled here are passed through.
