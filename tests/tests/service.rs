@@ -289,3 +289,33 @@ async fn the_listing_records_are_the_dto_schemas_with_every_member_optional() {
     assert_eq!(projection["properties"], schemas["BillingGroupDto"]["properties"]);
     assert!(!schemas["BillingGroupDto"]["required"].as_array().unwrap().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_docs_page_lists_each_body_member_with_its_type_and_each_answer_with_its_codes() {
+    let app = TestApp::spawn().await;
+    let html = app.get("/docs", None).await.text().await.unwrap();
+    // Route 5's members, their closed lists spelled out, no raw reference left for a reader.
+    assert!(html.contains("Corpo: <code>ProposalBody</code>"), "{html}");
+    assert!(html.contains(
+        "<td><code>typeOfPayments</code></td><td>um de: DÉBITO EM CONTA, DESCONTO EM FOLHA</td><td>sim</td>"
+    ));
+    assert!(html.contains("<td><code>customer</code></td><td>objeto ProposalCustomerBody</td><td>sim</td>"));
+    assert!(!html.contains("$ref"), "a reference shown raw");
+    // Every answer's table has the codes its status may carry.
+    assert!(html.contains("dados_invalidos"));
+    assert!(html.contains("nao_autenticado"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_answer_in_the_document_goes_without_a_description() {
+    let app = TestApp::spawn().await;
+    let doc: Value = app.get("/openapi.json", None).await.json().await.unwrap();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            for (status, answer) in operation["responses"].as_object().unwrap() {
+                let described = answer["description"].as_str().is_some_and(|d| !d.trim().is_empty());
+                assert!(described, "{method} {path} {status} has no description");
+            }
+        }
+    }
+}

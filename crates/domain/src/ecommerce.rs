@@ -335,6 +335,10 @@ pub mod bodies {
     /// The body of routes 14 and 15: the buyer's CPF.
     #[derive(Debug, Deserialize)]
     #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(description = "Corpo das rotas 14 e 15: o CPF do comprador.")
+    )]
     pub struct CpfBody {
         #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{11}|\d{3}\.\d{3}\.\d{3}-\d{2})$", example = "52998224725"))]
         pub cpf: Field<String>,
@@ -343,6 +347,10 @@ pub mod bodies {
     /// Route 16's body: the e-commerce proposal to subscribe.
     #[derive(Debug, Deserialize)]
     #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(description = "Corpo da rota 16: a proposta de e-commerce a assinar.")
+    )]
     pub struct SubscriptionBody {
         #[cfg_attr(feature = "openapi", schema(value_type = String, example = "4c938c72-29ae-4a6a-81f4-b5a436aceab9"))]
         pub identifier: Field<String>,

@@ -6,6 +6,10 @@
 //! its path (`customer.cpf`) and the codes and messages of [`crate::validation`], so a client
 //! learns all its mistakes from one answer.
 //!
+//! The body types also describe themselves in the OpenAPI document (behind the `openapi` feature):
+//! their members' doc comments are its descriptions, so they are written in Portuguese, as the
+//! contract is; a container's Portuguese description is given in its `schema` attribute.
+//!
 //! ```
 //! use domain::input::{Field, Reading};
 //! use domain::validation::Violations;

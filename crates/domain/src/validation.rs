@@ -7,10 +7,14 @@ use std::fmt;
 /// Brazilian Portuguese meant for people.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(description = "Um campo inválido: onde está, a regra que falhou e uma mensagem.")
+)]
 pub struct FieldError {
     #[cfg_attr(feature = "openapi", schema(example = "customer.cpf"))]
     pub field: String,
-    /// One of the per-field codes of `docs/errors.md`.
+    /// Um dos códigos por campo de `docs/errors.md` (one of the per-field codes).
     #[cfg_attr(feature = "openapi", schema(example = "cpf_digito"))]
     pub code: &'static str,
     pub message: String,

@@ -162,23 +162,31 @@ impl fmt::Display for ApiError {
 /// `errors`. The OpenAPI document describes this very type (each answer's `code`s enumerated from
 /// the table above, in `routes::docs`).
 #[derive(Serialize, ToSchema)]
+#[schema(
+    description = "Toda resposta de erro: o envelope da especificação com um `code` estável e, em falhas de validação, `errors`.",
+    example = json!({
+        "status": "error", "message": "Dados inválidos: verifique os campos indicados em errors.",
+        "code": "dados_invalidos", "document": [], "rowsAffected": [],
+        "errors": [{"field": "customer.cpf", "code": "cpf_digito", "message": "CPF inválido: dígitos verificadores não conferem"}]
+    })
+)]
 pub struct ErrorEnvelope<'a> {
-    /// Only in the answers of `PUT /passwordReset`, always `false` (the spec's shape for route 2).
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// Somente nas respostas de `PUT /passwordReset`, sempre `false` (a forma da rota 2).
     #[schema(nullable = false)]
     success: Option<bool>,
     #[schema(example = "error")]
     status: &'static str,
     message: &'a str,
-    /// Stable error code; see docs/errors.md.
+    /// Código estável do erro; veja docs/errors.md.
     code: &'static str,
     #[schema(value_type = Vec<Object>, max_items = 0)]
     document: [(); 0],
     #[serde(rename = "rowsAffected")]
     #[schema(value_type = Vec<i64>, max_items = 0)]
     rows_affected: [(); 0],
-    /// On validation failures: every invalid field.
     #[serde(skip_serializing_if = "<[FieldError]>::is_empty")]
+    /// Em falhas de validação: cada campo inválido.
     #[schema(value_type = Option<Vec<FieldError>>, nullable = false)]
     errors: &'a [FieldError],
 }

@@ -89,6 +89,7 @@ pub fn document() -> &'static Value {
     DOCUMENT.get_or_init(|| {
         let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or_default();
         enumerate_error_codes(&mut doc);
+        describe_bare_answers(&mut doc);
         project_listings(&mut doc);
         doc["webhooks"] = webhooks();
         doc
@@ -123,6 +124,45 @@ fn enumerate_error_codes(doc: &mut Value) {
                     "properties": {"code": {"type": "string", "enum": codes}}
                 }]});
             }
+        }
+    }
+}
+
+/// An answer a route documents without words gets the usual meaning of its status, so that no
+/// reader meets an empty description.
+fn describe_bare_answers(doc: &mut Value) {
+    let Some(paths) = doc["paths"].as_object_mut() else {
+        return;
+    };
+    let operations = paths
+        .values_mut()
+        .filter_map(Value::as_object_mut)
+        .flat_map(|p| p.values_mut());
+    for operation in operations {
+        let Some(responses) = operation["responses"].as_object_mut() else {
+            continue;
+        };
+        for (status, response) in responses.iter_mut() {
+            if response["description"].as_str().is_some_and(|d| !d.is_empty()) {
+                continue;
+            }
+            let meaning = match status.as_str() {
+                "200" => "Sucesso",
+                "201" => "Criado",
+                "400" => "Dados inválidos (veja `errors`) ou pedido que as regras recusam",
+                "401" => "Sem token válido",
+                "403" => "Aplicação sem permissão para esta rota",
+                "404" => "Não encontrado",
+                "413" => "Corpo grande demais",
+                "415" => "Content-Type não é JSON",
+                "422" => "Corpo malformado",
+                "429" => "Muitos pedidos; veja Retry-After",
+                "502" => "O serviço externo falhou; nada mudou aqui",
+                "503" => "Indisponível no momento; tente de novo",
+                "504" => "O serviço externo não respondeu a tempo",
+                _ => continue,
+            };
+            response["description"] = json!(meaning);
         }
     }
 }
@@ -195,53 +235,136 @@ fn render_html(json: &Value) -> String {
         "<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}",
         "h2{margin-top:2rem;border-bottom:1px solid #ddd}code,pre{background:#f5f5f5;padding:.1rem .3rem}",
         "pre{padding:.6rem;overflow:auto}.m{font-weight:bold;text-transform:uppercase;margin-right:.5rem}",
-        "table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.2rem .5rem;text-align:left}</style></head><body>",
+        "table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ddd;padding:.2rem .5rem;text-align:left;vertical-align:top}</style></head><body>",
         "<h1>Sales API</h1><p>Documento completo: <a href=\"/openapi.json\">/openapi.json</a> · ",
         "<a href=\"/docs/interativa/\">Referência interativa</a> (esquemas e \"Try it out\" para chamar as rotas)</p>"
     ));
-    if let Some(paths) = json["paths"].as_object() {
-        for (path, operations) in paths {
-            let Some(operations) = operations.as_object() else {
-                continue;
-            };
-            for (method, op) in operations {
-                html.push_str(&format!(
-                    "<h2><span class=\"m\">{}</span><code>{}</code></h2>",
-                    escape(method),
-                    escape(path)
-                ));
-                for key in ["summary", "description"] {
-                    if let Some(text) = op[key].as_str() {
-                        html.push_str(&format!("<p>{}</p>", escape(text)));
-                    }
-                }
-                if let Some(body) = op["requestBody"]["content"]["application/json"].as_object() {
-                    let example = body
-                        .get("example")
-                        .or_else(|| body.get("schema"))
-                        .cloned()
-                        .unwrap_or_default();
-                    html.push_str(&format!(
-                        "<p>Corpo:</p><pre>{}</pre>",
-                        escape(&serde_json::to_string_pretty(&example).unwrap_or_default())
-                    ));
-                }
-                if let Some(responses) = op["responses"].as_object() {
-                    html.push_str("<table><tr><th>Status</th><th>Descrição</th></tr>");
-                    for (status, response) in responses {
-                        html.push_str(&format!(
-                            "<tr><td>{}</td><td>{}</td></tr>",
-                            escape(status),
-                            escape(response["description"].as_str().unwrap_or(""))
-                        ));
-                    }
-                    html.push_str("</table>");
-                }
+    let schemas = &json["components"]["schemas"];
+    let operations = json["paths"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .flat_map(|(path, item)| {
+            let item = item.as_object().into_iter().flatten();
+            item.map(move |(method, op)| (path, method, op))
+        });
+    for (path, method, op) in operations {
+        html.push_str(&format!(
+            "<h2><span class=\"m\">{}</span><code>{}</code></h2>",
+            escape(method),
+            escape(path)
+        ));
+        for key in ["summary", "description"] {
+            if let Some(text) = op[key].as_str() {
+                html.push_str(&format!("<p>{}</p>", escape(text)));
             }
         }
+        let body = &op["requestBody"]["content"]["application/json"];
+        if let Some(name) = schema_name(&body["schema"]) {
+            html.push_str(&format!("<p>Corpo: <code>{}</code></p>", escape(name)));
+            html.push_str(&members_table(&schemas[name], schemas));
+        }
+        if let Some(example) = body.get("example") {
+            let text = serde_json::to_string_pretty(example).unwrap_or_default();
+            html.push_str(&format!("<p>Exemplo:</p><pre>{}</pre>", escape(&text)));
+        }
+        html.push_str(&responses_table(&op["responses"]));
     }
     html.push_str("</body></html>");
     html
+}
+
+/// The component a `$ref` names (`#/components/schemas/ProposalBody` → `ProposalBody`).
+fn schema_name(schema: &Value) -> Option<&str> {
+    schema["$ref"].as_str()?.strip_prefix("#/components/schemas/")
+}
+
+/// A body's members: name, type (a closed list's values, a format's pattern), whether required.
+fn members_table(schema: &Value, schemas: &Value) -> String {
+    let Some(properties) = schema["properties"].as_object() else {
+        return String::new();
+    };
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let mut table = String::from("<table><tr><th>Membro</th><th>Tipo</th><th>Obrigatório</th><th>Descrição</th></tr>");
+    for (name, member) in properties {
+        table.push_str(&format!(
+            "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(name),
+            escape(&type_of(member, schemas)),
+            if required.contains(&name.as_str()) {
+                "sim"
+            } else {
+                "não"
+            },
+            escape(member["description"].as_str().unwrap_or(""))
+        ));
+    }
+    table.push_str("</table>");
+    table
+}
+
+/// A member's type in words: the referenced schema's name with its values, or the JSON type with
+/// its pattern.
+fn type_of(member: &Value, schemas: &Value) -> String {
+    let member = member["oneOf"]
+        .as_array()
+        .and_then(|o| o.iter().find(|s| s["type"] != "null"))
+        .unwrap_or(member);
+    if let Some(name) = schema_name(member) {
+        let values: Vec<&str> = schemas[name]["enum"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        return if values.is_empty() {
+            format!("objeto {name}")
+        } else {
+            format!("um de: {}", values.join(", "))
+        };
+    }
+    if let Some(items) = member.get("items") {
+        return format!("lista de {}", type_of(items, schemas));
+    }
+    let kind = match &member["type"] {
+        Value::Array(kinds) => kinds
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|k| *k != "null")
+            .unwrap_or("")
+            .to_owned(),
+        other => other.as_str().unwrap_or("").to_owned(),
+    };
+    match member["pattern"].as_str() {
+        Some(pattern) => format!("{kind} ({pattern})"),
+        None => kind,
+    }
+}
+
+/// The answers: status, description, and the error codes a status carries.
+fn responses_table(responses: &Value) -> String {
+    let Some(responses) = responses.as_object() else {
+        return String::new();
+    };
+    let mut table = String::from("<table><tr><th>Status</th><th>Descrição</th><th>Códigos</th></tr>");
+    for (status, response) in responses {
+        let schema = &response["content"]["application/json"]["schema"];
+        let codes = schema["allOf"][1]["properties"]["code"]["enum"].as_array();
+        let codes: Vec<&str> = codes.into_iter().flatten().filter_map(Value::as_str).collect();
+        table.push_str(&format!(
+            "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(status),
+            escape(response["description"].as_str().unwrap_or("")),
+            escape(&codes.join(", "))
+        ));
+    }
+    table.push_str("</table>");
+    table
 }
 
 /// The interactive reference's address (Swagger UI, its files inside the binary).

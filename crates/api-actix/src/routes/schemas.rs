@@ -15,9 +15,10 @@ pub struct MessageEnvelope {
     #[schema(example = "success")]
     pub status: String,
     pub message: String,
-    #[schema(value_type = Vec<Object>)]
+    #[schema(value_type = Vec<Object>, max_items = 0)]
     pub document: Vec<serde_json::Value>,
     #[serde(rename = "rowsAffected")]
+    #[schema(example = json!([]))]
     pub rows_affected: Vec<i64>,
 }
 
@@ -33,6 +34,7 @@ macro_rules! envelope_doc {
             pub message: String,
             pub document: Vec<$doc>,
             #[serde(rename = "rowsAffected")]
+            #[schema(example = json!([1]))]
             pub rows_affected: Vec<i64>,
         }
     };
@@ -47,6 +49,7 @@ macro_rules! envelope_doc {
             #[schema(value_type = Vec<Object>, max_items = 0)]
             pub document: Vec<serde_json::Value>,
             #[serde(rename = "rowsAffected")]
+            #[schema(example = json!([]))]
             pub rows_affected: Vec<i64>,
             pub data: $data,
         }

@@ -11,6 +11,7 @@ use serde::Deserialize;
 /// The sign-in body.
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(description = "Corpo da entrada (rota 1)."))]
 pub struct SignInBody {
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Email, example = "parceiro@demo.com.br"))]
     pub email: Field<String>,
@@ -23,8 +24,9 @@ pub struct SignInBody {
 /// The renewal body.
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(description = "Corpo da renovação dos tokens."))]
 pub struct RefreshBody {
-    /// The `currentRefreshToken` of the last sign-in or renewal.
+    /// O `currentRefreshToken` da última entrada ou renovação.
     #[serde(rename = "refreshToken")]
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub refresh_token: Field<String>,

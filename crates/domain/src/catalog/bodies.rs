@@ -11,6 +11,10 @@ use serde::Deserialize;
 /// One bank a product accepts for `DÉBITO EM CONTA`.
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(description = "Um banco que o produto aceita para `DÉBITO EM CONTA`.")
+)]
 pub struct BankBody {
     #[serde(rename = "codigoBanco")]
     #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{3}$", example = "001"))]
@@ -22,6 +26,10 @@ pub struct BankBody {
 /// The body of `POST /product` and `PUT /product/:productCode`.
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(description = "Corpo de `POST /product` e `PUT /product/{productCode}`.")
+)]
 pub struct ProductBody {
     #[cfg_attr(feature = "openapi", schema(value_type = i32, minimum = 1, example = 104))]
     pub codigo_produto: Field<i64>,
@@ -29,13 +37,13 @@ pub struct ProductBody {
     pub nome: Field<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = i32, minimum = 1, example = 9104))]
     pub codigo_integracao: Field<i64>,
-    /// `true` when absent.
+    /// `true` quando ausente.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
     pub ativo: Field<bool>,
-    /// Cents; 0 when absent.
+    /// Em centavos; 0 quando ausente.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<i64>, minimum = 0, example = 3990))]
     pub valor: Field<i64>,
-    /// The recurring price on the payment platform (e-commerce subscriptions).
+    /// O preço recorrente na plataforma de pagamento (assinaturas de e-commerce).
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "price_1PzXyZ"))]
     pub price_id: Field<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = Vec<BankBody>))]
@@ -45,6 +53,10 @@ pub struct ProductBody {
 /// The body of `POST /billingGroup` and `PUT /billingGroup/:billingCode`.
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(description = "Corpo de `POST /billingGroup` e `PUT /billingGroup/{billingCode}`.")
+)]
 pub struct BillingGroupBody {
     #[cfg_attr(feature = "openapi", schema(value_type = i32, minimum = 1, example = 5005))]
     pub codigo_faturamento: Field<i64>,

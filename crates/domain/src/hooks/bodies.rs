@@ -11,11 +11,12 @@ use serde::Deserialize;
 /// Route 17's body.
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(description = "Corpo da rota 17."))]
 pub struct HookBody {
-    /// The event kinds to receive; at least one.
+    /// Os tipos de evento a receber; ao menos um.
     #[cfg_attr(feature = "openapi", schema(value_type = Vec<EventKind>, min_items = 1))]
     pub events: Field<Vec<Field<String>>>,
-    /// Where deliveries are posted: `https://` (or `http://` in development), a public host.
+    /// Para onde as entregas são enviadas: `https://` (ou `http://` em desenvolvimento), um host público.
     #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = "^https?://", example = "https://parceiro.example.com/webhooks"))]
     pub endpoint: Field<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = HookStatus))]
@@ -25,6 +26,12 @@ pub struct HookBody {
 /// The body of `PATCH /hooks/:uuid`: absent members stay as they are; at least one is needed.
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(
+        description = "Corpo de `PATCH /hooks/{uuid}`: membros ausentes ficam como estão; ao menos um é necessário."
+    )
+)]
 pub struct HookPatchBody {
     #[cfg_attr(feature = "openapi", schema(value_type = Option<Vec<EventKind>>, min_items = 1))]
     pub events: Field<Vec<Field<String>>>,

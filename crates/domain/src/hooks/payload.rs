@@ -13,10 +13,11 @@ fn timestamp(at: DateTime<Utc>) -> String {
 
 /// Declares a delivered body: the event's kind, when it happened (UTC, milliseconds), and its data.
 macro_rules! event_body {
-    ($(#[$meta:meta])* $name:ident, $data:ty) => {
+    ($(#[$meta:meta])* $name:ident, $data:ty, $description:literal) => {
         $(#[$meta])*
         #[derive(Debug, Serialize)]
         #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+        #[cfg_attr(feature = "openapi", schema(description = $description))]
         pub struct $name {
             #[serde(rename = "type")]
             #[cfg_attr(feature = "openapi", schema(value_type = EventKind))]
@@ -30,11 +31,11 @@ macro_rules! event_body {
 
 event_body!(
     /// The body of an `ALTERAÇÃO_STATUS` delivery.
-    StatusChangeEvent, StatusChangeData
+    StatusChangeEvent, StatusChangeData, "Corpo de uma entrega `ALTERAÇÃO_STATUS`."
 );
 event_body!(
     /// The body of a `TESTE` delivery.
-    TestEvent, TestData
+    TestEvent, TestData, "Corpo de uma entrega `TESTE`."
 );
 
 /// The data of `ALTERAÇÃO_STATUS`. `sequence` grows by one per change of the proposal, so that a
@@ -42,6 +43,12 @@ event_body!(
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(
+        description = "Dados de `ALTERAÇÃO_STATUS`. `sequence` cresce de um a cada mudança da proposta: o receptor descarta um evento mais antigo que um já aplicado (a ordem de entrega não é garantida)."
+    )
+)]
 pub struct StatusChangeData {
     pub identificador: String,
     #[cfg_attr(feature = "openapi", schema(value_type = crate::values::ProposalStatus))]
@@ -57,6 +64,7 @@ pub struct StatusChangeData {
 /// The data of `TESTE`.
 #[derive(Debug, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(description = "Dados de `TESTE`."))]
 pub struct TestData {
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "0f8fad5b-d9cb-469f-a165-70867728950e"))]
     pub uuid: Uuid,

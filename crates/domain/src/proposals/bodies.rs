@@ -15,6 +15,7 @@ use serde::Deserialize;
 /// Route 3's `cliente`.
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(description = "O `cliente` da rota 3."))]
 pub struct RegistrationCustomerBody {
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Maria da Silva"))]
     pub nome_completo: Field<String>,
@@ -36,7 +37,7 @@ pub struct RegistrationCustomerBody {
     pub email: Field<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Professora"))]
     pub profissao: Field<String>,
-    /// Cents.
+    /// Em centavos.
     #[cfg_attr(feature = "openapi", schema(value_type = i64, minimum = 0, example = 250000))]
     pub salario: Field<i64>,
     #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
@@ -58,19 +59,20 @@ pub struct RegistrationCustomerBody {
 /// Route 3's `endereco`.
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(description = "O `endereco` da rota 3."))]
 pub struct RegistrationAddressBody {
     #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{8}|\d{5}-\d{3})$", example = "01310100"))]
     pub cep: Field<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Avenida Paulista"))]
     pub endereco: Field<String>,
-    /// Text or a non-negative integer (`1000`, `"123A"`, `"S/N"`).
+    /// Texto ou inteiro não negativo (1000, 123A, S/N).
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "1000"))]
     pub numero: Field<TextOrNumber>,
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Bela Vista"))]
     pub bairro: Field<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "São Paulo"))]
     pub cidade: Field<String>,
-    /// Any case; stored upper-cased.
+    /// Sigla da UF, em qualquer caixa; guardada em maiúsculas.
     #[cfg_attr(feature = "openapi", schema(value_type = Uf))]
     pub estado: Field<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
@@ -80,6 +82,10 @@ pub struct RegistrationAddressBody {
 /// Route 3's body: the customer and, optionally, its address.
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(description = "Corpo da rota 3: o cliente e, opcionalmente, seu endereço.")
+)]
 pub struct RegistrationBody {
     #[cfg_attr(feature = "openapi", schema(value_type = RegistrationCustomerBody))]
     pub cliente: Field<RegistrationCustomerBody>,
@@ -91,6 +97,7 @@ pub struct RegistrationBody {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(description = "O `customer` da rota 5."))]
 pub struct ProposalCustomerBody {
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Maria da Silva"))]
     pub full_name: Field<String>,
@@ -112,7 +119,7 @@ pub struct ProposalCustomerBody {
     pub email: Field<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Professora"))]
     pub profession: Field<String>,
-    /// Cents; at least the configured minimum (`MIN_SALARY_CENTS`, 141200 by default).
+    /// Em centavos; ao menos o mínimo configurado (`MIN_SALARY_CENTS`, 141200 por padrão).
     #[cfg_attr(feature = "openapi", schema(value_type = i64, minimum = 0, example = 141200))]
     pub salary: Field<i64>,
     #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
@@ -135,19 +142,20 @@ pub struct ProposalCustomerBody {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(description = "O `address` das rotas 5 e 6."))]
 pub struct ProposalAddressBody {
     #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{8}|\d{5}-\d{3})$", example = "01310100"))]
     pub zip_code: Field<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Avenida Paulista"))]
     pub address: Field<String>,
-    /// Text or a non-negative integer (`1000`, `"123A"`, `"S/N"`).
+    /// Texto ou inteiro não negativo (1000, 123A, S/N).
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "1000"))]
     pub number: Field<TextOrNumber>,
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Bela Vista"))]
     pub neighborhood: Field<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "São Paulo"))]
     pub city: Field<String>,
-    /// Any case; stored upper-cased.
+    /// Sigla da UF, em qualquer caixa; guardada em maiúsculas.
     #[cfg_attr(feature = "openapi", schema(value_type = Uf))]
     pub state: Field<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
@@ -157,8 +165,12 @@ pub struct ProposalAddressBody {
 /// `discountOnSheet`, required when paying by `DESCONTO EM FOLHA`.
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(description = "`discountOnSheet`, obrigatório quando o pagamento é `DESCONTO EM FOLHA`.")
+)]
 pub struct DiscountOnSheetBody {
-    /// The benefit or registration number: text or a non-negative integer.
+    /// Número do benefício ou da matrícula: texto ou inteiro não negativo.
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "1234567890"))]
     pub number: Field<TextOrNumber>,
     #[cfg_attr(feature = "openapi", schema(value_type = i32, minimum = 1, example = 41))]
@@ -170,14 +182,18 @@ pub struct DiscountOnSheetBody {
 /// `debitAccount`, required when paying by `DÉBITO EM CONTA`.
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(description = "`debitAccount`, obrigatório quando o pagamento é `DÉBITO EM CONTA`.")
+)]
 pub struct DebitAccountBody {
-    /// The bank's 3-digit code; one of the product's banks.
+    /// Código de 3 dígitos do banco; um dos bancos do produto.
     #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{3}$", example = "001"))]
     pub bank: Field<TextOrNumber>,
-    /// Up to 5 digits, an optional check digit (`1234-5`).
+    /// Até 5 dígitos, com dígito verificador opcional (1234-5).
     #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{1,5}(-[0-9X])?$", example = "1234-5"))]
     pub agency: Field<TextOrNumber>,
-    /// Up to 12 digits, an optional check digit (`12345-6`).
+    /// Até 12 dígitos, com dígito verificador opcional (12345-6).
     #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{1,12}(-[0-9X])?$", example = "12345-6"))]
     pub account: Field<TextOrNumber>,
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
@@ -189,6 +205,12 @@ pub struct DebitAccountBody {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(
+        description = "Corpo da rota 5. `discountOnSheet` é obrigatório para `DESCONTO EM FOLHA`, `debitAccount` para `DÉBITO EM CONTA`."
+    )
+)]
 pub struct ProposalBody {
     #[cfg_attr(feature = "openapi", schema(value_type = i32, minimum = 1, example = 5002))]
     pub billing_code: Field<i64>,
@@ -212,6 +234,7 @@ pub struct ProposalBody {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(description = "O `customer` reduzido da rota 6."))]
 pub struct ShopCustomerBody {
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "João Souza"))]
     pub full_name: Field<String>,
@@ -233,15 +256,19 @@ pub struct ShopCustomerBody {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(description = "Corpo da rota 6: a proposta da loja online.")
+)]
 pub struct ShopProposalBody {
     #[cfg_attr(feature = "openapi", schema(value_type = i32, minimum = 1, example = 5004))]
     pub billing_code: Field<i64>,
     #[cfg_attr(feature = "openapi", schema(value_type = i32, minimum = 1, example = 103))]
     pub product_code: Field<i64>,
-    /// `sms` when absent.
+    /// `sms` quando ausente.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<ShippingType>))]
     pub shipping_type: Field<String>,
-    /// The partner the sale is credited to, if any.
+    /// O parceiro a quem a venda é creditada, se houver.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<i64>))]
     pub partner_id: Field<i64>,
     #[cfg_attr(feature = "openapi", schema(value_type = ShopCustomerBody))]
@@ -615,11 +642,15 @@ impl ShopProposalBody {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(description = "Corpo da rota 12: a proposta e seu cliente, para enviar à assinatura.")
+)]
 pub struct SignerBody {
-    /// The `id_cliente` of the proposal's customer.
+    /// O `id_cliente` do cliente da proposta.
     #[cfg_attr(feature = "openapi", schema(value_type = i64, example = 1))]
     pub customer_id: Field<i64>,
-    /// The proposal's identifier.
+    /// O identificador da proposta.
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "4c938c72-29ae-4a6a-81f4-b5a436aceab9"))]
     pub identifier: Field<String>,
 }
@@ -634,10 +665,14 @@ pub struct SendRequest {
 /// The body of the back office's status change.
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(description = "Corpo da mudança de status pela retaguarda.")
+)]
 pub struct StatusChangeBody {
     #[cfg_attr(feature = "openapi", schema(value_type = ProposalStatus))]
     pub status: Field<String>,
-    /// Why, kept with the event.
+    /// O motivo, guardado com o evento.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Documentação conferida"))]
     pub reason: Field<String>,
 }

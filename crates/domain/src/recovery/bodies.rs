@@ -6,9 +6,10 @@ use crate::validation::Violations;
 use crate::values::Email;
 use serde::Deserialize;
 
-/// Route 1's body.
+/// The body of `POST /sendRecovery`.
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(description = "Corpo de `POST /sendRecovery`."))]
 pub struct RecoveryBody {
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Email, example = "parceiro@demo.com.br"))]
     pub email: Field<String>,
@@ -17,11 +18,12 @@ pub struct RecoveryBody {
 /// Route 2's body.
 #[derive(Debug, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(description = "Corpo da rota 2."))]
 pub struct ResetBody {
-    /// The token of the recovery e-mail.
+    /// O token do e-mail de recuperação.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub token: Field<String>,
-    /// The new password, held to the password policy.
+    /// A nova senha, sujeita à política de senhas.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Password, example = "Nova#Senha2026"))]
     pub password: Field<String>,
 }
