@@ -50,6 +50,8 @@ pub enum StartupError {
     #[error(transparent)]
     Keys(#[from] KeyError),
     #[error(transparent)]
+    HookKeys(#[from] crate::security::hook_keys::HookKeyError),
+    #[error(transparent)]
     Pool(#[from] PoolBuildError),
     #[error(transparent)]
     Migration(#[from] MigrationError),

@@ -355,7 +355,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
 
 /// `hooks reseal`: every stored signing secret under the current key.
 pub async fn reseal(config: &Config, legacy_token_key: bool) -> Result<ResealReport, CliError> {
-    let mut keys = crate::security::hook_keys::hook_keys(config)?;
+    let mut keys = crate::security::hook_keys::hook_keys(config).map_err(StartupError::from)?;
     if legacy_token_key {
         keys.previous
             .extend(crate::security::hook_keys::legacy_hooks_key(config));

@@ -2,36 +2,10 @@
 //! start with a sandbox behind any port or with a setting that is unsafe there; development runs
 //! the sandboxes and says so. Either way the start names the adapter behind each port.
 
-use crate::config::{Config, ConfigError, bad};
+use crate::config::{Config, ConfigError};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Environment {
-    /// Real providers only; every secret shared by all instances.
-    Production,
-    /// Sandboxes and generated keys are allowed (the run and test commands).
-    Development,
-}
-
-impl Environment {
-    /// `production` (also when unset) or `development`.
-    pub fn parse(value: Option<&str>) -> Result<Self, ConfigError> {
-        match value.map(str::trim) {
-            None | Some("production") => Ok(Environment::Production),
-            Some("development") => Ok(Environment::Development),
-            Some(other) => Err(bad(
-                "SALES_ENV",
-                format!("deve ser production ou development (recebido: {other})"),
-            )),
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Environment::Production => "production",
-            Environment::Development => "development",
-        }
-    }
-}
+// Read with the server's settings (`SALES_ENV`); re-exported here, where it is acted on.
+pub use crate::config::Environment;
 
 /// The adapter behind each outside port, as the start announces it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

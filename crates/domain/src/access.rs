@@ -74,16 +74,9 @@ impl Operation {
     }
 }
 
-/// Whose proposals and customers a caller may see.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope {
-    /// A representative: its partner's only.
-    Partner { partner_id: i64, representative_id: i64 },
-    /// The online shop: e-commerce proposals only.
-    Ecommerce,
-    /// The back office: all.
-    Everything,
-}
+// Its own module, so that the stores' ports can name it without importing the permission rules
+// (which read the partner directory, a port of theirs).
+pub use crate::scope::Scope;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum AccessError {

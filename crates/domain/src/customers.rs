@@ -1,12 +1,31 @@
 //! Customers: validated data in, stored records out, and the store port.
 
-use crate::access::Scope;
+use crate::scope::Scope;
 use crate::store::StoreError;
 use crate::values::{
-    BirthDate, CellPhone, Cep, Cpf, Email, FullName, Gender, Landline, MaritalStatus, SalaryCents, Uf,
+    AgeBounds, BirthDate, CellPhone, Cep, Cpf, Email, FullName, Gender, Landline, MaritalStatus, SalaryCents, Uf,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
+
+/// The configurable rules of customer data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CustomerRules {
+    /// The lowest salary a standard proposal accepts, in cents, inclusive (the minimum wage
+    /// changes every year).
+    pub min_salary_cents: i64,
+    pub age: AgeBounds,
+}
+
+impl Default for CustomerRules {
+    /// 141200 cents: the spec's own sample sends exactly this, so the bound is inclusive.
+    fn default() -> Self {
+        Self {
+            min_salary_cents: 141_200,
+            age: AgeBounds::default(),
+        }
+    }
+}
 
 /// A customer's data as a route sent it, every value already valid. `None` leaves a stored value
 /// as it is (the e-commerce proposal sends only a few fields); a new customer gets null or false.
@@ -67,6 +86,18 @@ pub struct AddressData {
     pub neighborhood: String,
     pub city: String,
     pub state: Uf,
+    pub complement: Option<String>,
+}
+
+/// A stored address as answers show it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AddressView {
+    pub cep: String,
+    pub street: String,
+    pub number: String,
+    pub neighborhood: String,
+    pub city: String,
+    pub state: String,
     pub complement: Option<String>,
 }
 
@@ -152,7 +183,7 @@ pub struct SellerView {
 pub struct Registration {
     pub seller: SellerView,
     pub customer: CustomerRecord,
-    pub address: Option<crate::proposals::model::AddressView>,
+    pub address: Option<AddressView>,
 }
 
 /// A customer as seen by a seller: one item per product the seller has a proposal of.

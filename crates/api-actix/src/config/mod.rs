@@ -14,6 +14,7 @@ mod webhooks;
 
 pub use database::PoolTimeouts;
 pub use outside::{MailSettings, SignatureSettings};
+pub use server::Environment;
 pub use tokens::JwtSettings;
 pub use webhooks::HookSettings;
 
@@ -28,7 +29,7 @@ use std::time::Duration;
 #[derive(Debug, Clone)]
 pub struct Config {
     /// `SALES_ENV`: production (the default) refuses sandboxes and unsafe settings.
-    pub environment: crate::deployment::Environment,
+    pub environment: Environment,
     pub database_url: String,
     pub bind_addr: SocketAddr,
     pub public_url: String,
@@ -307,7 +308,7 @@ fn with_dotenv(
             .map(|(_, v)| v.clone())
     };
     let environment = set(&process, "SALES_ENV").or_else(|| set(&entries, "SALES_ENV"));
-    if crate::deployment::Environment::parse(environment.as_deref())? != crate::deployment::Environment::Development {
+    if Environment::parse(environment.as_deref())? != Environment::Development {
         return Ok(process);
     }
     for (key, value) in entries {
@@ -437,7 +438,7 @@ mod tests {
         assert_eq!(config.public_url, "http://127.0.0.1:8080");
         assert_eq!(config.bcrypt_cost, 12);
         assert_eq!(config.pool.max_size, 16);
-        assert_eq!(config.environment, crate::deployment::Environment::Production);
+        assert_eq!(config.environment, Environment::Production);
         assert!(config.hooks.encryption_key.is_none() && config.mail.smtp_url.is_none() && config.stripe.is_none());
         assert_eq!(config.customer_rules.min_salary_cents, 141_200);
         let required = Config::from_pairs(&[("DATABASE_URL", "")]).unwrap_err().to_string();

@@ -2,7 +2,6 @@
 //! believes, how it starts and stops, and in which environment it runs.
 
 use super::{ConfigError, bad, networks, split_list};
-use crate::deployment::Environment;
 use ipnet::IpNet;
 use serde::Deserialize;
 use std::net::SocketAddr;
@@ -87,5 +86,35 @@ impl Raw {
             log_json: self.log_json,
             migrate_on_start: self.migrate_on_start,
         })
+    }
+}
+
+/// Production (the default) or development, from `SALES_ENV`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Environment {
+    /// Real providers only; every secret shared by all instances.
+    Production,
+    /// Sandboxes and generated keys are allowed (the run and test commands).
+    Development,
+}
+
+impl Environment {
+    /// `production` (also when unset) or `development`.
+    pub fn parse(value: Option<&str>) -> Result<Self, ConfigError> {
+        match value.map(str::trim) {
+            None | Some("production") => Ok(Environment::Production),
+            Some("development") => Ok(Environment::Development),
+            Some(other) => Err(bad(
+                "SALES_ENV",
+                format!("deve ser production ou development (recebido: {other})"),
+            )),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Environment::Production => "production",
+            Environment::Development => "development",
+        }
     }
 }

@@ -1,23 +1,25 @@
 //! The keys that encrypt webhook signing secrets at rest, as the configuration and the environment
 //! give them (decision 76).
 
-use crate::app::StartupError;
 use crate::config::Config;
 use crate::deployment::Environment;
 use adapters_postgres::SealingKeys;
+
+/// Why the webhook secrets' keys could not be had: the message names the variable or the file.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct HookKeyError(pub String);
 
 /// The keys of webhook signing secrets at rest: `HOOKS_ENCRYPTION_KEY` seals, and
 /// `HOOKS_PREVIOUS_ENCRYPTION_KEYS` still open what they sealed. In development, without a key, one
 /// is generated into a file beside the token signing key (like it), and the key the first versions
 /// derived from the token signing key stays readable, so that a development database keeps working.
-pub fn hook_keys(config: &Config) -> Result<SealingKeys, StartupError> {
+pub fn hook_keys(config: &Config) -> Result<SealingKeys, HookKeyError> {
     let mut previous = config.hooks.previous_encryption_keys.clone();
     let current = match (config.hooks.encryption_key, config.environment) {
         (Some(key), _) => key,
         (None, Environment::Production) => {
-            return Err(StartupError::Config(
-                "HOOKS_ENCRYPTION_KEY: obrigatória em produção".into(),
-            ));
+            return Err(HookKeyError("HOOKS_ENCRYPTION_KEY: obrigatória em produção".into()));
         }
         (None, Environment::Development) => {
             previous.extend(legacy_hooks_key(config));
@@ -43,7 +45,7 @@ pub fn legacy_hooks_key(config: &Config) -> Option<[u8; 32]> {
 /// Development only: the key in `hooks-encryption.key` (base64) beside the token signing key, or
 /// under `target/dev-keys`, made on first use. Two processes starting together agree on one: the
 /// file appears whole or not at all (written aside, then linked into place).
-fn development_hooks_key(config: &Config) -> Result<[u8; 32], StartupError> {
+fn development_hooks_key(config: &Config) -> Result<[u8; 32], HookKeyError> {
     use base64::Engine;
     let dir = config
         .jwt
@@ -56,7 +58,7 @@ fn development_hooks_key(config: &Config) -> Result<[u8; 32], StartupError> {
             std::path::Path::to_path_buf,
         );
     let path = dir.join("hooks-encryption.key");
-    let failed = |e: std::io::Error| StartupError::Config(format!("HOOKS_ENCRYPTION_KEY: {}: {e}", path.display()));
+    let failed = |e: std::io::Error| HookKeyError(format!("HOOKS_ENCRYPTION_KEY: {}: {e}", path.display()));
     if !path.exists() {
         use rand::RngCore;
         let mut key = [0u8; 32];
@@ -79,9 +81,8 @@ fn development_hooks_key(config: &Config) -> Result<[u8; 32], StartupError> {
     let text = std::fs::read_to_string(&path).map_err(failed)?;
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(text.trim())
-        .map_err(|_| StartupError::Config(format!("{}: não é base64", path.display())))?;
-    <[u8; 32]>::try_from(bytes.as_slice())
-        .map_err(|_| StartupError::Config(format!("{}: deve ter 32 bytes", path.display())))
+        .map_err(|_| HookKeyError(format!("{}: não é base64", path.display())))?;
+    <[u8; 32]>::try_from(bytes.as_slice()).map_err(|_| HookKeyError(format!("{}: deve ter 32 bytes", path.display())))
 }
 
 /// A file only its owner can read.

@@ -1,10 +1,9 @@
 //! The bodies of routes 3, 5 and 6 as they arrive, and their reading into the requests of
-//! [`super::model`]. The use case reads them with its own clock and rules
-//! ([`super::service::ProposalService`]); every bad member is reported at once with its path.
+//! `super::model`. The use case reads them with its own clock and rules
+//! (`ProposalService`); every bad member is reported at once with its path.
 
 use super::model::{EcommerceProposalRequest, PaymentDetails, ProposalRequest};
-use super::service::CustomerRules;
-use crate::customers::{AddressData, CustomerData};
+use crate::customers::{AddressData, CustomerData, CustomerRules};
 use crate::input::{Field, Reading, TextOrNumber};
 use crate::json_object;
 use crate::validation::{Violations, codes};

@@ -1,5 +1,6 @@
 //! Proposals: what creating one needs, the stored record, and the detail read model.
 
+pub use crate::customers::AddressView;
 use crate::customers::{AddressData, CustomerData, Seller};
 use crate::values::{BankAccount, SheetType, ShippingType};
 use chrono::{DateTime, NaiveDate, Utc};
@@ -167,17 +168,6 @@ pub struct RepresentativeView {
     pub email: String,
     pub name: Option<String>,
     pub video_attendance_token: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AddressView {
-    pub cep: String,
-    pub street: String,
-    pub number: String,
-    pub neighborhood: String,
-    pub city: String,
-    pub state: String,
-    pub complement: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,8 +1,8 @@
 //! What the proposal use cases need from the store.
 
-use crate::access::Scope;
 use crate::auth::model::UserId;
 use crate::proposals::model::{NewProposal, PartnerLink, ProposalDetail, ProposalRecord};
+use crate::scope::Scope;
 use crate::store::StoreError;
 use crate::values::{CellPhone, Cpf};
 use async_trait::async_trait;

@@ -5,6 +5,8 @@ use crate::auth::model::Principal;
 use crate::catalog::model::Product;
 use crate::catalog::ports::CatalogStore;
 use crate::clock::Clock;
+// Re-exported: the rules are configured where the service is built.
+pub use crate::customers::CustomerRules;
 use crate::customers::{AddressData, CustomerData, CustomerRecord, CustomerStore, OwnershipItem, Registration, Seller};
 use crate::proposals::bodies::{
     AvailabilityQuery, Holder, ProposalBody, ReadingRules, RegistrationBody, ShopProposalBody,
@@ -16,7 +18,7 @@ use crate::proposals::model::{
 use crate::proposals::ports::{CreateProposalError, PartnerDirectory, ProposalStore};
 use crate::store::StoreError;
 use crate::validation::{Violations, codes};
-use crate::values::{AgeBounds, Cpf, ShippingType};
+use crate::values::{Cpf, ShippingType};
 use chrono::NaiveDate;
 use std::sync::Arc;
 
@@ -62,25 +64,6 @@ impl From<CreateProposalError> for ProposalError {
 pub enum Ownership {
     NotRegistered,
     Registered(Vec<OwnershipItem>),
-}
-
-/// The configurable rules of customer data.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CustomerRules {
-    /// The lowest salary a standard proposal accepts, in cents, inclusive (the minimum wage
-    /// changes every year).
-    pub min_salary_cents: i64,
-    pub age: AgeBounds,
-}
-
-impl Default for CustomerRules {
-    /// 141200 cents: the spec's own sample sends exactly this, so the bound is inclusive.
-    fn default() -> Self {
-        Self {
-            min_salary_cents: 141_200,
-            age: AgeBounds::default(),
-        }
-    }
 }
 
 #[derive(Clone)]
