@@ -679,3 +679,22 @@ async fn a_provider_failure_is_a_502_that_changes_nothing_and_a_later_retry_work
     )
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_blank_or_missing_identifier_for_the_signing_link_is_the_same_field_error() {
+    let s = setup().await;
+    for query in ["", "?identifier=", "?identifier=%20%20"] {
+        let body = assert_error(
+            s.app.get(&format!("/signer/signLink{query}"), Some(&s.partner)).await,
+            StatusCode::BAD_REQUEST,
+            "dados_invalidos",
+        )
+        .await;
+        assert_eq!(body["errors"][0]["field"], "identifier", "{query}: {body}");
+        assert_eq!(body["errors"][0]["code"], "campo_obrigatorio", "{query}: {body}");
+        assert_eq!(
+            body["errors"][0]["message"], "identifier é obrigatório",
+            "{query}: {body}"
+        );
+    }
+}

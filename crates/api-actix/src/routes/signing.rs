@@ -5,18 +5,17 @@ use crate::http::auth::AuthenticatedUser;
 use crate::http::body::Body;
 use crate::http::callback::{SignedCallback, recorded};
 use crate::http::envelope::Envelope;
-use crate::http::error::{ApiError, ErrorCode};
+use crate::http::error::ApiError;
 use crate::routes::dto::iso;
 use crate::routes::schemas::envelope_doc;
 use crate::routes::schemas::{ErrorEnvelope, MessageEnvelope};
 use crate::state::AppState;
 use actix_web::http::header;
 use actix_web::{HttpResponse, web};
-use domain::proposals::bodies::{SignerBody, StatusChangeBody};
+use domain::proposals::bodies::{SignLinkQuery, SignerBody, StatusChangeBody};
 use domain::proposals::lifecycle::StatusEvent;
 use domain::signature::PartyEventOutcome;
-use domain::validation::{Violations, codes};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use utoipa::ToSchema;
 
 envelope_doc!(SignUrlEnvelope, data = SignUrl);
@@ -56,11 +55,6 @@ pub async fn send(
     )))
 }
 
-#[derive(Deserialize)]
-pub struct IdentifierQuery {
-    identifier: Option<String>,
-}
-
 /// Route 13: the client's stored signing link.
 #[utoipa::path(get, path = "/signer/signLink", summary = "Link de assinatura (rota 13)", description = "O link de assinatura do cliente.", tag = "assinatura", security(("bearer" = [])),
     params(("identifier" = String, Query, description = "Identificador da proposta")),
@@ -73,14 +67,10 @@ pub struct IdentifierQuery {
 pub async fn sign_link(
     state: web::Data<AppState>,
     user: AuthenticatedUser,
-    query: web::Query<IdentifierQuery>,
+    query: web::Query<SignLinkQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let Some(identifier) = query.identifier.as_deref().map(str::trim).filter(|s| !s.is_empty()) else {
-        let mut v = Violations::new();
-        v.add("identifier", codes::REQUIRED, "identifier é obrigatório");
-        return Err(ApiError::invalid(v));
-    };
-    let sign_url = state.signing.sign_link(&user.0, identifier).await?;
+    let identifier = query.into_inner().read()?;
+    let sign_url = state.signing.sign_link(&user.0, &identifier).await?;
     let mut envelope = Envelope::data("Link de assinatura encontrado.", SignUrl { sign_url });
     envelope.rows_affected = vec![1];
     Ok(HttpResponse::Ok().json(envelope))
@@ -155,10 +145,7 @@ pub async fn events(
 ) -> Result<HttpResponse, ApiError> {
     let events = state.signing.events(&user.0, &path).await?;
     let count = i64::try_from(events.len()).unwrap_or(i64::MAX);
-    let document = events
-        .into_iter()
-        .map(|e| serde_json::to_value(StatusEventDto::from(e)).map_err(|_| ApiError::new(ErrorCode::Internal)))
-        .collect::<Result<Vec<_>, _>>()?;
+    let document: Vec<StatusEventDto> = events.into_iter().map(StatusEventDto::from).collect();
     Ok(HttpResponse::Ok().json(Envelope::list("Eventos da proposta.", document, vec![count])))
 }
 

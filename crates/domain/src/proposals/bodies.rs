@@ -769,3 +769,24 @@ impl AvailabilityQuery {
         }
     }
 }
+
+/// Route 13's query: the proposal whose signing link is asked for.
+#[derive(Debug, Deserialize)]
+pub struct SignLinkQuery {
+    pub identifier: Field<String>,
+}
+
+impl SignLinkQuery {
+    /// The identifier, trimmed; absent and blank are the same refusal.
+    pub fn read(self) -> Result<String, Violations> {
+        let mut v = Violations::new();
+        let mut r = Reading::root(&mut v);
+        match r.optional_text("identifier", self.identifier) {
+            Some(identifier) => Ok(identifier),
+            None => {
+                r.add("identifier", codes::REQUIRED, "identifier é obrigatório");
+                Err(v)
+            }
+        }
+    }
+}
