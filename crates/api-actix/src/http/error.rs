@@ -158,6 +158,10 @@ impl fmt::Display for ApiError {
     }
 }
 
+/// `Retry-After` of a 503: about the pool's wait for a connection, so that a retry finds the
+/// database back after a restart or a fail-over.
+pub const UNAVAILABLE_RETRY_AFTER_SECS: u64 = 5;
+
 /// Every error answer: the spec's envelope with a stable `code` and, for validation failures,
 /// `errors`. The OpenAPI document describes this very type (each answer's `code`s enumerated from
 /// the table above, in `routes::docs`).
@@ -198,7 +202,11 @@ impl ResponseError for ApiError {
 
     fn error_response(&self) -> HttpResponse {
         let mut response = HttpResponse::build(self.status_code());
-        if let Some(secs) = self.retry_after_secs {
+        // A 503 is the database or a pool away for a moment: say when to try again.
+        let retry_after = self.retry_after_secs.or_else(|| {
+            (self.status_code() == StatusCode::SERVICE_UNAVAILABLE).then_some(UNAVAILABLE_RETRY_AFTER_SECS)
+        });
+        if let Some(secs) = retry_after {
             response.insert_header((header::RETRY_AFTER, HeaderValue::from(secs)));
         }
         response.json(ErrorEnvelope {
@@ -515,6 +523,19 @@ mod tests {
             .map(|(code, meaning)| vec![(*code).to_owned(), (*meaning).to_owned()])
             .collect();
         assert_eq!(documented_fields, expected_fields);
+    }
+
+    #[test]
+    fn a_503_says_when_to_retry_and_other_errors_do_not() {
+        let unavailable = ApiError::new(ErrorCode::ServiceUnavailable).error_response();
+        assert_eq!(unavailable.status(), StatusCode::SERVICE_UNAVAILABLE);
+        let retry = unavailable
+            .headers()
+            .get(header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok());
+        assert_eq!(retry, Some(UNAVAILABLE_RETRY_AFTER_SECS.to_string().as_str()));
+        let invalid = ApiError::new(ErrorCode::ValidationFailed).error_response();
+        assert!(invalid.headers().get(header::RETRY_AFTER).is_none());
     }
 
     #[test]

@@ -29,19 +29,53 @@ impl RootSpanBuilder for RequestSpan {
         )
     }
 
+    /// One line per request (tracing-actix-web's own error event is turned off): INFO, with the
+    /// error's code when it failed; a 503 (the database or a pool away for a moment, answered with
+    /// `Retry-After`) at WARN; any other 5xx at ERROR, what needs a person.
     fn on_request_end<B: MessageBody>(span: Span, outcome: &Result<ServiceResponse<B>, Error>) {
         let status = match outcome {
             Ok(response) => response.status(),
             Err(error) => error.as_response_error().status_code(),
         };
         span.record("status", status.as_u16());
-        span.in_scope(|| {
-            if status.is_server_error() {
-                tracing::error!(status = status.as_u16(), "request failed");
-            } else {
-                tracing::info!(status = status.as_u16(), "request finished");
-            }
+        // A success runs what it always ran; the error's code is looked up only for a failure.
+        if status.is_success() || status.is_redirection() {
+            span.in_scope(|| tracing::info!(status = status.as_u16(), "request finished"));
+            return;
+        }
+        let error = match outcome {
+            Ok(response) => response.response().error(),
+            Err(error) => Some(error),
+        };
+        let code = error
+            .and_then(|e| e.as_error::<ApiError>())
+            .map_or("", |e| e.code.code());
+        span.in_scope(|| match Severity::of(status) {
+            Severity::Routine => tracing::info!(status = status.as_u16(), code, "request finished"),
+            Severity::Transient => tracing::warn!(status = status.as_u16(), code, "request failed"),
+            Severity::NeedsAPerson => tracing::error!(status = status.as_u16(), code, "request failed"),
         });
+    }
+}
+
+/// How loudly an answer is logged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Severity {
+    /// Successes and the caller's own mistakes (4xx).
+    Routine,
+    /// 503: unavailable for a moment; the service recovers by itself.
+    Transient,
+    /// Any other 5xx.
+    NeedsAPerson,
+}
+
+impl Severity {
+    fn of(status: StatusCode) -> Self {
+        match status {
+            StatusCode::SERVICE_UNAVAILABLE => Severity::Transient,
+            s if s.is_server_error() => Severity::NeedsAPerson,
+            _ => Severity::Routine,
+        }
     }
 }
 
@@ -95,4 +129,19 @@ pub fn envelope_plain_errors<B>(response: ServiceResponse<B>) -> actix_web::Resu
     Ok(ErrorHandlerResponse::Response(
         ServiceResponse::new(request, replaced).map_into_right_body(),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_what_needs_a_person_is_an_error() {
+        assert_eq!(Severity::of(StatusCode::OK), Severity::Routine);
+        assert_eq!(Severity::of(StatusCode::NOT_FOUND), Severity::Routine);
+        assert_eq!(Severity::of(StatusCode::TOO_MANY_REQUESTS), Severity::Routine);
+        assert_eq!(Severity::of(StatusCode::SERVICE_UNAVAILABLE), Severity::Transient);
+        assert_eq!(Severity::of(StatusCode::INTERNAL_SERVER_ERROR), Severity::NeedsAPerson);
+        assert_eq!(Severity::of(StatusCode::BAD_GATEWAY), Severity::NeedsAPerson);
+    }
 }
