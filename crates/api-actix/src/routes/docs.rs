@@ -99,6 +99,25 @@ pub fn document() -> &'static Value {
 /// Each error answer (a `$ref` to an error envelope) gets the codes its status may carry, from the
 /// one table of `http::error`.
 fn enumerate_error_codes(doc: &mut Value) {
+    each_answer(doc, |status, response| {
+        let schema = &mut response["content"]["application/json"]["schema"];
+        let is_error = schema["$ref"].as_str().is_some_and(|r| r.ends_with("/ErrorEnvelope"));
+        let codes: Vec<&str> = ErrorCode::ALL
+            .iter()
+            .filter(|c| c.status().as_str() == status)
+            .map(|c| c.code())
+            .collect();
+        if is_error && !codes.is_empty() {
+            *schema = json!({"allOf": [schema.take(), {
+                "type": "object",
+                "properties": {"code": {"type": "string", "enum": codes}}
+            }]});
+        }
+    });
+}
+
+/// Calls `visit` with every answer of every operation and its status.
+fn each_answer(doc: &mut Value, mut visit: impl FnMut(&str, &mut Value)) {
     let Some(paths) = doc["paths"].as_object_mut() else {
         return;
     };
@@ -107,22 +126,9 @@ fn enumerate_error_codes(doc: &mut Value) {
         .filter_map(Value::as_object_mut)
         .flat_map(|p| p.values_mut());
     for operation in operations {
-        let Some(responses) = operation["responses"].as_object_mut() else {
-            continue;
-        };
-        for (status, response) in responses.iter_mut() {
-            let schema = &mut response["content"]["application/json"]["schema"];
-            let is_error = schema["$ref"].as_str().is_some_and(|r| r.ends_with("/ErrorEnvelope"));
-            let codes: Vec<&str> = ErrorCode::ALL
-                .iter()
-                .filter(|c| c.status().as_str() == status)
-                .map(|c| c.code())
-                .collect();
-            if is_error && !codes.is_empty() {
-                *schema = json!({"allOf": [schema.take(), {
-                    "type": "object",
-                    "properties": {"code": {"type": "string", "enum": codes}}
-                }]});
+        if let Some(responses) = operation["responses"].as_object_mut() {
+            for (status, response) in responses.iter_mut() {
+                visit(status, response);
             }
         }
     }
@@ -131,40 +137,28 @@ fn enumerate_error_codes(doc: &mut Value) {
 /// An answer a route documents without words gets the usual meaning of its status, so that no
 /// reader meets an empty description.
 fn describe_bare_answers(doc: &mut Value) {
-    let Some(paths) = doc["paths"].as_object_mut() else {
-        return;
-    };
-    let operations = paths
-        .values_mut()
-        .filter_map(Value::as_object_mut)
-        .flat_map(|p| p.values_mut());
-    for operation in operations {
-        let Some(responses) = operation["responses"].as_object_mut() else {
-            continue;
-        };
-        for (status, response) in responses.iter_mut() {
-            if response["description"].as_str().is_some_and(|d| !d.is_empty()) {
-                continue;
-            }
-            let meaning = match status.as_str() {
-                "200" => "Sucesso",
-                "201" => "Criado",
-                "400" => "Dados inválidos (veja `errors`) ou pedido que as regras recusam",
-                "401" => "Sem token válido",
-                "403" => "Aplicação sem permissão para esta rota",
-                "404" => "Não encontrado",
-                "413" => "Corpo grande demais",
-                "415" => "Content-Type não é JSON",
-                "422" => "Corpo malformado",
-                "429" => "Muitos pedidos; veja Retry-After",
-                "502" => "O serviço externo falhou; nada mudou aqui",
-                "503" => "Indisponível no momento; tente de novo",
-                "504" => "O serviço externo não respondeu a tempo",
-                _ => continue,
-            };
-            response["description"] = json!(meaning);
+    each_answer(doc, |status, response| {
+        if response["description"].as_str().is_some_and(|d| !d.is_empty()) {
+            return;
         }
-    }
+        let meaning = match status {
+            "200" => "Sucesso",
+            "201" => "Criado",
+            "400" => "Dados inválidos (veja `errors`) ou pedido que as regras recusam",
+            "401" => "Sem token válido",
+            "403" => "Aplicação sem permissão para esta rota",
+            "404" => "Não encontrado",
+            "413" => "Corpo grande demais",
+            "415" => "Content-Type não é JSON",
+            "422" => "Corpo malformado",
+            "429" => "Muitos pedidos; veja Retry-After",
+            "502" => "O serviço externo falhou; nada mudou aqui",
+            "503" => "Indisponível no momento; tente de novo",
+            "504" => "O serviço externo não respondeu a tempo",
+            _ => return,
+        };
+        response["description"] = json!(meaning);
+    });
 }
 
 /// The catalog listings answer only the `fields` asked for: their records are the DTOs' schemas
