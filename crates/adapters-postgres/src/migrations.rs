@@ -106,16 +106,24 @@ pub async fn create_database_if_missing(url: &str) -> Result<bool, MigrationErro
         .await
         .map_err(|e| MigrationError::Connect(e.to_string()))?;
     let exists = diesel::sql_query("SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1) AS found")
-        .bind::<diesel::sql_types::Text, _>(name)
+        .bind::<diesel::sql_types::Text, _>(name.to_owned());
+    let found = exists
+        .clone()
         .get_result::<Found>(&mut conn)
         .await
         .map_err(|e| MigrationError::Connect(e.to_string()))?;
-    if exists.found {
+    if found.found {
         return Ok(false);
     }
-    diesel::sql_query(format!("CREATE DATABASE \"{name}\""))
+    let created = diesel::sql_query(format!("CREATE DATABASE \"{name}\""))
         .execute(&mut conn)
-        .await
-        .map_err(|e| MigrationError::Apply(e.to_string()))?;
-    Ok(true)
+        .await;
+    match created {
+        Ok(_) => Ok(true),
+        // Another process created it between the check and here: it exists, which is all we want.
+        Err(e) => match exists.get_result::<Found>(&mut conn).await {
+            Ok(Found { found: true }) => Ok(false),
+            _ => Err(MigrationError::Apply(e.to_string())),
+        },
+    }
 }

@@ -78,7 +78,35 @@ pub enum ThrottleKey {
     RecoveryAddress(String),
 }
 
+/// The part of a client's address that names one client: an IPv4 address whole; an IPv6 address
+/// by its /64, since one subscriber is given a whole /64 and could otherwise step through it
+/// (an IPv4-mapped IPv6 address counts as the IPv4 one). Anything unparsable is kept as given.
+pub fn client_counter(address: &str) -> String {
+    use std::net::{IpAddr, Ipv6Addr};
+    match address.trim().parse::<IpAddr>() {
+        Ok(IpAddr::V4(v4)) => v4.to_string(),
+        Ok(IpAddr::V6(v6)) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => {
+                let [a, b, c, d, ..] = v6.segments();
+                format!("{}/64", Ipv6Addr::new(a, b, c, d, 0, 0, 0, 0))
+            }
+        },
+        Err(_) => address.to_owned(),
+    }
+}
+
 impl ThrottleKey {
+    /// The sign-in counter of a client address (an IPv6 one by its /64).
+    pub fn client(address: &str) -> Self {
+        ThrottleKey::ClientAddress(client_counter(address))
+    }
+
+    /// The recovery counter of a client address (an IPv6 one by its /64).
+    pub fn recovery(address: &str) -> Self {
+        ThrottleKey::RecoveryAddress(client_counter(address))
+    }
+
     pub fn scope(&self) -> &'static str {
         match self {
             ThrottleKey::Email(_) => "signin_email",
@@ -91,5 +119,23 @@ impl ThrottleKey {
         match self {
             ThrottleKey::Email(v) | ThrottleKey::ClientAddress(v) | ThrottleKey::RecoveryAddress(v) => v,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_ipv6_client_counts_by_its_64_and_an_ipv4_one_whole() {
+        let one = ThrottleKey::client("2001:db8:aa:bb:1:2:3:4");
+        let same_subscriber = ThrottleKey::client("2001:db8:aa:bb:ffff::9");
+        assert_eq!(one, same_subscriber);
+        assert_eq!(one.value(), "2001:db8:aa:bb::/64");
+        assert_ne!(one, ThrottleKey::client("2001:db8:aa:bc::1"));
+        assert_eq!(ThrottleKey::client("203.0.113.5").value(), "203.0.113.5");
+        assert_eq!(ThrottleKey::client("::ffff:203.0.113.5").value(), "203.0.113.5");
+        assert_eq!(ThrottleKey::recovery("2001:db8::1").value(), "2001:db8::/64");
+        assert_eq!(ThrottleKey::client("não é ip").value(), "não é ip");
     }
 }

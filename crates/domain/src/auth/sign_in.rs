@@ -79,7 +79,7 @@ impl SignInService {
         let now = self.clock.now();
         let mut keys = vec![ThrottleKey::Email(request.email.as_str().to_owned())];
         if let Some(address) = &request.client_address {
-            keys.push(ThrottleKey::ClientAddress(address.clone()));
+            keys.push(ThrottleKey::client(address));
         }
         if let Some(until) = self.throttle.blocked_until(&keys, now).await? {
             return Err(SignInError::Throttled { until });

@@ -246,3 +246,24 @@ async fn an_access_token_offered_as_refresh_is_invalid() {
         Err(RefreshError::InvalidToken)
     );
 }
+
+#[tokio::test]
+async fn an_ipv6_caller_is_counted_by_its_64() {
+    let mut m = Mocks::new();
+    m.throttle
+        .expect_blocked_until()
+        .withf(|keys, _| keys.contains(&ThrottleKey::ClientAddress("2001:db8:aa:bb::/64".into())))
+        .returning(|_, _| Ok(None));
+    m.users.expect_find_by_email().returning(|_| Ok(None));
+    m.hasher.expect_verify().returning(|_, _| Ok(false));
+    m.throttle
+        .expect_register_failure()
+        .withf(|key, _, _| *key != ThrottleKey::ClientAddress("2001:db8:aa:bb:1:2:3:4".into()))
+        .times(2)
+        .returning(|_, _, _| Ok(1));
+    let request = SignInRequest {
+        client_address: Some("2001:db8:aa:bb:1:2:3:4".into()),
+        ..request()
+    };
+    assert_eq!(m.service().sign_in(request).await, Err(SignInError::UnknownUser));
+}

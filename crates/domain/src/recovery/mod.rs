@@ -128,7 +128,7 @@ impl RecoveryService {
     pub async fn request(&self, email: &Email, client_address: Option<String>) -> Result<(), RecoveryError> {
         let now = self.clock.now();
         if let Some(address) = client_address {
-            let key = ThrottleKey::RecoveryAddress(address);
+            let key = ThrottleKey::recovery(&address);
             if let Some(until) = self.throttle.blocked_until(std::slice::from_ref(&key), now).await? {
                 return Err(RecoveryError::Throttled { until });
             }
