@@ -354,3 +354,25 @@ async fn every_application_reads_the_catalog() {
         assert_eq!(app.get("/product/list", Some(token)).await.status(), StatusCode::OK);
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_nul_character_in_a_text_member_is_a_field_error_and_nothing_is_written() {
+    let (app, partner, office) = setup().await;
+    // Found by the deeper fuzzing: PostgreSQL's text refuses U+0000, which JSON allows; it was a 500.
+    let product = json!({"codigo_produto": 104, "nome": "Seguro\u{0}Residencial", "codigo_integracao": 9104,
+        "bank": [{"codigoBanco": "001", "nome": "Banco\u{0}do Brasil"}]});
+    let refused = assert_error(
+        app.post_json_as("/product", &office, &product).await,
+        StatusCode::BAD_REQUEST,
+        "dados_invalidos",
+    )
+    .await;
+    assert_eq!(error_fields(&refused), ["nome", "bank[0].nome"]);
+    assert_eq!(refused["errors"][0]["code"], "valor_invalido");
+    assert_error(
+        app.get("/product/payment/104", Some(&partner)).await,
+        StatusCode::NOT_FOUND,
+        "produto_nao_encontrado",
+    )
+    .await;
+}

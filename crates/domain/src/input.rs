@@ -270,7 +270,28 @@ impl<'v> Reading<'v> {
 
     /// A required string, as sent.
     pub fn string(&mut self, name: &str, field: Field<String>) -> Option<String> {
-        self.required(name, field, "texto")
+        let text = self.required(name, field, "texto")?;
+        self.storable(name, text)
+    }
+
+    /// An optional string, as sent.
+    fn optional_string(&mut self, name: &str, field: Field<String>) -> Option<String> {
+        let text = self.optional(name, field, "texto")?;
+        self.storable(name, text)
+    }
+
+    /// Text the store can keep: PostgreSQL's text refuses the NUL character, which JSON allows
+    /// (`\u0000`), so it is refused here, naming the member, rather than failing the write.
+    fn storable(&mut self, name: &str, text: String) -> Option<String> {
+        if text.contains('\0') {
+            self.add(
+                name,
+                codes::INVALID_VALUE,
+                format!("{name} não pode conter o caractere nulo"),
+            );
+            return None;
+        }
+        Some(text)
     }
 
     /// A required string that is not blank, trimmed.
@@ -286,7 +307,7 @@ impl<'v> Reading<'v> {
 
     /// An optional non-blank text, trimmed; blank counts as absent.
     pub fn optional_text(&mut self, name: &str, field: Field<String>) -> Option<String> {
-        self.optional(name, field, "texto")
+        self.optional_string(name, field)
             .map(|s| s.trim().to_owned())
             .filter(|s| !s.is_empty())
     }
@@ -309,7 +330,7 @@ impl<'v> Reading<'v> {
         field: Field<String>,
         parse: impl FnOnce(&str) -> Result<T, Rejection>,
     ) -> Option<T> {
-        let raw = self.optional(name, field, "texto")?;
+        let raw = self.optional_string(name, field)?;
         self.check(name, parse(&raw))
     }
 
@@ -346,6 +367,7 @@ impl<'v> Reading<'v> {
     /// A required text that may also arrive as a non-negative JSON integer; trimmed, not blank.
     pub fn text_or_number(&mut self, name: &str, field: Field<TextOrNumber>) -> Option<String> {
         let TextOrNumber(text) = self.required(name, field, "texto ou número inteiro não negativo")?;
+        let text = self.storable(name, text)?;
         let trimmed = text.trim();
         if trimmed.is_empty() {
             self.add(name, codes::REQUIRED, format!("{name} não pode ser vazio"));
@@ -508,6 +530,17 @@ mod tests {
         }));
         let expected = [("inner", codes::WRONG_TYPE), ("bank", codes::WRONG_TYPE)];
         let expected: Vec<_> = expected.iter().map(|(f, c)| (f.to_string(), *c)).collect();
+        assert_eq!(found, expected);
+    }
+
+    #[test]
+    fn a_nul_character_is_refused_naming_the_member_wherever_text_is_read() {
+        let found = read(json!({
+            "email": "a\u{0}b", "password": "x\u{0}", "aplicacao": "c", "numero": "1\u{0}", "codigo": 3,
+            "inner": {"nome": "Ana\u{0}"}, "bank": []
+        }));
+        let expected = ["email", "password", "numero", "inner.nome"];
+        let expected: Vec<_> = expected.iter().map(|f| (f.to_string(), codes::INVALID_VALUE)).collect();
         assert_eq!(found, expected);
     }
 
