@@ -5,6 +5,7 @@
 #   BENCH_PROPOSALS=10000 BENCH_SECONDS=3 BENCH_GROWTH=0 bench/run.sh
 #   BENCH_SMOKE=1 bench/run.sh        # CI: debug build, tiny data, 1 s per route, nothing recorded
 #   BENCH_PERF=1 BENCH_PROFILE=profiling bench/run.sh   # also where the CPU goes, per measurement
+#   BENCH_BIN_DIR=/tmp/before BENCH_RECORD=0 bench/run.sh  # binaries built elsewhere (a "before")
 #
 # Starts PostgreSQL as the test command does, builds the binaries, seeds the data set, starts the
 # service, and measures with wrk (--latency) and pgbench: the ceilings, each right before its route
@@ -52,9 +53,15 @@ server="$PG_SERVER_URL"
 work="$(mktemp -d)"
 port=$((20000 + RANDOM % 20000))
 hello_port=$((port + 1))
-cargo build --profile "$profile" --bin sales-api --bin hello-json --bin bcrypt-verify
-case "$profile" in dev) dir=debug ;; *) dir="$profile" ;; esac
-bin_dir="${CARGO_TARGET_DIR:-target}/$dir"
+# BENCH_BIN_DIR=<folder> measures binaries built elsewhere (an earlier commit's sales-api,
+# hello-json and bcrypt-verify), so that a change is measured before and after in one sitting.
+if [ -n "${BENCH_BIN_DIR:-}" ]; then
+  bin_dir="$BENCH_BIN_DIR"
+else
+  cargo build --profile "$profile" --bin sales-api --bin hello-json --bin bcrypt-verify
+  case "$profile" in dev) dir=debug ;; *) dir="$profile" ;; esac
+  bin_dir="${CARGO_TARGET_DIR:-target}/$dir"
+fi
 cores=$(nproc)
 
 pids=()

@@ -71,9 +71,8 @@ pub async fn sign_link(
 ) -> Result<HttpResponse, ApiError> {
     let identifier = query.into_inner().read()?;
     let sign_url = state.signing.sign_link(&user.0, &identifier).await?;
-    let mut envelope = Envelope::data("Link de assinatura encontrado.", SignUrl { sign_url });
-    envelope.rows_affected = vec![1];
-    Ok(HttpResponse::Ok().json(envelope))
+    let envelope = Envelope::data("Link de assinatura encontrado.", SignUrl { sign_url });
+    Ok(HttpResponse::Ok().json(envelope.with_rows_affected(vec![1])))
 }
 
 /// A status-change event as answered here (and later delivered to subscribers).
