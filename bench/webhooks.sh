@@ -40,7 +40,7 @@ target="${CARGO_TARGET_DIR:-target}/$dir"
 psql "$server/postgres" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db" >/dev/null
 key_byte=7
 key=$(python3 -c "import base64; print(base64.b64encode(bytes([$key_byte] * 32)).decode())")
-export SALES_ENV=development DATABASE_URL="$server/$db" JWT_PRIVATE_KEY_FILE="$work/keys/jwt-ed25519.pem" BIND_ADDR="127.0.0.1:$port" RUST_LOG=warn
+export SALES_ENV=development DATABASE_URL="$server/$db" JWT_PRIVATE_KEY_FILE="$work/keys/jwt-ed25519.pem" BIND_ADDR="127.0.0.1:$port" RUST_LOG=warn METRICS_ADDR=off
 export MAIL_DIR="$work/mail" HOOKS_ENCRYPTION_KEY="$key" HOOKS_ENCRYPTION_KEY_BYTE="$key_byte" HOOKS_ALLOWED_CIDRS="127.0.0.0/8"
 "$target/sales-api" keys generate --out "$work/keys" >/dev/null
 "$target/sales-api" migrate >/dev/null

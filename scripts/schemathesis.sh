@@ -31,7 +31,7 @@ export BIND_ADDR="127.0.0.1:$port"
 export BCRYPT_COST=4
 export LOG_JSON=true
 # Warnings, and the one line per request that the tally at the end counts.
-export RUST_LOG=warn,api_actix::http::middleware=info
+export RUST_LOG=warn,api_actix::http::middleware=info METRICS_ADDR=off
 
 cleanup() {
   if [ -n "${pid:-}" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi

@@ -24,6 +24,8 @@ pub use reqwest::StatusCode;
 
 pub struct TestApp {
     pub address: String,
+    /// The metrics listener's address, when the test turned it on (`METRICS_ADDR`).
+    pub metrics_address: Option<String>,
     pub db: TestDatabase,
     pub client: reqwest::Client,
     handle: api_actix::app::ServerHandle,
@@ -120,6 +122,8 @@ impl TestApp {
             ("DB_CONNECT_TIMEOUT_MS", "2000"),
             ("SHUTDOWN_TIMEOUT_SECS", "1"),
             ("MAIL_DIR", &mail_dir),
+            // One process runs many services: a metrics test turns its listener on (port 0).
+            ("METRICS_ADDR", "off"),
         ];
         pairs.retain(|(k, _)| !extra.iter().any(|(e, _)| e == k));
         pairs.extend_from_slice(extra);
@@ -131,6 +135,7 @@ impl TestApp {
         capture_logs();
         let app = Application::build(Self::config(&db, extra)).await.unwrap();
         let address = format!("http://127.0.0.1:{}", app.port());
+        let metrics_address = app.metrics_port().map(|port| format!("http://127.0.0.1:{port}"));
         let handle = app.handle();
         tokio::spawn(app.run_until_stopped());
         let client = reqwest::Client::builder()
@@ -139,6 +144,7 @@ impl TestApp {
             .unwrap();
         Self {
             address,
+            metrics_address,
             db,
             client,
             handle,

@@ -728,3 +728,52 @@ async fn availability_by_cpf_and_by_cell_phone() {
     .await;
     assert_eq!(error_fields(&answer), ["celular"]);
 }
+
+/// PostgreSQL's text cannot hold U+0000: a path or query parameter holding it names nothing (404)
+/// or is refused naming itself (400), never a 500.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_nul_character_in_a_path_or_query_parameter_is_never_a_server_error() {
+    let app = TestApp::spawn().await;
+    app.seed_catalog().await;
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", "11222333000181").await;
+    let office = app.token_for("bo@demo.com.br", "BACKOFFICE", "").await;
+    for path in [
+        "/proposal/byIdentifier/a%00b",
+        "/proposal/a%00b/events",
+        "/proposal/a%00b/document",
+    ] {
+        assert_error(
+            app.get(path, Some(&partner)).await,
+            StatusCode::NOT_FOUND,
+            "proposta_nao_encontrada",
+        )
+        .await;
+    }
+    let changed = app
+        .client
+        .patch(app.url("/proposal/a%00b/status"))
+        .bearer_auth(&office)
+        .json(&json!({"status": "CANCELADO", "motivo": "teste"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(changed.status(), StatusCode::NOT_FOUND);
+    for (path, field) in [
+        ("/product/list?conditions[nome]=a%00b", "conditions[nome]"),
+        (
+            "/billingGroup/list?conditions[descricao]=a%00b",
+            "conditions[descricao]",
+        ),
+    ] {
+        let body = assert_error(
+            app.get(path, Some(&office)).await,
+            StatusCode::BAD_REQUEST,
+            "dados_invalidos",
+        )
+        .await;
+        assert_eq!(error_fields(&body), vec![field.to_owned()], "{path}");
+    }
+    for path in ["/sandbox/sign/a%00b", "/sandbox/document/a%00b"] {
+        assert_eq!(app.get(path, None).await.status(), StatusCode::NOT_FOUND, "{path}");
+    }
+}

@@ -10,6 +10,7 @@ pub use compose::{ComposeError, Rendered, compose, render};
 use domain::mail::{MailMessage, MailOutbox};
 use lettre::transport::smtp::AsyncSmtpTransport;
 use lettre::{AsyncFileTransport, AsyncTransport, Tokio1Executor};
+use observability::metric::{self, Outcome};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -56,11 +57,19 @@ impl Delivery {
 
     async fn send(&self, message: lettre::Message) -> Result<String, String> {
         match self {
-            Delivery::Smtp(transport) => transport
-                .send(message)
-                .await
-                .map(|_| "smtp".to_owned())
-                .map_err(|e| e.to_string()),
+            Delivery::Smtp(transport) => {
+                let started = std::time::Instant::now();
+                let sent = transport.send(message).await;
+                let outcome = match &sent {
+                    Ok(_) => Outcome::Ok,
+                    Err(e) if e.is_timeout() => Outcome::Timeout,
+                    Err(e) if e.is_permanent() => Outcome::Rejected,
+                    Err(e) if e.is_transient() => Outcome::ServerError,
+                    Err(_) => Outcome::Connection,
+                };
+                metric::outbound_call("smtp", started.elapsed(), outcome);
+                sent.map(|_| "smtp".to_owned()).map_err(|e| e.to_string())
+            }
             Delivery::Files { transport, directory } => transport
                 .send(message)
                 .await

@@ -18,6 +18,7 @@ use domain::catalog::model::{
 };
 use domain::catalog::ports::{CatalogStore, CatalogWriteError};
 use domain::store::StoreError;
+use observability::metric;
 use quick_cache::sync::Cache;
 use std::hash::Hash;
 use std::sync::Arc;
@@ -82,6 +83,7 @@ impl CatalogMemory {
 
     /// Everything cached so far is stale.
     fn invalidate(&self) {
+        metrics::counter!(metric::CATALOG_CACHE_INVALIDATIONS).increment(1);
         self.generation.fetch_add(1, Ordering::AcqRel);
         self.billing_group_lists.entries.clear();
         self.product_lists.entries.clear();
@@ -136,8 +138,10 @@ impl CachedCatalog {
         F: Future<Output = Result<V, StoreError>>,
     {
         if let Some(value) = self.memory.get(shelf, &key) {
+            metrics::counter!(metric::CATALOG_CACHE_HITS).increment(1);
             return Ok(value);
         }
+        metrics::counter!(metric::CATALOG_CACHE_MISSES).increment(1);
         let read_in = self.memory.current();
         let value = load().await?;
         if let Some(read_in) = read_in {

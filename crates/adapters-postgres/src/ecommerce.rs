@@ -1,6 +1,6 @@
 //! E-commerce in PostgreSQL: the domain's `EcommerceStore`, and the sandbox platform's ledger.
 
-use crate::pool::{PgPool, connection, query_error};
+use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::schema::{
     customers, payment_events, products, proposals, sandbox_payment_objects as sandbox, setup_intents, subscriptions,
 };
@@ -333,6 +333,9 @@ impl adapters_payment::sandbox::SandboxLedger for PgSandboxLedger {
     }
 
     async fn get(&self, id: &str) -> Result<Option<serde_json::Value>, StoreError> {
+        if names_no_row(id) {
+            return Ok(None);
+        }
         let mut conn = connection(&self.pool).await?;
         sandbox::table
             .find(id)

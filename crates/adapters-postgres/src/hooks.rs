@@ -21,6 +21,7 @@ use domain::hooks::{
 use domain::proposals::lifecycle::StatusEvent;
 use domain::store::StoreError;
 use domain::values::{Application, EventKind, HookStatus};
+use observability::metric;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Notify;
@@ -703,12 +704,13 @@ impl DeliveryQueue for PgHooks {
     }
 
     async fn record(&self, attempt: &AttemptRecord) -> Result<(), StoreError> {
-        let (state, next_attempt_at, delivered_at) = match &attempt.step {
-            RecordStep::Delivered => (DeliveryState::Delivered, None, Some(attempt.at)),
-            RecordStep::RetryAt(at) => (DeliveryState::Pending, Some(*at), None),
-            RecordStep::Exhausted { .. } => (DeliveryState::Exhausted, None, None),
-            RecordStep::Gone => (DeliveryState::Cancelled, None, None),
+        let (state, next_attempt_at, delivered_at, outcome) = match &attempt.step {
+            RecordStep::Delivered => (DeliveryState::Delivered, None, Some(attempt.at), "delivered"),
+            RecordStep::RetryAt(at) => (DeliveryState::Pending, Some(*at), None, "retry"),
+            RecordStep::Exhausted { .. } => (DeliveryState::Exhausted, None, None, "exhausted"),
+            RecordStep::Gone => (DeliveryState::Cancelled, None, None, "gone"),
         };
+        metrics::counter!(metric::WEBHOOK_ATTEMPTS, "outcome" => outcome).increment(1);
         let mut conn = connection(&self.pool).await?;
         let moved: Option<IdRow> = prepared(RECORD, |q| {
             q.bind::<BigInt, _>(attempt.delivery_id)
@@ -810,4 +812,32 @@ mod tests {
         assert!(FAN_OUT.contains(MESSAGE_ID));
         assert!(FAN_OUT.contains(&format!("pg_notify('{CHANNEL}', '')")));
     }
+}
+
+/// The deliveries due now, as the metrics show them.
+#[derive(Debug, Clone, Copy, PartialEq, QueryableByName)]
+pub struct WebhookBacklog {
+    /// Pending deliveries of active subscriptions whose time has come.
+    #[diesel(sql_type = BigInt)]
+    pub due: i64,
+    /// How long the oldest of them has waited past its time, in seconds (0 when none).
+    #[diesel(sql_type = Double)]
+    pub oldest_due_age_secs: f64,
+}
+
+const BACKLOG: &str = "
+    SELECT count(*) AS due,
+           COALESCE(EXTRACT(EPOCH FROM now() - min(d.next_attempt_at)), 0)::float8 AS oldest_due_age_secs
+    FROM hook_deliveries d
+    JOIN hook_subscriptions s ON s.id = d.subscription_id
+    WHERE d.state = 'PENDENTE' AND d.next_attempt_at <= now()
+      AND s.status = 'ATIVO' AND s.deleted_at IS NULL";
+
+/// The due backlog of the whole queue (every instance's): sampled when the metrics are scraped.
+pub async fn webhook_backlog(pool: &PgPool) -> Result<WebhookBacklog, StoreError> {
+    let mut conn = connection(pool).await?;
+    diesel::sql_query(BACKLOG)
+        .get_result(&mut conn)
+        .await
+        .map_err(query_error)
 }

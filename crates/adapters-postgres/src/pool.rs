@@ -1,5 +1,6 @@
 //! The connection pool, and the translation of its failures and diesel's into the domain's.
 
+use deadpool::managed::TimeoutType;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel_async::AsyncPgConnection;
 use diesel_async::RunQueryDsl;
@@ -7,7 +8,8 @@ use diesel_async::pooled_connection::deadpool::{Object, Pool, PoolError};
 use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod};
 use domain::store::StoreError;
 use futures_util::FutureExt;
-use std::time::Duration;
+use observability::metric;
+use std::time::{Duration, Instant};
 
 pub type PgPool = Pool<AsyncPgConnection>;
 pub type PooledConnection = Object<AsyncPgConnection>;
@@ -79,12 +81,44 @@ pub fn build_pool(settings: &PoolSettings) -> Result<PgPool, PoolBuildError> {
         .map_err(|e| PoolBuildError(e.to_string()))
 }
 
-/// A connection from the pool, or "unavailable".
+/// A connection from the pool, or "unavailable". How long it took, and each time-out, are
+/// recorded (`db_pool_acquire_duration_seconds`, `db_pool_timeouts_total`).
 pub async fn connection(pool: &PgPool) -> Result<PooledConnection, StoreError> {
-    pool.get().await.map_err(pool_error)
+    let started = Instant::now();
+    let got = pool.get().await;
+    metrics::histogram!(metric::DB_POOL_ACQUIRE_DURATION).record(started.elapsed().as_secs_f64());
+    got.map_err(pool_error)
+}
+
+/// A pool's connections as the metrics show them: its ceiling, those in use and idle, and the
+/// callers waiting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolGauges {
+    pub max: usize,
+    pub in_use: usize,
+    pub idle: usize,
+    pub waiting: usize,
+}
+
+pub fn pool_gauges(pool: &PgPool) -> PoolGauges {
+    let status = pool.status();
+    PoolGauges {
+        max: status.max_size,
+        in_use: status.size.saturating_sub(status.available),
+        idle: status.available,
+        waiting: status.waiting,
+    }
 }
 
 pub(crate) fn pool_error(error: PoolError) -> StoreError {
+    let kind = match &error {
+        PoolError::Timeout(TimeoutType::Wait) => "wait",
+        PoolError::Timeout(TimeoutType::Create) => "create",
+        PoolError::Timeout(TimeoutType::Recycle) => "recycle",
+        PoolError::Closed | PoolError::NoRuntimeSpecified => "closed",
+        PoolError::Backend(_) | PoolError::PostCreateHook(_) => "refused",
+    };
+    metrics::counter!(metric::DB_POOL_TIMEOUTS, "kind" => kind).increment(1);
     match error {
         PoolError::Closed => StoreError::Unavailable("pool fechado".into()),
         PoolError::Timeout(kind) => StoreError::Unavailable(format!("tempo esgotado no pool ({kind:?})")),
@@ -92,6 +126,12 @@ pub(crate) fn pool_error(error: PoolError) -> StoreError {
         PoolError::PostCreateHook(e) => StoreError::Unavailable(format!("conexão recusada: {e}")),
         PoolError::NoRuntimeSpecified => StoreError::Unexpected("pool sem runtime".into()),
     }
+}
+
+/// PostgreSQL's text cannot hold U+0000 (the server refuses such a parameter), so a key holding it
+/// names no row: a lookup by it answers "absent" without asking.
+pub(crate) fn names_no_row(key: &str) -> bool {
+    key.contains('\0')
 }
 
 /// diesel's failures as the domain sees them: a lost connection is "unavailable", the rest unexpected.

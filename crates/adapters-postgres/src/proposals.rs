@@ -1,7 +1,7 @@
 //! Customers, proposals and partners in PostgreSQL: the domain's `CustomerStore`,
 //! `ProposalStore` and `PartnerDirectory`.
 
-use crate::pool::{PgPool, connection, query_error};
+use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::prepared::prepared;
 use crate::rows::{AddressRow, CustomerRow, PartnerRow, PaymentRow, ProposalCustomerRow, ProposalRow};
 use crate::schema::{
@@ -469,6 +469,9 @@ impl ProposalStore for PgProposals {
     }
 
     async fn detail(&self, identifier: &str, scope: Scope) -> Result<Option<ProposalDetail>, StoreError> {
+        if names_no_row(identifier) {
+            return Ok(None);
+        }
         let conn = connection(&self.pool).await?;
         // Two statements sent together on the one connection (pipelined): one round trip. The
         // first joins everything the proposal has at most one of; the second reads its

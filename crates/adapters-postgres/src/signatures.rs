@@ -1,6 +1,6 @@
 //! Signatures and status changes in PostgreSQL: the domain's `SignatureStore`.
 
-use crate::pool::{PgPool, connection, query_error};
+use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::prepared::prepared;
 use crate::schema::{
     proposal_events as events, proposals, signature_callbacks, signature_parties as parties, signatures,
@@ -368,6 +368,9 @@ impl SignatureStore for PgSignatures {
     }
 
     async fn party_of_key(&self, request_key: &str) -> Result<Option<(String, PartyRole, String)>, StoreError> {
+        if names_no_row(request_key) {
+            return Ok(None);
+        }
         let mut conn = connection(&self.pool).await?;
         let row: Option<(String, String, String)> = parties::table
             .inner_join(signatures::table.inner_join(proposals::table))

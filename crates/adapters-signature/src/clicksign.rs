@@ -13,8 +13,10 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use domain::signature::{CallbackError, PartyKeys, PartyRole, ProviderError, ProviderEvent, SignatureProvider, Signer};
 use domain::values::ShippingType;
+use observability::correlation;
+use observability::metric::{self, Outcome};
 use serde_json::{Value, json};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 #[derive(Clone)]
 pub struct ClicksignSettings {
@@ -72,13 +74,22 @@ impl ClicksignProvider {
 
     async fn attempt(&self, path: &str, body: &Value) -> Attempt {
         let url = format!("{}{}", self.settings.base_url, path);
-        let response = self
+        let mut request = self
             .http
             .post(&url)
-            .query(&[("access_token", &self.settings.access_token)])
-            .json(body)
-            .send()
-            .await;
+            .query(&[("access_token", &self.settings.access_token)]);
+        // The request id and trace of the request being served, for whoever follows it across.
+        for (name, value) in correlation::outbound_headers() {
+            request = request.header(name, value);
+        }
+        let started = Instant::now();
+        let response = request.json(body).send().await;
+        let outcome = match &response {
+            Ok(r) => Outcome::of_status(r.status().as_u16()),
+            Err(e) if e.is_timeout() => Outcome::Timeout,
+            Err(_) => Outcome::Connection,
+        };
+        metric::outbound_call("clicksign", started.elapsed(), outcome);
         let response = match response {
             Ok(r) => r,
             Err(e) => {

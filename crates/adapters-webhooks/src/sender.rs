@@ -7,12 +7,13 @@ use async_trait::async_trait;
 use domain::hooks::endpoint::EndpointHost;
 use domain::hooks::ports::{EndpointGuard, EndpointRefusal, WebhookSender};
 use domain::hooks::{Endpoint, OutgoingWebhook, SendOutcome};
+use observability::metric::{self, GaugeGuard, Outcome};
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::header::{CONTENT_TYPE, RETRY_AFTER};
 use std::error::Error as _;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone)]
 pub struct SenderSettings {
@@ -143,6 +144,8 @@ impl WebhookSender for HttpWebhookSender {
                 error: format!("endereço não público bloqueado ({ip})"),
             };
         }
+        let _in_flight = GaugeGuard::enter(metric::WEBHOOK_IN_FLIGHT);
+        let started = Instant::now();
         let sent = self
             .client
             .post(endpoint.as_str())
@@ -153,6 +156,12 @@ impl WebhookSender for HttpWebhookSender {
             .body(request.body.clone())
             .send()
             .await;
+        let outcome = match &sent {
+            Ok(response) => Outcome::of_status(response.status().as_u16()),
+            Err(error) if error.is_timeout() => Outcome::Timeout,
+            Err(_) => Outcome::Connection,
+        };
+        metric::outbound_call("webhook", started.elapsed(), outcome);
         match sent {
             Ok(response) => SendOutcome::Answered {
                 status: response.status().as_u16(),

@@ -4,18 +4,19 @@
 use crate::config::Config;
 use crate::deployment::{self, Environment};
 use crate::http::error::{ApiError, ErrorCode};
-use crate::http::middleware::{RequestSpan, echo_request_id, envelope_plain_errors};
+use crate::http::middleware::{RequestSpan, envelope_plain_errors, observe};
 use crate::routes;
+use crate::scrape::{self, Sampled};
 use crate::security::hook_keys::hook_keys;
 use crate::security::jwt::{JwtTokenService, KeyError};
 use crate::security::password::BcryptHasher;
 use crate::security::secrets::OsSecretGenerator;
 use crate::state::AppState;
 use actix_cors::Cors;
-use actix_web::dev::{Server, Service};
+use actix_web::dev::Server;
 use actix_web::error::{JsonPayloadError, PayloadError};
 use actix_web::http::header;
-use actix_web::middleware::ErrorHandlers;
+use actix_web::middleware::{ErrorHandlers, from_fn};
 use actix_web::{App, HttpRequest, HttpServer, web};
 use adapters_mailer::{BackgroundMailer, Delivery};
 use adapters_payment::{SandboxGateway, StripeGateway, StripeSettings};
@@ -38,7 +39,6 @@ use domain::hooks::{DeliveryEngine, HookService};
 use domain::proposals::service::ProposalService;
 use domain::proposals::signing::SigningService;
 use domain::recovery::RecoveryService;
-use futures_util::FutureExt;
 use std::net::TcpListener;
 use std::sync::Arc;
 use tracing_actix_web::TracingLogger;
@@ -88,23 +88,24 @@ fn webhook_sender(config: &Config) -> Result<HttpWebhookSender, StartupError> {
 /// each other's connections.
 const ENGINE_POOL_MAX: usize = 8;
 
-/// The delivery engine over the shared queue, with a pool of its own; run it with
-/// [`DeliveryEngine::run`]. Must be called inside the tokio runtime (it starts the `LISTEN`
+/// The delivery engine over the shared queue, with a pool of its own (returned too, for the
+/// metrics); run it with [`DeliveryEngine::run`]. Must be called inside the tokio runtime (it starts the `LISTEN`
 /// connection).
-pub fn delivery_engine(config: &Config) -> Result<DeliveryEngine, StartupError> {
+pub fn delivery_engine(config: &Config) -> Result<(DeliveryEngine, PgPool), StartupError> {
     let pool = build_pool(&PoolSettings {
         max_size: config.pool.max_size.min(ENGINE_POOL_MAX),
         // Leases and attempts lost in a database crash only make a delivery go out again.
         relaxed_commit: true,
         ..pool_settings(config)
     })?;
-    Ok(DeliveryEngine {
-        queue: Arc::new(PgHooks::new(pool, &hook_keys(config)?)),
+    let engine = DeliveryEngine {
+        queue: Arc::new(PgHooks::new(pool.clone(), &hook_keys(config)?)),
         sender: Arc::new(webhook_sender(config)?),
         wakeups: Arc::new(PgDeliveryWakeups::start(&config.database_url)),
         clock: Arc::new(SystemClock),
         policy: config.hooks.delivery.clone(),
-    })
+    };
+    Ok((engine, pool))
 }
 
 pub fn pool_settings(config: &Config) -> PoolSettings {
@@ -327,6 +328,7 @@ pub struct Application {
     port: u16,
     server: Server,
     engine: Option<EngineTask>,
+    metrics: Option<MetricsListener>,
     shutdown_timeout: std::time::Duration,
 }
 
@@ -362,11 +364,51 @@ impl EngineTask {
 pub async fn run_worker(config: Config) -> Result<(), StartupError> {
     deployment::refuse_unsafe(&config).map_err(|e| StartupError::Config(e.0))?;
     deployment::announce(&config);
-    let engine = EngineTask::start(delivery_engine(&config)?);
+    let (engine, pool) = delivery_engine(&config)?;
+    let metrics = MetricsListener::start(
+        &config,
+        Sampled {
+            pools: vec![("webhooks", pool.clone())],
+            queue: pool,
+        },
+    )?;
+    let engine = EngineTask::start(engine);
     tracing::info!("webhook delivery worker started");
     wait_for_signal().await;
     engine.stop(config.shutdown_timeout).await;
+    if let Some(metrics) = metrics {
+        metrics.stop().await;
+    }
     Ok(())
+}
+
+/// The metrics listener running beside the service (or the worker).
+struct MetricsListener {
+    handle: ServerHandle,
+    port: u16,
+}
+
+impl MetricsListener {
+    /// Binds `METRICS_ADDR` and starts serving; nothing when it is `off`.
+    fn start(config: &Config, sampled: Sampled) -> Result<Option<Self>, StartupError> {
+        let Some(addr) = config.metrics_addr else {
+            return Ok(None);
+        };
+        let bound = scrape::listener(addr, sampled).map_err(|source| StartupError::Bind {
+            addr: addr.to_string(),
+            source,
+        })?;
+        Ok(bound.map(|(server, port)| {
+            let handle = server.handle();
+            tokio::spawn(server);
+            tracing::info!(%addr, "metrics at /metrics");
+            Self { handle, port }
+        }))
+    }
+
+    async fn stop(self) {
+        self.handle.stop(true).await;
+    }
 }
 
 async fn wait_for_signal() {
@@ -403,11 +445,18 @@ impl Application {
             }
         }
         let pool = build_pool(&pool_settings(&config))?;
+        let mut sampled = Sampled {
+            pools: vec![("api", pool.clone())],
+            queue: pool.clone(),
+        };
         let engine = if config.hooks.run_worker {
-            Some(EngineTask::start(delivery_engine(&config)?))
+            let (engine, engine_pool) = delivery_engine(&config)?;
+            sampled.pools.push(("webhooks", engine_pool));
+            Some(EngineTask::start(engine))
         } else {
             None
         };
+        let metrics = MetricsListener::start(&config, sampled)?;
         let state = web::Data::new(build_state(&config, pool)?);
         let listener = TcpListener::bind(config.bind_addr).map_err(|source| StartupError::Bind {
             addr: config.bind_addr.to_string(),
@@ -433,7 +482,7 @@ impl Application {
                 .app_data(web::QueryConfig::default().error_handler(query_error))
                 .wrap(cors(&origins))
                 .wrap(ErrorHandlers::new().default_handler(envelope_plain_errors))
-                .wrap_fn(|req, srv| srv.call(req).map(|res| res.map(echo_request_id)))
+                .wrap(from_fn(observe))
                 .wrap(TracingLogger::<RequestSpan>::new())
                 .configure(|cfg| routes(cfg, sandbox_signing))
                 .default_service(web::to(routes::not_found))
@@ -450,6 +499,7 @@ impl Application {
             port,
             server,
             engine,
+            metrics,
             shutdown_timeout: config.shutdown_timeout,
         })
     }
@@ -458,12 +508,20 @@ impl Application {
         self.port
     }
 
+    /// The metrics listener's port, when it is on.
+    pub fn metrics_port(&self) -> Option<u16> {
+        self.metrics.as_ref().map(|m| m.port)
+    }
+
     /// Serves until SIGTERM or SIGINT, then finishes the requests in flight (up to
     /// `SHUTDOWN_TIMEOUT_SECS`) before returning.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         let served = self.server.await;
         if let Some(engine) = self.engine {
             engine.stop(self.shutdown_timeout).await;
+        }
+        if let Some(metrics) = self.metrics {
+            metrics.stop().await;
         }
         served
     }

@@ -7,6 +7,7 @@ pub mod config;
 pub mod deployment;
 pub mod http;
 pub mod routes;
+pub mod scrape;
 pub mod security;
 pub mod state;
 pub mod telemetry;

@@ -8,12 +8,14 @@ async fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     api_actix::install_crypto_provider();
     let json = std::env::var("LOG_JSON").is_ok_and(|v| v == "true" || v == "1");
-    api_actix::telemetry::init(json);
-    match run(cli).await {
+    let telemetry = api_actix::telemetry::init(json);
+    let code = match run(cli).await {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("sales-api: {error}");
             std::process::ExitCode::FAILURE
         }
-    }
+    };
+    telemetry.shutdown();
+    code
 }

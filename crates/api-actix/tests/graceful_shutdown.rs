@@ -28,6 +28,7 @@ async fn sigterm_lets_the_request_in_flight_finish() {
         ("BCRYPT_COST", "13".to_owned()),
         ("WORKERS", "1".to_owned()),
         ("RUST_LOG", "warn".to_owned()),
+        ("METRICS_ADDR", "off".to_owned()),
     ];
     let run = |args: &[&str]| {
         let status = sales_api()

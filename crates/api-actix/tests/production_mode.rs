@@ -77,6 +77,7 @@ impl Providers {
             ("WORKERS", "1".to_owned()),
             ("BCRYPT_COST", "4".to_owned()),
             ("RUST_LOG", "info".to_owned()),
+            ("METRICS_ADDR", "off".to_owned()),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_owned(), v))
@@ -299,6 +300,7 @@ async fn development_serves_the_sandboxes_and_warns_once_naming_each() {
         ("MAIL_DIR", keys.join("mail").display().to_string()),
         ("WORKERS", "1".to_owned()),
         ("RUST_LOG", "info".to_owned()),
+        ("METRICS_ADDR", "off".to_owned()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v))

@@ -127,6 +127,8 @@ impl World {
                 ("WORKERS", "1".into()),
                 ("MIGRATE_ON_START", "false".into()),
                 ("RUST_LOG", "warn".into()),
+                // Several processes at once: no fixed metrics port.
+                ("METRICS_ADDR", "off".into()),
                 ("HOOKS_ENCRYPTION_KEY", KEY_B64.into()),
                 ("HOOKS_ALLOWED_CIDRS", "127.0.0.0/8".into()),
                 ("HOOKS_LEASE_SECS", "3".into()),

@@ -39,6 +39,11 @@ pub struct Config {
     pub log_json: bool,
     pub pool: PoolTimeouts,
     pub migrate_on_start: bool,
+    /// `METRICS_ADDR`: where Prometheus scrapes `/metrics`; `None` (`off`): no listener.
+    pub metrics_addr: Option<SocketAddr>,
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT`: where spans are exported; `None`: not exported.
+    pub otlp_endpoint: Option<String>,
+    pub otel_service_name: String,
     pub cors_allowed_origins: Vec<String>,
     pub trusted_proxies: Vec<IpNet>,
     pub max_body_bytes: usize,
@@ -83,6 +88,12 @@ impl Config {
             ("SHUTDOWN_TIMEOUT_SECS", self.shutdown_timeout.as_secs().to_string()),
             ("MAX_BODY_BYTES", self.max_body_bytes.to_string()),
             ("MIGRATE_ON_START", self.migrate_on_start.to_string()),
+            (
+                "METRICS_ADDR",
+                self.metrics_addr.map_or_else(|| "off".to_owned(), |a| a.to_string()),
+            ),
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", opt(self.otlp_endpoint.clone())),
+            ("OTEL_SERVICE_NAME", self.otel_service_name.clone()),
             ("CORS_ALLOWED_ORIGINS", list(&self.cors_allowed_origins)),
             (
                 "TRUSTED_PROXIES",
@@ -257,6 +268,9 @@ impl Config {
             log_json: server.log_json,
             pool: database.pool,
             migrate_on_start: server.migrate_on_start,
+            metrics_addr: server.metrics_addr,
+            otlp_endpoint: server.otlp_endpoint,
+            otel_service_name: server.otel_service_name,
             cors_allowed_origins: server.cors_allowed_origins,
             trusted_proxies: server.trusted_proxies,
             max_body_bytes: server.max_body_bytes,
@@ -401,6 +415,10 @@ mod tests {
         assert_eq!(config.bcrypt_cost, 12);
         assert!(config.cors_allowed_origins.is_empty());
         assert!(config.migrate_on_start);
+        assert_eq!(
+            config.metrics_addr.map(|a| a.to_string()).as_deref(),
+            Some("127.0.0.1:9464")
+        );
     }
 
     #[test]
@@ -582,6 +600,29 @@ mod tests {
         for var in documented_variables().into_iter().filter(|v| v != "RUST_LOG") {
             assert!(effective.iter().any(|(k, _)| *k == var), "{var} not shown");
         }
+    }
+
+    #[test]
+    fn the_metrics_listener_is_turned_off_by_off_and_an_empty_value_is_the_default() {
+        let with = |value: &'static str| {
+            let mut pairs = BASE.to_vec();
+            pairs.push(("METRICS_ADDR", value));
+            Config::from_pairs(&pairs)
+        };
+        assert_eq!(with("off").unwrap().metrics_addr, None);
+        assert_eq!(
+            with("").unwrap().metrics_addr.map(|a| a.to_string()).as_deref(),
+            Some("127.0.0.1:9464")
+        );
+        assert_eq!(
+            with("0.0.0.0:9100").unwrap().metrics_addr.map(|a| a.to_string()).as_deref(),
+            Some("0.0.0.0:9100")
+        );
+        assert!(with("porta").unwrap_err().to_string().contains("METRICS_ADDR"));
+        let mut pairs = BASE.to_vec();
+        pairs.push(("OTEL_EXPORTER_OTLP_ENDPOINT", "coletor:4318"));
+        let refused = Config::from_pairs(&pairs).unwrap_err().to_string();
+        assert!(refused.contains("OTEL_EXPORTER_OTLP_ENDPOINT"), "{refused}");
     }
 
     #[test]

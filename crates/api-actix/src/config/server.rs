@@ -26,10 +26,17 @@ pub(super) struct Raw {
     log_json: bool,
     #[serde(default = "yes")]
     migrate_on_start: bool,
+    #[serde(default = "metrics_addr")]
+    metrics_addr: String,
+    otel_exporter_otlp_endpoint: Option<String>,
+    otel_service_name: Option<String>,
 }
 
 fn bind_addr() -> String {
     "127.0.0.1:8080".into()
+}
+fn metrics_addr() -> String {
+    "127.0.0.1:9464".into()
 }
 fn shutdown_timeout_secs() -> u64 {
     30
@@ -52,6 +59,9 @@ pub(super) struct Server {
     pub trusted_proxies: Vec<IpNet>,
     pub log_json: bool,
     pub migrate_on_start: bool,
+    pub metrics_addr: Option<SocketAddr>,
+    pub otlp_endpoint: Option<String>,
+    pub otel_service_name: String,
 }
 
 impl Raw {
@@ -85,6 +95,24 @@ impl Raw {
             trusted_proxies: networks("TRUSTED_PROXIES", &self.trusted_proxies)?,
             log_json: self.log_json,
             migrate_on_start: self.migrate_on_start,
+            // `off` turns the listener off (an empty value is unset, as for every variable).
+            metrics_addr: match self.metrics_addr.trim() {
+                "off" => None,
+                addr => Some(addr.parse().map_err(|e| bad("METRICS_ADDR", format!("{e} (ou off)")))?),
+            },
+            // Read again from the environment by the telemetry, which starts before the
+            // configuration; checked and shown here.
+            otlp_endpoint: match self.otel_exporter_otlp_endpoint {
+                Some(url) if url.starts_with("http://") || url.starts_with("https://") => Some(url),
+                Some(_) => {
+                    return Err(bad(
+                        "OTEL_EXPORTER_OTLP_ENDPOINT",
+                        "deve começar com http:// ou https://",
+                    ));
+                }
+                None => None,
+            },
+            otel_service_name: self.otel_service_name.unwrap_or_else(|| "sales-api".to_owned()),
         })
     }
 }

@@ -1,32 +1,59 @@
-//! What wraps every request: one tracing span with a request id (echoed as `x-request-id`), and the
-//! error envelope for answers that actix or its middleware produce on their own (unknown route,
-//! method not allowed, payload errors, CORS refusals), which would otherwise be plain text.
+//! What wraps every request: one tracing span with the request's correlation (its id, kept from
+//! the caller's `X-Request-Id` when acceptable, echoed back; its W3C trace, continued from
+//! `traceparent`), the request's metrics, and the error envelope for answers that actix or its
+//! middleware produce on their own (unknown route, method not allowed, payload errors, CORS
+//! refusals), which would otherwise be plain text.
 
 use crate::http::error::{ApiError, ErrorCode};
+use crate::telemetry;
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::http::StatusCode;
 use actix_web::http::header::{CONTENT_TYPE, HeaderName, HeaderValue};
-use actix_web::middleware::ErrorHandlerResponse;
+use actix_web::http::{Method, StatusCode};
+use actix_web::middleware::{ErrorHandlerResponse, Next};
 use actix_web::{Error, HttpMessage, ResponseError};
+use observability::correlation::{self, CallerHeaders, Correlation};
+use observability::metric;
+use opentelemetry::trace::TraceContextExt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 use tracing::Span;
-use tracing_actix_web::{RequestId, RootSpanBuilder};
+use tracing_actix_web::RootSpanBuilder;
+use tracing_opentelemetry::OpenTelemetrySpanExt;
 
 /// The request span records the route's pattern, never the path itself: paths carry CPFs.
 pub struct RequestSpan;
 
 impl RootSpanBuilder for RequestSpan {
     fn on_request_start(request: &ServiceRequest) -> Span {
+        let headers = request.headers();
+        let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+        let mut correlation = Correlation::from_caller(&CallerHeaders {
+            request_id: text(correlation::REQUEST_ID_HEADER),
+            traceparent: text(correlation::TRACEPARENT_HEADER),
+            tracestate: text("tracestate"),
+        });
         // The fields are worked out only when the span is enabled: finding the route's pattern
         // matches the path against the routes a second time.
-        tracing::info_span!(
+        let span = tracing::info_span!(
             "http_request",
-            request_id = %request.extensions().get::<RequestId>().map(|id| id.to_string()).unwrap_or_default(),
+            request_id = %correlation.request_id,
+            trace_id = tracing::field::Empty,
             method = %request.method(),
             route = %request.match_pattern().unwrap_or_else(|| "<sem rota>".to_owned()),
             status = tracing::field::Empty,
             user_id = tracing::field::Empty,
-        )
+        );
+        if telemetry::exporting() {
+            // The exported span is this request's: its ids are the ones sent onwards.
+            if let Some(parent) = &correlation.parent {
+                let _ = span.set_parent(opentelemetry::Context::new().with_remote_span_context(parent.clone()));
+            }
+            correlation = correlation.with_span(span.context().span().span_context().clone());
+        }
+        span.record("trace_id", tracing::field::display(correlation.span.trace_id()));
+        request.extensions_mut().insert(correlation);
+        span
     }
 
     /// One line per request (tracing-actix-web's own error event is turned off): INFO, with the
@@ -79,19 +106,65 @@ impl Severity {
     }
 }
 
-/// Copies the request id into the answer, so that callers can quote it.
-pub fn echo_request_id<B>(mut response: ServiceResponse<B>) -> ServiceResponse<B> {
-    let id = response
-        .request()
-        .extensions()
-        .get::<RequestId>()
-        .map(|id| id.to_string());
-    if let Some(value) = id.and_then(|id| HeaderValue::from_str(&id).ok()) {
-        response
-            .headers_mut()
-            .insert(HeaderName::from_static("x-request-id"), value);
+/// Whether request metrics are recorded (the metrics listener is on): off, nothing is looked up.
+static RECORDING: AtomicBool = AtomicBool::new(false);
+
+pub fn record_request_metrics() {
+    RECORDING.store(true, Ordering::Relaxed);
+}
+
+/// Methods as fixed label values (a client may send any token as a method).
+fn method_label(method: &Method) -> &'static str {
+    match *method {
+        Method::GET => "GET",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::PATCH => "PATCH",
+        Method::DELETE => "DELETE",
+        Method::HEAD => "HEAD",
+        Method::OPTIONS => "OPTIONS",
+        _ => "OTHER",
     }
-    response
+}
+
+/// Runs the request inside its correlation (outbound calls carry it), echoes its id as
+/// `x-request-id`, and records its duration by route pattern (never the path: paths carry CPFs),
+/// method and status class.
+pub async fn observe(
+    request: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, Error> {
+    let correlation = request.extensions().get::<Correlation>().cloned();
+    let measured = RECORDING.load(Ordering::Relaxed).then(|| {
+        let route = request.match_pattern().unwrap_or_else(|| "<sem rota>".to_owned());
+        (Instant::now(), route, method_label(request.method()))
+    });
+    let request_id = correlation.as_ref().map(|c| c.request_id.clone());
+    let result = match correlation {
+        Some(correlation) => correlation::within(correlation, next.call(request)).await,
+        None => next.call(request).await,
+    };
+    if let Some((started, route, method)) = measured {
+        let status = match &result {
+            Ok(response) => response.status(),
+            Err(error) => error.as_response_error().status_code(),
+        };
+        metrics::histogram!(
+            metric::HTTP_REQUEST_DURATION,
+            "route" => route,
+            "method" => method,
+            "status" => metric::status_class(status.as_u16()),
+        )
+        .record(started.elapsed().as_secs_f64());
+    }
+    result.map(|mut response| {
+        if let Some(value) = request_id.and_then(|id| HeaderValue::from_str(&id).ok()) {
+            response
+                .headers_mut()
+                .insert(HeaderName::from_static(correlation::REQUEST_ID_HEADER), value);
+        }
+        response
+    })
 }
 
 /// Replaces a non-JSON error answer with the error envelope of the same status.

@@ -5,6 +5,7 @@
 use async_trait::async_trait;
 use domain::auth::password::{Password, PasswordHash};
 use domain::auth::ports::{HashError, PasswordHasher};
+use observability::metric::{self, GaugeGuard};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Semaphore;
@@ -31,10 +32,13 @@ impl BcryptHasher {
     }
 
     async fn run<T: Send + 'static>(&self, work: impl FnOnce() -> T + Send + 'static) -> Result<T, HashError> {
+        let waiting = GaugeGuard::enter(metric::BCRYPT_WAITING);
         let _permit = tokio::time::timeout(QUEUE_TIMEOUT, self.permits.acquire())
             .await
             .map_err(|_| HashError::Busy)?
             .map_err(|_| HashError::Busy)?;
+        drop(waiting);
+        let _running = GaugeGuard::enter(metric::BCRYPT_RUNNING);
         tokio::task::spawn_blocking(work)
             .await
             .map_err(|e| HashError::Failed(e.to_string()))

@@ -232,6 +232,15 @@ impl<F: ListField> ListQuery<F> {
                     );
                     continue;
                 };
+                // PostgreSQL's text cannot hold U+0000: refused here, naming the condition.
+                if value.contains('\0') {
+                    v.add(
+                        name.clone(),
+                        codes::INVALID_VALUE,
+                        format!("{name} não pode conter o caractere nulo"),
+                    );
+                    continue;
+                }
                 match parse_value(field.kind(), value) {
                     Some(parsed) => query.conditions.push((field, parsed)),
                     None => v.add(
@@ -357,6 +366,9 @@ mod tests {
 
     #[test]
     fn product_fields_include_the_active_flag_as_a_boolean() {
+        let refused = ListQuery::<ProductField>::parse(&params(&[("conditions[nome]", "a\0b")])).unwrap_err();
+        assert_eq!(refused.errors()[0].field, "conditions[nome]");
+        assert_eq!(refused.errors()[0].code, codes::INVALID_VALUE);
         let q = ListQuery::<ProductField>::parse(&params(&[("conditions[ativo]", "true")])).unwrap();
         assert_eq!(q.conditions, vec![(ProductField::Active, FilterValue::Boolean(true))]);
         assert!(ListQuery::<ProductField>::parse(&params(&[("conditions[ativo]", "sim")])).is_err());

@@ -1,0 +1,107 @@
+//! The metrics listener (`METRICS_ADDR`, default `127.0.0.1:9464`): Prometheus's text format at
+//! `/metrics`, on an address of its own so that it is never published with the API. What is
+//! recorded as it happens (requests, pool waits, outbound calls, deliveries, the catalog cache,
+//! bcrypt) comes from the `metrics` facade; what is a level (pool connections, the webhook backlog,
+//! the process's CPU and memory) is sampled here, when scraped.
+
+use actix_web::dev::Server;
+use actix_web::{App, HttpResponse, HttpServer, web};
+use adapters_postgres::{PgPool, pool_gauges, webhook_backlog};
+use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+use observability::metric;
+use std::net::{SocketAddr, TcpListener};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+/// Latency buckets, in seconds: from a cached read (1 ms) to a provider's time-out (30 s).
+const BUCKETS: &[f64] = &[
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
+];
+
+/// The backlog query may not hold up a scrape.
+const SAMPLE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// The process's one recorder (the `metrics` facade takes one per process; services started in
+/// one test process share it).
+static RECORDER: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
+
+fn recorder() -> Option<PrometheusHandle> {
+    RECORDER
+        .get_or_init(|| {
+            let built = PrometheusBuilder::new()
+                .set_buckets(BUCKETS)
+                .and_then(PrometheusBuilder::install_recorder);
+            match built {
+                Ok(handle) => {
+                    metric::describe();
+                    metrics_process::Collector::default().describe();
+                    crate::http::middleware::record_request_metrics();
+                    Some(handle)
+                }
+                Err(error) => {
+                    tracing::error!(%error, "metrics recorder not installed");
+                    None
+                }
+            }
+        })
+        .clone()
+}
+
+/// What a scrape samples: the pools by name, and the pool the backlog is read with.
+#[derive(Clone)]
+pub struct Sampled {
+    pub pools: Vec<(&'static str, PgPool)>,
+    pub queue: PgPool,
+}
+
+struct Scrape {
+    handle: PrometheusHandle,
+    sampled: Sampled,
+    process: metrics_process::Collector,
+}
+
+async fn metrics_page(scrape: web::Data<Scrape>) -> HttpResponse {
+    for (name, pool) in &scrape.sampled.pools {
+        let gauges = pool_gauges(pool);
+        metrics::gauge!(metric::DB_POOL_MAX_CONNECTIONS, "pool" => *name).set(gauges.max as f64);
+        metrics::gauge!(metric::DB_POOL_CONNECTIONS, "pool" => *name, "state" => "in_use").set(gauges.in_use as f64);
+        metrics::gauge!(metric::DB_POOL_CONNECTIONS, "pool" => *name, "state" => "idle").set(gauges.idle as f64);
+        metrics::gauge!(metric::DB_POOL_WAITING, "pool" => *name).set(gauges.waiting as f64);
+    }
+    match tokio::time::timeout(SAMPLE_TIMEOUT, webhook_backlog(&scrape.sampled.queue)).await {
+        Ok(Ok(backlog)) => {
+            metrics::gauge!(metric::WEBHOOK_DUE).set(backlog.due as f64);
+            metrics::gauge!(metric::WEBHOOK_OLDEST_DUE_AGE).set(backlog.oldest_due_age_secs);
+        }
+        // The last values stay; the failure itself shows in the pool's metrics.
+        Ok(Err(error)) => tracing::warn!(%error, "webhook backlog not sampled"),
+        Err(_) => tracing::warn!("webhook backlog not sampled in time"),
+    }
+    scrape.process.collect();
+    scrape.handle.run_upkeep();
+    HttpResponse::Ok()
+        .content_type("text/plain; version=0.0.4; charset=utf-8")
+        .body(scrape.handle.render())
+}
+
+/// Binds the metrics listener; `None` when the recorder could not be installed.
+pub fn listener(addr: SocketAddr, sampled: Sampled) -> std::io::Result<Option<(Server, u16)>> {
+    let Some(handle) = recorder() else { return Ok(None) };
+    let listener = TcpListener::bind(addr)?;
+    let port = listener.local_addr()?.port();
+    let scrape = web::Data::new(Scrape {
+        handle,
+        sampled,
+        process: metrics_process::Collector::default(),
+    });
+    let server = HttpServer::new(move || {
+        App::new()
+            .app_data(scrape.clone())
+            .route("/metrics", web::get().to(metrics_page))
+    })
+    .workers(1)
+    .disable_signals()
+    .listen(listener)?
+    .run();
+    Ok(Some((server, port)))
+}
