@@ -24,8 +24,10 @@ USER sales
 WORKDIR /app
 # Production by default: the service refuses to start without its providers and secrets (README,
 # "Deploying"); docker-compose.yml sets SALES_ENV=development for a local trial.
-ENV BIND_ADDR=0.0.0.0:8080 LOG_JSON=true MAIL_DIR=/app/mail
-EXPOSE 8080
+# Metrics on every interface of the container, for Prometheus inside the cluster's network: route
+# only the API's port (8080) from outside.
+ENV BIND_ADDR=0.0.0.0:8080 METRICS_ADDR=0.0.0.0:9464 LOG_JSON=true MAIL_DIR=/app/mail
+EXPOSE 8080 9464
 # Ready means the database answers, not only that the port is open.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
     CMD curl -fsS http://127.0.0.1:8080/health/ready >/dev/null || exit 1

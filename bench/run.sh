@@ -6,6 +6,8 @@
 #   BENCH_SMOKE=1 bench/run.sh        # CI: debug build, tiny data, 1 s per route, nothing recorded
 #   BENCH_PERF=1 BENCH_PROFILE=profiling bench/run.sh   # also where the CPU goes, per measurement
 #   BENCH_BIN_DIR=/tmp/before BENCH_RECORD=0 bench/run.sh  # binaries built elsewhere (a "before")
+#   BENCH_PGBOUNCER=0 bench/run.sh    # without the route-7 row through PgBouncer
+#   METRICS_ADDR=off bench/run.sh     # the service without its metrics listener (its cost)
 #
 # Starts PostgreSQL as the test command does, builds the binaries, seeds the data set, starts the
 # service, and measures with wrk (--latency) and pgbench: the ceilings, each right before its route
@@ -17,6 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/postgres.sh
+source scripts/lib/pgbouncer.sh
 
 smoke="${BENCH_SMOKE:-0}"
 if [ "$smoke" = 1 ]; then
@@ -32,6 +35,7 @@ growth_to="${BENCH_GROWTH_TO:-1000000}"
 profile="${BENCH_PROFILE:-release}"
 record="${BENCH_RECORD:-1}"
 perf_on="${BENCH_PERF:-0}"
+pgbouncer_on="${BENCH_PGBOUNCER:-1}"
 if [ "$perf_on" = 1 ] && ! command -v perf >/dev/null 2>&1; then
   echo "BENCH_PERF=1 precisa de perf (Debian: apt-get install linux-perf)" >&2
   exit 1
@@ -50,7 +54,9 @@ pgbench_bin="$(command -v pgbench || ls /usr/lib/postgresql/*/bin/pgbench 2>/dev
 
 ensure_postgres
 server="$PG_SERVER_URL"
+[ "$pgbouncer_on" = 1 ] && ensure_pgbouncer
 work="$(mktemp -d)"
+chmod 755 "$work" # PgBouncer runs as postgres when we are root
 port=$((20000 + RANDOM % 20000))
 hello_port=$((port + 1))
 # BENCH_BIN_DIR=<folder> measures binaries built elsewhere (an earlier commit's sales-api,
@@ -65,7 +71,11 @@ fi
 cores=$(nproc)
 
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  stop_pgbouncer "$work/bouncer"
+  rm -rf "$work"
+}
 trap cleanup EXIT
 
 export SALES_ENV=development JWT_PRIVATE_KEY_FILE="$work/keys/jwt-ed25519.pem" BIND_ADDR="127.0.0.1:$port" RUST_LOG=warn MAIL_DIR="$work/mail"
@@ -191,6 +201,7 @@ start_service
 pg_select=$(pgbench_tps -S)
 wrk_run -s bench/by_identifier.lua "$base"
 quiet_p99="$p99"
+quiet_rps="$rps"
 row "GET /proposal/byIdentifier" "$rps" "$pg_select" "≥ 40% of pgbench -S, p99 ≤ 25 ms"
 pg_create=$(pgbench_tps -f "$work/create.sql")
 wrk_run -s bench/create_proposal.lua "$base"
@@ -213,6 +224,20 @@ wait "$flood_pid" || true
 row "GET /proposal/byIdentifier during a sign-in flood" "$rps" "-" "p99 ≤ 2 × quiet ($quiet_p99 ms)"
 peak_kib=$(awk '/VmHWM/ {print $2}' "/proc/$service_pid/status")
 stop_service
+
+# Route 7 through PgBouncer in transaction pooling mode (README, "PgBouncer"), beside the direct
+# row above: the pools through it, LISTEN on the direct session. BENCH_PGBOUNCER=0 leaves it out.
+if [ "$pgbouncer_on" = 1 ]; then
+  mkdir -p "$work/bouncer"
+  bouncer_port=$((port + 2))
+  PGBOUNCER_POOL_SIZE=20 start_pgbouncer "$work/bouncer" "$bouncer_port"
+  direct_url="$DATABASE_URL"
+  DATABASE_DIRECT_URL="$direct_url" DATABASE_URL="postgres://postgres@127.0.0.1:$bouncer_port/sales_bench" start_service
+  wrk_run -s bench/by_identifier.lua "$base"
+  row "GET /proposal/byIdentifier through PgBouncer (transaction mode)" "$rps" "$quiet_rps" "beside the direct row (the first; its figure is the ceiling)"
+  stop_service
+  stop_pgbouncer "$work/bouncer"
+fi
 
 # --- Growth: the same reads with few and with many proposals ----------------------------------
 growth_lines=""

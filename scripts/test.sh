@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: unit and property tests, use-case tests with mocks, repository tests and the
-# black-box HTTP tests (each against a fresh PostgreSQL database), then the OpenAPI contract check
-# with schemathesis. Set SKIP_SCHEMATHESIS=1 to leave the last one out.
+# black-box HTTP tests (each against a fresh PostgreSQL database), two instances behind PgBouncer,
+# then the OpenAPI contract check with schemathesis. Set SKIP_SCHEMATHESIS=1 to leave the last one
+# out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/postgres.sh
@@ -34,6 +35,10 @@ export SALES_TEST_LOG_DIR="${CARGO_TARGET_DIR:-target}/test-logs"
 rm -rf "$SALES_TEST_LOG_DIR"
 cargo test --workspace
 scripts/audit-test-logs.sh "$SALES_TEST_LOG_DIR"
+
+# Two instances behind PgBouncer in transaction pooling mode (building PgBouncer 1.21+ when the
+# machine's is older).
+scripts/pgbouncer.sh
 
 if [ "${SKIP_SCHEMATHESIS:-0}" != 1 ]; then
   scripts/schemathesis.sh

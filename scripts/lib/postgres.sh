@@ -2,8 +2,9 @@
 # Sourced, not run. Sets PG_SERVER_URL (no database name), e.g. postgres://postgres@127.0.0.1:5432
 #
 # Order: the server of DATABASE_URL when it is set; else the server on 127.0.0.1:5432 when it
-# answers; else a private cluster under target/pg, started with this machine's initdb and pg_ctl.
-# SALES_PG=private forces the private cluster.
+# answers; else a private cluster under target/pg, started with this machine's initdb and pg_ctl
+# (Debian's postgresql package is installed first when there are none; SALES_PG_INSTALL=0 does
+# not). SALES_PG=private forces the private cluster.
 
 PRIVATE_PG_PORT="${PRIVATE_PG_PORT:-55432}"
 
@@ -24,12 +25,32 @@ find_pg_bin() { # name
   return 1
 }
 
+# A machine with no PostgreSQL at all gets Debian's package (as root, or with sudo), as the test
+# command does for Chromium; the package's own cluster is not used: the private one below is.
+install_postgres_package() {
+  local as_root=()
+  if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null 2>&1 || return 1
+    as_root=(sudo)
+  fi
+  command -v apt-get >/dev/null 2>&1 || return 1
+  echo "Instalando o PostgreSQL da distribuição (pacote postgresql)" >&2
+  "${as_root[@]}" apt-get update -qq >&2 \
+    && "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+}
+
 start_private_cluster() {
   local root data initdb pg_ctl as_owner=()
   root="$(pwd)/target/pg"
   data="$root/data"
+  if ! find_pg_bin initdb >/dev/null || ! find_pg_bin pg_ctl >/dev/null; then
+    if [ "${SALES_PG_INSTALL:-1}" = 1 ]; then
+      install_postgres_package || true
+    fi
+  fi
   if ! initdb="$(find_pg_bin initdb)" || ! pg_ctl="$(find_pg_bin pg_ctl)"; then
-    echo "PostgreSQL não encontrado: nenhum servidor em 127.0.0.1:5432 e nenhum initdb/pg_ctl nesta máquina." >&2
+    echo "PostgreSQL não encontrado: nenhum servidor em 127.0.0.1:5432 e nenhum initdb/pg_ctl nesta máquina," >&2
+    echo "e não foi possível instalá-lo (é preciso root ou sudo, e apt-get)." >&2
     echo "Instale o servidor (Debian/Ubuntu: sudo apt-get install postgresql) ou defina DATABASE_URL." >&2
     return 1
   fi

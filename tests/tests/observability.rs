@@ -223,3 +223,64 @@ async fn the_trace_and_request_id_reach_the_payment_platform() {
         "this service's own span is the parent of its call"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_trace_and_request_id_reach_the_signature_provider() {
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let clicksign = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/api/v1/documents"))
+        .respond_with(ResponseTemplate::new(201).set_body_json(json!({"document": {"key": "doc-1"}})))
+        .mount(&clicksign)
+        .await;
+    black_box_tests::mount_clicksign_signers(&clicksign).await;
+    Mock::given(method("POST"))
+        .and(path("/api/v1/notify_by_whatsapp"))
+        .respond_with(ResponseTemplate::new(202))
+        .mount(&clicksign)
+        .await;
+    let uri = clicksign.uri();
+    let app = TestApp::spawn_with(&[
+        ("CLICKSIGN_BASE_URL", &uri),
+        ("CLICKSIGN_ACCESS_TOKEN", "token"),
+        ("SIGNATURE_CALLBACK_SECRET", "segredo-de-callback-0123456789"),
+    ])
+    .await;
+    app.seed_catalog().await;
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", "11222333000181").await;
+    let created: serde_json::Value = app
+        .post_json_as(
+            "/proposal/create",
+            &partner,
+            &black_box_tests::proposal_body("12345678909"),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    let body = json!({
+        "customerId": created["document"][0]["id_cliente"],
+        "identifier": created["document"][0]["identificador"],
+    });
+    let trace = "5bf92f3577b34da6a3ce929d0e0e4736";
+    let sent = app
+        .client
+        .post(app.url("/signer"))
+        .bearer_auth(&partner)
+        .header("x-request-id", "assinatura-9")
+        .header("traceparent", format!("00-{trace}-00f067aa0ba902b7-01"))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(sent.status(), StatusCode::OK);
+
+    let received = clicksign.received_requests().await.unwrap();
+    assert!(received.len() >= 4, "document, signers, lists, notification");
+    for call in &received {
+        assert_eq!(call.headers["x-request-id"], "assinatura-9", "{}", call.url.path());
+        let forwarded = call.headers["traceparent"].to_str().unwrap();
+        assert!(forwarded.starts_with(&format!("00-{trace}-")), "{forwarded}");
+    }
+}

@@ -48,6 +48,10 @@ struct CatalogMemory {
     product_lists: Shelf<ListQuery<ProductField>, Vec<Product>>,
     products_with_banks: Shelf<i32, Option<Product>>,
     billing_groups: Shelf<i32, Option<BillingGroup>>,
+    /// The metrics' handles, taken once (a read finds them without building a key).
+    hits: metrics::Counter,
+    misses: metrics::Counter,
+    invalidations: metrics::Counter,
 }
 
 impl CatalogMemory {
@@ -59,6 +63,9 @@ impl CatalogMemory {
             product_lists: Shelf::new(capacity),
             products_with_banks: Shelf::new(capacity),
             billing_groups: Shelf::new(capacity),
+            hits: metrics::counter!(metric::CATALOG_CACHE_HITS),
+            misses: metrics::counter!(metric::CATALOG_CACHE_MISSES),
+            invalidations: metrics::counter!(metric::CATALOG_CACHE_INVALIDATIONS),
         }
     }
 
@@ -83,7 +90,7 @@ impl CatalogMemory {
 
     /// Everything cached so far is stale.
     fn invalidate(&self) {
-        metrics::counter!(metric::CATALOG_CACHE_INVALIDATIONS).increment(1);
+        self.invalidations.increment(1);
         self.generation.fetch_add(1, Ordering::AcqRel);
         self.billing_group_lists.entries.clear();
         self.product_lists.entries.clear();
@@ -138,10 +145,10 @@ impl CachedCatalog {
         F: Future<Output = Result<V, StoreError>>,
     {
         if let Some(value) = self.memory.get(shelf, &key) {
-            metrics::counter!(metric::CATALOG_CACHE_HITS).increment(1);
+            self.memory.hits.increment(1);
             return Ok(value);
         }
-        metrics::counter!(metric::CATALOG_CACHE_MISSES).increment(1);
+        self.memory.misses.increment(1);
         let read_in = self.memory.current();
         let value = load().await?;
         if let Some(read_in) = read_in {

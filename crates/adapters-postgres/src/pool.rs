@@ -28,6 +28,10 @@ pub struct PoolSettings {
     /// `synchronous_commit = off` on every connection: only for pools whose writes may be lost in
     /// a database crash without harm (the webhook outbox's leases and attempts).
     pub relaxed_commit: bool,
+    /// The connections go through a transaction pooler (PgBouncer): a `SET` there would stay on
+    /// whichever server connection ran it and reach other clients' transactions, so none is sent
+    /// (`statement_timeout` is then the database role's: README, "PgBouncer").
+    pub through_pooler: bool,
 }
 
 impl PoolSettings {
@@ -39,6 +43,7 @@ impl PoolSettings {
             connect_timeout: Duration::from_secs(5),
             statement_timeout: Duration::from_secs(15),
             relaxed_commit: false,
+            through_pooler: false,
         }
     }
 }
@@ -52,6 +57,7 @@ pub struct PoolBuildError(String);
 pub fn build_pool(settings: &PoolSettings) -> Result<PgPool, PoolBuildError> {
     let statement_timeout_ms = settings.statement_timeout.as_millis();
     let synchronous_commit = if settings.relaxed_commit { "off" } else { "on" };
+    let through_pooler = settings.through_pooler;
     let mut config = ManagerConfig::default();
     // `Fast` skips the ping on every checkout; broken connections are still discarded.
     config.recycling_method = RecyclingMethod::Fast;
@@ -60,6 +66,9 @@ pub fn build_pool(settings: &PoolSettings) -> Result<PgPool, PoolBuildError> {
         async move {
             use diesel_async::{AsyncConnection, SimpleAsyncConnection};
             let mut conn = AsyncPgConnection::establish(&url).await?;
+            if through_pooler {
+                return Ok(conn);
+            }
             conn.batch_execute(&format!(
                 "SET statement_timeout = {statement_timeout_ms}; SET synchronous_commit = {synchronous_commit}; \
                  SET application_name = 'sales-api'"

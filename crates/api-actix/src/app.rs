@@ -101,7 +101,7 @@ pub fn delivery_engine(config: &Config) -> Result<(DeliveryEngine, PgPool), Star
     let engine = DeliveryEngine {
         queue: Arc::new(PgHooks::new(pool.clone(), &hook_keys(config)?)),
         sender: Arc::new(webhook_sender(config)?),
-        wakeups: Arc::new(PgDeliveryWakeups::start(&config.database_url)),
+        wakeups: Arc::new(PgDeliveryWakeups::start(config.session_url())),
         clock: Arc::new(SystemClock),
         policy: config.hooks.delivery.clone(),
     };
@@ -116,6 +116,7 @@ pub fn pool_settings(config: &Config) -> PoolSettings {
         connect_timeout: config.pool.connect,
         statement_timeout: config.pool.statement,
         relaxed_commit: false,
+        through_pooler: config.behind_pooler(),
     }
 }
 
@@ -165,7 +166,7 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
         0 => Arc::new(PgCatalog::new(pool.clone())),
         entries => Arc::new(CachedCatalog::start(
             PgCatalog::new(pool.clone()),
-            &config.database_url,
+            config.session_url(),
             entries,
         )),
     };
@@ -439,7 +440,7 @@ impl Application {
         deployment::refuse_unsafe(&config).map_err(|e| StartupError::Config(e.0))?;
         deployment::announce(&config);
         if config.migrate_on_start {
-            let applied = migrations::run_pending(&config.database_url).await?;
+            let applied = migrations::run_pending(config.session_url()).await?;
             if !applied.is_empty() {
                 tracing::info!(?applied, "migrations applied");
             }

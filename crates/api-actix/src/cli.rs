@@ -211,13 +211,13 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Migrate { create_database } => {
             let config = Config::from_env()?;
             if create_database
-                && migrations::create_database_if_missing(&config.database_url)
+                && migrations::create_database_if_missing(config.session_url())
                     .await
                     .map_err(StartupError::from)?
             {
                 println!("banco de dados criado");
             }
-            let applied = migrations::run_pending(&config.database_url)
+            let applied = migrations::run_pending(config.session_url())
                 .await
                 .map_err(StartupError::from)?;
             println!("{} migração(ões) aplicada(s)", applied.len());

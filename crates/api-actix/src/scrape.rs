@@ -18,6 +18,9 @@ const BUCKETS: &[f64] = &[
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
 ];
 
+/// How often histogram samples are folded into their buckets.
+const UPKEEP_INTERVAL: Duration = Duration::from_secs(5);
+
 /// The backlog query may not hold up a scrape.
 const SAMPLE_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -88,6 +91,16 @@ async fn metrics_page(scrape: web::Data<Scrape>) -> HttpResponse {
 pub fn listener(addr: SocketAddr, sampled: Sampled) -> std::io::Result<Option<(Server, u16)>> {
     let Some(handle) = recorder() else { return Ok(None) };
     let listener = TcpListener::bind(addr)?;
+    // Histogram samples are kept raw until upkeep folds them into their buckets: folded every few
+    // seconds whether or not anyone scrapes, so that memory stays flat.
+    let upkeep = handle.clone();
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(UPKEEP_INTERVAL);
+        loop {
+            every.tick().await;
+            upkeep.run_upkeep();
+        }
+    });
     let port = listener.local_addr()?.port();
     let scrape = web::Data::new(Scrape {
         handle,

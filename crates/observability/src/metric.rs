@@ -45,6 +45,27 @@ pub const CATALOG_CACHE_HITS: &str = "catalog_cache_hits_total";
 pub const CATALOG_CACHE_MISSES: &str = "catalog_cache_misses_total";
 pub const CATALOG_CACHE_INVALIDATIONS: &str = "catalog_cache_invalidations_total";
 
+/// Every metric above, by name.
+pub const ALL: &[&str] = &[
+    HTTP_REQUEST_DURATION,
+    DB_POOL_CONNECTIONS,
+    DB_POOL_MAX_CONNECTIONS,
+    DB_POOL_WAITING,
+    DB_POOL_ACQUIRE_DURATION,
+    DB_POOL_TIMEOUTS,
+    WEBHOOK_DUE,
+    WEBHOOK_OLDEST_DUE_AGE,
+    WEBHOOK_ATTEMPTS,
+    WEBHOOK_IN_FLIGHT,
+    OUTBOUND_DURATION,
+    OUTBOUND_ERRORS,
+    BCRYPT_WAITING,
+    BCRYPT_RUNNING,
+    CATALOG_CACHE_HITS,
+    CATALOG_CACHE_MISSES,
+    CATALOG_CACHE_INVALIDATIONS,
+];
+
 /// Every metric with its help text, for the exporter's `# HELP` lines.
 pub fn describe() {
     use metrics::{Unit, describe_counter, describe_gauge, describe_histogram};
@@ -166,6 +187,37 @@ impl Drop for GaugeGuard {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The alert rules and the dashboard in `deploy/` name only metrics the service records (or
+    /// the process's, from `metrics-process`, and Prometheus's own `up`).
+    #[test]
+    fn the_alerts_and_the_dashboard_name_only_recorded_metrics() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy");
+        for file in ["prometheus/alerts.yml", "grafana/sales-api.json"] {
+            let text = std::fs::read_to_string(root.join(file)).unwrap();
+            let mut named = 0;
+            let words = text.split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'));
+            for word in words {
+                let family = ["_bucket", "_count", "_sum"]
+                    .iter()
+                    .find_map(|suffix| word.strip_suffix(suffix))
+                    .unwrap_or(word);
+                let ours = [
+                    "http_server_",
+                    "db_pool_",
+                    "webhook_",
+                    "outbound_",
+                    "bcrypt_",
+                    "catalog_cache_",
+                ];
+                if ours.iter().any(|prefix| family.starts_with(prefix)) {
+                    assert!(ALL.contains(&family), "{file} names {word}, which nothing records");
+                    named += 1;
+                }
+            }
+            assert!(named > 10, "{file} names {named} of our metrics");
+        }
+    }
 
     #[test]
     fn statuses_map_to_outcomes_and_classes() {

@@ -30,7 +30,12 @@ use std::time::Duration;
 pub struct Config {
     /// `SALES_ENV`: production (the default) refuses sandboxes and unsafe settings.
     pub environment: Environment,
+    /// Where the pools connect: PostgreSQL, or a transaction pooler in front of it.
     pub database_url: String,
+    /// `DATABASE_DIRECT_URL`: a session connection to PostgreSQL itself, for what a transaction
+    /// pooler cannot carry (`LISTEN`, the migrations' advisory lock, session settings). When set,
+    /// `database_url` is taken to be such a pooler.
+    pub database_direct_url: Option<String>,
     pub bind_addr: SocketAddr,
     pub public_url: String,
     pub bcrypt_cost: u32,
@@ -65,6 +70,18 @@ pub struct Config {
 }
 
 impl Config {
+    /// A session of PostgreSQL's own: the direct URL when the pools go through a transaction
+    /// pooler, else the pools' URL.
+    pub fn session_url(&self) -> &str {
+        self.database_direct_url.as_deref().unwrap_or(&self.database_url)
+    }
+
+    /// Whether the pools go through a transaction pooler (a direct URL is given): their
+    /// connections then keep no session state.
+    pub fn behind_pooler(&self) -> bool {
+        self.database_direct_url.is_some()
+    }
+
     /// Every variable with the value in effect (defaults included), secrets masked: what
     /// `sales-api config check` prints.
     pub fn effective(&self) -> Vec<(&'static str, String)> {
@@ -77,6 +94,10 @@ impl Config {
         vec![
             ("SALES_ENV", self.environment.as_str().to_owned()),
             ("DATABASE_URL", without_password(&self.database_url)),
+            (
+                "DATABASE_DIRECT_URL",
+                opt(self.database_direct_url.as_deref().map(without_password)),
+            ),
             ("DB_POOL_MAX_SIZE", self.pool.max_size.to_string()),
             ("DB_POOL_WAIT_TIMEOUT_MS", millis(self.pool.wait)),
             ("DB_CONNECT_TIMEOUT_MS", millis(self.pool.connect)),
@@ -260,6 +281,7 @@ impl Config {
         Ok(Config {
             environment: server.environment,
             database_url: database.url,
+            database_direct_url: database.direct_url,
             bind_addr: server.bind_addr,
             public_url: server.public_url,
             bcrypt_cost: tokens.bcrypt_cost,
@@ -615,7 +637,11 @@ mod tests {
             Some("127.0.0.1:9464")
         );
         assert_eq!(
-            with("0.0.0.0:9100").unwrap().metrics_addr.map(|a| a.to_string()).as_deref(),
+            with("0.0.0.0:9100")
+                .unwrap()
+                .metrics_addr
+                .map(|a| a.to_string())
+                .as_deref(),
             Some("0.0.0.0:9100")
         );
         assert!(with("porta").unwrap_err().to_string().contains("METRICS_ADDR"));

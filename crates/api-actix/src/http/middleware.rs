@@ -15,6 +15,8 @@ use actix_web::{Error, HttpMessage, ResponseError};
 use observability::correlation::{self, CallerHeaders, Correlation};
 use observability::metric;
 use opentelemetry::trace::TraceContextExt;
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use tracing::Span;
@@ -33,14 +35,14 @@ impl RootSpanBuilder for RequestSpan {
             traceparent: text(correlation::TRACEPARENT_HEADER),
             tracestate: text("tracestate"),
         });
-        // The fields are worked out only when the span is enabled: finding the route's pattern
-        // matches the path against the routes a second time.
+        // The route's pattern is recorded by `observe`, after routing: found then from the
+        // matched resource, without matching the path again.
         let span = tracing::info_span!(
             "http_request",
             request_id = %correlation.request_id,
             trace_id = tracing::field::Empty,
             method = %request.method(),
-            route = %request.match_pattern().unwrap_or_else(|| "<sem rota>".to_owned()),
+            route = tracing::field::Empty,
             status = tracing::field::Empty,
             user_id = tracing::field::Empty,
         );
@@ -109,6 +111,42 @@ impl Severity {
 /// Whether request metrics are recorded (the metrics listener is on): off, nothing is looked up.
 static RECORDING: AtomicBool = AtomicBool::new(false);
 
+/// The label of a request no route matched.
+const UNMATCHED: &str = "<sem rota>";
+
+/// One route's histogram handles, by method and status class.
+type RouteHistograms = Vec<(&'static str, &'static str, metrics::Histogram)>;
+
+thread_local! {
+    /// This worker's histogram handles by route pattern, method and status class: a request
+    /// finds its handle without building the metric's key (each actix worker is one thread).
+    static HISTOGRAMS: RefCell<HashMap<String, RouteHistograms>> = RefCell::new(HashMap::new());
+}
+
+/// Records one request's duration under its route pattern, method and status class.
+fn record_duration(route: &str, method: &'static str, class: &'static str, seconds: f64) {
+    HISTOGRAMS.with(|cell| {
+        let mut by_route = cell.borrow_mut();
+        if let Some(handles) = by_route.get_mut(route)
+            && let Some((_, _, histogram)) = handles.iter().find(|(m, c, _)| *m == method && *c == class)
+        {
+            histogram.record(seconds);
+            return;
+        }
+        let histogram = metrics::histogram!(
+            metric::HTTP_REQUEST_DURATION,
+            "route" => route.to_owned(),
+            "method" => method,
+            "status" => class,
+        );
+        histogram.record(seconds);
+        by_route
+            .entry(route.to_owned())
+            .or_default()
+            .push((method, class, histogram));
+    });
+}
+
 pub fn record_request_metrics() {
     RECORDING.store(true, Ordering::Relaxed);
 }
@@ -135,27 +173,39 @@ pub async fn observe(
     next: Next<impl MessageBody>,
 ) -> Result<ServiceResponse<impl MessageBody>, Error> {
     let correlation = request.extensions().get::<Correlation>().cloned();
-    let measured = RECORDING.load(Ordering::Relaxed).then(|| {
-        let route = request.match_pattern().unwrap_or_else(|| "<sem rota>".to_owned());
-        (Instant::now(), route, method_label(request.method()))
-    });
+    let measured = RECORDING
+        .load(Ordering::Relaxed)
+        .then(|| (Instant::now(), method_label(request.method())));
     let request_id = correlation.as_ref().map(|c| c.request_id.clone());
     let result = match correlation {
         Some(correlation) => correlation::within(correlation, next.call(request)).await,
         None => next.call(request).await,
     };
-    if let Some((started, route, method)) = measured {
-        let status = match &result {
-            Ok(response) => response.status(),
-            Err(error) => error.as_response_error().status_code(),
-        };
-        metrics::histogram!(
-            metric::HTTP_REQUEST_DURATION,
-            "route" => route,
-            "method" => method,
-            "status" => metric::status_class(status.as_u16()),
-        )
-        .record(started.elapsed().as_secs_f64());
+    let span = Span::current();
+    if let Ok(response) = &result
+        && (measured.is_some() || !span.is_disabled())
+    {
+        // After routing, the pattern comes from the matched resource (no second match).
+        let route = response.request().match_pattern();
+        let route = route.as_deref().unwrap_or(UNMATCHED);
+        span.record("route", route);
+        if let Some((started, method)) = measured {
+            record_duration(
+                route,
+                method,
+                metric::status_class(response.status().as_u16()),
+                started.elapsed().as_secs_f64(),
+            );
+        }
+    } else if let (Err(error), Some((started, method))) = (&result, measured) {
+        // An error no layer turned into an answer: its request is not at hand, nor its route.
+        let status = error.as_response_error().status_code();
+        record_duration(
+            UNMATCHED,
+            method,
+            metric::status_class(status.as_u16()),
+            started.elapsed().as_secs_f64(),
+        );
     }
     result.map(|mut response| {
         if let Some(value) = request_id.and_then(|id| HeaderValue::from_str(&id).ok()) {
