@@ -11,11 +11,10 @@ use domain::ecommerce::{
     EcommerceCustomer, PaymentError, PaymentEvent, PaymentEventError, PaymentGateway, PlatformSubscription,
     SetupIntent, SubscriptionRequest,
 };
-use observability::correlation;
-use observability::metric::{self, Outcome};
+use observability::outbound;
 use rand::Rng;
 use serde_json::Value;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The API version the objects answered here are read with.
 pub const STRIPE_VERSION: &str = "2025-08-27.basil";
@@ -79,24 +78,14 @@ impl StripeGateway {
     }
 
     async fn attempt(&self, path: &str, form: &[(String, String)], idempotency_key: &str) -> Attempt {
-        let mut request = self
+        let request = self
             .http
             .post(format!("{}{}", self.settings.base_url, path))
             .bearer_auth(&self.settings.secret_key)
             .header("Stripe-Version", STRIPE_VERSION)
-            .header("Idempotency-Key", idempotency_key);
-        // The request id and trace of the request being served, for whoever follows it across.
-        for (name, value) in correlation::outbound_headers() {
-            request = request.header(name, value);
-        }
-        let started = Instant::now();
-        let response = request.form(form).send().await;
-        let outcome = match &response {
-            Ok(r) => Outcome::of_status(r.status().as_u16()),
-            Err(e) if e.is_timeout() => Outcome::Timeout,
-            Err(_) => Outcome::Connection,
-        };
-        metric::outbound_call("stripe", started.elapsed(), outcome);
+            .header("Idempotency-Key", idempotency_key)
+            .form(form);
+        let response = outbound::send("stripe", request).await;
         let response = match response {
             Ok(r) => r,
             Err(e) if e.is_timeout() => return Attempt::Retry(PaymentError::Timeout),

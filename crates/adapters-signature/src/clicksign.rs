@@ -13,10 +13,9 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use domain::signature::{CallbackError, PartyKeys, PartyRole, ProviderError, ProviderEvent, SignatureProvider, Signer};
 use domain::values::ShippingType;
-use observability::correlation;
-use observability::metric::{self, Outcome};
+use observability::outbound;
 use serde_json::{Value, json};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[derive(Clone)]
 pub struct ClicksignSettings {
@@ -74,22 +73,12 @@ impl ClicksignProvider {
 
     async fn attempt(&self, path: &str, body: &Value) -> Attempt {
         let url = format!("{}{}", self.settings.base_url, path);
-        let mut request = self
+        let request = self
             .http
             .post(&url)
-            .query(&[("access_token", &self.settings.access_token)]);
-        // The request id and trace of the request being served, for whoever follows it across.
-        for (name, value) in correlation::outbound_headers() {
-            request = request.header(name, value);
-        }
-        let started = Instant::now();
-        let response = request.json(body).send().await;
-        let outcome = match &response {
-            Ok(r) => Outcome::of_status(r.status().as_u16()),
-            Err(e) if e.is_timeout() => Outcome::Timeout,
-            Err(_) => Outcome::Connection,
-        };
-        metric::outbound_call("clicksign", started.elapsed(), outcome);
+            .query(&[("access_token", &self.settings.access_token)])
+            .json(body);
+        let response = outbound::send("clicksign", request).await;
         let response = match response {
             Ok(r) => r,
             Err(e) => {

@@ -7,13 +7,14 @@ use async_trait::async_trait;
 use domain::hooks::endpoint::EndpointHost;
 use domain::hooks::ports::{EndpointGuard, EndpointRefusal, WebhookSender};
 use domain::hooks::{Endpoint, OutgoingWebhook, SendOutcome};
-use observability::metric::{self, GaugeGuard, Outcome};
+use observability::metric::{self, GaugeGuard};
+use observability::outbound;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::header::{CONTENT_TYPE, RETRY_AFTER};
 use std::error::Error as _;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[derive(Debug, Clone)]
 pub struct SenderSettings {
@@ -145,24 +146,15 @@ impl WebhookSender for HttpWebhookSender {
             };
         }
         let _in_flight = GaugeGuard::enter(metric::WEBHOOK_IN_FLIGHT);
-        let started = Instant::now();
-        let sent = self
+        let delivery = self
             .client
             .post(endpoint.as_str())
             .header(CONTENT_TYPE, "application/json")
             .header("webhook-id", &request.message_id)
             .header("webhook-timestamp", request.timestamp.to_string())
             .header("webhook-signature", &request.signature)
-            .body(request.body.clone())
-            .send()
-            .await;
-        let outcome = match &sent {
-            Ok(response) => Outcome::of_status(response.status().as_u16()),
-            Err(error) if error.is_timeout() => Outcome::Timeout,
-            Err(_) => Outcome::Connection,
-        };
-        metric::outbound_call("webhook", started.elapsed(), outcome);
-        match sent {
+            .body(request.body.clone());
+        match outbound::send("webhook", delivery).await {
             Ok(response) => SendOutcome::Answered {
                 status: response.status().as_u16(),
                 retry_after: retry_after(&response),

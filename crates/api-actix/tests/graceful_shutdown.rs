@@ -3,13 +3,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use adapters_postgres::testing::TestDatabase;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
-fn sales_api() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_sales-api"))
-}
+use std::time::Duration;
+use support::{free_port, sales_api, wait_until_live};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn sigterm_lets_the_request_in_flight_finish() {
@@ -68,11 +67,7 @@ async fn sigterm_lets_the_request_in_flight_finish() {
         .unwrap();
     let client = reqwest::Client::new();
     let base = format!("http://127.0.0.1:{port}");
-    let started = Instant::now();
-    while client.get(format!("{base}/health/live")).send().await.is_err() {
-        assert!(started.elapsed() < Duration::from_secs(30), "server did not start");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_until_live(&client, &base).await;
 
     let body = serde_json::json!({"email": "ana@exemplo.com.br", "password": "Vendas#2026", "aplicacao": "BACKOFFICE"});
     let in_flight = tokio::spawn({
@@ -94,12 +89,4 @@ async fn sigterm_lets_the_request_in_flight_finish() {
     // Stopped: new connections are refused.
     assert!(client.get(format!("{base}/health/live")).send().await.is_err());
     let _ = std::fs::remove_dir_all(keys);
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }

@@ -3,23 +3,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use adapters_postgres::testing::TestDatabase;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
+use support::{free_port, sales_api};
 use wiremock::MockServer;
-
-fn sales_api() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_sales-api"))
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 /// A directory of this test's own, with a token signing key in it.
 fn keys(name: &str) -> PathBuf {

@@ -4,23 +4,18 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use adapters_postgres::testing::TestDatabase;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use support::{free_port, sales_api, wait_until_live};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 const TRACE: &str = "0af7651916cd43dd8448eb211c80319c";
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_callers_trace_is_logged_and_exported_over_otlp() {
@@ -49,7 +44,7 @@ async fn a_callers_trace_is_logged_and_exported_over_otlp() {
         // Send each batch at once rather than every five seconds.
         ("OTEL_BSP_SCHEDULE_DELAY", "100".to_owned()),
     ];
-    let generated = Command::new(env!("CARGO_BIN_EXE_sales-api"))
+    let generated = sales_api()
         .args(["keys", "generate", "--out", keys.to_str().unwrap()])
         .env_clear()
         .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
@@ -57,7 +52,7 @@ async fn a_callers_trace_is_logged_and_exported_over_otlp() {
         .status()
         .unwrap();
     assert!(generated.success());
-    let mut server = Command::new(env!("CARGO_BIN_EXE_sales-api"))
+    let mut server = sales_api()
         .arg("serve")
         .env_clear()
         .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
@@ -76,11 +71,8 @@ async fn a_callers_trace_is_logged_and_exported_over_otlp() {
 
     let client = reqwest::Client::new();
     let base = format!("http://127.0.0.1:{port}");
+    wait_until_live(&client, &base).await;
     let started = Instant::now();
-    while client.get(format!("{base}/health/live")).send().await.is_err() {
-        assert!(started.elapsed() < Duration::from_secs(30), "server did not start");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
     let answered = client
         .get(format!("{base}/health/ready"))
         .header("x-request-id", "rastreio-1")

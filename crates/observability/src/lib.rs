@@ -4,7 +4,9 @@
 //!   its outbound calls (payment and signature providers), so that one request can be followed
 //!   across the service's logs and the providers' support.
 //! - [`metric`]: the names of the metrics every part records (through the `metrics` facade; the
-//!   HTTP edge installs the Prometheus recorder), and the helpers for outbound calls.
+//!   HTTP edge installs the Prometheus recorder).
+//! - [`outbound`]: a call to an outside service, sent with the correlation and recorded.
 
 pub mod correlation;
 pub mod metric;
+pub mod outbound;
