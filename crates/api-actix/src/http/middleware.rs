@@ -188,7 +188,7 @@ pub async fn observe(
         // After routing, the pattern comes from the matched resource (no second match).
         let route = response.request().match_pattern();
         let route = route.as_deref().unwrap_or(UNMATCHED);
-        span.record("route", route);
+        span.record("route", tracing::field::display(route));
         if let Some((started, method)) = measured {
             record_duration(
                 route,
