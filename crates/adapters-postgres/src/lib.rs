@@ -13,6 +13,7 @@ pub mod pool;
 mod prepared;
 pub mod proposals;
 pub mod recovery;
+pub mod retention;
 mod rows;
 mod schema;
 pub mod sealing;
@@ -29,4 +30,5 @@ pub use hooks::{PgDeliveryWakeups, PgHooks, ResealReport, SealingKeys, WebhookBa
 pub use pool::{PgPool, PgReadiness, PoolGauges, PoolSettings, build_pool, ping, pool_gauges};
 pub use proposals::PgProposals;
 pub use recovery::PgRecovery;
+pub use retention::PgExpiredRecords;
 pub use signatures::PgSignatures;

@@ -26,7 +26,7 @@ use adapters_postgres::{
     CachedCatalog, PgAccounts, PgCatalog, PgPool, PgProposals, PgReadiness, PgRecovery, PgSignatures, PoolSettings,
     build_pool,
 };
-use adapters_postgres::{PgDeliveryWakeups, PgEcommerce, PgHooks, PgSandboxLedger};
+use adapters_postgres::{PgDeliveryWakeups, PgEcommerce, PgExpiredRecords, PgHooks, PgSandboxLedger};
 use adapters_signature::{ClicksignProvider, ClicksignSettings, PdfRenderer, SandboxProvider, SandboxSigningPages};
 use adapters_webhooks::{AddressPolicy, HttpWebhookSender, SenderSettings};
 use domain::auth::ports::HashError;
@@ -102,6 +102,8 @@ pub fn delivery_engine(config: &Config) -> Result<(DeliveryEngine, PgPool), Star
         queue: Arc::new(PgHooks::new(pool.clone(), &hook_keys(config)?)),
         sender: Arc::new(webhook_sender(config)?),
         wakeups: Arc::new(PgDeliveryWakeups::start(config.session_url())),
+        expired: Arc::new(PgExpiredRecords::new(pool.clone())),
+        retention: config.retention,
         clock: Arc::new(SystemClock),
         policy: config.hooks.delivery.clone(),
     };

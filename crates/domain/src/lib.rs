@@ -126,6 +126,7 @@ pub mod input;
 pub mod mail;
 pub mod proposals;
 pub mod recovery;
+pub mod retention;
 pub mod scope;
 pub mod signature;
 pub mod store;

@@ -65,6 +65,8 @@ pub struct Config {
     pub stripe: Option<(String, String)>,
     pub recovery: domain::recovery::RecoveryPolicy,
     pub hooks: HookSettings,
+    /// What the hourly housekeeping keeps (`CALLBACK_RETENTION_DAYS`).
+    pub retention: domain::retention::RetentionPolicy,
     /// Catalog reads kept in memory per kind (listings, products, billing groups); 0: none.
     pub catalog_cache_entries: usize,
 }
@@ -169,6 +171,10 @@ impl Config {
             (
                 "SIGNATURE_CALLBACK_SECRET",
                 secret(self.signature.callback_secret.is_some()),
+            ),
+            (
+                "CALLBACK_RETENTION_DAYS",
+                (self.retention.callback_records.as_secs() / 86_400).to_string(),
             ),
             ("SIGNATURE_MAX_RESENDS", self.signature.max_resends.to_string()),
             ("SMTP_URL", opt(self.mail.smtp_url.as_deref().map(without_password))),
@@ -305,6 +311,10 @@ impl Config {
             signature: outside.signature,
             payment_webhook_secret: outside.payment_webhook_secret,
             stripe: outside.stripe,
+            retention: domain::retention::RetentionPolicy {
+                callback_records: outside.callback_retention,
+                ..domain::retention::RetentionPolicy::default()
+            },
             recovery: tokens.recovery,
             hooks,
             catalog_cache_entries: database.catalog_cache_entries,

@@ -22,6 +22,8 @@ pub(super) struct Raw {
     mail_from: String,
     #[serde(default = "mail_dir")]
     mail_dir: PathBuf,
+    #[serde(default = "callback_retention_days")]
+    callback_retention_days: u64,
 }
 
 fn stripe_api_base() -> String {
@@ -32,6 +34,9 @@ fn signature_max_resends() -> i32 {
 }
 fn mail_from() -> String {
     "Vendas <nao-responda@vendas.local>".into()
+}
+fn callback_retention_days() -> u64 {
+    30
 }
 fn mail_dir() -> PathBuf {
     "target/mail".into()
@@ -82,6 +87,8 @@ pub(super) struct Outside {
     pub payment_webhook_secret: Option<Vec<u8>>,
     pub signature: SignatureSettings,
     pub mail: MailSettings,
+    /// How long the records of provider callbacks are kept (to apply each event once).
+    pub callback_retention: std::time::Duration,
 }
 
 impl Raw {
@@ -117,6 +124,11 @@ impl Raw {
         if self.signature_max_resends < 0 {
             return Err(bad("SIGNATURE_MAX_RESENDS", "deve ser zero ou mais"));
         }
+        // Providers retry an event for up to three days (Stripe): a shorter memory could apply
+        // a late retry twice.
+        if self.callback_retention_days < 7 {
+            return Err(bad("CALLBACK_RETENTION_DAYS", "deve ser ao menos 7"));
+        }
         if let Some(url) = &self.smtp_url
             && !(url.starts_with("smtp://") || url.starts_with("smtps://"))
         {
@@ -135,6 +147,7 @@ impl Raw {
                 from: self.mail_from,
                 directory: self.mail_dir,
             },
+            callback_retention: std::time::Duration::from_secs(self.callback_retention_days * 24 * 3600),
         })
     }
 }

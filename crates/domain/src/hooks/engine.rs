@@ -6,6 +6,7 @@ use super::policy::{DeliveryPolicy, NextStep, SendOutcome};
 use super::ports::{DeliveryQueue, DeliveryWakeups, WebhookSender};
 use super::signing::signature_header;
 use crate::clock::Clock;
+use crate::retention::{ExpiredRecords, RetentionPolicy};
 use chrono::{DateTime, Utc};
 use futures_util::future::{Fuse, FusedFuture};
 use futures_util::stream::{FuturesUnordered, StreamExt};
@@ -14,15 +15,19 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// How often each engine deletes deliveries past their retention.
+/// How often each engine deletes deliveries past their retention, and the other expired records
+/// (`retention`).
 const PURGE_EVERY: Duration = Duration::from_secs(3600);
 
 pub struct DeliveryEngine {
     pub queue: Arc<dyn DeliveryQueue>,
     pub sender: Arc<dyn WebhookSender>,
     pub wakeups: Arc<dyn DeliveryWakeups>,
+    /// The hourly housekeeping beside the deliveries' own purge.
+    pub expired: Arc<dyn ExpiredRecords>,
     pub clock: Arc<dyn Clock>,
     pub policy: DeliveryPolicy,
+    pub retention: RetentionPolicy,
 }
 
 fn chrono_of(d: Duration) -> chrono::Duration {
@@ -89,6 +94,18 @@ impl DeliveryEngine {
             Ok(0) => {}
             Ok(purged) => tracing::info!(purged, "old webhook deliveries purged"),
             Err(error) => tracing::warn!(%error, "webhook deliveries could not be purged"),
+        }
+        match self.expired.purge(now, self.retention).await {
+            Ok(purged) if purged.total() == 0 => {}
+            Ok(purged) => tracing::info!(
+                refresh_tokens = purged.refresh_tokens,
+                recovery_tokens = purged.recovery_tokens,
+                throttle_counters = purged.throttle_counters,
+                signature_callbacks = purged.signature_callbacks,
+                payment_events = purged.payment_events,
+                "expired records purged"
+            ),
+            Err(error) => tracing::warn!(%error, "expired records could not be purged"),
         }
     }
 

@@ -6,6 +6,7 @@ use crate::auth::model::Principal;
 use crate::clock::SystemClock;
 use crate::proposals::model::PartnerLink;
 use crate::proposals::ports::{MockPartnerDirectory, Representation};
+use crate::retention::{MockExpiredRecords, Purged, RetentionPolicy};
 use crate::values::{Application, EventKind, HookStatus};
 use async_trait::async_trait;
 use chrono::Utc;
@@ -216,12 +217,16 @@ impl DeliveryWakeups for NoWait {
 }
 
 fn engine(queue: MockDeliveryQueue, sender: MockWebhookSender, policy: DeliveryPolicy) -> DeliveryEngine {
+    let mut expired = MockExpiredRecords::new();
+    expired.expect_purge().returning(|_, _| Ok(Purged::default()));
     DeliveryEngine {
         queue: Arc::new(queue),
         sender: Arc::new(sender),
         wakeups: Arc::new(NoWait),
+        expired: Arc::new(expired),
         clock: Arc::new(SystemClock),
         policy,
+        retention: RetentionPolicy::default(),
     }
 }
 
@@ -365,4 +370,48 @@ async fn the_engine_claims_within_its_room_delivers_and_stops_when_told() {
         .unwrap();
     assert_eq!(*recorded.lock().unwrap(), 1);
     assert!(*claims.lock().unwrap() >= 1);
+}
+
+#[tokio::test]
+async fn the_hourly_purge_removes_old_deliveries_and_the_other_expired_records() {
+    let mut queue = MockDeliveryQueue::new();
+    let purged_deliveries = Arc::new(Mutex::new(0));
+    let count = purged_deliveries.clone();
+    queue.expect_purge().times(1).returning(move |_| {
+        *count.lock().unwrap() += 1;
+        Ok(3)
+    });
+    queue.expect_claim().returning(|_, _, _| Ok(vec![]));
+    let policy = RetentionPolicy {
+        callback_records: Duration::from_secs(7 * 24 * 3600),
+        ..RetentionPolicy::default()
+    };
+    let mut expired = MockExpiredRecords::new();
+    let purged_records = Arc::new(Mutex::new(0));
+    let count = purged_records.clone();
+    expired
+        .expect_purge()
+        .times(1)
+        .withf(move |_, asked| *asked == policy)
+        .returning(move |_, _| {
+            *count.lock().unwrap() += 1;
+            Ok(Purged {
+                refresh_tokens: 2,
+                ..Purged::default()
+            })
+        });
+    let engine = DeliveryEngine {
+        expired: Arc::new(expired),
+        retention: policy,
+        ..engine(queue, MockWebhookSender::new(), DeliveryPolicy::default())
+    };
+    let stop = async {
+        while *purged_records.lock().unwrap() == 0 {
+            tokio::task::yield_now().await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(5), engine.run(stop))
+        .await
+        .unwrap();
+    assert_eq!(*purged_deliveries.lock().unwrap(), 1);
 }

@@ -1,0 +1,87 @@
+//! The housekeeping's deletes (`domain::retention`): each kind removed a batch at a time, by its
+//! own index, until a batch comes back short, so that no statement holds many row locks or runs
+//! long beside the service's traffic.
+
+use crate::pool::{PgPool, connection, query_error};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use diesel::sql_types::{BigInt, Timestamptz};
+use diesel_async::RunQueryDsl;
+use domain::retention::{ExpiredRecords, Purged, RetentionPolicy};
+use domain::store::StoreError;
+
+/// Refresh tokens past their expiry (used ones included: until then a replay revokes the family).
+const REFRESH_TOKENS: &str = "
+    DELETE FROM refresh_tokens WHERE jti IN (
+        SELECT jti FROM refresh_tokens WHERE expires_at < $1 LIMIT $2)";
+
+/// Recovery tokens expired, used or revoked: none of them can work again.
+const RECOVERY_TOKENS: &str = "
+    DELETE FROM password_recovery_tokens WHERE id IN (
+        SELECT id FROM password_recovery_tokens
+        WHERE expires_at < $1 OR used_at IS NOT NULL OR revoked_at IS NOT NULL LIMIT $2)";
+
+/// Throttle counters whose window started before the cut-off and that block nothing now.
+const THROTTLE_COUNTERS: &str = "
+    DELETE FROM signin_throttle WHERE (scope, key) IN (
+        SELECT scope, key FROM signin_throttle
+        WHERE window_started_at < $1 AND (blocked_until IS NULL OR blocked_until < now()) LIMIT $2)";
+
+const SIGNATURE_CALLBACKS: &str = "
+    DELETE FROM signature_callbacks WHERE event_id IN (
+        SELECT event_id FROM signature_callbacks WHERE received_at < $1 LIMIT $2)";
+
+const PAYMENT_EVENTS: &str = "
+    DELETE FROM payment_events WHERE event_id IN (
+        SELECT event_id FROM payment_events WHERE received_at < $1 LIMIT $2)";
+
+#[derive(Clone)]
+pub struct PgExpiredRecords {
+    pool: PgPool,
+}
+
+impl PgExpiredRecords {
+    pub fn new(pool: PgPool) -> Self {
+        Self { pool }
+    }
+
+    /// Runs `statement` with the cut-off until a batch removes fewer than `batch` rows; answers
+    /// how many it removed. Each batch is its own statement (and transaction).
+    async fn in_batches(&self, statement: &'static str, before: DateTime<Utc>, batch: i64) -> Result<u64, StoreError> {
+        let mut removed = 0u64;
+        loop {
+            let mut conn = connection(&self.pool).await?;
+            let deleted = diesel::sql_query(statement)
+                .bind::<Timestamptz, _>(before)
+                .bind::<BigInt, _>(batch)
+                .execute(&mut conn)
+                .await
+                .map_err(query_error)?;
+            removed += deleted as u64;
+            if (deleted as i64) < batch {
+                return Ok(removed);
+            }
+        }
+    }
+}
+
+fn before(now: DateTime<Utc>, age: std::time::Duration) -> DateTime<Utc> {
+    now - chrono::Duration::from_std(age).unwrap_or(chrono::Duration::MAX)
+}
+
+#[async_trait]
+impl ExpiredRecords for PgExpiredRecords {
+    async fn purge(&self, now: DateTime<Utc>, policy: RetentionPolicy) -> Result<Purged, StoreError> {
+        let batch = policy.batch.max(1);
+        let callbacks = before(now, policy.callback_records);
+        Ok(Purged {
+            refresh_tokens: self.in_batches(REFRESH_TOKENS, now, batch).await?,
+            recovery_tokens: self.in_batches(RECOVERY_TOKENS, now, batch).await?,
+            throttle_counters: self
+                .in_batches(THROTTLE_COUNTERS, before(now, policy.idle_throttle), batch)
+                .await?,
+            signature_callbacks: self.in_batches(SIGNATURE_CALLBACKS, callbacks, batch).await?,
+            payment_events: self.in_batches(PAYMENT_EVENTS, callbacks, batch).await?,
+        })
+    }
+}

@@ -1,0 +1,62 @@
+//! Records kept only as long as they serve: what the hourly housekeeping removes besides old
+//! webhook deliveries (which the delivery engine purges by its own retention).
+//!
+//! - refresh tokens once expired (a used one is kept until then: presenting it again is what
+//!   reveals a stolen token family);
+//! - password recovery tokens once expired, used or revoked;
+//! - sign-in and recovery throttle counters idle for a day (every window and block is shorter);
+//! - the records of provider callbacks (signature and payment events, kept to apply each event
+//!   once) past their configured age, longer than any provider retries an event.
+
+use crate::store::StoreError;
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use std::time::Duration;
+
+/// How long the records kept for deduplication and throttling live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetentionPolicy {
+    /// Signature and payment callback records (`CALLBACK_RETENTION_DAYS`).
+    pub callback_records: Duration,
+    /// Throttle counters with no activity for this long.
+    pub idle_throttle: Duration,
+    /// Rows removed per statement: the purge holds no lock for long and leaves room to others.
+    pub batch: i64,
+}
+
+impl Default for RetentionPolicy {
+    fn default() -> Self {
+        Self {
+            callback_records: Duration::from_secs(30 * 24 * 3600),
+            idle_throttle: Duration::from_secs(24 * 3600),
+            batch: 1000,
+        }
+    }
+}
+
+/// What one purge removed, by kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Purged {
+    pub refresh_tokens: u64,
+    pub recovery_tokens: u64,
+    pub throttle_counters: u64,
+    pub signature_callbacks: u64,
+    pub payment_events: u64,
+}
+
+impl Purged {
+    pub fn total(&self) -> u64 {
+        self.refresh_tokens
+            + self.recovery_tokens
+            + self.throttle_counters
+            + self.signature_callbacks
+            + self.payment_events
+    }
+}
+
+/// The store's side: removes, in batches, what the policy says has expired at `now`.
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait ExpiredRecords: Send + Sync {
+    async fn purge(&self, now: DateTime<Utc>, policy: RetentionPolicy) -> Result<Purged, StoreError>;
+}
