@@ -215,6 +215,18 @@ row "GET /product/payment/101" "$rps" "$hello_rps" "≥ 50% of hello JSON"
 wrk_run -s bench/signin.lua "$base/signin"
 row "POST /signin" "$rps" "$signin_ceiling" "≥ 80% of cores ÷ bcrypt verify"
 
+# Forged callbacks cost a bounded amount whatever they carry (decision 82): refused, never 2xx.
+# Four connections: the latency is then one refusal's cost, not the queue of 64 connections.
+all_connections="$connections"
+connections=4
+export BENCH_CALLBACK=payment
+wrk_run -s bench/forged_callback.lua "$base/callbacks/payment"
+row "POST /callbacks/payment, forged, Stripe-Signature of 12,000 entries (refused), 4 connections" "$rps" - "p99 < 5 ms"
+export BENCH_CALLBACK=signature
+wrk_run -s bench/forged_callback.lua "$base/callbacks/signature"
+row "POST /callbacks/signature, forged, 60 KiB body (refused), 4 connections" "$rps" - "p99 < 5 ms"
+connections="$all_connections"
+
 # Route 7 while sign-ins flood the service (the flood runs a little longer than the measurement).
 wrk -t1 -c"$connections" -d"$((seconds + 2))s" -s bench/signin.lua "$base/signin" > /dev/null 2>&1 &
 flood_pid=$!
