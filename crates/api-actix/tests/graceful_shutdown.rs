@@ -8,27 +8,15 @@ mod support;
 use adapters_postgres::testing::TestDatabase;
 use std::process::{Command, Stdio};
 use std::time::Duration;
-use support::{free_port, sales_api, wait_until_live};
+use support::{free_port, sales_api, service_env, wait_until_live};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn sigterm_lets_the_request_in_flight_finish() {
     let db = TestDatabase::new().await;
     let port = free_port();
     let keys = std::env::temp_dir().join(format!("sales-api-shutdown-{}-{port}", std::process::id()));
-    let env = [
-        ("SALES_ENV", "development".to_owned()),
-        ("DATABASE_URL", db.url.clone()),
-        (
-            "JWT_PRIVATE_KEY_FILE",
-            keys.join("jwt-ed25519.pem").display().to_string(),
-        ),
-        ("BIND_ADDR", format!("127.0.0.1:{port}")),
-        // A slow hash makes the sign-in take long enough to be caught in flight.
-        ("BCRYPT_COST", "13".to_owned()),
-        ("WORKERS", "1".to_owned()),
-        ("RUST_LOG", "warn".to_owned()),
-        ("METRICS_ADDR", "off".to_owned()),
-    ];
+    // A slow hash makes the sign-in take long enough to be caught in flight.
+    let env = service_env(&db.url, &keys, port, &[("BCRYPT_COST", "13".to_owned())]);
     let run = |args: &[&str]| {
         let status = sales_api()
             .args(args)

@@ -11,7 +11,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use support::{free_port, sales_api, wait_until_live};
+use support::{free_port, sales_api, service_env, wait_until_live};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -28,22 +28,18 @@ async fn a_callers_trace_is_logged_and_exported_over_otlp() {
     let db = TestDatabase::new().await;
     let port = free_port();
     let keys = std::env::temp_dir().join(format!("sales-api-otlp-{}-{port}", std::process::id()));
-    let env = [
-        ("SALES_ENV", "development".to_owned()),
-        ("DATABASE_URL", db.url.clone()),
-        (
-            "JWT_PRIVATE_KEY_FILE",
-            keys.join("jwt-ed25519.pem").display().to_string(),
-        ),
-        ("BIND_ADDR", format!("127.0.0.1:{port}")),
-        ("WORKERS", "1".to_owned()),
-        ("METRICS_ADDR", "off".to_owned()),
-        ("LOG_JSON", "true".to_owned()),
-        ("RUST_LOG", "info".to_owned()),
-        ("OTEL_EXPORTER_OTLP_ENDPOINT", collector.uri()),
-        // Send each batch at once rather than every five seconds.
-        ("OTEL_BSP_SCHEDULE_DELAY", "100".to_owned()),
-    ];
+    let env = service_env(
+        &db.url,
+        &keys,
+        port,
+        &[
+            ("LOG_JSON", "true".to_owned()),
+            ("RUST_LOG", "info".to_owned()),
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", collector.uri()),
+            // Send each batch at once rather than every five seconds.
+            ("OTEL_BSP_SCHEDULE_DELAY", "100".to_owned()),
+        ],
+    );
     let generated = sales_api()
         .args(["keys", "generate", "--out", keys.to_str().unwrap()])
         .env_clear()

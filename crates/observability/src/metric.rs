@@ -45,66 +45,89 @@ pub const CATALOG_CACHE_HITS: &str = "catalog_cache_hits_total";
 pub const CATALOG_CACHE_MISSES: &str = "catalog_cache_misses_total";
 pub const CATALOG_CACHE_INVALIDATIONS: &str = "catalog_cache_invalidations_total";
 
-/// Every metric above, by name.
-pub const ALL: &[&str] = &[
-    HTTP_REQUEST_DURATION,
-    DB_POOL_CONNECTIONS,
-    DB_POOL_MAX_CONNECTIONS,
-    DB_POOL_WAITING,
-    DB_POOL_ACQUIRE_DURATION,
-    DB_POOL_TIMEOUTS,
-    WEBHOOK_DUE,
-    WEBHOOK_OLDEST_DUE_AGE,
-    WEBHOOK_ATTEMPTS,
-    WEBHOOK_IN_FLIGHT,
-    OUTBOUND_DURATION,
-    OUTBOUND_ERRORS,
-    BCRYPT_WAITING,
-    BCRYPT_RUNNING,
-    CATALOG_CACHE_HITS,
-    CATALOG_CACHE_MISSES,
-    CATALOG_CACHE_INVALIDATIONS,
+/// What kind of metric a name is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Counter,
+    Gauge,
+    /// Durations, in seconds.
+    Seconds,
+}
+
+/// Every metric above with its kind and help text (the exporter's `# HELP` lines).
+pub const CATALOGUE: &[(&str, Kind, &str)] = &[
+    (
+        HTTP_REQUEST_DURATION,
+        Kind::Seconds,
+        "Requisições atendidas, por padrão de rota, método e classe de status",
+    ),
+    (
+        DB_POOL_CONNECTIONS,
+        Kind::Gauge,
+        "Conexões do pool por estado (in_use, idle)",
+    ),
+    (DB_POOL_MAX_CONNECTIONS, Kind::Gauge, "Teto de conexões do pool"),
+    (DB_POOL_WAITING, Kind::Gauge, "Pedidos esperando uma conexão do pool"),
+    (
+        DB_POOL_ACQUIRE_DURATION,
+        Kind::Seconds,
+        "Tempo para obter uma conexão do pool (com a espera)",
+    ),
+    (
+        DB_POOL_TIMEOUTS,
+        Kind::Counter,
+        "Pedidos de conexão que desistiram (503), por tipo",
+    ),
+    (WEBHOOK_DUE, Kind::Gauge, "Entregas de webhook vencidas agora"),
+    (
+        WEBHOOK_OLDEST_DUE_AGE,
+        Kind::Gauge,
+        "Idade da entrega vencida mais antiga, em segundos",
+    ),
+    (WEBHOOK_ATTEMPTS, Kind::Counter, "Tentativas de entrega por resultado"),
+    (
+        WEBHOOK_IN_FLIGHT,
+        Kind::Gauge,
+        "Entregas sendo enviadas por esta instância",
+    ),
+    (
+        OUTBOUND_DURATION,
+        Kind::Seconds,
+        "Chamadas a serviços externos por provedor e resultado",
+    ),
+    (
+        OUTBOUND_ERRORS,
+        Kind::Counter,
+        "Erros de chamadas a serviços externos por provedor e tipo",
+    ),
+    (BCRYPT_WAITING, Kind::Gauge, "Verificações de senha esperando vez"),
+    (BCRYPT_RUNNING, Kind::Gauge, "Verificações de senha em andamento"),
+    (
+        CATALOG_CACHE_HITS,
+        Kind::Counter,
+        "Leituras do catálogo atendidas pela memória",
+    ),
+    (
+        CATALOG_CACHE_MISSES,
+        Kind::Counter,
+        "Leituras do catálogo que foram ao banco",
+    ),
+    (
+        CATALOG_CACHE_INVALIDATIONS,
+        Kind::Counter,
+        "Invalidações do cache do catálogo",
+    ),
 ];
 
-/// Every metric with its help text, for the exporter's `# HELP` lines.
+/// Describes every metric of the catalogue to the installed recorder.
 pub fn describe() {
-    use metrics::{Unit, describe_counter, describe_gauge, describe_histogram};
-    describe_histogram!(
-        HTTP_REQUEST_DURATION,
-        Unit::Seconds,
-        "Requisições atendidas, por padrão de rota, método e classe de status"
-    );
-    describe_gauge!(DB_POOL_CONNECTIONS, "Conexões do pool por estado (in_use, idle)");
-    describe_gauge!(DB_POOL_MAX_CONNECTIONS, "Teto de conexões do pool");
-    describe_gauge!(DB_POOL_WAITING, "Pedidos esperando uma conexão do pool");
-    describe_histogram!(
-        DB_POOL_ACQUIRE_DURATION,
-        Unit::Seconds,
-        "Tempo para obter uma conexão do pool (com a espera)"
-    );
-    describe_counter!(DB_POOL_TIMEOUTS, "Pedidos de conexão que desistiram (503), por tipo");
-    describe_gauge!(WEBHOOK_DUE, "Entregas de webhook vencidas agora");
-    describe_gauge!(
-        WEBHOOK_OLDEST_DUE_AGE,
-        Unit::Seconds,
-        "Idade da entrega vencida mais antiga"
-    );
-    describe_counter!(WEBHOOK_ATTEMPTS, "Tentativas de entrega por resultado");
-    describe_gauge!(WEBHOOK_IN_FLIGHT, "Entregas sendo enviadas por esta instância");
-    describe_histogram!(
-        OUTBOUND_DURATION,
-        Unit::Seconds,
-        "Chamadas a serviços externos por provedor e resultado"
-    );
-    describe_counter!(
-        OUTBOUND_ERRORS,
-        "Erros de chamadas a serviços externos por provedor e tipo"
-    );
-    describe_gauge!(BCRYPT_WAITING, "Verificações de senha esperando vez");
-    describe_gauge!(BCRYPT_RUNNING, "Verificações de senha em andamento");
-    describe_counter!(CATALOG_CACHE_HITS, "Leituras do catálogo atendidas pela memória");
-    describe_counter!(CATALOG_CACHE_MISSES, "Leituras do catálogo que foram ao banco");
-    describe_counter!(CATALOG_CACHE_INVALIDATIONS, "Invalidações do cache do catálogo");
+    for &(name, kind, help) in CATALOGUE {
+        match kind {
+            Kind::Counter => metrics::describe_counter!(name, help),
+            Kind::Gauge => metrics::describe_gauge!(name, help),
+            Kind::Seconds => metrics::describe_histogram!(name, metrics::Unit::Seconds, help),
+        }
+    }
 }
 
 /// How a call to an outside service ended.
@@ -211,7 +234,10 @@ mod tests {
                     "catalog_cache_",
                 ];
                 if ours.iter().any(|prefix| family.starts_with(prefix)) {
-                    assert!(ALL.contains(&family), "{file} names {word}, which nothing records");
+                    assert!(
+                        CATALOGUE.iter().any(|(name, _, _)| *name == family),
+                        "{file} names {word}, which nothing records"
+                    );
                     named += 1;
                 }
             }

@@ -27,3 +27,28 @@ pub async fn wait_until_live(client: &reqwest::Client, base: &str) {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+/// A development service of one worker on `port` over `database_url`, its signing key under
+/// `keys`, without a metrics listener (tests run side by side); `extra` adds or overrides.
+pub fn service_env(
+    database_url: &str,
+    keys: &std::path::Path,
+    port: u16,
+    extra: &[(&'static str, String)],
+) -> Vec<(&'static str, String)> {
+    let mut env = vec![
+        ("SALES_ENV", "development".to_owned()),
+        ("DATABASE_URL", database_url.to_owned()),
+        (
+            "JWT_PRIVATE_KEY_FILE",
+            keys.join("jwt-ed25519.pem").display().to_string(),
+        ),
+        ("BIND_ADDR", format!("127.0.0.1:{port}")),
+        ("WORKERS", "1".to_owned()),
+        ("RUST_LOG", "warn".to_owned()),
+        ("METRICS_ADDR", "off".to_owned()),
+    ];
+    env.retain(|(name, _)| !extra.iter().any(|(e, _)| e == name));
+    env.extend_from_slice(extra);
+    env
+}
