@@ -284,3 +284,29 @@ async fn the_trace_and_request_id_reach_the_signature_provider() {
         assert!(forwarded.starts_with(&format!("00-{trace}-")), "{forwarded}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_taken_default_metrics_address_turns_the_metrics_off_but_a_set_one_stops_the_start() {
+    use api_actix::app::Application;
+    api_actix::install_crypto_provider();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap();
+    let db = adapters_postgres::testing::TestDatabase::new().await;
+
+    // Unset (the default address), and another process holds it: the service starts without.
+    let mut config = TestApp::config(&db, &[]);
+    config.metrics_addr = Some(addr);
+    config.metrics_addr_given = false;
+    let app = Application::build(config).await.unwrap();
+    assert_eq!(app.metrics_port(), None);
+    let handle = app.handle();
+    tokio::spawn(app.run_until_stopped());
+    handle.stop(false).await;
+
+    // Set explicitly: the operator asked for it, so the start stops and says why.
+    let mut config = TestApp::config(&db, &[]);
+    config.metrics_addr = Some(addr);
+    config.metrics_addr_given = true;
+    let refused = Application::build(config).await.err().expect("refused").to_string();
+    assert!(refused.contains("METRICS_ADDR"), "{refused}");
+}

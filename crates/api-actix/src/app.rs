@@ -392,15 +392,25 @@ struct MetricsListener {
 }
 
 impl MetricsListener {
-    /// Binds `METRICS_ADDR` and starts serving; nothing when it is `off`.
+    /// Binds `METRICS_ADDR` and starts serving; nothing when it is `off`. A set address that
+    /// cannot be opened stops the start; the default one, taken by another process on the host (a
+    /// `worker` beside a `serve`), only turns the metrics off for this one, with a warning.
     fn start(config: &Config, sampled: Sampled) -> Result<Option<Self>, StartupError> {
         let Some(addr) = config.metrics_addr else {
             return Ok(None);
         };
-        let bound = scrape::listener(addr, sampled).map_err(|source| StartupError::Bind {
-            addr: addr.to_string(),
-            source,
-        })?;
+        let bound = match scrape::listener(addr, sampled) {
+            Ok(bound) => bound,
+            Err(error) if !config.metrics_addr_given => {
+                tracing::warn!(%addr, %error, "metrics off for this process: the default address is taken; set METRICS_ADDR");
+                return Ok(None);
+            }
+            Err(error) => {
+                return Err(StartupError::Config(format!(
+                    "METRICS_ADDR: não foi possível abrir {addr}: {error}"
+                )));
+            }
+        };
         Ok(bound.map(|(server, port)| {
             let handle = server.handle();
             tokio::spawn(server);

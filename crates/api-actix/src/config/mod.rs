@@ -46,6 +46,8 @@ pub struct Config {
     pub migrate_on_start: bool,
     /// `METRICS_ADDR`: where Prometheus scrapes `/metrics`; `None` (`off`): no listener.
     pub metrics_addr: Option<SocketAddr>,
+    /// Whether `METRICS_ADDR` was set: a default address found taken does not stop the start.
+    pub metrics_addr_given: bool,
     /// `OTEL_EXPORTER_OTLP_ENDPOINT`: where spans are exported; `None`: not exported.
     pub otlp_endpoint: Option<String>,
     pub otel_service_name: String,
@@ -297,6 +299,7 @@ impl Config {
             pool: database.pool,
             migrate_on_start: server.migrate_on_start,
             metrics_addr: server.metrics_addr,
+            metrics_addr_given: server.metrics_addr_given,
             otlp_endpoint: server.otlp_endpoint,
             otel_service_name: server.otel_service_name,
             cors_allowed_origins: server.cors_allowed_origins,
@@ -642,6 +645,10 @@ mod tests {
             Config::from_pairs(&pairs)
         };
         assert_eq!(with("off").unwrap().metrics_addr, None);
+        // Unset or empty: the default, which another process on the host may hold.
+        assert!(!Config::from_pairs(&BASE).unwrap().metrics_addr_given);
+        assert!(!with("").unwrap().metrics_addr_given);
+        assert!(with("0.0.0.0:9100").unwrap().metrics_addr_given);
         assert_eq!(
             with("").unwrap().metrics_addr.map(|a| a.to_string()).as_deref(),
             Some("127.0.0.1:9464")

@@ -26,8 +26,7 @@ pub(super) struct Raw {
     log_json: bool,
     #[serde(default = "yes")]
     migrate_on_start: bool,
-    #[serde(default = "metrics_addr")]
-    metrics_addr: String,
+    metrics_addr: Option<String>,
     otel_exporter_otlp_endpoint: Option<String>,
     otel_service_name: Option<String>,
 }
@@ -35,9 +34,8 @@ pub(super) struct Raw {
 fn bind_addr() -> String {
     "127.0.0.1:8080".into()
 }
-fn metrics_addr() -> String {
-    "127.0.0.1:9464".into()
-}
+/// Where metrics are served when `METRICS_ADDR` is not set.
+pub const DEFAULT_METRICS_ADDR: &str = "127.0.0.1:9464";
 fn shutdown_timeout_secs() -> u64 {
     30
 }
@@ -60,6 +58,7 @@ pub(super) struct Server {
     pub log_json: bool,
     pub migrate_on_start: bool,
     pub metrics_addr: Option<SocketAddr>,
+    pub metrics_addr_given: bool,
     pub otlp_endpoint: Option<String>,
     pub otel_service_name: String,
 }
@@ -96,7 +95,8 @@ impl Raw {
             log_json: self.log_json,
             migrate_on_start: self.migrate_on_start,
             // `off` turns the listener off (an empty value is unset, as for every variable).
-            metrics_addr: match self.metrics_addr.trim() {
+            metrics_addr_given: self.metrics_addr.is_some(),
+            metrics_addr: match self.metrics_addr.as_deref().unwrap_or(DEFAULT_METRICS_ADDR).trim() {
                 "off" => None,
                 addr => Some(addr.parse().map_err(|e| bad("METRICS_ADDR", format!("{e} (ou off)")))?),
             },
