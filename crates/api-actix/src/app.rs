@@ -411,11 +411,13 @@ impl MetricsListener {
                 )));
             }
         };
-        Ok(bound.map(|(server, port)| {
-            let handle = server.handle();
-            tokio::spawn(server);
+        Ok(bound.map(|bound| {
+            tokio::spawn(bound.serving);
             tracing::info!(%addr, "metrics at /metrics");
-            Self { handle, port }
+            Self {
+                handle: bound.handle,
+                port: bound.port,
+            }
         }))
     }
 

@@ -4,12 +4,14 @@
 //! bcrypt) comes from the `metrics` facade; what is a level (pool connections, the webhook backlog,
 //! the process's CPU and memory) is sampled here, when scraped.
 
-use actix_web::dev::Server;
+use actix_web::dev::ServerHandle;
 use actix_web::{App, HttpResponse, HttpServer, web};
 use adapters_postgres::{PgPool, pool_gauges, webhook_backlog};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use observability::metric;
+use std::future::Future;
 use std::net::{SocketAddr, TcpListener};
+use std::pin::Pin;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -87,21 +89,20 @@ async fn metrics_page(scrape: web::Data<Scrape>) -> HttpResponse {
         .body(scrape.handle.render())
 }
 
+/// The bound metrics listener: its handle, its port, and the future that serves it (and folds
+/// the histogram samples every few seconds) until the handle stops it.
+pub struct Bound {
+    pub handle: ServerHandle,
+    pub port: u16,
+    pub serving: Pin<Box<dyn Future<Output = std::io::Result<()>> + Send>>,
+}
+
 /// Binds the metrics listener; `None` when the recorder could not be installed.
-pub fn listener(addr: SocketAddr, sampled: Sampled) -> std::io::Result<Option<(Server, u16)>> {
+pub fn listener(addr: SocketAddr, sampled: Sampled) -> std::io::Result<Option<Bound>> {
     let Some(handle) = recorder() else { return Ok(None) };
     let listener = TcpListener::bind(addr)?;
-    // Histogram samples are kept raw until upkeep folds them into their buckets: folded every few
-    // seconds whether or not anyone scrapes, so that memory stays flat.
-    let upkeep = handle.clone();
-    tokio::spawn(async move {
-        let mut every = tokio::time::interval(UPKEEP_INTERVAL);
-        loop {
-            every.tick().await;
-            upkeep.run_upkeep();
-        }
-    });
     let port = listener.local_addr()?.port();
+    let upkeep = handle.clone();
     let scrape = web::Data::new(Scrape {
         handle,
         sampled,
@@ -116,5 +117,22 @@ pub fn listener(addr: SocketAddr, sampled: Sampled) -> std::io::Result<Option<(S
     .disable_signals()
     .listen(listener)?
     .run();
-    Ok(Some((server, port)))
+    let server_handle = server.handle();
+    // Histogram samples are kept raw until upkeep folds them into their buckets: folded every few
+    // seconds whether or not anyone scrapes, so that memory stays flat; for as long as it serves.
+    let serving = async move {
+        let mut server = std::pin::pin!(server);
+        let mut every = tokio::time::interval(UPKEEP_INTERVAL);
+        loop {
+            tokio::select! {
+                served = &mut server => return served,
+                _ = every.tick() => upkeep.run_upkeep(),
+            }
+        }
+    };
+    Ok(Some(Bound {
+        handle: server_handle,
+        port,
+        serving: Box::pin(serving),
+    }))
 }

@@ -638,6 +638,36 @@ mod tests {
     }
 
     #[test]
+    fn a_bad_direct_url_or_a_short_callback_retention_is_refused_naming_it() {
+        let with = |name: &'static str, value: &'static str| {
+            let mut pairs = BASE.to_vec();
+            pairs.push((name, value));
+            Config::from_pairs(&pairs)
+        };
+        let refused = with("DATABASE_DIRECT_URL", "mysql://db/sales").unwrap_err().to_string();
+        assert!(refused.contains("DATABASE_DIRECT_URL"), "{refused}");
+        let direct = with("DATABASE_DIRECT_URL", "postgres://postgres@db:5432/sales").unwrap();
+        assert!(direct.behind_pooler());
+        assert_eq!(direct.session_url(), "postgres://postgres@db:5432/sales");
+        let plain = Config::from_pairs(&BASE).unwrap();
+        assert!(!plain.behind_pooler());
+        assert_eq!(plain.session_url(), plain.database_url);
+
+        let refused = with("CALLBACK_RETENTION_DAYS", "3").unwrap_err().to_string();
+        assert!(refused.contains("CALLBACK_RETENTION_DAYS"), "{refused}");
+        let refused = with("CALLBACK_RETENTION_DAYS", "muitos").unwrap_err().to_string();
+        assert!(refused.contains("CALLBACK_RETENTION_DAYS"), "{refused}");
+        assert_eq!(
+            with("CALLBACK_RETENTION_DAYS", "7")
+                .unwrap()
+                .retention
+                .callback_records
+                .as_secs(),
+            7 * 86_400
+        );
+    }
+
+    #[test]
     fn the_metrics_listener_is_turned_off_by_off_and_an_empty_value_is_the_default() {
         let with = |value: &'static str| {
             let mut pairs = BASE.to_vec();
