@@ -11,7 +11,7 @@ use api_actix::security::jwt::JwtTokenService;
 use api_actix::security::password::BcryptHasher;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::auth::password::PasswordPolicy;
-use domain::users::{CreateUser, NewUserInput};
+use domain::users::{AdministerUsers, CreateUser, NewUserInput};
 use ed25519_dalek::SigningKey;
 use ed25519_dalek::pkcs8::DecodePrivateKey;
 use serde_json::Value;
@@ -21,6 +21,58 @@ use std::sync::{Arc, OnceLock};
 pub mod smtp;
 
 pub use reqwest::StatusCode;
+
+async fn get_from(client: &reqwest::Client, url: String, token: Option<&str>) -> reqwest::Response {
+    let mut request = client.get(url);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    request.send().await.unwrap()
+}
+
+/// A running instance of the service that does not own its database.
+pub struct Instance {
+    pub address: String,
+    pub client: reqwest::Client,
+    handle: api_actix::app::ServerHandle,
+}
+
+impl Instance {
+    /// Starts the service; answers it and its metrics address, when on.
+    async fn start(config: Config) -> (Self, Option<String>) {
+        api_actix::install_crypto_provider();
+        capture_logs();
+        let app = Application::build(config).await.unwrap();
+        let address = format!("http://127.0.0.1:{}", app.port());
+        let metrics_address = app.metrics_port().map(|port| format!("http://127.0.0.1:{port}"));
+        let handle = app.handle();
+        tokio::spawn(app.run_until_stopped());
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap();
+        (
+            Self {
+                address,
+                client,
+                handle,
+            },
+            metrics_address,
+        )
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.address, path)
+    }
+
+    pub async fn get(&self, path: &str, token: Option<&str>) -> reqwest::Response {
+        get_from(&self.client, self.url(path), token).await
+    }
+
+    pub async fn stop(&self) {
+        self.handle.stop(false).await;
+    }
+}
 
 pub struct TestApp {
     pub address: String,
@@ -131,24 +183,20 @@ impl TestApp {
     }
 
     async fn spawn_on(db: TestDatabase, extra: &[(&str, &str)]) -> Self {
-        api_actix::install_crypto_provider();
-        capture_logs();
-        let app = Application::build(Self::config(&db, extra)).await.unwrap();
-        let address = format!("http://127.0.0.1:{}", app.port());
-        let metrics_address = app.metrics_port().map(|port| format!("http://127.0.0.1:{port}"));
-        let handle = app.handle();
-        tokio::spawn(app.run_until_stopped());
-        let client = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .unwrap();
+        let (instance, metrics_address) = Instance::start(Self::config(&db, extra)).await;
         Self {
-            address,
+            address: instance.address,
             metrics_address,
             db,
-            client,
-            handle,
+            client: instance.client,
+            handle: instance.handle,
         }
+    }
+
+    /// A second instance of the service on this one's database (another process, as far as the
+    /// database can tell: its own pool, its own listeners, its own memory).
+    pub async fn another_instance(&self, extra: &[(&str, &str)]) -> Instance {
+        Instance::start(Self::config(&self.db, extra)).await.0
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -227,6 +275,15 @@ impl TestApp {
         CreateUser::execute(&service, input).await.unwrap()
     }
 
+    /// The operator's changes to users, through the same use case as `sales-api user disable`
+    /// and `sales-api user update`.
+    pub fn user_administration(&self) -> AdministerUsers {
+        let pool = build_pool(&PoolSettings::new(&self.db.url)).unwrap();
+        AdministerUsers {
+            store: Arc::new(PgAccounts::new(pool)),
+        }
+    }
+
     /// Runs SQL on the test's database (to arrange or inspect state a route cannot).
     pub async fn sql(&self, statement: &str) {
         let mut conn = AsyncPgConnection::establish(&self.db.url).await.unwrap();
@@ -238,11 +295,7 @@ impl TestApp {
     }
 
     pub async fn get(&self, path: &str, token: Option<&str>) -> reqwest::Response {
-        let mut request = self.client.get(self.url(path));
-        if let Some(token) = token {
-            request = request.bearer_auth(token);
-        }
-        request.send().await.unwrap()
+        get_from(&self.client, self.url(path), token).await
     }
 
     /// Signs in and answers the whole JSON body; panics unless 200.

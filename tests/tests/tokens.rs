@@ -95,6 +95,7 @@ async fn protected_routes_refuse_missing_malformed_expired_foreign_and_unsigned_
         user_id: id,
         email: "ana@exemplo.com.br".into(),
         application: Application::Partner,
+        session_id: uuid::Uuid::new_v4(),
     };
     let access = first["token"].as_str().unwrap();
 
@@ -115,11 +116,7 @@ async fn protected_routes_refuse_missing_malformed_expired_foreign_and_unsigned_
     assert_error(basic, StatusCode::UNAUTHORIZED, "nao_autenticado").await;
 
     let expired = token_service()
-        .issue(
-            principal.clone(),
-            uuid::Uuid::new_v4(),
-            chrono::Utc::now() - chrono::Duration::hours(2),
-        )
+        .issue(principal.clone(), chrono::Utc::now() - chrono::Duration::hours(2))
         .unwrap();
     assert_error(
         app.get("/me", Some(&expired.access_token)).await,
@@ -128,9 +125,7 @@ async fn protected_routes_refuse_missing_malformed_expired_foreign_and_unsigned_
     )
     .await;
 
-    let foreign = foreign_token_service()
-        .issue(principal, uuid::Uuid::new_v4(), chrono::Utc::now())
-        .unwrap();
+    let foreign = foreign_token_service().issue(principal, chrono::Utc::now()).unwrap();
     assert_error(
         app.get("/me", Some(&foreign.access_token)).await,
         StatusCode::UNAUTHORIZED,

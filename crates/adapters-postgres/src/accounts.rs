@@ -1,20 +1,19 @@
-//! Users, refresh tokens and sign-in throttling in PostgreSQL.
+//! Users, their administration, and the sign-in and recovery throttling counters in PostgreSQL.
 
 use crate::pool::{PgPool, connection, query_error};
-use crate::schema::{partners, refresh_tokens, representatives, signin_throttle, user_applications, users};
+use crate::schema::{partners, representatives, signin_throttle, user_applications, users};
 use async_trait::async_trait;
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
-use diesel::upsert::excluded;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-use domain::auth::model::{ConsumeOutcome, RefreshTokenRecord, ThrottleKey, UserAccount, UserId};
+use domain::auth::model::{ThrottleKey, UserAccount, UserId};
 use domain::auth::password::PasswordHash;
-use domain::auth::ports::{RefreshTokenStore, SignInThrottle, UserRepository};
+use domain::auth::ports::{Admission, SignInThrottle, UserRepository};
+use domain::auth::throttle::{CounterState, Tier};
 use domain::store::StoreError;
-use domain::users::{CreateUserError, NewUser, UserWriter};
+use domain::users::{AdministerUserError, CreateUserError, NewUser, UserAdministration, UserWriter};
 use domain::values::{Application, Email};
-use uuid::Uuid;
 
 /// The users, refresh tokens and throttling counters, over one pool.
 #[derive(Clone)]
@@ -81,11 +80,25 @@ pub struct UserListing {
     pub partner_document: Option<String>,
 }
 
-async fn load_user(
-    conn: &mut AsyncPgConnection,
-    row: Option<(i64, String, String)>,
-) -> Result<Option<UserAccount>, StoreError> {
-    let Some((id, email, hash)) = row else {
+/// Id, e-mail, password hash, credentials generation, disabled.
+type UserRow = (i64, String, String, i32, Option<DateTime<Utc>>);
+
+const USER_COLUMNS: (
+    users::id,
+    users::email,
+    users::password_hash,
+    users::credentials_epoch,
+    users::disabled_at,
+) = (
+    users::id,
+    users::email,
+    users::password_hash,
+    users::credentials_epoch,
+    users::disabled_at,
+);
+
+async fn load_user(conn: &mut AsyncPgConnection, row: Option<UserRow>) -> Result<Option<UserAccount>, StoreError> {
+    let Some((id, email, hash, credentials_epoch, disabled_at)) = row else {
         return Ok(None);
     };
     let apps: Vec<String> = user_applications::table
@@ -101,6 +114,8 @@ async fn load_user(
         password_hash: PasswordHash(hash),
         // The database's check constraint admits only the three known names.
         applications: apps.iter().filter_map(|a| Application::parse(a).ok()).collect(),
+        credentials_epoch,
+        disabled: disabled_at.is_some(),
     }))
 }
 
@@ -110,8 +125,8 @@ impl UserRepository for PgAccounts {
         let mut conn = connection(&self.pool).await?;
         let row = users::table
             .filter(users::email.eq(email.as_str()))
-            .select((users::id, users::email, users::password_hash))
-            .first::<(i64, String, String)>(&mut conn)
+            .select(USER_COLUMNS)
+            .first::<UserRow>(&mut conn)
             .await
             .optional()
             .map_err(query_error)?;
@@ -122,8 +137,8 @@ impl UserRepository for PgAccounts {
         let mut conn = connection(&self.pool).await?;
         let row = users::table
             .find(id)
-            .select((users::id, users::email, users::password_hash))
-            .first::<(i64, String, String)>(&mut conn)
+            .select(USER_COLUMNS)
+            .first::<UserRow>(&mut conn)
             .await
             .optional()
             .map_err(query_error)?;
@@ -206,143 +221,192 @@ impl UserWriter for PgAccounts {
 }
 
 #[async_trait]
-impl RefreshTokenStore for PgAccounts {
-    async fn record(&self, token: &RefreshTokenRecord) -> Result<(), StoreError> {
+impl UserAdministration for PgAccounts {
+    async fn disable(&self, email: &Email) -> Result<(), AdministerUserError> {
         let mut conn = connection(&self.pool).await?;
-        diesel::insert_into(refresh_tokens::table)
-            .values((
-                refresh_tokens::jti.eq(token.jti),
-                refresh_tokens::family_id.eq(token.family_id),
-                refresh_tokens::user_id.eq(token.user_id),
-                refresh_tokens::application.eq(token.application.as_str()),
-                refresh_tokens::expires_at.eq(token.expires_at),
+        let now = Utc::now();
+        // Moving the credentials on ends every session (the trigger tells every instance).
+        let changed = diesel::update(users::table.filter(users::email.eq(email.as_str())))
+            .set((
+                users::disabled_at.eq(diesel::dsl::sql::<
+                    diesel::sql_types::Nullable<diesel::sql_types::Timestamptz>,
+                >("coalesce(disabled_at, now())")),
+                users::credentials_epoch.eq(users::credentials_epoch + 1),
+                users::updated_at.eq(now),
             ))
             .execute(&mut conn)
             .await
             .map_err(query_error)?;
+        if changed == 0 {
+            return Err(AdministerUserError::NotFound);
+        }
         Ok(())
     }
 
-    async fn consume(&self, jti: Uuid, now: DateTime<Utc>) -> Result<ConsumeOutcome, StoreError> {
+    async fn set_applications(&self, email: &Email, applications: &[Application]) -> Result<(), AdministerUserError> {
         let mut conn = connection(&self.pool).await?;
-        // One UPDATE decides: of two concurrent calls, the second waits for the first's row lock
-        // and then finds `used_at` set.
-        let consumed: Option<Uuid> = diesel::update(
-            refresh_tokens::table
-                .filter(refresh_tokens::jti.eq(jti))
-                .filter(refresh_tokens::used_at.is_null())
-                .filter(refresh_tokens::revoked_at.is_null())
-                .filter(refresh_tokens::expires_at.gt(now)),
-        )
-        .set(refresh_tokens::used_at.eq(now))
-        .returning(refresh_tokens::family_id)
-        .get_result(&mut conn)
-        .await
-        .optional()
-        .map_err(query_error)?;
-        if let Some(family_id) = consumed {
-            return Ok(ConsumeOutcome::Consumed { family_id });
-        }
-        let existing: Option<(Uuid, Option<DateTime<Utc>>, Option<DateTime<Utc>>)> = refresh_tokens::table
-            .find(jti)
-            .select((
-                refresh_tokens::family_id,
-                refresh_tokens::used_at,
-                refresh_tokens::revoked_at,
-            ))
-            .first(&mut conn)
-            .await
-            .optional()
-            .map_err(query_error)?;
-        match existing {
-            None => Ok(ConsumeOutcome::Unknown),
-            // Expired, never used: simply no longer valid.
-            Some((_, None, None)) => Ok(ConsumeOutcome::Unknown),
-            Some((family_id, _, _)) => {
-                diesel::update(refresh_tokens::table.filter(refresh_tokens::family_id.eq(family_id)))
-                    .filter(refresh_tokens::revoked_at.is_null())
-                    .set(refresh_tokens::revoked_at.eq(now))
-                    .execute(&mut conn)
-                    .await
-                    .map_err(query_error)?;
-                Ok(ConsumeOutcome::Reused)
+        conn.transaction(async |conn| {
+            let Some(id) = users::table
+                .filter(users::email.eq(email.as_str()))
+                .select(users::id)
+                .for_update()
+                .first::<i64>(conn)
+                .await
+                .optional()?
+            else {
+                return Ok(Err(AdministerUserError::NotFound));
+            };
+            if applications.contains(&Application::Partner) {
+                let represents: bool = diesel::select(diesel::dsl::exists(
+                    representatives::table.filter(representatives::user_id.eq(id)),
+                ))
+                .get_result(conn)
+                .await?;
+                if !represents {
+                    return Ok(Err(AdministerUserError::NoPartner));
+                }
             }
-        }
+            // Moving the credentials on ends every session: their tokens name applications.
+            diesel::update(users::table.find(id))
+                .set((
+                    users::credentials_epoch.eq(users::credentials_epoch + 1),
+                    users::updated_at.eq(Utc::now()),
+                ))
+                .execute(conn)
+                .await?;
+            diesel::delete(user_applications::table.filter(user_applications::user_id.eq(id)))
+                .execute(conn)
+                .await?;
+            let rows: Vec<_> = applications
+                .iter()
+                .map(|a| {
+                    (
+                        user_applications::user_id.eq(id),
+                        user_applications::application.eq(a.as_str()),
+                    )
+                })
+                .collect();
+            diesel::insert_into(user_applications::table)
+                .values(&rows)
+                .execute(conn)
+                .await?;
+            Ok::<_, DieselError>(Ok(()))
+        })
+        .await
+        .map_err(query_error)?
     }
 }
 
-#[async_trait]
-impl SignInThrottle for PgAccounts {
-    async fn blocked_until(
-        &self,
-        keys: &[ThrottleKey],
-        now: DateTime<Utc>,
-    ) -> Result<Option<DateTime<Utc>>, StoreError> {
-        let mut conn = connection(&self.pool).await?;
-        let mut latest: Option<DateTime<Utc>> = None;
-        for key in keys {
-            let until: Option<Option<DateTime<Utc>>> = signin_throttle::table
-                .find((key.scope(), key.value()))
-                .select(signin_throttle::blocked_until)
-                .first(&mut conn)
-                .await
-                .optional()
-                .map_err(query_error)?;
-            if let Some(Some(until)) = until
-                && until > now
-                && latest.is_none_or(|l| until > l)
-            {
-                latest = Some(until);
-            }
-        }
-        Ok(latest)
-    }
+/// Every attempt locks its counters in this one order, so that two attempts never wait on each
+/// other in a cycle.
+fn in_lock_order(counters: &[(ThrottleKey, Tier)]) -> Vec<&(ThrottleKey, Tier)> {
+    let mut ordered: Vec<_> = counters.iter().collect();
+    ordered.sort_by(|(a, _), (b, _)| (a.scope(), a.value()).cmp(&(b.scope(), b.value())));
+    ordered
+}
 
-    async fn register_failure(
-        &self,
-        key: &ThrottleKey,
-        now: DateTime<Utc>,
-        window_secs: i64,
-    ) -> Result<u32, StoreError> {
-        let mut conn = connection(&self.pool).await?;
-        let window_start = now - Duration::seconds(window_secs);
-        // A window older than `window_secs` starts again at one failure.
-        let failures: i32 = diesel::insert_into(signin_throttle::table)
+/// The counter's row, created at zero when new, locked until the transaction ends.
+async fn lock_counter(
+    conn: &mut AsyncPgConnection,
+    key: &ThrottleKey,
+    now: DateTime<Utc>,
+) -> Result<CounterState, DieselError> {
+    let (failures, window_started_at, blocked_until): (i32, DateTime<Utc>, Option<DateTime<Utc>>) =
+        diesel::insert_into(signin_throttle::table)
             .values((
                 signin_throttle::scope.eq(key.scope()),
                 signin_throttle::key.eq(key.value()),
-                signin_throttle::failures.eq(1),
+                signin_throttle::failures.eq(0),
                 signin_throttle::window_started_at.eq(now),
             ))
             .on_conflict((signin_throttle::scope, signin_throttle::key))
             .do_update()
-            .set((
-                signin_throttle::failures.eq(diesel::dsl::case_when(
-                    signin_throttle::window_started_at.gt(window_start),
-                    signin_throttle::failures + 1,
-                )
-                .otherwise(1)),
-                signin_throttle::window_started_at.eq(diesel::dsl::case_when(
-                    signin_throttle::window_started_at.gt(window_start),
-                    signin_throttle::window_started_at,
-                )
-                .otherwise(excluded(signin_throttle::window_started_at))),
+            // A write of the same value: it takes the row lock and returns the row as it stands.
+            .set(signin_throttle::failures.eq(signin_throttle::failures))
+            .returning((
+                signin_throttle::failures,
+                signin_throttle::window_started_at,
+                signin_throttle::blocked_until,
             ))
-            .returning(signin_throttle::failures)
-            .get_result(&mut conn)
-            .await
-            .map_err(query_error)?;
-        Ok(u32::try_from(failures).unwrap_or(0))
+            .get_result(conn)
+            .await?;
+    Ok(CounterState {
+        failures: u32::try_from(failures).unwrap_or(0),
+        window_started_at,
+        blocked_until,
+    })
+}
+
+async fn store_counter(
+    conn: &mut AsyncPgConnection,
+    key: &ThrottleKey,
+    state: CounterState,
+) -> Result<(), DieselError> {
+    diesel::update(signin_throttle::table.find((key.scope(), key.value())))
+        .set((
+            signin_throttle::failures.eq(i32::try_from(state.failures).unwrap_or(i32::MAX)),
+            signin_throttle::window_started_at.eq(state.window_started_at),
+            signin_throttle::blocked_until.eq(state.blocked_until),
+        ))
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+#[async_trait]
+impl SignInThrottle for PgAccounts {
+    async fn admit(&self, counters: &[(ThrottleKey, Tier)], now: DateTime<Utc>) -> Result<Admission, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        conn.transaction(async |conn| {
+            let mut moved = Vec::with_capacity(counters.len());
+            let mut refused_until: Option<DateTime<Utc>> = None;
+            for (key, tier) in in_lock_order(counters) {
+                let state = lock_counter(conn, key, now).await?;
+                match tier.admit(Some(state), now) {
+                    Ok(next) => moved.push((key, next)),
+                    Err(until) => refused_until = Some(refused_until.map_or(until, |u| u.max(until))),
+                }
+            }
+            if let Some(until) = refused_until {
+                return Ok(Admission::Refused { until });
+            }
+            for (key, next) in moved {
+                store_counter(conn, key, next).await?;
+            }
+            Ok::<_, DieselError>(Admission::Admitted)
+        })
+        .await
+        .map_err(query_error)
     }
 
-    async fn block(&self, key: &ThrottleKey, until: DateTime<Utc>) -> Result<(), StoreError> {
+    async fn give_back(&self, counters: &[(ThrottleKey, Tier)]) -> Result<(), StoreError> {
         let mut conn = connection(&self.pool).await?;
-        diesel::update(signin_throttle::table.find((key.scope(), key.value())))
-            .set(signin_throttle::blocked_until.eq(until))
-            .execute(&mut conn)
-            .await
-            .map_err(query_error)?;
-        Ok(())
+        conn.transaction(async |conn| {
+            for (key, tier) in in_lock_order(counters) {
+                let state: Option<(i32, DateTime<Utc>, Option<DateTime<Utc>>)> = signin_throttle::table
+                    .find((key.scope(), key.value()))
+                    .select((
+                        signin_throttle::failures,
+                        signin_throttle::window_started_at,
+                        signin_throttle::blocked_until,
+                    ))
+                    .for_update()
+                    .first(conn)
+                    .await
+                    .optional()?;
+                if let Some((failures, window_started_at, blocked_until)) = state {
+                    let state = CounterState {
+                        failures: u32::try_from(failures).unwrap_or(0),
+                        window_started_at,
+                        blocked_until,
+                    };
+                    store_counter(conn, key, tier.give_back(state)).await?;
+                }
+            }
+            Ok::<_, DieselError>(())
+        })
+        .await
+        .map_err(query_error)
     }
 
     async fn reset(&self, key: &ThrottleKey) -> Result<(), StoreError> {

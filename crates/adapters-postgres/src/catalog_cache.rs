@@ -11,7 +11,7 @@
 //! raced a change cannot store what it saw as current.
 
 use crate::catalog::PgCatalog;
-use crate::listener::{ListenEvent, spawn_listener};
+use crate::listener::{Freshness, ListenEvent, spawn_listener};
 use async_trait::async_trait;
 use domain::catalog::model::{
     BillingGroup, BillingGroupField, BillingGroupInput, ListQuery, Product, ProductField, ProductInput,
@@ -22,7 +22,6 @@ use observability::metric;
 use quick_cache::sync::Cache;
 use std::hash::Hash;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// The channel the catalog triggers notify (migration `catalog_change_notices`).
 pub const CATALOG_CHANNEL: &str = "catalog_changed";
@@ -42,8 +41,7 @@ impl<K: Eq + Hash, V: Clone> Shelf<K, V> {
 
 /// The generation counter, whether it can be trusted, and the four shelves.
 struct CatalogMemory {
-    generation: AtomicU64,
-    listening: AtomicBool,
+    freshness: Freshness,
     billing_group_lists: Shelf<ListQuery<BillingGroupField>, Vec<BillingGroup>>,
     product_lists: Shelf<ListQuery<ProductField>, Vec<Product>>,
     products_with_banks: Shelf<i32, Option<Product>>,
@@ -57,8 +55,7 @@ struct CatalogMemory {
 impl CatalogMemory {
     fn new(capacity: usize) -> Self {
         Self {
-            generation: AtomicU64::new(0),
-            listening: AtomicBool::new(false),
+            freshness: Freshness::default(),
             billing_group_lists: Shelf::new(capacity),
             product_lists: Shelf::new(capacity),
             products_with_banks: Shelf::new(capacity),
@@ -71,9 +68,7 @@ impl CatalogMemory {
 
     /// The generation a read from PostgreSQL starts in, or `None` when nothing may be cached.
     fn current(&self) -> Option<u64> {
-        self.listening
-            .load(Ordering::Acquire)
-            .then(|| self.generation.load(Ordering::Acquire))
+        self.freshness.current()
     }
 
     fn get<K: Eq + Hash, V: Clone>(&self, shelf: &Shelf<K, V>, key: &K) -> Option<V> {
@@ -91,7 +86,7 @@ impl CatalogMemory {
     /// Everything cached so far is stale.
     fn invalidate(&self) {
         self.invalidations.increment(1);
-        self.generation.fetch_add(1, Ordering::AcqRel);
+        self.freshness.move_on();
         self.billing_group_lists.entries.clear();
         self.product_lists.entries.clear();
         self.products_with_banks.entries.clear();
@@ -99,17 +94,8 @@ impl CatalogMemory {
     }
 
     fn on_event(&self, event: ListenEvent) {
-        match event {
-            ListenEvent::Listening => {
-                self.invalidate();
-                self.listening.store(true, Ordering::Release);
-            }
-            ListenEvent::Notified => self.invalidate(),
-            ListenEvent::Lost => {
-                self.listening.store(false, Ordering::Release);
-                self.invalidate();
-            }
-        }
+        self.freshness.on_event(event);
+        self.invalidate();
     }
 }
 

@@ -18,6 +18,7 @@ mod rows;
 mod schema;
 pub mod sealing;
 pub mod seed;
+pub mod sessions;
 pub mod signatures;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -31,4 +32,5 @@ pub use pool::{PgPool, PgReadiness, PoolGauges, PoolSettings, build_pool, ping, 
 pub use proposals::PgProposals;
 pub use recovery::PgRecovery;
 pub use retention::PgExpiredRecords;
+pub use sessions::{CachedSessions, PgSessions};
 pub use signatures::PgSignatures;

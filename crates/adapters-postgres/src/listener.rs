@@ -4,6 +4,7 @@
 use diesel::result::Error as DieselError;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use futures_util::StreamExt;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 /// What the listening connection saw.
@@ -50,4 +51,43 @@ async fn listen(url: &str, channel: &str, on_event: &impl Fn(ListenEvent)) -> Re
         on_event(ListenEvent::Notified);
     }
     Ok(())
+}
+
+/// What a cache kept from a listened channel may trust: a generation that every notification
+/// moves on (so that a read which raced a change cannot store what it saw as current), and
+/// whether the listener is in place (while it is not, nothing may be kept or served).
+#[derive(Default)]
+pub(crate) struct Freshness {
+    generation: AtomicU64,
+    listening: AtomicBool,
+}
+
+impl Freshness {
+    /// The generation a read from PostgreSQL starts in, or `None` when nothing may be kept.
+    pub(crate) fn current(&self) -> Option<u64> {
+        // Called as functions: diesel's `RunQueryDsl::load` is in scope here too.
+        AtomicBool::load(&self.listening, Ordering::Acquire)
+            .then(|| AtomicU64::load(&self.generation, Ordering::Acquire))
+    }
+
+    /// Everything kept so far is stale.
+    pub(crate) fn move_on(&self) {
+        self.generation.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Applies what the listener saw. Every event makes what was kept stale: a notification, a
+    /// loss (changes may go unseen from now), and a return (changes may have gone unseen).
+    pub(crate) fn on_event(&self, event: ListenEvent) {
+        match event {
+            ListenEvent::Listening => {
+                self.move_on();
+                self.listening.store(true, Ordering::Release);
+            }
+            ListenEvent::Notified => self.move_on(),
+            ListenEvent::Lost => {
+                self.listening.store(false, Ordering::Release);
+                self.move_on();
+            }
+        }
+    }
 }

@@ -1,7 +1,7 @@
 //! Password-recovery tokens in PostgreSQL: the domain's `RecoveryStore`.
 
 use crate::pool::{PgPool, connection, query_error};
-use crate::schema::{password_recovery_tokens as tokens, refresh_tokens, users};
+use crate::schema::{password_recovery_tokens as tokens, users};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -111,8 +111,14 @@ impl RecoveryStore for PgRecovery {
             if spent == 0 {
                 return Ok(ResetOutcome::AlreadySpent);
             }
+            // Moving the credentials on ends every session of the user, on every instance: a
+            // stolen token dies with the old password.
             diesel::update(users::table.find(user_id))
-                .set((users::password_hash.eq(&new_hash.0), users::updated_at.eq(now)))
+                .set((
+                    users::password_hash.eq(&new_hash.0),
+                    users::credentials_epoch.eq(users::credentials_epoch + 1),
+                    users::updated_at.eq(now),
+                ))
                 .execute(conn)
                 .await?;
             diesel::update(tokens::table.filter(tokens::user_id.eq(user_id)))
@@ -120,12 +126,6 @@ impl RecoveryStore for PgRecovery {
                 .filter(tokens::used_at.is_null())
                 .filter(tokens::revoked_at.is_null())
                 .set(tokens::revoked_at.eq(now))
-                .execute(conn)
-                .await?;
-            // Every session of the user ends: a stolen refresh token dies with the old password.
-            diesel::update(refresh_tokens::table.filter(refresh_tokens::user_id.eq(user_id)))
-                .filter(refresh_tokens::revoked_at.is_null())
-                .set(refresh_tokens::revoked_at.eq(now))
                 .execute(conn)
                 .await?;
             Ok::<_, diesel::result::Error>(ResetOutcome::Done)

@@ -15,6 +15,11 @@ const REFRESH_TOKENS: &str = "
     DELETE FROM refresh_tokens WHERE jti IN (
         SELECT jti FROM refresh_tokens WHERE expires_at < $1 LIMIT $2)";
 
+/// Sessions whose last refresh token has expired (their tokens go with them).
+const SESSIONS: &str = "
+    DELETE FROM sessions WHERE id IN (
+        SELECT id FROM sessions WHERE expires_at < $1 LIMIT $2)";
+
 /// Recovery tokens expired, used or revoked: none of them can work again.
 const RECOVERY_TOKENS: &str = "
     DELETE FROM password_recovery_tokens WHERE id IN (
@@ -75,6 +80,7 @@ impl ExpiredRecords for PgExpiredRecords {
         let batch = policy.batch.max(1);
         let callbacks = before(now, policy.callback_records);
         Ok(Purged {
+            sessions: self.in_batches(SESSIONS, now, batch).await?,
             refresh_tokens: self.in_batches(REFRESH_TOKENS, now, batch).await?,
             recovery_tokens: self.in_batches(RECOVERY_TOKENS, now, batch).await?,
             throttle_counters: self

@@ -10,6 +10,21 @@ diesel::table! {
         cpf -> Nullable<Text>,
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
+        credentials_epoch -> Int4,
+        disabled_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    sessions (id) {
+        id -> Uuid,
+        user_id -> Int8,
+        application -> Text,
+        credentials_epoch -> Int4,
+        created_at -> Timestamptz,
+        expires_at -> Timestamptz,
+        ended_at -> Nullable<Timestamptz>,
+        end_reason -> Nullable<Text>,
     }
 }
 
@@ -23,7 +38,7 @@ diesel::table! {
 diesel::table! {
     refresh_tokens (jti) {
         jti -> Uuid,
-        family_id -> Uuid,
+        session_id -> Uuid,
         user_id -> Int8,
         application -> Text,
         issued_at -> Timestamptz,
@@ -433,6 +448,7 @@ diesel::joinable!(proposals -> representatives (id_representante));
 diesel::joinable!(proposal_payments -> proposals (id_proposta));
 diesel::joinable!(user_applications -> users (user_id));
 diesel::joinable!(refresh_tokens -> users (user_id));
+diesel::joinable!(sessions -> users (user_id));
 diesel::joinable!(representatives -> users (user_id));
 diesel::joinable!(representatives -> partners (partner_id));
 diesel::joinable!(product_banks -> products (product_id));
@@ -442,6 +458,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     users,
     user_applications,
     refresh_tokens,
+    sessions,
     signin_throttle,
     partners,
     representatives,

@@ -3,17 +3,37 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use adapters_postgres::testing::TestDatabase;
-use adapters_postgres::{PgAccounts, PoolSettings, build_pool, migrations, seed};
+use adapters_postgres::{PgAccounts, PgSessions, PoolSettings, build_pool, migrations, seed};
 use chrono::{Duration, Utc};
-use domain::auth::model::{ConsumeOutcome, RefreshTokenRecord, ThrottleKey};
+use domain::auth::model::{NewSession, RefreshTokenRecord, ThrottleKey, UserAccount};
 use domain::auth::password::PasswordHash;
-use domain::auth::ports::{RefreshTokenStore, SignInThrottle, UserRepository};
-use domain::users::{CreateUserError, NewUser, PartnerRef, UserWriter};
+use domain::auth::ports::{Admission, SessionRegistry, SessionStore, SignInThrottle, UserRepository};
+use domain::auth::throttle::Tier;
+use domain::users::{AdministerUserError, CreateUserError, NewUser, PartnerRef, UserAdministration, UserWriter};
 use domain::values::{Application, Cnpj, Email};
 use uuid::Uuid;
 
 async fn accounts(db: &TestDatabase) -> PgAccounts {
     PgAccounts::new(build_pool(&PoolSettings::new(&db.url)).unwrap())
+}
+
+/// Opens a session for the user as a sign-in would, with its first refresh token.
+async fn open_session(sessions: &PgSessions, user: &UserAccount, application: Application) -> NewSession {
+    let session = NewSession {
+        id: Uuid::new_v4(),
+        user_id: user.id,
+        application,
+        credentials_epoch: user.credentials_epoch,
+    };
+    let first = RefreshTokenRecord {
+        jti: Uuid::new_v4(),
+        session_id: session.id,
+        user_id: user.id,
+        application,
+        expires_at: Utc::now() + Duration::hours(2),
+    };
+    sessions.open(&session, &first).await.unwrap();
+    session
 }
 
 fn new_user(email: &str, apps: Vec<Application>, partner: Option<&str>) -> NewUser {
@@ -119,111 +139,93 @@ async fn a_duplicate_email_is_refused_and_leaves_nothing_half_written() {
     assert_eq!(partners.n, 1);
 }
 
+fn tier(max_failures: u32) -> Tier {
+    Tier {
+        max_failures,
+        window_secs: 900,
+        base_block_secs: 30,
+        max_block_secs: 900,
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
-async fn two_concurrent_consumptions_of_one_refresh_token_give_one_success_and_revoke_the_family() {
+async fn thirty_concurrent_attempts_on_one_counter_are_admitted_only_up_to_its_limit() {
     let db = TestDatabase::new().await;
     let repo = accounts(&db).await;
-    let user_id = repo
-        .create(&new_user(
-            "ana@exemplo.com.br",
-            vec![Application::Partner],
-            Some("11222333000181"),
-        ))
-        .await
-        .unwrap();
-    let family_id = Uuid::new_v4();
-    let first = RefreshTokenRecord {
-        jti: Uuid::new_v4(),
-        family_id,
-        user_id,
-        application: Application::Partner,
-        expires_at: Utc::now() + Duration::hours(2),
-    };
-    let sibling = RefreshTokenRecord {
-        jti: Uuid::new_v4(),
-        ..first
-    };
-    repo.record(&first).await.unwrap();
-    repo.record(&sibling).await.unwrap();
-
+    let counters = [
+        (ThrottleKey::pair("ana@exemplo.com.br", Some("203.0.113.9")), tier(5)),
+        (ThrottleKey::Email("ana@exemplo.com.br".into()), tier(20)),
+        (ThrottleKey::client("203.0.113.9"), tier(50)),
+    ];
     let now = Utc::now();
-    let (a, b) = tokio::join!(repo.consume(first.jti, now), repo.consume(first.jti, now));
-    let outcomes = [a.unwrap(), b.unwrap()];
-    assert_eq!(
-        outcomes
-            .iter()
-            .filter(|o| matches!(o, ConsumeOutcome::Consumed { family_id: f } if *f == family_id))
-            .count(),
-        1,
+    let attempts = (0..30).map(|_| repo.admit(&counters, now));
+    let outcomes: Vec<Admission> = futures_util::future::join_all(attempts)
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    let admitted = outcomes.iter().filter(|o| **o == Admission::Admitted).count();
+    assert_eq!(admitted, 5, "{outcomes:?}");
+    let until = now + Duration::seconds(30);
+    assert!(
+        outcomes.iter().all(|o| *o == Admission::Admitted
+            || *o
+                == Admission::Refused {
+                    until: truncated(until)
+                }),
         "{outcomes:?}"
     );
-    assert_eq!(outcomes.iter().filter(|o| **o == ConsumeOutcome::Reused).count(), 1);
-    // The reuse revoked the whole family: the sibling no longer works.
-    assert_eq!(repo.consume(sibling.jti, now).await.unwrap(), ConsumeOutcome::Reused);
-    assert_eq!(
-        repo.consume(Uuid::new_v4(), now).await.unwrap(),
-        ConsumeOutcome::Unknown
-    );
+    // The refused ones moved nothing: the account counter holds the five admitted attempts,
+    // so from another address the same account is admitted at once.
+    let elsewhere = [
+        (ThrottleKey::pair("ana@exemplo.com.br", Some("198.51.100.4")), tier(5)),
+        (ThrottleKey::Email("ana@exemplo.com.br".into()), tier(6)),
+    ];
+    assert_eq!(repo.admit(&elsewhere, now).await.unwrap(), Admission::Admitted);
+    // That was the account's sixth: at its limit of 6 it now refuses from anywhere.
+    assert!(matches!(
+        repo.admit(&elsewhere, now).await.unwrap(),
+        Admission::Refused { .. }
+    ));
+}
+
+/// PostgreSQL keeps microseconds.
+fn truncated(t: chrono::DateTime<Utc>) -> chrono::DateTime<Utc> {
+    use chrono::SubsecRound;
+    t.trunc_subsecs(6)
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn an_expired_refresh_token_is_not_consumed() {
-    let db = TestDatabase::new().await;
-    let repo = accounts(&db).await;
-    let user_id = repo
-        .create(&new_user("ana@exemplo.com.br", vec![Application::Ecommerce], None))
-        .await
-        .unwrap();
-    let token = RefreshTokenRecord {
-        jti: Uuid::new_v4(),
-        family_id: Uuid::new_v4(),
-        user_id,
-        application: Application::Ecommerce,
-        expires_at: Utc::now() - Duration::seconds(1),
-    };
-    repo.record(&token).await.unwrap();
-    assert_eq!(
-        repo.consume(token.jti, Utc::now()).await.unwrap(),
-        ConsumeOutcome::Unknown
-    );
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn throttle_counts_within_the_window_blocks_and_resets() {
+async fn counters_count_within_the_window_give_back_and_reset() {
     let db = TestDatabase::new().await;
     let repo = accounts(&db).await;
     let key = ThrottleKey::Email("ana@exemplo.com.br".into());
-    let other = ThrottleKey::ClientAddress("203.0.113.9".into());
+    let counter = [(key.clone(), tier(3))];
     let t0 = Utc::now();
-    for expected in 1..=3 {
-        assert_eq!(repo.register_failure(&key, t0, 900).await.unwrap(), expected);
+    for _ in 0..3 {
+        assert_eq!(repo.admit(&counter, t0).await.unwrap(), Admission::Admitted);
     }
-    // Past the window, counting starts again.
     assert_eq!(
-        repo.register_failure(&key, t0 + Duration::seconds(901), 900)
-            .await
-            .unwrap(),
-        1
+        repo.admit(&counter, t0).await.unwrap(),
+        Admission::Refused {
+            until: truncated(t0 + Duration::seconds(30))
+        }
     );
-    assert_eq!(
-        repo.blocked_until(&[key.clone(), other.clone()], t0).await.unwrap(),
-        None
-    );
-    repo.register_failure(&other, t0, 900).await.unwrap();
-    repo.block(&other, t0 + Duration::seconds(30)).await.unwrap();
-    let blocked = repo.blocked_until(&[key.clone(), other.clone()], t0).await.unwrap();
-    assert_eq!(
-        blocked.map(|b| b.timestamp()),
-        Some((t0 + Duration::seconds(30)).timestamp())
-    );
-    assert_eq!(
-        repo.blocked_until(std::slice::from_ref(&other), t0 + Duration::seconds(31))
-            .await
-            .unwrap(),
-        None
-    );
+    // The third was right after all: given back, the counter admits again.
+    repo.give_back(&counter).await.unwrap();
+    assert_eq!(repo.admit(&counter, t0).await.unwrap(), Admission::Admitted);
+    // Past the refusal and the window, counting starts again at one.
+    let later = t0 + Duration::seconds(901);
+    assert_eq!(repo.admit(&counter, later).await.unwrap(), Admission::Admitted);
+    assert_eq!(repo.admit(&counter, later).await.unwrap(), Admission::Admitted);
     repo.reset(&key).await.unwrap();
-    assert_eq!(repo.register_failure(&key, t0, 900).await.unwrap(), 1);
+    for _ in 0..3 {
+        assert_eq!(repo.admit(&counter, later).await.unwrap(), Admission::Admitted);
+    }
+    // Giving back a counter that was never moved changes nothing.
+    repo.give_back(&[(ThrottleKey::client("192.0.2.1"), tier(3))])
+        .await
+        .unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -257,14 +259,9 @@ async fn of_two_concurrent_resets_with_one_token_exactly_one_wins_and_sessions_e
         .create(&new_user("ana@exemplo.com.br", vec![Application::Ecommerce], None))
         .await
         .unwrap();
-    let session = RefreshTokenRecord {
-        jti: Uuid::new_v4(),
-        family_id: Uuid::new_v4(),
-        user_id,
-        application: Application::Ecommerce,
-        expires_at: Utc::now() + Duration::hours(2),
-    };
-    repo.record(&session).await.unwrap();
+    let sessions = PgSessions::new(build_pool(&PoolSettings::new(&db.url)).unwrap());
+    let user = repo.find_by_id(user_id).await.unwrap().unwrap();
+    let session = open_session(&sessions, &user, Application::Ecommerce).await;
     let recovery = PgRecovery::new(build_pool(&PoolSettings::new(&db.url)).unwrap());
     let hash = "a".repeat(64);
     recovery
@@ -295,14 +292,73 @@ async fn of_two_concurrent_resets_with_one_token_exactly_one_wins_and_sessions_e
             .is_some(),
         "the other token is revoked"
     );
-    assert_eq!(
-        repo.consume(session.jti, Utc::now()).await.unwrap(),
-        ConsumeOutcome::Reused,
-        "the session was revoked"
-    );
+    assert!(!sessions.is_active(session.id).await.unwrap(), "the session ended");
     assert_eq!(repo.find_by_id(user_id).await.unwrap().unwrap().password_hash, new_hash);
     assert_eq!(
         recovery.issued_since(user_id, now - Duration::hours(1)).await.unwrap(),
         2
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn disabling_a_user_ends_its_sessions_and_marks_it_disabled() {
+    let db = TestDatabase::new().await;
+    let repo = accounts(&db).await;
+    let sessions = PgSessions::new(build_pool(&PoolSettings::new(&db.url)).unwrap());
+    let user_id = repo
+        .create(&new_user("ana@exemplo.com.br", vec![Application::Ecommerce], None))
+        .await
+        .unwrap();
+    let user = repo.find_by_id(user_id).await.unwrap().unwrap();
+    assert!(!user.disabled);
+    let session = open_session(&sessions, &user, Application::Ecommerce).await;
+    assert!(sessions.is_active(session.id).await.unwrap());
+    let email = Email::parse("ana@exemplo.com.br").unwrap();
+    repo.disable(&email).await.unwrap();
+    assert!(!sessions.is_active(session.id).await.unwrap());
+    let disabled = repo.find_by_email(&email).await.unwrap().unwrap();
+    assert!(disabled.disabled);
+    assert_eq!(disabled.credentials_epoch, user.credentials_epoch + 1);
+    assert_eq!(
+        repo.disable(&Email::parse("ninguem@exemplo.com.br").unwrap()).await,
+        Err(AdministerUserError::NotFound)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn changing_a_users_applications_ends_its_sessions_and_a_refused_change_changes_nothing() {
+    let db = TestDatabase::new().await;
+    let repo = accounts(&db).await;
+    let sessions = PgSessions::new(build_pool(&PoolSettings::new(&db.url)).unwrap());
+    let user_id = repo
+        .create(&new_user("ana@exemplo.com.br", vec![Application::Ecommerce], None))
+        .await
+        .unwrap();
+    let user = repo.find_by_id(user_id).await.unwrap().unwrap();
+    let session = open_session(&sessions, &user, Application::Ecommerce).await;
+    let email = Email::parse("ana@exemplo.com.br").unwrap();
+    // PARCEIRO for a user that represents no partner: refused, and nothing moved.
+    assert_eq!(
+        repo.set_applications(&email, &[Application::Partner]).await,
+        Err(AdministerUserError::NoPartner)
+    );
+    assert!(sessions.is_active(session.id).await.unwrap());
+    assert_eq!(repo.find_by_id(user_id).await.unwrap().unwrap(), user);
+
+    repo.set_applications(&email, &[Application::BackOffice, Application::Ecommerce])
+        .await
+        .unwrap();
+    assert!(!sessions.is_active(session.id).await.unwrap());
+    let changed = repo.find_by_id(user_id).await.unwrap().unwrap();
+    let mut applications = changed.applications.clone();
+    applications.sort_by_key(|a| a.as_str());
+    assert_eq!(applications, vec![Application::BackOffice, Application::Ecommerce]);
+    assert_eq!(
+        repo.set_applications(
+            &Email::parse("ninguem@exemplo.com.br").unwrap(),
+            &[Application::Ecommerce]
+        )
+        .await,
+        Err(AdministerUserError::NotFound)
     );
 }

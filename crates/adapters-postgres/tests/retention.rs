@@ -37,11 +37,27 @@ async fn expired_records_go_in_batches_and_live_ones_stay() {
         "INSERT INTO users (id, email, password_hash) VALUES (1, 'ana@exemplo.com.br', 'x')",
     )
     .await;
-    // Refresh tokens: 3 expired (one of them used), 2 live (one used: kept for reuse detection).
+    // Sessions: one whose last refresh token expired yesterday goes (with its token); the live
+    // one stays.
     sql(
         &db.url,
-        "INSERT INTO refresh_tokens (jti, family_id, user_id, application, issued_at, expires_at, used_at)
-         SELECT gen_random_uuid(), gen_random_uuid(), 1, 'PARCEIRO', now() - interval '40 days', expires, used
+        "INSERT INTO sessions (id, user_id, application, credentials_epoch, expires_at)
+         VALUES ('00000000-0000-0000-0000-00000000000a', 1, 'PARCEIRO', 0, now() - interval '1 day'),
+                ('00000000-0000-0000-0000-00000000000b', 1, 'PARCEIRO', 0, now() + interval '1 day')",
+    )
+    .await;
+    sql(
+        &db.url,
+        "INSERT INTO refresh_tokens (jti, session_id, user_id, application, expires_at)
+         VALUES (gen_random_uuid(), '00000000-0000-0000-0000-00000000000a', 1, 'PARCEIRO', now() - interval '1 day')",
+    )
+    .await;
+    // Refresh tokens of the live session: 3 expired (one of them used), 2 live (one used: kept
+    // for reuse detection).
+    sql(
+        &db.url,
+        "INSERT INTO refresh_tokens (jti, session_id, user_id, application, issued_at, expires_at, used_at)
+         SELECT gen_random_uuid(), '00000000-0000-0000-0000-00000000000b', 1, 'PARCEIRO', now() - interval '40 days', expires, used
          FROM (VALUES (now() - interval '1 day', NULL::timestamptz), (now() - interval '2 days', NULL),
                       (now() - interval '1 hour', now() - interval '2 hours'),
                       (now() + interval '1 day', NULL), (now() + interval '1 day', now())) AS t(expires, used)",
@@ -93,6 +109,7 @@ async fn expired_records_go_in_batches_and_live_ones_stay() {
     assert_eq!(
         purged,
         Purged {
+            sessions: 1,
             refresh_tokens: 3,
             recovery_tokens: 3,
             throttle_counters: 1,
@@ -100,6 +117,7 @@ async fn expired_records_go_in_batches_and_live_ones_stay() {
             payment_events: 1,
         }
     );
+    assert_eq!(count(&db.url, "sessions").await, 1);
     assert_eq!(count(&db.url, "refresh_tokens").await, 2);
     assert_eq!(count(&db.url, "password_recovery_tokens").await, 1);
     assert_eq!(count(&db.url, "signin_throttle").await, 2);

@@ -9,6 +9,7 @@ use crate::routes;
 use crate::scrape::{self, Sampled};
 use crate::security::hook_keys::hook_keys;
 use crate::security::jwt::{JwtTokenService, KeyError};
+use crate::security::no_session_check::NoSessionCheck;
 use crate::security::password::BcryptHasher;
 use crate::security::secrets::OsSecretGenerator;
 use crate::state::AppState;
@@ -16,6 +17,7 @@ use actix_cors::Cors;
 use actix_web::dev::Server;
 use actix_web::error::{JsonPayloadError, PayloadError};
 use actix_web::http::header;
+use actix_web::middleware::DefaultHeaders;
 use actix_web::middleware::{ErrorHandlers, from_fn};
 use actix_web::{App, HttpRequest, HttpServer, web};
 use adapters_mailer::{BackgroundMailer, Delivery};
@@ -23,14 +25,14 @@ use adapters_payment::{SandboxGateway, StripeGateway, StripeSettings};
 use adapters_postgres::migrations::{self, MigrationError};
 use adapters_postgres::pool::PoolBuildError;
 use adapters_postgres::{
-    CachedCatalog, PgAccounts, PgCatalog, PgPool, PgProposals, PgReadiness, PgRecovery, PgSignatures, PoolSettings,
-    build_pool,
+    CachedCatalog, CachedSessions, PgAccounts, PgCatalog, PgPool, PgProposals, PgReadiness, PgRecovery, PgSessions,
+    PgSignatures, PoolSettings, build_pool,
 };
 use adapters_postgres::{PgDeliveryWakeups, PgEcommerce, PgExpiredRecords, PgHooks, PgSandboxLedger};
 use adapters_signature::{ClicksignProvider, ClicksignSettings, PdfRenderer, SandboxProvider, SandboxSigningPages};
 use adapters_webhooks::{AddressPolicy, HttpWebhookSender, SenderSettings};
 use domain::auth::ports::HashError;
-use domain::auth::sign_in::SignInService;
+use domain::auth::sign_in::{Authenticator, SignInService};
 use domain::catalog::CatalogService;
 use domain::catalog::ports::CatalogStore;
 use domain::clock::SystemClock;
@@ -154,14 +156,23 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
         policy: config.recovery.clone(),
         password_policy: config.password_policy,
     };
+    let sessions = PgSessions::new(pool.clone());
     let sign_in = SignInService {
         users: accounts.clone(),
         hasher,
         tokens: tokens.clone(),
-        refresh_tokens: accounts.clone(),
+        sessions: Arc::new(sessions.clone()),
         throttle: accounts,
         clock: Arc::new(SystemClock),
         policy: config.signin_throttle,
+    };
+    let authenticator = Authenticator {
+        tokens,
+        sessions: match (config.sessions.check, config.sessions.cache_entries) {
+            (false, _) => Arc::new(NoSessionCheck),
+            (true, 0) => Arc::new(sessions),
+            (true, entries) => Arc::new(CachedSessions::start(sessions, config.session_url(), entries)),
+        },
     };
     let stores = Arc::new(PgProposals::new(pool.clone()));
     let catalog_store: Arc<dyn CatalogStore> = match config.catalog_cache_entries {
@@ -241,7 +252,7 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
         recovery,
         signing,
         ecommerce,
-        tokens,
+        authenticator,
         readiness: Arc::new(PgReadiness(pool)),
         jwks,
         trusted_proxies: config.trusted_proxies.clone(),
@@ -253,7 +264,7 @@ pub const CALLBACK_MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// Every route of the service: each module registers its own; this only mounts them.
 pub fn routes(cfg: &mut web::ServiceConfig, sandbox_signing: bool) {
-    use routes::{auth, catalog, docs, ecommerce, health, hooks, proposals, recovery, sandbox, signing};
+    use routes::{assets, auth, catalog, docs, ecommerce, health, hooks, proposals, recovery, sandbox, signing};
     // Resources, not method-guarded services: a wrong method on a known path answers 405.
     // Grouped in scopes by their first segment: a static prefix is compared as text, so a
     // request is matched against its own group's patterns only (each pattern with a parameter
@@ -280,7 +291,8 @@ pub fn routes(cfg: &mut web::ServiceConfig, sandbox_signing: bool) {
         .service(web::scope("/billingGroup").configure(catalog::billing_group_routes))
         .service(web::scope("/product").configure(catalog::product_routes))
         .configure(auth::key_routes)
-        .configure(docs::routes);
+        .configure(docs::routes)
+        .configure(assets::routes);
     if sandbox_signing {
         cfg.configure(sandbox::routes);
     }
@@ -304,6 +316,19 @@ fn path_error(_: actix_web::error::PathError, _: &HttpRequest) -> actix_web::Err
 
 fn query_error(_: actix_web::error::QueryPayloadError, _: &HttpRequest) -> actix_web::Error {
     ApiError::with_message(ErrorCode::BadRequest, "Parâmetros de consulta inválidos.").into()
+}
+
+/// On every answer, unless its handler set its own: nothing is stored by a browser or a proxy
+/// (answers carry tokens, secrets and personal data; the few public ones, like the JWKS, say
+/// otherwise), no content type is guessed, and pages load only from here and are never framed.
+fn security_headers() -> DefaultHeaders {
+    DefaultHeaders::new()
+        .add((header::CACHE_CONTROL, "no-store"))
+        .add((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .add((
+            header::CONTENT_SECURITY_POLICY,
+            "default-src 'self'; frame-ancestors 'none'",
+        ))
 }
 
 /// Browsers may call us only from the configured origins; credentials are never allowed (the API
@@ -497,6 +522,7 @@ impl Application {
                 .app_data(web::QueryConfig::default().error_handler(query_error))
                 .wrap(cors(&origins))
                 .wrap(ErrorHandlers::new().default_handler(envelope_plain_errors))
+                .wrap(security_headers())
                 .wrap(from_fn(observe))
                 .wrap(TracingLogger::<RequestSpan>::new())
                 .configure(|cfg| routes(cfg, sandbox_signing))

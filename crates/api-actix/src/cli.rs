@@ -7,7 +7,8 @@ use crate::security::jwt::generate_key_pair;
 use crate::security::password::BcryptHasher;
 use adapters_postgres::{PgAccounts, PgHooks, ResealReport, build_pool, migrations, seed};
 use clap::{Parser, Subcommand};
-use domain::users::{CreateUser, CreateUserError, NewUserInput};
+use domain::users::{AdministerUserError, AdministerUsers, CreateUser, CreateUserError, NewUserInput};
+use domain::validation::Violations;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -110,6 +111,20 @@ pub enum UserCommand {
     },
     /// Lists every user: id, e-mail, applications, the partner it represents, name, creation.
     List,
+    /// Disables a user: it can no longer sign in, and every session it has ends on every
+    /// instance within seconds.
+    Disable {
+        #[arg(long)]
+        email: String,
+    },
+    /// Replaces a user's applications; every session it has ends (its tokens name the old ones).
+    Update {
+        #[arg(long)]
+        email: String,
+        /// ECOMMERCE, PARCEIRO or BACKOFFICE; repeat for several.
+        #[arg(long = "application", required = true)]
+        applications: Vec<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -178,16 +193,36 @@ fn create_user_service(config: &Config, accounts: PgAccounts) -> Result<CreateUs
     })
 }
 
+/// One line per bad field.
+fn lines_of(violations: &Violations) -> String {
+    violations
+        .errors()
+        .iter()
+        .map(|e| format!("{}: {}", e.field, e.message))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn describe(error: CreateUserError) -> String {
     match error {
-        CreateUserError::Invalid(v) => v
-            .errors()
-            .iter()
-            .map(|e| format!("{}: {}", e.field, e.message))
-            .collect::<Vec<_>>()
-            .join("\n"),
+        CreateUserError::Invalid(v) => lines_of(&v),
         other => other.to_string(),
     }
+}
+
+fn administer_users() -> Result<AdministerUsers, CliError> {
+    let config = Config::from_env()?;
+    let pool = build_pool(&pool_settings(&config)).map_err(StartupError::from)?;
+    Ok(AdministerUsers {
+        store: Arc::new(PgAccounts::new(pool)),
+    })
+}
+
+fn describe_administration(error: AdministerUserError) -> CliError {
+    CliError::Failed(match error {
+        AdministerUserError::Invalid(v) => lines_of(&v),
+        other => other.to_string(),
+    })
 }
 
 pub async fn run(cli: Cli) -> Result<(), CliError> {
@@ -277,6 +312,29 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
                 .await
                 .map_err(|e| CliError::Failed(describe(e)))?;
             println!("usuário {id} criado");
+            Ok(())
+        }
+        Command::User {
+            command: UserCommand::Disable { email },
+        } => {
+            administer_users()?
+                .disable(&email)
+                .await
+                .map_err(describe_administration)?;
+            println!("usuário {email} desativado; suas sessões foram encerradas");
+            Ok(())
+        }
+        Command::User {
+            command: UserCommand::Update { email, applications },
+        } => {
+            administer_users()?
+                .set_applications(&email, &applications)
+                .await
+                .map_err(describe_administration)?;
+            println!(
+                "aplicações de {email}: {}; suas sessões foram encerradas",
+                applications.join(",")
+            );
             Ok(())
         }
         Command::Config {

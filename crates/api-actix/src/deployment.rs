@@ -74,6 +74,9 @@ pub fn production_refusals(config: &Config) -> Vec<String> {
             "HOOKS_ENCRYPTION_KEY: ausente (cifra os segredos dos webhooks; a mesma em toda instância)".to_owned(),
         );
     }
+    if !config.sessions.check {
+        refused.push("SESSION_CHECK: off (tokens de sessões encerradas continuariam valendo)".to_owned());
+    }
     if !config.public_url.starts_with("https://") {
         refused.push(format!(
             "PUBLIC_URL: deve começar com https:// em produção (é {})",
@@ -185,6 +188,24 @@ mod tests {
                 mail: "smtp"
             }
         );
+    }
+
+    #[test]
+    fn the_session_check_may_be_turned_off_only_in_development() {
+        let mut pairs = complete();
+        pairs.push(("SESSION_CHECK", "off"));
+        let err = refuse_unsafe(&Config::from_pairs(&pairs).unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("SESSION_CHECK"), "{err}");
+        let mut dev = DEV.to_vec();
+        dev.push(("SESSION_CHECK", "off"));
+        let config = Config::from_pairs(&dev).unwrap();
+        assert!(!config.sessions.check);
+        assert!(refuse_unsafe(&config).is_ok());
+        dev.push(("SESSION_CHECK", "talvez"));
+        let err = Config::from_pairs(&dev).unwrap_err().to_string();
+        assert!(err.contains("SESSION_CHECK"), "{err}");
     }
 
     #[test]

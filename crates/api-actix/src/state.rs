@@ -1,8 +1,7 @@
 //! What handlers receive: the use cases, never a pool (and, in development, the sandbox provider's
 //! pages, which stand where the provider's own would be).
 
-use domain::auth::ports::TokenService;
-use domain::auth::sign_in::SignInService;
+use domain::auth::sign_in::{Authenticator, SignInService};
 use domain::catalog::CatalogService;
 use domain::ecommerce::EcommerceService;
 use domain::health::Readiness;
@@ -21,7 +20,8 @@ pub struct AppState {
     pub signing: SigningService,
     pub ecommerce: EcommerceService,
     pub hooks: HookService,
-    pub tokens: Arc<dyn TokenService>,
+    /// Who a bearer token belongs to, while its session holds.
+    pub authenticator: Authenticator,
     pub readiness: Arc<dyn Readiness>,
     /// The public keys that verify our tokens, as a JWK Set.
     pub jwks: serde_json::Value,

@@ -88,3 +88,99 @@ async fn user_list_shows_every_user_with_applications_and_partner_and_no_hash() 
     assert_eq!(lines[3], "2 usuário(s)");
     assert!(!said.contains("$2"), "no password hash: {said}");
 }
+
+/// Runs `sales-api user ARGS...`: (success, what it said).
+fn user(db: &TestDatabase, args: &[&str]) -> (bool, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_sales-api"))
+        .arg("user")
+        .args(args)
+        .env_clear()
+        .env("SALES_ENV", "development")
+        .env("DATABASE_URL", &db.url)
+        .output()
+        .unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (output.status.success(), said)
+}
+
+/// `(credentials_epoch, disabled)` of the user with `email`.
+async fn standing(db: &TestDatabase, email: &str) -> (i32, bool) {
+    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+    #[derive(diesel::QueryableByName)]
+    struct Standing {
+        #[diesel(sql_type = diesel::sql_types::Integer)]
+        credentials_epoch: i32,
+        #[diesel(sql_type = diesel::sql_types::Bool)]
+        disabled: bool,
+    }
+    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let row: Standing = diesel::sql_query(format!(
+        "SELECT credentials_epoch, disabled_at IS NOT NULL AS disabled FROM users WHERE email = '{email}'"
+    ))
+    .get_result(&mut conn)
+    .await
+    .unwrap();
+    (row.credentials_epoch, row.disabled)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn user_disable_and_update_end_the_users_sessions_and_name_what_is_wrong() {
+    let db = TestDatabase::new().await;
+    let (created, said) = create(&db, "ana@exemplo.com.br", &["--password-stdin"], "Vendas#2026\n");
+    assert!(created, "{said}");
+    assert_eq!(standing(&db, "ana@exemplo.com.br").await, (0, false));
+
+    let (updated, said) = user(
+        &db,
+        &[
+            "update",
+            "--email",
+            "ana@exemplo.com.br",
+            "--application",
+            "ECOMMERCE",
+            "--application",
+            "BACKOFFICE",
+        ],
+    );
+    assert!(updated && said.contains("sessões foram encerradas"), "{said}");
+    assert_eq!(standing(&db, "ana@exemplo.com.br").await, (1, false));
+    let (_, listed) = user(&db, &["list"]);
+    assert!(
+        listed.contains("ana@exemplo.com.br\tBACKOFFICE,ECOMMERCE\t"),
+        "{listed}"
+    );
+
+    // Refusals name the problem and change nothing.
+    let (updated, said) = user(
+        &db,
+        &["update", "--email", "ana@exemplo.com.br", "--application", "LOJA"],
+    );
+    assert!(!updated && said.contains("application[0]"), "{said}");
+    let (updated, said) = user(
+        &db,
+        &["update", "--email", "ana@exemplo.com.br", "--application", "PARCEIRO"],
+    );
+    assert!(!updated && said.contains("--partner"), "{said}");
+    let (updated, said) = user(
+        &db,
+        &[
+            "update",
+            "--email",
+            "ninguem@exemplo.com.br",
+            "--application",
+            "ECOMMERCE",
+        ],
+    );
+    assert!(!updated && said.contains("nenhum usuário"), "{said}");
+    assert_eq!(standing(&db, "ana@exemplo.com.br").await, (1, false));
+
+    let (disabled, said) = user(&db, &["disable", "--email", "ana@exemplo.com.br"]);
+    assert!(disabled && said.contains("desativado"), "{said}");
+    assert_eq!(standing(&db, "ana@exemplo.com.br").await, (2, true));
+    let (disabled, said) = user(&db, &["disable", "--email", "não-é-email"]);
+    assert!(!disabled && said.contains("email"), "{said}");
+}

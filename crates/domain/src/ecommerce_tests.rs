@@ -11,6 +11,7 @@ fn principal() -> Principal {
         user_id: 1,
         email: "loja@demo.com.br".into(),
         application: Application::Ecommerce,
+        session_id: uuid::Uuid::nil(),
     }
 }
 

@@ -2,7 +2,8 @@
 //! webhook deliveries (which the delivery engine purges by its own retention).
 //!
 //! - refresh tokens once expired (a used one is kept until then: presenting it again is what
-//!   reveals a stolen token family);
+//!   reveals a stolen token), and sessions once their last refresh token has expired (nothing
+//!   of theirs can work any more);
 //! - password recovery tokens once expired, used or revoked;
 //! - sign-in and recovery throttle counters idle for a day (every window and block is shorter);
 //! - the records of provider callbacks (signature and payment events, kept to apply each event
@@ -37,6 +38,7 @@ impl Default for RetentionPolicy {
 /// What one purge removed, by kind.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Purged {
+    pub sessions: u64,
     pub refresh_tokens: u64,
     pub recovery_tokens: u64,
     pub throttle_counters: u64,
@@ -46,7 +48,8 @@ pub struct Purged {
 
 impl Purged {
     pub fn total(&self) -> u64 {
-        self.refresh_tokens
+        self.sessions
+            + self.refresh_tokens
             + self.recovery_tokens
             + self.throttle_counters
             + self.signature_callbacks

@@ -15,7 +15,7 @@ mod webhooks;
 pub use database::PoolTimeouts;
 pub use outside::{MailSettings, SignatureSettings};
 pub use server::Environment;
-pub use tokens::JwtSettings;
+pub use tokens::{JwtSettings, SessionSettings};
 pub use webhooks::HookSettings;
 
 use figment::Figment;
@@ -55,6 +55,7 @@ pub struct Config {
     pub trusted_proxies: Vec<IpNet>,
     pub max_body_bytes: usize,
     pub signin_throttle: domain::auth::throttle::ThrottlePolicy,
+    pub sessions: SessionSettings,
     pub workers: usize,
     pub shutdown_timeout: Duration,
     pub customer_rules: domain::proposals::service::CustomerRules,
@@ -144,10 +145,35 @@ impl Config {
             ("JWT_AUDIENCE", self.jwt.audience.clone()),
             ("BCRYPT_COST", self.bcrypt_cost.to_string()),
             ("BCRYPT_MAX_CONCURRENT", self.bcrypt_max_concurrent.to_string()),
-            ("SIGNIN_MAX_FAILURES", self.signin_throttle.max_failures.to_string()),
-            ("SIGNIN_WINDOW_SECS", self.signin_throttle.window_secs.to_string()),
-            ("SIGNIN_BLOCK_SECS", self.signin_throttle.base_block_secs.to_string()),
-            ("SIGNIN_MAX_BLOCK_SECS", self.signin_throttle.max_block_secs.to_string()),
+            (
+                "SIGNIN_MAX_FAILURES",
+                self.signin_throttle.per_pair.max_failures.to_string(),
+            ),
+            (
+                "SIGNIN_MAX_FAILURES_PER_ACCOUNT",
+                self.signin_throttle.per_account.max_failures.to_string(),
+            ),
+            (
+                "SIGNIN_MAX_FAILURES_PER_ADDRESS",
+                self.signin_throttle.per_address.max_failures.to_string(),
+            ),
+            (
+                "SIGNIN_WINDOW_SECS",
+                self.signin_throttle.per_pair.window_secs.to_string(),
+            ),
+            (
+                "SIGNIN_BLOCK_SECS",
+                self.signin_throttle.per_pair.base_block_secs.to_string(),
+            ),
+            (
+                "SIGNIN_MAX_BLOCK_SECS",
+                self.signin_throttle.per_pair.max_block_secs.to_string(),
+            ),
+            (
+                "SESSION_CHECK",
+                if self.sessions.check { "on" } else { "off" }.to_owned(),
+            ),
+            ("SESSION_CACHE_ENTRIES", self.sessions.cache_entries.to_string()),
             ("PASSWORD_MIN_LENGTH", self.password_policy.min_chars.to_string()),
             ("PASSWORD_RESET_URL", self.recovery.link_base.clone()),
             ("RECOVERY_TOKEN_TTL_HOURS", self.recovery.token_valid_hours.to_string()),
@@ -306,6 +332,7 @@ impl Config {
             trusted_proxies: server.trusted_proxies,
             max_body_bytes: server.max_body_bytes,
             signin_throttle: tokens.signin_throttle,
+            sessions: tokens.sessions,
             workers: server.workers,
             shutdown_timeout: server.shutdown_timeout,
             customer_rules,

@@ -22,6 +22,10 @@ pub(super) struct Raw {
     bcrypt_max_concurrent: Option<usize>,
     #[serde(default = "signin_max_failures")]
     signin_max_failures: u32,
+    #[serde(default = "signin_max_failures_per_account")]
+    signin_max_failures_per_account: u32,
+    #[serde(default = "signin_max_failures_per_address")]
+    signin_max_failures_per_address: u32,
     #[serde(default = "fifteen_minutes_secs")]
     signin_window_secs: i64,
     #[serde(default = "signin_block_secs")]
@@ -37,6 +41,9 @@ pub(super) struct Raw {
     recovery_max_emails_per_hour: u32,
     #[serde(default = "recovery_max_requests_per_address")]
     recovery_max_requests_per_address: u32,
+    session_check: Option<String>,
+    #[serde(default = "session_cache_entries")]
+    session_cache_entries: usize,
 }
 
 fn sales_api() -> String {
@@ -47,6 +54,15 @@ fn bcrypt_cost() -> u32 {
 }
 fn signin_max_failures() -> u32 {
     5
+}
+fn signin_max_failures_per_account() -> u32 {
+    20
+}
+fn signin_max_failures_per_address() -> u32 {
+    50
+}
+fn session_cache_entries() -> usize {
+    100_000
 }
 fn fifteen_minutes_secs() -> i64 {
     15 * 60
@@ -76,7 +92,19 @@ pub struct JwtSettings {
     pub audience: String,
 }
 
+/// Whether each authenticated request checks that its token's session holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionSettings {
+    /// `SESSION_CHECK=off` (development only, to measure what the check costs): tokens then work
+    /// until they expire whatever ends their session.
+    pub check: bool,
+    /// Answers kept in memory per instance (`SESSION_CACHE_ENTRIES`); 0: every request asks
+    /// PostgreSQL.
+    pub cache_entries: usize,
+}
+
 pub(super) struct Tokens {
+    pub sessions: SessionSettings,
     pub jwt: JwtSettings,
     pub bcrypt_cost: u32,
     pub bcrypt_max_concurrent: usize,
@@ -92,6 +120,8 @@ impl Raw {
             return Err(bad("BCRYPT_COST", "deve estar entre 4 e 31"));
         }
         if self.signin_max_failures == 0
+            || self.signin_max_failures_per_account == 0
+            || self.signin_max_failures_per_address == 0
             || self.signin_window_secs <= 0
             || self.signin_block_secs <= 0
             || self.signin_max_block_secs < self.signin_block_secs
@@ -110,12 +140,21 @@ impl Raw {
         {
             return Err(bad("RECOVERY_*", "limites da recuperação de senha devem ser positivos"));
         }
+        let check = match self.session_check.as_deref().map(str::to_ascii_lowercase).as_deref() {
+            None | Some("on") => true,
+            Some("off") => false,
+            Some(_) => return Err(bad("SESSION_CHECK", "deve ser on ou off")),
+        };
         let link_base = match self.password_reset_url {
             Some(url) if url.starts_with("http://") || url.starts_with("https://") => url,
             Some(_) => return Err(bad("PASSWORD_RESET_URL", "deve começar com http:// ou https://")),
             None => format!("{public_url}/redefinir-senha"),
         };
         Ok(Tokens {
+            sessions: SessionSettings {
+                check,
+                cache_entries: self.session_cache_entries,
+            },
             jwt: JwtSettings {
                 private_key_file: self.jwt_private_key_file,
                 previous_public_key_files: split_list(&self.jwt_previous_public_key_files)
@@ -127,12 +166,14 @@ impl Raw {
             },
             bcrypt_cost: self.bcrypt_cost,
             bcrypt_max_concurrent: self.bcrypt_max_concurrent.unwrap_or(cores).max(1),
-            signin_throttle: ThrottlePolicy {
-                max_failures: self.signin_max_failures,
-                window_secs: self.signin_window_secs,
-                base_block_secs: self.signin_block_secs,
-                max_block_secs: self.signin_max_block_secs,
-            },
+            signin_throttle: ThrottlePolicy::new(
+                self.signin_max_failures,
+                self.signin_max_failures_per_account,
+                self.signin_max_failures_per_address,
+                self.signin_window_secs,
+                self.signin_block_secs,
+                self.signin_max_block_secs,
+            ),
             password_policy: PasswordPolicy {
                 min_chars: self.password_min_length,
             },

@@ -7,12 +7,14 @@ use actix_web::http::header;
 use actix_web::{FromRequest, HttpRequest, web};
 use domain::auth::model::Principal;
 use domain::values::Application;
+use futures_util::future::LocalBoxFuture;
 use ipnet::IpNet;
 use std::future::{Ready, ready};
 use std::net::IpAddr;
 
-/// A caller with a valid access token. Missing, malformed, expired, badly signed, `alg: none` and
-/// refresh tokens all answer 401.
+/// A caller with a valid access token whose session holds. Missing, malformed, expired, badly
+/// signed, `alg: none` and refresh tokens all answer 401 `nao_autenticado`; a token of a session
+/// that is over (signed out, password reset, user disabled or changed) 401 `sessao_encerrada`.
 #[derive(Debug, Clone)]
 pub struct AuthenticatedUser(pub Principal);
 
@@ -38,19 +40,18 @@ fn bearer(req: &HttpRequest) -> Option<&str> {
 
 impl FromRequest for AuthenticatedUser {
     type Error = ApiError;
-    type Future = Ready<Result<Self, ApiError>>;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let result = (|| {
-            let state = req
-                .app_data::<web::Data<AppState>>()
-                .ok_or_else(|| ApiError::new(ErrorCode::Internal))?;
-            let token = bearer(req).ok_or_else(|| ApiError::new(ErrorCode::Unauthorized))?;
-            let principal = state.tokens.verify_access(token).map_err(ApiError::from)?;
+        let state = req.app_data::<web::Data<AppState>>().cloned();
+        let token = bearer(req).map(str::to_owned);
+        Box::pin(async move {
+            let state = state.ok_or_else(|| ApiError::new(ErrorCode::Internal))?;
+            let token = token.ok_or_else(|| ApiError::new(ErrorCode::Unauthorized))?;
+            let principal = state.authenticator.authenticate(&token).await?;
             tracing::Span::current().record("user_id", principal.user_id);
             Ok(AuthenticatedUser(principal))
-        })();
-        ready(result)
+        })
     }
 }
 
@@ -139,6 +140,7 @@ mod tests {
             user_id: 1,
             email: "ana@exemplo.com.br".into(),
             application: Application::Partner,
+            session_id: uuid::Uuid::nil(),
         });
         assert!(user.require(&[Application::Partner, Application::BackOffice]).is_ok());
         let refused = user.require(&[Application::BackOffice]).unwrap_err();

@@ -6,7 +6,7 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, ResponseError};
 use domain::access::AccessError;
 use domain::auth::ports::{HashError, TokenError};
-use domain::auth::sign_in::{RefreshError, SignInError};
+use domain::auth::sign_in::{AuthenticationError, RefreshError, SignInError};
 use domain::catalog::CatalogError;
 use domain::catalog::ports::CatalogWriteError;
 use domain::ecommerce::{EcommerceError, PaymentError, PaymentEventError};
@@ -56,10 +56,12 @@ error_codes! {
     NotFound => ("nao_encontrado", NOT_FOUND, "Recurso não encontrado."),
     MethodNotAllowed => ("metodo_nao_permitido", METHOD_NOT_ALLOWED, "Método não permitido para este recurso."),
     Unauthorized => ("nao_autenticado", UNAUTHORIZED, "Token de acesso ausente, inválido ou expirado."),
+    SessionEnded => ("sessao_encerrada", UNAUTHORIZED, "Sessão encerrada: entre novamente."),
     Forbidden => ("sem_permissao", FORBIDDEN, "Sem permissão para acessar este recurso com a aplicação do token."),
     WrongPassword => ("credenciais_invalidas", UNAUTHORIZED, "E-mail ou senha incorretos."),
     UnknownUser => ("usuario_nao_encontrado", NOT_FOUND, "Usuário não encontrado."),
     ApplicationNotAllowed => ("aplicacao_nao_permitida", FORBIDDEN, "Usuário sem permissão para a aplicação informada."),
+    UserDisabled => ("usuario_desativado", FORBIDDEN, "Usuário desativado."),
     InvalidRefreshToken => ("refresh_token_invalido", UNAUTHORIZED, "Refresh token inválido, expirado ou já utilizado."),
     TooManyRequests => ("muitas_tentativas", TOO_MANY_REQUESTS, "Muitas tentativas. Tente novamente mais tarde."),
     ServiceUnavailable => ("servico_indisponivel", SERVICE_UNAVAILABLE, "Serviço temporariamente indisponível. Tente novamente em instantes."),
@@ -288,6 +290,7 @@ impl From<SignInError> for ApiError {
             SignInError::UnknownUser => ApiError::new(ErrorCode::UnknownUser),
             SignInError::WrongPassword => ApiError::new(ErrorCode::WrongPassword),
             SignInError::ApplicationNotAllowed => ApiError::new(ErrorCode::ApplicationNotAllowed),
+            SignInError::Disabled => ApiError::new(ErrorCode::UserDisabled),
             SignInError::Hash(e) => e.into(),
             SignInError::Token(e) => e.into(),
             SignInError::Store(e) => e.into(),
@@ -448,7 +451,10 @@ impl From<ResetError> for ApiError {
 
 /// A 429 with the seconds to wait.
 fn throttled(until: chrono::DateTime<chrono::Utc>) -> ApiError {
-    let wait = (until - chrono::Utc::now()).num_seconds().max(1);
+    // Whole seconds, rounded up: a client that waits as told is not refused again.
+    let wait = ((until - chrono::Utc::now()).num_milliseconds() + 999)
+        .div_euclid(1000)
+        .max(1);
     ApiError {
         retry_after_secs: u64::try_from(wait).ok(),
         ..ApiError::new(ErrorCode::TooManyRequests)
@@ -464,6 +470,16 @@ impl From<HookError> for ApiError {
             HookError::DeliveryNotFound => ApiError::new(ErrorCode::DeliveryNotFound),
             HookError::Inactive => ApiError::new(ErrorCode::HookInactive),
             HookError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<AuthenticationError> for ApiError {
+    fn from(error: AuthenticationError) -> Self {
+        match error {
+            AuthenticationError::InvalidToken => ApiError::new(ErrorCode::Unauthorized),
+            AuthenticationError::SessionEnded => ApiError::new(ErrorCode::SessionEnded),
+            AuthenticationError::Store(e) => e.into(),
         }
     }
 }

@@ -1,4 +1,5 @@
-//! Route 1 `POST /signin`, token renewal `POST /refreshToken`, `GET /me`, and the public keys.
+//! Route 1 `POST /signin`, token renewal `POST /refreshToken`, `POST /signout`, `GET /me`, and the
+//! public keys.
 
 use crate::http::auth::{AuthenticatedUser, ClientAddress};
 use crate::http::body::Body;
@@ -107,6 +108,19 @@ pub async fn me(user: AuthenticatedUser) -> HttpResponse {
     HttpResponse::Ok().json(Envelope::data("Sessão válida.", session))
 }
 
+/// Ends the caller's session: its access token stops working on every instance within a second
+/// or two, and its refresh tokens at once.
+#[utoipa::path(post, path = "/signout", summary = "Sair", description = "Encerra a sessão do token de acesso: o token de acesso e todos os refresh tokens da sessão deixam de valer, em todas as instâncias.", tag = "autenticação", security(("bearer" = [])),
+    responses(
+        (status = 200, description = "Sessão encerrada", body = crate::routes::schemas::MessageEnvelope),
+        (status = 401, description = "Token ausente, inválido ou de sessão já encerrada", body = crate::routes::schemas::ErrorEnvelope),
+        (status = 503, description = "Indisponível", body = crate::routes::schemas::ErrorEnvelope),
+    ))]
+pub async fn sign_out(state: web::Data<AppState>, user: AuthenticatedUser) -> Result<HttpResponse, ApiError> {
+    state.sign_in.sign_out(&user.0).await?;
+    Ok(HttpResponse::Ok().json(Envelope::message("Sessão encerrada com sucesso.")))
+}
+
 /// The public keys that verify access tokens, so that other services can check them.
 #[utoipa::path(get, path = "/.well-known/jwks.json", summary = "Chaves públicas (JWKS)", description = "As chaves públicas Ed25519 que verificam os tokens de acesso, para outros serviços.", tag = "autenticação",
     responses((status = 200, description = "JWK Set (Ed25519)", body = Object)))]
@@ -120,6 +134,7 @@ pub async fn jwks(state: web::Data<AppState>) -> HttpResponse {
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.service(web::resource("/signin").route(web::post().to(sign_in)))
         .service(web::resource("/refreshToken").route(web::post().to(refresh)))
+        .service(web::resource("/signout").route(web::post().to(sign_out)))
         .service(web::resource("/me").route(web::get().to(me)));
 }
 

@@ -35,6 +35,7 @@ impl Modify for BearerAuth {
     paths(
         crate::routes::auth::sign_in,
         crate::routes::auth::refresh,
+        crate::routes::auth::sign_out,
         crate::routes::auth::me,
         crate::routes::recovery::send_recovery,
         crate::routes::recovery::password_reset,
@@ -226,10 +227,7 @@ pub async fn docs_page() -> HttpResponse {
 fn render_html(json: &Value) -> String {
     let mut html = String::from(concat!(
         "<!doctype html><html lang=\"pt-BR\"><head><meta charset=\"utf-8\"><title>Sales API</title>",
-        "<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}",
-        "h2{margin-top:2rem;border-bottom:1px solid #ddd}code,pre{background:#f5f5f5;padding:.1rem .3rem}",
-        "pre{padding:.6rem;overflow:auto}.m{font-weight:bold;text-transform:uppercase;margin-right:.5rem}",
-        "table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ddd;padding:.2rem .5rem;text-align:left;vertical-align:top}</style></head><body>",
+        "<link rel=\"stylesheet\" href=\"/assets/pages.css\"></head><body>",
         "<h1>Sales API</h1><p>Documento completo: <a href=\"/openapi.json\">/openapi.json</a> · ",
         "<a href=\"/docs/interativa/\">Referência interativa</a> (esquemas e \"Try it out\" para chamar as rotas)</p>"
     ));

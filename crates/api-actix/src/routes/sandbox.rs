@@ -49,12 +49,12 @@ fn signing_page(key: &str, identifier: &str, role: &str, status: &str) -> String
     };
     format!(
         concat!(
-            "<!doctype html><html lang=\"pt-BR\"><head><meta charset=\"utf-8\"><title>Assinatura (sandbox)</title></head>",
-            "<body style=\"font-family:system-ui,sans-serif;max-width:50rem;margin:2rem auto\">",
+            "<!doctype html><html lang=\"pt-BR\"><head><meta charset=\"utf-8\"><title>Assinatura (sandbox)</title>",
+            "<link rel=\"stylesheet\" href=\"/assets/pages.css\"></head><body>",
             "<h1>Assinatura eletrônica (sandbox)</h1>",
             "<p>Proposta <code>{identifier}</code> · parte: <strong>{role}</strong> · situação: <strong id=\"situacao\">{status}</strong></p>",
             "<p><a href=\"/sandbox/document/{key}\">Abrir o documento (PDF)</a></p>",
-            "<object data=\"/sandbox/document/{key}\" type=\"application/pdf\" width=\"100%\" height=\"500\"></object>",
+            "<object data=\"/sandbox/document/{key}\" type=\"application/pdf\" class=\"document\"></object>",
             "{action}</body></html>"
         ),
         identifier = escape(identifier),

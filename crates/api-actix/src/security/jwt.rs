@@ -44,6 +44,8 @@ struct Claims {
     nbf: i64,
     exp: i64,
     jti: String,
+    /// The session (one sign-in) the token belongs to: ending it ends the token.
+    sid: String,
     typ: TokenType,
 }
 
@@ -174,6 +176,7 @@ impl JwtTokenService {
             nbf: now.timestamp(),
             exp: (now + ttl).timestamp(),
             jti: jti.to_string(),
+            sid: principal.session_id.to_string(),
             typ,
         };
         let mut header = Header::new(Algorithm::EdDSA);
@@ -213,11 +216,13 @@ impl JwtTokenService {
         let user_id = claims.sub.parse().map_err(|_| TokenError::Invalid)?;
         let application = Application::parse(&claims.app).map_err(|_| TokenError::Invalid)?;
         let jti = Uuid::parse_str(&claims.jti).map_err(|_| TokenError::Invalid)?;
+        let session_id = Uuid::parse_str(&claims.sid).map_err(|_| TokenError::Invalid)?;
         Ok((
             Principal {
                 user_id,
                 email: claims.email,
                 application,
+                session_id,
             },
             jti,
             claims.exp,
@@ -233,14 +238,14 @@ fn read(path: &Path) -> Result<String, KeyError> {
 }
 
 impl TokenService for JwtTokenService {
-    fn issue(&self, principal: Principal, family_id: Uuid, now: DateTime<Utc>) -> Result<TokenPair, TokenError> {
+    fn issue(&self, principal: Principal, now: DateTime<Utc>) -> Result<TokenPair, TokenError> {
         let refresh_jti = Uuid::new_v4();
         Ok(TokenPair {
             access_token: self.sign(&principal, TokenType::Access, Uuid::new_v4(), now, ACCESS_TTL)?,
             refresh_token: self.sign(&principal, TokenType::Refresh, refresh_jti, now, REFRESH_TTL)?,
             refresh: RefreshTokenRecord {
                 jti: refresh_jti,
-                family_id,
+                session_id: principal.session_id,
                 user_id: principal.user_id,
                 application: principal.application,
                 expires_at: now + REFRESH_TTL,
@@ -263,6 +268,7 @@ impl TokenService for JwtTokenService {
         Ok(RefreshClaims {
             user_id: p.user_id,
             application: p.application,
+            session_id: p.session_id,
             jti,
         })
     }
@@ -300,6 +306,7 @@ mod tests {
             user_id: 42,
             email: "ana@exemplo.com.br".into(),
             application: Application::Partner,
+            session_id: Uuid::from_u128(7),
         }
     }
 
@@ -310,7 +317,7 @@ mod tests {
     #[test]
     fn access_and_refresh_tokens_verify_only_as_their_own_type() {
         let svc = service(&key(), &[]);
-        let pair = svc.issue(principal(), Uuid::new_v4(), Utc::now()).unwrap();
+        let pair = svc.issue(principal(), Utc::now()).unwrap();
         assert_eq!(svc.verify_access(&pair.access_token), Ok(principal()));
         assert_eq!(
             svc.verify_refresh(&pair.refresh_token).map(|c| c.jti),
@@ -321,15 +328,21 @@ mod tests {
     }
 
     #[test]
-    fn claims_carry_the_user_id_application_and_lifetimes() {
+    fn claims_carry_the_user_id_application_session_and_lifetimes() {
         let svc = service(&key(), &[]);
         let now = Utc::now();
-        let pair = svc.issue(principal(), Uuid::new_v4(), now).unwrap();
+        let pair = svc.issue(principal(), now).unwrap();
         let payload = pair.access_token.split('.').nth(1).unwrap();
         let claims: serde_json::Value = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(payload).unwrap()).unwrap();
         assert_eq!(claims["sub"], "42");
         assert_eq!(claims["app"], "PARCEIRO");
         assert_eq!(claims["typ"], "access");
+        assert_eq!(claims["sid"], Uuid::from_u128(7).to_string());
+        assert_eq!(
+            svc.verify_refresh(&pair.refresh_token).map(|c| c.session_id),
+            Ok(Uuid::from_u128(7))
+        );
+        assert_eq!(pair.refresh.session_id, Uuid::from_u128(7));
         assert_eq!(claims["exp"].as_i64().unwrap() - claims["iat"].as_i64().unwrap(), 3600);
         assert_eq!(pair.refresh.expires_at, now + Duration::hours(2));
         for claim in ["iss", "aud", "nbf", "jti"] {
@@ -341,24 +354,14 @@ mod tests {
     fn expired_and_not_yet_valid_tokens_are_refused_beyond_the_leeway() {
         let svc = service(&key(), &[]);
         let old = svc
-            .issue(
-                principal(),
-                Uuid::new_v4(),
-                Utc::now() - Duration::hours(1) - Duration::seconds(31),
-            )
+            .issue(principal(), Utc::now() - Duration::hours(1) - Duration::seconds(31))
             .unwrap();
         assert_eq!(svc.verify_access(&old.access_token), Err(TokenError::Invalid));
         let within_leeway = svc
-            .issue(
-                principal(),
-                Uuid::new_v4(),
-                Utc::now() - Duration::hours(1) + Duration::seconds(20),
-            )
+            .issue(principal(), Utc::now() - Duration::hours(1) + Duration::seconds(20))
             .unwrap();
         assert!(svc.verify_access(&within_leeway.access_token).is_ok());
-        let future = svc
-            .issue(principal(), Uuid::new_v4(), Utc::now() + Duration::seconds(120))
-            .unwrap();
+        let future = svc.issue(principal(), Utc::now() + Duration::seconds(120)).unwrap();
         assert_eq!(svc.verify_access(&future.access_token), Err(TokenError::Invalid));
     }
 
@@ -366,7 +369,7 @@ mod tests {
     fn a_verified_access_token_is_remembered_until_it_expires() {
         let svc = service(&key(), &[]);
         let now = Utc::now();
-        let pair = svc.issue(principal(), Uuid::new_v4(), now).unwrap();
+        let pair = svc.issue(principal(), now).unwrap();
         assert_eq!(svc.already_verified(&pair.access_token, now), None);
         assert_eq!(svc.verify_access(&pair.access_token), Ok(principal()));
         assert_eq!(svc.already_verified(&pair.access_token, now), Some(principal()));
@@ -383,10 +386,10 @@ mod tests {
     fn a_token_of_another_key_or_tampered_or_alg_none_is_refused() {
         let svc = service(&key(), &[]);
         let stranger = service(&key(), &[]);
-        let foreign = stranger.issue(principal(), Uuid::new_v4(), Utc::now()).unwrap();
+        let foreign = stranger.issue(principal(), Utc::now()).unwrap();
         assert_eq!(svc.verify_access(&foreign.access_token), Err(TokenError::Invalid));
 
-        let pair = svc.issue(principal(), Uuid::new_v4(), Utc::now()).unwrap();
+        let pair = svc.issue(principal(), Utc::now()).unwrap();
         let parts: Vec<&str> = pair.access_token.split('.').collect();
         let forged_payload = URL_SAFE_NO_PAD.encode(
             String::from_utf8(URL_SAFE_NO_PAD.decode(parts[1]).unwrap())
@@ -411,7 +414,7 @@ mod tests {
     fn previous_keys_keep_verifying_after_a_rotation_and_are_published() {
         let old_key = key();
         let old = service(&old_key, &[]);
-        let issued_before = old.issue(principal(), Uuid::new_v4(), Utc::now()).unwrap();
+        let issued_before = old.issue(principal(), Utc::now()).unwrap();
         let rotated = service(&key(), &[old_key.verifying_key()]);
         assert_eq!(rotated.verify_access(&issued_before.access_token), Ok(principal()));
         assert_eq!(rotated.jwks().len(), 2);

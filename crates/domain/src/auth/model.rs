@@ -7,6 +7,10 @@ use uuid::Uuid;
 
 pub type UserId = i64;
 
+/// One sign-in: every access and refresh token it leads to carries its id, and ending it (sign-out,
+/// a reused refresh token) ends them all at once.
+pub type SessionId = Uuid;
+
 /// A user as the sign-in needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UserAccount {
@@ -14,6 +18,10 @@ pub struct UserAccount {
     pub email: Email,
     pub password_hash: PasswordHash,
     pub applications: Vec<Application>,
+    /// The generation of the user's credentials: a password reset, a disable or a change of
+    /// applications moves it on, and a session opened under an older one is over.
+    pub credentials_epoch: i32,
+    pub disabled: bool,
 }
 
 impl UserAccount {
@@ -29,6 +37,7 @@ pub struct Principal {
     pub user_id: UserId,
     pub email: String,
     pub application: Application,
+    pub session_id: SessionId,
 }
 
 /// The claims of a verified refresh token that matter to the rotation.
@@ -36,6 +45,7 @@ pub struct Principal {
 pub struct RefreshClaims {
     pub user_id: UserId,
     pub application: Application,
+    pub session_id: SessionId,
     pub jti: Uuid,
 }
 
@@ -47,31 +57,43 @@ pub struct TokenPair {
     pub refresh: RefreshTokenRecord,
 }
 
-/// One refresh token as stored: each is usable once; all tokens of one sign-in share a family, so a
-/// reused token revokes the whole chain that descends from it.
+/// One refresh token as stored: each is usable once; all tokens of one sign-in belong to its
+/// session, so a reused token ends the whole chain that descends from it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RefreshTokenRecord {
     pub jti: Uuid,
-    pub family_id: Uuid,
+    pub session_id: SessionId,
     pub user_id: UserId,
     pub application: Application,
     pub expires_at: DateTime<Utc>,
 }
 
-/// The result of presenting a refresh token to the store.
+/// A session as it opens: whose, for which application, under which generation of the user's
+/// credentials.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ConsumeOutcome {
-    /// First use: the token is now spent.
-    Consumed { family_id: Uuid },
-    /// Already used or revoked: the store has revoked its whole family.
-    Reused,
-    /// Never issued here (or purged).
-    Unknown,
+pub struct NewSession {
+    pub id: SessionId,
+    pub user_id: UserId,
+    pub application: Application,
+    pub credentials_epoch: i32,
 }
 
-/// Which counter a failed sign-in moves.
+/// The result of presenting a refresh token to the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RotateOutcome {
+    /// First use: the token is spent and its successor stored.
+    Rotated,
+    /// Already used: the store has ended its whole session.
+    Reused,
+    /// Never issued here (or purged), expired, or its session is over.
+    Invalid,
+}
+
+/// Which counter an attempt moves.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ThrottleKey {
+    /// One account (by its e-mail, known or not) from one client.
+    Pair(String),
     Email(String),
     ClientAddress(String),
     /// Password-recovery requests per client address.
@@ -97,6 +119,12 @@ pub fn client_counter(address: &str) -> String {
 }
 
 impl ThrottleKey {
+    /// The counter of one e-mail from one client address (`None`: no address was seen).
+    pub fn pair(email: &str, address: Option<&str>) -> Self {
+        let client = address.map(client_counter).unwrap_or_else(|| "-".to_owned());
+        ThrottleKey::Pair(format!("{email} {client}"))
+    }
+
     /// The sign-in counter of a client address (an IPv6 one by its /64).
     pub fn client(address: &str) -> Self {
         ThrottleKey::ClientAddress(client_counter(address))
@@ -109,6 +137,7 @@ impl ThrottleKey {
 
     pub fn scope(&self) -> &'static str {
         match self {
+            ThrottleKey::Pair(_) => "signin_pair",
             ThrottleKey::Email(_) => "signin_email",
             ThrottleKey::ClientAddress(_) => "signin_ip",
             ThrottleKey::RecoveryAddress(_) => "recovery_ip",
@@ -117,7 +146,10 @@ impl ThrottleKey {
 
     pub fn value(&self) -> &str {
         match self {
-            ThrottleKey::Email(v) | ThrottleKey::ClientAddress(v) | ThrottleKey::RecoveryAddress(v) => v,
+            ThrottleKey::Pair(v)
+            | ThrottleKey::Email(v)
+            | ThrottleKey::ClientAddress(v)
+            | ThrottleKey::RecoveryAddress(v) => v,
         }
     }
 }
@@ -137,5 +169,13 @@ mod tests {
         assert_eq!(ThrottleKey::client("::ffff:203.0.113.5").value(), "203.0.113.5");
         assert_eq!(ThrottleKey::recovery("2001:db8::1").value(), "2001:db8::/64");
         assert_eq!(ThrottleKey::client("não é ip").value(), "não é ip");
+        assert_eq!(
+            ThrottleKey::pair("ana@exemplo.com.br", Some("2001:db8:aa:bb::7")).value(),
+            "ana@exemplo.com.br 2001:db8:aa:bb::/64"
+        );
+        assert_eq!(
+            ThrottleKey::pair("ana@exemplo.com.br", None).value(),
+            "ana@exemplo.com.br -"
+        );
     }
 }

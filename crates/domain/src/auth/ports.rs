@@ -2,9 +2,11 @@
 //! method is written on it.
 
 use crate::auth::model::{
-    ConsumeOutcome, Principal, RefreshClaims, RefreshTokenRecord, ThrottleKey, TokenPair, UserAccount, UserId,
+    NewSession, Principal, RefreshClaims, RefreshTokenRecord, RotateOutcome, SessionId, ThrottleKey, TokenPair,
+    UserAccount, UserId,
 };
 use crate::auth::password::{Password, PasswordHash};
+use crate::auth::throttle::Tier;
 use crate::store::StoreError;
 use crate::values::Email;
 use async_trait::async_trait;
@@ -48,8 +50,8 @@ pub enum TokenError {
 
 #[cfg_attr(feature = "mock", mockall::automock)]
 pub trait TokenService: Send + Sync {
-    /// Signs a new access and refresh pair for the principal; the refresh token joins `family_id`.
-    fn issue(&self, principal: Principal, family_id: Uuid, now: DateTime<Utc>) -> Result<TokenPair, TokenError>;
+    /// Signs a new access and refresh pair for the principal's session.
+    fn issue(&self, principal: Principal, now: DateTime<Utc>) -> Result<TokenPair, TokenError>;
     /// Verifies an access token (never a refresh token) and tells who it is for.
     fn verify_access(&self, token: &str) -> Result<Principal, TokenError>;
     /// Verifies a refresh token (never an access token).
@@ -58,33 +60,50 @@ pub trait TokenService: Send + Sync {
 
 #[cfg_attr(feature = "mock", mockall::automock)]
 #[async_trait]
-pub trait RefreshTokenStore: Send + Sync {
-    async fn record(&self, token: &RefreshTokenRecord) -> Result<(), StoreError>;
-    /// Spends the token atomically: of two concurrent calls with one `jti`, exactly one gets
-    /// `Consumed`. A token already spent or revoked answers `Reused` and revokes its whole family
-    /// in the same step.
-    async fn consume(&self, jti: Uuid, now: DateTime<Utc>) -> Result<ConsumeOutcome, StoreError>;
+pub trait SessionStore: Send + Sync {
+    /// Opens the session with its first refresh token, both or neither.
+    async fn open(&self, session: &NewSession, first: &RefreshTokenRecord) -> Result<(), StoreError>;
+    /// Spends the refresh token `presented` and stores `next` (of the same session) in its place,
+    /// atomically: of two concurrent calls with one token exactly one answers `Rotated`. A token
+    /// already spent answers `Reused` and ends its session in the same step. A session that is
+    /// over (ended, or its user's credentials changed since it opened, or the user disabled)
+    /// answers `Invalid` and stores nothing.
+    async fn rotate(
+        &self,
+        presented: Uuid,
+        next: &RefreshTokenRecord,
+        now: DateTime<Utc>,
+    ) -> Result<RotateOutcome, StoreError>;
+    /// Ends the session: its refresh tokens stop working and `SessionRegistry::is_active` answers
+    /// false on every instance from then on.
+    async fn end(&self, session: SessionId, now: DateTime<Utc>) -> Result<(), StoreError>;
+}
+
+/// Whether an access token's session still holds: asked on every authenticated request.
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait SessionRegistry: Send + Sync {
+    /// False once the session ended, its user's credentials changed, or the user was disabled
+    /// (and for an id never opened).
+    async fn is_active(&self, session: SessionId) -> Result<bool, StoreError>;
+}
+
+/// Whether every counter of an attempt admitted it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admission {
+    Admitted,
+    Refused { until: DateTime<Utc> },
 }
 
 #[cfg_attr(feature = "mock", mockall::automock)]
 #[async_trait]
 pub trait SignInThrottle: Send + Sync {
-    /// The latest moment until which any of the keys is blocked, if one is blocked after `now`.
-    async fn blocked_until(
-        &self,
-        keys: &[ThrottleKey],
-        now: DateTime<Utc>,
-    ) -> Result<Option<DateTime<Utc>>, StoreError>;
-    /// Counts a failure for the key within a window that starts at its first failure and lasts
-    /// `window_secs` (an older window starts again at 1). Answers the count, this failure included.
-    async fn register_failure(
-        &self,
-        key: &ThrottleKey,
-        now: DateTime<Utc>,
-        window_secs: i64,
-    ) -> Result<u32, StoreError>;
-    /// Refuses the key until `until`.
-    async fn block(&self, key: &ThrottleKey, until: DateTime<Utc>) -> Result<(), StoreError>;
-    /// Forgets the key's failures (after a successful sign-in).
+    /// Applies `Tier::admit` to every counter of the attempt as one atomic step: either all of
+    /// them admit it and all are moved, or none is moved and the answer is the latest refusal.
+    /// Concurrent attempts on one counter are admitted one after the other.
+    async fn admit(&self, counters: &[(ThrottleKey, Tier)], now: DateTime<Utc>) -> Result<Admission, StoreError>;
+    /// Applies `Tier::give_back` to each counter (an admitted attempt that was not a failure).
+    async fn give_back(&self, counters: &[(ThrottleKey, Tier)]) -> Result<(), StoreError>;
+    /// Forgets the key's counter (a successful sign-in forgets its pair's failures).
     async fn reset(&self, key: &ThrottleKey) -> Result<(), StoreError>;
 }

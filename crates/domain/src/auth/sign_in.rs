@@ -1,11 +1,13 @@
 //! Sign-in (route 1) and token renewal: the rules, over the ports.
 
-use crate::auth::model::{ConsumeOutcome, Principal, ThrottleKey, TokenPair};
+use crate::auth::model::{NewSession, Principal, RotateOutcome, SessionId, ThrottleKey, TokenPair, UserAccount};
 use crate::auth::password::Password;
 use crate::auth::ports::{
-    HashError, PasswordHasher, RefreshTokenStore, SignInThrottle, TokenError, TokenService, UserRepository,
+    Admission, HashError, PasswordHasher, SessionRegistry, SessionStore, SignInThrottle, TokenError, TokenService,
+    UserRepository,
 };
 use crate::auth::throttle::ThrottlePolicy;
+use crate::auth::throttle::Tier;
 use crate::clock::Clock;
 use crate::store::StoreError;
 use crate::values::{Application, Email};
@@ -40,6 +42,9 @@ pub enum SignInError {
     /// Only said after the password was verified.
     #[error("usuário sem permissão para a aplicação")]
     ApplicationNotAllowed,
+    /// Only said after the password was verified.
+    #[error("usuário desativado")]
+    Disabled,
     #[error(transparent)]
     Hash(#[from] HashError),
     #[error(transparent)]
@@ -50,7 +55,8 @@ pub enum SignInError {
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RefreshError {
-    /// Malformed, expired, unknown, or already used (and then its family is revoked).
+    /// Malformed, expired, unknown, already used (and then its session is ended), or its session
+    /// is over.
     #[error("refresh token inválido")]
     InvalidToken,
     #[error("usuário sem permissão para a aplicação")]
@@ -61,59 +67,107 @@ pub enum RefreshError {
     Store(#[from] StoreError),
 }
 
-/// The sign-in and renewal use cases.
+/// Why a bearer token opens nothing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AuthenticationError {
+    /// Malformed, badly signed, expired, or not an access token.
+    #[error("token inválido")]
+    InvalidToken,
+    /// A valid token of a session that is over: signed out, its refresh token reused, its user's
+    /// password reset, applications changed, or the user disabled.
+    #[error("sessão encerrada")]
+    SessionEnded,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Who a bearer token belongs to: its signature, then whether its session still holds.
+#[derive(Clone)]
+pub struct Authenticator {
+    pub tokens: Arc<dyn TokenService>,
+    pub sessions: Arc<dyn SessionRegistry>,
+}
+
+impl Authenticator {
+    pub async fn authenticate(&self, token: &str) -> Result<Principal, AuthenticationError> {
+        let principal = self
+            .tokens
+            .verify_access(token)
+            .map_err(|_| AuthenticationError::InvalidToken)?;
+        if self.sessions.is_active(principal.session_id).await? {
+            Ok(principal)
+        } else {
+            Err(AuthenticationError::SessionEnded)
+        }
+    }
+}
+
+/// The sign-in, renewal and sign-out use cases.
 #[derive(Clone)]
 pub struct SignInService {
     pub users: Arc<dyn UserRepository>,
     pub hasher: Arc<dyn PasswordHasher>,
     pub tokens: Arc<dyn TokenService>,
-    pub refresh_tokens: Arc<dyn RefreshTokenStore>,
+    pub sessions: Arc<dyn SessionStore>,
     pub throttle: Arc<dyn SignInThrottle>,
     pub clock: Arc<dyn Clock>,
     pub policy: ThrottlePolicy,
 }
 
 impl SignInService {
+    /// The counters a sign-in moves, the pair's first. The e-mail is counted whether or not it
+    /// names a user, so that an unknown one is throttled exactly like a known one.
+    fn counters(&self, request: &SignInRequest) -> Vec<(ThrottleKey, Tier)> {
+        let email = request.email.as_str();
+        let address = request.client_address.as_deref();
+        let mut counters = vec![
+            (ThrottleKey::pair(email, address), self.policy.per_pair),
+            (ThrottleKey::Email(email.to_owned()), self.policy.per_account),
+        ];
+        if let Some(address) = address {
+            counters.push((ThrottleKey::client(address), self.policy.per_address));
+        }
+        counters
+    }
+
     #[tracing::instrument(skip_all, fields(application = %request.application))]
     pub async fn sign_in(&self, request: SignInRequest) -> Result<SignedIn, SignInError> {
         let now = self.clock.now();
-        let mut keys = vec![ThrottleKey::Email(request.email.as_str().to_owned())];
-        if let Some(address) = &request.client_address {
-            keys.push(ThrottleKey::client(address));
-        }
-        if let Some(until) = self.throttle.blocked_until(&keys, now).await? {
+        let counters = self.counters(&request);
+        // The attempt counts as a failure from here until the password proves right: of N
+        // concurrent guesses only as many as the counters allow get to the hash.
+        if let Admission::Refused { until } = self.throttle.admit(&counters, now).await? {
+            tracing::warn!("sign-in throttled");
             return Err(SignInError::Throttled { until });
         }
-
-        let user = self.users.find_by_email(&request.email).await?;
-        // Unknown users are checked against a dummy hash, so both failures take the same time.
-        let matches = self
-            .hasher
-            .verify(&request.password, user.as_ref().map(|u| u.password_hash.clone()))
-            .await?;
-        let user = match (user, matches) {
-            (Some(user), true) => user,
-            (user, _) => {
-                self.count_failure(&keys, now).await?;
-                return Err(if user.is_none() {
-                    SignInError::UnknownUser
-                } else {
-                    SignInError::WrongPassword
-                });
+        let user = match self.check_password(&request).await {
+            Ok(user) => user,
+            Err(error @ SignInError::Hash(_)) => {
+                // Not a guess that was checked: the hash never ran to the end.
+                self.throttle.give_back(&counters).await?;
+                return Err(error);
             }
+            Err(failure) => return Err(failure),
         };
+        self.throttle.reset(&counters[0].0).await?;
+        self.throttle.give_back(&counters[1..]).await?;
+        if user.disabled {
+            return Err(SignInError::Disabled);
+        }
         if !user.may_use(request.application) {
             return Err(SignInError::ApplicationNotAllowed);
         }
-        self.throttle.reset(&keys[0]).await?;
 
-        let principal = Principal {
+        let session = NewSession {
+            id: Uuid::new_v4(),
             user_id: user.id,
-            email: user.email.as_str().to_owned(),
             application: request.application,
+            credentials_epoch: user.credentials_epoch,
         };
-        let tokens = self.tokens.issue(principal, Uuid::new_v4(), now)?;
-        self.refresh_tokens.record(&tokens.refresh).await?;
+        let tokens = self
+            .tokens
+            .issue(principal_of(&user, session.application, session.id), now)?;
+        self.sessions.open(&session, &tokens.refresh).await?;
         tracing::info!(user_id = user.id, "sign-in succeeded");
         Ok(SignedIn {
             email: user.email,
@@ -121,22 +175,23 @@ impl SignInService {
         })
     }
 
-    async fn count_failure(&self, keys: &[ThrottleKey], now: DateTime<Utc>) -> Result<(), StoreError> {
-        for key in keys {
-            let failures = self
-                .throttle
-                .register_failure(key, now, self.policy.window_secs)
-                .await?;
-            if let Some(until) = self.policy.block_until(failures, now) {
-                tracing::warn!(scope = key.scope(), failures, "sign-in throttled");
-                self.throttle.block(key, until).await?;
-            }
+    /// The user whose password this is; unknown users are checked against a dummy hash, so both
+    /// failures take the same time.
+    async fn check_password(&self, request: &SignInRequest) -> Result<UserAccount, SignInError> {
+        let user = self.users.find_by_email(&request.email).await?;
+        let matches = self
+            .hasher
+            .verify(&request.password, user.as_ref().map(|u| u.password_hash.clone()))
+            .await?;
+        match (user, matches) {
+            (Some(user), true) => Ok(user),
+            (None, _) => Err(SignInError::UnknownUser),
+            (Some(_), false) => Err(SignInError::WrongPassword),
         }
-        Ok(())
     }
 
     /// Trades a refresh token for a new pair. Each refresh token works once; presenting a spent
-    /// one revokes its family, ending every session that descends from the same sign-in.
+    /// one ends its session, and with it every token that descends from the same sign-in.
     #[tracing::instrument(skip_all)]
     pub async fn refresh(&self, refresh_token: &str) -> Result<SignedIn, RefreshError> {
         let claims = self.tokens.verify_refresh(refresh_token).map_err(|e| match e {
@@ -144,15 +199,8 @@ impl SignInService {
             other => RefreshError::Token(other),
         })?;
         let now = self.clock.now();
-        let family_id = match self.refresh_tokens.consume(claims.jti, now).await? {
-            ConsumeOutcome::Consumed { family_id } => family_id,
-            ConsumeOutcome::Reused => {
-                tracing::warn!(user_id = claims.user_id, "refresh token reused: family revoked");
-                return Err(RefreshError::InvalidToken);
-            }
-            ConsumeOutcome::Unknown => return Err(RefreshError::InvalidToken),
-        };
-        // The permission may have been withdrawn since the sign-in.
+        // The permission may have been withdrawn since the sign-in (a change of applications also
+        // ends the session; this answers it plainly).
         let user = self
             .users
             .find_by_id(claims.user_id)
@@ -161,19 +209,40 @@ impl SignInService {
         if !user.may_use(claims.application) {
             return Err(RefreshError::ApplicationNotAllowed);
         }
-        let principal = Principal {
-            user_id: user.id,
-            email: user.email.as_str().to_owned(),
-            application: claims.application,
-        };
         let tokens = self
             .tokens
-            .issue(principal, family_id, now)
+            .issue(principal_of(&user, claims.application, claims.session_id), now)
             .map_err(RefreshError::Token)?;
-        self.refresh_tokens.record(&tokens.refresh).await?;
-        Ok(SignedIn {
-            email: user.email,
-            tokens,
-        })
+        // The new pair is signed first and stored only if the old token is spent now, in a session
+        // that still holds; otherwise it is dropped unseen.
+        match self.sessions.rotate(claims.jti, &tokens.refresh, now).await? {
+            RotateOutcome::Rotated => Ok(SignedIn {
+                email: user.email,
+                tokens,
+            }),
+            RotateOutcome::Reused => {
+                tracing::warn!(user_id = claims.user_id, "refresh token reused: session ended");
+                Err(RefreshError::InvalidToken)
+            }
+            RotateOutcome::Invalid => Err(RefreshError::InvalidToken),
+        }
+    }
+
+    /// Ends the principal's session: its access tokens stop working on every instance, its
+    /// refresh tokens too.
+    #[tracing::instrument(skip_all, fields(user_id = principal.user_id))]
+    pub async fn sign_out(&self, principal: &Principal) -> Result<(), StoreError> {
+        self.sessions.end(principal.session_id, self.clock.now()).await?;
+        tracing::info!("signed out");
+        Ok(())
+    }
+}
+
+fn principal_of(user: &UserAccount, application: Application, session_id: SessionId) -> Principal {
+    Principal {
+        user_id: user.id,
+        email: user.email.as_str().to_owned(),
+        application,
+        session_id,
     }
 }

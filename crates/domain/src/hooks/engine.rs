@@ -98,6 +98,7 @@ impl DeliveryEngine {
         match self.expired.purge(now, self.retention).await {
             Ok(purged) if purged.total() == 0 => {}
             Ok(purged) => tracing::info!(
+                sessions = purged.sessions,
                 refresh_tokens = purged.refresh_tokens,
                 recovery_tokens = purged.recovery_tokens,
                 throttle_counters = purged.throttle_counters,

@@ -19,6 +19,7 @@ fn principal(application: Application) -> Principal {
         user_id: 7,
         email: "ana@parceiro.com.br".into(),
         application,
+        session_id: uuid::Uuid::nil(),
     }
 }
 

@@ -15,6 +15,7 @@ fn principal() -> Principal {
         user_id: 7,
         email: "rep@demo.com.br".into(),
         application: Application::Partner,
+        session_id: uuid::Uuid::nil(),
     }
 }
 

@@ -5,7 +5,8 @@ pub mod bodies;
 
 use crate::auth::model::{ThrottleKey, UserId};
 use crate::auth::password::{PasswordHash, PasswordPolicy};
-use crate::auth::ports::{HashError, PasswordHasher, SignInThrottle, UserRepository};
+use crate::auth::ports::{Admission, HashError, PasswordHasher, SignInThrottle, UserRepository};
+use crate::auth::throttle::Tier;
 use crate::clock::Clock;
 use crate::mail::{MailKind, MailMessage, MailOutbox};
 use crate::store::StoreError;
@@ -55,7 +56,8 @@ pub trait RecoveryStore: Send + Sync {
     async fn issued_since(&self, user_id: UserId, since: DateTime<Utc>) -> Result<u32, StoreError>;
     async fn find(&self, token_hash: &str) -> Result<Option<StoredRecoveryToken>, StoreError>;
     /// In one transaction: spends the token (only if still unspent), replaces the password hash,
-    /// revokes the user's other recovery tokens and every refresh-token family of the user.
+    /// revokes the user's other recovery tokens, and moves the user's credentials on, so that every
+    /// session it has ends (its access tokens on every instance, its refresh tokens).
     async fn reset_password(
         &self,
         token_id: i64,
@@ -128,19 +130,29 @@ impl RecoveryService {
     pub async fn request(&self, email: &Email, client_address: Option<String>) -> Result<(), RecoveryError> {
         let now = self.clock.now();
         if let Some(address) = client_address {
-            let key = ThrottleKey::recovery(&address);
-            if let Some(until) = self.throttle.blocked_until(std::slice::from_ref(&key), now).await? {
+            // Every request counts (none is given back): the limit is on asking, not on failing.
+            let hourly = Tier {
+                max_failures: self.policy.max_requests_per_address_per_hour,
+                window_secs: 3600,
+                base_block_secs: 3600,
+                max_block_secs: 3600,
+            };
+            let counter = [(ThrottleKey::recovery(&address), hourly)];
+            if let Admission::Refused { until } = self.throttle.admit(&counter, now).await? {
                 return Err(RecoveryError::Throttled { until });
-            }
-            let requests = self.throttle.register_failure(&key, now, 3600).await?;
-            if requests >= self.policy.max_requests_per_address_per_hour {
-                self.throttle.block(&key, now + Duration::hours(1)).await?;
             }
         }
         let Some(user) = self.users.find_by_email(email).await? else {
             tracing::info!("recovery requested for an unknown e-mail");
             return Ok(());
         };
+        if user.disabled {
+            tracing::info!(
+                user_id = user.id,
+                "recovery requested for a disabled user; nothing sent"
+            );
+            return Ok(());
+        }
         if self.store.issued_since(user.id, now - Duration::hours(1)).await?
             >= self.policy.max_emails_per_account_per_hour
         {

@@ -26,8 +26,7 @@ struct Mocks {
 impl Mocks {
     fn new() -> Self {
         let mut throttle = MockSignInThrottle::new();
-        throttle.expect_blocked_until().returning(|_, _| Ok(None));
-        throttle.expect_register_failure().returning(|_, _, _| Ok(1));
+        throttle.expect_admit().returning(|_, _| Ok(Admission::Admitted));
         Self {
             users: MockUserRepository::new(),
             store: MockRecoveryStore::new(),
@@ -44,6 +43,8 @@ impl Mocks {
                 email: email(),
                 password_hash: PasswordHash("h".into()),
                 applications: vec![],
+                credentials_epoch: 0,
+                disabled: false,
             }))
         });
         self
@@ -117,21 +118,60 @@ async fn past_the_hourly_limit_per_account_nothing_is_sent_but_the_answer_is_the
 }
 
 #[tokio::test]
-async fn the_tenth_request_from_an_address_blocks_it_for_an_hour() {
+async fn each_request_is_admitted_on_the_addresss_hourly_counter_of_ten() {
     let mut m = Mocks::new();
     m.throttle = MockSignInThrottle::new();
-    m.throttle.expect_blocked_until().returning(|_, _| Ok(None));
     m.throttle
-        .expect_register_failure()
-        .withf(|k, _, w| k.scope() == "recovery_ip" && *w == 3600)
-        .returning(|_, _, _| Ok(10));
-    m.throttle
-        .expect_block()
-        .withf(|_, until| *until == now() + Duration::hours(1))
+        .expect_admit()
+        .withf(|counters, _| {
+            let (key, tier) = &counters[0];
+            counters.len() == 1
+                && key.scope() == "recovery_ip"
+                && (
+                    tier.max_failures,
+                    tier.window_secs,
+                    tier.base_block_secs,
+                    tier.max_block_secs,
+                ) == (10, 3600, 3600, 3600)
+        })
         .times(1)
-        .returning(|_, _| Ok(()));
+        .returning(|_, _| Ok(Admission::Admitted));
+    m.throttle.expect_give_back().never();
     m.users.expect_find_by_email().returning(|_| Ok(None));
     assert_eq!(m.service().request(&email(), Some("203.0.113.1".into())).await, Ok(()));
+}
+
+#[tokio::test]
+async fn a_refused_address_is_told_until_when() {
+    let mut m = Mocks::new();
+    m.throttle = MockSignInThrottle::new();
+    let until = now() + Duration::minutes(20);
+    m.throttle
+        .expect_admit()
+        .returning(move |_, _| Ok(Admission::Refused { until }));
+    m.users.expect_find_by_email().never();
+    assert_eq!(
+        m.service().request(&email(), Some("203.0.113.1".into())).await,
+        Err(RecoveryError::Throttled { until })
+    );
+}
+
+#[tokio::test]
+async fn a_disabled_user_is_sent_nothing_and_told_the_same() {
+    let mut m = Mocks::new();
+    m.users.expect_find_by_email().returning(|_| {
+        Ok(Some(UserAccount {
+            id: 7,
+            email: email(),
+            password_hash: PasswordHash("h".into()),
+            applications: vec![],
+            credentials_epoch: 0,
+            disabled: true,
+        }))
+    });
+    m.store.expect_issue().never();
+    m.outbox.expect_enqueue().never();
+    assert_eq!(m.service().request(&email(), None).await, Ok(()));
 }
 
 fn stored(expires_at: DateTime<Utc>, used: bool) -> StoredRecoveryToken {

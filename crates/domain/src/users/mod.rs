@@ -70,17 +70,7 @@ impl CreateUser {
         let mut v = Violations::new();
         let email = v.check("email", Email::parse(&input.email));
         let password = v.check("password", self.policy.check(&input.password));
-        let mut applications = Vec::new();
-        for (i, app) in input.applications.iter().enumerate() {
-            if let Some(app) = v.check(&format!("application[{i}]"), Application::parse(app))
-                && !applications.contains(&app)
-            {
-                applications.push(app);
-            }
-        }
-        if input.applications.is_empty() {
-            v.add("application", codes::REQUIRED, "informe ao menos uma aplicação");
-        }
+        let applications = parse_applications(&mut v, &input.applications);
         let name = input.name.as_deref().and_then(|n| v.check("name", FullName::parse(n)));
         let cpf = input.cpf.as_deref().and_then(|c| v.check("cpf", Cpf::parse(c)));
         let partner = input
@@ -112,6 +102,76 @@ impl CreateUser {
         };
         self.writer.create(&user).await
     }
+}
+
+/// What an operator changes on an existing user.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AdministerUserError {
+    #[error("{0}")]
+    Invalid(Violations),
+    #[error("nenhum usuário com este e-mail")]
+    NotFound,
+    /// PARCEIRO asked for a user that represents no partner.
+    #[error("usuário PARCEIRO precisa representar um parceiro; crie-o com --partner")]
+    NoPartner,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait UserAdministration: Send + Sync {
+    /// Disables the user and, in the same step, moves its credentials on, so that every session
+    /// it has ends on every instance. Answers `NotFound` for an unknown e-mail.
+    async fn disable(&self, email: &Email) -> Result<(), AdministerUserError>;
+    /// Replaces the user's applications and moves its credentials on (every session ends: its
+    /// tokens name applications it may no longer use). `NoPartner` when PARCEIRO is asked for a
+    /// user that represents no partner.
+    async fn set_applications(&self, email: &Email, applications: &[Application]) -> Result<(), AdministerUserError>;
+}
+
+/// The operator's changes to users (`sales-api user disable`, `sales-api user update`).
+pub struct AdministerUsers {
+    pub store: Arc<dyn UserAdministration>,
+}
+
+impl AdministerUsers {
+    pub async fn disable(&self, email: &str) -> Result<(), AdministerUserError> {
+        let mut v = Violations::new();
+        let email = v.check("email", Email::parse(email));
+        v.into_result().map_err(AdministerUserError::Invalid)?;
+        let Some(email) = email else {
+            return Err(AdministerUserError::Invalid(Violations::new()));
+        };
+        self.store.disable(&email).await
+    }
+
+    pub async fn set_applications(&self, email: &str, applications: &[String]) -> Result<(), AdministerUserError> {
+        let mut v = Violations::new();
+        let email = v.check("email", Email::parse(email));
+        let applications = parse_applications(&mut v, applications);
+        v.into_result().map_err(AdministerUserError::Invalid)?;
+        let Some(email) = email else {
+            return Err(AdministerUserError::Invalid(Violations::new()));
+        };
+        self.store.set_applications(&email, &applications).await
+    }
+}
+
+/// Each of `given` as an application, duplicates dropped; at least one.
+fn parse_applications(v: &mut Violations, given: &[String]) -> Vec<Application> {
+    let mut applications = Vec::new();
+    for (i, app) in given.iter().enumerate() {
+        if let Some(app) = v.check(&format!("application[{i}]"), Application::parse(app))
+            && !applications.contains(&app)
+        {
+            applications.push(app);
+        }
+    }
+    if given.is_empty() {
+        v.add("application", codes::REQUIRED, "informe ao menos uma aplicação");
+    }
+    applications
 }
 
 #[cfg(test)]
@@ -166,5 +226,34 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(service(writer).execute(input).await, Ok(42));
+    }
+
+    #[tokio::test]
+    async fn an_update_names_each_bad_field_and_changes_nothing() {
+        let mut store = MockUserAdministration::new();
+        store.expect_set_applications().never();
+        let admin = AdministerUsers { store: Arc::new(store) };
+        let Err(AdministerUserError::Invalid(v)) = admin.set_applications("nope", &["LOJA".into()]).await else {
+            panic!("expected invalid")
+        };
+        let fields: Vec<_> = v.errors().iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, vec!["email", "application[0]"]);
+        let Err(AdministerUserError::Invalid(v)) = admin.set_applications("ana@exemplo.com.br", &[]).await else {
+            panic!("expected invalid")
+        };
+        assert_eq!(v.errors()[0].field, "application");
+    }
+
+    #[tokio::test]
+    async fn an_update_passes_the_applications_once_each() {
+        let mut store = MockUserAdministration::new();
+        store
+            .expect_set_applications()
+            .withf(|e, apps| e.as_str() == "ana@exemplo.com.br" && apps == [Application::BackOffice])
+            .times(1)
+            .returning(|_, _| Ok(()));
+        let admin = AdministerUsers { store: Arc::new(store) };
+        let apps = vec!["BACKOFFICE".to_owned(), "BACKOFFICE".to_owned()];
+        assert_eq!(admin.set_applications("Ana@Exemplo.com.br", &apps).await, Ok(()));
     }
 }
