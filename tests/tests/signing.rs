@@ -541,7 +541,16 @@ async fn the_sandbox_page_shows_the_party_and_its_button_signs() {
     assert_eq!(page.status(), StatusCode::OK);
     let html = page.text().await.unwrap();
     assert!(html.contains(&identifier) && html.contains("Cliente") && html.contains("id=\"assinar\""));
+    assert_eq!(
+        page_policy(&s.app, &format!("/sandbox/sign/{key}")).await,
+        "default-src 'self'; frame-ancestors 'none'"
+    );
     let pdf = s.app.get(&format!("/sandbox/document/{key}"), None).await;
+    // The page embeds it: framed by this origin only.
+    assert_eq!(
+        pdf.headers()["content-security-policy"],
+        "default-src 'none'; frame-ancestors 'self'"
+    );
     assert!(pdf.bytes().await.unwrap().starts_with(b"%PDF-"));
 
     let clicked = s
@@ -697,4 +706,9 @@ async fn a_blank_or_missing_identifier_for_the_signing_link_is_the_same_field_er
             "{query}: {body}"
         );
     }
+}
+
+async fn page_policy(app: &TestApp, path: &str) -> String {
+    let page = app.get(path, None).await;
+    page.headers()["content-security-policy"].to_str().unwrap().to_owned()
 }

@@ -102,5 +102,11 @@ fn accepts_json(request: &HttpRequest) -> bool {
 /// The PDF a sandbox party signs.
 pub async fn sandbox_document(state: web::Data<AppState>, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
     let pdf = pages(&state)?.document(&path).await?;
-    Ok(pdf_response(&path, pdf))
+    let mut response = pdf_response(&path, pdf);
+    // The signing page shows it in an <object>: framed by this origin's own page, never another's.
+    response.headers_mut().insert(
+        header::CONTENT_SECURITY_POLICY,
+        header::HeaderValue::from_static("default-src 'none'; frame-ancestors 'self'"),
+    );
+    Ok(response)
 }
