@@ -55,6 +55,17 @@ SELECT p.id, 'DESCONTO EM FOLHA', lpad(p.id::text, 10, '0'), 'BENEFÍCIO', 41, '
 FROM proposals p
 WHERE p.alterado_por = 'bench' AND NOT EXISTS (SELECT 1 FROM proposal_payments pp WHERE pp.id_proposta = p.id);
 COMMIT;
+-- The sign-in rows sign in as many customers from many addresses, as real traffic does (one
+-- account from one address is refused once SIGNIN_MAX_FAILURES attempts are in flight): 256 shop
+-- users with the demo shop user's password hash (Ecommerce#2026), made without 256 bcrypt runs.
+INSERT INTO users (email, password_hash)
+SELECT 'cliente' || g || '@bench.local', (SELECT password_hash FROM users WHERE email = 'ecommerce@demo.com.br')
+FROM generate_series(1, 256) AS g
+ON CONFLICT (email) DO NOTHING;
+INSERT INTO user_applications (user_id, application)
+SELECT id, 'ECOMMERCE' FROM users WHERE email LIKE 'cliente%@bench.local'
+ON CONFLICT DO NOTHING;
+
 -- Every row is measured on a settled database: the freshly written tables vacuumed (visibility
 -- map set, so index-only scans need no heap visit) and analysed, instead of autovacuum working
 -- through them during the first measurement.

@@ -38,6 +38,15 @@ async fn ended_within_five_seconds(instance: &Instance, token: &str) -> Duration
     }
 }
 
+async fn sign_out(app: &TestApp, token: &str) -> reqwest::Response {
+    app.client
+        .post(app.url("/signout"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap()
+}
+
 /// The service, and a second instance of it on the same database.
 async fn two_instances(extra: &[(&str, &str)]) -> (TestApp, Instance) {
     let app = TestApp::spawn_with(extra).await;
@@ -60,13 +69,7 @@ async fn sign_out_ends_the_session_on_every_instance_and_its_refresh_tokens() {
     let token = access(&session);
     used_on_both(&app, &other, &token).await;
 
-    let out = app
-        .client
-        .post(app.url("/signout"))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .unwrap();
+    let out = sign_out(&app, &token).await;
     assert_eq!(out.status(), StatusCode::OK);
     let body: Value = out.json().await.unwrap();
     assert_eq!(body["status"], "success");
@@ -84,13 +87,7 @@ async fn sign_out_ends_the_session_on_every_instance_and_its_refresh_tokens() {
         StatusCode::OK
     );
     // Signing out needs a live session.
-    let again = app
-        .client
-        .post(app.url("/signout"))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .unwrap();
+    let again = sign_out(&app, &token).await;
     assert_error(again, StatusCode::UNAUTHORIZED, "sessao_encerrada").await;
     let anonymous = app.client.post(app.url("/signout")).send().await.unwrap();
     assert_error(anonymous, StatusCode::UNAUTHORIZED, "nao_autenticado").await;
@@ -233,14 +230,9 @@ async fn a_refresh_racing_a_sign_out_never_leaves_a_working_token() {
     app.create_user("ana@exemplo.com.br", PASSWORD, &["PARCEIRO"]).await;
     for _ in 0..5 {
         let session = app.sign_in("ana@exemplo.com.br", PASSWORD, "PARCEIRO").await;
-        let sign_out = app
-            .client
-            .post(app.url("/signout"))
-            .bearer_auth(access(&session))
-            .send();
-        let presented = refresh_token(&session);
-        let (renewed, out) = tokio::join!(refresh(&app, &presented), sign_out);
-        assert_eq!(out.unwrap().status(), StatusCode::OK);
+        let (presented, token) = (refresh_token(&session), access(&session));
+        let (renewed, out) = tokio::join!(refresh(&app, &presented), sign_out(&app, &token));
+        assert_eq!(out.status(), StatusCode::OK);
         if renewed.status() == StatusCode::OK {
             let pair: Value = renewed.json().await.unwrap();
             ended_within_five_seconds(&other, &access(&pair)).await;

@@ -119,7 +119,11 @@ async fn post_callback(s: &Setup, body: &str, hmac_header: &str) -> reqwest::Res
 }
 
 fn callback_body(kind: &str, key: &str) -> String {
-    json!({"event": {"name": kind, "occurred_at": "2026-11-22T10:00:00Z", "data": {"signer": {"request_signature_key": key, "latitude": "-23.56", "longitude": "-46.65"}}}}).to_string()
+    callback_body_at(kind, key, chrono::Utc::now())
+}
+
+fn callback_body_at(kind: &str, key: &str, occurred_at: chrono::DateTime<chrono::Utc>) -> String {
+    json!({"event": {"name": kind, "occurred_at": occurred_at.to_rfc3339(), "data": {"signer": {"request_signature_key": key, "latitude": "-23.56", "longitude": "-46.65"}}}}).to_string()
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -409,6 +413,22 @@ async fn callbacks_are_verified_recorded_once_and_a_refusal_cancels() {
         "requisicao_invalida",
     )
     .await;
+    // A genuine event older than half the callback records' retention (30 days) is refused: once
+    // its record is purged, a replay could not be told from a first delivery.
+    let stale = callback_body_at(
+        "sign",
+        sign["enterpriseKey"].as_str().unwrap(),
+        chrono::Utc::now() - chrono::Duration::days(16),
+    );
+    let (stale, stale_header) = signed_callback(&stale);
+    let refused = assert_error(
+        post_callback(&s, &stale, &stale_header).await,
+        StatusCode::BAD_REQUEST,
+        "requisicao_invalida",
+    )
+    .await;
+    assert_eq!(refused["message"], "Evento fora da tolerância de tempo.");
+    assert_eq!(detail(&s, &identifier).await["sign"]["enterpriseStatus"], "PENDENTE");
     let (unknown, unknown_header) = signed_callback(&callback_body("sign", "req-nao-existe"));
     assert_error(
         post_callback(&s, &unknown, &unknown_header).await,

@@ -1,6 +1,7 @@
 //! Users, their administration, and the sign-in and recovery throttling counters in PostgreSQL.
 
 use crate::pool::{PgPool, connection, query_error};
+use crate::prepared::prepared;
 use crate::schema::{partners, representatives, signin_throttle, user_applications, users};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -119,6 +120,27 @@ async fn load_user(conn: &mut AsyncPgConnection, row: Option<UserRow>) -> Result
     }))
 }
 
+async fn insert_applications(
+    conn: &mut AsyncPgConnection,
+    user_id: i64,
+    applications: &[Application],
+) -> Result<(), DieselError> {
+    let rows: Vec<_> = applications
+        .iter()
+        .map(|a| {
+            (
+                user_applications::user_id.eq(user_id),
+                user_applications::application.eq(a.as_str()),
+            )
+        })
+        .collect();
+    diesel::insert_into(user_applications::table)
+        .values(&rows)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
 #[async_trait]
 impl UserRepository for PgAccounts {
     async fn find_by_email(&self, email: &Email) -> Result<Option<UserAccount>, StoreError> {
@@ -162,20 +184,7 @@ impl UserWriter for PgAccounts {
                     .returning(users::id)
                     .get_result(conn)
                     .await?;
-                let apps: Vec<_> = user
-                    .applications
-                    .iter()
-                    .map(|a| {
-                        (
-                            user_applications::user_id.eq(id),
-                            user_applications::application.eq(a.as_str()),
-                        )
-                    })
-                    .collect();
-                diesel::insert_into(user_applications::table)
-                    .values(&apps)
-                    .execute(conn)
-                    .await?;
+                insert_applications(conn, id, &user.applications).await?;
                 if let Some(partner) = &user.partner {
                     let social_reason = partner
                         .name
@@ -277,24 +286,41 @@ impl UserAdministration for PgAccounts {
             diesel::delete(user_applications::table.filter(user_applications::user_id.eq(id)))
                 .execute(conn)
                 .await?;
-            let rows: Vec<_> = applications
-                .iter()
-                .map(|a| {
-                    (
-                        user_applications::user_id.eq(id),
-                        user_applications::application.eq(a.as_str()),
-                    )
-                })
-                .collect();
-            diesel::insert_into(user_applications::table)
-                .values(&rows)
-                .execute(conn)
-                .await?;
+            insert_applications(conn, id, applications).await?;
             Ok::<_, DieselError>(Ok(()))
         })
         .await
         .map_err(query_error)?
     }
+}
+
+/// The latest refusal among the counters, read without locks.
+const LATEST_REFUSAL: &str = "
+    SELECT max(blocked_until) AS until FROM signin_throttle
+    WHERE (scope, key) IN (SELECT * FROM unnest($1::text[], $2::text[])) AND blocked_until > $3";
+
+#[derive(diesel::QueryableByName)]
+struct LatestRefusal {
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Timestamptz>)]
+    until: Option<DateTime<Utc>>,
+}
+
+async fn latest_refusal(
+    conn: &mut AsyncPgConnection,
+    counters: &[(ThrottleKey, Tier)],
+    now: DateTime<Utc>,
+) -> Result<Option<DateTime<Utc>>, DieselError> {
+    use diesel::sql_types::{Array, Text, Timestamptz};
+    let scopes: Vec<&str> = counters.iter().map(|(k, _)| k.scope()).collect();
+    let keys: Vec<&str> = counters.iter().map(|(k, _)| k.value()).collect();
+    let found: LatestRefusal = prepared(LATEST_REFUSAL, |q| {
+        q.bind::<Array<Text>, _>(scopes)
+            .bind::<Array<Text>, _>(keys)
+            .bind::<Timestamptz, _>(now)
+    })
+    .get_result(conn)
+    .await?;
+    Ok(found.until)
 }
 
 /// Every attempt locks its counters in this one order, so that two attempts never wait on each
@@ -357,6 +383,12 @@ async fn store_counter(
 impl SignInThrottle for PgAccounts {
     async fn admit(&self, counters: &[(ThrottleKey, Tier)], now: DateTime<Utc>) -> Result<Admission, StoreError> {
         let mut conn = connection(&self.pool).await?;
+        // A counter already refusing is seen without a lock or a transaction: someone hammering a
+        // refused account costs one indexed read a request, and never holds connections waiting
+        // on each other's row locks (which would starve every other route of the pool).
+        if let Some(until) = latest_refusal(&mut conn, counters, now).await.map_err(query_error)? {
+            return Ok(Admission::Refused { until });
+        }
         conn.transaction(async |conn| {
             let mut moved = Vec::with_capacity(counters.len());
             let mut refused_until: Option<DateTime<Utc>> = None;

@@ -362,3 +362,29 @@ async fn changing_a_users_applications_ends_its_sessions_and_a_refused_change_ch
         Err(AdministerUserError::NotFound)
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refusing_counter_answers_at_once_without_waiting_on_its_row_lock() {
+    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+    let db = TestDatabase::new().await;
+    let repo = accounts(&db).await;
+    let key = ThrottleKey::pair("ana@exemplo.com.br", Some("203.0.113.9"));
+    let counter = [(key, tier(2))];
+    let now = Utc::now();
+    for _ in 0..2 {
+        assert_eq!(repo.admit(&counter, now).await.unwrap(), Admission::Admitted);
+    }
+    // Another session holds the counter's row lock (as a hammering of admissions would).
+    let mut holder = AsyncPgConnection::establish(&db.url).await.unwrap();
+    diesel::sql_query("BEGIN").execute(&mut holder).await.unwrap();
+    diesel::sql_query("SELECT 1 FROM signin_throttle WHERE scope = 'signin_pair' FOR UPDATE")
+        .execute(&mut holder)
+        .await
+        .unwrap();
+    let refused = tokio::time::timeout(std::time::Duration::from_secs(2), repo.admit(&counter, now))
+        .await
+        .expect("a refusal never waits for the row lock")
+        .unwrap();
+    assert!(matches!(refused, Admission::Refused { .. }), "{refused:?}");
+    diesel::sql_query("ROLLBACK").execute(&mut holder).await.unwrap();
+}

@@ -208,6 +208,9 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
         renderer: Arc::new(PdfRenderer),
         clock: Arc::new(SystemClock),
         max_resends: config.signature.max_resends,
+        // Half the time applied events are remembered: a replay of anything older is refused.
+        callback_max_age: chrono::Duration::from_std(config.retention.callback_records / 2)
+            .unwrap_or(chrono::Duration::days(15)),
     };
     let ecommerce = EcommerceService {
         store: Arc::new(PgEcommerce::new(pool.clone())),

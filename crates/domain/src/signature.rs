@@ -117,6 +117,10 @@ pub enum CallbackError {
     BadSignature,
     #[error("callback malformado: {0}")]
     Malformed(String),
+    /// Genuine, but its event happened longer ago than the service remembers the events it has
+    /// applied: a replay could not be told from a first delivery.
+    #[error("callback antigo demais")]
+    Stale,
 }
 
 #[cfg_attr(feature = "mock", mockall::automock)]

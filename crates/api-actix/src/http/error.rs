@@ -415,6 +415,9 @@ impl From<SigningError> for ApiError {
             SigningError::Callback(CallbackError::Malformed(why)) => {
                 ApiError::with_message(ErrorCode::BadRequest, format!("Callback ilegível: {why}."))
             }
+            SigningError::Callback(CallbackError::Stale) => {
+                ApiError::with_message(ErrorCode::BadRequest, "Evento fora da tolerância de tempo.")
+            }
             SigningError::UnknownKey => ApiError::new(ErrorCode::UnknownSignatureKey),
             SigningError::Store(e) => e.into(),
         }

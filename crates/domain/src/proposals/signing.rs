@@ -75,6 +75,10 @@ pub struct SigningService {
     pub clock: Arc<dyn Clock>,
     /// How many times a link may be sent again while awaiting signatures.
     pub max_resends: i32,
+    /// A provider's event older than this is refused: it must be shorter than the time the
+    /// records of applied events are kept (`retention`), so that any event accepted again would
+    /// still be recognised as a repeat.
+    pub callback_max_age: chrono::Duration,
 }
 
 fn status_of(detail: &ProposalDetail) -> Result<ProposalStatus, SigningError> {
@@ -273,6 +277,10 @@ impl SigningService {
     #[tracing::instrument(skip_all)]
     pub async fn callback(&self, headers: &[(String, String)], body: &[u8]) -> Result<PartyEventOutcome, SigningError> {
         let event = self.provider.parse_callback(headers, body)?;
+        if event.at < self.clock.now() - self.callback_max_age {
+            tracing::warn!(occurred_at = %event.at, "signature callback older than the window refused");
+            return Err(SigningError::Callback(CallbackError::Stale));
+        }
         self.record(&event).await
     }
 

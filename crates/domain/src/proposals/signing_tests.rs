@@ -83,6 +83,7 @@ impl Mocks {
             renderer: Arc::new(self.renderer),
             clock: Arc::new(crate::clock::SystemClock),
             max_resends: 3,
+            callback_max_age: chrono::Duration::days(15),
         }
     }
 }
@@ -183,4 +184,38 @@ async fn a_failed_resend_is_not_counted() {
         m.service().send(&principal(), 9, "id-1").await,
         Err(SigningError::Provider(_))
     ));
+}
+
+#[tokio::test]
+async fn a_callback_older_than_the_window_is_refused_before_anything_is_recorded() {
+    use crate::signature::{ProviderEvent, ProviderEventKind};
+    let event_at = |age: chrono::Duration| ProviderEvent {
+        event_id: "e1".into(),
+        request_key: "k1".into(),
+        kind: ProviderEventKind::Signed,
+        at: chrono::Utc::now() - age,
+        latitude: None,
+        longitude: None,
+    };
+    let mut m = Mocks::new("AGUARDANDO ASSINATURA", 0);
+    let old = event_at(chrono::Duration::days(16));
+    m.provider
+        .expect_parse_callback()
+        .returning(move |_, _| Ok(old.clone()));
+    m.signatures.expect_record_party_event().never();
+    assert_eq!(
+        m.service().callback(&[], b"{}").await.unwrap_err(),
+        SigningError::Callback(CallbackError::Stale)
+    );
+
+    let mut m = Mocks::new("AGUARDANDO ASSINATURA", 0);
+    let recent = event_at(chrono::Duration::days(14));
+    m.provider
+        .expect_parse_callback()
+        .returning(move |_, _| Ok(recent.clone()));
+    m.signatures
+        .expect_record_party_event()
+        .times(1)
+        .returning(|_, _| Ok(PartyEventOutcome::Recorded { moved_to: None }));
+    assert!(m.service().callback(&[], b"{}").await.is_ok());
 }

@@ -23,6 +23,17 @@ struct Mocks {
     throttle: MockSignInThrottle,
 }
 
+fn account(disabled: bool) -> UserAccount {
+    UserAccount {
+        id: 7,
+        email: email(),
+        password_hash: PasswordHash("h".into()),
+        applications: vec![],
+        credentials_epoch: 0,
+        disabled,
+    }
+}
+
 impl Mocks {
     fn new() -> Self {
         let mut throttle = MockSignInThrottle::new();
@@ -37,16 +48,9 @@ impl Mocks {
     }
 
     fn known_user(mut self) -> Self {
-        self.users.expect_find_by_email().returning(|_| {
-            Ok(Some(UserAccount {
-                id: 7,
-                email: email(),
-                password_hash: PasswordHash("h".into()),
-                applications: vec![],
-                credentials_epoch: 0,
-                disabled: false,
-            }))
-        });
+        self.users
+            .expect_find_by_email()
+            .returning(|_| Ok(Some(account(false))));
         self
     }
 
@@ -159,16 +163,7 @@ async fn a_refused_address_is_told_until_when() {
 #[tokio::test]
 async fn a_disabled_user_is_sent_nothing_and_told_the_same() {
     let mut m = Mocks::new();
-    m.users.expect_find_by_email().returning(|_| {
-        Ok(Some(UserAccount {
-            id: 7,
-            email: email(),
-            password_hash: PasswordHash("h".into()),
-            applications: vec![],
-            credentials_epoch: 0,
-            disabled: true,
-        }))
-    });
+    m.users.expect_find_by_email().returning(|_| Ok(Some(account(true))));
     m.store.expect_issue().never();
     m.outbox.expect_enqueue().never();
     assert_eq!(m.service().request(&email(), None).await, Ok(()));
