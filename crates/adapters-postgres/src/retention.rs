@@ -10,7 +10,7 @@ use diesel_async::RunQueryDsl;
 use domain::retention::{ExpiredRecords, Purged, RetentionPolicy};
 use domain::store::StoreError;
 
-/// Refresh tokens past their expiry (used ones included: until then a replay revokes the family).
+/// Refresh tokens past their expiry (used ones included: until then a replay ends the session).
 const REFRESH_TOKENS: &str = "
     DELETE FROM refresh_tokens WHERE jti IN (
         SELECT jti FROM refresh_tokens WHERE expires_at < $1 LIMIT $2)";

@@ -67,8 +67,8 @@ pub async fn sign_in(
     Ok(HttpResponse::Ok().json(SignInResponse::from(signed, "Usuário autenticado com sucesso.")))
 }
 
-/// Trades a refresh token (usable once) for a new pair. Presenting a used one ends the whole
-/// session family.
+/// Trades a refresh token (usable once) for a new pair of the same session. Presenting a used one
+/// ends the whole session.
 #[utoipa::path(post, path = "/refreshToken", summary = "Renovar os tokens", description = "Troca um refresh token (uso único) por um novo par; apresentar um já usado encerra toda a sessão.", tag = "autenticação",
     request_body(content = RefreshBody),
     responses(
