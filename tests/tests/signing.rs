@@ -548,6 +548,65 @@ async fn the_document_is_a_pdf_for_those_who_may_see_the_proposal() {
     .await;
 }
 
+/// The document's bytes, after checking that `Repr-Digest` and `ETag` name their SHA-256.
+async fn document_bytes(s: &Setup, identifier: &str) -> Vec<u8> {
+    use base64::Engine;
+    use sha2::{Digest, Sha256};
+    let response = s
+        .app
+        .get(&format!("/proposal/{identifier}/document"), Some(&s.partner))
+        .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let repr_digest = response.headers()["repr-digest"].to_str().unwrap().to_owned();
+    let etag = response.headers()["etag"].to_str().unwrap().to_owned();
+    let pdf = response.bytes().await.unwrap().to_vec();
+    let digest = Sha256::digest(&pdf);
+    assert_eq!(
+        repr_digest,
+        format!("sha-256=:{}:", base64::engine::general_purpose::STANDARD.encode(digest))
+    );
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(etag, format!("\"{hex}\""));
+    pdf
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn once_sent_the_document_is_the_bytes_sent_whatever_changes_after() {
+    let s = setup().await;
+    let (identifier, customer_id) = new_proposal(&s, "12345678909").await;
+    let draft = document_bytes(&s, &identifier).await;
+    assert_eq!(send(&s, &identifier, customer_id).await.status(), StatusCode::OK);
+    let sealed = document_bytes(&s, &identifier).await;
+    assert!(sealed.windows(14).any(|w| w == b"Maria da Silva"));
+    // The rows it was made from change: the seller's registration of the customer, and the
+    // proposal's own copy of it, edited behind the service's back.
+    s.app
+        .sql("UPDATE customers SET nome_completo = 'Maria Registrada Depois'")
+        .await;
+    s.app
+        .sql("UPDATE proposal_customers SET nome_completo = 'Maria Alterada Depois'")
+        .await;
+    let redrawn = s
+        .app
+        .get(&format!("/proposal/{identifier}/document"), Some(&s.office))
+        .await;
+    assert_eq!(redrawn.bytes().await.unwrap().to_vec(), sealed, "whoever reads it");
+    assert_eq!(
+        document_bytes(&s, &identifier).await,
+        sealed,
+        "the sealed bytes never change"
+    );
+    // The parties are shown the same bytes.
+    let key = detail(&s, &identifier).await["sign"]["clientKey"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let shown = s.app.get(&format!("/sandbox/document/{key}"), None).await;
+    assert_eq!(shown.bytes().await.unwrap().to_vec(), sealed);
+    // Before sending, the document was a rendering of the rows as they stood.
+    assert!(draft.starts_with(b"%PDF-"));
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn the_sandbox_page_shows_the_party_and_its_button_signs() {
     let s = setup().await;

@@ -320,6 +320,16 @@ diesel::table! {
 }
 
 diesel::table! {
+    sealed_documents (proposal_id) {
+        proposal_id -> Int8,
+        pdf -> Bytea,
+        sha256 -> Text,
+        sealed_by -> Text,
+        sealed_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     signature_parties (signature_id, role) {
         signature_id -> Int8,
         role -> Text,
@@ -475,6 +485,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     password_recovery_tokens,
     proposal_events,
     signatures,
+    sealed_documents,
     signature_parties,
     signature_callbacks,
     setup_intents,

@@ -3,7 +3,8 @@
 use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::prepared::prepared;
 use crate::schema::{
-    proposal_events as events, proposals, signature_callbacks, signature_parties as parties, signatures,
+    proposal_events as events, proposals, sealed_documents, signature_callbacks, signature_parties as parties,
+    signatures,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -14,7 +15,7 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::proposals::lifecycle::{STATUS_CHANGE_EVENT, StatusChange, StatusEvent};
 use domain::signature::{
     ChangeStatusError, PartyEventOutcome, PartyKeys, PartyRole, ProviderEvent, ProviderEventKind, REFUSED, SIGNED,
-    SignatureState, SignatureStore, status_after,
+    SealedDocument, SignatureState, SignatureStore, status_after,
 };
 use domain::store::StoreError;
 use domain::values::ProposalStatus;
@@ -136,6 +137,17 @@ fn conflict(current: &str) -> ChangeStatusError {
     }
 }
 
+async fn read_sealed(conn: &mut AsyncPgConnection, proposal_id: i64) -> Result<Option<SealedDocument>, StoreError> {
+    let row: Option<(Vec<u8>, String)> = sealed_documents::table
+        .find(proposal_id)
+        .select((sealed_documents::pdf, sealed_documents::sha256))
+        .first(conn)
+        .await
+        .optional()
+        .map_err(query_error)?;
+    Ok(row.map(|(pdf, sha256)| SealedDocument { pdf, sha256 }))
+}
+
 #[async_trait]
 impl SignatureStore for PgSignatures {
     async fn state(&self, proposal_id: i64) -> Result<Option<SignatureState>, StoreError> {
@@ -177,6 +189,35 @@ impl SignatureStore for PgSignatures {
             keys,
             sign_url,
         }))
+    }
+
+    async fn seal(
+        &self,
+        proposal_id: i64,
+        document: &SealedDocument,
+        changed_by: &str,
+    ) -> Result<SealedDocument, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        // The first seal wins; a concurrent or repeated one reads what it left.
+        diesel::insert_into(sealed_documents::table)
+            .values((
+                sealed_documents::proposal_id.eq(proposal_id),
+                sealed_documents::pdf.eq(&document.pdf),
+                sealed_documents::sha256.eq(&document.sha256),
+                sealed_documents::sealed_by.eq(changed_by),
+            ))
+            .on_conflict_do_nothing()
+            .execute(&mut conn)
+            .await
+            .map_err(query_error)?;
+        read_sealed(&mut conn, proposal_id)
+            .await?
+            .ok_or_else(|| StoreError::Unexpected("documento selado ausente após gravação".into()))
+    }
+
+    async fn sealed(&self, proposal_id: i64) -> Result<Option<SealedDocument>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        read_sealed(&mut conn, proposal_id).await
     }
 
     async fn save_document(&self, proposal_id: i64, document_key: &str, changed_by: &str) -> Result<(), StoreError> {

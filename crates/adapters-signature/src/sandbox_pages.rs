@@ -43,7 +43,7 @@ impl SandboxSigningPages {
         self.signing.record(&event).await
     }
 
-    /// The document the party is asked to sign.
+    /// The document the party is asked to sign: the bytes sealed when it was sent.
     pub async fn document(&self, request_key: &str) -> Result<Vec<u8>, SigningError> {
         let (identifier, _, _) = self.party(request_key).await?;
         let detail = self
@@ -51,6 +51,9 @@ impl SandboxSigningPages {
             .detail(&identifier, Scope::Everything)
             .await?
             .ok_or(SigningError::NotFound)?;
-        Ok(self.renderer.render(&detail)?)
+        match self.signatures.sealed(detail.proposal.id).await? {
+            Some(sealed) => Ok(sealed.pdf),
+            None => Ok(self.renderer.render(&detail)?),
+        }
     }
 }

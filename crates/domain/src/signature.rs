@@ -148,6 +148,22 @@ pub trait DocumentRenderer: Send + Sync {
     fn render(&self, detail: &ProposalDetail) -> Result<Vec<u8>, RenderError>;
 }
 
+/// The document as sent for signature: its bytes, kept, and their SHA-256 (hex). What the parties
+/// were shown never changes after, whatever later happens to the rows it was made from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SealedDocument {
+    pub pdf: Vec<u8>,
+    pub sha256: String,
+}
+
+impl SealedDocument {
+    pub fn of(pdf: Vec<u8>) -> Self {
+        use sha2::{Digest, Sha256};
+        let sha256 = Sha256::digest(&pdf).iter().map(|b| format!("{b:02x}")).collect();
+        Self { pdf, sha256 }
+    }
+}
+
 /// What is stored of a proposal's signature so far: each step saved before the next, so that a
 /// retried send resumes instead of creating a second envelope.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -183,6 +199,15 @@ pub enum ChangeStatusError {
 #[async_trait]
 pub trait SignatureStore: Send + Sync {
     async fn state(&self, proposal_id: i64) -> Result<Option<SignatureState>, StoreError>;
+    /// Keeps the document sent for signature, once: the first seal of a proposal wins and is what
+    /// every later call answers.
+    async fn seal(
+        &self,
+        proposal_id: i64,
+        document: &SealedDocument,
+        changed_by: &str,
+    ) -> Result<SealedDocument, StoreError>;
+    async fn sealed(&self, proposal_id: i64) -> Result<Option<SealedDocument>, StoreError>;
     async fn save_document(&self, proposal_id: i64, document_key: &str, changed_by: &str) -> Result<(), StoreError>;
     async fn save_parties(
         &self,

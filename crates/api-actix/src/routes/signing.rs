@@ -5,13 +5,14 @@ use crate::http::auth::AuthenticatedUser;
 use crate::http::body::Body;
 use crate::http::callback::{SignedCallback, recorded};
 use crate::http::envelope::Envelope;
-use crate::http::error::ApiError;
+use crate::http::error::{ApiError, ErrorCode};
 use crate::routes::dto::iso;
 use crate::routes::schemas::envelope_doc;
 use crate::routes::schemas::{ErrorEnvelope, MessageEnvelope};
 use crate::state::AppState;
 use actix_web::http::header;
 use actix_web::{HttpResponse, web};
+use base64::Engine;
 use domain::proposals::bodies::{SignLinkQuery, SignerBody, StatusChangeBody};
 use domain::proposals::lifecycle::StatusEvent;
 use domain::signature::PartyEventOutcome;
@@ -148,11 +149,12 @@ pub async fn events(
     Ok(HttpResponse::Ok().json(Envelope::list("Eventos da proposta.", document, vec![count])))
 }
 
-/// The proposal as the PDF the parties sign.
-#[utoipa::path(get, path = "/proposal/{identifier}/document", summary = "Documento da proposta (PDF)", description = "A proposta como o PDF que as partes assinam.", tag = "assinatura", security(("bearer" = [])),
+/// The proposal as the PDF the parties sign: once sent for signature, the very bytes sent.
+#[utoipa::path(get, path = "/proposal/{identifier}/document", summary = "Documento da proposta (PDF)", description = "A proposta como o PDF que as partes assinam. Depois do envio para assinatura (rota 12), sempre os mesmos bytes enviados (selados); antes, um rascunho da proposta como está. `Repr-Digest` (RFC 9530) traz o SHA-256 dos bytes e `ETag` o mesmo em hexadecimal.", tag = "assinatura", security(("bearer" = [])),
     params(("identifier" = String, Path)),
     responses(
-        (status = 200, description = "PDF da proposta", content_type = "application/pdf", body = Vec<u8>),
+        (status = 200, description = "PDF da proposta", content_type = "application/pdf", body = Vec<u8>,
+            headers(("Repr-Digest" = String, description = "sha-256=:<base64>: dos bytes"), ("ETag" = String, description = "o SHA-256 em hexadecimal, entre aspas"))),
         (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
     ))]
 pub async fn document(
@@ -160,8 +162,28 @@ pub async fn document(
     user: AuthenticatedUser,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let pdf = state.signing.document(&user.0, &path).await?;
-    Ok(pdf_response(&path, pdf))
+    let served = state.signing.document(&user.0, &path).await?;
+    let digest = bytes_of_hex(&served.document.sha256).ok_or_else(|| ApiError::new(ErrorCode::Internal))?;
+    let mut response = pdf_response(&path, served.document.pdf);
+    let headers = response.headers_mut();
+    let repr_digest = format!("sha-256=:{}:", base64::engine::general_purpose::STANDARD.encode(digest));
+    for (name, value) in [
+        ("repr-digest", repr_digest),
+        ("etag", format!("\"{}\"", served.document.sha256)),
+    ] {
+        if let Ok(value) = header::HeaderValue::from_str(&value) {
+            headers.insert(header::HeaderName::from_static(name), value);
+        }
+    }
+    Ok(response)
+}
+
+/// `"0aff"` → `[0x0a, 0xff]`; `None` unless every pair is hex.
+fn bytes_of_hex(text: &str) -> Option<Vec<u8>> {
+    (0..text.len())
+        .step_by(2)
+        .map(|i| text.get(i..i + 2).and_then(|pair| u8::from_str_radix(pair, 16).ok()))
+        .collect()
 }
 
 pub(crate) fn pdf_response(name: &str, pdf: Vec<u8>) -> HttpResponse {

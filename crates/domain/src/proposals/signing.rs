@@ -9,7 +9,7 @@ use crate::proposals::model::ProposalDetail;
 use crate::proposals::ports::{PartnerDirectory, ProposalStore};
 use crate::signature::{
     CallbackError, ChangeStatusError, DocumentRenderer, PartyEventOutcome, PartyRole, ProviderError, ProviderEvent,
-    RenderError, SignatureProvider, SignatureStore, Signer,
+    RenderError, SealedDocument, SignatureProvider, SignatureStore, Signer,
 };
 use crate::store::StoreError;
 use crate::values::{ProposalStatus, ShippingType};
@@ -63,6 +63,13 @@ impl From<ChangeStatusError> for SigningError {
             ChangeStatusError::Store(s) => SigningError::Store(s),
         }
     }
+}
+
+/// A proposal's document as served: its bytes and digest, and whether they are the sealed ones.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProposalDocument {
+    pub document: SealedDocument,
+    pub sealed: bool,
 }
 
 #[derive(Clone)]
@@ -163,8 +170,16 @@ impl SigningService {
                 let document_key = match state.as_ref().and_then(|s| s.document_key.clone()) {
                     Some(key) => key,
                     None => {
-                        let pdf = self.renderer.render(&detail)?;
-                        let key = self.provider.upload_document(identifier, &pdf).await?;
+                        // Rendered once and kept before it leaves: the bytes sent are the bytes
+                        // stored, and a retry after a failed upload sends the same ones.
+                        let sealed = match self.signatures.sealed(proposal_id).await? {
+                            Some(sealed) => sealed,
+                            None => {
+                                let rendered = SealedDocument::of(self.renderer.render(&detail)?);
+                                self.signatures.seal(proposal_id, &rendered, &principal.email).await?
+                            }
+                        };
+                        let key = self.provider.upload_document(identifier, &sealed.pdf).await?;
                         self.signatures
                             .save_document(proposal_id, &key, &principal.email)
                             .await?;
@@ -259,11 +274,21 @@ impl SigningService {
         }
     }
 
-    /// The proposal's PDF, for whoever may see the proposal.
-    pub async fn document(&self, principal: &Principal, identifier: &str) -> Result<Vec<u8>, SigningError> {
+    /// The proposal's PDF, for whoever may see the proposal: once sent for signature, the bytes
+    /// sent (sealed); before, a rendering of the proposal as it stands (a draft).
+    pub async fn document(&self, principal: &Principal, identifier: &str) -> Result<ProposalDocument, SigningError> {
         authorize(principal, Operation::ReadProposal)?;
         let detail = self.detail(principal, identifier).await?;
-        Ok(self.renderer.render(&detail)?)
+        if let Some(sealed) = self.signatures.sealed(detail.proposal.id).await? {
+            return Ok(ProposalDocument {
+                document: sealed,
+                sealed: true,
+            });
+        }
+        Ok(ProposalDocument {
+            document: SealedDocument::of(self.renderer.render(&detail)?),
+            sealed: false,
+        })
     }
 
     /// The status-change events of a proposal the caller may see, in order.

@@ -92,6 +92,8 @@ impl Mocks {
 async fn a_failed_notification_leaves_the_proposal_new_but_keeps_the_saved_steps() {
     let mut m = Mocks::new("NOVO", 0);
     m.signatures.expect_state().returning(|_| Ok(None));
+    m.signatures.expect_sealed().returning(|_| Ok(None));
+    m.signatures.expect_seal().times(1).returning(|_, d, _| Ok(d.clone()));
     m.provider
         .expect_upload_document()
         .times(1)
@@ -151,9 +153,11 @@ async fn a_retry_resumes_without_a_second_envelope() {
 }
 
 #[tokio::test]
-async fn a_failed_upload_saves_nothing() {
+async fn a_failed_upload_saves_nothing_but_the_sealed_document() {
     let mut m = Mocks::new("NOVO", 0);
     m.signatures.expect_state().returning(|_| Ok(None));
+    m.signatures.expect_sealed().returning(|_| Ok(None));
+    m.signatures.expect_seal().times(1).returning(|_, d, _| Ok(d.clone()));
     m.provider
         .expect_upload_document()
         .returning(|_, _| Err(ProviderError::Rejected("422".into())));
@@ -218,4 +222,62 @@ async fn a_callback_older_than_the_window_is_refused_before_anything_is_recorded
         .times(1)
         .returning(|_, _| Ok(PartyEventOutcome::Recorded { moved_to: None }));
     assert!(m.service().callback(&[], b"{}").await.is_ok());
+}
+
+#[tokio::test]
+async fn the_bytes_sent_are_the_bytes_sealed_first_and_the_document_serves_them_ever_after() {
+    let first = SealedDocument::of(b"%PDF- as first sealed".to_vec());
+    let mut m = Mocks::new("NOVO", 0);
+    m.signatures.expect_state().returning(|_| Ok(None));
+    m.signatures.expect_sealed().returning(|_| Ok(None));
+    // Another send sealed first: this one's rendering is not what is kept, nor what is sent.
+    let kept = first.clone();
+    m.signatures
+        .expect_seal()
+        .withf(|_, rendered, _| rendered == &SealedDocument::of(b"%PDF-".to_vec()))
+        .times(1)
+        .returning(move |_, _, _| Ok(kept.clone()));
+    let sent = first.pdf.clone();
+    m.provider
+        .expect_upload_document()
+        .withf(move |_, pdf| pdf == sent.as_slice())
+        .times(1)
+        .returning(|_, _| Err(ProviderError::Unavailable("timeout".into())));
+    assert!(m.service().send(&principal(), 9, "id-1").await.is_err());
+
+    let mut m = Mocks::new("AGUARDANDO ASSINATURA", 0);
+    let stored = first.clone();
+    m.signatures
+        .expect_sealed()
+        .returning(move |_| Ok(Some(stored.clone())));
+    m.renderer = MockDocumentRenderer::new();
+    m.renderer.expect_render().never();
+    let served = m.service().document(&principal(), "id-1").await.unwrap();
+    assert_eq!(
+        served,
+        ProposalDocument {
+            document: first,
+            sealed: true
+        }
+    );
+
+    // Before any send: a rendering of the proposal as it stands, not sealed.
+    let mut m = Mocks::new("NOVO", 0);
+    m.signatures.expect_sealed().returning(|_| Ok(None));
+    let draft = m.service().document(&principal(), "id-1").await.unwrap();
+    assert_eq!(
+        draft,
+        ProposalDocument {
+            document: SealedDocument::of(b"%PDF-".to_vec()),
+            sealed: false
+        }
+    );
+}
+
+#[test]
+fn a_sealed_documents_digest_is_the_sha256_of_its_bytes() {
+    assert_eq!(
+        SealedDocument::of(b"abc".to_vec()).sha256,
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    );
 }
