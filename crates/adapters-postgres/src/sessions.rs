@@ -39,21 +39,16 @@ impl PgSessions {
 
 /// Whether the session holds: not ended, its user not disabled and its credentials of the
 /// generation the session opened under.
-fn holds() -> diesel::dsl::And<
-    diesel::dsl::And<diesel::dsl::IsNull<sessions::ended_at>, diesel::dsl::IsNull<users::disabled_at>>,
-    diesel::dsl::Eq<sessions::credentials_epoch, users::credentials_epoch>,
-> {
-    sessions::ended_at
-        .is_null()
-        .and(users::disabled_at.is_null())
-        .and(sessions::credentials_epoch.eq(users::credentials_epoch))
-}
-
 async fn session_holds(conn: &mut diesel_async::AsyncPgConnection, session: SessionId) -> Result<bool, DieselError> {
     let holds: Option<bool> = sessions::table
         .inner_join(users::table)
         .filter(sessions::id.eq(session))
-        .select(holds())
+        .select(
+            sessions::ended_at
+                .is_null()
+                .and(users::disabled_at.is_null())
+                .and(sessions::credentials_epoch.eq(users::credentials_epoch)),
+        )
         .first(conn)
         .await
         .optional()?;

@@ -17,6 +17,19 @@ async fn accounts(db: &TestDatabase) -> PgAccounts {
     PgAccounts::new(build_pool(&PoolSettings::new(&db.url)).unwrap())
 }
 
+/// A database with one shop user, its accounts and sessions stores.
+async fn shop_user_with_sessions() -> (TestDatabase, PgAccounts, PgSessions, UserAccount) {
+    let db = TestDatabase::new().await;
+    let repo = accounts(&db).await;
+    let sessions = PgSessions::new(build_pool(&PoolSettings::new(&db.url)).unwrap());
+    let user_id = repo
+        .create(&new_user("ana@exemplo.com.br", vec![Application::Ecommerce], None))
+        .await
+        .unwrap();
+    let user = repo.find_by_id(user_id).await.unwrap().unwrap();
+    (db, repo, sessions, user)
+}
+
 /// Opens a session for the user as a sign-in would, with its first refresh token.
 async fn open_session(sessions: &PgSessions, user: &UserAccount, application: Application) -> NewSession {
     let session = NewSession {
@@ -302,14 +315,7 @@ async fn of_two_concurrent_resets_with_one_token_exactly_one_wins_and_sessions_e
 
 #[tokio::test(flavor = "multi_thread")]
 async fn disabling_a_user_ends_its_sessions_and_marks_it_disabled() {
-    let db = TestDatabase::new().await;
-    let repo = accounts(&db).await;
-    let sessions = PgSessions::new(build_pool(&PoolSettings::new(&db.url)).unwrap());
-    let user_id = repo
-        .create(&new_user("ana@exemplo.com.br", vec![Application::Ecommerce], None))
-        .await
-        .unwrap();
-    let user = repo.find_by_id(user_id).await.unwrap().unwrap();
+    let (_db, repo, sessions, user) = shop_user_with_sessions().await;
     assert!(!user.disabled);
     let session = open_session(&sessions, &user, Application::Ecommerce).await;
     assert!(sessions.is_active(session.id).await.unwrap());
@@ -327,14 +333,8 @@ async fn disabling_a_user_ends_its_sessions_and_marks_it_disabled() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn changing_a_users_applications_ends_its_sessions_and_a_refused_change_changes_nothing() {
-    let db = TestDatabase::new().await;
-    let repo = accounts(&db).await;
-    let sessions = PgSessions::new(build_pool(&PoolSettings::new(&db.url)).unwrap());
-    let user_id = repo
-        .create(&new_user("ana@exemplo.com.br", vec![Application::Ecommerce], None))
-        .await
-        .unwrap();
-    let user = repo.find_by_id(user_id).await.unwrap().unwrap();
+    let (_db, repo, sessions, user) = shop_user_with_sessions().await;
+    let user_id = user.id;
     let session = open_session(&sessions, &user, Application::Ecommerce).await;
     let email = Email::parse("ana@exemplo.com.br").unwrap();
     // PARCEIRO for a user that represents no partner: refused, and nothing moved.

@@ -208,8 +208,7 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
         renderer: Arc::new(PdfRenderer),
         clock: Arc::new(SystemClock),
         max_resends: config.signature.max_resends,
-        // Half the time applied events are remembered: a replay of anything older is refused.
-        callback_max_age: chrono::Duration::from_std(config.retention.callback_records / 2)
+        callback_max_age: chrono::Duration::from_std(config.retention.callback_replay_window())
             .unwrap_or(chrono::Duration::days(15)),
     };
     let ecommerce = EcommerceService {

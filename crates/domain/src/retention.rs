@@ -35,6 +35,14 @@ impl Default for RetentionPolicy {
     }
 }
 
+impl RetentionPolicy {
+    /// How old a provider's event may be and still be applied: half the time applied events are
+    /// remembered, so any event accepted is still recognised as a repeat.
+    pub fn callback_replay_window(&self) -> Duration {
+        self.callback_records / 2
+    }
+}
+
 /// What one purge removed, by kind.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Purged {
@@ -62,4 +70,15 @@ impl Purged {
 #[async_trait]
 pub trait ExpiredRecords: Send + Sync {
     async fn purge(&self, now: DateTime<Utc>, policy: RetentionPolicy) -> Result<Purged, StoreError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn callbacks_are_applied_for_half_the_time_they_are_remembered() {
+        let policy = RetentionPolicy::default();
+        assert_eq!(policy.callback_replay_window(), Duration::from_secs(15 * 24 * 3600));
+    }
 }

@@ -159,7 +159,7 @@ pub struct SealedDocument {
 impl SealedDocument {
     pub fn of(pdf: Vec<u8>) -> Self {
         use sha2::{Digest, Sha256};
-        let sha256 = Sha256::digest(&pdf).iter().map(|b| format!("{b:02x}")).collect();
+        let sha256 = hex::encode(Sha256::digest(&pdf));
         Self { pdf, sha256 }
     }
 }

@@ -163,7 +163,7 @@ pub async fn document(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let served = state.signing.document(&user.0, &path).await?;
-    let digest = bytes_of_hex(&served.document.sha256).ok_or_else(|| ApiError::new(ErrorCode::Internal))?;
+    let digest = hex::decode(&served.document.sha256).map_err(|_| ApiError::new(ErrorCode::Internal))?;
     let mut response = pdf_response(&path, served.document.pdf);
     let headers = response.headers_mut();
     let repr_digest = format!("sha-256=:{}:", base64::engine::general_purpose::STANDARD.encode(digest));
@@ -176,14 +176,6 @@ pub async fn document(
         }
     }
     Ok(response)
-}
-
-/// `"0aff"` → `[0x0a, 0xff]`; `None` unless every pair is hex.
-fn bytes_of_hex(text: &str) -> Option<Vec<u8>> {
-    (0..text.len())
-        .step_by(2)
-        .map(|i| text.get(i..i + 2).and_then(|pair| u8::from_str_radix(pair, 16).ok()))
-        .collect()
 }
 
 pub(crate) fn pdf_response(name: &str, pdf: Vec<u8>) -> HttpResponse {
