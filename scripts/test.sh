@@ -15,23 +15,33 @@ if [ -z "${TEST_DATABASE_URL:-}" ]; then
 fi
 echo "Testes contra $TEST_DATABASE_URL" >&2
 
-# The browser test drives Debian's Chromium through chromedriver.
-if ! command -v chromedriver >/dev/null 2>&1 || ! { command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; }; then
+# The browser test drives Debian's Chromium through chromedriver; the document tests read PDFs
+# back with poppler's pdftotext and pdffonts.
+install_packages() {
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "Instalando chromium e chromium-driver (pacotes da distribuição) para o teste de navegador" >&2
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+    echo "Instalando $* (pacotes da distribuição) para os testes" >&2
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
   elif command -v sudo >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
-    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
   else
-    echo "O teste de navegador precisa de chromium e chromium-driver (Debian: apt-get install chromium chromium-driver)." >&2
+    echo "Os testes precisam de $* (Debian: apt-get install $*)." >&2
     exit 1
   fi
+}
+if ! command -v chromedriver >/dev/null 2>&1 || ! { command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; }; then
+  install_packages chromium chromium-driver
+fi
+if ! command -v pdftotext >/dev/null 2>&1 || ! command -v pdffonts >/dev/null 2>&1; then
+  install_packages poppler-utils
 fi
 export CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}"
 export CHROME_BIN="${CHROME_BIN:-$(command -v chromium || command -v chromium-browser)}"
 
 # The black-box services log into this folder; the audit below reads it after the whole suite.
-export SALES_TEST_LOG_DIR="${CARGO_TARGET_DIR:-target}/test-logs"
+# Absolute: the tests run from their own crate's folder.
+target_dir="${CARGO_TARGET_DIR:-target}"
+case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
+export SALES_TEST_LOG_DIR="$target_dir/test-logs"
 rm -rf "$SALES_TEST_LOG_DIR"
 cargo test --workspace
 scripts/audit-test-logs.sh "$SALES_TEST_LOG_DIR"

@@ -362,29 +362,91 @@ impl TestApp {
     }
 }
 
-/// A mock Clicksign (v1) that accepts signers and their lists, each key made from what was sent
-/// (`s-<name>`, `r-s-<name>`), so tests can tell the parties apart.
+/// The text of a PDF as a reader gets it, by poppler's `pdftotext` (installed by
+/// `scripts/test.sh`), its whitespace collapsed to single spaces.
+pub fn pdf_text(pdf: &[u8]) -> String {
+    use std::io::Write;
+    let mut child = std::process::Command::new("pdftotext")
+        .args(["-", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("pdftotext (poppler-utils) is needed to read PDFs back: {e}"));
+    child.stdin.take().unwrap().write_all(pdf).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "pdftotext failed");
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A mock Clicksign Envelope API (v3) that creates envelope `env-1` with document `doc-1`.
+pub async fn mount_clicksign_envelope(clicksign: &wiremock::MockServer) {
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, ResponseTemplate};
+    let resource = |kind: &str, id: &str| {
+        ResponseTemplate::new(201)
+            .set_body_json(serde_json::json!({"data": {"id": id, "type": kind, "attributes": {}}}))
+    };
+    Mock::given(method("POST"))
+        .and(path("/api/v3/envelopes"))
+        .respond_with(resource("envelopes", "env-1"))
+        .mount(clicksign)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/api/v3/envelopes/env-1/documents"))
+        .respond_with(resource("documents", "doc-1"))
+        .mount(clicksign)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api/v3/envelopes/env-1/documents"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(
+            serde_json::json!({"data": [{"id": "doc-1", "type": "documents", "attributes": {"status": "draft"}}]}),
+        ))
+        .mount(clicksign)
+        .await;
+}
+
+/// The rest of the Envelope API's send: signers keyed by what was sent (`s-<name>`, so tests can
+/// tell the parties apart), their requirements, the envelope's activation and its notification.
 pub async fn mount_clicksign_signers(clicksign: &wiremock::MockServer) {
     use wiremock::matchers::{method, path};
     use wiremock::{Mock, Request, ResponseTemplate};
     Mock::given(method("POST"))
-        .and(path("/api/v1/signers"))
+        .and(path("/api/v3/envelopes/env-1/signers"))
         .respond_with(|r: &Request| {
             let body: Value = serde_json::from_slice(&r.body).unwrap();
-            ResponseTemplate::new(201).set_body_json(
-                serde_json::json!({"signer": {"key": format!("s-{}", body["signer"]["name"].as_str().unwrap())}}),
-            )
+            let id = format!("s-{}", body["data"]["attributes"]["name"].as_str().unwrap());
+            ResponseTemplate::new(201).set_body_json(serde_json::json!({"data": {"id": id, "type": "signers"}}))
         })
         .mount(clicksign)
         .await;
     Mock::given(method("POST"))
-        .and(path("/api/v1/lists"))
-        .respond_with(|r: &Request| {
-            let body: Value = serde_json::from_slice(&r.body).unwrap();
-            ResponseTemplate::new(201).set_body_json(
-                serde_json::json!({"list": {"request_signature_key": format!("r-{}", body["list"]["signer_key"].as_str().unwrap())}}),
-            )
-        })
+        .and(path("/api/v3/envelopes/env-1/requirements"))
+        .respond_with(
+            ResponseTemplate::new(201)
+                .set_body_json(serde_json::json!({"data": {"id": "req", "type": "requirements"}})),
+        )
+        .mount(clicksign)
+        .await;
+    Mock::given(method("PATCH"))
+        .and(path("/api/v3/envelopes/env-1"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(serde_json::json!({"data": {"id": "env-1", "type": "envelopes"}})),
+        )
+        .mount(clicksign)
+        .await;
+}
+
+/// The Envelope API's notification of `env-1`.
+pub async fn mount_clicksign_notifications(clicksign: &wiremock::MockServer) {
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, ResponseTemplate};
+    Mock::given(method("POST"))
+        .and(path("/api/v3/envelopes/env-1/notifications"))
+        .respond_with(ResponseTemplate::new(202))
         .mount(clicksign)
         .await;
 }

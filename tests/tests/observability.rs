@@ -226,20 +226,11 @@ async fn the_trace_and_request_id_reach_the_payment_platform() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_trace_and_request_id_reach_the_signature_provider() {
-    use wiremock::matchers::{method, path};
-    use wiremock::{Mock, MockServer, ResponseTemplate};
+    use wiremock::MockServer;
     let clicksign = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path("/api/v1/documents"))
-        .respond_with(ResponseTemplate::new(201).set_body_json(json!({"document": {"key": "doc-1"}})))
-        .mount(&clicksign)
-        .await;
+    black_box_tests::mount_clicksign_envelope(&clicksign).await;
     black_box_tests::mount_clicksign_signers(&clicksign).await;
-    Mock::given(method("POST"))
-        .and(path("/api/v1/notify_by_whatsapp"))
-        .respond_with(ResponseTemplate::new(202))
-        .mount(&clicksign)
-        .await;
+    black_box_tests::mount_clicksign_notifications(&clicksign).await;
     let uri = clicksign.uri();
     let app = TestApp::spawn_with(&[
         ("CLICKSIGN_BASE_URL", &uri),
@@ -277,7 +268,10 @@ async fn the_trace_and_request_id_reach_the_signature_provider() {
     assert_eq!(sent.status(), StatusCode::OK);
 
     let received = clicksign.received_requests().await.unwrap();
-    assert!(received.len() >= 4, "document, signers, lists, notification");
+    assert!(
+        received.len() >= 14,
+        "envelope, document, signers, requirements, activation, notification"
+    );
     for call in &received {
         assert_eq!(call.headers["x-request-id"], "assinatura-9", "{}", call.url.path());
         let forwarded = call.headers["traceparent"].to_str().unwrap();

@@ -92,6 +92,7 @@ async fn sandbox_sign(s: &Setup, key: &str) -> Value {
         .client
         .post(s.app.url(&format!("/sandbox/sign/{key}")))
         .header("accept", "application/json")
+        .header("user-agent", "Mozilla/5.0 (Teste de Assinatura)")
         .send()
         .await
         .unwrap();
@@ -123,7 +124,7 @@ fn callback_body(kind: &str, key: &str) -> String {
 }
 
 fn callback_body_at(kind: &str, key: &str, occurred_at: chrono::DateTime<chrono::Utc>) -> String {
-    json!({"event": {"name": kind, "occurred_at": occurred_at.to_rfc3339(), "data": {"signer": {"request_signature_key": key, "latitude": "-23.56", "longitude": "-46.65"}}}}).to_string()
+    json!({"event": {"name": kind, "occurred_at": occurred_at.to_rfc3339(), "data": {"signer": {"key": key, "auths": ["whatsapp"], "address": "203.0.113.7", "latitude": "-23.56", "longitude": "-46.65"}}}}).to_string()
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -526,12 +527,42 @@ async fn the_document_is_a_pdf_for_those_who_may_see_the_proposal() {
         .await;
     assert_eq!(response.status(), StatusCode::OK);
     assert_eq!(response.headers().get("content-type").unwrap(), "application/pdf");
+    assert_eq!(response.headers()["document-version"], "draft");
     let pdf = response.bytes().await.unwrap();
     assert!(pdf.starts_with(b"%PDF-"));
+    let text = black_box_tests::pdf_text(&pdf);
     assert!(
-        pdf.windows(14).any(|w| w == b"Maria da Silva"),
-        "the customer's name is in the document"
+        text.contains("Maria da Silva"),
+        "the customer's name is in the document: {text}"
     );
+    assert!(
+        text.contains("RASCUNHO — sem valor de contrato"),
+        "marked as a draft: {text}"
+    );
+    // The sealed version does not exist before the proposal is sent; an unknown version is refused.
+    assert_error(
+        s.app
+            .get(
+                &format!("/proposal/{identifier}/document?version=sealed"),
+                Some(&s.partner),
+            )
+            .await,
+        StatusCode::NOT_FOUND,
+        "assinatura_nao_enviada",
+    )
+    .await;
+    let refused = assert_error(
+        s.app
+            .get(
+                &format!("/proposal/{identifier}/document?version=assinado"),
+                Some(&s.partner),
+            )
+            .await,
+        StatusCode::BAD_REQUEST,
+        "dados_invalidos",
+    )
+    .await;
+    assert_eq!(refused["errors"][0]["field"], "version");
     assert_error(
         s.app
             .get(&format!("/proposal/{identifier}/document"), Some(&s.other_partner))
@@ -577,7 +608,31 @@ async fn once_sent_the_document_is_the_bytes_sent_whatever_changes_after() {
     let draft = document_bytes(&s, &identifier).await;
     assert_eq!(send(&s, &identifier, customer_id).await.status(), StatusCode::OK);
     let sealed = document_bytes(&s, &identifier).await;
-    assert!(sealed.windows(14).any(|w| w == b"Maria da Silva"));
+    let sealed_text = black_box_tests::pdf_text(&sealed);
+    assert!(sealed_text.contains("Maria da Silva"));
+    assert!(!sealed_text.contains("RASCUNHO"), "what is sent is not a draft");
+    // A later registration of the same CPF, through the API, by its seller.
+    let registered = s
+        .app
+        .post_json_as(
+            "/customer/create",
+            &s.partner,
+            &json!({
+                "cliente": {"nome_completo": "Maria Cadastrada Depois", "cpf": "12345678909", "data_nascimento": "1990-05-15",
+                    "sexo": "Feminino", "nacionalidade": "Brasileira", "celular": "(21) 98888-7777",
+                    "email": "outra@exemplo.com.br", "profissao": "Engenheira", "salario": 0},
+                "endereco": {"cep": "20040002", "endereco": "Rua da Assembleia", "numero": 10, "bairro": "Centro",
+                    "cidade": "Rio de Janeiro", "estado": "RJ"}
+            }),
+        )
+        .await;
+    let status = registered.status();
+    assert!(status.is_success(), "{status}: {}", registered.text().await.unwrap());
+    assert_eq!(
+        document_bytes(&s, &identifier).await,
+        sealed,
+        "unchanged by a new registration"
+    );
     // The rows it was made from change: the seller's registration of the customer, and the
     // proposal's own copy of it, edited behind the service's back.
     s.app
@@ -605,6 +660,134 @@ async fn once_sent_the_document_is_the_bytes_sent_whatever_changes_after() {
     assert_eq!(shown.bytes().await.unwrap().to_vec(), sealed);
     // Before sending, the document was a rendering of the rows as they stood.
     assert!(draft.starts_with(b"%PDF-"));
+}
+
+/// The document as served with its version header.
+async fn served(s: &Setup, path: &str) -> (String, Vec<u8>) {
+    let response = s.app.get(path, Some(&s.office)).await;
+    assert_eq!(response.status(), StatusCode::OK, "{path}");
+    let version = response.headers()["document-version"].to_str().unwrap().to_owned();
+    (version, response.bytes().await.unwrap().to_vec())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn after_the_four_sandbox_signatures_the_document_carries_its_evidence_page() {
+    use sha2::{Digest, Sha256};
+    let s = setup().await;
+    let (identifier, customer_id) = new_proposal(&s, "12345678909").await;
+    assert_eq!(send(&s, &identifier, customer_id).await.status(), StatusCode::OK);
+    let document = format!("/proposal/{identifier}/document");
+    let (version, sealed) = served(&s, &document).await;
+    assert_eq!(version, "sealed");
+    let sealed_hex: String = Sha256::digest(&sealed).iter().map(|b| format!("{b:02x}")).collect();
+    let sign = detail(&s, &identifier).await["sign"].clone();
+    let keys: Vec<String> = ["clientKey", "associationKey", "federationKey", "enterpriseKey"]
+        .iter()
+        .map(|k| sign[*k].as_str().unwrap().to_owned())
+        .collect();
+    for key in &keys[..3] {
+        sandbox_sign(&s, key).await;
+        assert_eq!(
+            served(&s, &document).await.0,
+            "sealed",
+            "no evidence before the last signature"
+        );
+    }
+    sandbox_sign(&s, &keys[3]).await;
+
+    let signed = document_bytes(&s, &identifier).await;
+    let (version, _) = served(&s, &document).await;
+    assert_eq!(version, "signed");
+    assert_ne!(signed, sealed);
+    let text = black_box_tests::pdf_text(&signed);
+    let sealed_text = black_box_tests::pdf_text(&sealed);
+    assert!(text.starts_with(&sealed_text), "the sealed pages come first, unchanged");
+    let evidence = &text[sealed_text.len()..];
+    assert!(evidence.contains("Evidências da assinatura"), "{evidence}");
+    assert!(
+        evidence.contains(&sealed_hex),
+        "the sealed document's full SHA-256: {evidence}"
+    );
+    for party in ["Cliente: Maria da Silva", "Associação:", "Federação:", "Empresa:"] {
+        assert!(evidence.contains(party), "\"{party}\" not in: {evidence}");
+    }
+    assert_eq!(
+        evidence.matches("horário de Brasília").count(),
+        5,
+        "each signature and the completion"
+    );
+    assert!(evidence.contains("123.456.789-09"), "CPF formatted: {evidence}");
+    assert!(
+        evidence.contains("Mozilla/5.0 (Teste de Assinatura)"),
+        "the browser: {evidence}"
+    );
+    assert!(evidence.contains("127.0.0.1"), "the address: {evidence}");
+    assert!(evidence.contains("Sandbox (desenvolvimento)"), "{evidence}");
+    // The contract's own formats, as read back.
+    for expected in [
+        "CPF 123.456.789-09",
+        "CEP 01310-100",
+        "(11) 91234-5678",
+        "15/05/1990",
+        "R$ ",
+    ] {
+        assert!(sealed_text.contains(expected), "\"{expected}\" not in: {sealed_text}");
+    }
+
+    // The sealed version stays reachable, and the sandbox shows the signed one.
+    let (version, again) = served(&s, &format!("{document}?version=sealed")).await;
+    assert_eq!((version.as_str(), again), ("sealed", sealed));
+    let shown = s.app.get(&format!("/sandbox/document/{}", keys[0]), None).await;
+    assert_eq!(shown.bytes().await.unwrap().to_vec(), signed);
+    // A repeated last signature makes no second version.
+    sandbox_sign(&s, &keys[3]).await;
+    assert_eq!(document_bytes(&s, &identifier).await, signed);
+    assert_eq!(s.app.count("SELECT count(*) AS n FROM signed_documents").await, 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_products_terms_fill_the_contract_and_an_unknown_placeholder_is_refused() {
+    let s = setup().await;
+    let product: Value = s
+        .app
+        .get("/product/payment/101", Some(&s.office))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let name = product["data"]["nome"].as_str().unwrap().to_owned();
+    let body = |terms: &str| {
+        json!({"codigo_produto": 101, "nome": name, "codigo_integracao": 9101, "ativo": true, "valor": 141200,
+            "bank": [{"codigoBanco": "001", "nome": "Banco do Brasil"}], "termos": terms})
+    };
+    let refused = assert_error(
+        s.app
+            .put_json_as("/product/101", &s.office, &body("Eu, {{nome}}, pago {{preco}}."))
+            .await,
+        StatusCode::BAD_REQUEST,
+        "dados_invalidos",
+    )
+    .await;
+    assert_eq!(refused["errors"][0]["field"], "termos");
+    assert_eq!(refused["errors"][0]["code"], "termos_marcador");
+
+    let terms = "Cláusula única. Eu, {{nome}}, CPF {{cpf}}, contrato {{produto}} por {{valor}}.\n\nSegundo parágrafo.";
+    let saved = s.app.put_json_as("/product/101", &s.office, &body(terms)).await;
+    assert_eq!(saved.status(), StatusCode::OK);
+    let saved: Value = saved.json().await.unwrap();
+    assert_eq!(saved["document"][0]["termos"], terms, "{saved}");
+
+    let (identifier, _) = new_proposal(&s, "12345678909").await;
+    let (_, draft) = served(&s, &format!("/proposal/{identifier}/document")).await;
+    let text = black_box_tests::pdf_text(&draft);
+    assert!(
+        text.contains(&format!(
+            "Cláusula única. Eu, Maria da Silva, CPF 123.456.789-09, contrato {name} por R$ 1.412,00."
+        )),
+        "{text}"
+    );
+    assert!(text.contains("Segundo parágrafo."));
+    assert!(!text.contains("{{"), "no placeholder left: {text}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -708,15 +891,10 @@ async fn a_provider_failure_is_a_502_that_changes_nothing_and_a_later_retry_work
     let customer_id = created["document"][0]["id_cliente"].as_i64().unwrap();
     let body = json!({"customerId": customer_id, "identifier": identifier});
 
-    // The document is accepted, then the provider fails on every signer.
-    Mock::given(method("POST"))
-        .and(path("/api/v1/documents"))
-        .respond_with(ResponseTemplate::new(201).set_body_json(json!({"document": {"key": "doc-1"}})))
-        .expect(1)
-        .mount(&clicksign)
-        .await;
+    // The envelope and its document are accepted, then the provider fails on every signer.
+    black_box_tests::mount_clicksign_envelope(&clicksign).await;
     let failing = Mock::given(method("POST"))
-        .and(path("/api/v1/signers"))
+        .and(path("/api/v3/envelopes/env-1/signers"))
         .respond_with(ResponseTemplate::new(500))
         .mount_as_scoped(&clicksign)
         .await;
@@ -734,12 +912,7 @@ async fn a_provider_failure_is_a_502_that_changes_nothing_and_a_later_retry_work
 
     // The provider recovers: the retry resumes (the document is not uploaded again).
     black_box_tests::mount_clicksign_signers(&clicksign).await;
-    Mock::given(method("POST"))
-        .and(path("/api/v1/notify_by_whatsapp"))
-        .respond_with(ResponseTemplate::new(202))
-        .expect(1)
-        .mount(&clicksign)
-        .await;
+    black_box_tests::mount_clicksign_notifications(&clicksign).await;
     let retried = app.post_json_as("/signer", &partner, &body).await;
     assert_eq!(retried.status(), StatusCode::OK);
     let retried: Value = retried.json().await.unwrap();
@@ -747,9 +920,33 @@ async fn a_provider_failure_is_a_502_that_changes_nothing_and_a_later_retry_work
         retried["data"]["signUrl"]
             .as_str()
             .unwrap()
-            .starts_with(&format!("{uri}/sign/r-s-"))
+            .starts_with(&format!("{uri}/sign/s-"))
     );
-    assert_eq!(app.count("SELECT count(*) AS n FROM proposals WHERE key_documento = 'doc-1' AND key_assinatura_requisicao LIKE 'r-s-%'").await, 1);
+    assert_eq!(
+        app.count(
+            "SELECT count(*) AS n FROM proposals WHERE key_documento = 'env-1' AND key_assinatura_requisicao LIKE 's-%'"
+        )
+        .await,
+        1
+    );
+    let requests = clicksign.received_requests().await.unwrap();
+    let created = |p: &str| {
+        requests
+            .iter()
+            .filter(|r| r.method.as_str() == "POST" && r.url.path() == p)
+            .count()
+    };
+    assert_eq!(
+        created("/api/v3/envelopes"),
+        1,
+        "one envelope across the failure and the retry"
+    );
+    assert_eq!(
+        created("/api/v3/envelopes/env-1/documents"),
+        1,
+        "the document uploaded once"
+    );
+    assert_eq!(created("/api/v3/envelopes/env-1/notifications"), 1);
     let status: Value = app
         .get(&format!("/proposal/byIdentifier/{identifier}"), Some(&office))
         .await

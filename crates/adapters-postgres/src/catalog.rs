@@ -283,6 +283,7 @@ impl CatalogStore for PgCatalog {
                         products::ativo.eq(input.active),
                         products::valor.eq(input.value_cents),
                         products::price_id.eq(input.price_id.as_deref()),
+                        products::termos.eq(input.terms.as_deref()),
                         products::alterado_por.eq(changed_by),
                     ))
                     .returning(ProductRow::as_returning())
@@ -314,6 +315,7 @@ impl CatalogStore for PgCatalog {
                             products::ativo.eq(input.active),
                             products::valor.eq(input.value_cents),
                             products::price_id.eq(input.price_id.as_deref()),
+                            products::termos.eq(input.terms.as_deref()),
                             products::alterado_por.eq(changed_by),
                             products::alterado_em.eq(diesel::dsl::now),
                         ))

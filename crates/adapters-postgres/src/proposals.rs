@@ -468,6 +468,18 @@ impl ProposalStore for PgProposals {
         }
     }
 
+    async fn product_terms(&self, product_id: i64) -> Result<Option<String>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let terms: Option<Option<String>> = products::table
+            .find(product_id)
+            .select(products::termos)
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(query_error)?;
+        Ok(terms.flatten())
+    }
+
     async fn detail(&self, identifier: &str, scope: Scope) -> Result<Option<ProposalDetail>, StoreError> {
         if names_no_row(identifier) {
             return Ok(None);

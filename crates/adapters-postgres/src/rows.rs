@@ -345,6 +345,7 @@ pub struct ProductRow {
     pub criado_em: DateTime<Utc>,
     pub alterado_em: DateTime<Utc>,
     pub price_id: Option<String>,
+    pub termos: Option<String>,
 }
 
 impl ProductRow {
@@ -358,6 +359,7 @@ impl ProductRow {
             value_cents: self.valor,
             banks,
             price_id: self.price_id,
+            terms: self.termos,
             changed_by: self.alterado_por,
             created_at: self.criado_em,
             updated_at: self.alterado_em,

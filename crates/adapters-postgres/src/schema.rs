@@ -107,6 +107,7 @@ diesel::table! {
         price_id -> Nullable<Text>,
         criado_em -> Timestamptz,
         alterado_em -> Timestamptz,
+        termos -> Nullable<Text>,
     }
 }
 
@@ -338,6 +339,27 @@ diesel::table! {
         signed_at -> Nullable<Timestamptz>,
         latitude -> Nullable<Text>,
         longitude -> Nullable<Text>,
+        ip -> Nullable<Text>,
+        user_agent -> Nullable<Text>,
+        authentication -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    signed_documents (proposal_id) {
+        proposal_id -> Int8,
+        pdf -> Bytea,
+        sha256 -> Text,
+        made_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    provider_signed_copies (document_key) {
+        document_key -> Text,
+        pdf -> Bytea,
+        sha256 -> Text,
+        received_at -> Timestamptz,
     }
 }
 
@@ -486,6 +508,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     proposal_events,
     signatures,
     sealed_documents,
+    signed_documents,
+    provider_signed_copies,
     signature_parties,
     signature_callbacks,
     setup_intents,

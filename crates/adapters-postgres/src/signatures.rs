@@ -3,8 +3,8 @@
 use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::prepared::prepared;
 use crate::schema::{
-    proposal_events as events, proposals, sealed_documents, signature_callbacks, signature_parties as parties,
-    signatures,
+    proposal_events as events, proposals, provider_signed_copies, sealed_documents, signature_callbacks,
+    signature_parties as parties, signatures, signed_documents,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -14,8 +14,8 @@ use diesel::sql_types::{BigInt, Nullable, Text, Timestamptz};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::proposals::lifecycle::{STATUS_CHANGE_EVENT, StatusChange, StatusEvent};
 use domain::signature::{
-    ChangeStatusError, PartyEventOutcome, PartyKeys, PartyRole, ProviderEvent, ProviderEventKind, REFUSED, SIGNED,
-    SealedDocument, SignatureState, SignatureStore, status_after,
+    ChangeStatusError, PartyEventOutcome, PartyKeys, PartyRecord, PartyRole, ProviderEvent, ProviderEventKind, REFUSED,
+    SIGNED, SealedDocument, SignatureState, SignatureStore, status_after,
 };
 use domain::store::StoreError;
 use domain::values::ProposalStatus;
@@ -148,6 +148,17 @@ async fn read_sealed(conn: &mut AsyncPgConnection, proposal_id: i64) -> Result<O
     Ok(row.map(|(pdf, sha256)| SealedDocument { pdf, sha256 }))
 }
 
+async fn read_signed(conn: &mut AsyncPgConnection, proposal_id: i64) -> Result<Option<SealedDocument>, StoreError> {
+    let row: Option<(Vec<u8>, String)> = signed_documents::table
+        .find(proposal_id)
+        .select((signed_documents::pdf, signed_documents::sha256))
+        .first(conn)
+        .await
+        .optional()
+        .map_err(query_error)?;
+    Ok(row.map(|(pdf, sha256)| SealedDocument { pdf, sha256 }))
+}
+
 #[async_trait]
 impl SignatureStore for PgSignatures {
     async fn state(&self, proposal_id: i64) -> Result<Option<SignatureState>, StoreError> {
@@ -218,6 +229,103 @@ impl SignatureStore for PgSignatures {
     async fn sealed(&self, proposal_id: i64) -> Result<Option<SealedDocument>, StoreError> {
         let mut conn = connection(&self.pool).await?;
         read_sealed(&mut conn, proposal_id).await
+    }
+
+    async fn keep_signed(&self, proposal_id: i64, document: &SealedDocument) -> Result<SealedDocument, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        // As with the seal, the first wins: two completions at once keep one version.
+        diesel::insert_into(signed_documents::table)
+            .values((
+                signed_documents::proposal_id.eq(proposal_id),
+                signed_documents::pdf.eq(&document.pdf),
+                signed_documents::sha256.eq(&document.sha256),
+            ))
+            .on_conflict_do_nothing()
+            .execute(&mut conn)
+            .await
+            .map_err(query_error)?;
+        read_signed(&mut conn, proposal_id)
+            .await?
+            .ok_or_else(|| StoreError::Unexpected("documento assinado ausente após gravação".into()))
+    }
+
+    async fn signed(&self, proposal_id: i64) -> Result<Option<SealedDocument>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        read_signed(&mut conn, proposal_id).await
+    }
+
+    async fn keep_provider_copy(&self, document_key: &str, document: &SealedDocument) -> Result<bool, StoreError> {
+        if names_no_row(document_key) {
+            return Ok(false);
+        }
+        let mut conn = connection(&self.pool).await?;
+        let known: i64 = signatures::table
+            .filter(signatures::document_key.eq(document_key))
+            .count()
+            .get_result(&mut conn)
+            .await
+            .map_err(query_error)?;
+        if known == 0 {
+            return Ok(false);
+        }
+        diesel::insert_into(provider_signed_copies::table)
+            .values((
+                provider_signed_copies::document_key.eq(document_key),
+                provider_signed_copies::pdf.eq(&document.pdf),
+                provider_signed_copies::sha256.eq(&document.sha256),
+            ))
+            .on_conflict_do_nothing()
+            .execute(&mut conn)
+            .await
+            .map_err(query_error)?;
+        Ok(true)
+    }
+
+    async fn parties(&self, proposal_id: i64) -> Result<Vec<PartyRecord>, StoreError> {
+        type Row = (
+            String,
+            String,
+            Option<DateTime<Utc>>,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+        );
+        let mut conn = connection(&self.pool).await?;
+        let rows: Vec<Row> = parties::table
+            .inner_join(signatures::table)
+            .filter(signatures::proposal_id.eq(proposal_id))
+            .select((
+                parties::role,
+                parties::status,
+                parties::signed_at,
+                parties::ip,
+                parties::user_agent,
+                parties::authentication,
+                parties::latitude,
+                parties::longitude,
+            ))
+            .load(&mut conn)
+            .await
+            .map_err(query_error)?;
+        Ok(rows
+            .into_iter()
+            .filter_map(
+                |(role, status, signed_at, ip, user_agent, authentication, latitude, longitude)| {
+                    Some(PartyRecord {
+                        role: PartyRole::parse(&role)?,
+                        status,
+                        signed_at,
+                        ip,
+                        user_agent,
+                        authentication,
+                        latitude,
+                        longitude,
+                    })
+                },
+            )
+            .collect())
     }
 
     async fn save_document(&self, proposal_id: i64, document_key: &str, changed_by: &str) -> Result<(), StoreError> {
@@ -330,6 +438,12 @@ impl SignatureStore for PgSignatures {
                 let Some((signature_id, proposal_id)) = party else {
                     return Ok(PartyEventOutcome::UnknownKey);
                 };
+                let status = match event.kind {
+                    ProviderEventKind::Signed => SIGNED,
+                    ProviderEventKind::Refused | ProviderEventKind::Expired => REFUSED,
+                    // An envelope's event names no party (the use case keeps the provider's copy).
+                    ProviderEventKind::Closed => return Ok(PartyEventOutcome::UnknownKey),
+                };
                 let fresh = diesel::insert_into(signature_callbacks::table)
                     .values(signature_callbacks::event_id.eq(&event.event_id))
                     .on_conflict_do_nothing()
@@ -338,16 +452,15 @@ impl SignatureStore for PgSignatures {
                 if fresh == 0 {
                     return Ok(PartyEventOutcome::Duplicate);
                 }
-                let status = match event.kind {
-                    ProviderEventKind::Signed => SIGNED,
-                    ProviderEventKind::Refused | ProviderEventKind::Expired => REFUSED,
-                };
                 diesel::update(parties::table.filter(parties::request_key.eq(&event.request_key)))
                     .set((
                         parties::status.eq(status),
                         parties::signed_at.eq((status == SIGNED).then_some(event.at)),
                         parties::latitude.eq(event.latitude.as_deref()),
                         parties::longitude.eq(event.longitude.as_deref()),
+                        parties::ip.eq(event.ip.as_deref()),
+                        parties::user_agent.eq(event.user_agent.as_deref()),
+                        parties::authentication.eq(event.authentication.as_deref()),
                     ))
                     .execute(conn)
                     .await?;

@@ -1,11 +1,16 @@
-//! Inbound callbacks, in the provider's model: a JSON body signed with
-//! `Content-Hmac: sha256=<hex HMAC-SHA256 of the raw body>` under a shared secret.
+//! Inbound callbacks in the Envelope API's model: a JSON body signed with
+//! `Content-Hmac: sha256=<hex HMAC-SHA256 of the raw body>` under the account's webhook secret.
 //!
 //! ```json
-//! {"event": {"name": "sign" | "refusal" | "deadline", "occurred_at": "2026-11-22T10:00:00Z",
-//!   "data": {"signer": {"request_signature_key": "...", "latitude": "-23.5", "longitude": "-46.6"}}}}
+//! {"event": {"name": "sign" | "refusal" | "deadline" | "auto_close" | "close",
+//!   "occurred_at": "2026-11-22T10:00:00-03:00",
+//!   "data": {"signer": {"key": "<signer id>", "auths": ["whatsapp"], "address": "203.0.113.7",
+//!     "user_agent": "Mozilla/5.0 ...", "latitude": "-23.5", "longitude": "-46.6"}}},
+//!  "envelope": {"key": "<envelope id>"}}
 //! ```
-//! The same callback delivered twice carries the same body: its SHA-256 is the event id.
+//! A party's event names its signer (our request key); a closing event names the envelope (our
+//! document key). The same callback delivered twice carries the same body: its SHA-256 is the
+//! event id.
 
 use chrono::{DateTime, Utc};
 use domain::signature::{CallbackError, ProviderEvent, ProviderEventKind};
@@ -44,30 +49,44 @@ pub fn parse(secret: &[u8], headers: &[(String, String)], body: &[u8]) -> Result
         Some("sign") => ProviderEventKind::Signed,
         Some("refusal") => ProviderEventKind::Refused,
         Some("deadline") => ProviderEventKind::Expired,
+        Some("auto_close" | "close") => ProviderEventKind::Closed,
         other => return Err(CallbackError::Malformed(format!("evento desconhecido: {other:?}"))),
     };
     let signer = &event["data"]["signer"];
-    let request_key = signer["request_signature_key"]
-        .as_str()
-        .ok_or_else(|| CallbackError::Malformed("request_signature_key ausente".into()))?;
+    let key = if kind == ProviderEventKind::Closed {
+        json["envelope"]["key"].as_str().or(json["envelope"]["id"].as_str())
+    } else {
+        signer["key"].as_str()
+    };
+    let key = key.ok_or_else(|| {
+        CallbackError::Malformed(if kind == ProviderEventKind::Closed {
+            "envelope.key ausente".into()
+        } else {
+            "event.data.signer.key ausente".into()
+        })
+    })?;
     let at = event["occurred_at"]
         .as_str()
         .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
         .map(|t| t.with_timezone(&Utc))
         .ok_or_else(|| CallbackError::Malformed("occurred_at ausente ou inválido".into()))?;
-    let text = |name: &str| {
-        signer[name]
+    let text = |value: &Value| {
+        value
             .as_str()
             .map(str::to_owned)
-            .or_else(|| signer[name].as_f64().map(|n| n.to_string()))
+            .or_else(|| value.as_f64().map(|n| n.to_string()))
+            .filter(|t| !t.trim().is_empty())
     };
     Ok(ProviderEvent {
         event_id: hex::encode(Sha256::digest(body)),
-        request_key: request_key.to_owned(),
+        request_key: key.to_owned(),
         kind,
         at,
-        latitude: text("latitude"),
-        longitude: text("longitude"),
+        latitude: text(&signer["latitude"]),
+        longitude: text(&signer["longitude"]),
+        ip: text(&signer["address"]),
+        user_agent: text(&signer["user_agent"]),
+        authentication: text(&signer["auths"][0]),
     })
 }
 
@@ -78,7 +97,7 @@ mod tests {
     const SECRET: &[u8] = b"segredo-compartilhado";
 
     fn body() -> Vec<u8> {
-        br#"{"event":{"name":"sign","occurred_at":"2026-11-22T10:00:00Z","data":{"signer":{"request_signature_key":"k1","latitude":"-23.5","longitude":-46.6}}}}"#.to_vec()
+        br#"{"event":{"name":"sign","occurred_at":"2026-11-22T10:00:00-03:00","data":{"signer":{"key":"k1","auths":["whatsapp"],"address":"203.0.113.7","user_agent":"Mozilla/5.0","latitude":"-23.5","longitude":-46.6}}},"envelope":{"key":"env-1"}}"#.to_vec()
     }
 
     fn headers(value: String) -> Vec<(String, String)> {
@@ -92,7 +111,24 @@ mod tests {
         assert_eq!(event.request_key, "k1");
         assert_eq!(event.latitude.as_deref(), Some("-23.5"));
         assert_eq!(event.longitude.as_deref(), Some("-46.6"));
+        assert_eq!(event.ip.as_deref(), Some("203.0.113.7"));
+        assert_eq!(event.user_agent.as_deref(), Some("Mozilla/5.0"));
+        assert_eq!(event.authentication.as_deref(), Some("whatsapp"));
+        assert_eq!(event.at.to_rfc3339(), "2026-11-22T13:00:00+00:00");
         assert_eq!(event.event_id.len(), 64);
+    }
+
+    #[test]
+    fn a_closing_event_names_the_envelope() {
+        let closed = br#"{"event":{"name":"auto_close","occurred_at":"2026-11-22T10:05:00-03:00","data":{}},"envelope":{"key":"env-1"}}"#;
+        let event = parse(SECRET, &headers(sign(SECRET, closed)), closed).unwrap();
+        assert_eq!(event.kind, ProviderEventKind::Closed);
+        assert_eq!(event.request_key, "env-1");
+        let nameless = br#"{"event":{"name":"close","occurred_at":"2026-11-22T10:05:00-03:00","data":{}}}"#;
+        assert!(matches!(
+            parse(SECRET, &headers(sign(SECRET, nameless)), nameless),
+            Err(CallbackError::Malformed(why)) if why.contains("envelope")
+        ));
     }
 
     #[test]

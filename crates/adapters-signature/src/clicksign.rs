@@ -1,11 +1,18 @@
-//! Clicksign (API v1) over reqwest: the real `SignatureProvider`.
+//! Clicksign's Envelope API (v3, JSON:API) over reqwest: the real `SignatureProvider`.
 //!
-//! Its model is the spec's: a document, one signer per party, a list entry per signer that carries
-//! its `request_signature_key`, sign links `/sign/{request_signature_key}`, notification by SMS or
-//! WhatsApp, and callbacks signed with `Content-Hmac`. Requests time out after 30 s (the PDF travels
-//! as base64) and are retried with backoff on connection errors, timeouts, 429 (honouring the
-//! rate-limit reset header) and 5xx; never on other 4xx. The API has no idempotency key: the use
-//! case saves each step's result before the next, so a retried send resumes.
+//! Sending is: create an envelope (`POST /api/v3/envelopes`), add the sealed PDF to it
+//! (`/documents`), add the four signers (`/signers`), give each a qualification requirement
+//! (`action: agree`, the client signing as `sign`, the entities as `party`) and an authentication
+//! requirement (`action: provide_evidence`: the client by the proposal's channel, SMS or WhatsApp;
+//! the entities by `api`), open it (`PATCH status: running`) and notify (`/notifications`). Our
+//! keys are the provider's ids: the envelope's is the document key, each signer's its request key.
+//! When the envelope closes, its document's signed file is downloaded.
+//!
+//! Requests time out after 30 s (the PDF travels as base64) and are retried with backoff on
+//! connection errors, timeouts, 429 (honouring `Retry-After` or the rate-limit reset) and 5xx;
+//! never on another 4xx, whose JSON:API `errors` are read into the refusal. The API has no
+//! idempotency key: the use case saves each step's result before the next, so a retried send
+//! resumes.
 
 use crate::callback;
 use async_trait::async_trait;
@@ -14,8 +21,11 @@ use base64::engine::general_purpose::STANDARD;
 use domain::signature::{CallbackError, PartyKeys, PartyRole, ProviderError, ProviderEvent, SignatureProvider, Signer};
 use domain::values::ShippingType;
 use observability::outbound;
+use reqwest::Method;
 use serde_json::{Value, json};
 use std::time::Duration;
+
+const JSON_API: &str = "application/vnd.api+json";
 
 #[derive(Clone)]
 pub struct ClicksignSettings {
@@ -55,10 +65,37 @@ pub struct ClicksignProvider {
 }
 
 /// What one attempt says about trying again.
-enum Attempt {
-    Done(Value),
+enum Attempt<T> {
+    Done(T),
     Retry { wait: Option<Duration>, why: String },
     Fail(ProviderError),
+}
+
+/// A JSON:API error answer's details, joined (`errors[].detail`, else `title`, else `code`).
+fn error_details(body: &str) -> String {
+    let parsed: Option<Value> = serde_json::from_str(body).ok();
+    let details: Vec<String> = parsed
+        .as_ref()
+        .and_then(|v| v["errors"].as_array())
+        .map(|errors| {
+            errors
+                .iter()
+                .filter_map(|e| {
+                    let text = e["detail"].as_str().or(e["title"].as_str()).or(e["code"].as_str())?;
+                    let field = e["source"]["pointer"]
+                        .as_str()
+                        .map(|p| format!(" ({p})"))
+                        .unwrap_or_default();
+                    Some(format!("{text}{field}"))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if details.is_empty() {
+        body.chars().take(300).collect()
+    } else {
+        details.join("; ")
+    }
 }
 
 impl ClicksignProvider {
@@ -71,15 +108,20 @@ impl ClicksignProvider {
         Ok(Self { settings, http })
     }
 
-    async fn attempt(&self, path: &str, body: &Value) -> Attempt {
-        let url = format!("{}{}", self.settings.base_url, path);
-        let request = self
-            .http
-            .post(&url)
-            .query(&[("access_token", &self.settings.access_token)])
-            .json(body);
-        let response = outbound::send("clicksign", request).await;
-        let response = match response {
+    /// One request, classified; `body` is JSON:API (`None` for a GET), the answer raw bytes.
+    async fn attempt(&self, method: &Method, url: &str, body: Option<&Value>, api: bool) -> Attempt<Vec<u8>> {
+        let mut request = self.http.request(method.clone(), url);
+        if api {
+            request = request
+                .header(reqwest::header::AUTHORIZATION, &self.settings.access_token)
+                .header(reqwest::header::ACCEPT, JSON_API);
+        }
+        if let Some(body) = body {
+            request = request
+                .header(reqwest::header::CONTENT_TYPE, JSON_API)
+                .body(body.to_string());
+        }
+        let response = match outbound::send("clicksign", request).await {
             Ok(r) => r,
             Err(e) => {
                 return Attempt::Retry {
@@ -94,9 +136,8 @@ impl ClicksignProvider {
         };
         let status = response.status();
         if status.as_u16() == 429 {
-            let wait = reset_wait(response.headers());
             return Attempt::Retry {
-                wait,
+                wait: reset_wait(response.headers()),
                 why: "limite de requisições (429)".into(),
             };
         }
@@ -106,38 +147,91 @@ impl ClicksignProvider {
                 why: format!("erro do provedor ({status})"),
             };
         }
-        let text = response.text().await.unwrap_or_default();
+        let bytes = match response.bytes().await {
+            Ok(b) => b.to_vec(),
+            Err(e) if e.is_timeout() => {
+                return Attempt::Retry {
+                    wait: None,
+                    why: "tempo esgotado".into(),
+                };
+            }
+            Err(_) => {
+                return Attempt::Retry {
+                    wait: None,
+                    why: "resposta interrompida".into(),
+                };
+            }
+        };
         if !status.is_success() {
             return Attempt::Fail(ProviderError::Rejected(format!(
                 "{status}: {}",
-                text.chars().take(300).collect::<String>()
+                error_details(&String::from_utf8_lossy(&bytes))
             )));
         }
-        match serde_json::from_str(&text) {
-            Ok(value) => Attempt::Done(value),
-            // 202 answers (notifications) may have no body.
-            Err(_) if text.trim().is_empty() => Attempt::Done(Value::Null),
-            Err(e) => Attempt::Fail(ProviderError::Rejected(format!("resposta ilegível: {e}"))),
-        }
+        Attempt::Done(bytes)
     }
 
-    async fn post(&self, path: &str, body: Value) -> Result<Value, ProviderError> {
+    async fn call(&self, method: Method, url: &str, body: Option<Value>, api: bool) -> Result<Vec<u8>, ProviderError> {
         let mut retries = self.settings.backoff.iter();
         loop {
-            match self.attempt(path, &body).await {
-                Attempt::Done(value) => return Ok(value),
+            match self.attempt(&method, url, body.as_ref(), api).await {
+                Attempt::Done(bytes) => return Ok(bytes),
                 Attempt::Fail(error) => return Err(error),
                 Attempt::Retry { wait, why } => {
                     let Some(backoff) = retries.next() else {
                         return Err(ProviderError::Unavailable(why));
                     };
                     let wait = wait.map_or(*backoff, |w| w.min(self.settings.max_rate_limit_wait));
-                    tracing::warn!(path, %why, wait_ms = wait.as_millis() as u64, "clicksign: retrying");
+                    tracing::warn!(%method, %why, wait_ms = wait.as_millis() as u64, "clicksign: retrying");
                     tokio::time::sleep(jitter(wait)).await;
                 }
             }
         }
     }
+
+    /// A JSON:API call to the Envelope API; an empty answer (202, 204) reads as null.
+    async fn api(&self, method: Method, path: &str, body: Option<Value>) -> Result<Value, ProviderError> {
+        let url = format!("{}/api/v3{path}", self.settings.base_url);
+        let bytes = self.call(method, &url, body, true).await?;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(Value::Null);
+        }
+        serde_json::from_slice(&bytes).map_err(|e| ProviderError::Rejected(format!("resposta ilegível: {e}")))
+    }
+
+    async fn create(
+        &self,
+        path: &str,
+        kind: &str,
+        attributes: Value,
+        relationships: Option<Value>,
+    ) -> Result<String, ProviderError> {
+        let mut data = json!({"type": kind, "attributes": attributes});
+        if let Some(relationships) = relationships {
+            data["relationships"] = relationships;
+        }
+        id_of(&self.api(Method::POST, path, Some(json!({"data": data}))).await?)
+    }
+
+    /// The envelope's first (only) document: its id and, once signed, the signed file's link.
+    async fn document_of(&self, envelope: &str) -> Result<(String, Option<String>), ProviderError> {
+        let answer = self
+            .api(Method::GET, &format!("/envelopes/{envelope}/documents"), None)
+            .await?;
+        let document = &answer["data"][0];
+        let id = document["id"]
+            .as_str()
+            .ok_or_else(|| ProviderError::Rejected("envelope sem documento".into()))?;
+        let signed = document["links"]["files"]["signed"].as_str().map(str::to_owned);
+        Ok((id.to_owned(), signed))
+    }
+}
+
+fn id_of(answer: &Value) -> Result<String, ProviderError> {
+    answer["data"]["id"]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| ProviderError::Rejected("resposta sem data.id".into()))
 }
 
 /// Up to a tenth more, so that instances retrying together spread out.
@@ -166,63 +260,113 @@ fn reset_wait(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
     Some(Duration::from_secs(reset.saturating_sub(now)))
 }
 
-fn key_at(value: &Value, pointer: &str) -> Result<String, ProviderError> {
-    value
-        .pointer(pointer)
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-        .ok_or_else(|| ProviderError::Rejected(format!("resposta sem {pointer}")))
+fn channel_word(channel: ShippingType) -> &'static str {
+    match channel {
+        ShippingType::Sms => "sms",
+        ShippingType::Whatsapp => "whatsapp",
+    }
+}
+
+/// `000.000.000-00`, the form the API takes a signer's CPF in.
+fn documentation(signer: &Signer) -> Option<String> {
+    signer
+        .document
+        .as_deref()
+        .filter(|d| d.len() == 11)
+        .map(domain::contract::formats::cpf)
 }
 
 #[async_trait]
 impl SignatureProvider for ClicksignProvider {
-    async fn upload_document(&self, identifier: &str, pdf: &[u8]) -> Result<String, ProviderError> {
-        let body = json!({"document": {
-            "path": format!("/propostas/{identifier}.pdf"),
-            "content_base64": format!("data:application/pdf;base64,{}", STANDARD.encode(pdf)),
-            "auto_close": true,
-            "locale": "pt-BR",
-        }});
-        key_at(&self.post("/api/v1/documents", body).await?, "/document/key")
+    fn name(&self) -> &'static str {
+        "Clicksign"
     }
 
-    async fn add_signers(&self, document_key: &str, signers: &[Signer]) -> Result<PartyKeys, ProviderError> {
+    async fn upload_document(&self, identifier: &str, pdf: &[u8]) -> Result<String, ProviderError> {
+        let envelope = self
+            .create(
+                "/envelopes",
+                "envelopes",
+                json!({
+                    "name": format!("Proposta {identifier}"),
+                    "locale": "pt-BR",
+                    "auto_close": true,
+                    "block_after_refusal": true,
+                }),
+                None,
+            )
+            .await?;
+        self.create(
+            &format!("/envelopes/{envelope}/documents"),
+            "documents",
+            json!({
+                "filename": format!("proposta-{identifier}.pdf"),
+                "content_base64": format!("data:application/pdf;base64,{}", STANDARD.encode(pdf)),
+            }),
+            None,
+        )
+        .await?;
+        Ok(envelope)
+    }
+
+    async fn add_signers(
+        &self,
+        document_key: &str,
+        signers: &[Signer],
+        channel: ShippingType,
+    ) -> Result<PartyKeys, ProviderError> {
+        let envelope = document_key;
+        let (document, _) = self.document_of(envelope).await?;
         let mut keys = Vec::new();
         for signer in signers {
-            // The client signs with a code sent to the phone; the entities sign by API.
-            let auths = if signer.role == PartyRole::Client {
-                json!(["sms"])
-            } else {
-                json!(["api"])
-            };
-            let created = self
-                .post(
-                    "/api/v1/signers",
-                    json!({"signer": {
+            let client = signer.role == PartyRole::Client;
+            let signer_id = self
+                .create(
+                    &format!("/envelopes/{envelope}/signers"),
+                    "signers",
+                    json!({
                         "name": signer.name,
                         "email": signer.email,
                         "phone_number": signer.phone,
-                        "documentation": signer.document,
-                        "has_documentation": signer.role == PartyRole::Client,
-                        "auths": auths,
-                        "delivery": "none",
-                    }}),
+                        "has_documentation": documentation(signer).is_some(),
+                        "documentation": documentation(signer),
+                        "refusable": true,
+                        "communicate_events": {
+                            "signature_request": if client { channel_word(channel) } else { "none" },
+                            "signature_reminder": "none",
+                            "document_signed": if signer.email.is_some() { "email" } else { "none" },
+                        },
+                    }),
+                    None,
                 )
                 .await?;
-            let signer_key = key_at(&created, "/signer/key")?;
-            let sign_as = if signer.role == PartyRole::Client {
-                "sign"
-            } else {
-                "party"
-            };
-            let listed = self
-                .post(
-                    "/api/v1/lists",
-                    json!({"list": {"document_key": document_key, "signer_key": signer_key, "sign_as": sign_as}}),
-                )
-                .await?;
-            keys.push((signer.role, key_at(&listed, "/list/request_signature_key")?));
+            let relationships = json!({
+                "document": {"data": {"type": "documents", "id": document}},
+                "signer": {"data": {"type": "signers", "id": signer_id}},
+            });
+            let requirements = format!("/envelopes/{envelope}/requirements");
+            self.create(
+                &requirements,
+                "requirements",
+                json!({"action": "agree", "role": if client { "sign" } else { "party" }}),
+                Some(relationships.clone()),
+            )
+            .await?;
+            self.create(
+                &requirements,
+                "requirements",
+                json!({"action": "provide_evidence", "auth": if client { channel_word(channel) } else { "api" }}),
+                Some(relationships),
+            )
+            .await?;
+            keys.push((signer.role, signer_id));
         }
+        self.api(
+            Method::PATCH,
+            &format!("/envelopes/{envelope}"),
+            Some(json!({"data": {"id": envelope, "type": "envelopes", "attributes": {"status": "running"}}})),
+        )
+        .await?;
         let key = |role: PartyRole| {
             keys.iter()
                 .find(|(r, _)| *r == role)
@@ -237,18 +381,39 @@ impl SignatureProvider for ClicksignProvider {
         })
     }
 
-    async fn notify(&self, request_key: &str, channel: ShippingType) -> Result<(), ProviderError> {
-        let path = match channel {
-            ShippingType::Sms => "/api/v1/notify_by_sms",
-            ShippingType::Whatsapp => "/api/v1/notify_by_whatsapp",
-        };
-        self.post(path, json!({"request_signature_key": request_key}))
-            .await
-            .map(|_| ())
+    /// The envelope's notification reaches its pending signers, each by the channel its
+    /// `communicate_events` names (the client's: the proposal's `tipo_envio`).
+    async fn notify(
+        &self,
+        document_key: &str,
+        _request_key: &str,
+        _channel: ShippingType,
+    ) -> Result<(), ProviderError> {
+        let body = json!({"data": {"type": "notifications", "attributes": {
+            "message": "Sua proposta está pronta para assinatura.",
+        }}});
+        self.api(
+            Method::POST,
+            &format!("/envelopes/{document_key}/notifications"),
+            Some(body),
+        )
+        .await
+        .map(|_| ())
     }
 
     fn sign_url(&self, request_key: &str) -> String {
         format!("{}/sign/{request_key}", self.settings.base_url)
+    }
+
+    async fn signed_copy(&self, document_key: &str) -> Result<Option<Vec<u8>>, ProviderError> {
+        let (_, signed) = self.document_of(document_key).await?;
+        let Some(link) = signed else { return Ok(None) };
+        // The link is pre-signed storage: no token travels to it.
+        let pdf = self.call(Method::GET, &link, None, false).await?;
+        if !pdf.starts_with(b"%PDF-") {
+            return Err(ProviderError::Rejected("arquivo assinado não é um PDF".into()));
+        }
+        Ok(Some(pdf))
     }
 
     fn parse_callback(&self, headers: &[(String, String)], body: &[u8]) -> Result<ProviderEvent, CallbackError> {

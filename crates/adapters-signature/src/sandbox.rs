@@ -1,4 +1,4 @@
-//! The sandbox provider: no outside account, no state of its own. Keys are random; links point to
+//! The sandbox provider: no outside account, no state of its own. Keys are random; the envelope is a key and nothing more; links point to
 //! the service's own page `/sandbox/sign/:key`, whose button signs through the same use case as a
 //! provider callback; notifications are only logged. Callbacks are verified like the real ones.
 
@@ -28,12 +28,21 @@ impl SandboxProvider {
 
 #[async_trait]
 impl SignatureProvider for SandboxProvider {
+    fn name(&self) -> &'static str {
+        "Sandbox (desenvolvimento)"
+    }
+
     async fn upload_document(&self, identifier: &str, pdf: &[u8]) -> Result<String, ProviderError> {
         tracing::info!(identifier, bytes = pdf.len(), "sandbox: document received");
         Ok(Self::key("doc"))
     }
 
-    async fn add_signers(&self, _document_key: &str, signers: &[Signer]) -> Result<PartyKeys, ProviderError> {
+    async fn add_signers(
+        &self,
+        _document_key: &str,
+        signers: &[Signer],
+        _channel: ShippingType,
+    ) -> Result<PartyKeys, ProviderError> {
         if signers.len() != 4 {
             return Err(ProviderError::Rejected(format!(
                 "esperados 4 signatários, recebidos {}",
@@ -48,9 +57,19 @@ impl SignatureProvider for SandboxProvider {
         })
     }
 
-    async fn notify(&self, _request_key: &str, channel: ShippingType) -> Result<(), ProviderError> {
+    async fn notify(
+        &self,
+        _document_key: &str,
+        _request_key: &str,
+        channel: ShippingType,
+    ) -> Result<(), ProviderError> {
         tracing::info!(channel = channel.as_str(), "sandbox: signing link notified");
         Ok(())
+    }
+
+    /// The sandbox keeps no documents: the signed version is the service's own.
+    async fn signed_copy(&self, _document_key: &str) -> Result<Option<Vec<u8>>, ProviderError> {
+        Ok(None)
     }
 
     fn sign_url(&self, request_key: &str) -> String {

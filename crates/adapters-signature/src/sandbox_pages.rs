@@ -7,9 +7,7 @@ use domain::access::Scope;
 use domain::clock::Clock;
 use domain::proposals::ports::ProposalStore;
 use domain::proposals::signing::{SigningError, SigningService};
-use domain::signature::{
-    DocumentRenderer, PartyEventOutcome, PartyRole, ProviderEvent, ProviderEventKind, SignatureStore,
-};
+use domain::signature::{PartyEventOutcome, PartyRole, ProviderEvent, ProviderEventKind, SignatureStore};
 use std::sync::Arc;
 
 #[derive(Clone)]
@@ -17,7 +15,6 @@ pub struct SandboxSigningPages {
     pub signing: SigningService,
     pub signatures: Arc<dyn SignatureStore>,
     pub proposals: Arc<dyn ProposalStore>,
-    pub renderer: Arc<dyn DocumentRenderer>,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -30,8 +27,14 @@ impl SandboxSigningPages {
             .ok_or(SigningError::UnknownKey)
     }
 
-    /// The party signs: the event the provider would report, recorded by the signing use case.
-    pub async fn sign(&self, request_key: &str) -> Result<PartyEventOutcome, SigningError> {
+    /// The party signs: the event the provider would report, with the address and browser the
+    /// page was used from, recorded by the signing use case.
+    pub async fn sign(
+        &self,
+        request_key: &str,
+        ip: Option<String>,
+        user_agent: Option<String>,
+    ) -> Result<PartyEventOutcome, SigningError> {
         let event = ProviderEvent {
             event_id: format!("sandbox-sign-{request_key}"),
             request_key: request_key.to_owned(),
@@ -39,11 +42,15 @@ impl SandboxSigningPages {
             at: self.clock.now(),
             latitude: None,
             longitude: None,
+            ip,
+            user_agent,
+            authentication: Some("sandbox".to_owned()),
         };
         self.signing.record(&event).await
     }
 
-    /// The document the party is asked to sign: the bytes sealed when it was sent.
+    /// The document the party is asked to sign: the bytes sealed when it was sent; once every
+    /// party signed, the signed version with its evidence page.
     pub async fn document(&self, request_key: &str) -> Result<Vec<u8>, SigningError> {
         let (identifier, _, _) = self.party(request_key).await?;
         let detail = self
@@ -51,9 +58,10 @@ impl SandboxSigningPages {
             .detail(&identifier, Scope::Everything)
             .await?
             .ok_or(SigningError::NotFound)?;
-        match self.signatures.sealed(detail.proposal.id).await? {
-            Some(sealed) => Ok(sealed.pdf),
-            None => Ok(self.renderer.render(&detail)?),
+        if let Some(signed) = self.signatures.signed(detail.proposal.id).await? {
+            return Ok(signed.pdf);
         }
+        let sealed = self.signatures.sealed(detail.proposal.id).await?;
+        sealed.map(|s| s.pdf).ok_or(SigningError::NotSent)
     }
 }

@@ -241,7 +241,6 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
             signing: signing.clone(),
             signatures: signing.signatures.clone(),
             proposals: signing.proposals.clone(),
-            renderer: signing.renderer.clone(),
             clock: Arc::new(SystemClock),
         }
     });

@@ -28,6 +28,14 @@ pub fn all() -> Vec<(&'static str, &'static str)> {
         (phone::LANDLINE_FORMAT, "telefone fixo fora do formato (99) 9999-9999"),
         (phone::LANDLINE_AREA_CODE, "telefone fixo com DDD inexistente"),
         (cep::FORMAT, "CEP sem 8 dígitos"),
+        (
+            crate::contract::terms::UNKNOWN_PLACEHOLDER,
+            "termos do produto com marcador desconhecido ou não fechado",
+        ),
+        (
+            crate::contract::terms::TOO_LONG,
+            "termos do produto com mais de 20.000 caracteres",
+        ),
         (full_name::CHARACTER, "nome com dígitos ou sinais fora de lugar"),
         (full_name::WORDS, "nome com menos de duas palavras"),
         (full_name::LENGTH, "nome com menos de 2 ou mais de 120 caracteres"),

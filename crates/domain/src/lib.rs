@@ -115,6 +115,7 @@ pub mod access;
 pub mod auth;
 pub mod catalog;
 pub mod clock;
+pub mod contract;
 pub mod customers;
 pub mod ecommerce;
 #[cfg(test)]

@@ -2,7 +2,6 @@
 //! rule that moves a proposal when its parties sign or refuse.
 
 use crate::proposals::lifecycle::{StatusChange, StatusEvent, TransitionError, Trigger, check};
-use crate::proposals::model::ProposalDetail;
 use crate::store::StoreError;
 use crate::values::{ProposalStatus, ShippingType};
 use async_trait::async_trait;
@@ -89,6 +88,9 @@ pub enum ProviderEventKind {
     Signed,
     Refused,
     Expired,
+    /// The envelope closed (every party signed): its `request_key` is the envelope's key, and the
+    /// provider's own signed copy can be fetched.
+    Closed,
 }
 
 /// An inbound notification from the provider, verified.
@@ -101,6 +103,11 @@ pub struct ProviderEvent {
     pub at: DateTime<Utc>,
     pub latitude: Option<String>,
     pub longitude: Option<String>,
+    /// Where the party signed from and with what, when the provider reports it.
+    pub ip: Option<String>,
+    pub user_agent: Option<String>,
+    /// How the provider authenticated the party, in its own word (`sms`, `whatsapp`, `api`).
+    pub authentication: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -126,26 +133,26 @@ pub enum CallbackError {
 #[cfg_attr(feature = "mock", mockall::automock)]
 #[async_trait]
 pub trait SignatureProvider: Send + Sync {
-    /// Uploads the document to be signed; answers its key.
+    /// How documents and the evidence page name the provider.
+    fn name(&self) -> &'static str;
+    /// Creates the envelope with the document to be signed; answers the envelope's key.
     async fn upload_document(&self, identifier: &str, pdf: &[u8]) -> Result<String, ProviderError>;
-    /// Adds the four signers to the document; answers each one's request key.
-    async fn add_signers(&self, document_key: &str, signers: &[Signer]) -> Result<PartyKeys, ProviderError>;
+    /// Adds the four signers with what they must do and how they authenticate (the client by
+    /// `channel`), and opens the envelope for signing; answers each one's key.
+    async fn add_signers(
+        &self,
+        document_key: &str,
+        signers: &[Signer],
+        channel: ShippingType,
+    ) -> Result<PartyKeys, ProviderError>;
     /// Sends a party its link by the channel.
-    async fn notify(&self, request_key: &str, channel: ShippingType) -> Result<(), ProviderError>;
+    async fn notify(&self, document_key: &str, request_key: &str, channel: ShippingType) -> Result<(), ProviderError>;
+    /// The provider's own signed copy of the envelope's document, once it has one.
+    async fn signed_copy(&self, document_key: &str) -> Result<Option<Vec<u8>>, ProviderError>;
     /// The link where the party with this request key signs.
     fn sign_url(&self, request_key: &str) -> String;
     /// Verifies and reads an inbound callback (`headers` lower-cased).
     fn parse_callback(&self, headers: &[(String, String)], body: &[u8]) -> Result<ProviderEvent, CallbackError>;
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("falha ao gerar o documento da proposta: {0}")]
-pub struct RenderError(pub String);
-
-/// Renders the proposal as the PDF the parties sign.
-#[cfg_attr(feature = "mock", mockall::automock)]
-pub trait DocumentRenderer: Send + Sync {
-    fn render(&self, detail: &ProposalDetail) -> Result<Vec<u8>, RenderError>;
 }
 
 /// The document as sent for signature: its bytes, kept, and their SHA-256 (hex). What the parties
@@ -162,6 +169,19 @@ impl SealedDocument {
         let sha256 = hex::encode(Sha256::digest(&pdf));
         Self { pdf, sha256 }
     }
+}
+
+/// A party's signature request as stored, with what its provider reported.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartyRecord {
+    pub role: PartyRole,
+    pub status: String,
+    pub signed_at: Option<DateTime<Utc>>,
+    pub ip: Option<String>,
+    pub user_agent: Option<String>,
+    pub authentication: Option<String>,
+    pub latitude: Option<String>,
+    pub longitude: Option<String>,
 }
 
 /// What is stored of a proposal's signature so far: each step saved before the next, so that a
@@ -208,6 +228,13 @@ pub trait SignatureStore: Send + Sync {
         changed_by: &str,
     ) -> Result<SealedDocument, StoreError>;
     async fn sealed(&self, proposal_id: i64) -> Result<Option<SealedDocument>, StoreError>;
+    /// Keeps the signed version (the sealed document and its evidence page), once: the first wins.
+    async fn keep_signed(&self, proposal_id: i64, document: &SealedDocument) -> Result<SealedDocument, StoreError>;
+    async fn signed(&self, proposal_id: i64) -> Result<Option<SealedDocument>, StoreError>;
+    /// Keeps the provider's own signed copy beside ours (the envelope's key names the proposal);
+    /// answers whether an envelope had that key.
+    async fn keep_provider_copy(&self, document_key: &str, document: &SealedDocument) -> Result<bool, StoreError>;
+    async fn parties(&self, proposal_id: i64) -> Result<Vec<PartyRecord>, StoreError>;
     async fn save_document(&self, proposal_id: i64, document_key: &str, changed_by: &str) -> Result<(), StoreError>;
     async fn save_parties(
         &self,

@@ -523,6 +523,11 @@ pub struct ProductDto {
     /// Present when the product was read with its banks (management answers).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bank: Option<Vec<BankDto>>,
+    /// The contract text of its proposals, with placeholders (management answers; null when the
+    /// product prints the default terms).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub termos: Option<Option<String>>,
 }
 
 impl ProductDto {
@@ -548,6 +553,7 @@ impl ProductDto {
             alterado_por: p.changed_by,
             price_id: p.price_id,
             bank: banks,
+            termos: with_banks.then_some(p.terms),
         }
     }
 }

@@ -80,7 +80,14 @@ pub async fn sandbox_sign(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let key = path.into_inner();
-    let outcome = pages(&state)?.sign(&key).await?;
+    // What a provider reports of where a party signed from: the address and the browser.
+    let ip = crate::http::auth::client_address(&request, &state.trusted_proxies).map(|a| a.to_string());
+    let user_agent = request
+        .headers()
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| v.chars().take(300).collect());
+    let outcome = pages(&state)?.sign(&key, ip, user_agent).await?;
     if !accepts_json(&request) {
         let page = format!("/sandbox/sign/{key}");
         return Ok(HttpResponse::SeeOther()

@@ -13,7 +13,7 @@ use crate::state::AppState;
 use actix_web::http::header;
 use actix_web::{HttpResponse, web};
 use base64::Engine;
-use domain::proposals::bodies::{SignLinkQuery, SignerBody, StatusChangeBody};
+use domain::proposals::bodies::{DocumentQuery, SignLinkQuery, SignerBody, StatusChangeBody};
 use domain::proposals::lifecycle::StatusEvent;
 use domain::signature::PartyEventOutcome;
 use serde::Serialize;
@@ -149,20 +149,26 @@ pub async fn events(
     Ok(HttpResponse::Ok().json(Envelope::list("Eventos da proposta.", document, vec![count])))
 }
 
-/// The proposal as the PDF the parties sign: once sent for signature, the very bytes sent.
-#[utoipa::path(get, path = "/proposal/{identifier}/document", summary = "Documento da proposta (PDF)", description = "A proposta como o PDF que as partes assinam. Depois do envio para assinatura (rota 12), sempre os mesmos bytes enviados (selados); antes, um rascunho da proposta como está. `Repr-Digest` (RFC 9530) traz o SHA-256 dos bytes e `ETag` o mesmo em hexadecimal.", tag = "assinatura", security(("bearer" = [])),
-    params(("identifier" = String, Path)),
+/// The proposal as the PDF the parties sign: once sent for signature, the very bytes sent; once
+/// every party signed, those bytes followed by the evidence page.
+#[utoipa::path(get, path = "/proposal/{identifier}/document", summary = "Documento da proposta (PDF)", description = "A proposta como o PDF que as partes assinam. Antes do envio para assinatura, um rascunho (marcado como tal em cada página) da proposta como está; depois do envio (rota 12), sempre os mesmos bytes enviados (selados); depois da última assinatura, a versão assinada: o documento selado seguido da página de evidências (SHA-256 do selado, cada parte com data e hora UTC e de Brasília, canal, autenticação, IP e navegador). `version=sealed` pede o selado mesmo depois. `Repr-Digest` (RFC 9530) traz o SHA-256 dos bytes servidos, `ETag` o mesmo em hexadecimal e `Document-Version` qual versão é (`draft`, `sealed`, `signed`).", tag = "assinatura", security(("bearer" = [])),
+    params(("identifier" = String, Path), ("version" = Option<String>, Query, description = "`sealed`: o documento enviado para assinatura, mesmo depois de assinado")),
     responses(
         (status = 200, description = "PDF da proposta", content_type = "application/pdf", body = Vec<u8>,
-            headers(("Repr-Digest" = String, description = "sha-256=:<base64>: dos bytes"), ("ETag" = String, description = "o SHA-256 em hexadecimal, entre aspas"))),
-        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+            headers(("Repr-Digest" = String, description = "sha-256=:<base64>: dos bytes"), ("ETag" = String, description = "o SHA-256 em hexadecimal, entre aspas"), ("Document-Version" = String, description = "draft, sealed ou signed"))),
+        (status = 400, description = "`version` diferente de `sealed`", body = ErrorEnvelope),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
+        (status = 404, description = "Proposta não encontrada, ou `version=sealed` de uma proposta ainda não enviada", body = ErrorEnvelope),
+        (status = 503, body = ErrorEnvelope),
     ))]
 pub async fn document(
     state: web::Data<AppState>,
     user: AuthenticatedUser,
     path: web::Path<String>,
+    query: web::Query<DocumentQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let served = state.signing.document(&user.0, &path).await?;
+    let request = query.into_inner().read()?;
+    let served = state.signing.document(&user.0, &path, request).await?;
     let digest = hex::decode(&served.document.sha256).map_err(|_| ApiError::new(ErrorCode::Internal))?;
     let mut response = pdf_response(&path, served.document.pdf);
     let headers = response.headers_mut();
@@ -170,6 +176,7 @@ pub async fn document(
     for (name, value) in [
         ("repr-digest", repr_digest),
         ("etag", format!("\"{}\"", served.document.sha256)),
+        ("document-version", served.version.as_str().to_owned()),
     ] {
         if let Ok(value) = header::HeaderValue::from_str(&value) {
             headers.insert(header::HeaderName::from_static(name), value);

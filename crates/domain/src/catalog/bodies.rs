@@ -46,6 +46,10 @@ pub struct ProductBody {
     /// O preço recorrente na plataforma de pagamento (assinaturas de e-commerce).
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "price_1PzXyZ"))]
     pub price_id: Field<String>,
+    /// O texto do contrato das propostas do produto, com marcadores como `{{nome}}`, `{{cpf}}`,
+    /// `{{valor}}` (lista em `docs/decisions.md`); parágrafos separados por linha em branco.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, max_length = 20000, example = "Eu, {{nome}}, CPF {{cpf}}, contrato {{produto}} por {{valor}}."))]
+    pub termos: Field<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = Vec<BankBody>))]
     pub bank: Field<Vec<Field<BankBody>>>,
 }
@@ -77,6 +81,9 @@ impl ProductBody {
         let integration_code = r.code("codigo_integracao", self.codigo_integracao);
         let active = r.optional_bool("ativo", self.ativo).unwrap_or(true);
         let price_id = r.optional_text("price_id", self.price_id);
+        let terms = r
+            .optional_text("termos", self.termos)
+            .and_then(|t| r.check("termos", crate::contract::terms::check(&t).map(|()| t)));
         let value = match r.optional_integer("valor", self.valor) {
             Some(n) if n < 0 => {
                 r.add(
@@ -108,6 +115,7 @@ impl ProductBody {
                 value_cents,
                 banks,
                 price_id,
+                terms,
             }),
             _ => Err(v),
         }

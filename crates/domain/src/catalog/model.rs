@@ -21,6 +21,8 @@ pub struct Product {
     pub value_cents: i64,
     pub banks: Vec<Bank>,
     pub price_id: Option<String>,
+    /// The contract text of its proposals (see [`crate::contract::terms`]).
+    pub terms: Option<String>,
     pub changed_by: String,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -50,6 +52,7 @@ pub struct ProductInput {
     pub banks: Vec<Bank>,
     /// The recurring price on the payment platform (e-commerce subscriptions).
     pub price_id: Option<String>,
+    pub terms: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

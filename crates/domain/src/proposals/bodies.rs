@@ -790,3 +790,26 @@ impl SignLinkQuery {
         }
     }
 }
+
+/// The query of `GET /proposal/:identifier/document`: `version=sealed` asks for the bytes sent for
+/// signature even once the signed version exists.
+#[derive(Debug, Deserialize)]
+pub struct DocumentQuery {
+    pub version: Field<String>,
+}
+
+impl DocumentQuery {
+    pub fn read(self) -> Result<crate::proposals::signing::DocumentRequest, Violations> {
+        use crate::proposals::signing::DocumentRequest;
+        let mut v = Violations::new();
+        let mut r = Reading::root(&mut v);
+        match r.optional_text("version", self.version).as_deref() {
+            None => Ok(DocumentRequest::Latest),
+            Some("sealed") => Ok(DocumentRequest::Sealed),
+            Some(_) => {
+                r.add("version", codes::INVALID_VALUE, "version aceita apenas sealed");
+                Err(v)
+            }
+        }
+    }
+}

@@ -29,6 +29,10 @@ pub trait ProposalStore: Send + Sync {
     /// The proposal with this identifier if the scope may see it (else `None`, as for a missing one).
     async fn detail(&self, identifier: &str, scope: Scope) -> Result<Option<ProposalDetail>, StoreError>;
 
+    /// The contract text of a product (`termos`), read only when a document is made: route 7's
+    /// detail does not carry it.
+    async fn product_terms(&self, product_id: i64) -> Result<Option<String>, StoreError>;
+
     /// Whether an unfinished proposal exists, whoever sells it, for the CPF and the product with
     /// this integration code; `None` when no product has that code.
     async fn has_open_for_cpf(&self, cpf: &Cpf, integration_code: i32) -> Result<Option<bool>, StoreError>;

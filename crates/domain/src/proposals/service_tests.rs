@@ -71,6 +71,7 @@ fn product(active: bool) -> Product {
             name: "Banco do Brasil".into(),
         }],
         price_id: None,
+        terms: None,
         changed_by: "seed".into(),
         created_at: Utc::now(),
         updated_at: Utc::now(),

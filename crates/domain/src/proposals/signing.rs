@@ -4,12 +4,14 @@
 use crate::access::{AccessError, Operation, Scope, authorize};
 use crate::auth::model::Principal;
 use crate::clock::Clock;
+use crate::contract::evidence::{PartySignature, SignatureEvidence};
+use crate::contract::{DocumentRenderer, PrintedDocument, RenderError, Stage};
 use crate::proposals::lifecycle::{StatusChange, StatusEvent, TransitionError, Trigger, check};
 use crate::proposals::model::ProposalDetail;
 use crate::proposals::ports::{PartnerDirectory, ProposalStore};
 use crate::signature::{
-    CallbackError, ChangeStatusError, DocumentRenderer, PartyEventOutcome, PartyRole, ProviderError, ProviderEvent,
-    RenderError, SealedDocument, SignatureProvider, SignatureStore, Signer,
+    CallbackError, ChangeStatusError, PartyEventOutcome, PartyRole, ProviderError, ProviderEvent, ProviderEventKind,
+    SIGNED, SealedDocument, SignatureProvider, SignatureStore, Signer,
 };
 use crate::store::StoreError;
 use crate::values::{ProposalStatus, ShippingType};
@@ -65,11 +67,41 @@ impl From<ChangeStatusError> for SigningError {
     }
 }
 
-/// A proposal's document as served: its bytes and digest, and whether they are the sealed ones.
+/// Which of a proposal's documents is served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DocumentVersion {
+    /// Rendered now from the proposal as it stands (before it is sent), marked as a draft.
+    Draft,
+    /// The bytes sent for signature.
+    Sealed,
+    /// The sealed bytes followed by the evidence page, once every party signed.
+    Signed,
+}
+
+impl DocumentVersion {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Draft => "draft",
+            Self::Sealed => "sealed",
+            Self::Signed => "signed",
+        }
+    }
+}
+
+/// What the caller asks of the document route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DocumentRequest {
+    /// The latest: signed, else sealed, else a draft.
+    Latest,
+    /// The sealed bytes, even once a signed version exists.
+    Sealed,
+}
+
+/// A proposal's document as served: its bytes and digest, and which version they are.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProposalDocument {
     pub document: SealedDocument,
-    pub sealed: bool,
+    pub version: DocumentVersion,
 }
 
 #[derive(Clone)]
@@ -175,7 +207,10 @@ impl SigningService {
                         let sealed = match self.signatures.sealed(proposal_id).await? {
                             Some(sealed) => sealed,
                             None => {
-                                let rendered = SealedDocument::of(self.renderer.render(&detail)?);
+                                let terms = self.proposals.product_terms(detail.proposal.product_id).await?;
+                                let contract =
+                                    PrintedDocument::contract(&detail, terms.as_deref(), Stage::ForSignature);
+                                let rendered = SealedDocument::of(self.renderer.render(&contract)?);
                                 self.signatures.seal(proposal_id, &rendered, &principal.email).await?
                             }
                         };
@@ -189,7 +224,10 @@ impl SigningService {
                 let (keys, url) = match state.and_then(|s| s.keys.zip(s.sign_url)) {
                     Some(saved) => saved,
                     None => {
-                        let keys = self.provider.add_signers(&document_key, &signers(&detail)).await?;
+                        let keys = self
+                            .provider
+                            .add_signers(&document_key, &signers(&detail), channel)
+                            .await?;
                         let url = self.provider.sign_url(&keys.client);
                         self.signatures
                             .save_parties(proposal_id, &keys, &url, &principal.email)
@@ -197,7 +235,7 @@ impl SigningService {
                         (keys, url)
                     }
                 };
-                self.provider.notify(&keys.client, channel).await?;
+                self.provider.notify(&document_key, &keys.client, channel).await?;
                 let change = StatusChange {
                     proposal_id,
                     from: ProposalStatus::New,
@@ -220,10 +258,11 @@ impl SigningService {
                     return Err(SigningError::ResendLimit { max: self.max_resends });
                 }
                 let state = self.signatures.state(proposal_id).await?;
-                let Some((keys, url)) = state.and_then(|s| s.keys.zip(s.sign_url)) else {
+                let Some((document_key, (keys, url))) = state.and_then(|s| s.document_key.zip(s.keys.zip(s.sign_url)))
+                else {
                     return Err(SigningError::NotSent);
                 };
-                self.provider.notify(&keys.client, channel).await?;
+                self.provider.notify(&document_key, &keys.client, channel).await?;
                 self.signatures
                     .count_resend(proposal_id, self.max_resends)
                     .await?
@@ -274,20 +313,39 @@ impl SigningService {
         }
     }
 
-    /// The proposal's PDF, for whoever may see the proposal: once sent for signature, the bytes
-    /// sent (sealed); before, a rendering of the proposal as it stands (a draft).
-    pub async fn document(&self, principal: &Principal, identifier: &str) -> Result<ProposalDocument, SigningError> {
+    /// The proposal's PDF, for whoever may see the proposal: once every party signed, the signed
+    /// version; once sent, the bytes sent (sealed); before, a draft of the proposal as it stands.
+    pub async fn document(
+        &self,
+        principal: &Principal,
+        identifier: &str,
+        request: DocumentRequest,
+    ) -> Result<ProposalDocument, SigningError> {
         authorize(principal, Operation::ReadProposal)?;
         let detail = self.detail(principal, identifier).await?;
-        if let Some(sealed) = self.signatures.sealed(detail.proposal.id).await? {
+        let id = detail.proposal.id;
+        if request == DocumentRequest::Latest
+            && let Some(signed) = self.signatures.signed(id).await?
+        {
             return Ok(ProposalDocument {
-                document: sealed,
-                sealed: true,
+                document: signed,
+                version: DocumentVersion::Signed,
             });
         }
+        if let Some(sealed) = self.signatures.sealed(id).await? {
+            return Ok(ProposalDocument {
+                document: sealed,
+                version: DocumentVersion::Sealed,
+            });
+        }
+        if request == DocumentRequest::Sealed {
+            return Err(SigningError::NotSent);
+        }
+        let terms = self.proposals.product_terms(detail.proposal.product_id).await?;
+        let draft = PrintedDocument::contract(&detail, terms.as_deref(), Stage::Draft);
         Ok(ProposalDocument {
-            document: SealedDocument::of(self.renderer.render(&detail)?),
-            sealed: false,
+            document: SealedDocument::of(self.renderer.render(&draft)?),
+            version: DocumentVersion::Draft,
         })
     }
 
@@ -312,12 +370,102 @@ impl SigningService {
     /// A party's event as the provider reported it (a verified callback, or the sandbox provider's
     /// own page): recorded once, moving the proposal when it completes or refuses the signature.
     pub async fn record(&self, event: &ProviderEvent) -> Result<PartyEventOutcome, SigningError> {
+        if event.kind == ProviderEventKind::Closed {
+            return self.keep_provider_copy(&event.request_key).await;
+        }
         match self.signatures.record_party_event(event, SIGNATURE_ACTOR).await? {
             PartyEventOutcome::UnknownKey => Err(SigningError::UnknownKey),
             outcome => {
                 tracing::info!(?outcome, "signature event recorded");
+                if event.kind == ProviderEventKind::Signed {
+                    // Also on a repeated event: a delivery whose completion failed half-way is
+                    // retried by the provider, and the signed version is made then.
+                    self.complete(&event.request_key).await?;
+                }
                 Ok(outcome)
             }
         }
+    }
+
+    /// Once every party signed: the signed version (the sealed document and its evidence page),
+    /// made once; nothing while a party has not signed or when it exists already.
+    async fn complete(&self, request_key: &str) -> Result<(), SigningError> {
+        let Some((identifier, _, _)) = self.signatures.party_of_key(request_key).await? else {
+            return Ok(());
+        };
+        let detail = self
+            .proposals
+            .detail(&identifier, Scope::Everything)
+            .await?
+            .ok_or(SigningError::NotFound)?;
+        let id = detail.proposal.id;
+        let parties = self.signatures.parties(id).await?;
+        let all_signed = parties.len() == PartyRole::ALL.len() && parties.iter().all(|p| p.status == SIGNED);
+        if !all_signed || self.signatures.signed(id).await?.is_some() {
+            return Ok(());
+        }
+        let (Some(sealed), Some(envelope_id)) = (
+            self.signatures.sealed(id).await?,
+            self.signatures.state(id).await?.and_then(|s| s.document_key),
+        ) else {
+            return Ok(());
+        };
+        let client_channel = match ShippingType::parse(&detail.proposal.shipping) {
+            Ok(ShippingType::Whatsapp) => "WhatsApp",
+            _ => "SMS",
+        };
+        let people = signers(&detail);
+        let evidence = SignatureEvidence {
+            identifier: detail.proposal.identifier.clone(),
+            product_name: detail.product_name.clone(),
+            envelope_id,
+            provider: self.provider.name().to_owned(),
+            sealed_pages: self.renderer.page_count(&sealed.pdf)?,
+            sealed_sha256: sealed.sha256.clone(),
+            parties: PartyRole::ALL
+                .iter()
+                .filter_map(|role| {
+                    let record = parties.iter().find(|p| p.role == *role)?;
+                    let person = people.iter().find(|s| s.role == *role)?;
+                    Some(PartySignature {
+                        role: *role,
+                        name: person.name.clone(),
+                        document: person.document.clone(),
+                        signed_at: record.signed_at?,
+                        channel: if *role == PartyRole::Client {
+                            client_channel
+                        } else {
+                            "API"
+                        }
+                        .to_owned(),
+                        authentication: record.authentication.clone(),
+                        ip: record.ip.clone(),
+                        user_agent: record.user_agent.clone(),
+                        latitude: record.latitude.clone(),
+                        longitude: record.longitude.clone(),
+                    })
+                })
+                .collect(),
+        };
+        let signed = SealedDocument::of(self.renderer.append(&sealed.pdf, &evidence.page())?);
+        let kept = self.signatures.keep_signed(id, &signed).await?;
+        tracing::info!(sha256 = %kept.sha256, "signed version kept");
+        Ok(())
+    }
+
+    /// The provider's own signed copy, fetched when its envelope closes and kept beside ours.
+    async fn keep_provider_copy(&self, envelope_key: &str) -> Result<PartyEventOutcome, SigningError> {
+        let Some(pdf) = self.provider.signed_copy(envelope_key).await? else {
+            tracing::warn!("envelope closed but the provider has no signed copy yet");
+            return Ok(PartyEventOutcome::Recorded { moved_to: None });
+        };
+        if !self
+            .signatures
+            .keep_provider_copy(envelope_key, &SealedDocument::of(pdf))
+            .await?
+        {
+            return Err(SigningError::UnknownKey);
+        }
+        Ok(PartyEventOutcome::Recorded { moved_to: None })
     }
 }

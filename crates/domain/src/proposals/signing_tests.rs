@@ -5,8 +5,9 @@ use super::model::*;
 use super::ports::*;
 use super::signing::*;
 use crate::auth::model::Principal;
+use crate::contract::MockDocumentRenderer;
 use crate::signature::*;
-use crate::values::Application;
+use crate::values::{Application, ShippingType};
 
 use std::sync::Arc;
 
@@ -47,6 +48,7 @@ impl Mocks {
         proposals
             .expect_detail()
             .returning(move |_, _| Ok(Some(detail(status, resends))));
+        proposals.expect_product_terms().returning(|_| Ok(None));
         let mut renderer = MockDocumentRenderer::new();
         renderer.expect_render().returning(|_| Ok(b"%PDF-".to_vec()));
         let mut provider = MockSignatureProvider::new();
@@ -101,16 +103,16 @@ async fn a_failed_notification_leaves_the_proposal_new_but_keeps_the_saved_steps
     m.signatures.expect_save_document().times(1).returning(|_, _, _| Ok(()));
     m.provider
         .expect_add_signers()
-        .withf(|_, signers| signers.len() == 4)
+        .withf(|_, signers, channel| signers.len() == 4 && *channel == ShippingType::Whatsapp)
         .times(1)
-        .returning(|_, _| Ok(keys()));
+        .returning(|_, _, _| Ok(keys()));
     m.signatures
         .expect_save_parties()
         .times(1)
         .returning(|_, _, _, _| Ok(()));
     m.provider
         .expect_notify()
-        .returning(|_, _| Err(ProviderError::Unavailable("timeout".into())));
+        .returning(|_, _, _| Err(ProviderError::Unavailable("timeout".into())));
     m.signatures.expect_change_status().never();
     let result = m.service().send(&principal(), 9, "id-1").await;
     assert_eq!(
@@ -132,7 +134,7 @@ async fn a_retry_resumes_without_a_second_envelope() {
     });
     m.provider.expect_upload_document().never();
     m.provider.expect_add_signers().never();
-    m.provider.expect_notify().times(1).returning(|_, _| Ok(()));
+    m.provider.expect_notify().times(1).returning(|_, _, _| Ok(()));
     m.signatures.expect_change_status().times(1).returning(|c| {
         Ok(crate::proposals::lifecycle::StatusEvent {
             id: 1,
@@ -182,7 +184,7 @@ async fn a_failed_resend_is_not_counted() {
     });
     m.provider
         .expect_notify()
-        .returning(|_, _| Err(ProviderError::Unavailable("503".into())));
+        .returning(|_, _, _| Err(ProviderError::Unavailable("503".into())));
     m.signatures.expect_count_resend().never();
     assert!(matches!(
         m.service().send(&principal(), 9, "id-1").await,
@@ -200,6 +202,9 @@ async fn a_callback_older_than_the_window_is_refused_before_anything_is_recorded
         at: chrono::Utc::now() - age,
         latitude: None,
         longitude: None,
+        ip: None,
+        user_agent: None,
+        authentication: None,
     };
     let mut m = Mocks::new("AGUARDANDO ASSINATURA", 0);
     let old = event_at(chrono::Duration::days(16));
@@ -221,7 +226,110 @@ async fn a_callback_older_than_the_window_is_refused_before_anything_is_recorded
         .expect_record_party_event()
         .times(1)
         .returning(|_, _| Ok(PartyEventOutcome::Recorded { moved_to: None }));
+    m.signatures.expect_party_of_key().returning(|_| Ok(None));
     assert!(m.service().callback(&[], b"{}").await.is_ok());
+}
+
+fn party(role: PartyRole, status: &str) -> PartyRecord {
+    PartyRecord {
+        role,
+        status: status.into(),
+        signed_at: (status == SIGNED).then(chrono::Utc::now),
+        ip: Some("203.0.113.9".into()),
+        user_agent: Some("Mozilla/5.0".into()),
+        authentication: Some("whatsapp".into()),
+        latitude: None,
+        longitude: None,
+    }
+}
+
+fn signed_event() -> ProviderEvent {
+    ProviderEvent {
+        event_id: "e4".into(),
+        request_key: "c".into(),
+        kind: ProviderEventKind::Signed,
+        at: chrono::Utc::now(),
+        latitude: None,
+        longitude: None,
+        ip: None,
+        user_agent: None,
+        authentication: None,
+    }
+}
+
+/// Mocks for a signature event on a sent proposal whose parties stand as `statuses`.
+fn completing(statuses: [&'static str; 4]) -> Mocks {
+    let mut m = Mocks::new("EM ANÁLISE", 0);
+    m.signatures
+        .expect_record_party_event()
+        .returning(|_, _| Ok(PartyEventOutcome::Recorded { moved_to: None }));
+    m.signatures
+        .expect_party_of_key()
+        .returning(|_| Ok(Some(("id-1".into(), PartyRole::Client, SIGNED.into()))));
+    m.signatures.expect_parties().returning(move |_| {
+        Ok(PartyRole::ALL
+            .iter()
+            .zip(statuses)
+            .map(|(role, status)| party(*role, status))
+            .collect())
+    });
+    m.signatures
+        .expect_sealed()
+        .returning(|_| Ok(Some(SealedDocument::of(b"%PDF- sealed".to_vec()))));
+    m.signatures.expect_state().returning(|_| {
+        Ok(Some(SignatureState {
+            id: 1,
+            document_key: Some("env-1".into()),
+            keys: Some(keys()),
+            sign_url: Some("u".into()),
+        }))
+    });
+    m.provider.expect_name().return_const("Sandbox");
+    m.renderer.expect_page_count().returning(|_| Ok(2));
+    m
+}
+
+#[tokio::test]
+async fn the_last_signature_keeps_the_sealed_document_followed_by_its_evidence_page() {
+    let mut m = completing([SIGNED; 4]);
+    m.signatures.expect_signed().returning(|_| Ok(None));
+    let sealed_hash = SealedDocument::of(b"%PDF- sealed".to_vec()).sha256;
+    m.renderer
+        .expect_append()
+        .withf(move |pdf, page| {
+            let text = page.texts().join("\n");
+            pdf == b"%PDF- sealed"
+                && text.contains(&sealed_hash)
+                && text.contains("env-1")
+                && text.contains("203.0.113.9")
+                && text.contains("código enviado por WhatsApp")
+                && PartyRole::ALL.iter().all(|r| text.contains(&format!("{}:", r.label())))
+        })
+        .times(1)
+        .returning(|_, _| Ok(b"%PDF- signed".to_vec()));
+    m.signatures
+        .expect_keep_signed()
+        .withf(|_, d| d == &SealedDocument::of(b"%PDF- signed".to_vec()))
+        .times(1)
+        .returning(|_, d| Ok(d.clone()));
+    assert!(m.service().record(&signed_event()).await.is_ok());
+}
+
+#[tokio::test]
+async fn no_signed_version_while_a_party_has_not_signed_nor_a_second_one_after_the_first() {
+    let mut m = completing([SIGNED, SIGNED, PENDING, SIGNED]);
+    m.signatures.expect_signed().returning(|_| Ok(None));
+    m.renderer.expect_append().never();
+    m.signatures.expect_keep_signed().never();
+    assert!(m.service().record(&signed_event()).await.is_ok());
+
+    let mut m = completing([SIGNED; 4]);
+    m.signatures
+        .expect_signed()
+        .returning(|_| Ok(Some(SealedDocument::of(b"%PDF- signed".to_vec()))));
+    m.renderer.expect_append().never();
+    m.signatures.expect_keep_signed().never();
+    assert!(m.service().record(&signed_event()).await.is_ok());
 }
 
 #[tokio::test]
@@ -252,25 +360,45 @@ async fn the_bytes_sent_are_the_bytes_sealed_first_and_the_document_serves_them_
         .returning(move |_| Ok(Some(stored.clone())));
     m.renderer = MockDocumentRenderer::new();
     m.renderer.expect_render().never();
-    let served = m.service().document(&principal(), "id-1").await.unwrap();
+    m.signatures.expect_signed().returning(|_| Ok(None));
+    let served = m
+        .service()
+        .document(&principal(), "id-1", DocumentRequest::Latest)
+        .await
+        .unwrap();
     assert_eq!(
         served,
         ProposalDocument {
             document: first,
-            sealed: true
+            version: DocumentVersion::Sealed
         }
     );
 
     // Before any send: a rendering of the proposal as it stands, not sealed.
     let mut m = Mocks::new("NOVO", 0);
     m.signatures.expect_sealed().returning(|_| Ok(None));
-    let draft = m.service().document(&principal(), "id-1").await.unwrap();
+    m.signatures.expect_signed().returning(|_| Ok(None));
+    let draft = m
+        .service()
+        .document(&principal(), "id-1", DocumentRequest::Latest)
+        .await
+        .unwrap();
     assert_eq!(
         draft,
         ProposalDocument {
             document: SealedDocument::of(b"%PDF-".to_vec()),
-            sealed: false
+            version: DocumentVersion::Draft
         }
+    );
+    // The sealed version asked for before there is one: not sent yet.
+    let mut m = Mocks::new("NOVO", 0);
+    m.signatures.expect_sealed().returning(|_| Ok(None));
+    assert_eq!(
+        m.service()
+            .document(&principal(), "id-1", DocumentRequest::Sealed)
+            .await
+            .unwrap_err(),
+        SigningError::NotSent
     );
 }
 

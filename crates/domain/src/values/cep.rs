@@ -34,6 +34,11 @@ impl Cep {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// `00000-000`, as documents print it.
+    pub fn formatted(&self) -> String {
+        format!("{}-{}", &self.0[..5], &self.0[5..])
+    }
 }
 
 #[cfg(test)]

@@ -58,6 +58,12 @@ impl Cnpj {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// `00.000.000/0000-00`, as documents print it.
+    pub fn formatted(&self) -> String {
+        let d = &self.0;
+        format!("{}.{}.{}/{}-{}", &d[..2], &d[2..5], &d[5..8], &d[8..12], &d[12..])
+    }
 }
 
 fn is_masked(input: &str) -> bool {

@@ -46,6 +46,12 @@ impl Cpf {
         &self.0
     }
 
+    /// `000.000.000-00`, as documents print it.
+    pub fn formatted(&self) -> String {
+        let d = &self.0;
+        format!("{}.{}.{}-{}", &d[..3], &d[3..6], &d[6..9], &d[9..])
+    }
+
     /// The CPF with all but the last two digits hidden, safe to log.
     pub fn masked(&self) -> String {
         format!("***.***.***-{}", &self.0[9..])

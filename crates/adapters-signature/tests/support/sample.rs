@@ -1,0 +1,188 @@
+//! A long proposal, signed: the sample the document tests check and `scripts/render-document-pages.sh`
+//! renders for `docs/` (a 200-character address, every party, payroll discount, default terms).
+
+use chrono::{NaiveDate, TimeZone, Utc};
+use domain::contract::evidence::{PartySignature, SignatureEvidence};
+use domain::customers::AddressView;
+use domain::proposals::model::{PartnerView, PaymentView, ProposalCustomer, ProposalDetail, ProposalRecord};
+use domain::signature::PartyRole;
+
+/// 200 characters, no word shorter than a street would have.
+pub const LONG_STREET: &str = "Avenida Presidente Juscelino Kubitschek de Oliveira, Conjunto Habitacional Jardim das Acácias Floridas, Quadra Setecentos e Quarenta e Dois, Bloco Residencial Ipê Amarelo, Torre Norte, Entrada Lateral";
+
+pub fn long_proposal() -> ProposalDetail {
+    let at = Utc
+        .with_ymd_and_hms(2026, 11, 22, 14, 30, 0)
+        .single()
+        .unwrap_or_default();
+    ProposalDetail {
+        proposal: ProposalRecord {
+            id: 1,
+            identifier: "4c938c72-29ae-4a6a-81f4-b5a436aceab9".into(),
+            jave_id: None,
+            value: 141_200,
+            partner_document: Some("11222333000181".into()),
+            representative_id: Some(5),
+            customer_id: 9,
+            document_key: None,
+            signature_request_key: None,
+            resends: 0,
+            status: "NOVO".into(),
+            changed_by: "representante@parceiro.com.br".into(),
+            updated_at: at,
+            created_at: at,
+            association_cnpj: Some("11444777000161".into()),
+            federation_cnpj: Some("45723174000110".into()),
+            shipping: "whatsapp".into(),
+            notification_resends: 0,
+            flow: None,
+            associate_code: None,
+            motivation_id: 1,
+            product_id: 1,
+            recording_id: None,
+            invite_id: None,
+            electronic_signature: None,
+            billing_code: 5001,
+        },
+        product_name: "Seguro de Vida Família Protegida".into(),
+        product_code: 101,
+        motivation: "Nova venda".into(),
+        representative: None,
+        customer: ProposalCustomer {
+            registration_id: 9,
+            changed_by: "representante@parceiro.com.br".into(),
+            created_at: at,
+            updated_at: at,
+            full_name: "Maria Conceição de Araújo Gonçalves".into(),
+            cpf: "12345678909".into(),
+            birth_date: NaiveDate::from_ymd_opt(1979, 3, 8).unwrap_or_default(),
+            gender: "Feminino".into(),
+            marital_status: Some("Casado(a)".into()),
+            nationality: Some("Brasileira".into()),
+            cell_phone: Some("11912345678".into()),
+            landline: Some("1131234567".into()),
+            email: Some("maria.goncalves@exemplo.com.br".into()),
+            profession: Some("Professora".into()),
+            salary: Some(450_000),
+            working: true,
+            public_servant: true,
+            pep: false,
+            absent: false,
+            medication: false,
+            medication_description: None,
+            illiterate: false,
+            political_office: None,
+        },
+        address: Some(AddressView {
+            cep: "01310100".into(),
+            street: LONG_STREET.into(),
+            number: "1.024".into(),
+            neighborhood: "Jardim Paulistano".into(),
+            city: "São João da Boa Vista".into(),
+            state: "SP".into(),
+            complement: Some("apartamento 1203, fundos".into()),
+        }),
+        partner: Some(PartnerView {
+            document: "11222333000181".into(),
+            fantasy_name: Some("Parceiro Exemplo".into()),
+            social_reason: "Parceiro Exemplo Corretora de Seguros Ltda.".into(),
+            changed_by: "seed".into(),
+            created_at: at,
+            updated_at: at,
+            company_cnpj: Some("11222333000181".into()),
+            company_fantasy_name: Some("Empresa Exemplo".into()),
+            company_social_reason: Some("Empresa Exemplo Administradora de Benefícios S.A.".into()),
+            association_cnpj: Some("11444777000161".into()),
+            association_name: Some("Associação dos Servidores Públicos do Estado".into()),
+            federation_cnpj: Some("45723174000110".into()),
+            federation_name: Some("Federação Nacional das Associações de Servidores".into()),
+        }),
+        signature: None,
+        payment: Some(PaymentView {
+            id: 1,
+            payment_type: "DESCONTO EM FOLHA".into(),
+            card_name: None,
+            card_number: None,
+            card_expiry: None,
+            billing_day: None,
+            bank: None,
+            agency: None,
+            account: None,
+            operation: None,
+            sheet_number: Some("1234567890".into()),
+            sheet_type: Some("BENEFÍCIO".into()),
+            specie: Some(41),
+            issuer_body: Some("INSS".into()),
+            changed_by: "seed".into(),
+            created_at: at,
+            updated_at: at,
+        }),
+    }
+}
+
+/// The four signatures of [`long_proposal`], as a provider reports them.
+pub fn evidence(sealed_sha256: &str, sealed_pages: usize) -> SignatureEvidence {
+    let at = |minute| {
+        Utc.with_ymd_and_hms(2026, 11, 23, 2, minute, 5)
+            .single()
+            .unwrap_or_default()
+    };
+    let party = |role: PartyRole, name: &str, document: &str, minute: u32, channel: &str, auth: &str| {
+        PartySignature {
+        role,
+        name: name.into(),
+        document: Some(document.into()),
+        signed_at: at(minute),
+        channel: channel.into(),
+        authentication: Some(auth.into()),
+        ip: Some(if role == PartyRole::Client { "2804:14c:65a1:4000::1f" } else { "203.0.113.10" }.into()),
+        user_agent: (role == PartyRole::Client).then(|| {
+            "Mozilla/5.0 (Linux; Android 14; moto g84 5G) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36".into()
+        }),
+        latitude: (role == PartyRole::Client).then(|| "-21.9694".into()),
+        longitude: (role == PartyRole::Client).then(|| "-46.7978".into()),
+    }
+    };
+    SignatureEvidence {
+        identifier: "4c938c72-29ae-4a6a-81f4-b5a436aceab9".into(),
+        product_name: "Seguro de Vida Família Protegida".into(),
+        envelope_id: "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0".into(),
+        provider: "Clicksign".into(),
+        sealed_sha256: sealed_sha256.into(),
+        sealed_pages,
+        parties: vec![
+            party(
+                PartyRole::Client,
+                "Maria Conceição de Araújo Gonçalves",
+                "12345678909",
+                10,
+                "WhatsApp",
+                "whatsapp",
+            ),
+            party(
+                PartyRole::Association,
+                "Associação dos Servidores Públicos do Estado",
+                "11444777000161",
+                12,
+                "API",
+                "api",
+            ),
+            party(
+                PartyRole::Federation,
+                "Federação Nacional das Associações de Servidores",
+                "45723174000110",
+                12,
+                "API",
+                "api",
+            ),
+            party(
+                PartyRole::Enterprise,
+                "Empresa Exemplo Administradora de Benefícios S.A.",
+                "11222333000181",
+                13,
+                "API",
+                "api",
+            ),
+        ],
+    }
+}

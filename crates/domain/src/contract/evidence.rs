@@ -1,0 +1,216 @@
+//! The evidence page added to the sealed document once every party signed: which document (its
+//! SHA-256), in which envelope, and for each party who signed, when, how and from where.
+
+use super::{Block, PrintedDocument, Section, formats};
+use crate::signature::PartyRole;
+use chrono::{DateTime, Utc};
+
+/// One party's signature as the provider reported it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartySignature {
+    pub role: PartyRole,
+    pub name: String,
+    /// CPF or CNPJ, as stored.
+    pub document: Option<String>,
+    pub signed_at: DateTime<Utc>,
+    /// How the party was sent its link (`SMS`, `WhatsApp`, `API`).
+    pub channel: String,
+    /// How the provider authenticated it (`sms`, `whatsapp`, `api`, ...), as the provider names it.
+    pub authentication: Option<String>,
+    pub ip: Option<String>,
+    pub user_agent: Option<String>,
+    pub latitude: Option<String>,
+    pub longitude: Option<String>,
+}
+
+/// What the evidence page states.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SignatureEvidence {
+    pub identifier: String,
+    pub product_name: String,
+    /// The provider's id of the envelope the document was signed in.
+    pub envelope_id: String,
+    pub provider: String,
+    /// The SHA-256 (hex) of the sealed document the parties signed.
+    pub sealed_sha256: String,
+    pub sealed_pages: usize,
+    pub parties: Vec<PartySignature>,
+}
+
+/// The provider's name of an authentication, in words.
+pub fn authentication_label(method: &str) -> String {
+    match method {
+        "sms" => "código enviado por SMS".to_owned(),
+        "whatsapp" => "código enviado por WhatsApp".to_owned(),
+        "email" => "código enviado por e-mail".to_owned(),
+        "api" => "assinatura por API (chave do signatário)".to_owned(),
+        "sandbox" => "botão da página de assinatura do sandbox (desenvolvimento)".to_owned(),
+        other => other.to_owned(),
+    }
+}
+
+impl SignatureEvidence {
+    /// The time the last party signed: when the document became signed.
+    pub fn completed_at(&self) -> Option<DateTime<Utc>> {
+        self.parties.iter().map(|p| p.signed_at).max()
+    }
+
+    pub fn page(&self) -> PrintedDocument {
+        let not_reported = || "não informado pelo provedor".to_owned();
+        let mut document = vec![
+            Block::Field {
+                label: "SHA-256 do documento selado".to_owned(),
+                value: "(hexadecimal, abaixo)".to_owned(),
+            },
+            // On a line of its own: the digest is one word, wider than a value's column.
+            Block::Paragraph(self.sealed_sha256.clone()),
+            Block::Field {
+                label: "Páginas do documento selado".to_owned(),
+                value: self.sealed_pages.to_string(),
+            },
+            Block::Field {
+                label: "Provedor de assinatura".to_owned(),
+                value: self.provider.clone(),
+            },
+            Block::Field {
+                label: "Envelope no provedor".to_owned(),
+                value: self.envelope_id.clone(),
+            },
+        ];
+        if let Some(at) = self.completed_at() {
+            document.push(Block::Field {
+                label: "Concluído em".to_owned(),
+                value: formats::instant(at),
+            });
+        }
+        document.push(Block::Paragraph(
+            "As páginas anteriores são o documento selado, sem alteração: o SHA-256 acima é o dos \
+             seus bytes como enviados para assinatura e pode ser conferido no documento servido \
+             com ?version=sealed."
+                .to_owned(),
+        ));
+        let mut sections = vec![Section {
+            heading: "Documento".to_owned(),
+            blocks: document,
+        }];
+        for party in &self.parties {
+            let mut blocks = vec![
+                Block::Field {
+                    label: "Nome".to_owned(),
+                    value: party.name.clone(),
+                },
+                Block::Field {
+                    label: "Documento".to_owned(),
+                    value: party
+                        .document
+                        .as_deref()
+                        .map_or_else(|| "—".to_owned(), formats::cpf_or_cnpj),
+                },
+                Block::Field {
+                    label: "Assinado em".to_owned(),
+                    value: formats::instant(party.signed_at),
+                },
+                Block::Field {
+                    label: "Canal".to_owned(),
+                    value: party.channel.clone(),
+                },
+                Block::Field {
+                    label: "Autenticação".to_owned(),
+                    value: party
+                        .authentication
+                        .as_deref()
+                        .map_or_else(not_reported, authentication_label),
+                },
+                Block::Field {
+                    label: "Endereço IP".to_owned(),
+                    value: party.ip.clone().unwrap_or_else(not_reported),
+                },
+                Block::Field {
+                    label: "Navegador".to_owned(),
+                    value: party.user_agent.clone().unwrap_or_else(not_reported),
+                },
+            ];
+            if let (Some(lat), Some(long)) = (&party.latitude, &party.longitude) {
+                blocks.push(Block::Field {
+                    label: "Localização".to_owned(),
+                    value: format!("{lat}, {long}"),
+                });
+            }
+            sections.push(Section {
+                heading: format!("{}: {}", party.role.label(), party.name),
+                blocks,
+            });
+        }
+        PrintedDocument {
+            title: "Evidências da assinatura".to_owned(),
+            reference: format!("Proposta {} · {} · evidências", self.identifier, self.product_name),
+            watermark: None,
+            sections,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn party(role: PartyRole, minute: u32) -> PartySignature {
+        PartySignature {
+            role,
+            name: format!("Parte {}", role.label()),
+            document: Some(
+                if role == PartyRole::Client {
+                    "12345678909"
+                } else {
+                    "11222333000181"
+                }
+                .to_owned(),
+            ),
+            signed_at: Utc.with_ymd_and_hms(2026, 11, 22, 13, minute, 0).unwrap(),
+            channel: "SMS".to_owned(),
+            authentication: (role == PartyRole::Client).then(|| "sms".to_owned()),
+            ip: Some("203.0.113.7".to_owned()),
+            user_agent: None,
+            latitude: None,
+            longitude: None,
+        }
+    }
+
+    #[test]
+    fn the_page_names_the_hash_the_envelope_and_every_party_with_its_time_in_utc_and_brasilia() {
+        let evidence = SignatureEvidence {
+            identifier: "P-1".into(),
+            product_name: "Seguro".into(),
+            envelope_id: "env-123".into(),
+            provider: "Clicksign".into(),
+            sealed_sha256: "ab".repeat(32),
+            sealed_pages: 2,
+            parties: PartyRole::ALL
+                .iter()
+                .enumerate()
+                .map(|(i, r)| party(*r, i as u32))
+                .collect(),
+        };
+        let text = evidence.page().texts().join("\n");
+        assert!(text.contains(&"ab".repeat(32)));
+        assert!(text.contains("env-123"));
+        for role in PartyRole::ALL {
+            assert!(
+                text.contains(&format!("{}: Parte {}", role.label(), role.label())),
+                "{text}"
+            );
+        }
+        assert!(text.contains("123.456.789-09") && text.contains("11.222.333/0001-81"));
+        assert!(text.contains("22/11/2026 13:03:00 UTC (10:03:00, horário de Brasília)"));
+        assert!(text.contains("código enviado por SMS"));
+        assert!(
+            text.contains("não informado pelo provedor"),
+            "what the provider did not report is said so"
+        );
+        assert_eq!(
+            evidence.completed_at(),
+            Some(Utc.with_ymd_and_hms(2026, 11, 22, 13, 3, 0).unwrap())
+        );
+    }
+}

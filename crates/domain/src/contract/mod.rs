@@ -1,0 +1,310 @@
+//! What the documents of a proposal say: the contract the parties sign and the evidence page added
+//! after they signed. The domain decides the content (which facts, in which words and formats, the
+//! product's terms filled in); a [`DocumentRenderer`] (the port) lays it out on pages.
+
+pub mod evidence;
+pub mod formats;
+pub mod terms;
+
+use crate::proposals::model::ProposalDetail;
+use crate::values::ShippingType;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("falha ao gerar o documento da proposta: {0}")]
+pub struct RenderError(pub String);
+
+/// Lays documents out as PDF.
+#[cfg_attr(feature = "mock", mockall::automock)]
+pub trait DocumentRenderer: Send + Sync {
+    fn render(&self, document: &PrintedDocument) -> Result<Vec<u8>, RenderError>;
+    /// The pages of `pdf`, unchanged, followed by `appendix`'s.
+    fn append(&self, pdf: &[u8], appendix: &PrintedDocument) -> Result<Vec<u8>, RenderError>;
+    fn page_count(&self, pdf: &[u8]) -> Result<usize, RenderError>;
+}
+
+/// A document's content, in reading order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrintedDocument {
+    /// The first page's heading.
+    pub title: String,
+    /// What each page's header names (the proposal and product).
+    pub reference: String,
+    /// Printed across every page: a draft is marked as one.
+    pub watermark: Option<String>,
+    pub sections: Vec<Section>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Section {
+    pub heading: String,
+    pub blocks: Vec<Block>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Block {
+    /// A labelled value (`CPF: 123.456.789-09`); a long value wraps under its label.
+    Field {
+        label: String,
+        value: String,
+    },
+    Paragraph(String),
+}
+
+/// Whether a contract is rendered to be sent for signature or only to be looked at before.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    Draft,
+    ForSignature,
+}
+
+pub const DRAFT_WATERMARK: &str = "RASCUNHO";
+
+fn field(label: &str, value: impl Into<String>) -> Block {
+    Block::Field {
+        label: label.to_owned(),
+        value: value.into(),
+    }
+}
+
+fn or_dash(value: Option<&String>) -> String {
+    value
+        .filter(|v| !v.trim().is_empty())
+        .cloned()
+        .unwrap_or_else(|| "—".to_owned())
+}
+
+fn named(name: Option<&String>, document: Option<&String>) -> String {
+    match (name, document) {
+        (Some(name), Some(doc)) => format!("{name}, CNPJ {}", formats::cnpj(doc)),
+        (Some(name), None) => name.clone(),
+        (None, Some(doc)) => format!("CNPJ {}", formats::cnpj(doc)),
+        (None, None) => "—".to_owned(),
+    }
+}
+
+/// The customer's address on one line: `Rua X, 100, apto 2 - Bairro, Cidade/UF - CEP 00000-000`.
+pub fn address_line(detail: &ProposalDetail) -> String {
+    match &detail.address {
+        Some(a) => {
+            let complement = a
+                .complement
+                .as_deref()
+                .filter(|c| !c.trim().is_empty())
+                .map(|c| format!(", {c}"))
+                .unwrap_or_default();
+            format!(
+                "{}, {}{complement} - {}, {}/{} - CEP {}",
+                a.street,
+                a.number,
+                a.neighborhood,
+                a.city,
+                a.state,
+                formats::cep(&a.cep)
+            )
+        }
+        None => "—".to_owned(),
+    }
+}
+
+/// A placeholder's value for this proposal (see [`terms::PLACEHOLDERS`]).
+fn placeholder(detail: &ProposalDetail, name: &str) -> String {
+    let partner = detail.partner.as_ref();
+    match name {
+        "nome" => detail.customer.full_name.clone(),
+        "cpf" => formats::cpf(&detail.customer.cpf),
+        "nascimento" => formats::date(detail.customer.birth_date),
+        "endereco" => address_line(detail),
+        "produto" => detail.product_name.clone(),
+        "valor" => formats::reais(detail.proposal.value),
+        "identificador" => detail.proposal.identifier.clone(),
+        "data" => formats::date(
+            detail
+                .proposal
+                .created_at
+                .with_timezone(&formats::brasilia())
+                .date_naive(),
+        ),
+        "parceiro" => partner.map_or_else(|| "—".into(), |p| named(Some(&p.social_reason), Some(&p.document))),
+        "associacao" => named(
+            partner.and_then(|p| p.association_name.as_ref()),
+            partner.and_then(|p| p.association_cnpj.as_ref()),
+        ),
+        "federacao" => named(
+            partner.and_then(|p| p.federation_name.as_ref()),
+            partner.and_then(|p| p.federation_cnpj.as_ref()),
+        ),
+        "empresa" => named(
+            partner.and_then(|p| p.company_social_reason.as_ref()),
+            partner.and_then(|p| p.company_cnpj.as_ref()),
+        ),
+        // `terms::check` refuses unknown names on the way in; an old text prints the name.
+        other => format!("{{{{{other}}}}}"),
+    }
+}
+
+fn channel_label(stored: &str) -> &'static str {
+    match ShippingType::parse(stored) {
+        Ok(ShippingType::Whatsapp) => "WhatsApp",
+        _ => "SMS",
+    }
+}
+
+impl PrintedDocument {
+    /// The contract of a proposal: its facts, its parties and its product's terms (`None`: the
+    /// default terms). The proposal's status is not part of it (it changes; what was agreed does
+    /// not).
+    pub fn contract(detail: &ProposalDetail, terms: Option<&str>, stage: Stage) -> Self {
+        let p = &detail.proposal;
+        let c = &detail.customer;
+        let created = p.created_at.with_timezone(&formats::brasilia()).date_naive();
+        let mut proposal = vec![
+            field("Identificador", p.identifier.clone()),
+            field(
+                "Produto",
+                format!("{} (código {})", detail.product_name, detail.product_code),
+            ),
+            field("Valor", formats::reais(p.value)),
+            field("Data da proposta", formats::date(created)),
+            field("Envio do link de assinatura", channel_label(&p.shipping)),
+        ];
+        if let Some(representative) = &detail.representative {
+            proposal.push(field(
+                "Representante",
+                representative
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| representative.email.clone()),
+            ));
+        }
+        let mut customer = vec![
+            field("Nome", c.full_name.clone()),
+            field("CPF", formats::cpf(&c.cpf)),
+            field("Data de nascimento", formats::date(c.birth_date)),
+            field("E-mail", or_dash(c.email.as_ref())),
+            field(
+                "Celular",
+                c.cell_phone.as_deref().map_or_else(|| "—".into(), formats::phone),
+            ),
+        ];
+        if let Some(landline) = c.landline.as_deref().filter(|l| !l.is_empty()) {
+            customer.push(field("Telefone fixo", formats::phone(landline)));
+        }
+        customer.push(field("Endereço", address_line(detail)));
+        let payment = match &detail.payment {
+            Some(pay) => {
+                let mut blocks = vec![field("Forma", pay.payment_type.clone())];
+                if let Some(bank) = &pay.bank {
+                    blocks.push(field(
+                        "Conta",
+                        format!(
+                            "banco {bank}, agência {}, conta {}",
+                            or_dash(pay.agency.as_ref()),
+                            or_dash(pay.account.as_ref())
+                        ),
+                    ));
+                }
+                if let Some(number) = &pay.sheet_number {
+                    blocks.push(field(
+                        "Folha",
+                        format!(
+                            "{} nº {number}, espécie {}",
+                            or_dash(pay.sheet_type.as_ref()),
+                            pay.specie.map_or_else(|| "—".into(), |s| s.to_string())
+                        ),
+                    ));
+                }
+                blocks
+            }
+            None => vec![field("Forma", "assinatura recorrente (e-commerce)")],
+        };
+        let partner = detail.partner.as_ref();
+        let mut parties = vec![field(
+            "Cliente",
+            format!("{}, CPF {}", c.full_name, formats::cpf(&c.cpf)),
+        )];
+        if let Some(partner) = partner {
+            parties.push(field(
+                "Associação",
+                named(partner.association_name.as_ref(), partner.association_cnpj.as_ref()),
+            ));
+            parties.push(field(
+                "Federação",
+                named(partner.federation_name.as_ref(), partner.federation_cnpj.as_ref()),
+            ));
+            parties.push(field(
+                "Empresa",
+                named(partner.company_social_reason.as_ref(), partner.company_cnpj.as_ref()),
+            ));
+            parties.push(field(
+                "Parceiro",
+                named(Some(&partner.social_reason), Some(&partner.document)),
+            ));
+        }
+        let template = terms.unwrap_or(terms::DEFAULT_TERMS);
+        let mut conditions: Vec<Block> = terms::fill(template, |name| placeholder(detail, name))
+            .into_iter()
+            .map(Block::Paragraph)
+            .collect();
+        conditions.push(Block::Paragraph(
+            "E, por estarem de acordo, as partes assinam eletronicamente esta proposta.".to_owned(),
+        ));
+        let mut sections = Vec::new();
+        if stage == Stage::Draft {
+            sections.push(Section {
+                heading: "Rascunho".to_owned(),
+                blocks: vec![Block::Paragraph(
+                    "Este documento é um rascunho, sem valor de contrato: mostra a proposta como está \
+                     agora. O documento a assinar é gerado e selado quando a proposta é enviada para \
+                     assinatura."
+                        .to_owned(),
+                )],
+            });
+        }
+        sections.extend([
+            Section {
+                heading: "Proposta".to_owned(),
+                blocks: proposal,
+            },
+            Section {
+                heading: "Cliente".to_owned(),
+                blocks: customer,
+            },
+            Section {
+                heading: "Pagamento".to_owned(),
+                blocks: payment,
+            },
+            Section {
+                heading: "Partes".to_owned(),
+                blocks: parties,
+            },
+            Section {
+                heading: "Condições".to_owned(),
+                blocks: conditions,
+            },
+        ]);
+        Self {
+            title: "Proposta de adesão".to_owned(),
+            reference: format!("Proposta {} · {}", p.identifier, detail.product_name),
+            watermark: (stage == Stage::Draft).then(|| DRAFT_WATERMARK.to_owned()),
+            sections,
+        }
+    }
+
+    /// Every piece of text, in order (for tests and for checking a rendering holds all of it).
+    pub fn texts(&self) -> Vec<String> {
+        let mut out = vec![self.reference.clone(), self.title.clone()];
+        for section in &self.sections {
+            out.push(section.heading.clone());
+            for block in &section.blocks {
+                match block {
+                    Block::Field { label, value } => {
+                        out.push(label.clone());
+                        out.push(value.clone());
+                    }
+                    Block::Paragraph(text) => out.push(text.clone()),
+                }
+            }
+        }
+        out
+    }
+}
