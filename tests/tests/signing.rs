@@ -966,6 +966,92 @@ async fn a_provider_failure_is_a_502_that_changes_nothing_and_a_later_retry_work
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn with_clicksign_the_envelope_apis_events_sign_and_its_closing_brings_the_providers_copy() {
+    use sha2::{Digest, Sha256};
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let clicksign = MockServer::start().await;
+    let uri = clicksign.uri();
+    black_box_tests::mount_clicksign_envelope(&clicksign).await;
+    black_box_tests::mount_clicksign_signers(&clicksign).await;
+    black_box_tests::mount_clicksign_notifications(&clicksign).await;
+    let app = TestApp::spawn_with(&[
+        ("CLICKSIGN_BASE_URL", &uri),
+        ("CLICKSIGN_ACCESS_TOKEN", "token"),
+        ("SIGNATURE_CALLBACK_SECRET", SECRET),
+    ])
+    .await;
+    app.seed_catalog().await;
+    let s = Setup {
+        partner: app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await,
+        other_partner: app.token_for("rep@outro.com.br", "PARCEIRO", "11444777000161").await,
+        office: app.token_for("bo@demo.com.br", "BACKOFFICE", "").await,
+        shop: app.token_for("loja@demo.com.br", "ECOMMERCE", "").await,
+        app,
+    };
+    let (identifier, customer_id) = new_proposal(&s, "12345678909").await;
+    assert_eq!(send(&s, &identifier, customer_id).await.status(), StatusCode::OK);
+    let (_, sealed) = served(&s, &format!("/proposal/{identifier}/document")).await;
+    let sign = detail(&s, &identifier).await["sign"].clone();
+    for key in ["clientKey", "associationKey", "federationKey", "enterpriseKey"] {
+        let body =
+            json!({"event": {"name": "sign", "occurred_at": chrono::Utc::now().to_rfc3339(), "data": {"signer": {
+            "key": sign[key], "auths": [if key == "clientKey" { "whatsapp" } else { "api" }],
+            "address": "203.0.113.7", "user_agent": "Mozilla/5.0 (Clicksign)"}}}})
+            .to_string();
+        let (body, header) = signed_callback(&body);
+        assert_eq!(post_callback(&s, &body, &header).await.status(), StatusCode::OK);
+    }
+    let (version, signed) = served(&s, &format!("/proposal/{identifier}/document")).await;
+    assert_eq!(version, "signed");
+    let evidence = black_box_tests::pdf_text(&signed);
+    let sealed_hex: String = Sha256::digest(&sealed).iter().map(|b| format!("{b:02x}")).collect();
+    for expected in [
+        sealed_hex.as_str(),
+        "Clicksign",
+        "env-1",
+        "203.0.113.7",
+        "Mozilla/5.0 (Clicksign)",
+        "código enviado por WhatsApp",
+    ] {
+        assert!(evidence.contains(expected), "\"{expected}\" not in: {evidence}");
+    }
+
+    // The envelope closes: its signed file is downloaded (without the token) and kept beside ours.
+    let copy = b"%PDF-1.7 assinado pela Clicksign".to_vec();
+    Mock::given(method("GET"))
+        .and(path("/api/v3/envelopes/env-1/documents"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": [{
+            "id": "doc-1", "type": "documents", "attributes": {"status": "closed"},
+            "links": {"files": {"signed": format!("{uri}/arquivos/doc-1-assinado.pdf")}}}]})))
+        .with_priority(1)
+        .mount(&clicksign)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/arquivos/doc-1-assinado.pdf"))
+        .respond_with(ResponseTemplate::new(200).set_body_bytes(copy.clone()))
+        .mount(&clicksign)
+        .await;
+    let closed = json!({"event": {"name": "auto_close", "occurred_at": chrono::Utc::now().to_rfc3339(), "data": {}},
+        "envelope": {"key": "env-1"}})
+    .to_string();
+    let (body, header) = signed_callback(&closed);
+    assert_eq!(post_callback(&s, &body, &header).await.status(), StatusCode::OK);
+    let copy_hex: String = Sha256::digest(&copy).iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(
+        s.app
+            .count(&format!("SELECT count(*) AS n FROM provider_signed_copies WHERE document_key = 'env-1' AND sha256 = '{copy_hex}'"))
+            .await,
+        1
+    );
+    assert_eq!(
+        served(&s, &format!("/proposal/{identifier}/document")).await.1,
+        signed,
+        "ours is still what is served"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_blank_or_missing_identifier_for_the_signing_link_is_the_same_field_error() {
     let s = setup().await;
     for query in ["", "?identifier=", "?identifier=%20%20"] {

@@ -291,7 +291,9 @@ impl CatalogStore for PgCatalog {
                     .await?;
                 replace_banks(conn, row.id, &input.banks).await?;
                 let banks = banks_of(conn, row.id).await?;
-                Ok::<_, TxError>(row.into_product(banks))
+                let mut product = row.into_product(banks);
+                product.terms = input.terms.clone();
+                Ok::<_, TxError>(product)
             })
             .await?;
         Ok(product)
@@ -333,7 +335,9 @@ impl CatalogStore for PgCatalog {
                     .execute(conn)
                     .await?;
                 let banks = banks_of(conn, row.id).await?;
-                Ok(row.into_product(banks))
+                let mut product = row.into_product(banks);
+                product.terms = input.terms.clone();
+                Ok(product)
             })
             .await?;
         Ok(product)

@@ -345,7 +345,6 @@ pub struct ProductRow {
     pub criado_em: DateTime<Utc>,
     pub alterado_em: DateTime<Utc>,
     pub price_id: Option<String>,
-    pub termos: Option<String>,
 }
 
 impl ProductRow {
@@ -359,7 +358,9 @@ impl ProductRow {
             value_cents: self.valor,
             banks,
             price_id: self.price_id,
-            terms: self.termos,
+            // Not read with the product: route 5 reads products on every request (through the
+            // catalog cache), and terms are long; documents read them on their own.
+            terms: None,
             changed_by: self.alterado_por,
             created_at: self.criado_em,
             updated_at: self.alterado_em,

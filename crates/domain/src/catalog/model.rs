@@ -21,7 +21,9 @@ pub struct Product {
     pub value_cents: i64,
     pub banks: Vec<Bank>,
     pub price_id: Option<String>,
-    /// The contract text of its proposals (see [`crate::contract::terms`]).
+    /// The contract text of its proposals (see [`crate::contract::terms`]), in the answers of the
+    /// catalog's writes; reads leave it out (route 5 reads products on every request, documents
+    /// read the terms on their own).
     pub terms: Option<String>,
     pub changed_by: String,
     pub created_at: DateTime<Utc>,

@@ -409,3 +409,41 @@ fn a_sealed_documents_digest_is_the_sha256_of_its_bytes() {
         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
     );
 }
+
+#[tokio::test]
+async fn a_closed_envelope_keeps_the_providers_signed_copy_beside_ours() {
+    let closed = ProviderEvent {
+        kind: ProviderEventKind::Closed,
+        request_key: "env-1".into(),
+        ..signed_event()
+    };
+    let mut m = Mocks::new("EM ANÁLISE", 0);
+    m.signatures.expect_record_party_event().never();
+    m.provider
+        .expect_signed_copy()
+        .withf(|envelope| envelope == "env-1")
+        .returning(|_| Ok(Some(b"%PDF- provider".to_vec())));
+    m.signatures
+        .expect_keep_provider_copy()
+        .withf(|envelope, copy| envelope == "env-1" && copy == &SealedDocument::of(b"%PDF- provider".to_vec()))
+        .times(1)
+        .returning(|_, _| Ok(true));
+    assert_eq!(
+        m.service().record(&closed).await,
+        Ok(PartyEventOutcome::Recorded { moved_to: None })
+    );
+
+    // Not ready yet: nothing kept, the next closing event tries again.
+    let mut m = Mocks::new("EM ANÁLISE", 0);
+    m.provider.expect_signed_copy().returning(|_| Ok(None));
+    m.signatures.expect_keep_provider_copy().never();
+    assert!(m.service().record(&closed).await.is_ok());
+
+    // An envelope we never sent is unknown.
+    let mut m = Mocks::new("EM ANÁLISE", 0);
+    m.provider
+        .expect_signed_copy()
+        .returning(|_| Ok(Some(b"%PDF-".to_vec())));
+    m.signatures.expect_keep_provider_copy().returning(|_, _| Ok(false));
+    assert_eq!(m.service().record(&closed).await, Err(SigningError::UnknownKey));
+}
