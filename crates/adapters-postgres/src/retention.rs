@@ -40,6 +40,10 @@ const PAYMENT_EVENTS: &str = "
     DELETE FROM payment_events WHERE event_id IN (
         SELECT event_id FROM payment_events WHERE received_at < $1 LIMIT $2)";
 
+const IDEMPOTENCY_KEYS: &str = "
+    DELETE FROM idempotency_keys WHERE (user_id, key) IN (
+        SELECT user_id, key FROM idempotency_keys WHERE created_at < $1 LIMIT $2)";
+
 #[derive(Clone)]
 pub struct PgExpiredRecords {
     pool: PgPool,
@@ -88,6 +92,9 @@ impl ExpiredRecords for PgExpiredRecords {
                 .await?,
             signature_callbacks: self.in_batches(SIGNATURE_CALLBACKS, callbacks, batch).await?,
             payment_events: self.in_batches(PAYMENT_EVENTS, callbacks, batch).await?,
+            idempotency_keys: self
+                .in_batches(IDEMPOTENCY_KEYS, before(now, policy.idempotency_keys), batch)
+                .await?,
         })
     }
 }

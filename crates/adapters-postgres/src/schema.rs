@@ -346,6 +346,20 @@ diesel::table! {
 }
 
 diesel::table! {
+    idempotency_keys (user_id, key) {
+        user_id -> Int8,
+        key -> Text,
+        fingerprint -> Text,
+        created_at -> Timestamptz,
+        claimed_at -> Timestamptz,
+        completed_at -> Nullable<Timestamptz>,
+        status -> Nullable<Int2>,
+        content_type -> Nullable<Text>,
+        body -> Nullable<Bytea>,
+    }
+}
+
+diesel::table! {
     signed_documents (proposal_id) {
         proposal_id -> Int8,
         pdf -> Bytea,
@@ -509,6 +523,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     signatures,
     sealed_documents,
     signed_documents,
+    idempotency_keys,
     provider_signed_copies,
     signature_parties,
     signature_callbacks,

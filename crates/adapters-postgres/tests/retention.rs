@@ -98,10 +98,20 @@ async fn expired_records_go_in_batches_and_live_ones_stay() {
     )
     .await;
 
+    // Idempotency keys: first used two days ago goes, an hour ago stays.
+    sql(
+        &db.url,
+        "INSERT INTO idempotency_keys (user_id, key, fingerprint, created_at)
+         VALUES (1, 'anteontem', repeat('a', 64), now() - interval '2 days'),
+                (1, 'agora', repeat('b', 64), now() - interval '1 hour')",
+    )
+    .await;
+
     let store = PgExpiredRecords::new(build_pool(&PoolSettings::new(&db.url)).unwrap());
     let policy = RetentionPolicy {
         callback_records: Duration::from_secs(30 * 24 * 3600),
         idle_throttle: Duration::from_secs(24 * 3600),
+        idempotency_keys: Duration::from_secs(24 * 3600),
         // Smaller than what expired: several batches run.
         batch: 2,
     };
@@ -115,8 +125,10 @@ async fn expired_records_go_in_batches_and_live_ones_stay() {
             throttle_counters: 1,
             signature_callbacks: 2,
             payment_events: 1,
+            idempotency_keys: 1,
         }
     );
+    assert_eq!(count(&db.url, "idempotency_keys").await, 1);
     assert_eq!(count(&db.url, "sessions").await, 1);
     assert_eq!(count(&db.url, "refresh_tokens").await, 2);
     assert_eq!(count(&db.url, "password_recovery_tokens").await, 1);

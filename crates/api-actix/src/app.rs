@@ -244,9 +244,15 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
             clock: Arc::new(SystemClock),
         }
     });
+    let idempotency = domain::idempotency::Idempotency {
+        store: Arc::new(adapters_postgres::PgIdempotency::new(pool.clone())),
+        clock: Arc::new(SystemClock),
+        policy: domain::idempotency::IdempotencyPolicy::default(),
+    };
     Ok(AppState {
         sandbox,
         hooks,
+        idempotency,
         sign_in,
         proposals,
         catalog,

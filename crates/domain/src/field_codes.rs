@@ -29,6 +29,14 @@ pub fn all() -> Vec<(&'static str, &'static str)> {
         (phone::LANDLINE_AREA_CODE, "telefone fixo com DDD inexistente"),
         (cep::FORMAT, "CEP sem 8 dígitos"),
         (
+            crate::idempotency::INVALID_KEY,
+            "Idempotency-Key vazia, longa demais ou com caracteres fora do ASCII visível",
+        ),
+        (
+            crate::idempotency::REUSED_KEY,
+            "Idempotency-Key já usada nas últimas 24 horas com outra requisição",
+        ),
+        (
             crate::contract::terms::UNKNOWN_PLACEHOLDER,
             "termos do produto com marcador desconhecido ou não fechado",
         ),

@@ -123,6 +123,7 @@ mod ecommerce_tests;
 pub mod field_codes;
 pub mod health;
 pub mod hooks;
+pub mod idempotency;
 pub mod input;
 pub mod mail;
 pub mod proposals;

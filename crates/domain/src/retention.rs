@@ -6,6 +6,7 @@
 //!   of theirs can work any more);
 //! - password recovery tokens once expired, used or revoked;
 //! - sign-in and recovery throttle counters idle for a day (every window and block is shorter);
+//! - `Idempotency-Key`s a day after their first use (`crate::idempotency`);
 //! - the records of provider callbacks (signature and payment events, kept to apply each event
 //!   once) past their configured age, longer than any provider retries an event.
 
@@ -21,6 +22,8 @@ pub struct RetentionPolicy {
     pub callback_records: Duration,
     /// Throttle counters with no activity for this long.
     pub idle_throttle: Duration,
+    /// `Idempotency-Key`s after their first use.
+    pub idempotency_keys: Duration,
     /// Rows removed per statement: the purge holds no lock for long and leaves room to others.
     pub batch: i64,
 }
@@ -30,6 +33,7 @@ impl Default for RetentionPolicy {
         Self {
             callback_records: Duration::from_secs(30 * 24 * 3600),
             idle_throttle: Duration::from_secs(24 * 3600),
+            idempotency_keys: crate::idempotency::IdempotencyPolicy::default().retention,
             batch: 1000,
         }
     }
@@ -52,6 +56,7 @@ pub struct Purged {
     pub throttle_counters: u64,
     pub signature_callbacks: u64,
     pub payment_events: u64,
+    pub idempotency_keys: u64,
 }
 
 impl Purged {
@@ -62,6 +67,7 @@ impl Purged {
             + self.throttle_counters
             + self.signature_callbacks
             + self.payment_events
+            + self.idempotency_keys
     }
 }
 

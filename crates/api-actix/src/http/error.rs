@@ -92,6 +92,8 @@ error_codes! {
     HookNotFound => ("webhook_nao_encontrado", NOT_FOUND, "Assinatura de eventos não encontrada."),
     DeliveryNotFound => ("entrega_nao_encontrada", NOT_FOUND, "Entrega não encontrada nesta assinatura de eventos."),
     HookInactive => ("webhook_inativo", BAD_REQUEST, "Assinatura de eventos inativa: ative-a antes de enviar o evento de teste."),
+    IdempotencyKeyReused => ("idempotencia_outra_requisicao", UNPROCESSABLE_ENTITY, "Idempotency-Key já usada com outra requisição."),
+    IdempotentRequestInFlight => ("requisicao_em_andamento", CONFLICT, "Uma requisição com esta Idempotency-Key está em andamento. Tente novamente em instantes."),
 }
 
 impl ErrorCode {

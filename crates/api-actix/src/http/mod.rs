@@ -6,4 +6,5 @@ pub mod callback;
 pub mod envelope;
 pub mod error;
 pub mod html;
+pub mod idempotency;
 pub mod middleware;

@@ -4,12 +4,14 @@ use crate::http::auth::AuthenticatedUser;
 use crate::http::body::Body;
 use crate::http::envelope::Envelope;
 use crate::http::error::{ApiError, ErrorCode};
+use crate::http::idempotency::idempotent;
 use crate::routes::dto::{BillingGroupDto, ProductBanksDto, ProductDto};
 use crate::routes::schemas::{
     BillingGroupListEnvelope, BillingGroupWrittenEnvelope, ErrorEnvelope, ProductBanksEnvelope, ProductListEnvelope,
     ProductWrittenEnvelope,
 };
 use crate::state::AppState;
+use actix_web::middleware::from_fn;
 use actix_web::{HttpResponse, web};
 use domain::catalog::bodies::{BillingGroupBody, ProductBody};
 use domain::catalog::model::{BillingGroupField, ListField, ListQuery, ProductField};
@@ -204,7 +206,11 @@ pub async fn update_billing_group(
 /// Under `/billingGroup`: route 10 and the back office's management.
 pub fn billing_group_routes(cfg: &mut web::ServiceConfig) {
     cfg.service(web::resource("/list").route(web::get().to(billing_groups)))
-        .service(web::resource("").route(web::post().to(create_billing_group)))
+        .service(
+            web::resource("")
+                .wrap(from_fn(idempotent))
+                .route(web::post().to(create_billing_group)),
+        )
         .service(web::resource("/{billingCode}").route(web::put().to(update_billing_group)));
 }
 
@@ -212,7 +218,11 @@ pub fn billing_group_routes(cfg: &mut web::ServiceConfig) {
 pub fn product_routes(cfg: &mut web::ServiceConfig) {
     cfg.service(web::resource("/list").route(web::get().to(products)))
         .service(web::resource("/payment/{productCode}").route(web::get().to(product_payment)))
-        .service(web::resource("").route(web::post().to(create_product)))
+        .service(
+            web::resource("")
+                .wrap(from_fn(idempotent))
+                .route(web::post().to(create_product)),
+        )
         .service(web::resource("/{productCode}").route(web::put().to(update_product)));
 }
 

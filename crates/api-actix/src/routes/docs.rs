@@ -89,12 +89,63 @@ pub fn document() -> &'static Value {
     static DOCUMENT: OnceLock<Value> = OnceLock::new();
     DOCUMENT.get_or_init(|| {
         let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or_default();
+        accept_idempotency_keys(&mut doc);
         enumerate_error_codes(&mut doc);
         describe_bare_answers(&mut doc);
         project_listings(&mut doc);
         doc["webhooks"] = webhooks();
         doc
     })
+}
+
+/// The `POST`s wrapped by `http::idempotency` (those that create something).
+pub const IDEMPOTENT_POSTS: [&str; 10] = [
+    "/customer/create",
+    "/proposal/create",
+    "/proposal/create/ecommerce",
+    "/signer",
+    "/ecommerce/createCustomer",
+    "/ecommerce/createSetupIntent",
+    "/ecommerce/createSubscription",
+    "/hooks",
+    "/product",
+    "/billingGroup",
+];
+
+/// The `Idempotency-Key` header on the creating `POST`s, with the answers it can bring (400 for a
+/// malformed key, 409 while the key's request runs, 422 when the key was used with another
+/// request) where the route did not already list them.
+fn accept_idempotency_keys(doc: &mut Value) {
+    let error = json!({"$ref": "#/components/schemas/ErrorEnvelope"});
+    for path in IDEMPOTENT_POSTS {
+        let operation = &mut doc["paths"][path]["post"];
+        if !operation.is_object() {
+            continue;
+        }
+        let parameter = json!({
+            "name": "Idempotency-Key", "in": "header", "required": false,
+            "description": "Chave da requisição (1 a 255 caracteres ASCII visíveis, por exemplo um UUID): repetida com o mesmo corpo em até 24 horas, devolve a resposta da primeira vez (com `Idempotent-Replayed: true`) sem criar nada.",
+            "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"}
+        });
+        match operation["parameters"].as_array_mut() {
+            Some(parameters) => parameters.push(parameter),
+            None => operation["parameters"] = json!([parameter]),
+        }
+        let responses = &mut operation["responses"];
+        for (status, description) in [
+            ("400", "Idempotency-Key malformada, ou dados inválidos"),
+            ("409", "Uma requisição com a mesma Idempotency-Key está em andamento"),
+            (
+                "422",
+                "Idempotency-Key já usada com outra requisição, ou corpo malformado",
+            ),
+        ] {
+            if responses[status].is_null() {
+                responses[status] =
+                    json!({"description": description, "content": {"application/json": {"schema": error.clone()}}});
+            }
+        }
+    }
 }
 
 /// Each error answer (a `$ref` to an error envelope) gets the codes its status may carry, from the

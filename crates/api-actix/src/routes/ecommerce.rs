@@ -6,9 +6,11 @@ use crate::http::body::Body;
 use crate::http::callback::{SignedCallback, recorded};
 use crate::http::envelope::Envelope;
 use crate::http::error::ApiError;
+use crate::http::idempotency::idempotent;
 use crate::routes::schemas::envelope_doc;
 use crate::routes::schemas::{ErrorEnvelope, MessageEnvelope, SubscriptionEnvelope};
 use crate::state::AppState;
+use actix_web::middleware::from_fn;
 use actix_web::{HttpResponse, web};
 use domain::ecommerce::bodies::{CpfBody, SubscriptionBody};
 use serde::Serialize;
@@ -130,9 +132,21 @@ pub async fn callback(state: web::Data<AppState>, callback: SignedCallback) -> R
 
 /// Under `/ecommerce`: routes 14 to 16.
 pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.service(web::resource("/createCustomer").route(web::post().to(create_customer)))
-        .service(web::resource("/createSetupIntent").route(web::post().to(create_setup_intent)))
-        .service(web::resource("/createSubscription").route(web::post().to(create_subscription)));
+    cfg.service(
+        web::resource("/createCustomer")
+            .wrap(from_fn(idempotent))
+            .route(web::post().to(create_customer)),
+    )
+    .service(
+        web::resource("/createSetupIntent")
+            .wrap(from_fn(idempotent))
+            .route(web::post().to(create_setup_intent)),
+    )
+    .service(
+        web::resource("/createSubscription")
+            .wrap(from_fn(idempotent))
+            .route(web::post().to(create_subscription)),
+    );
 }
 
 /// Under `/callbacks`: the payment platform's events.

@@ -5,10 +5,12 @@ use crate::http::auth::AuthenticatedUser;
 use crate::http::body::Body;
 use crate::http::envelope::Envelope;
 use crate::http::error::{ApiError, ErrorCode};
+use crate::http::idempotency::idempotent;
 use crate::routes::dto::iso;
 use crate::routes::schemas::envelope_doc;
 use crate::routes::schemas::{ErrorEnvelope, MessageEnvelope};
 use crate::state::AppState;
+use actix_web::middleware::from_fn;
 use actix_web::{HttpResponse, web};
 use domain::hooks::bodies::{HookBody, HookPatchBody};
 use domain::hooks::{Attempt, Delivery, Subscription};
@@ -320,7 +322,9 @@ pub async fn retry(
 /// Under `/hooks`: routes 17 and 18 and the management of one subscription.
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.service(
+        // The key applies to the creating POST only (the middleware passes other methods).
         web::resource("")
+            .wrap(from_fn(idempotent))
             .route(web::post().to(create))
             .route(web::get().to(list)),
     )

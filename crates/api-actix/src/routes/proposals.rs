@@ -4,6 +4,7 @@ use crate::http::auth::AuthenticatedUser;
 use crate::http::body::Body;
 use crate::http::envelope::{Envelope, Nothing};
 use crate::http::error::ApiError;
+use crate::http::idempotency::idempotent;
 use crate::routes::dto::{
     CustomerRecordDto, IsValidDto, OwnershipItemDto, ProposalDetailDto, ProposalRecordDto, RegistrationDto,
 };
@@ -12,6 +13,7 @@ use crate::routes::schemas::{
     RegistrationsEnvelope,
 };
 use crate::state::AppState;
+use actix_web::middleware::from_fn;
 use actix_web::{HttpResponse, web};
 use domain::input::parameter;
 use domain::proposals::bodies::{AvailabilityQuery, ProposalBody, RegistrationBody, ShopProposalBody};
@@ -222,19 +224,31 @@ pub async fn cell_phone_valid_to_product(
 
 /// Under `/customer`: routes 3 and 4 and the back office's registrations.
 pub fn customer_routes(cfg: &mut web::ServiceConfig) {
-    cfg.service(web::resource("/create").route(web::post().to(create_customer)))
-        .service(web::resource("/validCustomer/{cpf}").route(web::get().to(valid_customer)))
-        .service(web::resource("/registrations/{cpf}").route(web::get().to(registrations)));
+    cfg.service(
+        web::resource("/create")
+            .wrap(from_fn(idempotent))
+            .route(web::post().to(create_customer)),
+    )
+    .service(web::resource("/validCustomer/{cpf}").route(web::get().to(valid_customer)))
+    .service(web::resource("/registrations/{cpf}").route(web::get().to(registrations)));
 }
 
 /// Under `/proposal`: routes 5 to 9 (the lifecycle's routes follow them, from `signing`).
 pub fn proposal_routes(cfg: &mut web::ServiceConfig) {
-    cfg.service(web::resource("/create").route(web::post().to(create_proposal)))
-        .service(web::resource("/create/ecommerce").route(web::post().to(create_ecommerce_proposal)))
-        .service(web::resource("/byIdentifier/{identificador}").route(web::get().to(by_identifier)))
-        .service(web::resource("/cpfValidtoProduct/{cpf}/{integrationCode}").route(web::get().to(cpf_valid_to_product)))
-        .service(
-            web::resource("/cellPhoneValidtoProduct/{celular}/{integrationCode}")
-                .route(web::get().to(cell_phone_valid_to_product)),
-        );
+    cfg.service(
+        web::resource("/create")
+            .wrap(from_fn(idempotent))
+            .route(web::post().to(create_proposal)),
+    )
+    .service(
+        web::resource("/create/ecommerce")
+            .wrap(from_fn(idempotent))
+            .route(web::post().to(create_ecommerce_proposal)),
+    )
+    .service(web::resource("/byIdentifier/{identificador}").route(web::get().to(by_identifier)))
+    .service(web::resource("/cpfValidtoProduct/{cpf}/{integrationCode}").route(web::get().to(cpf_valid_to_product)))
+    .service(
+        web::resource("/cellPhoneValidtoProduct/{celular}/{integrationCode}")
+            .route(web::get().to(cell_phone_valid_to_product)),
+    );
 }

@@ -6,11 +6,13 @@ use crate::http::body::Body;
 use crate::http::callback::{SignedCallback, recorded};
 use crate::http::envelope::Envelope;
 use crate::http::error::{ApiError, ErrorCode};
+use crate::http::idempotency::idempotent;
 use crate::routes::dto::iso;
 use crate::routes::schemas::envelope_doc;
 use crate::routes::schemas::{ErrorEnvelope, MessageEnvelope};
 use crate::state::AppState;
 use actix_web::http::header;
+use actix_web::middleware::from_fn;
 use actix_web::{HttpResponse, web};
 use base64::Engine;
 use domain::proposals::bodies::{DocumentQuery, SignLinkQuery, SignerBody, StatusChangeBody};
@@ -223,7 +225,7 @@ pub fn proposal_routes(cfg: &mut web::ServiceConfig) {
 
 /// Under `/signer`: routes 12 and 13.
 pub fn signer_routes(cfg: &mut web::ServiceConfig) {
-    cfg.service(web::resource("").route(web::post().to(send)))
+    cfg.service(web::resource("").wrap(from_fn(idempotent)).route(web::post().to(send)))
         .service(web::resource("/signLink").route(web::get().to(sign_link)));
 }
 
