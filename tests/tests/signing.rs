@@ -734,6 +734,15 @@ async fn after_the_four_sandbox_signatures_the_document_carries_its_evidence_pag
         assert!(sealed_text.contains(expected), "\"{expected}\" not in: {sealed_text}");
     }
 
+    // The sandbox keeps no copy of its own.
+    assert_error(
+        s.app
+            .get(&format!("{document}?version=provider"), Some(&s.office))
+            .await,
+        StatusCode::NOT_FOUND,
+        "copia_provedor_inexistente",
+    )
+    .await;
     // The sealed version stays reachable, and the sandbox shows the signed one.
     let (version, again) = served(&s, &format!("{document}?version=sealed")).await;
     assert_eq!((version.as_str(), again), ("sealed", sealed));

@@ -281,6 +281,21 @@ impl SignatureStore for PgSignatures {
         Ok(true)
     }
 
+    async fn provider_copy(&self, proposal_id: i64) -> Result<Option<SealedDocument>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let row: Option<(Vec<u8>, String)> = provider_signed_copies::table
+            .inner_join(
+                signatures::table.on(signatures::document_key.eq(provider_signed_copies::document_key.nullable())),
+            )
+            .filter(signatures::proposal_id.eq(proposal_id))
+            .select((provider_signed_copies::pdf, provider_signed_copies::sha256))
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(query_error)?;
+        Ok(row.map(|(pdf, sha256)| SealedDocument { pdf, sha256 }))
+    }
+
     async fn parties(&self, proposal_id: i64) -> Result<Vec<PartyRecord>, StoreError> {
         type Row = (
             String,

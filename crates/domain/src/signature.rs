@@ -234,6 +234,8 @@ pub trait SignatureStore: Send + Sync {
     /// Keeps the provider's own signed copy beside ours (the envelope's key names the proposal);
     /// answers whether an envelope had that key.
     async fn keep_provider_copy(&self, document_key: &str, document: &SealedDocument) -> Result<bool, StoreError>;
+    /// The provider's own signed copy of a proposal's envelope, once kept.
+    async fn provider_copy(&self, proposal_id: i64) -> Result<Option<SealedDocument>, StoreError>;
     async fn parties(&self, proposal_id: i64) -> Result<Vec<PartyRecord>, StoreError>;
     async fn save_document(&self, proposal_id: i64, document_key: &str, changed_by: &str) -> Result<(), StoreError>;
     async fn save_parties(

@@ -79,6 +79,7 @@ error_codes! {
     SignatureProviderFailed => ("provedor_assinatura_indisponivel", BAD_GATEWAY, "O provedor de assinatura falhou; a proposta não mudou. Tente novamente mais tarde."),
     CallbackUnauthenticated => ("callback_nao_autenticado", UNAUTHORIZED, "Assinatura do callback inválida."),
     UnknownSignatureKey => ("chave_assinatura_desconhecida", NOT_FOUND, "Chave de assinatura desconhecida."),
+    ProviderCopyMissing => ("copia_provedor_inexistente", NOT_FOUND, "O provedor de assinatura ainda não entregou a cópia assinada."),
     CustomerNotFound => ("cliente_nao_encontrado", NOT_FOUND, "Cliente não encontrado."),
     PlatformCustomerMissing => ("cliente_sem_plataforma", BAD_REQUEST, "Cliente sem cadastro na plataforma de pagamento: chame /ecommerce/createCustomer antes."),
     PaymentMethodMissing => ("forma_pagamento_ausente", BAD_REQUEST, "Cliente sem forma de pagamento salva: conclua o SetupIntent de /ecommerce/createSetupIntent antes."),
@@ -405,6 +406,7 @@ impl From<SigningError> for ApiError {
                 format!("Limite de {max} reenvios do link de assinatura atingido."),
             ),
             SigningError::NotSent => ApiError::new(ErrorCode::SignatureNotSent),
+            SigningError::NoProviderCopy => ApiError::new(ErrorCode::ProviderCopyMissing),
             SigningError::Provider(e) => {
                 tracing::warn!(error = %e, "signature provider failed");
                 ApiError::new(ErrorCode::SignatureProviderFailed)

@@ -153,14 +153,14 @@ pub async fn events(
 
 /// The proposal as the PDF the parties sign: once sent for signature, the very bytes sent; once
 /// every party signed, those bytes followed by the evidence page.
-#[utoipa::path(get, path = "/proposal/{identifier}/document", summary = "Documento da proposta (PDF)", description = "A proposta como o PDF que as partes assinam. Antes do envio para assinatura, um rascunho (marcado como tal em cada página) da proposta como está; depois do envio (rota 12), sempre os mesmos bytes enviados (selados); depois da última assinatura, a versão assinada: o documento selado seguido da página de evidências (SHA-256 do selado, cada parte com data e hora UTC e de Brasília, canal, autenticação, IP e navegador). `version=sealed` pede o selado mesmo depois. `Repr-Digest` (RFC 9530) traz o SHA-256 dos bytes servidos, `ETag` o mesmo em hexadecimal e `Document-Version` qual versão é (`draft`, `sealed`, `signed`).", tag = "assinatura", security(("bearer" = [])),
-    params(("identifier" = String, Path), ("version" = Option<String>, Query, description = "`sealed`: o documento enviado para assinatura, mesmo depois de assinado")),
+#[utoipa::path(get, path = "/proposal/{identifier}/document", summary = "Documento da proposta (PDF)", description = "A proposta como o PDF que as partes assinam. Antes do envio para assinatura, um rascunho (marcado como tal em cada página) da proposta como está; depois do envio (rota 12), sempre os mesmos bytes enviados (selados); depois da última assinatura, a versão assinada: o documento selado seguido da página de evidências (SHA-256 do selado, cada parte com data e hora UTC e de Brasília, canal, autenticação, IP e navegador). `version=sealed` pede o selado mesmo depois; `version=provider`, a cópia assinada do próprio provedor (baixada quando o envelope fecha). `Repr-Digest` (RFC 9530) traz o SHA-256 dos bytes servidos, `ETag` o mesmo em hexadecimal e `Document-Version` qual versão é (`draft`, `sealed`, `signed`).", tag = "assinatura", security(("bearer" = [])),
+    params(("identifier" = String, Path), ("version" = Option<String>, Query, description = "`sealed`: o documento enviado para assinatura, mesmo depois de assinado; `provider`: a cópia assinada do provedor")),
     responses(
         (status = 200, description = "PDF da proposta", content_type = "application/pdf", body = Vec<u8>,
-            headers(("Repr-Digest" = String, description = "sha-256=:<base64>: dos bytes"), ("ETag" = String, description = "o SHA-256 em hexadecimal, entre aspas"), ("Document-Version" = String, description = "draft, sealed ou signed"))),
-        (status = 400, description = "`version` diferente de `sealed`", body = ErrorEnvelope),
+            headers(("Repr-Digest" = String, description = "sha-256=:<base64>: dos bytes"), ("ETag" = String, description = "o SHA-256 em hexadecimal, entre aspas"), ("Document-Version" = String, description = "draft, sealed, signed ou provider"))),
+        (status = 400, description = "`version` diferente de `sealed` e `provider`", body = ErrorEnvelope),
         (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
-        (status = 404, description = "Proposta não encontrada, ou `version=sealed` de uma proposta ainda não enviada", body = ErrorEnvelope),
+        (status = 404, description = "Proposta não encontrada, `version=sealed` de uma proposta ainda não enviada, ou `version=provider` antes de o provedor entregar sua cópia", body = ErrorEnvelope),
         (status = 503, body = ErrorEnvelope),
     ))]
 pub async fn document(

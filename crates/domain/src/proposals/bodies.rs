@@ -792,7 +792,8 @@ impl SignLinkQuery {
 }
 
 /// The query of `GET /proposal/:identifier/document`: `version=sealed` asks for the bytes sent for
-/// signature even once the signed version exists.
+/// signature even once the signed version exists; `version=provider` for the provider's own
+/// signed copy.
 #[derive(Debug, Deserialize)]
 pub struct DocumentQuery {
     pub version: Field<String>,
@@ -806,8 +807,9 @@ impl DocumentQuery {
         match r.optional_text("version", self.version).as_deref() {
             None => Ok(DocumentRequest::Latest),
             Some("sealed") => Ok(DocumentRequest::Sealed),
+            Some("provider") => Ok(DocumentRequest::Provider),
             Some(_) => {
-                r.add("version", codes::INVALID_VALUE, "version aceita apenas sealed");
+                r.add("version", codes::INVALID_VALUE, "version aceita sealed ou provider");
                 Err(v)
             }
         }

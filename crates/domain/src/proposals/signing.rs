@@ -42,6 +42,8 @@ pub enum SigningError {
     Callback(#[from] CallbackError),
     #[error("chave de assinatura desconhecida")]
     UnknownKey,
+    #[error("o provedor ainda não entregou a cópia assinada")]
+    NoProviderCopy,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -76,6 +78,8 @@ pub enum DocumentVersion {
     Sealed,
     /// The sealed bytes followed by the evidence page, once every party signed.
     Signed,
+    /// The provider's own signed copy, downloaded when its envelope closed.
+    Provider,
 }
 
 impl DocumentVersion {
@@ -84,6 +88,7 @@ impl DocumentVersion {
             Self::Draft => "draft",
             Self::Sealed => "sealed",
             Self::Signed => "signed",
+            Self::Provider => "provider",
         }
     }
 }
@@ -95,6 +100,8 @@ pub enum DocumentRequest {
     Latest,
     /// The sealed bytes, even once a signed version exists.
     Sealed,
+    /// The provider's own signed copy.
+    Provider,
 }
 
 /// A proposal's document as served: its bytes and digest, and which version they are.
@@ -324,6 +331,15 @@ impl SigningService {
         authorize(principal, Operation::ReadProposal)?;
         let detail = self.detail(principal, identifier).await?;
         let id = detail.proposal.id;
+        if request == DocumentRequest::Provider {
+            let copy = self.signatures.provider_copy(id).await?;
+            return copy
+                .map(|document| ProposalDocument {
+                    document,
+                    version: DocumentVersion::Provider,
+                })
+                .ok_or(SigningError::NoProviderCopy);
+        }
         if request == DocumentRequest::Latest
             && let Some(signed) = self.signatures.signed(id).await?
         {
