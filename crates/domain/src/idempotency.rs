@@ -148,6 +148,14 @@ impl Idempotency {
             .await
     }
 
+    /// Releases the key of a request that ended without an answer to keep; a failure to release
+    /// only delays a retry until the claim's lease ends, so it is logged, not raised.
+    pub async fn abandon(&self, user_id: i64, key: &IdempotencyKey) {
+        if let Err(cause) = self.store.release(user_id, key).await {
+            tracing::warn!(%cause, "idempotency key not released");
+        }
+    }
+
     /// Keeps a successful answer; releases the key of any other.
     pub async fn finish(&self, user_id: i64, key: &IdempotencyKey, answer: StoredAnswer) -> Result<(), StoreError> {
         if (200..300).contains(&answer.status) {

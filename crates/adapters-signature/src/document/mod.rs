@@ -39,8 +39,17 @@ fn fill(color: rgb::Color, opacity: f32) -> Fill {
     }
 }
 
+/// The draft mark's red.
+fn draft_red() -> rgb::Color {
+    rgb::Color::new(176, 0, 32)
+}
+
 fn text(surface: &mut Surface<'_>, faces: &Faces, x: f32, y: f32, content: &str, style: Style) {
-    surface.set_fill(Some(fill(grey(style.grey), 1.0)));
+    painted(surface, faces, x, y, content, style, fill(grey(style.grey), 1.0));
+}
+
+fn painted(surface: &mut Surface<'_>, faces: &Faces, x: f32, y: f32, content: &str, style: Style, paint: Fill) {
+    surface.set_fill(Some(paint));
     surface.draw_text(
         Point::from_xy(x, y),
         faces.get(style.weight).font.clone(),
@@ -100,30 +109,30 @@ fn draw(pdf: &mut Document, faces: &Faces, document: &PrintedDocument) -> Result
             SMALL,
         );
         if let Some(mark) = &document.watermark {
-            surface.set_fill(Some(fill(rgb::Color::new(176, 0, 32), 1.0)));
-            surface.draw_text(
-                Point::from_xy(MARGIN, PAGE_HEIGHT - MARGIN),
-                faces.bold.font.clone(),
-                SMALL.size,
-                &format!("{mark} — sem valor de contrato"),
-                false,
-                TextDirection::Auto,
+            let label = format!("{mark} — sem valor de contrato");
+            let footer = Style {
+                weight: fonts::Weight::Bold,
+                ..SMALL
+            };
+            painted(
+                &mut surface,
+                faces,
+                MARGIN,
+                PAGE_HEIGHT - MARGIN,
+                &label,
+                footer,
+                fill(draft_red(), 1.0),
             );
-        }
-        if let Some(mark) = &document.watermark {
             // Across the page, light enough to read through.
-            let size = 110.0;
-            let width = faces.bold.width(mark, size);
+            let across = Style {
+                weight: fonts::Weight::Bold,
+                size: 110.0,
+                grey: 0,
+            };
+            let width = faces.bold.width(mark, across.size);
             surface.push_transform(&Transform::from_rotate_at(-50.0, PAGE_WIDTH / 2.0, PAGE_HEIGHT / 2.0));
-            surface.set_fill(Some(fill(rgb::Color::new(176, 0, 32), 0.08)));
-            surface.draw_text(
-                Point::from_xy((PAGE_WIDTH - width) / 2.0, PAGE_HEIGHT / 2.0 + size / 3.0),
-                faces.bold.font.clone(),
-                size,
-                mark,
-                false,
-                TextDirection::Auto,
-            );
+            let (x, y) = ((PAGE_WIDTH - width) / 2.0, PAGE_HEIGHT / 2.0 + across.size / 3.0);
+            painted(&mut surface, faces, x, y, mark, across, fill(draft_red(), 0.08));
             surface.pop();
         }
         surface.finish();

@@ -98,9 +98,7 @@ pub async fn idempotent(
     let response = match next.call(request).await {
         Ok(response) => response,
         Err(error) => {
-            if let Err(cause) = state.idempotency.store.release(user_id, &key).await {
-                tracing::warn!(%cause, "idempotency key not released");
-            }
+            state.idempotency.abandon(user_id, &key).await;
             return Err(error);
         }
     };
@@ -115,9 +113,7 @@ pub async fn idempotent(
     let bytes = match to_bytes(body).await {
         Ok(bytes) => bytes,
         Err(_) => {
-            if let Err(cause) = state.idempotency.store.release(user_id, &key).await {
-                tracing::warn!(%cause, "idempotency key not released");
-            }
+            state.idempotency.abandon(user_id, &key).await;
             return Ok(ServiceResponse::new(
                 request,
                 ApiError::new(ErrorCode::Internal).error_response(),

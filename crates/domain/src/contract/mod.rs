@@ -142,7 +142,8 @@ fn placeholder(detail: &ProposalDetail, name: &str) -> String {
     }
 }
 
-fn channel_label(stored: &str) -> &'static str {
+/// How the proposal's `tipo_envio` is named in documents (the client's channel).
+pub fn channel_label(stored: &str) -> &'static str {
     match ShippingType::parse(stored) {
         Ok(ShippingType::Whatsapp) => "WhatsApp",
         _ => "SMS",

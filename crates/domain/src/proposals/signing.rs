@@ -393,9 +393,17 @@ impl SigningService {
             PartyEventOutcome::UnknownKey => Err(SigningError::UnknownKey),
             outcome => {
                 tracing::info!(?outcome, "signature event recorded");
-                if event.kind == ProviderEventKind::Signed {
-                    // Also on a repeated event: a delivery whose completion failed half-way is
-                    // retried by the provider, and the signed version is made then.
+                // The signature that completed the set, or a repeated event: a delivery whose
+                // completion failed half-way is retried by the provider, and the signed version
+                // is made then. The signatures before the last have nothing to complete.
+                let may_complete = matches!(
+                    outcome,
+                    PartyEventOutcome::Duplicate
+                        | PartyEventOutcome::Recorded {
+                            moved_to: Some(ProposalStatus::InAnalysis)
+                        }
+                );
+                if event.kind == ProviderEventKind::Signed && may_complete {
                     self.complete(&event.request_key).await?;
                 }
                 Ok(outcome)
@@ -426,10 +434,7 @@ impl SigningService {
         ) else {
             return Ok(());
         };
-        let client_channel = match ShippingType::parse(&detail.proposal.shipping) {
-            Ok(ShippingType::Whatsapp) => "WhatsApp",
-            _ => "SMS",
-        };
+        let client_channel = crate::contract::channel_label(&detail.proposal.shipping);
         let people = signers(&detail);
         let evidence = SignatureEvidence {
             identifier: detail.proposal.identifier.clone(),

@@ -257,12 +257,13 @@ fn signed_event() -> ProviderEvent {
     }
 }
 
-/// Mocks for a signature event on a sent proposal whose parties stand as `statuses`.
+/// Mocks for a repeated signature event on a sent proposal whose parties stand as `statuses` (a
+/// repeat re-checks the completion, as the event that completed the set does).
 fn completing(statuses: [&'static str; 4]) -> Mocks {
     let mut m = Mocks::new("EM ANÁLISE", 0);
     m.signatures
         .expect_record_party_event()
-        .returning(|_, _| Ok(PartyEventOutcome::Recorded { moved_to: None }));
+        .returning(|_, _| Ok(PartyEventOutcome::Duplicate));
     m.signatures
         .expect_party_of_key()
         .returning(|_| Ok(Some(("id-1".into(), PartyRole::Client, SIGNED.into()))));
@@ -408,6 +409,17 @@ fn a_sealed_documents_digest_is_the_sha256_of_its_bytes() {
         SealedDocument::of(b"abc".to_vec()).sha256,
         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
     );
+}
+
+#[tokio::test]
+async fn a_signature_before_the_last_looks_for_nothing_to_complete() {
+    let mut m = Mocks::new("AGUARDANDO ASSINATURA", 0);
+    m.signatures
+        .expect_record_party_event()
+        .returning(|_, _| Ok(PartyEventOutcome::Recorded { moved_to: None }));
+    m.signatures.expect_party_of_key().never();
+    m.signatures.expect_parties().never();
+    assert!(m.service().record(&signed_event()).await.is_ok());
 }
 
 #[tokio::test]
