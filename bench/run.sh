@@ -13,7 +13,7 @@
 # service, and measures with wrk (--latency) and pgbench: the ceilings, each right before its route
 # (pgbench -S, pgbench insert + select by key, an actix-web hello-JSON server, cores ÷ one bcrypt
 # verify), the five routes at 64 connections, route 7 during a sign-in flood, and route 7 and the
-# catalog reads with 10,000 and with 1,000,000 proposals stored. Prints one table (figure,
+# catalog reads with 10,000 and with 1,000,000 proposals stored, and the proposal list at 1,000,000. Prints one table (figure,
 # ceiling, ratio, target, latencies, non-2xx) and appends it to docs/performance.md with the date
 # and the machine.
 set -euo pipefail
@@ -211,6 +211,8 @@ row "POST /proposal/create" "$rps" "$pg_create" "≥ 60% of pgbench insert+selec
 measure_hello
 wrk_run -s bench/get_with_token.lua "$base/billingGroup/list"
 row "GET /billingGroup/list" "$rps" "$hello_rps" "≥ 50% of hello JSON"
+wrk_run -s bench/get_as_back_office.lua "$base/proposal/list"
+row "GET /proposal/list, first page of 50" "$rps" "$quiet_rps" "≥ 50% of route 7 (time ≤ 2×)"
 measure_hello
 wrk_run -s bench/get_with_token.lua "$base/product/payment/101"
 row "GET /product/payment/101" "$rps" "$hello_rps" "≥ 50% of hello JSON"
@@ -282,8 +284,20 @@ if [ "$growth" = 1 ]; then
   start_service
   wrk_run -s bench/by_identifier.lua "$base"
   row "GET /proposal/byIdentifier, $growth_to proposals" "$rps" "$small_rps" "within 10% of $growth_from"
+  route7_rps="$rps"
   wrk_run -s bench/get_with_token.lua "$base/billingGroup/list"
   row "GET /billingGroup/list, $growth_to proposals" "$rps" "$small_list" "within 10% of $growth_from"
+  # The proposal list (its time within twice route 7's: requests/s at least half): the back
+  # office's first page, a page half-way down the cursor, and a representative's page of one status.
+  wrk_run -s bench/get_as_back_office.lua "$base/proposal/list"
+  row "GET /proposal/list, first page of 50, $growth_to proposals" "$rps" "$route7_rps" "≥ 50% of route 7 here (time ≤ 2×)"
+  deep_cursor=$(psql "$DATABASE_URL" -Atc "SELECT (extract(epoch FROM criado_em) * 1000000)::bigint || ':' || id
+    FROM proposals ORDER BY criado_em DESC, id DESC OFFSET $((growth_to / 2)) LIMIT 1" \
+    | python3 -c 'import base64,sys; print(base64.urlsafe_b64encode(sys.stdin.read().strip().encode()).decode().rstrip("="))')
+  wrk_run -s bench/get_as_back_office.lua "$base/proposal/list?cursor=$deep_cursor"
+  row "GET /proposal/list, a page $((growth_to / 2)) proposals deep, $growth_to proposals" "$rps" "$route7_rps" "≥ 50% of route 7 here (time ≤ 2×)"
+  wrk_run -s bench/get_with_token.lua "$base/proposal/list?conditions%5Bstatus%5D=EM%20AN%C3%81LISE"
+  row "GET /proposal/list, a representative's EM ANÁLISE, $growth_to proposals" "$rps" "$route7_rps" "≥ 50% of route 7 here (time ≤ 2×)"
   stop_service
   # A million proposals take gigabytes: not left behind.
   psql "$server/postgres" -qc "DROP DATABASE IF EXISTS sales_bench_growth WITH (FORCE)" >/dev/null

@@ -32,11 +32,13 @@ WITH product AS (SELECT id FROM products WHERE codigo_produto = 101),
                WHERE c.alterado_por = 'bench' AND c.cpf BETWEEN lpad((10000000000 + :first)::text, 11, '0')
                                                             AND lpad((10000000000 + :last)::text, 11, '0'))
 INSERT INTO proposals (identificador, valor, cpf_cnpj_parceiro, id_parceiro, id_representante, id_cliente, cpf_cliente, status,
-                       alterado_por, tipo_envio, fluxo, id_produto, codigo_faturamento, tipo_pagamento)
+                       alterado_por, tipo_envio, fluxo, id_produto, codigo_faturamento, tipo_pagamento, criado_em)
 SELECT gen_random_uuid()::text, 4990, batch.cpf_cnpj, batch.id_parceiro_vendedor,
        (SELECT min(id) FROM representatives), batch.id, batch.cpf,
        (ARRAY['NOVO', 'AGUARDANDO ASSINATURA', 'EM ANÁLISE', 'APROVADO'])[1 + batch.i % 4], 'bench', 'sms', 'PARCEIRO',
-       product.id, 5002, 'DESCONTO EM FOLHA'
+       product.id, 5002, 'DESCONTO EM FOLHA',
+       -- One every 30 seconds, as a list pages through them (a later batch continues the line).
+       timestamptz '2025-01-01 00:00:00+00' + batch.i * interval '30 seconds'
 FROM batch, product;
 
 -- Each proposal's copy of its customer and address.

@@ -10,9 +10,11 @@ use crate::schema::{
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use diesel::dsl::{AsSelect, SqlTypeOf, sql};
+use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
-use diesel::sql_types::{Bool, Date, Int4, Int8, Nullable, Text};
+use diesel::sql_types::{Bool, Date, Int4, Int8, Nullable, Text, Timestamptz};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::access::Scope;
 use domain::auth::model::UserId;
@@ -20,9 +22,10 @@ use domain::customers::{
     AddressData, CustomerData, CustomerRecord, CustomerStore, OwnershipItem, Registration, Seller, SellerView,
 };
 use domain::proposals::model::{
-    Flow, NewProposal, PartnerLink, PaymentDetails, ProposalDetail, RepresentativeView, SignatureView,
+    Flow, NewProposal, PartnerLink, PaymentDetails, ProposalDetail, ProposalRecord, RepresentativeView, SignatureView,
 };
 use domain::proposals::ports::{CreateProposalError, PartnerDirectory, ProposalStore, Representation};
+use domain::proposals::search::{ProposalSearch, SearchText};
 use domain::store::StoreError;
 use domain::values::{CellPhone, Cpf, ProposalStatus};
 
@@ -424,6 +427,88 @@ impl CustomerStore for PgProposals {
     }
 }
 
+/// `%`, `_` and `\\` taken literally in a LIKE pattern.
+fn like_literal(word: &str) -> String {
+    let mut escaped = String::with_capacity(word.len() + 2);
+    for c in word.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    escaped
+}
+
+/// The list's statement: the scope and each condition as a filter, newest first from the cursor,
+/// one row more than the page. Each scope and the status and CPF filters have an index in this
+/// order (migration 000015), and name words the trigram index on `search_text(nome_completo)`.
+fn search_query(
+    search: &ProposalSearch,
+    scope: Scope,
+) -> proposals::BoxedQuery<'static, Pg, SqlTypeOf<AsSelect<ProposalRow, Pg>>> {
+    let mut query = proposals::table.select(ProposalRow::as_select()).into_boxed();
+    query = match scope {
+        Scope::Partner { partner_id, .. } => query.filter(proposals::id_parceiro.eq(partner_id)),
+        Scope::Ecommerce => query.filter(proposals::fluxo.eq(Flow::Ecommerce.as_str())),
+        Scope::Everything => query,
+    };
+    let c = &search.conditions;
+    if let Some(status) = c.status {
+        query = query.filter(proposals::status.eq(status.as_str()));
+    }
+    if let Some(product_id) = c.product_id {
+        query = query.filter(proposals::id_produto.eq(product_id));
+    }
+    if let Some(billing_code) = c.billing_code {
+        query = query.filter(proposals::codigo_faturamento.eq(billing_code));
+    }
+    if let Some(document) = &c.partner_document {
+        query = query.filter(proposals::cpf_cnpj_parceiro.eq(document.clone()));
+    }
+    if let Some(shipping) = c.shipping {
+        query = query.filter(proposals::tipo_envio.eq(shipping.as_str()));
+    }
+    if let Some(customer_id) = c.customer_id {
+        query = query.filter(proposals::id_cliente.eq(customer_id));
+    }
+    match &search.text {
+        Some(SearchText::Cpf(cpf)) => query = query.filter(proposals::cpf_cliente.eq(cpf.as_str().to_owned())),
+        Some(SearchText::NameWords(words)) => {
+            let mut named = proposal_customers::table
+                .select(proposal_customers::id_proposta)
+                .into_boxed();
+            for word in words {
+                named = named.filter(
+                    sql::<Bool>("search_text(proposal_customers.nome_completo) LIKE search_text(")
+                        .bind::<Text, _>(format!("%{}%", like_literal(word)))
+                        .sql(")"),
+                );
+            }
+            query = query.filter(proposals::id.eq_any(named));
+        }
+        None => {}
+    }
+    if let Some(from) = search.created_from {
+        query = query.filter(proposals::criado_em.ge(from));
+    }
+    if let Some(before) = search.created_before {
+        query = query.filter(proposals::criado_em.lt(before));
+    }
+    if let Some(after) = search.after {
+        // A row comparison, so the (criado_em DESC, id DESC) indexes serve it as one range.
+        query = query.filter(
+            sql::<Bool>("(proposals.criado_em, proposals.id) < (")
+                .bind::<Timestamptz, _>(after.created_at)
+                .sql(", ")
+                .bind::<Int8, _>(after.id)
+                .sql(")"),
+        );
+    }
+    query
+        .order((proposals::criado_em.desc(), proposals::id.desc()))
+        .limit(search.limit.saturating_add(1))
+}
+
 #[async_trait]
 impl ProposalStore for PgProposals {
     async fn create(&self, p: &NewProposal) -> Result<domain::proposals::model::ProposalRecord, CreateProposalError> {
@@ -466,6 +551,12 @@ impl ProposalStore for PgProposals {
             }
             Err(e) => Err(CreateProposalError::Store(query_error(e))),
         }
+    }
+
+    async fn search(&self, search: &ProposalSearch, scope: Scope) -> Result<Vec<ProposalRecord>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let rows: Vec<ProposalRow> = search_query(search, scope).load(&mut conn).await.map_err(query_error)?;
+        Ok(rows.into_iter().map(ProposalRecord::from).collect())
     }
 
     async fn product_terms(&self, product_id: i64) -> Result<Option<String>, StoreError> {

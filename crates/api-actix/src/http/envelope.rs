@@ -42,6 +42,17 @@ impl<D: Serialize> Envelope<D, Nothing> {
             data: None,
         }
     }
+
+    /// The same records with `data` beside them (a list's page and where the next one starts).
+    pub fn with_data<T: Serialize>(self, data: T) -> Envelope<D, T> {
+        Envelope {
+            status: self.status,
+            message: self.message,
+            document: self.document,
+            rows_affected: self.rows_affected,
+            data: Some(data),
+        }
+    }
 }
 
 impl Envelope {

@@ -653,6 +653,15 @@ impl From<domain::customers::OwnershipItem> for OwnershipItemDto {
     }
 }
 
+/// Where the next page of a list starts.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ListPageDto {
+    /// Pass as `cursor` for the next page; `null` on the last page.
+    #[serde(rename = "nextCursor")]
+    #[schema(example = "MTc5NTAwMDAwMDEyMzQ1Njo5ODE")]
+    pub next_cursor: Option<String>,
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 pub struct IsValidDto {
     #[serde(rename = "isValid")]

@@ -6,17 +6,18 @@ use crate::http::envelope::{Envelope, Nothing};
 use crate::http::error::ApiError;
 use crate::http::idempotency::idempotent;
 use crate::routes::dto::{
-    CustomerRecordDto, IsValidDto, OwnershipItemDto, ProposalDetailDto, ProposalRecordDto, RegistrationDto,
+    CustomerRecordDto, IsValidDto, ListPageDto, OwnershipItemDto, ProposalDetailDto, ProposalRecordDto, RegistrationDto,
 };
 use crate::routes::schemas::{
     ErrorEnvelope, IsValidEnvelope, OwnershipEnvelope, ProposalCreatedEnvelope, ProposalDetailEnvelope,
-    RegistrationsEnvelope,
+    ProposalListEnvelope, RegistrationsEnvelope,
 };
 use crate::state::AppState;
 use actix_web::middleware::from_fn;
 use actix_web::{HttpResponse, web};
 use domain::input::parameter;
 use domain::proposals::bodies::{AvailabilityQuery, ProposalBody, RegistrationBody, ShopProposalBody};
+use domain::proposals::search::ProposalSearch;
 use domain::proposals::service::Ownership;
 use domain::values::Cpf;
 
@@ -170,6 +171,46 @@ pub async fn by_identifier(
     Ok(HttpResponse::Ok().json(Envelope::data("Proposta encontrada.", ProposalDetailDto::from(detail))))
 }
 
+/// The back office's list: proposals in the caller's scope, newest first, a page at a time.
+#[utoipa::path(get, path = "/proposal/list", summary = "Listar propostas", description = "As propostas que o chamador pode ver (o representante, as do seu parceiro; a loja, as de e-commerce; a retaguarda, todas), da mais nova à mais antiga, uma página por vez. Condições de igualdade em `conditions[campo]`; `q` busca um CPF ou palavras do nome do cliente (sem diferenciar maiúsculas nem acentos); `createdFrom`/`createdTo` são dias de Brasília (inclusive). A próxima página vem de `cursor` = `data.nextCursor`. Um parâmetro vazio vale como não enviado.", tag = "propostas", security(("bearer" = [])),
+    params(
+        ("conditions[status]" = Option<String>, Query, description = "NOVO, AGUARDANDO ASSINATURA, EM ANÁLISE, APROVADO, REPROVADO ou CANCELADO"),
+        ("conditions[id_produto]" = Option<i64>, Query, description = "id interno do produto (o `id_produto` do registro)"),
+        ("conditions[codigo_faturamento]" = Option<i32>, Query),
+        ("conditions[cpf_cnpj_parceiro]" = Option<String>, Query, description = "CPF ou CNPJ do parceiro, com ou sem máscara"),
+        ("conditions[tipo_envio]" = Option<String>, Query, description = "sms ou whatsapp"),
+        ("conditions[id_cliente]" = Option<i64>, Query),
+        ("q" = Option<String>, Query, description = "Um CPF, ou palavras do nome do cliente (ao menos 3 letras)"),
+        ("createdFrom" = Option<String>, Query, description = "AAAA-MM-DD: criadas a partir deste dia (Brasília)"),
+        ("createdTo" = Option<String>, Query, description = "AAAA-MM-DD: criadas até este dia, inclusive (Brasília)"),
+        ("limit" = Option<i64>, Query, description = "Tamanho da página: 1 a 200 (padrão 50)"),
+        ("cursor" = Option<String>, Query, description = "O `data.nextCursor` da página anterior"),
+    ),
+    responses(
+        (status = 200, description = "Uma página: `document` com os registros da rota 5; `rowsAffected` [quantos]; `data.nextCursor` (null na última)", body = ProposalListEnvelope),
+        (status = 400, description = "Parâmetro desconhecido ou valor inválido, nomeado em `errors`", body = ErrorEnvelope),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn list(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    query: web::Query<Vec<(String, String)>>,
+) -> Result<HttpResponse, ApiError> {
+    let search = ProposalSearch::parse(&query)?;
+    let page = state.proposals.list(&user.0, &search).await?;
+    let count = i64::try_from(page.records.len()).unwrap_or(i64::MAX);
+    let message = if count == 0 {
+        "Nenhuma proposta encontrada."
+    } else {
+        "Propostas encontradas."
+    };
+    let document = page.records.into_iter().map(ProposalRecordDto::from).collect();
+    let envelope = Envelope::list(message, document, vec![count]).with_data(ListPageDto {
+        next_cursor: page.next.map(|cursor| cursor.encode()),
+    });
+    Ok(HttpResponse::Ok().json(envelope))
+}
+
 /// The answer of routes 8 and 9.
 async fn availability(
     state: &AppState,
@@ -245,6 +286,7 @@ pub fn proposal_routes(cfg: &mut web::ServiceConfig) {
             .wrap(from_fn(idempotent))
             .route(web::post().to(create_ecommerce_proposal)),
     )
+    .service(web::resource("/list").route(web::get().to(list)))
     .service(web::resource("/byIdentifier/{identificador}").route(web::get().to(by_identifier)))
     .service(web::resource("/cpfValidtoProduct/{cpf}/{integrationCode}").route(web::get().to(cpf_valid_to_product)))
     .service(

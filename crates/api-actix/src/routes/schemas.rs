@@ -38,6 +38,21 @@ macro_rules! envelope_doc {
             pub rows_affected: Vec<i64>,
         }
     };
+    ($(#[$meta:meta])* $name:ident, document = $doc:ty, data = $data:ty) => {
+        $(#[$meta])*
+        #[derive(Serialize, ToSchema)]
+        #[allow(dead_code)]
+        pub struct $name {
+            #[schema(example = "success")]
+            pub status: String,
+            pub message: String,
+            pub document: Vec<$doc>,
+            #[serde(rename = "rowsAffected")]
+            #[schema(example = json!([1]))]
+            pub rows_affected: Vec<i64>,
+            pub data: $data,
+        }
+    };
     ($(#[$meta:meta])* $name:ident, data = $data:ty) => {
         $(#[$meta])*
         #[derive(Serialize, ToSchema)]
@@ -59,6 +74,12 @@ macro_rules! envelope_doc {
 envelope_doc!(
     ProposalCreatedEnvelope,
     document = crate::routes::dto::ProposalRecordDto
+);
+envelope_doc!(
+    /// One page of the list: `document` newest first, `data.nextCursor` the next page's cursor.
+    ProposalListEnvelope,
+    document = crate::routes::dto::ProposalRecordDto,
+    data = crate::routes::dto::ListPageDto
 );
 envelope_doc!(OwnershipEnvelope, document = crate::routes::dto::OwnershipItemDto);
 envelope_doc!(RegistrationsEnvelope, document = crate::routes::dto::RegistrationDto);

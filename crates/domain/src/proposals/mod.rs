@@ -1,9 +1,10 @@
-//! Proposals and customers: creation (routes 3, 5, 6), lookup (7), checks (4, 8, 9).
+//! Proposals and customers: creation (routes 3, 5, 6), lookup (7), checks (4, 8, 9), the list.
 
 pub mod bodies;
 pub mod lifecycle;
 pub mod model;
 pub mod ports;
+pub mod search;
 pub mod service;
 pub mod signing;
 

@@ -2,6 +2,7 @@
 
 use crate::auth::model::UserId;
 use crate::proposals::model::{NewProposal, PartnerLink, ProposalDetail, ProposalRecord};
+use crate::proposals::search::ProposalSearch;
 use crate::scope::Scope;
 use crate::store::StoreError;
 use crate::values::{CellPhone, Cpf};
@@ -28,6 +29,11 @@ pub trait ProposalStore: Send + Sync {
 
     /// The proposal with this identifier if the scope may see it (else `None`, as for a missing one).
     async fn detail(&self, identifier: &str, scope: Scope) -> Result<Option<ProposalDetail>, StoreError>;
+
+    /// The proposals the scope may see that match the search, newest first (by creation time,
+    /// then id), after the search's cursor: at most `limit + 1` of them, so that the caller
+    /// learns whether another page follows.
+    async fn search(&self, search: &ProposalSearch, scope: Scope) -> Result<Vec<ProposalRecord>, StoreError>;
 
     /// The contract text of a product (`termos`), read only when a document is made: route 7's
     /// detail does not carry it.

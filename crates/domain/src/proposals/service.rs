@@ -16,6 +16,7 @@ use crate::proposals::model::{
     ProposalRequest,
 };
 use crate::proposals::ports::{CreateProposalError, PartnerDirectory, ProposalStore};
+use crate::proposals::search::{ListCursor, ProposalPage, ProposalSearch};
 use crate::store::StoreError;
 use crate::validation::{Violations, codes};
 use crate::values::{Cpf, ShippingType};
@@ -308,6 +309,24 @@ impl ProposalService {
             .detail(identifier, scope)
             .await?
             .ok_or(ProposalError::NotFound)
+    }
+
+    /// The proposal list: the caller's scope, newest first, one page and the cursor of the next.
+    pub async fn list(&self, principal: &Principal, search: &ProposalSearch) -> Result<ProposalPage, ProposalError> {
+        authorize(principal, Operation::ReadProposal)?;
+        let scope = self.scope(principal).await?;
+        let mut records = self.proposals.search(search, scope).await?;
+        let limit = usize::try_from(search.limit).unwrap_or(usize::MAX);
+        let next = if records.len() > limit {
+            records.truncate(limit);
+            records.last().map(|last| ListCursor {
+                created_at: last.created_at,
+                id: last.id,
+            })
+        } else {
+            None
+        };
+        Ok(ProposalPage { records, next })
     }
 
     /// Routes 8 and 9: true when no unfinished proposal exists for the CPF (or cell phone) and

@@ -455,3 +455,51 @@ async fn only_the_back_office_reads_every_sellers_registration() {
         Ok(vec![])
     );
 }
+
+#[tokio::test]
+async fn the_list_is_searched_in_the_callers_scope_and_a_further_row_makes_the_next_cursor() {
+    use super::search::{ListCursor, ProposalSearch};
+    let numbered = |id: i64| ProposalRecord { id, ..record() };
+    let mut m = Mocks::new();
+    m.proposals
+        .expect_search()
+        .withf(|search, scope| {
+            search.limit == 2
+                && *scope
+                    == Scope::Partner {
+                        partner_id: 3,
+                        representative_id: 5,
+                    }
+        })
+        .returning(move |_, _| Ok(vec![numbered(30), numbered(20), numbered(10)]));
+    let search = ProposalSearch {
+        limit: 2,
+        ..ProposalSearch::default()
+    };
+    let page = m
+        .service()
+        .list(&principal(Application::Partner), &search)
+        .await
+        .unwrap();
+    assert_eq!(page.records.iter().map(|r| r.id).collect::<Vec<_>>(), vec![30, 20]);
+    assert_eq!(
+        page.next,
+        Some(ListCursor {
+            created_at: page.records[1].created_at,
+            id: 20
+        })
+    );
+
+    // As many rows as the limit: the last page.
+    let mut m = Mocks::new();
+    m.proposals
+        .expect_search()
+        .withf(|_, scope| *scope == Scope::Everything)
+        .returning(move |_, _| Ok(vec![numbered(30), numbered(20)]));
+    let page = m
+        .service()
+        .list(&principal(Application::BackOffice), &search)
+        .await
+        .unwrap();
+    assert_eq!((page.records.len(), page.next), (2, None));
+}
