@@ -5,8 +5,8 @@ use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::prepared::prepared;
 use crate::rows::{AddressRow, CustomerRow, PartnerRow, PaymentRow, ProposalCustomerRow, ProposalRow};
 use crate::schema::{
-    addresses, customers, motivations, partners, products, proposal_customers, proposal_payments, proposals,
-    representatives, users,
+    addresses, customers, motivations, partners, products, proposal_customers, proposal_history, proposal_payments,
+    proposals, representatives, users,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -21,6 +21,7 @@ use domain::auth::model::UserId;
 use domain::customers::{
     AddressData, CustomerData, CustomerRecord, CustomerStore, OwnershipItem, Registration, Seller, SellerView,
 };
+use domain::history::{FieldChange, HistoryEntry};
 use domain::proposals::model::{
     Flow, NewProposal, PartnerLink, PaymentDetails, ProposalDetail, ProposalRecord, RepresentativeView, SignatureView,
 };
@@ -28,6 +29,7 @@ use domain::proposals::ports::{CreateProposalError, PartnerDirectory, ProposalSt
 use domain::proposals::search::{ProposalSearch, SearchText};
 use domain::store::StoreError;
 use domain::values::{CellPhone, Cpf, ProposalStatus};
+use std::collections::BTreeMap;
 
 const OPEN_PROPOSAL_INDEX: &str = "proposals_one_open_per_cpf_product";
 
@@ -427,6 +429,21 @@ impl CustomerStore for PgProposals {
     }
 }
 
+/// The stored `{field: {from, to}}` object (written by the history triggers, migration 000016).
+fn field_changes(stored: serde_json::Value) -> BTreeMap<String, FieldChange> {
+    let serde_json::Value::Object(fields) = stored else {
+        return BTreeMap::new();
+    };
+    fields
+        .into_iter()
+        .map(|(field, mut change)| {
+            let mut take = |side: &str| change.get_mut(side).map(serde_json::Value::take).unwrap_or_default();
+            let (from, to) = (take("from"), take("to"));
+            (field, FieldChange { from, to })
+        })
+        .collect()
+}
+
 /// `%`, `_` and `\\` taken literally in a LIKE pattern.
 fn like_literal(word: &str) -> String {
     let mut escaped = String::with_capacity(word.len() + 2);
@@ -557,6 +574,41 @@ impl ProposalStore for PgProposals {
         let mut conn = connection(&self.pool).await?;
         let rows: Vec<ProposalRow> = search_query(search, scope).load(&mut conn).await.map_err(query_error)?;
         Ok(rows.into_iter().map(ProposalRecord::from).collect())
+    }
+
+    async fn history(&self, identifier: &str, scope: Scope) -> Result<Option<Vec<HistoryEntry>>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let mut query = proposal_history::table
+            .inner_join(proposals::table)
+            .filter(proposals::identificador.eq(identifier.to_owned()))
+            .select((
+                proposal_history::at,
+                proposal_history::changed_by,
+                proposal_history::action,
+                proposal_history::changes,
+            ))
+            .order(proposal_history::id)
+            .into_boxed();
+        query = match scope {
+            Scope::Partner { partner_id, .. } => query.filter(proposals::id_parceiro.eq(partner_id)),
+            Scope::Ecommerce => query.filter(proposals::fluxo.eq(Flow::Ecommerce.as_str())),
+            Scope::Everything => query,
+        };
+        let rows: Vec<(DateTime<Utc>, String, String, serde_json::Value)> =
+            query.load(&mut conn).await.map_err(query_error)?;
+        if rows.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(
+            rows.into_iter()
+                .map(|(at, by, action, changes)| HistoryEntry {
+                    at,
+                    by,
+                    action,
+                    changes: field_changes(changes),
+                })
+                .collect(),
+        ))
     }
 
     async fn product_terms(&self, product_id: i64) -> Result<Option<String>, StoreError> {

@@ -426,6 +426,18 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    proposal_history (id) {
+        id -> Int8,
+        proposal_id -> Int8,
+        at -> Timestamptz,
+        changed_by -> Text,
+        action -> Text,
+        changes -> Jsonb,
+    }
+}
+
+diesel::joinable!(proposal_history -> proposals (proposal_id));
 diesel::joinable!(proposal_events -> proposals (proposal_id));
 diesel::joinable!(signatures -> proposals (proposal_id));
 diesel::joinable!(signature_parties -> signatures (signature_id));
@@ -520,6 +532,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     proposal_payments,
     password_recovery_tokens,
     proposal_events,
+    proposal_history,
     signatures,
     sealed_documents,
     signed_documents,

@@ -361,7 +361,11 @@ impl SignatureStore for PgSignatures {
                 .execute(conn)
                 .await?;
             diesel::update(proposals::table.find(proposal_id))
-                .set(proposals::key_documento.eq(document_key))
+                .set((
+                    proposals::key_documento.eq(document_key),
+                    proposals::alterado_por.eq(changed_by),
+                    proposals::alterado_em.eq(diesel::dsl::now),
+                ))
                 .execute(conn)
                 .await?;
             Ok::<_, DieselError>(())
@@ -402,7 +406,11 @@ impl SignatureStore for PgSignatures {
                     .await?;
             }
             diesel::update(proposals::table.find(proposal_id))
-                .set(proposals::key_assinatura_requisicao.eq(&keys.client))
+                .set((
+                    proposals::key_assinatura_requisicao.eq(&keys.client),
+                    proposals::alterado_por.eq(changed_by),
+                    proposals::alterado_em.eq(diesel::dsl::now),
+                ))
                 .execute(conn)
                 .await?;
             Ok::<_, DieselError>(())
@@ -420,13 +428,15 @@ impl SignatureStore for PgSignatures {
         }
     }
 
-    async fn count_resend(&self, proposal_id: i64, max: i32) -> Result<Option<i32>, StoreError> {
+    async fn count_resend(&self, proposal_id: i64, max: i32, changed_by: &str) -> Result<Option<i32>, StoreError> {
         let mut conn = connection(&self.pool).await?;
         diesel::update(proposals::table.find(proposal_id))
             .filter(proposals::reenvios.lt(max))
             .set((
                 proposals::reenvios.eq(proposals::reenvios + 1),
                 proposals::reenvio_notificacao.eq(proposals::reenvio_notificacao + 1),
+                proposals::alterado_por.eq(changed_by),
+                proposals::alterado_em.eq(diesel::dsl::now),
             ))
             .returning(proposals::reenvios)
             .get_result(&mut conn)

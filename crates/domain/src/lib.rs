@@ -122,6 +122,7 @@ pub mod ecommerce;
 mod ecommerce_tests;
 pub mod field_codes;
 pub mod health;
+pub mod history;
 pub mod hooks;
 pub mod idempotency;
 pub mod input;

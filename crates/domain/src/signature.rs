@@ -248,8 +248,9 @@ pub trait SignatureStore: Send + Sync {
     /// Applies the change only if the proposal is still in `change.from`, writing its event
     /// (next sequence number) and `alterado_por`/`alterado_em` in the same transaction.
     async fn change_status(&self, change: &StatusChange) -> Result<StatusEvent, ChangeStatusError>;
-    /// Counts a resend unless `max` were already made; answers the new count, or `None` at the limit.
-    async fn count_resend(&self, proposal_id: i64, max: i32) -> Result<Option<i32>, StoreError>;
+    /// Counts a resend (by `changed_by`) unless `max` were already made; answers the new count,
+    /// or `None` at the limit.
+    async fn count_resend(&self, proposal_id: i64, max: i32, changed_by: &str) -> Result<Option<i32>, StoreError>;
     /// Records a party's signature or refusal once per event id; in the same transaction, moves
     /// the proposal as [`status_after`] says, with its event.
     async fn record_party_event(

@@ -47,6 +47,7 @@ impl Modify for BearerAuth {
         crate::routes::proposals::create_ecommerce_proposal,
         crate::routes::proposals::by_identifier,
         crate::routes::proposals::list,
+        crate::routes::proposals::history,
         crate::routes::proposals::cpf_valid_to_product,
         crate::routes::proposals::cell_phone_valid_to_product,
         crate::routes::catalog::billing_groups,

@@ -6,11 +6,12 @@ use crate::http::envelope::{Envelope, Nothing};
 use crate::http::error::ApiError;
 use crate::http::idempotency::idempotent;
 use crate::routes::dto::{
-    CustomerRecordDto, IsValidDto, ListPageDto, OwnershipItemDto, ProposalDetailDto, ProposalRecordDto, RegistrationDto,
+    CustomerRecordDto, HistoryDto, HistoryEntryDto, IsValidDto, ListPageDto, OwnershipItemDto, ProposalDetailDto,
+    ProposalRecordDto, RegistrationDto,
 };
 use crate::routes::schemas::{
-    ErrorEnvelope, IsValidEnvelope, OwnershipEnvelope, ProposalCreatedEnvelope, ProposalDetailEnvelope,
-    ProposalListEnvelope, RegistrationsEnvelope,
+    ErrorEnvelope, HistoryEnvelope, IsValidEnvelope, OwnershipEnvelope, ProposalCreatedEnvelope,
+    ProposalDetailEnvelope, ProposalListEnvelope, RegistrationsEnvelope,
 };
 use crate::state::AppState;
 use actix_web::middleware::from_fn;
@@ -171,6 +172,26 @@ pub async fn by_identifier(
     Ok(HttpResponse::Ok().json(Envelope::data("Proposta encontrada.", ProposalDetailDto::from(detail))))
 }
 
+/// Every change of the proposal, oldest first.
+#[utoipa::path(get, path = "/proposal/{identificador}/history", summary = "Histórico da proposta", description = "Cada alteração da proposta e dos dados do cliente que ela usa, da mais antiga à mais nova: quando (`at`), por quem (`by`), o tipo (`action`) e, por campo alterado, o valor anterior e o novo (`changes`), com os dados pessoais mascarados. Escrito na mesma transação de cada alteração; nunca alterado nem apagado. Visível a quem vê a proposta (como a rota 7).", tag = "propostas", security(("bearer" = [])),
+    params(("identificador" = String, Path, description = "Identificador da proposta")),
+    responses(
+        (status = 200, description = "`data.entries`", body = HistoryEnvelope),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
+        (status = 404, description = "Não encontrada (ou de outro parceiro)", body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn history(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let entries = state.proposals.history(&user.0, &path).await?;
+    let history = HistoryDto {
+        entries: entries.into_iter().map(HistoryEntryDto::from).collect(),
+    };
+    Ok(HttpResponse::Ok().json(Envelope::data("Histórico da proposta.", history)))
+}
+
 /// The back office's list: proposals in the caller's scope, newest first, a page at a time.
 #[utoipa::path(get, path = "/proposal/list", summary = "Listar propostas", description = "As propostas que o chamador pode ver (o representante, as do seu parceiro; a loja, as de e-commerce; a retaguarda, todas), da mais nova à mais antiga, uma página por vez. Condições de igualdade em `conditions[campo]`; `q` busca um CPF ou palavras do nome do cliente (sem diferenciar maiúsculas nem acentos); `createdFrom`/`createdTo` são dias de Brasília (inclusive). A próxima página vem de `cursor` = `data.nextCursor`. Um parâmetro vazio vale como não enviado.", tag = "propostas", security(("bearer" = [])),
     params(
@@ -287,6 +308,7 @@ pub fn proposal_routes(cfg: &mut web::ServiceConfig) {
             .route(web::post().to(create_ecommerce_proposal)),
     )
     .service(web::resource("/list").route(web::get().to(list)))
+    .service(web::resource("/{identificador}/history").route(web::get().to(history)))
     .service(web::resource("/byIdentifier/{identificador}").route(web::get().to(by_identifier)))
     .service(web::resource("/cpfValidtoProduct/{cpf}/{integrationCode}").route(web::get().to(cpf_valid_to_product)))
     .service(

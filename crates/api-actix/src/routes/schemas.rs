@@ -81,6 +81,7 @@ envelope_doc!(
     document = crate::routes::dto::ProposalRecordDto,
     data = crate::routes::dto::ListPageDto
 );
+envelope_doc!(HistoryEnvelope, data = crate::routes::dto::HistoryDto);
 envelope_doc!(OwnershipEnvelope, document = crate::routes::dto::OwnershipItemDto);
 envelope_doc!(RegistrationsEnvelope, document = crate::routes::dto::RegistrationDto);
 envelope_doc!(ProposalDetailEnvelope, data = crate::routes::dto::ProposalDetailDto);

@@ -1,6 +1,7 @@
 //! What the proposal use cases need from the store.
 
 use crate::auth::model::UserId;
+use crate::history::HistoryEntry;
 use crate::proposals::model::{NewProposal, PartnerLink, ProposalDetail, ProposalRecord};
 use crate::proposals::search::ProposalSearch;
 use crate::scope::Scope;
@@ -34,6 +35,10 @@ pub trait ProposalStore: Send + Sync {
     /// then id), after the search's cursor: at most `limit + 1` of them, so that the caller
     /// learns whether another page follows.
     async fn search(&self, search: &ProposalSearch, scope: Scope) -> Result<Vec<ProposalRecord>, StoreError>;
+
+    /// The history of the proposal with this identifier, oldest first, if the scope may see it
+    /// (else `None`, as for a missing one: every proposal has at least its creation entry).
+    async fn history(&self, identifier: &str, scope: Scope) -> Result<Option<Vec<HistoryEntry>>, StoreError>;
 
     /// The contract text of a product (`termos`), read only when a document is made: route 7's
     /// detail does not carry it.

@@ -5,6 +5,7 @@ use crate::auth::model::Principal;
 use crate::catalog::model::Product;
 use crate::catalog::ports::CatalogStore;
 use crate::clock::Clock;
+use crate::history::HistoryEntry;
 // Re-exported: the rules are configured where the service is built.
 pub use crate::customers::CustomerRules;
 use crate::customers::{AddressData, CustomerData, CustomerRecord, CustomerStore, OwnershipItem, Registration, Seller};
@@ -307,6 +308,16 @@ impl ProposalService {
         let scope = self.scope(principal).await?;
         self.proposals
             .detail(identifier, scope)
+            .await?
+            .ok_or(ProposalError::NotFound)
+    }
+
+    /// A proposal's history, scoped as route 7 (404 alike for missing and not the caller's).
+    pub async fn history(&self, principal: &Principal, identifier: &str) -> Result<Vec<HistoryEntry>, ProposalError> {
+        authorize(principal, Operation::ReadProposal)?;
+        let scope = self.scope(principal).await?;
+        self.proposals
+            .history(identifier, scope)
             .await?
             .ok_or(ProposalError::NotFound)
     }

@@ -503,3 +503,37 @@ async fn the_list_is_searched_in_the_callers_scope_and_a_further_row_makes_the_n
         .unwrap();
     assert_eq!((page.records.len(), page.next), (2, None));
 }
+
+#[tokio::test]
+async fn the_history_is_read_in_the_callers_scope_and_missing_is_not_found() {
+    let mut m = Mocks::new();
+    m.proposals
+        .expect_history()
+        .withf(|identifier, scope| identifier == "p-1" && *scope == Scope::Ecommerce)
+        .returning(|_, _| Ok(None));
+    assert_eq!(
+        m.service()
+            .history(&principal(Application::Ecommerce), "p-1")
+            .await
+            .unwrap_err(),
+        ProposalError::NotFound
+    );
+    let mut m = Mocks::new();
+    m.proposals
+        .expect_history()
+        .withf(|_, scope| *scope == Scope::Everything)
+        .returning(|_, _| {
+            Ok(Some(vec![crate::history::HistoryEntry {
+                at: Utc::now(),
+                by: "rep@parceiro.com.br".into(),
+                action: crate::history::actions::CREATED.into(),
+                changes: Default::default(),
+            }]))
+        });
+    let entries = m
+        .service()
+        .history(&principal(Application::BackOffice), "p-1")
+        .await
+        .unwrap();
+    assert_eq!(entries[0].action, "criacao");
+}

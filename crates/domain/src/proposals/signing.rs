@@ -271,7 +271,7 @@ impl SigningService {
                 };
                 self.provider.notify(&document_key, &keys.client, channel).await?;
                 self.signatures
-                    .count_resend(proposal_id, self.max_resends)
+                    .count_resend(proposal_id, self.max_resends, &principal.email)
                     .await?
                     .ok_or(SigningError::ResendLimit { max: self.max_resends })?;
                 Ok(url)

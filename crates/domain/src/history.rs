@@ -1,0 +1,90 @@
+//! A proposal's history: every change of the proposal and of the customer data it uses, oldest
+//! first, each with when, by whom, what kind of change, and each changed field's value before
+//! and after. The store writes the entries in the transaction of the change itself and never
+//! changes or removes one; personal values are masked when written (a CPF's check digits, a
+//! name's initials, an e-mail's first letter and domain, a phone's last four digits, a birth
+//! date's year, anything else personal as `***`).
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// The kinds of change an entry names (`action`).
+pub mod actions {
+    /// The proposal made (routes 5 and 6).
+    pub const CREATED: &str = "criacao";
+    /// A correction of the customer data the proposal holds (while it is `NOVO`).
+    pub const CORRECTED: &str = "correcao";
+    /// Sent for signature (route 12's first call).
+    pub const SENT: &str = "envio";
+    /// The signing request sent again (route 12's later calls).
+    pub const RESENT: &str = "reenvio";
+    /// Another change of the proposal's own fields.
+    pub const CHANGED: &str = "alteracao";
+    /// A party signed.
+    pub const SIGNED: &str = "assinatura";
+    /// A party refused.
+    pub const REFUSED: &str = "recusa";
+    /// A status move, with its reason when one was given.
+    pub const STATUS: &str = "status";
+    /// The payment details or the e-commerce subscription changed.
+    pub const PAYMENT: &str = "pagamento";
+    /// The customer's data exported (LGPD, art. 18).
+    pub const EXPORTED: &str = "exportacao";
+    /// The customer's personal data anonymised (LGPD, art. 18).
+    pub const ANONYMIZED: &str = "anonimizacao";
+
+    /// Every action, in the order a proposal's life meets them.
+    pub const ALL: [&str; 11] = [
+        CREATED, CORRECTED, SENT, RESENT, CHANGED, SIGNED, REFUSED, STATUS, PAYMENT, EXPORTED, ANONYMIZED,
+    ];
+
+    /// How people read an action (the console's timeline).
+    pub fn label(action: &str) -> &'static str {
+        match action {
+            CREATED => "Proposta criada",
+            CORRECTED => "Dados do cliente corrigidos",
+            SENT => "Enviada para assinatura",
+            RESENT => "Pedido de assinatura reenviado",
+            CHANGED => "Proposta alterada",
+            SIGNED => "Assinatura registrada",
+            REFUSED => "Assinatura recusada",
+            STATUS => "Status alterado",
+            PAYMENT => "Pagamento",
+            EXPORTED => "Dados do titular exportados",
+            ANONYMIZED => "Dados do titular anonimizados",
+            _ => "Alteração",
+        }
+    }
+}
+
+/// One field's value before and after (`null` where it had none); masked where personal.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldChange {
+    pub from: Value,
+    pub to: Value,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistoryEntry {
+    pub at: DateTime<Utc>,
+    /// Who made the change: a user's e-mail, a signatory's role, or the payment platform.
+    pub by: String,
+    /// One of [`actions`].
+    pub action: String,
+    pub changes: BTreeMap<String, FieldChange>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::actions;
+
+    #[test]
+    fn every_action_has_its_own_label() {
+        let mut labels: Vec<&str> = actions::ALL.iter().map(|a| actions::label(a)).collect();
+        assert!(!labels.contains(&"Alteração"));
+        labels.sort_unstable();
+        labels.dedup();
+        assert_eq!(labels.len(), actions::ALL.len());
+    }
+}
