@@ -249,9 +249,13 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
         clock: Arc::new(SystemClock),
         policy: domain::idempotency::IdempotencyPolicy::default(),
     };
+    let privacy = domain::privacy::PrivacyService {
+        store: Arc::new(adapters_postgres::PgPersonalData::new(pool.clone())),
+    };
     Ok(AppState {
         sandbox,
         hooks,
+        privacy,
         idempotency,
         sign_in,
         proposals,
@@ -271,7 +275,9 @@ pub const CALLBACK_MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// Every route of the service: each module registers its own; this only mounts them.
 pub fn routes(cfg: &mut web::ServiceConfig, sandbox_signing: bool) {
-    use routes::{assets, auth, catalog, docs, ecommerce, health, hooks, proposals, recovery, sandbox, signing};
+    use routes::{
+        assets, auth, catalog, docs, ecommerce, health, hooks, privacy, proposals, recovery, sandbox, signing,
+    };
     // Resources, not method-guarded services: a wrong method on a known path answers 405.
     // Grouped in scopes by their first segment: a static prefix is compared as text, so a
     // request is matched against its own group's patterns only (each pattern with a parameter
@@ -295,6 +301,7 @@ pub fn routes(cfg: &mut web::ServiceConfig, sandbox_signing: bool) {
         )
         .service(web::scope("/ecommerce").configure(ecommerce::routes))
         .service(web::scope("/hooks").configure(hooks::routes))
+        .service(web::scope("/privacy").configure(privacy::routes))
         .service(web::scope("/billingGroup").configure(catalog::billing_group_routes))
         .service(web::scope("/product").configure(catalog::product_routes))
         .configure(auth::key_routes)

@@ -20,6 +20,8 @@ pub struct AppState {
     pub signing: SigningService,
     pub ecommerce: EcommerceService,
     pub hooks: HookService,
+    /// A data subject's rights (LGPD).
+    pub privacy: domain::privacy::PrivacyService,
     /// The keys of creating requests (`Idempotency-Key`).
     pub idempotency: domain::idempotency::Idempotency,
     /// Who a bearer token belongs to, while its session holds.

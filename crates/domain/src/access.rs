@@ -36,10 +36,12 @@ pub enum Operation {
     ManageHooks,
     /// Every seller's registration of a CPF, with its seller.
     ReadRegistrations,
+    /// A data subject's rights (LGPD): the export of what is held, and anonymisation.
+    ManagePersonalData,
 }
 
 impl Operation {
-    pub const ALL: [Operation; 14] = [
+    pub const ALL: [Operation; 15] = [
         Operation::CreateCustomer,
         Operation::CheckCustomer,
         Operation::CreateProposal,
@@ -54,6 +56,7 @@ impl Operation {
         Operation::EcommercePayments,
         Operation::ManageHooks,
         Operation::ReadRegistrations,
+        Operation::ManagePersonalData,
     ];
 
     /// The permission matrix (README lists it too).
@@ -65,7 +68,7 @@ impl Operation {
             CreateEcommerceProposal => application == Ecommerce,
             CheckCustomer => matches!(application, Partner | BackOffice),
             ReadProposal | CheckAvailability | ReadCatalog => true,
-            ManageCatalog | ChangeStatus | ReadRegistrations => application == BackOffice,
+            ManageCatalog | ChangeStatus | ReadRegistrations | ManagePersonalData => application == BackOffice,
             SendForSignature => application == Partner,
             EcommercePayments => application == Ecommerce,
             ReadSignLink => matches!(application, Partner | BackOffice),
@@ -134,7 +137,7 @@ mod tests {
 
     #[test]
     fn the_whole_matrix() {
-        let expected: [(Operation, [bool; 3]); 14] = [
+        let expected: [(Operation, [bool; 3]); 15] = [
             // (operation, [ECOMMERCE, PARCEIRO, BACKOFFICE])
             (CreateCustomer, [false, true, false]),
             (CheckCustomer, [false, true, true]),
@@ -150,6 +153,7 @@ mod tests {
             (EcommercePayments, [true, false, false]),
             (ManageHooks, [true, true, true]),
             (ReadRegistrations, [false, false, true]),
+            (ManagePersonalData, [false, false, true]),
         ];
         for (operation, row) in expected {
             for (app, allowed) in [Ecommerce, Partner, BackOffice].into_iter().zip(row) {

@@ -127,6 +127,7 @@ pub mod hooks;
 pub mod idempotency;
 pub mod input;
 pub mod mail;
+pub mod privacy;
 pub mod proposals;
 pub mod recovery;
 pub mod retention;

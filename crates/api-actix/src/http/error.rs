@@ -13,6 +13,7 @@ use domain::ecommerce::{EcommerceError, PaymentError, PaymentEventError};
 use domain::hooks::HookError;
 use domain::hooks::bodies::HookPatchRefusal;
 use domain::input::NotAnObject;
+use domain::privacy::PrivacyError;
 use domain::proposals::service::ProposalError;
 use domain::proposals::signing::SigningError;
 use domain::recovery::{RecoveryError, ResetError};
@@ -95,6 +96,8 @@ error_codes! {
     HookInactive => ("webhook_inativo", BAD_REQUEST, "Assinatura de eventos inativa: ative-a antes de enviar o evento de teste."),
     IdempotencyKeyReused => ("idempotencia_outra_requisicao", UNPROCESSABLE_ENTITY, "Idempotency-Key já usada com outra requisição."),
     IdempotentRequestInFlight => ("requisicao_em_andamento", CONFLICT, "Uma requisição com esta Idempotency-Key está em andamento. Tente novamente em instantes."),
+    AnonymizationBlocked => ("anonimizacao_bloqueada", CONFLICT, "Há propostas em andamento para este CPF: conclua-as ou cancele-as antes de anonimizar."),
+    NoPersonalData => ("titular_sem_dados", NOT_FOUND, "Nenhum dado pessoal mantido para este CPF."),
 }
 
 impl ErrorCode {
@@ -319,6 +322,23 @@ impl From<ProposalError> for ApiError {
             ProposalError::NotFound => ApiError::new(ErrorCode::ProposalNotFound),
             ProposalError::UnknownProduct => ApiError::new(ErrorCode::ProductNotFound),
             ProposalError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<PrivacyError> for ApiError {
+    fn from(error: PrivacyError) -> Self {
+        match error {
+            PrivacyError::Access(e) => e.into(),
+            PrivacyError::Blocked(open) => ApiError::with_message(
+                ErrorCode::AnonymizationBlocked,
+                format!(
+                    "Há propostas em andamento para este CPF: {}. Conclua-as ou cancele-as antes de anonimizar.",
+                    open.join(", ")
+                ),
+            ),
+            PrivacyError::NothingHeld => ApiError::new(ErrorCode::NoPersonalData),
+            PrivacyError::Store(e) => e.into(),
         }
     }
 }

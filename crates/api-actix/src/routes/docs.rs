@@ -76,6 +76,8 @@ impl Modify for BearerAuth {
         crate::routes::hooks::send_test,
         crate::routes::hooks::deliveries,
         crate::routes::hooks::retry,
+        crate::routes::privacy::export,
+        crate::routes::privacy::anonymize,
         crate::routes::health::live,
         crate::routes::health::ready,
     ),

@@ -8,6 +8,7 @@ pub mod dto;
 pub mod ecommerce;
 pub mod health;
 pub mod hooks;
+pub mod privacy;
 pub mod proposals;
 pub mod recovery;
 pub mod sandbox;

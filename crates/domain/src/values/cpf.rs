@@ -52,6 +52,24 @@ impl Cpf {
         format!("{}.{}.{}-{}", &d[..3], &d[3..6], &d[6..9], &d[9..])
     }
 
+    /// Eleven digits that stand where an anonymised person's CPF was: nine from `seed` (a row's
+    /// id, so distinct rows get distinct values) and check digits deliberately wrong, so it is
+    /// never any person's CPF and [`Cpf::parse`] refuses it (no route can look it up).
+    pub fn anonymous_placeholder(seed: u64) -> String {
+        let base: Vec<u32> = format!("{:09}", seed % 1_000_000_000)
+            .chars()
+            .filter_map(|c| c.to_digit(10))
+            .collect();
+        let first = check_digit(&base, 10);
+        let mut digits = base.clone();
+        digits.push(first);
+        let second = check_digit(&digits, 11);
+        // The first check digit shifted by one: wrong whatever the second is.
+        digits[9] = (first + 1) % 10;
+        digits.push(second);
+        digits.iter().filter_map(|d| char::from_digit(*d, 10)).collect()
+    }
+
     /// The CPF with all but the last two digits hidden, safe to log.
     pub fn masked(&self) -> String {
         format!("***.***.***-{}", &self.0[9..])
@@ -99,6 +117,17 @@ mod tests {
         assert_eq!(Cpf::parse("12345678909").map(|c| c.0), Ok("12345678909".into()));
         assert_eq!(Cpf::parse("123.456.789-09").map(|c| c.0), Ok("12345678909".into()));
         assert_eq!(Cpf::parse("  123.456.789-09\t").map(|c| c.0), Ok("12345678909".into()));
+    }
+
+    proptest! {
+        #[test]
+        fn an_anonymous_placeholder_is_eleven_digits_never_a_cpf_and_distinct_per_seed(seed in 0u64..999_999_999) {
+            let placeholder = Cpf::anonymous_placeholder(seed);
+            prop_assert_eq!(placeholder.len(), 11);
+            prop_assert!(placeholder.chars().all(|c| c.is_ascii_digit()));
+            prop_assert!(Cpf::parse(&placeholder).is_err());
+            prop_assert_ne!(placeholder, Cpf::anonymous_placeholder(seed + 1));
+        }
     }
 
     #[test]

@@ -1,0 +1,298 @@
+//! A data subject's rights in PostgreSQL: the domain's `PersonalDataStore`.
+
+use crate::pool::{PgPool, connection, query_error};
+use async_trait::async_trait;
+use diesel::result::Error as DieselError;
+use diesel::sql_types::{BigInt, Jsonb, Nullable, Text};
+use diesel::{QueryableByName, sql_query};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use domain::privacy::{AnonymizeOutcome, Anonymized, KeptDocument, PersonalDataStore};
+use domain::store::StoreError;
+use domain::values::{Cpf, ProposalStatus};
+
+#[derive(Clone)]
+pub struct PgPersonalData {
+    pool: PgPool,
+}
+
+impl PgPersonalData {
+    pub fn new(pool: PgPool) -> Self {
+        Self { pool }
+    }
+}
+
+/// Everything held under a CPF, in one statement: rows as stored (`to_jsonb`), documents by
+/// digest only (their bytes are the contract, not a list of data).
+const EXPORT: &str = "\
+SELECT jsonb_build_object(
+    'cpf', $1::text,
+    'cadastros', coalesce((
+        SELECT jsonb_agg(to_jsonb(c) - 'id_endereco'
+                || jsonb_build_object('endereco', to_jsonb(a), 'vendedor', jsonb_build_object(
+                    'aplicacao', c.aplicacao_vendedor, 'cpf_cnpj_parceiro', pa.cpf_cnpj, 'nome_parceiro', pa.social_reason))
+                ORDER BY c.id)
+        FROM customers c
+        LEFT JOIN addresses a ON a.id = c.id_endereco
+        LEFT JOIN partners pa ON pa.id = c.id_parceiro_vendedor
+        WHERE c.cpf = $1), '[]'::jsonb),
+    'propostas', coalesce((
+        SELECT jsonb_agg(jsonb_build_object(
+            'proposta', to_jsonb(p),
+            'cliente', (SELECT to_jsonb(pc) FROM proposal_customers pc WHERE pc.id_proposta = p.id),
+            'pagamento', (SELECT to_jsonb(pp) FROM proposal_payments pp WHERE pp.id_proposta = p.id),
+            'assinatura', (SELECT to_jsonb(s) || jsonb_build_object('signatarios', coalesce((
+                    SELECT jsonb_agg(to_jsonb(sp) ORDER BY sp.role) FROM signature_parties sp WHERE sp.signature_id = s.id),
+                    '[]'::jsonb))
+                FROM signatures s WHERE s.proposal_id = p.id),
+            'documentos', coalesce((
+                SELECT jsonb_agg(d ORDER BY d ->> 'versao') FROM (
+                    SELECT jsonb_build_object('versao', 'selado', 'sha256', sd.sha256, 'em', sd.sealed_at) AS d
+                    FROM sealed_documents sd WHERE sd.proposal_id = p.id
+                    UNION ALL
+                    SELECT jsonb_build_object('versao', 'assinado', 'sha256', gd.sha256, 'em', gd.made_at)
+                    FROM signed_documents gd WHERE gd.proposal_id = p.id
+                    UNION ALL
+                    SELECT jsonb_build_object('versao', 'provedor', 'sha256', pv.sha256, 'em', pv.received_at)
+                    FROM provider_signed_copies pv WHERE pv.document_key = p.key_documento) AS docs), '[]'::jsonb),
+            'assinaturas_pagamento', coalesce((
+                SELECT jsonb_agg(to_jsonb(su) ORDER BY su.id) FROM subscriptions su WHERE su.proposal_id = p.id),
+                '[]'::jsonb),
+            'eventos', coalesce((
+                SELECT jsonb_agg(to_jsonb(e) ORDER BY e.sequence) FROM proposal_events e WHERE e.proposal_id = p.id),
+                '[]'::jsonb),
+            'historico', coalesce((
+                SELECT jsonb_agg(jsonb_build_object('at', h.at, 'by', h.changed_by, 'action', h.action, 'changes', h.changes)
+                    ORDER BY h.id)
+                FROM proposal_history h WHERE h.proposal_id = p.id), '[]'::jsonb))
+            ORDER BY p.id)
+        FROM proposals p WHERE p.cpf_cliente = $1), '[]'::jsonb)) AS document";
+
+#[derive(QueryableByName)]
+struct Document {
+    #[diesel(sql_type = Jsonb)]
+    document: serde_json::Value,
+}
+
+#[derive(QueryableByName)]
+struct Registration {
+    #[diesel(sql_type = BigInt)]
+    id: i64,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    id_endereco: Option<i64>,
+}
+
+#[derive(QueryableByName)]
+struct CustomerOf {
+    #[diesel(sql_type = BigInt)]
+    id_cliente: i64,
+}
+
+#[derive(QueryableByName)]
+struct ProposalOfCpf {
+    #[diesel(sql_type = BigInt)]
+    id: i64,
+    #[diesel(sql_type = Text)]
+    identificador: String,
+    #[diesel(sql_type = Text)]
+    status: String,
+}
+
+#[derive(QueryableByName)]
+struct Kept {
+    #[diesel(sql_type = Text)]
+    identificador: String,
+    #[diesel(sql_type = Text)]
+    versao: String,
+    #[diesel(sql_type = Text)]
+    sha256: String,
+}
+
+/// The personal fields of a registration or of a proposal's copy, replaced: the name says what
+/// happened, the birth date is a placeholder day, every other personal value is emptied.
+const ANONYMIZE_REGISTRATION: &str = "\
+UPDATE customers SET cpf = $2, nome_completo = 'Titular anonimizado', data_nascimento = DATE '1900-01-01',
+    sexo = 'Não informado', estado_civil = NULL, nacionalidade = NULL, celular = NULL, telefone_fixo = NULL,
+    email = NULL, profissao = NULL, salario = NULL, trabalhando = false, servidor_publico = false, pep = false,
+    afastado = false, medicamento = false, medicamento_descricao = NULL, e_analfabeto = false, cargo_politico = NULL,
+    key_cliente = NULL, codigo_jave = NULL, id_endereco = NULL, ecommerce_customer_id = NULL, payment_method_id = NULL,
+    alterado_por = $3, alterado_em = now()
+WHERE id = $1";
+
+const ANONYMIZE_COPY: &str = "\
+UPDATE proposal_customers SET cpf = $2, nome_completo = 'Titular anonimizado', data_nascimento = DATE '1900-01-01',
+    sexo = 'Não informado', estado_civil = NULL, nacionalidade = NULL, celular = NULL, telefone_fixo = NULL,
+    email = NULL, profissao = NULL, salario = NULL, trabalhando = false, servidor_publico = false, pep = false,
+    afastado = false, medicamento = false, medicamento_descricao = NULL, e_analfabeto = false, cargo_politico = NULL,
+    cep = '', endereco = '', numero = '', bairro = '', cidade = '', estado = '', complemento = NULL,
+    alterado_por = $3, alterado_em = now()
+WHERE id_proposta = $1";
+
+const ANONYMIZE_PROPOSAL: &str = "\
+UPDATE proposals SET cpf_cliente = $2, alterado_por = $3, alterado_em = now() WHERE id = $1";
+
+/// How the contract was paid stays (the kind, the bank, the benefit's kind and species); the
+/// person's means of payment go (the numbers a kind requires become `***`).
+const ANONYMIZE_PAYMENT: &str = "\
+UPDATE proposal_payments SET nome_cartao = NULL, numero_cartao = NULL, validade = NULL,
+    agencia = CASE WHEN agencia IS NULL THEN NULL ELSE '***' END, conta = CASE WHEN conta IS NULL THEN NULL ELSE '***' END,
+    operacao = NULL, numero_folha = CASE WHEN numero_folha IS NULL THEN NULL ELSE '***' END, orgao_emissor = NULL,
+    alterado_por = $2, alterado_em = now()
+WHERE id_proposta = $1";
+
+/// The client's address, browser and location at signing: the signed document's evidence page
+/// keeps them as the contract's evidence.
+const ANONYMIZE_CLIENT_SIGNATURE: &str = "\
+UPDATE signature_parties sp SET ip = NULL, user_agent = NULL, latitude = NULL, longitude = NULL
+FROM signatures s WHERE s.id = sp.signature_id AND s.proposal_id = $1 AND sp.role = 'client'";
+
+const KEPT_DOCUMENTS: &str = "\
+SELECT p.identificador, 'selado' AS versao, sd.sha256 FROM sealed_documents sd JOIN proposals p ON p.id = sd.proposal_id
+WHERE p.id = ANY($1)
+UNION ALL
+SELECT p.identificador, 'assinado', gd.sha256 FROM signed_documents gd JOIN proposals p ON p.id = gd.proposal_id
+WHERE p.id = ANY($1)
+UNION ALL
+SELECT p.identificador, 'provedor', pv.sha256 FROM provider_signed_copies pv JOIN proposals p ON p.key_documento = pv.document_key
+WHERE p.id = ANY($1)
+ORDER BY 1, 2";
+
+fn finished(status: &str) -> bool {
+    ProposalStatus::parse(status).is_ok_and(ProposalStatus::is_finished)
+}
+
+/// The transaction's body; `Err(Blocked)` rolls it back with nothing changed.
+enum Stop {
+    Blocked(Vec<String>),
+    Db(DieselError),
+}
+
+impl From<DieselError> for Stop {
+    fn from(e: DieselError) -> Self {
+        Stop::Db(e)
+    }
+}
+
+async fn anonymize_in(conn: &mut AsyncPgConnection, cpf: &Cpf, by: &str) -> Result<AnonymizeOutcome, Stop> {
+    // The history's entries of this transaction say `anonimizacao`.
+    sql_query("SET LOCAL sales.history_action = 'anonimizacao'")
+        .execute(conn)
+        .await?;
+    // Locked first, so that no registration of the CPF changes while it is anonymised.
+    let registrations: Vec<Registration> =
+        sql_query("SELECT id, id_endereco FROM customers WHERE cpf = $1 ORDER BY id FOR UPDATE")
+            .bind::<Text, _>(cpf.as_str())
+            .load(conn)
+            .await?;
+    let proposals: Vec<ProposalOfCpf> =
+        sql_query("SELECT id, identificador, status FROM proposals WHERE cpf_cliente = $1 ORDER BY id FOR UPDATE")
+            .bind::<Text, _>(cpf.as_str())
+            .load(conn)
+            .await?;
+    let open: Vec<String> = proposals
+        .iter()
+        .filter(|p| !finished(&p.status))
+        .map(|p| p.identificador.clone())
+        .collect();
+    if !open.is_empty() {
+        return Err(Stop::Blocked(open));
+    }
+    if registrations.is_empty() && proposals.is_empty() {
+        return Ok(AnonymizeOutcome::NothingHeld);
+    }
+    let placeholder = |id: i64| Cpf::anonymous_placeholder(id.unsigned_abs());
+    for registration in &registrations {
+        sql_query(ANONYMIZE_REGISTRATION)
+            .bind::<BigInt, _>(registration.id)
+            .bind::<Text, _>(placeholder(registration.id))
+            .bind::<Text, _>(by)
+            .execute(conn)
+            .await?;
+        // Its address, now referenced by nothing (each registration has its own).
+        if let Some(address) = registration.id_endereco {
+            sql_query("DELETE FROM addresses a WHERE a.id = $1 AND NOT EXISTS (SELECT 1 FROM customers c WHERE c.id_endereco = a.id)")
+                .bind::<BigInt, _>(address)
+                .execute(conn)
+                .await?;
+        }
+    }
+    let mut ids = Vec::with_capacity(proposals.len());
+    for proposal in &proposals {
+        ids.push(proposal.id);
+        let customer: CustomerOf = sql_query("SELECT id_cliente FROM proposals WHERE id = $1")
+            .bind::<BigInt, _>(proposal.id)
+            .get_result(conn)
+            .await?;
+        let stand_in = placeholder(customer.id_cliente);
+        sql_query(ANONYMIZE_COPY)
+            .bind::<BigInt, _>(proposal.id)
+            .bind::<Text, _>(&stand_in)
+            .bind::<Text, _>(by)
+            .execute(conn)
+            .await?;
+        sql_query(ANONYMIZE_PAYMENT)
+            .bind::<BigInt, _>(proposal.id)
+            .bind::<Text, _>(by)
+            .execute(conn)
+            .await?;
+        sql_query(ANONYMIZE_CLIENT_SIGNATURE)
+            .bind::<BigInt, _>(proposal.id)
+            .execute(conn)
+            .await?;
+        sql_query("UPDATE subscriptions SET object = NULL WHERE proposal_id = $1")
+            .bind::<BigInt, _>(proposal.id)
+            .execute(conn)
+            .await?;
+        sql_query(ANONYMIZE_PROPOSAL)
+            .bind::<BigInt, _>(proposal.id)
+            .bind::<Text, _>(&stand_in)
+            .bind::<Text, _>(by)
+            .execute(conn)
+            .await?;
+    }
+    let kept: Vec<Kept> = sql_query(KEPT_DOCUMENTS)
+        .bind::<diesel::sql_types::Array<BigInt>, _>(&ids)
+        .load(conn)
+        .await?;
+    Ok(AnonymizeOutcome::Done(Anonymized {
+        registrations: i64::try_from(registrations.len()).unwrap_or(i64::MAX),
+        proposals: proposals.into_iter().map(|p| p.identificador).collect(),
+        kept_documents: kept
+            .into_iter()
+            .map(|k| KeptDocument {
+                identifier: k.identificador,
+                version: k.versao,
+                sha256: k.sha256,
+            })
+            .collect(),
+    }))
+}
+
+#[async_trait]
+impl PersonalDataStore for PgPersonalData {
+    async fn export(&self, cpf: &Cpf, by: &str) -> Result<serde_json::Value, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        conn.transaction(async |conn| {
+            let found: Document = sql_query(EXPORT).bind::<Text, _>(cpf.as_str()).get_result(conn).await?;
+            sql_query(
+                "INSERT INTO proposal_history (proposal_id, changed_by, action, changes) \
+                 SELECT id, $2, 'exportacao', '{}'::jsonb FROM proposals WHERE cpf_cliente = $1 ORDER BY id",
+            )
+            .bind::<Text, _>(cpf.as_str())
+            .bind::<Text, _>(by)
+            .execute(conn)
+            .await?;
+            Ok::<_, DieselError>(found.document)
+        })
+        .await
+        .map_err(query_error)
+    }
+
+    async fn anonymize(&self, cpf: &Cpf, by: &str) -> Result<AnonymizeOutcome, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        match conn.transaction(async |conn| anonymize_in(conn, cpf, by).await).await {
+            Ok(outcome) => Ok(outcome),
+            Err(Stop::Blocked(open)) => Ok(AnonymizeOutcome::Blocked(open)),
+            Err(Stop::Db(e)) => Err(query_error(e)),
+        }
+    }
+}

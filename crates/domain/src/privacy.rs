@@ -1,0 +1,157 @@
+//! A data subject's rights under the LGPD (Lei 13.709/2018, art. 18), for the back office: the
+//! export of everything held about a CPF, and its anonymisation where no legal obligation
+//! requires keeping the data.
+
+use crate::access::{AccessError, Operation, authorize};
+use crate::auth::model::Principal;
+use crate::store::StoreError;
+use crate::values::Cpf;
+use async_trait::async_trait;
+use std::sync::Arc;
+
+/// A document kept as contract evidence after anonymisation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptDocument {
+    /// The proposal's identifier.
+    pub identifier: String,
+    /// `selado` (the PDF sent for signature), `assinado` (with its evidence page) or `provedor`
+    /// (the signature provider's own copy).
+    pub version: String,
+    pub sha256: String,
+}
+
+/// What anonymisation changed and what it kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Anonymized {
+    /// Sellers' registrations of the CPF anonymised.
+    pub registrations: i64,
+    /// Identifiers of the proposals whose copy of the customer was anonymised.
+    pub proposals: Vec<String>,
+    pub kept_documents: Vec<KeptDocument>,
+}
+
+/// How an anonymisation request ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AnonymizeOutcome {
+    Done(Anonymized),
+    /// Unfinished proposals (their identifiers): nothing was changed.
+    Blocked(Vec<String>),
+    /// Nothing held under that CPF.
+    NothingHeld,
+}
+
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait PersonalDataStore: Send + Sync {
+    /// Everything held under the CPF, as one JSON document (every registration by every seller
+    /// with its address, and every proposal with its copy of the customer, payment, signature
+    /// records, documents' digests, subscriptions, events and history); in the same transaction,
+    /// an `exportacao` entry in the history of each proposal, by `by`.
+    async fn export(&self, cpf: &Cpf, by: &str) -> Result<serde_json::Value, StoreError>;
+
+    /// In one transaction: refuses if any proposal of the CPF is unfinished; otherwise replaces
+    /// the personal data of every registration, address, proposal copy, payment and signature
+    /// record of the CPF (the CPF itself by [`Cpf::anonymous_placeholder`]), keeping the signed
+    /// documents, with an `anonimizacao` entry in each proposal's history, by `by`.
+    async fn anonymize(&self, cpf: &Cpf, by: &str) -> Result<AnonymizeOutcome, StoreError>;
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PrivacyError {
+    #[error(transparent)]
+    Access(#[from] AccessError),
+    #[error("proposta em andamento para este CPF: {}", .0.join(", "))]
+    Blocked(Vec<String>),
+    #[error("nenhum dado mantido para este CPF")]
+    NothingHeld,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+#[derive(Clone)]
+pub struct PrivacyService {
+    pub store: Arc<dyn PersonalDataStore>,
+}
+
+impl PrivacyService {
+    /// `GET /privacy/customers/:cpf`.
+    #[tracing::instrument(skip_all, fields(cpf = %cpf.masked()))]
+    pub async fn export(&self, principal: &Principal, cpf: &Cpf) -> Result<serde_json::Value, PrivacyError> {
+        authorize(principal, Operation::ManagePersonalData)?;
+        let document = self.store.export(cpf, &principal.email).await?;
+        tracing::info!("personal data exported");
+        Ok(document)
+    }
+
+    /// `POST /privacy/customers/:cpf/anonymize`.
+    #[tracing::instrument(skip_all, fields(cpf = %cpf.masked()))]
+    pub async fn anonymize(&self, principal: &Principal, cpf: &Cpf) -> Result<Anonymized, PrivacyError> {
+        authorize(principal, Operation::ManagePersonalData)?;
+        match self.store.anonymize(cpf, &principal.email).await? {
+            AnonymizeOutcome::Done(done) => {
+                tracing::info!(
+                    registrations = done.registrations,
+                    proposals = done.proposals.len(),
+                    "personal data anonymised"
+                );
+                Ok(done)
+            }
+            AnonymizeOutcome::Blocked(open) => Err(PrivacyError::Blocked(open)),
+            AnonymizeOutcome::NothingHeld => Err(PrivacyError::NothingHeld),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::values::Application;
+
+    fn principal(application: Application) -> Principal {
+        Principal {
+            user_id: 1,
+            email: "bo@demo.com.br".into(),
+            application,
+            session_id: uuid::Uuid::nil(),
+        }
+    }
+
+    fn cpf() -> Cpf {
+        Cpf::parse("52998224725").unwrap()
+    }
+
+    #[tokio::test]
+    async fn only_the_back_office_exercises_the_rights() {
+        let mut store = MockPersonalDataStore::new();
+        store.expect_export().never();
+        store.expect_anonymize().never();
+        let service = PrivacyService { store: Arc::new(store) };
+        for application in [Application::Partner, Application::Ecommerce] {
+            assert_eq!(
+                service.export(&principal(application), &cpf()).await.unwrap_err(),
+                PrivacyError::Access(AccessError::Forbidden)
+            );
+            assert_eq!(
+                service.anonymize(&principal(application), &cpf()).await.unwrap_err(),
+                PrivacyError::Access(AccessError::Forbidden)
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn the_store_decides_and_the_caller_is_named_as_the_author() {
+        let mut store = MockPersonalDataStore::new();
+        store
+            .expect_anonymize()
+            .withf(|_, by| by == "bo@demo.com.br")
+            .returning(|_, _| Ok(AnonymizeOutcome::Blocked(vec!["p-1".into()])));
+        let service = PrivacyService { store: Arc::new(store) };
+        assert_eq!(
+            service
+                .anonymize(&principal(Application::BackOffice), &cpf())
+                .await
+                .unwrap_err(),
+            PrivacyError::Blocked(vec!["p-1".into()])
+        );
+    }
+}
