@@ -18,6 +18,7 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
+pub mod browser;
 pub mod smtp;
 
 pub use reqwest::StatusCode;

@@ -4,81 +4,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use black_box_tests::browser::start_browser;
 use black_box_tests::{StatusCode, TestApp};
-use fantoccini::{ClientBuilder, Locator};
+use fantoccini::Locator;
 use serde_json::{Value, json};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-struct Driver(Child);
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn program(variable: &str, candidates: &[&str]) -> String {
-    std::env::var(variable)
-        .ok()
-        .or_else(|| {
-            candidates
-                .iter()
-                .find(|p| std::path::Path::new(p).exists())
-                .map(|p| (*p).to_owned())
-        })
-        .unwrap_or_else(|| {
-            panic!("{variable} não encontrado: rode scripts/test.sh, que instala os pacotes chromium e chromium-driver")
-        })
-}
-
-async fn start_browser() -> (Driver, fantoccini::Client) {
-    let chromedriver = program("CHROMEDRIVER", &["/usr/bin/chromedriver"]);
-    let chrome = program("CHROME_BIN", &["/usr/bin/chromium", "/usr/bin/chromium-browser"]);
-    let port = free_port();
-    let driver = Driver(
-        Command::new(chromedriver)
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("chromedriver"),
-    );
-    let profile = std::env::temp_dir().join(format!("sales-api-chromium-{}-{port}", std::process::id()));
-    let capabilities = json!({"goog:chromeOptions": {"binary": chrome, "args": [
-        "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        format!("--user-data-dir={}", profile.display()),
-    ]}});
-    let Value::Object(capabilities) = capabilities else {
-        unreachable!()
-    };
-    let started = Instant::now();
-    loop {
-        let connected = ClientBuilder::rustls()
-            .unwrap()
-            .capabilities(capabilities.clone())
-            .connect(&format!("http://127.0.0.1:{port}"))
-            .await;
-        match connected {
-            Ok(client) => return (driver, client),
-            Err(e) if started.elapsed() < Duration::from_secs(20) => {
-                let _ = e;
-                tokio::time::sleep(Duration::from_millis(200)).await;
-            }
-            Err(e) => panic!("chromedriver não respondeu: {e}"),
-        }
-    }
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_person_opens_each_sandbox_link_clicks_sign_and_the_proposal_moves_to_analysis() {

@@ -188,6 +188,21 @@ impl CatalogStore for PgCatalog {
         Ok(rows.into_iter().map(Into::into).collect())
     }
 
+    async fn all_terms(&self) -> Result<Vec<(i32, String)>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let rows: Vec<(i32, Option<String>)> = products::table
+            .filter(products::termos.is_not_null())
+            .select((products::codigo_produto, products::termos))
+            .order(products::codigo_produto)
+            .load(&mut conn)
+            .await
+            .map_err(query_error)?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(code, terms)| Some((code, terms?)))
+            .collect())
+    }
+
     async fn list_products(&self, query: &ListQuery<ProductField>) -> Result<Vec<Product>, StoreError> {
         use ProductField as F;
         let mut q = products::table.into_boxed();

@@ -166,6 +166,11 @@ impl CatalogStore for CachedCatalog {
             .await
     }
 
+    /// Not kept: read only by the back office's console.
+    async fn all_terms(&self) -> Result<Vec<(i32, String)>, StoreError> {
+        self.store.all_terms().await
+    }
+
     async fn list_products(&self, query: &ListQuery<ProductField>) -> Result<Vec<Product>, StoreError> {
         let shelf = &self.memory.product_lists;
         self.read(shelf, rows_of(query), || self.store.list_products(query))

@@ -26,7 +26,7 @@ use domain::proposals::model::{
     Flow, NewProposal, PartnerLink, PaymentDetails, ProposalDetail, ProposalRecord, RepresentativeView, SignatureView,
 };
 use domain::proposals::ports::{CreateProposalError, PartnerDirectory, ProposalStore, Representation};
-use domain::proposals::search::{ProposalSearch, SearchText};
+use domain::proposals::search::{ListedProposal, ProposalSearch, SearchText};
 use domain::store::StoreError;
 use domain::values::{CellPhone, Cpf, ProposalStatus};
 use std::collections::BTreeMap;
@@ -570,10 +570,32 @@ impl ProposalStore for PgProposals {
         }
     }
 
-    async fn search(&self, search: &ProposalSearch, scope: Scope) -> Result<Vec<ProposalRecord>, StoreError> {
+    async fn search(&self, search: &ProposalSearch, scope: Scope) -> Result<Vec<ListedProposal>, StoreError> {
         let mut conn = connection(&self.pool).await?;
         let rows: Vec<ProposalRow> = search_query(search, scope).load(&mut conn).await.map_err(query_error)?;
-        Ok(rows.into_iter().map(ProposalRecord::from).collect())
+        // Who each customer is, from the proposals' own copies (by primary key).
+        let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+        let customers: Vec<(i64, String, String)> = proposal_customers::table
+            .filter(proposal_customers::id_proposta.eq_any(&ids))
+            .select((
+                proposal_customers::id_proposta,
+                proposal_customers::nome_completo,
+                proposal_customers::cpf,
+            ))
+            .load(&mut conn)
+            .await
+            .map_err(query_error)?;
+        Ok(rows
+            .into_iter()
+            .map(|row| {
+                let customer = customers.iter().find(|(id, _, _)| *id == row.id);
+                ListedProposal {
+                    customer_name: customer.map(|(_, name, _)| name.clone()),
+                    customer_cpf: customer.map(|(_, _, cpf)| cpf.clone()),
+                    record: ProposalRecord::from(row),
+                }
+            })
+            .collect())
     }
 
     async fn history(&self, identifier: &str, scope: Scope) -> Result<Option<Vec<HistoryEntry>>, StoreError> {

@@ -302,6 +302,7 @@ pub fn routes(cfg: &mut web::ServiceConfig, sandbox_signing: bool) {
         .service(web::scope("/ecommerce").configure(ecommerce::routes))
         .service(web::scope("/hooks").configure(hooks::routes))
         .service(web::scope("/privacy").configure(privacy::routes))
+        .service(web::scope("/console").configure(crate::console::routes))
         .service(web::scope("/billingGroup").configure(catalog::billing_group_routes))
         .service(web::scope("/product").configure(catalog::product_routes))
         .configure(auth::key_routes)

@@ -4,6 +4,7 @@
 pub mod app;
 pub mod cli;
 pub mod config;
+pub mod console;
 pub mod deployment;
 pub mod http;
 pub mod routes;

@@ -225,7 +225,11 @@ pub async fn list(
     } else {
         "Propostas encontradas."
     };
-    let document = page.records.into_iter().map(ProposalRecordDto::from).collect();
+    let document = page
+        .records
+        .into_iter()
+        .map(|listed| ProposalRecordDto::from(listed.record))
+        .collect();
     let envelope = Envelope::list(message, document, vec![count]).with_data(ListPageDto {
         next_cursor: page.next.map(|cursor| cursor.encode()),
     });

@@ -23,6 +23,23 @@ pub enum CatalogError {
     Store(#[from] StoreError),
 }
 
+/// Every product (with its terms) and billing group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CatalogOverview {
+    pub products: Vec<Product>,
+    pub billing_groups: Vec<BillingGroup>,
+}
+
+/// A listing of every row (as many as a listing may hold).
+fn everything<F>() -> ListQuery<F> {
+    ListQuery {
+        fields: Vec::new(),
+        conditions: Vec::new(),
+        limit: model::MAX_LIMIT,
+        offset: 0,
+    }
+}
+
 #[derive(Clone)]
 pub struct CatalogService {
     pub store: Arc<dyn CatalogStore>,
@@ -45,6 +62,28 @@ impl CatalogService {
     ) -> Result<Vec<Product>, CatalogError> {
         authorize(principal, Operation::ReadCatalog)?;
         Ok(self.store.list_products(query).await?)
+    }
+
+    /// The whole catalog for the back office: every product (each with its terms) and every
+    /// billing group, by id.
+    pub async fn overview(&self, principal: &Principal) -> Result<CatalogOverview, CatalogError> {
+        authorize(principal, Operation::ManageCatalog)?;
+        let (products, groups) = (everything::<ProductField>(), everything::<BillingGroupField>());
+        let (mut products, billing_groups, terms) = futures_util::try_join!(
+            self.store.list_products(&products),
+            self.store.list_billing_groups(&groups),
+            self.store.all_terms(),
+        )?;
+        for product in &mut products {
+            product.terms = terms
+                .iter()
+                .find(|(code, _)| *code == product.code)
+                .map(|(_, text)| text.clone());
+        }
+        Ok(CatalogOverview {
+            products,
+            billing_groups,
+        })
     }
 
     /// Route 11.

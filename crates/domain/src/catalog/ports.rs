@@ -27,6 +27,9 @@ pub trait CatalogStore: Send + Sync {
     async fn list_billing_groups(&self, query: &ListQuery<BillingGroupField>) -> Result<Vec<BillingGroup>, StoreError>;
     /// Products (without their banks) matching every condition, by id.
     async fn list_products(&self, query: &ListQuery<ProductField>) -> Result<Vec<Product>, StoreError>;
+    /// The contract terms of every product that has them, by product code (the back office's
+    /// console; the listings leave them out).
+    async fn all_terms(&self) -> Result<Vec<(i32, String)>, StoreError>;
     /// One product with its banks.
     async fn product_with_banks(&self, product_code: i32) -> Result<Option<Product>, StoreError>;
     async fn billing_group(&self, billing_code: i32) -> Result<Option<BillingGroup>, StoreError>;

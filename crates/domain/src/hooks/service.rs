@@ -122,6 +122,17 @@ impl HookService {
     }
 
     /// One more attempt of a delivery, due now.
+    /// A subscription and its deliveries (the console's log).
+    pub async fn delivery_log(
+        &self,
+        principal: &Principal,
+        uuid: Uuid,
+    ) -> Result<(Subscription, Vec<Delivery>), HookError> {
+        let subscription = self.get(principal, uuid).await?;
+        let deliveries = self.deliveries(principal, uuid).await?;
+        Ok((subscription, deliveries))
+    }
+
     pub async fn retry(&self, principal: &Principal, uuid: Uuid, delivery_id: i64) -> Result<Delivery, HookError> {
         let current = self.get(principal, uuid).await?;
         self.store

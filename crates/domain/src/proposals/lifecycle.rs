@@ -50,6 +50,15 @@ pub fn check(from: ProposalStatus, to: ProposalStatus, trigger: Trigger) -> Resu
 }
 
 /// Whether any trigger allows the move (the machine's edges).
+/// Where the back office may move a proposal from `from` (none once it is finished).
+pub fn back_office_moves(from: ProposalStatus) -> Vec<ProposalStatus> {
+    ProposalStatus::ALL
+        .iter()
+        .copied()
+        .filter(|to| check(from, *to, Trigger::BackOffice).is_ok())
+        .collect()
+}
+
 pub fn is_edge(from: ProposalStatus, to: ProposalStatus) -> bool {
     [
         Trigger::SentForSignature,

@@ -3,7 +3,7 @@
 use crate::auth::model::UserId;
 use crate::history::HistoryEntry;
 use crate::proposals::model::{NewProposal, PartnerLink, ProposalDetail, ProposalRecord};
-use crate::proposals::search::ProposalSearch;
+use crate::proposals::search::{ListedProposal, ProposalSearch};
 use crate::scope::Scope;
 use crate::store::StoreError;
 use crate::values::{CellPhone, Cpf};
@@ -34,7 +34,7 @@ pub trait ProposalStore: Send + Sync {
     /// The proposals the scope may see that match the search, newest first (by creation time,
     /// then id), after the search's cursor: at most `limit + 1` of them, so that the caller
     /// learns whether another page follows.
-    async fn search(&self, search: &ProposalSearch, scope: Scope) -> Result<Vec<ProposalRecord>, StoreError>;
+    async fn search(&self, search: &ProposalSearch, scope: Scope) -> Result<Vec<ListedProposal>, StoreError>;
 
     /// The history of the proposal with this identifier, oldest first, if the scope may see it
     /// (else `None`, as for a missing one: every proposal has at least its creation entry).

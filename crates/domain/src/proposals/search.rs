@@ -91,10 +91,19 @@ impl Default for ProposalSearch {
     }
 }
 
+/// A proposal as the list finds it: its record (route 5's) and who the customer is (from the
+/// proposal's own copy), for the people reading the list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedProposal {
+    pub record: ProposalRecord,
+    pub customer_name: Option<String>,
+    pub customer_cpf: Option<String>,
+}
+
 /// One page of the list and the cursor of the next (none on the last page).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProposalPage {
-    pub records: Vec<ProposalRecord>,
+    pub records: Vec<ListedProposal>,
     pub next: Option<ListCursor>,
 }
 

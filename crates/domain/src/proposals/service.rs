@@ -312,6 +312,17 @@ impl ProposalService {
             .ok_or(ProposalError::NotFound)
     }
 
+    /// The back office console's page of a proposal: its detail and its history.
+    pub async fn dossier(
+        &self,
+        principal: &Principal,
+        identifier: &str,
+    ) -> Result<(ProposalDetail, Vec<HistoryEntry>), ProposalError> {
+        let detail = self.detail(principal, identifier).await?;
+        let history = self.history(principal, identifier).await?;
+        Ok((detail, history))
+    }
+
     /// A proposal's history, scoped as route 7 (404 alike for missing and not the caller's).
     pub async fn history(&self, principal: &Principal, identifier: &str) -> Result<Vec<HistoryEntry>, ProposalError> {
         authorize(principal, Operation::ReadProposal)?;
@@ -331,8 +342,8 @@ impl ProposalService {
         let next = if records.len() > limit {
             records.truncate(limit);
             records.last().map(|last| ListCursor {
-                created_at: last.created_at,
-                id: last.id,
+                created_at: last.record.created_at,
+                id: last.record.id,
             })
         } else {
             None

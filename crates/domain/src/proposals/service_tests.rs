@@ -459,7 +459,11 @@ async fn only_the_back_office_reads_every_sellers_registration() {
 #[tokio::test]
 async fn the_list_is_searched_in_the_callers_scope_and_a_further_row_makes_the_next_cursor() {
     use super::search::{ListCursor, ProposalSearch};
-    let numbered = |id: i64| ProposalRecord { id, ..record() };
+    let numbered = |id: i64| super::search::ListedProposal {
+        record: ProposalRecord { id, ..record() },
+        customer_name: Some("Maria da Silva".into()),
+        customer_cpf: Some("12345678909".into()),
+    };
     let mut m = Mocks::new();
     m.proposals
         .expect_search()
@@ -481,11 +485,14 @@ async fn the_list_is_searched_in_the_callers_scope_and_a_further_row_makes_the_n
         .list(&principal(Application::Partner), &search)
         .await
         .unwrap();
-    assert_eq!(page.records.iter().map(|r| r.id).collect::<Vec<_>>(), vec![30, 20]);
+    assert_eq!(
+        page.records.iter().map(|r| r.record.id).collect::<Vec<_>>(),
+        vec![30, 20]
+    );
     assert_eq!(
         page.next,
         Some(ListCursor {
-            created_at: page.records[1].created_at,
+            created_at: page.records[1].record.created_at,
             id: 20
         })
     );

@@ -1,0 +1,194 @@
+//! The back office's console at `/console`: one page (sign-in and the frame) and the HTML
+//! fragments htmx swaps into it, rendered with minijinja from the same use cases as the API. The
+//! page, htmx (2.0.4, vendored: no outside CDN), the script and the stylesheet are inside the
+//! binary. The console keeps the access token in the browser tab and sends it as a bearer token
+//! on every request, so the fragments are authenticated and scoped exactly as the API is; no
+//! cookie, so no cross-site request can act for a signed-in user.
+
+mod views;
+
+use crate::http::auth::AuthenticatedUser;
+use crate::http::error::{ApiError, ErrorCode};
+use crate::state::AppState;
+use actix_web::http::header;
+use actix_web::{HttpResponse, web};
+use domain::proposals::search::ProposalSearch;
+use domain::validation::{Violations, codes};
+use domain::values::ProposalStatus;
+use minijinja::{Environment, Value, context};
+use serde::Deserialize;
+use std::sync::OnceLock;
+
+const TEMPLATES: [(&str, &str); 6] = [
+    ("shell.html", include_str!("templates/shell.html")),
+    ("proposals.html", include_str!("templates/proposals.html")),
+    ("proposal.html", include_str!("templates/proposal.html")),
+    ("hooks.html", include_str!("templates/hooks.html")),
+    ("deliveries.html", include_str!("templates/deliveries.html")),
+    ("catalog.html", include_str!("templates/catalog.html")),
+];
+
+const HTMX: &str = include_str!("assets/htmx-2.0.4.min.js");
+const SCRIPT: &str = include_str!("assets/console.js");
+const STYLESHEET: &str = include_str!("assets/console.css");
+
+/// The templates, parsed once (HTML-escaped: every `.html` name auto-escapes).
+fn templates() -> &'static Environment<'static> {
+    static ENVIRONMENT: OnceLock<Environment<'static>> = OnceLock::new();
+    ENVIRONMENT.get_or_init(|| {
+        let mut environment = Environment::new();
+        for (name, source) in TEMPLATES {
+            if let Err(error) = environment.add_template(name, source) {
+                tracing::error!(%error, template = name, "console template does not parse");
+            }
+        }
+        environment
+    })
+}
+
+fn render(name: &str, values: Value) -> Result<HttpResponse, ApiError> {
+    let html = templates()
+        .get_template(name)
+        .and_then(|template| template.render(values))
+        .map_err(|error| {
+            tracing::error!(%error, template = name, "console template failed");
+            ApiError::new(ErrorCode::Internal)
+        })?;
+    Ok(HttpResponse::Ok().content_type("text/html; charset=utf-8").body(html))
+}
+
+fn asset(content_type: &'static str, body: &'static str) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type(content_type)
+        .insert_header((header::CACHE_CONTROL, "public, max-age=3600"))
+        .body(body)
+}
+
+/// The page: sign-in, then the frame the fragments fill.
+pub async fn shell() -> Result<HttpResponse, ApiError> {
+    render("shell.html", context! {})
+}
+
+/// The proposals, with the list's filters and paging.
+pub async fn proposals(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    query: web::Query<Vec<(String, String)>>,
+) -> Result<HttpResponse, ApiError> {
+    let search = ProposalSearch::parse(&query)?;
+    let page = state.proposals.list(&user.0, &search).await?;
+    render("proposals.html", views::proposal_page(&query, &search, page))
+}
+
+/// One proposal: its facts, documents, the decision form and the timeline.
+pub async fn proposal(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let (detail, history) = state.proposals.dossier(&user.0, &path).await?;
+    render("proposal.html", views::proposal(detail, history))
+}
+
+#[derive(Deserialize)]
+pub struct DecisionForm {
+    status: String,
+    reason: String,
+}
+
+/// Approves, refuses or cancels with a reason (required here: the console records why), then
+/// shows the proposal again.
+pub async fn decide(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    path: web::Path<String>,
+    form: web::Form<DecisionForm>,
+) -> Result<HttpResponse, ApiError> {
+    let mut v = Violations::new();
+    let status = v.check("status", ProposalStatus::parse(&form.status));
+    let reason = form.reason.trim();
+    if reason.is_empty() {
+        v.add("reason", codes::REQUIRED, "informe o motivo da decisão");
+    }
+    let Some(status) = status.filter(|_| v.is_empty()) else {
+        return Err(v.into());
+    };
+    state
+        .signing
+        .change_status(&user.0, &path, status, Some(reason.to_owned()))
+        .await?;
+    let (detail, history) = state.proposals.dossier(&user.0, &path).await?;
+    render("proposal.html", views::proposal(detail, history))
+}
+
+/// The caller's webhook subscriptions.
+pub async fn hooks(state: web::Data<AppState>, user: AuthenticatedUser) -> Result<HttpResponse, ApiError> {
+    let subscriptions = state.hooks.list(&user.0).await?;
+    render("hooks.html", views::hooks(subscriptions))
+}
+
+fn hook_uuid(raw: &str) -> Result<uuid::Uuid, ApiError> {
+    uuid::Uuid::parse_str(raw).map_err(|_| ApiError::new(ErrorCode::HookNotFound))
+}
+
+/// One subscription's delivery log.
+pub async fn deliveries(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let uuid = hook_uuid(&path)?;
+    let (subscription, deliveries) = state.hooks.delivery_log(&user.0, uuid).await?;
+    render("deliveries.html", views::deliveries(&subscription, deliveries, None))
+}
+
+/// Makes a delivery due now, then shows the log again.
+pub async fn retry(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    path: web::Path<(String, i64)>,
+) -> Result<HttpResponse, ApiError> {
+    let (uuid, delivery_id) = path.into_inner();
+    let uuid = hook_uuid(&uuid)?;
+    state.hooks.retry(&user.0, uuid, delivery_id).await?;
+    let (subscription, deliveries) = state.hooks.delivery_log(&user.0, uuid).await?;
+    let notice = format!("Entrega {delivery_id} reagendada: uma nova tentativa sai em instantes.");
+    render(
+        "deliveries.html",
+        views::deliveries(&subscription, deliveries, Some(notice)),
+    )
+}
+
+/// Products (with their terms) and billing groups.
+pub async fn catalog(state: web::Data<AppState>, user: AuthenticatedUser) -> Result<HttpResponse, ApiError> {
+    let overview = state.catalog.overview(&user.0).await?;
+    render("catalog.html", views::catalog(overview))
+}
+
+pub async fn htmx() -> HttpResponse {
+    asset("text/javascript; charset=utf-8", HTMX)
+}
+
+pub async fn script() -> HttpResponse {
+    asset("text/javascript; charset=utf-8", SCRIPT)
+}
+
+pub async fn stylesheet() -> HttpResponse {
+    asset("text/css; charset=utf-8", STYLESHEET)
+}
+
+/// Under `/console`.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("").route(web::get().to(shell)))
+        .service(web::resource("/").route(web::get().to(shell)))
+        .service(web::resource("/assets/htmx-2.0.4.min.js").route(web::get().to(htmx)))
+        .service(web::resource("/assets/console.js").route(web::get().to(script)))
+        .service(web::resource("/assets/console.css").route(web::get().to(stylesheet)))
+        .service(web::resource("/proposals").route(web::get().to(proposals)))
+        .service(web::resource("/proposals/{identifier}").route(web::get().to(proposal)))
+        .service(web::resource("/proposals/{identifier}/status").route(web::post().to(decide)))
+        .service(web::resource("/hooks").route(web::get().to(hooks)))
+        .service(web::resource("/hooks/{uuid}/deliveries").route(web::get().to(deliveries)))
+        .service(web::resource("/hooks/{uuid}/deliveries/{id}/retry").route(web::post().to(retry)))
+        .service(web::resource("/catalog").route(web::get().to(catalog)));
+}

@@ -1,0 +1,322 @@
+//! What the console's templates show, made from the use cases' answers: values formatted as
+//! people read them (the documents' formats: CPF, phones, reais, Brasília time).
+
+use domain::catalog::CatalogOverview;
+use domain::contract::formats;
+use domain::history::{HistoryEntry, actions};
+use domain::hooks::model::{Delivery, DeliveryState, Subscription};
+use domain::proposals::lifecycle::back_office_moves;
+use domain::proposals::model::ProposalDetail;
+use domain::proposals::search::{ProposalPage, ProposalSearch};
+use domain::values::ProposalStatus;
+use minijinja::{Value, context};
+use serde::Serialize;
+
+/// The colour a status is shown in.
+fn status_class(status: &str) -> &'static str {
+    match ProposalStatus::parse(status) {
+        Ok(ProposalStatus::Approved) => "ok",
+        Ok(ProposalStatus::Rejected | ProposalStatus::Cancelled) => "bad",
+        Ok(ProposalStatus::AwaitingSignature | ProposalStatus::InAnalysis) => "warn",
+        _ => "info",
+    }
+}
+
+fn text(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::Null => "—".to_owned(),
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+#[derive(Serialize)]
+struct Row {
+    identifier: String,
+    created: String,
+    customer: String,
+    cpf: String,
+    status: String,
+    status_class: &'static str,
+    value: String,
+    seller: String,
+    shipping: String,
+}
+
+/// The filters as sent, to show them again in the form.
+fn given(query: &[(String, String)], name: &str) -> String {
+    query
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.clone())
+        .unwrap_or_default()
+}
+
+pub fn proposal_page(query: &[(String, String)], search: &ProposalSearch, page: ProposalPage) -> Value {
+    let rows: Vec<Row> = page
+        .records
+        .into_iter()
+        .map(|r| Row {
+            created: formats::instant(r.record.created_at),
+            customer: r.customer_name.clone().unwrap_or_default(),
+            cpf: r.customer_cpf.as_deref().map(formats::cpf).unwrap_or_default(),
+            status_class: status_class(&r.record.status),
+            status: r.record.status.clone(),
+            value: formats::reais(r.record.value),
+            seller: r
+                .record
+                .partner_document
+                .as_deref()
+                .map(formats::cpf_or_cnpj)
+                .unwrap_or_else(|| "Loja online".to_owned()),
+            shipping: r.record.shipping.clone(),
+            identifier: r.record.identifier,
+        })
+        .collect();
+    let statuses: Vec<&str> = ProposalStatus::ALL.iter().map(|s| s.as_str()).collect();
+    context! {
+        proposals => rows,
+        statuses => statuses,
+        next_cursor => page.next.map(|c| c.encode()),
+        filters => context! {
+            q => given(query, "q"),
+            status => given(query, "conditions[status]"),
+            shipping => given(query, "conditions[tipo_envio]"),
+            created_from => given(query, "createdFrom"),
+            created_to => given(query, "createdTo"),
+            limit => search.limit,
+        },
+    }
+}
+
+#[derive(Serialize)]
+struct Change {
+    field: String,
+    from: String,
+    to: String,
+}
+
+#[derive(Serialize)]
+struct Entry {
+    at: String,
+    by: String,
+    action: String,
+    label: &'static str,
+    changes: Vec<Change>,
+}
+
+#[derive(Serialize)]
+struct Decision {
+    value: &'static str,
+    label: &'static str,
+}
+
+pub fn proposal(detail: ProposalDetail, history: Vec<HistoryEntry>) -> Value {
+    let p = &detail.proposal;
+    let c = &detail.customer;
+    let address = detail.address.as_ref().map_or_else(String::new, |a| {
+        format!(
+            "{}, {}{} · {} · {}/{} · CEP {}",
+            a.street,
+            a.number,
+            a.complement.as_deref().map(|c| format!(", {c}")).unwrap_or_default(),
+            a.neighborhood,
+            a.city,
+            a.state,
+            formats::cep(&a.cep)
+        )
+    });
+    let signatures = detail.signature.as_ref().map_or_else(
+        || "não enviada".to_owned(),
+        |s| {
+            [
+                ("cliente", &s.client_status),
+                ("associação", &s.association_status),
+                ("federação", &s.federation_status),
+                ("empresa", &s.enterprise_status),
+            ]
+            .iter()
+            .map(|(who, status)| format!("{who}: {}", status.as_deref().unwrap_or("—")))
+            .collect::<Vec<_>>()
+            .join(" · ")
+        },
+    );
+    let moves: Vec<Decision> = ProposalStatus::parse(&p.status)
+        .map(back_office_moves)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|to| Decision {
+            value: to.as_str(),
+            label: match to {
+                ProposalStatus::Approved => "Aprovar",
+                ProposalStatus::Rejected => "Reprovar",
+                ProposalStatus::Cancelled => "Cancelar",
+                _ => to.as_str(),
+            },
+        })
+        .collect();
+    let entries: Vec<Entry> = history
+        .into_iter()
+        .map(|e| Entry {
+            at: formats::instant(e.at),
+            label: actions::label(&e.action),
+            changes: e
+                .changes
+                .iter()
+                .map(|(field, change)| Change {
+                    field: field.clone(),
+                    from: text(&change.from),
+                    to: text(&change.to),
+                })
+                .collect(),
+            by: e.by,
+            action: e.action,
+        })
+        .collect();
+    context! {
+        p => context! {
+            identifier => p.identifier.clone(),
+            status => p.status.clone(),
+            status_class => status_class(&p.status),
+            product => format!("{} ({})", detail.product_name, detail.product_code),
+            value => formats::reais(p.value),
+            payment => detail.payment.as_ref().map(|pay| pay.payment_type.clone()).unwrap_or_else(|| "cartão (loja online)".to_owned()),
+            customer => c.full_name.clone(),
+            cpf => formats::cpf(&c.cpf),
+            cell_phone => c.cell_phone.as_deref().map(formats::phone).unwrap_or_else(|| "—".to_owned()),
+            email => c.email.clone().unwrap_or_else(|| "—".to_owned()),
+            address => address,
+            seller => detail.partner.as_ref().map(|pa| format!("{} ({})", pa.social_reason, formats::cpf_or_cnpj(&pa.document))).unwrap_or_else(|| "Loja online".to_owned()),
+            shipping => p.shipping.clone(),
+            created => formats::instant(p.created_at),
+            updated => formats::instant(p.updated_at),
+            updated_by => p.changed_by.clone(),
+            signatures => signatures,
+            sent => p.document_key.is_some(),
+            open => !moves.is_empty(),
+        },
+        decisions => moves,
+        history => entries,
+    }
+}
+
+#[derive(Serialize)]
+struct Hook {
+    uuid: String,
+    endpoint: String,
+    events: String,
+    status: String,
+    status_class: &'static str,
+    inactive_reason: Option<String>,
+    created: String,
+}
+
+pub fn hooks(subscriptions: Vec<Subscription>) -> Value {
+    let rows: Vec<Hook> = subscriptions
+        .into_iter()
+        .map(|s| Hook {
+            uuid: s.uuid.to_string(),
+            events: s.events.iter().map(|e| e.as_str()).collect::<Vec<_>>().join(", "),
+            status: s.status.as_str().to_owned(),
+            status_class: if s.status.as_str() == "ATIVO" { "ok" } else { "bad" },
+            inactive_reason: s.inactive_reason,
+            created: formats::instant(s.created_at),
+            endpoint: s.endpoint,
+        })
+        .collect();
+    context! { subscriptions => rows }
+}
+
+#[derive(Serialize)]
+struct DeliveryRow {
+    id: i64,
+    event_type: String,
+    state: &'static str,
+    state_class: &'static str,
+    attempts: usize,
+    last: String,
+    next: String,
+    created: String,
+    retriable: bool,
+}
+
+pub fn deliveries(subscription: &Subscription, deliveries: Vec<Delivery>, notice: Option<String>) -> Value {
+    let rows: Vec<DeliveryRow> = deliveries
+        .into_iter()
+        .map(|d| DeliveryRow {
+            id: d.id,
+            event_type: d.event_type.clone(),
+            state: d.state.as_str(),
+            state_class: match d.state {
+                DeliveryState::Delivered => "ok",
+                DeliveryState::Pending => "warn",
+                DeliveryState::Exhausted | DeliveryState::Cancelled => "bad",
+            },
+            attempts: d.attempts.len(),
+            last: d.attempts.last().map_or_else(
+                || "—".to_owned(),
+                |a| match (a.response_status, &a.error) {
+                    (Some(status), _) => format!("HTTP {status} em {} ms", a.duration_ms),
+                    (None, Some(error)) => error.clone(),
+                    (None, None) => "—".to_owned(),
+                },
+            ),
+            next: d
+                .next_attempt_at
+                .map(formats::instant)
+                .unwrap_or_else(|| "—".to_owned()),
+            created: formats::instant(d.created_at),
+            retriable: d.state != DeliveryState::Delivered,
+        })
+        .collect();
+    context! {
+        uuid => subscription.uuid.to_string(),
+        endpoint => subscription.endpoint.clone(),
+        deliveries => rows,
+        notice => notice,
+    }
+}
+
+#[derive(Serialize)]
+struct ProductRow {
+    code: i32,
+    name: String,
+    integration: i32,
+    value: String,
+    active: &'static str,
+    terms: Option<String>,
+}
+
+#[derive(Serialize)]
+struct GroupRow {
+    code: i32,
+    description: String,
+    product: i32,
+    integration: i32,
+}
+
+pub fn catalog(overview: CatalogOverview) -> Value {
+    let products: Vec<ProductRow> = overview
+        .products
+        .into_iter()
+        .map(|p| ProductRow {
+            code: p.code,
+            name: p.name,
+            integration: p.integration_code,
+            value: formats::reais(p.value_cents),
+            active: if p.active { "sim" } else { "não" },
+            terms: p.terms,
+        })
+        .collect();
+    let groups: Vec<GroupRow> = overview
+        .billing_groups
+        .into_iter()
+        .map(|g| GroupRow {
+            code: g.billing_code,
+            description: g.description,
+            product: g.product_code,
+            integration: g.integration_code,
+        })
+        .collect();
+    context! { products => products, billing_groups => groups }
+}

@@ -1,0 +1,328 @@
+//! The back office's console in headless Chromium: sign in, filter the proposals, open one,
+//! approve it and see the entry in its timeline; retry a failed webhook delivery. With
+//! `CONSOLE_SCREENSHOTS=<folder>` the pages are also photographed there
+//! (`scripts/console-screenshots.sh` writes `docs/console/`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use black_box_tests::browser::start_browser;
+use black_box_tests::{StatusCode, TestApp, proposal_body};
+use fantoccini::{Client, Locator};
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+use wiremock::matchers::method;
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+const PARTNER: &str = "11222333000181";
+const OFFICE_EMAIL: &str = "bo@demo.com.br";
+const OFFICE_PASSWORD: &str = "Vendas#2026";
+
+/// Waits until `check` holds on the page's text of `selector` (10 s at most).
+async fn wait_for_text(browser: &Client, selector: &str, check: impl Fn(&str) -> bool) -> String {
+    let started = Instant::now();
+    loop {
+        if let Ok(element) = browser.find(Locator::Css(selector)).await
+            && let Ok(text) = element.text().await
+            && check(&text)
+        {
+            return text;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{selector} não chegou ao esperado"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn photograph(browser: &Client, name: &str) {
+    if let Ok(folder) = std::env::var("CONSOLE_SCREENSHOTS") {
+        let png = browser.screenshot().await.unwrap();
+        std::fs::write(std::path::Path::new(&folder).join(format!("{name}.png")), png).unwrap();
+    }
+}
+
+async fn sign_in(browser: &Client, app: &TestApp) {
+    browser.goto(&app.url("/console")).await.unwrap();
+    photograph(browser, "entrar").await;
+    browser
+        .find(Locator::Id("email"))
+        .await
+        .unwrap()
+        .send_keys(OFFICE_EMAIL)
+        .await
+        .unwrap();
+    browser
+        .find(Locator::Id("password"))
+        .await
+        .unwrap()
+        .send_keys(OFFICE_PASSWORD)
+        .await
+        .unwrap();
+    browser
+        .find(Locator::Id("signin-button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
+fn named(cpf: &str, name: &str) -> Value {
+    let mut body = proposal_body(cpf);
+    body["customer"]["fullName"] = json!(name);
+    body
+}
+
+/// A proposal of this customer taken through the sandbox's four signatures: in analysis.
+async fn in_analysis(app: &TestApp, partner: &str, office: &str, cpf: &str, name: &str) -> String {
+    let created: Value = app
+        .post_json_as("/proposal/create", partner, &named(cpf, name))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let record = &created["document"][0];
+    let identifier = record["identificador"].as_str().unwrap().to_owned();
+    let sent = app
+        .post_json_as(
+            "/signer",
+            partner,
+            &json!({"customerId": record["id_cliente"], "identifier": identifier}),
+        )
+        .await;
+    assert_eq!(sent.status(), StatusCode::OK);
+    let detail: Value = app
+        .get(&format!("/proposal/byIdentifier/{identifier}"), Some(office))
+        .await
+        .json()
+        .await
+        .unwrap();
+    for key in ["clientKey", "associationKey", "federationKey", "enterpriseKey"] {
+        let key = detail["data"]["sign"][key].as_str().unwrap();
+        let signed = app
+            .client
+            .post(app.url(&format!("/sandbox/sign/{key}")))
+            .header("accept", "application/json")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(signed.status(), StatusCode::OK);
+    }
+    identifier
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sign_in_filter_open_approve_and_see_the_entry_in_the_timeline() {
+    let app = TestApp::spawn().await;
+    app.seed_catalog().await;
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await;
+    let office = app.token_for(OFFICE_EMAIL, "BACKOFFICE", "").await;
+    for (cpf, name) in [("12345678909", "Maria da Silva"), ("11144477735", "Ana Beatriz Lima")] {
+        let created = app.post_json_as("/proposal/create", &partner, &named(cpf, name)).await;
+        assert_eq!(created.status(), StatusCode::CREATED);
+    }
+    let identifier = in_analysis(&app, &partner, &office, "52998224725", "José Antônio da Conceição").await;
+
+    let (_driver, browser) = start_browser().await;
+    sign_in(&browser, &app).await;
+    let all = wait_for_text(&browser, "#proposal-list tbody", |t| t.contains("Maria da Silva")).await;
+    assert!(all.contains("Ana Beatriz Lima") && all.contains("José Antônio da Conceição"));
+    photograph(&browser, "propostas").await;
+
+    // Accents and case do not matter.
+    let q = browser.find(Locator::Id("filter-q")).await.unwrap();
+    q.send_keys("jose conceicao").await.unwrap();
+    browser
+        .find(Locator::Id("filter-apply"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let filtered = wait_for_text(&browser, "#proposal-list tbody", |t| !t.contains("Maria da Silva")).await;
+    assert!(filtered.contains("José Antônio da Conceição") && !filtered.contains("Ana Beatriz"));
+    assert!(filtered.contains("EM ANÁLISE"));
+
+    browser
+        .find(Locator::Css(&format!("button.open[data-identifier='{identifier}']")))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for_text(&browser, "#timeline", |t| t.contains("Assinatura registrada")).await;
+    assert_eq!(
+        browser
+            .find(Locator::Id("proposal-status"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap(),
+        "EM ANÁLISE"
+    );
+    photograph(&browser, "proposta").await;
+
+    browser
+        .find(Locator::Css("#decision-status option[value='APROVADO']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser
+        .find(Locator::Id("decision-reason"))
+        .await
+        .unwrap()
+        .send_keys("Documentação conferida")
+        .await
+        .unwrap();
+    browser
+        .find(Locator::Id("decision-apply"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for_text(&browser, "#proposal-status", |t| t == "APROVADO").await;
+    let timeline = wait_for_text(&browser, "#timeline", |t| t.contains("Documentação conferida")).await;
+    assert!(timeline.contains("EM ANÁLISE → APROVADO"), "{timeline}");
+    assert!(timeline.contains(&format!("por {OFFICE_EMAIL}")));
+    // A finished proposal offers no decision.
+    assert!(browser.find(Locator::Id("decision")).await.is_err());
+    photograph(&browser, "proposta-aprovada").await;
+
+    // What the browser showed is what the API says.
+    let history: Value = app
+        .get(&format!("/proposal/{identifier}/history"), Some(&office))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let last = history["data"]["entries"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["changes"]["motivo"]["to"], "Documentação conferida");
+    assert_eq!(last["by"], OFFICE_EMAIL);
+
+    browser
+        .find(Locator::Id("nav-catalog"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for_text(&browser, "#product-list", |t| t.contains("Seguro de Vida Essencial")).await;
+    photograph(&browser, "produtos").await;
+    browser.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failed_webhook_delivery_is_retried_from_the_console() {
+    let app = TestApp::spawn_with(&[
+        ("HOOKS_ALLOWED_CIDRS", "127.0.0.0/8"),
+        // The next automatic attempt is an hour away: only the console's button brings it sooner.
+        ("HOOKS_RETRY_SCHEDULE_SECS", "3600"),
+        ("HOOKS_POLL_INTERVAL_MS", "200"),
+    ])
+    .await;
+    app.seed_catalog().await;
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await;
+    let office = app.token_for(OFFICE_EMAIL, "BACKOFFICE", "").await;
+    let receiver = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(503))
+        .up_to_n_times(1)
+        .mount(&receiver)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(204))
+        .mount(&receiver)
+        .await;
+    let subscribed = app
+        .post_json_as(
+            "/hooks",
+            &office,
+            &json!({"events": ["ALTERAÇÃO_STATUS"], "endpoint": receiver.uri(), "status": "ATIVO"}),
+        )
+        .await;
+    assert_eq!(subscribed.status(), StatusCode::OK);
+    // A status change makes the delivery; the receiver refuses its first attempt.
+    let identifier = app.create_proposal(&partner, "12345678909").await;
+    let cancelled = app
+        .client
+        .patch(app.url(&format!("/proposal/{identifier}/status")))
+        .bearer_auth(&office)
+        .json(&json!({"status": "CANCELADO", "reason": "desistência"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cancelled.status(), StatusCode::OK);
+    let started = Instant::now();
+    while receiver.received_requests().await.unwrap_or_default().is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "no attempt reached the receiver"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    let (_driver, browser) = start_browser().await;
+    sign_in(&browser, &app).await;
+    wait_for_text(&browser, "#proposal-list tbody", |t| t.contains("CANCELADO")).await;
+    browser
+        .find(Locator::Id("nav-hooks"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for_text(&browser, "#hook-list", |t| t.contains(&receiver.uri())).await;
+    browser
+        .find(Locator::Css("button.deliveries"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let log = wait_for_text(&browser, "#delivery-list", |t| t.contains("HTTP 503")).await;
+    assert!(log.contains("PENDENTE"), "{log}");
+    photograph(&browser, "webhooks").await;
+
+    browser
+        .find(Locator::Css("button.retry"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for_text(&browser, "#delivery-notice", |t| t.contains("reagendada")).await;
+    // The worker makes the attempt at once; the log shows it once reloaded.
+    let started = Instant::now();
+    loop {
+        browser
+            .find(Locator::Css("button.deliveries"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let text = browser
+            .find(Locator::Id("delivery-list"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap_or_default();
+        if text.contains("ENTREGUE") {
+            assert!(text.contains("HTTP 204"), "{text}");
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the retried delivery was not delivered: {text}"
+        );
+    }
+    assert_eq!(receiver.received_requests().await.unwrap().len(), 2);
+    browser.close().await.unwrap();
+}
