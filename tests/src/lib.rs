@@ -351,7 +351,40 @@ pub fn proposal_body(cpf: &str) -> Value {
     })
 }
 
+/// A valid route-6 body (demo product 103, the shop's card product) for the customer with this CPF.
+pub fn shop_proposal_body(cpf: &str) -> Value {
+    serde_json::json!({
+        "billingCode": 5004, "productCode": 103, "shippingType": "sms",
+        "customer": {"fullName": "João Souza", "cpf": cpf, "birthDate": "1985-03-10", "gender": "Masculino",
+            "maritalStatus": "Solteiro", "cellPhone": "(21) 99876-5432", "email": "joao@exemplo.com.br"},
+        "address": {"zipCode": "20040002", "address": "Rua da Assembleia", "number": 10, "neighborhood": "Centro",
+            "city": "Rio de Janeiro", "state": "RJ", "complement": "Sala 501"}
+    })
+}
+
 impl TestApp {
+    /// Each of the four parties signs the proposal's request through the sandbox's button (the
+    /// keys read through route 7 with the back office's token): the proposal moves to analysis.
+    pub async fn sign_as_every_party(&self, office_token: &str, identifier: &str) {
+        let detail: Value = self
+            .get(&format!("/proposal/byIdentifier/{identifier}"), Some(office_token))
+            .await
+            .json()
+            .await
+            .unwrap();
+        for key in ["clientKey", "associationKey", "federationKey", "enterpriseKey"] {
+            let key = detail["data"]["sign"][key].as_str().unwrap();
+            let signed = self
+                .client
+                .post(self.url(&format!("/sandbox/sign/{key}")))
+                .header("accept", "application/json")
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(signed.status(), StatusCode::OK);
+        }
+    }
+
     /// Creates a proposal through route 5 with a partner's token; answers its identifier.
     pub async fn create_proposal(&self, partner_token: &str, cpf: &str) -> String {
         let response = self

@@ -92,23 +92,7 @@ async fn in_analysis(app: &TestApp, partner: &str, office: &str, cpf: &str, name
         )
         .await;
     assert_eq!(sent.status(), StatusCode::OK);
-    let detail: Value = app
-        .get(&format!("/proposal/byIdentifier/{identifier}"), Some(office))
-        .await
-        .json()
-        .await
-        .unwrap();
-    for key in ["clientKey", "associationKey", "federationKey", "enterpriseKey"] {
-        let key = detail["data"]["sign"][key].as_str().unwrap();
-        let signed = app
-            .client
-            .post(app.url(&format!("/sandbox/sign/{key}")))
-            .header("accept", "application/json")
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(signed.status(), StatusCode::OK);
-    }
+    app.sign_as_every_party(office, &identifier).await;
     identifier
 }
 

@@ -46,18 +46,6 @@ fn actions(entries: &[Value]) -> Vec<&str> {
     entries.iter().map(|e| e["action"].as_str().unwrap()).collect()
 }
 
-async fn sandbox_sign(s: &Setup, key: &str) {
-    let response = s
-        .app
-        .client
-        .post(s.app.url(&format!("/sandbox/sign/{key}")))
-        .header("accept", "application/json")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::OK);
-}
-
 /// The partner's correction of its customer (route 3, same CPF): another name, e-mail and phone.
 fn correction() -> Value {
     json!({
@@ -128,16 +116,7 @@ async fn every_change_from_creation_to_approval_has_its_entry_oldest_first_perso
         )
         .await;
     assert_eq!(resent.status(), StatusCode::OK);
-    let detail: Value = s
-        .app
-        .get(&format!("/proposal/byIdentifier/{identifier}"), Some(&s.office))
-        .await
-        .json()
-        .await
-        .unwrap();
-    for key in ["clientKey", "associationKey", "federationKey", "enterpriseKey"] {
-        sandbox_sign(&s, detail["data"]["sign"][key].as_str().unwrap()).await;
-    }
+    s.app.sign_as_every_party(&s.office, &identifier).await;
     let approved = s
         .app
         .client

@@ -103,25 +103,7 @@ async fn signed_and_approved(s: &Setup, record: &Value) -> String {
         )
         .await;
     assert_eq!(sent.status(), StatusCode::OK);
-    let detail: Value = s
-        .app
-        .get(&format!("/proposal/byIdentifier/{identifier}"), Some(&s.office))
-        .await
-        .json()
-        .await
-        .unwrap();
-    for key in ["clientKey", "associationKey", "federationKey", "enterpriseKey"] {
-        let key = detail["data"]["sign"][key].as_str().unwrap();
-        let signed = s
-            .app
-            .client
-            .post(s.app.url(&format!("/sandbox/sign/{key}")))
-            .header("accept", "application/json")
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(signed.status(), StatusCode::OK);
-    }
+    s.app.sign_as_every_party(&s.office, &identifier).await;
     move_to(s, &identifier, "APROVADO").await;
     identifier
 }

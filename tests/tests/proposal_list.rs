@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use black_box_tests::{StatusCode, TestApp, assert_error, cpf_from, error_fields, proposal_body};
+use black_box_tests::{StatusCode, TestApp, assert_error, cpf_from, error_fields, proposal_body, shop_proposal_body};
 use serde_json::{Value, json};
 
 const PARTNER: &str = "11222333000181";
@@ -80,16 +80,6 @@ async fn create(app: &TestApp, path: &str, token: &str, body: &Value) -> Value {
     body["document"][0].clone()
 }
 
-fn shop_body(cpf: &str) -> Value {
-    json!({
-        "billingCode": 5004, "productCode": 103, "shippingType": "sms",
-        "customer": {"fullName": "João Souza", "cpf": cpf, "birthDate": "1985-03-10", "gender": "Masculino",
-            "maritalStatus": "Solteiro", "cellPhone": "(21) 99876-5432", "email": "joao@exemplo.com.br"},
-        "address": {"zipCode": "20040002", "address": "Rua da Assembleia", "number": 10, "neighborhood": "Centro",
-            "city": "Rio de Janeiro", "state": "RJ", "complement": "Sala 501"}
-    })
-}
-
 fn named(cpf: &str, name: &str) -> Value {
     let mut body = proposal_body(cpf);
     body["customer"]["fullName"] = json!(name);
@@ -111,7 +101,13 @@ async fn each_caller_lists_its_own_scope_newest_first_as_route_5_answers_the_rec
         &proposal_body(&cpf_from(2)),
     )
     .await;
-    let shop = create(&s.app, "/proposal/create/ecommerce", &s.shop, &shop_body(&cpf_from(3))).await;
+    let shop = create(
+        &s.app,
+        "/proposal/create/ecommerce",
+        &s.shop,
+        &shop_proposal_body(&cpf_from(3)),
+    )
+    .await;
     let second = create(&s.app, "/proposal/create", &s.partner, &proposal_body(&cpf_from(4))).await;
 
     let mine = page(&s.app, &s.partner, &[]).await;
@@ -152,7 +148,13 @@ async fn every_condition_filters_by_equality() {
         &proposal_body(&cpf_from(13)),
     )
     .await;
-    let shop = create(&s.app, "/proposal/create/ecommerce", &s.shop, &shop_body(&cpf_from(14))).await;
+    let shop = create(
+        &s.app,
+        "/proposal/create/ecommerce",
+        &s.shop,
+        &shop_proposal_body(&cpf_from(14)),
+    )
+    .await;
     s.app
         .sql(&format!(
             "UPDATE proposals SET status = 'CANCELADO' WHERE identificador = '{}'",
