@@ -233,3 +233,46 @@ async fn entries_cannot_be_changed_or_removed_even_by_sql() {
     }
     assert_eq!(actions(&entries(&s, &identifier).await), ["criacao"]);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_online_sales_subscription_is_written_as_payment_entries_with_the_move_to_analysis() {
+    let s = setup().await;
+    let body = black_box_tests::shop_proposal_body(CPF);
+    let created = s.app.post_json_as("/proposal/create/ecommerce", &s.shop, &body).await;
+    assert_eq!(created.status(), StatusCode::CREATED);
+    let record: Value = created.json().await.unwrap();
+    let identifier = record["document"][0]["identificador"].as_str().unwrap().to_owned();
+    for (path, body, expected) in [
+        ("/ecommerce/createCustomer", json!({"cpf": CPF}), StatusCode::CREATED),
+        ("/ecommerce/createSetupIntent", json!({"cpf": CPF}), StatusCode::OK),
+        (
+            "/ecommerce/createSubscription",
+            json!({"identifier": identifier}),
+            StatusCode::CREATED,
+        ),
+    ] {
+        assert_eq!(
+            s.app.post_json_as(path, &s.shop, &body).await.status(),
+            expected,
+            "{path}"
+        );
+    }
+
+    let all = entries(&s, &identifier).await;
+    let payments: Vec<&Value> = all.iter().filter(|e| e["action"] == "pagamento").collect();
+    // The subscription claimed (pending), then the platform's answer (active).
+    assert_eq!(
+        payments
+            .iter()
+            .map(|e| e["changes"]["assinatura_pagamento"].clone())
+            .collect::<Vec<_>>(),
+        [
+            json!({"from": null, "to": "pending"}),
+            json!({"from": "pending", "to": "active"})
+        ]
+    );
+    assert!(payments.iter().all(|e| e["by"] == "plataforma de pagamento"));
+    let moved = all.iter().find(|e| e["action"] == "status").unwrap();
+    assert_eq!(moved["changes"]["status"], json!({"from": "NOVO", "to": "EM ANÁLISE"}));
+    assert_eq!(actions(&all)[0], "criacao");
+}
