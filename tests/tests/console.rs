@@ -310,3 +310,46 @@ async fn a_failed_webhook_delivery_is_retried_from_the_console() {
     assert_eq!(receiver.received_requests().await.unwrap().len(), 2);
     browser.close().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_decision_without_a_reason_or_with_an_unknown_status_is_a_400_naming_each_field() {
+    let app = TestApp::spawn().await;
+    app.seed_catalog().await;
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await;
+    let office = app.token_for(OFFICE_EMAIL, "BACKOFFICE", "").await;
+    let identifier = app.create_proposal(&partner, "12345678909").await;
+    let decide = |form: &'static [(&'static str, &'static str)]| {
+        app.client
+            .post(app.url(&format!("/console/proposals/{identifier}/status")))
+            .bearer_auth(&office)
+            .form(form)
+            .send()
+    };
+    let refused = black_box_tests::assert_error(
+        decide(&[("status", "PERDIDO"), ("reason", "  ")]).await.unwrap(),
+        StatusCode::BAD_REQUEST,
+        "dados_invalidos",
+    )
+    .await;
+    assert_eq!(black_box_tests::error_fields(&refused), ["status", "reason"]);
+    // A filter the list refuses is named in the console too; nothing without a token.
+    let bad_filter = black_box_tests::assert_error(
+        app.get("/console/proposals?limit=0", Some(&office)).await,
+        StatusCode::BAD_REQUEST,
+        "dados_invalidos",
+    )
+    .await;
+    assert_eq!(black_box_tests::error_fields(&bad_filter), ["limit"]);
+    assert_eq!(
+        app.get("/console/proposals", None).await.status(),
+        StatusCode::UNAUTHORIZED
+    );
+    // The proposal did not move.
+    let detail: Value = app
+        .get(&format!("/proposal/byIdentifier/{identifier}"), Some(&office))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(detail["data"]["proposal"]["status"], "NOVO");
+}

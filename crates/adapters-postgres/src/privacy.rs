@@ -3,7 +3,7 @@
 use crate::pool::{PgPool, connection, query_error};
 use async_trait::async_trait;
 use diesel::result::Error as DieselError;
-use diesel::sql_types::{BigInt, Jsonb, Nullable, Text};
+use diesel::sql_types::{Array, BigInt, Jsonb, Nullable, Text};
 use diesel::{QueryableByName, sql_query};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::privacy::{AnonymizeOutcome, Anonymized, KeptDocument, PersonalDataStore};
@@ -82,12 +82,6 @@ struct Registration {
 }
 
 #[derive(QueryableByName)]
-struct CustomerOf {
-    #[diesel(sql_type = BigInt)]
-    id_cliente: i64,
-}
-
-#[derive(QueryableByName)]
 struct ProposalOfCpf {
     #[diesel(sql_type = BigInt)]
     id: i64,
@@ -118,32 +112,35 @@ UPDATE customers SET cpf = $2, nome_completo = 'Titular anonimizado', data_nasci
     alterado_por = $3, alterado_em = now()
 WHERE id = $1";
 
-const ANONYMIZE_COPY: &str = "\
+const ANONYMIZE_COPIES: &str = "\
 UPDATE proposal_customers SET cpf = $2, nome_completo = 'Titular anonimizado', data_nascimento = DATE '1900-01-01',
     sexo = 'Não informado', estado_civil = NULL, nacionalidade = NULL, celular = NULL, telefone_fixo = NULL,
     email = NULL, profissao = NULL, salario = NULL, trabalhando = false, servidor_publico = false, pep = false,
     afastado = false, medicamento = false, medicamento_descricao = NULL, e_analfabeto = false, cargo_politico = NULL,
     cep = '', endereco = '', numero = '', bairro = '', cidade = '', estado = '', complemento = NULL,
     alterado_por = $3, alterado_em = now()
-WHERE id_proposta = $1";
+WHERE id_cliente = $1";
 
-const ANONYMIZE_PROPOSAL: &str = "\
-UPDATE proposals SET cpf_cliente = $2, alterado_por = $3, alterado_em = now() WHERE id = $1";
+const ANONYMIZE_PROPOSALS: &str = "\
+UPDATE proposals SET cpf_cliente = $2, alterado_por = $3, alterado_em = now() WHERE id_cliente = $1";
 
 /// How the contract was paid stays (the kind, the bank, the benefit's kind and species); the
 /// person's means of payment go (the numbers a kind requires become `***`).
-const ANONYMIZE_PAYMENT: &str = "\
+const ANONYMIZE_PAYMENTS: &str = "\
 UPDATE proposal_payments SET nome_cartao = NULL, numero_cartao = NULL, validade = NULL,
     agencia = CASE WHEN agencia IS NULL THEN NULL ELSE '***' END, conta = CASE WHEN conta IS NULL THEN NULL ELSE '***' END,
     operacao = NULL, numero_folha = CASE WHEN numero_folha IS NULL THEN NULL ELSE '***' END, orgao_emissor = NULL,
     alterado_por = $2, alterado_em = now()
-WHERE id_proposta = $1";
+WHERE id_proposta = ANY($1)";
 
 /// The client's address, browser and location at signing: the signed document's evidence page
 /// keeps them as the contract's evidence.
-const ANONYMIZE_CLIENT_SIGNATURE: &str = "\
+const ANONYMIZE_CLIENT_SIGNATURES: &str = "\
 UPDATE signature_parties sp SET ip = NULL, user_agent = NULL, latitude = NULL, longitude = NULL
-FROM signatures s WHERE s.id = sp.signature_id AND s.proposal_id = $1 AND sp.role = 'client'";
+FROM signatures s WHERE s.id = sp.signature_id AND s.proposal_id = ANY($1) AND sp.role = 'client'";
+
+/// The platform's subscription objects carry the buyer's name and e-mail.
+const ANONYMIZE_SUBSCRIPTIONS: &str = "UPDATE subscriptions SET object = NULL WHERE proposal_id = ANY($1)";
 
 const KEPT_DOCUMENTS: &str = "\
 SELECT p.identificador, 'selado' AS versao, sd.sha256 FROM sealed_documents sd JOIN proposals p ON p.id = sd.proposal_id
@@ -200,13 +197,18 @@ async fn anonymize_in(conn: &mut AsyncPgConnection, cpf: &Cpf, by: &str) -> Resu
         return Ok(AnonymizeOutcome::NothingHeld);
     }
     let placeholder = |id: i64| Cpf::anonymous_placeholder(id.unsigned_abs());
+    // Every proposal of the CPF was made from one of its registrations (`id_cliente`): each
+    // registration, its proposals' copies and the proposals take that registration's placeholder.
     for registration in &registrations {
-        sql_query(ANONYMIZE_REGISTRATION)
-            .bind::<BigInt, _>(registration.id)
-            .bind::<Text, _>(placeholder(registration.id))
-            .bind::<Text, _>(by)
-            .execute(conn)
-            .await?;
+        let stand_in = placeholder(registration.id);
+        for statement in [ANONYMIZE_REGISTRATION, ANONYMIZE_COPIES, ANONYMIZE_PROPOSALS] {
+            sql_query(statement)
+                .bind::<BigInt, _>(registration.id)
+                .bind::<Text, _>(&stand_in)
+                .bind::<Text, _>(by)
+                .execute(conn)
+                .await?;
+        }
         // Its address, now referenced by nothing (each registration has its own).
         if let Some(address) = registration.id_endereco {
             sql_query("DELETE FROM addresses a WHERE a.id = $1 AND NOT EXISTS (SELECT 1 FROM customers c WHERE c.id_endereco = a.id)")
@@ -215,42 +217,20 @@ async fn anonymize_in(conn: &mut AsyncPgConnection, cpf: &Cpf, by: &str) -> Resu
                 .await?;
         }
     }
-    let mut ids = Vec::with_capacity(proposals.len());
-    for proposal in &proposals {
-        ids.push(proposal.id);
-        let customer: CustomerOf = sql_query("SELECT id_cliente FROM proposals WHERE id = $1")
-            .bind::<BigInt, _>(proposal.id)
-            .get_result(conn)
-            .await?;
-        let stand_in = placeholder(customer.id_cliente);
-        sql_query(ANONYMIZE_COPY)
-            .bind::<BigInt, _>(proposal.id)
-            .bind::<Text, _>(&stand_in)
-            .bind::<Text, _>(by)
-            .execute(conn)
-            .await?;
-        sql_query(ANONYMIZE_PAYMENT)
-            .bind::<BigInt, _>(proposal.id)
-            .bind::<Text, _>(by)
-            .execute(conn)
-            .await?;
-        sql_query(ANONYMIZE_CLIENT_SIGNATURE)
-            .bind::<BigInt, _>(proposal.id)
-            .execute(conn)
-            .await?;
-        sql_query("UPDATE subscriptions SET object = NULL WHERE proposal_id = $1")
-            .bind::<BigInt, _>(proposal.id)
-            .execute(conn)
-            .await?;
-        sql_query(ANONYMIZE_PROPOSAL)
-            .bind::<BigInt, _>(proposal.id)
-            .bind::<Text, _>(&stand_in)
-            .bind::<Text, _>(by)
+    let ids: Vec<i64> = proposals.iter().map(|p| p.id).collect();
+    sql_query(ANONYMIZE_PAYMENTS)
+        .bind::<Array<BigInt>, _>(&ids)
+        .bind::<Text, _>(by)
+        .execute(conn)
+        .await?;
+    for statement in [ANONYMIZE_CLIENT_SIGNATURES, ANONYMIZE_SUBSCRIPTIONS] {
+        sql_query(statement)
+            .bind::<Array<BigInt>, _>(&ids)
             .execute(conn)
             .await?;
     }
     let kept: Vec<Kept> = sql_query(KEPT_DOCUMENTS)
-        .bind::<diesel::sql_types::Array<BigInt>, _>(&ids)
+        .bind::<Array<BigInt>, _>(&ids)
         .load(conn)
         .await?;
     Ok(AnonymizeOutcome::Done(Anonymized {

@@ -318,9 +318,13 @@ impl ProposalService {
         principal: &Principal,
         identifier: &str,
     ) -> Result<(ProposalDetail, Vec<HistoryEntry>), ProposalError> {
-        let detail = self.detail(principal, identifier).await?;
-        let history = self.history(principal, identifier).await?;
-        Ok((detail, history))
+        authorize(principal, Operation::ReadProposal)?;
+        let scope = self.scope(principal).await?;
+        let (detail, history) = futures_util::try_join!(
+            self.proposals.detail(identifier, scope),
+            self.proposals.history(identifier, scope),
+        )?;
+        detail.zip(history).ok_or(ProposalError::NotFound)
     }
 
     /// A proposal's history, scoped as route 7 (404 alike for missing and not the caller's).
