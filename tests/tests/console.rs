@@ -353,3 +353,103 @@ async fn a_decision_without_a_reason_or_with_an_unknown_status_is_a_400_naming_e
         .unwrap();
     assert_eq!(detail["data"]["proposal"]["status"], "NOVO");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_console_fragment_answers_403_to_a_token_that_is_not_the_back_offices() {
+    let app = TestApp::spawn().await;
+    app.seed_catalog().await;
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await;
+    let shop = app.token_for("loja@demo.com.br", "ECOMMERCE", "").await;
+    let office = app.token_for(OFFICE_EMAIL, "BACKOFFICE", "").await;
+    let identifier = app.create_proposal(&partner, "12345678909").await;
+    let hook = uuid::Uuid::new_v4();
+    let reads = [
+        "/console/proposals".to_owned(),
+        format!("/console/proposals/{identifier}"),
+        "/console/hooks".to_owned(),
+        format!("/console/hooks/{hook}/deliveries"),
+        "/console/catalog".to_owned(),
+    ];
+    for token in [&partner, &shop] {
+        for path in &reads {
+            let refused =
+                black_box_tests::assert_error(app.get(path, Some(token)).await, StatusCode::FORBIDDEN, "sem_permissao")
+                    .await;
+            assert!(
+                refused["message"].as_str().unwrap().contains("back office"),
+                "{path}: {refused}"
+            );
+        }
+        for path in [
+            format!("/console/proposals/{identifier}/status"),
+            format!("/console/hooks/{hook}/deliveries/1/retry"),
+        ] {
+            let answer = app
+                .client
+                .post(app.url(&path))
+                .bearer_auth(token)
+                .form(&[("status", "CANCELADA"), ("reason", "teste")])
+                .send()
+                .await
+                .unwrap();
+            black_box_tests::assert_error(answer, StatusCode::FORBIDDEN, "sem_permissao").await;
+        }
+    }
+    // The back office reads the same fragments; the proposal did not move.
+    for path in ["/console/proposals", "/console/hooks", "/console/catalog"] {
+        assert_eq!(app.get(path, Some(&office)).await.status(), StatusCode::OK, "{path}");
+    }
+    let detail: Value = app
+        .get(&format!("/proposal/byIdentifier/{identifier}"), Some(&office))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(detail["data"]["proposal"]["status"], "NOVO");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_partners_token_in_the_console_is_refused_and_the_sign_in_shown_again() {
+    let app = TestApp::spawn().await;
+    app.seed_catalog().await;
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await;
+    app.create_proposal(&partner, "12345678909").await;
+
+    let (_driver, browser) = start_browser().await;
+    browser.goto(&app.url("/console")).await.unwrap();
+    // A partner's token put where the console keeps its own: the page opens the proposals with it.
+    browser
+        .execute(
+            "sessionStorage.setItem('sales-console-token', arguments[0]);",
+            vec![json!(partner)],
+        )
+        .await
+        .unwrap();
+    browser.refresh().await.unwrap();
+    let alert = wait_for_text(&browser, "#alert", |t| t.contains("back office")).await;
+    assert!(alert.contains("BACKOFFICE"), "{alert}");
+    let proposals = browser
+        .find(Locator::Css("#app"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap_or_default();
+    assert!(!proposals.contains("Maria"), "a partner's proposals shown: {proposals}");
+    assert!(
+        browser
+            .find(Locator::Id("signin-form"))
+            .await
+            .unwrap()
+            .is_displayed()
+            .await
+            .unwrap(),
+        "the sign-in is shown again"
+    );
+    let kept: Value = browser
+        .execute("return sessionStorage.getItem('sales-console-token');", vec![])
+        .await
+        .unwrap();
+    assert_eq!(kept, Value::Null, "the refused token is dropped");
+    browser.close().await.unwrap();
+}

@@ -465,3 +465,127 @@ async fn with_stripe_down_the_subscription_is_a_503_and_nothing_is_stored() {
         "the first try and three retries, all with one idempotency key"
     );
 }
+
+/// Route 6's `partnerId` credits a partner with the sale and nothing more: the partner's token
+/// finds the shop's proposal nowhere, cannot send it for signature, and its subscriptions hear
+/// nothing of it; route 16 then still creates the shop's subscription.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_credited_partner_gains_no_access_to_the_shops_proposal() {
+    let app = TestApp::spawn_with(&[
+        ("PAYMENT_WEBHOOK_SECRET", WEBHOOK_SECRET),
+        ("HOOKS_ALLOWED_CIDRS", "127.0.0.0/8"),
+        ("HOOKS_POLL_INTERVAL_MS", "100"),
+    ])
+    .await;
+    app.seed_catalog().await;
+    let shop = app.token_for("loja@demo.com.br", "ECOMMERCE", "").await;
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", "11222333000181").await;
+    let partner_id = app
+        .count("SELECT id AS n FROM partners WHERE cpf_cnpj = '11222333000181'")
+        .await;
+    let hook = app
+        .post_json_as(
+            "/hooks",
+            &partner,
+            &json!({"events": ["ALTERAÇÃO_STATUS"], "endpoint": "http://127.0.0.1:9/hooks", "status": "ATIVO"}),
+        )
+        .await;
+    assert_eq!(hook.status(), StatusCode::OK);
+
+    let mut body = black_box_tests::shop_proposal_body("52998224725");
+    body["partnerId"] = json!(partner_id);
+    let created = app.post_json_as("/proposal/create/ecommerce", &shop, &body).await;
+    assert_eq!(created.status(), StatusCode::CREATED);
+    let created: Value = created.json().await.unwrap();
+    let identifier = created["document"][0]["identificador"].as_str().unwrap().to_owned();
+    let customer_id = created["document"][0]["id_cliente"].as_i64().unwrap();
+    assert_eq!(
+        app.count(&format!(
+            "SELECT id_parceiro AS n FROM proposals WHERE identificador = '{identifier}'"
+        ))
+        .await,
+        partner_id,
+        "the partner is credited"
+    );
+
+    for path in [
+        format!("/proposal/byIdentifier/{identifier}"),
+        format!("/proposal/{identifier}/document"),
+        format!("/proposal/{identifier}/history"),
+        format!("/proposal/{identifier}/events"),
+        format!("/signer/signLink?identifier={identifier}"),
+    ] {
+        let response = app.get(&path, Some(&partner)).await;
+        assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
+    }
+    let listed: Value = app.get("/proposal/list", Some(&partner)).await.json().await.unwrap();
+    assert_eq!(listed["document"], json!([]), "the list holds none of the shop's");
+    let console = app
+        .get(&format!("/console/proposals/{identifier}"), Some(&partner))
+        .await;
+    assert_eq!(console.status(), StatusCode::FORBIDDEN);
+    assert_error(
+        app.post_json_as(
+            "/signer",
+            &partner,
+            &json!({"customerId": customer_id, "identifier": identifier}),
+        )
+        .await,
+        StatusCode::NOT_FOUND,
+        "proposta_nao_encontrada",
+    )
+    .await;
+
+    let s = Setup { app, shop, partner };
+    ready_to_pay(&s, "52998224725").await;
+    let paid = call(&s, "/ecommerce/createSubscription", json!({"identifier": identifier})).await;
+    assert_eq!(paid.status(), StatusCode::CREATED);
+    assert_eq!(
+        s.app.count("SELECT count(*) AS n FROM proposal_events").await,
+        1,
+        "the subscription moved the proposal to analysis"
+    );
+    // The worker polls every 100 ms: a second is ample for a delivery that should not exist.
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    assert_eq!(
+        s.app.count("SELECT count(*) AS n FROM hook_deliveries").await,
+        0,
+        "the credited partner's subscription hears nothing of the shop's proposal"
+    );
+}
+
+/// Route 16 takes only a proposal of the shop's that is still `NOVO`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_subscription_needs_a_new_proposal_of_the_shops() {
+    let s = setup().await;
+    let identifier = proposal(&s, "52998224725", "joao@exemplo.com.br").await;
+    ready_to_pay(&s, "52998224725").await;
+    let office = s.app.token_for("bo@demo.com.br", "BACKOFFICE", "").await;
+    let cancelled = s
+        .app
+        .client
+        .patch(s.app.url(&format!("/proposal/{identifier}/status")))
+        .bearer_auth(&office)
+        .json(&json!({"status": "CANCELADO", "reason": "desistência do cliente"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cancelled.status(), StatusCode::OK);
+    let refused = assert_error(
+        call(&s, "/ecommerce/createSubscription", json!({"identifier": identifier})).await,
+        StatusCode::BAD_REQUEST,
+        "transicao_invalida",
+    )
+    .await;
+    assert!(refused["message"].as_str().unwrap().contains("CANCELADO"), "{refused}");
+    assert_eq!(s.app.count("SELECT count(*) AS n FROM subscriptions").await, 0);
+
+    // A partner's proposal for a customer the shop also registered is not the shop's.
+    let partners = s.app.create_proposal(&s.partner, "52998224725").await;
+    assert_error(
+        call(&s, "/ecommerce/createSubscription", json!({"identifier": partners})).await,
+        StatusCode::NOT_FOUND,
+        "proposta_nao_encontrada",
+    )
+    .await;
+}

@@ -739,3 +739,131 @@ async fn after_a_key_rotation_old_secrets_still_sign_and_hooks_reseal_moves_ever
     let request = &requests(&server, 2).await[1];
     verify(&secret, request);
 }
+
+/// A receiver that accepts connections and never answers; counts the requests it holds.
+struct HangingReceiver {
+    url: String,
+    held: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    _task: tokio::task::JoinHandle<()>,
+}
+
+impl HangingReceiver {
+    async fn start() -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let held = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = held.clone();
+        let task = tokio::spawn(async move {
+            let mut open = Vec::new();
+            while let Ok((stream, _)) = listener.accept().await {
+                counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                open.push(stream);
+            }
+        });
+        Self { url, held, _task: task }
+    }
+
+    fn held(&self) -> usize {
+        self.held.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    async fn wait_for(&self, n: usize) {
+        let started = Instant::now();
+        while self.held() < n {
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "{} of {n} held",
+                self.held()
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_owners_hanging_endpoints_hold_only_its_share_and_another_owner_is_still_served() {
+    let s = setup(&[
+        ("HOOKS_MAX_IN_FLIGHT", "16"),
+        ("HOOKS_MAX_IN_FLIGHT_PER_OWNER", "4"),
+        ("HOOKS_REQUEST_TIMEOUT_MS", "30000"),
+        ("HOOKS_LEASE_SECS", "60"),
+    ])
+    .await;
+    let hanging = HangingReceiver::start().await;
+    for i in 0..16 {
+        let subscription = subscribe(&s.app, &s.partner, &format!("{}/p{i}", hanging.url), "ATIVO").await;
+        let uuid = subscription["uuid"].as_str().unwrap();
+        let queued = s
+            .app
+            .post_json_as(&format!("/hooks/{uuid}/test"), &s.partner, &json!({}))
+            .await;
+        assert_eq!(queued.status(), StatusCode::OK);
+    }
+    hanging.wait_for(4).await;
+    // Several claims (every 200 ms) later, the partner still holds four requests, not sixteen.
+    tokio::time::sleep(Duration::from_millis(1_000)).await;
+    assert_eq!(hanging.held(), 4, "the owner's share of the in-flight slots");
+
+    let healthy = receiver(200).await;
+    let other = subscribe(&s.app, &s.other_partner, &healthy.uri(), "ATIVO").await;
+    let uuid = other["uuid"].as_str().unwrap();
+    let queued = s
+        .app
+        .post_json_as(&format!("/hooks/{uuid}/test"), &s.other_partner, &json!({}))
+        .await;
+    assert_eq!(queued.status(), StatusCode::OK);
+    // Delivered while every one of the first owner's requests still hangs (they would time out
+    // only after 30 s, past the helper's 20 s wait).
+    requests(&healthy, 1).await;
+    assert_eq!(hanging.held(), 4);
+    let delivered = delivery_in_state(&s.app, &s.other_partner, uuid, "ENTREGUE").await;
+    assert_eq!(delivered["attempts"].as_array().map(Vec::len), Some(1));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_test_event_is_refused_while_the_previous_one_is_being_sent() {
+    let s = setup(&[("HOOKS_REQUEST_TIMEOUT_MS", "30000"), ("HOOKS_LEASE_SECS", "60")]).await;
+    let hanging = HangingReceiver::start().await;
+    let subscription = subscribe(&s.app, &s.office, &hanging.url, "ATIVO").await;
+    let uuid = subscription["uuid"].as_str().unwrap();
+    assert_eq!(send_test(&s, uuid).await.status(), StatusCode::OK);
+    hanging.wait_for(1).await;
+    let refused = assert_error(send_test(&s, uuid).await, StatusCode::CONFLICT, "teste_em_andamento").await;
+    assert!(refused["message"].as_str().unwrap().contains("aguarde"));
+    assert_eq!(deliveries(&s.app, &s.office, uuid).await.len(), 1, "nothing queued");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_owner_keeps_at_most_the_configured_number_of_subscriptions() {
+    let s = setup(&[("HOOKS_MAX_SUBSCRIPTIONS_PER_OWNER", "3")]).await;
+    let endpoint = "http://127.0.0.1:9/hooks";
+    let mut kept = Vec::new();
+    for _ in 0..3 {
+        kept.push(subscribe(&s.app, &s.partner, endpoint, "ATIVO").await);
+    }
+    let body = json!({"events": ["ALTERAÇÃO_STATUS"], "endpoint": endpoint, "status": "INATIVO"});
+    let refused = assert_error(
+        s.app.post_json_as("/hooks", &s.partner, &body).await,
+        StatusCode::CONFLICT,
+        "limite_webhooks",
+    )
+    .await;
+    assert!(
+        refused["message"].as_str().unwrap().contains("Limite de 3"),
+        "{refused}"
+    );
+    assert_eq!(s.app.count("SELECT count(*) AS n FROM hook_subscriptions").await, 3);
+    // Another owner has its own count; a deleted subscription frees a place.
+    subscribe(&s.app, &s.other_partner, endpoint, "ATIVO").await;
+    let uuid = kept[0]["uuid"].as_str().unwrap();
+    let deleted = s
+        .app
+        .client
+        .delete(s.app.url(&format!("/hooks/{uuid}")))
+        .bearer_auth(&s.partner)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), StatusCode::OK);
+    subscribe(&s.app, &s.partner, endpoint, "ATIVO").await;
+}

@@ -414,3 +414,56 @@ async fn unknown_conditions_and_bad_values_are_400s_naming_each() {
     .await;
     assert_eq!(empty["document"], json!([]));
 }
+
+/// `q` costs at most five trigram-served patterns: every word needs three letters of its own, and
+/// full-width wildcards that normalisation folds to `%`, `_` and `\` stay literal.
+#[tokio::test(flavor = "multi_thread")]
+async fn q_is_bounded_to_five_words_of_three_letters_each_and_its_wildcards_stay_literal() {
+    let s = setup().await;
+    let maria = create(
+        &s.app,
+        "/proposal/create",
+        &s.partner,
+        &named(&cpf_from(31), "Maria da Silva Souza"),
+    )
+    .await;
+    let (app, office) = (&s.app, &s.office);
+    let refused = |q: String| async move {
+        let answer = assert_error(
+            app.get(&list_path(&[("q", q.as_str())]), Some(office)).await,
+            StatusCode::BAD_REQUEST,
+            "dados_invalidos",
+        )
+        .await;
+        assert_eq!(error_fields(&answer), ["q"], "{q}");
+        answer["errors"][0]["message"].as_str().unwrap().to_owned()
+    };
+    // Sixty one-letter words hold more than three letters in all, and are still refused.
+    let one_letter_words = vec!["a"; 60].join(" ");
+    assert!(refused(one_letter_words).await.contains("palavras"));
+    assert!(refused("maria da silva".into()).await.contains("3 letras"));
+    assert!(refused("ab1 silva".into()).await.contains("3 letras"));
+    assert!(
+        refused("maria silva souza costa lima rocha".into())
+            .await
+            .contains("no máximo 5 palavras")
+    );
+    assert!(refused("mar\u{0}ia".into()).await.contains("nulo"));
+
+    assert_eq!(
+        listed(&s.app, &s.office, &[("q", "maria silva souza")]).await,
+        [id_of(&maria)]
+    );
+    assert_eq!(
+        listed(&s.app, &s.office, &[("q", "Ｍａｒｉａ")]).await,
+        [id_of(&maria)],
+        "full-width letters fold to their ASCII forms"
+    );
+    for wildcard in ["mar％a", "mar＿a", "mar＼ia", "sil％"] {
+        assert_eq!(
+            listed(&s.app, &s.office, &[("q", wildcard)]).await,
+            Vec::<String>::new(),
+            "{wildcard} is literal after normalisation"
+        );
+    }
+}

@@ -15,8 +15,8 @@ use diesel::sql_types::{BigInt, Bytea, Double, Int4, Nullable, Text, Timestamptz
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::hooks::ports::{DeliveryQueue, DeliveryWakeups, HookStore};
 use domain::hooks::{
-    Attempt, AttemptRecord, ClaimedDelivery, Delivery, DeliveryState, HookOwner, HookPatch, NewSubscription,
-    RecordStep, SigningSecret, Subscription,
+    Attempt, AttemptRecord, ClaimLimits, ClaimedDelivery, Delivery, DeliveryState, HookOwner, HookPatch,
+    NewSubscription, RecordStep, SigningSecret, Subscription,
 };
 use domain::proposals::lifecycle::StatusEvent;
 use domain::store::StoreError;
@@ -179,7 +179,7 @@ const FAN_OUT: &str = "
         FROM hook_subscriptions s
         WHERE s.status = 'ATIVO' AND s.deleted_at IS NULL AND $2 = ANY (s.events)
           AND (s.owner_application = 'BACKOFFICE'
-               OR (s.owner_application = 'PARCEIRO' AND s.partner_id = $4)
+               OR (s.owner_application = 'PARCEIRO' AND s.partner_id = $4 AND $5 = 'PARCEIRO')
                OR (s.owner_application = 'ECOMMERCE' AND $5 = 'ECOMMERCE'))
         RETURNING 1
     )
@@ -355,28 +355,51 @@ async fn load_deliveries(conn: &mut AsyncPgConnection, rows: Vec<DeliveryRow>) -
 
 #[async_trait]
 impl HookStore for PgHooks {
-    async fn create(&self, new: &NewSubscription) -> Result<Subscription, StoreError> {
+    async fn create(&self, new: &NewSubscription, max_per_owner: usize) -> Result<Option<Subscription>, StoreError> {
         let (application, partner_id) = owner_columns(new.owner);
         let sealed = self.sealer.seal(new.uuid, &new.secret)?;
         let mut conn = connection(&self.pool).await?;
-        let row = diesel::insert_into(subs::table)
-            .values((
-                subs::uuid.eq(new.uuid),
-                subs::owner_application.eq(application),
-                subs::partner_id.eq(partner_id),
-                subs::created_by.eq(&new.created_by),
-                subs::endpoint.eq(&new.endpoint),
-                subs::events.eq(event_names(&new.events)),
-                subs::status.eq(new.status.as_str()),
-                subs::secret_sealed.eq(sealed),
-                subs::created_at.eq(new.at),
-                subs::updated_at.eq(new.at),
-            ))
-            .returning(SubscriptionRow::as_returning())
-            .get_result(&mut conn)
+        let row = conn
+            .transaction(async |conn| {
+                // Creates of one owner queue here, so that each counts the ones before it.
+                diesel::sql_query(
+                    "SELECT pg_advisory_xact_lock(hashtext('hook_owner:' || $1 || ':' || coalesce($2::text, '')))",
+                )
+                .bind::<Text, _>(application)
+                .bind::<Nullable<BigInt>, _>(partner_id)
+                .execute(conn)
+                .await?;
+                let kept: i64 = subs::table
+                    .filter(subs::owner_application.eq(application))
+                    .filter(subs::partner_id.is_not_distinct_from(partner_id))
+                    .filter(subs::deleted_at.is_null())
+                    .count()
+                    .get_result(conn)
+                    .await?;
+                if kept >= to_i64(max_per_owner) {
+                    return Ok(None);
+                }
+                diesel::insert_into(subs::table)
+                    .values((
+                        subs::uuid.eq(new.uuid),
+                        subs::owner_application.eq(application),
+                        subs::partner_id.eq(partner_id),
+                        subs::created_by.eq(&new.created_by),
+                        subs::endpoint.eq(&new.endpoint),
+                        subs::events.eq(event_names(&new.events)),
+                        subs::status.eq(new.status.as_str()),
+                        subs::secret_sealed.eq(sealed),
+                        subs::created_at.eq(new.at),
+                        subs::updated_at.eq(new.at),
+                    ))
+                    .returning(SubscriptionRow::as_returning())
+                    .get_result(conn)
+                    .await
+                    .map(Some)
+            })
             .await
             .map_err(query_error)?;
-        self.subscription(row)
+        row.map(|row| self.subscription(row)).transpose()
     }
 
     async fn list(&self, owner: HookOwner) -> Result<Vec<Subscription>, StoreError> {
@@ -479,10 +502,42 @@ impl HookStore for PgHooks {
         self.subscription(row)
     }
 
-    async fn enqueue_test(&self, id: i64, body: &str) -> Result<Delivery, StoreError> {
+    async fn enqueue_test(&self, id: i64, body: &str) -> Result<Option<Delivery>, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        let row: DeliveryRow = conn
+        let row: Option<DeliveryRow> = conn
             .transaction(async |conn| {
+                // The subscription's row orders concurrent requests; the partial unique index
+                // `hook_deliveries_one_pending_test` holds the rule whatever the path.
+                subs::table
+                    .find(id)
+                    .select(subs::id)
+                    .for_no_key_update()
+                    .get_result::<i64>(conn)
+                    .await?;
+                let in_flight: i64 = deliveries::table
+                    .filter(deliveries::subscription_id.eq(id))
+                    .filter(deliveries::event_type.eq(EventKind::Test.as_str()))
+                    .filter(deliveries::state.eq(DeliveryState::Pending.as_str()))
+                    .filter(deliveries::leased_until.gt(diesel::dsl::now))
+                    .count()
+                    .get_result(conn)
+                    .await?;
+                if in_flight > 0 {
+                    return Ok(None);
+                }
+                // A test waiting for its next attempt gives way to the new one.
+                diesel::update(
+                    deliveries::table
+                        .filter(deliveries::subscription_id.eq(id))
+                        .filter(deliveries::event_type.eq(EventKind::Test.as_str()))
+                        .filter(deliveries::state.eq(DeliveryState::Pending.as_str())),
+                )
+                .set((
+                    deliveries::state.eq(DeliveryState::Cancelled.as_str()),
+                    deliveries::leased_until.eq(None::<DateTime<Utc>>),
+                ))
+                .execute(conn)
+                .await?;
                 let delivery_id: i64 = diesel::sql_query(format!(
                     "INSERT INTO hook_deliveries (subscription_id, message_id, event_type, body, next_attempt_at)
                      VALUES ($1, {MESSAGE_ID}, $2, $3, now()) RETURNING id"
@@ -499,12 +554,17 @@ impl HookStore for PgHooks {
                     .select(DeliveryRow::as_select())
                     .get_result(conn)
                     .await
+                    .map(Some)
             })
             .await
             .map_err(query_error)?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
         let mut loaded = load_deliveries(&mut conn, vec![row]).await.map_err(query_error)?;
         loaded
             .pop()
+            .map(Some)
             .ok_or_else(|| StoreError::Unexpected("entrega de teste sumiu".into()))
     }
 
@@ -590,31 +650,51 @@ struct ClaimedRow {
     previous_secret_sealed: Option<Vec<u8>>,
 }
 
-/// One statement (one round trip, one transaction): locks the active subscriptions that have due
-/// deliveries, skipping those another worker holds (`FOR NO KEY UPDATE` never blocks a status
-/// change's foreign-key check), so their in-flight counts cannot change meanwhile; then leases
-/// their due deliveries, oldest first, per subscription only as many as its free slots (counted
-/// on the index of leased rows, so the cost follows the batch, not the backlog). Rows are locked
-/// and rechecked on their newest version: one whose attempt is being recorded just as its lease
-/// ran out is skipped, never leased twice.
+/// One statement (one round trip, one transaction). Finds the active subscriptions with due
+/// deliveries and numbers each owner's (its first, second… subscription with work); locks them in
+/// that order, owners in turn, skipping those another worker holds (`FOR NO KEY UPDATE` never
+/// blocks a status change's foreign-key check), so their in-flight counts cannot change
+/// meanwhile; counts each subscription's and each owner's requests in flight (on the index of
+/// leased rows, so the cost follows the batch, not the backlog); leases their due deliveries,
+/// oldest first, within both limits, the owners' first deliveries before anyone's second. Rows
+/// are locked and rechecked on their newest version: one whose attempt is being recorded just as
+/// its lease ran out is skipped, never leased twice. One owner's failing receivers hold at most
+/// `$4` slots, so another owner's delivery always finds one.
 const CLAIM: &str = "
-    WITH subscriptions AS (
-        SELECT s.id FROM hook_subscriptions s
+    WITH due AS (
+        SELECT s.id,
+               row_number() OVER (PARTITION BY s.owner_application, s.partner_id ORDER BY s.id) AS turn
+        FROM hook_subscriptions s
         WHERE s.status = 'ATIVO' AND s.deleted_at IS NULL
           -- A probe of the index per subscription (an EXISTS may become a join over the backlog).
           AND (SELECT true FROM hook_deliveries d
                WHERE d.subscription_id = s.id AND d.state = 'PENDENTE' AND d.next_attempt_at <= now()
                  AND (d.leased_until IS NULL OR d.leased_until <= now())
                LIMIT 1)
+    ), subscriptions AS (
+        SELECT s.id, s.owner_application, s.partner_id FROM hook_subscriptions s
+        JOIN due ON due.id = s.id
+        ORDER BY due.turn, s.id
         LIMIT $1
         FOR NO KEY UPDATE OF s SKIP LOCKED
+    ), owners AS (
+        SELECT o.owner_application, o.partner_id,
+               $4 - (SELECT count(*) FROM hook_subscriptions os
+                     JOIN hook_deliveries f ON f.subscription_id = os.id
+                     WHERE os.owner_application = o.owner_application
+                       AND os.partner_id IS NOT DISTINCT FROM o.partner_id
+                       AND f.state = 'PENDENTE' AND f.leased_until IS NOT NULL
+                       AND f.leased_until > now()) AS free
+        FROM (SELECT DISTINCT owner_application, partner_id FROM subscriptions) AS o
     ), slots AS (
-        SELECT s.id, $2 - (SELECT count(*) FROM hook_deliveries f
-                           WHERE f.subscription_id = s.id AND f.state = 'PENDENTE'
-                             AND f.leased_until IS NOT NULL AND f.leased_until > now()) AS free
+        SELECT s.id, s.owner_application, s.partner_id,
+               $2 - (SELECT count(*) FROM hook_deliveries f
+                     WHERE f.subscription_id = s.id AND f.state = 'PENDENTE'
+                       AND f.leased_until IS NOT NULL AND f.leased_until > now()) AS free
         FROM subscriptions s
     ), locked AS (
-        SELECT slots.id AS subscription_id, slots.free, due.id, due.next_attempt_at
+        SELECT slots.id AS subscription_id, slots.owner_application, slots.partner_id, slots.free,
+               due.id, due.next_attempt_at
         FROM slots
         CROSS JOIN LATERAL (
             SELECT d.id, d.next_attempt_at FROM hook_deliveries d
@@ -625,14 +705,21 @@ const CLAIM: &str = "
             FOR UPDATE OF d SKIP LOCKED
         ) AS due
         WHERE slots.free > 0
-    ), chosen AS (
-        SELECT id FROM (
-            SELECT id, free,
+    ), ranked AS (
+        SELECT id, owner_application, partner_id,
+               row_number() OVER (PARTITION BY owner_application, partner_id ORDER BY rn, id) AS owner_rn
+        FROM (
+            SELECT locked.*,
                    row_number() OVER (PARTITION BY subscription_id ORDER BY next_attempt_at, id) AS rn
             FROM locked
-        ) AS ranked
+        ) AS per_subscription
         WHERE rn <= free
-        ORDER BY rn, id
+    ), chosen AS (
+        SELECT ranked.id FROM ranked
+        JOIN owners o ON o.owner_application = ranked.owner_application
+                     AND o.partner_id IS NOT DISTINCT FROM ranked.partner_id
+        WHERE ranked.owner_rn <= o.free
+        ORDER BY ranked.owner_rn, ranked.id
         LIMIT $1
     )
     UPDATE hook_deliveries d
@@ -669,19 +756,15 @@ fn to_i64(n: usize) -> i64 {
 
 #[async_trait]
 impl DeliveryQueue for PgHooks {
-    async fn claim(
-        &self,
-        limit: usize,
-        lease: Duration,
-        per_subscription: usize,
-    ) -> Result<Vec<ClaimedDelivery>, StoreError> {
+    async fn claim(&self, limits: ClaimLimits, lease: Duration) -> Result<Vec<ClaimedDelivery>, StoreError> {
         let mut conn = connection(&self.pool).await?;
         // Not kept prepared (decision 72): a cached generic plan of this statement, whose limits
         // are parameters, was much slower than planning it each time (docs/performance.md).
         let rows: Vec<ClaimedRow> = diesel::sql_query(CLAIM)
-            .bind::<BigInt, _>(to_i64(limit))
-            .bind::<BigInt, _>(to_i64(per_subscription))
+            .bind::<BigInt, _>(to_i64(limits.batch))
+            .bind::<BigInt, _>(to_i64(limits.per_subscription))
             .bind::<Double, _>(lease.as_secs_f64())
+            .bind::<BigInt, _>(to_i64(limits.per_owner))
             .load(&mut conn)
             .await
             .map_err(query_error)?;

@@ -444,17 +444,12 @@ fn field_changes(stored: serde_json::Value) -> BTreeMap<String, FieldChange> {
         .collect()
 }
 
-/// `%`, `_` and `\\` taken literally in a LIKE pattern.
-fn like_literal(word: &str) -> String {
-    let mut escaped = String::with_capacity(word.len() + 2);
-    for c in word.chars() {
-        if matches!(c, '%' | '_' | '\\') {
-            escaped.push('\\');
-        }
-        escaped.push(c);
-    }
-    escaped
-}
+/// A name word as a LIKE pattern: normalised as the index normalises the names
+/// (`search_text`: lower case, accents and full-width forms folded), then `%`, `_` and `\`
+/// escaped, in that order, so that a full-width `％` folded into `%` is escaped too.
+const NAME_WORD_MATCHES: &str = "search_text(proposal_customers.nome_completo) LIKE '%' || \
+     replace(replace(replace(search_text(";
+const NAME_WORD_MATCHES_END: &str = "), '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'";
 
 /// The list's statement: the scope and each condition as a filter, newest first from the cursor,
 /// one row more than the page. Each scope and the status and CPF filters have an index in this
@@ -465,7 +460,9 @@ fn search_query(
 ) -> proposals::BoxedQuery<'static, Pg, SqlTypeOf<AsSelect<ProposalRow, Pg>>> {
     let mut query = proposals::table.select(ProposalRow::as_select()).into_boxed();
     query = match scope {
-        Scope::Partner { partner_id, .. } => query.filter(proposals::id_parceiro.eq(partner_id)),
+        Scope::Partner { partner_id, .. } => query
+            .filter(proposals::id_parceiro.eq(partner_id))
+            .filter(proposals::fluxo.eq(Flow::Partner.as_str())),
         Scope::Ecommerce => query.filter(proposals::fluxo.eq(Flow::Ecommerce.as_str())),
         Scope::Everything => query,
     };
@@ -496,9 +493,9 @@ fn search_query(
                 .into_boxed();
             for word in words {
                 named = named.filter(
-                    sql::<Bool>("search_text(proposal_customers.nome_completo) LIKE search_text(")
-                        .bind::<Text, _>(format!("%{}%", like_literal(word)))
-                        .sql(")"),
+                    sql::<Bool>(NAME_WORD_MATCHES)
+                        .bind::<Text, _>(word.clone())
+                        .sql(NAME_WORD_MATCHES_END),
                 );
             }
             query = query.filter(proposals::id.eq_any(named));
@@ -612,7 +609,9 @@ impl ProposalStore for PgProposals {
             .order(proposal_history::id)
             .into_boxed();
         query = match scope {
-            Scope::Partner { partner_id, .. } => query.filter(proposals::id_parceiro.eq(partner_id)),
+            Scope::Partner { partner_id, .. } => query
+                .filter(proposals::id_parceiro.eq(partner_id))
+                .filter(proposals::fluxo.eq(Flow::Partner.as_str())),
             Scope::Ecommerce => query.filter(proposals::fluxo.eq(Flow::Ecommerce.as_str())),
             Scope::Everything => query,
         };
@@ -685,6 +684,7 @@ impl ProposalStore for PgProposals {
                 Scope::Partner { partner_id, .. } => {
                     query
                         .filter(proposals::id_parceiro.eq(partner_id))
+                        .filter(proposals::fluxo.eq(Flow::Partner.as_str()))
                         .first::<DetailRow>(&mut for_proposal)
                         .await
                 }

@@ -8,7 +8,7 @@ use adapters_postgres::{PgHooks, PgPool, PoolSettings, SealingKeys, build_pool};
 use chrono::Utc;
 use diesel_async::RunQueryDsl;
 use domain::hooks::ports::{DeliveryQueue, HookStore};
-use domain::hooks::{AttemptRecord, HookOwner, NewSubscription, RecordStep, SigningSecret, Subscription};
+use domain::hooks::{AttemptRecord, ClaimLimits, HookOwner, NewSubscription, RecordStep, SigningSecret, Subscription};
 use domain::values::{EventKind, HookStatus};
 use std::collections::HashSet;
 use std::time::Duration;
@@ -51,18 +51,45 @@ async fn store() -> (TestDatabase, PgPool, PgHooks) {
 
 async fn subscription(hooks: &PgHooks) -> Subscription {
     hooks
-        .create(&NewSubscription {
-            uuid: Uuid::new_v4(),
-            owner: HookOwner::BackOffice,
-            created_by: "bo@demo.com.br".into(),
-            endpoint: "https://example.com/hooks".into(),
-            events: vec![EventKind::StatusChange],
-            status: HookStatus::Active,
-            secret: SigningSecret::from_key([1; 32]),
-            at: Utc::now(),
-        })
+        .create(
+            &NewSubscription {
+                uuid: Uuid::new_v4(),
+                owner: HookOwner::BackOffice,
+                created_by: "bo@demo.com.br".into(),
+                endpoint: "https://example.com/hooks".into(),
+                events: vec![EventKind::StatusChange],
+                status: HookStatus::Active,
+                secret: SigningSecret::from_key([1; 32]),
+                at: Utc::now(),
+            },
+            1_000,
+        )
         .await
         .unwrap()
+        .unwrap()
+}
+
+/// Queues `n` status-change deliveries for the subscription, due now (the test route keeps one
+/// test event per subscription, so backlogs are made of these).
+async fn queue(pool: &PgPool, subscription_id: i64, n: usize) {
+    exec(
+        pool,
+        &format!(
+            "INSERT INTO hook_deliveries (subscription_id, message_id, event_type, body, next_attempt_at)
+             SELECT {subscription_id}, 'msg_' || replace(gen_random_uuid()::text, '-', ''), 'ALTERAÇÃO_STATUS', '{{}}', now()
+             FROM generate_series(1, {n})"
+        ),
+    )
+    .await;
+}
+
+/// Claim limits with no owner limit in the way.
+fn limits(batch: usize, per_subscription: usize) -> ClaimLimits {
+    ClaimLimits {
+        batch,
+        per_subscription,
+        per_owner: 1_000,
+    }
 }
 
 fn record(delivery_id: i64, attempt: i32, step: RecordStep) -> AttemptRecord {
@@ -79,39 +106,38 @@ fn record(delivery_id: i64, attempt: i32, step: RecordStep) -> AttemptRecord {
 
 #[tokio::test]
 async fn claims_keep_each_subscription_within_its_in_flight_limit() {
-    let (_db, _pool, hooks) = store().await;
+    let (_db, pool, hooks) = store().await;
     let a = subscription(&hooks).await;
     let b = subscription(&hooks).await;
-    for _ in 0..5 {
-        hooks.enqueue_test(a.id, "{}").await.unwrap();
-    }
+    queue(&pool, a.id, 5).await;
     hooks.enqueue_test(b.id, "{}").await.unwrap();
 
-    let first = hooks.claim(10, LEASE, 2).await.unwrap();
+    let first = hooks.claim(limits(10, 2), LEASE).await.unwrap();
     assert_eq!(first.len(), 3, "two of a, one of b");
     assert!(
         first
             .iter()
             .all(|d| d.attempt == 1 && d.secrets == [SigningSecret::from_key([1; 32])])
     );
-    assert!(hooks.claim(10, LEASE, 2).await.unwrap().is_empty(), "a is at its limit");
+    assert!(
+        hooks.claim(limits(10, 2), LEASE).await.unwrap().is_empty(),
+        "a is at its limit"
+    );
 
     hooks
         .record(&record(first[0].id, 1, RecordStep::Delivered))
         .await
         .unwrap();
-    let next = hooks.claim(10, LEASE, 2).await.unwrap();
+    let next = hooks.claim(limits(10, 2), LEASE).await.unwrap();
     assert_eq!(next.len(), 1, "one slot of a freed");
 }
 
 #[tokio::test]
 async fn concurrent_claimers_never_take_the_same_delivery() {
-    let (_db, _pool, hooks) = store().await;
+    let (_db, pool, hooks) = store().await;
     for _ in 0..5 {
         let s = subscription(&hooks).await;
-        for _ in 0..20 {
-            hooks.enqueue_test(s.id, "{}").await.unwrap();
-        }
+        queue(&pool, s.id, 20).await;
     }
     let claimers: Vec<_> = (0..8)
         .map(|_| {
@@ -119,7 +145,7 @@ async fn concurrent_claimers_never_take_the_same_delivery() {
             tokio::spawn(async move {
                 let mut mine = Vec::new();
                 loop {
-                    let batch = hooks.claim(7, LEASE, 100).await.unwrap();
+                    let batch = hooks.claim(limits(7, 100), LEASE).await.unwrap();
                     if batch.is_empty() {
                         return mine;
                     }
@@ -142,10 +168,10 @@ async fn an_expired_lease_is_claimed_again_and_the_late_record_does_not_move_the
     let (_db, pool, hooks) = store().await;
     let s = subscription(&hooks).await;
     hooks.enqueue_test(s.id, "{}").await.unwrap();
-    let first = hooks.claim(10, Duration::ZERO, 16).await.unwrap();
+    let first = hooks.claim(limits(10, 16), Duration::ZERO).await.unwrap();
     assert_eq!(first.len(), 1);
     tokio::time::sleep(Duration::from_millis(20)).await;
-    let second = hooks.claim(10, LEASE, 16).await.unwrap();
+    let second = hooks.claim(limits(10, 16), LEASE).await.unwrap();
     assert_eq!(second.len(), 1);
     assert_eq!((second[0].id, second[0].attempt), (first[0].id, 2));
     assert_eq!(second[0].message_id, first[0].message_id);
@@ -183,15 +209,15 @@ async fn a_retry_waits_for_its_time() {
     let (_db, _pool, hooks) = store().await;
     let s = subscription(&hooks).await;
     hooks.enqueue_test(s.id, "{}").await.unwrap();
-    let claimed = hooks.claim(10, LEASE, 16).await.unwrap();
+    let claimed = hooks.claim(limits(10, 16), LEASE).await.unwrap();
     let later = Utc::now() + chrono::Duration::milliseconds(400);
     hooks
         .record(&record(claimed[0].id, 1, RecordStep::RetryAt(later)))
         .await
         .unwrap();
-    assert!(hooks.claim(10, LEASE, 16).await.unwrap().is_empty());
+    assert!(hooks.claim(limits(10, 16), LEASE).await.unwrap().is_empty());
     tokio::time::sleep(Duration::from_millis(500)).await;
-    assert_eq!(hooks.claim(10, LEASE, 16).await.unwrap()[0].attempt, 2);
+    assert_eq!(hooks.claim(limits(10, 16), LEASE).await.unwrap()[0].attempt, 2);
 }
 
 #[tokio::test]
@@ -219,7 +245,7 @@ async fn exhaustion_disables_only_a_subscription_without_a_recent_success() {
         hooks.enqueue_test(s.id, "{}").await.unwrap();
     }
     let since = Utc::now() - chrono::Duration::days(5);
-    for claimed in hooks.claim(10, LEASE, 16).await.unwrap() {
+    for claimed in hooks.claim(limits(10, 16), LEASE).await.unwrap() {
         let step = RecordStep::Exhausted {
             disable_if_no_success_since: since,
         };
@@ -240,17 +266,15 @@ async fn exhaustion_disables_only_a_subscription_without_a_recent_success() {
     );
     // Inactive subscriptions are not claimed from.
     hooks.enqueue_test(failing.id, "{}").await.unwrap();
-    assert!(hooks.claim(10, LEASE, 16).await.unwrap().is_empty());
+    assert!(hooks.claim(limits(10, 16), LEASE).await.unwrap().is_empty());
 }
 
 #[tokio::test]
 async fn deliveries_past_retention_are_purged_with_their_attempts() {
     let (_db, pool, hooks) = store().await;
     let s = subscription(&hooks).await;
-    for _ in 0..3 {
-        hooks.enqueue_test(s.id, "{}").await.unwrap();
-    }
-    for claimed in hooks.claim(10, LEASE, 16).await.unwrap() {
+    queue(&pool, s.id, 3).await;
+    for claimed in hooks.claim(limits(10, 16), LEASE).await.unwrap() {
         hooks
             .record(&record(claimed.id, 1, RecordStep::Delivered))
             .await
@@ -265,4 +289,214 @@ async fn deliveries_past_retention_are_purged_with_their_attempts() {
     assert_eq!(purged, 1);
     assert_eq!(count(&pool, "SELECT count(*) AS n FROM hook_deliveries").await, 2);
     assert_eq!(count(&pool, "SELECT count(*) AS n FROM hook_attempts").await, 2);
+}
+
+async fn partner_subscription(hooks: &PgHooks, pool: &PgPool, partner_id: i64) -> Subscription {
+    exec(
+        pool,
+        &format!(
+            "INSERT INTO partners (id, cpf_cnpj, social_reason, alterado_por)
+             VALUES ({partner_id}, '{partner_id:0>14}', 'Parceiro {partner_id}', 'teste') ON CONFLICT DO NOTHING"
+        ),
+    )
+    .await;
+    hooks
+        .create(
+            &NewSubscription {
+                uuid: Uuid::new_v4(),
+                owner: HookOwner::Partner { partner_id },
+                created_by: "rep@demo.com.br".into(),
+                endpoint: "https://example.com/hooks".into(),
+                events: vec![EventKind::StatusChange],
+                status: HookStatus::Active,
+                secret: SigningSecret::from_key([1; 32]),
+                at: Utc::now(),
+            },
+            1_000,
+        )
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn an_owner_holds_at_most_its_share_of_the_slots_and_owners_are_served_in_turn() {
+    let (_db, pool, hooks) = store().await;
+    // Partner 1: sixteen subscriptions with a backlog each; partner 2: one delivery.
+    let mut crowded = Vec::new();
+    for _ in 0..16 {
+        let s = partner_subscription(&hooks, &pool, 1).await;
+        queue(&pool, s.id, 4).await;
+        crowded.push(s.id);
+    }
+    let other = partner_subscription(&hooks, &pool, 2).await;
+    queue(&pool, other.id, 1).await;
+
+    let owner_limited = ClaimLimits {
+        batch: 20,
+        per_subscription: 16,
+        per_owner: 4,
+    };
+    let first = hooks.claim(owner_limited, LEASE).await.unwrap();
+    assert_eq!(first.len(), 5, "four of partner 1, the one of partner 2");
+    let second = hooks.claim(owner_limited, LEASE).await.unwrap();
+    assert!(second.is_empty(), "partner 1 holds its four slots: {second:?}");
+    assert_eq!(
+        count(
+            &pool,
+            &format!(
+                "SELECT count(*) AS n FROM hook_deliveries WHERE subscription_id = {} AND leased_until > now()",
+                other.id
+            )
+        )
+        .await,
+        1,
+        "partner 2's delivery was in the first claim"
+    );
+
+    // A batch of two still reaches partner 2 first among its turn: owners alternate.
+    let (_db2, pool2, hooks2) = store().await;
+    for _ in 0..3 {
+        let s = partner_subscription(&hooks2, &pool2, 1).await;
+        queue(&pool2, s.id, 4).await;
+    }
+    let late = partner_subscription(&hooks2, &pool2, 2).await;
+    queue(&pool2, late.id, 1).await;
+    let two = hooks2
+        .claim(
+            ClaimLimits {
+                batch: 2,
+                per_subscription: 16,
+                per_owner: 100,
+            },
+            LEASE,
+        )
+        .await
+        .unwrap();
+    assert_eq!(two.len(), 2);
+    assert_eq!(
+        count(
+            &pool2,
+            &format!(
+                "SELECT count(*) AS n FROM hook_deliveries WHERE subscription_id = {} AND leased_until > now()",
+                late.id
+            )
+        )
+        .await,
+        1,
+        "the second owner gets the second slot, not the first owner's second subscription"
+    );
+}
+
+#[tokio::test]
+async fn an_owner_keeps_at_most_its_limit_of_subscriptions_even_when_creating_concurrently() {
+    let (_db, pool, hooks) = store().await;
+    let creates: Vec<_> = (0..10)
+        .map(|_| {
+            let hooks = hooks.clone();
+            tokio::spawn(async move {
+                hooks
+                    .create(
+                        &NewSubscription {
+                            uuid: Uuid::new_v4(),
+                            owner: HookOwner::BackOffice,
+                            created_by: "bo@demo.com.br".into(),
+                            endpoint: "https://example.com/hooks".into(),
+                            events: vec![EventKind::StatusChange],
+                            status: HookStatus::Active,
+                            secret: SigningSecret::from_key([1; 32]),
+                            at: Utc::now(),
+                        },
+                        3,
+                    )
+                    .await
+                    .unwrap()
+            })
+        })
+        .collect();
+    let mut created = 0;
+    for create in creates {
+        created += usize::from(create.await.unwrap().is_some());
+    }
+    assert_eq!(created, 3);
+    assert_eq!(count(&pool, "SELECT count(*) AS n FROM hook_subscriptions").await, 3);
+    // Another owner is counted apart.
+    partner_subscription(&hooks, &pool, 1).await;
+}
+
+#[tokio::test]
+async fn a_new_test_replaces_one_waiting_and_is_refused_while_one_is_in_flight() {
+    let (_db, pool, hooks) = store().await;
+    let s = subscription(&hooks).await;
+    let first = hooks.enqueue_test(s.id, "{}").await.unwrap().unwrap();
+    let second = hooks.enqueue_test(s.id, "{}").await.unwrap().unwrap();
+    assert_ne!(first.id, second.id);
+    assert_eq!(
+        count(
+            &pool,
+            "SELECT count(*) AS n FROM hook_deliveries WHERE state = 'PENDENTE'"
+        )
+        .await,
+        1,
+        "the waiting test gave way"
+    );
+    let claimed = hooks.claim(limits(10, 16), LEASE).await.unwrap();
+    assert_eq!(claimed.len(), 1);
+    assert!(hooks.enqueue_test(s.id, "{}").await.unwrap().is_none(), "one in flight");
+    hooks
+        .record(&record(claimed[0].id, 1, RecordStep::Delivered))
+        .await
+        .unwrap();
+    assert!(hooks.enqueue_test(s.id, "{}").await.unwrap().is_some());
+}
+
+#[tokio::test]
+async fn the_one_waiting_test_migration_keeps_the_newest_of_existing_tests_and_goes_down_and_up() {
+    let (db, pool, hooks) = store().await;
+    let s = subscription(&hooks).await;
+    let reverted = adapters_postgres::migrations::revert_last(&db.url).await.unwrap();
+    assert_eq!(reverted, "20261125000018", "the webhook fairness migration");
+    for _ in 0..3 {
+        exec(
+            &pool,
+            &format!(
+                "INSERT INTO hook_deliveries (subscription_id, message_id, event_type, body, next_attempt_at)
+                 VALUES ({}, 'msg_' || replace(gen_random_uuid()::text, '-', ''), 'TESTE', '{{}}', now())",
+                s.id
+            ),
+        )
+        .await;
+    }
+    queue(&pool, s.id, 2).await;
+    adapters_postgres::migrations::run_pending(&db.url).await.unwrap();
+    assert_eq!(
+        count(
+            &pool,
+            "SELECT count(*) AS n FROM hook_deliveries WHERE event_type = 'TESTE' AND state = 'PENDENTE'
+               AND id = (SELECT max(id) FROM hook_deliveries WHERE event_type = 'TESTE')"
+        )
+        .await,
+        1,
+        "the newest test waits"
+    );
+    assert_eq!(
+        count(
+            &pool,
+            "SELECT count(*) AS n FROM hook_deliveries WHERE state = 'CANCELADA'"
+        )
+        .await,
+        2
+    );
+    assert_eq!(
+        count(
+            &pool,
+            "SELECT count(*) AS n FROM hook_deliveries WHERE event_type = 'ALTERAÇÃO_STATUS' AND state = 'PENDENTE'"
+        )
+        .await,
+        2,
+        "status changes are untouched"
+    );
+    adapters_postgres::migrations::revert_last(&db.url).await.unwrap();
+    adapters_postgres::migrations::run_pending(&db.url).await.unwrap();
+    assert!(hooks.enqueue_test(s.id, "{}").await.unwrap().is_some());
 }

@@ -305,6 +305,7 @@ async fn the_one_open_proposal_rule_holds_across_sellers() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_detail_is_found_only_within_scope_and_open_checks_see_only_unfinished_proposals() {
     let (_db, pool, proposals, product_id) = seeded().await;
+    // A shop's proposal that credits partner 1 (route 6's `partnerId`): the shop's, not the partner's.
     let record = proposals
         .create(&new_proposal(&proposals, product_id, "Maria da Silva", "Avenida Paulista").await)
         .await
@@ -327,7 +328,31 @@ async fn the_detail_is_found_only_within_scope_and_open_checks_see_only_unfinish
             )
             .await
             .unwrap()
-            .is_some()
+            .is_none(),
+        "the credited partner does not see the shop's proposal"
+    );
+    let mut conn = pool.get().await.unwrap();
+    diesel::sql_query(
+        "WITH u AS (INSERT INTO users (email, password_hash) VALUES ('rep@exemplo.com.br', 'x') RETURNING id),
+              r AS (INSERT INTO representatives (user_id, partner_id) SELECT id, 1 FROM u RETURNING id)
+         UPDATE proposals SET fluxo = 'PARCEIRO', id_representante = (SELECT id FROM r)",
+    )
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    assert!(
+        proposals
+            .detail(
+                &record.identifier,
+                Scope::Partner {
+                    partner_id: 1,
+                    representative_id: 1
+                }
+            )
+            .await
+            .unwrap()
+            .is_some(),
+        "a partner-flow proposal is its partner's"
     );
     assert!(
         proposals
@@ -345,7 +370,6 @@ async fn the_detail_is_found_only_within_scope_and_open_checks_see_only_unfinish
     let cpf = Cpf::parse("12345678909").unwrap();
     assert_eq!(proposals.has_open_for_cpf(&cpf, 9101).await.unwrap(), Some(true));
     assert_eq!(proposals.has_open_for_cpf(&cpf, 1).await.unwrap(), None);
-    let mut conn = pool.get().await.unwrap();
     diesel::sql_query("UPDATE proposals SET status = 'REPROVADO'")
         .execute(&mut conn)
         .await

@@ -41,7 +41,8 @@ pub struct SenderBuildError(String);
 enum ResolveError {
     #[error("o host não resolve para nenhum endereço")]
     NoAddress,
-    #[error("endereço não público bloqueado ({0})")]
+    // The address stays out of the text: it may be an internal one the caller must not learn.
+    #[error("endereço não público bloqueado")]
     Blocked(std::net::IpAddr),
 }
 
@@ -102,12 +103,31 @@ impl HttpWebhookSender {
     }
 }
 
-/// The error and its causes, one line, for the deliveries view (no headers, so no secrets).
-fn describe(error: &reqwest::Error) -> String {
-    if error.is_timeout() {
-        return "tempo esgotado".into();
+/// What the deliveries view says of a request that got no HTTP answer. One sentence for every
+/// failure (refused, reset, timed out, unreadable answer): the log is read by the subscription's
+/// owner, and telling "refused" from "closed" or "filtered", or naming the address a name resolved
+/// to, would make it a scanner of whatever the service can reach. The cause chain goes to the
+/// service's own log instead.
+const NO_ANSWER: &str = "o destino recusou ou não respondeu";
+const BLOCKED: &str = "endereço não público bloqueado";
+
+fn describe(error: &reqwest::Error) -> &'static str {
+    let mut source = error.source();
+    while let Some(cause) = source {
+        if let Some(ResolveError::Blocked(_)) = cause.downcast_ref::<ResolveError>() {
+            return BLOCKED;
+        }
+        source = cause.source();
     }
-    let mut text = if error.is_connect() {
+    NO_ANSWER
+}
+
+/// The error's kind and causes, one line, for the service's own log: no headers and not the URL
+/// (a receiver's URL may carry its own token in the query), so no secrets.
+fn error_chain(error: &reqwest::Error) -> String {
+    let mut text = if error.is_timeout() {
+        "tempo esgotado".to_owned()
+    } else if error.is_connect() {
         "falha de conexão".to_owned()
     } else {
         "falha no envio".to_owned()
@@ -141,9 +161,7 @@ impl WebhookSender for HttpWebhookSender {
         if let EndpointHost::Address(ip) = endpoint.host()
             && !self.policy.permits(ip)
         {
-            return SendOutcome::Failed {
-                error: format!("endereço não público bloqueado ({ip})"),
-            };
+            return SendOutcome::Failed { error: BLOCKED.into() };
         }
         let _in_flight = GaugeGuard::enter(metric::WEBHOOK_IN_FLIGHT);
         let delivery = self
@@ -159,9 +177,12 @@ impl WebhookSender for HttpWebhookSender {
                 status: response.status().as_u16(),
                 retry_after: retry_after(&response),
             },
-            Err(error) => SendOutcome::Failed {
-                error: describe(&error),
-            },
+            Err(error) => {
+                tracing::info!(cause = %error_chain(&error), "webhook delivery got no answer");
+                SendOutcome::Failed {
+                    error: describe(&error).into(),
+                }
+            }
         }
     }
 }

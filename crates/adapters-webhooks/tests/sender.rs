@@ -141,3 +141,44 @@ async fn the_guard_judges_literals_and_every_resolved_address() {
     assert_eq!(check(&open, "http://localhost:9/").await, Ok(()));
     assert_eq!(check(&open, "http://[::1]/").await, Ok(()));
 }
+
+/// A closed port, a listener that accepts and hangs up, and one that never answers: the owner's
+/// delivery log cannot tell them apart (it would otherwise map what the service can reach).
+#[tokio::test]
+async fn a_failure_without_an_answer_reads_the_same_whatever_the_port_did() {
+    let closed = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let hangs_up = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let hangs_up_port = hangs_up.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        while let Ok((socket, _)) = hangs_up.accept().await {
+            drop(socket);
+        }
+    });
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let silent_port = silent.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = silent.accept().await {
+            held.push(socket);
+        }
+    });
+    let sender = sender(&["127.0.0.0/8"]);
+    for port in [closed, hangs_up_port, silent_port] {
+        let SendOutcome::Failed { error } = sender.send(&webhook(format!("http://127.0.0.1:{port}/"))).await else {
+            panic!("port {port} answered");
+        };
+        assert_eq!(error, "o destino recusou ou não respondeu", "port {port}");
+    }
+}
+
+#[tokio::test]
+async fn a_name_that_resolves_to_a_blocked_address_is_refused_without_naming_the_address() {
+    let SendOutcome::Failed { error } = sender(&[]).send(&webhook("http://localhost:9/".into())).await else {
+        panic!("localhost was reached");
+    };
+    assert_eq!(error, "endereço não público bloqueado");
+    assert!(!error.contains("127.") && !error.contains("::1"), "{error}");
+}

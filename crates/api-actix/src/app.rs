@@ -3,6 +3,7 @@
 
 use crate::config::Config;
 use crate::deployment::{self, Environment};
+use crate::http::body_deadline::{self, BodyReadTimeout, limit_body_read_time};
 use crate::http::error::{ApiError, ErrorCode};
 use crate::http::middleware::{RequestSpan, envelope_plain_errors, observe};
 use crate::routes;
@@ -234,6 +235,7 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
         keys: Arc::new(OsSecretGenerator),
         clock: Arc::new(SystemClock),
         rotation_grace: config.hooks.rotation_grace,
+        max_subscriptions_per_owner: config.hooks.max_subscriptions_per_owner,
     };
     // The sandbox provider's pages: development only, and only while it is the provider.
     let sandbox = (config.environment == Environment::Development && config.signature.clicksign.is_none()).then(|| {
@@ -318,6 +320,7 @@ fn json_error(error: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {
         JsonPayloadError::Overflow { .. }
         | JsonPayloadError::OverflowKnownLength { .. }
         | JsonPayloadError::Payload(PayloadError::Overflow) => ErrorCode::PayloadTooLarge,
+        JsonPayloadError::Payload(late) if body_deadline::is_late(late) => ErrorCode::BodyTimeout,
         JsonPayloadError::ContentType => ErrorCode::UnsupportedMediaType,
         JsonPayloadError::Deserialize(_) | JsonPayloadError::Serialize(_) => ErrorCode::MalformedBody,
         _ => ErrorCode::BadRequest,
@@ -525,6 +528,7 @@ impl Application {
             })?
             .port();
         let max_body = config.max_body_bytes;
+        let body_read_timeout = web::Data::new(BodyReadTimeout(config.body_read_timeout));
         let origins = config.cors_allowed_origins.clone();
         // The sandbox provider's pages exist only in development, and only while it is the provider.
         let sandbox_signing = state.sandbox.is_some();
@@ -533,8 +537,10 @@ impl Application {
                 .app_data(state.clone())
                 .app_data(web::JsonConfig::default().limit(max_body).error_handler(json_error))
                 .app_data(web::PayloadConfig::new(max_body))
+                .app_data(body_read_timeout.clone())
                 .app_data(web::PathConfig::default().error_handler(path_error))
                 .app_data(web::QueryConfig::default().error_handler(query_error))
+                .wrap(from_fn(limit_body_read_time))
                 .wrap(cors(&origins))
                 .wrap(ErrorHandlers::new().default_handler(envelope_plain_errors))
                 .wrap(security_headers())

@@ -85,17 +85,21 @@ async fn world(n: i64, receiver: &MockServer) -> World {
             previous: vec![],
         },
     )
-    .create(&NewSubscription {
-        uuid: Uuid::new_v4(),
-        owner: HookOwner::BackOffice,
-        created_by: "teste".into(),
-        endpoint: format!("{}/eventos", receiver.uri()),
-        events: vec![EventKind::StatusChange],
-        status: HookStatus::Active,
-        secret: SigningSecret::from_key([1; 32]),
-        at: Utc::now(),
-    })
+    .create(
+        &NewSubscription {
+            uuid: Uuid::new_v4(),
+            owner: HookOwner::BackOffice,
+            created_by: "teste".into(),
+            endpoint: format!("{}/eventos", receiver.uri()),
+            events: vec![EventKind::StatusChange],
+            status: HookStatus::Active,
+            secret: SigningSecret::from_key([1; 32]),
+            at: Utc::now(),
+        },
+        20,
+    )
     .await
+    .unwrap()
     .unwrap();
     let keys = std::env::temp_dir().join(format!("sales-api-hooks-{}", db.name));
     let status = Command::new(env!("CARGO_BIN_EXE_sales-api"))

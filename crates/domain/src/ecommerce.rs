@@ -5,6 +5,7 @@ use crate::access::{AccessError, Operation, Scope, ScopeError, authorize, scope_
 use crate::auth::model::Principal;
 use crate::clock::Clock;
 use crate::proposals::lifecycle::{StatusChange, Trigger, check};
+use crate::proposals::model::Flow;
 use crate::proposals::ports::{PartnerDirectory, ProposalStore};
 use crate::store::StoreError;
 use crate::values::{Cpf, ProposalStatus};
@@ -184,6 +185,8 @@ pub enum EcommerceError {
     MissingPrice,
     #[error("assinatura já ativa para o cliente e produto")]
     AlreadyActive,
+    #[error("a proposta está {status}: a assinatura só é criada para proposta NOVO")]
+    NotNew { status: String },
     #[error(transparent)]
     Payment(#[from] PaymentError),
     #[error(transparent)]
@@ -263,6 +266,10 @@ impl EcommerceService {
             .await?
             .ok_or(EcommerceError::ProposalNotFound)?;
         let proposal = &detail.proposal;
+        // The shop's own proposal (the scope already holds it to the shop's flow).
+        if proposal.flow.as_deref() != Some(Flow::Ecommerce.as_str()) {
+            return Err(EcommerceError::ProposalNotFound);
+        }
         let customer = self
             .store
             .customer(proposal.customer_id)
@@ -280,6 +287,14 @@ impl EcommerceService {
             .claim_subscription(proposal.id, customer.id, proposal.product_id)
             .await?
             .ok_or(EcommerceError::AlreadyActive)?;
+        // Only a new proposal is paid for: one sent for signature, in analysis or closed is not
+        // (a live subscription was answered above, as before).
+        if proposal.status != ProposalStatus::New.as_str() {
+            self.store.release_claim(claim).await?;
+            return Err(EcommerceError::NotNew {
+                status: proposal.status.clone(),
+            });
+        }
         let request = SubscriptionRequest {
             platform_customer,
             price_id,

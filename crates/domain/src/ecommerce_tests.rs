@@ -38,8 +38,11 @@ fn service(store: MockEcommerceStore, gateway: MockPaymentGateway, proposals: Mo
 }
 
 fn detail() -> crate::proposals::model::ProposalDetail {
-    // The signing tests' fixture has every member; reuse its shape through the store mock.
-    crate::proposals::signing_fixture::detail("NOVO")
+    // The signing tests' fixture has every member; reuse its shape through the store mock, as
+    // the shop's proposal.
+    let mut detail = crate::proposals::signing_fixture::detail("NOVO");
+    detail.proposal.flow = Some(crate::proposals::model::Flow::Ecommerce.as_str().to_owned());
+    detail
 }
 
 #[tokio::test]

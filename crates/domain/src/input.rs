@@ -194,6 +194,52 @@ pub fn positive_code(name: &str, raw: &str) -> Result<i32, Violations> {
     }
 }
 
+/// The longest text a member takes when its rule names no maximum of its own (tokens and codes
+/// fit; what a person writes has a smaller maximum, [`limits`]).
+pub const MAX_TEXT_CHARS: usize = 4_000;
+
+/// The maximum length, in characters, of each kind of free text a person writes (decision 119:
+/// what a Brazilian form allows, rounded up where a registry's own field is longer).
+pub mod limits {
+    /// A person's or a product's name (the civil registry's long names fit).
+    pub const NAME: usize = 120;
+    pub const PROFESSION: usize = 80;
+    pub const NATIONALITY: usize = 60;
+    /// The street (logradouro), as the Correios' CEP base writes the longest ones.
+    pub const STREET: usize = 120;
+    pub const COMPLEMENT: usize = 60;
+    pub const NEIGHBOURHOOD: usize = 60;
+    pub const CITY: usize = 60;
+    /// A house number, or "S/N", "KM 12", a lot and block.
+    pub const HOUSE_NUMBER: usize = 20;
+    /// Why a proposal moved, a medication described: a paragraph.
+    pub const REASON: usize = 500;
+    /// A description of a billing group or a medication.
+    pub const DESCRIPTION: usize = 500;
+}
+
+/// Query strings with more parameters than this are refused at once: no listing takes more than
+/// a dozen, and each one read costs something.
+pub const MAX_QUERY_PARAMETERS: usize = 32;
+
+/// Refuses a query string with more than [`MAX_QUERY_PARAMETERS`] parameters, in one short error
+/// (whatever their number, so that a long repeated query costs one count, not one error each).
+pub fn bounded_query(params: &[(String, String)]) -> Result<(), Violations> {
+    if params.len() <= MAX_QUERY_PARAMETERS {
+        return Ok(());
+    }
+    let mut v = Violations::new();
+    v.add(
+        "query",
+        codes::TOO_MANY,
+        format!(
+            "a consulta tem {} parâmetros; o máximo é {MAX_QUERY_PARAMETERS}",
+            params.len()
+        ),
+    );
+    Err(v)
+}
+
 /// Reads members into value types, recording each failure under its path (`customer.cpf`,
 /// `bank[0].nome`). Messages name the member as the client wrote it.
 pub struct Reading<'v> {
@@ -294,22 +340,49 @@ impl<'v> Reading<'v> {
         Some(text)
     }
 
-    /// A required string that is not blank, trimmed.
+    /// At most `max` characters (after trimming), else recorded under the member.
+    fn within(&mut self, name: &str, text: String, max: usize) -> Option<String> {
+        // Counting stops one past the maximum: a huge text costs no more than a long one.
+        if text.chars().nth(max).is_some() {
+            self.add(
+                name,
+                codes::TOO_LONG,
+                format!("{name} deve ter no máximo {max} caracteres"),
+            );
+            return None;
+        }
+        Some(text)
+    }
+
+    /// A required string that is not blank, trimmed, of at most [`MAX_TEXT_CHARS`] characters.
     pub fn text(&mut self, name: &str, field: Field<String>) -> Option<String> {
+        self.text_within(name, field, MAX_TEXT_CHARS)
+    }
+
+    /// A required string that is not blank, trimmed, of at most `max` characters.
+    pub fn text_within(&mut self, name: &str, field: Field<String>, max: usize) -> Option<String> {
         let text = self.string(name, field)?;
         let trimmed = text.trim();
         if trimmed.is_empty() {
             self.add(name, codes::REQUIRED, format!("{name} não pode ser vazio"));
             return None;
         }
-        Some(trimmed.to_owned())
+        self.within(name, trimmed.to_owned(), max)
     }
 
-    /// An optional non-blank text, trimmed; blank counts as absent.
+    /// An optional non-blank text, trimmed, of at most [`MAX_TEXT_CHARS`] characters; blank
+    /// counts as absent.
     pub fn optional_text(&mut self, name: &str, field: Field<String>) -> Option<String> {
-        self.optional_string(name, field)
+        self.optional_text_within(name, field, MAX_TEXT_CHARS)
+    }
+
+    /// An optional non-blank text, trimmed, of at most `max` characters; blank counts as absent.
+    pub fn optional_text_within(&mut self, name: &str, field: Field<String>, max: usize) -> Option<String> {
+        let text = self
+            .optional_string(name, field)
             .map(|s| s.trim().to_owned())
-            .filter(|s| !s.is_empty())
+            .filter(|s| !s.is_empty())?;
+        self.within(name, text, max)
     }
 
     /// A required string run through a value type's parser.
@@ -364,7 +437,8 @@ impl<'v> Reading<'v> {
         }
     }
 
-    /// A required text that may also arrive as a non-negative JSON integer; trimmed, not blank.
+    /// A required text that may also arrive as a non-negative JSON integer; trimmed, not blank,
+    /// of at most [`limits::HOUSE_NUMBER`] characters (numbers of houses, accounts, agencies).
     pub fn text_or_number(&mut self, name: &str, field: Field<TextOrNumber>) -> Option<String> {
         let TextOrNumber(text) = self.required(name, field, "texto ou número inteiro não negativo")?;
         let text = self.storable(name, text)?;
@@ -373,7 +447,7 @@ impl<'v> Reading<'v> {
             self.add(name, codes::REQUIRED, format!("{name} não pode ser vazio"));
             return None;
         }
-        Some(trimmed.to_owned())
+        self.within(name, trimmed.to_owned(), limits::HOUSE_NUMBER)
     }
 
     /// A required nested object, read by `read` with the object's path as prefix.

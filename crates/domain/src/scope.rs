@@ -4,7 +4,8 @@
 /// Whose proposals and customers a caller may see.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
-    /// A representative: its partner's only.
+    /// A representative: its partner's own proposals (route 5's flow) only. A shop's sale credited
+    /// to the partner (route 6's `partnerId`) is attribution, not access: it stays the shop's.
     Partner { partner_id: i64, representative_id: i64 },
     /// The online shop: e-commerce proposals only.
     Ecommerce,

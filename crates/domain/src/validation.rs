@@ -87,6 +87,11 @@ impl Violations {
         self.0.is_empty()
     }
 
+    /// Whether a failure of `field` is already recorded.
+    pub fn names(&self, field: &str) -> bool {
+        self.0.iter().any(|e| e.field == field)
+    }
+
     pub fn errors(&self) -> &[FieldError] {
         &self.0
     }
@@ -105,6 +110,8 @@ pub mod codes {
     pub const UNKNOWN_REFERENCE: &str = "referencia_inexistente";
     pub const UNKNOWN_FIELD: &str = "campo_nao_permitido";
     pub const DUPLICATE: &str = "valor_duplicado";
+    pub const TOO_LONG: &str = "texto_longo";
+    pub const TOO_MANY: &str = "parametros_demais";
 }
 
 /// Trims the ASCII white space around an input, as every field rule starts by doing.

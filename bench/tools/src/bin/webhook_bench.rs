@@ -158,18 +158,22 @@ async fn main() {
             previous: vec![],
         },
     )
-    .create(&NewSubscription {
-        uuid: uuid::Uuid::new_v4(),
-        owner: HookOwner::BackOffice,
-        created_by: "bench".into(),
-        endpoint: format!("http://127.0.0.1:{port}/eventos"),
-        events: vec![EventKind::StatusChange],
-        status: HookStatus::Active,
-        secret: SigningSecret::from_key([1; 32]),
-        at: Utc::now(),
-    })
+    .create(
+        &NewSubscription {
+            uuid: uuid::Uuid::new_v4(),
+            owner: HookOwner::BackOffice,
+            created_by: "bench".into(),
+            endpoint: format!("http://127.0.0.1:{port}/eventos"),
+            events: vec![EventKind::StatusChange],
+            status: HookStatus::Active,
+            secret: SigningSecret::from_key([1; 32]),
+            at: Utc::now(),
+        },
+        1,
+    )
     .await
-    .unwrap();
+    .unwrap()
+    .expect("a fresh database keeps no subscription");
     let needed = usize::try_from(rate * seconds).unwrap() + saturation;
     let mut conn = pool.get().await.unwrap();
     let proposals: Vec<Proposal> = diesel::sql_query(format!(

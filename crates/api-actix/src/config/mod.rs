@@ -54,6 +54,8 @@ pub struct Config {
     pub cors_allowed_origins: Vec<String>,
     pub trusted_proxies: Vec<IpNet>,
     pub max_body_bytes: usize,
+    /// How long a request's body may take to arrive once its head has (408 after).
+    pub body_read_timeout: Duration,
     pub signin_throttle: domain::auth::throttle::ThrottlePolicy,
     pub sessions: SessionSettings,
     pub workers: usize,
@@ -113,6 +115,7 @@ impl Config {
             ("WORKERS", self.workers.to_string()),
             ("SHUTDOWN_TIMEOUT_SECS", self.shutdown_timeout.as_secs().to_string()),
             ("MAX_BODY_BYTES", self.max_body_bytes.to_string()),
+            ("BODY_READ_TIMEOUT_MS", millis(self.body_read_timeout)),
             ("MIGRATE_ON_START", self.migrate_on_start.to_string()),
             (
                 "METRICS_ADDR",
@@ -241,6 +244,14 @@ impl Config {
                 delivery.max_in_flight_per_subscription.to_string(),
             ),
             ("HOOKS_MAX_IN_FLIGHT", delivery.max_in_flight.to_string()),
+            (
+                "HOOKS_MAX_IN_FLIGHT_PER_OWNER",
+                delivery.max_in_flight_per_owner.to_string(),
+            ),
+            (
+                "HOOKS_MAX_SUBSCRIPTIONS_PER_OWNER",
+                hooks.max_subscriptions_per_owner.to_string(),
+            ),
             ("HOOKS_LEASE_SECS", delivery.lease.as_secs().to_string()),
             ("HOOKS_POLL_INTERVAL_MS", millis(delivery.poll_interval)),
             ("HOOKS_ROTATION_GRACE_SECS", hooks.rotation_grace.as_secs().to_string()),
@@ -331,6 +342,7 @@ impl Config {
             cors_allowed_origins: server.cors_allowed_origins,
             trusted_proxies: server.trusted_proxies,
             max_body_bytes: server.max_body_bytes,
+            body_read_timeout: server.body_read_timeout,
             signin_throttle: tokens.signin_throttle,
             sessions: tokens.sessions,
             workers: server.workers,

@@ -18,6 +18,8 @@ pub(super) struct Raw {
     shutdown_timeout_secs: u64,
     #[serde(default = "max_body_bytes")]
     max_body_bytes: usize,
+    #[serde(default = "body_read_timeout_ms")]
+    body_read_timeout_ms: u64,
     #[serde(default)]
     cors_allowed_origins: String,
     #[serde(default)]
@@ -42,6 +44,11 @@ fn shutdown_timeout_secs() -> u64 {
 fn max_body_bytes() -> usize {
     256 * 1024
 }
+/// A body sent at a normal pace arrives in well under a second; one trickled byte by byte holds a
+/// connection and a worker's buffer for as long as the sender likes.
+fn body_read_timeout_ms() -> u64 {
+    5_000
+}
 fn yes() -> bool {
     true
 }
@@ -53,6 +60,7 @@ pub(super) struct Server {
     pub workers: usize,
     pub shutdown_timeout: Duration,
     pub max_body_bytes: usize,
+    pub body_read_timeout: Duration,
     pub cors_allowed_origins: Vec<String>,
     pub trusted_proxies: Vec<IpNet>,
     pub log_json: bool,
@@ -83,6 +91,9 @@ impl Raw {
         if self.max_body_bytes < 1024 {
             return Err(bad("MAX_BODY_BYTES", "deve ser ao menos 1024"));
         }
+        if self.body_read_timeout_ms < 100 {
+            return Err(bad("BODY_READ_TIMEOUT_MS", "deve ser ao menos 100"));
+        }
         Ok(Server {
             environment,
             bind_addr,
@@ -90,6 +101,7 @@ impl Raw {
             workers: self.workers.unwrap_or(cores).max(1),
             shutdown_timeout: Duration::from_secs(self.shutdown_timeout_secs),
             max_body_bytes: self.max_body_bytes,
+            body_read_timeout: Duration::from_millis(self.body_read_timeout_ms),
             cors_allowed_origins,
             trusted_proxies: networks("TRUSTED_PROXIES", &self.trusted_proxies)?,
             log_json: self.log_json,

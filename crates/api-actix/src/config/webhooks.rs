@@ -23,6 +23,10 @@ pub(super) struct Raw {
     hooks_max_in_flight_per_subscription: usize,
     #[serde(default = "max_in_flight")]
     hooks_max_in_flight: usize,
+    #[serde(default = "max_in_flight_per_owner")]
+    hooks_max_in_flight_per_owner: usize,
+    #[serde(default = "max_subscriptions_per_owner")]
+    hooks_max_subscriptions_per_owner: usize,
     #[serde(default = "lease_secs")]
     hooks_lease_secs: u64,
     #[serde(default = "poll_interval_ms")]
@@ -54,6 +58,13 @@ fn max_in_flight_per_subscription() -> usize {
 }
 fn max_in_flight() -> usize {
     256
+}
+/// An eighth of an instance's slots: eight owners with failing receivers still leave half free.
+fn max_in_flight_per_owner() -> usize {
+    32
+}
+fn max_subscriptions_per_owner() -> usize {
+    20
 }
 fn lease_secs() -> u64 {
     60
@@ -90,6 +101,8 @@ pub struct HookSettings {
     pub connect_timeout: Duration,
     pub request_timeout: Duration,
     pub rotation_grace: Duration,
+    /// Subscriptions one owner may keep (`HOOKS_MAX_SUBSCRIPTIONS_PER_OWNER`).
+    pub max_subscriptions_per_owner: usize,
     pub delivery: domain::hooks::DeliveryPolicy,
     /// Whether `serve` runs a delivery engine beside the HTTP server.
     pub run_worker: bool,
@@ -104,6 +117,7 @@ impl std::fmt::Debug for HookSettings {
             .field("connect_timeout", &self.connect_timeout)
             .field("request_timeout", &self.request_timeout)
             .field("rotation_grace", &self.rotation_grace)
+            .field("max_subscriptions_per_owner", &self.max_subscriptions_per_owner)
             .field("delivery", &self.delivery)
             .field("run_worker", &self.run_worker)
             .finish()
@@ -141,6 +155,14 @@ impl Raw {
             ("HOOKS_RETENTION_DAYS", self.hooks_retention_days),
             ("HOOKS_MAX_IN_FLIGHT", self.hooks_max_in_flight as u64),
             (
+                "HOOKS_MAX_IN_FLIGHT_PER_OWNER",
+                self.hooks_max_in_flight_per_owner as u64,
+            ),
+            (
+                "HOOKS_MAX_SUBSCRIPTIONS_PER_OWNER",
+                self.hooks_max_subscriptions_per_owner as u64,
+            ),
+            (
                 "HOOKS_MAX_IN_FLIGHT_PER_SUBSCRIPTION",
                 self.hooks_max_in_flight_per_subscription as u64,
             ),
@@ -160,12 +182,14 @@ impl Raw {
             connect_timeout: Duration::from_millis(self.hooks_connect_timeout_ms),
             request_timeout,
             rotation_grace: Duration::from_secs(self.hooks_rotation_grace_secs),
+            max_subscriptions_per_owner: self.hooks_max_subscriptions_per_owner,
             run_worker: self.hooks_worker,
             delivery: domain::hooks::DeliveryPolicy {
                 retry_schedule,
                 lease,
                 max_in_flight_per_subscription: self.hooks_max_in_flight_per_subscription,
                 max_in_flight: self.hooks_max_in_flight,
+                max_in_flight_per_owner: self.hooks_max_in_flight_per_owner,
                 poll_interval: Duration::from_millis(self.hooks_poll_interval_ms),
                 retention: Duration::from_secs(self.hooks_retention_days * 24 * 3600),
                 disable_after: Duration::from_secs(self.hooks_disable_after_secs),

@@ -10,11 +10,15 @@ mod views;
 use crate::http::auth::AuthenticatedUser;
 use crate::http::error::{ApiError, ErrorCode};
 use crate::state::AppState;
+use actix_web::dev::Payload;
 use actix_web::http::header;
-use actix_web::{HttpResponse, web};
+use actix_web::{FromRequest, HttpRequest, HttpResponse, web};
+use domain::input::limits;
 use domain::proposals::search::ProposalSearch;
 use domain::validation::{Violations, codes};
+use domain::values::Application;
 use domain::values::ProposalStatus;
+use futures_util::future::LocalBoxFuture;
 use minijinja::{Environment, Value, context};
 use serde::Deserialize;
 use std::sync::OnceLock;
@@ -64,6 +68,28 @@ fn asset(content_type: &'static str, body: &'static str) -> HttpResponse {
         .body(body)
 }
 
+/// A user signed in to the back office: the console's fragments answer 403 to any other
+/// application's token (a partner's token would read its own scope, but the console is the back
+/// office's tool, and its actions are the back office's).
+pub struct BackOfficeUser(AuthenticatedUser);
+
+impl FromRequest for BackOfficeUser {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let user = AuthenticatedUser::from_request(req, payload);
+        Box::pin(async move {
+            let user = user.await?;
+            user.require(&[Application::BackOffice])
+                .map_err(|_| ApiError::with_message(ErrorCode::Forbidden, CONSOLE_IS_THE_BACK_OFFICES))?;
+            Ok(Self(user))
+        })
+    }
+}
+
+const CONSOLE_IS_THE_BACK_OFFICES: &str = "O console é do back office: entre com um usuário da aplicação BACKOFFICE.";
+
 /// The page: sign-in, then the frame the fragments fill.
 pub async fn shell() -> Result<HttpResponse, ApiError> {
     render("shell.html", context! {})
@@ -72,7 +98,7 @@ pub async fn shell() -> Result<HttpResponse, ApiError> {
 /// The proposals, with the list's filters and paging.
 pub async fn proposals(
     state: web::Data<AppState>,
-    user: AuthenticatedUser,
+    BackOfficeUser(user): BackOfficeUser,
     query: web::Query<Vec<(String, String)>>,
 ) -> Result<HttpResponse, ApiError> {
     let search = ProposalSearch::parse(&query)?;
@@ -83,7 +109,7 @@ pub async fn proposals(
 /// One proposal: its facts, documents, the decision form and the timeline.
 pub async fn proposal(
     state: web::Data<AppState>,
-    user: AuthenticatedUser,
+    BackOfficeUser(user): BackOfficeUser,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let (detail, history) = state.proposals.dossier(&user.0, &path).await?;
@@ -100,7 +126,7 @@ pub struct DecisionForm {
 /// shows the proposal again.
 pub async fn decide(
     state: web::Data<AppState>,
-    user: AuthenticatedUser,
+    BackOfficeUser(user): BackOfficeUser,
     path: web::Path<String>,
     form: web::Form<DecisionForm>,
 ) -> Result<HttpResponse, ApiError> {
@@ -109,6 +135,12 @@ pub async fn decide(
     let reason = form.reason.trim();
     if reason.is_empty() {
         v.add("reason", codes::REQUIRED, "informe o motivo da decisão");
+    } else if reason.chars().nth(limits::REASON).is_some() {
+        v.add(
+            "reason",
+            codes::TOO_LONG,
+            format!("reason deve ter no máximo {} caracteres", limits::REASON),
+        );
     }
     let Some(status) = status.filter(|_| v.is_empty()) else {
         return Err(v.into());
@@ -122,7 +154,7 @@ pub async fn decide(
 }
 
 /// The caller's webhook subscriptions.
-pub async fn hooks(state: web::Data<AppState>, user: AuthenticatedUser) -> Result<HttpResponse, ApiError> {
+pub async fn hooks(state: web::Data<AppState>, BackOfficeUser(user): BackOfficeUser) -> Result<HttpResponse, ApiError> {
     let subscriptions = state.hooks.list(&user.0).await?;
     render("hooks.html", views::hooks(subscriptions))
 }
@@ -134,7 +166,7 @@ fn hook_uuid(raw: &str) -> Result<uuid::Uuid, ApiError> {
 /// One subscription's delivery log.
 pub async fn deliveries(
     state: web::Data<AppState>,
-    user: AuthenticatedUser,
+    BackOfficeUser(user): BackOfficeUser,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let uuid = hook_uuid(&path)?;
@@ -145,7 +177,7 @@ pub async fn deliveries(
 /// Makes a delivery due now, then shows the log again.
 pub async fn retry(
     state: web::Data<AppState>,
-    user: AuthenticatedUser,
+    BackOfficeUser(user): BackOfficeUser,
     path: web::Path<(String, i64)>,
 ) -> Result<HttpResponse, ApiError> {
     let (uuid, delivery_id) = path.into_inner();
@@ -160,7 +192,10 @@ pub async fn retry(
 }
 
 /// Products (with their terms) and billing groups.
-pub async fn catalog(state: web::Data<AppState>, user: AuthenticatedUser) -> Result<HttpResponse, ApiError> {
+pub async fn catalog(
+    state: web::Data<AppState>,
+    BackOfficeUser(user): BackOfficeUser,
+) -> Result<HttpResponse, ApiError> {
     let overview = state.catalog.overview(&user.0).await?;
     render("catalog.html", views::catalog(overview))
 }

@@ -2,7 +2,9 @@
 //! as a plain pair and the raw body (a signature covers the exact bytes), and the one answer both
 //! callback routes give.
 
+use crate::http::body_deadline;
 use crate::http::envelope::Envelope;
+use crate::http::error::{ApiError, ErrorCode};
 use actix_web::{FromRequest, HttpRequest, HttpResponse, dev::Payload, web};
 use std::future::Future;
 use std::pin::Pin;
@@ -28,10 +30,11 @@ impl FromRequest for SignedCallback {
             .collect();
         let body = web::Bytes::from_request(req, payload);
         Box::pin(async move {
-            Ok(Self {
-                headers,
-                body: body.await?,
-            })
+            let body = body.await.map_err(|error| match error.as_error() {
+                Some(late) if body_deadline::is_late(late) => ApiError::new(ErrorCode::BodyTimeout).into(),
+                _ => error,
+            })?;
+            Ok(Self { headers, body })
         })
     }
 }

@@ -53,6 +53,7 @@ error_codes! {
     BadRequest => ("requisicao_invalida", BAD_REQUEST, "Requisição inválida."),
     MalformedBody => ("corpo_malformado", UNPROCESSABLE_ENTITY, "Corpo da requisição malformado: envie um objeto JSON válido."),
     UnsupportedMediaType => ("tipo_conteudo_invalido", UNSUPPORTED_MEDIA_TYPE, "Content-Type deve ser application/json."),
+    BodyTimeout => ("corpo_atrasado", REQUEST_TIMEOUT, "O corpo da requisição não chegou a tempo: envie-o de uma vez."),
     PayloadTooLarge => ("corpo_muito_grande", PAYLOAD_TOO_LARGE, "Corpo da requisição excede o tamanho máximo permitido."),
     NotFound => ("nao_encontrado", NOT_FOUND, "Recurso não encontrado."),
     MethodNotAllowed => ("metodo_nao_permitido", METHOD_NOT_ALLOWED, "Método não permitido para este recurso."),
@@ -94,6 +95,8 @@ error_codes! {
     HookNotFound => ("webhook_nao_encontrado", NOT_FOUND, "Assinatura de eventos não encontrada."),
     DeliveryNotFound => ("entrega_nao_encontrada", NOT_FOUND, "Entrega não encontrada nesta assinatura de eventos."),
     HookInactive => ("webhook_inativo", BAD_REQUEST, "Assinatura de eventos inativa: ative-a antes de enviar o evento de teste."),
+    HookLimit => ("limite_webhooks", CONFLICT, "Limite de assinaturas de eventos atingido: apague uma antes de criar outra."),
+    HookTestInFlight => ("teste_em_andamento", CONFLICT, "Um evento de teste desta assinatura está sendo enviado: aguarde o resultado antes de pedir outro."),
     IdempotencyKeyReused => ("idempotencia_outra_requisicao", UNPROCESSABLE_ENTITY, "Idempotency-Key já usada com outra requisição."),
     IdempotentRequestInFlight => ("requisicao_em_andamento", CONFLICT, "Uma requisição com esta Idempotency-Key está em andamento. Tente novamente em instantes."),
     AnonymizationBlocked => ("anonimizacao_bloqueada", CONFLICT, "Há propostas em andamento para este CPF: conclua-as ou cancele-as antes de anonimizar."),
@@ -378,6 +381,10 @@ impl From<EcommerceError> for ApiError {
             EcommerceError::MissingPaymentMethod => ApiError::new(ErrorCode::PaymentMethodMissing),
             EcommerceError::MissingPrice => ApiError::new(ErrorCode::ProductWithoutPrice),
             EcommerceError::AlreadyActive => ApiError::new(ErrorCode::SubscriptionAlreadyActive),
+            EcommerceError::NotNew { status } => ApiError::with_message(
+                ErrorCode::TransitionRefused,
+                format!("A proposta está {status}: a assinatura só é criada para proposta NOVO."),
+            ),
             EcommerceError::Payment(PaymentError::Declined(reason)) => {
                 ApiError::with_message(ErrorCode::PaymentDeclined, format!("Pagamento recusado: {reason}"))
             }
@@ -496,6 +503,11 @@ impl From<HookError> for ApiError {
             HookError::NotFound => ApiError::new(ErrorCode::HookNotFound),
             HookError::DeliveryNotFound => ApiError::new(ErrorCode::DeliveryNotFound),
             HookError::Inactive => ApiError::new(ErrorCode::HookInactive),
+            HookError::AtLimit { max } => ApiError::with_message(
+                ErrorCode::HookLimit,
+                format!("Limite de {max} assinaturas de eventos atingido: apague uma antes de criar outra."),
+            ),
+            HookError::TestInFlight => ApiError::new(ErrorCode::HookTestInFlight),
             HookError::Store(e) => e.into(),
         }
     }

@@ -2,6 +2,7 @@
 
 pub mod auth;
 pub mod body;
+pub mod body_deadline;
 pub mod callback;
 pub mod envelope;
 pub mod error;

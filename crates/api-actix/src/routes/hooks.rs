@@ -170,6 +170,7 @@ fn one_hook(message: &str, subscription: Subscription) -> HttpResponse {
         (status = 200, description = "Assinatura criada, com o segredo de assinatura das entregas", body = HookEnvelope),
         (status = 400, description = "events, endpoint (inclusive endereço não público) ou status inválido", body = ErrorEnvelope),
         (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
+        (status = 409, description = "O dono já mantém o máximo de assinaturas (`HOOKS_MAX_SUBSCRIPTIONS_PER_OWNER`)", body = ErrorEnvelope),
         (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
     ))]
 pub async fn create(
@@ -269,11 +270,12 @@ fn deliveries_answer(message: &str, deliveries: Vec<Delivery>) -> Result<HttpRes
 }
 
 /// Queues a test event (`TESTE`) for the subscription (beyond the spec).
-#[utoipa::path(post, path = "/hooks/{uuid}/test", summary = "Evento de teste", description = "Enfileira um evento de teste (`TESTE`) para a assinatura.", tag = "eventos", security(("bearer" = [])),
+#[utoipa::path(post, path = "/hooks/{uuid}/test", summary = "Evento de teste", description = "Enfileira um evento de teste (`TESTE`) para a assinatura, no lugar de um teste anterior que aguarda nova tentativa; um por vez em envio.", tag = "eventos", security(("bearer" = [])),
     params(("uuid" = String, Path)),
     responses(
         (status = 200, description = "A entrega do evento de teste", body = DeliveriesEnvelope),
         (status = 400, description = "Assinatura inativa", body = ErrorEnvelope),
+        (status = 409, description = "Um evento de teste desta assinatura está sendo enviado", body = ErrorEnvelope),
         (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
     ))]
 pub async fn send_test(

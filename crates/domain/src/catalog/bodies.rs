@@ -2,7 +2,7 @@
 //! [`ProductInput`] and [`BillingGroupInput`].
 
 use super::model::{Bank, BillingGroupInput, ProductInput};
-use crate::input::{Field, Reading};
+use crate::input::{Field, Reading, limits};
 use crate::json_object;
 use crate::validation::{Violations, codes};
 use crate::values::bank_account::bank_code;
@@ -77,12 +77,13 @@ impl ProductBody {
         let mut v = Violations::new();
         let mut r = Reading::root(&mut v);
         let code = r.code("codigo_produto", self.codigo_produto);
-        let name = r.text("nome", self.nome);
+        let name = r.text_within("nome", self.nome, limits::NAME);
         let integration_code = r.code("codigo_integracao", self.codigo_integracao);
         let active = r.optional_bool("ativo", self.ativo).unwrap_or(true);
         let price_id = r.optional_text("price_id", self.price_id);
         let terms = r
-            .optional_text("termos", self.termos)
+            // One past the terms' own maximum: `terms::check` refuses a longer text with its code.
+            .optional_text_within("termos", self.termos, crate::contract::terms::MAX_CHARS + 1)
             .and_then(|t| r.check("termos", crate::contract::terms::check(&t).map(|()| t)));
         let value = match r.optional_integer("valor", self.valor) {
             Some(n) if n < 0 => {
@@ -99,7 +100,7 @@ impl ProductBody {
             .objects("bank", self.bank, |b, r| {
                 let code = r.string("codigoBanco", b.codigo_banco);
                 let code = code.and_then(|c| r.check("codigoBanco", bank_code(&c)));
-                let name = r.text("nome", b.nome);
+                let name = r.text_within("nome", b.nome, limits::NAME);
                 Some(Bank {
                     code: code?,
                     name: name?,
@@ -127,7 +128,7 @@ impl BillingGroupBody {
         let mut v = Violations::new();
         let mut r = Reading::root(&mut v);
         let billing_code = r.code("codigo_faturamento", self.codigo_faturamento);
-        let description = r.text("descricao", self.descricao);
+        let description = r.text_within("descricao", self.descricao, limits::DESCRIPTION);
         let product_code = r.code("codigo_produto", self.codigo_produto);
         match (billing_code, description, product_code) {
             (Some(billing_code), Some(description), Some(product_code)) => Ok(BillingGroupInput {

@@ -208,6 +208,7 @@ impl<F: ListField> ListQuery<F> {
     /// Reads the raw query parameters (name, value) in order. Unknown parameters and unknown
     /// field names are refused, each naming itself.
     pub fn parse(params: &[(String, String)]) -> Result<Self, Violations> {
+        crate::input::bounded_query(params)?;
         let mut v = Violations::new();
         let mut query = ListQuery {
             fields: Vec::new(),
@@ -221,11 +222,13 @@ impl<F: ListField> ListQuery<F> {
                     match field_named::<F>(requested) {
                         Some(f) if !query.fields.contains(&f) => query.fields.push(f),
                         Some(_) => {}
-                        None => v.add(
+                        // The first unknown name only: one `fields` can list thousands.
+                        None if !v.names("fields") => v.add(
                             "fields",
                             codes::UNKNOWN_FIELD,
                             format!("campo '{requested}' não permitido; use: {}", allowed_names::<F>()),
                         ),
+                        None => {}
                     }
                 }
             } else if let Some(field_name) = name.strip_prefix("conditions[").and_then(|rest| rest.strip_suffix(']')) {

@@ -1,7 +1,7 @@
 //! The delivery engine: claims due deliveries, sends them signed, and records what happened.
 //! Any number run at once (one per instance), sharing the queue.
 
-use super::model::{AttemptRecord, ClaimedDelivery, OutgoingWebhook, RecordStep};
+use super::model::{AttemptRecord, ClaimLimits, ClaimedDelivery, OutgoingWebhook, RecordStep};
 use super::policy::{DeliveryPolicy, NextStep, SendOutcome};
 use super::ports::{DeliveryQueue, DeliveryWakeups, WebhookSender};
 use super::signing::signature_header;
@@ -65,8 +65,12 @@ impl DeliveryEngine {
                 }
                 let room = self.policy.max_in_flight.saturating_sub(in_flight.len());
                 if claim.is_terminated() && more_due && room > 0 {
-                    let per_subscription = self.policy.max_in_flight_per_subscription;
-                    claim.set(self.queue.claim(room, self.policy.lease, per_subscription).fuse());
+                    let limits = ClaimLimits {
+                        batch: room,
+                        per_subscription: self.policy.max_in_flight_per_subscription,
+                        per_owner: self.policy.max_in_flight_per_owner,
+                    };
+                    claim.set(self.queue.claim(limits, self.policy.lease).fuse());
                     more_due = false;
                 }
                 if wake.is_terminated() {

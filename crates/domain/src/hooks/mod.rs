@@ -37,6 +37,12 @@ pub enum HookError {
     DeliveryNotFound,
     #[error("assinatura de eventos inativa")]
     Inactive,
+    /// The owner already keeps as many subscriptions as it may.
+    #[error("limite de {max} assinaturas de eventos atingido")]
+    AtLimit { max: usize },
+    /// A test event of the subscription is being sent; one at a time.
+    #[error("evento de teste em andamento")]
+    TestInFlight,
     #[error(transparent)]
     Store(#[from] StoreError),
 }

@@ -127,6 +127,17 @@ pub struct Attempt {
     pub next_attempt_at: Option<DateTime<Utc>>,
 }
 
+/// How much one claim may lease.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClaimLimits {
+    /// Deliveries in this claim (the worker's free slots).
+    pub batch: usize,
+    /// Requests in flight per subscription, across all instances.
+    pub per_subscription: usize,
+    /// Requests in flight per owner, across its subscriptions and all instances.
+    pub per_owner: usize,
+}
+
 /// A delivery a worker leased, with what it needs to send it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClaimedDelivery {

@@ -21,6 +21,9 @@ pub struct DeliveryPolicy {
     pub max_in_flight_per_subscription: usize,
     /// Requests in flight per instance.
     pub max_in_flight: usize,
+    /// Requests in flight per owner (a partner, the shop, the back office) across its
+    /// subscriptions: one owner's failing receivers never take more than this of the slots.
+    pub max_in_flight_per_owner: usize,
     /// How often workers look for due deliveries when no notification arrives.
     pub poll_interval: Duration,
     /// How long events and attempts are kept.
@@ -49,6 +52,7 @@ impl Default for DeliveryPolicy {
             lease: Duration::from_secs(60),
             max_in_flight_per_subscription: 16,
             max_in_flight: 256,
+            max_in_flight_per_owner: 32,
             poll_interval: Duration::from_secs(1),
             retention: hours(30 * 24),
         }

@@ -2,7 +2,8 @@
 
 use super::endpoint::Endpoint;
 use super::model::{
-    AttemptRecord, ClaimedDelivery, Delivery, HookOwner, HookPatch, NewSubscription, OutgoingWebhook, Subscription,
+    AttemptRecord, ClaimLimits, ClaimedDelivery, Delivery, HookOwner, HookPatch, NewSubscription, OutgoingWebhook,
+    Subscription,
 };
 use super::policy::SendOutcome;
 use super::signing::SigningSecret;
@@ -17,7 +18,9 @@ use uuid::Uuid;
 #[cfg_attr(feature = "mock", mockall::automock)]
 #[async_trait]
 pub trait HookStore: Send + Sync {
-    async fn create(&self, new: &NewSubscription) -> Result<Subscription, StoreError>;
+    /// Stores the subscription unless its owner already keeps `max_per_owner` (then `None`);
+    /// concurrent creates of one owner are counted one after the other.
+    async fn create(&self, new: &NewSubscription, max_per_owner: usize) -> Result<Option<Subscription>, StoreError>;
     /// The owner's subscriptions (deleted ones are gone), oldest first.
     async fn list(&self, owner: HookOwner) -> Result<Vec<Subscription>, StoreError>;
     async fn find(&self, owner: HookOwner, uuid: Uuid) -> Result<Option<Subscription>, StoreError>;
@@ -33,8 +36,10 @@ pub trait HookStore: Send + Sync {
         previous_until: DateTime<Utc>,
         at: DateTime<Utc>,
     ) -> Result<Subscription, StoreError>;
-    /// Queues a test event for the subscription, due now.
-    async fn enqueue_test(&self, id: i64, body: &str) -> Result<Delivery, StoreError>;
+    /// Queues a test event for the subscription, due now, in place of a test still waiting for
+    /// its next attempt; `None` while a test of the subscription is being sent (at most one in
+    /// flight, and one queued).
+    async fn enqueue_test(&self, id: i64, body: &str) -> Result<Option<Delivery>, StoreError>;
     /// The most recent deliveries first, with their attempts.
     async fn deliveries(&self, id: i64, limit: i64) -> Result<Vec<Delivery>, StoreError>;
     /// Makes a delivery of the subscription due now (one more attempt); `None` if it has none by that id.
@@ -46,14 +51,11 @@ pub trait HookStore: Send + Sync {
 #[cfg_attr(feature = "mock", mockall::automock)]
 #[async_trait]
 pub trait DeliveryQueue: Send + Sync {
-    /// Leases up to `limit` due deliveries of active subscriptions for `lease`, keeping each
-    /// subscription within `per_subscription` requests in flight.
-    async fn claim(
-        &self,
-        limit: usize,
-        lease: Duration,
-        per_subscription: usize,
-    ) -> Result<Vec<ClaimedDelivery>, StoreError>;
+    /// Leases up to `limits.batch` due deliveries of active subscriptions for `lease`, keeping
+    /// each subscription within `limits.per_subscription` requests in flight and each owner
+    /// within `limits.per_owner`, taking owners in turn (one delivery of each before a second
+    /// of any).
+    async fn claim(&self, limits: ClaimLimits, lease: Duration) -> Result<Vec<ClaimedDelivery>, StoreError>;
     /// Writes an attempt and its consequence; ignored if the lease was lost meanwhile.
     async fn record(&self, attempt: &AttemptRecord) -> Result<(), StoreError>;
     /// Deletes deliveries (and their attempts) created before `before`; answers how many.

@@ -26,6 +26,8 @@ pub struct HookService {
     pub clock: Arc<dyn Clock>,
     /// How long a rotated-out secret keeps signing.
     pub rotation_grace: Duration,
+    /// Subscriptions one owner may keep.
+    pub max_subscriptions_per_owner: usize,
 }
 
 impl HookService {
@@ -66,7 +68,8 @@ impl HookService {
             secret: SigningSecret::from_key(self.keys.key()),
             at: self.clock.now(),
         };
-        Ok(self.store.create(&new).await?)
+        let max = self.max_subscriptions_per_owner;
+        self.store.create(&new, max).await?.ok_or(HookError::AtLimit { max })
     }
 
     /// Route 18: the caller's owner's subscriptions.
@@ -113,7 +116,10 @@ impl HookService {
             return Err(HookError::Inactive);
         }
         let body = payload::test(current.uuid, self.clock.now());
-        Ok(self.store.enqueue_test(current.id, &body).await?)
+        self.store
+            .enqueue_test(current.id, &body)
+            .await?
+            .ok_or(HookError::TestInFlight)
     }
 
     pub async fn deliveries(&self, principal: &Principal, uuid: Uuid) -> Result<Vec<Delivery>, HookError> {

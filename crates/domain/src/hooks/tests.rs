@@ -66,6 +66,7 @@ fn service(store: MockHookStore, guard: MockEndpointGuard) -> HookService {
         keys: Arc::new(keys),
         clock: Arc::new(SystemClock),
         rotation_grace: Duration::from_secs(24 * 3600),
+        max_subscriptions_per_owner: 20,
     }
 }
 
@@ -84,21 +85,32 @@ fn request() -> HookRequest {
 }
 
 #[tokio::test]
+async fn an_owner_at_its_subscription_limit_is_told_the_limit() {
+    let mut store = MockHookStore::new();
+    store.expect_create().returning(|_, _| Ok(None));
+    let result = service(store, allow_all())
+        .create(&principal(Application::Partner), request())
+        .await;
+    assert!(matches!(result, Err(HookError::AtLimit { max: 20 })), "{result:?}");
+}
+
+#[tokio::test]
 async fn a_partner_users_subscription_belongs_to_its_partner_with_a_generated_secret() {
     let mut store = MockHookStore::new();
     store
         .expect_create()
-        .withf(|new| {
+        .withf(|new, max| {
             new.owner == HookOwner::Partner { partner_id: 42 }
                 && new.secret == SigningSecret::from_key([9; 32])
                 && new.created_by == "ana@parceiro.com.br"
                 && new.endpoint == "https://parceiro.example.com/hooks"
+                && *max == 20
         })
-        .returning(|new| {
-            Ok(Subscription {
+        .returning(|new, _| {
+            Ok(Some(Subscription {
                 uuid: new.uuid,
                 ..subscription(new.owner, new.status)
-            })
+            }))
         });
     let created = service(store, allow_all())
         .create(&principal(Application::Partner), request())
@@ -337,14 +349,15 @@ async fn the_engine_claims_within_its_room_delivers_and_stops_when_told() {
     let policy = DeliveryPolicy {
         max_in_flight: 3,
         max_in_flight_per_subscription: 2,
+        max_in_flight_per_owner: 5,
         ..DeliveryPolicy::default()
     };
     let mut queue = MockDeliveryQueue::new();
     queue.expect_purge().returning(|_| Ok(0));
     let claims = Arc::new(Mutex::new(0));
     let counter = claims.clone();
-    queue.expect_claim().returning(move |limit, _, per_subscription| {
-        assert!(limit <= 3 && per_subscription == 2);
+    queue.expect_claim().returning(move |limits, _| {
+        assert!(limits.batch <= 3 && limits.per_subscription == 2 && limits.per_owner == 5);
         let mut n = counter.lock().unwrap();
         *n += 1;
         Ok(if *n == 1 { vec![claimed(1, vec![])] } else { vec![] })
@@ -382,7 +395,7 @@ async fn the_hourly_purge_removes_old_deliveries_and_the_other_expired_records()
         *count.lock().unwrap() += 1;
         Ok(3)
     });
-    queue.expect_claim().returning(|_, _, _| Ok(vec![]));
+    queue.expect_claim().returning(|_, _| Ok(vec![]));
     let policy = RetentionPolicy {
         callback_records: Duration::from_secs(7 * 24 * 3600),
         ..RetentionPolicy::default()

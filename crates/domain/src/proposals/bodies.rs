@@ -4,7 +4,7 @@
 
 use super::model::{EcommerceProposalRequest, PaymentDetails, ProposalRequest};
 use crate::customers::{AddressData, CustomerData, CustomerRules};
-use crate::input::{Field, Reading, TextOrNumber};
+use crate::input::{Field, Reading, TextOrNumber, limits};
 use crate::json_object;
 use crate::validation::{Violations, codes};
 use crate::values::*;
@@ -348,15 +348,19 @@ fn read_customer(
     } else {
         Some(r.parse_optional(m.marital_status.0, m.marital_status.1, MaritalStatus::parse))
     };
-    let nationality = r.text(m.nationality.0, m.nationality.1);
+    let nationality = r.text_within(m.nationality.0, m.nationality.1, limits::NATIONALITY);
     let cell_phone = r.parse(m.cell_phone.0, m.cell_phone.1, CellPhone::parse);
     let landline = r.parse_optional(m.landline.0, m.landline.1, Landline::parse);
     let email = r.parse(m.email.0, m.email.1, Email::parse);
-    let profession = r.text(m.profession.0, m.profession.1);
+    let profession = r.text_within(m.profession.0, m.profession.1, limits::PROFESSION);
     let salary = read_salary(r, m.salary, policy.min_salary_cents);
     let [working, public_servant, pep, absent, medication, illiterate] =
         m.flags.map(|(name, field)| r.optional_bool(name, field));
-    let medication_description = r.optional_text(m.medication_description.0, m.medication_description.1);
+    let medication_description = r.optional_text_within(
+        m.medication_description.0,
+        m.medication_description.1,
+        limits::DESCRIPTION,
+    );
     Some(CustomerData {
         full_name: full_name?,
         cpf: cpf?,
@@ -392,12 +396,12 @@ struct AddressMembers {
 
 fn read_address(m: AddressMembers, r: &mut Reading<'_>) -> Option<AddressData> {
     let cep = r.parse(m.cep.0, m.cep.1, Cep::parse);
-    let street = r.text(m.street.0, m.street.1);
+    let street = r.text_within(m.street.0, m.street.1, limits::STREET);
     let number = r.text_or_number(m.number.0, m.number.1);
-    let neighborhood = r.text(m.neighborhood.0, m.neighborhood.1);
-    let city = r.text(m.city.0, m.city.1);
+    let neighborhood = r.text_within(m.neighborhood.0, m.neighborhood.1, limits::NEIGHBOURHOOD);
+    let city = r.text_within(m.city.0, m.city.1, limits::CITY);
     let state = r.parse(m.state.0, m.state.1, Uf::parse_any_case);
-    let complement = r.optional_text(m.complement.0, m.complement.1);
+    let complement = r.optional_text_within(m.complement.0, m.complement.1, limits::COMPLEMENT);
     Some(AddressData {
         cep: cep?,
         street: street?,
@@ -565,7 +569,7 @@ fn read_payment(
             let bank = r.text_or_number("bank", d.bank);
             let agency = r.text_or_number("agency", d.agency);
             let account = r.text_or_number("account", d.account);
-            let operation = r.optional_text("operation", d.operation);
+            let operation = r.optional_text_within("operation", d.operation, limits::HOUSE_NUMBER);
             let (v, prefix) = r.at_this_level();
             BankAccount::parse(
                 v,
@@ -706,7 +710,7 @@ impl StatusChangeBody {
         let mut v = Violations::new();
         let mut r = Reading::root(&mut v);
         let status = r.parse("status", self.status, ProposalStatus::parse);
-        let reason = r.optional_text("reason", self.reason);
+        let reason = r.optional_text_within("reason", self.reason, limits::REASON);
         match status {
             Some(status) if v.is_empty() => Ok(StatusChangeRequest { status, reason }),
             _ => Err(v),

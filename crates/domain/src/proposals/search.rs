@@ -8,14 +8,17 @@ use crate::values::{Cnpj, Cpf, ProposalStatus, ShippingType};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::{DateTime, Days, NaiveDate, TimeZone, Utc};
+use std::collections::HashSet;
 
 /// A page holds this many proposals unless `limit` says otherwise.
 pub const DEFAULT_PAGE_SIZE: i64 = 50;
 /// The largest `limit` taken.
 pub const MAX_PAGE_SIZE: i64 = 200;
-/// A name searched must have at least this many letters (shorter ones match too much to be served
-/// by the trigram index).
+/// Each word of a name searched must have at least this many letters (shorter ones match too
+/// much to be served by the trigram index: one letter is a scan of every name).
 pub const MIN_NAME_LETTERS: usize = 3;
+/// A name searched has at most this many words (each is one more pattern on every candidate).
+pub const MAX_NAME_WORDS: usize = 5;
 /// `q` longer than this is refused.
 pub const MAX_QUERY_CHARS: usize = 120;
 
@@ -163,18 +166,33 @@ fn read_text(v: &mut Violations, raw: &str) -> Option<SearchText> {
     if text.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | ' ')) {
         return v.check("q", Cpf::parse(text)).map(SearchText::Cpf);
     }
-    let letters = text.chars().filter(|c| c.is_alphabetic()).count();
-    if letters < MIN_NAME_LETTERS || text.contains('\0') {
+    if text.contains('\0') {
+        v.add("q", codes::INVALID_VALUE, "q não pode conter o caractere nulo");
+        return None;
+    }
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if words.len() > MAX_NAME_WORDS {
         v.add(
             "q",
             codes::INVALID_VALUE,
-            format!("q deve ser um CPF ou parte do nome com ao menos {MIN_NAME_LETTERS} letras"),
+            format!("q deve ter no máximo {MAX_NAME_WORDS} palavras"),
         );
         return None;
     }
-    Some(SearchText::NameWords(
-        text.split_whitespace().map(str::to_owned).collect(),
-    ))
+    // Letters whatever their script's width or accents: the store's normalisation (lower case,
+    // accents and full-width forms folded) keeps a letter a letter, so this count holds after it.
+    if words
+        .iter()
+        .any(|word| word.chars().filter(|c| c.is_alphabetic()).count() < MIN_NAME_LETTERS)
+    {
+        v.add(
+            "q",
+            codes::INVALID_VALUE,
+            format!("q deve ser um CPF ou palavras do nome com ao menos {MIN_NAME_LETTERS} letras cada"),
+        );
+        return None;
+    }
+    Some(SearchText::NameWords(words.into_iter().map(str::to_owned).collect()))
 }
 
 impl ProposalSearch {
@@ -182,23 +200,27 @@ impl ProposalSearch {
     /// parameters and bad values are refused, each naming itself; a parameter sent empty (as an
     /// HTML form sends an unused filter) counts as not sent.
     pub fn parse(params: &[(String, String)]) -> Result<Self, Violations> {
+        crate::input::bounded_query(params)?;
         let mut v = Violations::new();
         let mut search = ProposalSearch::default();
-        let mut seen: Vec<&str> = Vec::new();
+        let mut seen: HashSet<&str> = HashSet::new();
+        let mut repeated: HashSet<&str> = HashSet::new();
         let (mut from_day, mut to_day) = (None, None);
         for (name, raw) in params {
             if raw.trim().is_empty() {
                 continue;
             }
-            if seen.contains(&name.as_str()) {
-                v.add(
-                    name.clone(),
-                    codes::DUPLICATE,
-                    format!("{name} informado mais de uma vez"),
-                );
+            if !seen.insert(name.as_str()) {
+                // Named once however often it repeats.
+                if repeated.insert(name.as_str()) {
+                    v.add(
+                        name.clone(),
+                        codes::DUPLICATE,
+                        format!("{name} informado mais de uma vez"),
+                    );
+                }
                 continue;
             }
-            seen.push(name);
             let c = &mut search.conditions;
             match name.as_str() {
                 "conditions[status]" => c.status = v.check(name, ProposalStatus::parse(raw.trim())),

@@ -7,7 +7,7 @@ use crate::clock::Clock;
 use crate::contract::evidence::{PartySignature, SignatureEvidence};
 use crate::contract::{DocumentRenderer, PrintedDocument, RenderError, Stage};
 use crate::proposals::lifecycle::{StatusChange, StatusEvent, TransitionError, Trigger, check};
-use crate::proposals::model::ProposalDetail;
+use crate::proposals::model::{Flow, ProposalDetail};
 use crate::proposals::ports::{PartnerDirectory, ProposalStore};
 use crate::signature::{
     CallbackError, ChangeStatusError, PartyEventOutcome, PartyRole, ProviderError, ProviderEvent, ProviderEventKind,
@@ -198,6 +198,11 @@ impl SigningService {
     ) -> Result<String, SigningError> {
         authorize(principal, Operation::SendForSignature)?;
         let detail = self.detail(principal, identifier).await?;
+        // Only a partner sends (route 12), and only its own flow's proposals: the shop's are
+        // signed through the shop, even when credited to a partner.
+        if detail.proposal.flow.as_deref() != Some(Flow::Partner.as_str()) {
+            return Err(SigningError::NotFound);
+        }
         if detail.proposal.customer_id != customer_id {
             return Err(SigningError::WrongCustomer);
         }

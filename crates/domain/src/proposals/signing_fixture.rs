@@ -25,7 +25,7 @@ pub fn detail(status: &str) -> ProposalDetail {
             federation_cnpj: None,
             shipping: "whatsapp".into(),
             notification_resends: 0,
-            flow: None,
+            flow: Some("PARCEIRO".into()),
             associate_code: None,
             motivation_id: 1,
             product_id: 1,

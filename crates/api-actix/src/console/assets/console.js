@@ -50,6 +50,11 @@
       say("Sessão encerrada: entre novamente.");
       return;
     }
+    // A token of another application (a partner's, the shop's): the console is the back office's.
+    if (xhr.status === 403 && !event.detail.requestConfig.verb.match(/post/i)) {
+      sessionStorage.removeItem(KEY);
+      show(false);
+    }
     say(describe(xhr));
   });
   document.body.addEventListener("htmx:sendError", function () {
