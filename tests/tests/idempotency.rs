@@ -220,3 +220,133 @@ async fn every_creating_post_takes_the_key_and_the_contract_says_so() {
         assert_eq!(answer["errors"][0]["field"], "Idempotency-Key", "{path}");
     }
 }
+
+/// Bytes of every kept answer and fingerprint (as stored, whatever their column) that contain
+/// `text`.
+async fn kept_rows_containing(app: &TestApp, text: &str) -> i64 {
+    app.count(&format!(
+        "SELECT count(*) AS n FROM idempotency_keys
+         WHERE position(convert_to('{text}', 'UTF8') IN coalesce(body, ''::bytea) || coalesce(answer_sealed, ''::bytea)
+                                                         || convert_to(fingerprint, 'UTF8')) > 0"
+    ))
+    .await
+}
+
+fn customer_body() -> Value {
+    json!({
+        "cliente": {
+            "nome_completo": "Maria da Silva", "cpf": "529.982.247-25", "data_nascimento": "1990-05-15T00:00:00.000Z",
+            "sexo": "Feminino", "estado_civil": "Solteiro", "nacionalidade": "Brasileira", "celular": "(11) 91234-5678",
+            "telefone_fixo": "(11) 3123-4567", "email": "maria@exemplo.com.br", "profissao": "Professora", "salario": 0,
+            "trabalhando": true, "servidor_publico": false, "pep": false, "afastado": false, "medicamento": true,
+            "medicamento_descricao": "Losartana", "e_analfabeto": false
+        },
+        "endereco": {"cep": "01310100", "endereco": "Avenida Paulista", "numero": 1000, "bairro": "Bela Vista",
+            "cidade": "São Paulo", "estado": "SP", "complemento": null}
+    })
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn kept_answers_hold_no_secret_or_personal_data_in_clear_and_still_replay() {
+    let app = TestApp::spawn_with(&[("HOOKS_ALLOWED_CIDRS", "127.0.0.0/8")]).await;
+    app.seed_catalog().await;
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await;
+    let office = app.token_for("bo@demo.com.br", "BACKOFFICE", "").await;
+    let created = post_with_key(&app, "/customer/create", &partner, "cadastro-1", &customer_body()).await;
+    assert_eq!(created.status(), StatusCode::CREATED);
+    let first = created.text().await.unwrap();
+    assert!(first.contains("Losartana") && first.contains("52998224725"));
+    let hook = json!({"events": ["ALTERAÇÃO_STATUS"], "endpoint": "http://127.0.0.1:9/hooks", "status": "INATIVO"});
+    let subscribed = post_with_key(&app, "/hooks", &office, "webhook-1", &hook).await;
+    assert_eq!(subscribed.status(), StatusCode::OK);
+    let subscribed: Value = subscribed.json().await.unwrap();
+    let secret = subscribed["data"]["secret"].as_str().unwrap().to_owned();
+    assert!(secret.starts_with("whsec_"));
+
+    for text in [
+        "Maria",
+        "Losartana",
+        "52998224725",
+        "maria@exemplo",
+        "whsec_",
+        &secret[6..],
+    ] {
+        assert_eq!(kept_rows_containing(&app, text).await, 0, "{text} is kept in clear");
+    }
+    assert_eq!(
+        app.count("SELECT count(*) AS n FROM idempotency_keys WHERE answer_sealed IS NOT NULL")
+            .await,
+        2
+    );
+
+    let again = post_with_key(&app, "/customer/create", &partner, "cadastro-1", &customer_body()).await;
+    assert!(replayed(&again));
+    assert_eq!(again.text().await.unwrap(), first, "the same answer, byte for byte");
+    let again = post_with_key(&app, "/hooks", &office, "webhook-1", &hook).await;
+    assert!(replayed(&again));
+    let again: Value = again.json().await.unwrap();
+    assert_eq!(again["data"]["secret"], secret.as_str());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn anonymisation_erases_the_kept_answers_about_the_person_and_the_export_lists_them() {
+    let (app, partner, office) = setup().await;
+    let created = post_with_key(&app, "/customer/create", &partner, "cadastro-1", &customer_body()).await;
+    assert_eq!(created.status(), StatusCode::CREATED);
+    // Another person's answer is left alone.
+    let mut other = customer_body();
+    other["cliente"]["cpf"] = json!("123.456.789-09");
+    other["cliente"]["nome_completo"] = json!("João Souza");
+    let other_created = post_with_key(&app, "/customer/create", &partner, "cadastro-2", &other).await;
+    assert_eq!(other_created.status(), StatusCode::CREATED);
+
+    let export: Value = app
+        .get("/privacy/customers/52998224725", Some(&office))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let kept = export["data"]["respostas_idempotentes"].as_array().unwrap();
+    assert_eq!(kept.len(), 1, "{export}");
+    assert_eq!(kept[0]["chave"], "cadastro-1");
+    assert_eq!(kept[0]["usuario"], "rep@demo.com.br");
+    assert!(
+        !kept[0].to_string().contains("Losartana"),
+        "the export says an answer exists, not what it held"
+    );
+
+    let anonymized = app
+        .client
+        .post(app.url("/privacy/customers/52998224725/anonymize"))
+        .bearer_auth(&office)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(anonymized.status(), StatusCode::OK);
+    let anonymized: Value = anonymized.json().await.unwrap();
+    assert_eq!(anonymized["data"]["respostasIdempotentesApagadas"], 1);
+
+    let replay = assert_error(
+        post_with_key(&app, "/customer/create", &partner, "cadastro-1", &customer_body()).await,
+        StatusCode::CONFLICT,
+        "idempotencia_esquecida",
+    )
+    .await;
+    assert_eq!(replay["errors"][0]["field"], "Idempotency-Key");
+    assert_eq!(replay["errors"][0]["code"], "chave_idempotencia_esquecida");
+    assert!(!replay.to_string().contains("Maria"));
+    assert_eq!(
+        app.count("SELECT count(*) AS n FROM customers WHERE cpf = '52998224725'")
+            .await,
+        0,
+        "the refused replay created nothing"
+    );
+    // The other person's answer still replays.
+    let other_again = post_with_key(&app, "/customer/create", &partner, "cadastro-2", &other).await;
+    assert!(replayed(&other_again));
+    assert_eq!(
+        app.count("SELECT count(*) AS n FROM idempotency_keys WHERE forgotten_at IS NOT NULL")
+            .await,
+        1
+    );
+}

@@ -309,3 +309,217 @@ async fn anonymisation_waits_for_every_proposal_to_finish_then_leaves_nothing_pe
     )
     .await;
 }
+
+/// Every table's rows that, as text, hold any of these (case-insensitive), by table.
+async fn tables_holding(app: &TestApp, needles: &[&str]) -> Vec<(String, i64)> {
+    #[derive(diesel::QueryableByName)]
+    struct Table {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        name: String,
+    }
+    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+    let mut conn = AsyncPgConnection::establish(&app.db.url).await.unwrap();
+    let tables: Vec<Table> =
+        diesel::sql_query("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename")
+            .load(&mut conn)
+            .await
+            .unwrap();
+    let patterns = needles
+        .iter()
+        .map(|n| format!("'%{n}%'"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut found = Vec::new();
+    for table in tables {
+        let n = app
+            .count(&format!(
+                "SELECT count(*) AS n FROM {} t WHERE t::text ILIKE ANY (ARRAY[{patterns}])",
+                table.name
+            ))
+            .await;
+        if n > 0 {
+            found.push((table.name, n));
+        }
+    }
+    found
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn after_anonymisation_nothing_of_the_person_is_left_but_the_signed_contract() {
+    let s = setup().await;
+    // A contract: signed by every party and approved.
+    let signed = created(
+        s.app
+            .post_json_as("/proposal/create", &s.partner, &proposal_body(CPF))
+            .await,
+    )
+    .await;
+    let contract = signed_and_approved(&s, &signed).await;
+    // Sent for signature, then cancelled before the last signature, with a reason that names
+    // the customer.
+    let sent = created(
+        s.app
+            .post_json_as("/proposal/create", &s.partner, &proposal_body(CPF))
+            .await,
+    )
+    .await;
+    let never_signed = sent["identificador"].as_str().unwrap().to_owned();
+    let sending = s
+        .app
+        .post_json_as(
+            "/signer",
+            &s.partner,
+            &json!({"customerId": sent["id_cliente"], "identifier": never_signed}),
+        )
+        .await;
+    assert_eq!(sending.status(), StatusCode::OK);
+    let reason = "Maria da Silva desistiu pelo telefone (11) 91234-5678";
+    let cancelled = s
+        .app
+        .client
+        .patch(s.app.url(&format!("/proposal/{never_signed}/status")))
+        .bearer_auth(&s.office)
+        .json(&json!({"status": "CANCELADO", "reason": reason}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cancelled.status(), StatusCode::OK);
+    // An online sale, paid on the platform (its customer holds name, e-mail and phone), then
+    // refused in analysis.
+    let shop = created(
+        s.app
+            .post_json_as("/proposal/create/ecommerce", &s.shop, &shop_body())
+            .await,
+    )
+    .await;
+    let online = shop["identificador"].as_str().unwrap().to_owned();
+    for path in ["/ecommerce/createCustomer", "/ecommerce/createSetupIntent"] {
+        let step = s.app.post_json_as(path, &s.shop, &json!({"cpf": CPF})).await;
+        assert!(step.status().is_success(), "{path}");
+    }
+    let paid = s
+        .app
+        .post_json_as("/ecommerce/createSubscription", &s.shop, &json!({"identifier": online}))
+        .await;
+    assert_eq!(paid.status(), StatusCode::CREATED);
+    move_to(&s, &online, "REPROVADO").await;
+    let needles = [
+        "Maria",
+        "Silva",
+        CPF,
+        "529.982.247-25",
+        "maria@exemplo",
+        "maria.loja@exemplo",
+        "91234-5678",
+        "912345678",
+        "99876-5432",
+        "998765432",
+    ];
+    assert!(
+        !tables_holding(&s.app, &needles).await.is_empty(),
+        "the scan finds the person before"
+    );
+
+    let response = anonymize(&s, &s.office).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let done: Value = response.json().await.unwrap();
+    let platform = done["data"]["plataformaPagamento"].as_array().unwrap();
+    assert_eq!(platform.len(), 1, "{done}");
+    assert!(platform[0]["cliente"].as_str().unwrap().starts_with("cus_"));
+    assert_eq!(platform[0]["redigido"], true);
+    assert_eq!(
+        s.app
+            .count(
+                "SELECT count(*) AS n FROM payment_customer_redactions WHERE answered_at IS NOT NULL AND error IS NULL"
+            )
+            .await,
+        1,
+        "the call is recorded"
+    );
+
+    // Nothing of the person in any table; the only documents left are the contract's.
+    assert_eq!(tables_holding(&s.app, &needles).await, Vec::<(String, i64)>::new());
+    assert_eq!(
+        s.app
+            .count(&format!(
+                "SELECT count(*) AS n FROM sealed_documents sd JOIN proposals p ON p.id = sd.proposal_id
+                 WHERE p.identificador <> '{contract}'"
+            ))
+            .await,
+        0
+    );
+    for identifier in [&never_signed, &online] {
+        assert_error(
+            s.app
+                .get(&format!("/proposal/{identifier}/document"), Some(&s.office))
+                .await,
+            StatusCode::NOT_FOUND,
+            "documento_removido",
+        )
+        .await;
+    }
+    let kept = s
+        .app
+        .get(&format!("/proposal/{contract}/document"), Some(&s.office))
+        .await;
+    assert_eq!(kept.status(), StatusCode::OK);
+    let text = black_box_tests::pdf_text(&kept.bytes().await.unwrap());
+    assert!(text.contains("Maria"), "the signed contract is kept as it was signed");
+
+    // The reason is a marker in the history and the events; the history keeps everything else.
+    let history: Value = s
+        .app
+        .get(&format!("/proposal/{never_signed}/history"), Some(&s.office))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let entries = history["data"]["entries"].as_array().unwrap();
+    let cancel = entries.iter().find(|e| e["changes"].get("motivo").is_some()).unwrap();
+    assert_eq!(cancel["changes"]["motivo"]["to"], "[removido na anonimização]");
+    assert_eq!(cancel["changes"]["status"]["to"], "CANCELADO");
+    assert_eq!(cancel["by"], "bo@demo.com.br");
+    let events: Value = s
+        .app
+        .get(&format!("/proposal/{never_signed}/events"), Some(&s.office))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let last = events["document"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["reason"], "[removido na anonimização]");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_history_stays_append_only_outside_the_one_change_anonymisation_makes() {
+    let s = setup().await;
+    created(
+        s.app
+            .post_json_as("/proposal/create", &s.partner, &proposal_body(CPF))
+            .await,
+    )
+    .await;
+    use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
+    let mut conn = AsyncPgConnection::establish(&s.app.db.url).await.unwrap();
+    let refused = [
+        "UPDATE proposal_history SET changes = '{}'",
+        "BEGIN; SET LOCAL sales.history_action = 'anonimizacao'; UPDATE proposal_history SET changed_by = 'x'; COMMIT",
+        "BEGIN; SET LOCAL sales.history_action = 'anonimizacao'; UPDATE proposal_history SET changes = changes || '{\"x\": 1}'; COMMIT",
+        "BEGIN; SET LOCAL sales.history_action = 'anonimizacao'; DELETE FROM proposal_history; COMMIT",
+    ];
+    for statement in refused {
+        let error = conn.batch_execute(statement).await.unwrap_err();
+        assert!(
+            error.to_string().contains("não pode ser alterado"),
+            "{statement}: {error}"
+        );
+        let _ = conn.batch_execute("ROLLBACK").await;
+    }
+    // The one change admitted: itself with its reasons replaced (none here: no change at all).
+    conn.batch_execute(
+        "BEGIN; SET LOCAL sales.history_action = 'anonimizacao';
+         UPDATE proposal_history SET changes = history_without_reasons(changes); COMMIT",
+    )
+    .await
+    .unwrap();
+}

@@ -32,6 +32,8 @@ pub trait SandboxLedger: Send + Sync {
         object: serde_json::Value,
     ) -> Result<serde_json::Value, StoreError>;
     async fn get(&self, id: &str) -> Result<Option<serde_json::Value>, StoreError>;
+    /// Replaces the stored object with this id (what an update through the platform's API does).
+    async fn replace(&self, id: &str, object: serde_json::Value) -> Result<(), StoreError>;
 }
 pub const DECLINING_EMAIL_MARK: &str = "recusado";
 
@@ -125,6 +127,22 @@ impl PaymentGateway for SandboxGateway {
             .as_str()
             .map(str::to_owned)
             .ok_or_else(|| PaymentError::Unavailable("objeto sem id".into()))
+    }
+
+    async fn redact_customer(&self, platform_customer: &str) -> Result<(), PaymentError> {
+        let Some(mut customer) = self.ledger.get(platform_customer).await.map_err(unavailable)? else {
+            return Err(PaymentError::Invalid(format!(
+                "cliente {platform_customer} inexistente"
+            )));
+        };
+        for field in ["name", "email", "phone", "description"] {
+            customer[field] = serde_json::Value::Null;
+        }
+        customer["metadata"] = json!({});
+        self.ledger
+            .replace(platform_customer, customer)
+            .await
+            .map_err(unavailable)
     }
 
     async fn create_setup_intent(

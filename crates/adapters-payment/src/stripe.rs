@@ -178,6 +178,21 @@ impl PaymentGateway for StripeGateway {
         text(&self.post("/v1/customers", form, idempotency_key).await?, "id")
     }
 
+    async fn redact_customer(&self, platform_customer: &str) -> Result<(), PaymentError> {
+        // An empty value unsets a field, and an empty `metadata` every key of it.
+        let form = ["name", "email", "phone", "description", "metadata"]
+            .into_iter()
+            .map(|field| pair(field, ""))
+            .collect();
+        self.post(
+            &format!("/v1/customers/{platform_customer}"),
+            form,
+            &format!("redact-{platform_customer}"),
+        )
+        .await
+        .map(|_| ())
+    }
+
     async fn create_setup_intent(
         &self,
         platform_customer: &str,

@@ -197,3 +197,35 @@ async fn customers_and_setup_intents_are_read_from_stripes_answers() {
         ("seti_1", "requires_payment_method", None)
     );
 }
+
+#[tokio::test]
+async fn a_customer_is_redacted_by_emptying_its_personal_fields_and_metadata() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/customers/cus_9"))
+        .and(header("idempotency-key", "redact-cus_9"))
+        .and(body_string_contains("name=&"))
+        .and(body_string_contains("email=&"))
+        .and(body_string_contains("phone=&"))
+        .and(body_string_contains("description=&"))
+        .and(body_string_contains("metadata="))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(json!({"id": "cus_9", "object": "customer", "name": null})),
+        )
+        .expect(1)
+        .mount(&server)
+        .await;
+    gateway(&server).redact_customer("cus_9").await.unwrap();
+
+    let missing = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(404).set_body_json(
+            json!({"error": {"type": "invalid_request_error", "code": "resource_missing", "message": "No such customer"}}),
+        ))
+        .mount(&missing)
+        .await;
+    assert!(matches!(
+        gateway(&missing).redact_customer("cus_x").await,
+        Err(PaymentError::Invalid(_))
+    ));
+}

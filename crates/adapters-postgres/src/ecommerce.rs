@@ -332,6 +332,16 @@ impl adapters_payment::sandbox::SandboxLedger for PgSandboxLedger {
             .map_err(query_error)
     }
 
+    async fn replace(&self, id: &str, object: serde_json::Value) -> Result<(), StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        diesel::update(sandbox::table.find(id))
+            .set(sandbox::object.eq(object))
+            .execute(&mut conn)
+            .await
+            .map_err(query_error)?;
+        Ok(())
+    }
+
     async fn get(&self, id: &str) -> Result<Option<serde_json::Value>, StoreError> {
         if names_no_row(id) {
             return Ok(None);

@@ -67,6 +67,13 @@ pub struct ResealReport {
     pub current: usize,
 }
 
+impl SealingKeys {
+    /// The sealer of these keys, shared by every store that keeps sealed values.
+    pub fn sealer(&self) -> Arc<SecretSealer> {
+        Arc::new(SecretSealer::new(self.current, &self.previous))
+    }
+}
+
 impl PgHooks {
     pub fn new(pool: PgPool, keys: &SealingKeys) -> Self {
         Self {

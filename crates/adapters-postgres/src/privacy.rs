@@ -1,24 +1,34 @@
 //! A data subject's rights in PostgreSQL: the domain's `PersonalDataStore`.
 
+use crate::idempotency::{KEPT_ANSWERS, forget_subject, subject_tags};
 use crate::pool::{PgPool, connection, query_error};
+use crate::sealing::SecretSealer;
 use async_trait::async_trait;
 use diesel::result::Error as DieselError;
-use diesel::sql_types::{Array, BigInt, Jsonb, Nullable, Text};
+use diesel::sql_types::{Array, BigInt, Bytea, Jsonb, Nullable, Text};
 use diesel::{QueryableByName, sql_query};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-use domain::privacy::{AnonymizeOutcome, Anonymized, KeptDocument, PersonalDataStore};
+use domain::privacy::{AnonymizeOutcome, Anonymized, KeptDocument, PersonalDataStore, PlatformRedaction};
 use domain::store::StoreError;
 use domain::values::{Cpf, ProposalStatus};
+use std::sync::Arc;
 
 #[derive(Clone)]
 pub struct PgPersonalData {
     pool: PgPool,
+    /// Finds the kept idempotent answers about a person by their keyed digests.
+    sealer: Arc<SecretSealer>,
 }
 
 impl PgPersonalData {
-    pub fn new(pool: PgPool) -> Self {
-        Self { pool }
+    pub fn new(pool: PgPool, sealer: Arc<SecretSealer>) -> Self {
+        Self { pool, sealer }
     }
+}
+
+fn masked(cpf: &Cpf) -> String {
+    let d = cpf.as_str();
+    format!("{}.{}.{}-{}", &d[0..3], &d[3..6], &d[6..9], &d[9..11])
 }
 
 /// Everything held under a CPF, in one statement: rows as stored (`to_jsonb`), documents by
@@ -92,6 +102,12 @@ struct ProposalOfCpf {
 }
 
 #[derive(QueryableByName)]
+struct PlatformCustomer {
+    #[diesel(sql_type = Text)]
+    platform_customer_id: String,
+}
+
+#[derive(QueryableByName)]
 struct Kept {
     #[diesel(sql_type = Text)]
     identificador: String,
@@ -142,6 +158,33 @@ FROM signatures s WHERE s.id = sp.signature_id AND s.proposal_id = ANY($1) AND s
 /// The platform's subscription objects carry the buyer's name and e-mail.
 const ANONYMIZE_SUBSCRIPTIONS: &str = "UPDATE subscriptions SET object = NULL WHERE proposal_id = ANY($1)";
 
+/// The documents of proposals that never became a contract (no signed version: never signed, or
+/// cancelled before the last signature) are deleted and the proposals remembered as such.
+const REMOVE_UNSIGNED_DOCUMENTS: &str = "\
+WITH never_signed AS (
+    SELECT p FROM unnest($1::bigint[]) AS p
+    WHERE NOT EXISTS (SELECT 1 FROM signed_documents g WHERE g.proposal_id = p)
+), deleted AS (
+    DELETE FROM sealed_documents sd USING never_signed n WHERE sd.proposal_id = n.p RETURNING sd.proposal_id
+)
+INSERT INTO removed_documents (proposal_id, removed_by)
+SELECT p, $2 FROM never_signed
+ON CONFLICT (proposal_id) DO NOTHING";
+
+/// What people wrote about the customer when moving a proposal (its reasons) becomes the
+/// history's marker: in the events, in the webhook deliveries' copies, and in the history (the
+/// one update its append-only rule admits, decision 128).
+const REMOVE_REASONS: [&str; 3] = [
+    "UPDATE hook_deliveries d
+     SET body = jsonb_set(d.body::jsonb, '{data,motivo}', to_jsonb(history_reason_marker()))::text
+     FROM proposal_events e
+     WHERE d.proposal_event_id = e.id AND e.proposal_id = ANY($1) AND e.reason IS NOT NULL",
+    "UPDATE proposal_events SET reason = history_reason_marker()
+     WHERE proposal_id = ANY($1) AND reason IS NOT NULL",
+    "UPDATE proposal_history SET changes = history_without_reasons(changes)
+     WHERE proposal_id = ANY($1) AND changes ? 'motivo'",
+];
+
 const KEPT_DOCUMENTS: &str = "\
 SELECT p.identificador, 'selado' AS versao, sd.sha256 FROM sealed_documents sd JOIN proposals p ON p.id = sd.proposal_id
 WHERE p.id = ANY($1)
@@ -169,7 +212,12 @@ impl From<DieselError> for Stop {
     }
 }
 
-async fn anonymize_in(conn: &mut AsyncPgConnection, cpf: &Cpf, by: &str) -> Result<AnonymizeOutcome, Stop> {
+async fn anonymize_in(
+    conn: &mut AsyncPgConnection,
+    sealer: &SecretSealer,
+    cpf: &Cpf,
+    by: &str,
+) -> Result<AnonymizeOutcome, Stop> {
     // The history's entries of this transaction say `anonimizacao`.
     sql_query("SET LOCAL sales.history_action = 'anonimizacao'")
         .execute(conn)
@@ -193,9 +241,25 @@ async fn anonymize_in(conn: &mut AsyncPgConnection, cpf: &Cpf, by: &str) -> Resu
     if !open.is_empty() {
         return Err(Stop::Blocked(open));
     }
-    if registrations.is_empty() && proposals.is_empty() {
+    // Kept answers of creating requests about the person (their retries are told so from now on).
+    let forgotten_answers = forget_subject(conn, sealer, cpf).await?;
+    if registrations.is_empty() && proposals.is_empty() && forgotten_answers == 0 {
         return Ok(AnonymizeOutcome::NothingHeld);
     }
+    // The payment platform's customers of the person, recorded before their ids are cleared:
+    // the use case asks the platform to redact each once this commits.
+    let platform_customers: Vec<PlatformCustomer> = sql_query(
+        "INSERT INTO payment_customer_redactions (platform_customer_id, requested_by)
+         SELECT DISTINCT ecommerce_customer_id, $2 FROM customers
+         WHERE cpf = $1 AND ecommerce_customer_id IS NOT NULL
+         ON CONFLICT (platform_customer_id) DO UPDATE
+             SET requested_by = EXCLUDED.requested_by, requested_at = now(), answered_at = NULL, error = NULL
+         RETURNING platform_customer_id",
+    )
+    .bind::<Text, _>(cpf.as_str())
+    .bind::<Text, _>(by)
+    .load(conn)
+    .await?;
     let placeholder = |id: i64| Cpf::anonymous_placeholder(id.unsigned_abs());
     // Every proposal of the CPF was made from one of its registrations (`id_cliente`): each
     // registration, its proposals' copies and the proposals take that registration's placeholder.
@@ -229,12 +293,31 @@ async fn anonymize_in(conn: &mut AsyncPgConnection, cpf: &Cpf, by: &str) -> Resu
             .execute(conn)
             .await?;
     }
+    sql_query(REMOVE_UNSIGNED_DOCUMENTS)
+        .bind::<Array<BigInt>, _>(&ids)
+        .bind::<Text, _>(by)
+        .execute(conn)
+        .await?;
+    for statement in REMOVE_REASONS {
+        sql_query(statement)
+            .bind::<Array<BigInt>, _>(&ids)
+            .execute(conn)
+            .await?;
+    }
     let kept: Vec<Kept> = sql_query(KEPT_DOCUMENTS)
         .bind::<Array<BigInt>, _>(&ids)
         .load(conn)
         .await?;
     Ok(AnonymizeOutcome::Done(Anonymized {
         registrations: i64::try_from(registrations.len()).unwrap_or(i64::MAX),
+        forgotten_answers: i64::try_from(forgotten_answers).unwrap_or(i64::MAX),
+        platform_customers: platform_customers
+            .into_iter()
+            .map(|c| PlatformRedaction {
+                platform_customer: c.platform_customer_id,
+                outcome: None,
+            })
+            .collect(),
         proposals: proposals.into_iter().map(|p| p.identificador).collect(),
         kept_documents: kept
             .into_iter()
@@ -253,6 +336,19 @@ impl PersonalDataStore for PgPersonalData {
         let mut conn = connection(&self.pool).await?;
         conn.transaction(async |conn| {
             let found: Document = sql_query(EXPORT).bind::<Text, _>(cpf.as_str()).get_result(conn).await?;
+            // That answers about the person are kept for retries (never their content).
+            let answers: Document = sql_query(format!("SELECT ({KEPT_ANSWERS}) AS document"))
+                .bind::<Text, _>(cpf.as_str())
+                .bind::<Array<Bytea>, _>(subject_tags(&self.sealer, cpf))
+                .bind::<Text, _>(masked(cpf))
+                .get_result(conn)
+                .await?;
+            let mut found = found.document;
+            // Named only when there are some: the export of nothing held stays empty lists.
+            let any = answers.document.as_array().is_some_and(|a| !a.is_empty());
+            if let Some(members) = found.as_object_mut().filter(|_| any) {
+                members.insert("respostas_idempotentes".into(), answers.document);
+            }
             sql_query(
                 "INSERT INTO proposal_history (proposal_id, changed_by, action, changes) \
                  SELECT id, $2, 'exportacao', '{}'::jsonb FROM proposals WHERE cpf_cliente = $1 ORDER BY id",
@@ -261,15 +357,32 @@ impl PersonalDataStore for PgPersonalData {
             .bind::<Text, _>(by)
             .execute(conn)
             .await?;
-            Ok::<_, DieselError>(found.document)
+            Ok::<_, DieselError>(found)
         })
         .await
         .map_err(query_error)
     }
 
+    async fn record_redaction(&self, platform_customer: &str, error: Option<String>) -> Result<(), StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        sql_query(
+            "UPDATE payment_customer_redactions SET answered_at = now(), error = $2 WHERE platform_customer_id = $1",
+        )
+        .bind::<Text, _>(platform_customer)
+        .bind::<Nullable<Text>, _>(error)
+        .execute(&mut conn)
+        .await
+        .map_err(query_error)?;
+        Ok(())
+    }
+
     async fn anonymize(&self, cpf: &Cpf, by: &str) -> Result<AnonymizeOutcome, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        match conn.transaction(async |conn| anonymize_in(conn, cpf, by).await).await {
+        let sealer = self.sealer.clone();
+        match conn
+            .transaction(async |conn| anonymize_in(conn, &sealer, cpf, by).await)
+            .await
+        {
             Ok(outcome) => Ok(outcome),
             Err(Stop::Blocked(open)) => Ok(AnonymizeOutcome::Blocked(open)),
             Err(Stop::Db(e)) => Err(query_error(e)),

@@ -356,6 +356,17 @@ diesel::table! {
         status -> Nullable<Int2>,
         content_type -> Nullable<Text>,
         body -> Nullable<Bytea>,
+        answer_sealed -> Nullable<Bytea>,
+        subjects -> Array<Nullable<Bytea>>,
+        forgotten_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    removed_documents (proposal_id) {
+        proposal_id -> Int8,
+        removed_by -> Text,
+        removed_at -> Timestamptz,
     }
 }
 
@@ -538,6 +549,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     signed_documents,
     idempotency_keys,
     provider_signed_copies,
+    removed_documents,
     signature_parties,
     signature_callbacks,
     setup_intents,

@@ -1,3 +1,6 @@
+//! Secrets and personal answers kept by the service are stored encrypted: webhook signing
+//! secrets and the answers kept for `Idempotency-Key` retries (decision 127).
+//!
 //! Webhook signing secrets are stored encrypted (XChaCha20-Poly1305): a copy of the database alone
 //! does not let anyone forge deliveries. The subscription's uuid is the associated data, so a
 //! sealed secret cannot be moved to another row.
@@ -35,30 +38,43 @@ pub fn key_id(key: &[u8; 32]) -> KeyId {
 struct Key {
     id: KeyId,
     cipher: XChaCha20Poly1305,
+    /// Never the sealing key itself: a key derived from it for keyed digests.
+    tag_key: [u8; 32],
 }
 
 impl Key {
     fn new(key: &[u8; 32]) -> Self {
+        let tag_key = Sha256::new()
+            .chain_update(b"sales-api/keyed-digest/v1\0")
+            .chain_update(key)
+            .finalize()
+            .into();
         Self {
             id: key_id(key),
             cipher: XChaCha20Poly1305::new(key.into()),
+            tag_key,
         }
     }
 
-    fn open(&self, uuid: Uuid, nonce_and_ciphertext: &[u8]) -> Option<Vec<u8>> {
+    fn open(&self, aad: &[u8], nonce_and_ciphertext: &[u8]) -> Option<Vec<u8>> {
         if nonce_and_ciphertext.len() < NONCE_LEN {
             return None;
         }
         let (nonce, ciphertext) = nonce_and_ciphertext.split_at(NONCE_LEN);
         self.cipher
-            .decrypt(
-                XNonce::from_slice(nonce),
-                Payload {
-                    msg: ciphertext,
-                    aad: uuid.as_bytes(),
-                },
-            )
+            .decrypt(XNonce::from_slice(nonce), Payload { msg: ciphertext, aad })
             .ok()
+    }
+
+    /// A keyed digest (HMAC-SHA-256 under a key derived from this one): equal inputs give equal
+    /// tags, and without the key a tag tells nothing, not even of an input as guessable as a CPF.
+    fn tag(&self, purpose: &str, data: &[u8]) -> [u8; 32] {
+        use hmac::{Hmac, Mac};
+        let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&self.tag_key).unwrap_or_else(|_| unreachable!());
+        mac.update(purpose.as_bytes());
+        mac.update(&[0]);
+        mac.update(data);
+        mac.finalize().into_bytes().into()
     }
 }
 
@@ -82,18 +98,18 @@ impl SecretSealer {
 
     /// The format byte, the current key's id, a random nonce, then the ciphertext.
     pub fn seal(&self, uuid: Uuid, secret: &SigningSecret) -> Result<Vec<u8>, StoreError> {
+        self.seal_bytes(uuid.as_bytes(), secret.expose().as_bytes())
+    }
+
+    /// Any bytes sealed as a secret is, bound to `aad` (what the sealed value belongs to: it
+    /// opens only with the same `aad`).
+    pub fn seal_bytes(&self, aad: &[u8], plain: &[u8]) -> Result<Vec<u8>, StoreError> {
         let nonce = XChaCha20Poly1305::generate_nonce(&mut OsRng);
         let sealed = self
             .current
             .cipher
-            .encrypt(
-                &nonce,
-                Payload {
-                    msg: secret.expose().as_bytes(),
-                    aad: uuid.as_bytes(),
-                },
-            )
-            .map_err(|_| StoreError::Unexpected("falha ao cifrar o segredo do webhook".into()))?;
+            .encrypt(&nonce, Payload { msg: plain, aad })
+            .map_err(|_| StoreError::Unexpected("falha ao cifrar um valor guardado".into()))?;
         let mut out = Vec::with_capacity(1 + KEY_ID_LEN + NONCE_LEN + sealed.len());
         out.push(FORMAT);
         out.extend_from_slice(&self.current.id);
@@ -118,14 +134,43 @@ impl SecretSealer {
         std::iter::once(&self.current).chain(&self.previous)
     }
 
-    pub fn open(&self, uuid: Uuid, sealed: &[u8]) -> Result<SigningSecret, StoreError> {
+    /// Opens what [`Self::seal_bytes`] sealed with this `aad`, under any known key.
+    pub fn open_bytes(&self, aad: &[u8], sealed: &[u8]) -> Option<Vec<u8>> {
         let named = Self::sealed_with(sealed)
             .and_then(|id| self.keys().find(|k| k.id == id))
-            .and_then(|key| key.open(uuid, &sealed[1 + KEY_ID_LEN..]));
+            .and_then(|key| key.open(aad, &sealed[1 + KEY_ID_LEN..]));
         // Sealed before keys had ids (or, once in 2^72, an old secret that looks like a new one):
         // every known key is tried; the tag tells the right one.
-        let plain = named
-            .or_else(|| self.keys().find_map(|k| k.open(uuid, sealed)))
+        named.or_else(|| self.keys().find_map(|k| k.open(aad, sealed)))
+    }
+
+    /// The value sealed again under the current key, or `None` when it already is.
+    pub fn reseal_bytes(&self, aad: &[u8], sealed: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        if Self::sealed_with(sealed) == Some(self.current.id)
+            && self.current.open(aad, &sealed[1 + KEY_ID_LEN..]).is_some()
+        {
+            return Ok(None);
+        }
+        let plain = self
+            .open_bytes(aad, sealed)
+            .ok_or_else(|| StoreError::Unexpected("valor guardado ilegível com as chaves configuradas".into()))?;
+        self.seal_bytes(aad, &plain).map(Some)
+    }
+
+    /// The keyed digest of `data` for `purpose` under the current key (what is stored).
+    pub fn tag(&self, purpose: &str, data: &[u8]) -> [u8; 32] {
+        self.current.tag(purpose, data)
+    }
+
+    /// The digests under every known key, current first (what a stored digest may be after a
+    /// rotation).
+    pub fn tags(&self, purpose: &str, data: &[u8]) -> Vec<[u8; 32]> {
+        self.keys().map(|k| k.tag(purpose, data)).collect()
+    }
+
+    pub fn open(&self, uuid: Uuid, sealed: &[u8]) -> Result<SigningSecret, StoreError> {
+        let plain = self
+            .open_bytes(uuid.as_bytes(), sealed)
             .ok_or_else(|| match Self::sealed_with(sealed) {
                 Some(id) => StoreError::Unexpected(format!(
                     "segredo do webhook selado pela chave {}, que não está em HOOKS_ENCRYPTION_KEY nem em \
@@ -146,7 +191,7 @@ impl SecretSealer {
     /// The secret sealed under the current key, or `None` when it already is.
     pub fn reseal(&self, uuid: Uuid, sealed: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
         if Self::sealed_with(sealed) == Some(self.current.id)
-            && self.current.open(uuid, &sealed[1 + KEY_ID_LEN..]).is_some()
+            && self.current.open(uuid.as_bytes(), &sealed[1 + KEY_ID_LEN..]).is_some()
         {
             return Ok(None);
         }
@@ -223,5 +268,20 @@ mod tests {
         assert_eq!(sealer.open(uuid, &legacy).unwrap(), secret);
         let resealed = sealer.reseal(uuid, &legacy).unwrap().unwrap();
         assert_eq!(SecretSealer::sealed_with(&resealed), Some(key_id(&[5; 32])));
+    }
+}
+
+#[cfg(test)]
+mod digest_tests {
+    use super::*;
+
+    #[test]
+    fn a_digest_under_a_previous_key_is_among_the_tags_after_a_rotation() {
+        let old = SecretSealer::new([6; 32], &[]);
+        let rotated = SecretSealer::new([7; 32], &[[6; 32]]);
+        let tag = old.tag("p", b"data");
+        assert_eq!(rotated.tags("p", b"data"), vec![rotated.tag("p", b"data"), tag]);
+        assert_ne!(rotated.tag("p", b"data"), tag);
+        assert_ne!(old.tag("q", b"data"), tag, "each purpose its own digests");
     }
 }

@@ -3,8 +3,8 @@
 use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::prepared::prepared;
 use crate::schema::{
-    proposal_events as events, proposals, provider_signed_copies, sealed_documents, signature_callbacks,
-    signature_parties as parties, signatures, signed_documents,
+    proposal_events as events, proposals, provider_signed_copies, removed_documents, sealed_documents,
+    signature_callbacks, signature_parties as parties, signatures, signed_documents,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -229,6 +229,16 @@ impl SignatureStore for PgSignatures {
     async fn sealed(&self, proposal_id: i64) -> Result<Option<SealedDocument>, StoreError> {
         let mut conn = connection(&self.pool).await?;
         read_sealed(&mut conn, proposal_id).await
+    }
+
+    async fn documents_removed(&self, proposal_id: i64) -> Result<bool, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        diesel::select(diesel::dsl::exists(
+            removed_documents::table.filter(removed_documents::proposal_id.eq(proposal_id)),
+        ))
+        .get_result(&mut conn)
+        .await
+        .map_err(query_error)
     }
 
     async fn keep_signed(&self, proposal_id: i64, document: &SealedDocument) -> Result<SealedDocument, StoreError> {

@@ -228,8 +228,12 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
         },
         clock: Arc::new(SystemClock),
     };
+    // The service's sealing keys: webhook secrets, kept idempotent answers and the digests that
+    // find a person's answers.
+    let sealing_keys = hook_keys(config)?;
+    let sealer = sealing_keys.sealer();
     let hooks = HookService {
-        store: Arc::new(PgHooks::new(pool.clone(), &hook_keys(config)?)),
+        store: Arc::new(PgHooks::new(pool.clone(), &sealing_keys)),
         partners: stores.clone(),
         guard: Arc::new(webhook_sender(config)?),
         keys: Arc::new(OsSecretGenerator),
@@ -247,12 +251,14 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
         }
     });
     let idempotency = domain::idempotency::Idempotency {
-        store: Arc::new(adapters_postgres::PgIdempotency::new(pool.clone())),
+        store: Arc::new(adapters_postgres::PgIdempotency::new(pool.clone(), sealer.clone())),
         clock: Arc::new(SystemClock),
         policy: domain::idempotency::IdempotencyPolicy::default(),
     };
     let privacy = domain::privacy::PrivacyService {
-        store: Arc::new(adapters_postgres::PgPersonalData::new(pool.clone())),
+        store: Arc::new(adapters_postgres::PgPersonalData::new(pool.clone(), sealer)),
+        // The same platform the sales go through: its customers of the person are redacted.
+        gateway: ecommerce.gateway.clone(),
     };
     Ok(AppState {
         sandbox,

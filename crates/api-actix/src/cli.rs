@@ -419,10 +419,18 @@ pub async fn reseal(config: &Config, legacy_token_key: bool) -> Result<ResealRep
             .extend(crate::security::hook_keys::legacy_hooks_key(config));
     }
     let pool = build_pool(&pool_settings(config)).map_err(StartupError::from)?;
-    PgHooks::new(pool, &keys)
+    let mut report = PgHooks::new(pool.clone(), &keys)
         .reseal_all()
         .await
-        .map_err(|e| CliError::Failed(e.to_string()))
+        .map_err(|e| CliError::Failed(e.to_string()))?;
+    // The kept idempotent answers are sealed under the same keys.
+    let (moved, current) = adapters_postgres::PgIdempotency::new(pool, keys.sealer())
+        .reseal_all()
+        .await
+        .map_err(|e| CliError::Failed(e.to_string()))?;
+    report.resealed += moved;
+    report.current += current;
+    Ok(report)
 }
 
 /// The new user's password: the first line of standard input, or typed at a prompt (not echoed).

@@ -130,6 +130,9 @@ pub trait PaymentGateway: Send + Sync {
         idempotency_key: &str,
     ) -> Result<SetupIntent, PaymentError>;
     async fn create_subscription(&self, request: &SubscriptionRequest) -> Result<PlatformSubscription, PaymentError>;
+    /// Erases the person from the platform's customer (name, e-mail, phone, description and
+    /// metadata emptied), keeping the customer and its payments (anonymisation).
+    async fn redact_customer(&self, platform_customer: &str) -> Result<(), PaymentError>;
     /// Verifies an inbound event (`headers` lower-cased) and reads it.
     fn verify_event(
         &self,

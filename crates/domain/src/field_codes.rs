@@ -39,6 +39,10 @@ pub fn all() -> Vec<(&'static str, &'static str)> {
             "Idempotency-Key já usada nas últimas 24 horas com outra requisição",
         ),
         (
+            crate::idempotency::FORGOTTEN_KEY,
+            "Idempotency-Key cuja resposta foi apagada na anonimização do titular",
+        ),
+        (
             crate::contract::terms::UNKNOWN_PLACEHOLDER,
             "termos do produto com marcador desconhecido ou não fechado",
         ),

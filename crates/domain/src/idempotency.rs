@@ -18,6 +18,7 @@ use std::time::Duration;
 pub const HEADER: &str = "Idempotency-Key";
 pub const INVALID_KEY: &str = "chave_idempotencia_invalida";
 pub const REUSED_KEY: &str = "chave_idempotencia_reutilizada";
+pub const FORGOTTEN_KEY: &str = "chave_idempotencia_esquecida";
 
 /// A key as clients send it: 1 to 255 visible ASCII characters (a UUID is the usual choice).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,6 +78,36 @@ pub enum Claim {
     OtherRequest,
     /// The same key's request is running now (another instance, another connection).
     InFlight,
+    /// The key's answer was erased with the personal data it held (anonymisation): it can no
+    /// longer be replayed, and the key is not reused for another run.
+    Forgotten,
+}
+
+/// The people an answer concerns: every CPF written in the request or in its answer (any string
+/// member, masked or not, at any depth). The store keeps them as keyed digests only, so that
+/// anonymising a CPF finds every kept answer about it.
+pub fn subjects(request: &[u8], answer: &[u8]) -> Vec<crate::values::Cpf> {
+    fn walk(value: &serde_json::Value, found: &mut Vec<crate::values::Cpf>) {
+        match value {
+            serde_json::Value::String(text) => {
+                if let Ok(cpf) = crate::values::Cpf::parse(text)
+                    && !found.contains(&cpf)
+                {
+                    found.push(cpf);
+                }
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|v| walk(v, found)),
+            serde_json::Value::Object(members) => members.values().for_each(|v| walk(v, found)),
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    for bytes in [request, answer] {
+        if let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) {
+            walk(&value, &mut found);
+        }
+    }
+    found
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,8 +142,15 @@ pub trait IdempotencyStore: Send + Sync {
         expired_before: DateTime<Utc>,
         abandoned_before: DateTime<Utc>,
     ) -> Result<Claim, StoreError>;
-    /// Keeps the answer of the claimed request.
-    async fn complete(&self, user_id: i64, key: &IdempotencyKey, answer: &StoredAnswer) -> Result<(), StoreError>;
+    /// Keeps the answer of the claimed request (sealed: it may hold secrets and personal data),
+    /// with the people it concerns.
+    async fn complete(
+        &self,
+        user_id: i64,
+        key: &IdempotencyKey,
+        answer: &StoredAnswer,
+        subjects: &[crate::values::Cpf],
+    ) -> Result<(), StoreError>;
     /// Forgets a claim whose request created nothing.
     async fn release(&self, user_id: i64, key: &IdempotencyKey) -> Result<(), StoreError>;
 }
@@ -156,10 +194,18 @@ impl Idempotency {
         }
     }
 
-    /// Keeps a successful answer; releases the key of any other.
-    pub async fn finish(&self, user_id: i64, key: &IdempotencyKey, answer: StoredAnswer) -> Result<(), StoreError> {
+    /// Keeps a successful answer with the people it and its request concern; releases the key
+    /// of any other.
+    pub async fn finish(
+        &self,
+        user_id: i64,
+        key: &IdempotencyKey,
+        request: &[u8],
+        answer: StoredAnswer,
+    ) -> Result<(), StoreError> {
         if (200..300).contains(&answer.status) {
-            self.store.complete(user_id, key, &answer).await
+            let concerned = subjects(request, &answer.body);
+            self.store.complete(user_id, key, &answer, &concerned).await
         } else {
             self.store.release(user_id, key).await
         }
@@ -182,6 +228,19 @@ mod tests {
         }
         assert!(IdempotencyKey::parse(&[0xff, 0x41]).is_err());
         assert!(IdempotencyKey::parse("a".repeat(255).as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn every_cpf_in_the_request_or_the_answer_is_a_subject_once() {
+        let request = br#"{"cliente": {"cpf": "529.982.247-25", "nome": "Ana"}}"#;
+        let answer =
+            br#"[{"cpf": "52998224725", "conjuge": {"cpf": "12345678909"}, "n": 52998224725, "x": "00000000000"}]"#;
+        let found: Vec<String> = subjects(request, answer)
+            .iter()
+            .map(|c| c.as_str().to_owned())
+            .collect();
+        assert_eq!(found, ["52998224725", "12345678909"]);
+        assert!(subjects(b"not json", b"").is_empty());
     }
 
     #[test]

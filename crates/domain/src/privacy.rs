@@ -4,6 +4,7 @@
 
 use crate::access::{AccessError, Operation, authorize};
 use crate::auth::model::Principal;
+use crate::ecommerce::PaymentGateway;
 use crate::store::StoreError;
 use crate::values::Cpf;
 use async_trait::async_trait;
@@ -20,11 +21,24 @@ pub struct KeptDocument {
     pub sha256: String,
 }
 
+/// A payment platform customer of the person, and whether the platform erased the person from it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlatformRedaction {
+    pub platform_customer: String,
+    /// `None` until the call was made; then `Ok` or the platform's refusal.
+    pub outcome: Option<Result<(), String>>,
+}
+
 /// What anonymisation changed and what it kept.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Anonymized {
     /// Sellers' registrations of the CPF anonymised.
     pub registrations: i64,
+    /// Kept answers of creating requests (`Idempotency-Key`) about the person, erased.
+    pub forgotten_answers: i64,
+    /// The payment platform's customers of the person (their ids, cleared here and recorded as
+    /// redactions to make); after the store, whether the platform redacted each.
+    pub platform_customers: Vec<PlatformRedaction>,
     /// Identifiers of the proposals whose copy of the customer was anonymised.
     pub proposals: Vec<String>,
     pub kept_documents: Vec<KeptDocument>,
@@ -54,6 +68,10 @@ pub trait PersonalDataStore: Send + Sync {
     /// record of the CPF (the CPF itself by [`Cpf::anonymous_placeholder`]), keeping the signed
     /// documents, with an `anonimizacao` entry in each proposal's history, by `by`.
     async fn anonymize(&self, cpf: &Cpf, by: &str) -> Result<AnonymizeOutcome, StoreError>;
+
+    /// Records the platform's answer to a customer's redaction (recorded as requested by the
+    /// anonymisation's transaction): `error` is `None` when it was done.
+    async fn record_redaction(&self, platform_customer: &str, error: Option<String>) -> Result<(), StoreError>;
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -71,6 +89,8 @@ pub enum PrivacyError {
 #[derive(Clone)]
 pub struct PrivacyService {
     pub store: Arc<dyn PersonalDataStore>,
+    /// The payment platform, whose customers of the person are redacted through its API.
+    pub gateway: Arc<dyn PaymentGateway>,
 }
 
 impl PrivacyService {
@@ -88,7 +108,23 @@ impl PrivacyService {
     pub async fn anonymize(&self, principal: &Principal, cpf: &Cpf) -> Result<Anonymized, PrivacyError> {
         authorize(principal, Operation::ManagePersonalData)?;
         match self.store.anonymize(cpf, &principal.email).await? {
-            AnonymizeOutcome::Done(done) => {
+            AnonymizeOutcome::Done(mut done) => {
+                // After the commit (the call cannot be rolled back with it): each call and its
+                // answer recorded; a refusal is reported, never undoes the anonymisation.
+                for redaction in &mut done.platform_customers {
+                    let outcome = self
+                        .gateway
+                        .redact_customer(&redaction.platform_customer)
+                        .await
+                        .map_err(|e| e.to_string());
+                    if let Err(error) = &outcome {
+                        tracing::warn!(%error, "payment platform customer not redacted");
+                    }
+                    self.store
+                        .record_redaction(&redaction.platform_customer, outcome.clone().err())
+                        .await?;
+                    redaction.outcome = Some(outcome);
+                }
                 tracing::info!(
                     registrations = done.registrations,
                     proposals = done.proposals.len(),
@@ -125,7 +161,10 @@ mod tests {
         let mut store = MockPersonalDataStore::new();
         store.expect_export().never();
         store.expect_anonymize().never();
-        let service = PrivacyService { store: Arc::new(store) };
+        let service = PrivacyService {
+            store: Arc::new(store),
+            gateway: Arc::new(crate::ecommerce::MockPaymentGateway::new()),
+        };
         for application in [Application::Partner, Application::Ecommerce] {
             assert_eq!(
                 service.export(&principal(application), &cpf()).await.unwrap_err(),
@@ -145,7 +184,10 @@ mod tests {
             .expect_anonymize()
             .withf(|_, by| by == "bo@demo.com.br")
             .returning(|_, _| Ok(AnonymizeOutcome::Blocked(vec!["p-1".into()])));
-        let service = PrivacyService { store: Arc::new(store) };
+        let service = PrivacyService {
+            store: Arc::new(store),
+            gateway: Arc::new(crate::ecommerce::MockPaymentGateway::new()),
+        };
         assert_eq!(
             service
                 .anonymize(&principal(Application::BackOffice), &cpf())

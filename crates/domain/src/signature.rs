@@ -228,6 +228,8 @@ pub trait SignatureStore: Send + Sync {
         changed_by: &str,
     ) -> Result<SealedDocument, StoreError>;
     async fn sealed(&self, proposal_id: i64) -> Result<Option<SealedDocument>, StoreError>;
+    /// Whether anonymisation deleted the proposal's documents (it never became a contract).
+    async fn documents_removed(&self, proposal_id: i64) -> Result<bool, StoreError>;
     /// Keeps the signed version (the sealed document and its evidence page), once: the first wins.
     async fn keep_signed(&self, proposal_id: i64, document: &SealedDocument) -> Result<SealedDocument, StoreError>;
     async fn signed(&self, proposal_id: i64) -> Result<Option<SealedDocument>, StoreError>;

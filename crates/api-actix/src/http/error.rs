@@ -77,6 +77,7 @@ error_codes! {
     PasswordPolicy => ("senha_fora_da_politica", UNPROCESSABLE_ENTITY, "A senha não atende aos critérios mínimos."),
     TransitionRefused => ("transicao_invalida", BAD_REQUEST, "Mudança de status não permitida."),
     ResendLimit => ("limite_reenvios", BAD_REQUEST, "Limite de reenvios do link de assinatura atingido."),
+    DocumentRemoved => ("documento_removido", NOT_FOUND, "O documento desta proposta foi apagado na anonimização do titular: a proposta não chegou a ser contratada."),
     SignatureNotSent => ("assinatura_nao_enviada", NOT_FOUND, "A proposta ainda não foi enviada para assinatura."),
     SignatureProviderFailed => ("provedor_assinatura_indisponivel", BAD_GATEWAY, "O provedor de assinatura falhou; a proposta não mudou. Tente novamente mais tarde."),
     CallbackUnauthenticated => ("callback_nao_autenticado", UNAUTHORIZED, "Assinatura do callback inválida."),
@@ -98,6 +99,7 @@ error_codes! {
     HookLimit => ("limite_webhooks", CONFLICT, "Limite de assinaturas de eventos atingido: apague uma antes de criar outra."),
     HookTestInFlight => ("teste_em_andamento", CONFLICT, "Um evento de teste desta assinatura está sendo enviado: aguarde o resultado antes de pedir outro."),
     IdempotencyKeyReused => ("idempotencia_outra_requisicao", UNPROCESSABLE_ENTITY, "Idempotency-Key já usada com outra requisição."),
+    IdempotentAnswerForgotten => ("idempotencia_esquecida", CONFLICT, "A resposta desta Idempotency-Key foi apagada (anonimização) e não pode ser repetida."),
     IdempotentRequestInFlight => ("requisicao_em_andamento", CONFLICT, "Uma requisição com esta Idempotency-Key está em andamento. Tente novamente em instantes."),
     AnonymizationBlocked => ("anonimizacao_bloqueada", CONFLICT, "Há propostas em andamento para este CPF: conclua-as ou cancele-as antes de anonimizar."),
     NoPersonalData => ("titular_sem_dados", NOT_FOUND, "Nenhum dado pessoal mantido para este CPF."),
@@ -433,6 +435,7 @@ impl From<SigningError> for ApiError {
                 format!("Limite de {max} reenvios do link de assinatura atingido."),
             ),
             SigningError::NotSent => ApiError::new(ErrorCode::SignatureNotSent),
+            SigningError::DocumentRemoved => ApiError::new(ErrorCode::DocumentRemoved),
             SigningError::NoProviderCopy => ApiError::new(ErrorCode::ProviderCopyMissing),
             SigningError::Provider(e) => {
                 tracing::warn!(error = %e, "signature provider failed");

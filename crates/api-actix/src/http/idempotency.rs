@@ -55,14 +55,22 @@ pub async fn idempotent(
     let Some(state) = request.app_data::<web::Data<AppState>>().cloned() else {
         return Ok(refused(request, ApiError::new(ErrorCode::Internal)));
     };
-    let body = match request.extract::<Bytes>().await {
+    let request_body = match request.extract::<Bytes>().await {
         Ok(body) => body,
-        Err(_) => return Ok(refused(request, ApiError::new(ErrorCode::PayloadTooLarge))),
+        Err(error) => {
+            let late = error.as_error().is_some_and(crate::http::body_deadline::is_late);
+            let code = if late {
+                ErrorCode::BodyTimeout
+            } else {
+                ErrorCode::PayloadTooLarge
+            };
+            return Ok(refused(request, ApiError::new(code)));
+        }
     };
     // The handler reads the body again.
-    request.set_payload(body.clone().into());
+    request.set_payload(request_body.clone().into());
     let path = request.uri().path_and_query().map_or("", |p| p.as_str()).to_owned();
-    let fingerprint = Fingerprint::of(request.method().as_str(), &path, &body);
+    let fingerprint = Fingerprint::of(request.method().as_str(), &path, &request_body);
     let user_id = user.0.user_id;
     let claim = match state.idempotency.begin(user_id, &key, &fingerprint).await {
         Ok(claim) => claim,
@@ -84,6 +92,16 @@ pub async fn idempotent(
                 ErrorCode::IdempotencyKeyReused,
                 idempotency::REUSED_KEY,
                 "Idempotency-Key já usada nas últimas 24 horas com outra requisição: use uma chave nova".to_owned(),
+            );
+            return Ok(refused(request, error));
+        }
+        Claim::Forgotten => {
+            let error = naming_the_key(
+                ErrorCode::IdempotentAnswerForgotten,
+                idempotency::FORGOTTEN_KEY,
+                "A resposta desta Idempotency-Key foi apagada com os dados pessoais do titular \
+                 (anonimização) e não pode ser repetida"
+                    .to_owned(),
             );
             return Ok(refused(request, error));
         }
@@ -125,7 +143,7 @@ pub async fn idempotent(
         content_type,
         body: bytes.to_vec(),
     };
-    if let Err(cause) = state.idempotency.finish(user_id, &key, answer).await {
+    if let Err(cause) = state.idempotency.finish(user_id, &key, &request_body, answer).await {
         // The request ran; its retry finds the key running until the lease ends.
         tracing::warn!(%cause, "idempotent answer not kept");
     }

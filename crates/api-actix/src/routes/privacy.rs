@@ -23,6 +23,16 @@ pub struct KeptDocumentDto {
     pub sha256: String,
 }
 
+/// One payment platform customer's redaction.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PlatformRedactionDto {
+    /// The platform's customer id (`cus_…`).
+    pub cliente: String,
+    pub redigido: bool,
+    /// The platform's refusal, when it refused.
+    pub erro: Option<String>,
+}
+
 /// What anonymisation changed and what it kept.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct AnonymizedDto {
@@ -30,6 +40,14 @@ pub struct AnonymizedDto {
     pub cadastros: i64,
     /// Identifiers of the proposals whose customer data was anonymised.
     pub propostas: Vec<String>,
+    /// Kept answers of creating requests (`Idempotency-Key`) about the person, erased: their
+    /// retries answer 409 `idempotencia_esquecida`.
+    #[serde(rename = "respostasIdempotentesApagadas")]
+    pub respostas_idempotentes_apagadas: i64,
+    /// The payment platform's customers of the person: whether the platform erased the person
+    /// from each (name, e-mail, phone, metadata); a refusal is recorded and named here.
+    #[serde(rename = "plataformaPagamento")]
+    pub plataforma_pagamento: Vec<PlatformRedactionDto>,
     /// Kept as contract evidence (LGPD, art. 16, I).
     #[serde(rename = "documentosMantidos")]
     pub documentos_mantidos: Vec<KeptDocumentDto>,
@@ -40,6 +58,16 @@ impl From<Anonymized> for AnonymizedDto {
         Self {
             cadastros: a.registrations,
             propostas: a.proposals,
+            respostas_idempotentes_apagadas: a.forgotten_answers,
+            plataforma_pagamento: a
+                .platform_customers
+                .into_iter()
+                .map(|r| PlatformRedactionDto {
+                    cliente: r.platform_customer,
+                    redigido: matches!(r.outcome, Some(Ok(()))),
+                    erro: r.outcome.and_then(Result::err),
+                })
+                .collect(),
             documentos_mantidos: a
                 .kept_documents
                 .into_iter()

@@ -34,6 +34,9 @@ pub enum SigningError {
     ResendLimit { max: i32 },
     #[error("a proposta ainda não foi enviada para assinatura")]
     NotSent,
+    /// Anonymisation deleted the documents of a proposal that never became a contract.
+    #[error("documento apagado na anonimização do titular")]
+    DocumentRemoved,
     #[error(transparent)]
     Provider(#[from] ProviderError),
     #[error(transparent)]
@@ -336,6 +339,9 @@ impl SigningService {
         authorize(principal, Operation::ReadProposal)?;
         let detail = self.detail(principal, identifier).await?;
         let id = detail.proposal.id;
+        if self.signatures.documents_removed(id).await? {
+            return Err(SigningError::DocumentRemoved);
+        }
         if request == DocumentRequest::Provider {
             let copy = self.signatures.provider_copy(id).await?;
             return copy

@@ -334,6 +334,26 @@ async fn no_signed_version_while_a_party_has_not_signed_nor_a_second_one_after_t
 }
 
 #[tokio::test]
+async fn an_anonymised_proposal_that_never_became_a_contract_has_no_document() {
+    for request in [
+        DocumentRequest::Latest,
+        DocumentRequest::Sealed,
+        DocumentRequest::Provider,
+    ] {
+        let mut m = Mocks::new("CANCELADO", 0);
+        m.signatures.expect_documents_removed().returning(|_| Ok(true));
+        m.signatures.expect_sealed().never();
+        m.signatures.expect_signed().never();
+        m.renderer = MockDocumentRenderer::new();
+        m.renderer.expect_render().never();
+        assert!(matches!(
+            m.service().document(&principal(), "id-1", request).await,
+            Err(SigningError::DocumentRemoved)
+        ));
+    }
+}
+
+#[tokio::test]
 async fn the_bytes_sent_are_the_bytes_sealed_first_and_the_document_serves_them_ever_after() {
     let first = SealedDocument::of(b"%PDF- as first sealed".to_vec());
     let mut m = Mocks::new("NOVO", 0);
@@ -362,6 +382,7 @@ async fn the_bytes_sent_are_the_bytes_sealed_first_and_the_document_serves_them_
     m.renderer = MockDocumentRenderer::new();
     m.renderer.expect_render().never();
     m.signatures.expect_signed().returning(|_| Ok(None));
+    m.signatures.expect_documents_removed().returning(|_| Ok(false));
     let served = m
         .service()
         .document(&principal(), "id-1", DocumentRequest::Latest)
@@ -378,6 +399,7 @@ async fn the_bytes_sent_are_the_bytes_sealed_first_and_the_document_serves_them_
     // Before any send: a rendering of the proposal as it stands, not sealed.
     let mut m = Mocks::new("NOVO", 0);
     m.signatures.expect_sealed().returning(|_| Ok(None));
+    m.signatures.expect_documents_removed().returning(|_| Ok(false));
     m.signatures.expect_signed().returning(|_| Ok(None));
     let draft = m
         .service()
@@ -394,6 +416,7 @@ async fn the_bytes_sent_are_the_bytes_sealed_first_and_the_document_serves_them_
     // The sealed version asked for before there is one: not sent yet.
     let mut m = Mocks::new("NOVO", 0);
     m.signatures.expect_sealed().returning(|_| Ok(None));
+    m.signatures.expect_documents_removed().returning(|_| Ok(false));
     assert_eq!(
         m.service()
             .document(&principal(), "id-1", DocumentRequest::Sealed)
