@@ -446,10 +446,21 @@ async fn a_partners_token_in_the_console_is_refused_and_the_sign_in_shown_again(
             .unwrap(),
         "the sign-in is shown again"
     );
+    assert!(
+        !browser
+            .find(Locator::Id("nav"))
+            .await
+            .unwrap()
+            .is_displayed()
+            .await
+            .unwrap(),
+        "no menu while signed out"
+    );
     let kept: Value = browser
         .execute("return sessionStorage.getItem('sales-console-token');", vec![])
         .await
         .unwrap();
     assert_eq!(kept, Value::Null, "the refused token is dropped");
+    photograph(&browser, "token-recusado").await;
     browser.close().await.unwrap();
 }
