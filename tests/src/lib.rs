@@ -338,6 +338,22 @@ pub fn cpf_from(n: u32) -> String {
     digits.iter().map(|d| char::from_digit(*d, 10).unwrap()).collect()
 }
 
+/// A valid route-3 body (the customer's registration, with a medicine and an address) for the
+/// customer with this CPF.
+pub fn customer_body(cpf: &str) -> Value {
+    serde_json::json!({
+        "cliente": {
+            "nome_completo": "Maria da Silva", "cpf": cpf, "data_nascimento": "1990-05-15T00:00:00.000Z",
+            "sexo": "Feminino", "estado_civil": "Solteiro", "nacionalidade": "Brasileira", "celular": "(11) 91234-5678",
+            "telefone_fixo": "(11) 3123-4567", "email": "maria@exemplo.com.br", "profissao": "Professora", "salario": 0,
+            "trabalhando": true, "servidor_publico": false, "pep": false, "afastado": false, "medicamento": true,
+            "medicamento_descricao": "Losartana", "e_analfabeto": false
+        },
+        "endereco": {"cep": "01310100", "endereco": "Avenida Paulista", "numero": 1000, "bairro": "Bela Vista",
+            "cidade": "São Paulo", "estado": "SP", "complemento": null}
+    })
+}
+
 /// A valid route-5 body (payroll discount, demo product 101) for the customer with this CPF.
 pub fn proposal_body(cpf: &str) -> Value {
     serde_json::json!({

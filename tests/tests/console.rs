@@ -35,6 +35,17 @@ async fn wait_for_text(browser: &Client, selector: &str, check: impl Fn(&str) ->
     }
 }
 
+/// Whether the element with this id is shown.
+async fn displayed(browser: &Client, id: &str) -> bool {
+    browser
+        .find(Locator::Id(id))
+        .await
+        .unwrap()
+        .is_displayed()
+        .await
+        .unwrap()
+}
+
 async fn photograph(browser: &Client, name: &str) {
     if let Ok(folder) = std::env::var("CONSOLE_SCREENSHOTS") {
         let png = browser.screenshot().await.unwrap();
@@ -436,26 +447,8 @@ async fn a_partners_token_in_the_console_is_refused_and_the_sign_in_shown_again(
         .await
         .unwrap_or_default();
     assert!(!proposals.contains("Maria"), "a partner's proposals shown: {proposals}");
-    assert!(
-        browser
-            .find(Locator::Id("signin-form"))
-            .await
-            .unwrap()
-            .is_displayed()
-            .await
-            .unwrap(),
-        "the sign-in is shown again"
-    );
-    assert!(
-        !browser
-            .find(Locator::Id("nav"))
-            .await
-            .unwrap()
-            .is_displayed()
-            .await
-            .unwrap(),
-        "no menu while signed out"
-    );
+    assert!(displayed(&browser, "signin-form").await, "the sign-in is shown again");
+    assert!(!displayed(&browser, "nav").await, "no menu while signed out");
     let kept: Value = browser
         .execute("return sessionStorage.getItem('sales-console-token');", vec![])
         .await

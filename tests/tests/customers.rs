@@ -6,17 +6,7 @@ use black_box_tests::{Kind, StatusCode, TestApp, assert_error, assert_shape, ass
 use serde_json::{Value, json};
 
 fn sample() -> Value {
-    json!({
-        "cliente": {
-            "nome_completo": "Maria da Silva", "cpf": "123.456.789-09", "data_nascimento": "1990-05-15T00:00:00.000Z",
-            "sexo": "Feminino", "estado_civil": "Solteiro", "nacionalidade": "Brasileira", "celular": "(11) 91234-5678",
-            "telefone_fixo": "(11) 3123-4567", "email": "maria@exemplo.com.br", "profissao": "Professora", "salario": 0,
-            "trabalhando": true, "servidor_publico": false, "pep": false, "afastado": false, "medicamento": true,
-            "medicamento_descricao": "Losartana", "e_analfabeto": false
-        },
-        "endereco": {"cep": "01310100", "endereco": "Avenida Paulista", "numero": 1000, "bairro": "Bela Vista",
-            "cidade": "São Paulo", "estado": "SP", "complemento": null}
-    })
+    black_box_tests::customer_body("123.456.789-09")
 }
 
 const CUSTOMER_RECORD: [(&str, Kind); 24] = [

@@ -233,17 +233,7 @@ async fn kept_rows_containing(app: &TestApp, text: &str) -> i64 {
 }
 
 fn customer_body() -> Value {
-    json!({
-        "cliente": {
-            "nome_completo": "Maria da Silva", "cpf": "529.982.247-25", "data_nascimento": "1990-05-15T00:00:00.000Z",
-            "sexo": "Feminino", "estado_civil": "Solteiro", "nacionalidade": "Brasileira", "celular": "(11) 91234-5678",
-            "telefone_fixo": "(11) 3123-4567", "email": "maria@exemplo.com.br", "profissao": "Professora", "salario": 0,
-            "trabalhando": true, "servidor_publico": false, "pep": false, "afastado": false, "medicamento": true,
-            "medicamento_descricao": "Losartana", "e_analfabeto": false
-        },
-        "endereco": {"cep": "01310100", "endereco": "Avenida Paulista", "numero": 1000, "bairro": "Bela Vista",
-            "cidade": "São Paulo", "estado": "SP", "complemento": null}
-    })
+    black_box_tests::customer_body("529.982.247-25")
 }
 
 #[tokio::test(flavor = "multi_thread")]

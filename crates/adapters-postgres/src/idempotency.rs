@@ -48,47 +48,46 @@ pub(crate) fn subject_tags(sealer: &SecretSealer, cpf: &Cpf) -> Vec<Vec<u8>> {
 }
 
 /// Erases every kept answer about the person (found by digest, or in the clear text of rows from
-/// before sealing, masked or not), inside the caller's transaction: the rows stay, forgotten, so
+/// before sealing, formatted or not), inside the caller's transaction: the rows stay, forgotten, so
 /// that a retry is told the answer is gone instead of running again. Answers how many.
 pub(crate) async fn forget_subject(
     conn: &mut AsyncPgConnection,
     sealer: &SecretSealer,
     cpf: &Cpf,
 ) -> QueryResult<usize> {
-    let digits = cpf.as_str();
-    let masked = format!(
-        "{}.{}.{}-{}",
-        &digits[0..3],
-        &digits[3..6],
-        &digits[6..9],
-        &digits[9..11]
-    );
-    diesel::sql_query(
-        "UPDATE idempotency_keys
-         SET forgotten_at = now(), body = NULL, answer_sealed = NULL, subjects = '{}',
+    diesel::sql_query(format!(
+        "UPDATE idempotency_keys k
+         SET forgotten_at = now(), body = NULL, answer_sealed = NULL, subjects = '{{}}',
              fingerprint = repeat('0', 64)
-         WHERE forgotten_at IS NULL AND status IS NOT NULL
-           AND (subjects && $1
-                OR (body IS NOT NULL AND (position(convert_to($2, 'UTF8') IN body) > 0
-                                          OR position(convert_to($3, 'UTF8') IN body) > 0)))",
-    )
+         WHERE {CONCERNS_THE_PERSON}"
+    ))
     .bind::<Array<Bytea>, _>(subject_tags(sealer, cpf))
-    .bind::<Text, _>(digits)
-    .bind::<Text, _>(masked)
+    .bind::<Text, _>(cpf.as_str())
+    .bind::<Text, _>(cpf.formatted())
     .execute(conn)
     .await
 }
 
-/// The kept answers about the person (for the export): key and when, never the answer.
-pub(crate) const KEPT_ANSWERS: &str = "\
-SELECT coalesce(jsonb_agg(jsonb_build_object(
-        'chave', k.key, 'usuario', u.email, 'status', k.status, 'em', k.completed_at,
-        'esquecida', k.forgotten_at IS NOT NULL) ORDER BY k.completed_at), '[]'::jsonb)
-FROM idempotency_keys k JOIN users u ON u.id = k.user_id
-WHERE k.status IS NOT NULL AND k.forgotten_at IS NULL
-  AND (k.subjects && $2
-       OR (k.body IS NOT NULL AND (position(convert_to($1, 'UTF8') IN k.body) > 0
+/// The kept, not yet forgotten answers about a person: by keyed digest (`$1`, under every known
+/// key), or for rows from before sealing by their clear text holding the CPF (`$2` digits, `$3`
+/// formatted).
+const CONCERNS_THE_PERSON: &str = "\
+k.forgotten_at IS NULL AND k.status IS NOT NULL
+  AND (k.subjects && $1
+       OR (k.body IS NOT NULL AND (position(convert_to($2, 'UTF8') IN k.body) > 0
                                    OR position(convert_to($3, 'UTF8') IN k.body) > 0)))";
+
+/// The kept answers about the person (for the export): key and when, never the answer; the
+/// parameters are [`CONCERNS_THE_PERSON`]'s.
+pub(crate) fn kept_answers_query() -> String {
+    format!(
+        "SELECT coalesce(jsonb_agg(jsonb_build_object(
+                'chave', k.key, 'usuario', u.email, 'status', k.status, 'em', k.completed_at)
+                ORDER BY k.completed_at), '[]'::jsonb) AS document
+         FROM idempotency_keys k JOIN users u ON u.id = k.user_id
+         WHERE {CONCERNS_THE_PERSON}"
+    )
+}
 
 impl PgIdempotency {
     pub fn new(pool: PgPool, sealer: Arc<SecretSealer>) -> Self {

@@ -1,6 +1,6 @@
 //! A data subject's rights in PostgreSQL: the domain's `PersonalDataStore`.
 
-use crate::idempotency::{KEPT_ANSWERS, forget_subject, subject_tags};
+use crate::idempotency::{forget_subject, kept_answers_query, subject_tags};
 use crate::pool::{PgPool, connection, query_error};
 use crate::sealing::SecretSealer;
 use async_trait::async_trait;
@@ -24,11 +24,6 @@ impl PgPersonalData {
     pub fn new(pool: PgPool, sealer: Arc<SecretSealer>) -> Self {
         Self { pool, sealer }
     }
-}
-
-fn masked(cpf: &Cpf) -> String {
-    let d = cpf.as_str();
-    format!("{}.{}.{}-{}", &d[0..3], &d[3..6], &d[6..9], &d[9..11])
 }
 
 /// Everything held under a CPF, in one statement: rows as stored (`to_jsonb`), documents by
@@ -337,10 +332,10 @@ impl PersonalDataStore for PgPersonalData {
         conn.transaction(async |conn| {
             let found: Document = sql_query(EXPORT).bind::<Text, _>(cpf.as_str()).get_result(conn).await?;
             // That answers about the person are kept for retries (never their content).
-            let answers: Document = sql_query(format!("SELECT ({KEPT_ANSWERS}) AS document"))
-                .bind::<Text, _>(cpf.as_str())
+            let answers: Document = sql_query(kept_answers_query())
                 .bind::<Array<Bytea>, _>(subject_tags(&self.sealer, cpf))
-                .bind::<Text, _>(masked(cpf))
+                .bind::<Text, _>(cpf.as_str())
+                .bind::<Text, _>(cpf.formatted())
                 .get_result(conn)
                 .await?;
             let mut found = found.document;

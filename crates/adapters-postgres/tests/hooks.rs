@@ -49,21 +49,23 @@ async fn store() -> (TestDatabase, PgPool, PgHooks) {
     )
 }
 
+/// An active subscription of the owner's to a public endpoint, signed with a fixed secret.
+fn new_subscription(owner: HookOwner) -> NewSubscription {
+    NewSubscription {
+        uuid: Uuid::new_v4(),
+        owner,
+        created_by: "teste@demo.com.br".into(),
+        endpoint: "https://example.com/hooks".into(),
+        events: vec![EventKind::StatusChange],
+        status: HookStatus::Active,
+        secret: SigningSecret::from_key([1; 32]),
+        at: Utc::now(),
+    }
+}
+
 async fn subscription(hooks: &PgHooks) -> Subscription {
     hooks
-        .create(
-            &NewSubscription {
-                uuid: Uuid::new_v4(),
-                owner: HookOwner::BackOffice,
-                created_by: "bo@demo.com.br".into(),
-                endpoint: "https://example.com/hooks".into(),
-                events: vec![EventKind::StatusChange],
-                status: HookStatus::Active,
-                secret: SigningSecret::from_key([1; 32]),
-                at: Utc::now(),
-            },
-            1_000,
-        )
+        .create(&new_subscription(HookOwner::BackOffice), 1_000)
         .await
         .unwrap()
         .unwrap()
@@ -301,19 +303,7 @@ async fn partner_subscription(hooks: &PgHooks, pool: &PgPool, partner_id: i64) -
     )
     .await;
     hooks
-        .create(
-            &NewSubscription {
-                uuid: Uuid::new_v4(),
-                owner: HookOwner::Partner { partner_id },
-                created_by: "rep@demo.com.br".into(),
-                endpoint: "https://example.com/hooks".into(),
-                events: vec![EventKind::StatusChange],
-                status: HookStatus::Active,
-                secret: SigningSecret::from_key([1; 32]),
-                at: Utc::now(),
-            },
-            1_000,
-        )
+        .create(&new_subscription(HookOwner::Partner { partner_id }), 1_000)
         .await
         .unwrap()
         .unwrap()
@@ -394,24 +384,7 @@ async fn an_owner_keeps_at_most_its_limit_of_subscriptions_even_when_creating_co
     let creates: Vec<_> = (0..10)
         .map(|_| {
             let hooks = hooks.clone();
-            tokio::spawn(async move {
-                hooks
-                    .create(
-                        &NewSubscription {
-                            uuid: Uuid::new_v4(),
-                            owner: HookOwner::BackOffice,
-                            created_by: "bo@demo.com.br".into(),
-                            endpoint: "https://example.com/hooks".into(),
-                            events: vec![EventKind::StatusChange],
-                            status: HookStatus::Active,
-                            secret: SigningSecret::from_key([1; 32]),
-                            at: Utc::now(),
-                        },
-                        3,
-                    )
-                    .await
-                    .unwrap()
-            })
+            tokio::spawn(async move { hooks.create(&new_subscription(HookOwner::BackOffice), 3).await.unwrap() })
         })
         .collect();
     let mut created = 0;

@@ -317,18 +317,12 @@ async fn the_detail_is_found_only_within_scope_and_open_checks_see_only_unfinish
             .unwrap()
             .is_some()
     );
+    let partner_1 = Scope::Partner {
+        partner_id: 1,
+        representative_id: 1,
+    };
     assert!(
-        proposals
-            .detail(
-                &record.identifier,
-                Scope::Partner {
-                    partner_id: 1,
-                    representative_id: 1
-                }
-            )
-            .await
-            .unwrap()
-            .is_none(),
+        proposals.detail(&record.identifier, partner_1).await.unwrap().is_none(),
         "the credited partner does not see the shop's proposal"
     );
     let mut conn = pool.get().await.unwrap();
@@ -341,17 +335,7 @@ async fn the_detail_is_found_only_within_scope_and_open_checks_see_only_unfinish
     .await
     .unwrap();
     assert!(
-        proposals
-            .detail(
-                &record.identifier,
-                Scope::Partner {
-                    partner_id: 1,
-                    representative_id: 1
-                }
-            )
-            .await
-            .unwrap()
-            .is_some(),
+        proposals.detail(&record.identifier, partner_1).await.unwrap().is_some(),
         "a partner-flow proposal is its partner's"
     );
     assert!(
