@@ -754,6 +754,25 @@ mod tests {
     }
 
     #[test]
+    fn the_new_bounds_take_their_defaults_and_refuse_values_that_would_turn_them_off() {
+        let config = Config::from_pairs(&BASE).unwrap();
+        assert_eq!(config.body_read_timeout, Duration::from_millis(5_000));
+        assert_eq!(config.hooks.max_subscriptions_per_owner, 20);
+        assert_eq!(config.hooks.delivery.max_in_flight_per_owner, 32);
+        for (var, value) in [
+            ("BODY_READ_TIMEOUT_MS", "99"),
+            ("BODY_READ_TIMEOUT_MS", "cinco"),
+            ("HOOKS_MAX_SUBSCRIPTIONS_PER_OWNER", "0"),
+            ("HOOKS_MAX_IN_FLIGHT_PER_OWNER", "0"),
+        ] {
+            let mut pairs = BASE.to_vec();
+            pairs.push((var, value));
+            let err = Config::from_pairs(&pairs).unwrap_err().to_string();
+            assert!(err.contains(var), "{var}={value}: {err}");
+        }
+    }
+
+    #[test]
     fn a_missing_required_value_is_named() {
         let err = Config::from_pairs(&[("JWT_PRIVATE_KEY_FILE", "k.pem")]).unwrap_err();
         assert!(err.to_string().contains("DATABASE_URL"), "{err}");
