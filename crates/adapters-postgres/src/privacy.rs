@@ -43,7 +43,7 @@ SELECT jsonb_build_object(
     'propostas', coalesce((
         SELECT jsonb_agg(jsonb_build_object(
             'proposta', to_jsonb(p),
-            'cliente', (SELECT to_jsonb(pc) FROM proposal_customers pc WHERE pc.id_proposta = p.id),
+            'cliente', (SELECT to_jsonb(pc) - 'nome_busca' FROM proposal_customers pc WHERE pc.id_proposta = p.id),
             'pagamento', (SELECT to_jsonb(pp) FROM proposal_payments pp WHERE pp.id_proposta = p.id),
             'assinatura', (SELECT to_jsonb(s) || jsonb_build_object('signatarios', coalesce((
                     SELECT jsonb_agg(to_jsonb(sp) ORDER BY sp.role) FROM signature_parties sp WHERE sp.signature_id = s.id),

@@ -444,16 +444,17 @@ fn field_changes(stored: serde_json::Value) -> BTreeMap<String, FieldChange> {
         .collect()
 }
 
-/// A name word as a LIKE pattern: normalised as the index normalises the names
-/// (`search_text`: lower case, accents and full-width forms folded), then `%`, `_` and `\`
-/// escaped, in that order, so that a full-width `％` folded into `%` is escaped too.
-const NAME_WORD_MATCHES: &str = "search_text(proposal_customers.nome_completo) LIKE '%' || \
+/// A name word as a LIKE pattern against the stored normalised name (`nome_busca`, written by
+/// `search_text`: lower case, accents and full-width forms folded; migration 000021): the word
+/// normalised the same way, then `%`, `_` and `\` escaped, in that order, so that a full-width
+/// `％` folded into `%` is escaped too.
+const NAME_WORD_MATCHES: &str = "proposal_customers.nome_busca LIKE '%' || \
      replace(replace(replace(search_text(";
 const NAME_WORD_MATCHES_END: &str = "), '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'";
 
 /// The list's statement: the scope and each condition as a filter, newest first from the cursor,
 /// one row more than the page. Each scope and the status and CPF filters have an index in this
-/// order (migration 000015), and name words the trigram index on `search_text(nome_completo)`.
+/// order (migration 000015), and name words the trigram index on `nome_busca` (000021).
 fn search_query(
     search: &ProposalSearch,
     scope: Scope,

@@ -215,6 +215,7 @@ diesel::table! {
         alterado_por -> Text,
         criado_em -> Timestamptz,
         alterado_em -> Timestamptz,
+        nome_busca -> Text,
     }
 }
 
