@@ -5,7 +5,7 @@ DECLARE
 BEGIN
     IF changed <> '{}'::jsonb THEN
         INSERT INTO proposal_history (proposal_id, changed_by, action, changes)
-        VALUES (NEW.id_proposta, NEW.alterado_por, 'correcao', changed);
+        VALUES (NEW.id_proposta, NEW.alterado_por, history_action('correcao'), changed);
     END IF;
     RETURN NULL;
 END $$;

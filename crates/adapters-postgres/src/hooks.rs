@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
-use diesel::sql_types::{BigInt, Bytea, Double, Int4, Nullable, Text, Timestamptz, Uuid as SqlUuid};
+use diesel::sql_types::{BigInt, Bool, Bytea, Double, Int4, Nullable, Text, Timestamptz, Uuid as SqlUuid};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::hooks::ports::{DeliveryQueue, DeliveryWakeups, HookStore};
 use domain::hooks::{
@@ -20,7 +20,7 @@ use domain::hooks::{
 };
 use domain::proposals::lifecycle::StatusEvent;
 use domain::store::StoreError;
-use domain::values::{Application, EventKind, HookStatus};
+use domain::values::{Application, EventKind, Flow, HookStatus};
 use observability::metric;
 use std::sync::Arc;
 use std::time::Duration;
@@ -178,16 +178,18 @@ impl PgHooks {
 
 /// One delivery per matching subscription, and a `NOTIFY` (sent at commit) only when something
 /// was queued. The message id is `MESSAGE_ID` and the channel `CHANNEL`, written out so that the
-/// statement is a constant and stays prepared.
+/// statement is a constant and stays prepared. Who may see the proposal comes bound: the back
+/// office always, the partner `$4` (null unless the proposal is a partner's), the shop when `$5`;
+/// the statuses and owners are bound as their enums spell them.
 const FAN_OUT: &str = "
     WITH queued AS (
         INSERT INTO hook_deliveries (subscription_id, proposal_event_id, message_id, event_type, body, next_attempt_at)
         SELECT s.id, $1, 'msg_' || replace(gen_random_uuid()::text, '-', ''), $2, $3, now()
         FROM hook_subscriptions s
-        WHERE s.status = 'ATIVO' AND s.deleted_at IS NULL AND $2 = ANY (s.events)
-          AND (s.owner_application = 'BACKOFFICE'
-               OR (s.owner_application = 'PARCEIRO' AND s.partner_id = $4 AND $5 = 'PARCEIRO')
-               OR (s.owner_application = 'ECOMMERCE' AND $5 = 'ECOMMERCE'))
+        WHERE s.status = $6 AND s.deleted_at IS NULL AND $2 = ANY (s.events)
+          AND (s.owner_application = $7
+               OR (s.owner_application = $8 AND s.partner_id = $4)
+               OR (s.owner_application = $9 AND $5))
         RETURNING 1
     )
     SELECT pg_notify('hook_deliveries', '') FROM (SELECT 1 WHERE EXISTS (SELECT 1 FROM queued)) AS any_queued";
@@ -199,15 +201,22 @@ pub(crate) async fn fan_out_status_change(
     event: &StatusEvent,
     identifier: &str,
     partner_id: Option<i64>,
-    flow: &str,
+    flow: Flow,
 ) -> QueryResult<()> {
     let body = domain::hooks::payload::status_change(event, identifier);
+    // A shop's sale credited to a partner stays the shop's (decision 123): only a partner's own
+    // flow reaches its subscriptions.
+    let visible_partner = partner_id.filter(|_| flow == Flow::Partner);
     prepared(FAN_OUT, |q| {
         q.bind::<BigInt, _>(event.id)
             .bind::<Text, _>(EventKind::StatusChange.as_str())
             .bind::<Text, _>(&body)
-            .bind::<Nullable<BigInt>, _>(partner_id)
-            .bind::<Text, _>(flow)
+            .bind::<Nullable<BigInt>, _>(visible_partner)
+            .bind::<Bool, _>(flow == Flow::Ecommerce)
+            .bind::<Text, _>(HookStatus::Active.as_str())
+            .bind::<Text, _>(Application::BackOffice.as_str())
+            .bind::<Text, _>(Application::Partner.as_str())
+            .bind::<Text, _>(Application::Ecommerce.as_str())
     })
     .execute(conn)
     .await

@@ -191,10 +191,6 @@ SELECT p.identificador, 'provedor', pv.sha256 FROM provider_signed_copies pv JOI
 WHERE p.id = ANY($1)
 ORDER BY 1, 2";
 
-fn finished(status: &str) -> bool {
-    ProposalStatus::parse(status).is_ok_and(ProposalStatus::is_finished)
-}
-
 /// The transaction's body; `Err(Blocked)` rolls it back with nothing changed.
 enum Stop {
     Blocked(Vec<String>),
@@ -228,11 +224,12 @@ async fn anonymize_in(
             .bind::<Text, _>(cpf.as_str())
             .load(conn)
             .await?;
-    let open: Vec<String> = proposals
-        .iter()
-        .filter(|p| !finished(&p.status))
-        .map(|p| p.identificador.clone())
-        .collect();
+    let mut open = Vec::new();
+    for p in &proposals {
+        if !crate::rows::stored(ProposalStatus::from_stored(&p.status, "proposals", "status"))?.is_finished() {
+            open.push(p.identificador.clone());
+        }
+    }
     if !open.is_empty() {
         return Err(Stop::Blocked(open));
     }

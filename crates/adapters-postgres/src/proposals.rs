@@ -3,7 +3,7 @@
 
 use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::prepared::prepared;
-use crate::rows::{AddressRow, CustomerRow, PartnerRow, PaymentRow, ProposalCustomerRow, ProposalRow};
+use crate::rows::{AddressRow, CustomerRow, PartnerRow, PaymentRow, ProposalCustomerRow, ProposalRow, stored};
 use crate::schema::{
     addresses, customers, motivations, partners, products, proposal_customers, proposal_history, proposal_payments,
     proposals, representatives, users,
@@ -23,12 +23,14 @@ use domain::customers::{
 };
 use domain::history::{FieldChange, HistoryEntry};
 use domain::proposals::model::{
-    Flow, NewProposal, PartnerLink, PaymentDetails, ProposalDetail, ProposalRecord, RepresentativeView, SignatureView,
+    Flow, NewProposal, PartnerLink, PaymentDetails, PaymentView, ProposalDetail, ProposalRecord, RepresentativeView,
+    SignatureView,
 };
 use domain::proposals::ports::{CreateProposalError, PartnerDirectory, ProposalStore, Representation};
 use domain::proposals::search::{ListedProposal, ProposalSearch, SearchText};
+use domain::signature::PartyRole;
 use domain::store::StoreError;
-use domain::values::{CellPhone, Cpf, ProposalStatus};
+use domain::values::{CellPhone, Cpf, PartyStatus, ProposalStatus};
 use std::collections::BTreeMap;
 
 const OPEN_PROPOSAL_INDEX: &str = "proposals_one_open_per_cpf_product";
@@ -89,7 +91,7 @@ const REFRESH_PROPOSAL_CUSTOMERS: &str = "\
              c.medicamento, c.medicamento_descricao, c.e_analfabeto, c.cargo_politico, a.cep, a.endereco, a.numero, a.bairro, \
              a.cidade, a.estado, a.complemento, c.alterado_por, c.criado_em, c.alterado_em \
          FROM proposals p JOIN customers c ON c.id = p.id_cliente JOIN addresses a ON a.id = c.id_endereco \
-         WHERE p.id_cliente = $1 AND p.status = 'NOVO' \
+         WHERE p.id_cliente = $1 AND p.status = $2 \
          ON CONFLICT (id_proposta) DO UPDATE SET \
              cpf = EXCLUDED.cpf, nome_completo = EXCLUDED.nome_completo, data_nascimento = EXCLUDED.data_nascimento, \
              sexo = EXCLUDED.sexo, estado_civil = EXCLUDED.estado_civil, nacionalidade = EXCLUDED.nacionalidade, \
@@ -106,9 +108,12 @@ const REFRESH_PROPOSAL_CUSTOMERS: &str = "\
 /// statements run in order).
 async fn refresh_proposal_customers(conn: &AsyncPgConnection, customer_id: i64) -> QueryResult<()> {
     let mut conn = conn;
-    prepared(REFRESH_PROPOSAL_CUSTOMERS, |q| q.bind::<Int8, _>(customer_id))
-        .execute(&mut conn)
-        .await?;
+    prepared(REFRESH_PROPOSAL_CUSTOMERS, |q| {
+        q.bind::<Int8, _>(customer_id)
+            .bind::<Text, _>(ProposalStatus::New.as_str())
+    })
+    .execute(&mut conn)
+    .await?;
     Ok(())
 }
 
@@ -558,7 +563,7 @@ impl ProposalStore for PgProposals {
             })
             .await;
         match result {
-            Ok(row) => Ok(row.into()),
+            Ok(row) => Ok(row.try_into().map_err(StoreError::from)?),
             Err(DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, info))
                 if info.constraint_name() == Some(OPEN_PROPOSAL_INDEX) =>
             {
@@ -583,17 +588,16 @@ impl ProposalStore for PgProposals {
             .load(&mut conn)
             .await
             .map_err(query_error)?;
-        Ok(rows
-            .into_iter()
+        rows.into_iter()
             .map(|row| {
                 let customer = customers.iter().find(|(id, _, _)| *id == row.id);
-                ListedProposal {
+                Ok(ListedProposal {
                     customer_name: customer.map(|(_, name, _)| name.clone()),
                     customer_cpf: customer.map(|(_, _, cpf)| cpf.clone()),
-                    record: ProposalRecord::from(row),
-                }
+                    record: ProposalRecord::try_from(row)?,
+                })
             })
-            .collect())
+            .collect()
     }
 
     async fn history(&self, identifier: &str, scope: Scope) -> Result<Option<Vec<HistoryEntry>>, StoreError> {
@@ -714,7 +718,7 @@ impl ProposalStore for PgProposals {
         });
         let (customer, address) = customer.into_views();
         Ok(Some(ProposalDetail {
-            proposal: proposal.into(),
+            proposal: proposal.try_into()?,
             product_name,
             product_code,
             motivation,
@@ -723,7 +727,7 @@ impl ProposalStore for PgProposals {
             address: Some(address),
             partner: partner.map(Into::into),
             signature,
-            payment: payment.map(Into::into),
+            payment: payment.map(PaymentView::try_from).transpose()?,
         }))
     }
 
@@ -788,13 +792,9 @@ type DetailRow = (
 /// The signature of the proposal with this identifier, with its parties' keys and statuses.
 async fn signature_view(conn: &mut &AsyncPgConnection, identifier: &str) -> QueryResult<Option<SignatureView>> {
     use crate::schema::{signature_parties, signatures};
-    type Row = (
-        i64,
-        String,
-        DateTime<Utc>,
-        DateTime<Utc>,
-        Option<(String, String, String, Option<String>, Option<String>)>,
-    );
+    /// A party: role, request key, status, latitude, longitude.
+    type Party = (String, String, String, Option<String>, Option<String>);
+    type Row = (i64, String, DateTime<Utc>, DateTime<Utc>, Option<Party>);
     let rows: Vec<Row> = signatures::table
         .left_join(signature_parties::table)
         .inner_join(proposals::table)
@@ -818,22 +818,29 @@ async fn signature_view(conn: &mut &AsyncPgConnection, identifier: &str) -> Quer
     let Some((id, changed_by, created_at, updated_at, _)) = <[Row]>::first(&rows).cloned() else {
         return Ok(None);
     };
-    let party = |role: &str| rows.iter().filter_map(|r| r.4.as_ref()).find(|p| p.0 == role).cloned();
-    let client = party("client");
-    let key_and_status = |role: &str| party(role).map(|p| (p.1, p.2)).unzip();
-    let (association_key, association_status) = key_and_status("association");
-    let (federation_key, federation_status) = key_and_status("federation");
-    let (enterprise_key, enterprise_status) = key_and_status("enterprise");
+    let party = |role: PartyRole| {
+        rows.iter()
+            .filter_map(|r| r.4.as_ref())
+            .find(|p| p.0 == role.as_str())
+            .cloned()
+    };
+    let status = |party: &Option<Party>| {
+        party
+            .as_ref()
+            .map(|p| stored(PartyStatus::from_stored(&p.2, "signature_parties", "status")))
+            .transpose()
+    };
+    let [client, association, federation, enterprise] = PartyRole::ALL.map(party);
     Ok(Some(SignatureView {
         id,
         client_key: client.as_ref().map(|p| p.1.clone()),
-        association_key,
-        federation_key,
-        enterprise_key,
-        client_status: client.as_ref().map(|p| p.2.clone()),
-        association_status,
-        federation_status,
-        enterprise_status,
+        association_key: association.as_ref().map(|p| p.1.clone()),
+        federation_key: federation.as_ref().map(|p| p.1.clone()),
+        enterprise_key: enterprise.as_ref().map(|p| p.1.clone()),
+        client_status: status(&client)?,
+        association_status: status(&association)?,
+        federation_status: status(&federation)?,
+        enterprise_status: status(&enterprise)?,
         changed_by,
         created_at,
         updated_at,

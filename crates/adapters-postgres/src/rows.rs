@@ -8,6 +8,7 @@ use diesel::prelude::*;
 use domain::catalog::model::{BillingGroup, Product};
 use domain::customers::CustomerRecord;
 use domain::proposals::model::{AddressView, PartnerView, PaymentView, ProposalCustomer, ProposalRecord};
+use domain::values::{Flow, PaymentType, ProposalStatus, ShippingType, StoredValueError};
 
 #[derive(Debug, Queryable, QueryableByName, Selectable)]
 #[diesel(table_name = customers)]
@@ -112,9 +113,18 @@ pub struct ProposalRow {
     pub codigo_faturamento: i32,
 }
 
-impl From<ProposalRow> for ProposalRecord {
-    fn from(r: ProposalRow) -> Self {
-        ProposalRecord {
+/// A stored choice that is none of its spellings, as the query's own error (so that it travels
+/// through transactions like any other and is answered as an internal error naming table, column
+/// and value).
+pub(crate) fn stored<T>(read: Result<T, StoredValueError>) -> QueryResult<T> {
+    read.map_err(|error| diesel::result::Error::DeserializationError(Box::new(error)))
+}
+
+impl TryFrom<ProposalRow> for ProposalRecord {
+    type Error = StoredValueError;
+
+    fn try_from(r: ProposalRow) -> Result<Self, StoredValueError> {
+        Ok(ProposalRecord {
             id: r.id,
             identifier: r.identificador,
             jave_id: r.id_jave,
@@ -125,15 +135,15 @@ impl From<ProposalRow> for ProposalRecord {
             document_key: r.key_documento,
             signature_request_key: r.key_assinatura_requisicao,
             resends: r.reenvios,
-            status: r.status,
+            status: ProposalStatus::from_stored(&r.status, "proposals", "status")?,
             changed_by: r.alterado_por,
             updated_at: r.alterado_em,
             created_at: r.criado_em,
             association_cnpj: r.cnpj_associacao,
             federation_cnpj: r.cnpj_federacao,
-            shipping: r.tipo_envio,
+            shipping: ShippingType::from_stored(&r.tipo_envio, "proposals", "tipo_envio")?,
             notification_resends: r.reenvio_notificacao,
-            flow: Some(r.fluxo),
+            flow: Flow::from_stored(&r.fluxo, "proposals", "fluxo")?,
             associate_code: r.codigo_associado,
             motivation_id: r.id_motivacao,
             product_id: r.id_produto,
@@ -141,7 +151,7 @@ impl From<ProposalRow> for ProposalRecord {
             invite_id: r.id_convite,
             electronic_signature: r.assinatura_eletronica,
             billing_code: r.codigo_faturamento,
-        }
+        })
     }
 }
 
@@ -308,11 +318,13 @@ pub struct PaymentRow {
     pub alterado_em: DateTime<Utc>,
 }
 
-impl From<PaymentRow> for PaymentView {
-    fn from(r: PaymentRow) -> Self {
-        PaymentView {
+impl TryFrom<PaymentRow> for PaymentView {
+    type Error = StoredValueError;
+
+    fn try_from(r: PaymentRow) -> Result<Self, StoredValueError> {
+        Ok(PaymentView {
             id: r.id,
-            payment_type: r.tipo,
+            payment_type: PaymentType::from_stored(&r.tipo, "proposal_payments", "tipo")?,
             card_name: r.nome_cartao,
             card_number: r.numero_cartao,
             card_expiry: r.validade,
@@ -328,7 +340,7 @@ impl From<PaymentRow> for PaymentView {
             changed_by: r.alterado_por,
             created_at: r.criado_em,
             updated_at: r.alterado_em,
-        }
+        })
     }
 }
 

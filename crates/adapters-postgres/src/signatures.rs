@@ -2,6 +2,7 @@
 
 use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::prepared::prepared;
+use crate::rows::stored;
 use crate::schema::{
     proposal_events as events, proposals, provider_signed_copies, removed_documents, sealed_documents,
     signature_callbacks, signature_parties as parties, signatures, signed_documents,
@@ -12,13 +13,18 @@ use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 use diesel::sql_types::{BigInt, Nullable, Text, Timestamptz};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-use domain::proposals::lifecycle::{STATUS_CHANGE_EVENT, StatusChange, StatusEvent};
+use domain::proposals::lifecycle::{StatusChange, StatusEvent};
 use domain::signature::{
-    ChangeStatusError, PartyEventOutcome, PartyKeys, PartyRecord, PartyRole, ProviderEvent, ProviderEventKind, REFUSED,
-    SIGNED, SealedDocument, SignatureState, SignatureStore, status_after,
+    ChangeStatusError, PartyEventOutcome, PartyKeys, PartyRecord, PartyRole, ProviderEvent, ProviderEventKind,
+    SealedDocument, SignatureState, SignatureStore, status_after,
 };
 use domain::store::StoreError;
-use domain::values::ProposalStatus;
+use domain::values::{EventKind, Flow, PartyStatus, ProposalStatus, StoredValueError};
+
+/// A party's stored role.
+fn stored_role(role: &str) -> Result<PartyRole, StoredValueError> {
+    PartyRole::parse(role).ok_or_else(|| StoredValueError::new("signature_parties", "role", role))
+}
 
 #[derive(Clone)]
 pub struct PgSignatures {
@@ -45,26 +51,28 @@ struct EventRow {
     reason: Option<String>,
 }
 
-impl From<EventRow> for StatusEvent {
-    fn from(r: EventRow) -> Self {
-        StatusEvent {
+impl TryFrom<EventRow> for StatusEvent {
+    type Error = StoredValueError;
+
+    fn try_from(r: EventRow) -> Result<Self, StoredValueError> {
+        Ok(StatusEvent {
             id: r.id,
             proposal_id: r.proposal_id,
-            kind: r.kind,
-            from: r.from_status,
-            to: r.to_status,
+            kind: EventKind::from_stored(&r.kind, "proposal_events", "kind")?,
+            from: ProposalStatus::from_stored(&r.from_status, "proposal_events", "from_status")?,
+            to: ProposalStatus::from_stored(&r.to_status, "proposal_events", "to_status")?,
             changed_by: r.changed_by,
             changed_at: r.changed_at,
             sequence: r.sequence,
             reason: r.reason,
-        }
+        })
     }
 }
 
 /// Errors inside a status-change transaction: diesel's, or the proposal not being where expected.
 enum ChangeError {
     Db(DieselError),
-    Conflict(String),
+    Conflict(ProposalStatus),
 }
 
 impl From<DieselError> for ChangeError {
@@ -94,7 +102,11 @@ async fn apply_change(conn: &mut AsyncPgConnection, change: &StatusChange) -> Re
             .select(proposals::status)
             .first(conn)
             .await?;
-        return Err(ChangeError::Conflict(current));
+        return Err(ChangeError::Conflict(stored(ProposalStatus::from_stored(
+            &current,
+            "proposals",
+            "status",
+        ))?));
     };
     // The next sequence number is read in the insert itself: the proposal's row lock, taken by
     // the UPDATE above, serialises changes of one proposal.
@@ -105,7 +117,7 @@ async fn apply_change(conn: &mut AsyncPgConnection, change: &StatusChange) -> Re
          RETURNING id, proposal_id, kind, from_status, to_status, changed_by, changed_at, sequence, reason",
         |q| {
             q.bind::<BigInt, _>(change.proposal_id)
-                .bind::<Text, _>(STATUS_CHANGE_EVENT)
+                .bind::<Text, _>(EventKind::StatusChange.as_str())
                 .bind::<Text, _>(change.from.as_str())
                 .bind::<Text, _>(change.to.as_str())
                 .bind::<Text, _>(&change.changed_by)
@@ -115,8 +127,9 @@ async fn apply_change(conn: &mut AsyncPgConnection, change: &StatusChange) -> Re
     )
     .get_result(conn)
     .await?;
-    let event = StatusEvent::from(row);
-    crate::hooks::fan_out_status_change(conn, &event, &identifier, partner_id, &flow).await?;
+    let event = stored(StatusEvent::try_from(row))?;
+    let flow = stored(Flow::from_stored(&flow, "proposals", "fluxo"))?;
+    crate::hooks::fan_out_status_change(conn, &event, &identifier, partner_id, flow).await?;
     Ok(event)
 }
 
@@ -127,13 +140,6 @@ pub(crate) async fn apply_change_in(conn: &mut AsyncPgConnection, change: &Statu
         Ok(event) => Ok(event),
         Err(ChangeError::Db(e)) => Err(e),
         Err(ChangeError::Conflict(_)) => Err(DieselError::RollbackTransaction),
-    }
-}
-
-fn conflict(current: &str) -> ChangeStatusError {
-    match ProposalStatus::parse(current) {
-        Ok(current) => ChangeStatusError::Conflict { current },
-        Err(_) => ChangeStatusError::Store(StoreError::Unexpected(format!("status desconhecido: {current}"))),
     }
 }
 
@@ -334,13 +340,12 @@ impl SignatureStore for PgSignatures {
             .load(&mut conn)
             .await
             .map_err(query_error)?;
-        Ok(rows
-            .into_iter()
-            .filter_map(
+        rows.into_iter()
+            .map(
                 |(role, status, signed_at, ip, user_agent, authentication, latitude, longitude)| {
-                    Some(PartyRecord {
-                        role: PartyRole::parse(&role)?,
-                        status,
+                    Ok(PartyRecord {
+                        role: stored_role(&role)?,
+                        status: PartyStatus::from_stored(&status, "signature_parties", "status")?,
                         signed_at,
                         ip,
                         user_agent,
@@ -350,7 +355,7 @@ impl SignatureStore for PgSignatures {
                     })
                 },
             )
-            .collect())
+            .collect()
     }
 
     async fn save_document(&self, proposal_id: i64, document_key: &str, changed_by: &str) -> Result<(), StoreError> {
@@ -433,7 +438,7 @@ impl SignatureStore for PgSignatures {
         let mut conn = connection(&self.pool).await?;
         match conn.transaction(async |conn| apply_change(conn, change).await).await {
             Ok(event) => Ok(event),
-            Err(ChangeError::Conflict(current)) => Err(conflict(&current)),
+            Err(ChangeError::Conflict(current)) => Err(ChangeStatusError::Conflict { current }),
             Err(ChangeError::Db(e)) => Err(ChangeStatusError::Store(query_error(e))),
         }
     }
@@ -474,8 +479,8 @@ impl SignatureStore for PgSignatures {
                     return Ok(PartyEventOutcome::UnknownKey);
                 };
                 let status = match event.kind {
-                    ProviderEventKind::Signed => SIGNED,
-                    ProviderEventKind::Refused | ProviderEventKind::Expired => REFUSED,
+                    ProviderEventKind::Signed => PartyStatus::Signed,
+                    ProviderEventKind::Refused | ProviderEventKind::Expired => PartyStatus::Refused,
                     // An envelope's event names no party (the use case keeps the provider's copy).
                     ProviderEventKind::Closed => return Ok(PartyEventOutcome::UnknownKey),
                 };
@@ -489,8 +494,8 @@ impl SignatureStore for PgSignatures {
                 }
                 diesel::update(parties::table.filter(parties::request_key.eq(&event.request_key)))
                     .set((
-                        parties::status.eq(status),
-                        parties::signed_at.eq((status == SIGNED).then_some(event.at)),
+                        parties::status.eq(status.as_str()),
+                        parties::signed_at.eq((status == PartyStatus::Signed).then_some(event.at)),
                         parties::latitude.eq(event.latitude.as_deref()),
                         parties::longitude.eq(event.longitude.as_deref()),
                         parties::ip.eq(event.ip.as_deref()),
@@ -518,10 +523,11 @@ impl SignatureStore for PgSignatures {
                     .select(parties::status)
                     .load(conn)
                     .await?;
-                let statuses: Vec<&str> = statuses.iter().map(String::as_str).collect();
-                let Ok(current) = ProposalStatus::parse(&current) else {
-                    return Ok(PartyEventOutcome::Recorded { moved_to: None });
-                };
+                let statuses = statuses
+                    .iter()
+                    .map(|s| stored(PartyStatus::from_stored(s, "signature_parties", "status")))
+                    .collect::<QueryResult<Vec<_>>>()?;
+                let current = stored(ProposalStatus::from_stored(&current, "proposals", "status"))?;
                 let Some((to, _trigger)) = status_after(current, &statuses) else {
                     return Ok(PartyEventOutcome::Recorded { moved_to: None });
                 };
@@ -553,10 +559,10 @@ impl SignatureStore for PgSignatures {
             .load(&mut conn)
             .await
             .map_err(query_error)?;
-        Ok(rows.into_iter().map(Into::into).collect())
+        Ok(rows.into_iter().map(StatusEvent::try_from).collect::<Result<_, _>>()?)
     }
 
-    async fn party_of_key(&self, request_key: &str) -> Result<Option<(String, PartyRole, String)>, StoreError> {
+    async fn party_of_key(&self, request_key: &str) -> Result<Option<(String, PartyRole, PartyStatus)>, StoreError> {
         if names_no_row(request_key) {
             return Ok(None);
         }
@@ -569,6 +575,13 @@ impl SignatureStore for PgSignatures {
             .await
             .optional()
             .map_err(query_error)?;
-        Ok(row.and_then(|(identifier, role, status)| PartyRole::parse(&role).map(|r| (identifier, r, status))))
+        row.map(|(identifier, role, status)| {
+            Ok((
+                identifier,
+                stored_role(&role)?,
+                PartyStatus::from_stored(&status, "signature_parties", "status")?,
+            ))
+        })
+        .transpose()
     }
 }

@@ -5,13 +5,15 @@
 use adapters_postgres::testing::TestDatabase;
 use adapters_postgres::{PgCatalog, PgPool, PgProposals, PoolSettings, build_pool, seed};
 use chrono::NaiveDate;
-use diesel_async::RunQueryDsl;
+use diesel_async::{RunQueryDsl, SimpleAsyncConnection};
 use domain::access::Scope;
 use domain::catalog::model::{ListQuery, ProductField};
 use domain::catalog::ports::CatalogStore;
 use domain::customers::{AddressData, CustomerData, CustomerStore, Seller};
 use domain::proposals::model::{Flow, NewProposal, PartnerLink, PaymentDetails};
 use domain::proposals::ports::{CreateProposalError, PartnerDirectory, ProposalStore};
+use domain::proposals::search::ProposalSearch;
+use domain::store::StoreError;
 use domain::values::*;
 
 #[derive(diesel::QueryableByName)]
@@ -382,6 +384,46 @@ async fn the_database_refuses_a_status_outside_the_lifecycle() {
     assert!(refused.unwrap_err().to_string().contains("proposals_status_check"));
 }
 
+/// A value no enum spells (written past the CHECK, as a hand edit or a faulty migration would)
+/// is an internal error naming the table, the column and the value wherever the row is read:
+/// never a default, never "no change".
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stored_value_outside_its_enum_is_an_internal_error_naming_where_it_is() {
+    let (_db, pool, proposals, product_id) = seeded().await;
+    let record = proposals
+        .create(&new_proposal(&proposals, product_id, "Maria da Silva", "Avenida Paulista").await)
+        .await
+        .unwrap();
+    let mut conn = pool.get().await.unwrap();
+    conn.batch_execute(
+        "ALTER TABLE proposals DROP CONSTRAINT proposals_status_check, DROP CONSTRAINT proposals_tipo_envio_check;
+         UPDATE proposals SET status = 'PERDIDO'",
+    )
+    .await
+    .unwrap();
+    let broken = StoreError::Unexpected("valor desconhecido em proposals.status: \"PERDIDO\"".into());
+    assert_eq!(
+        proposals.detail(&record.identifier, Scope::Everything).await,
+        Err(broken.clone())
+    );
+    let search = ProposalSearch::parse(&[]).unwrap();
+    assert_eq!(
+        proposals.search(&search, Scope::Everything).await.map(|_| ()),
+        Err(broken)
+    );
+
+    diesel::sql_query("UPDATE proposals SET status = 'NOVO', tipo_envio = 'pombo'")
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(
+        proposals.detail(&record.identifier, Scope::Everything).await,
+        Err(StoreError::Unexpected(
+            "valor desconhecido em proposals.tipo_envio: \"pombo\"".into()
+        ))
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn product_listing_filters_by_boolean_and_out_of_range_codes_match_nothing() {
     let (_db, pool, _, _) = seeded().await;
@@ -431,7 +473,7 @@ async fn a_proposal_for_a_known_customer_rewrites_the_stored_address_and_keeps_a
         "rewritten, not added"
     );
     let payment = detail.payment.unwrap();
-    assert_eq!(payment.payment_type, "DÉBITO EM CONTA");
+    assert_eq!(payment.payment_type, PaymentType::AccountDebit);
     assert_eq!(
         (
             payment.bank.as_deref(),

@@ -75,6 +75,21 @@ async fn the_search_name_is_stored_for_existing_rows_both_ways_and_stays_out_of_
         "nome_completo",
         "a name correction is one change, not two"
     );
+    // Inside an anonymisation the entry says so (the action stays the transaction's, migration 17).
+    conn.batch_execute(
+        "BEGIN; SET LOCAL sales.history_action = 'anonimizacao';
+         UPDATE proposal_customers SET nome_completo = 'Titular anonimizado'; COMMIT;",
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        line(
+            &mut conn,
+            "SELECT action AS line FROM proposal_history WHERE changes ? 'nome_completo' ORDER BY id DESC LIMIT 1"
+        )
+        .await,
+        "anonimizacao"
+    );
 
     assert_eq!(migrations::revert_last(&db.url).await.unwrap(), "20261125000021");
     let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();

@@ -8,6 +8,7 @@ use domain::clock::Clock;
 use domain::proposals::ports::ProposalStore;
 use domain::proposals::signing::{SigningError, SigningService};
 use domain::signature::{PartyEventOutcome, PartyRole, ProviderEvent, ProviderEventKind, SignatureStore};
+use domain::values::PartyStatus;
 use std::sync::Arc;
 
 #[derive(Clone)]
@@ -20,7 +21,7 @@ pub struct SandboxSigningPages {
 
 impl SandboxSigningPages {
     /// The proposal identifier, the party and its status for a request key.
-    pub async fn party(&self, request_key: &str) -> Result<(String, PartyRole, String), SigningError> {
+    pub async fn party(&self, request_key: &str) -> Result<(String, PartyRole, PartyStatus), SigningError> {
         self.signatures
             .party_of_key(request_key)
             .await?

@@ -189,7 +189,7 @@ pub enum EcommerceError {
     #[error("assinatura já ativa para o cliente e produto")]
     AlreadyActive,
     #[error("a proposta está {status}: a assinatura só é criada para proposta NOVO")]
-    NotNew { status: String },
+    NotNew { status: ProposalStatus },
     #[error(transparent)]
     Payment(#[from] PaymentError),
     #[error(transparent)]
@@ -270,7 +270,7 @@ impl EcommerceService {
             .ok_or(EcommerceError::ProposalNotFound)?;
         let proposal = &detail.proposal;
         // The shop's own proposal (the scope already holds it to the shop's flow).
-        if proposal.flow.as_deref() != Some(Flow::Ecommerce.as_str()) {
+        if proposal.flow != Flow::Ecommerce {
             return Err(EcommerceError::ProposalNotFound);
         }
         let customer = self
@@ -292,10 +292,10 @@ impl EcommerceService {
             .ok_or(EcommerceError::AlreadyActive)?;
         // Only a new proposal is paid for: one sent for signature, in analysis or closed is not
         // (a live subscription was answered above, as before).
-        if proposal.status != ProposalStatus::New.as_str() {
+        if proposal.status != ProposalStatus::New {
             self.store.release_claim(claim).await?;
             return Err(EcommerceError::NotNew {
-                status: proposal.status.clone(),
+                status: proposal.status,
             });
         }
         let request = SubscriptionRequest {
@@ -313,11 +313,9 @@ impl EcommerceService {
                 return Err(error.into());
             }
         };
-        let current = ProposalStatus::parse(&proposal.status).ok();
-        let change = match current {
-            Some(from)
-                if subscription.status == "active"
-                    && check(from, ProposalStatus::InAnalysis, Trigger::SubscriptionActive).is_ok() =>
+        let change = match proposal.status {
+            from if subscription.status == "active"
+                && check(from, ProposalStatus::InAnalysis, Trigger::SubscriptionActive).is_ok() =>
             {
                 Some(StatusChange {
                     proposal_id: proposal.id,

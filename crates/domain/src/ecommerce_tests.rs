@@ -41,7 +41,7 @@ fn detail() -> crate::proposals::model::ProposalDetail {
     // The signing tests' fixture has every member; reuse its shape through the store mock, as
     // the shop's proposal.
     let mut detail = crate::proposals::signing_fixture::detail("NOVO");
-    detail.proposal.flow = Some(crate::proposals::model::Flow::Ecommerce.as_str().to_owned());
+    detail.proposal.flow = crate::proposals::model::Flow::Ecommerce;
     detail
 }
 

@@ -3,7 +3,7 @@
 
 use crate::proposals::lifecycle::{StatusChange, StatusEvent, TransitionError, Trigger, check};
 use crate::store::StoreError;
-use crate::values::{ProposalStatus, ShippingType};
+use crate::values::{PartyStatus, ProposalStatus, ShippingType};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
@@ -47,10 +47,6 @@ impl PartyRole {
         }
     }
 }
-
-pub const PENDING: &str = "PENDENTE";
-pub const SIGNED: &str = "ASSINADO";
-pub const REFUSED: &str = "RECUSADO";
 
 /// A party as the provider needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -175,7 +171,7 @@ impl SealedDocument {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PartyRecord {
     pub role: PartyRole,
-    pub status: String,
+    pub status: PartyStatus,
     pub signed_at: Option<DateTime<Utc>>,
     pub ip: Option<String>,
     pub user_agent: Option<String>,
@@ -262,16 +258,18 @@ pub trait SignatureStore: Send + Sync {
     ) -> Result<PartyEventOutcome, StoreError>;
     async fn events(&self, proposal_id: i64) -> Result<Vec<StatusEvent>, StoreError>;
     /// The proposal identifier and role a request key belongs to (the sandbox page shows them).
-    async fn party_of_key(&self, request_key: &str) -> Result<Option<(String, PartyRole, String)>, StoreError>;
+    async fn party_of_key(&self, request_key: &str) -> Result<Option<(String, PartyRole, PartyStatus)>, StoreError>;
 }
 
 /// Where a proposal goes after its parties' statuses changed: all four signed moves an awaiting
 /// proposal to analysis; a refusal cancels it; otherwise it stays.
-pub fn status_after(current: ProposalStatus, statuses: &[&str]) -> Option<(ProposalStatus, Trigger)> {
-    if statuses.contains(&REFUSED) && check(current, ProposalStatus::Cancelled, Trigger::PartyRefused).is_ok() {
+pub fn status_after(current: ProposalStatus, statuses: &[PartyStatus]) -> Option<(ProposalStatus, Trigger)> {
+    if statuses.contains(&PartyStatus::Refused)
+        && check(current, ProposalStatus::Cancelled, Trigger::PartyRefused).is_ok()
+    {
         return Some((ProposalStatus::Cancelled, Trigger::PartyRefused));
     }
-    let all_signed = statuses.len() == PartyRole::ALL.len() && statuses.iter().all(|s| *s == SIGNED);
+    let all_signed = statuses.len() == PartyRole::ALL.len() && statuses.iter().all(|s| *s == PartyStatus::Signed);
     (all_signed && check(current, ProposalStatus::InAnalysis, Trigger::AllPartiesSigned).is_ok())
         .then_some((ProposalStatus::InAnalysis, Trigger::AllPartiesSigned))
 }
@@ -284,6 +282,7 @@ pub fn refused(from: ProposalStatus, to: ProposalStatus) -> TransitionError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use PartyStatus::{Pending as PENDING, Refused as REFUSED, Signed as SIGNED};
 
     #[test]
     fn the_fourth_signature_moves_an_awaiting_proposal_to_analysis() {

@@ -6,6 +6,7 @@ use domain::contract::evidence::{PartySignature, SignatureEvidence};
 use domain::customers::AddressView;
 use domain::proposals::model::{PartnerView, PaymentView, ProposalCustomer, ProposalDetail, ProposalRecord};
 use domain::signature::PartyRole;
+use domain::values::{Flow, PaymentType, ProposalStatus, ShippingType};
 
 /// 200 characters, no word shorter than a street would have.
 pub const LONG_STREET: &str = "Avenida Presidente Juscelino Kubitschek de Oliveira, Conjunto Habitacional Jardim das Acácias Floridas, Quadra Setecentos e Quarenta e Dois, Bloco Residencial Ipê Amarelo, Torre Norte, Entrada Lateral";
@@ -27,15 +28,15 @@ pub fn long_proposal() -> ProposalDetail {
             document_key: None,
             signature_request_key: None,
             resends: 0,
-            status: "NOVO".into(),
+            status: ProposalStatus::New,
             changed_by: "representante@parceiro.com.br".into(),
             updated_at: at,
             created_at: at,
             association_cnpj: Some("11444777000161".into()),
             federation_cnpj: Some("45723174000110".into()),
-            shipping: "whatsapp".into(),
+            shipping: ShippingType::Whatsapp,
             notification_resends: 0,
-            flow: None,
+            flow: Flow::Partner,
             associate_code: None,
             motivation_id: 1,
             product_id: 1,
@@ -100,7 +101,7 @@ pub fn long_proposal() -> ProposalDetail {
         signature: None,
         payment: Some(PaymentView {
             id: 1,
-            payment_type: "DESCONTO EM FOLHA".into(),
+            payment_type: PaymentType::PayrollDiscount,
             card_name: None,
             card_number: None,
             card_expiry: None,

@@ -13,12 +13,12 @@ use minijinja::{Value, context};
 use serde::Serialize;
 
 /// The colour a status is shown in.
-fn status_class(status: &str) -> &'static str {
-    match ProposalStatus::parse(status) {
-        Ok(ProposalStatus::Approved) => "ok",
-        Ok(ProposalStatus::Rejected | ProposalStatus::Cancelled) => "bad",
-        Ok(ProposalStatus::AwaitingSignature | ProposalStatus::InAnalysis) => "warn",
-        _ => "info",
+fn status_class(status: ProposalStatus) -> &'static str {
+    match status {
+        ProposalStatus::Approved => "ok",
+        ProposalStatus::Rejected | ProposalStatus::Cancelled => "bad",
+        ProposalStatus::AwaitingSignature | ProposalStatus::InAnalysis => "warn",
+        ProposalStatus::New => "info",
     }
 }
 
@@ -36,11 +36,11 @@ struct Row {
     created: String,
     customer: String,
     cpf: String,
-    status: String,
+    status: &'static str,
     status_class: &'static str,
     value: String,
     seller: String,
-    shipping: String,
+    shipping: &'static str,
 }
 
 /// The filters as sent, to show them again in the form.
@@ -60,8 +60,8 @@ pub fn proposal_page(query: &[(String, String)], search: &ProposalSearch, page: 
             created: formats::instant(r.record.created_at),
             customer: r.customer_name.clone().unwrap_or_default(),
             cpf: r.customer_cpf.as_deref().map(formats::cpf).unwrap_or_default(),
-            status_class: status_class(&r.record.status),
-            status: r.record.status.clone(),
+            status_class: status_class(r.record.status),
+            status: r.record.status.as_str(),
             value: formats::reais(r.record.value),
             seller: r
                 .record
@@ -69,7 +69,7 @@ pub fn proposal_page(query: &[(String, String)], search: &ProposalSearch, page: 
                 .as_deref()
                 .map(formats::cpf_or_cnpj)
                 .unwrap_or_else(|| "Loja online".to_owned()),
-            shipping: r.record.shipping.clone(),
+            shipping: r.record.shipping.as_str(),
             identifier: r.record.identifier,
         })
         .collect();
@@ -136,14 +136,12 @@ pub fn proposal(detail: ProposalDetail, history: Vec<HistoryEntry>) -> Value {
                 ("empresa", &s.enterprise_status),
             ]
             .iter()
-            .map(|(who, status)| format!("{who}: {}", status.as_deref().unwrap_or("—")))
+            .map(|(who, status)| format!("{who}: {}", status.map_or("—", |s| s.as_str())))
             .collect::<Vec<_>>()
             .join(" · ")
         },
     );
-    let moves: Vec<Decision> = ProposalStatus::parse(&p.status)
-        .map(back_office_moves)
-        .unwrap_or_default()
+    let moves: Vec<Decision> = back_office_moves(p.status)
         .into_iter()
         .map(|to| Decision {
             value: to.as_str(),
@@ -176,18 +174,18 @@ pub fn proposal(detail: ProposalDetail, history: Vec<HistoryEntry>) -> Value {
     context! {
         p => context! {
             identifier => p.identifier.clone(),
-            status => p.status.clone(),
-            status_class => status_class(&p.status),
+            status => p.status.as_str(),
+            status_class => status_class(p.status),
             product => format!("{} ({})", detail.product_name, detail.product_code),
             value => formats::reais(p.value),
-            payment => detail.payment.as_ref().map(|pay| pay.payment_type.clone()).unwrap_or_else(|| "cartão (loja online)".to_owned()),
+            payment => detail.payment.as_ref().map_or("cartão (loja online)", |pay| pay.payment_type.as_str()),
             customer => c.full_name.clone(),
             cpf => formats::cpf(&c.cpf),
             cell_phone => c.cell_phone.as_deref().map(formats::phone).unwrap_or_else(|| "—".to_owned()),
             email => c.email.clone().unwrap_or_else(|| "—".to_owned()),
             address => address,
             seller => detail.partner.as_ref().map(|pa| format!("{} ({})", pa.social_reason, formats::cpf_or_cnpj(&pa.document))).unwrap_or_else(|| "Loja online".to_owned()),
-            shipping => p.shipping.clone(),
+            shipping => p.shipping.as_str(),
             created => formats::instant(p.created_at),
             updated => formats::instant(p.updated_at),
             updated_by => p.changed_by.clone(),

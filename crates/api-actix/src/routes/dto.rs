@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use domain::catalog::model::{BillingGroup, Product};
 use domain::customers::CustomerRecord;
 use domain::proposals::model::{ProposalDetail, ProposalRecord, birthday_text};
-use domain::values::{CellPhone, Landline};
+use domain::values::{CellPhone, Flow, Landline, PartyStatus, PaymentType, ProposalStatus, ShippingType};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -108,16 +108,15 @@ pub struct ProposalRecordDto {
     pub key_documento: Option<String>,
     pub key_assinatura_requisicao: Option<String>,
     pub reenvios: i32,
-    #[schema(example = "NOVO")]
-    pub status: String,
+    pub status: ProposalStatus,
     pub alterado_por: String,
     pub alterado_em: String,
     pub criado_em: String,
     pub cnpj_associacao: Option<String>,
     pub cnpj_federacao: Option<String>,
-    pub tipo_envio: String,
+    pub tipo_envio: ShippingType,
     pub reenvio_notificacao: i32,
-    pub fluxo: Option<String>,
+    pub fluxo: Flow,
     #[serde(rename = "codigo_Associado")]
     pub codigo_associado: Option<String>,
     pub id_motivacao: i32,
@@ -174,12 +173,12 @@ pub struct ProposalView {
     pub partner_cpf_cnpj: Option<String>,
     #[serde(rename = "customerId")]
     pub customer_id: i64,
-    pub status: String,
+    pub status: ProposalStatus,
     pub id_jave: Option<String>,
     #[serde(rename = "modifiedBy")]
     pub modified_by: String,
     #[serde(rename = "typeSend")]
-    pub type_send: String,
+    pub type_send: ShippingType,
     #[serde(rename = "inviteId")]
     pub invite_id: Option<String>,
     #[serde(rename = "createdAt")]
@@ -274,10 +273,10 @@ pub struct SignDto {
     pub association_key: Option<String>,
     pub federation_key: Option<String>,
     pub enterprise_key: Option<String>,
-    pub client_status: Option<String>,
-    pub association_status: Option<String>,
-    pub federation_status: Option<String>,
-    pub enterprise_status: Option<String>,
+    pub client_status: Option<PartyStatus>,
+    pub association_status: Option<PartyStatus>,
+    pub federation_status: Option<PartyStatus>,
+    pub enterprise_status: Option<PartyStatus>,
     pub modified_by: Option<String>,
     pub updated_at: Option<String>,
     pub created_at: Option<String>,
@@ -291,7 +290,7 @@ pub struct PaymentDto {
     pub debit_id: Option<i64>,
     pub sheet_id: Option<i64>,
     #[serde(rename = "type")]
-    pub payment_type: Option<String>,
+    pub payment_type: Option<PaymentType>,
     pub name: Option<String>,
     pub number: Option<String>,
     pub expiry_date: Option<String>,
@@ -433,12 +432,14 @@ impl From<ProposalDetail> for ProposalDetailDto {
         let payment = d
             .payment
             .map(|pay| {
-                let is = |kind: &str| (pay.payment_type == kind).then_some(pay.id);
+                let is = |kind: PaymentType| (pay.payment_type == kind).then_some(pay.id);
                 PaymentDto {
-                    card_id: is("CARTÃO DE CRÉDITO"),
-                    debit_id: is("DÉBITO EM CONTA"),
-                    sheet_id: is("DESCONTO EM FOLHA"),
-                    payment_type: Some(pay.payment_type.clone()),
+                    // The stored payments are a debit or a payroll discount; a card is paid on
+                    // the platform (the shop's subscription), never stored here.
+                    card_id: None,
+                    debit_id: is(PaymentType::AccountDebit),
+                    sheet_id: is(PaymentType::PayrollDiscount),
+                    payment_type: Some(pay.payment_type),
                     name: pay.card_name,
                     number: pay.card_number,
                     expiry_date: pay.card_expiry,

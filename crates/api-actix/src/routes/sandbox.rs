@@ -9,7 +9,8 @@ use crate::state::AppState;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use adapters_signature::SandboxSigningPages;
-use domain::signature::{PartyEventOutcome, SIGNED};
+use domain::signature::PartyEventOutcome;
+use domain::values::PartyStatus;
 use serde::Serialize;
 
 /// The routes, under `/sandbox`.
@@ -33,13 +34,13 @@ fn pages(state: &AppState) -> Result<&SandboxSigningPages, ApiError> {
 pub async fn sandbox_page(state: web::Data<AppState>, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
     let key = path.into_inner();
     let (identifier, role, status) = pages(&state)?.party(&key).await?;
-    let html = signing_page(&key, &identifier, role.label(), &status);
+    let html = signing_page(&key, &identifier, role.label(), status);
     Ok(HttpResponse::Ok().content_type("text/html; charset=utf-8").body(html))
 }
 
-fn signing_page(key: &str, identifier: &str, role: &str, status: &str) -> String {
+fn signing_page(key: &str, identifier: &str, role: &str, status: PartyStatus) -> String {
     let key_html = escape(key);
-    let action = if status == SIGNED {
+    let action = if status == PartyStatus::Signed {
         "<p id=\"estado\">Assinado.</p>".to_owned()
     } else {
         format!(
@@ -59,7 +60,7 @@ fn signing_page(key: &str, identifier: &str, role: &str, status: &str) -> String
         ),
         identifier = escape(identifier),
         role = escape(role),
-        status = escape(status),
+        status = status.as_str(),
         key = key_html,
         action = action,
     )

@@ -18,6 +18,7 @@ use base64::Engine;
 use domain::proposals::bodies::{DocumentQuery, SignLinkQuery, SignerBody, StatusChangeBody};
 use domain::proposals::lifecycle::StatusEvent;
 use domain::signature::PartyEventOutcome;
+use domain::values::{EventKind, ProposalStatus};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -83,10 +84,9 @@ pub async fn sign_link(
 #[serde(rename_all = "camelCase")]
 pub struct StatusEventDto {
     pub id: i64,
-    #[schema(example = "ALTERAÇÃO_STATUS")]
-    pub kind: String,
-    pub previous_status: String,
-    pub status: String,
+    pub kind: EventKind,
+    pub previous_status: ProposalStatus,
+    pub status: ProposalStatus,
     pub changed_by: String,
     pub changed_at: String,
     pub sequence: i32,

@@ -143,10 +143,10 @@ fn placeholder(detail: &ProposalDetail, name: &str) -> String {
 }
 
 /// How the proposal's `tipo_envio` is named in documents (the client's channel).
-pub fn channel_label(stored: &str) -> &'static str {
-    match ShippingType::parse(stored) {
-        Ok(ShippingType::Whatsapp) => "WhatsApp",
-        _ => "SMS",
+pub fn channel_label(shipping: ShippingType) -> &'static str {
+    match shipping {
+        ShippingType::Whatsapp => "WhatsApp",
+        ShippingType::Sms => "SMS",
     }
 }
 
@@ -166,7 +166,7 @@ impl PrintedDocument {
             ),
             field("Valor", formats::reais(p.value)),
             field("Data da proposta", formats::date(created)),
-            field("Envio do link de assinatura", channel_label(&p.shipping)),
+            field("Envio do link de assinatura", channel_label(p.shipping)),
         ];
         if let Some(representative) = &detail.representative {
             proposal.push(field(
@@ -193,7 +193,7 @@ impl PrintedDocument {
         customer.push(field("Endereço", address_line(detail)));
         let payment = match &detail.payment {
             Some(pay) => {
-                let mut blocks = vec![field("Forma", pay.payment_type.clone())];
+                let mut blocks = vec![field("Forma", pay.payment_type.as_str())];
                 if let Some(bank) = &pay.bank {
                     blocks.push(field(
                         "Conta",

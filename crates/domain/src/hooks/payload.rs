@@ -2,7 +2,7 @@
 //! is queued so that every retry carries the same bytes.
 
 use crate::proposals::lifecycle::StatusEvent;
-use crate::values::EventKind;
+use crate::values::{EventKind, ProposalStatus};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use uuid::Uuid;
@@ -52,9 +52,9 @@ event_body!(
 pub struct StatusChangeData {
     pub identificador: String,
     #[cfg_attr(feature = "openapi", schema(value_type = crate::values::ProposalStatus))]
-    pub status_anterior: String,
+    pub status_anterior: ProposalStatus,
     #[cfg_attr(feature = "openapi", schema(value_type = crate::values::ProposalStatus))]
-    pub status_atual: String,
+    pub status_atual: ProposalStatus,
     pub alterado_em: String,
     pub alterado_por: String,
     pub motivo: Option<String>,
@@ -83,8 +83,8 @@ pub fn status_change(event: &StatusEvent, identifier: &str) -> String {
         timestamp: timestamp(event.changed_at),
         data: StatusChangeData {
             identificador: identifier.to_owned(),
-            status_anterior: event.from.clone(),
-            status_atual: event.to.clone(),
+            status_anterior: event.from,
+            status_atual: event.to,
             alterado_em: timestamp(event.changed_at),
             alterado_por: event.changed_by.clone(),
             motivo: event.reason.clone(),
@@ -117,9 +117,9 @@ mod tests {
         let event = StatusEvent {
             id: 9,
             proposal_id: 4,
-            kind: "ALTERAÇÃO_STATUS".into(),
-            from: "NOVO".into(),
-            to: "CANCELADO".into(),
+            kind: EventKind::StatusChange,
+            from: ProposalStatus::New,
+            to: ProposalStatus::Cancelled,
             changed_by: "ana@exemplo.com.br".into(),
             changed_at: at,
             sequence: 3,

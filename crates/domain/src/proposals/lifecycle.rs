@@ -9,6 +9,7 @@
 //! Any other move is refused naming both states. Finished states free the customer to open a new
 //! proposal for the product.
 
+use crate::values::EventKind;
 use crate::values::ProposalStatus::{self, *};
 use chrono::{DateTime, Utc};
 
@@ -71,9 +72,6 @@ pub fn is_edge(from: ProposalStatus, to: ProposalStatus) -> bool {
     .any(|t| check(from, to, *t).is_ok())
 }
 
-/// The kind of the status-change event, as partner systems subscribe to it.
-pub const STATUS_CHANGE_EVENT: &str = "ALTERAÇÃO_STATUS";
-
 /// A move to write: the store applies it only if the proposal is still in `from`, and records its
 /// event in the same transaction.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,9 +89,9 @@ pub struct StatusChange {
 pub struct StatusEvent {
     pub id: i64,
     pub proposal_id: i64,
-    pub kind: String,
-    pub from: String,
-    pub to: String,
+    pub kind: EventKind,
+    pub from: ProposalStatus,
+    pub to: ProposalStatus,
     pub changed_by: String,
     pub changed_at: DateTime<Utc>,
     /// 1, 2, 3... per proposal, so that receivers can drop stale events.

@@ -2,7 +2,8 @@
 
 pub use crate::customers::AddressView;
 use crate::customers::{AddressData, CustomerData, Seller};
-use crate::values::{BankAccount, SheetType, ShippingType};
+pub use crate::values::Flow;
+use crate::values::{BankAccount, PartyStatus, PaymentType, ProposalStatus, SheetType, ShippingType};
 use chrono::{DateTime, NaiveDate, Utc};
 
 /// How a standard proposal is paid, with the fields each way needs.
@@ -16,24 +17,6 @@ pub enum PaymentDetails {
     },
     /// `DÉBITO EM CONTA`.
     AccountDebit(BankAccount),
-}
-
-/// Which door a proposal came in by; it decides who sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Flow {
-    /// Route 5: a partner's representative.
-    Partner,
-    /// Route 6: the online shop.
-    Ecommerce,
-}
-
-impl Flow {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Flow::Partner => "PARCEIRO",
-            Flow::Ecommerce => "ECOMMERCE",
-        }
-    }
 }
 
 /// A standard proposal (route 5), its fields valid.
@@ -98,15 +81,15 @@ pub struct ProposalRecord {
     pub document_key: Option<String>,
     pub signature_request_key: Option<String>,
     pub resends: i32,
-    pub status: String,
+    pub status: ProposalStatus,
     pub changed_by: String,
     pub updated_at: DateTime<Utc>,
     pub created_at: DateTime<Utc>,
     pub association_cnpj: Option<String>,
     pub federation_cnpj: Option<String>,
-    pub shipping: String,
+    pub shipping: ShippingType,
     pub notification_resends: i32,
-    pub flow: Option<String>,
+    pub flow: Flow,
     pub associate_code: Option<String>,
     pub motivation_id: i32,
     pub product_id: i64,
@@ -195,10 +178,10 @@ pub struct SignatureView {
     pub association_key: Option<String>,
     pub federation_key: Option<String>,
     pub enterprise_key: Option<String>,
-    pub client_status: Option<String>,
-    pub association_status: Option<String>,
-    pub federation_status: Option<String>,
-    pub enterprise_status: Option<String>,
+    pub client_status: Option<PartyStatus>,
+    pub association_status: Option<PartyStatus>,
+    pub federation_status: Option<PartyStatus>,
+    pub enterprise_status: Option<PartyStatus>,
     pub changed_by: String,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -209,7 +192,7 @@ pub struct SignatureView {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PaymentView {
     pub id: i64,
-    pub payment_type: String,
+    pub payment_type: PaymentType,
     pub card_name: Option<String>,
     pub card_number: Option<String>,
     pub card_expiry: Option<String>,

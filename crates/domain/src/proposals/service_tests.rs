@@ -167,34 +167,16 @@ impl Mocks {
     }
 }
 
+/// A representative's new proposal as the store answers it.
 fn record() -> ProposalRecord {
     ProposalRecord {
-        id: 1,
         identifier: "abc".into(),
-        jave_id: None,
         value: 4990,
         partner_document: Some("11222333000181".into()),
-        representative_id: Some(5),
-        customer_id: 9,
-        document_key: None,
-        signature_request_key: None,
-        resends: 0,
-        status: "NOVO".into(),
         changed_by: "rep@parceiro.com.br".into(),
-        updated_at: Utc::now(),
-        created_at: Utc::now(),
-        association_cnpj: None,
-        federation_cnpj: None,
-        shipping: "sms".into(),
-        notification_resends: 0,
-        flow: Some("PARCEIRO".into()),
-        associate_code: None,
-        motivation_id: 1,
+        shipping: ShippingType::Sms,
         product_id: 11,
-        recording_id: None,
-        invite_id: None,
-        electronic_signature: None,
-        billing_code: 5001,
+        ..super::signing_fixture::detail("NOVO").proposal
     }
 }
 
@@ -224,7 +206,7 @@ async fn a_proposal_carries_the_product_value_the_representative_and_the_actor()
         .open_proposal(&principal(Application::Partner), request(debit("001")))
         .await
         .unwrap();
-    assert_eq!(created.status, "NOVO");
+    assert_eq!(created.status, ProposalStatus::New);
 }
 
 #[tokio::test]

@@ -11,10 +11,10 @@ use crate::proposals::model::{Flow, ProposalDetail};
 use crate::proposals::ports::{PartnerDirectory, ProposalStore};
 use crate::signature::{
     CallbackError, ChangeStatusError, PartyEventOutcome, PartyRole, ProviderError, ProviderEvent, ProviderEventKind,
-    SIGNED, SealedDocument, SignatureProvider, SignatureStore, Signer,
+    SealedDocument, SignatureProvider, SignatureStore, Signer,
 };
 use crate::store::StoreError;
-use crate::values::{ProposalStatus, ShippingType};
+use crate::values::{PartyStatus, ProposalStatus};
 use std::sync::Arc;
 
 /// Who the service says changed a proposal when no user did (a signature arriving).
@@ -130,15 +130,6 @@ pub struct SigningService {
     pub callback_max_age: chrono::Duration,
 }
 
-fn status_of(detail: &ProposalDetail) -> Result<ProposalStatus, SigningError> {
-    ProposalStatus::parse(&detail.proposal.status).map_err(|_| {
-        SigningError::Store(StoreError::Unexpected(format!(
-            "status desconhecido: {}",
-            detail.proposal.status
-        )))
-    })
-}
-
 /// The four parties of a proposal, from its detail.
 fn signers(detail: &ProposalDetail) -> Vec<Signer> {
     let partner = detail.partner.as_ref();
@@ -203,15 +194,15 @@ impl SigningService {
         let detail = self.detail(principal, identifier).await?;
         // Only a partner sends (route 12), and only its own flow's proposals: the shop's are
         // signed through the shop, even when credited to a partner.
-        if detail.proposal.flow.as_deref() != Some(Flow::Partner.as_str()) {
+        if detail.proposal.flow != Flow::Partner {
             return Err(SigningError::NotFound);
         }
         if detail.proposal.customer_id != customer_id {
             return Err(SigningError::WrongCustomer);
         }
-        let channel = ShippingType::parse(&detail.proposal.shipping).unwrap_or(ShippingType::Sms);
+        let channel = detail.proposal.shipping;
         let proposal_id = detail.proposal.id;
-        match status_of(&detail)? {
+        match detail.proposal.status {
             ProposalStatus::New => {
                 let state = self.signatures.state(proposal_id).await?;
                 let document_key = match state.as_ref().and_then(|s| s.document_key.clone()) {
@@ -310,7 +301,7 @@ impl SigningService {
     ) -> Result<StatusEvent, SigningError> {
         authorize(principal, Operation::ChangeStatus)?;
         let detail = self.detail(principal, identifier).await?;
-        let from = status_of(&detail)?;
+        let from = detail.proposal.status;
         check(from, to, Trigger::BackOffice)?;
         let change = StatusChange {
             proposal_id: detail.proposal.id,
@@ -435,7 +426,8 @@ impl SigningService {
             .ok_or(SigningError::NotFound)?;
         let id = detail.proposal.id;
         let parties = self.signatures.parties(id).await?;
-        let all_signed = parties.len() == PartyRole::ALL.len() && parties.iter().all(|p| p.status == SIGNED);
+        let all_signed =
+            parties.len() == PartyRole::ALL.len() && parties.iter().all(|p| p.status == PartyStatus::Signed);
         if !all_signed || self.signatures.signed(id).await?.is_some() {
             return Ok(());
         }
@@ -445,7 +437,7 @@ impl SigningService {
         ) else {
             return Ok(());
         };
-        let client_channel = crate::contract::channel_label(&detail.proposal.shipping);
+        let client_channel = crate::contract::channel_label(detail.proposal.shipping);
         let people = signers(&detail);
         let evidence = SignatureEvidence {
             identifier: detail.proposal.identifier.clone(),

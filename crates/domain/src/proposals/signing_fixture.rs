@@ -1,6 +1,7 @@
 //! A proposal detail with every member, for use-case tests.
 
 use super::model::*;
+use crate::values::{ProposalStatus, ShippingType};
 use chrono::{NaiveDate, Utc};
 
 pub fn detail(status: &str) -> ProposalDetail {
@@ -17,15 +18,15 @@ pub fn detail(status: &str) -> ProposalDetail {
             document_key: None,
             signature_request_key: None,
             resends: 0,
-            status: status.into(),
+            status: ProposalStatus::parse(status).expect("a status of the machine"),
             changed_by: "x".into(),
             updated_at: now,
             created_at: now,
             association_cnpj: None,
             federation_cnpj: None,
-            shipping: "whatsapp".into(),
+            shipping: ShippingType::Whatsapp,
             notification_resends: 0,
-            flow: Some("PARCEIRO".into()),
+            flow: Flow::Partner,
             associate_code: None,
             motivation_id: 1,
             product_id: 1,

@@ -7,7 +7,8 @@ use super::signing::*;
 use crate::auth::model::Principal;
 use crate::contract::MockDocumentRenderer;
 use crate::signature::*;
-use crate::values::{Application, ShippingType};
+use crate::values::{Application, PartyStatus, ShippingType};
+use PartyStatus::{Pending as PENDING, Signed as SIGNED};
 
 use std::sync::Arc;
 
@@ -139,9 +140,9 @@ async fn a_retry_resumes_without_a_second_envelope() {
         Ok(crate::proposals::lifecycle::StatusEvent {
             id: 1,
             proposal_id: c.proposal_id,
-            kind: "ALTERAÇÃO_STATUS".into(),
-            from: c.from.to_string(),
-            to: c.to.to_string(),
+            kind: crate::values::EventKind::StatusChange,
+            from: c.from,
+            to: c.to,
             changed_by: c.changed_by.clone(),
             changed_at: c.at,
             sequence: 1,
@@ -230,10 +231,10 @@ async fn a_callback_older_than_the_window_is_refused_before_anything_is_recorded
     assert!(m.service().callback(&[], b"{}").await.is_ok());
 }
 
-fn party(role: PartyRole, status: &str) -> PartyRecord {
+fn party(role: PartyRole, status: PartyStatus) -> PartyRecord {
     PartyRecord {
         role,
-        status: status.into(),
+        status,
         signed_at: (status == SIGNED).then(chrono::Utc::now),
         ip: Some("203.0.113.9".into()),
         user_agent: Some("Mozilla/5.0".into()),
@@ -259,14 +260,14 @@ fn signed_event() -> ProviderEvent {
 
 /// Mocks for a repeated signature event on a sent proposal whose parties stand as `statuses` (a
 /// repeat re-checks the completion, as the event that completed the set does).
-fn completing(statuses: [&'static str; 4]) -> Mocks {
+fn completing(statuses: [PartyStatus; 4]) -> Mocks {
     let mut m = Mocks::new("EM ANÁLISE", 0);
     m.signatures
         .expect_record_party_event()
         .returning(|_, _| Ok(PartyEventOutcome::Duplicate));
     m.signatures
         .expect_party_of_key()
-        .returning(|_| Ok(Some(("id-1".into(), PartyRole::Client, SIGNED.into()))));
+        .returning(|_| Ok(Some(("id-1".into(), PartyRole::Client, SIGNED))));
     m.signatures.expect_parties().returning(move |_| {
         Ok(PartyRole::ALL
             .iter()

@@ -1,7 +1,35 @@
 //! The closed lists of the contract: each value is spelled exactly as the spec writes it.
 
+use crate::store::StoreError;
 use crate::validation::{Rejection, trim_ascii};
 use serde::{Serialize, Serializer};
+
+/// A stored value that is none of its type's spellings: a broken invariant (a migration or a
+/// hand edit wrote it), reported as an internal error naming the table, the column and the value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("valor desconhecido em {table}.{column}: {value:?}")]
+pub struct StoredValueError {
+    pub table: &'static str,
+    pub column: &'static str,
+    pub value: String,
+}
+
+impl StoredValueError {
+    pub fn new(table: &'static str, column: &'static str, value: &str) -> Self {
+        tracing::error!(table, column, value, "valor armazenado desconhecido");
+        Self {
+            table,
+            column,
+            value: value.to_owned(),
+        }
+    }
+}
+
+impl From<StoredValueError> for StoreError {
+    fn from(error: StoredValueError) -> Self {
+        StoreError::Unexpected(error.to_string())
+    }
+}
 
 /// Declares an enum whose values are the contract's spellings, with `parse`, `as_str` and the code
 /// and message used when an input is none of them.
@@ -25,6 +53,20 @@ macro_rules! choice {
 
             pub fn as_str(self) -> &'static str {
                 match self { $($name::$variant => $text),+ }
+            }
+
+            /// A value read back from `table.column`: exactly one of the spellings (stored values
+            /// are never trimmed or guessed); anything else is a broken invariant naming where.
+            pub fn from_stored(
+                value: &str,
+                table: &'static str,
+                column: &'static str,
+            ) -> Result<Self, StoredValueError> {
+                Self::ALL
+                    .iter()
+                    .copied()
+                    .find(|v| v.as_str() == value)
+                    .ok_or_else(|| StoredValueError::new(table, column, value))
             }
         }
 
@@ -132,7 +174,30 @@ choice!(
     }
 );
 
+choice!(
+    /// Which door a proposal came in by; it decides who sees it: route 5, a partner's
+    /// representative (`PARCEIRO`), or route 6, the online shop (`ECOMMERCE`).
+    Flow, "fluxo_invalido", "fluxo", {
+        Partner => "PARCEIRO",
+        Ecommerce => "ECOMMERCE",
+    }
+);
+
+choice!(
+    /// Where one party's signature stands with the provider.
+    PartyStatus, "status_assinatura_invalido", "status da assinatura", {
+        Pending => "PENDENTE",
+        Signed => "ASSINADO",
+        Refused => "RECUSADO",
+    }
+);
+
 impl ProposalStatus {
+    /// The statuses a proposal is still open in (the one-open-proposal rule's set).
+    pub fn open() -> impl Iterator<Item = ProposalStatus> {
+        Self::ALL.iter().copied().filter(|s| !s.is_finished())
+    }
+
     pub fn is_finished(self) -> bool {
         matches!(
             self,
@@ -185,6 +250,20 @@ mod tests {
     #[test]
     fn serialises_as_the_contract_spelling() {
         assert_eq!(serde_json_like(PaymentType::PayrollDiscount), "DESCONTO EM FOLHA");
+    }
+
+    #[test]
+    fn a_stored_value_is_read_exactly_or_named_as_broken() {
+        assert_eq!(
+            ProposalStatus::from_stored("EM ANÁLISE", "proposals", "status"),
+            Ok(ProposalStatus::InAnalysis)
+        );
+        let error = ProposalStatus::from_stored(" NOVO", "proposals", "status").unwrap_err();
+        assert_eq!(error.to_string(), "valor desconhecido em proposals.status: \" NOVO\"");
+        assert_eq!(
+            StoreError::from(error),
+            StoreError::Unexpected("valor desconhecido em proposals.status: \" NOVO\"".into())
+        );
     }
 
     fn serde_json_like(p: PaymentType) -> String {
