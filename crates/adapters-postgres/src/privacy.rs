@@ -2,6 +2,7 @@
 
 use crate::idempotency::{forget_subject, kept_answers_query, subject_tags};
 use crate::pool::{PgPool, connection, query_error};
+use crate::rows::stored;
 use crate::sealing::SecretSealer;
 use async_trait::async_trait;
 use diesel::result::Error as DieselError;
@@ -226,7 +227,7 @@ async fn anonymize_in(
             .await?;
     let mut open = Vec::new();
     for p in &proposals {
-        if !crate::rows::stored(ProposalStatus::from_stored(&p.status, "proposals", "status"))?.is_finished() {
+        if !stored(ProposalStatus::from_stored(&p.status, "proposals", "status"))?.is_finished() {
             open.push(p.identificador.clone());
         }
     }

@@ -563,7 +563,7 @@ impl ProposalStore for PgProposals {
             })
             .await;
         match result {
-            Ok(row) => Ok(row.try_into().map_err(StoreError::from)?),
+            Ok(row) => Ok(ProposalRecord::try_from(row).map_err(StoreError::from)?),
             Err(DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, info))
                 if info.constraint_name() == Some(OPEN_PROPOSAL_INDEX) =>
             {
