@@ -3,7 +3,8 @@
 
 use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::prepared::prepared;
-use crate::rows::{AddressRow, CustomerRow, PartnerRow, PaymentRow, ProposalCustomerRow, ProposalRow, stored};
+use crate::read_model::{self, DetailParts, PartyPart, RepresentativePart, SignaturePart};
+use crate::rows::{AddressRow, CustomerRow, PartnerRow, PaymentRow, ProposalCustomerRow, ProposalRow};
 use crate::schema::{
     addresses, customers, motivations, partners, products, proposal_customers, proposal_history, proposal_payments,
     proposals, representatives, users,
@@ -22,15 +23,11 @@ use domain::customers::{
     AddressData, CustomerData, CustomerRecord, CustomerStore, OwnershipItem, Registration, Seller, SellerView,
 };
 use domain::history::{FieldChange, HistoryEntry};
-use domain::proposals::model::{
-    Flow, NewProposal, PartnerLink, PaymentDetails, PaymentView, ProposalDetail, ProposalRecord, RepresentativeView,
-    SignatureView,
-};
+use domain::proposals::model::{Flow, NewProposal, PartnerLink, PaymentDetails, ProposalDetail, ProposalRecord};
 use domain::proposals::ports::{CreateProposalError, PartnerDirectory, ProposalStore, Representation};
 use domain::proposals::search::{ListedProposal, ProposalSearch, SearchText};
-use domain::signature::PartyRole;
 use domain::store::StoreError;
-use domain::values::{CellPhone, Cpf, PartyStatus, ProposalStatus};
+use domain::values::{CellPhone, Cpf, ProposalStatus};
 use std::collections::BTreeMap;
 
 const OPEN_PROPOSAL_INDEX: &str = "proposals_one_open_per_cpf_product";
@@ -650,19 +647,35 @@ impl ProposalStore for PgProposals {
     }
 
     async fn detail(&self, identifier: &str, scope: Scope) -> Result<Option<ProposalDetail>, StoreError> {
+        read_model::read_detail(&self.pool, identifier, scope).await
+    }
+
+    async fn has_open_for_cpf(&self, cpf: &Cpf, integration_code: i32) -> Result<Option<bool>, StoreError> {
+        self.has_open(CustomerKey::Cpf(cpf.as_str()), integration_code).await
+    }
+
+    async fn has_open_for_cell_phone(
+        &self,
+        cell_phone: &CellPhone,
+        integration_code: i32,
+    ) -> Result<Option<bool>, StoreError> {
+        self.has_open(CustomerKey::CellPhone(cell_phone.as_str()), integration_code)
+            .await
+    }
+}
+
+impl PgProposals {
+    /// The proposal's detail joined afresh from its parts, as its stored document must read (the
+    /// read model's tests compare the two). Two statements pipelined: the proposal with what it
+    /// has at most one of, and its signature's parties.
+    pub async fn recomputed_detail(&self, identifier: &str) -> Result<Option<ProposalDetail>, StoreError> {
         if names_no_row(identifier) {
             return Ok(None);
         }
         let conn = connection(&self.pool).await?;
-        // Two statements sent together on the one connection (pipelined): one round trip. The
-        // first joins everything the proposal has at most one of; the second reads its
-        // signature's parties, by the same identifier, and is discarded when the first finds
-        // nothing within the caller's scope.
         let shared: &AsyncPgConnection = &conn;
         let (mut for_proposal, mut for_signature) = (shared, shared);
-        // Not boxed: each scope's statement has a type of its own, so diesel finds it prepared
-        // without writing its SQL again (a boxed query is looked up by its SQL text).
-        let query = proposals::table
+        let proposal = proposals::table
             .inner_join(products::table)
             .inner_join(motivations::table)
             .inner_join(proposal_customers::table)
@@ -683,65 +696,33 @@ impl ProposalStore for PgProposals {
                 )
                     .nullable(),
                 Option::<PaymentRow>::as_select(),
-            ));
-        let proposal = async {
-            match scope {
-                Scope::Partner { partner_id, .. } => {
-                    query
-                        .filter(proposals::id_parceiro.eq(partner_id))
-                        .filter(proposals::fluxo.eq(Flow::Partner.as_str()))
-                        .first::<DetailRow>(&mut for_proposal)
-                        .await
-                }
-                Scope::Ecommerce => {
-                    query
-                        .filter(proposals::fluxo.eq(Flow::Ecommerce.as_str()))
-                        .first::<DetailRow>(&mut for_proposal)
-                        .await
-                }
-                Scope::Everything => query.first::<DetailRow>(&mut for_proposal).await,
-            }
-            .optional()
-        };
-        let signature = signature_view(&mut for_signature, identifier);
+            ))
+            .first::<DetailRow>(&mut for_proposal);
+        let proposal = async { proposal.await.optional() };
+        let signature = signature_part(&mut for_signature, identifier);
         let (found, signature) = futures_util::try_join!(proposal, signature).map_err(query_error)?;
         let Some((proposal, (product_name, product_code, motivation), customer, partner, representative, payment)) =
             found
         else {
             return Ok(None);
         };
-        let representative = representative.map(|(cpf, email, name, token)| RepresentativeView {
-            cpf,
-            email,
-            name,
-            video_attendance_token: token,
-        });
-        let (customer, address) = customer.into_views();
-        Ok(Some(ProposalDetail {
-            proposal: proposal.try_into()?,
+        let parts = DetailParts {
+            proposal,
             product_name,
             product_code,
             motivation,
-            representative,
             customer,
-            address: Some(address),
-            partner: partner.map(Into::into),
+            partner,
+            representative: representative.map(|(cpf, email, name, video_attendance_token)| RepresentativePart {
+                cpf,
+                email,
+                name,
+                video_attendance_token,
+            }),
+            payment,
             signature,
-            payment: payment.map(PaymentView::try_from).transpose()?,
-        }))
-    }
-
-    async fn has_open_for_cpf(&self, cpf: &Cpf, integration_code: i32) -> Result<Option<bool>, StoreError> {
-        self.has_open(CustomerKey::Cpf(cpf.as_str()), integration_code).await
-    }
-
-    async fn has_open_for_cell_phone(
-        &self,
-        cell_phone: &CellPhone,
-        integration_code: i32,
-    ) -> Result<Option<bool>, StoreError> {
-        self.has_open(CustomerKey::CellPhone(cell_phone.as_str()), integration_code)
-            .await
+        };
+        Ok(Some(ProposalDetail::try_from(parts)?))
     }
 }
 
@@ -789,8 +770,8 @@ type DetailRow = (
     Option<PaymentRow>,
 );
 
-/// The signature of the proposal with this identifier, with its parties' keys and statuses.
-async fn signature_view(conn: &mut &AsyncPgConnection, identifier: &str) -> QueryResult<Option<SignatureView>> {
+/// The signature of the proposal with this identifier, with its parties.
+async fn signature_part(conn: &mut &AsyncPgConnection, identifier: &str) -> QueryResult<Option<SignaturePart>> {
     use crate::schema::{signature_parties, signatures};
     /// A party: role, request key, status, latitude, longitude.
     type Party = (String, String, String, Option<String>, Option<String>);
@@ -818,34 +799,22 @@ async fn signature_view(conn: &mut &AsyncPgConnection, identifier: &str) -> Quer
     let Some((id, changed_by, created_at, updated_at, _)) = <[Row]>::first(&rows).cloned() else {
         return Ok(None);
     };
-    let party = |role: PartyRole| {
-        rows.iter()
-            .filter_map(|r| r.4.as_ref())
-            .find(|p| p.0 == role.as_str())
-            .cloned()
-    };
-    let status = |party: &Option<Party>| {
-        party
-            .as_ref()
-            .map(|p| stored(PartyStatus::from_stored(&p.2, "signature_parties", "status")))
-            .transpose()
-    };
-    let [client, association, federation, enterprise] = PartyRole::ALL.map(party);
-    Ok(Some(SignatureView {
+    Ok(Some(SignaturePart {
         id,
-        client_key: client.as_ref().map(|p| p.1.clone()),
-        association_key: association.as_ref().map(|p| p.1.clone()),
-        federation_key: federation.as_ref().map(|p| p.1.clone()),
-        enterprise_key: enterprise.as_ref().map(|p| p.1.clone()),
-        client_status: status(&client)?,
-        association_status: status(&association)?,
-        federation_status: status(&federation)?,
-        enterprise_status: status(&enterprise)?,
-        changed_by,
-        created_at,
-        updated_at,
-        latitude: client.as_ref().and_then(|p| p.3.clone()),
-        longitude: client.as_ref().and_then(|p| p.4.clone()),
+        alterado_por: changed_by,
+        criado_em: created_at,
+        alterado_em: updated_at,
+        parties: rows
+            .into_iter()
+            .filter_map(|(.., party)| party)
+            .map(|(role, request_key, status, latitude, longitude)| PartyPart {
+                role,
+                request_key,
+                status,
+                latitude,
+                longitude,
+            })
+            .collect(),
     }))
 }
 

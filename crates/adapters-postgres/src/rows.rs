@@ -9,6 +9,7 @@ use domain::catalog::model::{BillingGroup, Product};
 use domain::customers::CustomerRecord;
 use domain::proposals::model::{AddressView, PartnerView, PaymentView, ProposalCustomer, ProposalRecord};
 use domain::values::{Flow, PaymentType, ProposalStatus, ShippingType, StoredValueError};
+use serde::Deserialize;
 
 #[derive(Debug, Queryable, QueryableByName, Selectable)]
 #[diesel(table_name = customers)]
@@ -81,7 +82,7 @@ impl From<CustomerRow> for CustomerRecord {
     }
 }
 
-#[derive(Debug, Queryable, Selectable)]
+#[derive(Debug, Queryable, Selectable, Deserialize)]
 #[diesel(table_name = proposals)]
 pub struct ProposalRow {
     pub id: i64,
@@ -156,7 +157,7 @@ impl TryFrom<ProposalRow> for ProposalRecord {
 }
 
 /// A proposal's own copy of its customer and address.
-#[derive(Debug, Queryable, Selectable)]
+#[derive(Debug, Queryable, Selectable, Deserialize)]
 #[diesel(table_name = proposal_customers)]
 pub struct ProposalCustomerRow {
     pub id_cliente: i64,
@@ -257,7 +258,7 @@ impl From<AddressRow> for AddressView {
     }
 }
 
-#[derive(Debug, Queryable, Selectable)]
+#[derive(Debug, Queryable, Selectable, Deserialize)]
 #[diesel(table_name = partners)]
 pub struct PartnerRow {
     pub id: i64,
@@ -296,7 +297,7 @@ impl From<PartnerRow> for PartnerView {
     }
 }
 
-#[derive(Debug, Queryable, Selectable)]
+#[derive(Debug, Queryable, Selectable, Deserialize)]
 #[diesel(table_name = proposal_payments)]
 pub struct PaymentRow {
     pub id: i64,

@@ -162,3 +162,24 @@ impl Drop for TestDatabase {
         let _ = handle.join();
     }
 }
+
+/// Reverts migrations newest first down to and including `version` (a data-migration test of an
+/// older migration goes past every later one), and answers what it reverted, newest first.
+/// Panics when it reaches an older version without meeting `version`.
+pub async fn revert_through(url: &str, version: &str) -> Vec<String> {
+    let mut reverted = Vec::new();
+    loop {
+        let last = crate::migrations::revert_last(url)
+            .await
+            .unwrap_or_else(|e| panic!("reverter migração: {e}"));
+        assert!(
+            last.as_str() >= version,
+            "{last} é anterior a {version}: não estava aplicada"
+        );
+        let done = last == version;
+        reverted.push(last);
+        if done {
+            return reverted;
+        }
+    }
+}

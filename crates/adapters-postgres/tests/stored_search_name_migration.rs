@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use adapters_postgres::migrations;
-use adapters_postgres::testing::TestDatabase;
+use adapters_postgres::testing::{TestDatabase, revert_through};
 use diesel::sql_types::Text;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
 
@@ -43,7 +43,10 @@ const INDEX: &str = "SELECT indexdef AS line FROM pg_indexes WHERE indexname = '
 #[tokio::test(flavor = "multi_thread")]
 async fn the_search_name_is_stored_for_existing_rows_both_ways_and_stays_out_of_the_history() {
     let db = TestDatabase::new().await;
-    assert_eq!(migrations::revert_last(&db.url).await.unwrap(), "20261125000021");
+    assert_eq!(
+        revert_through(&db.url, "20261125000021").await.last().unwrap(),
+        "20261125000021"
+    );
     let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
     conn.batch_execute(ROWS).await.unwrap();
     assert!(line(&mut conn, INDEX).await.contains("search_text(nome_completo)"));
@@ -91,7 +94,10 @@ async fn the_search_name_is_stored_for_existing_rows_both_ways_and_stays_out_of_
         "anonimizacao"
     );
 
-    assert_eq!(migrations::revert_last(&db.url).await.unwrap(), "20261125000021");
+    assert_eq!(
+        revert_through(&db.url, "20261125000021").await.last().unwrap(),
+        "20261125000021"
+    );
     let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
     assert_eq!(
         line(

@@ -63,6 +63,21 @@ pub enum Command {
         #[command(subcommand)]
         command: HooksCommand,
     },
+    /// Consistency checks of stored data.
+    Check {
+        #[command(subcommand)]
+        command: CheckCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CheckCommand {
+    /// Recomputes every proposal's read-model document from its parts and lists those that
+    /// differ (exit status 1 when any does); with --repair, rewrites them.
+    ReadModel {
+        #[arg(long)]
+        repair: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -359,6 +374,24 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             );
             Ok(())
         }
+        Command::Check {
+            command: CheckCommand::ReadModel { repair },
+        } => {
+            let config = Config::from_env()?;
+            let pool = build_pool(&pool_settings(&config)).map_err(StartupError::from)?;
+            let report = adapters_postgres::check_read_model(&pool, repair)
+                .await
+                .map_err(|e| CliError::Failed(e.to_string()))?;
+            println!("{}", read_model_summary(&report, repair));
+            if report.drifted.is_empty() || repair {
+                Ok(())
+            } else {
+                Err(CliError::Failed(format!(
+                    "{} documento(s) de leitura divergente(s); corrija com: sales-api check read-model --repair",
+                    report.drifted.len()
+                )))
+            }
+        }
         Command::Seed {
             command: SeedCommand::Demo { if_empty },
         } => {
@@ -409,6 +442,32 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             Ok(())
         }
     }
+}
+
+/// What `check read-model` says: the count, then each differing proposal (the first hundred).
+fn read_model_summary(report: &adapters_postgres::ReadModelReport, repair: bool) -> String {
+    const LISTED: usize = 100;
+    let mut lines = vec![format!(
+        "{} proposta(s) conferida(s); {} documento(s) divergente(s){}",
+        report.checked,
+        report.drifted.len(),
+        if repair {
+            format!("; {} reescrito(s)", report.repaired)
+        } else {
+            String::new()
+        }
+    )];
+    lines.extend(
+        report
+            .drifted
+            .iter()
+            .take(LISTED)
+            .map(|identifier| format!("  {identifier}")),
+    );
+    if report.drifted.len() > LISTED {
+        lines.push(format!("  ... e mais {}", report.drifted.len() - LISTED));
+    }
+    lines.join("\n")
 }
 
 /// `hooks reseal`: every stored signing secret under the current key.

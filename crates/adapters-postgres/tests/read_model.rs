@@ -1,0 +1,462 @@
+//! The proposal's read model (migration 22) stays equal to its parts: random sequences of the
+//! operations that change a proposal (creation, corrections while NOVO, sending, resends, each
+//! party's signature or refusal, status moves, anonymisation, an edit of the partner it shows),
+//! each followed by the check that recomputes every document from its parts and by a comparison
+//! of route 7's read with the detail joined afresh. Also: the check command finds and mends a
+//! document that drifted, and the migration builds documents for existing rows, down and up.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use adapters_postgres::testing::{TestDatabase, revert_through};
+use adapters_postgres::{
+    PgCatalog, PgPersonalData, PgPool, PgProposals, PgSignatures, PoolSettings, ReadModelReport, build_pool,
+    check_read_model, migrations, seed,
+};
+use chrono::{NaiveDate, Utc};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
+use domain::access::Scope;
+use domain::catalog::ports::CatalogStore;
+use domain::customers::{AddressData, CustomerData, CustomerStore, Seller};
+use domain::privacy::PersonalDataStore;
+use domain::proposals::lifecycle::StatusChange;
+use domain::proposals::model::{Flow, NewProposal, PartnerLink, PaymentDetails};
+use domain::proposals::ports::{CreateProposalError, PartnerDirectory, ProposalStore};
+use domain::signature::{PartyKeys, PartyRole, ProviderEvent, ProviderEventKind, SignatureStore};
+use domain::values::*;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use std::sync::Arc;
+
+/// What can happen to a customer's proposal, in any order (an operation the state refuses, such
+/// as a second open proposal or a move outside the lifecycle, changes nothing and is fine).
+#[derive(Debug, Clone)]
+enum Operation {
+    Create { debit: bool, name: usize },
+    Correct { name: usize, street: usize },
+    Send,
+    Resend,
+    Party { role: PartyRole, signed: bool },
+    Move(ProposalStatus),
+    Anonymise,
+    EditPartner { name: usize },
+    EditRepresentative { name: usize },
+}
+
+const NAMES: [&str; 3] = ["Maria da Silva", "José da Conceição", "Ana Paula Souza"];
+const STREETS: [&str; 3] = ["Avenida Paulista", "Rua Augusta", "Rua da Consolação"];
+
+fn operation() -> impl Strategy<Value = Operation> {
+    prop_oneof![
+        (any::<bool>(), 0..NAMES.len()).prop_map(|(debit, name)| Operation::Create { debit, name }),
+        (0..NAMES.len(), 0..STREETS.len()).prop_map(|(name, street)| Operation::Correct { name, street }),
+        Just(Operation::Send),
+        Just(Operation::Resend),
+        (prop::sample::select(PartyRole::ALL.to_vec()), any::<bool>())
+            .prop_map(|(role, signed)| Operation::Party { role, signed }),
+        prop::sample::select(ProposalStatus::ALL.to_vec()).prop_map(Operation::Move),
+        Just(Operation::Anonymise),
+        (0..NAMES.len()).prop_map(|name| Operation::EditPartner { name }),
+        (0..NAMES.len()).prop_map(|name| Operation::EditRepresentative { name }),
+    ]
+}
+
+const CPF: &str = "12345678909";
+const BY: &str = "teste@exemplo.com.br";
+
+fn customer(name: &str) -> CustomerData {
+    CustomerData {
+        full_name: FullName::parse(name).unwrap(),
+        cpf: Cpf::parse(CPF).unwrap(),
+        birth_date: BirthDate::from_stored(NaiveDate::from_ymd_opt(1990, 5, 15).unwrap()),
+        gender: Gender::Female,
+        marital_status: None,
+        nationality: Some("Brasileira".into()),
+        cell_phone: Some(CellPhone::parse("11912345678").unwrap()),
+        landline: None,
+        email: None,
+        profession: None,
+        salary: None,
+        working: None,
+        public_servant: None,
+        pep: Some(true),
+        absent: None,
+        medication: Some(true),
+        medication_description: Some("Losartana".into()),
+        illiterate: None,
+    }
+}
+
+fn address(street: &str) -> AddressData {
+    AddressData {
+        cep: Cep::parse("01310100").unwrap(),
+        street: street.into(),
+        number: "100".into(),
+        neighborhood: "Bela Vista".into(),
+        city: "São Paulo".into(),
+        state: Uf::Sp,
+        complement: None,
+    }
+}
+
+struct World {
+    _db: TestDatabase,
+    pool: PgPool,
+    proposals: PgProposals,
+    signatures: PgSignatures,
+    personal_data: PgPersonalData,
+    product_id: i64,
+    partner: PartnerLink,
+    /// The proposals created so far (id, identifier), newest last.
+    created: Vec<(i64, String)>,
+    sent: u32,
+}
+
+impl World {
+    async fn new() -> Self {
+        let db = TestDatabase::new().await;
+        let pool = build_pool(&PoolSettings::new(&db.url)).unwrap();
+        seed::seed_demo_catalog(&pool).await.unwrap();
+        let product_id = PgCatalog::new(pool.clone())
+            .product_with_banks(101)
+            .await
+            .unwrap()
+            .unwrap()
+            .id;
+        let proposals = PgProposals::new(pool.clone());
+        // A representative of the demo partner, whose name and e-mail its proposals show.
+        let mut conn = pool.get().await.unwrap();
+        conn.batch_execute(
+            "INSERT INTO users (email, password_hash, name, cpf) VALUES ('rep@exemplo.com.br', 'x', 'Rita', '52998224725');
+             INSERT INTO representatives (user_id, partner_id) SELECT id, 1 FROM users WHERE email = 'rep@exemplo.com.br';",
+        )
+        .await
+        .unwrap();
+        drop(conn);
+        let user_id: i64 = users_id(&pool).await;
+        let partner = proposals.representation(user_id).await.unwrap().unwrap().partner;
+        let sealer = Arc::new(adapters_postgres::sealing::SecretSealer::new([7; 32], &[]));
+        World {
+            proposals,
+            signatures: PgSignatures::new(pool.clone()),
+            personal_data: PgPersonalData::new(pool.clone(), sealer),
+            pool,
+            _db: db,
+            product_id,
+            partner,
+            created: Vec::new(),
+            sent: 0,
+        }
+    }
+
+    async fn status(&self, identifier: &str) -> ProposalStatus {
+        let detail = self.proposals.recomputed_detail(identifier).await.unwrap().unwrap();
+        detail.proposal.status
+    }
+
+    async fn apply(&mut self, operation: &Operation) {
+        let latest = self.created.last().cloned();
+        match (operation, latest) {
+            (Operation::Create { debit, name }, _) => {
+                let payment = if *debit {
+                    PaymentDetails::AccountDebit(BankAccount {
+                        bank: "001".into(),
+                        agency: "1234".into(),
+                        account: "12345-6".into(),
+                        operation: None,
+                    })
+                } else {
+                    PaymentDetails::PayrollDiscount {
+                        number: "123".into(),
+                        specie: 41,
+                        sheet_type: SheetType::Benefit,
+                    }
+                };
+                let new = NewProposal {
+                    flow: Flow::Partner,
+                    seller: Seller::Partner {
+                        partner_id: self.partner.partner_id,
+                    },
+                    product_id: self.product_id,
+                    billing_code: 5001,
+                    value: 2990,
+                    payment: Some(payment),
+                    shipping: ShippingType::Whatsapp,
+                    customer: customer(NAMES[*name]),
+                    address: address(STREETS[0]),
+                    partner: Some(self.partner.clone()),
+                    changed_by: BY.into(),
+                };
+                // A second open proposal for the customer is refused, and nothing is written.
+                match self.proposals.create(&new).await {
+                    Ok(record) => self.created.push((record.id, record.identifier)),
+                    Err(CreateProposalError::DuplicateOpen) => {}
+                    Err(other) => panic!("{other}"),
+                }
+            }
+            (Operation::Correct { name, street }, _) => {
+                let seller = Seller::Partner {
+                    partner_id: self.partner.partner_id,
+                };
+                self.proposals
+                    .upsert(&customer(NAMES[*name]), Some(address(STREETS[*street])), seller, BY)
+                    .await
+                    .unwrap();
+            }
+            (Operation::Send, Some((id, identifier))) => {
+                if self.status(&identifier).await != ProposalStatus::New {
+                    return;
+                }
+                self.sent += 1;
+                let keys = PartyKeys {
+                    client: format!("client-{}", self.sent),
+                    association: format!("association-{}", self.sent),
+                    federation: format!("federation-{}", self.sent),
+                    enterprise: format!("enterprise-{}", self.sent),
+                };
+                self.signatures
+                    .save_document(id, &format!("document-{}", self.sent), BY)
+                    .await
+                    .unwrap();
+                self.signatures
+                    .save_parties(id, &keys, "https://assinatura.exemplo/1", BY)
+                    .await
+                    .unwrap();
+                self.move_to(id, &identifier, ProposalStatus::AwaitingSignature).await;
+            }
+            (Operation::Resend, Some((id, _))) => {
+                self.signatures.count_resend(id, 5, BY).await.unwrap();
+            }
+            (Operation::Party { role, signed }, Some(_)) => {
+                if self.sent == 0 {
+                    return;
+                }
+                let event = ProviderEvent {
+                    event_id: uuid::Uuid::new_v4().to_string(),
+                    request_key: format!("{}-{}", role.as_str(), self.sent),
+                    kind: if *signed {
+                        ProviderEventKind::Signed
+                    } else {
+                        ProviderEventKind::Refused
+                    },
+                    at: Utc::now(),
+                    latitude: Some("-23.5614".into()),
+                    longitude: Some("-46.6559".into()),
+                    ip: Some("198.51.100.7".into()),
+                    user_agent: None,
+                    authentication: Some("whatsapp".into()),
+                };
+                self.signatures.record_party_event(&event, BY).await.unwrap();
+            }
+            (Operation::Move(to), Some((id, identifier))) => self.move_to(id, &identifier, *to).await,
+            (Operation::Anonymise, _) => {
+                self.personal_data
+                    .anonymize(&Cpf::parse(CPF).unwrap(), BY)
+                    .await
+                    .unwrap();
+            }
+            (Operation::EditPartner { name }, _) => {
+                let mut conn = self.pool.get().await.unwrap();
+                diesel::sql_query("UPDATE partners SET fantasy_name = $1, alterado_em = now() WHERE id = $2")
+                    .bind::<diesel::sql_types::Text, _>(NAMES[*name])
+                    .bind::<diesel::sql_types::Int8, _>(self.partner.partner_id)
+                    .execute(&mut conn)
+                    .await
+                    .unwrap();
+            }
+            (Operation::EditRepresentative { name }, _) => {
+                let mut conn = self.pool.get().await.unwrap();
+                diesel::sql_query("UPDATE users SET name = $1 WHERE email = 'rep@exemplo.com.br'")
+                    .bind::<diesel::sql_types::Text, _>(NAMES[*name])
+                    .execute(&mut conn)
+                    .await
+                    .unwrap();
+            }
+            (_, None) => {}
+        }
+    }
+
+    /// A status move from wherever the proposal is (a refused one, or one that lost a race,
+    /// changes nothing).
+    async fn move_to(&self, id: i64, identifier: &str, to: ProposalStatus) {
+        let from = self.status(identifier).await;
+        let change = StatusChange {
+            proposal_id: id,
+            from,
+            to,
+            changed_by: BY.into(),
+            reason: Some("conferido".into()),
+            at: Utc::now(),
+        };
+        let _ = self.signatures.change_status(&change).await;
+    }
+
+    /// Every stored document equals its recomputation, and route 7's read equals the detail joined
+    /// from the parts, within each scope that may see it.
+    async fn agrees(&self, after: &[Operation]) -> Result<(), TestCaseError> {
+        let report = check_read_model(&self.pool, false).await.unwrap();
+        prop_assert_eq!(&report.drifted, &Vec::<String>::new(), "drift after {:?}", after);
+        prop_assert_eq!(report.checked as usize, self.created.len());
+        for (_, identifier) in &self.created {
+            let joined = self.proposals.recomputed_detail(identifier).await.unwrap();
+            prop_assert!(joined.is_some());
+            for scope in [
+                Scope::Everything,
+                Scope::Partner {
+                    partner_id: self.partner.partner_id,
+                    representative_id: self.partner.representative_id.unwrap(),
+                },
+            ] {
+                let read = self.proposals.detail(identifier, scope).await.unwrap();
+                prop_assert_eq!(&read, &joined, "route 7 ≠ its parts after {:?}", after);
+            }
+            // Another flow's caller does not see it.
+            prop_assert_eq!(self.proposals.detail(identifier, Scope::Ecommerce).await.unwrap(), None);
+        }
+        Ok(())
+    }
+}
+
+#[derive(diesel::QueryableByName)]
+struct Id {
+    #[diesel(sql_type = diesel::sql_types::Int8)]
+    id: i64,
+}
+
+async fn users_id(pool: &PgPool) -> i64 {
+    let mut conn = pool.get().await.unwrap();
+    diesel::sql_query("SELECT id FROM users WHERE email = 'rep@exemplo.com.br'")
+        .get_result::<Id>(&mut conn)
+        .await
+        .unwrap()
+        .id
+}
+
+#[test]
+fn after_any_sequence_of_changes_every_document_equals_its_parts() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut runner = TestRunner::new(Config {
+        cases: 24,
+        ..Config::default()
+    });
+    let sequences = prop::collection::vec(operation(), 1..14);
+    runner
+        .run(&sequences, |operations| {
+            runtime.block_on(async {
+                let mut world = World::new().await;
+                for (done, operation) in operations.iter().enumerate() {
+                    world.apply(operation).await;
+                    world.agrees(&operations[..=done]).await?;
+                }
+                Ok(())
+            })
+        })
+        .unwrap();
+}
+
+async fn world_with_a_proposal() -> World {
+    let mut world = World::new().await;
+    world.apply(&Operation::Create { debit: true, name: 0 }).await;
+    world.apply(&Operation::Send).await;
+    world.agrees(&[]).await.unwrap();
+    world
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_check_finds_a_drifted_missing_or_misfiled_document_and_the_repair_mends_each() {
+    let world = world_with_a_proposal().await;
+    let (_, identifier) = world.created[0].clone();
+    let mut conn = world.pool.get().await.unwrap();
+    // Written behind the triggers' back, as an operator's bulk load with triggers off would.
+    conn.batch_execute(
+        "SET session_replication_role = replica;
+         UPDATE proposal_read_models SET documento = jsonb_set(documento, '{proposal,status}', '\"APROVADO\"');
+         SET session_replication_role = DEFAULT;",
+    )
+    .await
+    .unwrap();
+    drop(conn);
+    let found = check_read_model(&world.pool, false).await.unwrap();
+    assert_eq!(
+        found,
+        ReadModelReport {
+            checked: 1,
+            drifted: vec![identifier.clone()],
+            repaired: 0
+        }
+    );
+    let detail = world
+        .proposals
+        .detail(&identifier, Scope::Everything)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        detail.proposal.status,
+        ProposalStatus::Approved,
+        "the check alone changes nothing"
+    );
+
+    let mended = check_read_model(&world.pool, true).await.unwrap();
+    assert_eq!(mended.repaired, 1);
+    world.agrees(&[]).await.unwrap();
+
+    // A missing document, and one filed under another partner.
+    let mut conn = world.pool.get().await.unwrap();
+    conn.batch_execute("DELETE FROM proposal_read_models").await.unwrap();
+    drop(conn);
+    assert_eq!(
+        world.proposals.detail(&identifier, Scope::Everything).await.unwrap(),
+        None,
+        "route 7 reads the read model only"
+    );
+    assert_eq!(
+        check_read_model(&world.pool, false).await.unwrap().drifted,
+        vec![identifier.clone()]
+    );
+    check_read_model(&world.pool, true).await.unwrap();
+    let mut conn = world.pool.get().await.unwrap();
+    conn.batch_execute(
+        "SET session_replication_role = replica; UPDATE proposal_read_models SET id_parceiro = 999;
+         SET session_replication_role = DEFAULT;",
+    )
+    .await
+    .unwrap();
+    drop(conn);
+    assert_eq!(
+        check_read_model(&world.pool, false).await.unwrap().drifted,
+        vec![identifier]
+    );
+    check_read_model(&world.pool, true).await.unwrap();
+    world.agrees(&[]).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_migration_builds_documents_for_existing_proposals_and_goes_down_and_up() {
+    let world = world_with_a_proposal().await;
+    let url = world._db.url.clone();
+    revert_through(&url, "20261125000022").await;
+    let mut conn = AsyncPgConnection::establish(&url).await.unwrap();
+    let gone = conn
+        .batch_execute("SELECT 1 FROM proposal_read_models")
+        .await
+        .expect_err("the table is gone after the migration's down");
+    assert!(gone.to_string().contains("proposal_read_models"), "{gone}");
+    // A change made while the read model does not exist reaches it when it is built.
+    conn.batch_execute("UPDATE proposals SET reenvios = 3").await.unwrap();
+
+    migrations::run_pending(&url).await.unwrap();
+    world.agrees(&[]).await.unwrap();
+    let (_, identifier) = &world.created[0];
+    let detail = world
+        .proposals
+        .detail(identifier, Scope::Everything)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(detail.proposal.resends, 3);
+    assert_eq!(detail.proposal.status, ProposalStatus::AwaitingSignature);
+    assert!(detail.signature.is_some());
+}

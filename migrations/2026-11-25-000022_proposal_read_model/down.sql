@@ -1,0 +1,18 @@
+DROP TRIGGER users_read_model ON users;
+DROP TRIGGER representatives_read_model ON representatives;
+DROP TRIGGER partners_read_model ON partners;
+DROP TRIGGER motivations_read_model ON motivations;
+DROP TRIGGER products_read_model ON products;
+DROP TRIGGER signature_parties_read_model ON signature_parties;
+DROP TRIGGER signatures_read_model ON signatures;
+DROP TRIGGER proposal_payments_read_model ON proposal_payments;
+DROP TRIGGER proposal_customers_read_model ON proposal_customers;
+DROP TRIGGER proposals_read_model ON proposals;
+DROP FUNCTION proposal_read_model_on_reference();
+DROP FUNCTION proposal_read_model_on_party();
+DROP FUNCTION proposal_read_model_on_part();
+DROP FUNCTION proposal_read_model_on_proposal();
+DROP FUNCTION refresh_proposal_read_model(BIGINT);
+DROP FUNCTION write_proposal_read_model(BIGINT);
+DROP FUNCTION proposal_document(BIGINT);
+DROP TABLE proposal_read_models;
