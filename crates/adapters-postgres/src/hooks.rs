@@ -5,6 +5,7 @@
 use crate::listener::{ListenEvent, spawn_listener};
 use crate::pool::{PgPool, connection, query_error};
 use crate::prepared::prepared;
+use crate::rows::stored;
 use crate::schema::{hook_attempts as attempts, hook_deliveries as deliveries, hook_subscriptions as subs};
 use crate::sealing::SecretSealer;
 use async_trait::async_trait;
@@ -340,10 +341,9 @@ async fn load_deliveries(conn: &mut AsyncPgConnection, rows: Vec<DeliveryRow>) -
         .select(AttemptRow::as_select())
         .load(conn)
         .await?;
-    Ok(rows
-        .into_iter()
+    rows.into_iter()
         .map(|row| {
-            let state = DeliveryState::parse(&row.state).unwrap_or(DeliveryState::Pending);
+            let state = stored(DeliveryState::from_stored(&row.state, "hook_deliveries", "state"))?;
             let mine: Vec<Attempt> = history
                 .extract_if(.., |a| a.delivery_id == row.id)
                 .map(|a| Attempt {
@@ -355,7 +355,7 @@ async fn load_deliveries(conn: &mut AsyncPgConnection, rows: Vec<DeliveryRow>) -
                     next_attempt_at: a.next_attempt_at,
                 })
                 .collect();
-            Delivery {
+            Ok(Delivery {
                 id: row.id,
                 message_id: row.message_id,
                 event_type: row.event_type,
@@ -364,9 +364,9 @@ async fn load_deliveries(conn: &mut AsyncPgConnection, rows: Vec<DeliveryRow>) -
                 attempts: mine,
                 created_at: row.created_at,
                 delivered_at: row.delivered_at,
-            }
+            })
         })
-        .collect())
+        .collect()
 }
 
 #[async_trait]
@@ -681,10 +681,10 @@ const CLAIM: &str = "
         SELECT s.id,
                row_number() OVER (PARTITION BY s.owner_application, s.partner_id ORDER BY s.id) AS turn
         FROM hook_subscriptions s
-        WHERE s.status = 'ATIVO' AND s.deleted_at IS NULL
+        WHERE s.status = $6 AND s.deleted_at IS NULL
           -- A probe of the index per subscription (an EXISTS may become a join over the backlog).
           AND (SELECT true FROM hook_deliveries d
-               WHERE d.subscription_id = s.id AND d.state = 'PENDENTE' AND d.next_attempt_at <= now()
+               WHERE d.subscription_id = s.id AND d.state = $5 AND d.next_attempt_at <= now()
                  AND (d.leased_until IS NULL OR d.leased_until <= now())
                LIMIT 1)
     ), subscriptions AS (
@@ -699,13 +699,13 @@ const CLAIM: &str = "
                      JOIN hook_deliveries f ON f.subscription_id = os.id
                      WHERE os.owner_application = o.owner_application
                        AND os.partner_id IS NOT DISTINCT FROM o.partner_id
-                       AND f.state = 'PENDENTE' AND f.leased_until IS NOT NULL
+                       AND f.state = $5 AND f.leased_until IS NOT NULL
                        AND f.leased_until > now()) AS free
         FROM (SELECT DISTINCT owner_application, partner_id FROM subscriptions) AS o
     ), slots AS (
         SELECT s.id, s.owner_application, s.partner_id,
                $2 - (SELECT count(*) FROM hook_deliveries f
-                     WHERE f.subscription_id = s.id AND f.state = 'PENDENTE'
+                     WHERE f.subscription_id = s.id AND f.state = $5
                        AND f.leased_until IS NOT NULL AND f.leased_until > now()) AS free
         FROM subscriptions s
     ), locked AS (
@@ -714,7 +714,7 @@ const CLAIM: &str = "
         FROM slots
         CROSS JOIN LATERAL (
             SELECT d.id, d.next_attempt_at FROM hook_deliveries d
-            WHERE d.subscription_id = slots.id AND d.state = 'PENDENTE' AND d.next_attempt_at <= now()
+            WHERE d.subscription_id = slots.id AND d.state = $5 AND d.next_attempt_at <= now()
               AND (d.leased_until IS NULL OR d.leased_until <= now())
             ORDER BY d.next_attempt_at, d.id
             LIMIT $2
@@ -753,7 +753,7 @@ const RECORD: &str = "
     WITH moved AS (
         UPDATE hook_deliveries
         SET state = $3, next_attempt_at = $4, leased_until = NULL, delivered_at = $5
-        WHERE id = $1 AND attempts = $2 AND state = 'PENDENTE'
+        WHERE id = $1 AND attempts = $2 AND state = $11
         RETURNING subscription_id
     ), attempt AS (
         INSERT INTO hook_attempts (delivery_id, number, attempted_at, response_status, duration_ms, error, next_attempt_at)
@@ -761,7 +761,7 @@ const RECORD: &str = "
     ), success AS (
         UPDATE hook_subscriptions s SET last_success_at = $6
         FROM moved
-        WHERE $3 = 'ENTREGUE' AND s.id = moved.subscription_id
+        WHERE $3 = $12 AND s.id = moved.subscription_id
           AND (s.last_success_at IS NULL OR s.last_success_at < $6 - interval '1 minute')
     )
     SELECT subscription_id AS id FROM moved";
@@ -781,6 +781,8 @@ impl DeliveryQueue for PgHooks {
             .bind::<BigInt, _>(to_i64(limits.per_subscription))
             .bind::<Double, _>(lease.as_secs_f64())
             .bind::<BigInt, _>(to_i64(limits.per_owner))
+            .bind::<Text, _>(DeliveryState::Pending.as_str())
+            .bind::<Text, _>(HookStatus::Active.as_str())
             .load(&mut conn)
             .await
             .map_err(query_error)?;
@@ -822,6 +824,8 @@ impl DeliveryQueue for PgHooks {
                 .bind::<BigInt, _>(i64::try_from(attempt.duration.as_millis()).unwrap_or(i64::MAX))
                 .bind::<Nullable<Text>, _>(attempt.error.as_deref())
                 .bind::<Nullable<Timestamptz>, _>(next_attempt_at)
+                .bind::<Text, _>(DeliveryState::Pending.as_str())
+                .bind::<Text, _>(DeliveryState::Delivered.as_str())
         })
         .get_result(&mut conn)
         .await
@@ -929,13 +933,15 @@ const BACKLOG: &str = "
            COALESCE(EXTRACT(EPOCH FROM now() - min(d.next_attempt_at)), 0)::float8 AS oldest_due_age_secs
     FROM hook_deliveries d
     JOIN hook_subscriptions s ON s.id = d.subscription_id
-    WHERE d.state = 'PENDENTE' AND d.next_attempt_at <= now()
-      AND s.status = 'ATIVO' AND s.deleted_at IS NULL";
+    WHERE d.state = $1 AND d.next_attempt_at <= now()
+      AND s.status = $2 AND s.deleted_at IS NULL";
 
 /// The due backlog of the whole queue (every instance's): sampled when the metrics are scraped.
 pub async fn webhook_backlog(pool: &PgPool) -> Result<WebhookBacklog, StoreError> {
     let mut conn = connection(pool).await?;
     diesel::sql_query(BACKLOG)
+        .bind::<Text, _>(DeliveryState::Pending.as_str())
+        .bind::<Text, _>(HookStatus::Active.as_str())
         .get_result(&mut conn)
         .await
         .map_err(query_error)

@@ -9,7 +9,7 @@ use chrono::Utc;
 use diesel_async::RunQueryDsl;
 use domain::hooks::ports::{DeliveryQueue, HookStore};
 use domain::hooks::{AttemptRecord, ClaimLimits, HookOwner, NewSubscription, RecordStep, SigningSecret, Subscription};
-use domain::values::{EventKind, HookStatus};
+use domain::values::{DeliveryState, EventKind, HookStatus};
 use std::collections::HashSet;
 use std::time::Duration;
 use uuid::Uuid;
@@ -478,4 +478,36 @@ async fn the_one_waiting_test_migration_keeps_the_newest_of_existing_tests_and_g
     adapters_postgres::migrations::revert_last(&db.url).await.unwrap();
     adapters_postgres::migrations::run_pending(&db.url).await.unwrap();
     assert!(hooks.enqueue_test(s.id, "{}").await.unwrap().is_some());
+}
+
+#[tokio::test]
+async fn a_stored_delivery_state_outside_its_enum_is_an_internal_error_naming_where_it_is() {
+    let (_db, pool, hooks) = store().await;
+    let s = subscription(&hooks).await;
+    queue(&pool, s.id, 1).await;
+    assert_eq!(
+        hooks.deliveries(s.id, 10).await.unwrap()[0].state,
+        DeliveryState::Pending
+    );
+    exec(
+        &pool,
+        "ALTER TABLE hook_deliveries DROP CONSTRAINT hook_deliveries_state_check",
+    )
+    .await;
+    exec(&pool, "UPDATE hook_deliveries SET state = 'PERDIDA'").await;
+    assert_eq!(
+        hooks.deliveries(s.id, 10).await,
+        Err(domain::store::StoreError::Unexpected(
+            "valor desconhecido em hook_deliveries.state: \"PERDIDA\"".into()
+        )),
+        "never read as waiting"
+    );
+    // Nor claimed: the claim binds the state it takes.
+    assert!(
+        hooks
+            .claim(limits(10, 10), Duration::from_secs(30))
+            .await
+            .unwrap()
+            .is_empty()
+    );
 }

@@ -3,6 +3,7 @@
 use super::endpoint::Endpoint;
 use super::signing::SigningSecret;
 use crate::access::Scope;
+pub use crate::values::DeliveryState;
 use crate::values::{EventKind, HookStatus};
 use chrono::{DateTime, Utc};
 use std::time::Duration;
@@ -71,35 +72,6 @@ pub struct NewSubscription {
     pub status: HookStatus,
     pub secret: SigningSecret,
     pub at: DateTime<Utc>,
-}
-
-/// The states of a delivery.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DeliveryState {
-    /// Waiting for its next attempt (or in flight).
-    Pending,
-    Delivered,
-    /// Every scheduled attempt failed.
-    Exhausted,
-    /// Stopped: the subscription was deleted or its receiver answered 410.
-    Cancelled,
-}
-
-impl DeliveryState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DeliveryState::Pending => "PENDENTE",
-            DeliveryState::Delivered => "ENTREGUE",
-            DeliveryState::Exhausted => "ESGOTADA",
-            DeliveryState::Cancelled => "CANCELADA",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Self> {
-        [Self::Pending, Self::Delivered, Self::Exhausted, Self::Cancelled]
-            .into_iter()
-            .find(|s| s.as_str() == text)
-    }
 }
 
 /// One event queued for one subscription, with its attempts.

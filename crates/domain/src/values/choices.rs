@@ -166,6 +166,18 @@ choice!(
 );
 
 choice!(
+    /// Where one delivery of an event to a subscription stands: waiting for its next attempt
+    /// (or in flight), delivered, every scheduled attempt failed, or stopped (the subscription was
+    /// deleted or its receiver answered 410).
+    DeliveryState, "estado_entrega_invalido", "estado da entrega", {
+        Pending => "PENDENTE",
+        Delivered => "ENTREGUE",
+        Exhausted => "ESGOTADA",
+        Cancelled => "CANCELADA",
+    }
+);
+
+choice!(
     /// The catalogue of event kinds a subscription may ask for: the status change of a proposal,
     /// and the test event sent on request.
     EventKind, "evento_desconhecido", "evento", {
