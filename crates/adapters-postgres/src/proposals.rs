@@ -44,6 +44,34 @@ fn finished_statuses() -> Vec<&'static str> {
     .collect()
 }
 
+type PartnerVisible = diesel::dsl::And<
+    diesel::dsl::Eq<diesel::dsl::AssumeNotNull<proposals::id_parceiro>, i64>,
+    diesel::dsl::Eq<proposals::fluxo, &'static str>,
+>;
+type FlowVisible = diesel::dsl::Eq<proposals::fluxo, &'static str>;
+
+/// The proposals a scope may see, as one condition on any statement that reads `proposals`
+/// (`None`: the back office sees them all). A representative sees its partner's own flow only;
+/// the shop, its own flow (decision 123). The read model's statements say the same of its copy of
+/// these two columns (`read_model::read_detail`).
+fn visible_to<QS>(scope: Scope) -> Option<Box<dyn BoxableExpression<QS, Pg, SqlType = Bool>>>
+where
+    PartnerVisible: BoxableExpression<QS, Pg, SqlType = Bool> + 'static,
+    FlowVisible: BoxableExpression<QS, Pg, SqlType = Bool> + 'static,
+{
+    match scope {
+        Scope::Partner { partner_id, .. } => Some(Box::new(
+            // A proposal without a partner matches no partner (`NULL = $1`), whatever the type says.
+            proposals::id_parceiro
+                .assume_not_null()
+                .eq(partner_id)
+                .and(proposals::fluxo.eq(Flow::Partner.as_str())),
+        )),
+        Scope::Ecommerce => Some(Box::new(proposals::fluxo.eq(Flow::Ecommerce.as_str()))),
+        Scope::Everything => None,
+    }
+}
+
 #[derive(Clone)]
 pub struct PgProposals {
     pool: PgPool,
@@ -462,13 +490,9 @@ fn search_query(
     scope: Scope,
 ) -> proposals::BoxedQuery<'static, Pg, SqlTypeOf<AsSelect<ProposalRow, Pg>>> {
     let mut query = proposals::table.select(ProposalRow::as_select()).into_boxed();
-    query = match scope {
-        Scope::Partner { partner_id, .. } => query
-            .filter(proposals::id_parceiro.eq(partner_id))
-            .filter(proposals::fluxo.eq(Flow::Partner.as_str())),
-        Scope::Ecommerce => query.filter(proposals::fluxo.eq(Flow::Ecommerce.as_str())),
-        Scope::Everything => query,
-    };
+    if let Some(visible) = visible_to(scope) {
+        query = query.filter(visible);
+    }
     let c = &search.conditions;
     if let Some(status) = c.status {
         query = query.filter(proposals::status.eq(status.as_str()));
@@ -610,13 +634,9 @@ impl ProposalStore for PgProposals {
             ))
             .order(proposal_history::id)
             .into_boxed();
-        query = match scope {
-            Scope::Partner { partner_id, .. } => query
-                .filter(proposals::id_parceiro.eq(partner_id))
-                .filter(proposals::fluxo.eq(Flow::Partner.as_str())),
-            Scope::Ecommerce => query.filter(proposals::fluxo.eq(Flow::Ecommerce.as_str())),
-            Scope::Everything => query,
-        };
+        if let Some(visible) = visible_to(scope) {
+            query = query.filter(visible);
+        }
         let rows: Vec<(DateTime<Utc>, String, String, serde_json::Value)> =
             query.load(&mut conn).await.map_err(query_error)?;
         if rows.is_empty() {
