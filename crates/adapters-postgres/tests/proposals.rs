@@ -4,16 +4,16 @@
 
 use adapters_postgres::testing::TestDatabase;
 use adapters_postgres::{PgCatalog, PgPool, PgProposals, PoolSettings, build_pool, seed};
-use chrono::NaiveDate;
 use diesel_async::{RunQueryDsl, SimpleAsyncConnection};
 use domain::access::Scope;
 use domain::catalog::model::{ListQuery, ProductField};
 use domain::catalog::ports::CatalogStore;
-use domain::customers::{AddressData, CustomerData, CustomerStore, Seller};
+use domain::customers::{CustomerStore, Seller};
 use domain::proposals::model::{Flow, NewProposal, PartnerLink, PaymentDetails};
 use domain::proposals::ports::{CreateProposalError, PartnerDirectory, ProposalStore};
 use domain::proposals::search::ProposalSearch;
 use domain::store::StoreError;
+use domain::testing::{address, customer};
 use domain::values::*;
 
 #[derive(diesel::QueryableByName)]
@@ -38,41 +38,6 @@ async fn seeded() -> (TestDatabase, PgPool, PgProposals, i64) {
         .unwrap()
         .id;
     (db, pool.clone(), PgProposals::new(pool), product_id)
-}
-
-fn customer(name: &str) -> CustomerData {
-    CustomerData {
-        full_name: FullName::parse(name).unwrap(),
-        cpf: Cpf::parse("12345678909").unwrap(),
-        birth_date: BirthDate::from_stored(NaiveDate::from_ymd_opt(1990, 5, 15).unwrap()),
-        gender: Gender::Female,
-        marital_status: None,
-        nationality: Some("Brasileira".into()),
-        cell_phone: Some(CellPhone::parse("11912345678").unwrap()),
-        landline: None,
-        email: None,
-        profession: None,
-        salary: None,
-        working: None,
-        public_servant: None,
-        pep: Some(true),
-        absent: None,
-        medication: None,
-        medication_description: None,
-        illiterate: None,
-    }
-}
-
-fn address(street: &str) -> AddressData {
-    AddressData {
-        cep: Cep::parse("01310100").unwrap(),
-        street: street.into(),
-        number: "S/N".into(),
-        neighborhood: "Bela Vista".into(),
-        city: "São Paulo".into(),
-        state: Uf::Sp,
-        complement: None,
-    }
 }
 
 async fn new_proposal(proposals: &PgProposals, product_id: i64, name: &str, street: &str) -> NewProposal {

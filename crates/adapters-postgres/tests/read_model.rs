@@ -12,16 +12,17 @@ use adapters_postgres::{
     PgCatalog, PgPersonalData, PgPool, PgProposals, PgSignatures, PoolSettings, ReadModelReport, build_pool,
     check_read_model, migrations, seed,
 };
-use chrono::{NaiveDate, Utc};
+use chrono::Utc;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
 use domain::access::Scope;
 use domain::catalog::ports::CatalogStore;
-use domain::customers::{AddressData, CustomerData, CustomerStore, Seller};
+use domain::customers::{CustomerData, CustomerStore, Seller};
 use domain::privacy::PersonalDataStore;
 use domain::proposals::lifecycle::StatusChange;
 use domain::proposals::model::{Flow, NewProposal, PartnerLink, PaymentDetails};
 use domain::proposals::ports::{CreateProposalError, PartnerDirectory, ProposalStore};
 use domain::signature::{PartyKeys, PartyRole, ProviderEvent, ProviderEventKind, SignatureStore};
+use domain::testing::address;
 use domain::values::*;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
@@ -60,41 +61,16 @@ fn operation() -> impl Strategy<Value = Operation> {
     ]
 }
 
+/// The CPF of `domain::testing::customer`.
 const CPF: &str = "12345678909";
 const BY: &str = "teste@exemplo.com.br";
 
+/// The customer, with health data (the documents and the anonymisation must carry them right).
 fn customer(name: &str) -> CustomerData {
     CustomerData {
-        full_name: FullName::parse(name).unwrap(),
-        cpf: Cpf::parse(CPF).unwrap(),
-        birth_date: BirthDate::from_stored(NaiveDate::from_ymd_opt(1990, 5, 15).unwrap()),
-        gender: Gender::Female,
-        marital_status: None,
-        nationality: Some("Brasileira".into()),
-        cell_phone: Some(CellPhone::parse("11912345678").unwrap()),
-        landline: None,
-        email: None,
-        profession: None,
-        salary: None,
-        working: None,
-        public_servant: None,
-        pep: Some(true),
-        absent: None,
         medication: Some(true),
         medication_description: Some("Losartana".into()),
-        illiterate: None,
-    }
-}
-
-fn address(street: &str) -> AddressData {
-    AddressData {
-        cep: Cep::parse("01310100").unwrap(),
-        street: street.into(),
-        number: "100".into(),
-        neighborhood: "Bela Vista".into(),
-        city: "São Paulo".into(),
-        state: Uf::Sp,
-        complement: None,
+        ..domain::testing::customer(name)
     }
 }
 

@@ -40,7 +40,7 @@ fn service(store: MockEcommerceStore, gateway: MockPaymentGateway, proposals: Mo
 fn detail() -> crate::proposals::model::ProposalDetail {
     // The signing tests' fixture has every member; reuse its shape through the store mock, as
     // the shop's proposal.
-    let mut detail = crate::proposals::signing_fixture::detail("NOVO");
+    let mut detail = crate::testing::detail("NOVO");
     detail.proposal.flow = crate::proposals::model::Flow::Ecommerce;
     detail
 }

@@ -134,6 +134,8 @@ pub mod retention;
 pub mod scope;
 pub mod signature;
 pub mod store;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod users;
 pub mod validation;
 pub mod values;

@@ -9,8 +9,6 @@ pub mod service;
 pub mod signing;
 
 #[cfg(test)]
-pub(crate) mod signing_fixture;
-#[cfg(test)]
 mod signing_tests;
 
 #[cfg(test)]

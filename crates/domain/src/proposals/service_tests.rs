@@ -176,7 +176,7 @@ fn record() -> ProposalRecord {
         changed_by: "rep@parceiro.com.br".into(),
         shipping: ShippingType::Sms,
         product_id: 11,
-        ..super::signing_fixture::detail("NOVO").proposal
+        ..crate::testing::detail("NOVO").proposal
     }
 }
 

@@ -22,7 +22,7 @@ fn principal() -> Principal {
 }
 
 fn detail(status: &str, resends: i32) -> ProposalDetail {
-    let mut detail = super::signing_fixture::detail(status);
+    let mut detail = crate::testing::detail(status);
     detail.proposal.resends = resends;
     detail
 }

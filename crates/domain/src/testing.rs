@@ -1,9 +1,44 @@
-//! A proposal detail with every member, for use-case tests.
+//! Values for tests, here and in the crates built on the domain (the `testing` feature, as `mock`
+//! gives the ports' mocks): one valid customer, address and proposal detail, written once so that
+//! a field added to them is added in one place.
+// Fixtures built from literals known to be valid: a failure is a broken fixture, said at once.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use super::model::*;
-use crate::values::{ProposalStatus, ShippingType};
+use crate::customers::{AddressData, CustomerData};
+use crate::proposals::model::*;
+use crate::values::{BirthDate, CellPhone, Cep, Cpf, FullName, Gender, ProposalStatus, ShippingType, Uf};
 use chrono::{NaiveDate, Utc};
 
+/// A customer as a seller registers her: `name`, CPF 123.456.789-09, born 1990-05-15, with her
+/// nationality, cell phone and a politically exposed person's flag.
+pub fn customer(name: &str) -> CustomerData {
+    CustomerData {
+        nationality: Some("Brasileira".into()),
+        cell_phone: Some(CellPhone::parse("11912345678").unwrap()),
+        pep: Some(true),
+        ..CustomerData::minimal(
+            FullName::parse(name).unwrap(),
+            Cpf::parse("12345678909").unwrap(),
+            BirthDate::from_stored(NaiveDate::from_ymd_opt(1990, 5, 15).unwrap()),
+            Gender::Female,
+        )
+    }
+}
+
+/// An address in São Paulo on `street`.
+pub fn address(street: &str) -> AddressData {
+    AddressData {
+        cep: Cep::parse("01310100").unwrap(),
+        street: street.into(),
+        number: "S/N".into(),
+        neighborhood: "Bela Vista".into(),
+        city: "São Paulo".into(),
+        state: Uf::Sp,
+        complement: None,
+    }
+}
+
+/// A representative's proposal in `status` with every member of route 7's answer.
 pub fn detail(status: &str) -> ProposalDetail {
     let now = Utc::now();
     ProposalDetail {
