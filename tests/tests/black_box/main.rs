@@ -1,0 +1,25 @@
+//! The black-box tests in one binary (one link; the helpers they share are the `black_box_tests`
+//! library): the built service driven over HTTP, each test against a fresh PostgreSQL database.
+
+mod browser;
+mod catalog;
+mod console;
+mod customer_privacy;
+mod customers;
+mod ecommerce;
+mod history;
+mod hooks;
+mod idempotency;
+mod input_bounds;
+mod observability;
+mod privacy;
+mod proposal_list;
+mod proposals;
+mod recovery;
+mod security_headers;
+mod service;
+mod sessions;
+mod sign_in;
+mod signing;
+mod throttling;
+mod tokens;
