@@ -5,11 +5,13 @@
 pub mod accounts;
 pub mod catalog;
 pub mod catalog_cache;
+pub mod customers;
 pub mod ecommerce;
 pub mod hooks;
 pub mod idempotency;
 mod listener;
 pub mod migrations;
+pub mod partners;
 pub mod pool;
 mod prepared;
 pub mod privacy;
