@@ -222,7 +222,7 @@ impl EcommerceStore for PgEcommerce {
                 .execute(conn)
                 .await?;
             if let Some(change) = &change {
-                crate::signatures::apply_change_in(conn, change).await?;
+                crate::status_changes::apply_change_in(conn, change).await?;
             }
             Ok::<_, DieselError>(())
         })

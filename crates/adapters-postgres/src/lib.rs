@@ -25,6 +25,7 @@ pub mod sealing;
 pub mod seed;
 pub mod sessions;
 pub mod signatures;
+mod status_changes;
 #[cfg(feature = "testing")]
 pub mod testing;
 

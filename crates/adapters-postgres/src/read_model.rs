@@ -13,7 +13,7 @@ use crate::prepared::prepared;
 use crate::rows::{PartnerRow, PaymentRow, ProposalCustomerRow, ProposalRow};
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{Int8, Text};
+use diesel::sql_types::{Array, Int8, Text};
 use diesel_async::RunQueryDsl;
 use domain::access::Scope;
 use domain::proposals::model::{Flow, PaymentView, ProposalDetail, RepresentativeView, SignatureView};
@@ -249,7 +249,7 @@ struct Compared {
 
 /// Recomputes every proposal's document from its parts and compares it with the stored one
 /// (and the stored row's key, flow and partner with the proposal's); with `repair`, rewrites each
-/// that differs, in its own transaction.
+/// batch's drifted documents in one statement.
 pub async fn check_read_model(pool: &PgPool, repair: bool) -> Result<ReadModelReport, StoreError> {
     let mut conn = connection(pool).await?;
     let mut report = ReadModelReport::default();
@@ -270,18 +270,23 @@ pub async fn check_read_model(pool: &PgPool, repair: bool) -> Result<ReadModelRe
         let Some(last) = batch.last() else { break };
         after = last.id;
         report.checked += batch.len() as u64;
-        for compared in batch.into_iter().filter(|c| c.drifted) {
-            if repair {
-                prepared("SELECT write_proposal_read_model($1)", |q| {
-                    q.bind::<Int8, _>(compared.id)
-                })
-                .execute(&mut conn)
-                .await
-                .map_err(query_error)?;
-                report.repaired += 1;
-            }
-            report.drifted.push(compared.identificador);
+        let (ids, identifiers): (Vec<i64>, Vec<String>) = batch
+            .into_iter()
+            .filter(|c| c.drifted)
+            .map(|c| (c.id, c.identificador))
+            .unzip();
+        if repair && !ids.is_empty() {
+            // One statement (one transaction) rewrites the batch's drifted documents.
+            prepared(
+                "SELECT write_proposal_read_model(id) FROM unnest($1::int8[]) AS id",
+                |q| q.bind::<Array<Int8>, _>(&ids),
+            )
+            .execute(&mut conn)
+            .await
+            .map_err(query_error)?;
+            report.repaired += ids.len() as u64;
         }
+        report.drifted.extend(identifiers);
     }
     Ok(report)
 }

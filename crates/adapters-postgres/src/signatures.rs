@@ -1,17 +1,16 @@
 //! Signatures and status changes in PostgreSQL: the domain's `SignatureStore`.
 
 use crate::pool::{PgPool, connection, names_no_row, query_error};
-use crate::prepared::prepared;
 use crate::rows::stored;
 use crate::schema::{
-    proposal_events as events, proposals, provider_signed_copies, removed_documents, sealed_documents,
-    signature_callbacks, signature_parties as parties, signatures, signed_documents,
+    proposals, provider_signed_copies, removed_documents, sealed_documents, signature_callbacks,
+    signature_parties as parties, signatures, signed_documents,
 };
+use crate::status_changes::{ChangeError, apply_change, events_of};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
-use diesel::sql_types::{BigInt, Nullable, Text, Timestamptz};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::proposals::lifecycle::{StatusChange, StatusEvent};
 use domain::signature::{
@@ -19,7 +18,7 @@ use domain::signature::{
     SealedDocument, SignatureState, SignatureStore, status_after,
 };
 use domain::store::StoreError;
-use domain::values::{EventKind, Flow, PartyStatus, ProposalStatus, StoredValueError};
+use domain::values::{PartyStatus, ProposalStatus, StoredValueError};
 
 /// A party's stored role.
 fn stored_role(role: &str) -> Result<PartyRole, StoredValueError> {
@@ -34,112 +33,6 @@ pub struct PgSignatures {
 impl PgSignatures {
     pub fn new(pool: PgPool) -> Self {
         Self { pool }
-    }
-}
-
-#[derive(Queryable, QueryableByName, Selectable)]
-#[diesel(table_name = events)]
-struct EventRow {
-    id: i64,
-    proposal_id: i64,
-    kind: String,
-    from_status: String,
-    to_status: String,
-    changed_by: String,
-    changed_at: DateTime<Utc>,
-    sequence: i32,
-    reason: Option<String>,
-}
-
-impl TryFrom<EventRow> for StatusEvent {
-    type Error = StoredValueError;
-
-    fn try_from(r: EventRow) -> Result<Self, StoredValueError> {
-        Ok(StatusEvent {
-            id: r.id,
-            proposal_id: r.proposal_id,
-            kind: EventKind::from_stored(&r.kind, "proposal_events", "kind")?,
-            from: ProposalStatus::from_stored(&r.from_status, "proposal_events", "from_status")?,
-            to: ProposalStatus::from_stored(&r.to_status, "proposal_events", "to_status")?,
-            changed_by: r.changed_by,
-            changed_at: r.changed_at,
-            sequence: r.sequence,
-            reason: r.reason,
-        })
-    }
-}
-
-/// Errors inside a status-change transaction: diesel's, or the proposal not being where expected.
-enum ChangeError {
-    Db(DieselError),
-    Conflict(ProposalStatus),
-}
-
-impl From<DieselError> for ChangeError {
-    fn from(e: DieselError) -> Self {
-        ChangeError::Db(e)
-    }
-}
-
-/// Moves the proposal if it is still in `change.from`, writes the event with the next sequence
-/// number and queues its webhook deliveries (the transactional outbox); the row lock the UPDATE
-/// takes serialises concurrent changes of one proposal.
-async fn apply_change(conn: &mut AsyncPgConnection, change: &StatusChange) -> Result<StatusEvent, ChangeError> {
-    let moved: Option<(String, Option<i64>, String)> = diesel::update(proposals::table.find(change.proposal_id))
-        .filter(proposals::status.eq(change.from.as_str()))
-        .set((
-            proposals::status.eq(change.to.as_str()),
-            proposals::alterado_por.eq(&change.changed_by),
-            proposals::alterado_em.eq(change.at),
-        ))
-        .returning((proposals::identificador, proposals::id_parceiro, proposals::fluxo))
-        .get_result(conn)
-        .await
-        .optional()?;
-    let Some((identifier, partner_id, flow)) = moved else {
-        let current: String = proposals::table
-            .find(change.proposal_id)
-            .select(proposals::status)
-            .first(conn)
-            .await?;
-        return Err(ChangeError::Conflict(stored(ProposalStatus::from_stored(
-            &current,
-            "proposals",
-            "status",
-        ))?));
-    };
-    // The next sequence number is read in the insert itself: the proposal's row lock, taken by
-    // the UPDATE above, serialises changes of one proposal.
-    let row: EventRow = prepared(
-        "INSERT INTO proposal_events (proposal_id, kind, from_status, to_status, changed_by, changed_at, sequence, reason)
-         SELECT $1, $2, $3, $4, $5, $6, coalesce(max(sequence), 0) + 1, $7
-         FROM proposal_events WHERE proposal_id = $1
-         RETURNING id, proposal_id, kind, from_status, to_status, changed_by, changed_at, sequence, reason",
-        |q| {
-            q.bind::<BigInt, _>(change.proposal_id)
-                .bind::<Text, _>(EventKind::StatusChange.as_str())
-                .bind::<Text, _>(change.from.as_str())
-                .bind::<Text, _>(change.to.as_str())
-                .bind::<Text, _>(&change.changed_by)
-                .bind::<Timestamptz, _>(change.at)
-                .bind::<Nullable<Text>, _>(change.reason.as_deref())
-        },
-    )
-    .get_result(conn)
-    .await?;
-    let event = stored(StatusEvent::try_from(row))?;
-    let flow = stored(Flow::from_stored(&flow, "proposals", "fluxo"))?;
-    crate::hooks::fan_out_status_change(conn, &event, &identifier, partner_id, flow).await?;
-    Ok(event)
-}
-
-/// Applies a status change inside the caller's transaction (for stores that move a proposal as
-/// part of their own write); a proposal no longer in `change.from` rolls the transaction back.
-pub(crate) async fn apply_change_in(conn: &mut AsyncPgConnection, change: &StatusChange) -> QueryResult<StatusEvent> {
-    match apply_change(conn, change).await {
-        Ok(event) => Ok(event),
-        Err(ChangeError::Db(e)) => Err(e),
-        Err(ChangeError::Conflict(_)) => Err(DieselError::RollbackTransaction),
     }
 }
 
@@ -551,15 +444,7 @@ impl SignatureStore for PgSignatures {
     }
 
     async fn events(&self, proposal_id: i64) -> Result<Vec<StatusEvent>, StoreError> {
-        let mut conn = connection(&self.pool).await?;
-        let rows: Vec<EventRow> = events::table
-            .filter(events::proposal_id.eq(proposal_id))
-            .order(events::sequence.asc())
-            .select(EventRow::as_select())
-            .load(&mut conn)
-            .await
-            .map_err(query_error)?;
-        Ok(rows.into_iter().map(StatusEvent::try_from).collect::<Result<_, _>>()?)
+        events_of(&self.pool, proposal_id).await
     }
 
     async fn party_of_key(&self, request_key: &str) -> Result<Option<(String, PartyRole, PartyStatus)>, StoreError> {

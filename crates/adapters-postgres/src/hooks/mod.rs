@@ -1,0 +1,75 @@
+//! Event subscriptions and their deliveries in PostgreSQL, one room per concern:
+//! `subscriptions` (the domain's `HookStore`), `delivery_queue` (its `DeliveryQueue`: claims,
+//! attempts, purge and the backlog the metrics sample), `wakeups` (the `LISTEN`/`NOTIFY` that
+//! wakes the workers) and `reseal` (moving sealed secrets under a new key). The fan-out that
+//! queues a status change's deliveries lives with the status changes (`crate::status_changes`).
+
+mod delivery_queue;
+mod reseal;
+mod subscriptions;
+mod wakeups;
+
+pub use delivery_queue::{WebhookBacklog, webhook_backlog};
+pub use reseal::ResealReport;
+pub use wakeups::PgDeliveryWakeups;
+
+use crate::pool::PgPool;
+use crate::sealing::SecretSealer;
+use diesel::QueryableByName;
+use diesel::prelude::*;
+use diesel::sql_types::BigInt;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use std::sync::Arc;
+
+/// The channel a queued delivery is announced on (delivered by PostgreSQL at commit).
+pub(crate) const CHANNEL: &str = "hook_deliveries";
+
+/// A new message id, for the `webhook-id` header.
+pub(crate) const MESSAGE_ID: &str = "'msg_' || replace(gen_random_uuid()::text, '-', '')";
+
+#[derive(Clone)]
+pub struct PgHooks {
+    pool: PgPool,
+    sealer: Arc<SecretSealer>,
+}
+
+/// The keys of signing secrets at rest: `current` seals, `previous` still open what they sealed.
+#[derive(Clone)]
+pub struct SealingKeys {
+    pub current: [u8; 32],
+    pub previous: Vec<[u8; 32]>,
+}
+
+impl SealingKeys {
+    /// The sealer of these keys, shared by every store that keeps sealed values.
+    pub fn sealer(&self) -> Arc<SecretSealer> {
+        Arc::new(SecretSealer::new(self.current, &self.previous))
+    }
+}
+
+impl PgHooks {
+    pub fn new(pool: PgPool, keys: &SealingKeys) -> Self {
+        Self {
+            pool,
+            sealer: Arc::new(SecretSealer::new(keys.current, &keys.previous)),
+        }
+    }
+}
+
+/// Announces queued deliveries on `CHANNEL` (sent by PostgreSQL at commit).
+pub(super) async fn notify(conn: &mut AsyncPgConnection) -> QueryResult<()> {
+    diesel::sql_query(format!("NOTIFY {CHANNEL}"))
+        .execute(conn)
+        .await
+        .map(|_| ())
+}
+
+#[derive(QueryableByName)]
+pub(super) struct IdRow {
+    #[diesel(sql_type = BigInt)]
+    pub(super) id: i64,
+}
+
+pub(super) fn to_i64(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}

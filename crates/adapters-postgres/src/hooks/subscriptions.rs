@@ -1,0 +1,428 @@
+//! The subscriptions and their delivery log: the domain's `HookStore`.
+
+use super::{IdRow, MESSAGE_ID, PgHooks, notify, to_i64};
+use crate::pool::{connection, query_error};
+use crate::rows::stored;
+use crate::schema::{hook_attempts as attempts, hook_deliveries as deliveries, hook_subscriptions as subs};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel::result::Error as DieselError;
+use diesel::sql_types::{BigInt, Nullable, Text};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use domain::hooks::ports::HookStore;
+use domain::hooks::{
+    Attempt, Delivery, DeliveryState, HookOwner, HookPatch, NewSubscription, SigningSecret, Subscription,
+};
+use domain::store::StoreError;
+use domain::values::{Application, EventKind, HookStatus};
+use uuid::Uuid;
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = subs)]
+struct SubscriptionRow {
+    id: i64,
+    uuid: Uuid,
+    owner_application: String,
+    partner_id: Option<i64>,
+    endpoint: String,
+    events: Vec<String>,
+    status: String,
+    secret_sealed: Vec<u8>,
+    previous_secret_sealed: Option<Vec<u8>>,
+    previous_secret_until: Option<DateTime<Utc>>,
+    inactive_reason: Option<String>,
+    created_at: DateTime<Utc>,
+    updated_at: DateTime<Utc>,
+}
+
+fn owner_columns(owner: HookOwner) -> (&'static str, Option<i64>) {
+    match owner {
+        HookOwner::Partner { partner_id } => (Application::Partner.as_str(), Some(partner_id)),
+        HookOwner::Ecommerce => (Application::Ecommerce.as_str(), None),
+        HookOwner::BackOffice => (Application::BackOffice.as_str(), None),
+    }
+}
+
+fn unexpected(what: &str, value: &str) -> StoreError {
+    StoreError::Unexpected(format!("{what} desconhecido no banco: {value}"))
+}
+
+impl PgHooks {
+    fn subscription(&self, row: SubscriptionRow) -> Result<Subscription, StoreError> {
+        let owner = match (Application::parse(&row.owner_application), row.partner_id) {
+            (Ok(Application::Partner), Some(partner_id)) => HookOwner::Partner { partner_id },
+            (Ok(Application::Ecommerce), _) => HookOwner::Ecommerce,
+            (Ok(Application::BackOffice), _) => HookOwner::BackOffice,
+            _ => return Err(unexpected("dono de webhook", &row.owner_application)),
+        };
+        let events = row
+            .events
+            .iter()
+            .map(|e| EventKind::parse(e).map_err(|_| unexpected("evento", e)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let previous_secret = match (row.previous_secret_sealed, row.previous_secret_until) {
+            (Some(sealed), Some(until)) => Some((self.sealer.open(row.uuid, &sealed)?, until)),
+            _ => None,
+        };
+        Ok(Subscription {
+            id: row.id,
+            uuid: row.uuid,
+            owner,
+            endpoint: row.endpoint,
+            events,
+            status: HookStatus::parse(&row.status).map_err(|_| unexpected("status", &row.status))?,
+            secret: self.sealer.open(row.uuid, &row.secret_sealed)?,
+            previous_secret,
+            inactive_reason: row.inactive_reason,
+            created_at: row.created_at,
+            updated_at: row.updated_at,
+        })
+    }
+}
+
+/// A `PATCH`: absent members are left as they are (`Some(None)` writes a NULL).
+#[derive(AsChangeset)]
+#[diesel(table_name = subs)]
+struct SubscriptionChanges<'a> {
+    endpoint: Option<&'a str>,
+    events: Option<Vec<String>>,
+    status: Option<&'static str>,
+    inactive_reason: Option<Option<&'a str>>,
+    updated_at: DateTime<Utc>,
+}
+
+fn event_names(events: &[EventKind]) -> Vec<String> {
+    events.iter().map(|e| e.as_str().to_owned()).collect()
+}
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = deliveries)]
+struct DeliveryRow {
+    id: i64,
+    message_id: String,
+    event_type: String,
+    state: String,
+    next_attempt_at: DateTime<Utc>,
+    created_at: DateTime<Utc>,
+    delivered_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = attempts)]
+struct AttemptRow {
+    delivery_id: i64,
+    number: i32,
+    attempted_at: DateTime<Utc>,
+    response_status: Option<i32>,
+    duration_ms: i64,
+    error: Option<String>,
+    next_attempt_at: Option<DateTime<Utc>>,
+}
+
+async fn load_deliveries(conn: &mut AsyncPgConnection, rows: Vec<DeliveryRow>) -> QueryResult<Vec<Delivery>> {
+    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let mut history: Vec<AttemptRow> = attempts::table
+        .filter(attempts::delivery_id.eq_any(&ids))
+        .order((attempts::delivery_id, attempts::number, attempts::id))
+        .select(AttemptRow::as_select())
+        .load(conn)
+        .await?;
+    rows.into_iter()
+        .map(|row| {
+            let state = stored(DeliveryState::from_stored(&row.state, "hook_deliveries", "state"))?;
+            let mine: Vec<Attempt> = history
+                .extract_if(.., |a| a.delivery_id == row.id)
+                .map(|a| Attempt {
+                    number: a.number,
+                    at: a.attempted_at,
+                    response_status: a.response_status,
+                    duration_ms: a.duration_ms,
+                    error: a.error,
+                    next_attempt_at: a.next_attempt_at,
+                })
+                .collect();
+            Ok(Delivery {
+                id: row.id,
+                message_id: row.message_id,
+                event_type: row.event_type,
+                next_attempt_at: (state == DeliveryState::Pending).then_some(row.next_attempt_at),
+                state,
+                attempts: mine,
+                created_at: row.created_at,
+                delivered_at: row.delivered_at,
+            })
+        })
+        .collect()
+}
+
+#[async_trait]
+impl HookStore for PgHooks {
+    async fn create(&self, new: &NewSubscription, max_per_owner: usize) -> Result<Option<Subscription>, StoreError> {
+        let (application, partner_id) = owner_columns(new.owner);
+        let sealed = self.sealer.seal(new.uuid, &new.secret)?;
+        let mut conn = connection(&self.pool).await?;
+        let row = conn
+            .transaction(async |conn| {
+                // Creates of one owner queue here, so that each counts the ones before it.
+                diesel::sql_query(
+                    "SELECT pg_advisory_xact_lock(hashtext('hook_owner:' || $1 || ':' || coalesce($2::text, '')))",
+                )
+                .bind::<Text, _>(application)
+                .bind::<Nullable<BigInt>, _>(partner_id)
+                .execute(conn)
+                .await?;
+                let kept: i64 = subs::table
+                    .filter(subs::owner_application.eq(application))
+                    .filter(subs::partner_id.is_not_distinct_from(partner_id))
+                    .filter(subs::deleted_at.is_null())
+                    .count()
+                    .get_result(conn)
+                    .await?;
+                if kept >= to_i64(max_per_owner) {
+                    return Ok(None);
+                }
+                diesel::insert_into(subs::table)
+                    .values((
+                        subs::uuid.eq(new.uuid),
+                        subs::owner_application.eq(application),
+                        subs::partner_id.eq(partner_id),
+                        subs::created_by.eq(&new.created_by),
+                        subs::endpoint.eq(&new.endpoint),
+                        subs::events.eq(event_names(&new.events)),
+                        subs::status.eq(new.status.as_str()),
+                        subs::secret_sealed.eq(sealed),
+                        subs::created_at.eq(new.at),
+                        subs::updated_at.eq(new.at),
+                    ))
+                    .returning(SubscriptionRow::as_returning())
+                    .get_result(conn)
+                    .await
+                    .map(Some)
+            })
+            .await
+            .map_err(query_error)?;
+        row.map(|row| self.subscription(row)).transpose()
+    }
+
+    async fn list(&self, owner: HookOwner) -> Result<Vec<Subscription>, StoreError> {
+        let (application, partner_id) = owner_columns(owner);
+        let mut conn = connection(&self.pool).await?;
+        let rows: Vec<SubscriptionRow> = subs::table
+            .filter(subs::owner_application.eq(application))
+            .filter(subs::partner_id.is_not_distinct_from(partner_id))
+            .filter(subs::deleted_at.is_null())
+            .order(subs::id)
+            .select(SubscriptionRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(query_error)?;
+        rows.into_iter().map(|r| self.subscription(r)).collect()
+    }
+
+    async fn find(&self, owner: HookOwner, uuid: Uuid) -> Result<Option<Subscription>, StoreError> {
+        let (application, partner_id) = owner_columns(owner);
+        let mut conn = connection(&self.pool).await?;
+        let row: Option<SubscriptionRow> = subs::table
+            .filter(subs::uuid.eq(uuid))
+            .filter(subs::owner_application.eq(application))
+            .filter(subs::partner_id.is_not_distinct_from(partner_id))
+            .filter(subs::deleted_at.is_null())
+            .select(SubscriptionRow::as_select())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(query_error)?;
+        row.map(|r| self.subscription(r)).transpose()
+    }
+
+    async fn update(&self, id: i64, patch: &HookPatch, at: DateTime<Utc>) -> Result<Subscription, StoreError> {
+        let changes = SubscriptionChanges {
+            endpoint: patch.endpoint.as_ref().map(|e| e.as_str()),
+            events: patch.events.as_deref().map(event_names),
+            status: patch.status.map(HookStatus::as_str),
+            // Turning a subscription on again clears why it was turned off.
+            inactive_reason: (patch.status == Some(HookStatus::Active)).then_some(None),
+            updated_at: at,
+        };
+        let mut conn = connection(&self.pool).await?;
+        let row = diesel::update(subs::table.find(id))
+            .set(&changes)
+            .returning(SubscriptionRow::as_returning())
+            .get_result(&mut conn)
+            .await
+            .map_err(query_error)?;
+        self.subscription(row)
+    }
+
+    async fn delete(&self, id: i64, at: DateTime<Utc>) -> Result<(), StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        conn.transaction(async |conn| {
+            diesel::update(subs::table.find(id))
+                .set((subs::deleted_at.eq(at), subs::updated_at.eq(at)))
+                .execute(conn)
+                .await?;
+            diesel::update(
+                deliveries::table
+                    .filter(deliveries::subscription_id.eq(id))
+                    .filter(deliveries::state.eq(DeliveryState::Pending.as_str())),
+            )
+            .set(deliveries::state.eq(DeliveryState::Cancelled.as_str()))
+            .execute(conn)
+            .await?;
+            Ok::<_, DieselError>(())
+        })
+        .await
+        .map_err(query_error)
+    }
+
+    async fn rotate(
+        &self,
+        id: i64,
+        secret: &SigningSecret,
+        previous_until: DateTime<Utc>,
+        at: DateTime<Utc>,
+    ) -> Result<Subscription, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let uuid: Uuid = subs::table
+            .find(id)
+            .select(subs::uuid)
+            .get_result(&mut conn)
+            .await
+            .map_err(query_error)?;
+        let sealed = self.sealer.seal(uuid, secret)?;
+        let row = diesel::update(subs::table.find(id))
+            .set((
+                subs::previous_secret_sealed.eq(subs::secret_sealed.nullable()),
+                subs::previous_secret_until.eq(previous_until),
+                subs::secret_sealed.eq(sealed),
+                subs::updated_at.eq(at),
+            ))
+            .returning(SubscriptionRow::as_returning())
+            .get_result(&mut conn)
+            .await
+            .map_err(query_error)?;
+        self.subscription(row)
+    }
+
+    async fn enqueue_test(&self, id: i64, body: &str) -> Result<Option<Delivery>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let row: Option<DeliveryRow> = conn
+            .transaction(async |conn| {
+                // The subscription's row orders concurrent requests; the partial unique index
+                // `hook_deliveries_one_pending_test` holds the rule whatever the path.
+                subs::table
+                    .find(id)
+                    .select(subs::id)
+                    .for_no_key_update()
+                    .get_result::<i64>(conn)
+                    .await?;
+                let in_flight: i64 = deliveries::table
+                    .filter(deliveries::subscription_id.eq(id))
+                    .filter(deliveries::event_type.eq(EventKind::Test.as_str()))
+                    .filter(deliveries::state.eq(DeliveryState::Pending.as_str()))
+                    .filter(deliveries::leased_until.gt(diesel::dsl::now))
+                    .count()
+                    .get_result(conn)
+                    .await?;
+                if in_flight > 0 {
+                    return Ok(None);
+                }
+                // A test waiting for its next attempt gives way to the new one.
+                diesel::update(
+                    deliveries::table
+                        .filter(deliveries::subscription_id.eq(id))
+                        .filter(deliveries::event_type.eq(EventKind::Test.as_str()))
+                        .filter(deliveries::state.eq(DeliveryState::Pending.as_str())),
+                )
+                .set((
+                    deliveries::state.eq(DeliveryState::Cancelled.as_str()),
+                    deliveries::leased_until.eq(None::<DateTime<Utc>>),
+                ))
+                .execute(conn)
+                .await?;
+                let delivery_id: i64 = diesel::sql_query(format!(
+                    "INSERT INTO hook_deliveries (subscription_id, message_id, event_type, body, next_attempt_at)
+                     VALUES ($1, {MESSAGE_ID}, $2, $3, now()) RETURNING id"
+                ))
+                .bind::<BigInt, _>(id)
+                .bind::<Text, _>(EventKind::Test.as_str())
+                .bind::<Text, _>(body)
+                .get_result::<IdRow>(conn)
+                .await?
+                .id;
+                notify(conn).await?;
+                deliveries::table
+                    .find(delivery_id)
+                    .select(DeliveryRow::as_select())
+                    .get_result(conn)
+                    .await
+                    .map(Some)
+            })
+            .await
+            .map_err(query_error)?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let mut loaded = load_deliveries(&mut conn, vec![row]).await.map_err(query_error)?;
+        loaded
+            .pop()
+            .map(Some)
+            .ok_or_else(|| StoreError::Unexpected("entrega de teste sumiu".into()))
+    }
+
+    async fn deliveries(&self, id: i64, limit: i64) -> Result<Vec<Delivery>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let rows: Vec<DeliveryRow> = deliveries::table
+            .filter(deliveries::subscription_id.eq(id))
+            .order(deliveries::id.desc())
+            .limit(limit)
+            .select(DeliveryRow::as_select())
+            .load(&mut conn)
+            .await
+            .map_err(query_error)?;
+        load_deliveries(&mut conn, rows).await.map_err(query_error)
+    }
+
+    async fn retry(&self, id: i64, delivery_id: i64, at: DateTime<Utc>) -> Result<Option<Delivery>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let row: Option<DeliveryRow> = conn
+            .transaction(async |conn| {
+                // A delivery in flight keeps its lease: resetting it would send the attempt twice.
+                let moved = diesel::update(
+                    deliveries::table
+                        .filter(deliveries::id.eq(delivery_id))
+                        .filter(deliveries::subscription_id.eq(id))
+                        .filter(
+                            deliveries::state
+                                .ne(DeliveryState::Pending.as_str())
+                                .or(deliveries::leased_until.is_null())
+                                .or(deliveries::leased_until.le(diesel::dsl::now)),
+                        ),
+                )
+                .set((
+                    deliveries::state.eq(DeliveryState::Pending.as_str()),
+                    deliveries::next_attempt_at.eq(at),
+                    deliveries::leased_until.eq(None::<DateTime<Utc>>),
+                ))
+                .execute(conn)
+                .await?;
+                if moved > 0 {
+                    notify(conn).await?;
+                }
+                deliveries::table
+                    .filter(deliveries::id.eq(delivery_id))
+                    .filter(deliveries::subscription_id.eq(id))
+                    .select(DeliveryRow::as_select())
+                    .first(conn)
+                    .await
+                    .optional()
+            })
+            .await
+            .map_err(query_error)?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        Ok(load_deliveries(&mut conn, vec![row]).await.map_err(query_error)?.pop())
+    }
+}

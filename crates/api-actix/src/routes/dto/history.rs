@@ -1,0 +1,58 @@
+//! A proposal's history (its changes, oldest first).
+
+use super::iso;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// One field's value before and after a change (masked where personal; `null` where none).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct FieldChangeDto {
+    #[schema(value_type = Object)]
+    pub from: serde_json::Value,
+    #[schema(value_type = Object)]
+    pub to: serde_json::Value,
+}
+
+/// One entry of a proposal's history.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct HistoryEntryDto {
+    #[schema(example = "2026-11-23T13:05:09.000Z")]
+    pub at: String,
+    #[schema(example = "backoffice@demo.com.br")]
+    pub by: String,
+    /// criacao, correcao, envio, reenvio, alteracao, assinatura, recusa, status, pagamento,
+    /// exportacao ou anonimizacao.
+    #[schema(example = "status")]
+    pub action: String,
+    #[schema(example = json!({"status": {"from": "EM ANÁLISE", "to": "APROVADO"}, "motivo": {"from": null, "to": "Documentação conferida"}}))]
+    pub changes: std::collections::BTreeMap<String, FieldChangeDto>,
+}
+
+impl From<domain::history::HistoryEntry> for HistoryEntryDto {
+    fn from(e: domain::history::HistoryEntry) -> Self {
+        Self {
+            at: iso(e.at),
+            by: e.by,
+            action: e.action,
+            changes: e
+                .changes
+                .into_iter()
+                .map(|(field, change)| {
+                    (
+                        field,
+                        FieldChangeDto {
+                            from: change.from,
+                            to: change.to,
+                        },
+                    )
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A proposal's history, oldest first.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct HistoryDto {
+    pub entries: Vec<HistoryEntryDto>,
+}
