@@ -511,3 +511,35 @@ async fn a_stored_delivery_state_outside_its_enum_is_an_internal_error_naming_wh
             .is_empty()
     );
 }
+
+#[tokio::test]
+async fn a_stored_subscription_status_or_event_outside_its_enum_is_an_internal_error_naming_where_it_is() {
+    let (_db, pool, hooks) = store().await;
+    let s = subscription(&hooks).await;
+    exec(
+        &pool,
+        "ALTER TABLE hook_subscriptions DROP CONSTRAINT hook_subscriptions_status_check, \
+         DROP CONSTRAINT hook_subscriptions_events_check",
+    )
+    .await;
+    exec(&pool, "UPDATE hook_subscriptions SET status = 'PAUSADO'").await;
+    assert_eq!(
+        hooks.find(HookOwner::BackOffice, s.uuid).await,
+        Err(domain::store::StoreError::Unexpected(
+            "valor desconhecido em hook_subscriptions.status: \"PAUSADO\"".into()
+        )),
+        "never read as active or inactive"
+    );
+    exec(
+        &pool,
+        "UPDATE hook_subscriptions SET status = 'ATIVO', events = ARRAY['ALTERAÇÃO_STATUS', 'PAGAMENTO']",
+    )
+    .await;
+    assert_eq!(
+        hooks.list(HookOwner::BackOffice).await,
+        Err(domain::store::StoreError::Unexpected(
+            "valor desconhecido em hook_subscriptions.events: \"PAGAMENTO\"".into()
+        )),
+        "an unknown event is not dropped from the list"
+    );
+}

@@ -51,7 +51,7 @@ impl PgHooks {
     pub fn new(pool: PgPool, keys: &SealingKeys) -> Self {
         Self {
             pool,
-            sealer: Arc::new(SecretSealer::new(keys.current, &keys.previous)),
+            sealer: keys.sealer(),
         }
     }
 }

@@ -15,7 +15,7 @@ use domain::hooks::{
     Attempt, Delivery, DeliveryState, HookOwner, HookPatch, NewSubscription, SigningSecret, Subscription,
 };
 use domain::store::StoreError;
-use domain::values::{Application, EventKind, HookStatus};
+use domain::values::{Application, EventKind, HookStatus, StoredValueError};
 use uuid::Uuid;
 
 #[derive(Queryable, Selectable)]
@@ -44,22 +44,24 @@ fn owner_columns(owner: HookOwner) -> (&'static str, Option<i64>) {
     }
 }
 
-fn unexpected(what: &str, value: &str) -> StoreError {
-    StoreError::Unexpected(format!("{what} desconhecido no banco: {value}"))
-}
+/// The subscriptions' table, as stored values name it when one is unknown.
+const TABLE: &str = "hook_subscriptions";
 
 impl PgHooks {
     fn subscription(&self, row: SubscriptionRow) -> Result<Subscription, StoreError> {
-        let owner = match (Application::parse(&row.owner_application), row.partner_id) {
-            (Ok(Application::Partner), Some(partner_id)) => HookOwner::Partner { partner_id },
-            (Ok(Application::Ecommerce), _) => HookOwner::Ecommerce,
-            (Ok(Application::BackOffice), _) => HookOwner::BackOffice,
-            _ => return Err(unexpected("dono de webhook", &row.owner_application)),
+        let owner = match (
+            Application::from_stored(&row.owner_application, TABLE, "owner_application")?,
+            row.partner_id,
+        ) {
+            (Application::Partner, Some(partner_id)) => HookOwner::Partner { partner_id },
+            (Application::Partner, None) => return Err(StoredValueError::new(TABLE, "partner_id", "NULL").into()),
+            (Application::Ecommerce, _) => HookOwner::Ecommerce,
+            (Application::BackOffice, _) => HookOwner::BackOffice,
         };
         let events = row
             .events
             .iter()
-            .map(|e| EventKind::parse(e).map_err(|_| unexpected("evento", e)))
+            .map(|e| EventKind::from_stored(e, TABLE, "events"))
             .collect::<Result<Vec<_>, _>>()?;
         let previous_secret = match (row.previous_secret_sealed, row.previous_secret_until) {
             (Some(sealed), Some(until)) => Some((self.sealer.open(row.uuid, &sealed)?, until)),
@@ -71,7 +73,7 @@ impl PgHooks {
             owner,
             endpoint: row.endpoint,
             events,
-            status: HookStatus::parse(&row.status).map_err(|_| unexpected("status", &row.status))?,
+            status: HookStatus::from_stored(&row.status, TABLE, "status")?,
             secret: self.sealer.open(row.uuid, &row.secret_sealed)?,
             previous_secret,
             inactive_reason: row.inactive_reason,
