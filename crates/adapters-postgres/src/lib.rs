@@ -12,6 +12,7 @@ pub mod idempotency;
 mod listener;
 pub mod migrations;
 pub mod partners;
+mod person_columns;
 pub mod pool;
 mod prepared;
 pub mod privacy;

@@ -1,6 +1,7 @@
 //! A data subject's rights in PostgreSQL: the domain's `PersonalDataStore`.
 
 use crate::idempotency::{forget_subject, kept_answers_query, subject_tags};
+use crate::person_columns::{ANONYMIZE_COPIES, ANONYMIZE_REGISTRATION};
 use crate::pool::{PgPool, connection, query_error};
 use crate::rows::stored;
 use crate::sealing::SecretSealer;
@@ -112,26 +113,6 @@ struct Kept {
     #[diesel(sql_type = Text)]
     sha256: String,
 }
-
-/// The personal fields of a registration or of a proposal's copy, replaced: the name says what
-/// happened, the birth date is a placeholder day, every other personal value is emptied.
-const ANONYMIZE_REGISTRATION: &str = "\
-UPDATE customers SET cpf = $2, nome_completo = 'Titular anonimizado', data_nascimento = DATE '1900-01-01',
-    sexo = 'Não informado', estado_civil = NULL, nacionalidade = NULL, celular = NULL, telefone_fixo = NULL,
-    email = NULL, profissao = NULL, salario = NULL, trabalhando = false, servidor_publico = false, pep = false,
-    afastado = false, medicamento = false, medicamento_descricao = NULL, e_analfabeto = false, cargo_politico = NULL,
-    key_cliente = NULL, codigo_jave = NULL, id_endereco = NULL, ecommerce_customer_id = NULL, payment_method_id = NULL,
-    alterado_por = $3, alterado_em = now()
-WHERE id = $1";
-
-const ANONYMIZE_COPIES: &str = "\
-UPDATE proposal_customers SET cpf = $2, nome_completo = 'Titular anonimizado', data_nascimento = DATE '1900-01-01',
-    sexo = 'Não informado', estado_civil = NULL, nacionalidade = NULL, celular = NULL, telefone_fixo = NULL,
-    email = NULL, profissao = NULL, salario = NULL, trabalhando = false, servidor_publico = false, pep = false,
-    afastado = false, medicamento = false, medicamento_descricao = NULL, e_analfabeto = false, cargo_politico = NULL,
-    cep = '', endereco = '', numero = '', bairro = '', cidade = '', estado = '', complemento = NULL,
-    alterado_por = $3, alterado_em = now()
-WHERE id_cliente = $1";
 
 const ANONYMIZE_PROPOSALS: &str = "\
 UPDATE proposals SET cpf_cliente = $2, alterado_por = $3, alterado_em = now() WHERE id_cliente = $1";

@@ -1,10 +1,11 @@
 //! Proposals in PostgreSQL: the domain's `ProposalStore` (the registrations are `customers`, the
 //! partners `partners`, route 7's document `read_model`).
 
-use crate::customers::{refresh_proposal_customers, upsert_customer_row, write_address};
+use crate::customers::write_address;
+use crate::person_columns::{refresh_proposal_customers, upsert_registration};
 use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::read_model::{self, DetailParts, PartyPart, RepresentativePart, SignaturePart};
-use crate::rows::{PartnerRow, PaymentRow, ProposalCustomerRow, ProposalRow};
+use crate::rows::{PartnerRow, PaymentRow, ProposalRow, row_of_json};
 use crate::schema::{
     motivations, partners, products, proposal_customers, proposal_history, proposal_payments, proposals,
     representatives, users,
@@ -15,7 +16,7 @@ use diesel::dsl::{AsSelect, SqlTypeOf, sql};
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
-use diesel::sql_types::{Bool, Int4, Int8, Nullable, Text, Timestamptz};
+use diesel::sql_types::{Bool, Int4, Int8, Jsonb, Nullable, Text, Timestamptz};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::access::Scope;
 use domain::history::{FieldChange, HistoryEntry};
@@ -282,7 +283,7 @@ impl ProposalStore for PgProposals {
         // identifier made here; the copy reads what the statements before it wrote); COMMIT.
         let result = conn
             .transaction(async |conn| {
-                let customer = upsert_customer_row(conn, &p.customer, p.seller, &p.changed_by).await?;
+                let customer = upsert_registration(conn, &p.customer, p.seller, &p.changed_by).await?;
                 // 122 random bits: an identifier nobody can guess from another.
                 let identifier = uuid::Uuid::new_v4().to_string();
                 let payment_type = match &p.payment {
@@ -429,7 +430,7 @@ impl PgProposals {
             .select((
                 ProposalRow::as_select(),
                 (products::nome, products::codigo_produto, motivations::descricao),
-                ProposalCustomerRow::as_select(),
+                diesel::dsl::sql::<Jsonb>("to_jsonb(proposal_customers.*)"),
                 Option::<PartnerRow>::as_select(),
                 (
                     users::cpf,
@@ -454,7 +455,7 @@ impl PgProposals {
             product_name,
             product_code,
             motivation,
-            customer,
+            customer: row_of_json("proposal_customers", customer)?,
             partner,
             representative: representative.map(|(cpf, email, name, video_attendance_token)| RepresentativePart {
                 cpf,
@@ -507,7 +508,7 @@ impl PgProposals {
 type DetailRow = (
     ProposalRow,
     (String, i32, String),
-    ProposalCustomerRow,
+    serde_json::Value,
     Option<PartnerRow>,
     Option<(Option<String>, String, Option<String>, Option<String>)>,
     Option<PaymentRow>,

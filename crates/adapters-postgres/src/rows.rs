@@ -1,47 +1,32 @@
 //! Rows as diesel reads them, and their translation into the domain's records.
 
-use crate::schema::{
-    addresses, billing_groups, customers, partners, products, proposal_customers, proposal_payments, proposals,
-};
-use chrono::{DateTime, NaiveDate, Utc};
+use crate::person_columns::{PersonColumns, StampColumns};
+use crate::schema::{addresses, billing_groups, customers, partners, products, proposal_payments, proposals};
+use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use domain::catalog::model::{BillingGroup, Product};
 use domain::customers::CustomerRecord;
 use domain::proposals::model::{AddressView, PartnerView, PaymentView, ProposalCustomer, ProposalRecord};
+use domain::store::StoreError;
 use domain::values::{Flow, PaymentType, ProposalStatus, ShippingType, StoredValueError};
 use serde::Deserialize;
 
-#[derive(Debug, Queryable, QueryableByName, Selectable)]
+/// A seller's registration of a customer, as `RETURNING *` or `to_jsonb` gives it.
+#[derive(Debug, QueryableByName, Deserialize)]
 #[diesel(table_name = customers)]
 pub struct CustomerRow {
     pub id: i64,
-    pub cpf: String,
-    pub nome_completo: String,
-    pub data_nascimento: NaiveDate,
-    pub sexo: String,
-    pub estado_civil: Option<String>,
-    pub nacionalidade: Option<String>,
-    pub celular: Option<String>,
-    pub telefone_fixo: Option<String>,
-    pub email: Option<String>,
-    pub profissao: Option<String>,
-    pub salario: Option<i64>,
-    pub trabalhando: bool,
-    pub servidor_publico: bool,
-    pub pep: bool,
-    pub afastado: bool,
-    pub medicamento: bool,
-    pub medicamento_descricao: Option<String>,
+    #[diesel(embed)]
+    #[serde(flatten)]
+    pub person: PersonColumns,
     pub key_cliente: Option<String>,
     pub status: String,
-    pub e_analfabeto: bool,
     pub codigo_jave: Option<String>,
-    pub cargo_politico: Option<String>,
     pub id_endereco: Option<i64>,
     pub ecommerce_customer_id: Option<String>,
-    pub alterado_por: String,
-    pub criado_em: DateTime<Utc>,
-    pub alterado_em: DateTime<Utc>,
+    #[diesel(embed)]
+    #[serde(flatten)]
+    pub stamp: StampColumns,
     /// The registration's seller: `PARCEIRO` with its partner, or `ECOMMERCE`.
     pub aplicacao_vendedor: String,
     pub id_parceiro_vendedor: Option<i64>,
@@ -51,31 +36,11 @@ impl From<CustomerRow> for CustomerRecord {
     fn from(r: CustomerRow) -> Self {
         CustomerRecord {
             id: r.id,
-            changed_by: r.alterado_por,
-            created_at: r.criado_em,
-            updated_at: r.alterado_em,
-            full_name: r.nome_completo,
-            cpf: r.cpf,
-            birth_date: r.data_nascimento,
-            gender: r.sexo,
-            marital_status: r.estado_civil,
-            nationality: r.nacionalidade,
-            cell_phone: r.celular,
-            landline: r.telefone_fixo,
-            email: r.email,
-            profession: r.profissao,
-            salary: r.salario,
-            working: r.trabalhando,
-            public_servant: r.servidor_publico,
-            pep: r.pep,
-            absent: r.afastado,
-            medication: r.medicamento,
-            medication_description: r.medicamento_descricao,
+            person: r.person.into(),
+            stamp: r.stamp.into(),
             customer_key: r.key_cliente,
             status: r.status,
-            illiterate: r.e_analfabeto,
             jave_code: r.codigo_jave,
-            political_office: r.cargo_politico,
             address_id: r.id_endereco,
             ecommerce_customer_id: r.ecommerce_customer_id,
         }
@@ -121,6 +86,19 @@ pub(crate) fn stored<T>(read: Result<T, StoredValueError>) -> QueryResult<T> {
     read.map_err(|error| diesel::result::Error::DeserializationError(Box::new(error)))
 }
 
+/// A row read as its `to_jsonb` (the person's columns are one declaration for two tables, which
+/// diesel's column-typed selects cannot share): one that does not read is an internal error
+/// naming its table.
+pub(crate) fn row_of_json<T: serde::de::DeserializeOwned>(
+    table: &str,
+    row: serde_json::Value,
+) -> Result<T, StoreError> {
+    serde_json::from_value(row).map_err(|error| {
+        tracing::error!(%error, table, "linha ilegível");
+        StoreError::Unexpected(format!("linha ilegível em {table}: {error}"))
+    })
+}
+
 impl TryFrom<ProposalRow> for ProposalRecord {
     type Error = StoredValueError;
 
@@ -156,30 +134,13 @@ impl TryFrom<ProposalRow> for ProposalRecord {
     }
 }
 
-/// A proposal's own copy of its customer and address.
-#[derive(Debug, Queryable, Selectable, Deserialize)]
-#[diesel(table_name = proposal_customers)]
+/// A proposal's own copy of its customer and address, as the row's `to_jsonb` gives it (the
+/// read model's document keeps it so).
+#[derive(Debug, Deserialize)]
 pub struct ProposalCustomerRow {
     pub id_cliente: i64,
-    pub cpf: String,
-    pub nome_completo: String,
-    pub data_nascimento: NaiveDate,
-    pub sexo: String,
-    pub estado_civil: Option<String>,
-    pub nacionalidade: Option<String>,
-    pub celular: Option<String>,
-    pub telefone_fixo: Option<String>,
-    pub email: Option<String>,
-    pub profissao: Option<String>,
-    pub salario: Option<i64>,
-    pub trabalhando: bool,
-    pub servidor_publico: bool,
-    pub pep: bool,
-    pub afastado: bool,
-    pub medicamento: bool,
-    pub medicamento_descricao: Option<String>,
-    pub e_analfabeto: bool,
-    pub cargo_politico: Option<String>,
+    #[serde(flatten)]
+    pub person: PersonColumns,
     pub cep: String,
     pub endereco: String,
     pub numero: String,
@@ -187,9 +148,8 @@ pub struct ProposalCustomerRow {
     pub cidade: String,
     pub estado: String,
     pub complemento: Option<String>,
-    pub alterado_por: String,
-    pub criado_em: DateTime<Utc>,
-    pub alterado_em: DateTime<Utc>,
+    #[serde(flatten)]
+    pub stamp: StampColumns,
 }
 
 impl ProposalCustomerRow {
@@ -205,28 +165,8 @@ impl ProposalCustomerRow {
         };
         let customer = ProposalCustomer {
             registration_id: self.id_cliente,
-            cpf: self.cpf,
-            full_name: self.nome_completo,
-            birth_date: self.data_nascimento,
-            gender: self.sexo,
-            marital_status: self.estado_civil,
-            nationality: self.nacionalidade,
-            cell_phone: self.celular,
-            landline: self.telefone_fixo,
-            email: self.email,
-            profession: self.profissao,
-            salary: self.salario,
-            working: self.trabalhando,
-            public_servant: self.servidor_publico,
-            pep: self.pep,
-            absent: self.afastado,
-            medication: self.medicamento,
-            medication_description: self.medicamento_descricao,
-            illiterate: self.e_analfabeto,
-            political_office: self.cargo_politico,
-            changed_by: self.alterado_por,
-            created_at: self.criado_em,
-            updated_at: self.alterado_em,
+            person: self.person.into(),
+            stamp: self.stamp.into(),
         };
         (customer, address)
     }

@@ -119,7 +119,7 @@ async fn an_upsert_keeps_what_is_not_sent_and_each_seller_has_a_registration_of_
         .upsert(&customer("Maria da Silva"), None, partner_1, "a@exemplo.com.br")
         .await
         .unwrap();
-    assert!(first.pep);
+    assert!(first.person.pep);
     let mut update = customer("Maria da Silva Souza");
     update.pep = None;
     update.nationality = None;
@@ -128,9 +128,9 @@ async fn an_upsert_keeps_what_is_not_sent_and_each_seller_has_a_registration_of_
         .await
         .unwrap();
     assert_eq!(second.id, first.id);
-    assert!(second.pep, "not sent: kept");
-    assert_eq!(second.nationality.as_deref(), Some("Brasileira"));
-    assert_eq!(second.full_name, "Maria da Silva Souza");
+    assert!(second.person.pep, "not sent: kept");
+    assert_eq!(second.person.nationality.as_deref(), Some("Brasileira"));
+    assert_eq!(second.person.full_name, "Maria da Silva Souza");
     assert!(second.address_id.is_some());
     assert_eq!(count(&pool, "SELECT count(*) AS n FROM customers").await, 1);
     let cpf = Cpf::parse("12345678909").unwrap();
@@ -171,18 +171,18 @@ async fn an_upsert_keeps_what_is_not_sent_and_each_seller_has_a_registration_of_
         .await
         .unwrap();
     assert_ne!(shop.id, first.id);
-    assert!(!shop.pep, "nothing of the partner's registration shows through");
-    assert_eq!(shop.medication_description, None);
+    assert!(!shop.person.pep, "nothing of the partner's registration shows through");
+    assert_eq!(shop.person.medication_description, None);
     let registrations = proposals.registrations(&cpf).await.unwrap();
     assert_eq!(registrations.len(), 2);
     assert_eq!(registrations[0].seller.seller, partner_1);
-    assert_eq!(registrations[0].customer.full_name, "Maria da Silva Souza");
+    assert_eq!(registrations[0].customer.person.full_name, "Maria da Silva Souza");
     assert_eq!(
         registrations[0].seller.partner_document.as_deref(),
         Some("11222333000181")
     );
     assert_eq!(registrations[1].seller.seller, Seller::Shop);
-    assert_eq!(registrations[1].customer.full_name, "Maria Loja");
+    assert_eq!(registrations[1].customer.person.full_name, "Maria Loja");
     assert_eq!(
         proposals.ownership(&cpf, Scope::Everything).await.unwrap(),
         Some(vec![]),
@@ -201,7 +201,7 @@ async fn a_proposal_follows_its_sellers_corrections_while_new_and_is_frozen_once
         let proposals = proposals.clone();
         async move {
             let d = proposals.detail(&identifier, Scope::Everything).await.unwrap().unwrap();
-            (d.customer.full_name, d.address.unwrap().street)
+            (d.customer.person.full_name, d.address.unwrap().street)
         }
     };
     // Another seller's registration of the CPF changes nothing the proposal shows.

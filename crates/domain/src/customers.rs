@@ -101,15 +101,14 @@ pub struct AddressView {
     pub complement: Option<String>,
 }
 
-/// A stored customer.
+/// A person's data as stored: the seller's registration holds one, and every proposal holds its
+/// own copy (refreshed from the registration while the proposal is `NOVO`, frozen afterwards).
+/// The one shape of a customer's personal fields: the registration, the proposal's copy, their
+/// answers and the documents are all made from it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CustomerRecord {
-    pub id: i64,
-    pub changed_by: String,
-    pub created_at: DateTime<Utc>,
-    pub updated_at: DateTime<Utc>,
-    pub full_name: String,
+pub struct CustomerSnapshot {
     pub cpf: String,
+    pub full_name: String,
     pub birth_date: NaiveDate,
     pub gender: String,
     pub marital_status: Option<String>,
@@ -125,11 +124,40 @@ pub struct CustomerRecord {
     pub absent: bool,
     pub medication: bool,
     pub medication_description: Option<String>,
+    pub illiterate: bool,
+    pub political_office: Option<String>,
+}
+
+impl CustomerSnapshot {
+    /// The lines that identify the person on a document (the contract's customer block), in
+    /// order: label and value, already formatted for reading.
+    pub fn identification(&self) -> Vec<(&'static str, String)> {
+        use crate::contract::formats;
+        vec![
+            ("Nome", self.full_name.clone()),
+            ("CPF", formats::cpf(&self.cpf)),
+            ("Data de nascimento", formats::date(self.birth_date)),
+        ]
+    }
+}
+
+/// Who last changed a stored record, and when it was made and last changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangeStamp {
+    pub changed_by: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A stored customer: one seller's registration of a person.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CustomerRecord {
+    pub id: i64,
+    pub person: CustomerSnapshot,
+    pub stamp: ChangeStamp,
     pub customer_key: Option<String>,
     pub status: String,
-    pub illiterate: bool,
     pub jave_code: Option<String>,
-    pub political_office: Option<String>,
     pub address_id: Option<i64>,
     pub ecommerce_customer_id: Option<String>,
 }

@@ -4,7 +4,7 @@
 // Fixtures built from literals known to be valid: a failure is a broken fixture, said at once.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::customers::{AddressData, CustomerData};
+use crate::customers::{AddressData, ChangeStamp, CustomerData, CustomerSnapshot};
 use crate::proposals::model::*;
 use crate::values::{BirthDate, CellPhone, Cep, Cpf, FullName, Gender, ProposalStatus, ShippingType, Uf};
 use chrono::{NaiveDate, Utc};
@@ -76,32 +76,41 @@ pub fn detail(status: &str) -> ProposalDetail {
         representative: None,
         customer: ProposalCustomer {
             registration_id: 9,
-            changed_by: "x".into(),
-            created_at: now,
-            updated_at: now,
-            full_name: "Maria da Silva".into(),
-            cpf: "12345678909".into(),
-            birth_date: NaiveDate::from_ymd_opt(1990, 5, 15).unwrap(),
-            gender: "Feminino".into(),
-            marital_status: None,
-            nationality: None,
-            cell_phone: Some("11912345678".into()),
-            landline: None,
-            email: None,
-            profession: None,
-            salary: None,
-            working: false,
-            public_servant: false,
-            pep: false,
-            absent: false,
-            medication: false,
-            medication_description: None,
-            illiterate: false,
-            political_office: None,
+            person: person(),
+            stamp: ChangeStamp {
+                changed_by: "x".into(),
+                created_at: now,
+                updated_at: now,
+            },
         },
         address: None,
         partner: None,
         signature: None,
         payment: None,
+    }
+}
+
+/// A customer's person data with the members every customer has and nothing else.
+pub fn person() -> CustomerSnapshot {
+    CustomerSnapshot {
+        cpf: "12345678909".into(),
+        full_name: "Maria da Silva".into(),
+        birth_date: NaiveDate::from_ymd_opt(1990, 5, 15).unwrap(),
+        gender: "Feminino".into(),
+        marital_status: None,
+        nationality: None,
+        cell_phone: Some("11912345678".into()),
+        landline: None,
+        email: None,
+        profession: None,
+        salary: None,
+        working: false,
+        public_servant: false,
+        pep: false,
+        absent: false,
+        medication: false,
+        medication_description: None,
+        illiterate: false,
+        political_office: None,
     }
 }

@@ -3,7 +3,7 @@
 
 use chrono::{NaiveDate, TimeZone, Utc};
 use domain::contract::evidence::{PartySignature, SignatureEvidence};
-use domain::customers::AddressView;
+use domain::customers::{AddressView, ChangeStamp, CustomerSnapshot};
 use domain::proposals::model::{PartnerView, PaymentView, ProposalCustomer, ProposalDetail, ProposalRecord};
 use domain::signature::PartyRole;
 use domain::values::{Flow, PaymentType, ProposalStatus, ShippingType};
@@ -51,28 +51,32 @@ pub fn long_proposal() -> ProposalDetail {
         representative: None,
         customer: ProposalCustomer {
             registration_id: 9,
-            changed_by: "representante@parceiro.com.br".into(),
-            created_at: at,
-            updated_at: at,
-            full_name: "Maria Conceição de Araújo Gonçalves".into(),
-            cpf: "12345678909".into(),
-            birth_date: NaiveDate::from_ymd_opt(1979, 3, 8).unwrap_or_default(),
-            gender: "Feminino".into(),
-            marital_status: Some("Casado(a)".into()),
-            nationality: Some("Brasileira".into()),
-            cell_phone: Some("11912345678".into()),
-            landline: Some("1131234567".into()),
-            email: Some("maria.goncalves@exemplo.com.br".into()),
-            profession: Some("Professora".into()),
-            salary: Some(450_000),
-            working: true,
-            public_servant: true,
-            pep: false,
-            absent: false,
-            medication: false,
-            medication_description: None,
-            illiterate: false,
-            political_office: None,
+            stamp: ChangeStamp {
+                changed_by: "representante@parceiro.com.br".into(),
+                created_at: at,
+                updated_at: at,
+            },
+            person: CustomerSnapshot {
+                full_name: "Maria Conceição de Araújo Gonçalves".into(),
+                cpf: "12345678909".into(),
+                birth_date: NaiveDate::from_ymd_opt(1979, 3, 8).unwrap_or_default(),
+                gender: "Feminino".into(),
+                marital_status: Some("Casado(a)".into()),
+                nationality: Some("Brasileira".into()),
+                cell_phone: Some("11912345678".into()),
+                landline: Some("1131234567".into()),
+                email: Some("maria.goncalves@exemplo.com.br".into()),
+                profession: Some("Professora".into()),
+                salary: Some(450_000),
+                working: true,
+                public_servant: true,
+                pep: false,
+                absent: false,
+                medication: false,
+                medication_description: None,
+                illiterate: false,
+                political_office: None,
+            },
         },
         address: Some(AddressView {
             cep: "01310100".into(),

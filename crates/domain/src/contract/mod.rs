@@ -110,9 +110,9 @@ pub fn address_line(detail: &ProposalDetail) -> String {
 fn placeholder(detail: &ProposalDetail, name: &str) -> String {
     let partner = detail.partner.as_ref();
     match name {
-        "nome" => detail.customer.full_name.clone(),
-        "cpf" => formats::cpf(&detail.customer.cpf),
-        "nascimento" => formats::date(detail.customer.birth_date),
+        "nome" => detail.customer.person.full_name.clone(),
+        "cpf" => formats::cpf(&detail.customer.person.cpf),
+        "nascimento" => formats::date(detail.customer.person.birth_date),
         "endereco" => address_line(detail),
         "produto" => detail.product_name.clone(),
         "valor" => formats::reais(detail.proposal.value),
@@ -156,7 +156,7 @@ impl PrintedDocument {
     /// not).
     pub fn contract(detail: &ProposalDetail, terms: Option<&str>, stage: Stage) -> Self {
         let p = &detail.proposal;
-        let c = &detail.customer;
+        let c = &detail.customer.person;
         let created = p.created_at.with_timezone(&formats::brasilia()).date_naive();
         let mut proposal = vec![
             field("Identificador", p.identifier.clone()),
@@ -177,16 +177,16 @@ impl PrintedDocument {
                     .unwrap_or_else(|| representative.email.clone()),
             ));
         }
-        let mut customer = vec![
-            field("Nome", c.full_name.clone()),
-            field("CPF", formats::cpf(&c.cpf)),
-            field("Data de nascimento", formats::date(c.birth_date)),
-            field("E-mail", or_dash(c.email.as_ref())),
-            field(
-                "Celular",
-                c.cell_phone.as_deref().map_or_else(|| "—".into(), formats::phone),
-            ),
-        ];
+        let mut customer: Vec<_> = c
+            .identification()
+            .into_iter()
+            .map(|(label, value)| field(label, value))
+            .collect();
+        customer.push(field("E-mail", or_dash(c.email.as_ref())));
+        customer.push(field(
+            "Celular",
+            c.cell_phone.as_deref().map_or_else(|| "—".into(), formats::phone),
+        ));
         if let Some(landline) = c.landline.as_deref().filter(|l| !l.is_empty()) {
             customer.push(field("Telefone fixo", formats::phone(landline)));
         }

@@ -1,7 +1,7 @@
 //! Proposals: what creating one needs, the stored record, and the detail read model.
 
 pub use crate::customers::AddressView;
-use crate::customers::{AddressData, CustomerData, Seller};
+use crate::customers::{AddressData, ChangeStamp, CustomerData, CustomerSnapshot, Seller};
 pub use crate::values::Flow;
 use crate::values::{BankAccount, PartyStatus, PaymentType, ProposalStatus, SheetType, ShippingType};
 use chrono::{DateTime, NaiveDate, Utc};
@@ -121,28 +121,8 @@ pub struct ProposalDetail {
 pub struct ProposalCustomer {
     /// The seller's registration the copy came from (`id_cliente`).
     pub registration_id: i64,
-    pub cpf: String,
-    pub full_name: String,
-    pub birth_date: NaiveDate,
-    pub gender: String,
-    pub marital_status: Option<String>,
-    pub nationality: Option<String>,
-    pub cell_phone: Option<String>,
-    pub landline: Option<String>,
-    pub email: Option<String>,
-    pub profession: Option<String>,
-    pub salary: Option<i64>,
-    pub working: bool,
-    pub public_servant: bool,
-    pub pep: bool,
-    pub absent: bool,
-    pub medication: bool,
-    pub medication_description: Option<String>,
-    pub illiterate: bool,
-    pub political_office: Option<String>,
-    pub changed_by: String,
-    pub created_at: DateTime<Utc>,
-    pub updated_at: DateTime<Utc>,
+    pub person: CustomerSnapshot,
+    pub stamp: ChangeStamp,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -143,10 +143,10 @@ fn signers(detail: &ProposalDetail) -> Vec<Signer> {
     vec![
         Signer {
             role: PartyRole::Client,
-            name: detail.customer.full_name.clone(),
-            email: detail.customer.email.clone(),
-            phone: detail.customer.cell_phone.clone(),
-            document: Some(detail.customer.cpf.clone()),
+            name: detail.customer.person.full_name.clone(),
+            email: detail.customer.person.email.clone(),
+            phone: detail.customer.person.cell_phone.clone(),
+            document: Some(detail.customer.person.cpf.clone()),
         },
         entity(
             PartyRole::Association,

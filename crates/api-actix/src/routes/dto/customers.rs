@@ -1,7 +1,9 @@
-//! Customers: route 3's record and the back office's registrations and ownership.
+//! Customers: route 3's record, route 7's customer, and the back office's registrations and
+//! ownership.
 
 use super::{cell_phone, iso, landline};
-use domain::customers::CustomerRecord;
+use domain::customers::{AddressView, CustomerRecord};
+use domain::proposals::model::{ProposalCustomer, birthday_text};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -39,31 +41,104 @@ pub struct CustomerRecordDto {
 
 impl From<CustomerRecord> for CustomerRecordDto {
     fn from(c: CustomerRecord) -> Self {
+        let person = c.person;
         Self {
             id: c.id,
-            alterado_por: c.changed_by,
-            criado_em: iso(c.created_at),
-            alterado_em: iso(c.updated_at),
-            nome_completo: c.full_name,
-            cpf: c.cpf,
-            data_nascimento: c.birth_date.format("%Y-%m-%d").to_string(),
-            celular: cell_phone(&c.cell_phone),
-            telefone_fixo: landline(&c.landline),
-            email: c.email,
-            salario: c.salary,
-            trabalhando: c.working,
-            servidor_publico: c.public_servant,
-            pep: c.pep,
-            afastado: c.absent,
-            medicamento: c.medication,
-            medicamento_descricao: c.medication_description,
+            alterado_por: c.stamp.changed_by,
+            criado_em: iso(c.stamp.created_at),
+            alterado_em: iso(c.stamp.updated_at),
+            nome_completo: person.full_name,
+            cpf: person.cpf,
+            data_nascimento: person.birth_date.format("%Y-%m-%d").to_string(),
+            celular: cell_phone(&person.cell_phone),
+            telefone_fixo: landline(&person.landline),
+            email: person.email,
+            salario: person.salary,
+            trabalhando: person.working,
+            servidor_publico: person.public_servant,
+            pep: person.pep,
+            afastado: person.absent,
+            medicamento: person.medication,
+            medicamento_descricao: person.medication_description,
             key_cliente: c.customer_key,
             status: c.status,
-            e_analfabeto: c.illiterate,
+            e_analfabeto: person.illiterate,
             codigo_jave: c.jave_code,
-            cargo_politico: c.political_office,
+            cargo_politico: person.political_office,
             id_endereco: c.address_id,
             ecommerce_customer_id: c.ecommerce_customer_id,
+        }
+    }
+}
+
+/// Route 7's `data.customer`: the proposal's copy of the person, with its address.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CustomerView {
+    pub full_name: String,
+    pub cpf: String,
+    /// A textual date-time, as the spec shows it (not ISO 8601).
+    pub birthday: String,
+    pub gender: String,
+    pub marital_status: Option<String>,
+    pub nationality: Option<String>,
+    pub cell_phone: Option<String>,
+    pub phone: Option<String>,
+    pub email: Option<String>,
+    pub profession: Option<String>,
+    pub salary: Option<i64>,
+    pub working: bool,
+    pub public_servant: bool,
+    pub pep: bool,
+    pub absent: bool,
+    pub taking_medication: bool,
+    pub medication_description: Option<String>,
+    pub cep: Option<String>,
+    pub street: Option<String>,
+    /// The address number when it is numeric; `null` for `S/N` and the like.
+    pub number: Option<i64>,
+    pub neighborhood: Option<String>,
+    pub city: Option<String>,
+    pub state: Option<String>,
+    pub complement: Option<String>,
+    pub modified_by: String,
+    pub is_illiterate: bool,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+impl CustomerView {
+    pub fn of(customer: ProposalCustomer, address: Option<&AddressView>) -> Self {
+        let person = customer.person;
+        Self {
+            full_name: person.full_name,
+            cpf: person.cpf,
+            birthday: birthday_text(person.birth_date),
+            gender: person.gender,
+            marital_status: person.marital_status,
+            nationality: person.nationality,
+            cell_phone: cell_phone(&person.cell_phone),
+            phone: landline(&person.landline),
+            email: person.email,
+            profession: person.profession,
+            salary: person.salary,
+            working: person.working,
+            public_servant: person.public_servant,
+            pep: person.pep,
+            absent: person.absent,
+            taking_medication: person.medication,
+            medication_description: person.medication_description,
+            cep: address.map(|a| a.cep.clone()),
+            street: address.map(|a| a.street.clone()),
+            number: address.and_then(|a| a.number.parse().ok()),
+            neighborhood: address.map(|a| a.neighborhood.clone()),
+            city: address.map(|a| a.city.clone()),
+            state: address.map(|a| a.state.clone()),
+            complement: address.and_then(|a| a.complement.clone()),
+            modified_by: customer.stamp.changed_by,
+            is_illiterate: person.illiterate,
+            created_at: iso(customer.stamp.created_at),
+            updated_at: iso(customer.stamp.updated_at),
         }
     }
 }

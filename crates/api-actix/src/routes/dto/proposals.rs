@@ -1,7 +1,8 @@
 //! Proposals: the records of routes 5 and 6 and route 7's detail.
 
-use super::{cell_phone, iso, landline};
-use domain::proposals::model::{ProposalDetail, ProposalRecord, birthday_text};
+use super::customers::CustomerView;
+use super::iso;
+use domain::proposals::model::{ProposalDetail, ProposalRecord};
 use domain::values::{Flow, PartyStatus, PaymentType, ProposalStatus, ShippingType};
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -107,41 +108,6 @@ pub struct RepresentativeDto {
     pub token_atentende_servico_de_vidio: Option<String>,
 }
 
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct CustomerView {
-    pub full_name: String,
-    pub cpf: String,
-    /// A textual date-time, as the spec shows it (not ISO 8601).
-    pub birthday: String,
-    pub gender: String,
-    pub marital_status: Option<String>,
-    pub nationality: Option<String>,
-    pub cell_phone: Option<String>,
-    pub phone: Option<String>,
-    pub email: Option<String>,
-    pub profession: Option<String>,
-    pub salary: Option<i64>,
-    pub working: bool,
-    pub public_servant: bool,
-    pub pep: bool,
-    pub absent: bool,
-    pub taking_medication: bool,
-    pub medication_description: Option<String>,
-    pub cep: Option<String>,
-    pub street: Option<String>,
-    /// The address number when it is numeric; `null` for `S/N` and the like.
-    pub number: Option<i64>,
-    pub neighborhood: Option<String>,
-    pub city: Option<String>,
-    pub state: Option<String>,
-    pub complement: Option<String>,
-    pub modified_by: String,
-    pub is_illiterate: bool,
-    pub created_at: String,
-    pub updated_at: String,
-}
-
 #[derive(Debug, Default, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PartnerDto {
@@ -236,8 +202,6 @@ pub struct ProposalDetailDto {
 impl From<ProposalDetail> for ProposalDetailDto {
     fn from(d: ProposalDetail) -> Self {
         let p = d.proposal;
-        let c = d.customer;
-        let address = d.address;
         let proposal = ProposalView {
             id: p.id,
             identifier: p.identifier.clone(),
@@ -256,36 +220,7 @@ impl From<ProposalDetail> for ProposalDetailDto {
             created_at: iso(p.created_at),
             updated_at: iso(p.updated_at),
         };
-        let customer = CustomerView {
-            full_name: c.full_name,
-            cpf: c.cpf,
-            birthday: birthday_text(c.birth_date),
-            gender: c.gender,
-            marital_status: c.marital_status,
-            nationality: c.nationality,
-            cell_phone: cell_phone(&c.cell_phone),
-            phone: landline(&c.landline),
-            email: c.email,
-            profession: c.profession,
-            salary: c.salary,
-            working: c.working,
-            public_servant: c.public_servant,
-            pep: c.pep,
-            absent: c.absent,
-            taking_medication: c.medication,
-            medication_description: c.medication_description,
-            cep: address.as_ref().map(|a| a.cep.clone()),
-            street: address.as_ref().map(|a| a.street.clone()),
-            number: address.as_ref().and_then(|a| a.number.parse().ok()),
-            neighborhood: address.as_ref().map(|a| a.neighborhood.clone()),
-            city: address.as_ref().map(|a| a.city.clone()),
-            state: address.as_ref().map(|a| a.state.clone()),
-            complement: address.as_ref().and_then(|a| a.complement.clone()),
-            modified_by: c.changed_by,
-            is_illiterate: c.illiterate,
-            created_at: iso(c.created_at),
-            updated_at: iso(c.updated_at),
-        };
+        let customer = CustomerView::of(d.customer, d.address.as_ref());
         let representative = d
             .representative
             .map(|r| RepresentativeDto {
