@@ -24,6 +24,8 @@ pub struct PersonColumns {
     pub cpf: String,
     #[diesel(sql_type = Text)]
     pub nome_completo: String,
+    #[diesel(sql_type = Nullable<Text>)]
+    pub nome_social: Option<String>,
     #[diesel(sql_type = Date)]
     pub data_nascimento: NaiveDate,
     #[diesel(sql_type = Text)]
@@ -65,6 +67,7 @@ impl From<PersonColumns> for CustomerSnapshot {
         CustomerSnapshot {
             cpf: r.cpf,
             full_name: r.nome_completo,
+            social_name: r.nome_social,
             birth_date: r.data_nascimento,
             gender: r.sexo,
             marital_status: r.estado_civil,
@@ -113,9 +116,9 @@ impl From<StampColumns> for ChangeStamp {
 const UPSERT_CUSTOMER: &str = "\
          INSERT INTO customers (cpf, nome_completo, data_nascimento, sexo, estado_civil, nacionalidade, celular, telefone_fixo, \
              email, profissao, salario, trabalhando, servidor_publico, pep, afastado, medicamento, medicamento_descricao, \
-             e_analfabeto, alterado_por, aplicacao_vendedor, id_parceiro_vendedor) \
+             e_analfabeto, alterado_por, aplicacao_vendedor, id_parceiro_vendedor, nome_social) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, COALESCE($12, false), COALESCE($13, false), COALESCE($14, false), \
-             COALESCE($15, false), COALESCE($16, false), $17, COALESCE($18, false), $19, $20, $21) \
+             COALESCE($15, false), COALESCE($16, false), $17, COALESCE($18, false), $19, $20, $21, $22) \
          ON CONFLICT ON CONSTRAINT customers_seller_cpf_key DO UPDATE SET \
              nome_completo = $2, data_nascimento = $3, sexo = $4, \
              estado_civil = COALESCE($5, customers.estado_civil), nacionalidade = COALESCE($6, customers.nacionalidade), \
@@ -125,7 +128,8 @@ const UPSERT_CUSTOMER: &str = "\
              servidor_publico = COALESCE($13, customers.servidor_publico), pep = COALESCE($14, customers.pep), \
              afastado = COALESCE($15, customers.afastado), medicamento = COALESCE($16, customers.medicamento), \
              medicamento_descricao = COALESCE($17, customers.medicamento_descricao), \
-             e_analfabeto = COALESCE($18, customers.e_analfabeto), alterado_por = $19, alterado_em = now() \
+             e_analfabeto = COALESCE($18, customers.e_analfabeto), nome_social = COALESCE($22, customers.nome_social), \
+             alterado_por = $19, alterado_em = now() \
          RETURNING *";
 
 /// Creates or updates the seller's registration of the customer by CPF, inside the caller's
@@ -158,6 +162,7 @@ pub(crate) async fn upsert_registration(
             .bind::<Text, _>(changed_by)
             .bind::<Text, _>(seller.application())
             .bind::<Nullable<Int8>, _>(seller.partner_id())
+            .bind::<Nullable<Text>, _>(c.social_name.as_ref().map(|n| n.as_str()))
     })
     .get_result(conn)
     .await
@@ -170,11 +175,11 @@ const REFRESH_PROPOSAL_CUSTOMERS: &str = "\
          INSERT INTO proposal_customers (id_proposta, id_cliente, cpf, nome_completo, data_nascimento, sexo, estado_civil, \
              nacionalidade, celular, telefone_fixo, email, profissao, salario, trabalhando, servidor_publico, pep, afastado, \
              medicamento, medicamento_descricao, e_analfabeto, cargo_politico, cep, endereco, numero, bairro, cidade, estado, \
-             complemento, alterado_por, criado_em, alterado_em) \
+             complemento, alterado_por, criado_em, alterado_em, nome_social) \
          SELECT p.id, c.id, c.cpf, c.nome_completo, c.data_nascimento, c.sexo, c.estado_civil, c.nacionalidade, c.celular, \
              c.telefone_fixo, c.email, c.profissao, c.salario, c.trabalhando, c.servidor_publico, c.pep, c.afastado, \
              c.medicamento, c.medicamento_descricao, c.e_analfabeto, c.cargo_politico, a.cep, a.endereco, a.numero, a.bairro, \
-             a.cidade, a.estado, a.complemento, c.alterado_por, c.criado_em, c.alterado_em \
+             a.cidade, a.estado, a.complemento, c.alterado_por, c.criado_em, c.alterado_em, c.nome_social \
          FROM proposals p JOIN customers c ON c.id = p.id_cliente JOIN addresses a ON a.id = c.id_endereco \
          WHERE p.id_cliente = $1 AND p.status = $2 \
          ON CONFLICT (id_proposta) DO UPDATE SET \
@@ -187,7 +192,7 @@ const REFRESH_PROPOSAL_CUSTOMERS: &str = "\
              e_analfabeto = EXCLUDED.e_analfabeto, cargo_politico = EXCLUDED.cargo_politico, cep = EXCLUDED.cep, \
              endereco = EXCLUDED.endereco, numero = EXCLUDED.numero, bairro = EXCLUDED.bairro, cidade = EXCLUDED.cidade, \
              estado = EXCLUDED.estado, complemento = EXCLUDED.complemento, alterado_por = EXCLUDED.alterado_por, \
-             criado_em = EXCLUDED.criado_em, alterado_em = EXCLUDED.alterado_em";
+             criado_em = EXCLUDED.criado_em, alterado_em = EXCLUDED.alterado_em, nome_social = EXCLUDED.nome_social";
 
 /// Runs inside the caller's transaction, after the registration and its address (pipelined
 /// statements run in order).
@@ -206,7 +211,7 @@ pub(crate) async fn refresh_proposal_customers(conn: &AsyncPgConnection, custome
 /// a placeholder day, every other personal value is emptied, with the registration's own keys.
 /// `$1` the registration, `$2` the value that stands for the CPF, `$3` who anonymised it.
 pub(crate) const ANONYMIZE_REGISTRATION: &str = "\
-UPDATE customers SET cpf = $2, nome_completo = 'Titular anonimizado', data_nascimento = DATE '1900-01-01',
+UPDATE customers SET cpf = $2, nome_completo = 'Titular anonimizado', nome_social = NULL, data_nascimento = DATE '1900-01-01',
     sexo = 'Não informado', estado_civil = NULL, nacionalidade = NULL, celular = NULL, telefone_fixo = NULL,
     email = NULL, profissao = NULL, salario = NULL, trabalhando = false, servidor_publico = false, pep = false,
     afastado = false, medicamento = false, medicamento_descricao = NULL, e_analfabeto = false, cargo_politico = NULL,
@@ -216,7 +221,7 @@ WHERE id = $1";
 
 /// The same for every proposal's copy of the registration `$1`, with the copy's address.
 pub(crate) const ANONYMIZE_COPIES: &str = "\
-UPDATE proposal_customers SET cpf = $2, nome_completo = 'Titular anonimizado', data_nascimento = DATE '1900-01-01',
+UPDATE proposal_customers SET cpf = $2, nome_completo = 'Titular anonimizado', nome_social = NULL, data_nascimento = DATE '1900-01-01',
     sexo = 'Não informado', estado_civil = NULL, nacionalidade = NULL, celular = NULL, telefone_fixo = NULL,
     email = NULL, profissao = NULL, salario = NULL, trabalhando = false, servidor_publico = false, pep = false,
     afastado = false, medicamento = false, medicamento_descricao = NULL, e_analfabeto = false, cargo_politico = NULL,

@@ -65,9 +65,11 @@ fn operation() -> impl Strategy<Value = Operation> {
 const CPF: &str = "12345678909";
 const BY: &str = "teste@exemplo.com.br";
 
-/// The customer, with health data (the documents and the anonymisation must carry them right).
+/// The customer, with health data and a social name (the documents and the anonymisation must
+/// carry them right).
 fn customer(name: &str) -> CustomerData {
     CustomerData {
+        social_name: Some(domain::values::FullName::parse(&format!("Social {name}")).unwrap()),
         medication: Some(true),
         medication_description: Some("Losartana".into()),
         ..domain::testing::customer(name)

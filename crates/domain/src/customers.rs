@@ -32,6 +32,9 @@ impl Default for CustomerRules {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CustomerData {
     pub full_name: FullName,
+    /// The name the person is known by (nome social, Decreto 8.727/2016), with the full name's
+    /// rules.
+    pub social_name: Option<FullName>,
     pub cpf: Cpf,
     pub birth_date: BirthDate,
     pub gender: Gender,
@@ -56,6 +59,7 @@ impl CustomerData {
     pub fn minimal(full_name: FullName, cpf: Cpf, birth_date: BirthDate, gender: Gender) -> Self {
         Self {
             full_name,
+            social_name: None,
             cpf,
             birth_date,
             gender,
@@ -109,6 +113,7 @@ pub struct AddressView {
 pub struct CustomerSnapshot {
     pub cpf: String,
     pub full_name: String,
+    pub social_name: Option<String>,
     pub birth_date: NaiveDate,
     pub gender: String,
     pub marital_status: Option<String>,
@@ -133,11 +138,15 @@ impl CustomerSnapshot {
     /// order: label and value, already formatted for reading.
     pub fn identification(&self) -> Vec<(&'static str, String)> {
         use crate::contract::formats;
-        vec![
-            ("Nome", self.full_name.clone()),
-            ("CPF", formats::cpf(&self.cpf)),
-            ("Data de nascimento", formats::date(self.birth_date)),
-        ]
+        // With a social name, it comes first and the civil name beside it (Decreto 8.727/2016,
+        // art. 6: the civil name only alongside, for the record).
+        let mut lines = match &self.social_name {
+            Some(social) => vec![("Nome social", social.clone()), ("Nome civil", self.full_name.clone())],
+            None => vec![("Nome", self.full_name.clone())],
+        };
+        lines.push(("CPF", formats::cpf(&self.cpf)));
+        lines.push(("Data de nascimento", formats::date(self.birth_date)));
+        lines
     }
 }
 
@@ -242,4 +251,33 @@ pub trait CustomerStore: Send + Sync {
 
     /// Every seller's registration of the CPF, oldest first (the back office's view).
     async fn registrations(&self, cpf: &Cpf) -> Result<Vec<Registration>, StoreError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::person;
+
+    fn labels(lines: &[(&'static str, String)]) -> Vec<&'static str> {
+        lines.iter().map(|(label, _)| *label).collect()
+    }
+
+    #[test]
+    fn a_document_names_the_person_by_the_social_name_with_the_civil_name_beside_it() {
+        let plain = person().identification();
+        assert_eq!(labels(&plain), ["Nome", "CPF", "Data de nascimento"]);
+        assert_eq!(plain[0].1, "Maria da Silva");
+        assert_eq!(plain[1].1, "123.456.789-09");
+
+        let known_as = crate::customers::CustomerSnapshot {
+            social_name: Some("Mariana Souza".into()),
+            ..person()
+        }
+        .identification();
+        assert_eq!(
+            labels(&known_as),
+            ["Nome social", "Nome civil", "CPF", "Data de nascimento"]
+        );
+        assert_eq!(known_as[0].1, "Mariana Souza");
+        assert_eq!(known_as[1].1, "Maria da Silva");
+    }
 }

@@ -21,5 +21,6 @@ mod service;
 mod sessions;
 mod sign_in;
 mod signing;
+mod social_name;
 mod throttling;
 mod tokens;

@@ -58,6 +58,7 @@ pub fn long_proposal() -> ProposalDetail {
             },
             person: CustomerSnapshot {
                 full_name: "Maria Conceição de Araújo Gonçalves".into(),
+                social_name: None,
                 cpf: "12345678909".into(),
                 birth_date: NaiveDate::from_ymd_opt(1979, 3, 8).unwrap_or_default(),
                 gender: "Feminino".into(),

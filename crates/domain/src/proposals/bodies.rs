@@ -18,6 +18,9 @@ use serde::Deserialize;
 pub struct RegistrationCustomerBody {
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Maria da Silva"))]
     pub nome_completo: Field<String>,
+    /// O nome pelo qual a pessoa é conhecida (Decreto 8.727/2016), com as regras do nome completo.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Maria Souza"))]
+    pub nome_social: Field<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{11}|\d{3}\.\d{3}\.\d{3}-\d{2})$", example = "123.456.789-09"))]
     pub cpf: Field<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{4}-\d{2}-\d{2}", example = "1990-05-15T00:00:00.000Z"))]
@@ -100,6 +103,9 @@ pub struct RegistrationBody {
 pub struct ProposalCustomerBody {
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Maria da Silva"))]
     pub full_name: Field<String>,
+    /// Nome social (Decreto 8.727/2016), com as regras do nome completo.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Maria Souza"))]
+    pub social_name: Field<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{11}|\d{3}\.\d{3}\.\d{3}-\d{2})$", example = "12345678909"))]
     pub cpf: Field<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{4}-\d{2}-\d{2}", example = "1990-05-15"))]
@@ -237,6 +243,9 @@ pub struct ProposalBody {
 pub struct ShopCustomerBody {
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "João Souza"))]
     pub full_name: Field<String>,
+    /// Nome social (Decreto 8.727/2016), com as regras do nome completo.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Joana Souza"))]
+    pub social_name: Field<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{11}|\d{3}\.\d{3}\.\d{3}-\d{2})$", example = "52998224725"))]
     pub cpf: Field<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{4}-\d{2}-\d{2}", example = "1985-03-10"))]
@@ -299,6 +308,7 @@ pub struct ReadingRules {
 /// A full customer's members whatever the route calls them: `(name in the body, member)`.
 struct CustomerMembers {
     full_name: (&'static str, Field<String>),
+    social_name: (&'static str, Field<String>),
     cpf: (&'static str, Field<String>),
     birth_date: (&'static str, Field<String>),
     gender: (&'static str, Field<String>),
@@ -337,6 +347,7 @@ fn read_customer(
     policy: CustomerPolicy,
 ) -> Option<CustomerData> {
     let full_name = r.parse(m.full_name.0, m.full_name.1, FullName::parse);
+    let social_name = r.parse_optional(m.social_name.0, m.social_name.1, FullName::parse);
     let cpf = r.parse(m.cpf.0, m.cpf.1, Cpf::parse);
     let birth_date = r.parse(m.birth_date.0, m.birth_date.1, |s| {
         BirthDate::parse(s, at.today, at.rules.age)
@@ -363,6 +374,7 @@ fn read_customer(
     );
     Some(CustomerData {
         full_name: full_name?,
+        social_name,
         cpf: cpf?,
         birth_date: birth_date?,
         gender: gender?,
@@ -447,6 +459,7 @@ impl RegistrationCustomerBody {
     fn read(self, r: &mut Reading<'_>, at: &ReadingRules) -> Option<CustomerData> {
         let members = CustomerMembers {
             full_name: ("nome_completo", self.nome_completo),
+            social_name: ("nome_social", self.nome_social),
             cpf: ("cpf", self.cpf),
             birth_date: ("data_nascimento", self.data_nascimento),
             gender: ("sexo", self.sexo),
@@ -480,6 +493,7 @@ impl ProposalCustomerBody {
     fn read(self, r: &mut Reading<'_>, at: &ReadingRules) -> Option<CustomerData> {
         let members = CustomerMembers {
             full_name: ("fullName", self.full_name),
+            social_name: ("socialName", self.social_name),
             cpf: ("cpf", self.cpf),
             birth_date: ("birthDate", self.birth_date),
             gender: ("gender", self.gender),
@@ -511,6 +525,7 @@ impl ProposalCustomerBody {
 impl ShopCustomerBody {
     fn read(self, r: &mut Reading<'_>, at: &ReadingRules) -> Option<CustomerData> {
         let full_name = r.parse("fullName", self.full_name, FullName::parse);
+        let social_name = r.parse_optional("socialName", self.social_name, FullName::parse);
         let cpf = r.parse("cpf", self.cpf, Cpf::parse);
         let birth_date = r.parse("birthDate", self.birth_date, |s| {
             BirthDate::parse(s, at.today, at.rules.age)
@@ -520,6 +535,7 @@ impl ShopCustomerBody {
         let cell_phone = r.parse_optional("cellPhone", self.cell_phone, CellPhone::parse);
         let email = r.parse_optional("email", self.email, Email::parse);
         Some(CustomerData {
+            social_name,
             marital_status,
             cell_phone,
             email,

@@ -25,24 +25,19 @@ fn principal(application: Application) -> Principal {
 
 fn customer() -> CustomerData {
     CustomerData {
-        full_name: FullName::parse("Maria da Silva").unwrap(),
-        cpf: Cpf::parse("12345678909").unwrap(),
-        birth_date: BirthDate::from_stored(NaiveDate::from_ymd_opt(1990, 5, 15).unwrap()),
-        gender: Gender::Female,
         marital_status: Some(MaritalStatus::Single),
         nationality: Some("Brasileira".into()),
         cell_phone: Some(CellPhone::parse("(11) 91234-5678").unwrap()),
-        landline: None,
         email: Some(Email::parse("maria@exemplo.com.br").unwrap()),
         profession: Some("Professora".into()),
         salary: Some(SalaryCents::from_cents(250_000, 141_200).unwrap()),
         working: Some(true),
-        public_servant: None,
-        pep: None,
-        absent: None,
-        medication: None,
-        medication_description: None,
-        illiterate: None,
+        ..CustomerData::minimal(
+            FullName::parse("Maria da Silva").unwrap(),
+            Cpf::parse("12345678909").unwrap(),
+            BirthDate::from_stored(NaiveDate::from_ymd_opt(1990, 5, 15).unwrap()),
+            Gender::Female,
+        )
     }
 }
 

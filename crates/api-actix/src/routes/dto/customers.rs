@@ -15,6 +15,10 @@ pub struct CustomerRecordDto {
     pub criado_em: String,
     pub alterado_em: String,
     pub nome_completo: String,
+    /// Nome social (Decreto 8.727/2016): presente somente quando informado, para que o registro
+    /// da especificação siga exatamente o mesmo para quem não o usa.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nome_social: Option<String>,
     pub cpf: String,
     /// `YYYY-MM-DD`, whatever form was sent.
     pub data_nascimento: String,
@@ -48,6 +52,7 @@ impl From<CustomerRecord> for CustomerRecordDto {
             criado_em: iso(c.stamp.created_at),
             alterado_em: iso(c.stamp.updated_at),
             nome_completo: person.full_name,
+            nome_social: person.social_name,
             cpf: person.cpf,
             data_nascimento: person.birth_date.format("%Y-%m-%d").to_string(),
             celular: cell_phone(&person.cell_phone),
@@ -76,6 +81,10 @@ impl From<CustomerRecord> for CustomerRecordDto {
 #[serde(rename_all = "camelCase")]
 pub struct CustomerView {
     pub full_name: String,
+    /// Nome social (Decreto 8.727/2016): presente somente quando informado (o `customer` da
+    /// especificação segue exatamente o mesmo para quem não o usa).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub social_name: Option<String>,
     pub cpf: String,
     /// A textual date-time, as the spec shows it (not ISO 8601).
     pub birthday: String,
@@ -112,6 +121,7 @@ impl CustomerView {
         let person = customer.person;
         Self {
             full_name: person.full_name,
+            social_name: person.social_name,
             cpf: person.cpf,
             birthday: birthday_text(person.birth_date),
             gender: person.gender,
