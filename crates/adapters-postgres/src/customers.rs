@@ -2,105 +2,66 @@
 //! registration's writes that creating a proposal shares (the upsert by seller and CPF, the
 //! address, the refresh of the registration's `NOVO` proposals' copies).
 
-use crate::person_columns::{refresh_proposal_customers, upsert_registration};
+use crate::person_columns::{bind_registration, refreshed_copies_cte, registration_cte};
 use crate::pool::{connection, query_error};
 use crate::prepared::prepared;
 use crate::proposals::PgProposals;
 use crate::rows::{AddressRow, CustomerRow, row_of_json};
 use crate::schema::{addresses, customers, partners, products, proposals};
 use async_trait::async_trait;
+use diesel::pg::Pg;
 use diesel::prelude::*;
-use diesel::sql_types::{Int8, Jsonb, Nullable, Text};
-use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use diesel::query_builder::{BoxedSqlQuery, SqlQuery};
+use diesel::sql_types::{Jsonb, Nullable, Text};
+use diesel_async::RunQueryDsl;
 use domain::access::Scope;
 use domain::customers::{
     AddressData, CustomerData, CustomerRecord, CustomerStore, OwnershipItem, Registration, Seller, SellerView,
 };
 use domain::store::StoreError;
-use domain::values::Cpf;
+use domain::values::{Cpf, ProposalStatus};
 
-#[derive(QueryableByName)]
-struct NewAddress {
-    #[diesel(sql_type = Int8)]
-    id: i64,
-}
-
-/// Writes the customer's address: its stored one updated, or a new one linked to the customer
-/// (one statement). Returns the address id.
-pub(crate) async fn write_address(
-    conn: &AsyncPgConnection,
-    customer: &CustomerRow,
-    a: &AddressData,
-) -> QueryResult<i64> {
-    let mut conn = conn;
-    match customer.id_endereco {
-        Some(address_id) => {
-            diesel::update(addresses::table.find(address_id))
-                .set((
-                    addresses::cep.eq(a.cep.as_str()),
-                    addresses::endereco.eq(&a.street),
-                    addresses::numero.eq(&a.number),
-                    addresses::bairro.eq(&a.neighborhood),
-                    addresses::cidade.eq(&a.city),
-                    addresses::estado.eq(a.state.as_str()),
-                    addresses::complemento.eq(a.complement.as_deref()),
-                    addresses::alterado_em.eq(diesel::dsl::now),
-                ))
-                .execute(&mut conn)
-                .await?;
-            Ok(address_id)
-        }
-        None => {
-            let created: NewAddress = prepared(
-                "WITH new_address AS ( \
-                     INSERT INTO addresses (cep, endereco, numero, bairro, cidade, estado, complemento) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id) \
-                 UPDATE customers SET id_endereco = new_address.id FROM new_address \
-                 WHERE customers.id = $8 RETURNING new_address.id",
-                |q| {
-                    q.bind::<Text, _>(a.cep.as_str())
-                        .bind::<Text, _>(&a.street)
-                        .bind::<Text, _>(&a.number)
-                        .bind::<Text, _>(&a.neighborhood)
-                        .bind::<Text, _>(&a.city)
-                        .bind::<Text, _>(a.state.as_str())
-                        .bind::<Nullable<Text>, _>(a.complement.as_deref())
-                        .bind::<Int8, _>(customer.id)
-                },
-            )
-            .get_result(&mut conn)
-            .await?;
-            Ok(created.id)
-        }
-    }
-}
-
-/// Creates or updates the seller's registration, writes its address and refreshes its NOVO
-/// proposals' copies, inside the caller's transaction: two round trips.
-async fn upsert_customer(
-    conn: &mut AsyncPgConnection,
-    c: &CustomerData,
-    address: Option<&AddressData>,
-    seller: Seller,
-    changed_by: &str,
-) -> QueryResult<CustomerRow> {
-    let mut row = upsert_registration(conn, c, seller, changed_by).await?;
-    let shared: &AsyncPgConnection = conn;
-    let address_write = async {
-        match address {
-            Some(a) => write_address(shared, &row, a).await.map(Some),
-            None => Ok(None),
-        }
+/// `address`, after `registration_cte!`: with an address ($23 true), the registration's address
+/// ($24–$30, bound by [`bind_address`]) written under the id the registration holds (given by
+/// `registration` to a registration without one): updated when it is stored, inserted when not.
+macro_rules! address_cte {
+    () => {
+        "address AS ( \
+         INSERT INTO addresses (id, cep, endereco, numero, bairro, cidade, estado, complemento) \
+         SELECT r.id_endereco, $24, $25, $26, $27, $28, $29, $30 FROM registration r WHERE $23 \
+         ON CONFLICT (id) DO UPDATE SET cep = EXCLUDED.cep, endereco = EXCLUDED.endereco, numero = EXCLUDED.numero, \
+             bairro = EXCLUDED.bairro, cidade = EXCLUDED.cidade, estado = EXCLUDED.estado, \
+             complemento = EXCLUDED.complemento, alterado_em = now() \
+         RETURNING *)"
     };
-    let (address_id, refreshed) = futures_util::join!(address_write, refresh_proposal_customers(shared, row.id));
-    // Pipelined statements fail in order: the first error is the cause, later ones only report
-    // the aborted transaction.
-    if let Some(address_id) = address_id? {
-        row.id_endereco = Some(address_id);
-    }
-    refreshed?;
-    Ok(row)
 }
+pub(crate) use address_cte;
+
+/// Binds `address_cte!`'s $24–$30 (nulls when no address was sent: the part writes nothing then).
+pub(crate) fn bind_address<'f>(
+    q: BoxedSqlQuery<'f, Pg, SqlQuery>,
+    a: Option<&'f AddressData>,
+) -> BoxedSqlQuery<'f, Pg, SqlQuery> {
+    q.bind::<Nullable<Text>, _>(a.map(|a| a.cep.as_str()))
+        .bind::<Nullable<Text>, _>(a.map(|a| a.street.as_str()))
+        .bind::<Nullable<Text>, _>(a.map(|a| a.number.as_str()))
+        .bind::<Nullable<Text>, _>(a.map(|a| a.neighborhood.as_str()))
+        .bind::<Nullable<Text>, _>(a.map(|a| a.city.as_str()))
+        .bind::<Nullable<Text>, _>(a.map(|a| a.state.as_str()))
+        .bind::<Nullable<Text>, _>(a.and_then(|a| a.complement.as_deref()))
+}
+
+/// Route 3's write, in one statement (one round trip, its own transaction): the seller's
+/// registration by CPF, its address when sent, and its `NOVO` proposals' copies refreshed.
+const REGISTER: &str = concat!(
+    "WITH ",
+    registration_cte!(),
+    ", ",
+    address_cte!(),
+    ", ",
+    refreshed_copies_cte!(),
+    " SELECT * FROM registration"
+);
 
 #[async_trait]
 impl CustomerStore for PgProposals {
@@ -112,10 +73,13 @@ impl CustomerStore for PgProposals {
         changed_by: &str,
     ) -> Result<CustomerRecord, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        let row = conn
-            .transaction(async |conn| upsert_customer(conn, customer, address.as_ref(), seller, changed_by).await)
-            .await
-            .map_err(query_error)?;
+        let row: CustomerRow = prepared(REGISTER, |q| {
+            let q = bind_registration(q.into_boxed(), customer, seller, changed_by, address.is_some());
+            bind_address(q, address.as_ref()).bind::<Text, _>(ProposalStatus::New.as_str())
+        })
+        .get_result(&mut conn)
+        .await
+        .map_err(query_error)?;
         Ok(row.into())
     }
 

@@ -1,19 +1,16 @@
 //! A customer's personal columns, in one room. The seller's registration (`customers`) and every
 //! proposal's copy of it (`proposal_customers`) hold the same columns; this module is the only
-//! Rust that names them: how they read into the domain's [`CustomerSnapshot`], how a route's data
-//! writes them, how the proposals' copies follow the registration, and what anonymisation leaves
-//! in them. A personal field is added here and in its migration (the read model's document, the
+//! Rust that names them all: how they read into the domain's [`CustomerSnapshot`], how a route's data
+//! writes them (the parts of the one-statement writes of routes 3, 5 and 6), how the proposals'
+//! copies follow the registration, and what anonymisation leaves in them. A personal field is added here and in its migration (the read model's document, the
 //! export and the back office's view take every column of the rows as stored).
 
-use crate::prepared::prepared;
-use crate::rows::CustomerRow;
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::QueryableByName;
-use diesel::result::QueryResult;
+use diesel::pg::Pg;
+use diesel::query_builder::{BoxedSqlQuery, SqlQuery};
 use diesel::sql_types::{Bool, Date, Int8, Nullable, Text, Timestamptz};
-use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use domain::customers::{ChangeStamp, CustomerData, CustomerSnapshot, Seller};
-use domain::values::ProposalStatus;
 use serde::Deserialize;
 
 /// The personal columns of a registration or of a proposal's copy, read from a statement's row
@@ -110,15 +107,71 @@ impl From<StampColumns> for ChangeStamp {
     }
 }
 
-/// Creates the seller's registration of the customer, or updates the seller's own one by CPF:
+/// The personal columns, in the order every statement here lists them, each qualified by
+/// `$prefix` (`""` or `"r."`).
+macro_rules! person_columns {
+    ($p:literal) => {
+        concat!(
+            $p,
+            "cpf, ",
+            $p,
+            "nome_completo, ",
+            $p,
+            "data_nascimento, ",
+            $p,
+            "sexo, ",
+            $p,
+            "estado_civil, ",
+            $p,
+            "nacionalidade, ",
+            $p,
+            "celular, ",
+            $p,
+            "telefone_fixo, ",
+            $p,
+            "email, ",
+            $p,
+            "profissao, ",
+            $p,
+            "salario, ",
+            $p,
+            "trabalhando, ",
+            $p,
+            "servidor_publico, ",
+            $p,
+            "pep, ",
+            $p,
+            "afastado, ",
+            $p,
+            "medicamento, ",
+            $p,
+            "medicamento_descricao, ",
+            $p,
+            "e_analfabeto, ",
+            $p,
+            "cargo_politico, ",
+            $p,
+            "nome_social"
+        )
+    };
+}
+
+/// `registration`, the first part of a write statement: creates the seller's registration of the
+/// customer, or updates the seller's own one by CPF ($1–$22, bound by [`bind_registration`]):
 /// fields not sent keep their stored value (a new registration stores null or false for them).
-/// Another seller's registration is another row.
-const UPSERT_CUSTOMER: &str = "\
-         INSERT INTO customers (cpf, nome_completo, data_nascimento, sexo, estado_civil, nacionalidade, celular, telefone_fixo, \
-             email, profissao, salario, trabalhando, servidor_publico, pep, afastado, medicamento, medicamento_descricao, \
-             e_analfabeto, alterado_por, aplicacao_vendedor, id_parceiro_vendedor, nome_social) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, COALESCE($12, false), COALESCE($13, false), COALESCE($14, false), \
-             COALESCE($15, false), COALESCE($16, false), $17, COALESCE($18, false), $19, $20, $21, $22) \
+/// Another seller's registration is another row. With an address ($23 true), a registration
+/// without one is given its address's id here, from the addresses' sequence, so that the address
+/// is written beside it in the same statement (`customers::address_cte!`).
+macro_rules! registration_cte {
+    () => {
+        "registration AS ( \
+         INSERT INTO customers (cpf, nome_completo, data_nascimento, sexo, estado_civil, nacionalidade, celular, \
+             telefone_fixo, email, profissao, salario, trabalhando, servidor_publico, pep, afastado, medicamento, \
+             medicamento_descricao, e_analfabeto, alterado_por, aplicacao_vendedor, id_parceiro_vendedor, nome_social, \
+             id_endereco) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, COALESCE($12, false), COALESCE($13, false), \
+             COALESCE($14, false), COALESCE($15, false), COALESCE($16, false), $17, COALESCE($18, false), $19, $20, $21, \
+             $22, CASE WHEN $23 THEN nextval('addresses_id_seq') END) \
          ON CONFLICT ON CONSTRAINT customers_seller_cpf_key DO UPDATE SET \
              nome_completo = $2, data_nascimento = $3, sexo = $4, \
              estado_civil = COALESCE($5, customers.estado_civil), nacionalidade = COALESCE($6, customers.nacionalidade), \
@@ -129,82 +182,93 @@ const UPSERT_CUSTOMER: &str = "\
              afastado = COALESCE($15, customers.afastado), medicamento = COALESCE($16, customers.medicamento), \
              medicamento_descricao = COALESCE($17, customers.medicamento_descricao), \
              e_analfabeto = COALESCE($18, customers.e_analfabeto), nome_social = COALESCE($22, customers.nome_social), \
+             id_endereco = COALESCE(customers.id_endereco, EXCLUDED.id_endereco), \
              alterado_por = $19, alterado_em = now() \
-         RETURNING *";
-
-/// Creates or updates the seller's registration of the customer by CPF, inside the caller's
-/// transaction; returns the stored row.
-pub(crate) async fn upsert_registration(
-    conn: &mut AsyncPgConnection,
-    c: &CustomerData,
-    seller: Seller,
-    changed_by: &str,
-) -> QueryResult<CustomerRow> {
-    prepared(UPSERT_CUSTOMER, |q| {
-        q.bind::<Text, _>(c.cpf.as_str())
-            .bind::<Text, _>(c.full_name.as_str())
-            .bind::<Date, _>(c.birth_date.date())
-            .bind::<Text, _>(c.gender.as_str())
-            .bind::<Nullable<Text>, _>(c.marital_status.map(|m| m.as_str()))
-            .bind::<Nullable<Text>, _>(c.nationality.as_deref())
-            .bind::<Nullable<Text>, _>(c.cell_phone.as_ref().map(|p| p.as_str()))
-            .bind::<Nullable<Text>, _>(c.landline.as_ref().map(|p| p.as_str()))
-            .bind::<Nullable<Text>, _>(c.email.as_ref().map(|e| e.as_str()))
-            .bind::<Nullable<Text>, _>(c.profession.as_deref())
-            .bind::<Nullable<Int8>, _>(c.salary.map(|s| s.cents()))
-            .bind::<Nullable<Bool>, _>(c.working)
-            .bind::<Nullable<Bool>, _>(c.public_servant)
-            .bind::<Nullable<Bool>, _>(c.pep)
-            .bind::<Nullable<Bool>, _>(c.absent)
-            .bind::<Nullable<Bool>, _>(c.medication)
-            .bind::<Nullable<Text>, _>(c.medication_description.as_deref())
-            .bind::<Nullable<Bool>, _>(c.illiterate)
-            .bind::<Text, _>(changed_by)
-            .bind::<Text, _>(seller.application())
-            .bind::<Nullable<Int8>, _>(seller.partner_id())
-            .bind::<Nullable<Text>, _>(c.social_name.as_ref().map(|n| n.as_str()))
-    })
-    .get_result(conn)
-    .await
+         RETURNING *)"
+    };
 }
 
-/// Copies the registration (and its address) into the proposals of it that are still NOVO: the
-/// new one made in the same transaction, and the seller's earlier ones not yet sent for signature
-/// (its corrections reach them). A proposal that left NOVO keeps the copy it had.
-const REFRESH_PROPOSAL_CUSTOMERS: &str = "\
-         INSERT INTO proposal_customers (id_proposta, id_cliente, cpf, nome_completo, data_nascimento, sexo, estado_civil, \
-             nacionalidade, celular, telefone_fixo, email, profissao, salario, trabalhando, servidor_publico, pep, afastado, \
-             medicamento, medicamento_descricao, e_analfabeto, cargo_politico, cep, endereco, numero, bairro, cidade, estado, \
-             complemento, alterado_por, criado_em, alterado_em, nome_social) \
-         SELECT p.id, c.id, c.cpf, c.nome_completo, c.data_nascimento, c.sexo, c.estado_civil, c.nacionalidade, c.celular, \
-             c.telefone_fixo, c.email, c.profissao, c.salario, c.trabalhando, c.servidor_publico, c.pep, c.afastado, \
-             c.medicamento, c.medicamento_descricao, c.e_analfabeto, c.cargo_politico, a.cep, a.endereco, a.numero, a.bairro, \
-             a.cidade, a.estado, a.complemento, c.alterado_por, c.criado_em, c.alterado_em, c.nome_social \
-         FROM proposals p JOIN customers c ON c.id = p.id_cliente JOIN addresses a ON a.id = c.id_endereco \
-         WHERE p.id_cliente = $1 AND p.status = $2 \
-         ON CONFLICT (id_proposta) DO UPDATE SET \
-             cpf = EXCLUDED.cpf, nome_completo = EXCLUDED.nome_completo, data_nascimento = EXCLUDED.data_nascimento, \
-             sexo = EXCLUDED.sexo, estado_civil = EXCLUDED.estado_civil, nacionalidade = EXCLUDED.nacionalidade, \
-             celular = EXCLUDED.celular, telefone_fixo = EXCLUDED.telefone_fixo, email = EXCLUDED.email, \
-             profissao = EXCLUDED.profissao, salario = EXCLUDED.salario, trabalhando = EXCLUDED.trabalhando, \
-             servidor_publico = EXCLUDED.servidor_publico, pep = EXCLUDED.pep, afastado = EXCLUDED.afastado, \
-             medicamento = EXCLUDED.medicamento, medicamento_descricao = EXCLUDED.medicamento_descricao, \
-             e_analfabeto = EXCLUDED.e_analfabeto, cargo_politico = EXCLUDED.cargo_politico, cep = EXCLUDED.cep, \
-             endereco = EXCLUDED.endereco, numero = EXCLUDED.numero, bairro = EXCLUDED.bairro, cidade = EXCLUDED.cidade, \
-             estado = EXCLUDED.estado, complemento = EXCLUDED.complemento, alterado_por = EXCLUDED.alterado_por, \
-             criado_em = EXCLUDED.criado_em, alterado_em = EXCLUDED.alterado_em, nome_social = EXCLUDED.nome_social";
+/// The proposal's copy's columns past its two keys: the person, the address, the stamp.
+macro_rules! copy_columns {
+    () => {
+        concat!(
+            $crate::person_columns::person_columns!(""),
+            ", cep, endereco, numero, bairro, cidade, estado, complemento, alterado_por, criado_em, alterado_em"
+        )
+    };
+}
 
-/// Runs inside the caller's transaction, after the registration and its address (pipelined
-/// statements run in order).
-pub(crate) async fn refresh_proposal_customers(conn: &AsyncPgConnection, customer_id: i64) -> QueryResult<()> {
-    let mut conn = conn;
-    prepared(REFRESH_PROPOSAL_CUSTOMERS, |q| {
-        q.bind::<Int8, _>(customer_id)
-            .bind::<Text, _>(ProposalStatus::New.as_str())
-    })
-    .execute(&mut conn)
-    .await?;
-    Ok(())
+/// `copied`: the new proposal's (`proposal`) copy of the registration and its address, as the
+/// statement wrote them.
+macro_rules! new_copy_cte {
+    () => {
+        concat!(
+            "copied AS (INSERT INTO proposal_customers (id_proposta, id_cliente, ",
+            $crate::person_columns::copy_columns!(),
+            ") SELECT p.id, r.id, ",
+            $crate::person_columns::person_columns!("r."),
+            ", a.cep, a.endereco, a.numero, a.bairro, a.cidade, a.estado, a.complemento, \
+             r.alterado_por, r.criado_em, r.alterado_em \
+             FROM proposal p, registration r, address a)"
+        )
+    };
+}
+
+/// `refreshed`: the registration's earlier proposals still `NOVO` ($31) take its data (a
+/// correction reaches them), and its address when one was written; a proposal that left NOVO
+/// keeps the copy it had. The statement's own new proposal is not among them (a statement's parts
+/// do not see each other's rows): `copied` writes it.
+macro_rules! refreshed_copies_cte {
+    () => {
+        concat!(
+            "refreshed AS (UPDATE proposal_customers pc SET (",
+            $crate::person_columns::copy_columns!(),
+            ") = (",
+            $crate::person_columns::person_columns!("r."),
+            ", coalesce(a.cep, pc.cep), coalesce(a.endereco, pc.endereco), coalesce(a.numero, pc.numero), \
+             coalesce(a.bairro, pc.bairro), coalesce(a.cidade, pc.cidade), coalesce(a.estado, pc.estado), \
+             CASE WHEN a.id IS NULL THEN pc.complemento ELSE a.complemento END, \
+             r.alterado_por, r.criado_em, r.alterado_em) \
+             FROM registration r LEFT JOIN address a ON true \
+             JOIN proposals o ON o.id_cliente = r.id AND o.status = $31 \
+             WHERE pc.id_proposta = o.id)"
+        )
+    };
+}
+
+pub(crate) use {copy_columns, new_copy_cte, person_columns, refreshed_copies_cte, registration_cte};
+
+/// Binds `registration_cte!`'s $1–$23: the route's data, its seller and whether an address follows.
+pub(crate) fn bind_registration<'f>(
+    q: BoxedSqlQuery<'f, Pg, SqlQuery>,
+    c: &'f CustomerData,
+    seller: Seller,
+    changed_by: &'f str,
+    with_address: bool,
+) -> BoxedSqlQuery<'f, Pg, SqlQuery> {
+    q.bind::<Text, _>(c.cpf.as_str())
+        .bind::<Text, _>(c.full_name.as_str())
+        .bind::<Date, _>(c.birth_date.date())
+        .bind::<Text, _>(c.gender.as_str())
+        .bind::<Nullable<Text>, _>(c.marital_status.map(|m| m.as_str()))
+        .bind::<Nullable<Text>, _>(c.nationality.as_deref())
+        .bind::<Nullable<Text>, _>(c.cell_phone.as_ref().map(|p| p.as_str()))
+        .bind::<Nullable<Text>, _>(c.landline.as_ref().map(|p| p.as_str()))
+        .bind::<Nullable<Text>, _>(c.email.as_ref().map(|e| e.as_str()))
+        .bind::<Nullable<Text>, _>(c.profession.as_deref())
+        .bind::<Nullable<Int8>, _>(c.salary.map(|s| s.cents()))
+        .bind::<Nullable<Bool>, _>(c.working)
+        .bind::<Nullable<Bool>, _>(c.public_servant)
+        .bind::<Nullable<Bool>, _>(c.pep)
+        .bind::<Nullable<Bool>, _>(c.absent)
+        .bind::<Nullable<Bool>, _>(c.medication)
+        .bind::<Nullable<Text>, _>(c.medication_description.as_deref())
+        .bind::<Nullable<Bool>, _>(c.illiterate)
+        .bind::<Text, _>(changed_by)
+        .bind::<Text, _>(seller.application())
+        .bind::<Nullable<Int8>, _>(seller.partner_id())
+        .bind::<Nullable<Text>, _>(c.social_name.as_ref().map(|n| n.as_str()))
+        .bind::<Bool, _>(with_address)
 }
 
 /// The personal fields of a registration replaced: the name says what happened, the birth date is

@@ -1,9 +1,10 @@
 //! Proposals in PostgreSQL: the domain's `ProposalStore` (the registrations are `customers`, the
 //! partners `partners`, route 7's document `read_model`).
 
-use crate::customers::write_address;
-use crate::person_columns::{refresh_proposal_customers, upsert_registration};
+use crate::customers::{address_cte, bind_address};
+use crate::person_columns::{bind_registration, new_copy_cte, refreshed_copies_cte, registration_cte};
 use crate::pool::{PgPool, connection, names_no_row, query_error};
+use crate::prepared::prepared;
 use crate::read_model::{self, DetailParts, PartyPart, RepresentativePart, SignaturePart};
 use crate::rows::{PartnerRow, PaymentRow, ProposalRow, row_of_json};
 use crate::schema::{
@@ -17,7 +18,7 @@ use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel::sql_types::{Bool, Int4, Int8, Jsonb, Nullable, Text, Timestamptz};
-use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use domain::access::Scope;
 use domain::history::{FieldChange, HistoryEntry};
 use domain::proposals::model::{Flow, NewProposal, PaymentDetails, ProposalDetail, ProposalRecord};
@@ -80,107 +81,80 @@ impl PgProposals {
     }
 }
 
-async fn insert_proposal(
-    conn: &AsyncPgConnection,
-    p: &NewProposal,
-    identifier: &str,
-    customer_id: i64,
-    payment_type: Option<&str>,
-) -> QueryResult<ProposalRow> {
-    let mut conn = conn;
-    let partner = p.partner.as_ref();
-    diesel::insert_into(proposals::table)
-        .values((
-            proposals::identificador.eq(identifier),
-            proposals::valor.eq(p.value),
-            proposals::cpf_cnpj_parceiro.eq(partner.map(|l| l.partner_document.as_str())),
-            proposals::id_parceiro.eq(partner.map(|l| l.partner_id)),
-            proposals::id_representante.eq(partner.and_then(|l| l.representative_id)),
-            proposals::id_cliente.eq(customer_id),
-            proposals::cpf_cliente.eq(p.customer.cpf.as_str()),
-            proposals::alterado_por.eq(&p.changed_by),
-            proposals::cnpj_associacao.eq(partner.and_then(|l| l.association_cnpj.as_deref())),
-            proposals::cnpj_federacao.eq(partner.and_then(|l| l.federation_cnpj.as_deref())),
-            proposals::tipo_envio.eq(p.shipping.as_str()),
-            proposals::fluxo.eq(p.flow.as_str()),
-            proposals::id_produto.eq(p.product_id),
-            proposals::codigo_faturamento.eq(p.billing_code),
-            proposals::tipo_pagamento.eq(payment_type),
-        ))
-        .returning(ProposalRow::as_returning())
-        .get_result(&mut conn)
-        .await
-}
+/// Route 5's (and 6's) write, in one statement: one round trip, its own transaction. The seller's
+/// registration by CPF and its address (`customers`), the proposal with its payment, the
+/// proposal's copy of the customer and address, and the registration's earlier `NOVO` proposals'
+/// copies refreshed. At its commit the deferred triggers build the proposal's read model
+/// (migration 000022) and the history's creation entry is written. `bench/run.sh` replays exactly
+/// this text through pgbench (the route's own ceiling, `bench-tools`' `write-script`).
+pub const CREATE_PROPOSAL: &str = concat!(
+    "WITH ",
+    registration_cte!(),
+    ", ",
+    address_cte!(),
+    ", ",
+    "proposal AS ( \
+     INSERT INTO proposals (identificador, valor, cpf_cnpj_parceiro, id_parceiro, id_representante, id_cliente, \
+         cpf_cliente, alterado_por, cnpj_associacao, cnpj_federacao, tipo_envio, fluxo, id_produto, codigo_faturamento, \
+         tipo_pagamento) \
+     SELECT $32, $33, $34, $35, $36, r.id, r.cpf, r.alterado_por, $37, $38, $39, $40, $41, $42, $43 \
+     FROM registration r \
+     RETURNING *), \
+     payment AS ( \
+     INSERT INTO proposal_payments (id_proposta, tipo, alterado_por, banco, agencia, conta, operacao, numero_folha, \
+         tipo_folha, especie) \
+     SELECT p.id, p.tipo_pagamento, p.alterado_por, $44, $45, $46, $47, $48, $49, $50 \
+     FROM proposal p WHERE p.tipo_pagamento IS NOT NULL), ",
+    new_copy_cte!(),
+    ", ",
+    refreshed_copies_cte!(),
+    " SELECT * FROM proposal"
+);
 
-/// The proposal's payment, for the proposal with `identifier` (inserted just before it in the
-/// same transaction and pipeline).
-async fn insert_payment(
-    conn: &AsyncPgConnection,
-    p: &NewProposal,
-    identifier: &str,
-    payment_type: Option<&str>,
-) -> QueryResult<()> {
-    use diesel::IntoSql;
-    let (Some(payment), Some(kind)) = (&p.payment, payment_type) else {
-        return Ok(());
-    };
-    let mut conn = conn;
-    let none = None::<&str>;
-    let (bank, agency, account, operation, number, sheet_type, specie) = match payment {
-        PaymentDetails::PayrollDiscount {
+/// The payment's columns as `CREATE_PROPOSAL` binds them: bank, agency, account, operation,
+/// sheet number, sheet type, species (those of the other kind null).
+type PaymentBinds<'a> = (
+    Option<&'a str>,
+    Option<&'a str>,
+    Option<&'a str>,
+    Option<&'a str>,
+    Option<&'a str>,
+    Option<&'a str>,
+    Option<i32>,
+);
+
+fn payment_binds(payment: Option<&PaymentDetails>) -> (Option<&'static str>, PaymentBinds<'_>) {
+    match payment {
+        Some(PaymentDetails::PayrollDiscount {
             number,
             specie,
             sheet_type,
-        } => (
-            none,
-            none,
-            none,
-            none,
-            Some(number.as_str()),
-            Some(sheet_type.as_str()),
-            Some(*specie),
+        }) => (
+            Some("DESCONTO EM FOLHA"),
+            (
+                None,
+                None,
+                None,
+                None,
+                Some(number.as_str()),
+                Some(sheet_type.as_str()),
+                Some(*specie),
+            ),
         ),
-        PaymentDetails::AccountDebit(a) => (
-            Some(a.bank.as_str()),
-            Some(a.agency.as_str()),
-            Some(a.account.as_str()),
-            a.operation.as_deref(),
-            none,
-            none,
-            None,
+        Some(PaymentDetails::AccountDebit(a)) => (
+            Some("DÉBITO EM CONTA"),
+            (
+                Some(a.bank.as_str()),
+                Some(a.agency.as_str()),
+                Some(a.account.as_str()),
+                a.operation.as_deref(),
+                None,
+                None,
+                None,
+            ),
         ),
-    };
-    let values = proposals::table
-        .filter(proposals::identificador.eq(identifier))
-        .select((
-            proposals::id,
-            kind.into_sql::<Text>(),
-            p.changed_by.as_str().into_sql::<Text>(),
-            bank.into_sql::<Nullable<Text>>(),
-            agency.into_sql::<Nullable<Text>>(),
-            account.into_sql::<Nullable<Text>>(),
-            operation.into_sql::<Nullable<Text>>(),
-            number.into_sql::<Nullable<Text>>(),
-            sheet_type.into_sql::<Nullable<Text>>(),
-            specie.into_sql::<Nullable<Int4>>(),
-        ));
-    diesel::insert_into(proposal_payments::table)
-        .values(values)
-        .into_columns((
-            proposal_payments::id_proposta,
-            proposal_payments::tipo,
-            proposal_payments::alterado_por,
-            proposal_payments::banco,
-            proposal_payments::agencia,
-            proposal_payments::conta,
-            proposal_payments::operacao,
-            proposal_payments::numero_folha,
-            proposal_payments::tipo_folha,
-            proposal_payments::especie,
-        ))
-        .execute(&mut conn)
-        .await?;
-    Ok(())
+        None => (None, (None, None, None, None, None, None, None)),
+    }
 }
 
 /// The stored `{field: {from, to}}` object (written by the history triggers, migration 000016).
@@ -278,35 +252,37 @@ fn search_query(
 impl ProposalStore for PgProposals {
     async fn create(&self, p: &NewProposal) -> Result<domain::proposals::model::ProposalRecord, CreateProposalError> {
         let mut conn = connection(&self.pool).await?;
-        // Four round trips: BEGIN; the registration; its address, the proposal, its payment and
-        // the proposal's copy of the customer, pipelined (the payment finds its proposal by the
-        // identifier made here; the copy reads what the statements before it wrote); COMMIT.
-        let result = conn
-            .transaction(async |conn| {
-                let customer = upsert_registration(conn, &p.customer, p.seller, &p.changed_by).await?;
-                // 122 random bits: an identifier nobody can guess from another.
-                let identifier = uuid::Uuid::new_v4().to_string();
-                let payment_type = match &p.payment {
-                    Some(PaymentDetails::PayrollDiscount { .. }) => Some("DESCONTO EM FOLHA"),
-                    Some(PaymentDetails::AccountDebit(_)) => Some("DÉBITO EM CONTA"),
-                    None => None,
-                };
-                let shared: &AsyncPgConnection = conn;
-                let (address, proposal, payment, copied) = futures_util::join!(
-                    write_address(shared, &customer, &p.address),
-                    insert_proposal(shared, p, &identifier, customer.id, payment_type),
-                    insert_payment(shared, p, &identifier, payment_type),
-                    refresh_proposal_customers(shared, customer.id),
-                );
-                // In pipeline order: the first error is the cause (later statements only report
-                // the aborted transaction).
-                address?;
-                let row = proposal?;
-                payment?;
-                copied?;
-                Ok::<_, DieselError>(row)
-            })
-            .await;
+        // 122 random bits: an identifier nobody can guess from another.
+        let identifier = uuid::Uuid::new_v4().to_string();
+        let partner = p.partner.as_ref();
+        let (payment_type, (bank, agency, account, operation, sheet_number, sheet_type, specie)) =
+            payment_binds(p.payment.as_ref());
+        let result: QueryResult<ProposalRow> = prepared(CREATE_PROPOSAL, |q| {
+            let q = bind_registration(q.into_boxed(), &p.customer, p.seller, &p.changed_by, true);
+            bind_address(q, Some(&p.address))
+                .bind::<Text, _>(ProposalStatus::New.as_str())
+                .bind::<Text, _>(identifier.as_str())
+                .bind::<Int8, _>(p.value)
+                .bind::<Nullable<Text>, _>(partner.map(|l| l.partner_document.as_str()))
+                .bind::<Nullable<Int8>, _>(partner.map(|l| l.partner_id))
+                .bind::<Nullable<Int8>, _>(partner.and_then(|l| l.representative_id))
+                .bind::<Nullable<Text>, _>(partner.and_then(|l| l.association_cnpj.as_deref()))
+                .bind::<Nullable<Text>, _>(partner.and_then(|l| l.federation_cnpj.as_deref()))
+                .bind::<Text, _>(p.shipping.as_str())
+                .bind::<Text, _>(p.flow.as_str())
+                .bind::<Int8, _>(p.product_id)
+                .bind::<Int4, _>(p.billing_code)
+                .bind::<Nullable<Text>, _>(payment_type)
+                .bind::<Nullable<Text>, _>(bank)
+                .bind::<Nullable<Text>, _>(agency)
+                .bind::<Nullable<Text>, _>(account)
+                .bind::<Nullable<Text>, _>(operation)
+                .bind::<Nullable<Text>, _>(sheet_number)
+                .bind::<Nullable<Text>, _>(sheet_type)
+                .bind::<Nullable<Int4>, _>(specie)
+        })
+        .get_result(&mut conn)
+        .await;
         match result {
             Ok(row) => Ok(ProposalRecord::try_from(row).map_err(StoreError::from)?),
             Err(DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, info))

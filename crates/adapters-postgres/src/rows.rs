@@ -47,7 +47,7 @@ impl From<CustomerRow> for CustomerRecord {
     }
 }
 
-#[derive(Debug, Queryable, Selectable, Deserialize)]
+#[derive(Debug, Queryable, QueryableByName, Selectable, Deserialize)]
 #[diesel(table_name = proposals)]
 pub struct ProposalRow {
     pub id: i64,
