@@ -60,11 +60,12 @@ chmod 755 "$work" # PgBouncer runs as postgres when we are root
 port=$((20000 + RANDOM % 20000))
 hello_port=$((port + 1))
 # BENCH_BIN_DIR=<folder> measures binaries built elsewhere (an earlier commit's sales-api,
-# hello-json and bcrypt-verify), so that a change is measured before and after in one sitting.
+# hello-json, bcrypt-verify and, from issue 27 on, create-proposal-script), so that a change is
+# measured before and after in one sitting.
 if [ -n "${BENCH_BIN_DIR:-}" ]; then
   bin_dir="$BENCH_BIN_DIR"
 else
-  cargo build --profile "$profile" --bin sales-api --bin hello-json --bin bcrypt-verify
+  cargo build --profile "$profile" --bin sales-api --bin hello-json --bin bcrypt-verify --bin create-proposal-script
   case "$profile" in dev) dir=debug ;; *) dir="$profile" ;; esac
   bin_dir="${CARGO_TARGET_DIR:-target}/$dir"
 fi
@@ -206,8 +207,27 @@ quiet_p99="$p99"
 quiet_rps="$rps"
 row "GET /proposal/byIdentifier" "$rps" "$pg_select" "≥ 40% of pgbench -S, p99 ≤ 25 ms"
 pg_create=$(pgbench_tps -f "$work/create.sql")
+# Route 5's own writes: the service's one create statement with the benchmark body's values,
+# replayed by pgbench (printed by bench-tools' create-proposal-script from the very constant the
+# service binds, so that the two cannot drift). Binaries from before it have no such script.
+pg_writes=""
+if [ -x "$bin_dir/create-proposal-script" ]; then
+  "$bin_dir/create-proposal-script" > "$work/writes.sql"
+  partner_id=$(psql "$DATABASE_URL" -Atc "SELECT id FROM partners WHERE cpf_cnpj = '11222333000181'")
+  representative_id=$(psql "$DATABASE_URL" -Atc "SELECT r.id FROM representatives r JOIN users u ON u.id = r.user_id
+    WHERE u.email = 'parceiro@demo.com.br'")
+  product_id=$(psql "$DATABASE_URL" -Atc "SELECT id FROM products WHERE codigo_produto = 101")
+  pg_writes=$(pgbench_tps -M prepared -D partner="$partner_id" -D representative="$representative_id" \
+    -D product="$product_id" -f "$work/writes.sql")
+  p50="-" p99="-" errors="-" last_profile=""
+  row "route 5's own writes, one statement (pgbench)" "$pg_writes" "$pg_create" "≥ 30% of pgbench insert+select"
+fi
 wrk_run -s bench/create_proposal.lua "$base"
 row "POST /proposal/create" "$rps" "$pg_create" "≥ 60% of pgbench insert+select, p99 ≤ 50 ms"
+if [ -n "$pg_writes" ]; then
+  last_profile=""
+  row "POST /proposal/create, against its own writes" "$rps" "$pg_writes" "≥ 90% of route 5's own writes"
+fi
 measure_hello
 wrk_run -s bench/get_with_token.lua "$base/billingGroup/list"
 row "GET /billingGroup/list" "$rps" "$hello_rps" "≥ 50% of hello JSON"

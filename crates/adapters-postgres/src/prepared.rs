@@ -37,3 +37,52 @@ impl<Q> QueryId for KeepPrepared<Q> {
 impl<Q: Query> Query for KeepPrepared<Q> {
     type SqlType = Q::SqlType;
 }
+
+/// `sql` with each placeholder `$n` replaced by `values[n - 1]` (a statement replayed outside the
+/// service: pgbench). `None` when a placeholder has no value or a value is never used, so that
+/// a statement and its values cannot drift apart unnoticed.
+pub(crate) fn with_placeholders(sql: &str, values: &[&str]) -> Option<String> {
+    let mut used = vec![false; values.len()];
+    let mut out = String::with_capacity(sql.len());
+    let mut rest = sql;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let digits: String = rest[at + 1..].chars().take_while(char::is_ascii_digit).collect();
+        if digits.is_empty() {
+            out.push('$');
+        } else {
+            let n: usize = digits.parse().ok()?;
+            let value = values.get(n.checked_sub(1)?)?;
+            used[n - 1] = true;
+            out.push_str(value);
+        }
+        rest = &rest[at + 1 + digits.len()..];
+    }
+    out.push_str(rest);
+    used.iter().all(|u| *u).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_placeholders;
+
+    #[test]
+    fn every_placeholder_takes_its_value_and_every_value_is_used() {
+        assert_eq!(
+            with_placeholders(
+                "SELECT $1, $10, $2 WHERE x = $1",
+                &["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]
+            ),
+            None,
+            "values 3 to 9 are never used"
+        );
+        let values = ["'x'", "2", "3", "4", "5", "6", "7", "8", "9", "'ten'"];
+        let sql = "SELECT $1, $10, $2, $3, $4, $5, $6, $7, $8, $9, 'a$' WHERE x = $1";
+        assert_eq!(
+            with_placeholders(sql, &values).as_deref(),
+            Some("SELECT 'x', 'ten', 2, 3, 4, 5, 6, 7, 8, 9, 'a$' WHERE x = 'x'")
+        );
+        assert_eq!(with_placeholders("SELECT $3", &["1", "2"]), None, "no value for $3");
+        assert_eq!(with_placeholders("SELECT $0", &["1"]), None);
+    }
+}

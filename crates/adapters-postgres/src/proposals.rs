@@ -111,6 +111,70 @@ pub const CREATE_PROPOSAL: &str = concat!(
     " SELECT * FROM proposal"
 );
 
+/// `CREATE_PROPOSAL` as a pgbench script: the service's very statement with each `$n` replaced by
+/// the value the benchmark's route-5 body binds there (`bench/create_proposal.lua`: a new CPF per
+/// transaction, payroll discount), so that `bench/run.sh` measures the route's own writes with
+/// nothing of the service in the way, and a change to the statement changes what is measured.
+/// pgbench variables: `:n` (a number per transaction) and the demo seed's `:partner`,
+/// `:representative` and `:product` ids. `None` when the statement and the values no longer match
+/// (a test holds them together).
+pub fn create_proposal_pgbench_script() -> Option<String> {
+    const VALUES: [&str; 50] = [
+        "lpad(:n::text, 11, '0')",
+        "'Cliente De Carga'",
+        "'1985-03-10'::date",
+        "'Feminino'",
+        "'Casado'::text",
+        "'Brasileira'::text",
+        "'11912345678'::text",
+        "NULL::text",
+        "'carga@exemplo.com.br'::text",
+        "'Analista'::text",
+        "300000::int8",
+        "NULL::bool",
+        "NULL::bool",
+        "NULL::bool",
+        "NULL::bool",
+        "NULL::bool",
+        "NULL::text",
+        "NULL::bool",
+        "'parceiro@demo.com.br'",
+        "'PARCEIRO'",
+        ":partner::int8",
+        "NULL::text",
+        "true",
+        "'01310100'::text",
+        "'Avenida Paulista'::text",
+        "'1'::text",
+        "'Bela Vista'::text",
+        "'São Paulo'::text",
+        "'SP'::text",
+        "NULL::text",
+        "'NOVO'",
+        "gen_random_uuid()::text",
+        "141200::int8",
+        "'11222333000181'::text",
+        ":partner::int8",
+        ":representative::int8",
+        "NULL::text",
+        "NULL::text",
+        "'sms'::text",
+        "'PARCEIRO'::text",
+        ":product::int8",
+        "5002::int4",
+        "'DESCONTO EM FOLHA'::text",
+        "NULL::text",
+        "NULL::text",
+        "NULL::text",
+        "NULL::text",
+        "'123'::text",
+        "'BENEFÍCIO'::text",
+        "41::int4",
+    ];
+    crate::prepared::with_placeholders(CREATE_PROPOSAL, &VALUES)
+        .map(|statement| format!("\\set n random(1, 99999999999)\n{statement};\n"))
+}
+
 /// The payment's columns as `CREATE_PROPOSAL` binds them: bank, agency, account, operation,
 /// sheet number, sheet type, species (those of the other kind null).
 type PaymentBinds<'a> = (
@@ -536,4 +600,15 @@ async fn signature_part(conn: &mut &AsyncPgConnection, identifier: &str) -> Quer
             })
             .collect(),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_pgbench_replay_binds_every_placeholder_of_the_create_statement() {
+        let script = super::create_proposal_pgbench_script().expect("a value for each $n, each used");
+        assert!(script.starts_with("\\set n random("));
+        assert!(!script.contains('$'), "{script}");
+        assert!(script.contains("INSERT INTO proposals"));
+    }
 }
