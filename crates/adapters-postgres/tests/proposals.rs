@@ -451,3 +451,73 @@ async fn a_proposal_for_a_known_customer_rewrites_the_stored_address_and_keeps_a
     assert_eq!((payment.sheet_number, payment.specie), (None, None));
     assert_eq!(count(&pool, "SELECT count(*) AS n FROM customers").await, 1);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_registration_without_an_address_gets_one_with_its_first_proposal_and_a_later_correction_without_one_keeps_it()
+ {
+    let (_db, _pool, proposals, product_id) = seeded().await;
+    // Route 3 without an address: the registration has none.
+    let registered = proposals
+        .upsert(&customer("Maria da Silva"), None, Seller::Shop, "loja@exemplo.com.br")
+        .await
+        .unwrap();
+    assert_eq!(registered.address_id, None);
+
+    // The first proposal writes the address under an id the registration now holds.
+    let record = proposals
+        .create(&new_proposal(&proposals, product_id, "Maria da Silva", "Avenida Paulista").await)
+        .await
+        .unwrap();
+    assert_eq!(record.customer_id, registered.id, "the same registration");
+    let with_address = proposals
+        .upsert(&customer("Maria da Silva"), None, Seller::Shop, "loja@exemplo.com.br")
+        .await
+        .unwrap();
+    let address_id = with_address
+        .address_id
+        .expect("the proposal's address is the registration's");
+    let seller_view = proposals.registrations(&cpf()).await.unwrap();
+    assert_eq!(seller_view[0].address.as_ref().unwrap().street, "Avenida Paulista");
+
+    // A correction without an address reaches the NOVO proposal's copy and keeps its address.
+    let corrected = proposals
+        .upsert(
+            &customer("Maria Corrigida Sem Endereço"),
+            None,
+            Seller::Shop,
+            "loja@exemplo.com.br",
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        corrected.address_id,
+        Some(address_id),
+        "the address is kept, not replaced"
+    );
+    let detail = proposals
+        .detail(&record.identifier, Scope::Everything)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(detail.customer.person.full_name, "Maria Corrigida Sem Endereço");
+    let shown = detail.address.unwrap();
+    assert_eq!(
+        (shown.street.as_str(), shown.city.as_str()),
+        ("Avenida Paulista", "São Paulo")
+    );
+
+    // A refused proposal (one open per CPF and product) leaves the address as it was: the whole
+    // statement is undone, its address part too.
+    let refused = proposals
+        .create(&new_proposal(&proposals, product_id, "Maria da Silva", "Rua Nova").await)
+        .await;
+    assert_eq!(refused, Err(CreateProposalError::DuplicateOpen));
+    let seller_view = proposals.registrations(&cpf()).await.unwrap();
+    assert_eq!(seller_view[0].address.as_ref().unwrap().street, "Avenida Paulista");
+    assert_eq!(seller_view[0].customer.address_id, Some(address_id));
+}
+
+/// The CPF of `domain::testing::customer`.
+fn cpf() -> Cpf {
+    Cpf::parse("12345678909").unwrap()
+}
