@@ -139,6 +139,22 @@ impl<T: Shape> Shape for Vec<Field<T>> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TextOrNumber(pub String);
 
+/// Its schema: text, or a non-negative integer (what [`Shape::from_json`] accepts).
+#[cfg(feature = "openapi")]
+impl utoipa::PartialSchema for TextOrNumber {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
+        OneOfBuilder::new()
+            .item(ObjectBuilder::new().schema_type(Type::String))
+            .item(ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(0)))
+            .description(Some("Texto, ou inteiro não negativo"))
+            .into()
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for TextOrNumber {}
+
 impl Shape for TextOrNumber {
     fn from_json(value: Value) -> Option<Self> {
         match value {

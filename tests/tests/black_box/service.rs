@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use black_box_tests::{StatusCode, TestApp, assert_error};
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::time::Duration;
 
 #[tokio::test(flavor = "multi_thread")]
@@ -318,4 +318,56 @@ async fn no_answer_in_the_document_goes_without_a_description() {
             }
         }
     }
+}
+
+/// What client generators need of the document (issue 28): unique `resource.action` operation ids,
+/// public operations saying so, a server, declared tags, the PDF as bytes, and no `null` schema.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_openapi_document_is_what_client_generators_accept() {
+    let app = TestApp::spawn().await;
+    let doc: Value = app.get("/openapi.json", None).await.json().await.unwrap();
+    let mut ids = Vec::new();
+    for section in ["paths", "webhooks"] {
+        for (path, item) in doc[section].as_object().unwrap() {
+            for (method, operation) in item.as_object().unwrap() {
+                let id = operation["operationId"]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("{method} {path}"));
+                let (resource, action) = id.split_once('.').unwrap_or_else(|| panic!("{id}"));
+                assert!(
+                    !resource.is_empty() && !action.is_empty() && !action.contains('.'),
+                    "{id}"
+                );
+                ids.push(id.to_owned());
+                assert!(operation["security"].is_array(), "{method} {path}: security said");
+            }
+        }
+    }
+    let count = ids.len();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), count, "operation ids are unique");
+    assert_eq!(doc["paths"]["/signin"]["post"]["security"], json!([]), "public");
+    assert_eq!(
+        doc["paths"]["/proposal/create"]["post"]["security"],
+        json!([{"bearer": []}])
+    );
+    assert_eq!(doc["servers"][0]["url"], "/");
+    let declared: Vec<&str> = doc["tags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    for item in doc["paths"].as_object().unwrap().values() {
+        for operation in item.as_object().unwrap().values() {
+            for tag in operation["tags"].as_array().unwrap() {
+                assert!(declared.contains(&tag.as_str().unwrap()), "{tag} declared");
+            }
+        }
+    }
+    let pdf = &doc["paths"]["/proposal/{identificador}/document"]["get"]["responses"]["200"]["content"];
+    assert_eq!(pdf["application/pdf"]["schema"]["format"], "binary");
+    assert!(pdf.get("application/json").is_none(), "the PDF answer has no JSON body");
+    assert!(!doc.to_string().contains("\"schema\":null"), "no null schema anywhere");
 }

@@ -43,7 +43,7 @@ impl SignInResponse {
 }
 
 /// Signs in to one application and answers an access and a refresh token.
-#[utoipa::path(post, path = "/signin", summary = "Entrar (rota 1)", description = "Entra em uma aplicação (ECOMMERCE, PARCEIRO ou BACKOFFICE) e devolve o token de acesso (1 hora) e o refresh token (2 horas).", tag = "autenticação",
+#[utoipa::path(post, path = "/signin", operation_id = "auth.signIn", summary = "Entrar (rota 1)", description = "Entra em uma aplicação (ECOMMERCE, PARCEIRO ou BACKOFFICE) e devolve o token de acesso (1 hora) e o refresh token (2 horas).", tag = "autenticação",
     request_body(content = SignInBody, example = json!({"email": "parceiro@demo.com.br", "password": "Parceiro#2026", "aplicacao": "PARCEIRO"})),
     responses(
         (status = 200, description = "Autenticado", body = SignInResponse),
@@ -69,7 +69,7 @@ pub async fn sign_in(
 
 /// Trades a refresh token (usable once) for a new pair of the same session. Presenting a used one
 /// ends the whole session.
-#[utoipa::path(post, path = "/refreshToken", summary = "Renovar os tokens", description = "Troca um refresh token (uso único) por um novo par; apresentar um já usado encerra toda a sessão.", tag = "autenticação",
+#[utoipa::path(post, path = "/refreshToken", operation_id = "auth.refresh", summary = "Renovar os tokens", description = "Troca um refresh token (uso único) por um novo par; apresentar um já usado encerra toda a sessão.", tag = "autenticação",
     request_body(content = RefreshBody),
     responses(
         (status = 200, description = "Novo par de tokens", body = SignInResponse),
@@ -95,7 +95,7 @@ pub struct Session {
 }
 
 /// Who the access token belongs to.
-#[utoipa::path(get, path = "/me", summary = "Dono do token", description = "O usuário e a aplicação do token de acesso.", tag = "autenticação", security(("bearer" = [])),
+#[utoipa::path(get, path = "/me", operation_id = "auth.me", summary = "Dono do token", description = "O usuário e a aplicação do token de acesso.", tag = "autenticação", security(("bearer" = [])),
     responses(
         (status = 200, description = "Sessão do token", body = SessionEnvelope),
         (status = 401, description = "Token ausente ou inválido", body = crate::routes::schemas::ErrorEnvelope),
@@ -110,7 +110,7 @@ pub async fn me(user: AuthenticatedUser) -> HttpResponse {
 
 /// Ends the caller's session: its access token stops working on every instance within a second
 /// or two, and its refresh tokens at once.
-#[utoipa::path(post, path = "/signout", summary = "Sair", description = "Encerra a sessão do token de acesso: o token de acesso e todos os refresh tokens da sessão deixam de valer, em todas as instâncias.", tag = "autenticação", security(("bearer" = [])),
+#[utoipa::path(post, path = "/signout", operation_id = "auth.signOut", summary = "Sair", description = "Encerra a sessão do token de acesso: o token de acesso e todos os refresh tokens da sessão deixam de valer, em todas as instâncias.", tag = "autenticação", security(("bearer" = [])),
     responses(
         (status = 200, description = "Sessão encerrada", body = crate::routes::schemas::MessageEnvelope),
         (status = 401, description = "Token ausente, inválido ou de sessão já encerrada", body = crate::routes::schemas::ErrorEnvelope),
@@ -122,7 +122,7 @@ pub async fn sign_out(state: web::Data<AppState>, user: AuthenticatedUser) -> Re
 }
 
 /// The public keys that verify access tokens, so that other services can check them.
-#[utoipa::path(get, path = "/.well-known/jwks.json", summary = "Chaves públicas (JWKS)", description = "As chaves públicas Ed25519 que verificam os tokens de acesso, para outros serviços.", tag = "autenticação",
+#[utoipa::path(get, path = "/.well-known/jwks.json", operation_id = "auth.jwks", summary = "Chaves públicas (JWKS)", description = "As chaves públicas Ed25519 que verificam os tokens de acesso, para outros serviços.", tag = "autenticação",
     responses((status = 200, description = "JWK Set (Ed25519)", body = Object)))]
 pub async fn jwks(state: web::Data<AppState>) -> HttpResponse {
     HttpResponse::Ok()

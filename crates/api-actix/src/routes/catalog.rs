@@ -39,7 +39,7 @@ fn project<T: Serialize, F: ListField>(record: T, fields: &[F]) -> Result<Value,
 
 /// Route 10: `fields`, `conditions[campo]=valor` (equality), `limit` (default 100, at most 1000)
 /// and `offset`; ordered by `id`.
-#[utoipa::path(get, path = "/billingGroup/list", summary = "Grupos de faturamento (rota 10)", description = "`fields`, `conditions[campo]=valor` (igualdade), `limit` (padrão 100, no máximo 1000) e `offset`; em ordem de `id`.", tag = "catálogo", security(("bearer" = [])),
+#[utoipa::path(get, path = "/billingGroup/list", operation_id = "billingGroup.list", summary = "Grupos de faturamento (rota 10)", description = "`fields`, `conditions[campo]=valor` (igualdade), `limit` (padrão 100, no máximo 1000) e `offset`; em ordem de `id`.", tag = "catálogo", security(("bearer" = [])),
     params(
         ("fields" = Option<String>, Query, description = "Campos separados por vírgula: id, alterado_em, alterado_por, criado_em, codigo_faturamento, descricao, codigo_integracao, codigo_produto"),
         ("conditions[codigo_produto]" = Option<i64>, Query, description = "Filtro por igualdade; vale para qualquer campo permitido"),
@@ -68,7 +68,7 @@ pub async fn billing_groups(
 }
 
 /// The product listing the spec refers to: the same rules over the product's fields.
-#[utoipa::path(get, path = "/product/list", summary = "Produtos", description = "A listagem de produtos, com as mesmas regras da rota 10 sobre os campos do produto.", tag = "catálogo", security(("bearer" = [])),
+#[utoipa::path(get, path = "/product/list", operation_id = "product.list", summary = "Produtos", description = "A listagem de produtos, com as mesmas regras da rota 10 sobre os campos do produto.", tag = "catálogo", security(("bearer" = [])),
     params(
         ("fields" = Option<String>, Query, description = "id, codigo_produto, nome, codigo_integracao, ativo, valor, criado_em, alterado_em, alterado_por"),
         ("conditions[ativo]" = Option<bool>, Query, description = "Filtro por igualdade; vale para qualquer campo permitido"),
@@ -95,7 +95,7 @@ pub async fn products(
 }
 
 /// Route 11: the product and the banks it takes.
-#[utoipa::path(get, path = "/product/payment/{productCode}", summary = "Produto e bancos (rota 11)", description = "O produto e os bancos que ele aceita para débito em conta.", tag = "catálogo", security(("bearer" = [])),
+#[utoipa::path(get, path = "/product/payment/{productCode}", operation_id = "product.payment", summary = "Produto e bancos (rota 11)", description = "O produto e os bancos que ele aceita para débito em conta.", tag = "catálogo", security(("bearer" = [])),
     params(("productCode" = String, Path, description = "Código do produto")),
     responses(
         (status = 200, body = ProductBanksEnvelope),
@@ -116,7 +116,7 @@ pub async fn product_payment(
 }
 
 /// Creates a product with its banks (back office).
-#[utoipa::path(post, path = "/product", summary = "Criar produto", description = "Cria um produto com seus bancos (retaguarda).", tag = "catálogo", security(("bearer" = [])),
+#[utoipa::path(post, path = "/product", operation_id = "product.create", summary = "Criar produto", description = "Cria um produto com seus bancos (retaguarda).", tag = "catálogo", security(("bearer" = [])),
     request_body(content = ProductBody, example = json!({"codigo_produto": 104, "nome": "Seguro Residencial", "codigo_integracao": 9104, "ativo": true, "valor": 3990, "bank": [{"codigoBanco": "001", "nome": "Banco do Brasil"}]})),
     responses(
         (status = 201, body = ProductWrittenEnvelope),
@@ -135,7 +135,7 @@ pub async fn create_product(
 }
 
 /// Replaces a product and its banks (back office).
-#[utoipa::path(put, path = "/product/{productCode}", summary = "Substituir produto", description = "Substitui um produto e seus bancos (retaguarda).", tag = "catálogo", security(("bearer" = [])),
+#[utoipa::path(put, path = "/product/{productCode}", operation_id = "product.update", summary = "Substituir produto", description = "Substitui um produto e seus bancos (retaguarda).", tag = "catálogo", security(("bearer" = [])),
     params(("productCode" = String, Path)),
     request_body(content = ProductBody),
     responses(
@@ -160,7 +160,7 @@ pub async fn update_product(
 }
 
 /// Creates a billing group of a product (back office).
-#[utoipa::path(post, path = "/billingGroup", summary = "Criar grupo de faturamento", description = "Cria um grupo de faturamento de um produto (retaguarda).", tag = "catálogo", security(("bearer" = [])),
+#[utoipa::path(post, path = "/billingGroup", operation_id = "billingGroup.create", summary = "Criar grupo de faturamento", description = "Cria um grupo de faturamento de um produto (retaguarda).", tag = "catálogo", security(("bearer" = [])),
     request_body(content = BillingGroupBody, example = json!({"codigo_faturamento": 5005, "descricao": "Anual - boleto", "codigo_produto": 101})),
     responses(
         (status = 201, body = BillingGroupWrittenEnvelope),
@@ -181,7 +181,7 @@ pub async fn create_billing_group(
 }
 
 /// Replaces a billing group (back office).
-#[utoipa::path(put, path = "/billingGroup/{billingCode}", summary = "Substituir grupo de faturamento", description = "Substitui um grupo de faturamento (retaguarda).", tag = "catálogo", security(("bearer" = [])),
+#[utoipa::path(put, path = "/billingGroup/{billingCode}", operation_id = "billingGroup.update", summary = "Substituir grupo de faturamento", description = "Substitui um grupo de faturamento (retaguarda).", tag = "catálogo", security(("bearer" = [])),
     params(("billingCode" = String, Path)),
     request_body(content = BillingGroupBody),
     responses(

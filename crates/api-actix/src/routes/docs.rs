@@ -98,6 +98,7 @@ pub fn document() -> &'static Value {
         describe_bare_answers(&mut doc);
         project_listings(&mut doc);
         doc["webhooks"] = webhooks();
+        for_generators(&mut doc);
         doc
     })
 }
@@ -156,7 +157,11 @@ fn accept_idempotency_keys(doc: &mut Value) {
 /// one table of `http::error`.
 fn enumerate_error_codes(doc: &mut Value) {
     each_answer(doc, |status, response| {
-        let schema = &mut response["content"]["application/json"]["schema"];
+        // Looked up, not indexed: indexing a missing member would write a `null` schema into an
+        // answer that has no JSON body (the PDF's), which no generator accepts.
+        let Some(schema) = response.pointer_mut("/content/application~1json/schema") else {
+            return;
+        };
         let is_error = schema["$ref"].as_str().is_some_and(|r| r.ends_with("/ErrorEnvelope"));
         let codes: Vec<&str> = ErrorCode::ALL
             .iter()
@@ -233,6 +238,54 @@ fn project_listings(doc: &mut Value) {
         schemas[projection] = projected;
         schemas[listing]["properties"]["document"]["items"] =
             json!({"$ref": format!("#/components/schemas/{projection}")});
+    }
+}
+
+/// What client generators and linters ask of a document beyond what utoipa writes: a server (this
+/// one, by a relative URL), the tags declared with what each holds, public operations saying so
+/// (`security: []`, the webhooks' too: the service signs them, no token), and the PDF answer as
+/// bytes.
+fn for_generators(doc: &mut Value) {
+    doc["servers"] = json!([{"url": "/", "description": "Este servidor"}]);
+    doc["tags"] = json!([
+        {"name": "autenticação", "description": "Entrar, renovar e encerrar sessões; recuperar senha; chaves públicas dos tokens."},
+        {"name": "clientes", "description": "Cadastros de clientes por vendedor."},
+        {"name": "propostas", "description": "Criar, consultar, listar propostas e seu histórico."},
+        {"name": "assinatura", "description": "Envio para assinatura eletrônica, links, documento, decisões e eventos da proposta."},
+        {"name": "catálogo", "description": "Produtos, grupos de faturamento e bancos."},
+        {"name": "e-commerce", "description": "Cliente, meio de pagamento e assinatura recorrente na plataforma de pagamento."},
+        {"name": "eventos", "description": "Assinaturas de eventos (webhooks) e suas entregas."},
+        {"name": "privacidade", "description": "Direitos do titular (LGPD): exportação e anonimização."},
+        {"name": "saúde", "description": "Vida e prontidão do processo."},
+    ]);
+    for section in ["paths", "webhooks"] {
+        let Some(items) = doc[section].as_object_mut() else {
+            continue;
+        };
+        for item in items.values_mut() {
+            let Some(operations) = item.as_object_mut() else {
+                continue;
+            };
+            for operation in operations.values_mut() {
+                if let Some(operation) = operation.as_object_mut()
+                    && !operation.contains_key("security")
+                {
+                    operation.insert("security".into(), json!([]));
+                }
+            }
+        }
+    }
+    for (kind, id) in [
+        (EventKind::StatusChange.as_str(), "webhook.statusChange"),
+        (EventKind::Test.as_str(), "webhook.test"),
+    ] {
+        if doc["webhooks"][kind]["post"].is_object() {
+            doc["webhooks"][kind]["post"]["operationId"] = json!(id);
+        }
+    }
+    let pdf = &mut doc["paths"]["/proposal/{identificador}/document"]["get"]["responses"]["200"]["content"]["application/pdf"];
+    if pdf.is_object() {
+        pdf["schema"] = json!({"type": "string", "format": "binary", "contentMediaType": "application/pdf"});
     }
 }
 

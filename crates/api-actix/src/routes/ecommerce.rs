@@ -39,7 +39,7 @@ fn single<T: Serialize>(message: &str, status: actix_web::http::StatusCode, item
 }
 
 /// Route 14: the customer (by CPF) on the payment platform, created once.
-#[utoipa::path(post, path = "/ecommerce/createCustomer", summary = "Cliente na plataforma de pagamento (rota 14)", description = "O cliente (por CPF) na plataforma de pagamento, criado uma única vez.", tag = "e-commerce", security(("bearer" = [])),
+#[utoipa::path(post, path = "/ecommerce/createCustomer", operation_id = "ecommerce.createCustomer", summary = "Cliente na plataforma de pagamento (rota 14)", description = "O cliente (por CPF) na plataforma de pagamento, criado uma única vez.", tag = "e-commerce", security(("bearer" = [])),
     request_body(content = CpfBody, example = json!({"cpf": "52998224725"})),
     responses(
         (status = 201, body = PlatformCustomerEnvelope),
@@ -65,7 +65,7 @@ pub async fn create_customer(
 }
 
 /// Route 15: a SetupIntent for off-session card use.
-#[utoipa::path(post, path = "/ecommerce/createSetupIntent", summary = "SetupIntent (rota 15)", description = "Um SetupIntent para salvar o cartão do comprador; o clientSecret nunca é registrado.", tag = "e-commerce", security(("bearer" = [])),
+#[utoipa::path(post, path = "/ecommerce/createSetupIntent", operation_id = "ecommerce.createSetupIntent", summary = "SetupIntent (rota 15)", description = "Um SetupIntent para salvar o cartão do comprador; o clientSecret nunca é registrado.", tag = "e-commerce", security(("bearer" = [])),
     request_body(content = CpfBody, example = json!({"cpf": "52998224725"})),
     responses(
         (status = 200, body = SetupIntentEnvelope),
@@ -92,7 +92,7 @@ pub async fn create_setup_intent(
 
 /// Route 16: the recurring subscription of an e-commerce proposal; an active one moves the
 /// proposal to `EM ANÁLISE`.
-#[utoipa::path(post, path = "/ecommerce/createSubscription", summary = "Assinatura recorrente (rota 16)", description = "A assinatura recorrente de uma proposta de e-commerce; ativa, move a proposta para EM ANÁLISE.", tag = "e-commerce", security(("bearer" = [])),
+#[utoipa::path(post, path = "/ecommerce/createSubscription", operation_id = "ecommerce.createSubscription", summary = "Assinatura recorrente (rota 16)", description = "A assinatura recorrente de uma proposta de e-commerce; ativa, move a proposta para EM ANÁLISE.", tag = "e-commerce", security(("bearer" = [])),
     request_body(content = SubscriptionBody, example = json!({"identifier": "4c938c72-29ae-4a6a-81f4-b5a436aceab9"})),
     responses(
         (status = 201, description = "O objeto de assinatura da plataforma", body = SubscriptionEnvelope),
@@ -114,7 +114,7 @@ pub async fn create_subscription(
 }
 
 /// The payment platform's events, verified by `Stripe-Signature`.
-#[utoipa::path(post, path = "/callbacks/payment", summary = "Eventos da plataforma de pagamento", description = "Eventos da plataforma de pagamento, verificados por `Stripe-Signature`, cada um aplicado uma vez.", tag = "e-commerce",
+#[utoipa::path(post, path = "/callbacks/payment", operation_id = "callback.payment", summary = "Eventos da plataforma de pagamento", description = "Eventos da plataforma de pagamento, verificados por `Stripe-Signature`, cada um aplicado uma vez.", tag = "e-commerce",
     request_body(content = Object, description = "Evento da plataforma, assinado com Stripe-Signature"),
     responses(
         (status = 200, body = MessageEnvelope),

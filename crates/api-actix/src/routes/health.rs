@@ -6,14 +6,14 @@ use crate::state::AppState;
 use actix_web::{HttpResponse, web};
 
 /// The process is up and serving.
-#[utoipa::path(get, path = "/health/live", summary = "Processo ativo", description = "O processo está no ar.", tag = "saúde",
+#[utoipa::path(get, path = "/health/live", operation_id = "health.live", summary = "Processo ativo", description = "O processo está no ar.", tag = "saúde",
     responses((status = 200, description = "Processo ativo", body = crate::routes::schemas::MessageEnvelope)))]
 pub async fn live() -> HttpResponse {
     HttpResponse::Ok().json(Envelope::message("Serviço ativo."))
 }
 
 /// The service can answer requests: the database responds.
-#[utoipa::path(get, path = "/health/ready", summary = "Pronto para atender", description = "O banco de dados responde; 503 caso contrário.", tag = "saúde",
+#[utoipa::path(get, path = "/health/ready", operation_id = "health.ready", summary = "Pronto para atender", description = "O banco de dados responde; 503 caso contrário.", tag = "saúde",
     responses(
         (status = 200, description = "Pronto", body = crate::routes::schemas::MessageEnvelope),
         (status = 503, description = "Banco de dados indisponível", body = crate::routes::schemas::ErrorEnvelope),

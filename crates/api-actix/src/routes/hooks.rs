@@ -163,7 +163,7 @@ fn one_hook(message: &str, subscription: Subscription) -> HttpResponse {
 }
 
 /// Route 17: subscribes the caller's partner (or the shop, or the back office) to events.
-#[utoipa::path(post, path = "/hooks", summary = "Assinar eventos (rota 17)", description = "Assina eventos para o parceiro do chamador (ou a loja, ou a retaguarda).", tag = "eventos", security(("bearer" = [])),
+#[utoipa::path(post, path = "/hooks", operation_id = "hook.create", summary = "Assinar eventos (rota 17)", description = "Assina eventos para o parceiro do chamador (ou a loja, ou a retaguarda).", tag = "eventos", security(("bearer" = [])),
     request_body(content = HookBody,
         example = json!({"events": ["ALTERAÇÃO_STATUS"], "endpoint": "https://parceiro.example.com/webhooks", "status": "ATIVO"})),
     responses(
@@ -183,7 +183,7 @@ pub async fn create(
 }
 
 /// Route 18: the subscriptions of the caller's partner (or shop, or back office).
-#[utoipa::path(get, path = "/hooks", summary = "Assinaturas de eventos (rota 18)", description = "As assinaturas de eventos do parceiro do chamador (ou da loja, ou da retaguarda).", tag = "eventos", security(("bearer" = [])),
+#[utoipa::path(get, path = "/hooks", operation_id = "hook.list", summary = "Assinaturas de eventos (rota 18)", description = "As assinaturas de eventos do parceiro do chamador (ou da loja, ou da retaguarda).", tag = "eventos", security(("bearer" = [])),
     responses(
         (status = 200, body = HookListEnvelope),
         (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
@@ -197,7 +197,7 @@ pub async fn list(state: web::Data<AppState>, user: AuthenticatedUser) -> Result
 }
 
 /// One subscription (beyond the spec).
-#[utoipa::path(get, path = "/hooks/{uuid}", summary = "Uma assinatura de eventos", description = "Uma assinatura de eventos do chamador.", tag = "eventos", security(("bearer" = [])),
+#[utoipa::path(get, path = "/hooks/{uuid}", operation_id = "hook.get", summary = "Uma assinatura de eventos", description = "Uma assinatura de eventos do chamador.", tag = "eventos", security(("bearer" = [])),
     params(("uuid" = String, Path)),
     responses(
         (status = 200, body = HookEnvelope),
@@ -213,7 +213,7 @@ pub async fn get(
 }
 
 /// Changes `endpoint`, `events` or `status` (beyond the spec); absent members stay.
-#[utoipa::path(patch, path = "/hooks/{uuid}", summary = "Alterar assinatura de eventos", description = "Altera `endpoint`, `events` ou `status`; membros ausentes ficam como estão.", tag = "eventos", security(("bearer" = [])),
+#[utoipa::path(patch, path = "/hooks/{uuid}", operation_id = "hook.update", summary = "Alterar assinatura de eventos", description = "Altera `endpoint`, `events` ou `status`; membros ausentes ficam como estão.", tag = "eventos", security(("bearer" = [])),
     params(("uuid" = String, Path)),
     request_body(content = HookPatchBody, example = json!({"status": "INATIVO"})),
     responses(
@@ -233,7 +233,7 @@ pub async fn update(
 }
 
 /// Deletes the subscription and cancels its pending deliveries (beyond the spec).
-#[utoipa::path(delete, path = "/hooks/{uuid}", summary = "Excluir assinatura de eventos", description = "Exclui a assinatura e cancela suas entregas pendentes.", tag = "eventos", security(("bearer" = [])),
+#[utoipa::path(delete, path = "/hooks/{uuid}", operation_id = "hook.delete", summary = "Excluir assinatura de eventos", description = "Exclui a assinatura e cancela suas entregas pendentes.", tag = "eventos", security(("bearer" = [])),
     params(("uuid" = String, Path)),
     responses(
         (status = 200, body = MessageEnvelope),
@@ -249,7 +249,7 @@ pub async fn delete(
 }
 
 /// A new signing secret; the old one keeps signing beside it for the grace period (beyond the spec).
-#[utoipa::path(post, path = "/hooks/{uuid}/rotateSecret", summary = "Trocar o segredo", description = "Um novo segredo de assinatura; o anterior continua assinando ao lado dele durante a carência.", tag = "eventos", security(("bearer" = [])),
+#[utoipa::path(post, path = "/hooks/{uuid}/rotateSecret", operation_id = "hook.rotateSecret", summary = "Trocar o segredo", description = "Um novo segredo de assinatura; o anterior continua assinando ao lado dele durante a carência.", tag = "eventos", security(("bearer" = [])),
     params(("uuid" = String, Path)),
     responses(
         (status = 200, body = HookEnvelope),
@@ -270,7 +270,7 @@ fn deliveries_answer(message: &str, deliveries: Vec<Delivery>) -> Result<HttpRes
 }
 
 /// Queues a test event (`TESTE`) for the subscription (beyond the spec).
-#[utoipa::path(post, path = "/hooks/{uuid}/test", summary = "Evento de teste", description = "Enfileira um evento de teste (`TESTE`) para a assinatura, no lugar de um teste anterior que aguarda nova tentativa; um por vez em envio.", tag = "eventos", security(("bearer" = [])),
+#[utoipa::path(post, path = "/hooks/{uuid}/test", operation_id = "hook.test", summary = "Evento de teste", description = "Enfileira um evento de teste (`TESTE`) para a assinatura, no lugar de um teste anterior que aguarda nova tentativa; um por vez em envio.", tag = "eventos", security(("bearer" = [])),
     params(("uuid" = String, Path)),
     responses(
         (status = 200, description = "A entrega do evento de teste", body = DeliveriesEnvelope),
@@ -288,7 +288,7 @@ pub async fn send_test(
 }
 
 /// The subscription's last 100 deliveries, newest first, with every attempt (beyond the spec).
-#[utoipa::path(get, path = "/hooks/{uuid}/deliveries", summary = "Entregas", description = "As últimas 100 entregas da assinatura, da mais nova à mais antiga, com cada tentativa.", tag = "eventos", security(("bearer" = [])),
+#[utoipa::path(get, path = "/hooks/{uuid}/deliveries", operation_id = "hook.deliveries", summary = "Entregas", description = "As últimas 100 entregas da assinatura, da mais nova à mais antiga, com cada tentativa.", tag = "eventos", security(("bearer" = [])),
     params(("uuid" = String, Path)),
     responses(
         (status = 200, body = DeliveriesEnvelope),
@@ -304,7 +304,7 @@ pub async fn deliveries(
 }
 
 /// Makes a delivery due now: one more attempt, whatever its state (beyond the spec).
-#[utoipa::path(post, path = "/hooks/{uuid}/deliveries/{id}/retry", summary = "Reenviar entrega", description = "Torna uma entrega devida agora: mais uma tentativa, qualquer que seja seu estado.", tag = "eventos", security(("bearer" = [])),
+#[utoipa::path(post, path = "/hooks/{uuid}/deliveries/{id}/retry", operation_id = "hook.retryDelivery", summary = "Reenviar entrega", description = "Torna uma entrega devida agora: mais uma tentativa, qualquer que seja seu estado.", tag = "eventos", security(("bearer" = [])),
     params(("uuid" = String, Path), ("id" = i64, Path)),
     responses(
         (status = 200, body = DeliveriesEnvelope),

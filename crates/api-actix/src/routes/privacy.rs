@@ -100,7 +100,7 @@ pub struct PersonalDataEnvelope {
 }
 
 /// Everything held about a person, in one JSON document.
-#[utoipa::path(get, path = "/privacy/customers/{cpf}", summary = "Dados do titular (LGPD)", description = "Tudo o que é mantido sobre o CPF, em um documento: `cadastros` (cada cadastro de cada vendedor, com endereço e vendedor) e `propostas` (cada proposta com sua cópia do cliente, pagamento, assinatura e signatários, documentos por SHA-256, assinaturas de pagamento, eventos e histórico). Cada proposta ganha no histórico uma entrada `exportacao`. Somente BACKOFFICE.", tag = "privacidade", security(("bearer" = [])),
+#[utoipa::path(get, path = "/privacy/customers/{cpf}", operation_id = "privacy.export", summary = "Dados do titular (LGPD)", description = "Tudo o que é mantido sobre o CPF, em um documento: `cadastros` (cada cadastro de cada vendedor, com endereço e vendedor) e `propostas` (cada proposta com sua cópia do cliente, pagamento, assinatura e signatários, documentos por SHA-256, assinaturas de pagamento, eventos e histórico). Cada proposta ganha no histórico uma entrada `exportacao`. Somente BACKOFFICE.", tag = "privacidade", security(("bearer" = [])),
     params(("cpf" = String, Path, description = "CPF, com ou sem máscara")),
     responses(
         (status = 200, description = "`data` com `cpf`, `cadastros` e `propostas` (listas vazias quando nada é mantido)", body = PersonalDataEnvelope),
@@ -118,7 +118,7 @@ pub async fn export(
 }
 
 /// Removes or replaces the person's data where no legal obligation requires keeping it.
-#[utoipa::path(post, path = "/privacy/customers/{cpf}/anonymize", summary = "Anonimizar titular (LGPD)", description = "Substitui os dados pessoais do CPF em cada cadastro, endereço, cópia do cliente nas propostas, pagamento e registro de assinatura (o próprio CPF por um valor que nunca é um CPF), em uma transação, com uma entrada `anonimizacao` no histórico de cada proposta. Os documentos assinados são mantidos como prova do contrato e listados. Depois, a rota 4 responde \"não cadastrado\" para todo vendedor e a exportação não traz nada pessoal. Somente BACKOFFICE.", tag = "privacidade", security(("bearer" = [])),
+#[utoipa::path(post, path = "/privacy/customers/{cpf}/anonymize", operation_id = "privacy.anonymize", summary = "Anonimizar titular (LGPD)", description = "Substitui os dados pessoais do CPF em cada cadastro, endereço, cópia do cliente nas propostas, pagamento e registro de assinatura (o próprio CPF por um valor que nunca é um CPF), em uma transação, com uma entrada `anonimizacao` no histórico de cada proposta. Os documentos assinados são mantidos como prova do contrato e listados. Depois, a rota 4 responde \"não cadastrado\" para todo vendedor e a exportação não traz nada pessoal. Somente BACKOFFICE.", tag = "privacidade", security(("bearer" = [])),
     params(("cpf" = String, Path, description = "CPF, com ou sem máscara")),
     responses(
         (status = 200, description = "`data`: `cadastros`, `propostas`, `documentosMantidos`", body = AnonymizedEnvelope),

@@ -23,7 +23,7 @@ use domain::proposals::service::Ownership;
 use domain::values::Cpf;
 
 /// Route 3: creates (or updates, by CPF) a customer; `endereco` is optional.
-#[utoipa::path(post, path = "/customer/create", summary = "Cadastrar cliente (rota 3)", description = "Cria (ou atualiza, pelo CPF) o cadastro do cliente do parceiro do chamador; `endereco` é opcional.", tag = "clientes", security(("bearer" = [])),
+#[utoipa::path(post, path = "/customer/create", operation_id = "customer.create", summary = "Cadastrar cliente (rota 3)", description = "Cria (ou atualiza, pelo CPF) o cadastro do cliente do parceiro do chamador; `endereco` é opcional.", tag = "clientes", security(("bearer" = [])),
     request_body(content = RegistrationBody, example = json!({
         "cliente": {"nome_completo": "Maria da Silva", "cpf": "123.456.789-09", "data_nascimento": "1990-05-15T00:00:00.000Z",
             "sexo": "Feminino", "estado_civil": "Solteiro", "nacionalidade": "Brasileira", "celular": "(11) 91234-5678",
@@ -49,7 +49,7 @@ pub async fn create_customer(
 }
 
 /// Route 4: whether the customer belongs to the caller's seller, and for which products.
-#[utoipa::path(get, path = "/customer/validCustomer/{cpf}", summary = "Cliente do vendedor? (rota 4)", description = "Se o cliente é do vendedor do chamador, e de quais produtos ele tem propostas.", tag = "clientes", security(("bearer" = [])),
+#[utoipa::path(get, path = "/customer/validCustomer/{cpf}", operation_id = "customer.ownership", summary = "Cliente do vendedor? (rota 4)", description = "Se o cliente é do vendedor do chamador, e de quais produtos ele tem propostas.", tag = "clientes", security(("bearer" = [])),
     params(("cpf" = String, Path, description = "CPF, com ou sem máscara")),
     responses(
         (status = 200, description = "document: itens {id_cliente, codigo_produto}; rowsAffected [1] se cadastrado, [0] se não", body = OwnershipEnvelope),
@@ -72,7 +72,7 @@ pub async fn valid_customer(
 }
 
 /// Back office: every seller's registration of a CPF, each with its address and its seller.
-#[utoipa::path(get, path = "/customer/registrations/{cpf}", summary = "Cadastros de um CPF (retaguarda)", description = "Cada cadastro do CPF feito por cada vendedor, com seu endereço e seu vendedor.", tag = "clientes", security(("bearer" = [])),
+#[utoipa::path(get, path = "/customer/registrations/{cpf}", operation_id = "customer.registrations", summary = "Cadastros de um CPF (retaguarda)", description = "Cada cadastro do CPF feito por cada vendedor, com seu endereço e seu vendedor.", tag = "clientes", security(("bearer" = [])),
     params(("cpf" = String, Path, description = "CPF, com ou sem máscara")),
     responses(
         (status = 200, description = "document: um cadastro por vendedor (o registro da rota 3, `endereco` e `vendedor`), do mais antigo ao mais novo; rowsAffected [n]", body = RegistrationsEnvelope),
@@ -97,7 +97,7 @@ pub async fn registrations(
 }
 
 /// Route 5: creates or updates the customer and its address and creates the proposal, all or nothing.
-#[utoipa::path(post, path = "/proposal/create", summary = "Criar proposta (rota 5)", description = "Cadastro do cliente, endereço e proposta (com sua cópia do cliente) em uma transação: tudo ou nada.", tag = "propostas", security(("bearer" = [])),
+#[utoipa::path(post, path = "/proposal/create", operation_id = "proposal.create", summary = "Criar proposta (rota 5)", description = "Cadastro do cliente, endereço e proposta (com sua cópia do cliente) em uma transação: tudo ou nada.", tag = "propostas", security(("bearer" = [])),
     request_body(content = ProposalBody, example = json!({
         "billingCode": 5002, "productCode": 101, "typeOfPayments": "DESCONTO EM FOLHA", "shippingType": "whatsapp",
         "customer": {"fullName": "Maria da Silva", "cpf": "12345678909", "birthDate": "1990-05-15", "gender": "Feminino",
@@ -124,7 +124,7 @@ pub async fn create_proposal(
 }
 
 /// Route 6: the online shop's proposal (reduced customer; value 0).
-#[utoipa::path(post, path = "/proposal/create/ecommerce", summary = "Criar proposta de e-commerce (rota 6)", description = "A proposta da loja online (cliente reduzido; valor 0).", tag = "propostas", security(("bearer" = [])),
+#[utoipa::path(post, path = "/proposal/create/ecommerce", operation_id = "proposal.createEcommerce", summary = "Criar proposta de e-commerce (rota 6)", description = "A proposta da loja online (cliente reduzido; valor 0).", tag = "propostas", security(("bearer" = [])),
     request_body(content = ShopProposalBody, example = json!({
         "billingCode": 5004, "productCode": 103, "shippingType": "sms",
         "customer": {"fullName": "João Souza", "cpf": "52998224725", "birthDate": "1985-03-10", "gender": "Masculino",
@@ -156,7 +156,7 @@ fn proposal_created(record: domain::proposals::model::ProposalRecord) -> HttpRes
 }
 
 /// Route 7: the proposal with its customer, seller, signature and payment.
-#[utoipa::path(get, path = "/proposal/byIdentifier/{identificador}", summary = "Proposta por identificador (rota 7)", description = "A proposta com seu cliente, vendedor, assinatura e pagamento.", tag = "propostas", security(("bearer" = [])),
+#[utoipa::path(get, path = "/proposal/byIdentifier/{identificador}", operation_id = "proposal.get", summary = "Proposta por identificador (rota 7)", description = "A proposta com seu cliente, vendedor, assinatura e pagamento.", tag = "propostas", security(("bearer" = [])),
     params(("identificador" = String, Path, description = "Identificador da proposta")),
     responses(
         (status = 200, description = "Detalhe da proposta", body = ProposalDetailEnvelope),
@@ -173,7 +173,7 @@ pub async fn by_identifier(
 }
 
 /// Every change of the proposal, oldest first.
-#[utoipa::path(get, path = "/proposal/{identificador}/history", summary = "Histórico da proposta", description = "Cada alteração da proposta e dos dados do cliente que ela usa, da mais antiga à mais nova: quando (`at`), por quem (`by`), o tipo (`action`) e, por campo alterado, o valor anterior e o novo (`changes`), com os dados pessoais mascarados. Escrito na mesma transação de cada alteração; nunca alterado nem apagado. Visível a quem vê a proposta (como a rota 7).", tag = "propostas", security(("bearer" = [])),
+#[utoipa::path(get, path = "/proposal/{identificador}/history", operation_id = "proposal.history", summary = "Histórico da proposta", description = "Cada alteração da proposta e dos dados do cliente que ela usa, da mais antiga à mais nova: quando (`at`), por quem (`by`), o tipo (`action`) e, por campo alterado, o valor anterior e o novo (`changes`), com os dados pessoais mascarados. Escrito na mesma transação de cada alteração; nunca alterado nem apagado. Visível a quem vê a proposta (como a rota 7).", tag = "propostas", security(("bearer" = [])),
     params(("identificador" = String, Path, description = "Identificador da proposta")),
     responses(
         (status = 200, description = "`data.entries`", body = HistoryEnvelope),
@@ -193,7 +193,7 @@ pub async fn history(
 }
 
 /// The back office's list: proposals in the caller's scope, newest first, a page at a time.
-#[utoipa::path(get, path = "/proposal/list", summary = "Listar propostas", description = "As propostas que o chamador pode ver (o representante, as do seu parceiro; a loja, as de e-commerce; a retaguarda, todas), da mais nova à mais antiga, uma página por vez. Condições de igualdade em `conditions[campo]`; `q` busca um CPF ou palavras do nome do cliente (sem diferenciar maiúsculas nem acentos); `createdFrom`/`createdTo` são dias de Brasília (inclusive). A próxima página vem de `cursor` = `data.nextCursor`. Um parâmetro vazio vale como não enviado.", tag = "propostas", security(("bearer" = [])),
+#[utoipa::path(get, path = "/proposal/list", operation_id = "proposal.list", summary = "Listar propostas", description = "As propostas que o chamador pode ver (o representante, as do seu parceiro; a loja, as de e-commerce; a retaguarda, todas), da mais nova à mais antiga, uma página por vez. Condições de igualdade em `conditions[campo]`; `q` busca um CPF ou palavras do nome do cliente (sem diferenciar maiúsculas nem acentos); `createdFrom`/`createdTo` são dias de Brasília (inclusive). A próxima página vem de `cursor` = `data.nextCursor`. Um parâmetro vazio vale como não enviado.", tag = "propostas", security(("bearer" = [])),
     params(
         ("conditions[status]" = Option<String>, Query, description = "NOVO, AGUARDANDO ASSINATURA, EM ANÁLISE, APROVADO, REPROVADO ou CANCELADO"),
         ("conditions[id_produto]" = Option<i64>, Query, description = "id interno do produto (o `id_produto` do registro)"),
@@ -255,7 +255,7 @@ async fn availability(
 }
 
 /// Route 8: `isValid` is true when no unfinished proposal exists for the CPF and product.
-#[utoipa::path(get, path = "/proposal/cpfValidtoProduct/{cpf}/{integrationCode}", summary = "CPF disponível para o produto? (rota 8)", description = "`isValid` é verdadeiro quando não há proposta em andamento para o CPF e o produto.", tag = "propostas", security(("bearer" = [])),
+#[utoipa::path(get, path = "/proposal/cpfValidtoProduct/{cpf}/{integrationCode}", operation_id = "proposal.openByCpf", summary = "CPF disponível para o produto? (rota 8)", description = "`isValid` é verdadeiro quando não há proposta em andamento para o CPF e o produto.", tag = "propostas", security(("bearer" = [])),
     params(("cpf" = String, Path), ("integrationCode" = String, Path, description = "Código de integração do produto")),
     responses(
         (status = 200, body = IsValidEnvelope),
@@ -272,7 +272,7 @@ pub async fn cpf_valid_to_product(
 }
 
 /// Route 9: the same by cell phone (formatted or digits).
-#[utoipa::path(get, path = "/proposal/cellPhoneValidtoProduct/{celular}/{integrationCode}", summary = "Celular disponível para o produto? (rota 9)", description = "O mesmo pelo celular (formatado ou só dígitos).", tag = "propostas", security(("bearer" = [])),
+#[utoipa::path(get, path = "/proposal/cellPhoneValidtoProduct/{celular}/{integrationCode}", operation_id = "proposal.openByCellPhone", summary = "Celular disponível para o produto? (rota 9)", description = "O mesmo pelo celular (formatado ou só dígitos).", tag = "propostas", security(("bearer" = [])),
     params(("celular" = String, Path), ("integrationCode" = String, Path)),
     responses(
         (status = 200, body = IsValidEnvelope),

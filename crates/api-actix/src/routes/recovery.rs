@@ -15,7 +15,7 @@ use utoipa::ToSchema;
 pub const RECOVERY_ANSWER: &str = "Se o e-mail estiver cadastrado, enviaremos um link para redefinir a senha.";
 
 /// Asks for a password-recovery e-mail. Answers the same whether or not the e-mail has an account.
-#[utoipa::path(post, path = "/sendRecovery", summary = "Pedir recuperação de senha", description = "Envia um e-mail de recuperação; a resposta é a mesma exista ou não a conta.", tag = "autenticação",
+#[utoipa::path(post, path = "/sendRecovery", operation_id = "auth.sendRecovery", summary = "Pedir recuperação de senha", description = "Envia um e-mail de recuperação; a resposta é a mesma exista ou não a conta.", tag = "autenticação",
     request_body(content = RecoveryBody, example = json!({"email": "parceiro@demo.com.br"})),
     responses(
         (status = 200, description = "Sempre a mesma resposta", body = MessageEnvelope),
@@ -44,7 +44,7 @@ pub struct ResetAnswer {
 
 /// Sets a new password with a recovery token (valid 24 hours, once). On success every session of
 /// the user ends and a notice is e-mailed.
-#[utoipa::path(put, path = "/passwordReset", summary = "Redefinir senha (rota 2)", description = "Define a nova senha com o token de recuperação (24 horas, uso único); encerra todas as sessões e avisa por e-mail.", tag = "autenticação",
+#[utoipa::path(put, path = "/passwordReset", operation_id = "auth.passwordReset", summary = "Redefinir senha (rota 2)", description = "Define a nova senha com o token de recuperação (24 horas, uso único); encerra todas as sessões e avisa por e-mail.", tag = "autenticação",
     request_body(content = ResetBody, example = json!({"token": "<token do e-mail>", "password": "Nova#Senha2026"})),
     responses(
         (status = 200, description = "Senha redefinida", body = ResetAnswer),

@@ -33,7 +33,7 @@ pub struct SignUrl {
 }
 
 /// Route 12: sends the proposal for signature, or sends the link again while awaiting signatures.
-#[utoipa::path(post, path = "/signer", summary = "Enviar para assinatura (rota 12)", description = "Envia a proposta para assinatura, ou reenvia o link enquanto aguarda as assinaturas.", tag = "assinatura", security(("bearer" = [])),
+#[utoipa::path(post, path = "/signer", operation_id = "signature.send", summary = "Enviar para assinatura (rota 12)", description = "Envia a proposta para assinatura, ou reenvia o link enquanto aguarda as assinaturas.", tag = "assinatura", security(("bearer" = [])),
     request_body(content = SignerBody, example = json!({"customerId": 1, "identifier": "4c938c72-29ae-4a6a-81f4-b5a436aceab9"})),
     responses(
         (status = 200, description = "Link de assinatura do cliente", body = SignUrlEnvelope),
@@ -60,7 +60,7 @@ pub async fn send(
 }
 
 /// Route 13: the client's stored signing link.
-#[utoipa::path(get, path = "/signer/signLink", summary = "Link de assinatura (rota 13)", description = "O link de assinatura do cliente.", tag = "assinatura", security(("bearer" = [])),
+#[utoipa::path(get, path = "/signer/signLink", operation_id = "signature.signLink", summary = "Link de assinatura (rota 13)", description = "O link de assinatura do cliente.", tag = "assinatura", security(("bearer" = [])),
     params(("identifier" = String, Query, description = "Identificador da proposta")),
     responses(
         (status = 200, body = SignUrlEnvelope),
@@ -109,8 +109,8 @@ impl From<StatusEvent> for StatusEventDto {
 }
 
 /// The back office approves (`APROVADO`), rejects (`REPROVADO`) or cancels (`CANCELADO`).
-#[utoipa::path(patch, path = "/proposal/{identifier}/status", summary = "Decisão da retaguarda", description = "A retaguarda aprova (`APROVADO`), reprova (`REPROVADO`) ou cancela (`CANCELADO`).", tag = "assinatura", security(("bearer" = [])),
-    params(("identifier" = String, Path)),
+#[utoipa::path(patch, path = "/proposal/{identificador}/status", operation_id = "proposal.changeStatus", summary = "Decisão da retaguarda", description = "A retaguarda aprova (`APROVADO`), reprova (`REPROVADO`) ou cancela (`CANCELADO`).", tag = "assinatura", security(("bearer" = [])),
+    params(("identificador" = String, Path, description = "Identificador da proposta")),
     request_body(content = StatusChangeBody, example = json!({"status": "APROVADO", "reason": "Documentação conferida"})),
     responses(
         (status = 200, description = "O evento da mudança", body = StatusEventsEnvelope),
@@ -134,8 +134,8 @@ pub async fn change_status(
 }
 
 /// The status-change events of a proposal, in order (beyond the spec).
-#[utoipa::path(get, path = "/proposal/{identifier}/events", summary = "Eventos da proposta", description = "As mudanças de status da proposta, em ordem.", tag = "assinatura", security(("bearer" = [])),
-    params(("identifier" = String, Path)),
+#[utoipa::path(get, path = "/proposal/{identificador}/events", operation_id = "proposal.events", summary = "Eventos da proposta", description = "As mudanças de status da proposta, em ordem.", tag = "assinatura", security(("bearer" = [])),
+    params(("identificador" = String, Path, description = "Identificador da proposta")),
     responses(
         (status = 200, body = StatusEventsEnvelope),
         (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
@@ -153,8 +153,8 @@ pub async fn events(
 
 /// The proposal as the PDF the parties sign: once sent for signature, the very bytes sent; once
 /// every party signed, those bytes followed by the evidence page.
-#[utoipa::path(get, path = "/proposal/{identifier}/document", summary = "Documento da proposta (PDF)", description = "A proposta como o PDF que as partes assinam. Antes do envio para assinatura, um rascunho (marcado como tal em cada página) da proposta como está; depois do envio (rota 12), sempre os mesmos bytes enviados (selados); depois da última assinatura, a versão assinada: o documento selado seguido da página de evidências (SHA-256 do selado, cada parte com data e hora UTC e de Brasília, canal, autenticação, IP e navegador). `version=sealed` pede o selado mesmo depois; `version=provider`, a cópia assinada do próprio provedor (baixada quando o envelope fecha). `Repr-Digest` (RFC 9530) traz o SHA-256 dos bytes servidos, `ETag` o mesmo em hexadecimal e `Document-Version` qual versão é (`draft`, `sealed`, `signed`).", tag = "assinatura", security(("bearer" = [])),
-    params(("identifier" = String, Path), ("version" = Option<String>, Query, description = "`sealed`: o documento enviado para assinatura, mesmo depois de assinado; `provider`: a cópia assinada do provedor")),
+#[utoipa::path(get, path = "/proposal/{identificador}/document", operation_id = "proposal.document", summary = "Documento da proposta (PDF)", description = "A proposta como o PDF que as partes assinam. Antes do envio para assinatura, um rascunho (marcado como tal em cada página) da proposta como está; depois do envio (rota 12), sempre os mesmos bytes enviados (selados); depois da última assinatura, a versão assinada: o documento selado seguido da página de evidências (SHA-256 do selado, cada parte com data e hora UTC e de Brasília, canal, autenticação, IP e navegador). `version=sealed` pede o selado mesmo depois; `version=provider`, a cópia assinada do próprio provedor (baixada quando o envelope fecha). `Repr-Digest` (RFC 9530) traz o SHA-256 dos bytes servidos, `ETag` o mesmo em hexadecimal e `Document-Version` qual versão é (`draft`, `sealed`, `signed`).", tag = "assinatura", security(("bearer" = [])),
+    params(("identificador" = String, Path, description = "Identificador da proposta"), ("version" = Option<String>, Query, description = "`sealed`: o documento enviado para assinatura, mesmo depois de assinado; `provider`: a cópia assinada do provedor")),
     responses(
         (status = 200, description = "PDF da proposta", content_type = "application/pdf", body = Vec<u8>,
             headers(("Repr-Digest" = String, description = "sha-256=:<base64>: dos bytes"), ("ETag" = String, description = "o SHA-256 em hexadecimal, entre aspas"), ("Document-Version" = String, description = "draft, sealed, signed ou provider"))),
@@ -202,7 +202,7 @@ pub(crate) fn pdf_response(name: &str, pdf: Vec<u8>) -> HttpResponse {
 }
 
 /// The signature provider's notifications, verified by `Content-Hmac`.
-#[utoipa::path(post, path = "/callbacks/signature", summary = "Notificações do provedor de assinatura", description = "Notificações do provedor de assinatura, verificadas por `Content-Hmac`.", tag = "assinatura",
+#[utoipa::path(post, path = "/callbacks/signature", operation_id = "callback.signature", summary = "Notificações do provedor de assinatura", description = "Notificações do provedor de assinatura, verificadas por `Content-Hmac`.", tag = "assinatura",
     request_body(content = Object, description = "Evento do provedor, assinado com Content-Hmac: sha256=<hex>"),
     responses(
         (status = 200, description = "Registrado (ou já registrado antes)", body = MessageEnvelope),

@@ -68,7 +68,7 @@ pub struct RegistrationAddressBody {
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Avenida Paulista"))]
     pub endereco: Field<String>,
     /// Texto ou inteiro não negativo (1000, 123A, S/N).
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "1000"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = TextOrNumber, inline, example = 1000))]
     pub numero: Field<TextOrNumber>,
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Bela Vista"))]
     pub bairro: Field<String>,
@@ -154,7 +154,7 @@ pub struct ProposalAddressBody {
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Avenida Paulista"))]
     pub address: Field<String>,
     /// Texto ou inteiro não negativo (1000, 123A, S/N).
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "1000"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = TextOrNumber, inline, example = 1000))]
     pub number: Field<TextOrNumber>,
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Bela Vista"))]
     pub neighborhood: Field<String>,

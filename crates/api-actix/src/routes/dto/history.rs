@@ -7,9 +7,11 @@ use utoipa::ToSchema;
 /// One field's value before and after a change (masked where personal; `null` where none).
 #[derive(Debug, Serialize, ToSchema)]
 pub struct FieldChangeDto {
-    #[schema(value_type = Object)]
+    /// Any JSON value: text, number, boolean or `null`.
+    #[schema(value_type = Value)]
     pub from: serde_json::Value,
-    #[schema(value_type = Object)]
+    /// Any JSON value: text, number, boolean or `null`.
+    #[schema(value_type = Value)]
     pub to: serde_json::Value,
 }
 
