@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test: unit and property tests, use-case tests with mocks, repository tests and the
 # black-box HTTP tests (each against a fresh PostgreSQL database), two instances behind PgBouncer,
-# then the OpenAPI contract check with schemathesis. Set SKIP_SCHEMATHESIS=1 to leave the last one
-# out.
+# the committed OpenAPI document through three outside linters (the served one equals it: a
+# black-box test), then the OpenAPI contract check with schemathesis. Set SKIP_SCHEMATHESIS=1 to
+# leave the last one out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/postgres.sh
@@ -49,6 +50,9 @@ scripts/audit-test-logs.sh "$SALES_TEST_LOG_DIR"
 # Two instances behind PgBouncer in transaction pooling mode (building PgBouncer 1.21+ when the
 # machine's is older).
 scripts/pgbouncer.sh
+
+# The contract as client generators read it: zero errors and warnings from three linters.
+scripts/lint-openapi.sh
 
 if [ "${SKIP_SCHEMATHESIS:-0}" != 1 ]; then
   scripts/schemathesis.sh

@@ -68,6 +68,9 @@ pub enum Command {
         #[command(subcommand)]
         command: CheckCommand,
     },
+    /// Prints the OpenAPI document the service serves at /openapi.json (docs/openapi.json is
+    /// this output, kept by a test).
+    Openapi,
 }
 
 #[derive(Debug, Subcommand)]
@@ -372,6 +375,10 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
                 "{} segredo(s) recifrado(s) com a chave atual; {} já estavam nela",
                 report.resealed, report.current
             );
+            Ok(())
+        }
+        Command::Openapi => {
+            println!("{}", crate::routes::docs::document_text());
             Ok(())
         }
         Command::Check {

@@ -371,3 +371,19 @@ async fn the_openapi_document_is_what_client_generators_accept() {
     assert!(pdf.get("application/json").is_none(), "the PDF answer has no JSON body");
     assert!(!doc.to_string().contains("\"schema\":null"), "no null schema anywhere");
 }
+
+/// The contract is committed (`docs/openapi.json`, printed by `sales-api openapi`): a change to
+/// the served document is a change to that file, seen in review and listed in CHANGELOG.md.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_served_openapi_document_is_the_committed_one() {
+    let app = TestApp::spawn().await;
+    let served: Value = app.get("/openapi.json", None).await.json().await.unwrap();
+    let committed: Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/openapi.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        served == committed,
+        "o documento servido difere de docs/openapi.json: gere-o de novo com `sales-api openapi > docs/openapi.json` e registre a mudança em CHANGELOG.md"
+    );
+}

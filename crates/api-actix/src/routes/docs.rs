@@ -103,6 +103,11 @@ pub fn document() -> &'static Value {
     })
 }
 
+/// The document as `docs/openapi.json` keeps it: indented, members in the generator's order.
+pub fn document_text() -> String {
+    serde_json::to_string_pretty(document()).unwrap_or_default()
+}
+
 /// The `POST`s wrapped by `http::idempotency` (those that create something).
 pub const IDEMPOTENT_POSTS: [&str; 10] = [
     "/customer/create",
