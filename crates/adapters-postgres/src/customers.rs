@@ -1,6 +1,6 @@
-//! The sellers' registrations of customers in PostgreSQL: the domain's `CustomerStore`, and the
-//! registration's writes that creating a proposal shares (the upsert by seller and CPF, the
-//! address, the refresh of the registration's `NOVO` proposals' copies).
+//! The sellers' registrations of customers in PostgreSQL: the domain's `CustomerStore` (route 3's
+//! write is one statement, `REGISTER`), and the address's part of the write statements, shared
+//! with proposal creation (the registration's and the copies' parts are in `person_columns`).
 
 use crate::person_columns::{bind_registration, refreshed_copies_cte, registration_cte};
 use crate::pool::{connection, query_error};

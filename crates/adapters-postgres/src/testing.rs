@@ -7,6 +7,53 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use sha2::{Digest, Sha256};
 use std::path::Path;
 
+/// An online sale of "José da Conceição" (product 101 and its billing group, an address, the
+/// shop's registration, the proposal and its copy of the customer), in the columns every schema
+/// from migration 000009 on has: the rows a migration's test writes before migrating up.
+pub const ONE_SHOP_SALE: &str = "
+INSERT INTO products (codigo_produto, nome, codigo_integracao, alterado_por) VALUES (101, 'P1', 9101, 'x');
+INSERT INTO billing_groups (codigo_faturamento, descricao, codigo_integracao, codigo_produto, alterado_por)
+    VALUES (5001, 'M', 9101, 101, 'x');
+INSERT INTO addresses (cep, endereco, numero, bairro, cidade, estado)
+    VALUES ('01310100', 'Avenida Paulista', '1', 'Bela Vista', 'São Paulo', 'SP');
+INSERT INTO customers (cpf, nome_completo, data_nascimento, sexo, alterado_por, id_endereco, aplicacao_vendedor)
+    VALUES ('12345678909', 'José da Conceição', '1990-01-01', 'Masculino', 'x', (SELECT max(id) FROM addresses), 'ECOMMERCE');
+INSERT INTO proposals (identificador, id_cliente, cpf_cliente, alterado_por, tipo_envio, fluxo, id_produto, codigo_faturamento)
+    SELECT 'p-1', c.id, c.cpf, 'x', 'sms', 'ECOMMERCE', (SELECT id FROM products), 5001 FROM customers c;
+INSERT INTO proposal_customers (id_proposta, id_cliente, cpf, nome_completo, data_nascimento, sexo, trabalhando,
+                                servidor_publico, pep, afastado, medicamento, e_analfabeto, cep, endereco, numero,
+                                bairro, cidade, estado, alterado_por, criado_em, alterado_em)
+    SELECT p.id, c.id, c.cpf, c.nome_completo, c.data_nascimento, c.sexo, false, false, false, false, false, false,
+           '01310100', 'Avenida Paulista', '1', 'Bela Vista', 'São Paulo', 'SP', 'x', now(), now()
+    FROM proposals p JOIN customers c ON c.id = p.id_cliente;
+";
+
+#[derive(QueryableByName)]
+struct Line {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    line: String,
+}
+
+/// The text column `line` of every row `query` returns, in order (a migration test's reads).
+pub async fn lines(conn: &mut AsyncPgConnection, query: &str) -> Vec<String> {
+    diesel::sql_query(query)
+        .load::<Line>(conn)
+        .await
+        .unwrap_or_else(|e| panic!("{query}: {e}"))
+        .into_iter()
+        .map(|l| l.line)
+        .collect()
+}
+
+/// The text column `line` of the one row `query` returns.
+pub async fn line(conn: &mut AsyncPgConnection, query: &str) -> String {
+    lines(conn, query)
+        .await
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("{query}: no row"))
+}
+
 /// The server tests use, unless `TEST_DATABASE_URL` names another.
 pub const DEFAULT_ADMIN_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
 

@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use adapters_postgres::migrations;
-use adapters_postgres::testing::TestDatabase;
+use adapters_postgres::testing::{TestDatabase, lines};
 use diesel::QueryableByName;
 use diesel::sql_types::{BigInt, Nullable, Text};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
@@ -35,22 +35,6 @@ INSERT INTO proposals (identificador, id_cliente, alterado_por, tipo_envio, flux
 INSERT INTO subscriptions (proposal_id, customer_id, product_id, status)
     SELECT p.id, p.id_cliente, p.id_produto, 'active' FROM proposals p WHERE identificador = 'p-e';
 ";
-
-#[derive(QueryableByName, Debug, PartialEq)]
-struct Line {
-    #[diesel(sql_type = Text)]
-    line: String,
-}
-
-async fn lines(conn: &mut AsyncPgConnection, query: &str) -> Vec<String> {
-    diesel::sql_query(query)
-        .load::<Line>(conn)
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|l| l.line)
-        .collect()
-}
 
 #[derive(QueryableByName)]
 struct Count {
