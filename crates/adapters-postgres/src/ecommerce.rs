@@ -1,5 +1,6 @@
 //! E-commerce in PostgreSQL: the domain's `EcommerceStore`, and the sandbox platform's ledger.
 
+use crate::event_outbox;
 use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::schema::{
     customers, payment_events, products, proposals, sandbox_payment_objects as sandbox, setup_intents, subscriptions,
@@ -212,15 +213,17 @@ impl EcommerceStore for PgEcommerce {
     ) -> Result<(), StoreError> {
         let mut conn = connection(&self.pool).await?;
         conn.transaction(async |conn| {
-            diesel::update(subscriptions::table.find(claim_id))
+            let proposal_id: i64 = diesel::update(subscriptions::table.find(claim_id))
                 .set((
                     subscriptions::platform_id.eq(&subscription.id),
                     subscriptions::status.eq(&subscription.status),
                     subscriptions::object.eq(&subscription.object),
                     subscriptions::updated_at.eq(diesel::dsl::now),
                 ))
-                .execute(conn)
+                .returning(subscriptions::proposal_id)
+                .get_result(conn)
                 .await?;
+            event_outbox::queue_payment(conn, proposal_id, None, &subscription.status).await?;
             if let Some(change) = &change {
                 crate::status_changes::apply_change_in(conn, change).await?;
             }
@@ -275,14 +278,24 @@ async fn apply_event(conn: &mut AsyncPgConnection, event: &PaymentEvent) -> Quer
                 .await?;
         }
         PaymentEvent::SubscriptionChanged { subscription, .. } => {
-            diesel::update(subscriptions::table.filter(subscriptions::platform_id.eq(&subscription.id)))
-                .set((
-                    subscriptions::status.eq(&subscription.status),
-                    subscriptions::object.eq(&subscription.object),
-                    subscriptions::updated_at.eq(diesel::dsl::now),
-                ))
-                .execute(conn)
+            // The state before, locked, so that the event tells the change it made.
+            let before: Vec<(i64, i64, String)> = subscriptions::table
+                .filter(subscriptions::platform_id.eq(&subscription.id))
+                .select((subscriptions::id, subscriptions::proposal_id, subscriptions::status))
+                .for_update()
+                .load(conn)
                 .await?;
+            for (id, proposal_id, previous) in before {
+                diesel::update(subscriptions::table.find(id))
+                    .set((
+                        subscriptions::status.eq(&subscription.status),
+                        subscriptions::object.eq(&subscription.object),
+                        subscriptions::updated_at.eq(diesel::dsl::now),
+                    ))
+                    .execute(conn)
+                    .await?;
+                event_outbox::queue_payment(conn, proposal_id, Some(&previous), &subscription.status).await?;
+            }
         }
         PaymentEvent::Ignored { .. } => {}
     }

@@ -7,6 +7,7 @@ pub mod catalog;
 pub mod catalog_cache;
 pub mod customers;
 pub mod ecommerce;
+mod event_outbox;
 pub mod hooks;
 pub mod idempotency;
 mod listener;

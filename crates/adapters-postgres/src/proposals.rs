@@ -2,6 +2,7 @@
 //! partners `partners`, route 7's document `read_model`).
 
 use crate::customers::{address_cte, bind_address};
+use crate::event_outbox::Audience;
 use crate::person_columns::{bind_registration, new_copy_cte, refreshed_copies_cte, registration_cte};
 use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::prepared::prepared;
@@ -25,7 +26,7 @@ use domain::proposals::model::{Flow, NewProposal, PaymentDetails, ProposalDetail
 use domain::proposals::ports::{CreateProposalError, ProposalStore};
 use domain::proposals::search::{ListedProposal, ProposalSearch, SearchText};
 use domain::store::StoreError;
-use domain::values::{CellPhone, Cpf, ProposalStatus};
+use domain::values::{Application, CellPhone, Cpf, EventKind, HookStatus, ProposalStatus};
 use std::collections::BTreeMap;
 
 const OPEN_PROPOSAL_INDEX: &str = "proposals_one_open_per_cpf_product";
@@ -83,8 +84,8 @@ impl PgProposals {
 
 /// Route 5's (and 6's) write, in one statement: one round trip, its own transaction. The seller's
 /// registration by CPF and its address (`customers`), the proposal with its payment, the
-/// proposal's copy of the customer and address, and the registration's earlier `NOVO` proposals'
-/// copies refreshed. At its commit the deferred triggers build the proposal's read model
+/// proposal's copy of the customer and address, the registration's earlier `NOVO` proposals'
+/// copies refreshed, and its `PROPOSTA_CRIADA` deliveries (`event_outbox`). At its commit the deferred triggers build the proposal's read model
 /// (migration 000022) and the history's creation entry is written. `bench/run.sh` replays exactly
 /// this text through pgbench (the route's own ceiling, `bench-tools`' `write-script`).
 pub const CREATE_PROPOSAL: &str = concat!(
@@ -96,8 +97,8 @@ pub const CREATE_PROPOSAL: &str = concat!(
     "proposal AS ( \
      INSERT INTO proposals (identificador, valor, cpf_cnpj_parceiro, id_parceiro, id_representante, id_cliente, \
          cpf_cliente, alterado_por, cnpj_associacao, cnpj_federacao, tipo_envio, fluxo, id_produto, codigo_faturamento, \
-         tipo_pagamento) \
-     SELECT $32, $33, $34, $35, $36, r.id, r.cpf, r.alterado_por, $37, $38, $39, $40, $41, $42, $43 \
+         tipo_pagamento, criado_em, alterado_em) \
+     SELECT $32, $33, $34, $35, $36, r.id, r.cpf, r.alterado_por, $37, $38, $39, $40, $41, $42, $43, $51, $51 \
      FROM registration r \
      RETURNING *), \
      payment AS ( \
@@ -108,7 +109,12 @@ pub const CREATE_PROPOSAL: &str = concat!(
     new_copy_cte!(),
     ", ",
     refreshed_copies_cte!(),
-    " SELECT * FROM proposal"
+    ", ",
+    crate::event_outbox::queue_deliveries_cte!(
+        "proposal", "NULL", "$52", "$53", "$54", "$55", "$56", "$57", "$58", "$59"
+    ),
+    " SELECT proposal.* FROM proposal, ",
+    crate::event_outbox::notify_if_queued!()
 );
 
 /// `CREATE_PROPOSAL` as a pgbench script: the service's very statement with each `$n` replaced by
@@ -119,7 +125,7 @@ pub const CREATE_PROPOSAL: &str = concat!(
 /// `:representative` and `:product` ids. `None` when the statement and the values no longer match
 /// (a test holds them together).
 pub fn create_proposal_pgbench_script() -> Option<String> {
-    const VALUES: [&str; 50] = [
+    const VALUES: [&str; 59] = [
         "lpad(:n::text, 11, '0')",
         "'Cliente De Carga'",
         "'1985-03-10'::date",
@@ -170,6 +176,15 @@ pub fn create_proposal_pgbench_script() -> Option<String> {
         "'123'::text",
         "'BENEFÍCIO'::text",
         "41::int4",
+        "now()",
+        "'PROPOSTA_CRIADA'",
+        "'{}'::text",
+        ":partner::int8",
+        "false",
+        "'ATIVO'",
+        "'BACKOFFICE'",
+        "'PARCEIRO'",
+        "'ECOMMERCE'",
     ];
     crate::prepared::with_placeholders(CREATE_PROPOSAL, &VALUES)
         .map(|statement| format!("\\set n random(1, 99999999999)\n{statement};\n"))
@@ -321,6 +336,8 @@ impl ProposalStore for PgProposals {
         let partner = p.partner.as_ref();
         let (payment_type, (bank, agency, account, operation, sheet_number, sheet_type, specie)) =
             payment_binds(p.payment.as_ref());
+        let audience = Audience::of(partner.map(|l| l.partner_id), p.flow);
+        let created_event = domain::hooks::payload::proposal_created(&identifier, p.flow, p.value, &p.changed_by, p.at);
         let result: QueryResult<ProposalRow> = prepared(CREATE_PROPOSAL, |q| {
             let q = bind_registration(q.into_boxed(), &p.customer, p.seller, &p.changed_by, true);
             bind_address(q, Some(&p.address))
@@ -344,6 +361,15 @@ impl ProposalStore for PgProposals {
                 .bind::<Nullable<Text>, _>(sheet_number)
                 .bind::<Nullable<Text>, _>(sheet_type)
                 .bind::<Nullable<Int4>, _>(specie)
+                .bind::<Timestamptz, _>(p.at)
+                .bind::<Text, _>(EventKind::ProposalCreated.as_str())
+                .bind::<Text, _>(&created_event)
+                .bind::<Nullable<Int8>, _>(audience.partner)
+                .bind::<Bool, _>(audience.shop)
+                .bind::<Text, _>(HookStatus::Active.as_str())
+                .bind::<Text, _>(Application::BackOffice.as_str())
+                .bind::<Text, _>(Application::Partner.as_str())
+                .bind::<Text, _>(Application::Ecommerce.as_str())
         })
         .get_result(&mut conn)
         .await;

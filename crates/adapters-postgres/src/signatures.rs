@@ -1,5 +1,6 @@
 //! Signatures and status changes in PostgreSQL: the domain's `SignatureStore`.
 
+use crate::event_outbox;
 use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::rows::stored;
 use crate::schema::{
@@ -336,21 +337,40 @@ impl SignatureStore for PgSignatures {
         }
     }
 
+    /// Counts the resend and queues its `PROPOSTA_ENVIADA` (the sending after the first
+    /// `reenvios`) in one transaction.
     async fn count_resend(&self, proposal_id: i64, max: i32, changed_by: &str) -> Result<Option<i32>, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        diesel::update(proposals::table.find(proposal_id))
-            .filter(proposals::reenvios.lt(max))
-            .set((
-                proposals::reenvios.eq(proposals::reenvios + 1),
-                proposals::reenvio_notificacao.eq(proposals::reenvio_notificacao + 1),
-                proposals::alterado_por.eq(changed_by),
-                proposals::alterado_em.eq(diesel::dsl::now),
-            ))
-            .returning(proposals::reenvios)
-            .get_result(&mut conn)
-            .await
-            .optional()
-            .map_err(query_error)
+        conn.transaction(async |conn| {
+            let counted: Option<(i32, DateTime<Utc>, String, Option<i64>, String, String)> =
+                diesel::update(proposals::table.find(proposal_id))
+                    .filter(proposals::reenvios.lt(max))
+                    .set((
+                        proposals::reenvios.eq(proposals::reenvios + 1),
+                        proposals::reenvio_notificacao.eq(proposals::reenvio_notificacao + 1),
+                        proposals::alterado_por.eq(changed_by),
+                        proposals::alterado_em.eq(diesel::dsl::now),
+                    ))
+                    .returning((
+                        proposals::reenvios,
+                        proposals::alterado_em,
+                        proposals::identificador,
+                        proposals::id_parceiro,
+                        proposals::fluxo,
+                        proposals::tipo_envio,
+                    ))
+                    .get_result(conn)
+                    .await
+                    .optional()?;
+            let Some((resends, at, identifier, partner_id, flow, shipping)) = counted else {
+                return Ok(None);
+            };
+            let facts = event_outbox::facts_from(proposal_id, identifier, partner_id, &flow, &shipping)?;
+            event_outbox::queue_sending(conn, &facts, resends + 1, changed_by, at).await?;
+            Ok::<_, DieselError>(Some(resends))
+        })
+        .await
+        .map_err(query_error)
     }
 
     async fn record_party_event(
@@ -361,14 +381,14 @@ impl SignatureStore for PgSignatures {
         let mut conn = connection(&self.pool).await?;
         let result = conn
             .transaction(async |conn| {
-                let party: Option<(i64, i64)> = parties::table
+                let party: Option<(i64, i64, String)> = parties::table
                     .inner_join(signatures::table)
                     .filter(parties::request_key.eq(&event.request_key))
-                    .select((parties::signature_id, signatures::proposal_id))
+                    .select((parties::signature_id, signatures::proposal_id, parties::role))
                     .first(conn)
                     .await
                     .optional()?;
-                let Some((signature_id, proposal_id)) = party else {
+                let Some((signature_id, proposal_id, role)) = party else {
                     return Ok(PartyEventOutcome::UnknownKey);
                 };
                 let status = match event.kind {
@@ -404,6 +424,8 @@ impl SignatureStore for PgSignatures {
                     ))
                     .execute(conn)
                     .await?;
+                let facts = event_outbox::facts_of(conn, proposal_id).await?;
+                event_outbox::queue_signature(conn, &facts, stored(stored_role(&role))?, status, event.at).await?;
                 // Lock the proposal, then decide with the domain's rule whether it moves.
                 let current: String = proposals::table
                     .find(proposal_id)

@@ -1,8 +1,9 @@
-//! The outbox of status changes: a proposal's move, its numbered event and the webhook
-//! deliveries it queues, written in one transaction (the event is sent if and only if the move
+//! A proposal's status changes: its move, its numbered event and the webhook deliveries it queues
+//! (`event_outbox`), written in one transaction (the event is sent if and only if the move
 //! commits). Every store that moves a proposal (signatures, the shop's payments, the back office)
 //! goes through `apply_change` here.
 
+use crate::event_outbox;
 use crate::pool::{PgPool, connection, query_error};
 use crate::prepared::prepared;
 use crate::rows::stored;
@@ -10,11 +11,11 @@ use crate::schema::{proposal_events as events, proposals};
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
-use diesel::sql_types::{BigInt, Bool, Nullable, Text, Timestamptz};
+use diesel::sql_types::{BigInt, Nullable, Text, Timestamptz};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use domain::proposals::lifecycle::{StatusChange, StatusEvent};
 use domain::store::StoreError;
-use domain::values::{Application, EventKind, Flow, HookStatus, ProposalStatus, StoredValueError};
+use domain::values::{EventKind, ProposalStatus, StoredValueError};
 
 #[derive(Queryable, QueryableByName, Selectable)]
 #[diesel(table_name = events)]
@@ -67,18 +68,24 @@ pub(crate) async fn apply_change(
     conn: &mut AsyncPgConnection,
     change: &StatusChange,
 ) -> Result<StatusEvent, ChangeError> {
-    let moved: Option<(String, Option<i64>, String)> = diesel::update(proposals::table.find(change.proposal_id))
-        .filter(proposals::status.eq(change.from.as_str()))
-        .set((
-            proposals::status.eq(change.to.as_str()),
-            proposals::alterado_por.eq(&change.changed_by),
-            proposals::alterado_em.eq(change.at),
-        ))
-        .returning((proposals::identificador, proposals::id_parceiro, proposals::fluxo))
-        .get_result(conn)
-        .await
-        .optional()?;
-    let Some((identifier, partner_id, flow)) = moved else {
+    let moved: Option<(String, Option<i64>, String, String)> =
+        diesel::update(proposals::table.find(change.proposal_id))
+            .filter(proposals::status.eq(change.from.as_str()))
+            .set((
+                proposals::status.eq(change.to.as_str()),
+                proposals::alterado_por.eq(&change.changed_by),
+                proposals::alterado_em.eq(change.at),
+            ))
+            .returning((
+                proposals::identificador,
+                proposals::id_parceiro,
+                proposals::fluxo,
+                proposals::tipo_envio,
+            ))
+            .get_result(conn)
+            .await
+            .optional()?;
+    let Some((identifier, partner_id, flow, shipping)) = moved else {
         let current: String = proposals::table
             .find(change.proposal_id)
             .select(proposals::status)
@@ -110,8 +117,12 @@ pub(crate) async fn apply_change(
     .get_result(conn)
     .await?;
     let event = stored(StatusEvent::try_from(row))?;
-    let flow = stored(Flow::from_stored(&flow, "proposals", "fluxo"))?;
-    fan_out_status_change(conn, &event, &identifier, partner_id, flow).await?;
+    let facts = event_outbox::facts_from(change.proposal_id, identifier, partner_id, &flow, &shipping)?;
+    let body = domain::hooks::payload::status_change(&event, &facts.identifier);
+    event_outbox::queue(conn, EventKind::StatusChange, Some(event.id), &body, facts.audience).await?;
+    if change.is_first_sending() {
+        event_outbox::queue_sending(conn, &facts, 1, &change.changed_by, change.at).await?;
+    }
     Ok(event)
 }
 
@@ -136,63 +147,4 @@ pub(crate) async fn events_of(pool: &PgPool, proposal_id: i64) -> Result<Vec<Sta
         .await
         .map_err(query_error)?;
     Ok(rows.into_iter().map(StatusEvent::try_from).collect::<Result<_, _>>()?)
-}
-
-/// One delivery per matching subscription, and a `NOTIFY` (sent at commit) only when something
-/// was queued. The message id is `MESSAGE_ID` and the channel `CHANNEL`, written out so that the
-/// statement is a constant and stays prepared. Who may see the proposal comes bound: the back
-/// office always, the partner `$4` (null unless the proposal is a partner's), the shop when `$5`;
-/// the statuses and owners are bound as their enums spell them.
-const FAN_OUT: &str = "
-    WITH queued AS (
-        INSERT INTO hook_deliveries (subscription_id, proposal_event_id, message_id, event_type, body, next_attempt_at)
-        SELECT s.id, $1, 'msg_' || replace(gen_random_uuid()::text, '-', ''), $2, $3, now()
-        FROM hook_subscriptions s
-        WHERE s.status = $6 AND s.deleted_at IS NULL AND $2 = ANY (s.events)
-          AND (s.owner_application = $7
-               OR (s.owner_application = $8 AND s.partner_id = $4)
-               OR (s.owner_application = $9 AND $5))
-        RETURNING 1
-    )
-    SELECT pg_notify('hook_deliveries', '') FROM (SELECT 1 WHERE EXISTS (SELECT 1 FROM queued)) AS any_queued";
-
-/// Queues the event for every active subscription whose owner may see the proposal, inside the
-/// caller's transaction: the event is sent if and only if the change commits.
-async fn fan_out_status_change(
-    conn: &mut AsyncPgConnection,
-    event: &StatusEvent,
-    identifier: &str,
-    partner_id: Option<i64>,
-    flow: Flow,
-) -> QueryResult<()> {
-    let body = domain::hooks::payload::status_change(event, identifier);
-    // A shop's sale credited to a partner stays the shop's (decision 123): only a partner's own
-    // flow reaches its subscriptions.
-    let visible_partner = partner_id.filter(|_| flow == Flow::Partner);
-    prepared(FAN_OUT, |q| {
-        q.bind::<BigInt, _>(event.id)
-            .bind::<Text, _>(EventKind::StatusChange.as_str())
-            .bind::<Text, _>(&body)
-            .bind::<Nullable<BigInt>, _>(visible_partner)
-            .bind::<Bool, _>(flow == Flow::Ecommerce)
-            .bind::<Text, _>(HookStatus::Active.as_str())
-            .bind::<Text, _>(Application::BackOffice.as_str())
-            .bind::<Text, _>(Application::Partner.as_str())
-            .bind::<Text, _>(Application::Ecommerce.as_str())
-    })
-    .execute(conn)
-    .await
-    .map(|_| ())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::hooks::{CHANNEL, MESSAGE_ID};
-
-    #[test]
-    fn the_fan_out_statement_uses_the_message_ids_and_channel_of_the_rest() {
-        assert!(FAN_OUT.contains(MESSAGE_ID));
-        assert!(FAN_OUT.contains(&format!("pg_notify('{CHANNEL}', '')")));
-    }
 }

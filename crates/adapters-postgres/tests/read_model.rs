@@ -163,6 +163,7 @@ impl World {
                     address: address(STREETS[0]),
                     partner: Some(self.partner.clone()),
                     changed_by: BY.into(),
+                    at: Utc::now(),
                 };
                 // A second open proposal for the customer is refused, and nothing is written.
                 match self.proposals.create(&new).await {

@@ -7,7 +7,7 @@ use hmac::{Hmac, Mac};
 use serde_json::{Value, json};
 use sha2::Sha256;
 
-const WEBHOOK_SECRET: &str = "whsec_teste_0123456789";
+pub(super) const WEBHOOK_SECRET: &str = "whsec_teste_0123456789";
 
 struct Setup {
     app: TestApp,
@@ -303,7 +303,7 @@ async fn a_declined_card_is_a_400_that_stores_nothing_and_leaves_the_proposal_ne
     assert_eq!(detail["data"]["proposal"]["status"], "NOVO");
 }
 
-fn stripe_signature(body: &str, timestamp: i64) -> String {
+pub(super) fn stripe_signature(body: &str, timestamp: i64) -> String {
     let mut mac = Hmac::<Sha256>::new_from_slice(WEBHOOK_SECRET.as_bytes()).unwrap();
     mac.update(format!("{timestamp}.{body}").as_bytes());
     let hex: String = mac.finalize().into_bytes().iter().map(|b| format!("{b:02x}")).collect();

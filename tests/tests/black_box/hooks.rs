@@ -43,7 +43,7 @@ async fn setup(extra: &[(&str, &str)]) -> Setup {
     }
 }
 
-async fn receiver(status: u16) -> MockServer {
+pub(super) async fn receiver(status: u16) -> MockServer {
     let server = MockServer::start().await;
     Mock::given(method("POST"))
         .respond_with(ResponseTemplate::new(status))
@@ -81,7 +81,7 @@ async fn send_test(s: &Setup, uuid: &str) -> reqwest::Response {
 }
 
 /// Waits until the receiver has at least `n` requests; answers them.
-async fn requests(server: &MockServer, n: usize) -> Vec<Request> {
+pub(super) async fn requests(server: &MockServer, n: usize) -> Vec<Request> {
     let started = Instant::now();
     loop {
         let received = server.received_requests().await.unwrap();
@@ -110,7 +110,7 @@ async fn cancel(s: &Setup, identifier: &str) {
     assert_eq!(response.status(), StatusCode::OK);
 }
 
-fn verify(secret: &str, request: &Request) {
+pub(super) fn verify(secret: &str, request: &Request) {
     standardwebhooks::Webhook::new(secret)
         .unwrap()
         .verify(&request.body, &request.headers)
@@ -241,7 +241,7 @@ async fn bad_subscriptions_are_400_naming_the_field_and_nothing_is_stored() {
     let token = app.token_for("bo@demo.com.br", "BACKOFFICE", "").await;
     let cases = [
         (
-            json!({"events": ["PROPOSTA_CRIADA"], "endpoint": "https://example.com/", "status": "ATIVO"}),
+            json!({"events": ["PROPOSTA_EXCLUIDA"], "endpoint": "https://example.com/", "status": "ATIVO"}),
             "events[0]",
         ),
         (
@@ -577,7 +577,7 @@ async fn patch_changes_members_and_delete_cancels_pending_deliveries() {
     .await;
     for (body, field) in [
         (json!({"events": []}), "events"),
-        (json!({"events": ["PROPOSTA_CRIADA"]}), "events[0]"),
+        (json!({"events": ["PROPOSTA_EXCLUIDA"]}), "events[0]"),
         (json!({"status": "LIGADO"}), "status"),
         (json!({"endpoint": "ftp://example.com/"}), "endpoint"),
     ] {

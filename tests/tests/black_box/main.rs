@@ -7,6 +7,7 @@ mod console;
 mod customer_privacy;
 mod customers;
 mod ecommerce;
+mod event_catalog;
 mod history;
 mod hooks;
 mod idempotency;

@@ -248,7 +248,17 @@ async fn the_openapi_document_describes_the_bodies_from_their_types() {
         hook["properties"]["events"]["items"]["$ref"],
         "#/components/schemas/EventKind"
     );
-    assert_eq!(enum_of("EventKind"), ["ALTERAÇÃO_STATUS", "TESTE"]);
+    assert_eq!(
+        enum_of("EventKind"),
+        [
+            "ALTERAÇÃO_STATUS",
+            "PROPOSTA_CRIADA",
+            "PROPOSTA_ENVIADA",
+            "ASSINATURA_REGISTRADA",
+            "PAGAMENTO_ALTERADO",
+            "TESTE"
+        ]
+    );
     // An error answer enumerates the codes its status carries, from the one table.
     let bad = &doc["paths"]["/proposal/create"]["post"]["responses"]["400"]["content"]["application/json"]["schema"];
     let codes = bad["allOf"][1]["properties"]["code"]["enum"].as_array().unwrap();

@@ -2,7 +2,7 @@
 //! `subscriptions` (the domain's `HookStore`), `delivery_queue` (its `DeliveryQueue`: claims,
 //! attempts, purge and the backlog the metrics sample), `wakeups` (the `LISTEN`/`NOTIFY` that
 //! wakes the workers) and `reseal` (moving sealed secrets under a new key). The fan-out that
-//! queues a status change's deliveries lives with the status changes (`crate::status_changes`).
+//! queues a proposal's events is the outbox's (`crate::event_outbox`).
 
 mod delivery_queue;
 mod reseal;
@@ -21,11 +21,8 @@ use diesel::sql_types::BigInt;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use std::sync::Arc;
 
-/// The channel a queued delivery is announced on (delivered by PostgreSQL at commit).
-pub(crate) const CHANNEL: &str = "hook_deliveries";
-
-/// A new message id, for the `webhook-id` header.
-pub(crate) const MESSAGE_ID: &str = "'msg_' || replace(gen_random_uuid()::text, '-', '')";
+/// The channel queued deliveries are announced on, and the message ids: the outbox's.
+pub(crate) use crate::event_outbox::{CHANNEL, MESSAGE_ID};
 
 #[derive(Clone)]
 pub struct PgHooks {

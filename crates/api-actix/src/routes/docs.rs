@@ -5,7 +5,9 @@
 use crate::http::error::ErrorCode;
 use crate::http::html::escape;
 use actix_web::HttpResponse;
-use domain::hooks::payload::{StatusChangeEvent, TestEvent};
+use domain::hooks::payload::{
+    PaymentChangedEvent, ProposalCreatedEvent, ProposalSentEvent, SignatureRecordedEvent, StatusChangeEvent, TestEvent,
+};
 use domain::values::EventKind;
 use serde_json::{Value, json};
 use std::sync::OnceLock;
@@ -81,7 +83,14 @@ impl Modify for BearerAuth {
         crate::routes::health::live,
         crate::routes::health::ready,
     ),
-    components(schemas(StatusChangeEvent, TestEvent)),
+    components(schemas(
+        StatusChangeEvent,
+        ProposalCreatedEvent,
+        ProposalSentEvent,
+        SignatureRecordedEvent,
+        PaymentChangedEvent,
+        TestEvent
+    )),
     modifiers(&BearerAuth),
 )]
 pub struct ApiDoc;
@@ -280,17 +289,63 @@ fn for_generators(doc: &mut Value) {
             }
         }
     }
-    for (kind, id) in [
-        (EventKind::StatusChange.as_str(), "webhook.statusChange"),
-        (EventKind::Test.as_str(), "webhook.test"),
-    ] {
-        if doc["webhooks"][kind]["post"].is_object() {
-            doc["webhooks"][kind]["post"]["operationId"] = json!(id);
+    for kind in EventKind::ALL {
+        let entry = &mut doc["webhooks"][kind.as_str()]["post"];
+        if entry.is_object() {
+            entry["operationId"] = json!(catalog_entry(*kind).operation_id);
         }
     }
     let pdf = &mut doc["paths"]["/proposal/{identificador}/document"]["get"]["responses"]["200"]["content"]["application/pdf"];
     if pdf.is_object() {
         pdf["schema"] = json!({"type": "string", "format": "binary", "contentMediaType": "application/pdf"});
+    }
+}
+
+/// How the document names and describes one kind of event.
+struct CatalogEntry {
+    operation_id: &'static str,
+    summary: &'static str,
+    schema: &'static str,
+}
+
+/// The event catalog as the document shows it: every kind has an entry (the match says so).
+fn catalog_entry(kind: EventKind) -> CatalogEntry {
+    let (operation_id, summary, schema) = match kind {
+        EventKind::StatusChange => (
+            "webhook.statusChange",
+            "Mudança de status de uma proposta",
+            "StatusChangeEvent",
+        ),
+        EventKind::ProposalCreated => (
+            "webhook.proposalCreated",
+            "Proposta criada (rotas 5 e 6)",
+            "ProposalCreatedEvent",
+        ),
+        EventKind::ProposalSent => (
+            "webhook.proposalSent",
+            "Proposta enviada para assinatura (rota 12) ou reenviada",
+            "ProposalSentEvent",
+        ),
+        EventKind::SignatureRecorded => (
+            "webhook.signatureRecorded",
+            "Assinatura ou recusa de uma das partes registrada",
+            "SignatureRecordedEvent",
+        ),
+        EventKind::PaymentChanged => (
+            "webhook.paymentChanged",
+            "Estado da assinatura recorrente na plataforma de pagamento alterado",
+            "PaymentChangedEvent",
+        ),
+        EventKind::Test => (
+            "webhook.test",
+            "Evento de teste pedido em POST /hooks/{uuid}/test",
+            "TestEvent",
+        ),
+    };
+    CatalogEntry {
+        operation_id,
+        summary,
+        schema,
     }
 }
 
@@ -319,10 +374,14 @@ fn webhooks() -> Value {
             "responses": responses,
         }})
     };
-    json!({
-        EventKind::StatusChange.as_str(): event("Mudança de status de uma proposta", "StatusChangeEvent"),
-        EventKind::Test.as_str(): event("Evento de teste pedido em POST /hooks/{uuid}/test", "TestEvent"),
-    })
+    EventKind::ALL
+        .iter()
+        .map(|kind| {
+            let entry = catalog_entry(*kind);
+            (kind.as_str().to_owned(), event(entry.summary, entry.schema))
+        })
+        .collect::<serde_json::Map<_, _>>()
+        .into()
 }
 
 /// The OpenAPI document.

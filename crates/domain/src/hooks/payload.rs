@@ -1,8 +1,12 @@
 //! The bodies of delivered events: `{"type", "timestamp", "data"}`, serialised once when the event
-//! is queued so that every retry carries the same bytes.
+//! is queued so that every retry carries the same bytes. Each kind's data names the proposal by
+//! its identifier and carries `sequence`: the number of the proposal's events of that kind (1, 2,
+//! …), so that a receiver can drop one older than one it already applied. No kind carries
+//! personal data: a receiver reads the customer through route 7.
 
 use crate::proposals::lifecycle::StatusEvent;
-use crate::values::{EventKind, ProposalStatus};
+use crate::signature::PartyRole;
+use crate::values::{EventKind, Flow, PartyStatus, ProposalStatus, ShippingType};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use uuid::Uuid;
@@ -34,6 +38,22 @@ event_body!(
     StatusChangeEvent, StatusChangeData, "Corpo de uma entrega `ALTERAÇÃO_STATUS`."
 );
 event_body!(
+    /// The body of a `PROPOSTA_CRIADA` delivery.
+    ProposalCreatedEvent, ProposalCreatedData, "Corpo de uma entrega `PROPOSTA_CRIADA`."
+);
+event_body!(
+    /// The body of a `PROPOSTA_ENVIADA` delivery.
+    ProposalSentEvent, ProposalSentData, "Corpo de uma entrega `PROPOSTA_ENVIADA`."
+);
+event_body!(
+    /// The body of an `ASSINATURA_REGISTRADA` delivery.
+    SignatureRecordedEvent, SignatureRecordedData, "Corpo de uma entrega `ASSINATURA_REGISTRADA`."
+);
+event_body!(
+    /// The body of a `PAGAMENTO_ALTERADO` delivery.
+    PaymentChangedEvent, PaymentChangedData, "Corpo de uma entrega `PAGAMENTO_ALTERADO`."
+);
+event_body!(
     /// The body of a `TESTE` delivery.
     TestEvent, TestData, "Corpo de uma entrega `TESTE`."
 );
@@ -58,6 +78,91 @@ pub struct StatusChangeData {
     pub alterado_em: String,
     pub alterado_por: String,
     pub motivo: Option<String>,
+    pub sequence: i32,
+}
+
+/// The data of `PROPOSTA_CRIADA` (routes 5 and 6): a proposal is created once, so its `sequence`
+/// is always 1.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(
+        description = "Dados de `PROPOSTA_CRIADA` (rotas 5 e 6). Uma proposta é criada uma vez: `sequence` é sempre 1."
+    )
+)]
+pub struct ProposalCreatedData {
+    pub identificador: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::values::ProposalStatus))]
+    pub status: ProposalStatus,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::values::Flow))]
+    pub fluxo: Flow,
+    /// In cents.
+    #[cfg_attr(feature = "openapi", schema(example = 141200))]
+    pub valor: i64,
+    pub criado_em: String,
+    pub criado_por: String,
+    pub sequence: i32,
+}
+
+/// The data of `PROPOSTA_ENVIADA`: the first sending for signature (route 12) and each resend.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(
+        description = "Dados de `PROPOSTA_ENVIADA`: o primeiro envio para assinatura (rota 12) e cada reenvio. `sequence` conta os envios da proposta; `reenvio` é falso só no primeiro."
+    )
+)]
+pub struct ProposalSentData {
+    pub identificador: String,
+    pub reenvio: bool,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::values::ShippingType))]
+    pub canal: ShippingType,
+    pub enviado_em: String,
+    pub enviado_por: String,
+    pub sequence: i32,
+}
+
+/// The data of `ASSINATURA_REGISTRADA`: one party signed or refused.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(
+        description = "Dados de `ASSINATURA_REGISTRADA`: uma parte assinou ou recusou (um prazo vencido conta como recusa). `sequence` conta os registros de assinatura da proposta."
+    )
+)]
+pub struct SignatureRecordedData {
+    pub identificador: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::signature::PartyRole))]
+    pub parte: PartyRole,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::values::PartyStatus))]
+    pub status: PartyStatus,
+    pub registrado_em: String,
+    pub sequence: i32,
+}
+
+/// The data of `PAGAMENTO_ALTERADO`: the state of the proposal's subscription on the payment
+/// platform, as the platform spells it, when it is created and whenever it changes.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(
+        description = "Dados de `PAGAMENTO_ALTERADO`: o estado da assinatura recorrente da proposta na plataforma de pagamento, como a plataforma o escreve (`incomplete`, `active`, `past_due`, `unpaid`, `canceled`, …), ao ser criada e a cada mudança. `statusAnterior` é nulo na criação. `sequence` conta as mudanças da proposta."
+    )
+)]
+pub struct PaymentChangedData {
+    pub identificador: String,
+    pub status_anterior: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(example = "active"))]
+    pub status: String,
+    pub alterado_em: String,
     pub sequence: i32,
 }
 
@@ -89,6 +194,87 @@ pub fn status_change(event: &StatusEvent, identifier: &str) -> String {
             alterado_por: event.changed_by.clone(),
             motivo: event.reason.clone(),
             sequence: event.sequence,
+        },
+    })
+}
+
+/// A proposal's creation (`PROPOSTA_CRIADA`).
+pub fn proposal_created(identifier: &str, flow: Flow, value: i64, created_by: &str, at: DateTime<Utc>) -> String {
+    serialise(&ProposalCreatedEvent {
+        kind: EventKind::ProposalCreated,
+        timestamp: timestamp(at),
+        data: ProposalCreatedData {
+            identificador: identifier.to_owned(),
+            status: ProposalStatus::New,
+            fluxo: flow,
+            valor: value,
+            criado_em: timestamp(at),
+            criado_por: created_by.to_owned(),
+            sequence: 1,
+        },
+    })
+}
+
+/// A sending for signature (`PROPOSTA_ENVIADA`): the first when `sequence` is 1, a resend after.
+pub fn proposal_sent(
+    identifier: &str,
+    channel: ShippingType,
+    sent_by: &str,
+    at: DateTime<Utc>,
+    sequence: i32,
+) -> String {
+    serialise(&ProposalSentEvent {
+        kind: EventKind::ProposalSent,
+        timestamp: timestamp(at),
+        data: ProposalSentData {
+            identificador: identifier.to_owned(),
+            reenvio: sequence > 1,
+            canal: channel,
+            enviado_em: timestamp(at),
+            enviado_por: sent_by.to_owned(),
+            sequence,
+        },
+    })
+}
+
+/// A party's signature or refusal (`ASSINATURA_REGISTRADA`).
+pub fn signature_recorded(
+    identifier: &str,
+    party: PartyRole,
+    status: PartyStatus,
+    at: DateTime<Utc>,
+    sequence: i32,
+) -> String {
+    serialise(&SignatureRecordedEvent {
+        kind: EventKind::SignatureRecorded,
+        timestamp: timestamp(at),
+        data: SignatureRecordedData {
+            identificador: identifier.to_owned(),
+            parte: party,
+            status,
+            registrado_em: timestamp(at),
+            sequence,
+        },
+    })
+}
+
+/// A new state of the proposal's subscription on the payment platform (`PAGAMENTO_ALTERADO`).
+pub fn payment_changed(
+    identifier: &str,
+    previous: Option<&str>,
+    status: &str,
+    at: DateTime<Utc>,
+    sequence: i32,
+) -> String {
+    serialise(&PaymentChangedEvent {
+        kind: EventKind::PaymentChanged,
+        timestamp: timestamp(at),
+        data: PaymentChangedData {
+            identificador: identifier.to_owned(),
+            status_anterior: previous.map(str::to_owned),
+            status: status.to_owned(),
+            alterado_em: timestamp(at),
+            sequence,
         },
     })
 }
@@ -141,6 +327,63 @@ mod tests {
                     "sequence": 3,
                 }
             })
+        );
+    }
+
+    fn at() -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 11, 26, 9, 30, 0).unwrap()
+    }
+
+    fn parsed(body: String) -> Value {
+        serde_json::from_str(&body).unwrap()
+    }
+
+    #[test]
+    fn the_catalogs_kinds_carry_their_type_the_proposal_and_their_sequence_without_personal_data() {
+        assert_eq!(
+            parsed(proposal_created(
+                "PROP-1",
+                Flow::Partner,
+                141200,
+                "rep@demo.com.br",
+                at()
+            )),
+            json!({"type": "PROPOSTA_CRIADA", "timestamp": "2026-11-26T09:30:00.000Z", "data": {
+                "identificador": "PROP-1", "status": "NOVO", "fluxo": "PARCEIRO", "valor": 141200,
+                "criadoEm": "2026-11-26T09:30:00.000Z", "criadoPor": "rep@demo.com.br", "sequence": 1}})
+        );
+        assert_eq!(
+            parsed(proposal_sent("PROP-1", ShippingType::Sms, "rep@demo.com.br", at(), 1))["data"],
+            json!({"identificador": "PROP-1", "reenvio": false, "canal": "sms",
+                   "enviadoEm": "2026-11-26T09:30:00.000Z", "enviadoPor": "rep@demo.com.br", "sequence": 1})
+        );
+        assert_eq!(
+            parsed(proposal_sent(
+                "PROP-1",
+                ShippingType::Whatsapp,
+                "rep@demo.com.br",
+                at(),
+                3
+            ))["data"]["reenvio"],
+            true
+        );
+        assert_eq!(
+            parsed(signature_recorded(
+                "PROP-1",
+                PartyRole::Federation,
+                PartyStatus::Refused,
+                at(),
+                2
+            )),
+            json!({"type": "ASSINATURA_REGISTRADA", "timestamp": "2026-11-26T09:30:00.000Z", "data": {
+                "identificador": "PROP-1", "parte": "federation", "status": "RECUSADO",
+                "registradoEm": "2026-11-26T09:30:00.000Z", "sequence": 2}})
+        );
+        assert_eq!(
+            parsed(payment_changed("PROP-1", None, "active", at(), 1)),
+            json!({"type": "PAGAMENTO_ALTERADO", "timestamp": "2026-11-26T09:30:00.000Z", "data": {
+                "identificador": "PROP-1", "statusAnterior": null, "status": "active",
+                "alteradoEm": "2026-11-26T09:30:00.000Z", "sequence": 1}})
         );
     }
 }

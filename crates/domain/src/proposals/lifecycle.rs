@@ -84,6 +84,14 @@ pub struct StatusChange {
     pub at: DateTime<Utc>,
 }
 
+impl StatusChange {
+    /// The move that sends a proposal for signature for the first time (route 12), which is also
+    /// told as `PROPOSTA_ENVIADA`.
+    pub fn is_first_sending(&self) -> bool {
+        self.from == ProposalStatus::New && self.to == ProposalStatus::AwaitingSignature
+    }
+}
+
 /// A recorded status-change event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StatusEvent {

@@ -56,6 +56,8 @@ pub struct NewProposal {
     pub address: AddressData,
     pub partner: Option<PartnerLink>,
     pub changed_by: String,
+    /// When the service created it (its `criadoEm`, and its `PROPOSTA_CRIADA` event's).
+    pub at: DateTime<Utc>,
 }
 
 /// The seller behind a proposal.

@@ -239,6 +239,7 @@ impl ProposalService {
                 ..representation.partner
             }),
             changed_by: principal.email.clone(),
+            at: self.clock.now(),
         };
         let record = self.proposals.create(&new).await?;
         tracing::info!(proposal_id = record.id, "proposal created");
@@ -298,6 +299,7 @@ impl ProposalService {
             address: request.address,
             partner,
             changed_by: principal.email.clone(),
+            at: self.clock.now(),
         };
         Ok(self.proposals.create(&new).await?)
     }

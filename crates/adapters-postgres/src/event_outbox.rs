@@ -1,0 +1,288 @@
+//! The outbox of a proposal's events: an event is queued as one delivery per active subscription
+//! that asked for its kind and whose owner may see the proposal, inside the transaction of the
+//! change it tells, so that it is sent if and only if the change commits. The status changes
+//! (`status_changes`), the creation (`proposals::CREATE_PROPOSAL`, in its one statement), the
+//! sendings and signatures (`signatures`) and the payments (`ecommerce`) all queue here.
+
+use crate::prepared::prepared;
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Bool, Integer, Nullable, Text, Timestamptz};
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use domain::hooks::payload;
+use domain::signature::PartyRole;
+use domain::values::{Application, EventKind, Flow, HookStatus, PartyStatus, ShippingType};
+
+/// The channel a queued delivery is announced on (delivered by PostgreSQL at commit), as a
+/// literal so that the statements here stay constants.
+macro_rules! channel {
+    () => {
+        "hook_deliveries"
+    };
+}
+
+/// A new message id, for the `webhook-id` header.
+macro_rules! message_id {
+    () => {
+        "'msg_' || replace(gen_random_uuid()::text, '-', '')"
+    };
+}
+
+/// `queued AS (…)`: the deliveries of one event, one per matching subscription, for each row of
+/// `$source` (a statement's own row, so that nothing is queued when it wrote nothing). The other
+/// arguments are the placeholders of: the `proposal_events` row (or `NULL`), the kind, the body,
+/// the partner who may see the proposal (null unless its own flow), whether the shop may, and the
+/// texts of `ATIVO` and of the back office's, the partners' and the shop's applications.
+macro_rules! queue_deliveries_cte {
+    ($source:literal, $event:literal, $kind:literal, $body:literal, $partner:literal, $shop:literal,
+     $active:literal, $office:literal, $partner_app:literal, $shop_app:literal) => {
+        concat!(
+            "queued AS ( \
+             INSERT INTO hook_deliveries (subscription_id, proposal_event_id, message_id, event_type, body, next_attempt_at) \
+             SELECT s.id, ", $event, ", ", $crate::event_outbox::message_id!(), ", ", $kind, ", ", $body, ", now() \
+             FROM hook_subscriptions s, ", $source, " \
+             WHERE s.status = ", $active, " AND s.deleted_at IS NULL AND ", $kind, " = ANY (s.events) \
+               AND (s.owner_application = ", $office, " \
+                    OR (s.owner_application = ", $partner_app, " AND s.partner_id = ", $partner, ") \
+                    OR (s.owner_application = ", $shop_app, " AND ", $shop, ")) \
+             RETURNING 1)"
+        )
+    };
+}
+
+/// A relation of one row whose evaluation sends the `NOTIFY` (at commit) only when `queued` queued
+/// something: a statement joins it to send the wake-up with its own result.
+macro_rules! notify_if_queued {
+    () => {
+        concat!(
+            "(SELECT count(*) AS notified FROM (SELECT pg_notify('",
+            $crate::event_outbox::channel!(),
+            "', '') WHERE EXISTS (SELECT 1 FROM queued)) AS sent) AS notify"
+        )
+    };
+}
+
+pub(crate) use {channel, message_id, notify_if_queued, queue_deliveries_cte};
+
+/// The channel a queued delivery is announced on.
+pub(crate) const CHANNEL: &str = channel!();
+
+/// A new message id, for the `webhook-id` header.
+pub(crate) const MESSAGE_ID: &str = message_id!();
+
+/// Queues one event, bound as the macros above say.
+const QUEUE: &str = concat!(
+    "WITH ",
+    queue_deliveries_cte!(
+        "(SELECT 1) AS one",
+        "$1",
+        "$2",
+        "$3",
+        "$4",
+        "$5",
+        "$6",
+        "$7",
+        "$8",
+        "$9"
+    ),
+    " SELECT notified FROM ",
+    notify_if_queued!()
+);
+
+/// Who may see a proposal's events besides the back office, which sees them all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Audience {
+    /// The partner whose subscriptions may receive them.
+    pub(crate) partner: Option<i64>,
+    /// Whether the shop's may.
+    pub(crate) shop: bool,
+}
+
+impl Audience {
+    /// A shop's sale credited to a partner stays the shop's (decision 123): only a partner's own
+    /// flow reaches its subscriptions.
+    pub(crate) fn of(partner_id: Option<i64>, flow: Flow) -> Self {
+        Audience {
+            partner: partner_id.filter(|_| flow == Flow::Partner),
+            shop: flow == Flow::Ecommerce,
+        }
+    }
+}
+
+/// What every event of a proposal names: its identifier and who may see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ProposalFacts {
+    pub(crate) id: i64,
+    pub(crate) identifier: String,
+    pub(crate) audience: Audience,
+    pub(crate) shipping: ShippingType,
+}
+
+#[derive(QueryableByName)]
+struct FactsRow {
+    #[diesel(sql_type = Text)]
+    identificador: String,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    id_parceiro: Option<i64>,
+    #[diesel(sql_type = Text)]
+    fluxo: String,
+    #[diesel(sql_type = Text)]
+    tipo_envio: String,
+}
+
+/// The facts of a proposal, read inside the caller's transaction.
+pub(crate) async fn facts_of(conn: &mut AsyncPgConnection, proposal_id: i64) -> QueryResult<ProposalFacts> {
+    let row: FactsRow = prepared(
+        "SELECT identificador, id_parceiro, fluxo, tipo_envio FROM proposals WHERE id = $1",
+        |q| q.bind::<BigInt, _>(proposal_id),
+    )
+    .get_result(conn)
+    .await?;
+    facts_from(
+        proposal_id,
+        row.identificador,
+        row.id_parceiro,
+        &row.fluxo,
+        &row.tipo_envio,
+    )
+}
+
+/// The facts from a proposal's columns as stored.
+pub(crate) fn facts_from(
+    id: i64,
+    identifier: String,
+    partner_id: Option<i64>,
+    flow: &str,
+    shipping: &str,
+) -> QueryResult<ProposalFacts> {
+    let flow = crate::rows::stored(Flow::from_stored(flow, "proposals", "fluxo"))?;
+    let shipping = crate::rows::stored(ShippingType::from_stored(shipping, "proposals", "tipo_envio"))?;
+    Ok(ProposalFacts {
+        id,
+        identifier,
+        audience: Audience::of(partner_id, flow),
+        shipping,
+    })
+}
+
+/// Queues `body` for every active subscription that asked for `kind` and may see the proposal.
+pub(crate) async fn queue(
+    conn: &mut AsyncPgConnection,
+    kind: EventKind,
+    status_event_id: Option<i64>,
+    body: &str,
+    audience: Audience,
+) -> QueryResult<()> {
+    prepared(QUEUE, |q| {
+        q.bind::<Nullable<BigInt>, _>(status_event_id)
+            .bind::<Text, _>(kind.as_str())
+            .bind::<Text, _>(body)
+            .bind::<Nullable<BigInt>, _>(audience.partner)
+            .bind::<Bool, _>(audience.shop)
+            .bind::<Text, _>(HookStatus::Active.as_str())
+            .bind::<Text, _>(Application::BackOffice.as_str())
+            .bind::<Text, _>(Application::Partner.as_str())
+            .bind::<Text, _>(Application::Ecommerce.as_str())
+    })
+    .execute(conn)
+    .await
+    .map(|_| ())
+}
+
+#[derive(QueryableByName)]
+struct SequenceRow {
+    #[diesel(sql_type = Integer)]
+    last_sequence: i32,
+    #[diesel(sql_type = Timestamptz)]
+    at: DateTime<Utc>,
+}
+
+/// The next number of the proposal's events of `kind`, and the transaction's time; the counter's
+/// row lock orders concurrent events of one proposal and kind.
+async fn next_sequence(
+    conn: &mut AsyncPgConnection,
+    proposal_id: i64,
+    kind: EventKind,
+) -> QueryResult<(i32, DateTime<Utc>)> {
+    let row: SequenceRow = prepared(
+        "INSERT INTO proposal_event_sequences (proposal_id, kind, last_sequence) VALUES ($1, $2, 1)
+         ON CONFLICT (proposal_id, kind)
+         DO UPDATE SET last_sequence = proposal_event_sequences.last_sequence + 1
+         RETURNING last_sequence, now() AS at",
+        |q| q.bind::<BigInt, _>(proposal_id).bind::<Text, _>(kind.as_str()),
+    )
+    .get_result(conn)
+    .await?;
+    Ok((row.last_sequence, row.at))
+}
+
+/// `PROPOSTA_ENVIADA`: the proposal's `sending`-th sending (1 for the first; a resend after).
+pub(crate) async fn queue_sending(
+    conn: &mut AsyncPgConnection,
+    facts: &ProposalFacts,
+    sending: i32,
+    sent_by: &str,
+    at: DateTime<Utc>,
+) -> QueryResult<()> {
+    let body = payload::proposal_sent(&facts.identifier, facts.shipping, sent_by, at, sending);
+    queue(conn, EventKind::ProposalSent, None, &body, facts.audience).await
+}
+
+/// `ASSINATURA_REGISTRADA`: one party signed or refused.
+pub(crate) async fn queue_signature(
+    conn: &mut AsyncPgConnection,
+    facts: &ProposalFacts,
+    party: PartyRole,
+    status: PartyStatus,
+    at: DateTime<Utc>,
+) -> QueryResult<()> {
+    let (sequence, _) = next_sequence(conn, facts.id, EventKind::SignatureRecorded).await?;
+    let body = payload::signature_recorded(&facts.identifier, party, status, at, sequence);
+    queue(conn, EventKind::SignatureRecorded, None, &body, facts.audience).await
+}
+
+/// `PAGAMENTO_ALTERADO`: the proposal's subscription on the payment platform is now in `status`
+/// (nothing is told when it stays where it was).
+pub(crate) async fn queue_payment(
+    conn: &mut AsyncPgConnection,
+    proposal_id: i64,
+    previous: Option<&str>,
+    status: &str,
+) -> QueryResult<()> {
+    if previous == Some(status) {
+        return Ok(());
+    }
+    let facts = facts_of(conn, proposal_id).await?;
+    let (sequence, at) = next_sequence(conn, proposal_id, EventKind::PaymentChanged).await?;
+    let body = payload::payment_changed(&facts.identifier, previous, status, at, sequence);
+    queue(conn, EventKind::PaymentChanged, None, &body, facts.audience).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_queue_statement_announces_on_the_channel_the_workers_listen_to() {
+        assert!(QUEUE.contains(MESSAGE_ID));
+        assert!(QUEUE.contains(&format!("pg_notify('{CHANNEL}', '')")));
+    }
+
+    #[test]
+    fn a_partners_subscriptions_see_only_its_own_flow_and_the_shops_only_the_shops() {
+        assert_eq!(
+            Audience::of(Some(7), Flow::Partner),
+            Audience {
+                partner: Some(7),
+                shop: false
+            }
+        );
+        assert_eq!(
+            Audience::of(Some(7), Flow::Ecommerce),
+            Audience {
+                partner: None,
+                shop: true
+            }
+        );
+    }
+}

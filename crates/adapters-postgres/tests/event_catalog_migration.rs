@@ -1,0 +1,114 @@
+//! Migration 25 opens the event catalog: subscriptions and deliveries written before it are kept
+//! as they were, the new kinds are accepted after it, and going down drops what only the new kinds
+//! meant (their deliveries and counters) while every subscription stays, with the kinds it may
+//! still ask for.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use adapters_postgres::migrations;
+use adapters_postgres::testing::{ONE_SHOP_SALE, TestDatabase, line, lines, revert_through};
+use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
+
+/// A subscription of the back office to `events`, named by its endpoint.
+fn subscription(endpoint: &str, events: &str) -> String {
+    format!(
+        "INSERT INTO hook_subscriptions (uuid, owner_application, created_by, endpoint, events, status, secret_sealed, \
+         created_at, updated_at) VALUES (gen_random_uuid(), 'BACKOFFICE', 'x', '{endpoint}', ARRAY[{events}], 'ATIVO', \
+         '\\x00', now(), now());"
+    )
+}
+
+/// A delivery of `kind` to the subscription at `endpoint`.
+fn delivery(endpoint: &str, kind: &str) -> String {
+    format!(
+        "INSERT INTO hook_deliveries (subscription_id, message_id, event_type, body, next_attempt_at) \
+         SELECT id, 'msg_' || md5(random()::text), '{kind}', '{{}}', now() FROM hook_subscriptions \
+         WHERE endpoint = '{endpoint}';"
+    )
+}
+
+const EVENTS_BY_ENDPOINT: &str =
+    "SELECT endpoint || ' ' || array_to_string(events, ',') AS line FROM hook_subscriptions ORDER BY endpoint";
+const DELIVERIES: &str = "SELECT event_type AS line FROM hook_deliveries ORDER BY id";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_catalog_keeps_what_was_there_both_ways_and_down_leaves_each_subscription_what_it_may_ask_for() {
+    let db = TestDatabase::new().await;
+    assert_eq!(
+        revert_through(&db.url, "20261126000025").await.last().unwrap(),
+        "20261126000025"
+    );
+    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    conn.batch_execute(ONE_SHOP_SALE).await.unwrap();
+    conn.batch_execute(&subscription("https://a.exemplo.com.br/", "'ALTERAÇÃO_STATUS'"))
+        .await
+        .unwrap();
+    conn.batch_execute(&delivery("https://a.exemplo.com.br/", "ALTERAÇÃO_STATUS"))
+        .await
+        .unwrap();
+    let refused = conn
+        .batch_execute(&subscription("https://b.exemplo.com.br/", "'PROPOSTA_CRIADA'"))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("hook_subscriptions_events_check"), "{refused}");
+
+    migrations::run_pending(&db.url).await.unwrap();
+    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    assert_eq!(
+        lines(&mut conn, EVENTS_BY_ENDPOINT).await,
+        ["https://a.exemplo.com.br/ ALTERAÇÃO_STATUS"]
+    );
+    assert_eq!(lines(&mut conn, DELIVERIES).await, ["ALTERAÇÃO_STATUS"]);
+    conn.batch_execute(&subscription("https://b.exemplo.com.br/", "'PROPOSTA_CRIADA'"))
+        .await
+        .unwrap();
+    conn.batch_execute(&subscription(
+        "https://c.exemplo.com.br/",
+        "'ALTERAÇÃO_STATUS', 'PAGAMENTO_ALTERADO'",
+    ))
+    .await
+    .unwrap();
+    conn.batch_execute(&delivery("https://c.exemplo.com.br/", "PAGAMENTO_ALTERADO"))
+        .await
+        .unwrap();
+    conn.batch_execute(
+        "INSERT INTO proposal_event_sequences (proposal_id, kind, last_sequence) \
+         SELECT id, 'PAGAMENTO_ALTERADO', 2 FROM proposals",
+    )
+    .await
+    .unwrap();
+    let unknown = conn
+        .batch_execute(&subscription("https://d.exemplo.com.br/", "'PROPOSTA_EXCLUIDA'"))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(unknown.contains("hook_subscriptions_events_check"), "{unknown}");
+
+    assert_eq!(
+        revert_through(&db.url, "20261126000025").await.last().unwrap(),
+        "20261126000025"
+    );
+    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    assert_eq!(
+        lines(&mut conn, EVENTS_BY_ENDPOINT).await,
+        [
+            "https://a.exemplo.com.br/ ALTERAÇÃO_STATUS",
+            "https://b.exemplo.com.br/ TESTE",
+            "https://c.exemplo.com.br/ ALTERAÇÃO_STATUS",
+        ]
+    );
+    assert_eq!(lines(&mut conn, DELIVERIES).await, ["ALTERAÇÃO_STATUS"]);
+    assert_eq!(
+        line(
+            &mut conn,
+            "SELECT count(*)::text AS line FROM pg_tables WHERE tablename = 'proposal_event_sequences'"
+        )
+        .await,
+        "0"
+    );
+
+    migrations::run_pending(&db.url).await.unwrap();
+    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    assert_eq!(lines(&mut conn, EVENTS_BY_ENDPOINT).await.len(), 3);
+}
