@@ -492,6 +492,19 @@ diesel::table! {
         leased_until -> Nullable<Timestamptz>,
         created_at -> Timestamptz,
         delivered_at -> Nullable<Timestamptz>,
+        replay_id -> Nullable<Int8>,
+    }
+}
+
+diesel::table! {
+    hook_replays (id) {
+        id -> Int8,
+        subscription_id -> Int8,
+        since -> Timestamptz,
+        until -> Timestamptz,
+        requested_by -> Text,
+        requested_at -> Timestamptz,
+        deliveries -> Int4,
     }
 }
 
@@ -523,6 +536,8 @@ diesel::joinable!(representatives -> users (user_id));
 diesel::joinable!(representatives -> partners (partner_id));
 diesel::joinable!(product_banks -> products (product_id));
 diesel::joinable!(product_banks -> banks (codigo_banco));
+
+diesel::joinable!(hook_deliveries -> hook_replays (replay_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     users,
@@ -560,4 +575,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     hook_subscriptions,
     hook_deliveries,
     hook_attempts,
+    hook_replays,
 );

@@ -8,7 +8,9 @@ use adapters_postgres::{PgHooks, PgPool, PoolSettings, SealingKeys, build_pool};
 use chrono::Utc;
 use diesel_async::RunQueryDsl;
 use domain::hooks::ports::{DeliveryQueue, HookStore};
-use domain::hooks::{AttemptRecord, ClaimLimits, HookOwner, NewSubscription, RecordStep, SigningSecret, Subscription};
+use domain::hooks::{
+    AttemptRecord, ClaimLimits, DeliveryPage, HookOwner, NewSubscription, RecordStep, SigningSecret, Subscription,
+};
 use domain::values::{DeliveryState, EventKind, HookStatus};
 use std::collections::HashSet;
 use std::time::Duration;
@@ -480,13 +482,19 @@ async fn the_one_waiting_test_migration_keeps_the_newest_of_existing_tests_and_g
     assert!(hooks.enqueue_test(s.id, "{}").await.unwrap().is_some());
 }
 
+/// The first ten deliveries of the log.
+const TEN: DeliveryPage = DeliveryPage {
+    limit: 10,
+    before: None,
+};
+
 #[tokio::test]
 async fn a_stored_delivery_state_outside_its_enum_is_an_internal_error_naming_where_it_is() {
     let (_db, pool, hooks) = store().await;
     let s = subscription(&hooks).await;
     queue(&pool, s.id, 1).await;
     assert_eq!(
-        hooks.deliveries(s.id, 10).await.unwrap()[0].state,
+        hooks.deliveries(s.id, TEN).await.unwrap().deliveries[0].state,
         DeliveryState::Pending
     );
     exec(
@@ -496,7 +504,7 @@ async fn a_stored_delivery_state_outside_its_enum_is_an_internal_error_naming_wh
     .await;
     exec(&pool, "UPDATE hook_deliveries SET state = 'PERDIDA'").await;
     assert_eq!(
-        hooks.deliveries(s.id, 10).await,
+        hooks.deliveries(s.id, TEN).await.map(|log| log.deliveries),
         Err(domain::store::StoreError::Unexpected(
             "valor desconhecido em hook_deliveries.state: \"PERDIDA\"".into()
         )),

@@ -240,6 +240,11 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
         clock: Arc::new(SystemClock),
         rotation_grace: config.hooks.rotation_grace,
         max_subscriptions_per_owner: config.hooks.max_subscriptions_per_owner,
+        // The sender's timeouts, the workers' wake-up and a margin for recording the attempt.
+        test_outcome_wait: config.hooks.connect_timeout
+            + config.hooks.request_timeout
+            + config.hooks.delivery.poll_interval
+            + std::time::Duration::from_secs(1),
     };
     // The sandbox provider's pages: development only, and only while it is the provider.
     let sandbox = (config.environment == Environment::Development && config.signature.clicksign.is_none()).then(|| {

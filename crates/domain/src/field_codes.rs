@@ -76,11 +76,15 @@ pub fn all() -> Vec<(&'static str, &'static str)> {
         ),
         (
             EventKind::CODE,
-            "tipo de evento fora do catálogo (ALTERAÇÃO_STATUS, TESTE)",
+            "tipo de evento fora do catálogo (ALTERAÇÃO_STATUS, PROPOSTA_CRIADA, PROPOSTA_ENVIADA, ASSINATURA_REGISTRADA, PAGAMENTO_ALTERADO, TESTE)",
         ),
         (
             hooks::endpoint::FORMAT,
             "endpoint que não é URL http(s) absoluta, com credenciais ou fragmento",
+        ),
+        (
+            hooks::bodies::TIMESTAMP_INVALID,
+            "data e hora que não segue a ISO 8601 com fuso (2026-11-25T08:00:00Z)",
         ),
         (
             hooks::endpoint::BLOCKED,

@@ -14,15 +14,15 @@ use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 const PARTNER: &str = "11222333000181";
 const OTHER_PARTNER: &str = "11444777000161";
 
-struct Setup {
-    app: TestApp,
-    partner: String,
-    other_partner: String,
-    office: String,
+pub(super) struct Setup {
+    pub(super) app: TestApp,
+    pub(super) partner: String,
+    pub(super) other_partner: String,
+    pub(super) office: String,
 }
 
 /// A service whose webhooks may reach loopback, with a short retry schedule.
-async fn setup(extra: &[(&str, &str)]) -> Setup {
+pub(super) async fn setup(extra: &[(&str, &str)]) -> Setup {
     let mut pairs = vec![
         ("HOOKS_ALLOWED_CIDRS", "127.0.0.0/8"),
         ("HOOKS_RETRY_SCHEDULE_SECS", "1,2"),
@@ -53,7 +53,7 @@ pub(super) async fn receiver(status: u16) -> MockServer {
 }
 
 /// Subscribes and answers the subscription (`data`).
-async fn subscribe(app: &TestApp, token: &str, endpoint: &str, status: &str) -> Value {
+pub(super) async fn subscribe(app: &TestApp, token: &str, endpoint: &str, status: &str) -> Value {
     let response = app
         .post_json_as(
             "/hooks",
@@ -97,7 +97,7 @@ pub(super) async fn requests(server: &MockServer, n: usize) -> Vec<Request> {
     }
 }
 
-async fn cancel(s: &Setup, identifier: &str) {
+pub(super) async fn cancel(s: &Setup, identifier: &str) {
     let response = s
         .app
         .client
@@ -117,7 +117,7 @@ pub(super) fn verify(secret: &str, request: &Request) {
         .unwrap_or_else(|e| panic!("signature refused: {e:?}"));
 }
 
-async fn deliveries(app: &TestApp, token: &str, uuid: &str) -> Vec<Value> {
+pub(super) async fn deliveries(app: &TestApp, token: &str, uuid: &str) -> Vec<Value> {
     let body: Value = app
         .get(&format!("/hooks/{uuid}/deliveries"), Some(token))
         .await
@@ -128,7 +128,7 @@ async fn deliveries(app: &TestApp, token: &str, uuid: &str) -> Vec<Value> {
 }
 
 /// Waits for the first delivery of the subscription to reach `state`.
-async fn delivery_in_state(app: &TestApp, token: &str, uuid: &str, state: &str) -> Value {
+pub(super) async fn delivery_in_state(app: &TestApp, token: &str, uuid: &str, state: &str) -> Value {
     let started = Instant::now();
     loop {
         let list = deliveries(app, token, uuid).await;

@@ -6,6 +6,7 @@ mod catalog;
 mod console;
 mod customer_privacy;
 mod customers;
+mod delivery_log;
 mod ecommerce;
 mod event_catalog;
 mod history;

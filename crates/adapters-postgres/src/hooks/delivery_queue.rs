@@ -4,7 +4,7 @@
 use super::{IdRow, PgHooks, to_i64};
 use crate::pool::{PgPool, connection, query_error};
 use crate::prepared::prepared;
-use crate::schema::{hook_deliveries as deliveries, hook_subscriptions as subs};
+use crate::schema::{hook_deliveries as deliveries, hook_replays, hook_subscriptions as subs};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -240,6 +240,11 @@ impl DeliveryQueue for PgHooks {
     async fn purge(&self, before: DateTime<Utc>) -> Result<u64, StoreError> {
         let mut conn = connection(&self.pool).await?;
         let purged = diesel::delete(deliveries::table.filter(deliveries::created_at.lt(before)))
+            .execute(&mut conn)
+            .await
+            .map_err(query_error)?;
+        // The record of who asked for a replay goes with the deliveries it re-sent.
+        diesel::delete(hook_replays::table.filter(hook_replays::requested_at.lt(before)))
             .execute(&mut conn)
             .await
             .map_err(query_error)?;

@@ -3,7 +3,9 @@
 use super::{IdRow, MESSAGE_ID, PgHooks, notify, to_i64};
 use crate::pool::{connection, query_error};
 use crate::rows::stored;
-use crate::schema::{hook_attempts as attempts, hook_deliveries as deliveries, hook_subscriptions as subs};
+use crate::schema::{
+    hook_attempts as attempts, hook_deliveries as deliveries, hook_replays as replays, hook_subscriptions as subs,
+};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -12,11 +14,16 @@ use diesel::sql_types::{BigInt, Nullable, Text};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::hooks::ports::HookStore;
 use domain::hooks::{
-    Attempt, Delivery, DeliveryState, HookOwner, HookPatch, NewSubscription, SigningSecret, Subscription,
+    Attempt, Delivery, DeliveryLog, DeliveryPage, DeliveryState, HookOwner, HookPatch, NewSubscription, Replay,
+    ReplayWindow, SigningSecret, Subscription,
 };
 use domain::store::StoreError;
 use domain::values::{Application, EventKind, HookStatus, StoredValueError};
+use std::time::Duration;
 use uuid::Uuid;
+
+/// How often a test event's answer looks for its first attempt.
+const FIRST_ATTEMPT_POLL: Duration = Duration::from_millis(100);
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = subs)]
@@ -373,17 +380,126 @@ impl HookStore for PgHooks {
             .ok_or_else(|| StoreError::Unexpected("entrega de teste sumiu".into()))
     }
 
-    async fn deliveries(&self, id: i64, limit: i64) -> Result<Vec<Delivery>, StoreError> {
+    async fn first_attempt(&self, delivery_id: i64, within: Duration) -> Result<Option<Delivery>, StoreError> {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let mut conn = connection(&self.pool).await?;
+            let row: Option<DeliveryRow> = deliveries::table
+                .find(delivery_id)
+                .select(DeliveryRow::as_select())
+                .first(&mut conn)
+                .await
+                .optional()
+                .map_err(query_error)?;
+            let Some(row) = row else {
+                return Ok(None);
+            };
+            let delivery = load_deliveries(&mut conn, vec![row]).await.map_err(query_error)?.pop();
+            let attempted = delivery.as_ref().is_some_and(|d| !d.attempts.is_empty());
+            if attempted || tokio::time::Instant::now() >= deadline {
+                return Ok(delivery);
+            }
+            // The connection goes back to the pool while the worker sends.
+            drop(conn);
+            tokio::time::sleep(FIRST_ATTEMPT_POLL).await;
+        }
+    }
+
+    async fn deliveries(&self, id: i64, page: DeliveryPage) -> Result<DeliveryLog, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        let rows: Vec<DeliveryRow> = deliveries::table
+        let mut query = deliveries::table
             .filter(deliveries::subscription_id.eq(id))
             .order(deliveries::id.desc())
-            .limit(limit)
+            // One more than the page: whether there is a next one.
+            .limit(page.limit.saturating_add(1))
             .select(DeliveryRow::as_select())
-            .load(&mut conn)
-            .await
-            .map_err(query_error)?;
-        load_deliveries(&mut conn, rows).await.map_err(query_error)
+            .into_boxed();
+        if let Some(before) = page.before {
+            query = query.filter(deliveries::id.lt(before));
+        }
+        let mut rows: Vec<DeliveryRow> = query.load(&mut conn).await.map_err(query_error)?;
+        let more = i64::try_from(rows.len()).unwrap_or(i64::MAX) > page.limit;
+        rows.truncate(usize::try_from(page.limit).unwrap_or(0));
+        let next = if more { rows.last().map(|r| r.id) } else { None };
+        let deliveries = load_deliveries(&mut conn, rows).await.map_err(query_error)?;
+        Ok(DeliveryLog { deliveries, next })
+    }
+
+    async fn replay(
+        &self,
+        id: i64,
+        window: ReplayWindow,
+        requested_by: &str,
+        at: DateTime<Utc>,
+    ) -> Result<Option<Replay>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        conn.transaction(async |conn| {
+            // The subscription's row orders concurrent replays of it, on every instance.
+            subs::table
+                .find(id)
+                .select(subs::id)
+                .for_no_key_update()
+                .get_result::<i64>(conn)
+                .await?;
+            let running: bool = diesel::select(diesel::dsl::exists(
+                deliveries::table
+                    .filter(deliveries::subscription_id.eq(id))
+                    .filter(deliveries::replay_id.is_not_null())
+                    .filter(deliveries::state.eq(DeliveryState::Pending.as_str())),
+            ))
+            .get_result(conn)
+            .await?;
+            if running {
+                return Ok(None);
+            }
+            let replay_id: i64 = diesel::insert_into(replays::table)
+                .values((
+                    replays::subscription_id.eq(id),
+                    replays::since.eq(window.since),
+                    replays::until.eq(window.until),
+                    replays::requested_by.eq(requested_by),
+                    replays::requested_at.eq(at),
+                ))
+                .returning(replays::id)
+                .get_result(conn)
+                .await?;
+            // A delivery in flight keeps its lease (it is being sent already); a test event is
+            // not the proposals' history.
+            let queued = diesel::update(
+                deliveries::table
+                    .filter(deliveries::subscription_id.eq(id))
+                    .filter(deliveries::created_at.ge(window.since))
+                    .filter(deliveries::created_at.lt(window.until))
+                    .filter(deliveries::event_type.ne(EventKind::Test.as_str()))
+                    .filter(
+                        deliveries::state
+                            .ne(DeliveryState::Pending.as_str())
+                            .or(deliveries::leased_until.is_null())
+                            .or(deliveries::leased_until.le(diesel::dsl::now)),
+                    ),
+            )
+            .set((
+                deliveries::state.eq(DeliveryState::Pending.as_str()),
+                deliveries::next_attempt_at.eq(at),
+                deliveries::leased_until.eq(None::<DateTime<Utc>>),
+                deliveries::replay_id.eq(replay_id),
+            ))
+            .execute(conn)
+            .await?;
+            diesel::update(replays::table.find(replay_id))
+                .set(replays::deliveries.eq(i32::try_from(queued).unwrap_or(i32::MAX)))
+                .execute(conn)
+                .await?;
+            if queued > 0 {
+                notify(conn).await?;
+            }
+            Ok(Some(Replay {
+                window,
+                deliveries: i64::try_from(queued).unwrap_or(i64::MAX),
+            }))
+        })
+        .await
+        .map_err(query_error)
     }
 
     async fn retry(&self, id: i64, delivery_id: i64, at: DateTime<Utc>) -> Result<Option<Delivery>, StoreError> {
@@ -406,6 +522,8 @@ impl HookStore for PgHooks {
                     deliveries::state.eq(DeliveryState::Pending.as_str()),
                     deliveries::next_attempt_at.eq(at),
                     deliveries::leased_until.eq(None::<DateTime<Utc>>),
+                    // One delivery retried by hand is no replay's.
+                    deliveries::replay_id.eq(None::<i64>),
                 ))
                 .execute(conn)
                 .await?;

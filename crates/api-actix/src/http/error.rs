@@ -95,9 +95,10 @@ error_codes! {
     PaymentEventUnauthenticated => ("evento_pagamento_nao_autenticado", UNAUTHORIZED, "Assinatura do evento de pagamento inválida."),
     HookNotFound => ("webhook_nao_encontrado", NOT_FOUND, "Assinatura de eventos não encontrada."),
     DeliveryNotFound => ("entrega_nao_encontrada", NOT_FOUND, "Entrega não encontrada nesta assinatura de eventos."),
-    HookInactive => ("webhook_inativo", BAD_REQUEST, "Assinatura de eventos inativa: ative-a antes de enviar o evento de teste."),
+    HookInactive => ("webhook_inativo", BAD_REQUEST, "Assinatura de eventos inativa: ative-a antes de pedir um evento de teste ou um reenvio."),
     HookLimit => ("limite_webhooks", CONFLICT, "Limite de assinaturas de eventos atingido: apague uma antes de criar outra."),
     HookTestInFlight => ("teste_em_andamento", CONFLICT, "Um evento de teste desta assinatura está sendo enviado: aguarde o resultado antes de pedir outro."),
+    HookReplayRunning => ("reenvio_em_andamento", CONFLICT, "Um reenvio desta assinatura ainda tem entregas aguardando: aguarde que terminem antes de pedir outro."),
     IdempotencyKeyReused => ("idempotencia_outra_requisicao", UNPROCESSABLE_ENTITY, "Idempotency-Key já usada com outra requisição."),
     IdempotentAnswerForgotten => ("idempotencia_esquecida", CONFLICT, "A resposta desta Idempotency-Key foi apagada (anonimização) e não pode ser repetida."),
     IdempotentRequestInFlight => ("requisicao_em_andamento", CONFLICT, "Uma requisição com esta Idempotency-Key está em andamento. Tente novamente em instantes."),
@@ -511,6 +512,7 @@ impl From<HookError> for ApiError {
                 format!("Limite de {max} assinaturas de eventos atingido: apague uma antes de criar outra."),
             ),
             HookError::TestInFlight => ApiError::new(ErrorCode::HookTestInFlight),
+            HookError::ReplayRunning => ApiError::new(ErrorCode::HookReplayRunning),
             HookError::Store(e) => e.into(),
         }
     }

@@ -78,6 +78,7 @@ impl Modify for BearerAuth {
         crate::routes::hooks::send_test,
         crate::routes::hooks::deliveries,
         crate::routes::hooks::retry,
+        crate::routes::hooks::replay,
         crate::routes::privacy::export,
         crate::routes::privacy::anonymize,
         crate::routes::health::live,

@@ -6,14 +6,14 @@ use crate::http::body::Body;
 use crate::http::envelope::Envelope;
 use crate::http::error::{ApiError, ErrorCode};
 use crate::http::idempotency::idempotent;
-use crate::routes::dto::iso;
+use crate::routes::dto::{ListPageDto, iso};
 use crate::routes::schemas::envelope_doc;
 use crate::routes::schemas::{ErrorEnvelope, MessageEnvelope};
 use crate::state::AppState;
 use actix_web::middleware::from_fn;
 use actix_web::{HttpResponse, web};
-use domain::hooks::bodies::{HookBody, HookPatchBody};
-use domain::hooks::{Attempt, Delivery, Subscription};
+use domain::hooks::bodies::{HookBody, HookPatchBody, ReplayBody, wait_for_outcome};
+use domain::hooks::{Attempt, Delivery, DeliveryPage, Subscription};
 use domain::values::{EventKind, HookStatus};
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -22,6 +22,8 @@ use uuid::Uuid;
 envelope_doc!(HookEnvelope, data = HookDto);
 envelope_doc!(HookListEnvelope, data = HookListDto);
 envelope_doc!(DeliveriesEnvelope, document = DeliveryDto);
+envelope_doc!(DeliveryLogEnvelope, document = DeliveryDto, data = ListPageDto);
+envelope_doc!(ReplayEnvelope, data = ReplayDto);
 
 /// An event subscription as routes 17 and the management routes answer it.
 #[derive(Serialize, ToSchema)]
@@ -269,11 +271,15 @@ fn deliveries_answer(message: &str, deliveries: Vec<Delivery>) -> Result<HttpRes
     Ok(HttpResponse::Ok().json(Envelope::list(message, document, Vec::new())))
 }
 
-/// Queues a test event (`TESTE`) for the subscription (beyond the spec).
-#[utoipa::path(post, path = "/hooks/{uuid}/test", operation_id = "hook.test", summary = "Evento de teste", description = "Enfileira um evento de teste (`TESTE`) para a assinatura, no lugar de um teste anterior que aguarda nova tentativa; um por vez em envio.", tag = "eventos", security(("bearer" = [])),
-    params(("uuid" = String, Path)),
+/// Queues a test event (`TESTE`) for the subscription, answered with its outcome when asked
+/// (beyond the spec).
+#[utoipa::path(post, path = "/hooks/{uuid}/test", operation_id = "hook.test", summary = "Evento de teste", description = "Enfileira um evento de teste (`TESTE`) para a assinatura, no lugar de um teste anterior que aguarda nova tentativa; um por vez em envio. Com `wait=true`, responde com o resultado: a primeira tentativa (o status do receptor ou o erro), ou a entrega como está se o envio passar do tempo do remetente (no máximo 15 s).", tag = "eventos", security(("bearer" = [])),
+    params(
+        ("uuid" = String, Path),
+        ("wait" = Option<bool>, Query, description = "true: aguarda a primeira tentativa e responde com ela"),
+    ),
     responses(
-        (status = 200, description = "A entrega do evento de teste", body = DeliveriesEnvelope),
+        (status = 200, description = "A entrega do evento de teste (com a primeira tentativa, se `wait=true`)", body = DeliveriesEnvelope),
         (status = 400, description = "Assinatura inativa", body = ErrorEnvelope),
         (status = 409, description = "Um evento de teste desta assinatura está sendo enviado", body = ErrorEnvelope),
         (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
@@ -282,25 +288,87 @@ pub async fn send_test(
     state: web::Data<AppState>,
     user: AuthenticatedUser,
     path: web::Path<String>,
+    query: web::Query<Vec<(String, String)>>,
 ) -> Result<HttpResponse, ApiError> {
-    let delivery = state.hooks.send_test(&user.0, hook_uuid(&path)?).await?;
-    deliveries_answer("Evento de teste enfileirado.", vec![delivery])
+    let uuid = hook_uuid(&path)?;
+    let wait = wait_for_outcome(&query)?;
+    let delivery = state.hooks.send_test(&user.0, uuid, wait).await?;
+    let message = if delivery.attempts.is_empty() {
+        "Evento de teste enfileirado."
+    } else {
+        "Evento de teste enviado."
+    };
+    deliveries_answer(message, vec![delivery])
 }
 
-/// The subscription's last 100 deliveries, newest first, with every attempt (beyond the spec).
-#[utoipa::path(get, path = "/hooks/{uuid}/deliveries", operation_id = "hook.deliveries", summary = "Entregas", description = "As últimas 100 entregas da assinatura, da mais nova à mais antiga, com cada tentativa.", tag = "eventos", security(("bearer" = [])),
-    params(("uuid" = String, Path)),
+/// The subscription's delivery log, newest first, a page at a time, with every attempt (beyond
+/// the spec).
+#[utoipa::path(get, path = "/hooks/{uuid}/deliveries", operation_id = "hook.deliveries", summary = "Entregas", description = "As entregas da assinatura, da mais nova à mais antiga, uma página por vez, com cada tentativa. A próxima página vem de `cursor` = `data.nextCursor`.", tag = "eventos", security(("bearer" = [])),
+    params(
+        ("uuid" = String, Path),
+        ("limit" = Option<i64>, Query, description = "Tamanho da página: 1 a 100 (padrão 100)"),
+        ("cursor" = Option<String>, Query, description = "O `data.nextCursor` da página anterior"),
+    ),
     responses(
-        (status = 200, body = DeliveriesEnvelope),
+        (status = 200, description = "Uma página: `document` com as entregas; `data.nextCursor` (null na última)", body = DeliveryLogEnvelope),
+        (status = 400, description = "Parâmetro desconhecido ou valor inválido, nomeado em `errors`", body = ErrorEnvelope),
         (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
     ))]
 pub async fn deliveries(
     state: web::Data<AppState>,
     user: AuthenticatedUser,
     path: web::Path<String>,
+    query: web::Query<Vec<(String, String)>>,
 ) -> Result<HttpResponse, ApiError> {
-    let deliveries = state.hooks.deliveries(&user.0, hook_uuid(&path)?).await?;
-    deliveries_answer("Entregas da assinatura de eventos.", deliveries)
+    let uuid = hook_uuid(&path)?;
+    let page = DeliveryPage::parse(&query)?;
+    let log = state.hooks.deliveries(&user.0, uuid, page).await?;
+    let document: Vec<DeliveryDto> = log.deliveries.into_iter().map(DeliveryDto::from).collect();
+    let envelope = Envelope::list("Entregas da assinatura de eventos.", document, Vec::new()).with_data(ListPageDto {
+        next_cursor: log.next.map(|id| id.to_string()),
+    });
+    Ok(HttpResponse::Ok().json(envelope))
+}
+
+/// What a replay queued again.
+#[derive(Serialize, ToSchema)]
+pub struct ReplayDto {
+    #[schema(example = "2026-11-25T08:00:00.000Z")]
+    pub since: String,
+    #[schema(example = "2026-11-25T18:00:00.000Z")]
+    pub until: String,
+    /// How many deliveries were made due again.
+    pub deliveries: i64,
+}
+
+/// Sends a window of the subscription's deliveries again, with their message ids (beyond the spec).
+#[utoipa::path(post, path = "/hooks/{uuid}/replay", operation_id = "hook.replay", summary = "Reenviar janela de entregas", description = "Torna devidas de novo as entregas da assinatura criadas na janela `[since, until)` (no máximo 7 dias; `until` ausente vale agora), com os mesmos `webhook-id` e corpos: o receptor descarta o que já aplicou. Eventos de teste e entregas em envio ficam de fora. Um reenvio por vez: enquanto houver entrega do anterior aguardando, 409.", tag = "eventos", security(("bearer" = [])),
+    params(("uuid" = String, Path)),
+    request_body = ReplayBody,
+    responses(
+        (status = 200, description = "Quantas entregas foram reenfileiradas", body = ReplayEnvelope),
+        (status = 400, description = "Janela inválida (nomeada em `errors`) ou assinatura inativa", body = ErrorEnvelope),
+        (status = 409, description = "Um reenvio desta assinatura ainda tem entregas aguardando", body = ErrorEnvelope),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn replay(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    path: web::Path<String>,
+    body: Body<ReplayBody>,
+) -> Result<HttpResponse, ApiError> {
+    let uuid = hook_uuid(&path)?;
+    let request = body.into_inner().read()?;
+    let replay = state.hooks.replay(&user.0, uuid, request).await?;
+    let message = format!("Reenvio agendado: {} entrega(s).", replay.deliveries);
+    Ok(HttpResponse::Ok().json(Envelope::data(
+        message,
+        ReplayDto {
+            since: iso(replay.window.since),
+            until: iso(replay.window.until),
+            deliveries: replay.deliveries,
+        },
+    )))
 }
 
 /// Makes a delivery due now: one more attempt, whatever its state (beyond the spec).
@@ -339,5 +407,6 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .service(web::resource("/{uuid}/rotateSecret").route(web::post().to(rotate_secret)))
     .service(web::resource("/{uuid}/test").route(web::post().to(send_test)))
     .service(web::resource("/{uuid}/deliveries").route(web::get().to(deliveries)))
+    .service(web::resource("/{uuid}/replay").route(web::post().to(replay)))
     .service(web::resource("/{uuid}/deliveries/{id}/retry").route(web::post().to(retry)));
 }

@@ -43,6 +43,9 @@ pub enum HookError {
     /// A test event of the subscription is being sent; one at a time.
     #[error("evento de teste em andamento")]
     TestInFlight,
+    /// A replay of the subscription still has deliveries waiting; one at a time.
+    #[error("reenvio em andamento")]
+    ReplayRunning,
     #[error(transparent)]
     Store(#[from] StoreError),
 }

@@ -74,6 +74,43 @@ pub struct NewSubscription {
     pub at: DateTime<Utc>,
 }
 
+/// A replay as asked (`POST /hooks/:uuid/replay`): `until` absent means now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayRequest {
+    pub since: DateTime<Utc>,
+    pub until: Option<DateTime<Utc>>,
+}
+
+/// The window of a subscription's deliveries to send again, checked: `since` before `until`,
+/// at most `MAX_REPLAY_WINDOW` apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReplayWindow {
+    pub since: DateTime<Utc>,
+    pub until: DateTime<Utc>,
+}
+
+/// What a replay queued again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Replay {
+    pub window: ReplayWindow,
+    pub deliveries: i64,
+}
+
+/// Where a page of the delivery log starts: the newest deliveries first, those older than
+/// `before` (a delivery id, the previous page's cursor) when given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeliveryPage {
+    pub limit: i64,
+    pub before: Option<i64>,
+}
+
+/// One page of the delivery log, and the cursor of the next (none on the last).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeliveryLog {
+    pub deliveries: Vec<Delivery>,
+    pub next: Option<i64>,
+}
+
 /// One event queued for one subscription, with its attempts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Delivery {

@@ -2,8 +2,8 @@
 
 use super::endpoint::Endpoint;
 use super::model::{
-    AttemptRecord, ClaimLimits, ClaimedDelivery, Delivery, HookOwner, HookPatch, NewSubscription, OutgoingWebhook,
-    Subscription,
+    AttemptRecord, ClaimLimits, ClaimedDelivery, Delivery, DeliveryLog, DeliveryPage, HookOwner, HookPatch,
+    NewSubscription, OutgoingWebhook, Replay, ReplayWindow, Subscription,
 };
 use super::policy::SendOutcome;
 use super::signing::SigningSecret;
@@ -40,8 +40,22 @@ pub trait HookStore: Send + Sync {
     /// its next attempt; `None` while a test of the subscription is being sent (at most one in
     /// flight, and one queued).
     async fn enqueue_test(&self, id: i64, body: &str) -> Result<Option<Delivery>, StoreError>;
-    /// The most recent deliveries first, with their attempts.
-    async fn deliveries(&self, id: i64, limit: i64) -> Result<Vec<Delivery>, StoreError>;
+    /// The delivery once its first attempt is recorded, or as it stands after `within` (a test
+    /// event's answer waits for its outcome, whichever instance sends it); `None` if it is gone.
+    async fn first_attempt(&self, delivery_id: i64, within: Duration) -> Result<Option<Delivery>, StoreError>;
+    /// A page of the subscription's deliveries, newest first, with their attempts, and the
+    /// cursor of the next page.
+    async fn deliveries(&self, id: i64, page: DeliveryPage) -> Result<DeliveryLog, StoreError>;
+    /// Makes the subscription's deliveries created within the window due now again, with their
+    /// message ids and bodies (so receivers deduplicate), leaving out test events and those in
+    /// flight; `None` while an earlier replay of the subscription still has deliveries waiting.
+    async fn replay(
+        &self,
+        id: i64,
+        window: ReplayWindow,
+        requested_by: &str,
+        at: DateTime<Utc>,
+    ) -> Result<Option<Replay>, StoreError>;
     /// Makes a delivery of the subscription due now (one more attempt); `None` if it has none by that id.
     async fn retry(&self, id: i64, delivery_id: i64, at: DateTime<Utc>) -> Result<Option<Delivery>, StoreError>;
 }

@@ -1,7 +1,11 @@
 //! The use cases of event subscriptions: routes 17 and 18 and the management routes beside them.
 
+use super::bodies::DELIVERIES_PER_PAGE;
 use super::endpoint::{self, Endpoint};
-use super::model::{Delivery, HookOwner, HookPatch, HookRequest, NewSubscription, Subscription};
+use super::model::{
+    Delivery, DeliveryLog, DeliveryPage, HookOwner, HookPatch, HookRequest, NewSubscription, Replay, ReplayRequest,
+    ReplayWindow, Subscription,
+};
 use super::ports::{EndpointGuard, EndpointRefusal, HookStore, KeyGenerator};
 use super::signing::SigningSecret;
 use super::{HookError, payload};
@@ -9,14 +13,15 @@ use crate::access::{Operation, authorize, scope_of};
 use crate::auth::model::Principal;
 use crate::clock::Clock;
 use crate::proposals::ports::PartnerDirectory;
-use crate::validation::Violations;
+use crate::validation::{Violations, codes};
 use crate::values::{EventKind, HookStatus};
+use chrono::{DateTime, Utc};
 use std::sync::Arc;
 use std::time::Duration;
 use uuid::Uuid;
 
-/// How many deliveries `GET /hooks/:uuid/deliveries` shows, most recent first.
-pub const DELIVERIES_SHOWN: i64 = 100;
+/// The widest window `POST /hooks/:uuid/replay` sends again.
+pub const MAX_REPLAY_DAYS: i64 = 7;
 
 pub struct HookService {
     pub store: Arc<dyn HookStore>,
@@ -28,7 +33,13 @@ pub struct HookService {
     pub rotation_grace: Duration,
     /// Subscriptions one owner may keep.
     pub max_subscriptions_per_owner: usize,
+    /// How long a test event's answer waits for its first attempt (the sender's timeout and a
+    /// margin, within `MAX_TEST_OUTCOME_WAIT`).
+    pub test_outcome_wait: Duration,
 }
+
+/// The longest a test event's answer waits for its outcome.
+pub const MAX_TEST_OUTCOME_WAIT: Duration = Duration::from_secs(15);
 
 impl HookService {
     async fn owner(&self, principal: &Principal) -> Result<HookOwner, HookError> {
@@ -109,42 +120,100 @@ impl HookService {
         Ok(self.store.rotate(current.id, &secret, now + grace, now).await?)
     }
 
-    /// Queues the test event; an `INATIVO` subscription receives nothing, so it is refused.
-    pub async fn send_test(&self, principal: &Principal, uuid: Uuid) -> Result<Delivery, HookError> {
+    /// Queues the test event and answers it as queued or, when `wait`, with its outcome: its
+    /// first attempt (the receiver's answer or error), or as it stands when `test_outcome_wait`
+    /// ends first. An `INATIVO` subscription receives nothing, so it is refused.
+    pub async fn send_test(&self, principal: &Principal, uuid: Uuid, wait: bool) -> Result<Delivery, HookError> {
         let current = self.get(principal, uuid).await?;
         if current.status != HookStatus::Active {
             return Err(HookError::Inactive);
         }
         let body = payload::test(current.uuid, self.clock.now());
-        self.store
+        let queued = self
+            .store
             .enqueue_test(current.id, &body)
             .await?
-            .ok_or(HookError::TestInFlight)
+            .ok_or(HookError::TestInFlight)?;
+        if !wait {
+            return Ok(queued);
+        }
+        let within = self.test_outcome_wait.min(MAX_TEST_OUTCOME_WAIT);
+        Ok(self.store.first_attempt(queued.id, within).await?.unwrap_or(queued))
     }
 
-    pub async fn deliveries(&self, principal: &Principal, uuid: Uuid) -> Result<Vec<Delivery>, HookError> {
+    /// A page of the subscription's delivery log, newest first.
+    pub async fn deliveries(
+        &self,
+        principal: &Principal,
+        uuid: Uuid,
+        page: DeliveryPage,
+    ) -> Result<DeliveryLog, HookError> {
         let current = self.get(principal, uuid).await?;
-        Ok(self.store.deliveries(current.id, DELIVERIES_SHOWN).await?)
+        Ok(self.store.deliveries(current.id, page).await?)
     }
 
-    /// One more attempt of a delivery, due now.
-    /// A subscription and its deliveries (the console's log).
+    /// A subscription and the first page of its deliveries (the console's log).
     pub async fn delivery_log(
         &self,
         principal: &Principal,
         uuid: Uuid,
     ) -> Result<(Subscription, Vec<Delivery>), HookError> {
         let subscription = self.get(principal, uuid).await?;
-        let deliveries = self.deliveries(principal, uuid).await?;
-        Ok((subscription, deliveries))
+        let page = DeliveryPage {
+            limit: DELIVERIES_PER_PAGE,
+            before: None,
+        };
+        let log = self.store.deliveries(subscription.id, page).await?;
+        Ok((subscription, log.deliveries))
     }
 
+    /// Sends the window's deliveries again, with their message ids (what the receiver missed
+    /// while it was down, or lost): the window within `MAX_REPLAY_DAYS`, not in the future; one
+    /// replay of a subscription at a time; an `INATIVO` subscription receives nothing, so it is
+    /// refused.
+    pub async fn replay(&self, principal: &Principal, uuid: Uuid, request: ReplayRequest) -> Result<Replay, HookError> {
+        let current = self.get(principal, uuid).await?;
+        let now = self.clock.now();
+        let window = replay_window(request, now).map_err(HookError::Invalid)?;
+        if current.status != HookStatus::Active {
+            return Err(HookError::Inactive);
+        }
+        self.store
+            .replay(current.id, window, &principal.email, now)
+            .await?
+            .ok_or(HookError::ReplayRunning)
+    }
+
+    /// One more attempt of a delivery, due now.
     pub async fn retry(&self, principal: &Principal, uuid: Uuid, delivery_id: i64) -> Result<Delivery, HookError> {
         let current = self.get(principal, uuid).await?;
         self.store
             .retry(current.id, delivery_id, self.clock.now())
             .await?
             .ok_or(HookError::DeliveryNotFound)
+    }
+}
+
+/// The window a replay asks for, checked at `now`.
+fn replay_window(request: ReplayRequest, now: DateTime<Utc>) -> Result<ReplayWindow, Violations> {
+    let ReplayRequest { since, until } = request;
+    let until = until.unwrap_or(now);
+    let mut v = Violations::new();
+    if since > now {
+        v.add("since", codes::INVALID_VALUE, "since não pode estar no futuro");
+    } else if until <= since {
+        v.add("until", codes::INVALID_VALUE, "until deve ser posterior a since");
+    } else if until - since > chrono::Duration::days(MAX_REPLAY_DAYS) {
+        v.add(
+            "since",
+            codes::INVALID_VALUE,
+            format!("a janela de reenvio é de no máximo {MAX_REPLAY_DAYS} dias"),
+        );
+    }
+    if v.is_empty() {
+        Ok(ReplayWindow { since, until })
+    } else {
+        Err(v)
     }
 }
 

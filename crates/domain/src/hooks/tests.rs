@@ -67,6 +67,7 @@ fn service(store: MockHookStore, guard: MockEndpointGuard) -> HookService {
         clock: Arc::new(SystemClock),
         rotation_grace: Duration::from_secs(24 * 3600),
         max_subscriptions_per_owner: 20,
+        test_outcome_wait: Duration::from_secs(3),
     }
 }
 
@@ -195,9 +196,152 @@ async fn a_test_event_to_an_inactive_subscription_is_refused() {
         .returning(|o, _| Ok(Some(subscription(o, HookStatus::Inactive))));
     store.expect_enqueue_test().never();
     let result = service(store, allow_all())
-        .send_test(&principal(Application::BackOffice), Uuid::new_v4())
+        .send_test(&principal(Application::BackOffice), Uuid::new_v4(), true)
         .await;
     assert!(matches!(result, Err(HookError::Inactive)));
+}
+
+fn test_delivery(attempts: Vec<Attempt>) -> Delivery {
+    Delivery {
+        id: 31,
+        message_id: "msg_1".into(),
+        event_type: "TESTE".into(),
+        state: if attempts.is_empty() {
+            DeliveryState::Pending
+        } else {
+            DeliveryState::Delivered
+        },
+        attempts,
+        next_attempt_at: None,
+        created_at: Utc::now(),
+        delivered_at: None,
+    }
+}
+
+#[tokio::test]
+async fn a_test_event_asked_to_wait_is_answered_with_its_first_attempt_waiting_no_longer_than_the_bound() {
+    let mut store = MockHookStore::new();
+    store
+        .expect_find()
+        .returning(|o, _| Ok(Some(subscription(o, HookStatus::Active))));
+    store
+        .expect_enqueue_test()
+        .returning(|_, _| Ok(Some(test_delivery(Vec::new()))));
+    store
+        .expect_first_attempt()
+        .withf(|id, within| *id == 31 && *within == Duration::from_secs(3))
+        .returning(|_, _| {
+            Ok(Some(test_delivery(vec![Attempt {
+                number: 1,
+                at: Utc::now(),
+                response_status: Some(204),
+                duration_ms: 12,
+                error: None,
+                next_attempt_at: None,
+            }])))
+        });
+    let answered = service(store, allow_all())
+        .send_test(&principal(Application::BackOffice), Uuid::new_v4(), true)
+        .await
+        .unwrap();
+    assert_eq!(answered.attempts[0].response_status, Some(204));
+
+    // However long the configuration says, the answer waits at most the bound.
+    let mut store = MockHookStore::new();
+    store
+        .expect_find()
+        .returning(|o, _| Ok(Some(subscription(o, HookStatus::Active))));
+    store
+        .expect_enqueue_test()
+        .returning(|_, _| Ok(Some(test_delivery(Vec::new()))));
+    store
+        .expect_first_attempt()
+        .withf(|_, within| *within == service::MAX_TEST_OUTCOME_WAIT)
+        .returning(|_, _| Ok(None));
+    let slow = HookService {
+        test_outcome_wait: Duration::from_secs(600),
+        ..service(store, allow_all())
+    };
+    let answered = slow
+        .send_test(&principal(Application::BackOffice), Uuid::new_v4(), true)
+        .await
+        .unwrap();
+    assert!(answered.attempts.is_empty(), "as it was queued");
+
+    // Not asked to wait, it answers at once.
+    let mut store = MockHookStore::new();
+    store
+        .expect_find()
+        .returning(|o, _| Ok(Some(subscription(o, HookStatus::Active))));
+    store
+        .expect_enqueue_test()
+        .returning(|_, _| Ok(Some(test_delivery(Vec::new()))));
+    store.expect_first_attempt().never();
+    service(store, allow_all())
+        .send_test(&principal(Application::BackOffice), Uuid::new_v4(), false)
+        .await
+        .unwrap();
+}
+
+fn active(store: &mut MockHookStore) {
+    store
+        .expect_find()
+        .returning(|o, _| Ok(Some(subscription(o, HookStatus::Active))));
+}
+
+#[tokio::test]
+async fn a_replay_window_is_bounded_and_a_running_replay_is_told() {
+    let now = Utc::now();
+    let hours = |h: i64| now + chrono::Duration::hours(h);
+    for (request, field) in [
+        (
+            ReplayRequest {
+                since: hours(1),
+                until: None,
+            },
+            "since",
+        ),
+        (
+            ReplayRequest {
+                since: hours(-2),
+                until: Some(hours(-3)),
+            },
+            "until",
+        ),
+        (
+            ReplayRequest {
+                since: hours(-24 * 7 - 1),
+                until: None,
+            },
+            "since",
+        ),
+    ] {
+        let mut store = MockHookStore::new();
+        active(&mut store);
+        store.expect_replay().never();
+        let result = service(store, allow_all())
+            .replay(&principal(Application::BackOffice), Uuid::new_v4(), request)
+            .await;
+        match result {
+            Err(HookError::Invalid(v)) => assert_eq!(v.errors()[0].field, field),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    let mut store = MockHookStore::new();
+    active(&mut store);
+    store.expect_replay().returning(|_, _, _, _| Ok(None));
+    let running = service(store, allow_all())
+        .replay(
+            &principal(Application::BackOffice),
+            Uuid::new_v4(),
+            ReplayRequest {
+                since: hours(-24 * 7 + 1),
+                until: None,
+            },
+        )
+        .await;
+    assert!(matches!(running, Err(HookError::ReplayRunning)), "{running:?}");
 }
 
 #[tokio::test]
