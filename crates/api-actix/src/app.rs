@@ -6,6 +6,7 @@ use crate::deployment::{self, Environment};
 use crate::http::body_deadline::{self, BodyReadTimeout, limit_body_read_time};
 use crate::http::error::{ApiError, ErrorCode};
 use crate::http::middleware::{RequestSpan, envelope_plain_errors, observe};
+use crate::http::rate_limit::rate_limit;
 use crate::routes;
 use crate::scrape::{self, Sampled};
 use crate::security::hook_keys::hook_keys;
@@ -29,7 +30,7 @@ use adapters_postgres::{
     CachedCatalog, CachedSessions, PgAccounts, PgCatalog, PgPool, PgProposals, PgReadiness, PgRecovery, PgSessions,
     PgSignatures, PoolSettings, build_pool,
 };
-use adapters_postgres::{PgDeliveryWakeups, PgEcommerce, PgExpiredRecords, PgHooks, PgSandboxLedger};
+use adapters_postgres::{PgDeliveryWakeups, PgEcommerce, PgExpiredRecords, PgHooks, PgRateCounter, PgSandboxLedger};
 use adapters_signature::{ClicksignProvider, ClicksignSettings, PdfRenderer, SandboxProvider, SandboxSigningPages};
 use adapters_webhooks::{AddressPolicy, HttpWebhookSender, SenderSettings};
 use domain::auth::ports::HashError;
@@ -127,7 +128,11 @@ pub fn pool_settings(config: &Config) -> PoolSettings {
 
 /// Builds the adapters and the use cases over one pool. Runs inside a tokio runtime: the
 /// catalog's change listener starts on it.
-pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupError> {
+pub fn build_state(
+    config: &Config,
+    pool: PgPool,
+    rate_counter: Option<Arc<dyn domain::rate_limit::RateCounter>>,
+) -> Result<AppState, StartupError> {
     let key_file = config
         .jwt
         .private_key_file
@@ -280,6 +285,14 @@ pub fn build_state(config: &Config, pool: PgPool) -> Result<AppState, StartupErr
         readiness: Arc::new(PgReadiness(pool)),
         jwks,
         trusted_proxies: config.trusted_proxies.clone(),
+        rate_limiter: config
+            .rate_limit
+            .zip(rate_counter)
+            .map(|(settings, counter)| domain::rate_limit::RateLimiter {
+                limit: settings.per_minute,
+                counter,
+                clock: Arc::new(SystemClock),
+            }),
     })
 }
 
@@ -386,6 +399,7 @@ pub struct Application {
     server: Server,
     engine: Option<EngineTask>,
     metrics: Option<MetricsListener>,
+    rate_flusher: Option<tokio::task::JoinHandle<()>>,
     shutdown_timeout: std::time::Duration,
 }
 
@@ -526,7 +540,14 @@ impl Application {
             None
         };
         let metrics = MetricsListener::start(&config, sampled)?;
-        let state = web::Data::new(build_state(&config, pool)?);
+        // The rate limits' counts, added to the shared ones a few times a second.
+        let rate_counter = config.rate_limit.map(|_| PgRateCounter::new(pool.clone()));
+        let rate_flusher = rate_counter
+            .as_ref()
+            .zip(config.rate_limit)
+            .map(|(counter, settings)| counter.spawn_flusher(settings.sync_interval));
+        let rate_counter = rate_counter.map(|c| Arc::new(c) as Arc<dyn domain::rate_limit::RateCounter>);
+        let state = web::Data::new(build_state(&config, pool, rate_counter)?);
         let listener = TcpListener::bind(config.bind_addr).map_err(|source| StartupError::Bind {
             addr: config.bind_addr.to_string(),
             source,
@@ -551,6 +572,7 @@ impl Application {
                 .app_data(body_read_timeout.clone())
                 .app_data(web::PathConfig::default().error_handler(path_error))
                 .app_data(web::QueryConfig::default().error_handler(query_error))
+                .wrap(from_fn(rate_limit))
                 .wrap(from_fn(limit_body_read_time))
                 .wrap(cors(&origins))
                 .wrap(ErrorHandlers::new().default_handler(envelope_plain_errors))
@@ -573,6 +595,7 @@ impl Application {
             server,
             engine,
             metrics,
+            rate_flusher,
             shutdown_timeout: config.shutdown_timeout,
         })
     }
@@ -590,6 +613,9 @@ impl Application {
     /// `SHUTDOWN_TIMEOUT_SECS`) before returning.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         let served = self.server.await;
+        if let Some(flusher) = self.rate_flusher {
+            flusher.abort();
+        }
         if let Some(engine) = self.engine {
             engine.stop(self.shutdown_timeout).await;
         }

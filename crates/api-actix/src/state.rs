@@ -30,6 +30,8 @@ pub struct AppState {
     /// The public keys that verify our tokens, as a JWK Set.
     pub jwks: serde_json::Value,
     pub trusted_proxies: Vec<IpNet>,
+    /// Requests per caller and minute, across every instance; `None`: no limit.
+    pub rate_limiter: Option<domain::rate_limit::RateLimiter>,
     /// The sandbox provider's pages: development only, while the sandbox is the provider.
     pub sandbox: Option<adapters_signature::SandboxSigningPages>,
 }

@@ -129,6 +129,7 @@ pub mod input;
 pub mod mail;
 pub mod privacy;
 pub mod proposals;
+pub mod rate_limit;
 pub mod recovery;
 pub mod retention;
 pub mod scope;

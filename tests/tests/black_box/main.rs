@@ -17,6 +17,7 @@ mod observability;
 mod privacy;
 mod proposal_list;
 mod proposals;
+mod rate_limits;
 mod recovery;
 mod security_headers;
 mod service;

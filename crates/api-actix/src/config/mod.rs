@@ -14,7 +14,7 @@ mod webhooks;
 
 pub use database::PoolTimeouts;
 pub use outside::{MailSettings, SignatureSettings};
-pub use server::Environment;
+pub use server::{Environment, RateLimitSettings};
 pub use tokens::{JwtSettings, SessionSettings};
 pub use webhooks::HookSettings;
 
@@ -74,6 +74,8 @@ pub struct Config {
     pub retention: domain::retention::RetentionPolicy,
     /// Catalog reads kept in memory per kind (listings, products, billing groups); 0: none.
     pub catalog_cache_entries: usize,
+    /// Requests per caller and minute; `None`: no limit.
+    pub rate_limit: Option<RateLimitSettings>,
 }
 
 impl Config {
@@ -129,6 +131,16 @@ impl Config {
                 list(&self.trusted_proxies.iter().map(ToString::to_string).collect::<Vec<_>>()),
             ),
             ("LOG_JSON", self.log_json.to_string()),
+            (
+                "RATE_LIMIT_REQUESTS_PER_MINUTE",
+                self.rate_limit
+                    .map_or_else(|| "off".to_owned(), |r| r.per_minute.to_string()),
+            ),
+            (
+                "RATE_LIMIT_SYNC_MS",
+                self.rate_limit
+                    .map_or_else(|| "(sem limite)".to_owned(), |r| millis(r.sync_interval)),
+            ),
             (
                 "JWT_PRIVATE_KEY_FILE",
                 opt(self.jwt.private_key_file.as_ref().map(|p| p.display().to_string())),
@@ -360,6 +372,7 @@ impl Config {
             recovery: tokens.recovery,
             hooks,
             catalog_cache_entries: database.catalog_cache_entries,
+            rate_limit: server.rate_limit,
         })
     }
 }
@@ -885,6 +898,32 @@ mod tests {
         let mut pairs = BASE.to_vec();
         pairs.extend_from_slice(extra);
         Config::from_pairs(&pairs)
+    }
+
+    #[test]
+    fn the_rate_limit_is_600_a_minute_unless_set_and_off_turns_it_off() {
+        let limit = with(&[]).unwrap().rate_limit.unwrap();
+        assert_eq!(limit.per_minute, 600);
+        assert_eq!(limit.sync_interval, Duration::from_millis(250));
+        assert_eq!(
+            with(&[("RATE_LIMIT_REQUESTS_PER_MINUTE", "1200")])
+                .unwrap()
+                .rate_limit
+                .map(|r| r.per_minute),
+            Some(1200)
+        );
+        assert_eq!(
+            with(&[("RATE_LIMIT_REQUESTS_PER_MINUTE", "off")]).unwrap().rate_limit,
+            None
+        );
+        for (name, value) in [
+            ("RATE_LIMIT_REQUESTS_PER_MINUTE", "0"),
+            ("RATE_LIMIT_REQUESTS_PER_MINUTE", "muitas"),
+            ("RATE_LIMIT_SYNC_MS", "5"),
+        ] {
+            let refused = with(&[(name, value)]).unwrap_err().to_string();
+            assert!(refused.contains(name), "{refused}");
+        }
     }
 
     #[test]

@@ -31,6 +31,24 @@ pub(super) struct Raw {
     metrics_addr: Option<String>,
     otel_exporter_otlp_endpoint: Option<String>,
     otel_service_name: Option<String>,
+    rate_limit_requests_per_minute: Option<NumberOrWord>,
+    #[serde(default = "rate_limit_sync_ms")]
+    rate_limit_sync_ms: u64,
+}
+
+/// A variable that takes a number or a word (`off`).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum NumberOrWord {
+    Number(u64),
+    Word(String),
+}
+
+/// Requests a caller may make per minute unless `RATE_LIMIT_REQUESTS_PER_MINUTE` says otherwise.
+pub const DEFAULT_REQUESTS_PER_MINUTE: u64 = 600;
+/// How often an instance adds its counts to the shared ones: the error bound's unit.
+fn rate_limit_sync_ms() -> u64 {
+    250
 }
 
 fn bind_addr() -> String {
@@ -69,6 +87,16 @@ pub(super) struct Server {
     pub metrics_addr_given: bool,
     pub otlp_endpoint: Option<String>,
     pub otel_service_name: String,
+    pub rate_limit: Option<RateLimitSettings>,
+}
+
+/// Requests per caller and minute, across every instance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimitSettings {
+    /// `RATE_LIMIT_REQUESTS_PER_MINUTE` (600; `off`: no limit).
+    pub per_minute: u64,
+    /// `RATE_LIMIT_SYNC_MS`: how often an instance adds its counts to the shared ones (250).
+    pub sync_interval: Duration,
 }
 
 impl Raw {
@@ -125,6 +153,26 @@ impl Raw {
                 None => None,
             },
             otel_service_name: self.otel_service_name.unwrap_or_else(|| "sales-api".to_owned()),
+            rate_limit: {
+                let per_minute = match self.rate_limit_requests_per_minute {
+                    None => Some(DEFAULT_REQUESTS_PER_MINUTE),
+                    Some(NumberOrWord::Number(n)) if n > 0 => Some(n),
+                    Some(NumberOrWord::Word(word)) if word.trim() == "off" => None,
+                    Some(_) => {
+                        return Err(bad(
+                            "RATE_LIMIT_REQUESTS_PER_MINUTE",
+                            "deve ser um inteiro positivo ou off",
+                        ));
+                    }
+                };
+                if !(10..=10_000).contains(&self.rate_limit_sync_ms) {
+                    return Err(bad("RATE_LIMIT_SYNC_MS", "deve ser de 10 a 10000"));
+                }
+                per_minute.map(|per_minute| RateLimitSettings {
+                    per_minute,
+                    sync_interval: Duration::from_millis(self.rate_limit_sync_ms),
+                })
+            },
         })
     }
 }

@@ -4,7 +4,7 @@ use crate::http::error::{ApiError, ErrorCode};
 use crate::state::AppState;
 use actix_web::dev::Payload;
 use actix_web::http::header;
-use actix_web::{FromRequest, HttpRequest, web};
+use actix_web::{FromRequest, HttpMessage, HttpRequest, web};
 use domain::auth::model::Principal;
 use domain::values::Application;
 use futures_util::future::LocalBoxFuture;
@@ -29,7 +29,7 @@ impl AuthenticatedUser {
     }
 }
 
-fn bearer(req: &HttpRequest) -> Option<&str> {
+pub(crate) fn bearer(req: &HttpRequest) -> Option<&str> {
     let value = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
     let (scheme, token) = value.split_once(' ')?;
     scheme
@@ -43,6 +43,11 @@ impl FromRequest for AuthenticatedUser {
     type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        // Already checked by the rate limit, for this very request.
+        if let Some(user) = req.extensions().get::<AuthenticatedUser>().cloned() {
+            tracing::Span::current().record("user_id", user.0.user_id);
+            return Box::pin(async move { Ok(user) });
+        }
         let state = req.app_data::<web::Data<AppState>>().cloned();
         let token = bearer(req).map(str::to_owned);
         Box::pin(async move {

@@ -66,6 +66,7 @@ error_codes! {
     UserDisabled => ("usuario_desativado", FORBIDDEN, "Usuário desativado."),
     InvalidRefreshToken => ("refresh_token_invalido", UNAUTHORIZED, "Refresh token inválido, expirado ou já utilizado."),
     TooManyRequests => ("muitas_tentativas", TOO_MANY_REQUESTS, "Muitas tentativas. Tente novamente mais tarde."),
+    RateLimited => ("limite_requisicoes", TOO_MANY_REQUESTS, "Limite de requisições por minuto atingido. Tente novamente mais tarde."),
     ServiceUnavailable => ("servico_indisponivel", SERVICE_UNAVAILABLE, "Serviço temporariamente indisponível. Tente novamente em instantes."),
     Internal => ("erro_interno", INTERNAL_SERVER_ERROR, "Erro interno. Tente novamente mais tarde."),
     PartnerMissing => ("parceiro_nao_vinculado", FORBIDDEN, "Usuário PARCEIRO sem parceiro vinculado."),

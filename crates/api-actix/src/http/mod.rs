@@ -9,3 +9,4 @@ pub mod error;
 pub mod html;
 pub mod idempotency;
 pub mod middleware;
+pub mod rate_limit;

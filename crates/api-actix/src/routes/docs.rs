@@ -104,6 +104,7 @@ pub fn document() -> &'static Value {
     DOCUMENT.get_or_init(|| {
         let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or_default();
         accept_idempotency_keys(&mut doc);
+        declare_rate_limits(&mut doc);
         enumerate_error_codes(&mut doc);
         describe_bare_answers(&mut doc);
         project_listings(&mut doc);
@@ -165,6 +166,58 @@ fn accept_idempotency_keys(doc: &mut Value) {
                     json!({"description": description, "content": {"application/json": {"schema": error.clone()}}});
             }
         }
+    }
+}
+
+/// The rate limit's fields on every counted operation's successes, and its 429 (`http::rate_limit`:
+/// everything but the health checks and the providers' callbacks).
+fn declare_rate_limits(doc: &mut Value) {
+    doc["components"]["headers"] = json!({
+        "RateLimit-Policy": {
+            "description": "A política de limite (draft-ietf-httpapi-ratelimit-headers): `q` requisições por janela de `w` segundos, por usuário autenticado ou, sem token, por endereço.",
+            "schema": {"type": "string", "example": "\"default\";q=600;w=60"}
+        },
+        "RateLimit": {
+            "description": "O que resta da janela: `r` requisições, `t` segundos até a próxima.",
+            "schema": {"type": "string", "example": "\"default\";r=599;t=42"}
+        },
+        "Retry-After": {
+            "description": "Segundos até poder tentar de novo.",
+            "schema": {"type": "integer", "minimum": 1}
+        }
+    });
+    let fields = json!({
+        "RateLimit-Policy": {"$ref": "#/components/headers/RateLimit-Policy"},
+        "RateLimit": {"$ref": "#/components/headers/RateLimit"}
+    });
+    let Some(paths) = doc["paths"].as_object_mut() else {
+        return;
+    };
+    let counted = paths
+        .iter_mut()
+        .filter(|(path, _)| !crate::http::rate_limit::uncounted(path))
+        .filter_map(|(_, item)| item.as_object_mut())
+        .flat_map(|item| item.values_mut());
+    for operation in counted {
+        let Some(responses) = operation["responses"].as_object_mut() else {
+            continue;
+        };
+        for (status, response) in responses.iter_mut() {
+            if status.starts_with('2') {
+                response["headers"] = fields.clone();
+            }
+        }
+        responses.entry("429").or_insert_with(|| {
+            json!({
+                "description": "Limite de requisições por minuto atingido (`RATE_LIMIT_REQUESTS_PER_MINUTE`); veja `Retry-After`",
+                "headers": {
+                    "Retry-After": {"$ref": "#/components/headers/Retry-After"},
+                    "RateLimit-Policy": {"$ref": "#/components/headers/RateLimit-Policy"},
+                    "RateLimit": {"$ref": "#/components/headers/RateLimit"}
+                },
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}}
+            })
+        });
     }
 }
 

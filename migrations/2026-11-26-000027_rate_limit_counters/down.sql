@@ -1,0 +1,2 @@
+-- Counters of the last minutes only: nothing to keep.
+DROP TABLE rate_limit_counters;
