@@ -2,7 +2,8 @@
 # Runs every test: unit and property tests, use-case tests with mocks, repository tests and the
 # black-box HTTP tests (each against a fresh PostgreSQL database), two instances behind PgBouncer,
 # the committed OpenAPI document through three outside linters (the served one equals it: a
-# black-box test), then the OpenAPI contract check with schemathesis. Set SKIP_SCHEMATHESIS=1 to
+# black-box test), the generated Python and TypeScript SDKs through the partner's and the shop's
+# journeys, then the OpenAPI contract check with schemathesis. Set SKIP_SCHEMATHESIS=1 to
 # leave the last one out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,6 +54,10 @@ scripts/pgbouncer.sh
 
 # The contract as client generators read it: zero errors and warnings from three linters.
 scripts/lint-openapi.sh
+
+# The SDKs a partner generates (Python, TypeScript), each through the partner's and the shop's
+# journeys against the running service.
+scripts/sdk-journeys.sh
 
 if [ "${SKIP_SCHEMATHESIS:-0}" != 1 ]; then
   scripts/schemathesis.sh

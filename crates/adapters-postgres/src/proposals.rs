@@ -74,18 +74,33 @@ where
 #[derive(Clone)]
 pub struct PgProposals {
     pub(crate) pool: PgPool,
+    /// The wake-up of the delivery workers after a creation that queued deliveries.
+    wakeups: crate::event_outbox::Wakeups,
 }
 
 impl PgProposals {
     pub fn new(pool: PgPool) -> Self {
-        Self { pool }
+        Self {
+            wakeups: crate::event_outbox::Wakeups::new(pool.clone()),
+            pool,
+        }
     }
+}
+
+/// `CREATE_PROPOSAL`'s answer: the proposal, and how many deliveries it queued.
+#[derive(QueryableByName)]
+struct CreatedRow {
+    #[diesel(embed)]
+    proposal: ProposalRow,
+    #[diesel(sql_type = Int8)]
+    queued_deliveries: i64,
 }
 
 /// Route 5's (and 6's) write, in one statement: one round trip, its own transaction. The seller's
 /// registration by CPF and its address (`customers`), the proposal with its payment, the
 /// proposal's copy of the customer and address, the registration's earlier `NOVO` proposals'
-/// copies refreshed, and its `PROPOSTA_CRIADA` deliveries (`event_outbox`). At its commit the deferred triggers build the proposal's read model
+/// copies refreshed, and its `PROPOSTA_CRIADA` deliveries (`event_outbox`, the workers woken
+/// after the commit). At its commit the deferred triggers build the proposal's read model
 /// (migration 000022) and the history's creation entry is written. `bench/run.sh` replays exactly
 /// this text through pgbench (the route's own ceiling, `bench-tools`' `write-script`).
 pub const CREATE_PROPOSAL: &str = concat!(
@@ -113,8 +128,8 @@ pub const CREATE_PROPOSAL: &str = concat!(
     crate::event_outbox::queue_deliveries_cte!(
         "proposal", "NULL", "$52", "$53", "$54", "$55", "$56", "$57", "$58", "$59"
     ),
-    " SELECT proposal.* FROM proposal, ",
-    crate::event_outbox::notify_if_queued!()
+    // The wake-up is sent after the commit (`event_outbox::Wakeups`), not inside it.
+    " SELECT proposal.*, (SELECT count(*) FROM queued) AS queued_deliveries FROM proposal"
 );
 
 /// `CREATE_PROPOSAL` as a pgbench script: the service's very statement with each `$n` replaced by
@@ -338,7 +353,7 @@ impl ProposalStore for PgProposals {
             payment_binds(p.payment.as_ref());
         let audience = Audience::of(partner.map(|l| l.partner_id), p.flow);
         let created_event = domain::hooks::payload::proposal_created(&identifier, p.flow, p.value, &p.changed_by, p.at);
-        let result: QueryResult<ProposalRow> = prepared(CREATE_PROPOSAL, |q| {
+        let result: QueryResult<CreatedRow> = prepared(CREATE_PROPOSAL, |q| {
             let q = bind_registration(q.into_boxed(), &p.customer, p.seller, &p.changed_by, true);
             bind_address(q, Some(&p.address))
                 .bind::<Text, _>(ProposalStatus::New.as_str())
@@ -374,7 +389,12 @@ impl ProposalStore for PgProposals {
         .get_result(&mut conn)
         .await;
         match result {
-            Ok(row) => Ok(ProposalRecord::try_from(row).map_err(StoreError::from)?),
+            Ok(row) => {
+                if row.queued_deliveries > 0 {
+                    self.wakeups.announce();
+                }
+                Ok(ProposalRecord::try_from(row.proposal).map_err(StoreError::from)?)
+            }
             Err(DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, info))
                 if info.constraint_name() == Some(OPEN_PROPOSAL_INDEX) =>
             {

@@ -316,4 +316,18 @@ async fn the_contract_documents_every_kind_as_a_webhook_with_its_named_body() {
     for kind in NEW_KINDS {
         assert!(kinds.as_array().unwrap().contains(&json!(kind)), "{kinds}");
     }
+    // The reference page lists every kind with its data's members.
+    let page = s.app.get("/docs", None).await.text().await.unwrap();
+    for shown in [
+        "Eventos (webhooks)",
+        "PROPOSTA_CRIADA",
+        "ProposalCreatedData",
+        "criadoPor",
+        "ASSINATURA_REGISTRADA",
+        "parte",
+        "PAGAMENTO_ALTERADO",
+        "statusAnterior",
+    ] {
+        assert!(page.contains(shown), "{shown} missing from /docs");
+    }
 }

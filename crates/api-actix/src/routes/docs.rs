@@ -488,7 +488,45 @@ fn render_html(json: &Value) -> String {
         }
         html.push_str(&responses_table(&op["responses"]));
     }
+    html.push_str(&events_section(json, schemas));
     html.push_str("</body></html>");
+    html
+}
+
+/// The event catalog: each kind a subscription may ask for, with its body and its data's members.
+fn events_section(json: &Value, schemas: &Value) -> String {
+    let Some(events) = json["webhooks"].as_object() else {
+        return String::new();
+    };
+    let mut html = String::from(concat!(
+        "<h1 id=\"eventos\">Eventos (webhooks)</h1>",
+        "<p>O que o serviço envia ao <code>endpoint</code> de uma assinatura (rota 17) que pediu o tipo, ",
+        "assinado pelos cabeçalhos <code>webhook-id</code>, <code>webhook-timestamp</code> e ",
+        "<code>webhook-signature</code> (Standard Webhooks), só sobre propostas que o dono da assinatura pode ver.</p>"
+    ));
+    for (kind, item) in events {
+        let op = &item["post"];
+        html.push_str(&format!(
+            "<h2><span class=\"m\">evento</span><code>{}</code></h2>",
+            escape(kind)
+        ));
+        if let Some(summary) = op["summary"].as_str() {
+            html.push_str(&format!("<p>{}</p>", escape(summary)));
+        }
+        let body = &op["requestBody"]["content"]["application/json"]["schema"];
+        let Some(name) = schema_name(body) else {
+            continue;
+        };
+        html.push_str(&format!("<p>Corpo: <code>{}</code></p>", escape(name)));
+        html.push_str(&members_table(&schemas[name], schemas));
+        if let Some(data) = schema_name(&schemas[name]["properties"]["data"]) {
+            if let Some(description) = schemas[data]["description"].as_str() {
+                html.push_str(&format!("<p>{}</p>", escape(description)));
+            }
+            html.push_str(&format!("<p><code>data</code>: <code>{}</code></p>", escape(data)));
+            html.push_str(&members_table(&schemas[data], schemas));
+        }
+    }
     html
 }
 

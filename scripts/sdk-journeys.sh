@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# SDKs, generated and exercised (issue 28): from the running service's /openapi.json, a Python
+# client (openapi-python-client) and TypeScript types with a fetch client (openapi-typescript +
+# openapi-fetch, type-checked by tsc with skipLibCheck off) are generated into target/sdk (ignored
+# by git), and each runs the partner's journey and the shop's against the service, asserting the
+# parsed values (tests/sdk/). Starts the real binary on a fresh database with the demo data. The
+# generators and their runtimes are pinned here and in tests/sdk/typescript/package.json.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/postgres.sh
+
+if [ -z "${TEST_DATABASE_URL:-}" ]; then
+  ensure_postgres
+  export TEST_DATABASE_URL="$PG_SERVER_URL/postgres"
+fi
+server="${TEST_DATABASE_URL%/*}"
+command -v npm >/dev/null 2>&1 || { echo "npm (Node.js) é necessário (Debian: apt-get install nodejs npm)" >&2; exit 1; }
+
+venv="${SDK_VENV:-$HOME/.cache/sales-sdk-venv}"
+if [ ! -x "$venv/bin/openapi-python-client" ]; then
+  python3 -m venv "$venv" || { echo "python3 com venv é necessário (Debian: apt-get install python3-venv)" >&2; exit 1; }
+  "$venv/bin/pip" install --quiet "openapi-python-client==0.29.1"
+fi
+
+cargo build --bin sales-api
+bin="${CARGO_TARGET_DIR:-target}/debug/sales-api"
+out="$PWD/target/sdk"
+rm -rf "$out"
+mkdir -p "$out"
+
+work="$(mktemp -d)"
+db="sales_sdk_$$_$RANDOM"
+port=$((20000 + RANDOM % 20000))
+export SALES_ENV=development
+export DATABASE_URL="$server/$db"
+export JWT_PRIVATE_KEY_FILE="$work/keys/jwt-ed25519.pem"
+export BIND_ADDR="127.0.0.1:$port"
+export PUBLIC_URL="http://127.0.0.1:$port"
+export BCRYPT_COST=4 RUST_LOG=warn METRICS_ADDR=off MAIL_DIR="$work/mail"
+# The journeys' hook points at a closed port on loopback: its deliveries fail, its log is read.
+export HOOKS_ALLOWED_CIDRS=127.0.0.0/8
+
+cleanup() {
+  if [ -n "${pid:-}" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
+  psql "$server/postgres" -qc "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+"$bin" keys generate --out "$work/keys" >/dev/null
+"$bin" migrate --create-database >/dev/null
+"$bin" seed demo >/dev/null
+"$bin" serve --no-migrate >"$work/server.log" 2>&1 &
+pid=$!
+base="http://$BIND_ADDR"
+for _ in $(seq 1 100); do
+  if python3 -c "import urllib.request; urllib.request.urlopen('$base/health/ready', timeout=1)" 2>/dev/null; then break; fi
+  sleep 0.2
+done
+python3 -c "import urllib.request; open('$out/openapi.json', 'wb').write(urllib.request.urlopen('$base/openapi.json').read())"
+
+status=0
+echo "SDK Python (openapi-python-client):"
+"$venv/bin/openapi-python-client" generate --path "$out/openapi.json" --output-path "$out/python/sales_client" \
+  --meta none --config tests/sdk/python/generator.yaml >"$out/python-generator.log" 2>&1 ||
+  { cat "$out/python-generator.log" >&2; exit 1; }
+PYTHONPATH="$out/python" "$venv/bin/python" tests/sdk/python/journeys.py "$base" || status=$?
+
+echo "SDK TypeScript (openapi-typescript + openapi-fetch, tsc --noEmit):"
+ts="$out/typescript"
+mkdir -p "$ts"
+cp tests/sdk/typescript/package.json tests/sdk/typescript/tsconfig.json tests/sdk/typescript/journeys.ts "$ts/"
+(
+  cd "$ts"
+  npm install --no-audit --no-fund --loglevel=error >/dev/null
+  npx --no-install openapi-typescript "$out/openapi.json" --output schema.d.ts >/dev/null
+  npx --no-install tsc --noEmit
+  npx --no-install tsc --outDir dist
+  node dist/journeys.js "$base"
+) || status=$?
+
+if [ "$status" != 0 ]; then
+  echo "--- registro do servidor ---" >&2
+  tail -30 "$work/server.log" >&2
+fi
+exit "$status"
