@@ -349,7 +349,8 @@ pub struct ReplayDto {
         (status = 200, description = "Quantas entregas foram reenfileiradas", body = ReplayEnvelope),
         (status = 400, description = "Janela inválida (nomeada em `errors`) ou assinatura inativa", body = ErrorEnvelope),
         (status = 409, description = "Um reenvio desta assinatura ainda tem entregas aguardando", body = ErrorEnvelope),
-        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope),
+        (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
     ))]
 pub async fn replay(
     state: web::Data<AppState>,
