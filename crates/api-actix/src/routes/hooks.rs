@@ -337,7 +337,7 @@ pub struct ReplayDto {
     pub since: String,
     #[schema(example = "2026-11-25T18:00:00.000Z")]
     pub until: String,
-    /// How many deliveries were made due again.
+    /// Quantas entregas voltaram a ser devidas.
     pub deliveries: i64,
 }
 

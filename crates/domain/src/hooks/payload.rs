@@ -98,7 +98,7 @@ pub struct ProposalCreatedData {
     pub status: ProposalStatus,
     #[cfg_attr(feature = "openapi", schema(value_type = crate::values::Flow))]
     pub fluxo: Flow,
-    /// In cents.
+    /// Em centavos.
     #[cfg_attr(feature = "openapi", schema(example = 141200))]
     pub valor: i64,
     pub criado_em: String,
