@@ -18,6 +18,8 @@
 # ceiling, ratio, target, latencies, non-2xx) and appends it to docs/performance.md with the date
 # and the machine.
 set -euo pipefail
+# A step that fails says which (several steps hide their output while they succeed).
+trap 'echo "bench/run.sh: falhou na linha $LINENO: $BASH_COMMAND" >&2' ERR
 cd "$(dirname "$0")/.."
 source scripts/lib/postgres.sh
 source scripts/lib/pgbouncer.sh
@@ -185,9 +187,15 @@ cat > "$work/create.sql" <<'SQL'
 INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (1, 1, :id, 0, now());
 SELECT abalance FROM pgbench_accounts WHERE aid = (:id % 1000000) + 1;
 SQL
-# Transactions per second of pgbench; arguments: pgbench's script options.
+# Transactions per second of pgbench; arguments: pgbench's script options. A failure says why.
 pgbench_tps() {
-  "$pgbench_bin" "$@" -n -c "$connections" -j 2 -T "$seconds" "$DATABASE_URL" 2>/dev/null | awk '/^tps/ {print $3; exit}'
+  local out
+  if ! out=$("$pgbench_bin" "$@" -n -c "$connections" -j 2 -T "$seconds" "$DATABASE_URL" 2>"$work/pgbench.err"); then
+    echo "pgbench falhou ($*):" >&2
+    cat "$work/pgbench.err" >&2
+    return 1
+  fi
+  awk '/^tps/ {print $3; exit}' <<<"$out"
 }
 BIND_ADDR="127.0.0.1:$hello_port" "$bin_dir/hello-json" > /dev/null 2>&1 &
 hello_pid=$!
