@@ -193,6 +193,17 @@ async fn a_replay_names_what_is_wrong_with_its_window_and_an_inactive_subscripti
         .await;
         assert_eq!(error_fields(&answer), [field], "{body}");
     }
+    // The test event's one parameter is named too, and nothing is queued.
+    let answer = assert_error(
+        s.app
+            .post_json_as(&format!("/hooks/{uuid}/test?wait=sim"), &s.office, &json!({}))
+            .await,
+        StatusCode::BAD_REQUEST,
+        "dados_invalidos",
+    )
+    .await;
+    assert_eq!(error_fields(&answer), ["wait"]);
+    assert!(deliveries(&s.app, &s.office, uuid).await.is_empty());
     let inactive = subscribe(&s.app, &s.office, "http://127.0.0.1:9/hooks", "INATIVO").await;
     assert_error(
         replay(

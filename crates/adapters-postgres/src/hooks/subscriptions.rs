@@ -8,9 +8,10 @@ use crate::schema::{
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
-use diesel::sql_types::{BigInt, Nullable, Text};
+use diesel::sql_types::{BigInt, Bool, Nullable, Text};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::hooks::ports::HookStore;
 use domain::hooks::{
@@ -21,6 +22,18 @@ use domain::store::StoreError;
 use domain::values::{Application, EventKind, HookStatus, StoredValueError};
 use std::time::Duration;
 use uuid::Uuid;
+
+/// A delivery that no worker is sending now (not pending, or pending without a live lease): the
+/// one a retry or a replay may make due again; one in flight keeps its lease, since resetting it
+/// would send the attempt twice.
+fn not_in_flight() -> Box<dyn BoxableExpression<deliveries::table, Pg, SqlType = Nullable<Bool>>> {
+    Box::new(
+        deliveries::state
+            .ne(DeliveryState::Pending.as_str())
+            .or(deliveries::leased_until.is_null())
+            .or(deliveries::leased_until.le(diesel::dsl::now)),
+    )
+}
 
 /// How often a test event's answer looks for its first attempt.
 const FIRST_ATTEMPT_POLL: Duration = Duration::from_millis(100);
@@ -471,12 +484,7 @@ impl HookStore for PgHooks {
                     .filter(deliveries::created_at.ge(window.since))
                     .filter(deliveries::created_at.lt(window.until))
                     .filter(deliveries::event_type.ne(EventKind::Test.as_str()))
-                    .filter(
-                        deliveries::state
-                            .ne(DeliveryState::Pending.as_str())
-                            .or(deliveries::leased_until.is_null())
-                            .or(deliveries::leased_until.le(diesel::dsl::now)),
-                    ),
+                    .filter(not_in_flight()),
             )
             .set((
                 deliveries::state.eq(DeliveryState::Pending.as_str()),
@@ -511,12 +519,7 @@ impl HookStore for PgHooks {
                     deliveries::table
                         .filter(deliveries::id.eq(delivery_id))
                         .filter(deliveries::subscription_id.eq(id))
-                        .filter(
-                            deliveries::state
-                                .ne(DeliveryState::Pending.as_str())
-                                .or(deliveries::leased_until.is_null())
-                                .or(deliveries::leased_until.le(diesel::dsl::now)),
-                        ),
+                        .filter(not_in_flight()),
                 )
                 .set((
                     deliveries::state.eq(DeliveryState::Pending.as_str()),
