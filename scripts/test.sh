@@ -2,9 +2,9 @@
 # Runs every test: unit and property tests, use-case tests with mocks, repository tests and the
 # black-box HTTP tests (each against a fresh PostgreSQL database), two instances behind PgBouncer,
 # the committed OpenAPI document through three outside linters (the served one equals it: a
-# black-box test), the generated Python and TypeScript SDKs through the partner's and the shop's
-# journeys, then the OpenAPI contract check with schemathesis. Set SKIP_SCHEMATHESIS=1 to
-# leave the last one out.
+# black-box test) and against the last release's for breaking changes, the generated Python and
+# TypeScript SDKs through the partner's and the shop's journeys, then the OpenAPI contract check
+# with schemathesis. Set SKIP_SCHEMATHESIS=1 to leave the last one out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/postgres.sh
@@ -54,6 +54,9 @@ scripts/pgbouncer.sh
 
 # The contract as client generators read it: zero errors and warnings from three linters.
 scripts/lint-openapi.sh
+
+# Nothing in the contract breaks a client of the last release unless the major version moved.
+scripts/check-contract-compat.sh
 
 # The SDKs a partner generates (Python, TypeScript), each through the partner's and the shop's
 # journeys against the running service.

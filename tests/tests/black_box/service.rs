@@ -259,8 +259,11 @@ async fn the_openapi_document_describes_the_bodies_from_their_types() {
             "TESTE"
         ]
     );
-    // An error answer enumerates the codes its status carries, from the one table.
-    let bad = &doc["paths"]["/proposal/create"]["post"]["responses"]["400"]["content"]["application/json"]["schema"];
+    // An error answer is its status's named error body (decision 142), which enumerates the codes
+    // that status carries, from the one table.
+    let answer = &doc["paths"]["/proposal/create"]["post"]["responses"]["400"]["content"]["application/json"]["schema"];
+    assert_eq!(answer["$ref"], "#/components/schemas/BadRequestError");
+    let bad = schema("BadRequestError");
     let codes = bad["allOf"][1]["properties"]["code"]["enum"].as_array().unwrap();
     assert!(codes.iter().any(|c| c == "dados_invalidos"));
     assert!(
@@ -314,6 +317,46 @@ async fn the_docs_page_lists_each_body_member_with_its_type_and_each_answer_with
     // Every answer's table has the codes its status may carry.
     assert!(html.contains("dados_invalidos"));
     assert!(html.contains("nao_autenticado"));
+}
+
+/// Error answers are named components, one per status (decision 142): no route repeats one inline,
+/// so a generated client has one error model per status.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_error_answer_refers_to_its_status_named_error_body() {
+    let app = TestApp::spawn().await;
+    let doc: Value = app.get("/openapi.json", None).await.json().await.unwrap();
+    let mut named = std::collections::BTreeMap::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            for (status, answer) in operation["responses"].as_object().unwrap() {
+                if !(status.starts_with('4') || status.starts_with('5')) {
+                    continue;
+                }
+                let schema = &answer["content"]["application/json"]["schema"];
+                let reference = schema["$ref"]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("{method} {path} {status}: {schema}"));
+                let name = reference.trim_start_matches("#/components/schemas/");
+                let codes = &doc["components"]["schemas"][name]["allOf"][1]["properties"]["code"]["enum"];
+                assert!(
+                    codes.as_array().is_some_and(|c| !c.is_empty()),
+                    "{name} enumerates no code"
+                );
+                named
+                    .entry(status.clone())
+                    .or_insert_with(Vec::new)
+                    .push(name.to_owned());
+            }
+        }
+    }
+    for (status, names) in &named {
+        assert!(
+            names.iter().all(|n| n == &names[0]),
+            "status {status} under several names: {names:?}"
+        );
+    }
+    assert_eq!(named["404"][0], "NotFoundError");
+    assert_eq!(named["429"][0], "TooManyRequestsError");
 }
 
 #[tokio::test(flavor = "multi_thread")]

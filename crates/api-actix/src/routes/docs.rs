@@ -221,9 +221,12 @@ fn declare_rate_limits(doc: &mut Value) {
     }
 }
 
-/// Each error answer (a `$ref` to an error envelope) gets the codes its status may carry, from the
-/// one table of `http::error`.
+/// Each error answer (a `$ref` to the error envelope) becomes a reference to its status's named
+/// error body (`BadRequestError`, `NotFoundError`, …): the envelope with the codes that status may
+/// carry, from the one table of `http::error`. Named, so that a generated client has one model per
+/// status instead of a copy per route.
 fn enumerate_error_codes(doc: &mut Value) {
+    let mut named = serde_json::Map::new();
     each_answer(doc, |status, response| {
         // Looked up, not indexed: indexing a missing member would write a `null` schema into an
         // answer that has no JSON body (the PDF's), which no generator accepts.
@@ -236,13 +239,36 @@ fn enumerate_error_codes(doc: &mut Value) {
             .filter(|c| c.status().as_str() == status)
             .map(|c| c.code())
             .collect();
+        let Some(name) = error_body_name(status) else {
+            return;
+        };
         if is_error && !codes.is_empty() {
-            *schema = json!({"allOf": [schema.take(), {
-                "type": "object",
-                "properties": {"code": {"type": "string", "enum": codes}}
-            }]});
+            named.entry(name.clone()).or_insert_with(|| {
+                json!({
+                    "description": format!("Erro {status}: o envelope de erro com os códigos que este status traz."),
+                    "allOf": [schema.take(), {
+                        "type": "object",
+                        "properties": {"code": {"type": "string", "enum": codes}}
+                    }]
+                })
+            });
+            *schema = json!({"$ref": format!("#/components/schemas/{name}")});
         }
     });
+    if let Some(schemas) = doc["components"]["schemas"].as_object_mut() {
+        schemas.extend(named);
+    }
+}
+
+/// The named error body of a status: its reason phrase in one word, `BadRequestError` for 400.
+fn error_body_name(status: &str) -> Option<String> {
+    let reason = status
+        .parse::<u16>()
+        .ok()
+        .and_then(|s| actix_web::http::StatusCode::from_u16(s).ok())?
+        .canonical_reason()?;
+    let word: String = reason.split([' ', '-']).collect();
+    Some(format!("{word}Error"))
 }
 
 /// Calls `visit` with every answer of every operation and its status.
@@ -486,7 +512,7 @@ fn render_html(json: &Value) -> String {
             let text = serde_json::to_string_pretty(example).unwrap_or_default();
             html.push_str(&format!("<p>Exemplo:</p><pre>{}</pre>", escape(&text)));
         }
-        html.push_str(&responses_table(&op["responses"]));
+        html.push_str(&responses_table(&op["responses"], schemas));
     }
     html.push_str(&events_section(json, schemas));
     html.push_str("</body></html>");
@@ -603,14 +629,15 @@ fn type_of(member: &Value, schemas: &Value) -> String {
 }
 
 /// The answers: status, description, and the error codes a status carries.
-fn responses_table(responses: &Value) -> String {
+fn responses_table(responses: &Value, schemas: &Value) -> String {
     let Some(responses) = responses.as_object() else {
         return String::new();
     };
     let mut table = String::from("<table><tr><th>Status</th><th>Descrição</th><th>Códigos</th></tr>");
     for (status, response) in responses {
         let schema = &response["content"]["application/json"]["schema"];
-        let codes = schema["allOf"][1]["properties"]["code"]["enum"].as_array();
+        let body = schema_name(schema).map_or(schema, |name| &schemas[name]);
+        let codes = body["allOf"][1]["properties"]["code"]["enum"].as_array();
         let codes: Vec<&str> = codes.into_iter().flatten().filter_map(Value::as_str).collect();
         table.push_str(&format!(
             "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
