@@ -5,6 +5,7 @@
 pub mod accounts;
 pub mod catalog;
 pub mod catalog_cache;
+pub mod customer_requests;
 pub mod customers;
 pub mod ecommerce;
 mod event_outbox;
@@ -35,6 +36,7 @@ pub mod testing;
 pub use accounts::{PgAccounts, UserListing};
 pub use catalog::PgCatalog;
 pub use catalog_cache::CachedCatalog;
+pub use customer_requests::PgCustomerRequests;
 pub use ecommerce::{PgEcommerce, PgSandboxLedger};
 pub use hooks::{PgDeliveryWakeups, PgHooks, ResealReport, SealingKeys, WebhookBacklog, webhook_backlog};
 pub use idempotency::PgIdempotency;

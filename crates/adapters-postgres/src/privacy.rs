@@ -67,6 +67,10 @@ SELECT jsonb_build_object(
             'eventos', coalesce((
                 SELECT jsonb_agg(to_jsonb(e) ORDER BY e.sequence) FROM proposal_events e WHERE e.proposal_id = p.id),
                 '[]'::jsonb),
+            'protocolos', coalesce((
+                SELECT jsonb_agg(to_jsonb(r) - 'proposal_id' ORDER BY r.solicitado_em)
+                FROM customer_requests r WHERE r.proposal_id = p.id),
+                '[]'::jsonb),
             'historico', coalesce((
                 SELECT jsonb_agg(jsonb_build_object('at', h.at, 'by', h.changed_by, 'action', h.action, 'changes', h.changes)
                     ORDER BY h.id)
@@ -149,15 +153,17 @@ SELECT p, $2 FROM never_signed
 ON CONFLICT (proposal_id) DO NOTHING";
 
 /// What people wrote about the customer when moving a proposal (its reasons) becomes the
-/// history's marker: in the events, in the webhook deliveries' copies, and in the history (the
-/// one update its append-only rule admits, decision 128).
-const REMOVE_REASONS: [&str; 3] = [
+/// history's marker: in the events, in the webhook deliveries' copies, in the customer's requests
+/// (their protocols stay) and in the history (the one update its append-only rule admits,
+/// decision 128).
+const REMOVE_REASONS: [&str; 4] = [
     "UPDATE hook_deliveries d
      SET body = jsonb_set(d.body::jsonb, '{data,motivo}', to_jsonb(history_reason_marker()))::text
      FROM proposal_events e
      WHERE d.proposal_event_id = e.id AND e.proposal_id = ANY($1) AND e.reason IS NOT NULL",
     "UPDATE proposal_events SET reason = history_reason_marker()
      WHERE proposal_id = ANY($1) AND reason IS NOT NULL",
+    "UPDATE customer_requests SET motivo = history_reason_marker() WHERE proposal_id = ANY($1)",
     "UPDATE proposal_history SET changes = history_without_reasons(changes)
      WHERE proposal_id = ANY($1) AND changes ? 'motivo'",
 ];

@@ -390,6 +390,17 @@ diesel::table! {
 }
 
 diesel::table! {
+    customer_requests (protocolo) {
+        protocolo -> Text,
+        proposal_id -> Int8,
+        tipo -> Text,
+        motivo -> Text,
+        solicitado_por -> Text,
+        solicitado_em -> Timestamptz,
+    }
+}
+
+diesel::table! {
     signature_callbacks (event_id) {
         event_id -> Text,
         received_at -> Timestamptz,
@@ -451,6 +462,7 @@ diesel::table! {
 
 diesel::joinable!(proposal_history -> proposals (proposal_id));
 diesel::joinable!(proposal_events -> proposals (proposal_id));
+diesel::joinable!(customer_requests -> proposals (proposal_id));
 diesel::joinable!(signatures -> proposals (proposal_id));
 diesel::joinable!(signature_parties -> signatures (signature_id));
 diesel::joinable!(password_recovery_tokens -> users (user_id));
@@ -560,6 +572,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     password_recovery_tokens,
     proposal_events,
     proposal_history,
+    customer_requests,
     signatures,
     sealed_documents,
     signed_documents,

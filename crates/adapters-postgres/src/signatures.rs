@@ -16,7 +16,7 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::proposals::lifecycle::{StatusChange, StatusEvent};
 use domain::signature::{
     ChangeStatusError, PartyEventOutcome, PartyKeys, PartyRecord, PartyRole, ProviderEvent, ProviderEventKind,
-    SealedDocument, SignatureState, SignatureStore, status_after,
+    SealedDocument, SignatureState, SignatureStore, accepts_party_events, status_after,
 };
 use domain::store::StoreError;
 use domain::values::{PartyStatus, ProposalStatus, StoredValueError};
@@ -405,6 +405,19 @@ impl SignatureStore for PgSignatures {
                 if fresh == 0 {
                     return Ok(PartyEventOutcome::Duplicate);
                 }
+                // Lock the proposal, then decide with the domain's rules whether the event counts
+                // and whether it moves the proposal.
+                let current: String = proposals::table
+                    .find(proposal_id)
+                    .select(proposals::status)
+                    .for_update()
+                    .first(conn)
+                    .await?;
+                let current = stored(ProposalStatus::from_stored(&current, "proposals", "status"))?;
+                if !accepts_party_events(current) {
+                    // Seen (a repeat is a duplicate), and nothing else: the envelope was closed.
+                    return Ok(PartyEventOutcome::Ignored { status: current });
+                }
                 diesel::update(parties::table.filter(parties::request_key.eq(&event.request_key)))
                     .set((
                         parties::status.eq(status.as_str()),
@@ -426,13 +439,6 @@ impl SignatureStore for PgSignatures {
                     .await?;
                 let facts = event_outbox::facts_of(conn, proposal_id).await?;
                 event_outbox::queue_signature(conn, &facts, stored(stored_role(&role))?, status, event.at).await?;
-                // Lock the proposal, then decide with the domain's rule whether it moves.
-                let current: String = proposals::table
-                    .find(proposal_id)
-                    .select(proposals::status)
-                    .for_update()
-                    .first(conn)
-                    .await?;
                 let statuses: Vec<String> = parties::table
                     .filter(parties::signature_id.eq(signature_id))
                     .select(parties::status)
@@ -442,7 +448,6 @@ impl SignatureStore for PgSignatures {
                     .iter()
                     .map(|s| stored(PartyStatus::from_stored(s, "signature_parties", "status")))
                     .collect::<QueryResult<Vec<_>>>()?;
-                let current = stored(ProposalStatus::from_stored(&current, "proposals", "status"))?;
                 let Some((to, _trigger)) = status_after(current, &statuses) else {
                     return Ok(PartyEventOutcome::Recorded { moved_to: None });
                 };

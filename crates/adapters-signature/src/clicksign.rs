@@ -6,7 +6,8 @@
 //! requirement (`action: provide_evidence`: the client by the proposal's channel, SMS or WhatsApp;
 //! the entities by `api`), open it (`PATCH status: running`) and notify (`/notifications`). Our
 //! keys are the provider's ids: the envelope's is the document key, each signer's its request key.
-//! When the envelope closes, its document's signed file is downloaded.
+//! When the envelope closes, its document's signed file is downloaded. Cancelling a proposal
+//! cancels its envelope (`PATCH status: canceled`).
 //!
 //! Requests time out after 30 s (the PDF travels as base64) and are retried with backoff on
 //! connection errors, timeouts, 429 (honouring `Retry-After` or the rate-limit reset) and 5xx;
@@ -399,6 +400,25 @@ impl SignatureProvider for ClicksignProvider {
         )
         .await
         .map(|_| ())
+    }
+
+    /// `PATCH status: canceled`. Refused when the envelope is cancelled already (a retried
+    /// cancellation: the envelope is read back, and a cancelled one is what was asked for).
+    async fn cancel_envelope(&self, document_key: &str) -> Result<(), ProviderError> {
+        let path = format!("/envelopes/{document_key}");
+        let body = json!({"data": {"id": document_key, "type": "envelopes", "attributes": {"status": "canceled"}}});
+        match self.api(Method::PATCH, &path, Some(body)).await {
+            Ok(_) => Ok(()),
+            Err(ProviderError::Rejected(why)) => {
+                let envelope = self.api(Method::GET, &path, None).await?;
+                if envelope["data"]["attributes"]["status"] == "canceled" {
+                    Ok(())
+                } else {
+                    Err(ProviderError::Rejected(why))
+                }
+            }
+            Err(other) => Err(other),
+        }
     }
 
     fn sign_url(&self, request_key: &str) -> String {

@@ -67,6 +67,13 @@ impl SignatureProvider for SandboxProvider {
         Ok(())
     }
 
+    /// Nothing to close: a signature on the sandbox page after the cancellation reaches the use
+    /// case as a late one, which changes nothing.
+    async fn cancel_envelope(&self, document_key: &str) -> Result<(), ProviderError> {
+        tracing::info!(document_key, "sandbox: envelope cancelled");
+        Ok(())
+    }
+
     /// The sandbox keeps no documents: the signed version is the service's own.
     async fn signed_copy(&self, _document_key: &str) -> Result<Option<Vec<u8>>, ProviderError> {
         Ok(None)

@@ -296,3 +296,59 @@ async fn the_signed_copy_is_downloaded_once_the_document_has_one() {
         .await;
     assert_eq!(provider(&running).signed_copy("env-1").await, Ok(None));
 }
+
+/// The envelope as `GET /envelopes/{id}` answers it, in a given status.
+async fn envelope_in(server: &MockServer, status: &str) {
+    Mock::given(method("GET"))
+        .and(path("/api/v3/envelopes/env-1"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"data": {"id": "env-1", "type": "envelopes", "attributes": {"status": status}}})),
+        )
+        .mount(server)
+        .await;
+}
+
+#[tokio::test]
+async fn cancelling_patches_the_envelope_to_canceled() {
+    let server = MockServer::start().await;
+    Mock::given(method("PATCH"))
+        .and(path("/api/v3/envelopes/env-1"))
+        .and(header("authorization", "token-de-teste"))
+        .and(body_partial_json(
+            json!({"data": {"id": "env-1", "type": "envelopes", "attributes": {"status": "canceled"}}}),
+        ))
+        .respond_with(resource("envelopes", "env-1"))
+        .expect(1)
+        .mount(&server)
+        .await;
+    assert_eq!(provider(&server).cancel_envelope("env-1").await, Ok(()));
+}
+
+#[tokio::test]
+async fn cancelling_a_cancelled_envelope_is_done_and_a_closed_one_is_refused() {
+    let refusal = || {
+        Mock::given(method("PATCH"))
+            .and(path("/api/v3/envelopes/env-1"))
+            .respond_with(
+                ResponseTemplate::new(422)
+                    .set_body_json(json!({"errors": [{"detail": "Envelope não pode ser cancelado"}]})),
+            )
+    };
+    let server = MockServer::start().await;
+    refusal().mount(&server).await;
+    envelope_in(&server, "canceled").await;
+    assert_eq!(
+        provider(&server).cancel_envelope("env-1").await,
+        Ok(()),
+        "a retried cancellation"
+    );
+
+    let server = MockServer::start().await;
+    refusal().mount(&server).await;
+    envelope_in(&server, "closed").await;
+    assert!(matches!(
+        provider(&server).cancel_envelope("env-1").await,
+        Err(ProviderError::Rejected(why)) if why.contains("Envelope não pode ser cancelado")
+    ));
+}

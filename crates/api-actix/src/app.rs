@@ -27,8 +27,8 @@ use adapters_payment::{SandboxGateway, StripeGateway, StripeSettings};
 use adapters_postgres::migrations::{self, MigrationError};
 use adapters_postgres::pool::PoolBuildError;
 use adapters_postgres::{
-    CachedCatalog, CachedSessions, PgAccounts, PgCatalog, PgPool, PgProposals, PgReadiness, PgRecovery, PgSessions,
-    PgSignatures, PoolSettings, build_pool,
+    CachedCatalog, CachedSessions, PgAccounts, PgCatalog, PgCustomerRequests, PgPool, PgProposals, PgReadiness,
+    PgRecovery, PgSessions, PgSignatures, PoolSettings, build_pool,
 };
 use adapters_postgres::{PgDeliveryWakeups, PgEcommerce, PgExpiredRecords, PgHooks, PgRateCounter, PgSandboxLedger};
 use adapters_signature::{ClicksignProvider, ClicksignSettings, PdfRenderer, SandboxProvider, SandboxSigningPages};
@@ -211,6 +211,7 @@ pub fn build_state(
             ),
             None => Arc::new(SandboxProvider::new(&config.public_url, &callback_secret)),
         },
+        requests: Arc::new(PgCustomerRequests::new(pool.clone())),
         renderer: Arc::new(PdfRenderer),
         clock: Arc::new(SystemClock),
         max_resends: config.signature.max_resends,
@@ -302,7 +303,8 @@ pub const CALLBACK_MAX_BODY_BYTES: usize = 64 * 1024;
 /// Every route of the service: each module registers its own; this only mounts them.
 pub fn routes(cfg: &mut web::ServiceConfig, sandbox_signing: bool) {
     use routes::{
-        assets, auth, catalog, docs, ecommerce, health, hooks, privacy, proposals, recovery, sandbox, signing,
+        assets, auth, catalog, customer_requests, docs, ecommerce, health, hooks, privacy, proposals, recovery,
+        sandbox, signing,
     };
     // Resources, not method-guarded services: a wrong method on a known path answers 405.
     // Grouped in scopes by their first segment: a static prefix is compared as text, so a
@@ -315,7 +317,8 @@ pub fn routes(cfg: &mut web::ServiceConfig, sandbox_signing: bool) {
         .service(
             web::scope("/proposal")
                 .configure(proposals::proposal_routes)
-                .configure(signing::proposal_routes),
+                .configure(signing::proposal_routes)
+                .configure(customer_requests::proposal_routes),
         )
         .service(web::scope("/signer").configure(signing::signer_routes))
         .service(
@@ -331,6 +334,7 @@ pub fn routes(cfg: &mut web::ServiceConfig, sandbox_signing: bool) {
         .service(web::scope("/console").configure(crate::console::routes))
         .service(web::scope("/billingGroup").configure(catalog::billing_group_routes))
         .service(web::scope("/product").configure(catalog::product_routes))
+        .configure(customer_requests::routes)
         .configure(auth::key_routes)
         .configure(docs::routes)
         .configure(assets::routes);

@@ -30,6 +30,11 @@ pub enum Operation {
     ReadSignLink,
     /// Moving a proposal by hand (approve, reject, cancel).
     ChangeStatus,
+    /// Cancelling a proposal at the customer's request, before it is signed: its seller (a
+    /// partner's, or the shop's) or the back office.
+    CancelProposal,
+    /// Finding a customer's request by its protocol.
+    ReadCustomerRequests,
     /// 14 to 16: the payment platform's customer, setup intent and subscription.
     EcommercePayments,
     /// 17, 18 and the rest of `/hooks`: the caller's own event subscriptions.
@@ -41,7 +46,7 @@ pub enum Operation {
 }
 
 impl Operation {
-    pub const ALL: [Operation; 15] = [
+    pub const ALL: [Operation; 17] = [
         Operation::CreateCustomer,
         Operation::CheckCustomer,
         Operation::CreateProposal,
@@ -53,6 +58,8 @@ impl Operation {
         Operation::SendForSignature,
         Operation::ReadSignLink,
         Operation::ChangeStatus,
+        Operation::CancelProposal,
+        Operation::ReadCustomerRequests,
         Operation::EcommercePayments,
         Operation::ManageHooks,
         Operation::ReadRegistrations,
@@ -72,7 +79,8 @@ impl Operation {
             SendForSignature => application == Partner,
             EcommercePayments => application == Ecommerce,
             ReadSignLink => matches!(application, Partner | BackOffice),
-            ManageHooks => true,
+            ManageHooks | CancelProposal => true,
+            ReadCustomerRequests => application == BackOffice,
         }
     }
 }
@@ -137,7 +145,7 @@ mod tests {
 
     #[test]
     fn the_whole_matrix() {
-        let expected: [(Operation, [bool; 3]); 15] = [
+        let expected: [(Operation, [bool; 3]); 17] = [
             // (operation, [ECOMMERCE, PARCEIRO, BACKOFFICE])
             (CreateCustomer, [false, true, false]),
             (CheckCustomer, [false, true, true]),
@@ -150,6 +158,8 @@ mod tests {
             (SendForSignature, [false, true, false]),
             (ReadSignLink, [false, true, true]),
             (ChangeStatus, [false, false, true]),
+            (CancelProposal, [true, true, true]),
+            (ReadCustomerRequests, [false, false, true]),
             (EcommercePayments, [true, false, false]),
             (ManageHooks, [true, true, true]),
             (ReadRegistrations, [false, false, true]),

@@ -17,6 +17,7 @@ pub fn all() -> Vec<(&'static str, &'static str)> {
         (codes::WRONG_TYPE, "campo com tipo JSON diferente do esperado"),
         (codes::INVALID_VALUE, "valor fora do domínio aceito pelo campo"),
         (codes::TOO_LONG, "texto mais longo que o máximo do campo"),
+        (codes::TOO_SHORT, "texto mais curto que o mínimo do campo"),
         (codes::TOO_MANY, "consulta com parâmetros demais"),
         (cpf::FORMAT, "CPF sem 11 dígitos ou fora da máscara 000.000.000-00"),
         (cpf::REPEATED, "CPF com todos os dígitos iguais"),

@@ -29,14 +29,17 @@ pub mod actions {
     pub const STATUS: &str = "status";
     /// The payment details or the e-commerce subscription changed.
     pub const PAYMENT: &str = "pagamento";
+    /// A customer's request (a cancellation), with its protocol; the status move it made is its
+    /// own entry, with the reason.
+    pub const REQUEST: &str = "solicitacao";
     /// The customer's data exported (LGPD, art. 18).
     pub const EXPORTED: &str = "exportacao";
     /// The customer's personal data anonymised (LGPD, art. 18).
     pub const ANONYMIZED: &str = "anonimizacao";
 
     /// Every action, in the order a proposal's life meets them.
-    pub const ALL: [&str; 11] = [
-        CREATED, CORRECTED, SENT, RESENT, CHANGED, SIGNED, REFUSED, STATUS, PAYMENT, EXPORTED, ANONYMIZED,
+    pub const ALL: [&str; 12] = [
+        CREATED, CORRECTED, SENT, RESENT, CHANGED, SIGNED, REFUSED, STATUS, REQUEST, PAYMENT, EXPORTED, ANONYMIZED,
     ];
 
     /// How people read an action (the console's timeline).
@@ -50,6 +53,7 @@ pub mod actions {
             SIGNED => "Assinatura registrada",
             REFUSED => "Assinatura recusada",
             STATUS => "Status alterado",
+            REQUEST => "Pedido do cliente (protocolo)",
             PAYMENT => "Pagamento",
             EXPORTED => "Dados do titular exportados",
             ANONYMIZED => "Dados do titular anonimizados",

@@ -145,6 +145,9 @@ pub trait SignatureProvider: Send + Sync {
     ) -> Result<PartyKeys, ProviderError>;
     /// Sends a party its link by the channel.
     async fn notify(&self, document_key: &str, request_key: &str, channel: ShippingType) -> Result<(), ProviderError>;
+    /// Cancels the envelope: no party can sign it any more. Cancelling a cancelled envelope
+    /// succeeds (a retried cancellation); a closed one (every party signed) is refused.
+    async fn cancel_envelope(&self, document_key: &str) -> Result<(), ProviderError>;
     /// The provider's own signed copy of the envelope's document, once it has one.
     async fn signed_copy(&self, document_key: &str) -> Result<Option<Vec<u8>>, ProviderError>;
     /// The link where the party with this request key signs.
@@ -199,6 +202,11 @@ pub enum PartyEventOutcome {
     Duplicate,
     /// No party has this request key.
     UnknownKey,
+    /// The proposal is finished (cancelled, say, with its envelope): a late signature or refusal
+    /// changes nothing, and is remembered as seen.
+    Ignored {
+        status: ProposalStatus,
+    },
     Recorded {
         moved_to: Option<ProposalStatus>,
     },
@@ -261,6 +269,12 @@ pub trait SignatureStore: Send + Sync {
     async fn events(&self, proposal_id: i64) -> Result<Vec<StatusEvent>, StoreError>;
     /// The proposal identifier and role a request key belongs to (the sandbox page shows them).
     async fn party_of_key(&self, request_key: &str) -> Result<Option<(String, PartyRole, PartyStatus)>, StoreError>;
+}
+
+/// Whether a party's signature or refusal may still change anything: not once the proposal is
+/// finished (a cancelled proposal's envelope is closed to signatures, whatever arrives late).
+pub fn accepts_party_events(status: ProposalStatus) -> bool {
+    !status.is_finished()
 }
 
 /// Where a proposal goes after its parties' statuses changed: all four signed moves an awaiting

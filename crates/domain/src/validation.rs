@@ -111,6 +111,7 @@ pub mod codes {
     pub const UNKNOWN_FIELD: &str = "campo_nao_permitido";
     pub const DUPLICATE: &str = "valor_duplicado";
     pub const TOO_LONG: &str = "texto_longo";
+    pub const TOO_SHORT: &str = "texto_curto";
     pub const TOO_MANY: &str = "parametros_demais";
 }
 

@@ -80,6 +80,9 @@ error_codes! {
     ResendLimit => ("limite_reenvios", BAD_REQUEST, "Limite de reenvios do link de assinatura atingido."),
     DocumentRemoved => ("documento_removido", NOT_FOUND, "O documento desta proposta foi apagado na anonimização do titular: a proposta não chegou a ser contratada."),
     SignatureNotSent => ("assinatura_nao_enviada", NOT_FOUND, "A proposta ainda não foi enviada para assinatura."),
+    NotCancellable => ("cancelamento_nao_permitido", CONFLICT, "A proposta não pode mais ser cancelada."),
+    ProposalCancelled => ("proposta_cancelada", CONFLICT, "A proposta foi cancelada: o link de assinatura não vale mais."),
+    ProtocolNotFound => ("protocolo_nao_encontrado", NOT_FOUND, "Protocolo não encontrado."),
     SignatureProviderFailed => ("provedor_assinatura_indisponivel", BAD_GATEWAY, "O provedor de assinatura falhou; a proposta não mudou. Tente novamente mais tarde."),
     CallbackUnauthenticated => ("callback_nao_autenticado", UNAUTHORIZED, "Assinatura do callback inválida."),
     UnknownSignatureKey => ("chave_assinatura_desconhecida", NOT_FOUND, "Chave de assinatura desconhecida."),
@@ -437,6 +440,14 @@ impl From<SigningError> for ApiError {
                 format!("Limite de {max} reenvios do link de assinatura atingido."),
             ),
             SigningError::NotSent => ApiError::new(ErrorCode::SignatureNotSent),
+            SigningError::NotCancellable { status } => ApiError::with_message(
+                ErrorCode::NotCancellable,
+                format!(
+                    "A proposta está {status} e não pode mais ser cancelada: só se cancela antes da assinatura (NOVO ou AGUARDANDO ASSINATURA)."
+                ),
+            ),
+            SigningError::Cancelled => ApiError::new(ErrorCode::ProposalCancelled),
+            SigningError::UnknownProtocol => ApiError::new(ErrorCode::ProtocolNotFound),
             SigningError::DocumentRemoved => ApiError::new(ErrorCode::DocumentRemoved),
             SigningError::NoProviderCopy => ApiError::new(ErrorCode::ProviderCopyMissing),
             SigningError::Provider(e) => {

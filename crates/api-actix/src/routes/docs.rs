@@ -65,6 +65,8 @@ impl Modify for BearerAuth {
         crate::routes::signing::events,
         crate::routes::signing::document,
         crate::routes::signing::callback,
+        crate::routes::customer_requests::cancel,
+        crate::routes::customer_requests::by_protocol,
         crate::routes::ecommerce::create_customer,
         crate::routes::ecommerce::create_setup_intent,
         crate::routes::ecommerce::create_subscription,

@@ -3,6 +3,7 @@
 pub mod assets;
 pub mod auth;
 pub mod catalog;
+pub mod customer_requests;
 pub mod docs;
 pub mod dto;
 pub mod ecommerce;

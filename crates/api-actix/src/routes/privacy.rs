@@ -100,7 +100,7 @@ pub struct PersonalDataEnvelope {
 }
 
 /// Everything held about a person, in one JSON document.
-#[utoipa::path(get, path = "/privacy/customers/{cpf}", operation_id = "privacy.export", summary = "Dados do titular (LGPD)", description = "Tudo o que é mantido sobre o CPF, em um documento: `cadastros` (cada cadastro de cada vendedor, com endereço e vendedor) e `propostas` (cada proposta com sua cópia do cliente, pagamento, assinatura e signatários, documentos por SHA-256, assinaturas de pagamento, eventos e histórico). Cada proposta ganha no histórico uma entrada `exportacao`. Somente BACKOFFICE.", tag = "privacidade", security(("bearer" = [])),
+#[utoipa::path(get, path = "/privacy/customers/{cpf}", operation_id = "privacy.export", summary = "Dados do titular (LGPD)", description = "Tudo o que é mantido sobre o CPF, em um documento: `cadastros` (cada cadastro de cada vendedor, com endereço e vendedor) e `propostas` (cada proposta com sua cópia do cliente, pagamento, assinatura e signatários, documentos por SHA-256, assinaturas de pagamento, eventos, `protocolos` dos pedidos do cliente e histórico). Cada proposta ganha no histórico uma entrada `exportacao`. Somente BACKOFFICE.", tag = "privacidade", security(("bearer" = [])),
     params(("cpf" = String, Path, description = "CPF, com ou sem máscara")),
     responses(
         (status = 200, description = "`data` com `cpf`, `cadastros` e `propostas` (listas vazias quando nada é mantido)", body = PersonalDataEnvelope),

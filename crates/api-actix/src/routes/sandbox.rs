@@ -9,6 +9,7 @@ use crate::state::AppState;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use adapters_signature::SandboxSigningPages;
+use domain::proposals::signing::SigningError;
 use domain::signature::PartyEventOutcome;
 use domain::values::PartyStatus;
 use serde::Serialize;
@@ -89,6 +90,10 @@ pub async fn sandbox_sign(
         .and_then(|v| v.to_str().ok())
         .map(|v| v.chars().take(300).collect());
     let outcome = pages(&state)?.sign(&key, ip, user_agent).await?;
+    // The proposal was cancelled after the link went out: its envelope takes no signature.
+    if matches!(outcome, PartyEventOutcome::Ignored { .. }) {
+        return Err(SigningError::Cancelled.into());
+    }
     if !accepts_json(&request) {
         let page = format!("/sandbox/sign/{key}");
         return Ok(HttpResponse::SeeOther()

@@ -213,6 +213,10 @@ pub(crate) fn pdf_response(name: &str, pdf: Vec<u8>) -> HttpResponse {
     ))]
 pub async fn callback(state: web::Data<AppState>, callback: SignedCallback) -> Result<HttpResponse, ApiError> {
     let outcome = state.signing.callback(&callback.headers, &callback.body).await?;
+    if let PartyEventOutcome::Ignored { status } = outcome {
+        // Answered as received, so that the provider does not retry it.
+        return Ok(HttpResponse::Ok().json(Envelope::message(format!("Evento ignorado: a proposta está {status}."))));
+    }
     Ok(recorded(outcome != PartyEventOutcome::Duplicate))
 }
 

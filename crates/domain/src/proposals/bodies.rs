@@ -703,7 +703,49 @@ pub struct StatusChangeRequest {
     pub reason: Option<String>,
 }
 
-json_object!(SignerBody, StatusChangeBody);
+/// The body of a cancellation at the customer's request.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(description = "Corpo do cancelamento de uma proposta a pedido do cliente.")
+)]
+pub struct CancelBody {
+    /// Por que o cliente pediu o cancelamento (de 3 a 500 caracteres), guardado com o protocolo,
+    /// o evento e o histórico.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(value_type = String, min_length = 3, max_length = 500, example = "Cliente desistiu da contratação")
+    )]
+    pub reason: Field<String>,
+}
+
+json_object!(SignerBody, StatusChangeBody, CancelBody);
+
+impl CancelBody {
+    /// The reason, trimmed, of 3 to 500 characters.
+    pub fn read(self) -> Result<String, Violations> {
+        let mut v = Violations::new();
+        let mut r = Reading::root(&mut v);
+        let reason = r.text_within("reason", self.reason, limits::REASON);
+        if let Some(reason) = &reason
+            && reason.chars().count() < crate::proposals::requests::REASON_MIN_CHARS
+        {
+            r.add(
+                "reason",
+                crate::validation::codes::TOO_SHORT,
+                format!(
+                    "reason deve ter ao menos {} caracteres",
+                    crate::proposals::requests::REASON_MIN_CHARS
+                ),
+            );
+        }
+        match reason {
+            Some(reason) if v.is_empty() => Ok(reason),
+            _ => Err(v),
+        }
+    }
+}
 
 impl SignerBody {
     pub fn read(self) -> Result<SendRequest, Violations> {

@@ -3,7 +3,7 @@
 //! ```text
 //! NOVO ──send for signature──▶ AGUARDANDO ASSINATURA ──all four signed──▶ EM ANÁLISE ──▶ APROVADO
 //!   │                                   │                                      └───────▶ REPROVADO
-//!   ├────────── cancel (back office, or a party refuses) ──────────▶ CANCELADO
+//!   ├──── cancel (its seller or the back office, or a party refuses) ──▶ CANCELADO
 //!   └────────── paid (an e-commerce sale's subscription is active) ──▶ EM ANÁLISE
 //! ```
 //! Any other move is refused naming both states. Finished states free the customer to open a new
@@ -19,6 +19,9 @@ pub enum Trigger {
     SentForSignature,
     AllPartiesSigned,
     BackOffice,
+    /// The seller that owns the proposal, or the back office, cancels it at the customer's
+    /// request (`POST /proposal/{identificador}/cancel`), before it is signed.
+    Cancellation,
     PartyRefused,
     /// An e-commerce sale is committed by its payment, not by signatures.
     SubscriptionActive,
@@ -40,7 +43,9 @@ pub fn check(from: ProposalStatus, to: ProposalStatus, trigger: Trigger) -> Resu
             (from, to),
             (InAnalysis, Approved) | (InAnalysis, Rejected) | (New, Cancelled) | (AwaitingSignature, Cancelled)
         ),
-        Trigger::PartyRefused => matches!((from, to), (New, Cancelled) | (AwaitingSignature, Cancelled)),
+        Trigger::Cancellation | Trigger::PartyRefused => {
+            matches!((from, to), (New, Cancelled) | (AwaitingSignature, Cancelled))
+        }
         Trigger::SubscriptionActive => from == New && to == InAnalysis,
     };
     if allowed {
@@ -65,6 +70,7 @@ pub fn is_edge(from: ProposalStatus, to: ProposalStatus) -> bool {
         Trigger::SentForSignature,
         Trigger::AllPartiesSigned,
         Trigger::BackOffice,
+        Trigger::Cancellation,
         Trigger::PartyRefused,
         Trigger::SubscriptionActive,
     ]
@@ -147,6 +153,16 @@ mod tests {
         }
         assert!(check(InAnalysis, Cancelled, Trigger::BackOffice).is_err());
         assert!(check(AwaitingSignature, Cancelled, Trigger::PartyRefused).is_ok());
+        for from in [New, AwaitingSignature] {
+            assert!(check(from, Cancelled, Trigger::Cancellation).is_ok());
+        }
+        for from in [InAnalysis, Approved, Rejected, Cancelled] {
+            assert!(
+                check(from, Cancelled, Trigger::Cancellation).is_err(),
+                "{from}: signed or finished"
+            );
+        }
+        assert!(check(New, AwaitingSignature, Trigger::Cancellation).is_err());
         assert!(check(Approved, Cancelled, Trigger::PartyRefused).is_err());
         assert!(check(New, InAnalysis, Trigger::SubscriptionActive).is_ok());
         assert!(

@@ -4,6 +4,7 @@ pub mod bodies;
 pub mod lifecycle;
 pub mod model;
 pub mod ports;
+pub mod requests;
 pub mod search;
 pub mod service;
 pub mod signing;

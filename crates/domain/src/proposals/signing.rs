@@ -1,5 +1,6 @@
 //! Sending proposals for signature (routes 12 and 13), the signatures coming back (provider
-//! callbacks and the sandbox page), the back office's moves, and the proposal document.
+//! callbacks and the sandbox page), the back office's moves, cancellation at the customer's
+//! request, and the proposal document.
 
 use crate::access::{AccessError, Operation, Scope, authorize};
 use crate::auth::model::Principal;
@@ -9,6 +10,9 @@ use crate::contract::{DocumentRenderer, PrintedDocument, RenderError, Stage};
 use crate::proposals::lifecycle::{StatusChange, StatusEvent, TransitionError, Trigger, check};
 use crate::proposals::model::{Flow, ProposalDetail};
 use crate::proposals::ports::{PartnerDirectory, ProposalStore};
+use crate::proposals::requests::{
+    Cancellation, CustomerRequest, CustomerRequestStore, NewCustomerRequest, Protocol, RequestKind,
+};
 use crate::signature::{
     CallbackError, ChangeStatusError, PartyEventOutcome, PartyRole, ProviderError, ProviderEvent, ProviderEventKind,
     SealedDocument, SignatureProvider, SignatureStore, Signer,
@@ -34,6 +38,14 @@ pub enum SigningError {
     ResendLimit { max: i32 },
     #[error("a proposta ainda não foi enviada para assinatura")]
     NotSent,
+    /// Only a proposal not yet signed (`NOVO`, `AGUARDANDO ASSINATURA`) can be cancelled.
+    #[error("a proposta está {status} e não pode mais ser cancelada")]
+    NotCancellable { status: ProposalStatus },
+    /// The proposal was cancelled: its signing link no longer works.
+    #[error("a proposta foi cancelada: o link de assinatura não vale mais")]
+    Cancelled,
+    #[error("protocolo não encontrado")]
+    UnknownProtocol,
     /// Anonymisation deleted the documents of a proposal that never became a contract.
     #[error("documento apagado na anonimização do titular")]
     DocumentRemoved,
@@ -120,6 +132,7 @@ pub struct SigningService {
     pub partners: Arc<dyn PartnerDirectory>,
     pub signatures: Arc<dyn SignatureStore>,
     pub provider: Arc<dyn SignatureProvider>,
+    pub requests: Arc<dyn CustomerRequestStore>,
     pub renderer: Arc<dyn DocumentRenderer>,
     pub clock: Arc<dyn Clock>,
     /// How many times a link may be sent again while awaiting signatures.
@@ -283,10 +296,13 @@ impl SigningService {
         }
     }
 
-    /// Route 13: the client's stored link.
+    /// Route 13: the client's stored link; none once the proposal is cancelled (its envelope is).
     pub async fn sign_link(&self, principal: &Principal, identifier: &str) -> Result<String, SigningError> {
         authorize(principal, Operation::ReadSignLink)?;
         let detail = self.detail(principal, identifier).await?;
+        if detail.proposal.status == ProposalStatus::Cancelled {
+            return Err(SigningError::Cancelled);
+        }
         let state = self.signatures.state(detail.proposal.id).await?;
         state.and_then(|s| s.sign_url).ok_or(SigningError::NotSent)
     }
@@ -303,6 +319,9 @@ impl SigningService {
         let detail = self.detail(principal, identifier).await?;
         let from = detail.proposal.status;
         check(from, to, Trigger::BackOffice)?;
+        if to == ProposalStatus::Cancelled {
+            self.close_envelope(detail.proposal.id).await?;
+        }
         let change = StatusChange {
             proposal_id: detail.proposal.id,
             from,
@@ -317,6 +336,73 @@ impl SigningService {
             Err(ChangeStatusError::Conflict { current }) => Err(TransitionError { from: current, to }.into()),
             Err(ChangeStatusError::Store(e)) => Err(e.into()),
         }
+    }
+
+    /// Cancels a proposal at the customer's request: the seller that owns it (whoever sees it:
+    /// another seller's is not found) or the back office, while it is not signed. The provider's
+    /// envelope is cancelled first, so that no party can sign after; a provider that fails leaves
+    /// the proposal as it was. The request is kept under a new protocol, with the status change,
+    /// its event (with the reason) and its history, in one transaction.
+    #[tracing::instrument(skip_all)]
+    pub async fn cancel(
+        &self,
+        principal: &Principal,
+        identifier: &str,
+        reason: String,
+    ) -> Result<Cancellation, SigningError> {
+        authorize(principal, Operation::CancelProposal)?;
+        let detail = self.detail(principal, identifier).await?;
+        let from = detail.proposal.status;
+        check(from, ProposalStatus::Cancelled, Trigger::Cancellation)
+            .map_err(|_| SigningError::NotCancellable { status: from })?;
+        self.close_envelope(detail.proposal.id).await?;
+        let at = self.clock.now();
+        let change = StatusChange {
+            proposal_id: detail.proposal.id,
+            from,
+            to: ProposalStatus::Cancelled,
+            changed_by: principal.email.clone(),
+            reason: Some(reason.clone()),
+            at,
+        };
+        let request = NewCustomerRequest {
+            kind: RequestKind::Cancellation,
+            reason,
+            requested_by: principal.email.clone(),
+            at,
+            day: at.with_timezone(&crate::contract::formats::brasilia()).date_naive(),
+        };
+        match self.requests.record(&change, &request).await {
+            Ok((event, protocol)) => {
+                tracing::info!(%protocol, "proposal cancelled at the customer's request");
+                Ok(Cancellation {
+                    identifier: detail.proposal.identifier,
+                    protocol,
+                    event,
+                })
+            }
+            // A signature or another cancellation won the race: judged from where it is now.
+            Err(ChangeStatusError::Conflict { current }) => Err(SigningError::NotCancellable { status: current }),
+            Err(ChangeStatusError::Store(e)) => Err(e.into()),
+        }
+    }
+
+    /// A customer's request found by its protocol (the back office).
+    pub async fn customer_request(
+        &self,
+        principal: &Principal,
+        protocol: &Protocol,
+    ) -> Result<CustomerRequest, SigningError> {
+        authorize(principal, Operation::ReadCustomerRequests)?;
+        self.requests.find(protocol).await?.ok_or(SigningError::UnknownProtocol)
+    }
+
+    /// Cancels the proposal's envelope at the provider, when one was created.
+    async fn close_envelope(&self, proposal_id: i64) -> Result<(), SigningError> {
+        if let Some(envelope) = self.signatures.state(proposal_id).await?.and_then(|s| s.document_key) {
+            self.provider.cancel_envelope(&envelope).await?;
+        }
+        Ok(())
     }
 
     /// The proposal's PDF, for whoever may see the proposal: once every party signed, the signed
@@ -393,6 +479,10 @@ impl SigningService {
         }
         match self.signatures.record_party_event(event, SIGNATURE_ACTOR).await? {
             PartyEventOutcome::UnknownKey => Err(SigningError::UnknownKey),
+            PartyEventOutcome::Ignored { status } => {
+                tracing::warn!(%status, kind = ?event.kind, "party event for a finished proposal ignored");
+                Ok(PartyEventOutcome::Ignored { status })
+            }
             outcome => {
                 tracing::info!(?outcome, "signature event recorded");
                 // The signature that completed the set, or a repeated event: a delivery whose

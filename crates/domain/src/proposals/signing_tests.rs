@@ -3,6 +3,7 @@
 
 use super::model::*;
 use super::ports::*;
+use super::requests::*;
 use super::signing::*;
 use crate::auth::model::Principal;
 use crate::contract::MockDocumentRenderer;
@@ -40,6 +41,7 @@ struct Mocks {
     proposals: MockProposalStore,
     signatures: MockSignatureStore,
     provider: MockSignatureProvider,
+    requests: MockCustomerRequestStore,
     renderer: MockDocumentRenderer,
 }
 
@@ -60,6 +62,7 @@ impl Mocks {
             proposals,
             signatures: MockSignatureStore::new(),
             provider,
+            requests: MockCustomerRequestStore::new(),
             renderer,
         }
     }
@@ -83,6 +86,7 @@ impl Mocks {
             partners: Arc::new(partners),
             signatures: Arc::new(self.signatures),
             provider: Arc::new(self.provider),
+            requests: Arc::new(self.requests),
             renderer: Arc::new(self.renderer),
             clock: Arc::new(crate::clock::SystemClock),
             max_resends: 3,
@@ -482,4 +486,135 @@ async fn a_closed_envelope_keeps_the_providers_signed_copy_beside_ours() {
         .returning(|_| Ok(Some(b"%PDF-".to_vec())));
     m.signatures.expect_keep_provider_copy().returning(|_, _| Ok(false));
     assert_eq!(m.service().record(&closed).await, Err(SigningError::UnknownKey));
+}
+
+fn sent_state() -> Option<SignatureState> {
+    Some(SignatureState {
+        id: 1,
+        document_key: Some("env-1".into()),
+        keys: Some(keys()),
+        sign_url: Some("https://x/sandbox/sign/c".into()),
+    })
+}
+
+fn cancelled_event(change: &crate::proposals::lifecycle::StatusChange) -> crate::proposals::lifecycle::StatusEvent {
+    crate::proposals::lifecycle::StatusEvent {
+        id: 9,
+        proposal_id: change.proposal_id,
+        kind: crate::values::EventKind::StatusChange,
+        from: change.from,
+        to: change.to,
+        changed_by: change.changed_by.clone(),
+        changed_at: change.at,
+        sequence: 2,
+        reason: change.reason.clone(),
+    }
+}
+
+#[tokio::test]
+async fn a_cancellation_closes_the_envelope_before_it_records_the_request_under_a_protocol() {
+    let mut m = Mocks::new("AGUARDANDO ASSINATURA", 0);
+    m.signatures.expect_state().returning(|_| Ok(sent_state()));
+    let mut order = mockall::Sequence::new();
+    m.provider
+        .expect_cancel_envelope()
+        .withf(|envelope| envelope == "env-1")
+        .times(1)
+        .in_sequence(&mut order)
+        .returning(|_| Ok(()));
+    m.requests
+        .expect_record()
+        .withf(|change, request| {
+            change.to == crate::values::ProposalStatus::Cancelled
+                && change.reason.as_deref() == Some("Cliente desistiu")
+                && request.kind == RequestKind::Cancellation
+                && request.requested_by == "rep@demo.com.br"
+        })
+        .times(1)
+        .in_sequence(&mut order)
+        .returning(|change, request| Ok((cancelled_event(change), Protocol::new(request.day, 1234))));
+    let cancelled = m
+        .service()
+        .cancel(&principal(), "id-1", "Cliente desistiu".into())
+        .await
+        .unwrap();
+    assert!(cancelled.protocol.as_str().ends_with("00001234"));
+    assert_eq!(cancelled.event.to, crate::values::ProposalStatus::Cancelled);
+}
+
+#[tokio::test]
+async fn a_provider_that_fails_to_close_the_envelope_leaves_the_proposal_as_it_was() {
+    let mut m = Mocks::new("AGUARDANDO ASSINATURA", 0);
+    m.signatures.expect_state().returning(|_| Ok(sent_state()));
+    m.provider
+        .expect_cancel_envelope()
+        .returning(|_| Err(ProviderError::Unavailable("timeout".into())));
+    m.requests.expect_record().never();
+    assert!(matches!(
+        m.service()
+            .cancel(&principal(), "id-1", "Cliente desistiu".into())
+            .await,
+        Err(SigningError::Provider(_))
+    ));
+}
+
+#[tokio::test]
+async fn a_new_proposal_never_sent_is_cancelled_without_calling_the_provider() {
+    let mut m = Mocks::new("NOVO", 0);
+    m.signatures.expect_state().returning(|_| Ok(None));
+    m.provider.expect_cancel_envelope().never();
+    m.requests
+        .expect_record()
+        .times(1)
+        .returning(|change, request| Ok((cancelled_event(change), Protocol::new(request.day, 1))));
+    assert!(
+        m.service()
+            .cancel(&principal(), "id-1", "Cliente desistiu".into())
+            .await
+            .is_ok()
+    );
+}
+
+#[tokio::test]
+async fn a_signed_or_finished_proposal_or_one_that_moved_meanwhile_is_not_cancellable() {
+    for status in ["EM ANÁLISE", "APROVADO", "REPROVADO", "CANCELADO"] {
+        let mut m = Mocks::new(status, 0);
+        m.provider.expect_cancel_envelope().never();
+        m.requests.expect_record().never();
+        let refused = m
+            .service()
+            .cancel(&principal(), "id-1", "Cliente desistiu".into())
+            .await;
+        assert!(
+            matches!(refused, Err(SigningError::NotCancellable { status: s }) if s.as_str() == status),
+            "{status}: {refused:?}"
+        );
+    }
+    // The last signature arrived between the check and the write: judged from where it is now.
+    let mut m = Mocks::new("AGUARDANDO ASSINATURA", 0);
+    m.signatures.expect_state().returning(|_| Ok(sent_state()));
+    m.provider.expect_cancel_envelope().returning(|_| Ok(()));
+    m.requests.expect_record().returning(|_, _| {
+        Err(ChangeStatusError::Conflict {
+            current: crate::values::ProposalStatus::InAnalysis,
+        })
+    });
+    assert!(matches!(
+        m.service()
+            .cancel(&principal(), "id-1", "Cliente desistiu".into())
+            .await,
+        Err(SigningError::NotCancellable {
+            status: crate::values::ProposalStatus::InAnalysis
+        })
+    ));
+}
+
+#[tokio::test]
+async fn a_cancelled_proposal_has_no_signing_link() {
+    let mut m = Mocks::new("CANCELADO", 0);
+    m.signatures.expect_state().never();
+    assert!(matches!(
+        m.service().sign_link(&principal(), "id-1").await,
+        Err(SigningError::Cancelled)
+    ));
 }
