@@ -33,14 +33,11 @@ const OPEN_PROPOSAL_INDEX: &str = "proposals_one_open_per_cpf_product";
 
 /// Statuses that free the customer to open a new proposal for the product.
 fn finished_statuses() -> Vec<&'static str> {
-    [
-        ProposalStatus::Approved,
-        ProposalStatus::Rejected,
-        ProposalStatus::Cancelled,
-    ]
-    .iter()
-    .map(|s| s.as_str())
-    .collect()
+    ProposalStatus::ALL
+        .iter()
+        .filter(|s| s.is_finished())
+        .map(|s| s.as_str())
+        .collect()
 }
 
 type PartnerVisible = diesel::dsl::And<

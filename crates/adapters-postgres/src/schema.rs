@@ -318,6 +318,7 @@ diesel::table! {
         alterado_por -> Text,
         criado_em -> Timestamptz,
         alterado_em -> Timestamptz,
+        prazo_em -> Nullable<Timestamptz>,
     }
 }
 

@@ -7,7 +7,7 @@ use crate::schema::{
     proposals, provider_signed_copies, removed_documents, sealed_documents, signature_callbacks,
     signature_parties as parties, signatures, signed_documents,
 };
-use crate::status_changes::{ChangeError, apply_change, events_of};
+use crate::status_changes::{ChangeError, apply_change, apply_change_in, events_of};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -15,8 +15,8 @@ use diesel::result::Error as DieselError;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::proposals::lifecycle::{StatusChange, StatusEvent};
 use domain::signature::{
-    ChangeStatusError, PartyEventOutcome, PartyKeys, PartyRecord, PartyRole, ProviderEvent, ProviderEventKind,
-    SealedDocument, SignatureState, SignatureStore, accepts_party_events, status_after,
+    ChangeStatusError, ExpiredSignature, PartyEventOutcome, PartyKeys, PartyRecord, PartyRole, ProviderEvent,
+    ProviderEventKind, SealedDocument, SignatureState, SignatureStore, accepts_party_events, status_after,
 };
 use domain::store::StoreError;
 use domain::values::{PartyStatus, ProposalStatus, StoredValueError};
@@ -252,19 +252,27 @@ impl SignatureStore for PgSignatures {
             .collect()
     }
 
-    async fn save_document(&self, proposal_id: i64, document_key: &str, changed_by: &str) -> Result<(), StoreError> {
+    async fn save_document(
+        &self,
+        proposal_id: i64,
+        document_key: &str,
+        deadline: DateTime<Utc>,
+        changed_by: &str,
+    ) -> Result<(), StoreError> {
         let mut conn = connection(&self.pool).await?;
         conn.transaction(async |conn| {
             diesel::insert_into(signatures::table)
                 .values((
                     signatures::proposal_id.eq(proposal_id),
                     signatures::document_key.eq(document_key),
+                    signatures::prazo_em.eq(deadline),
                     signatures::alterado_por.eq(changed_by),
                 ))
                 .on_conflict(signatures::proposal_id)
                 .do_update()
                 .set((
                     signatures::document_key.eq(document_key),
+                    signatures::prazo_em.eq(deadline),
                     signatures::alterado_em.eq(diesel::dsl::now),
                 ))
                 .execute(conn)
@@ -326,6 +334,57 @@ impl SignatureStore for PgSignatures {
         })
         .await
         .map_err(query_error)
+    }
+
+    async fn expire_overdue(
+        &self,
+        now: DateTime<Utc>,
+        limit: i64,
+        changed_by: &str,
+    ) -> Result<Vec<ExpiredSignature>, StoreError> {
+        let awaiting = ProposalStatus::AwaitingSignature;
+        let mut conn = connection(&self.pool).await?;
+        let result = conn
+            .transaction(async |conn| {
+                // Claimed: another instance's pass skips these rows and takes others (or none).
+                let due: Vec<(i64, String, Option<String>, Option<DateTime<Utc>>)> = proposals::table
+                    .inner_join(signatures::table)
+                    .filter(proposals::status.eq(awaiting.as_str()))
+                    .filter(signatures::prazo_em.le(now))
+                    .order(signatures::prazo_em.asc())
+                    .limit(limit)
+                    .select((
+                        proposals::id,
+                        proposals::identificador,
+                        signatures::document_key,
+                        signatures::prazo_em,
+                    ))
+                    .for_update()
+                    .skip_locked()
+                    .load(conn)
+                    .await?;
+                let mut expired = Vec::with_capacity(due.len());
+                for (proposal_id, identifier, envelope, deadline) in due {
+                    let change = StatusChange {
+                        proposal_id,
+                        from: awaiting,
+                        to: ProposalStatus::Expired,
+                        changed_by: changed_by.to_owned(),
+                        reason: deadline
+                            .map(|d| format!("Prazo de assinatura vencido em {}", d.format("%Y-%m-%dT%H:%M:%SZ"))),
+                        at: now,
+                    };
+                    let event = apply_change_in(conn, &change).await?;
+                    expired.push(ExpiredSignature {
+                        identifier,
+                        envelope,
+                        event,
+                    });
+                }
+                Ok(expired)
+            })
+            .await;
+        result.map_err(query_error)
     }
 
     async fn change_status(&self, change: &StatusChange) -> Result<StatusEvent, ChangeStatusError> {

@@ -193,7 +193,12 @@ impl World {
                     enterprise: format!("enterprise-{}", self.sent),
                 };
                 self.signatures
-                    .save_document(id, &format!("document-{}", self.sent), BY)
+                    .save_document(
+                        id,
+                        &format!("document-{}", self.sent),
+                        chrono::Utc::now() + chrono::Duration::days(10),
+                        BY,
+                    )
                     .await
                     .unwrap();
                 self.signatures

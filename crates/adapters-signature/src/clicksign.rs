@@ -1,6 +1,7 @@
 //! Clicksign's Envelope API (v3, JSON:API) over reqwest: the real `SignatureProvider`.
 //!
-//! Sending is: create an envelope (`POST /api/v3/envelopes`), add the sealed PDF to it
+//! Sending is: create an envelope (`POST /api/v3/envelopes`, closing at the signing deadline,
+//! `deadline_at`, and reminding every `remind_interval` days), add the sealed PDF to it
 //! (`/documents`), add the four signers (`/signers`), give each a qualification requirement
 //! (`action: agree`, the client signing as `sign`, the entities as `party`) and an authentication
 //! requirement (`action: provide_evidence`: the client by the proposal's channel, SMS or WhatsApp;
@@ -19,6 +20,7 @@ use crate::callback;
 use async_trait::async_trait;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
+use chrono::{DateTime, Utc};
 use domain::signature::{CallbackError, PartyKeys, PartyRole, ProviderError, ProviderEvent, SignatureProvider, Signer};
 use domain::values::ShippingType;
 use observability::outbound;
@@ -40,6 +42,9 @@ pub struct ClicksignSettings {
     pub backoff: Vec<Duration>,
     /// The longest wait a 429's reset header may ask for.
     pub max_rate_limit_wait: Duration,
+    /// Days between the envelope's reminders to the parties who have not signed (1, 2, 3, 7 or
+    /// 14, as the API accepts); `None`: no reminders.
+    pub remind_interval: Option<u8>,
 }
 
 impl ClicksignSettings {
@@ -56,6 +61,7 @@ impl ClicksignSettings {
                 Duration::from_secs(2),
             ],
             max_rate_limit_wait: Duration::from_secs(30),
+            remind_interval: Some(3),
         }
     }
 }
@@ -283,20 +289,23 @@ impl SignatureProvider for ClicksignProvider {
         "Clicksign"
     }
 
-    async fn upload_document(&self, identifier: &str, pdf: &[u8]) -> Result<String, ProviderError> {
-        let envelope = self
-            .create(
-                "/envelopes",
-                "envelopes",
-                json!({
-                    "name": format!("Proposta {identifier}"),
-                    "locale": "pt-BR",
-                    "auto_close": true,
-                    "block_after_refusal": true,
-                }),
-                None,
-            )
-            .await?;
+    async fn upload_document(
+        &self,
+        identifier: &str,
+        pdf: &[u8],
+        deadline: DateTime<Utc>,
+    ) -> Result<String, ProviderError> {
+        let mut attributes = json!({
+            "name": format!("Proposta {identifier}"),
+            "locale": "pt-BR",
+            "auto_close": true,
+            "block_after_refusal": true,
+            "deadline_at": deadline.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        });
+        if let Some(days) = self.settings.remind_interval {
+            attributes["remind_interval"] = json!(days);
+        }
+        let envelope = self.create("/envelopes", "envelopes", attributes, None).await?;
         self.create(
             &format!("/envelopes/{envelope}/documents"),
             "documents",

@@ -32,8 +32,13 @@ impl SignatureProvider for SandboxProvider {
         "Sandbox (desenvolvimento)"
     }
 
-    async fn upload_document(&self, identifier: &str, pdf: &[u8]) -> Result<String, ProviderError> {
-        tracing::info!(identifier, bytes = pdf.len(), "sandbox: document received");
+    async fn upload_document(
+        &self,
+        identifier: &str,
+        pdf: &[u8],
+        deadline: chrono::DateTime<chrono::Utc>,
+    ) -> Result<String, ProviderError> {
+        tracing::info!(identifier, bytes = pdf.len(), %deadline, "sandbox: document received");
         Ok(Self::key("doc"))
     }
 

@@ -14,6 +14,13 @@ use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 
 const JSON_API: &str = "application/vnd.api+json";
 
+/// The signing deadline the envelopes are created with.
+fn deadline() -> chrono::DateTime<chrono::Utc> {
+    chrono::DateTime::parse_from_rfc3339("2026-12-06T15:00:00Z")
+        .unwrap()
+        .to_utc()
+}
+
 fn provider(server: &MockServer) -> ClicksignProvider {
     let mut settings = ClicksignSettings::new(&server.uri(), "token-de-teste", b"segredo");
     settings.timeout = Duration::from_millis(300);
@@ -38,7 +45,7 @@ async fn envelope_and_document(server: &MockServer) {
         .and(path("/api/v3/envelopes"))
         .and(header("authorization", "token-de-teste"))
         .and(header("content-type", JSON_API))
-        .and(body_partial_json(json!({"data": {"type": "envelopes", "attributes": {"name": "Proposta id-1", "locale": "pt-BR", "auto_close": true}}})))
+        .and(body_partial_json(json!({"data": {"type": "envelopes", "attributes": {"name": "Proposta id-1", "locale": "pt-BR", "auto_close": true, "deadline_at": "2026-12-06T15:00:00Z", "remind_interval": 3}}})))
         .respond_with(resource("envelopes", "env-1"))
         .expect(1)
         .mount(server)
@@ -57,7 +64,7 @@ async fn the_sealed_pdf_goes_into_a_new_envelope_whose_id_is_the_document_key() 
     let server = MockServer::start().await;
     envelope_and_document(&server).await;
     assert_eq!(
-        provider(&server).upload_document("id-1", b"%PDF-").await,
+        provider(&server).upload_document("id-1", b"%PDF-", deadline()).await,
         Ok("env-1".into())
     );
 }
@@ -73,7 +80,7 @@ async fn a_429_is_retried_after_the_reset_and_then_succeeds() {
         .await;
     envelope_and_document(&server).await;
     assert_eq!(
-        provider(&server).upload_document("id-1", b"%PDF-").await,
+        provider(&server).upload_document("id-1", b"%PDF-", deadline()).await,
         Ok("env-1".into())
     );
     assert_eq!(server.received_requests().await.unwrap().len(), 3);
@@ -90,7 +97,7 @@ async fn a_5xx_is_retried_and_persistent_failure_is_unavailable() {
         .await;
     envelope_and_document(&server).await;
     assert_eq!(
-        provider(&server).upload_document("id-1", b"%PDF-").await,
+        provider(&server).upload_document("id-1", b"%PDF-", deadline()).await,
         Ok("env-1".into())
     );
 
@@ -99,7 +106,7 @@ async fn a_5xx_is_retried_and_persistent_failure_is_unavailable() {
         .respond_with(ResponseTemplate::new(503))
         .mount(&down)
         .await;
-    let result = provider(&down).upload_document("id-1", b"%PDF-").await;
+    let result = provider(&down).upload_document("id-1", b"%PDF-", deadline()).await;
     assert!(matches!(result, Err(ProviderError::Unavailable(_))), "{result:?}");
     assert_eq!(
         down.received_requests().await.unwrap().len(),
@@ -119,7 +126,7 @@ async fn a_422_is_not_retried_and_its_json_api_errors_are_the_reason() {
         .expect(1)
         .mount(&server)
         .await;
-    let result = provider(&server).upload_document("id-1", b"%PDF-").await;
+    let result = provider(&server).upload_document("id-1", b"%PDF-", deadline()).await;
     assert!(
         matches!(&result, Err(ProviderError::Rejected(why))
             if why.contains("phone_number não é válido") && why.contains("/data/attributes/phone_number")),
@@ -134,7 +141,7 @@ async fn a_slow_answer_past_the_timeout_is_unavailable() {
         .respond_with(resource("envelopes", "env-1").set_delay(Duration::from_secs(2)))
         .mount(&server)
         .await;
-    let result = provider(&server).upload_document("id-1", b"%PDF-").await;
+    let result = provider(&server).upload_document("id-1", b"%PDF-", deadline()).await;
     assert_eq!(result, Err(ProviderError::Unavailable("tempo esgotado".into())));
 }
 

@@ -206,8 +206,11 @@ pub fn build_state(
         signatures: Arc::new(PgSignatures::new(pool.clone())),
         provider: match &config.signature.clicksign {
             Some((url, token)) => Arc::new(
-                ClicksignProvider::new(ClicksignSettings::new(url, token, &callback_secret))
-                    .map_err(|e| StartupError::Config(format!("CLICKSIGN_BASE_URL: {e}")))?,
+                ClicksignProvider::new(ClicksignSettings {
+                    remind_interval: config.signature.remind_interval_days,
+                    ..ClicksignSettings::new(url, token, &callback_secret)
+                })
+                .map_err(|e| StartupError::Config(format!("CLICKSIGN_BASE_URL: {e}")))?,
             ),
             None => Arc::new(SandboxProvider::new(&config.public_url, &callback_secret)),
         },
@@ -215,6 +218,7 @@ pub fn build_state(
         renderer: Arc::new(PdfRenderer),
         clock: Arc::new(SystemClock),
         max_resends: config.signature.max_resends,
+        signing_deadline: config.signature.deadline,
         callback_max_age: chrono::Duration::from_std(config.retention.callback_replay_window())
             .unwrap_or(chrono::Duration::days(15)),
     };
@@ -404,6 +408,8 @@ pub struct Application {
     engine: Option<EngineTask>,
     metrics: Option<MetricsListener>,
     rate_flusher: Option<tokio::task::JoinHandle<()>>,
+    /// The signing deadlines' expiry, every `SIGNATURE_EXPIRY_INTERVAL_MS`.
+    expiry: tokio::task::JoinHandle<()>,
     shutdown_timeout: std::time::Duration,
 }
 
@@ -433,6 +439,23 @@ impl EngineTask {
             tracing::warn!("webhook deliveries still in flight at shutdown; their leases will expire");
         }
     }
+}
+
+/// Expires the proposals past their signing deadline every `interval`. Every instance runs it:
+/// the store claims each overdue proposal for one pass only, so each expires once.
+fn spawn_expiry(signing: SigningService, interval: std::time::Duration) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut ticks = tokio::time::interval(interval);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            ticks.tick().await;
+            match signing.expire_overdue().await {
+                Ok(0) => {}
+                Ok(expired) => tracing::info!(expired, "proposals past their signing deadline expired"),
+                Err(error) => tracing::warn!(%error, "signing deadlines could not be checked"),
+            }
+        }
+    })
 }
 
 /// Runs only the delivery engine (`sales-api worker`) until SIGTERM or SIGINT.
@@ -552,6 +575,7 @@ impl Application {
             .map(|(counter, settings)| counter.spawn_flusher(settings.sync_interval));
         let rate_counter = rate_counter.map(|c| Arc::new(c) as Arc<dyn domain::rate_limit::RateCounter>);
         let state = web::Data::new(build_state(&config, pool, rate_counter)?);
+        let expiry = spawn_expiry(state.signing.clone(), config.signature.expiry_interval);
         let listener = TcpListener::bind(config.bind_addr).map_err(|source| StartupError::Bind {
             addr: config.bind_addr.to_string(),
             source,
@@ -600,6 +624,7 @@ impl Application {
             engine,
             metrics,
             rate_flusher,
+            expiry,
             shutdown_timeout: config.shutdown_timeout,
         })
     }
@@ -620,6 +645,7 @@ impl Application {
         if let Some(flusher) = self.rate_flusher {
             flusher.abort();
         }
+        self.expiry.abort();
         if let Some(engine) = self.engine {
             engine.stop(self.shutdown_timeout).await;
         }

@@ -133,8 +133,14 @@ pub enum CallbackError {
 pub trait SignatureProvider: Send + Sync {
     /// How documents and the evidence page name the provider.
     fn name(&self) -> &'static str;
-    /// Creates the envelope with the document to be signed; answers the envelope's key.
-    async fn upload_document(&self, identifier: &str, pdf: &[u8]) -> Result<String, ProviderError>;
+    /// Creates the envelope with the document to be signed, closing to signatures at `deadline`
+    /// (reminding the parties meanwhile, as the provider is configured); answers its key.
+    async fn upload_document(
+        &self,
+        identifier: &str,
+        pdf: &[u8],
+        deadline: DateTime<Utc>,
+    ) -> Result<String, ProviderError>;
     /// Adds the four signers with what they must do and how they authenticate (the client by
     /// `channel`), and opens the envelope for signing; answers each one's key.
     async fn add_signers(
@@ -195,6 +201,14 @@ pub struct SignatureState {
     pub sign_url: Option<String>,
 }
 
+/// A proposal that expired awaiting signatures, and its envelope at the provider.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExpiredSignature {
+    pub identifier: String,
+    pub envelope: Option<String>,
+    pub event: StatusEvent,
+}
+
 /// How a party's signature changed the proposal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PartyEventOutcome {
@@ -245,7 +259,14 @@ pub trait SignatureStore: Send + Sync {
     /// The provider's own signed copy of a proposal's envelope, once kept.
     async fn provider_copy(&self, proposal_id: i64) -> Result<Option<SealedDocument>, StoreError>;
     async fn parties(&self, proposal_id: i64) -> Result<Vec<PartyRecord>, StoreError>;
-    async fn save_document(&self, proposal_id: i64, document_key: &str, changed_by: &str) -> Result<(), StoreError>;
+    /// Keeps the envelope's key and the signing deadline it was created with.
+    async fn save_document(
+        &self,
+        proposal_id: i64,
+        document_key: &str,
+        deadline: DateTime<Utc>,
+        changed_by: &str,
+    ) -> Result<(), StoreError>;
     async fn save_parties(
         &self,
         proposal_id: i64,
@@ -267,6 +288,15 @@ pub trait SignatureStore: Send + Sync {
         changed_by: &str,
     ) -> Result<PartyEventOutcome, StoreError>;
     async fn events(&self, proposal_id: i64) -> Result<Vec<StatusEvent>, StoreError>;
+    /// Moves up to `limit` proposals still awaiting signatures whose deadline is at or before
+    /// `now` to `EXPIRADO`, each with its event, claiming them so that concurrent callers (other
+    /// instances) take others: each expires once. Answers what expired, with its envelope.
+    async fn expire_overdue(
+        &self,
+        now: DateTime<Utc>,
+        limit: i64,
+        changed_by: &str,
+    ) -> Result<Vec<ExpiredSignature>, StoreError>;
     /// The proposal identifier and role a request key belongs to (the sandbox page shows them).
     async fn party_of_key(&self, request_key: &str) -> Result<Option<(String, PartyRole, PartyStatus)>, StoreError>;
 }

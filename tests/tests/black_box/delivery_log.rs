@@ -241,7 +241,7 @@ async fn a_test_event_asked_to_wait_is_answered_with_what_the_receiver_answered(
     };
     let delivered = test().await;
     assert_eq!(delivered["type"], "TESTE");
-    assert_eq!(delivered["status"], "ENTREGUE");
+    assert_eq!(delivered["status"], "ENTREGUE", "{delivered}");
     assert_eq!(delivered["attempts"][0]["responseStatus"], 200);
 
     let refused = test().await;

@@ -25,6 +25,7 @@ mod service;
 mod sessions;
 mod sign_in;
 mod signing;
+mod signing_deadlines;
 mod social_name;
 mod throttling;
 mod tokens;

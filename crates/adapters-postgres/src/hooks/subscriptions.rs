@@ -397,20 +397,31 @@ impl HookStore for PgHooks {
         let deadline = tokio::time::Instant::now() + within;
         loop {
             let mut conn = connection(&self.pool).await?;
-            let row: Option<DeliveryRow> = deliveries::table
-                .find(delivery_id)
-                .select(DeliveryRow::as_select())
-                .first(&mut conn)
+            // One snapshot for the delivery and its attempts: read apart, an attempt recorded
+            // between the two reads would show beside the state from before it.
+            let delivery = conn
+                .build_transaction()
+                .read_only()
+                .repeatable_read()
+                .run(async |conn| {
+                    let row: Option<DeliveryRow> = deliveries::table
+                        .find(delivery_id)
+                        .select(DeliveryRow::as_select())
+                        .first(conn)
+                        .await
+                        .optional()?;
+                    match row {
+                        Some(row) => Ok(load_deliveries(conn, vec![row]).await?.pop()),
+                        None => Ok::<_, diesel::result::Error>(None),
+                    }
+                })
                 .await
-                .optional()
                 .map_err(query_error)?;
-            let Some(row) = row else {
+            let Some(delivery) = delivery else {
                 return Ok(None);
             };
-            let delivery = load_deliveries(&mut conn, vec![row]).await.map_err(query_error)?.pop();
-            let attempted = delivery.as_ref().is_some_and(|d| !d.attempts.is_empty());
-            if attempted || tokio::time::Instant::now() >= deadline {
-                return Ok(delivery);
+            if !delivery.attempts.is_empty() || tokio::time::Instant::now() >= deadline {
+                return Ok(Some(delivery));
             }
             // The connection goes back to the pool while the worker sends.
             drop(conn);
@@ -430,12 +441,20 @@ impl HookStore for PgHooks {
         if let Some(before) = page.before {
             query = query.filter(deliveries::id.lt(before));
         }
-        let mut rows: Vec<DeliveryRow> = query.load(&mut conn).await.map_err(query_error)?;
-        let more = i64::try_from(rows.len()).unwrap_or(i64::MAX) > page.limit;
-        rows.truncate(usize::try_from(page.limit).unwrap_or(0));
-        let next = if more { rows.last().map(|r| r.id) } else { None };
-        let deliveries = load_deliveries(&mut conn, rows).await.map_err(query_error)?;
-        Ok(DeliveryLog { deliveries, next })
+        // One snapshot for the deliveries and their attempts (see `first_attempt`).
+        conn.build_transaction()
+            .read_only()
+            .repeatable_read()
+            .run(async |conn| {
+                let mut rows: Vec<DeliveryRow> = query.load(conn).await?;
+                let more = i64::try_from(rows.len()).unwrap_or(i64::MAX) > page.limit;
+                rows.truncate(usize::try_from(page.limit).unwrap_or(0));
+                let next = if more { rows.last().map(|r| r.id) } else { None };
+                let deliveries = load_deliveries(conn, rows).await?;
+                Ok::<_, diesel::result::Error>(DeliveryLog { deliveries, next })
+            })
+            .await
+            .map_err(query_error)
     }
 
     async fn replay(

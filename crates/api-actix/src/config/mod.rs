@@ -220,6 +220,20 @@ impl Config {
                 (self.retention.callback_records.as_secs() / 86_400).to_string(),
             ),
             ("SIGNATURE_MAX_RESENDS", self.signature.max_resends.to_string()),
+            (
+                "SIGNATURE_DEADLINE_DAYS",
+                self.signature.deadline.num_days().to_string(),
+            ),
+            (
+                "SIGNATURE_REMIND_INTERVAL_DAYS",
+                self.signature
+                    .remind_interval_days
+                    .map_or_else(|| "off".to_owned(), |d| d.to_string()),
+            ),
+            (
+                "SIGNATURE_EXPIRY_INTERVAL_MS",
+                self.signature.expiry_interval.as_millis().to_string(),
+            ),
             ("SMTP_URL", opt(self.mail.smtp_url.as_deref().map(without_password))),
             ("MAIL_FROM", self.mail.from.clone()),
             ("MAIL_DIR", self.mail.directory.display().to_string()),
@@ -920,6 +934,32 @@ mod tests {
             ("RATE_LIMIT_REQUESTS_PER_MINUTE", "0"),
             ("RATE_LIMIT_REQUESTS_PER_MINUTE", "muitas"),
             ("RATE_LIMIT_SYNC_MS", "5"),
+        ] {
+            let refused = with(&[(name, value)]).unwrap_err().to_string();
+            assert!(refused.contains(name), "{refused}");
+        }
+    }
+
+    #[test]
+    fn signing_deadlines_are_ten_days_with_reminders_every_three_unless_set() {
+        let signature = with(&[]).unwrap().signature;
+        assert_eq!(signature.deadline, chrono::Duration::days(10));
+        assert_eq!(signature.remind_interval_days, Some(3));
+        assert_eq!(signature.expiry_interval, Duration::from_secs(60));
+        let set = with(&[
+            ("SIGNATURE_DEADLINE_DAYS", "30"),
+            ("SIGNATURE_REMIND_INTERVAL_DAYS", "off"),
+        ])
+        .unwrap()
+        .signature;
+        assert_eq!(set.deadline, chrono::Duration::days(30));
+        assert_eq!(set.remind_interval_days, None);
+        for (name, value) in [
+            ("SIGNATURE_DEADLINE_DAYS", "0"),
+            ("SIGNATURE_DEADLINE_DAYS", "91"),
+            ("SIGNATURE_REMIND_INTERVAL_DAYS", "5"),
+            ("SIGNATURE_REMIND_INTERVAL_DAYS", "semanal"),
+            ("SIGNATURE_EXPIRY_INTERVAL_MS", "10"),
         ] {
             let refused = with(&[(name, value)]).unwrap_err().to_string();
             assert!(refused.contains(name), "{refused}");

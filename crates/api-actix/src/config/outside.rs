@@ -17,6 +17,12 @@ pub(super) struct Raw {
     signature_callback_secret: Option<String>,
     #[serde(default = "signature_max_resends")]
     signature_max_resends: i32,
+    #[serde(default = "signature_deadline_days")]
+    signature_deadline_days: i64,
+    #[serde(default = "signature_remind_interval_days")]
+    signature_remind_interval_days: String,
+    #[serde(default = "signature_expiry_interval_ms")]
+    signature_expiry_interval_ms: u64,
     smtp_url: Option<String>,
     #[serde(default = "mail_from")]
     mail_from: String,
@@ -32,6 +38,18 @@ fn stripe_api_base() -> String {
 fn signature_max_resends() -> i32 {
     3
 }
+fn signature_deadline_days() -> i64 {
+    10
+}
+fn signature_remind_interval_days() -> String {
+    "3".into()
+}
+fn signature_expiry_interval_ms() -> u64 {
+    60_000
+}
+
+/// The reminder intervals Clicksign's envelopes accept (`remind_interval`, in days).
+const REMIND_INTERVALS: [u8; 5] = [1, 2, 3, 7, 14];
 fn mail_from() -> String {
     "Vendas <nao-responda@vendas.local>".into()
 }
@@ -45,6 +63,13 @@ fn mail_dir() -> PathBuf {
 #[derive(Clone)]
 pub struct SignatureSettings {
     pub max_resends: i32,
+    /// How long the parties have to sign once the envelope is created: the envelope's
+    /// `deadline_at` at the provider and the proposal's; past it, `EXPIRADO`.
+    pub deadline: chrono::Duration,
+    /// Days between the provider's reminders to the parties who have not signed; `None`: none.
+    pub remind_interval_days: Option<u8>,
+    /// How often each instance looks for proposals past their deadline.
+    pub expiry_interval: std::time::Duration,
     /// Clicksign's base URL and access token; when absent, the sandbox provider.
     pub clicksign: Option<(String, String)>,
     /// The key of the provider's callback HMAC. Unset: a random one per start (the sandbox needs
@@ -56,6 +81,8 @@ impl std::fmt::Debug for SignatureSettings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SignatureSettings")
             .field("max_resends", &self.max_resends)
+            .field("deadline", &self.deadline)
+            .field("remind_interval_days", &self.remind_interval_days)
             .field("clicksign", &self.clicksign.as_ref().map(|(url, _)| url))
             .field("callback_secret", &"***")
             .finish()
@@ -124,6 +151,19 @@ impl Raw {
         if self.signature_max_resends < 0 {
             return Err(bad("SIGNATURE_MAX_RESENDS", "deve ser zero ou mais"));
         }
+        if !(1..=90).contains(&self.signature_deadline_days) {
+            return Err(bad("SIGNATURE_DEADLINE_DAYS", "deve estar entre 1 e 90"));
+        }
+        if self.signature_expiry_interval_ms < 100 {
+            return Err(bad("SIGNATURE_EXPIRY_INTERVAL_MS", "deve ser ao menos 100"));
+        }
+        let remind_interval_days = match self.signature_remind_interval_days.trim() {
+            "off" => None,
+            days => match days.parse::<u8>() {
+                Ok(days) if REMIND_INTERVALS.contains(&days) => Some(days),
+                _ => return Err(bad("SIGNATURE_REMIND_INTERVAL_DAYS", "deve ser 1, 2, 3, 7, 14 ou off")),
+            },
+        };
         // Providers retry an event for up to three days (Stripe): a shorter memory could apply
         // a late retry twice.
         if self.callback_retention_days < 7 {
@@ -139,6 +179,9 @@ impl Raw {
             payment_webhook_secret: self.payment_webhook_secret.map(String::into_bytes),
             signature: SignatureSettings {
                 max_resends: self.signature_max_resends,
+                deadline: chrono::Duration::days(self.signature_deadline_days),
+                remind_interval_days,
+                expiry_interval: std::time::Duration::from_millis(self.signature_expiry_interval_ms),
                 clicksign,
                 callback_secret: self.signature_callback_secret.map(String::into_bytes),
             },

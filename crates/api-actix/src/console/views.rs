@@ -16,7 +16,7 @@ use serde::Serialize;
 fn status_class(status: ProposalStatus) -> &'static str {
     match status {
         ProposalStatus::Approved => "ok",
-        ProposalStatus::Rejected | ProposalStatus::Cancelled => "bad",
+        ProposalStatus::Rejected | ProposalStatus::Cancelled | ProposalStatus::Expired => "bad",
         ProposalStatus::AwaitingSignature | ProposalStatus::InAnalysis => "warn",
         ProposalStatus::New => "info",
     }

@@ -195,7 +195,7 @@ pub async fn history(
 /// The back office's list: proposals in the caller's scope, newest first, a page at a time.
 #[utoipa::path(get, path = "/proposal/list", operation_id = "proposal.list", summary = "Listar propostas", description = "As propostas que o chamador pode ver (o representante, as do seu parceiro; a loja, as de e-commerce; a retaguarda, todas), da mais nova à mais antiga, uma página por vez. Condições de igualdade em `conditions[campo]`; `q` busca um CPF ou palavras do nome do cliente (sem diferenciar maiúsculas nem acentos); `createdFrom`/`createdTo` são dias de Brasília (inclusive). A próxima página vem de `cursor` = `data.nextCursor`. Um parâmetro vazio vale como não enviado.", tag = "propostas", security(("bearer" = [])),
     params(
-        ("conditions[status]" = Option<String>, Query, description = "NOVO, AGUARDANDO ASSINATURA, EM ANÁLISE, APROVADO, REPROVADO ou CANCELADO"),
+        ("conditions[status]" = Option<String>, Query, description = "NOVO, AGUARDANDO ASSINATURA, EM ANÁLISE, APROVADO, REPROVADO, CANCELADO ou EXPIRADO"),
         ("conditions[id_produto]" = Option<i64>, Query, description = "id interno do produto (o `id_produto` do registro)"),
         ("conditions[codigo_faturamento]" = Option<i32>, Query),
         ("conditions[cpf_cnpj_parceiro]" = Option<String>, Query, description = "CPF ou CNPJ do parceiro, com ou sem máscara"),

@@ -11,7 +11,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use adapters_signature::SandboxSigningPages;
 use domain::proposals::signing::SigningError;
 use domain::signature::PartyEventOutcome;
-use domain::values::PartyStatus;
+use domain::values::{PartyStatus, ProposalStatus};
 use serde::Serialize;
 
 /// The routes, under `/sandbox`.
@@ -90,9 +90,15 @@ pub async fn sandbox_sign(
         .and_then(|v| v.to_str().ok())
         .map(|v| v.chars().take(300).collect());
     let outcome = pages(&state)?.sign(&key, ip, user_agent).await?;
-    // The proposal was cancelled after the link went out: its envelope takes no signature.
-    if matches!(outcome, PartyEventOutcome::Ignored { .. }) {
-        return Err(SigningError::Cancelled.into());
+    // The proposal was cancelled or expired after the link went out: its envelope takes no
+    // signature.
+    if let PartyEventOutcome::Ignored { status } = outcome {
+        return Err(if status == ProposalStatus::Expired {
+            SigningError::Expired
+        } else {
+            SigningError::Cancelled
+        }
+        .into());
     }
     if !accepts_json(&request) {
         let page = format!("/sandbox/sign/{key}");

@@ -66,6 +66,7 @@ pub async fn send(
         (status = 200, body = SignUrlEnvelope),
         (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
         (status = 404, description = "Proposta não encontrada ou nunca enviada para assinatura", body = ErrorEnvelope),
+        (status = 409, description = "A proposta foi cancelada (`proposta_cancelada`) ou seu prazo de assinatura venceu (`proposta_expirada`)", body = ErrorEnvelope),
         (status = 503, body = ErrorEnvelope),
     ))]
 pub async fn sign_link(

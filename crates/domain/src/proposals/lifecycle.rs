@@ -5,6 +5,7 @@
 //!   │                                   │                                      └───────▶ REPROVADO
 //!   ├──── cancel (its seller or the back office, or a party refuses) ──▶ CANCELADO
 //!   └────────── paid (an e-commerce sale's subscription is active) ──▶ EM ANÁLISE
+//! AGUARDANDO ASSINATURA ──the signing deadline passes──▶ EXPIRADO
 //! ```
 //! Any other move is refused naming both states. Finished states free the customer to open a new
 //! proposal for the product.
@@ -25,6 +26,8 @@ pub enum Trigger {
     PartyRefused,
     /// An e-commerce sale is committed by its payment, not by signatures.
     SubscriptionActive,
+    /// The signing deadline passed with signatures missing (`SIGNATURE_DEADLINE_DAYS`).
+    DeadlinePassed,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -47,6 +50,7 @@ pub fn check(from: ProposalStatus, to: ProposalStatus, trigger: Trigger) -> Resu
             matches!((from, to), (New, Cancelled) | (AwaitingSignature, Cancelled))
         }
         Trigger::SubscriptionActive => from == New && to == InAnalysis,
+        Trigger::DeadlinePassed => from == AwaitingSignature && to == Expired,
     };
     if allowed {
         Ok(())
@@ -73,6 +77,7 @@ pub fn is_edge(from: ProposalStatus, to: ProposalStatus) -> bool {
         Trigger::Cancellation,
         Trigger::PartyRefused,
         Trigger::SubscriptionActive,
+        Trigger::DeadlinePassed,
     ]
     .iter()
     .any(|t| check(from, to, *t).is_ok())
@@ -127,6 +132,7 @@ mod tests {
             (New, Cancelled),
             (AwaitingSignature, Cancelled),
             (New, InAnalysis),
+            (AwaitingSignature, Expired),
         ];
         for from in ProposalStatus::ALL {
             for to in ProposalStatus::ALL {
@@ -170,6 +176,17 @@ mod tests {
             "only a payment skips the signatures"
         );
         assert!(check(AwaitingSignature, InAnalysis, Trigger::SubscriptionActive).is_err());
+        assert!(check(AwaitingSignature, Expired, Trigger::DeadlinePassed).is_ok());
+        for from in [New, InAnalysis] {
+            assert!(
+                check(from, Expired, Trigger::DeadlinePassed).is_err(),
+                "{from}: no deadline runs"
+            );
+        }
+        assert!(
+            check(AwaitingSignature, Expired, Trigger::BackOffice).is_err(),
+            "only the deadline expires"
+        );
     }
 
     #[test]
@@ -181,7 +198,7 @@ mod tests {
     #[test]
     fn finished_states_are_the_three_ends() {
         let finished: Vec<_> = ProposalStatus::ALL.iter().filter(|s| s.is_finished()).collect();
-        assert_eq!(finished, [&Approved, &Rejected, &Cancelled]);
+        assert_eq!(finished, [&Approved, &Rejected, &Cancelled, &Expired]);
         for end in finished {
             assert!(
                 ProposalStatus::ALL.iter().all(|to| !is_edge(*end, *to)),

@@ -24,6 +24,12 @@ use std::sync::Arc;
 /// Who the service says changed a proposal when no user did (a signature arriving).
 pub const SIGNATURE_ACTOR: &str = "assinatura-eletronica";
 
+/// Who the service says expired a proposal whose signing deadline passed.
+pub const DEADLINE_ACTOR: &str = "prazo-de-assinatura";
+
+/// How many overdue proposals one pass of the expiry claims at most.
+const EXPIRY_BATCH: i64 = 100;
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SigningError {
     #[error(transparent)]
@@ -44,6 +50,9 @@ pub enum SigningError {
     /// The proposal was cancelled: its signing link no longer works.
     #[error("a proposta foi cancelada: o link de assinatura não vale mais")]
     Cancelled,
+    /// The signing deadline passed: the envelope is closed.
+    #[error("o prazo de assinatura da proposta venceu: o link não vale mais")]
+    Expired,
     #[error("protocolo não encontrado")]
     UnknownProtocol,
     /// Anonymisation deleted the documents of a proposal that never became a contract.
@@ -137,6 +146,8 @@ pub struct SigningService {
     pub clock: Arc<dyn Clock>,
     /// How many times a link may be sent again while awaiting signatures.
     pub max_resends: i32,
+    /// How long the parties have to sign from the envelope's creation (`SIGNATURE_DEADLINE_DAYS`).
+    pub signing_deadline: chrono::Duration,
     /// A provider's event older than this is refused: it must be shorter than the time the
     /// records of applied events are kept (`retention`), so that any event accepted again would
     /// still be recognised as a repeat.
@@ -233,9 +244,10 @@ impl SigningService {
                                 self.signatures.seal(proposal_id, &rendered, &principal.email).await?
                             }
                         };
-                        let key = self.provider.upload_document(identifier, &sealed.pdf).await?;
+                        let deadline = self.clock.now() + self.signing_deadline;
+                        let key = self.provider.upload_document(identifier, &sealed.pdf, deadline).await?;
                         self.signatures
-                            .save_document(proposal_id, &key, &principal.email)
+                            .save_document(proposal_id, &key, deadline, &principal.email)
                             .await?;
                         key
                     }
@@ -296,12 +308,15 @@ impl SigningService {
         }
     }
 
-    /// Route 13: the client's stored link; none once the proposal is cancelled (its envelope is).
+    /// Route 13: the client's stored link; none once the proposal is cancelled or expired (its
+    /// envelope is closed).
     pub async fn sign_link(&self, principal: &Principal, identifier: &str) -> Result<String, SigningError> {
         authorize(principal, Operation::ReadSignLink)?;
         let detail = self.detail(principal, identifier).await?;
-        if detail.proposal.status == ProposalStatus::Cancelled {
-            return Err(SigningError::Cancelled);
+        match detail.proposal.status {
+            ProposalStatus::Cancelled => return Err(SigningError::Cancelled),
+            ProposalStatus::Expired => return Err(SigningError::Expired),
+            _ => {}
         }
         let state = self.signatures.state(detail.proposal.id).await?;
         state.and_then(|s| s.sign_url).ok_or(SigningError::NotSent)
@@ -395,6 +410,34 @@ impl SigningService {
     ) -> Result<CustomerRequest, SigningError> {
         authorize(principal, Operation::ReadCustomerRequests)?;
         self.requests.find(protocol).await?.ok_or(SigningError::UnknownProtocol)
+    }
+
+    /// Expires the proposals whose signing deadline passed with signatures missing (`EXPIRADO`,
+    /// with its event), a batch at a time until none is left, then cancels their envelopes at
+    /// the provider. The move is the store's claim: run by every instance at once, each proposal
+    /// expires once. An envelope the provider fails to cancel is only logged: the provider closes
+    /// it at the same deadline, and a late signature changes nothing anyway. Answers how many.
+    #[tracing::instrument(skip_all)]
+    pub async fn expire_overdue(&self) -> Result<usize, SigningError> {
+        let mut expired = 0;
+        loop {
+            let batch = self
+                .signatures
+                .expire_overdue(self.clock.now(), EXPIRY_BATCH, DEADLINE_ACTOR)
+                .await?;
+            expired += batch.len();
+            for proposal in &batch {
+                tracing::info!(identifier = %proposal.identifier, "proposal expired awaiting signatures");
+                if let Some(envelope) = &proposal.envelope
+                    && let Err(error) = self.provider.cancel_envelope(envelope).await
+                {
+                    tracing::warn!(%error, identifier = %proposal.identifier, "expired proposal's envelope not cancelled");
+                }
+            }
+            if batch.len() < EXPIRY_BATCH as usize {
+                return Ok(expired);
+            }
+        }
     }
 
     /// Cancels the proposal's envelope at the provider, when one was created.

@@ -90,6 +90,7 @@ impl Mocks {
             renderer: Arc::new(self.renderer),
             clock: Arc::new(crate::clock::SystemClock),
             max_resends: 3,
+            signing_deadline: chrono::Duration::days(10),
             callback_max_age: chrono::Duration::days(15),
         }
     }
@@ -104,8 +105,11 @@ async fn a_failed_notification_leaves_the_proposal_new_but_keeps_the_saved_steps
     m.provider
         .expect_upload_document()
         .times(1)
-        .returning(|_, _| Ok("doc-1".into()));
-    m.signatures.expect_save_document().times(1).returning(|_, _, _| Ok(()));
+        .returning(|_, _, _| Ok("doc-1".into()));
+    m.signatures
+        .expect_save_document()
+        .times(1)
+        .returning(|_, _, _, _| Ok(()));
     m.provider
         .expect_add_signers()
         .withf(|_, signers, channel| signers.len() == 4 && *channel == ShippingType::Whatsapp)
@@ -167,7 +171,7 @@ async fn a_failed_upload_saves_nothing_but_the_sealed_document() {
     m.signatures.expect_seal().times(1).returning(|_, d, _| Ok(d.clone()));
     m.provider
         .expect_upload_document()
-        .returning(|_, _| Err(ProviderError::Rejected("422".into())));
+        .returning(|_, _, _| Err(ProviderError::Rejected("422".into())));
     m.signatures.expect_save_document().never();
     m.signatures.expect_change_status().never();
     assert!(matches!(
@@ -374,9 +378,9 @@ async fn the_bytes_sent_are_the_bytes_sealed_first_and_the_document_serves_them_
     let sent = first.pdf.clone();
     m.provider
         .expect_upload_document()
-        .withf(move |_, pdf| pdf == sent.as_slice())
+        .withf(move |_, pdf, _| pdf == sent.as_slice())
         .times(1)
-        .returning(|_, _| Err(ProviderError::Unavailable("timeout".into())));
+        .returning(|_, _, _| Err(ProviderError::Unavailable("timeout".into())));
     assert!(m.service().send(&principal(), 9, "id-1").await.is_err());
 
     let mut m = Mocks::new("AGUARDANDO ASSINATURA", 0);
@@ -617,4 +621,63 @@ async fn a_cancelled_proposal_has_no_signing_link() {
         m.service().sign_link(&principal(), "id-1").await,
         Err(SigningError::Cancelled)
     ));
+}
+
+fn expired(identifier: &str, envelope: Option<&str>) -> ExpiredSignature {
+    let change = crate::proposals::lifecycle::StatusChange {
+        proposal_id: 1,
+        from: crate::values::ProposalStatus::AwaitingSignature,
+        to: crate::values::ProposalStatus::Expired,
+        changed_by: DEADLINE_ACTOR.into(),
+        reason: None,
+        at: chrono::Utc::now(),
+    };
+    ExpiredSignature {
+        identifier: identifier.into(),
+        envelope: envelope.map(Into::into),
+        event: cancelled_event(&change),
+    }
+}
+
+#[tokio::test]
+async fn the_expiry_closes_each_expired_envelope_and_a_provider_failure_does_not_stop_it() {
+    let mut m = Mocks::new("AGUARDANDO ASSINATURA", 0);
+    m.signatures
+        .expect_expire_overdue()
+        .withf(|_, _, by| by == DEADLINE_ACTOR)
+        .times(1)
+        .returning(|_, _, _| {
+            Ok(vec![
+                expired("id-1", Some("env-1")),
+                expired("id-2", Some("env-2")),
+                expired("id-3", None),
+            ])
+        });
+    m.provider
+        .expect_cancel_envelope()
+        .withf(|e| e == "env-1")
+        .times(1)
+        .returning(|_| Err(ProviderError::Unavailable("timeout".into())));
+    m.provider
+        .expect_cancel_envelope()
+        .withf(|e| e == "env-2")
+        .times(1)
+        .returning(|_| Ok(()));
+    assert_eq!(m.service().expire_overdue().await, Ok(3));
+}
+
+#[tokio::test]
+async fn the_expiry_takes_batches_until_one_comes_short() {
+    let mut m = Mocks::new("AGUARDANDO ASSINATURA", 0);
+    let mut calls = 0;
+    m.signatures
+        .expect_expire_overdue()
+        .times(2)
+        .returning(move |_, limit, _| {
+            calls += 1;
+            let size = if calls == 1 { limit as usize } else { 0 };
+            Ok((0..size).map(|i| expired(&format!("id-{i}"), None)).collect())
+        });
+    m.provider.expect_cancel_envelope().never();
+    assert_eq!(m.service().expire_overdue().await, Ok(100));
 }

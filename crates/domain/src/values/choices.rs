@@ -145,8 +145,8 @@ choice!(
 );
 
 choice!(
-    /// The lifecycle states of a proposal. Finished ones (`APROVADO`, `REPROVADO`, `CANCELADO`)
-    /// free the customer to open another proposal for the product.
+    /// The lifecycle states of a proposal. Finished ones (`APROVADO`, `REPROVADO`, `CANCELADO`,
+    /// `EXPIRADO`) free the customer to open another proposal for the product.
     ProposalStatus, "status_invalido", "status", {
         New => "NOVO",
         AwaitingSignature => "AGUARDANDO ASSINATURA",
@@ -154,6 +154,7 @@ choice!(
         Approved => "APROVADO",
         Rejected => "REPROVADO",
         Cancelled => "CANCELADO",
+        Expired => "EXPIRADO",
     }
 );
 
@@ -219,7 +220,7 @@ impl ProposalStatus {
     pub fn is_finished(self) -> bool {
         matches!(
             self,
-            ProposalStatus::Approved | ProposalStatus::Rejected | ProposalStatus::Cancelled
+            ProposalStatus::Approved | ProposalStatus::Rejected | ProposalStatus::Cancelled | ProposalStatus::Expired
         )
     }
 }
