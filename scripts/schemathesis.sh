@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/postgres.sh
+source scripts/lib/service.sh
 
 if [ -z "${TEST_DATABASE_URL:-}" ]; then
   ensure_postgres
@@ -23,7 +24,7 @@ bin="${CARGO_TARGET_DIR:-target}/debug/sales-api"
 
 work="$(mktemp -d)"
 db="sales_schemathesis_$$_$RANDOM"
-port=$((20000 + RANDOM % 20000))
+port=$(free_port)
 export SALES_ENV=development
 export DATABASE_URL="$server/$db"
 export JWT_PRIVATE_KEY_FILE="$work/keys/jwt-ed25519.pem"
@@ -54,11 +55,7 @@ trap cleanup EXIT
 "$bin" seed demo >/dev/null
 "$bin" serve --no-migrate >"$work/server.log" 2>&1 &
 pid=$!
-
-for _ in $(seq 1 100); do
-  if "$venv/bin/python" -c "import urllib.request,sys; urllib.request.urlopen('http://$BIND_ADDR/health/ready', timeout=1)" 2>/dev/null; then break; fi
-  sleep 0.2
-done
+wait_until_ready "http://$BIND_ADDR" "$pid" "$work/server.log"
 
 sign_in() { # e-mail password application
   "$venv/bin/python" - "$BIND_ADDR" "$1" "$2" "$3" <<'PY'

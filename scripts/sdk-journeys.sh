@@ -8,6 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/postgres.sh
+source scripts/lib/service.sh
 
 if [ -z "${TEST_DATABASE_URL:-}" ]; then
   ensure_postgres
@@ -30,7 +31,7 @@ mkdir -p "$out"
 
 work="$(mktemp -d)"
 db="sales_sdk_$$_$RANDOM"
-port=$((20000 + RANDOM % 20000))
+port=$(free_port)
 export SALES_ENV=development
 export DATABASE_URL="$server/$db"
 export JWT_PRIVATE_KEY_FILE="$work/keys/jwt-ed25519.pem"
@@ -53,10 +54,7 @@ trap cleanup EXIT
 "$bin" serve --no-migrate >"$work/server.log" 2>&1 &
 pid=$!
 base="http://$BIND_ADDR"
-for _ in $(seq 1 100); do
-  if python3 -c "import urllib.request; urllib.request.urlopen('$base/health/ready', timeout=1)" 2>/dev/null; then break; fi
-  sleep 0.2
-done
+wait_until_ready "$base" "$pid" "$work/server.log"
 python3 -c "import urllib.request; open('$out/openapi.json', 'wb').write(urllib.request.urlopen('$base/openapi.json').read())"
 
 status=0

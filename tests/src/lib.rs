@@ -401,6 +401,32 @@ impl TestApp {
         }
     }
 
+    /// Creates a proposal through route 5 with a partner's token and sends it for signature
+    /// (route 12); answers its identifier.
+    pub async fn sent_proposal(&self, partner_token: &str, cpf: &str) -> String {
+        let created = self
+            .post_json_as("/proposal/create", partner_token, &proposal_body(cpf))
+            .await;
+        assert_eq!(created.status(), StatusCode::CREATED);
+        let created: Value = created.json().await.unwrap();
+        let record = &created["document"][0];
+        let identifier = record["identificador"].as_str().unwrap().to_owned();
+        let body = serde_json::json!({"customerId": record["id_cliente"], "identifier": identifier});
+        let sent = self.post_json_as("/signer", partner_token, &body).await;
+        assert_eq!(sent.status(), StatusCode::OK);
+        identifier
+    }
+
+    /// Route 7's `data` for the proposal, as the token's caller sees it.
+    pub async fn proposal_data(&self, identifier: &str, token: &str) -> Value {
+        let response = self
+            .get(&format!("/proposal/byIdentifier/{identifier}"), Some(token))
+            .await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let body: Value = response.json().await.unwrap();
+        body["data"].clone()
+    }
+
     /// Creates a proposal through route 5 with a partner's token; answers its identifier.
     pub async fn create_proposal(&self, partner_token: &str, cpf: &str) -> String {
         let response = self
@@ -499,6 +525,19 @@ pub async fn mount_clicksign_notifications(clicksign: &wiremock::MockServer) {
         .respond_with(ResponseTemplate::new(202))
         .mount(clicksign)
         .await;
+}
+
+/// A signature provider's callback body for a party's event (`sign`, `refusal`), with its
+/// `Content-Hmac` header under `secret`: (body, header).
+pub fn signature_callback(secret: &str, kind: &str, key: &str) -> (String, String) {
+    use hmac::Mac;
+    let body = serde_json::json!({"event": {"name": kind, "occurred_at": chrono::Utc::now().to_rfc3339(),
+        "data": {"signer": {"key": key, "auths": ["whatsapp"], "address": "203.0.113.7"}}}})
+    .to_string();
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(secret.as_bytes()).unwrap();
+    mac.update(body.as_bytes());
+    let hex: String = mac.finalize().into_bytes().iter().map(|b| format!("{b:02x}")).collect();
+    (body, format!("sha256={hex}"))
 }
 
 /// Reads a response as JSON and checks that it is the error envelope with this status and code.

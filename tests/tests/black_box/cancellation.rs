@@ -4,10 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use black_box_tests::{StatusCode, TestApp, assert_error, error_fields, proposal_body, shop_proposal_body};
-use hmac::{Hmac, Mac};
+use black_box_tests::{StatusCode, TestApp, assert_error, error_fields, shop_proposal_body, signature_callback};
 use serde_json::{Value, json};
-use sha2::Sha256;
 
 const SECRET: &str = "segredo-de-teste-1234567890";
 const PARTNER: &str = "11222333000181";
@@ -35,26 +33,8 @@ async fn sellers(extra: &[(&str, &str)]) -> Sellers {
     }
 }
 
-/// Creates a partner's proposal and sends it for signature; answers its identifier.
 async fn sent_proposal(s: &Sellers, cpf: &str) -> String {
-    let created = s
-        .app
-        .post_json_as("/proposal/create", &s.partner, &proposal_body(cpf))
-        .await;
-    assert_eq!(created.status(), StatusCode::CREATED);
-    let created: Value = created.json().await.unwrap();
-    let identifier = created["document"][0]["identificador"].as_str().unwrap().to_owned();
-    let customer_id = created["document"][0]["id_cliente"].as_i64().unwrap();
-    let sent = s
-        .app
-        .post_json_as(
-            "/signer",
-            &s.partner,
-            &json!({"customerId": customer_id, "identifier": identifier}),
-        )
-        .await;
-    assert_eq!(sent.status(), StatusCode::OK);
-    identifier
+    s.app.sent_proposal(&s.partner, cpf).await
 }
 
 async fn cancel(s: &Sellers, token: &str, identifier: &str, reason: Value) -> reqwest::Response {
@@ -68,30 +48,13 @@ async fn cancel(s: &Sellers, token: &str, identifier: &str, reason: Value) -> re
 }
 
 async fn proposal(s: &Sellers, identifier: &str) -> Value {
-    let body: Value = s
-        .app
-        .get(&format!("/proposal/byIdentifier/{identifier}"), Some(&s.office))
-        .await
-        .json()
-        .await
-        .unwrap();
-    body["data"].clone()
+    s.app.proposal_data(identifier, &s.office).await
 }
 
 async fn read(s: &Sellers, path: &str, token: &str) -> Value {
     let response = s.app.get(path, Some(token)).await;
     assert_eq!(response.status(), StatusCode::OK, "{path}");
     response.json().await.unwrap()
-}
-
-fn signed_callback(kind: &str, key: &str) -> (String, String) {
-    let body = json!({"event": {"name": kind, "occurred_at": chrono::Utc::now().to_rfc3339(),
-        "data": {"signer": {"key": key, "auths": ["whatsapp"], "address": "203.0.113.7"}}}})
-    .to_string();
-    let mut mac = Hmac::<Sha256>::new_from_slice(SECRET.as_bytes()).unwrap();
-    mac.update(body.as_bytes());
-    let hex: String = mac.finalize().into_bytes().iter().map(|b| format!("{b:02x}")).collect();
-    (body, format!("sha256={hex}"))
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -194,7 +157,7 @@ async fn a_late_signature_or_refusal_after_the_cancellation_changes_nothing() {
     let history_before = s.app.count("SELECT count(*) AS n FROM proposal_history").await;
 
     for (kind, key) in [("sign", "clientKey"), ("refusal", "associationKey")] {
-        let (body, hmac) = signed_callback(kind, sign[key].as_str().unwrap());
+        let (body, hmac) = signature_callback(SECRET, kind, sign[key].as_str().unwrap());
         let response = s
             .app
             .client

@@ -6,36 +6,18 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use black_box_tests::{StatusCode, TestApp, assert_error, cpf_from, proposal_body};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::time::Duration;
 
 const PARTNER: &str = "11222333000181";
 /// Each instance looks for overdue proposals this often.
 const EXPIRY_EVERY: (&str, &str) = ("SIGNATURE_EXPIRY_INTERVAL_MS", "100");
 
-/// Creates a partner's proposal for the CPF and sends it for signature; answers its identifier.
-async fn sent(app: &TestApp, partner: &str, cpf: &str) -> String {
-    let created = app.post_json_as("/proposal/create", partner, &proposal_body(cpf)).await;
-    assert_eq!(created.status(), StatusCode::CREATED);
-    let created: Value = created.json().await.unwrap();
-    let record = &created["document"][0];
-    let identifier = record["identificador"].as_str().unwrap().to_owned();
-    let body = json!({"customerId": record["id_cliente"], "identifier": identifier});
-    assert_eq!(
-        app.post_json_as("/signer", partner, &body).await.status(),
-        StatusCode::OK
-    );
-    identifier
-}
-
 async fn status(app: &TestApp, office: &str, identifier: &str) -> String {
-    let body: Value = app
-        .get(&format!("/proposal/byIdentifier/{identifier}"), Some(office))
-        .await
-        .json()
-        .await
-        .unwrap();
-    body["data"]["proposal"]["status"].as_str().unwrap().to_owned()
+    app.proposal_data(identifier, office).await["proposal"]["status"]
+        .as_str()
+        .unwrap()
+        .to_owned()
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -43,7 +25,7 @@ async fn a_sent_proposal_carries_its_deadline_from_the_setting() {
     let app = TestApp::spawn_with(&[("SIGNATURE_DEADLINE_DAYS", "7")]).await;
     app.seed_catalog().await;
     let partner = app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await;
-    sent(&app, &partner, "12345678909").await;
+    app.sent_proposal(&partner, "12345678909").await;
     assert_eq!(
         app.count(
             "SELECT count(*) AS n FROM signatures
@@ -64,16 +46,13 @@ async fn past_its_deadline_a_proposal_expires_once_whichever_instances_look() {
     let cpfs: Vec<String> = (1..=6).map(|n| cpf_from(100_000_000 + n)).collect();
     let mut overdue = Vec::new();
     for cpf in &cpfs[..5] {
-        overdue.push(sent(&app, &partner, cpf).await);
+        overdue.push(app.sent_proposal(&partner, cpf).await);
     }
-    let on_time = sent(&app, &partner, &cpfs[5]).await;
-    let sign_key: Value = app
-        .get(&format!("/proposal/byIdentifier/{}", overdue[0]), Some(&office))
-        .await
-        .json()
-        .await
-        .unwrap();
-    let client_key = sign_key["data"]["sign"]["clientKey"].as_str().unwrap().to_owned();
+    let on_time = app.sent_proposal(&partner, &cpfs[5]).await;
+    let client_key = app.proposal_data(&overdue[0], &office).await["sign"]["clientKey"]
+        .as_str()
+        .unwrap()
+        .to_owned();
 
     // The five deadlines pass at once; both instances look every 100 ms.
     app.sql(&format!(
