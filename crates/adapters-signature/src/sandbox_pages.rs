@@ -8,7 +8,7 @@ use domain::clock::Clock;
 use domain::proposals::ports::ProposalStore;
 use domain::proposals::signing::{SigningError, SigningService};
 use domain::signature::{PartyEventOutcome, PartyRole, ProviderEvent, ProviderEventKind, SignatureStore};
-use domain::values::PartyStatus;
+use domain::values::{PartyStatus, ProposalStatus};
 use std::sync::Arc;
 
 #[derive(Clone)]
@@ -29,7 +29,8 @@ impl SandboxSigningPages {
     }
 
     /// The party signs: the event the provider would report, with the address and browser the
-    /// page was used from, recorded by the signing use case.
+    /// page was used from, recorded by the signing use case. A proposal cancelled or expired
+    /// after the link went out refuses it, as a closed envelope would.
     pub async fn sign(
         &self,
         request_key: &str,
@@ -47,7 +48,13 @@ impl SandboxSigningPages {
             user_agent,
             authentication: Some("sandbox".to_owned()),
         };
-        self.signing.record(&event).await
+        match self.signing.record(&event).await? {
+            PartyEventOutcome::Ignored {
+                status: ProposalStatus::Expired,
+            } => Err(SigningError::Expired),
+            PartyEventOutcome::Ignored { .. } => Err(SigningError::Cancelled),
+            outcome => Ok(outcome),
+        }
     }
 
     /// The document the party is asked to sign: the bytes sealed when it was sent; once every

@@ -9,9 +9,8 @@ use crate::state::AppState;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use adapters_signature::SandboxSigningPages;
-use domain::proposals::signing::SigningError;
 use domain::signature::PartyEventOutcome;
-use domain::values::{PartyStatus, ProposalStatus};
+use domain::values::PartyStatus;
 use serde::Serialize;
 
 /// The routes, under `/sandbox`.
@@ -90,16 +89,6 @@ pub async fn sandbox_sign(
         .and_then(|v| v.to_str().ok())
         .map(|v| v.chars().take(300).collect());
     let outcome = pages(&state)?.sign(&key, ip, user_agent).await?;
-    // The proposal was cancelled or expired after the link went out: its envelope takes no
-    // signature.
-    if let PartyEventOutcome::Ignored { status } = outcome {
-        return Err(if status == ProposalStatus::Expired {
-            SigningError::Expired
-        } else {
-            SigningError::Cancelled
-        }
-        .into());
-    }
     if !accepts_json(&request) {
         let page = format!("/sandbox/sign/{key}");
         return Ok(HttpResponse::SeeOther()
