@@ -1,8 +1,9 @@
 //! Inbound platform events: `Stripe-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`
 //! under the endpoint's secret, within a tolerance of 300 s.
 
+use crate::objects;
 use chrono::{DateTime, Utc};
-use domain::ecommerce::{PaymentEvent, PaymentEventError, PlatformSubscription};
+use domain::ecommerce::{PaymentEvent, PaymentEventError};
 use hmac::{Hmac, Mac};
 use serde_json::Value;
 use sha2::Sha256;
@@ -94,13 +95,21 @@ fn parse(body: &[u8]) -> Result<PaymentEvent, PaymentEventError> {
             platform_customer: text(object, "/customer")?,
             payment_method: text(object, "/payment_method")?,
         },
-        "customer.subscription.updated" | "customer.subscription.deleted" => PaymentEvent::SubscriptionChanged {
-            event_id,
-            subscription: PlatformSubscription {
-                id: text(object, "/id")?,
-                status: text(object, "/status")?,
-                object: object.clone(),
+        "customer.subscription.created" | "customer.subscription.updated" | "customer.subscription.deleted" => {
+            PaymentEvent::SubscriptionTouched {
+                event_id,
+                subscription_id: text(object, "/id")?,
+                kind,
+            }
+        }
+        "invoice.paid" | "invoice.payment_failed" => match objects::invoice_subscription(object) {
+            Some(subscription_id) => PaymentEvent::SubscriptionTouched {
+                event_id,
+                subscription_id,
+                kind,
             },
+            // An invoice of no subscription is not a sale of this service.
+            None => PaymentEvent::Ignored { event_id, kind },
         },
         _ => PaymentEvent::Ignored { event_id, kind },
     })
@@ -126,8 +135,27 @@ mod tests {
         let now = Utc::now();
         let parsed = verify(SECRET, &headers(sign(SECRET, now.timestamp(), &event())), &event(), now).unwrap();
         assert!(
-            matches!(parsed, PaymentEvent::SubscriptionChanged { ref subscription, .. } if subscription.status == "canceled")
+            matches!(parsed, PaymentEvent::SubscriptionTouched { ref subscription_id, ref kind, .. }
+                if subscription_id == "sub_1" && kind == "customer.subscription.deleted")
         );
+    }
+
+    #[test]
+    fn invoice_events_name_their_subscription_and_other_kinds_are_ignored() {
+        let paid = br#"{"id":"evt_2","type":"invoice.paid","data":{"object":{"id":"in_1","parent":{"subscription_details":{"subscription":"sub_9"}}}}}"#;
+        assert_eq!(
+            parse(paid).unwrap(),
+            PaymentEvent::SubscriptionTouched {
+                event_id: "evt_2".into(),
+                kind: "invoice.paid".into(),
+                subscription_id: "sub_9".into()
+            }
+        );
+        let one_off =
+            br#"{"id":"evt_3","type":"invoice.payment_failed","data":{"object":{"id":"in_2","subscription":null}}}"#;
+        assert!(matches!(parse(one_off).unwrap(), PaymentEvent::Ignored { .. }));
+        let other = br#"{"id":"evt_4","type":"charge.refunded","data":{"object":{"id":"ch_1"}}}"#;
+        assert!(matches!(parse(other).unwrap(), PaymentEvent::Ignored { ref kind, .. } if kind == "charge.refunded"));
     }
 
     #[test]

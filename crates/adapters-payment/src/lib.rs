@@ -6,6 +6,7 @@
 #![recursion_limit = "256"]
 
 pub mod events;
+pub mod objects;
 pub mod sandbox;
 pub mod stripe;
 

@@ -2,15 +2,21 @@
 //! in PostgreSQL (the `SandboxLedger` port), so it behaves the same across restarts and instances,
 //! and an idempotency key answers what it created the first time.
 //!
-//! SetupIntents succeed at once with a test card. The documented test value that declines: a
-//! customer whose e-mail contains `recusado` (as Stripe's test card 4000 0000 0000 0002 does).
+//! SetupIntents succeed at once with a test card. The documented test values: a customer whose
+//! e-mail contains `recusado` has the card declined (as Stripe's test card 4000 0000 0000 0002
+//! does); one whose e-mail contains `reembolso-negado` has refunds refused.
+//!
+//! Each subscription has invoices (the first paid at creation). A payment fails or succeeds on
+//! demand ([`SandboxGateway::fail_payment`], [`SandboxGateway::pay_invoice`]), as the platform's
+//! monthly charge would, and the events it would send are answered signed, for the service to
+//! take in through its own callback's use case.
 
 use crate::events;
 use async_trait::async_trait;
 use chrono::{DateTime, Months, Utc};
 use domain::ecommerce::{
-    EcommerceCustomer, PaymentError, PaymentEvent, PaymentEventError, PaymentGateway, PlatformSubscription,
-    SetupIntent, SubscriptionRequest,
+    EcommerceCustomer, PaidInvoice, PaymentError, PaymentEvent, PaymentEventError, PaymentGateway,
+    PlatformSubscription, Refund, SetupIntent, SubscriptionRequest,
 };
 use domain::store::StoreError;
 use rand::Rng;
@@ -32,10 +38,25 @@ pub trait SandboxLedger: Send + Sync {
         object: serde_json::Value,
     ) -> Result<serde_json::Value, StoreError>;
     async fn get(&self, id: &str) -> Result<Option<serde_json::Value>, StoreError>;
+    /// The objects of this kind that contain `containing` (JSON containment), oldest first.
+    async fn find(&self, kind: &str, containing: serde_json::Value) -> Result<Vec<serde_json::Value>, StoreError>;
     /// Replaces the stored object with this id (what an update through the platform's API does).
     async fn replace(&self, id: &str, object: serde_json::Value) -> Result<(), StoreError>;
 }
 pub const DECLINING_EMAIL_MARK: &str = "recusado";
+/// A customer whose e-mail contains this has every refund refused.
+pub const REFUSING_REFUNDS_EMAIL_MARK: &str = "reembolso-negado";
+
+/// An event the sandbox platform sends: its body and its `Stripe-Signature`.
+#[derive(Debug, Clone)]
+pub struct SandboxEvent {
+    pub kind: String,
+    pub body: Vec<u8>,
+    pub signature: String,
+}
+
+/// Ids of events the sandbox made itself; any other signed event is a tester playing the platform.
+const OWN_EVENT_PREFIX: &str = "evt_sandbox";
 
 pub struct SandboxGateway {
     ledger: Arc<dyn SandboxLedger>,
@@ -57,6 +78,154 @@ impl SandboxGateway {
             webhook_secret: webhook_secret.to_vec(),
         }
     }
+
+    async fn object(&self, id: &str) -> Result<Option<Value>, PaymentError> {
+        self.ledger.get(id).await.map_err(unavailable)
+    }
+
+    async fn stored_subscription(&self, id: &str) -> Result<Value, PaymentError> {
+        match self.object(id).await? {
+            Some(object) if object["object"] == "subscription" => Ok(object),
+            _ => Err(PaymentError::Invalid(format!("No such subscription: '{id}'"))),
+        }
+    }
+
+    /// The event the platform sends about `object`, signed with the endpoint's secret.
+    fn event(&self, kind: &str, object: &Value, now: DateTime<Utc>) -> SandboxEvent {
+        let body = json!({"id": id(OWN_EVENT_PREFIX), "object": "event", "type": kind, "created": now.timestamp(),
+            "livemode": false, "data": {"object": object}})
+        .to_string()
+        .into_bytes();
+        SandboxEvent {
+            kind: kind.to_owned(),
+            signature: events::sign(&self.webhook_secret, now.timestamp(), &body),
+            body,
+        }
+    }
+
+    /// The subscription's next charge fails: a new open invoice, the subscription `past_due`.
+    /// Answers the events the platform sends (`invoice.payment_failed`, then
+    /// `customer.subscription.updated`).
+    pub async fn fail_payment(&self, subscription_id: &str) -> Result<Vec<SandboxEvent>, PaymentError> {
+        let mut subscription = self.stored_subscription(subscription_id).await?;
+        if subscription["status"] == "canceled" {
+            return Err(PaymentError::Invalid(format!("assinatura {subscription_id} cancelada")));
+        }
+        let now = Utc::now();
+        let amount = subscription["plan"]["amount"].as_i64().unwrap_or(0);
+        let mut invoice = invoice_object(subscription_id, &subscription["customer"], amount, now);
+        invoice["status"] = json!("open");
+        invoice["amount_paid"] = json!(0);
+        invoice["attempt_count"] = json!(1);
+        invoice["billing_reason"] = json!("subscription_cycle");
+        invoice["payments"] = json!({"object": "list", "data": [], "has_more": false});
+        let invoice_id = self.put(&invoice).await?;
+        subscription["status"] = json!("past_due");
+        subscription["latest_invoice"] = json!(invoice_id);
+        self.ledger
+            .replace(subscription_id, subscription.clone())
+            .await
+            .map_err(unavailable)?;
+        Ok(vec![
+            self.event("invoice.payment_failed", &invoice, now),
+            self.event("customer.subscription.updated", &subscription, now),
+        ])
+    }
+
+    /// The subscription's open invoice is paid (the customer updated the card): the invoice
+    /// `paid`, the subscription `active` again. Answers `invoice.paid`, then
+    /// `customer.subscription.updated`.
+    pub async fn pay_invoice(&self, subscription_id: &str) -> Result<Vec<SandboxEvent>, PaymentError> {
+        let mut subscription = self.stored_subscription(subscription_id).await?;
+        let invoice_id = subscription["latest_invoice"].as_str().unwrap_or_default().to_owned();
+        let Some(mut invoice) = self.object(&invoice_id).await?.filter(|i| i["status"] == "open") else {
+            return Err(PaymentError::Invalid(format!(
+                "assinatura {subscription_id} sem fatura em aberto"
+            )));
+        };
+        let now = Utc::now();
+        invoice["status"] = json!("paid");
+        invoice["amount_paid"] = invoice["amount_due"].clone();
+        invoice["payments"] = payments_of(now);
+        self.ledger
+            .replace(&invoice_id, invoice.clone())
+            .await
+            .map_err(unavailable)?;
+        subscription["status"] = json!("active");
+        self.ledger
+            .replace(subscription_id, subscription.clone())
+            .await
+            .map_err(unavailable)?;
+        Ok(vec![
+            self.event("invoice.paid", &invoice, now),
+            self.event("customer.subscription.updated", &subscription, now),
+        ])
+    }
+
+    /// Every subscription of the sandbox platform, oldest first.
+    pub async fn subscriptions(&self) -> Result<Vec<Value>, PaymentError> {
+        self.ledger.find("subscription", json!({})).await.map_err(unavailable)
+    }
+
+    /// Stores a new object under its own id.
+    async fn put(&self, object: &Value) -> Result<String, PaymentError> {
+        let id = object["id"].as_str().unwrap_or_default().to_owned();
+        let kind = object["object"].as_str().unwrap_or_default().to_owned();
+        self.ledger
+            .put_once(&kind, &id, &id, object.clone())
+            .await
+            .map_err(unavailable)?;
+        Ok(id)
+    }
+
+    /// A signed `customer.subscription.*` event the sandbox did not make is a tester playing the
+    /// platform (the sandbox has no dashboard to change a subscription in): the sandbox takes the
+    /// status it announces as its own first, so that the service, which reads the subscription
+    /// back after every event, reads what the tester announced.
+    async fn adopt_announced_status(&self, body: &[u8], event: &PaymentEvent) -> Result<(), PaymentEventError> {
+        let PaymentEvent::SubscriptionTouched {
+            event_id,
+            kind,
+            subscription_id,
+        } = event
+        else {
+            return Ok(());
+        };
+        if event_id.starts_with(OWN_EVENT_PREFIX) || !kind.starts_with("customer.subscription.") {
+            return Ok(());
+        }
+        let announced: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+        let Some(status) = announced.pointer("/data/object/status").and_then(Value::as_str) else {
+            return Ok(());
+        };
+        let stored = self
+            .object(subscription_id)
+            .await
+            .map_err(|e| PaymentEventError::Malformed(e.to_string()))?;
+        if let Some(mut subscription) = stored.filter(|s| s["object"] == "subscription") {
+            subscription["status"] = json!(status);
+            self.ledger
+                .replace(subscription_id, subscription)
+                .await
+                .map_err(|e| PaymentEventError::Malformed(e.to_string()))?;
+        }
+        Ok(())
+    }
+}
+
+/// A paid invoice's payments list (the platform's 2025 shape): one PaymentIntent.
+fn payments_of(now: DateTime<Utc>) -> Value {
+    json!({"object": "list", "has_more": false, "data": [{"id": id("inpay"), "object": "invoice_payment",
+        "status": "paid", "created": now.timestamp(), "payment": {"type": "payment_intent", "payment_intent": id("pi")}}]})
+}
+
+/// A paid invoice of the subscription for `amount` cents.
+fn invoice_object(subscription_id: &str, customer: &Value, amount: i64, now: DateTime<Utc>) -> Value {
+    json!({"id": id("in"), "object": "invoice", "status": "paid", "customer": customer, "currency": "brl",
+        "amount_due": amount, "amount_paid": amount, "amount_remaining": 0, "attempt_count": 1,
+        "billing_reason": "subscription_create", "created": now.timestamp(), "livemode": false,
+        "parent": {"type": "subscription_details", "subscription_details": {"subscription": subscription_id, "metadata": {}}},
+        "payments": payments_of(now)})
 }
 
 /// The price's amount in cents: sandbox price ids end in it (`price_sandbox_3990`).
@@ -187,27 +356,107 @@ impl PaymentGateway for SandboxGateway {
         {
             return Err(PaymentError::Declined("Your card was declined. (card_declined)".into()));
         }
-        let object = subscription_object(request, Utc::now());
+        let now = Utc::now();
+        let object = subscription_object(request, now);
         let id = object["id"].as_str().unwrap_or_default().to_owned();
         let stored = self
             .ledger
             .put_once("subscription", &request.idempotency_key, &id, object)
             .await
             .map_err(unavailable)?;
-        Ok(PlatformSubscription {
-            id: stored["id"].as_str().unwrap_or_default().to_owned(),
-            status: stored["status"].as_str().unwrap_or_default().to_owned(),
-            object: stored,
-        })
+        let stored_id = stored["id"].as_str().unwrap_or_default().to_owned();
+        // The first invoice, paid, under the id the subscription names (once, however often asked).
+        let invoice_id = stored["latest_invoice"].as_str().unwrap_or_default().to_owned();
+        if self.object(&invoice_id).await?.is_none() {
+            let mut invoice = invoice_object(&stored_id, &stored["customer"], amount_of(&request.price_id), now);
+            invoice["id"] = json!(invoice_id);
+            self.put(&invoice).await?;
+        }
+        let mut subscription = crate::objects::subscription(stored)
+            .ok_or_else(|| PaymentError::Unavailable("objeto sem id ou status".into()))?;
+        subscription.latest_invoice_status = Some("paid".into());
+        Ok(subscription)
     }
 
-    fn verify_event(
+    async fn subscription(&self, id: &str) -> Result<Option<PlatformSubscription>, PaymentError> {
+        let Some(mut object) = self.object(id).await?.filter(|o| o["object"] == "subscription") else {
+            return Ok(None);
+        };
+        // Read with its latest invoice, as the platform's `expand[]=latest_invoice` answers it.
+        if let Some(invoice) = match object["latest_invoice"].as_str() {
+            Some(invoice_id) => self.object(invoice_id).await?,
+            None => None,
+        } {
+            object["latest_invoice"] = invoice;
+        }
+        Ok(crate::objects::subscription(object))
+    }
+
+    async fn cancel_subscription(&self, id: &str) -> Result<PlatformSubscription, PaymentError> {
+        let mut subscription = self.stored_subscription(id).await?;
+        if subscription["status"] != "canceled" {
+            let now = Utc::now().timestamp();
+            subscription["status"] = json!("canceled");
+            subscription["canceled_at"] = json!(now);
+            subscription["ended_at"] = json!(now);
+            subscription["cancellation_details"]["reason"] = json!("cancellation_requested");
+            self.ledger
+                .replace(id, subscription.clone())
+                .await
+                .map_err(unavailable)?;
+        }
+        crate::objects::subscription(subscription).ok_or_else(|| PaymentError::Unavailable("objeto sem id".into()))
+    }
+
+    async fn paid_invoices(&self, subscription_id: &str) -> Result<Vec<PaidInvoice>, PaymentError> {
+        let invoices = self
+            .ledger
+            .find(
+                "invoice",
+                json!({"status": "paid", "parent": {"subscription_details": {"subscription": subscription_id}}}),
+            )
+            .await
+            .map_err(unavailable)?;
+        Ok(invoices.iter().filter_map(crate::objects::paid_invoice).collect())
+    }
+
+    async fn refund(&self, invoice: &PaidInvoice, idempotency_key: &str) -> Result<Refund, PaymentError> {
+        let stored = self.object(&invoice.invoice_id).await?;
+        let customer = match stored.as_ref().and_then(|i| i["customer"].as_str()) {
+            Some(customer) => self.object(customer).await?,
+            None => None,
+        };
+        if customer
+            .as_ref()
+            .and_then(|c| c["email"].as_str())
+            .is_some_and(|e| e.contains(REFUSING_REFUNDS_EMAIL_MARK))
+        {
+            return Err(PaymentError::Declined(
+                "Refund declined by the card issuer. (refund_declined)".into(),
+            ));
+        }
+        let object = json!({"id": id("re"), "object": "refund", "amount": invoice.amount, "currency": "brl",
+            "payment_intent": invoice.payment_intent, "reason": "requested_by_customer", "status": "succeeded",
+            "created": Utc::now().timestamp(), "metadata": {"invoice": invoice.invoice_id}});
+        let new_id = object["id"].as_str().unwrap_or_default().to_owned();
+        let stored = self
+            .ledger
+            .put_once("refund", idempotency_key, &new_id, object)
+            .await
+            .map_err(unavailable)?;
+        crate::objects::refund(&stored, &invoice.invoice_id)
+            .ok_or_else(|| PaymentError::Unavailable("reembolso sem id".into()))
+    }
+
+    async fn verify_event(
         &self,
         headers: &[(String, String)],
         body: &[u8],
         now: DateTime<Utc>,
     ) -> Result<PaymentEvent, PaymentEventError> {
-        events::verify(&self.webhook_secret, headers, body, now)
+        let event = events::verify(&self.webhook_secret, headers, body, now)?;
+        self.adopt_announced_status(body, &event).await?;
+        Ok(event)
     }
 }
 

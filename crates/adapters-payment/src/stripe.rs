@@ -4,12 +4,12 @@
 //! timeout 30 s, and up to 3 retries with jittered backoff (0.5 s, 1 s, 2 s, capped at 5 s) on
 //! connection errors, timeouts, 429, 5xx or `Stripe-Should-Retry: true`; never on other 4xx.
 
-use crate::events;
+use crate::{events, objects};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use domain::ecommerce::{
-    EcommerceCustomer, PaymentError, PaymentEvent, PaymentEventError, PaymentGateway, PlatformSubscription,
-    SetupIntent, SubscriptionRequest,
+    EcommerceCustomer, PaidInvoice, PaymentError, PaymentEvent, PaymentEventError, PaymentGateway,
+    PlatformSubscription, Refund, SetupIntent, SubscriptionRequest,
 };
 use observability::outbound;
 use rand::Rng;
@@ -55,8 +55,22 @@ pub struct StripeGateway {
 
 enum Attempt {
     Done(Value),
+    /// 404: the platform knows no such object.
+    Missing(String),
     Retry(PaymentError),
     Fail(PaymentError),
+}
+
+/// A call: a form POST (with its idempotency key) or a GET with its query.
+enum Call<'a> {
+    Post {
+        form: &'a [(String, String)],
+        idempotency_key: &'a str,
+    },
+    Get {
+        query: &'a [(&'a str, &'a str)],
+    },
+    Delete,
 }
 
 fn error_message(body: &Value) -> String {
@@ -77,14 +91,19 @@ impl StripeGateway {
         Ok(Self { settings, http })
     }
 
-    async fn attempt(&self, path: &str, form: &[(String, String)], idempotency_key: &str) -> Attempt {
-        let request = self
-            .http
-            .post(format!("{}{}", self.settings.base_url, path))
-            .bearer_auth(&self.settings.secret_key)
-            .header("Stripe-Version", STRIPE_VERSION)
-            .header("Idempotency-Key", idempotency_key)
-            .form(form);
+    async fn attempt(&self, path: &str, call: &Call<'_>) -> Attempt {
+        let url = format!("{}{}", self.settings.base_url, path);
+        let request = match call {
+            Call::Post { form, idempotency_key } => self
+                .http
+                .post(url)
+                .header("Idempotency-Key", *idempotency_key)
+                .form(form),
+            Call::Get { query } => self.http.get(url).query(query),
+            Call::Delete => self.http.delete(url),
+        }
+        .bearer_auth(&self.settings.secret_key)
+        .header("Stripe-Version", STRIPE_VERSION);
         let response = outbound::send("stripe", request).await;
         let response = match response {
             Ok(r) => r,
@@ -106,6 +125,9 @@ impl StripeGateway {
         let body: Value = response.json().await.unwrap_or(Value::Null);
         if status.is_success() {
             return Attempt::Done(body);
+        }
+        if status == reqwest::StatusCode::NOT_FOUND {
+            return Attempt::Missing(error_message(&body));
         }
         let error = match status.as_u16() {
             402 => PaymentError::Declined(error_message(&body)),
@@ -130,10 +152,29 @@ impl StripeGateway {
         form: Vec<(String, String)>,
         idempotency_key: &str,
     ) -> Result<Value, PaymentError> {
+        let call = Call::Post {
+            form: &form,
+            idempotency_key,
+        };
+        self.send(path, &call)
+            .await?
+            .ok_or_else(|| PaymentError::Invalid(format!("{path} inexistente")))
+    }
+
+    /// A GET: `None` when the platform knows no such object.
+    async fn get(&self, path: &str, query: &[(&str, &str)]) -> Result<Option<Value>, PaymentError> {
+        self.send(path, &Call::Get { query }).await
+    }
+
+    async fn send(&self, path: &str, call: &Call<'_>) -> Result<Option<Value>, PaymentError> {
         let mut waits = self.settings.backoff.iter();
         loop {
-            match self.attempt(path, &form, idempotency_key).await {
-                Attempt::Done(value) => return Ok(value),
+            match self.attempt(path, call).await {
+                Attempt::Done(value) => return Ok(Some(value)),
+                Attempt::Missing(message) => {
+                    tracing::info!(path, %message, "stripe: no such object");
+                    return Ok(None);
+                }
                 Attempt::Fail(error) => return Err(error),
                 Attempt::Retry(error) => {
                     let Some(wait) = waits.next() else { return Err(error) };
@@ -145,6 +186,12 @@ impl StripeGateway {
             }
         }
     }
+}
+
+/// Whether `id` may be put in a path: the platform's ids are letters, digits and `_`; anything else
+/// (a `/`, `?` or `..` from an event's body) names no object of it.
+fn is_object_id(id: &str) -> bool {
+    !id.is_empty() && id.len() <= 255 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 fn pair(key: &str, value: impl Into<String>) -> (String, String) {
@@ -223,14 +270,82 @@ impl PaymentGateway for StripeGateway {
             pair("metadata[proposal]", request.proposal_identifier.clone()),
         ];
         let object = self.post("/v1/subscriptions", form, &request.idempotency_key).await?;
-        Ok(PlatformSubscription {
-            id: text(&object, "id")?,
-            status: text(&object, "status")?,
-            object,
-        })
+        objects::subscription(object).ok_or_else(|| PaymentError::Invalid("resposta sem id ou status".into()))
     }
 
-    fn verify_event(
+    async fn subscription(&self, id: &str) -> Result<Option<PlatformSubscription>, PaymentError> {
+        if !is_object_id(id) {
+            return Ok(None);
+        }
+        let Some(object) = self
+            .get(&format!("/v1/subscriptions/{id}"), &[("expand[]", "latest_invoice")])
+            .await?
+        else {
+            return Ok(None);
+        };
+        objects::subscription(object)
+            .map(Some)
+            .ok_or_else(|| PaymentError::Invalid("resposta sem id ou status".into()))
+    }
+
+    async fn cancel_subscription(&self, id: &str) -> Result<PlatformSubscription, PaymentError> {
+        if !is_object_id(id) {
+            return Err(PaymentError::Invalid(format!("assinatura {id} inexistente")));
+        }
+        match self.send(&format!("/v1/subscriptions/{id}"), &Call::Delete).await {
+            Ok(Some(object)) => {
+                objects::subscription(object).ok_or_else(|| PaymentError::Invalid("resposta sem id ou status".into()))
+            }
+            Ok(None) => Err(PaymentError::Invalid(format!("assinatura {id} inexistente"))),
+            // The platform refuses to cancel what is cancelled already: that is done.
+            Err(PaymentError::Invalid(message)) => match self.subscription(id).await? {
+                Some(current) if current.status == "canceled" => Ok(current),
+                _ => Err(PaymentError::Invalid(message)),
+            },
+            Err(other) => Err(other),
+        }
+    }
+
+    async fn paid_invoices(&self, subscription_id: &str) -> Result<Vec<PaidInvoice>, PaymentError> {
+        if !is_object_id(subscription_id) {
+            return Ok(Vec::new());
+        }
+        // A subscription refunded within days of its start has one or two invoices: one page.
+        let query = [
+            ("subscription", subscription_id),
+            ("status", "paid"),
+            ("limit", "100"),
+            ("expand[]", "data.payments"),
+        ];
+        let list = self.get("/v1/invoices", &query).await?.unwrap_or_default();
+        Ok(list["data"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(objects::paid_invoice)
+            .collect())
+    }
+
+    async fn refund(&self, invoice: &PaidInvoice, idempotency_key: &str) -> Result<Refund, PaymentError> {
+        let form = vec![
+            pair("payment_intent", invoice.payment_intent.clone()),
+            pair("reason", "requested_by_customer"),
+            pair("metadata[invoice]", invoice.invoice_id.clone()),
+        ];
+        let object = self.post("/v1/refunds", form, idempotency_key).await?;
+        let refund = objects::refund(&object, &invoice.invoice_id)
+            .ok_or_else(|| PaymentError::Invalid("resposta sem id, valor ou status".into()))?;
+        if matches!(refund.status.as_str(), "failed" | "canceled") {
+            let reason = object["failure_reason"].as_str().unwrap_or("sem motivo informado");
+            return Err(PaymentError::Declined(format!(
+                "reembolso {} {}: {reason}",
+                refund.id, refund.status
+            )));
+        }
+        Ok(refund)
+    }
+
+    async fn verify_event(
         &self,
         headers: &[(String, String)],
         body: &[u8],

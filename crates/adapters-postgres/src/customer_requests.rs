@@ -1,15 +1,19 @@
 //! A customer's requests about a proposal, each under its protocol: the domain's
 //! `CustomerRequestStore`. A request and the status move it makes are one transaction.
 
+use crate::ecommerce::store_state_in;
 use crate::pool::{PgPool, connection, query_error};
-use crate::schema::{customer_requests as requests, proposals};
+use crate::schema::{customer_requests as requests, proposals, refunds, signature_parties, signatures, subscriptions};
 use crate::status_changes::{ChangeError, apply_change};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
-use diesel_async::{AsyncConnection, RunQueryDsl};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use domain::ecommerce::{PlatformSubscription, Refund};
 use domain::proposals::lifecycle::{StatusChange, StatusEvent};
-use domain::proposals::requests::{CustomerRequest, CustomerRequestStore, NewCustomerRequest, Protocol, RequestKind};
+use domain::proposals::requests::{
+    CustomerRequest, CustomerRequestStore, NewCustomerRequest, Protocol, RequestKind, SaleMoments, SubscriptionStart,
+};
 use domain::signature::ChangeStatusError;
 use domain::store::StoreError;
 use domain::values::StoredValueError;
@@ -59,6 +63,32 @@ macro_rules! request_columns {
     };
 }
 
+/// The move first: its row lock orders concurrent requests, and a proposal no longer where the
+/// request found it draws no number. Then the request under its new protocol.
+async fn insert_request(
+    conn: &mut AsyncPgConnection,
+    change: &StatusChange,
+    request: &NewCustomerRequest,
+) -> Result<(StatusEvent, Protocol), ChangeError> {
+    let event = apply_change(conn, change).await?;
+    let number: i64 = diesel::select(nextval("customer_request_numbers"))
+        .get_result(conn)
+        .await?;
+    let protocol = Protocol::new(request.day, number);
+    diesel::insert_into(requests::table)
+        .values((
+            requests::protocolo.eq(protocol.as_str()),
+            requests::proposal_id.eq(change.proposal_id),
+            requests::tipo.eq(request.kind.as_str()),
+            requests::motivo.eq(&request.reason),
+            requests::solicitado_por.eq(&request.requested_by),
+            requests::solicitado_em.eq(request.at),
+        ))
+        .execute(conn)
+        .await?;
+    Ok((event, protocol))
+}
+
 #[async_trait]
 impl CustomerRequestStore for PgCustomerRequests {
     async fn record(
@@ -66,27 +96,37 @@ impl CustomerRequestStore for PgCustomerRequests {
         change: &StatusChange,
         request: &NewCustomerRequest,
     ) -> Result<(StatusEvent, Protocol), ChangeStatusError> {
+        self.record_withdrawal(change, request, &[], None).await
+    }
+
+    async fn record_withdrawal(
+        &self,
+        change: &StatusChange,
+        request: &NewCustomerRequest,
+        refunds: &[Refund],
+        subscription: Option<PlatformSubscription>,
+    ) -> Result<(StatusEvent, Protocol), ChangeStatusError> {
         let mut conn = connection(&self.pool).await?;
+        let read_at = change.at;
         let result = conn
             .transaction(async |conn| {
-                // The move first: its row lock orders concurrent requests, and a proposal no
-                // longer where the request found it draws no number.
-                let event = apply_change(conn, change).await?;
-                let number: i64 = diesel::select(nextval("customer_request_numbers"))
-                    .get_result(conn)
-                    .await?;
-                let protocol = Protocol::new(request.day, number);
-                diesel::insert_into(requests::table)
-                    .values((
-                        requests::protocolo.eq(protocol.as_str()),
-                        requests::proposal_id.eq(change.proposal_id),
-                        requests::tipo.eq(request.kind.as_str()),
-                        requests::motivo.eq(&request.reason),
-                        requests::solicitado_por.eq(&request.requested_by),
-                        requests::solicitado_em.eq(request.at),
-                    ))
-                    .execute(conn)
-                    .await?;
+                let (event, protocol) = insert_request(conn, change, request).await?;
+                for refund in refunds {
+                    diesel::insert_into(refunds::table)
+                        .values((
+                            refunds::id.eq(&refund.id),
+                            refunds::protocolo.eq(protocol.as_str()),
+                            refunds::proposal_id.eq(change.proposal_id),
+                            refunds::invoice_id.eq(&refund.invoice_id),
+                            refunds::amount_cents.eq(refund.amount),
+                            refunds::status.eq(&refund.status),
+                        ))
+                        .execute(conn)
+                        .await?;
+                }
+                if let Some(subscription) = &subscription {
+                    store_state_in(conn, subscription, read_at).await?;
+                }
                 Ok::<_, ChangeError>((event, protocol))
             })
             .await;
@@ -95,6 +135,41 @@ impl CustomerRequestStore for PgCustomerRequests {
             Err(ChangeError::Conflict(current)) => Err(ChangeStatusError::Conflict { current }),
             Err(ChangeError::Db(e)) => Err(ChangeStatusError::Store(query_error(e))),
         }
+    }
+
+    async fn sale_moments(&self, proposal_id: i64) -> Result<SaleMoments, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let last_signature: Option<DateTime<Utc>> = signature_parties::table
+            .inner_join(signatures::table.on(signatures::id.eq(signature_parties::signature_id)))
+            .filter(signatures::proposal_id.eq(proposal_id))
+            .select(diesel::dsl::max(signature_parties::signed_at))
+            .first(&mut conn)
+            .await
+            .map_err(query_error)?;
+        // The platform's own start (`start_date`) when it told one, else when it was stored.
+        let subscription: Option<(String, DateTime<Utc>, String)> = subscriptions::table
+            .filter(subscriptions::proposal_id.eq(proposal_id))
+            .filter(subscriptions::platform_id.is_not_null())
+            .order(subscriptions::id.desc())
+            .select((
+                subscriptions::platform_id.assume_not_null(),
+                diesel::dsl::sql::<diesel::sql_types::Timestamptz>(
+                    "coalesce(to_timestamp((subscriptions.object ->> 'start_date')::float8), subscriptions.created_at)",
+                ),
+                subscriptions::status,
+            ))
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(query_error)?;
+        Ok(SaleMoments {
+            last_signature,
+            subscription: subscription.map(|(platform_id, started_at, status)| SubscriptionStart {
+                platform_id,
+                started_at,
+                status,
+            }),
+        })
     }
 
     async fn find(&self, protocol: &Protocol) -> Result<Option<CustomerRequest>, StoreError> {

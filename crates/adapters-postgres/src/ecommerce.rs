@@ -6,12 +6,15 @@ use crate::schema::{
     customers, payment_events, products, proposals, sandbox_payment_objects as sandbox, setup_intents, subscriptions,
 };
 use async_trait::async_trait;
+use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::access::Scope;
 use domain::customers::Seller;
-use domain::ecommerce::{EcommerceCustomer, EcommerceStore, PaymentEvent, PlatformSubscription, SetupIntent};
+use domain::ecommerce::{
+    EcommerceCustomer, EcommerceStore, PaymentEvent, PlatformSubscription, SetupIntent, StoredSubscription,
+};
 use domain::proposals::lifecycle::StatusChange;
 use domain::store::StoreError;
 use domain::values::Cpf;
@@ -218,6 +221,9 @@ impl EcommerceStore for PgEcommerce {
                     subscriptions::platform_id.eq(&subscription.id),
                     subscriptions::status.eq(&subscription.status),
                     subscriptions::object.eq(&subscription.object),
+                    subscriptions::current_period_end.eq(subscription.current_period_end),
+                    subscriptions::latest_invoice_status.eq(&subscription.latest_invoice_status),
+                    subscriptions::platform_read_at.eq(diesel::dsl::now),
                     subscriptions::updated_at.eq(diesel::dsl::now),
                 ))
                 .returning(subscriptions::proposal_id)
@@ -233,11 +239,27 @@ impl EcommerceStore for PgEcommerce {
         .map_err(query_error)
     }
 
-    async fn record_payment_event(&self, event: &PaymentEvent) -> Result<bool, StoreError> {
+    async fn payment_event_seen(&self, event_id: &str) -> Result<bool, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let seen: i64 = payment_events::table
+            .filter(payment_events::event_id.eq(event_id))
+            .count()
+            .get_result(&mut conn)
+            .await
+            .map_err(query_error)?;
+        Ok(seen > 0)
+    }
+
+    async fn record_payment_event(
+        &self,
+        event: &PaymentEvent,
+        platform: Option<PlatformSubscription>,
+        read_at: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
         let mut conn = connection(&self.pool).await?;
         let kind = match event {
             PaymentEvent::SetupIntentSucceeded { .. } => "setup_intent.succeeded",
-            PaymentEvent::SubscriptionChanged { .. } => "customer.subscription",
+            PaymentEvent::SubscriptionTouched { kind, .. } => kind.as_str(),
             PaymentEvent::Ignored { .. } => "ignored",
         };
         conn.transaction(async |conn| {
@@ -249,57 +271,154 @@ impl EcommerceStore for PgEcommerce {
             if fresh == 0 {
                 return Ok(false);
             }
-            apply_event(conn, event).await?;
+            if let PaymentEvent::SetupIntentSucceeded {
+                setup_intent,
+                platform_customer,
+                payment_method,
+                ..
+            } = event
+            {
+                save_payment_method(conn, setup_intent, platform_customer, payment_method).await?;
+            }
+            if let Some(platform) = &platform {
+                store_state_in(conn, platform, read_at).await?;
+            }
             Ok::<_, DieselError>(true)
         })
         .await
         .map_err(query_error)
     }
+
+    async fn store_platform_state(
+        &self,
+        platform: &PlatformSubscription,
+        read_at: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        conn.transaction(async |conn| store_state_in(conn, platform, read_at).await)
+            .await
+            .map_err(query_error)
+    }
+
+    async fn stored_subscriptions(
+        &self,
+        after: Option<String>,
+        limit: i64,
+    ) -> Result<Vec<StoredSubscription>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let mut query = subscriptions::table
+            .inner_join(proposals::table.on(proposals::id.eq(subscriptions::proposal_id)))
+            .filter(subscriptions::platform_id.is_not_null())
+            .into_boxed();
+        if let Some(after) = after {
+            query = query.filter(subscriptions::platform_id.gt(after));
+        }
+        let rows: Vec<(String, String, String, Option<DateTime<Utc>>, Option<String>)> = query
+            .order(subscriptions::platform_id)
+            .limit(limit)
+            .select((
+                subscriptions::platform_id.assume_not_null(),
+                proposals::identificador,
+                subscriptions::status,
+                subscriptions::current_period_end,
+                subscriptions::latest_invoice_status,
+            ))
+            .load(&mut conn)
+            .await
+            .map_err(query_error)?;
+        Ok(rows
+            .into_iter()
+            .map(
+                |(platform_id, proposal_identifier, status, current_period_end, latest_invoice_status)| {
+                    StoredSubscription {
+                        platform_id,
+                        proposal_identifier,
+                        status,
+                        current_period_end,
+                        latest_invoice_status,
+                    }
+                },
+            )
+            .collect())
+    }
 }
 
-async fn apply_event(conn: &mut AsyncPgConnection, event: &PaymentEvent) -> QueryResult<()> {
-    match event {
-        PaymentEvent::SetupIntentSucceeded {
-            setup_intent,
-            platform_customer,
-            payment_method,
-            ..
-        } => {
-            diesel::update(customers::table.filter(customers::ecommerce_customer_id.eq(platform_customer)))
-                .set(customers::payment_method_id.eq(payment_method))
-                .execute(conn)
-                .await?;
-            diesel::update(setup_intents::table.find(setup_intent))
-                .set((
-                    setup_intents::status.eq("succeeded"),
-                    setup_intents::updated_at.eq(diesel::dsl::now),
-                ))
-                .execute(conn)
-                .await?;
-        }
-        PaymentEvent::SubscriptionChanged { subscription, .. } => {
-            // The state before, locked, so that the event tells the change it made.
-            let before: Vec<(i64, i64, String)> = subscriptions::table
-                .filter(subscriptions::platform_id.eq(&subscription.id))
-                .select((subscriptions::id, subscriptions::proposal_id, subscriptions::status))
-                .for_update()
-                .load(conn)
-                .await?;
-            for (id, proposal_id, previous) in before {
-                diesel::update(subscriptions::table.find(id))
-                    .set((
-                        subscriptions::status.eq(&subscription.status),
-                        subscriptions::object.eq(&subscription.object),
-                        subscriptions::updated_at.eq(diesel::dsl::now),
-                    ))
-                    .execute(conn)
-                    .await?;
-                event_outbox::queue_payment(conn, proposal_id, Some(&previous), &subscription.status).await?;
-            }
-        }
-        PaymentEvent::Ignored { .. } => {}
-    }
+async fn save_payment_method(
+    conn: &mut AsyncPgConnection,
+    setup_intent: &str,
+    platform_customer: &str,
+    payment_method: &str,
+) -> QueryResult<()> {
+    diesel::update(customers::table.filter(customers::ecommerce_customer_id.eq(platform_customer)))
+        .set(customers::payment_method_id.eq(payment_method))
+        .execute(conn)
+        .await?;
+    diesel::update(setup_intents::table.find(setup_intent))
+        .set((
+            setup_intents::status.eq("succeeded"),
+            setup_intents::updated_at.eq(diesel::dsl::now),
+        ))
+        .execute(conn)
+        .await?;
     Ok(())
+}
+
+/// The stored state of a subscription before a new one is written.
+type StoredState = (
+    i64,
+    i64,
+    String,
+    Option<String>,
+    Option<DateTime<Utc>>,
+    Option<DateTime<Utc>>,
+);
+
+/// Stores the platform's state of the subscription read at `read_at` on its rows, locked, unless
+/// a later read is stored; a changed status tells partners (`PAGAMENTO_ALTERADO`), and the
+/// history's trigger records a changed status or invoice status. Answers whether it changed
+/// anything shown.
+pub(crate) async fn store_state_in(
+    conn: &mut AsyncPgConnection,
+    platform: &PlatformSubscription,
+    read_at: DateTime<Utc>,
+) -> QueryResult<bool> {
+    let before: Vec<StoredState> = subscriptions::table
+        .filter(subscriptions::platform_id.eq(&platform.id))
+        .select((
+            subscriptions::id,
+            subscriptions::proposal_id,
+            subscriptions::status,
+            subscriptions::latest_invoice_status,
+            subscriptions::current_period_end,
+            subscriptions::platform_read_at,
+        ))
+        .for_update()
+        .load(conn)
+        .await?;
+    let mut changed = false;
+    for (id, proposal_id, status, invoice_status, period_end, read_before) in before {
+        if read_before.is_some_and(|r| r > read_at) {
+            // A later read of the platform is stored: this one is older news.
+            continue;
+        }
+        let differs = status != platform.status
+            || invoice_status != platform.latest_invoice_status
+            || period_end != platform.current_period_end;
+        diesel::update(subscriptions::table.find(id))
+            .set((
+                subscriptions::status.eq(&platform.status),
+                subscriptions::object.eq(&platform.object),
+                subscriptions::current_period_end.eq(platform.current_period_end),
+                subscriptions::latest_invoice_status.eq(&platform.latest_invoice_status),
+                subscriptions::platform_read_at.eq(read_at),
+                subscriptions::updated_at.eq(diesel::dsl::now),
+            ))
+            .execute(conn)
+            .await?;
+        event_outbox::queue_payment(conn, proposal_id, Some(&status), &platform.status).await?;
+        changed |= differs;
+    }
+    Ok(changed)
 }
 
 /// The sandbox payment platform's objects.
@@ -366,6 +485,18 @@ impl adapters_payment::sandbox::SandboxLedger for PgSandboxLedger {
             .first(&mut conn)
             .await
             .optional()
+            .map_err(query_error)
+    }
+
+    async fn find(&self, kind: &str, containing: serde_json::Value) -> Result<Vec<serde_json::Value>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        sandbox::table
+            .filter(sandbox::kind.eq(kind))
+            .filter(sandbox::object.contains(containing))
+            .order(sandbox::created_at)
+            .select(sandbox::object)
+            .load(&mut conn)
+            .await
             .map_err(query_error)
     }
 }

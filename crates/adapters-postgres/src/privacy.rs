@@ -71,6 +71,11 @@ SELECT jsonb_build_object(
                 SELECT jsonb_agg(to_jsonb(r) - 'proposal_id' ORDER BY r.solicitado_em)
                 FROM customer_requests r WHERE r.proposal_id = p.id),
                 '[]'::jsonb),
+            'reembolsos', coalesce((
+                SELECT jsonb_agg(jsonb_build_object('id', rf.id, 'protocolo', rf.protocolo, 'fatura', rf.invoice_id,
+                        'valor_centavos', rf.amount_cents, 'status', rf.status, 'em', rf.created_at) ORDER BY rf.created_at, rf.id)
+                FROM refunds rf WHERE rf.proposal_id = p.id),
+                '[]'::jsonb),
             'historico', coalesce((
                 SELECT jsonb_agg(jsonb_build_object('at', h.at, 'by', h.changed_by, 'action', h.action, 'changes', h.changes)
                     ORDER BY h.id)

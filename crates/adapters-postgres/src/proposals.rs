@@ -6,11 +6,11 @@ use crate::event_outbox::Audience;
 use crate::person_columns::{bind_registration, new_copy_cte, refreshed_copies_cte, registration_cte};
 use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::prepared::prepared;
-use crate::read_model::{self, DetailParts, PartyPart, RepresentativePart, SignaturePart};
+use crate::read_model::{self, DetailParts, PartyPart, RepresentativePart, SignaturePart, SubscriptionPart};
 use crate::rows::{PartnerRow, PaymentRow, ProposalRow, row_of_json};
 use crate::schema::{
     motivations, partners, products, proposal_customers, proposal_history, proposal_payments, proposals,
-    representatives, users,
+    representatives, subscriptions, users,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -528,6 +528,9 @@ impl PgProposals {
         let proposal = async { proposal.await.optional() };
         let signature = signature_part(&mut for_signature, identifier);
         let (found, signature) = futures_util::try_join!(proposal, signature).map_err(query_error)?;
+        let subscription = subscription_part(&mut for_proposal, identifier)
+            .await
+            .map_err(query_error)?;
         let Some((proposal, (product_name, product_code, motivation), customer, partner, representative, payment)) =
             found
         else {
@@ -548,9 +551,28 @@ impl PgProposals {
             }),
             payment,
             signature,
+            subscription,
         };
         Ok(Some(ProposalDetail::try_from(parts)?))
     }
+}
+
+/// The proposal's latest subscription known to the payment platform.
+async fn subscription_part(conn: &mut &AsyncPgConnection, identifier: &str) -> QueryResult<Option<SubscriptionPart>> {
+    subscriptions::table
+        .inner_join(proposals::table.on(proposals::id.eq(subscriptions::proposal_id)))
+        .filter(proposals::identificador.eq(identifier))
+        .filter(subscriptions::platform_id.is_not_null())
+        .order(subscriptions::id.desc())
+        .select((
+            subscriptions::platform_id.assume_not_null(),
+            subscriptions::status,
+            subscriptions::current_period_end,
+            subscriptions::latest_invoice_status,
+        ))
+        .first::<SubscriptionPart>(conn)
+        .await
+        .optional()
 }
 
 /// How routes 8 and 9 name the customer.

@@ -16,7 +16,9 @@ use diesel::prelude::*;
 use diesel::sql_types::{Array, Int8, Text};
 use diesel_async::RunQueryDsl;
 use domain::access::Scope;
-use domain::proposals::model::{Flow, PaymentView, ProposalDetail, RepresentativeView, SignatureView};
+use domain::proposals::model::{
+    Flow, PaymentView, ProposalDetail, RepresentativeView, SignatureView, SubscriptionView,
+};
 use domain::signature::PartyRole;
 use domain::store::StoreError;
 use domain::values::{PartyStatus, StoredValueError};
@@ -33,6 +35,29 @@ pub(crate) struct ProposalDocument {
     representative: Option<RepresentativePart>,
     payment: Option<PaymentRow>,
     signature: Option<SignaturePart>,
+    /// Absent from documents written before migration 000030 (read while it rewrites them).
+    #[serde(default)]
+    subscription: Option<SubscriptionPart>,
+}
+
+/// The proposal's latest subscription known to the payment platform.
+#[derive(Debug, Clone, Deserialize, Queryable)]
+pub(crate) struct SubscriptionPart {
+    pub platform_id: String,
+    pub status: String,
+    pub current_period_end: Option<DateTime<Utc>>,
+    pub latest_invoice_status: Option<String>,
+}
+
+impl From<SubscriptionPart> for SubscriptionView {
+    fn from(s: SubscriptionPart) -> Self {
+        SubscriptionView {
+            id: s.platform_id,
+            status: s.status,
+            current_period_end: s.current_period_end,
+            latest_invoice_status: s.latest_invoice_status,
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -122,6 +147,7 @@ pub(crate) struct DetailParts {
     pub representative: Option<RepresentativePart>,
     pub payment: Option<PaymentRow>,
     pub signature: Option<SignaturePart>,
+    pub subscription: Option<SubscriptionPart>,
 }
 
 impl TryFrom<DetailParts> for ProposalDetail {
@@ -140,6 +166,7 @@ impl TryFrom<DetailParts> for ProposalDetail {
             partner: d.partner.map(Into::into),
             signature: d.signature.map(SignatureView::try_from).transpose()?,
             payment: d.payment.map(PaymentView::try_from).transpose()?,
+            subscription: d.subscription.map(Into::into),
         })
     }
 }
@@ -156,6 +183,7 @@ impl From<ProposalDocument> for DetailParts {
             representative: d.representative,
             payment: d.payment,
             signature: d.signature,
+            subscription: d.subscription,
         }
     }
 }

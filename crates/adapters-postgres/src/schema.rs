@@ -391,6 +391,18 @@ diesel::table! {
 }
 
 diesel::table! {
+    refunds (id) {
+        id -> Text,
+        protocolo -> Text,
+        proposal_id -> Int8,
+        invoice_id -> Text,
+        amount_cents -> Int8,
+        status -> Text,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     customer_requests (protocolo) {
         protocolo -> Text,
         proposal_id -> Int8,
@@ -429,6 +441,9 @@ diesel::table! {
         object -> Nullable<Jsonb>,
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
+        current_period_end -> Nullable<Timestamptz>,
+        latest_invoice_status -> Nullable<Text>,
+        platform_read_at -> Nullable<Timestamptz>,
     }
 }
 
@@ -586,6 +601,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     subscriptions,
     payment_events,
     sandbox_payment_objects,
+    refunds,
     hook_subscriptions,
     hook_deliveries,
     hook_attempts,

@@ -222,21 +222,43 @@ pub fn build_state(
         callback_max_age: chrono::Duration::from_std(config.retention.callback_replay_window())
             .unwrap_or(chrono::Duration::days(15)),
     };
+    let (gateway, sandbox_gateway): (Arc<dyn domain::ecommerce::PaymentGateway>, _) = match &config.stripe {
+        Some((base, key)) => (
+            Arc::new(
+                StripeGateway::new(StripeSettings::new(base, key, &payment_webhook_secret))
+                    .map_err(|e| StartupError::Config(format!("STRIPE_SECRET_KEY: {e}")))?,
+            ),
+            None,
+        ),
+        None => {
+            let sandbox = Arc::new(SandboxGateway::new(
+                Arc::new(PgSandboxLedger::new(pool.clone())),
+                &payment_webhook_secret,
+            ));
+            (sandbox.clone(), Some(sandbox))
+        }
+    };
     let ecommerce = EcommerceService {
         store: Arc::new(PgEcommerce::new(pool.clone())),
         proposals: stores.clone(),
         partners: stores.clone(),
-        gateway: match &config.stripe {
-            Some((base, key)) => Arc::new(
-                StripeGateway::new(StripeSettings::new(base, key, &payment_webhook_secret))
-                    .map_err(|e| StartupError::Config(format!("STRIPE_SECRET_KEY: {e}")))?,
-            ),
-            None => Arc::new(SandboxGateway::new(
-                Arc::new(PgSandboxLedger::new(pool.clone())),
-                &payment_webhook_secret,
-            )),
-        },
+        gateway: gateway.clone(),
         clock: Arc::new(SystemClock),
+    };
+    // In development the right of regret's clock can be moved forward (`POST /sandbox/clock`).
+    let sandbox_payments = (config.environment == Environment::Development).then(|| crate::state::SandboxPayments {
+        gateway: sandbox_gateway.clone(),
+        clock: Arc::new(domain::proposals::withdrawal::ShiftedClock::default()),
+    });
+    let withdrawal = domain::proposals::withdrawal::WithdrawalService {
+        proposals: stores.clone(),
+        partners: stores.clone(),
+        requests: signing.requests.clone(),
+        gateway,
+        clock: match &sandbox_payments {
+            Some(sandbox) => sandbox.clock.clone(),
+            None => Arc::new(SystemClock),
+        },
     };
     // The service's sealing keys: webhook secrets, kept idempotent answers and the digests that
     // find a person's answers.
@@ -277,6 +299,8 @@ pub fn build_state(
     };
     Ok(AppState {
         sandbox,
+        withdrawal,
+        sandbox_payments,
         hooks,
         privacy,
         idempotency,
@@ -305,7 +329,7 @@ pub fn build_state(
 pub const CALLBACK_MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// Every route of the service: each module registers its own; this only mounts them.
-pub fn routes(cfg: &mut web::ServiceConfig, sandbox_signing: bool) {
+pub fn routes(cfg: &mut web::ServiceConfig, sandbox: bool) {
     use routes::{
         assets, auth, catalog, customer_requests, docs, ecommerce, health, hooks, privacy, proposals, recovery,
         sandbox, signing,
@@ -342,7 +366,7 @@ pub fn routes(cfg: &mut web::ServiceConfig, sandbox_signing: bool) {
         .configure(auth::key_routes)
         .configure(docs::routes)
         .configure(assets::routes);
-    if sandbox_signing {
+    if sandbox {
         cfg.configure(sandbox::routes);
     }
 }
@@ -590,8 +614,9 @@ impl Application {
         let max_body = config.max_body_bytes;
         let body_read_timeout = web::Data::new(BodyReadTimeout(config.body_read_timeout));
         let origins = config.cors_allowed_origins.clone();
-        // The sandbox provider's pages exist only in development, and only while it is the provider.
-        let sandbox_signing = state.sandbox.is_some();
+        // The sandboxes' pages exist only in development (each answers 404 while its sandbox is not
+        // the one in use).
+        let sandbox = state.sandbox.is_some() || state.sandbox_payments.is_some();
         let server = HttpServer::new(move || {
             App::new()
                 .app_data(state.clone())
@@ -607,7 +632,7 @@ impl Application {
                 .wrap(security_headers())
                 .wrap(from_fn(observe))
                 .wrap(TracingLogger::<RequestSpan>::new())
-                .configure(|cfg| routes(cfg, sandbox_signing))
+                .configure(|cfg| routes(cfg, sandbox))
                 .default_service(web::to(routes::not_found))
         })
         .workers(config.workers)

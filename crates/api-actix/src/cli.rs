@@ -3,6 +3,7 @@
 use crate::app::{Application, StartupError, pool_settings};
 use crate::config::Config;
 use crate::deployment::Environment;
+use crate::routes::sandbox_payments::{PaymentAction, run_payment_action};
 use crate::security::jwt::generate_key_pair;
 use crate::security::password::BcryptHasher;
 use adapters_postgres::{PgAccounts, PgHooks, ResealReport, build_pool, migrations, seed};
@@ -71,6 +72,35 @@ pub enum Command {
     /// Prints the OpenAPI document the service serves at /openapi.json (docs/openapi.json is
     /// this output, kept by a test).
     Openapi,
+    /// Compares stored state with the outside services'.
+    Reconcile {
+        #[command(subcommand)]
+        command: ReconcileCommand,
+    },
+    /// The sandbox payment platform on demand (SALES_ENV=development, no STRIPE_SECRET_KEY).
+    Sandbox {
+        #[command(subcommand)]
+        command: SandboxCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ReconcileCommand {
+    /// Reads every stored subscription from the payment platform, lists those whose stored state
+    /// differs (exit status 1 when any does with --dry-run) and stores the platform's, with its
+    /// history entry and partners' PAGAMENTO_ALTERADO; --dry-run only lists.
+    Payments {
+        #[arg(long)]
+        dry_run: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SandboxCommand {
+    /// The subscription's next charge fails (an open invoice, `past_due`); the events go to the service.
+    FailPayment { subscription: String },
+    /// The subscription's open invoice is paid (`active` again); the events go to the service.
+    PayInvoice { subscription: String },
 }
 
 #[derive(Debug, Subcommand)]
@@ -381,6 +411,45 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             println!("{}", crate::routes::docs::document_text());
             Ok(())
         }
+        Command::Reconcile {
+            command: ReconcileCommand::Payments { dry_run },
+        } => {
+            let state = cli_state().await?;
+            let report = state
+                .ecommerce
+                .reconcile(!dry_run)
+                .await
+                .map_err(|e| CliError::Failed(e.to_string()))?;
+            println!("{}", reconcile_summary(&report, dry_run));
+            if dry_run && !report.drifted.is_empty() {
+                return Err(CliError::Failed(format!(
+                    "{} assinatura(s) divergente(s); corrija com: sales-api reconcile payments",
+                    report.drifted.len()
+                )));
+            }
+            Ok(())
+        }
+        Command::Sandbox { command } => {
+            let state = cli_state().await?;
+            let gateway = state
+                .sandbox_payments
+                .as_ref()
+                .and_then(|s| s.gateway.clone())
+                .ok_or_else(|| {
+                    CliError::Failed(
+                        "a plataforma sandbox só existe em SALES_ENV=development sem STRIPE_SECRET_KEY".into(),
+                    )
+                })?;
+            let (subscription, action) = match command {
+                SandboxCommand::FailPayment { subscription } => (subscription, PaymentAction::Fail),
+                SandboxCommand::PayInvoice { subscription } => (subscription, PaymentAction::Pay),
+            };
+            let events = run_payment_action(&gateway, &state.ecommerce, &subscription, action)
+                .await
+                .map_err(|e| CliError::Failed(e.to_string()))?;
+            println!("{subscription}: eventos aplicados: {}", events.join(", "));
+            Ok(())
+        }
         Command::Check {
             command: CheckCommand::ReadModel { repair },
         } => {
@@ -449,6 +518,47 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             Ok(())
         }
     }
+}
+
+/// The service's use cases over the configured database, as `serve` builds them.
+async fn cli_state() -> Result<crate::state::AppState, CliError> {
+    let config = Config::from_env()?;
+    let pool = build_pool(&pool_settings(&config)).map_err(StartupError::from)?;
+    Ok(crate::app::build_state(&config, pool, None)?)
+}
+
+/// What `reconcile payments` says: the count, then each differing subscription (the first
+/// hundred) with its stored and its platform's state.
+fn reconcile_summary(report: &domain::ecommerce::ReconcileReport, dry_run: bool) -> String {
+    const LISTED: usize = 100;
+    let state =
+        |status: &str, invoice: &Option<String>| format!("{status} (fatura: {})", invoice.as_deref().unwrap_or("-"));
+    let mut lines = vec![format!(
+        "{} assinatura(s) conferida(s); {} divergente(s){}",
+        report.checked,
+        report.drifted.len(),
+        if dry_run {
+            String::new()
+        } else {
+            format!("; {} corrigida(s)", report.mended)
+        }
+    )];
+    lines.extend(report.drifted.iter().take(LISTED).map(|drift| {
+        let platform = match &drift.platform {
+            Some(p) => state(&p.status, &p.latest_invoice_status),
+            None => "desconhecida na plataforma (mantida)".into(),
+        };
+        format!(
+            "  {} da proposta {}: guardada {} · plataforma {platform}",
+            drift.stored.platform_id,
+            drift.stored.proposal_identifier,
+            state(&drift.stored.status, &drift.stored.latest_invoice_status),
+        )
+    }));
+    if report.drifted.len() > LISTED {
+        lines.push(format!("  ... e mais {}", report.drifted.len() - LISTED));
+    }
+    lines.join("\n")
 }
 
 /// What `check read-model` says: the count, then each differing proposal (the first hundred).

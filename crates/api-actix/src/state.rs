@@ -34,4 +34,17 @@ pub struct AppState {
     pub rate_limiter: Option<domain::rate_limit::RateLimiter>,
     /// The sandbox provider's pages: development only, while the sandbox is the provider.
     pub sandbox: Option<adapters_signature::SandboxSigningPages>,
+    /// The right of regret.
+    pub withdrawal: domain::proposals::withdrawal::WithdrawalService,
+    /// The sandbox platform's payments on demand and the clock the sandbox moves: development only.
+    pub sandbox_payments: Option<SandboxPayments>,
+}
+
+/// What the sandbox's payment pages and commands act on (development only).
+#[derive(Clone)]
+pub struct SandboxPayments {
+    /// The sandbox platform, while it is the platform (`None` with Stripe configured).
+    pub gateway: Option<Arc<adapters_payment::SandboxGateway>>,
+    /// The clock the right of regret is judged by, which the sandbox may move forward.
+    pub clock: Arc<domain::proposals::withdrawal::ShiftedClock>,
 }

@@ -60,8 +60,70 @@ pub struct SubscriptionRequest {
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlatformSubscription {
     pub id: String,
+    /// As the platform writes it: `incomplete`, `active`, `past_due`, `unpaid`, `canceled`, …
     pub status: String,
+    /// The end of the period paid for (the platform's `current_period_end`).
+    pub current_period_end: Option<DateTime<Utc>>,
+    /// The status of the subscription's latest invoice (`paid`, `open`, `void`, …), when the
+    /// platform answered it.
+    pub latest_invoice_status: Option<String>,
     pub object: serde_json::Value,
+}
+
+/// An invoice of a subscription the customer paid: what a withdrawal refunds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaidInvoice {
+    pub invoice_id: String,
+    /// In cents.
+    pub amount: i64,
+    /// The platform's payment of it (a PaymentIntent), which a refund names.
+    pub payment_intent: String,
+}
+
+/// A refund made on the platform.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refund {
+    pub id: String,
+    pub invoice_id: String,
+    /// In cents.
+    pub amount: i64,
+    /// As the platform writes it (`succeeded`, `pending`, …).
+    pub status: String,
+}
+
+/// A subscription as this service stored it, beside the platform's state it is compared with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredSubscription {
+    pub platform_id: String,
+    pub proposal_identifier: String,
+    pub status: String,
+    pub current_period_end: Option<DateTime<Utc>>,
+    pub latest_invoice_status: Option<String>,
+}
+
+impl StoredSubscription {
+    /// Whether the platform's state differs from the stored one in anything shown or acted on.
+    pub fn differs_from(&self, platform: &PlatformSubscription) -> bool {
+        self.status != platform.status
+            || self.latest_invoice_status != platform.latest_invoice_status
+            || self.current_period_end != platform.current_period_end
+    }
+}
+
+/// One subscription whose stored state was not the platform's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Drift {
+    pub stored: StoredSubscription,
+    /// `None`: the platform no longer knows the subscription (left as stored, reported).
+    pub platform: Option<PlatformSubscription>,
+}
+
+/// What `reconcile payments` found and did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReconcileReport {
+    pub checked: u64,
+    pub drifted: Vec<Drift>,
+    pub mended: u64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -72,9 +134,13 @@ pub enum PaymentEvent {
         platform_customer: String,
         payment_method: String,
     },
-    SubscriptionChanged {
+    /// A subscription's event (`customer.subscription.created/updated/deleted`) or one of its
+    /// invoices' (`invoice.paid`, `invoice.payment_failed`). Events arrive in any order, so what it
+    /// says is not stored: the subscription is read from the platform and its state is.
+    SubscriptionTouched {
         event_id: String,
-        subscription: PlatformSubscription,
+        kind: String,
+        subscription_id: String,
     },
     /// Kinds this service does not act on: acknowledged.
     Ignored { event_id: String, kind: String },
@@ -84,7 +150,7 @@ impl PaymentEvent {
     pub fn id(&self) -> &str {
         match self {
             PaymentEvent::SetupIntentSucceeded { event_id, .. }
-            | PaymentEvent::SubscriptionChanged { event_id, .. }
+            | PaymentEvent::SubscriptionTouched { event_id, .. }
             | PaymentEvent::Ignored { event_id, .. } => event_id,
         }
     }
@@ -133,8 +199,19 @@ pub trait PaymentGateway: Send + Sync {
     /// Erases the person from the platform's customer (name, e-mail, phone, description and
     /// metadata emptied), keeping the customer and its payments (anonymisation).
     async fn redact_customer(&self, platform_customer: &str) -> Result<(), PaymentError>;
+    /// The subscription as the platform holds it now (its latest invoice read with it); `None`
+    /// when the platform knows no subscription by this id.
+    async fn subscription(&self, id: &str) -> Result<Option<PlatformSubscription>, PaymentError>;
+    /// Cancels the subscription at once (no further charge); an already cancelled one is answered
+    /// as it is.
+    async fn cancel_subscription(&self, id: &str) -> Result<PlatformSubscription, PaymentError>;
+    /// The subscription's invoices the customer paid.
+    async fn paid_invoices(&self, subscription_id: &str) -> Result<Vec<PaidInvoice>, PaymentError>;
+    /// Refunds the invoice's payment in full. The key makes a retry answer the refund made the
+    /// first time instead of refunding twice. A refusal is `Declined` with the platform's reason.
+    async fn refund(&self, invoice: &PaidInvoice, idempotency_key: &str) -> Result<Refund, PaymentError>;
     /// Verifies an inbound event (`headers` lower-cased) and reads it.
-    fn verify_event(
+    async fn verify_event(
         &self,
         headers: &[(String, String)],
         body: &[u8],
@@ -168,8 +245,31 @@ pub trait EcommerceStore: Send + Sync {
         subscription: &PlatformSubscription,
         change: Option<StatusChange>,
     ) -> Result<(), StoreError>;
-    /// Applies an inbound event once per id; answers false for one seen before.
-    async fn record_payment_event(&self, event: &PaymentEvent) -> Result<bool, StoreError>;
+    /// Whether an event with this id was applied before (a repeated delivery costs no platform call).
+    async fn payment_event_seen(&self, event_id: &str) -> Result<bool, StoreError>;
+    /// Applies an inbound event once per id, with the platform's state of the subscription it
+    /// concerns when it concerns one (read at `read_at`); answers false for one seen before.
+    async fn record_payment_event(
+        &self,
+        event: &PaymentEvent,
+        platform: Option<PlatformSubscription>,
+        read_at: DateTime<Utc>,
+    ) -> Result<bool, StoreError>;
+    /// Stores the platform's state of a subscription read at `read_at`, unless a state read later
+    /// is stored already (two events' reads may finish in either order); answers whether it
+    /// changed anything. The history and partners' `PAGAMENTO_ALTERADO` follow from the change.
+    async fn store_platform_state(
+        &self,
+        platform: &PlatformSubscription,
+        read_at: DateTime<Utc>,
+    ) -> Result<bool, StoreError>;
+    /// Up to `limit` stored subscriptions known to the platform, after the one with this platform
+    /// id (in platform id order; `None` from the first).
+    async fn stored_subscriptions(
+        &self,
+        after: Option<String>,
+        limit: i64,
+    ) -> Result<Vec<StoredSubscription>, StoreError>;
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -333,10 +433,68 @@ impl EcommerceService {
         Ok(subscription)
     }
 
-    /// Inbound platform events, verified and applied once.
+    /// Inbound platform events, verified and applied once. An event about a subscription is not
+    /// believed as it arrives (the platform sends them in any order, and again): the subscription is
+    /// read from the platform and its state stored. A platform that cannot be read leaves the event
+    /// unrecorded, so that the platform's retry applies it.
     pub async fn platform_event(&self, headers: &[(String, String)], body: &[u8]) -> Result<bool, EcommerceError> {
-        let event = self.gateway.verify_event(headers, body, self.clock.now())?;
-        Ok(self.store.record_payment_event(&event).await?)
+        let event = self.gateway.verify_event(headers, body, self.clock.now()).await?;
+        if self.store.payment_event_seen(event.id()).await? {
+            return Ok(false);
+        }
+        let read_at = self.clock.now();
+        let platform = match &event {
+            PaymentEvent::SubscriptionTouched { subscription_id, .. } => {
+                self.gateway.subscription(subscription_id).await?
+            }
+            _ => None,
+        };
+        if let (
+            PaymentEvent::SubscriptionTouched {
+                kind, subscription_id, ..
+            },
+            Some(state),
+        ) = (&event, &platform)
+        {
+            tracing::info!(%kind, subscription = %subscription_id, status = %state.status, "subscription read from the platform");
+        }
+        Ok(self.store.record_payment_event(&event, platform, read_at).await?)
+    }
+
+    /// Subscriptions read in each batch of the reconciliation.
+    pub const RECONCILE_BATCH: i64 = 100;
+
+    /// `sales-api reconcile payments`: compares every stored subscription with the platform's and
+    /// reports each that differs; with `mend`, stores the platform's state (with its history entry
+    /// and partners' event, as an event would have). One subscription the platform cannot answer
+    /// stops the run with its error: nothing is reported as true that was not read.
+    pub async fn reconcile(&self, mend: bool) -> Result<ReconcileReport, EcommerceError> {
+        let mut report = ReconcileReport::default();
+        let mut after = None;
+        loop {
+            let batch = self
+                .store
+                .stored_subscriptions(after.clone(), Self::RECONCILE_BATCH)
+                .await?;
+            let Some(last) = batch.last() else { break };
+            after = Some(last.platform_id.clone());
+            for stored in batch {
+                report.checked += 1;
+                let read_at = self.clock.now();
+                let platform = self.gateway.subscription(&stored.platform_id).await?;
+                let drifted = platform.as_ref().is_none_or(|p| stored.differs_from(p));
+                if !drifted {
+                    continue;
+                }
+                if let (true, Some(state)) = (mend, &platform)
+                    && self.store.store_platform_state(state, read_at).await?
+                {
+                    report.mended += 1;
+                }
+                report.drifted.push(Drift { stored, platform });
+            }
+        }
+        Ok(report)
     }
 }
 

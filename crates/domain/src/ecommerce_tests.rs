@@ -118,6 +118,8 @@ async fn an_active_subscription_moves_a_new_proposal_to_analysis_in_the_same_wri
         Ok(PlatformSubscription {
             id: "sub_1".into(),
             status: "active".into(),
+            current_period_end: None,
+            latest_invoice_status: Some("paid".into()),
             object: serde_json::json!({"id": "sub_1"}),
         })
     });

@@ -87,6 +87,7 @@ pub fn detail(status: &str) -> ProposalDetail {
         partner: None,
         signature: None,
         payment: None,
+        subscription: None,
     }
 }
 

@@ -457,3 +457,82 @@ async fn a_partners_token_in_the_console_is_refused_and_the_sign_in_shown_again(
     photograph(&browser, "token-recusado").await;
     browser.close().await.unwrap();
 }
+
+/// Opens the proposal from the list (all proposals are the back office's).
+async fn open_proposal(browser: &Client, identifier: &str) {
+    browser
+        .find(Locator::Css(&format!("button.open[data-identifier='{identifier}']")))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for_text(browser, "#proposal-status", |t| !t.is_empty()).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_back_office_cancels_a_proposal_and_sees_a_sales_subscription_fail() {
+    let app = TestApp::spawn_with(&[("PAYMENT_WEBHOOK_SECRET", super::ecommerce::WEBHOOK_SECRET)]).await;
+    let (_, sale, subscription) = super::subscriptions::paid_sale(&app, "52998224725", "joao@exemplo.com.br").await;
+    let failed = app
+        .client
+        .post(app.url(&format!("/sandbox/payments/{subscription}/fail")))
+        .header("accept", "application/json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(failed.status(), StatusCode::OK);
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await;
+    app.token_for(OFFICE_EMAIL, "BACKOFFICE", "").await;
+    let mistaken = app
+        .post_json_as("/proposal/create", &partner, &named("39053344705", "Maria da Silva"))
+        .await;
+    assert_eq!(mistaken.status(), StatusCode::CREATED);
+    let mistaken = mistaken.json::<Value>().await.unwrap()["document"][0]["identificador"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let (_driver, browser) = start_browser().await;
+    sign_in(&browser, &app).await;
+    wait_for_text(&browser, "#proposal-list tbody", |t| t.contains("Maria da Silva")).await;
+    open_proposal(&browser, &sale).await;
+    let shown = wait_for_text(&browser, "#subscription", |t| t.contains(&subscription)).await;
+    assert!(shown.contains("em atraso (past_due)"), "{shown}");
+    assert!(shown.contains("última fatura em aberto (open)"), "{shown}");
+    assert!(shown.contains("período pago até"), "{shown}");
+    photograph(&browser, "proposta-assinatura-recorrente").await;
+
+    browser.goto(&app.url("/console")).await.unwrap();
+    wait_for_text(&browser, "#proposal-list tbody", |t| t.contains("Maria da Silva")).await;
+    open_proposal(&browser, &mistaken).await;
+    browser
+        .find(Locator::Css("#decision-status option[value='CANCELADO']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser
+        .find(Locator::Id("decision-reason"))
+        .await
+        .unwrap()
+        .send_keys("Cliente desistiu por telefone")
+        .await
+        .unwrap();
+    browser
+        .find(Locator::Id("decision-apply"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for_text(&browser, "#proposal-status", |t| t == "CANCELADO").await;
+    let timeline = wait_for_text(&browser, "#timeline", |t| t.contains("Pedido do cliente (protocolo)")).await;
+    assert!(timeline.contains("Cliente desistiu por telefone"), "{timeline}");
+    assert!(timeline.contains("cancelamento"), "{timeline}");
+    assert!(
+        browser.find(Locator::Id("decision")).await.is_err(),
+        "a finished proposal offers no decision"
+    );
+}

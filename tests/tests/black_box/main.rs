@@ -27,5 +27,7 @@ mod sign_in;
 mod signing;
 mod signing_deadlines;
 mod social_name;
+mod subscriptions;
 mod throttling;
 mod tokens;
+mod withdrawal;

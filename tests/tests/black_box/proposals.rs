@@ -463,8 +463,11 @@ async fn the_detail_has_every_member_of_the_spec_in_its_type() {
             ("entities", Object),
             ("sign", Object),
             ("payment", Object),
+            // Issue 29: the e-commerce sale's subscription, null for this partner's proposal.
+            ("subscription", ObjectOrNull),
         ],
     );
+    assert_eq!(data["subscription"], Value::Null);
     assert_shape(
         &data["proposal"],
         &[

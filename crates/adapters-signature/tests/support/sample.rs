@@ -123,6 +123,7 @@ pub fn long_proposal() -> ProposalDetail {
             created_at: at,
             updated_at: at,
         }),
+        subscription: None,
     }
 }
 

@@ -145,10 +145,15 @@ pub async fn decide(
     let Some(status) = status.filter(|_| v.is_empty()) else {
         return Err(v.into());
     };
-    state
-        .signing
-        .change_status(&user.0, &path, status, Some(reason.to_owned()))
-        .await?;
+    if status == ProposalStatus::Cancelled {
+        // A cancellation is the customer's request: under a protocol, the envelope closed first.
+        state.signing.cancel(&user.0, &path, reason.to_owned()).await?;
+    } else {
+        state
+            .signing
+            .change_status(&user.0, &path, status, Some(reason.to_owned()))
+            .await?;
+    }
     let (detail, history) = state.proposals.dossier(&user.0, &path).await?;
     render("proposal.html", views::proposal(detail, history))
 }

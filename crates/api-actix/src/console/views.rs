@@ -6,7 +6,7 @@ use domain::contract::formats;
 use domain::history::{HistoryEntry, actions};
 use domain::hooks::model::{Delivery, DeliveryState, Subscription};
 use domain::proposals::lifecycle::back_office_moves;
-use domain::proposals::model::ProposalDetail;
+use domain::proposals::model::{ProposalDetail, SubscriptionView};
 use domain::proposals::search::{ProposalPage, ProposalSearch};
 use domain::values::ProposalStatus;
 use minijinja::{Value, context};
@@ -190,12 +190,44 @@ pub fn proposal(detail: ProposalDetail, history: Vec<HistoryEntry>) -> Value {
             updated => formats::instant(p.updated_at),
             updated_by => p.changed_by.clone(),
             signatures => signatures,
+            subscription => detail.subscription.as_ref().map(subscription_line),
             sent => p.document_key.is_some(),
             open => !moves.is_empty(),
         },
         decisions => moves,
         history => entries,
     }
+}
+
+/// The subscription as the back office reads it: the platform's words, translated, beside them.
+fn subscription_line(s: &SubscriptionView) -> String {
+    let status = match s.status.as_str() {
+        "active" => "ativa",
+        "past_due" => "em atraso",
+        "unpaid" => "não paga",
+        "canceled" => "cancelada",
+        "incomplete" => "incompleta",
+        "incomplete_expired" => "incompleta e expirada",
+        "trialing" => "em período de teste",
+        "paused" => "pausada",
+        _ => "situação desconhecida",
+    };
+    let mut line = format!("{} · {status} ({})", s.id, s.status);
+    if let Some(invoice) = &s.latest_invoice_status {
+        let label = match invoice.as_str() {
+            "paid" => "paga",
+            "open" => "em aberto",
+            "void" => "anulada",
+            "uncollectible" => "incobrável",
+            "draft" => "rascunho",
+            _ => "situação desconhecida",
+        };
+        line.push_str(&format!(" · última fatura {label} ({invoice})"));
+    }
+    if let Some(end) = s.current_period_end {
+        line.push_str(&format!(" · período pago até {}", formats::instant(end)));
+    }
+    line
 }
 
 #[derive(Serialize)]

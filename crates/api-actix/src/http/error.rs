@@ -16,6 +16,7 @@ use domain::input::NotAnObject;
 use domain::privacy::PrivacyError;
 use domain::proposals::service::ProposalError;
 use domain::proposals::signing::SigningError;
+use domain::proposals::withdrawal::WithdrawalError;
 use domain::recovery::{RecoveryError, ResetError};
 use domain::signature::CallbackError;
 use domain::store::StoreError;
@@ -83,6 +84,9 @@ error_codes! {
     NotCancellable => ("cancelamento_nao_permitido", CONFLICT, "A proposta não pode mais ser cancelada."),
     ProposalCancelled => ("proposta_cancelada", CONFLICT, "A proposta foi cancelada: o link de assinatura não vale mais."),
     ProtocolNotFound => ("protocolo_nao_encontrado", NOT_FOUND, "Protocolo não encontrado."),
+    NotWithdrawable => ("arrependimento_nao_permitido", CONFLICT, "O arrependimento vale para a venda concluída (assinada ou paga) e ainda não encerrada."),
+    WithdrawalDeadlinePassed => ("prazo_arrependimento_encerrado", CONFLICT, "O prazo de arrependimento (7 dias corridos após a conclusão da venda) terminou."),
+    RefundRefused => ("reembolso_recusado", CONFLICT, "A plataforma de pagamento recusou o reembolso; nada mudou."),
     ProposalExpired => ("proposta_expirada", CONFLICT, "O prazo de assinatura desta proposta venceu: o link de assinatura não vale mais."),
     SignatureProviderFailed => ("provedor_assinatura_indisponivel", BAD_GATEWAY, "O provedor de assinatura falhou; a proposta não mudou. Tente novamente mais tarde."),
     CallbackUnauthenticated => ("callback_nao_autenticado", UNAUTHORIZED, "Assinatura do callback inválida."),
@@ -415,6 +419,48 @@ impl From<EcommerceError> for ApiError {
             }
             EcommerceError::Store(e) => e.into(),
         }
+    }
+}
+
+impl From<WithdrawalError> for ApiError {
+    fn from(error: WithdrawalError) -> Self {
+        match error {
+            WithdrawalError::Access(e) => e.into(),
+            WithdrawalError::NotFound => ApiError::new(ErrorCode::ProposalNotFound),
+            WithdrawalError::NotWithdrawable { status } => ApiError::with_message(
+                ErrorCode::NotWithdrawable,
+                format!(
+                    "A proposta está {status}: o arrependimento vale para a venda concluída (EM ANÁLISE ou APROVADO); antes da assinatura, cancele."
+                ),
+            ),
+            e @ WithdrawalError::NotConcluded => ApiError::with_message(ErrorCode::NotWithdrawable, capitalised(&e)),
+            e @ WithdrawalError::DeadlinePassed { .. } => {
+                ApiError::with_message(ErrorCode::WithdrawalDeadlinePassed, capitalised(&e))
+            }
+            e @ WithdrawalError::RefundRefused { .. } => ApiError::with_message(
+                ErrorCode::RefundRefused,
+                format!("{}; a proposta e a assinatura recorrente não mudaram.", capitalised(&e)),
+            ),
+            WithdrawalError::Payment(PaymentError::Timeout) => ApiError::new(ErrorCode::PaymentTimeout),
+            WithdrawalError::Payment(e) => {
+                tracing::warn!(error = %e, "payment platform failed during a withdrawal");
+                ApiError::with_message(
+                    ErrorCode::PaymentUnavailable,
+                    "A plataforma de pagamento falhou; a proposta não mudou. Tente novamente: nenhum reembolso é feito duas vezes.",
+                )
+            }
+            WithdrawalError::Store(e) => e.into(),
+        }
+    }
+}
+
+/// A domain error's message as a sentence.
+fn capitalised(error: &impl std::fmt::Display) -> String {
+    let text = error.to_string();
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => format!("{}{}.", first.to_uppercase(), chars.as_str()),
+        None => text,
     }
 }
 

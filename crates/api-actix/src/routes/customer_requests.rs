@@ -9,8 +9,10 @@ use crate::routes::dto::iso;
 use crate::routes::schemas::{ErrorEnvelope, envelope_doc};
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
-use domain::proposals::bodies::CancelBody;
+use domain::ecommerce::Refund;
+use domain::proposals::bodies::{CancelBody, WithdrawBody};
 use domain::proposals::requests::{Cancellation, CustomerRequest, Protocol};
+use domain::proposals::withdrawal::Withdrawal;
 use domain::validation::{Violations, codes};
 use domain::values::ProposalStatus;
 use serde::Serialize;
@@ -18,6 +20,55 @@ use utoipa::ToSchema;
 
 envelope_doc!(CancellationEnvelope, data = CancellationDto);
 envelope_doc!(CustomerRequestEnvelope, data = CustomerRequestDto);
+envelope_doc!(WithdrawalEnvelope, data = WithdrawalDto);
+
+/// A refund made on the payment platform.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RefundDto {
+    /// O id do reembolso na plataforma de pagamento.
+    #[schema(example = "re_3Q2w3E4r5T6y7U8i")]
+    pub id: String,
+    /// O valor devolvido, em centavos.
+    #[schema(example = 3990)]
+    pub amount: i64,
+    /// Como a plataforma o escreve (`succeeded`, `pending`, …).
+    #[schema(example = "succeeded")]
+    pub status: String,
+}
+
+impl From<Refund> for RefundDto {
+    fn from(r: Refund) -> Self {
+        Self {
+            id: r.id,
+            amount: r.amount,
+            status: r.status,
+        }
+    }
+}
+
+/// A withdrawal as answered: the cancellation's members and the refunds made.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WithdrawalDto {
+    #[serde(flatten)]
+    pub cancellation: CancellationDto,
+    /// Os reembolsos feitos, um por fatura paga (vazio quando nada foi pago pela plataforma).
+    pub refunds: Vec<RefundDto>,
+}
+
+impl From<Withdrawal> for WithdrawalDto {
+    fn from(w: Withdrawal) -> Self {
+        Self {
+            cancellation: CancellationDto::from(Cancellation {
+                identifier: w.identifier,
+                protocol: w.protocol,
+                event: w.event,
+            }),
+            refunds: w.refunds.into_iter().map(RefundDto::from).collect(),
+        }
+    }
+}
 
 /// A cancellation as answered: its protocol and the status move it made.
 #[derive(Serialize, ToSchema)]
@@ -109,8 +160,36 @@ pub async fn cancel(
     )))
 }
 
+/// The right of regret: a concluded sale undone within 7 days, every amount paid refunded.
+#[utoipa::path(post, path = "/proposal/{identificador}/withdraw", operation_id = "proposal.withdraw", summary = "Arrependimento (CDC, art. 49)", description = "O vendedor dono da proposta ou a retaguarda registra o arrependimento do cliente em até 7 dias corridos (horário de Brasília) após a conclusão da venda: a última assinatura ou, na venda online, o início da assinatura recorrente. Cada fatura paga é reembolsada integralmente na plataforma de pagamento (`data.refunds`, valores em centavos), a assinatura recorrente é cancelada na hora e a proposta vai para `CANCELADO` com o motivo `ARREPENDIMENTO`, sob um protocolo (`data.protocol`). Um reembolso recusado pela plataforma não muda nada (409 `reembolso_recusado`, com o motivo); depois do 7º dia, 409 `prazo_arrependimento_encerrado` com a data em que o prazo terminou.", tag = "assinatura", security(("bearer" = [])),
+    params(("identificador" = String, Path, description = "Identificador da proposta")),
+    request_body(content = WithdrawBody, example = json!({"reason": "Encontrei um plano mais barato"})),
+    responses(
+        (status = 200, description = "Desfeita: o protocolo, a mudança de status e os reembolsos", body = WithdrawalEnvelope),
+        (status = 400, description = "`reason` com menos de 3 ou mais de 500 caracteres", body = ErrorEnvelope),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
+        (status = 404, description = "Proposta não encontrada (ou de outro vendedor)", body = ErrorEnvelope),
+        (status = 409, description = "Venda não concluída ou já encerrada, prazo de 7 dias terminado, ou reembolso recusado pela plataforma", body = ErrorEnvelope),
+        (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope),
+        (status = 503, description = "A plataforma de pagamento falhou; a proposta não mudou", body = ErrorEnvelope),
+        (status = 504, body = ErrorEnvelope),
+    ))]
+pub async fn withdraw(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    path: web::Path<String>,
+    body: Body<WithdrawBody>,
+) -> Result<HttpResponse, ApiError> {
+    let reason = body.into_inner().read()?;
+    let withdrawal = state.withdrawal.withdraw(&user.0, &path, reason).await?;
+    Ok(HttpResponse::Ok().json(Envelope::data(
+        "Arrependimento registrado: venda desfeita e valores pagos reembolsados.",
+        WithdrawalDto::from(withdrawal),
+    )))
+}
+
 /// The back office finds a customer's request by its protocol.
-#[utoipa::path(get, path = "/protocol/{protocolo}", operation_id = "customerRequest.get", summary = "Pedido do cliente por protocolo", description = "A retaguarda encontra um pedido do cliente (um cancelamento) pelo protocolo que ele recebeu: o que pediu, de qual proposta, por quê, quem registrou e quando.", tag = "assinatura", security(("bearer" = [])),
+#[utoipa::path(get, path = "/protocol/{protocolo}", operation_id = "customerRequest.get", summary = "Pedido do cliente por protocolo", description = "A retaguarda encontra um pedido do cliente (um cancelamento ou um arrependimento) pelo protocolo que ele recebeu: o que pediu, de qual proposta, por quê, quem registrou e quando.", tag = "assinatura", security(("bearer" = [])),
     params(("protocolo" = String, Path, description = "O protocolo: o dia (AAAAMMDD) e ao menos oito dígitos", example = "2026112600001234")),
     responses(
         (status = 200, body = CustomerRequestEnvelope),
@@ -137,9 +216,10 @@ pub async fn by_protocol(
     Ok(HttpResponse::Ok().json(Envelope::data("Pedido encontrado.", CustomerRequestDto::from(request))))
 }
 
-/// Under `/proposal`: the cancellation.
+/// Under `/proposal`: the cancellation and the withdrawal.
 pub fn proposal_routes(cfg: &mut web::ServiceConfig) {
-    cfg.service(web::resource("/{identifier}/cancel").route(web::post().to(cancel)));
+    cfg.service(web::resource("/{identifier}/cancel").route(web::post().to(cancel)))
+        .service(web::resource("/{identifier}/withdraw").route(web::post().to(withdraw)));
 }
 
 /// `/protocol/{protocolo}`.

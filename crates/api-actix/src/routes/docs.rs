@@ -66,6 +66,7 @@ impl Modify for BearerAuth {
         crate::routes::signing::document,
         crate::routes::signing::callback,
         crate::routes::customer_requests::cancel,
+        crate::routes::customer_requests::withdraw,
         crate::routes::customer_requests::by_protocol,
         crate::routes::ecommerce::create_customer,
         crate::routes::ecommerce::create_setup_intent,

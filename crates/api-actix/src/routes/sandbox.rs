@@ -13,7 +13,8 @@ use domain::signature::PartyEventOutcome;
 use domain::values::PartyStatus;
 use serde::Serialize;
 
-/// The routes, under `/sandbox`.
+/// The routes, under `/sandbox` (development only): the signing pages while the sandbox is the
+/// provider, the payment platform's on demand while it is the platform, and its clock.
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.service(
         web::scope("/sandbox")
@@ -22,7 +23,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                     .route(web::get().to(sandbox_page))
                     .route(web::post().to(sandbox_sign)),
             )
-            .service(web::resource("/document/{key}").route(web::get().to(sandbox_document))),
+            .service(web::resource("/document/{key}").route(web::get().to(sandbox_document)))
+            .configure(crate::routes::sandbox_payments::routes),
     );
 }
 

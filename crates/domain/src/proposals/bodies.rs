@@ -720,7 +720,47 @@ pub struct CancelBody {
     pub reason: Field<String>,
 }
 
-json_object!(SignerBody, StatusChangeBody, CancelBody);
+/// The body of `POST /proposal/{identificador}/withdraw`: the right of regret (CDC art. 49).
+#[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(description = "Corpo do arrependimento (CDC, art. 49): o motivo, se o cliente quiser dá-lo.")
+)]
+pub struct WithdrawBody {
+    /// O que o cliente disse, se disse algo (de 3 a 500 caracteres); o motivo da mudança de
+    /// status é sempre `ARREPENDIMENTO`.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(value_type = Option<String>, min_length = 3, max_length = 500, example = "Encontrei um plano mais barato")
+    )]
+    #[serde(default)]
+    pub reason: Field<String>,
+}
+
+json_object!(SignerBody, StatusChangeBody, CancelBody, WithdrawBody);
+
+impl WithdrawBody {
+    /// The reason, when given: trimmed, of 3 to 500 characters.
+    pub fn read(self) -> Result<Option<String>, Violations> {
+        let mut v = Violations::new();
+        let mut r = Reading::root(&mut v);
+        let reason = r.optional_text_within("reason", self.reason, limits::REASON);
+        if let Some(reason) = &reason
+            && reason.chars().count() < crate::proposals::requests::REASON_MIN_CHARS
+        {
+            r.add(
+                "reason",
+                crate::validation::codes::TOO_SHORT,
+                format!(
+                    "reason deve ter ao menos {} caracteres",
+                    crate::proposals::requests::REASON_MIN_CHARS
+                ),
+            );
+        }
+        if v.is_empty() { Ok(reason) } else { Err(v) }
+    }
+}
 
 impl CancelBody {
     /// The reason, trimmed, of 3 to 500 characters.

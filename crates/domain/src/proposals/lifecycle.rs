@@ -28,6 +28,9 @@ pub enum Trigger {
     SubscriptionActive,
     /// The signing deadline passed with signatures missing (`SIGNATURE_DEADLINE_DAYS`).
     DeadlinePassed,
+    /// The right of regret (CDC art. 49, `POST /proposal/{identificador}/withdraw`): a concluded
+    /// sale, signed or paid, undone within 7 days; the only way out of `APROVADO`.
+    Withdrawal,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -51,6 +54,7 @@ pub fn check(from: ProposalStatus, to: ProposalStatus, trigger: Trigger) -> Resu
         }
         Trigger::SubscriptionActive => from == New && to == InAnalysis,
         Trigger::DeadlinePassed => from == AwaitingSignature && to == Expired,
+        Trigger::Withdrawal => matches!((from, to), (InAnalysis, Cancelled) | (Approved, Cancelled)),
     };
     if allowed {
         Ok(())
@@ -78,6 +82,7 @@ pub fn is_edge(from: ProposalStatus, to: ProposalStatus) -> bool {
         Trigger::PartyRefused,
         Trigger::SubscriptionActive,
         Trigger::DeadlinePassed,
+        Trigger::Withdrawal,
     ]
     .iter()
     .any(|t| check(from, to, *t).is_ok())
@@ -133,6 +138,8 @@ mod tests {
             (AwaitingSignature, Cancelled),
             (New, InAnalysis),
             (AwaitingSignature, Expired),
+            (InAnalysis, Cancelled),
+            (Approved, Cancelled),
         ];
         for from in ProposalStatus::ALL {
             for to in ProposalStatus::ALL {
@@ -196,13 +203,27 @@ mod tests {
     }
 
     #[test]
-    fn finished_states_are_the_three_ends() {
+    fn finished_states_are_the_ends_and_only_regret_leaves_one() {
         let finished: Vec<_> = ProposalStatus::ALL.iter().filter(|s| s.is_finished()).collect();
         assert_eq!(finished, [&Approved, &Rejected, &Cancelled, &Expired]);
         for end in finished {
+            for to in ProposalStatus::ALL {
+                let regret = *end == Approved && *to == Cancelled;
+                assert_eq!(is_edge(*end, *to), regret, "{end} -> {to}");
+                if regret {
+                    assert!(
+                        check(*end, *to, Trigger::BackOffice).is_err(),
+                        "only the customer's regret"
+                    );
+                    assert!(check(*end, *to, Trigger::Withdrawal).is_ok());
+                }
+            }
+        }
+        assert!(check(InAnalysis, Cancelled, Trigger::Withdrawal).is_ok());
+        for from in [New, AwaitingSignature, Rejected, Cancelled, Expired] {
             assert!(
-                ProposalStatus::ALL.iter().all(|to| !is_edge(*end, *to)),
-                "{end} has no way out"
+                check(from, Cancelled, Trigger::Withdrawal).is_err(),
+                "{from}: nothing concluded to undo"
             );
         }
     }

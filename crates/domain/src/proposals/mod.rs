@@ -8,6 +8,7 @@ pub mod requests;
 pub mod search;
 pub mod service;
 pub mod signing;
+pub mod withdrawal;
 
 #[cfg(test)]
 mod signing_tests;

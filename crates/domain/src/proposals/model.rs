@@ -116,6 +116,19 @@ pub struct ProposalDetail {
     pub partner: Option<PartnerView>,
     pub signature: Option<SignatureView>,
     pub payment: Option<PaymentView>,
+    /// The e-commerce sale's recurring subscription as the payment platform last told it.
+    pub subscription: Option<SubscriptionView>,
+}
+
+/// A proposal's subscription on the payment platform (route 7's `data.subscription`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubscriptionView {
+    /// The platform's id (`sub_…`).
+    pub id: String,
+    /// As the platform writes it (`active`, `past_due`, `canceled`, …).
+    pub status: String,
+    pub current_period_end: Option<DateTime<Utc>>,
+    pub latest_invoice_status: Option<String>,
 }
 
 /// The customer data a proposal holds (see [`ProposalDetail::customer`]).

@@ -1,7 +1,8 @@
 //! A customer's requests about a proposal, each under a protocol number (Resolução CNSP 408/2021
 //! asks the insurer to give one for every request and to keep it): the cancellation of a proposal
-//! by the seller that owns it or by the back office.
+//! by the seller that owns it or by the back office, and the withdrawal within the right of regret.
 
+use crate::ecommerce::{PlatformSubscription, Refund};
 use crate::proposals::lifecycle::{StatusChange, StatusEvent};
 use crate::signature::ChangeStatusError;
 use crate::store::StoreError;
@@ -16,20 +17,23 @@ pub const REASON_MIN_CHARS: usize = 3;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RequestKind {
     Cancellation,
+    /// The right of regret (CDC art. 49): a concluded sale undone within 7 days, paid amounts
+    /// refunded.
+    Withdrawal,
 }
 
 impl RequestKind {
+    pub const ALL: [RequestKind; 2] = [RequestKind::Cancellation, RequestKind::Withdrawal];
+
     pub fn as_str(self) -> &'static str {
         match self {
             RequestKind::Cancellation => "cancelamento",
+            RequestKind::Withdrawal => "arrependimento",
         }
     }
 
     pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "cancelamento" => Some(RequestKind::Cancellation),
-            _ => None,
-        }
+        Self::ALL.into_iter().find(|k| k.as_str() == text)
     }
 }
 
@@ -108,6 +112,33 @@ pub trait CustomerRequestStore: Send + Sync {
     async fn find(&self, protocol: &Protocol) -> Result<Option<CustomerRequest>, StoreError>;
     /// A proposal's requests, oldest first (the LGPD export).
     async fn of_proposal(&self, proposal_id: i64) -> Result<Vec<CustomerRequest>, StoreError>;
+    /// When the proposal's sale was concluded: its last signature and its subscription's start.
+    async fn sale_moments(&self, proposal_id: i64) -> Result<SaleMoments, StoreError>;
+    /// Records a withdrawal as [`Self::record`] does, with the refunds made and the subscription's
+    /// state after its cancellation, in the same transaction.
+    async fn record_withdrawal(
+        &self,
+        change: &StatusChange,
+        request: &NewCustomerRequest,
+        refunds: &[Refund],
+        subscription: Option<PlatformSubscription>,
+    ) -> Result<(StatusEvent, Protocol), ChangeStatusError>;
+}
+
+/// When a sale was concluded, as far as the store knows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SaleMoments {
+    /// The last party's signature, once all signed.
+    pub last_signature: Option<DateTime<Utc>>,
+    /// The proposal's subscription on the payment platform, if it has one.
+    pub subscription: Option<SubscriptionStart>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubscriptionStart {
+    pub platform_id: String,
+    pub started_at: DateTime<Utc>,
+    pub status: String,
 }
 
 #[cfg(test)]
@@ -140,10 +171,9 @@ mod tests {
 
     #[test]
     fn a_kind_reads_back_what_it_writes() {
-        assert_eq!(
-            RequestKind::parse(RequestKind::Cancellation.as_str()),
-            Some(RequestKind::Cancellation)
-        );
+        for kind in RequestKind::ALL {
+            assert_eq!(RequestKind::parse(kind.as_str()), Some(kind));
+        }
         assert_eq!(RequestKind::parse("outro"), None);
     }
 }

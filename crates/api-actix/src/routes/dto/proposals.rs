@@ -186,6 +186,24 @@ pub struct PaymentDto {
     pub updated_at: Option<String>,
 }
 
+/// The e-commerce sale's recurring subscription, as the payment platform last told it.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(
+    description = "A assinatura recorrente da venda de e-commerce como a plataforma de pagamento a informou por último (lida da plataforma a cada evento dela). `status` e `latestInvoiceStatus` como a plataforma os escreve."
+)]
+pub struct SubscriptionDto {
+    #[schema(example = "sub_1Q2w3E4r5T6y7U8i")]
+    pub id: String,
+    #[schema(example = "active")]
+    pub status: String,
+    /// The end of the period paid for.
+    #[schema(example = "2026-12-26T09:30:00.000Z")]
+    pub current_period_end: Option<String>,
+    #[schema(example = "paid")]
+    pub latest_invoice_status: Option<String>,
+}
+
 /// Route 7's `data`: every member present; what is not known yet is `null`.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ProposalDetailDto {
@@ -197,6 +215,8 @@ pub struct ProposalDetailDto {
     pub entities: EntitiesDto,
     pub sign: SignDto,
     pub payment: PaymentDto,
+    /// `null` when the proposal has no subscription on the payment platform.
+    pub subscription: Option<SubscriptionDto>,
 }
 
 impl From<ProposalDetail> for ProposalDetailDto {
@@ -305,6 +325,12 @@ impl From<ProposalDetail> for ProposalDetailDto {
                 }
             })
             .unwrap_or_default();
+        let subscription = d.subscription.map(|sub| SubscriptionDto {
+            id: sub.id,
+            status: sub.status,
+            current_period_end: sub.current_period_end.map(iso),
+            latest_invoice_status: sub.latest_invoice_status,
+        });
         Self {
             proposal,
             representative,
@@ -314,6 +340,7 @@ impl From<ProposalDetail> for ProposalDetailDto {
             entities,
             sign,
             payment,
+            subscription,
         }
     }
 }

@@ -1,0 +1,272 @@
+//! The right of regret (Código de Defesa do Consumidor, art. 49; for insurance sold remotely,
+//! Resolução CNSP 408/2021): a sale made outside the store may be undone within 7 days, with every
+//! amount paid returned. The seller that owns the proposal or the back office asks for it
+//! (`POST /proposal/{identificador}/withdraw`); the subscription is cancelled at the platform,
+//! every paid invoice is refunded in full, and the proposal moves to `CANCELADO` with the reason
+//! `ARREPENDIMENTO`, under a protocol.
+
+use crate::access::{AccessError, Operation, authorize, scope_of};
+use crate::auth::model::Principal;
+use crate::clock::Clock;
+use crate::contract::formats::brasilia;
+use crate::ecommerce::{PaymentError, PaymentGateway, Refund};
+use crate::proposals::lifecycle::{StatusChange, StatusEvent, Trigger, check};
+use crate::proposals::model::Flow;
+use crate::proposals::ports::{PartnerDirectory, ProposalStore};
+use crate::proposals::requests::{CustomerRequestStore, NewCustomerRequest, Protocol, RequestKind, SaleMoments};
+use crate::signature::ChangeStatusError;
+use crate::store::StoreError;
+use crate::values::ProposalStatus;
+use chrono::{DateTime, Days, NaiveDate, Utc};
+use std::sync::Arc;
+
+/// The calendar days (Brasília) after the sale's conclusion within which the customer may regret.
+pub const WITHDRAWAL_DAYS: u64 = 7;
+
+/// The reason every withdrawal's status move carries.
+pub const WITHDRAWAL_REASON: &str = "ARREPENDIMENTO";
+
+/// The last Brasília day on which a sale concluded at `concluded_at` may be undone: the day of the
+/// conclusion counts as day 0, so a sale signed on the 24th may be undone until the end of the 1st.
+pub fn last_day(concluded_at: DateTime<Utc>) -> NaiveDate {
+    let day = concluded_at.with_timezone(&brasilia()).date_naive();
+    day.checked_add_days(Days::new(WITHDRAWAL_DAYS))
+        .unwrap_or(NaiveDate::MAX)
+}
+
+/// Whether `now` is still within the right of regret of a sale concluded at `concluded_at`.
+pub fn within_regret(concluded_at: DateTime<Utc>, now: DateTime<Utc>) -> bool {
+    now.with_timezone(&brasilia()).date_naive() <= last_day(concluded_at)
+}
+
+/// A withdrawal as answered: its protocol, the status move and the refunds made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Withdrawal {
+    pub identifier: String,
+    pub protocol: Protocol,
+    pub event: StatusEvent,
+    pub refunds: Vec<Refund>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WithdrawalError {
+    #[error(transparent)]
+    Access(#[from] AccessError),
+    #[error("proposta não encontrada")]
+    NotFound,
+    /// Only a concluded sale (signed, or paid online) not yet finished otherwise is undone.
+    #[error("a proposta está {status}: o arrependimento vale para a venda concluída (EM ANÁLISE ou APROVADO)")]
+    NotWithdrawable { status: ProposalStatus },
+    #[error("a proposta não tem venda concluída: nem todas as partes assinaram e não há assinatura recorrente")]
+    NotConcluded,
+    #[error("o prazo de arrependimento terminou em {}: 7 dias corridos (horário de Brasília) após a conclusão da venda", last_day.format("%d/%m/%Y"))]
+    DeadlinePassed { last_day: NaiveDate },
+    /// The platform refused a refund: nothing of the withdrawal was recorded and the subscription
+    /// is still live.
+    #[error("a plataforma de pagamento recusou o reembolso da fatura {invoice}: {reason}")]
+    RefundRefused { invoice: String, reason: String },
+    #[error(transparent)]
+    Payment(#[from] PaymentError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<crate::access::ScopeError> for WithdrawalError {
+    fn from(e: crate::access::ScopeError) -> Self {
+        match e {
+            crate::access::ScopeError::Access(a) => WithdrawalError::Access(a),
+            crate::access::ScopeError::Store(s) => WithdrawalError::Store(s),
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct WithdrawalService {
+    pub proposals: Arc<dyn ProposalStore>,
+    pub partners: Arc<dyn PartnerDirectory>,
+    pub requests: Arc<dyn CustomerRequestStore>,
+    pub gateway: Arc<dyn PaymentGateway>,
+    /// The clock the 7 days are judged by (in development, one the sandbox can move forward).
+    pub clock: Arc<dyn Clock>,
+}
+
+impl WithdrawalService {
+    /// Undoes a concluded sale within the right of regret. The order keeps it whole: the money
+    /// first (every paid invoice refunded, each under a key of its own, so that a retry after a
+    /// failure refunds nothing twice), then the subscription cancelled, then the proposal, the
+    /// protocol, the refunds and the subscription's state in one transaction. A refund the
+    /// platform refuses stops it before anything is recorded.
+    #[tracing::instrument(skip_all)]
+    pub async fn withdraw(
+        &self,
+        principal: &Principal,
+        identifier: &str,
+        reason: Option<String>,
+    ) -> Result<Withdrawal, WithdrawalError> {
+        authorize(principal, Operation::CancelProposal)?;
+        let scope = scope_of(principal, self.partners.as_ref()).await?;
+        let detail = self
+            .proposals
+            .detail(identifier, scope)
+            .await?
+            .ok_or(WithdrawalError::NotFound)?;
+        let proposal = &detail.proposal;
+        let from = proposal.status;
+        check(from, ProposalStatus::Cancelled, Trigger::Withdrawal)
+            .map_err(|_| WithdrawalError::NotWithdrawable { status: from })?;
+        let moments = self.requests.sale_moments(proposal.id).await?;
+        let concluded_at = concluded_at(proposal.flow, &moments).ok_or(WithdrawalError::NotConcluded)?;
+        let now = self.clock.now();
+        if !within_regret(concluded_at, now) {
+            return Err(WithdrawalError::DeadlinePassed {
+                last_day: last_day(concluded_at),
+            });
+        }
+        let (refunds, subscription) = match &moments.subscription {
+            Some(subscription) => {
+                let refunds = self.refund_all(proposal.id, &subscription.platform_id).await?;
+                let cancelled = self.gateway.cancel_subscription(&subscription.platform_id).await?;
+                (refunds, Some(cancelled))
+            }
+            None => (Vec::new(), None),
+        };
+        let change = StatusChange {
+            proposal_id: proposal.id,
+            from,
+            to: ProposalStatus::Cancelled,
+            changed_by: principal.email.clone(),
+            reason: Some(WITHDRAWAL_REASON.to_owned()),
+            at: now,
+        };
+        let request = NewCustomerRequest {
+            kind: RequestKind::Withdrawal,
+            reason: reason.unwrap_or_else(|| WITHDRAWAL_REASON.to_owned()),
+            requested_by: principal.email.clone(),
+            at: now,
+            day: now.with_timezone(&brasilia()).date_naive(),
+        };
+        match self
+            .requests
+            .record_withdrawal(&change, &request, &refunds, subscription)
+            .await
+        {
+            Ok((event, protocol)) => {
+                tracing::info!(%protocol, refunds = refunds.len(), "sale withdrawn within the right of regret");
+                Ok(Withdrawal {
+                    identifier: proposal.identifier.clone(),
+                    protocol,
+                    event,
+                    refunds,
+                })
+            }
+            Err(ChangeStatusError::Conflict { current }) => Err(WithdrawalError::NotWithdrawable { status: current }),
+            Err(ChangeStatusError::Store(e)) => Err(e.into()),
+        }
+    }
+
+    async fn refund_all(&self, proposal_id: i64, subscription: &str) -> Result<Vec<Refund>, WithdrawalError> {
+        let mut refunds = Vec::new();
+        for invoice in self.gateway.paid_invoices(subscription).await? {
+            let key = format!("withdrawal-{proposal_id}-{}", invoice.invoice_id);
+            match self.gateway.refund(&invoice, &key).await {
+                Ok(refund) => refunds.push(refund),
+                Err(PaymentError::Declined(reason)) => {
+                    tracing::warn!(invoice = %invoice.invoice_id, %reason, "refund refused: withdrawal not recorded");
+                    return Err(WithdrawalError::RefundRefused {
+                        invoice: invoice.invoice_id,
+                        reason,
+                    });
+                }
+                Err(other) => return Err(other.into()),
+            }
+        }
+        Ok(refunds)
+    }
+}
+
+/// When the sale was concluded: an online sale by its subscription's start, any other by its last
+/// signature.
+fn concluded_at(flow: Flow, moments: &SaleMoments) -> Option<DateTime<Utc>> {
+    match flow {
+        Flow::Ecommerce => moments.subscription.as_ref().map(|s| s.started_at),
+        Flow::Partner => moments.last_signature,
+    }
+}
+
+/// A clock that can be moved forward: in development only, so that the 7 days can be lived
+/// through by a test or a person trying the service (`POST /sandbox/clock`). It runs with the
+/// machine's clock, shifted; the shift is this instance's own.
+#[derive(Debug, Default)]
+pub struct ShiftedClock {
+    shift_seconds: std::sync::atomic::AtomicI64,
+}
+
+impl ShiftedClock {
+    /// Moves the clock `days` ahead of the machine's (0: back to the machine's time).
+    pub fn set_days_ahead(&self, days: i64) {
+        self.shift_seconds
+            .store(days.saturating_mul(86_400), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    pub fn days_ahead(&self) -> i64 {
+        self.shift_seconds.load(std::sync::atomic::Ordering::Relaxed) / 86_400
+    }
+}
+
+impl Clock for ShiftedClock {
+    fn now(&self) -> DateTime<Utc> {
+        Utc::now() + chrono::Duration::seconds(self.shift_seconds.load(std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn brt(y: i32, m: u32, d: u32, h: u32, min: u32) -> DateTime<Utc> {
+        brasilia()
+            .with_ymd_and_hms(y, m, d, h, min, 0)
+            .single()
+            .unwrap()
+            .with_timezone(&Utc)
+    }
+
+    #[test]
+    fn seven_calendar_days_in_brasilia_count_from_the_day_after_the_conclusion() {
+        // Signed at 23:30 in Brasília on the 24th (already the 25th in UTC): day 7 is the 1st.
+        let signed = brt(2026, 11, 24, 23, 30);
+        assert_eq!(last_day(signed), NaiveDate::from_ymd_opt(2026, 12, 1).unwrap());
+        assert!(within_regret(signed, brt(2026, 12, 1, 23, 59)), "the whole 7th day");
+        assert!(!within_regret(signed, brt(2026, 12, 2, 0, 0)), "the 8th day");
+        assert!(within_regret(signed, signed));
+    }
+
+    #[test]
+    fn an_online_sale_counts_from_its_subscription_and_any_other_from_its_last_signature() {
+        let signed = brt(2026, 11, 20, 10, 0);
+        let paid = brt(2026, 11, 22, 10, 0);
+        let moments = SaleMoments {
+            last_signature: Some(signed),
+            subscription: Some(crate::proposals::requests::SubscriptionStart {
+                platform_id: "sub_1".into(),
+                started_at: paid,
+                status: "active".into(),
+            }),
+        };
+        assert_eq!(concluded_at(Flow::Ecommerce, &moments), Some(paid));
+        assert_eq!(concluded_at(Flow::Partner, &moments), Some(signed));
+        assert_eq!(concluded_at(Flow::Partner, &SaleMoments::default()), None);
+    }
+
+    #[test]
+    fn the_shifted_clock_runs_ahead_by_whole_days() {
+        let clock = ShiftedClock::default();
+        let before = clock.now();
+        clock.set_days_ahead(8);
+        assert_eq!(clock.days_ahead(), 8);
+        assert!(clock.now() - before >= chrono::Duration::days(8));
+        clock.set_days_ahead(0);
+        assert!(clock.now() - before < chrono::Duration::days(1));
+    }
+}
