@@ -252,6 +252,42 @@ impl SignatureStore for PgSignatures {
             .collect()
     }
 
+    async fn fill_party_evidence(&self, proposal_id: i64, party: &PartyRecord) -> Result<(), StoreError> {
+        use diesel::dsl::sql;
+        use diesel::sql_types::{Nullable, Text};
+        let mut conn = connection(&self.pool).await?;
+        let signature_ids = signatures::table
+            .filter(signatures::proposal_id.eq(proposal_id))
+            .select(signatures::id);
+        // Only where the record had nothing: what a callback stored is never overwritten.
+        diesel::update(
+            parties::table
+                .filter(parties::signature_id.eq_any(signature_ids))
+                .filter(parties::role.eq(party.role.as_str())),
+        )
+        .set((
+            parties::ip.eq(sql::<Nullable<Text>>("coalesce(ip, ")
+                .bind::<Nullable<Text>, _>(&party.ip)
+                .sql(")")),
+            parties::user_agent.eq(sql::<Nullable<Text>>("coalesce(user_agent, ")
+                .bind::<Nullable<Text>, _>(&party.user_agent)
+                .sql(")")),
+            parties::authentication.eq(sql::<Nullable<Text>>("coalesce(authentication, ")
+                .bind::<Nullable<Text>, _>(&party.authentication)
+                .sql(")")),
+            parties::latitude.eq(sql::<Nullable<Text>>("coalesce(latitude, ")
+                .bind::<Nullable<Text>, _>(&party.latitude)
+                .sql(")")),
+            parties::longitude.eq(sql::<Nullable<Text>>("coalesce(longitude, ")
+                .bind::<Nullable<Text>, _>(&party.longitude)
+                .sql(")")),
+        ))
+        .execute(&mut conn)
+        .await
+        .map_err(query_error)?;
+        Ok(())
+    }
+
     async fn save_document(
         &self,
         proposal_id: i64,

@@ -13,7 +13,7 @@
 //! event id.
 
 use chrono::{DateTime, Utc};
-use domain::signature::{CallbackError, ProviderEvent, ProviderEventKind};
+use domain::signature::{CallbackError, ProviderEvent, ProviderEventKind, SignerEvidence};
 use hmac::{Hmac, Mac};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -70,13 +70,6 @@ pub fn parse(secret: &[u8], headers: &[(String, String)], body: &[u8]) -> Result
         .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
         .map(|t| t.with_timezone(&Utc))
         .ok_or_else(|| CallbackError::Malformed("occurred_at ausente ou inválido".into()))?;
-    let text = |value: &Value| {
-        value
-            .as_str()
-            .map(str::to_owned)
-            .or_else(|| value.as_f64().map(|n| n.to_string()))
-            .filter(|t| !t.trim().is_empty())
-    };
     Ok(ProviderEvent {
         event_id: hex::encode(Sha256::digest(body)),
         request_key: key.to_owned(),
@@ -90,9 +83,50 @@ pub fn parse(secret: &[u8], headers: &[(String, String)], body: &[u8]) -> Result
     })
 }
 
+/// A reported detail as text: the provider sends coordinates as strings or numbers.
+fn text(value: &Value) -> Option<String> {
+    value
+        .as_str()
+        .map(str::to_owned)
+        .or_else(|| value.as_f64().map(|n| n.to_string()))
+        .filter(|t| !t.trim().is_empty())
+}
+
+/// The envelope's record of a signature (its `sign` event, as `GET /envelopes/{id}/events`
+/// lists it: `attributes.name` and `attributes.data.signer`, the same signer as a callback's).
+pub fn signer_evidence(event: &Value) -> Option<SignerEvidence> {
+    let attributes = &event["attributes"];
+    if attributes["name"] != "sign" {
+        return None;
+    }
+    let signer = &attributes["data"]["signer"];
+    Some(SignerEvidence {
+        request_key: signer["key"].as_str()?.to_owned(),
+        authentication: text(&signer["auths"][0]),
+        ip: text(&signer["address"]),
+        user_agent: text(&signer["user_agent"]),
+        latitude: text(&signer["latitude"]),
+        longitude: text(&signer["longitude"]),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_envelopes_sign_events_are_read_as_evidence_and_others_skipped() {
+        let sign = serde_json::json!({"id": "e1", "type": "events", "attributes": {"name": "sign", "data": {"signer": {
+            "key": "k1", "auths": ["sms"], "address": "198.51.100.4", "latitude": -23.5, "longitude": "-46.6"}}}});
+        let read = signer_evidence(&sign).unwrap();
+        assert_eq!(read.request_key, "k1");
+        assert_eq!(read.authentication.as_deref(), Some("sms"));
+        assert_eq!(read.ip.as_deref(), Some("198.51.100.4"));
+        assert_eq!(read.latitude.as_deref(), Some("-23.5"));
+        assert_eq!(read.user_agent, None, "not reported, not guessed");
+        let upload = serde_json::json!({"attributes": {"name": "upload", "data": {}}});
+        assert_eq!(signer_evidence(&upload), None);
+    }
 
     const SECRET: &[u8] = b"segredo-compartilhado";
 

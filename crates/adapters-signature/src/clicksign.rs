@@ -21,7 +21,9 @@ use async_trait::async_trait;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use chrono::{DateTime, Utc};
-use domain::signature::{CallbackError, PartyKeys, PartyRole, ProviderError, ProviderEvent, SignatureProvider, Signer};
+use domain::signature::{
+    CallbackError, PartyKeys, PartyRole, ProviderError, ProviderEvent, SignatureProvider, Signer, SignerEvidence,
+};
 use domain::values::ShippingType;
 use observability::outbound;
 use reqwest::Method;
@@ -447,5 +449,19 @@ impl SignatureProvider for ClicksignProvider {
 
     fn parse_callback(&self, headers: &[(String, String)], body: &[u8]) -> Result<ProviderEvent, CallbackError> {
         callback::parse(&self.settings.callback_secret, headers, body)
+    }
+
+    /// The envelope's events (`GET /envelopes/{id}/events`): each `sign` names its signer with
+    /// how it was authenticated and from where.
+    async fn signing_evidence(&self, document_key: &str) -> Result<Vec<SignerEvidence>, ProviderError> {
+        let events = self
+            .api(Method::GET, &format!("/envelopes/{document_key}/events"), None)
+            .await?;
+        Ok(events["data"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(callback::signer_evidence)
+            .collect())
     }
 }

@@ -4,7 +4,9 @@
 
 use crate::callback;
 use async_trait::async_trait;
-use domain::signature::{CallbackError, PartyKeys, ProviderError, ProviderEvent, SignatureProvider, Signer};
+use domain::signature::{
+    CallbackError, PartyKeys, ProviderError, ProviderEvent, SignatureProvider, Signer, SignerEvidence,
+};
 use domain::values::ShippingType;
 
 pub struct SandboxProvider {
@@ -30,6 +32,11 @@ impl SandboxProvider {
 impl SignatureProvider for SandboxProvider {
     fn name(&self) -> &'static str {
         "Sandbox (desenvolvimento)"
+    }
+
+    /// The sandbox keeps nothing beyond what its page reported with each signature.
+    async fn signing_evidence(&self, _document_key: &str) -> Result<Vec<SignerEvidence>, ProviderError> {
+        Ok(Vec::new())
     }
 
     async fn upload_document(

@@ -108,6 +108,39 @@ pub struct ProviderEvent {
     pub authentication: Option<String>,
 }
 
+/// What the provider's envelope says of one party's signature (its signers' `sign` events),
+/// read when the document is complete to fill what the party's callback did not carry.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SignerEvidence {
+    pub request_key: String,
+    pub authentication: Option<String>,
+    pub ip: Option<String>,
+    pub user_agent: Option<String>,
+    pub latitude: Option<String>,
+    pub longitude: Option<String>,
+}
+
+impl SignerEvidence {
+    /// The record with each detail it lacked taken from `self` (what it has is kept: the
+    /// provider's callback and its envelope are the same provider's word); whether any was.
+    pub fn fill(&self, record: &mut PartyRecord) -> bool {
+        let mut filled = false;
+        for (mine, theirs) in [
+            (&mut record.authentication, &self.authentication),
+            (&mut record.ip, &self.ip),
+            (&mut record.user_agent, &self.user_agent),
+            (&mut record.latitude, &self.latitude),
+            (&mut record.longitude, &self.longitude),
+        ] {
+            if mine.is_none() && theirs.is_some() {
+                mine.clone_from(theirs);
+                filled = true;
+            }
+        }
+        filled
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ProviderError {
     #[error("provedor de assinatura indisponível: {0}")]
@@ -158,6 +191,10 @@ pub trait SignatureProvider: Send + Sync {
     async fn signed_copy(&self, document_key: &str) -> Result<Option<Vec<u8>>, ProviderError>;
     /// The link where the party with this request key signs.
     fn sign_url(&self, request_key: &str) -> String;
+    /// What the provider's envelope records of each party's signature (Clicksign: the envelope's
+    /// `sign` events); empty where the provider keeps nothing beyond its callbacks (the sandbox,
+    /// whose page reports everything it knows in its own event).
+    async fn signing_evidence(&self, document_key: &str) -> Result<Vec<SignerEvidence>, ProviderError>;
     /// Verifies and reads an inbound callback (`headers` lower-cased).
     fn parse_callback(&self, headers: &[(String, String)], body: &[u8]) -> Result<ProviderEvent, CallbackError>;
 }
@@ -259,6 +296,9 @@ pub trait SignatureStore: Send + Sync {
     /// The provider's own signed copy of a proposal's envelope, once kept.
     async fn provider_copy(&self, proposal_id: i64) -> Result<Option<SealedDocument>, StoreError>;
     async fn parties(&self, proposal_id: i64) -> Result<Vec<PartyRecord>, StoreError>;
+    /// Stores what the provider's envelope told of a party beyond its callback (only where the
+    /// party's record had nothing).
+    async fn fill_party_evidence(&self, proposal_id: i64, party: &PartyRecord) -> Result<(), StoreError>;
     /// Keeps the envelope's key and the signing deadline it was created with.
     async fn save_document(
         &self,

@@ -1083,3 +1083,87 @@ async fn page_policy(app: &TestApp, path: &str) -> String {
     let page = app.get(path, None).await;
     page.headers()["content-security-policy"].to_str().unwrap().to_owned()
 }
+
+/// The client's callback carried nothing of where it signed; the envelope's `sign` events did:
+/// the evidence page (read back with pdftotext) and route 7's `sign.location` state them, and the
+/// sealed document's digest is the one the parties signed.
+#[tokio::test(flavor = "multi_thread")]
+async fn with_clicksign_the_evidence_page_states_what_the_envelope_recorded_of_each_signature() {
+    use sha2::{Digest, Sha256};
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let clicksign = MockServer::start().await;
+    let uri = clicksign.uri();
+    black_box_tests::mount_clicksign_envelope(&clicksign).await;
+    black_box_tests::mount_clicksign_signers(&clicksign).await;
+    black_box_tests::mount_clicksign_notifications(&clicksign).await;
+    let app = TestApp::spawn_with(&[
+        ("CLICKSIGN_BASE_URL", &uri),
+        ("CLICKSIGN_ACCESS_TOKEN", "token"),
+        ("SIGNATURE_CALLBACK_SECRET", SECRET),
+    ])
+    .await;
+    app.seed_catalog().await;
+    let s = Setup {
+        partner: app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await,
+        other_partner: app.token_for("rep@outro.com.br", "PARCEIRO", "11444777000161").await,
+        office: app.token_for("bo@demo.com.br", "BACKOFFICE", "").await,
+        shop: app.token_for("loja@demo.com.br", "ECOMMERCE", "").await,
+        app,
+    };
+    let (identifier, customer_id) = new_proposal(&s, "12345678909").await;
+    assert_eq!(send(&s, &identifier, customer_id).await.status(), StatusCode::OK);
+    let (_, sealed) = served(&s, &format!("/proposal/{identifier}/document")).await;
+    let sign = detail(&s, &identifier).await["sign"].clone();
+    let client_key = sign["clientKey"].as_str().unwrap().to_owned();
+    Mock::given(method("GET"))
+        .and(path("/api/v3/envelopes/env-1/events"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": [
+            {"id": "ev-0", "type": "events", "attributes": {"name": "upload", "data": {}}},
+            {"id": "ev-1", "type": "events", "attributes": {"name": "sign", "data": {"signer": {
+                "key": client_key, "auths": ["whatsapp"], "address": "198.51.100.23",
+                "user_agent": "Mozilla/5.0 (Android)", "latitude": "-22.9068", "longitude": "-43.1729"}}}}
+        ]})))
+        .mount(&clicksign)
+        .await;
+    for key in ["clientKey", "associationKey", "federationKey", "enterpriseKey"] {
+        // The client's callback says only that it signed; the entities' say how.
+        let signer = if key == "clientKey" {
+            json!({"key": sign[key]})
+        } else {
+            json!({"key": sign[key], "auths": ["api"], "address": "203.0.113.7"})
+        };
+        let body = json!({"event": {"name": "sign", "occurred_at": chrono::Utc::now().to_rfc3339(),
+            "data": {"signer": signer}}})
+        .to_string();
+        let (body, header) = signed_callback(&body);
+        assert_eq!(post_callback(&s, &body, &header).await.status(), StatusCode::OK);
+    }
+    let (version, signed) = served(&s, &format!("/proposal/{identifier}/document")).await;
+    assert_eq!(version, "signed");
+    let evidence = black_box_tests::pdf_text(&signed);
+    let sealed_hex: String = Sha256::digest(&sealed).iter().map(|b| format!("{b:02x}")).collect();
+    let client = evidence.split("Associação:").next().unwrap();
+    for expected in [
+        "198.51.100.23",
+        "código enviado por WhatsApp",
+        "-22.9068, -43.1729",
+        "Mozilla/5.0 (Android)",
+        "assinando como contratante",
+        sealed_hex.as_str(),
+    ] {
+        assert!(
+            client.contains(expected),
+            "\"{expected}\" not in the client's part: {client}"
+        );
+    }
+    let association = evidence.split("Associação:").nth(1).unwrap();
+    assert!(association.contains("203.0.113.7"), "{association}");
+    assert!(
+        association.contains("não informado pelo provedor"),
+        "no location, no browser reported: said so: {association}"
+    );
+    let location = &detail(&s, &identifier).await["sign"]["location"];
+    assert_eq!(location["latitude"], "-22.9068");
+    assert_eq!(location["longitude"], "-43.1729");
+}

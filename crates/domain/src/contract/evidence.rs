@@ -37,6 +37,18 @@ pub struct SignatureEvidence {
     pub parties: Vec<PartySignature>,
 }
 
+/// What the party agreed to by signing: the client as the one who contracts, the entities as
+/// parties to it (the envelope's qualification requirement: `sign` and `party`).
+pub fn acceptance(role: PartyRole) -> String {
+    match role {
+        PartyRole::Client => "leu e concordou com os termos da proposta, assinando como contratante".to_owned(),
+        other => format!(
+            "concordou com os termos da proposta, assinando como parte ({})",
+            other.label().to_lowercase()
+        ),
+    }
+}
+
 /// The provider's name of an authentication, in words.
 pub fn authentication_label(method: &str) -> String {
     match method {
@@ -94,7 +106,7 @@ impl SignatureEvidence {
             blocks: document,
         }];
         for party in &self.parties {
-            let mut blocks = vec![
+            let blocks = vec![
                 Block::Field {
                     label: "Nome".to_owned(),
                     value: party.name.clone(),
@@ -122,6 +134,22 @@ impl SignatureEvidence {
                         .map_or_else(not_reported, authentication_label),
                 },
                 Block::Field {
+                    label: "Resultado da autenticação".to_owned(),
+                    // The provider records a signature only after its authentication passed.
+                    value: party.authentication.as_ref().map_or_else(not_reported, |_| {
+                        "aprovada: o provedor só registra a assinatura depois dela".to_owned()
+                    }),
+                },
+                Block::Field {
+                    label: "Aceite".to_owned(),
+                    value: acceptance(party.role),
+                },
+                Block::Field {
+                    label: "Documento assinado".to_owned(),
+                    value: "o documento selado, SHA-256 abaixo".to_owned(),
+                },
+                Block::Paragraph(self.sealed_sha256.clone()),
+                Block::Field {
                     label: "Endereço IP".to_owned(),
                     value: party.ip.clone().unwrap_or_else(not_reported),
                 },
@@ -129,13 +157,14 @@ impl SignatureEvidence {
                     label: "Navegador".to_owned(),
                     value: party.user_agent.clone().unwrap_or_else(not_reported),
                 },
-            ];
-            if let (Some(lat), Some(long)) = (&party.latitude, &party.longitude) {
-                blocks.push(Block::Field {
+                Block::Field {
                     label: "Localização".to_owned(),
-                    value: format!("{lat}, {long}"),
-                });
-            }
+                    value: match (&party.latitude, &party.longitude) {
+                        (Some(lat), Some(long)) => format!("{lat}, {long} (latitude, longitude)"),
+                        _ => not_reported(),
+                    },
+                },
+            ];
             sections.push(Section {
                 heading: format!("{}: {}", party.role.label(), party.name),
                 blocks,
@@ -211,6 +240,40 @@ mod tests {
         assert_eq!(
             evidence.completed_at(),
             Some(Utc.with_ymd_and_hms(2026, 11, 22, 13, 3, 0).unwrap())
+        );
+    }
+
+    #[test]
+    fn each_party_states_its_authentication_what_it_accepted_the_digest_and_where_it_signed_or_says_unknown() {
+        let mut client = party(PartyRole::Client, 0);
+        client.latitude = Some("-23.5".into());
+        client.longitude = Some("-46.6".into());
+        let evidence = SignatureEvidence {
+            identifier: "P-1".into(),
+            product_name: "Seguro".into(),
+            envelope_id: "env-123".into(),
+            provider: "Clicksign".into(),
+            sealed_sha256: "cd".repeat(32),
+            sealed_pages: 2,
+            parties: vec![client, party(PartyRole::Association, 1)],
+        };
+        let texts = evidence.page().texts();
+        let text = texts.join("\n");
+        assert_eq!(
+            texts.iter().filter(|t| **t == "cd".repeat(32)).count(),
+            3,
+            "the document's digest, then each party's"
+        );
+        assert!(text.contains("-23.5, -46.6 (latitude, longitude)"), "{text}");
+        assert!(text.contains("aprovada: o provedor só registra a assinatura depois dela"));
+        assert!(text.contains("assinando como contratante"));
+        assert!(text.contains("assinando como parte (associação)"), "{text}");
+        // The association reported no authentication nor location: said so, never guessed.
+        let association = text.split("Associação: ").nth(1).unwrap();
+        assert_eq!(
+            association.matches("não informado pelo provedor").count(),
+            4,
+            "{association}"
         );
     }
 }

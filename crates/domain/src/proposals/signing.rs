@@ -14,8 +14,8 @@ use crate::proposals::requests::{
     Cancellation, CustomerRequest, CustomerRequestStore, NewCustomerRequest, Protocol, RequestKind,
 };
 use crate::signature::{
-    CallbackError, ChangeStatusError, PartyEventOutcome, PartyRole, ProviderError, ProviderEvent, ProviderEventKind,
-    SealedDocument, SignatureProvider, SignatureStore, Signer,
+    CallbackError, ChangeStatusError, PartyEventOutcome, PartyKeys, PartyRecord, PartyRole, ProviderError,
+    ProviderEvent, ProviderEventKind, SealedDocument, SignatureProvider, SignatureStore, Signer,
 };
 use crate::store::StoreError;
 use crate::values::{PartyStatus, ProposalStatus};
@@ -558,18 +558,23 @@ impl SigningService {
             .await?
             .ok_or(SigningError::NotFound)?;
         let id = detail.proposal.id;
-        let parties = self.signatures.parties(id).await?;
+        let mut parties = self.signatures.parties(id).await?;
         let all_signed =
             parties.len() == PartyRole::ALL.len() && parties.iter().all(|p| p.status == PartyStatus::Signed);
         if !all_signed || self.signatures.signed(id).await?.is_some() {
             return Ok(());
         }
+        let state = self.signatures.state(id).await?;
         let (Some(sealed), Some(envelope_id)) = (
             self.signatures.sealed(id).await?,
-            self.signatures.state(id).await?.and_then(|s| s.document_key),
+            state.as_ref().and_then(|s| s.document_key.clone()),
         ) else {
             return Ok(());
         };
+        if let Some(keys) = state.and_then(|s| s.keys) {
+            self.complete_from_envelope(id, &envelope_id, &keys, &mut parties)
+                .await?;
+        }
         let client_channel = crate::contract::channel_label(detail.proposal.shipping);
         let people = signers(&detail);
         let evidence = SignatureEvidence {
@@ -607,6 +612,35 @@ impl SigningService {
         let signed = SealedDocument::of(self.renderer.append(&sealed.pdf, &evidence.page())?);
         let kept = self.signatures.keep_signed(id, &signed).await?;
         tracing::info!(sha256 = %kept.sha256, "signed version kept");
+        Ok(())
+    }
+
+    /// Fills each party's record with what the provider's envelope recorded and its callback did
+    /// not carry (authentication, address, browser, location), and keeps it, so that the evidence
+    /// page and route 7's `sign.location` state it. A provider that cannot be read is logged:
+    /// the page then says "não informado" where nothing is known, never a guess.
+    async fn complete_from_envelope(
+        &self,
+        proposal_id: i64,
+        envelope_id: &str,
+        keys: &PartyKeys,
+        parties: &mut [PartyRecord],
+    ) -> Result<(), SigningError> {
+        let reported = match self.provider.signing_evidence(envelope_id).await {
+            Ok(reported) => reported,
+            Err(error) => {
+                tracing::warn!(%error, "the provider's signing evidence could not be read; the page states what is stored");
+                return Ok(());
+            }
+        };
+        for party in parties.iter_mut() {
+            let key = keys.of(party.role);
+            if let Some(evidence) = reported.iter().find(|e| e.request_key == key)
+                && evidence.fill(party)
+            {
+                self.signatures.fill_party_evidence(proposal_id, party).await?;
+            }
+        }
         Ok(())
     }
 

@@ -299,9 +299,73 @@ fn completing(statuses: [PartyStatus; 4]) -> Mocks {
     m
 }
 
+/// [`completing`] with what the provider's envelope says of the signatures.
+fn completing_with(
+    statuses: [PartyStatus; 4],
+    reported: Result<Vec<crate::signature::SignerEvidence>, ProviderError>,
+) -> Mocks {
+    let mut m = completing(statuses);
+    m.provider
+        .expect_signing_evidence()
+        .withf(|envelope| envelope == "env-1")
+        .times(1)
+        .returning(move |_| reported.clone());
+    m
+}
+
+#[tokio::test]
+async fn what_the_envelope_recorded_fills_what_a_callback_lacked_and_is_kept_a_failure_only_logged() {
+    let located = crate::signature::SignerEvidence {
+        request_key: "c".into(),
+        latitude: Some("-22.9".into()),
+        longitude: Some("-43.1".into()),
+        ip: Some("198.51.100.1".into()),
+        ..Default::default()
+    };
+    let mut m = completing_with([SIGNED; 4], Ok(vec![located]));
+    m.signatures.expect_signed().returning(|_| Ok(None));
+    // The client's record gains its location; its address from the callback is kept.
+    m.signatures
+        .expect_fill_party_evidence()
+        .withf(|id, p| {
+            *id == 1
+                && p.role == PartyRole::Client
+                && p.latitude.as_deref() == Some("-22.9")
+                && p.ip.as_deref() == Some("203.0.113.9")
+        })
+        .times(1)
+        .returning(|_, _| Ok(()));
+    m.renderer
+        .expect_append()
+        .withf(|_, page| page.texts().join("\n").contains("-22.9, -43.1 (latitude, longitude)"))
+        .times(1)
+        .returning(|_, _| Ok(b"%PDF- signed".to_vec()));
+    m.signatures
+        .expect_keep_signed()
+        .times(1)
+        .returning(|_, d| Ok(d.clone()));
+    assert!(m.service().record(&signed_event()).await.is_ok());
+
+    let mut m = completing_with([SIGNED; 4], Err(ProviderError::Unavailable("503".into())));
+    m.signatures.expect_signed().returning(|_| Ok(None));
+    m.signatures.expect_fill_party_evidence().never();
+    m.renderer
+        .expect_append()
+        .times(1)
+        .returning(|_, _| Ok(b"%PDF- signed".to_vec()));
+    m.signatures
+        .expect_keep_signed()
+        .times(1)
+        .returning(|_, d| Ok(d.clone()));
+    assert!(
+        m.service().record(&signed_event()).await.is_ok(),
+        "the page says what is stored"
+    );
+}
+
 #[tokio::test]
 async fn the_last_signature_keeps_the_sealed_document_followed_by_its_evidence_page() {
-    let mut m = completing([SIGNED; 4]);
+    let mut m = completing_with([SIGNED; 4], Ok(Vec::new()));
     m.signatures.expect_signed().returning(|_| Ok(None));
     let sealed_hash = SealedDocument::of(b"%PDF- sealed".to_vec()).sha256;
     m.renderer
