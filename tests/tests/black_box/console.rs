@@ -494,6 +494,11 @@ async fn the_back_office_cancels_a_proposal_and_sees_a_sales_subscription_fail()
         .to_owned();
 
     let (_driver, browser) = start_browser().await;
+    // The sandbox platform's development page lists the subscription, past due, with its buttons.
+    browser.goto(&app.url("/sandbox/payments")).await.unwrap();
+    let listed = wait_for_text(&browser, "table", |t| t.contains(&subscription)).await;
+    assert!(listed.contains("past_due") && listed.contains("R$ 39,90"), "{listed}");
+    photograph(&browser, "sandbox-pagamentos").await;
     sign_in(&browser, &app).await;
     wait_for_text(&browser, "#proposal-list tbody", |t| t.contains("Maria da Silva")).await;
     open_proposal(&browser, &sale).await;
