@@ -44,6 +44,8 @@ END $$;
 CREATE TRIGGER subscriptions_history_update AFTER UPDATE OF status ON subscriptions
     FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status) EXECUTE FUNCTION proposal_history_on_subscription();
 
+DROP INDEX subscriptions_platform;
+DROP INDEX subscriptions_proposal;
 ALTER TABLE subscriptions
     DROP COLUMN platform_read_at,
     DROP COLUMN latest_invoice_status,

@@ -6,6 +6,11 @@ ALTER TABLE subscriptions
     ADD COLUMN latest_invoice_status TEXT,
     ADD COLUMN platform_read_at      TIMESTAMPTZ;
 
+-- Every proposal's document asks for its latest subscription, and every platform event for the
+-- rows of one platform id: each by an index, not by reading the table.
+CREATE INDEX subscriptions_proposal ON subscriptions (proposal_id, id);
+CREATE INDEX subscriptions_platform ON subscriptions (platform_id) WHERE platform_id IS NOT NULL;
+
 -- What the stored objects already tell: the period's end (on the object before the platform's
 -- 2025 API versions, on its items since). The latest invoice's status was never read: unknown.
 UPDATE subscriptions SET current_period_end = to_timestamp(coalesce(

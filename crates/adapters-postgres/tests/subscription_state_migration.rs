@@ -37,6 +37,15 @@ async fn the_subscription_state_and_the_withdrawals_go_down_and_up_with_rows() {
     migrations::run_pending(&db.url).await.unwrap();
     let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
     assert_eq!(
+        line(
+            &mut conn,
+            "SELECT count(*)::text AS line FROM pg_indexes WHERE indexname IN ('subscriptions_proposal', 'subscriptions_platform')"
+        )
+        .await,
+        "2",
+        "the document's and the events' lookups are by index"
+    );
+    assert_eq!(
         line(&mut conn, SUBSCRIPTION_IN_DOCUMENT).await,
         "active/true",
         "the period's end read from the stored object, in route 7's document"
@@ -83,7 +92,9 @@ async fn the_subscription_state_and_the_withdrawals_go_down_and_up_with_rows() {
             &mut conn,
             "SELECT (SELECT count(*) FROM pg_tables WHERE tablename = 'refunds')
                   + (SELECT count(*) FROM information_schema.columns WHERE table_name = 'subscriptions'
-                     AND column_name IN ('current_period_end', 'latest_invoice_status', 'platform_read_at')) || '' AS line"
+                     AND column_name IN ('current_period_end', 'latest_invoice_status', 'platform_read_at'))
+                  + (SELECT count(*) FROM pg_indexes WHERE indexname IN ('subscriptions_proposal', 'subscriptions_platform'))
+                  || '' AS line"
         )
         .await,
         "0"
