@@ -459,6 +459,29 @@ pub fn pdf_text(pdf: &[u8]) -> String {
 }
 
 /// A mock Clicksign Envelope API (v3) that creates envelope `env-1` with document `doc-1`.
+/// Stripe's answers to routes 14 and 15: the customer `cus_real`, and the SetupIntent `seti_real`,
+/// succeeded with `payment_method` at once or waiting for the buyer's card (`None`).
+pub async fn mount_stripe_customer_and_setup_intent(stripe: &wiremock::MockServer, payment_method: Option<&str>) {
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, ResponseTemplate};
+    Mock::given(method("POST"))
+        .and(path("/v1/customers"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({"id": "cus_real"})))
+        .mount(stripe)
+        .await;
+    let status = if payment_method.is_some() {
+        "succeeded"
+    } else {
+        "requires_payment_method"
+    };
+    Mock::given(method("POST"))
+        .and(path("/v1/setup_intents"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({
+            "id": "seti_real", "client_secret": "seti_real_secret_x", "status": status, "payment_method": payment_method})))
+        .mount(stripe)
+        .await;
+}
+
 pub async fn mount_clicksign_envelope(clicksign: &wiremock::MockServer) {
     use wiremock::matchers::{method, path};
     use wiremock::{Mock, ResponseTemplate};

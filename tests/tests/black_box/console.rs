@@ -159,27 +159,7 @@ async fn sign_in_filter_open_approve_and_see_the_entry_in_the_timeline() {
     );
     photograph(&browser, "proposta").await;
 
-    browser
-        .find(Locator::Css("#decision-status option[value='APROVADO']"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    browser
-        .find(Locator::Id("decision-reason"))
-        .await
-        .unwrap()
-        .send_keys("Documentação conferida")
-        .await
-        .unwrap();
-    browser
-        .find(Locator::Id("decision-apply"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    decide(&browser, "APROVADO", "Documentação conferida").await;
     wait_for_text(&browser, "#proposal-status", |t| t == "APROVADO").await;
     let timeline = wait_for_text(&browser, "#timeline", |t| t.contains("Documentação conferida")).await;
     assert!(timeline.contains("EM ANÁLISE → APROVADO"), "{timeline}");
@@ -458,6 +438,31 @@ async fn a_partners_token_in_the_console_is_refused_and_the_sign_in_shown_again(
     browser.close().await.unwrap();
 }
 
+/// Chooses the decision on the open proposal, gives the reason and registers it.
+async fn decide(browser: &Client, status: &str, reason: &str) {
+    browser
+        .find(Locator::Css(&format!("#decision-status option[value='{status}']")))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser
+        .find(Locator::Id("decision-reason"))
+        .await
+        .unwrap()
+        .send_keys(reason)
+        .await
+        .unwrap();
+    browser
+        .find(Locator::Id("decision-apply"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
 /// Opens the proposal from the list (all proposals are the back office's).
 async fn open_proposal(browser: &Client, identifier: &str) {
     browser
@@ -511,27 +516,7 @@ async fn the_back_office_cancels_a_proposal_and_sees_a_sales_subscription_fail()
     browser.goto(&app.url("/console")).await.unwrap();
     wait_for_text(&browser, "#proposal-list tbody", |t| t.contains("Maria da Silva")).await;
     open_proposal(&browser, &mistaken).await;
-    browser
-        .find(Locator::Css("#decision-status option[value='CANCELADO']"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    browser
-        .find(Locator::Id("decision-reason"))
-        .await
-        .unwrap()
-        .send_keys("Cliente desistiu por telefone")
-        .await
-        .unwrap();
-    browser
-        .find(Locator::Id("decision-apply"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    decide(&browser, "CANCELADO", "Cliente desistiu por telefone").await;
     wait_for_text(&browser, "#proposal-status", |t| t == "CANCELADO").await;
     let timeline = wait_for_text(&browser, "#timeline", |t| t.contains("Pedido do cliente (protocolo)")).await;
     assert!(timeline.contains("Cliente desistiu por telefone"), "{timeline}");

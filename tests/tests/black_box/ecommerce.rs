@@ -404,16 +404,7 @@ async fn with_stripe_down_the_subscription_is_a_503_and_nothing_is_stored() {
     };
     let identifier = proposal(&s, "52998224725", "joao@exemplo.com.br").await;
 
-    Mock::given(method("POST"))
-        .and(path("/v1/customers"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"id": "cus_real"})))
-        .mount(&stripe)
-        .await;
-    Mock::given(method("POST"))
-        .and(path("/v1/setup_intents"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"id": "seti_real", "client_secret": "seti_real_secret_x", "status": "requires_payment_method", "payment_method": null})))
-        .mount(&stripe)
-        .await;
+    black_box_tests::mount_stripe_customer_and_setup_intent(&stripe, None).await;
     Mock::given(method("POST"))
         .and(path("/v1/subscriptions"))
         .respond_with(ResponseTemplate::new(503))

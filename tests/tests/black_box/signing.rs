@@ -39,6 +39,31 @@ async fn setup() -> Setup {
     }
 }
 
+/// The sellers over a service whose provider is Clicksign's Envelope API, mocked: its envelope,
+/// signers and notifications accepted.
+async fn with_clicksign() -> (wiremock::MockServer, Setup) {
+    let clicksign = wiremock::MockServer::start().await;
+    let uri = clicksign.uri();
+    black_box_tests::mount_clicksign_envelope(&clicksign).await;
+    black_box_tests::mount_clicksign_signers(&clicksign).await;
+    black_box_tests::mount_clicksign_notifications(&clicksign).await;
+    let app = TestApp::spawn_with(&[
+        ("CLICKSIGN_BASE_URL", &uri),
+        ("CLICKSIGN_ACCESS_TOKEN", "token"),
+        ("SIGNATURE_CALLBACK_SECRET", SECRET),
+    ])
+    .await;
+    app.seed_catalog().await;
+    let s = Setup {
+        partner: app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await,
+        other_partner: app.token_for("rep@outro.com.br", "PARCEIRO", "11444777000161").await,
+        office: app.token_for("bo@demo.com.br", "BACKOFFICE", "").await,
+        shop: app.token_for("loja@demo.com.br", "ECOMMERCE", "").await,
+        app,
+    };
+    (clicksign, s)
+}
+
 /// A new proposal: (identifier, customer id).
 async fn new_proposal(s: &Setup, cpf: &str) -> (String, i64) {
     let response = s
@@ -978,26 +1003,9 @@ async fn a_provider_failure_is_a_502_that_changes_nothing_and_a_later_retry_work
 async fn with_clicksign_the_envelope_apis_events_sign_and_its_closing_brings_the_providers_copy() {
     use sha2::{Digest, Sha256};
     use wiremock::matchers::{method, path};
-    use wiremock::{Mock, MockServer, ResponseTemplate};
-    let clicksign = MockServer::start().await;
+    use wiremock::{Mock, ResponseTemplate};
+    let (clicksign, s) = with_clicksign().await;
     let uri = clicksign.uri();
-    black_box_tests::mount_clicksign_envelope(&clicksign).await;
-    black_box_tests::mount_clicksign_signers(&clicksign).await;
-    black_box_tests::mount_clicksign_notifications(&clicksign).await;
-    let app = TestApp::spawn_with(&[
-        ("CLICKSIGN_BASE_URL", &uri),
-        ("CLICKSIGN_ACCESS_TOKEN", "token"),
-        ("SIGNATURE_CALLBACK_SECRET", SECRET),
-    ])
-    .await;
-    app.seed_catalog().await;
-    let s = Setup {
-        partner: app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await,
-        other_partner: app.token_for("rep@outro.com.br", "PARCEIRO", "11444777000161").await,
-        office: app.token_for("bo@demo.com.br", "BACKOFFICE", "").await,
-        shop: app.token_for("loja@demo.com.br", "ECOMMERCE", "").await,
-        app,
-    };
     let (identifier, customer_id) = new_proposal(&s, "12345678909").await;
     assert_eq!(send(&s, &identifier, customer_id).await.status(), StatusCode::OK);
     let (_, sealed) = served(&s, &format!("/proposal/{identifier}/document")).await;
@@ -1091,26 +1099,8 @@ async fn page_policy(app: &TestApp, path: &str) -> String {
 async fn with_clicksign_the_evidence_page_states_what_the_envelope_recorded_of_each_signature() {
     use sha2::{Digest, Sha256};
     use wiremock::matchers::{method, path};
-    use wiremock::{Mock, MockServer, ResponseTemplate};
-    let clicksign = MockServer::start().await;
-    let uri = clicksign.uri();
-    black_box_tests::mount_clicksign_envelope(&clicksign).await;
-    black_box_tests::mount_clicksign_signers(&clicksign).await;
-    black_box_tests::mount_clicksign_notifications(&clicksign).await;
-    let app = TestApp::spawn_with(&[
-        ("CLICKSIGN_BASE_URL", &uri),
-        ("CLICKSIGN_ACCESS_TOKEN", "token"),
-        ("SIGNATURE_CALLBACK_SECRET", SECRET),
-    ])
-    .await;
-    app.seed_catalog().await;
-    let s = Setup {
-        partner: app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await,
-        other_partner: app.token_for("rep@outro.com.br", "PARCEIRO", "11444777000161").await,
-        office: app.token_for("bo@demo.com.br", "BACKOFFICE", "").await,
-        shop: app.token_for("loja@demo.com.br", "ECOMMERCE", "").await,
-        app,
-    };
+    use wiremock::{Mock, ResponseTemplate};
+    let (clicksign, s) = with_clicksign().await;
     let (identifier, customer_id) = new_proposal(&s, "12345678909").await;
     assert_eq!(send(&s, &identifier, customer_id).await.status(), StatusCode::OK);
     let (_, sealed) = served(&s, &format!("/proposal/{identifier}/document")).await;

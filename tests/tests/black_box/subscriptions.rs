@@ -198,16 +198,7 @@ async fn against_stripe_events_out_of_order_end_in_what_the_platform_answers() {
             "items": {"data": [{"current_period_end": period_end}]},
             "latest_invoice": {"id": "in_2", "status": invoice}})
     };
-    Mock::given(method("POST"))
-        .and(path("/v1/customers"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"id": "cus_real"})))
-        .mount(&stripe)
-        .await;
-    Mock::given(method("POST"))
-        .and(path("/v1/setup_intents"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"id": "seti_real", "client_secret": "seti_real_secret_x", "status": "succeeded", "payment_method": "pm_real"})))
-        .mount(&stripe)
-        .await;
+    black_box_tests::mount_stripe_customer_and_setup_intent(&stripe, Some("pm_real")).await;
     Mock::given(method("POST"))
         .and(path("/v1/subscriptions"))
         .respond_with(ResponseTemplate::new(200).set_body_json({

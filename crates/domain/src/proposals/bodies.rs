@@ -746,18 +746,7 @@ impl WithdrawBody {
         let mut v = Violations::new();
         let mut r = Reading::root(&mut v);
         let reason = r.optional_text_within("reason", self.reason, limits::REASON);
-        if let Some(reason) = &reason
-            && reason.chars().count() < crate::proposals::requests::REASON_MIN_CHARS
-        {
-            r.add(
-                "reason",
-                crate::validation::codes::TOO_SHORT,
-                format!(
-                    "reason deve ter ao menos {} caracteres",
-                    crate::proposals::requests::REASON_MIN_CHARS
-                ),
-            );
-        }
+        refuse_short_reason(&mut r, reason.as_deref());
         if v.is_empty() { Ok(reason) } else { Err(v) }
     }
 }
@@ -768,22 +757,25 @@ impl CancelBody {
         let mut v = Violations::new();
         let mut r = Reading::root(&mut v);
         let reason = r.text_within("reason", self.reason, limits::REASON);
-        if let Some(reason) = &reason
-            && reason.chars().count() < crate::proposals::requests::REASON_MIN_CHARS
-        {
-            r.add(
-                "reason",
-                crate::validation::codes::TOO_SHORT,
-                format!(
-                    "reason deve ter ao menos {} caracteres",
-                    crate::proposals::requests::REASON_MIN_CHARS
-                ),
-            );
-        }
+        refuse_short_reason(&mut r, reason.as_deref());
         match reason {
             Some(reason) if v.is_empty() => Ok(reason),
             _ => Err(v),
         }
+    }
+}
+
+/// A customer request's reason says something: at least [`REASON_MIN_CHARS`] characters.
+///
+/// [`REASON_MIN_CHARS`]: crate::proposals::requests::REASON_MIN_CHARS
+fn refuse_short_reason(r: &mut Reading<'_>, reason: Option<&str>) {
+    let min = crate::proposals::requests::REASON_MIN_CHARS;
+    if reason.is_some_and(|reason| reason.chars().count() < min) {
+        r.add(
+            "reason",
+            crate::validation::codes::TOO_SHORT,
+            format!("reason deve ter ao menos {min} caracteres"),
+        );
     }
 }
 
