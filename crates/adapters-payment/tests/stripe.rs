@@ -229,3 +229,146 @@ async fn a_customer_is_redacted_by_emptying_its_personal_fields_and_metadata() {
         Err(PaymentError::Invalid(_))
     ));
 }
+
+#[tokio::test]
+async fn a_subscription_is_read_with_its_latest_invoice_and_an_unknown_one_is_none() {
+    use wiremock::matchers::query_param;
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/v1/subscriptions/sub_1"))
+        .and(query_param("expand[]", "latest_invoice"))
+        .and(header("stripe-version", STRIPE_VERSION))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"id": "sub_1", "status": "past_due",
+            "items": {"data": [{"current_period_end": 1_800_000_000}]}, "latest_invoice": {"id": "in_1", "status": "open"}})))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/v1/subscriptions/sub_x"))
+        .respond_with(
+            ResponseTemplate::new(404).set_body_json(
+                json!({"error": {"code": "resource_missing", "message": "No such subscription: 'sub_x'"}}),
+            ),
+        )
+        .mount(&server)
+        .await;
+    let gateway = gateway(&server);
+    let read = gateway.subscription("sub_1").await.unwrap().unwrap();
+    assert_eq!(read.status, "past_due");
+    assert_eq!(read.latest_invoice_status.as_deref(), Some("open"));
+    assert_eq!(read.current_period_end.unwrap().timestamp(), 1_800_000_000);
+    assert_eq!(gateway.subscription("sub_x").await.unwrap(), None);
+    assert_eq!(
+        gateway.subscription("../v1/customers/cus_1").await.unwrap(),
+        None,
+        "an id from an event's body never becomes another path"
+    );
+}
+
+#[tokio::test]
+async fn a_withdrawal_refunds_each_paid_invoice_by_its_payment_intent_and_cancels_once() {
+    use domain::ecommerce::PaidInvoice;
+    use wiremock::matchers::query_param;
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/v1/invoices"))
+        .and(query_param("subscription", "sub_1"))
+        .and(query_param("status", "paid"))
+        .and(query_param("expand[]", "data.payments"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": [
+            {"id": "in_1", "amount_paid": 3990, "payments": {"data": [{"status": "paid", "payment": {"type": "payment_intent", "payment_intent": "pi_1"}}]}}
+        ]})))
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/v1/refunds"))
+        .and(header("idempotency-key", "withdrawal-1-in_1"))
+        .and(body_string_contains("payment_intent=pi_1"))
+        .and(body_string_contains("reason=requested_by_customer"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(json!({"id": "re_1", "amount": 3990, "status": "succeeded"})),
+        )
+        .expect(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("DELETE"))
+        .and(path("/v1/subscriptions/sub_1"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"id": "sub_1", "status": "canceled"})))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let gateway = gateway(&server);
+    let paid = gateway.paid_invoices("sub_1").await.unwrap();
+    assert_eq!(
+        paid,
+        [PaidInvoice {
+            invoice_id: "in_1".into(),
+            amount: 3990,
+            payment_intent: "pi_1".into()
+        }]
+    );
+    let refund = gateway.refund(&paid[0], "withdrawal-1-in_1").await.unwrap();
+    assert_eq!(
+        (refund.id.as_str(), refund.amount, refund.status.as_str()),
+        ("re_1", 3990, "succeeded")
+    );
+    assert_eq!(gateway.cancel_subscription("sub_1").await.unwrap().status, "canceled");
+}
+
+#[tokio::test]
+async fn a_refund_the_platform_fails_or_refuses_is_a_decline_naming_why() {
+    use domain::ecommerce::PaidInvoice;
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/refunds"))
+        .and(header("idempotency-key", "k-failed"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(
+            json!({"id": "re_2", "amount": 100, "status": "failed", "failure_reason": "expired_or_canceled_card"}),
+        ))
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/v1/refunds"))
+        .and(header("idempotency-key", "k-refused"))
+        .respond_with(
+            ResponseTemplate::new(402).set_body_json(json!({"error": {"message": "Charge ch_1 has been disputed."}})),
+        )
+        .expect(1)
+        .mount(&server)
+        .await;
+    let invoice = PaidInvoice {
+        invoice_id: "in_1".into(),
+        amount: 100,
+        payment_intent: "pi_1".into(),
+    };
+    let gateway = gateway(&server);
+    match gateway.refund(&invoice, "k-failed").await {
+        Err(PaymentError::Declined(why)) => assert!(why.contains("expired_or_canceled_card"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    match gateway.refund(&invoice, "k-refused").await {
+        Err(PaymentError::Declined(why)) => assert!(why.contains("disputed"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn cancelling_a_subscription_cancelled_already_answers_it_as_it_is() {
+    let server = MockServer::start().await;
+    Mock::given(method("DELETE"))
+        .and(path("/v1/subscriptions/sub_1"))
+        .respond_with(
+            ResponseTemplate::new(400)
+                .set_body_json(json!({"error": {"message": "This subscription is already canceled."}})),
+        )
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/v1/subscriptions/sub_1"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"id": "sub_1", "status": "canceled"})))
+        .mount(&server)
+        .await;
+    assert_eq!(
+        gateway(&server).cancel_subscription("sub_1").await.unwrap().status,
+        "canceled"
+    );
+}
