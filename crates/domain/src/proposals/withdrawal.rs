@@ -269,4 +269,141 @@ mod tests {
         clock.set_days_ahead(0);
         assert!(clock.now() - before < chrono::Duration::days(1));
     }
+
+    mod use_case {
+        use super::super::*;
+        use crate::ecommerce::{MockPaymentGateway, PaidInvoice, PlatformSubscription};
+        use crate::proposals::ports::{MockPartnerDirectory, MockProposalStore};
+        use crate::proposals::requests::{MockCustomerRequestStore, SubscriptionStart};
+        use crate::values::Application;
+
+        fn office() -> Principal {
+            Principal {
+                user_id: 1,
+                email: "bo@demo.com.br".into(),
+                application: Application::BackOffice,
+                session_id: uuid::Uuid::nil(),
+            }
+        }
+
+        /// An online sale in analysis whose subscription started now, with one paid invoice.
+        fn sale(gateway: MockPaymentGateway, requests: MockCustomerRequestStore) -> WithdrawalService {
+            let mut proposals = MockProposalStore::new();
+            proposals.expect_detail().returning(|_, _| {
+                let mut detail = crate::testing::detail("EM ANÁLISE");
+                detail.proposal.flow = Flow::Ecommerce;
+                Ok(Some(detail))
+            });
+            WithdrawalService {
+                proposals: Arc::new(proposals),
+                partners: Arc::new(MockPartnerDirectory::new()),
+                requests: Arc::new(requests),
+                gateway: Arc::new(gateway),
+                clock: Arc::new(crate::clock::SystemClock),
+            }
+        }
+
+        fn moments() -> MockCustomerRequestStore {
+            let mut requests = MockCustomerRequestStore::new();
+            requests.expect_sale_moments().returning(|_| {
+                Ok(SaleMoments {
+                    last_signature: None,
+                    subscription: Some(SubscriptionStart {
+                        platform_id: "sub_1".into(),
+                        started_at: Utc::now(),
+                        status: "active".into(),
+                    }),
+                })
+            });
+            requests
+        }
+
+        fn paid(gateway: &mut MockPaymentGateway) {
+            gateway.expect_paid_invoices().returning(|_| {
+                Ok(vec![PaidInvoice {
+                    invoice_id: "in_1".into(),
+                    amount: 3990,
+                    payment_intent: "pi_1".into(),
+                }])
+            });
+        }
+
+        #[tokio::test]
+        async fn a_refused_refund_cancels_nothing_and_records_nothing() {
+            let mut gateway = MockPaymentGateway::new();
+            paid(&mut gateway);
+            gateway
+                .expect_refund()
+                .returning(|_, _| Err(PaymentError::Declined("refund_declined".into())));
+            gateway.expect_cancel_subscription().never();
+            let mut requests = moments();
+            requests.expect_record_withdrawal().never();
+            let result = sale(gateway, requests).withdraw(&office(), "id-1", None).await;
+            assert_eq!(
+                result,
+                Err(WithdrawalError::RefundRefused {
+                    invoice: "in_1".into(),
+                    reason: "refund_declined".into()
+                })
+            );
+        }
+
+        #[tokio::test]
+        async fn refunds_come_before_the_cancellation_and_both_are_recorded_with_the_move() {
+            let mut gateway = MockPaymentGateway::new();
+            paid(&mut gateway);
+            gateway
+                .expect_refund()
+                .withf(|invoice, key| invoice.payment_intent == "pi_1" && key == "withdrawal-1-in_1")
+                .times(1)
+                .returning(|invoice, _| {
+                    Ok(Refund {
+                        id: "re_1".into(),
+                        invoice_id: invoice.invoice_id.clone(),
+                        amount: invoice.amount,
+                        status: "succeeded".into(),
+                    })
+                });
+            gateway.expect_cancel_subscription().times(1).returning(|id| {
+                Ok(PlatformSubscription {
+                    id: id.to_owned(),
+                    status: "canceled".into(),
+                    current_period_end: None,
+                    latest_invoice_status: None,
+                    object: serde_json::Value::Null,
+                })
+            });
+            let mut requests = moments();
+            requests
+                .expect_record_withdrawal()
+                .withf(|change, request, refunds, subscription| {
+                    change.reason.as_deref() == Some(WITHDRAWAL_REASON)
+                        && change.to == ProposalStatus::Cancelled
+                        && request.kind == RequestKind::Withdrawal
+                        && request.reason == WITHDRAWAL_REASON
+                        && refunds.len() == 1
+                        && subscription.as_ref().is_some_and(|s| s.status == "canceled")
+                })
+                .times(1)
+                .returning(|change, _, _, _| {
+                    Ok((
+                        StatusEvent {
+                            id: 1,
+                            proposal_id: change.proposal_id,
+                            kind: crate::values::EventKind::StatusChange,
+                            from: change.from,
+                            to: change.to,
+                            changed_by: change.changed_by.clone(),
+                            changed_at: change.at,
+                            sequence: 2,
+                            reason: change.reason.clone(),
+                        },
+                        Protocol::new(change.at.date_naive(), 1),
+                    ))
+                });
+            let done = sale(gateway, requests).withdraw(&office(), "id-1", None).await.unwrap();
+            assert_eq!(done.refunds.len(), 1);
+            assert_eq!(done.event.to, ProposalStatus::Cancelled);
+        }
+    }
 }
