@@ -401,15 +401,18 @@ pub(crate) async fn store_state_in(
             // A later read of the platform is stored: this one is older news.
             continue;
         }
-        let differs = status != platform.status
-            || invoice_status != platform.latest_invoice_status
-            || period_end != platform.current_period_end;
+        // An answer without them (the platform's answer to a cancellation does not expand the
+        // invoice) does not know them: what is stored stays.
+        let latest_invoice_status = platform.latest_invoice_status.clone().or(invoice_status.clone());
+        let current_period_end = platform.current_period_end.or(period_end);
+        let differs =
+            status != platform.status || invoice_status != latest_invoice_status || period_end != current_period_end;
         diesel::update(subscriptions::table.find(id))
             .set((
                 subscriptions::status.eq(&platform.status),
                 subscriptions::object.eq(&platform.object),
-                subscriptions::current_period_end.eq(platform.current_period_end),
-                subscriptions::latest_invoice_status.eq(&platform.latest_invoice_status),
+                subscriptions::current_period_end.eq(current_period_end),
+                subscriptions::latest_invoice_status.eq(&latest_invoice_status),
                 subscriptions::platform_read_at.eq(read_at),
                 subscriptions::updated_at.eq(diesel::dsl::now),
             ))

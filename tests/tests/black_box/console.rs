@@ -525,4 +525,48 @@ async fn the_back_office_cancels_a_proposal_and_sees_a_sales_subscription_fail()
         browser.find(Locator::Id("decision")).await.is_err(),
         "a finished proposal offers no decision"
     );
+
+    // The customer regrets the online sale: the back office undoes it, confirming the refund.
+    browser.goto(&app.url("/console")).await.unwrap();
+    wait_for_text(&browser, "#proposal-list tbody", |t| t.contains("Maria da Silva")).await;
+    open_proposal(&browser, &sale).await;
+    browser
+        .find(Locator::Id("withdrawal-reason"))
+        .await
+        .unwrap()
+        .send_keys("Encontrou um plano mais barato")
+        .await
+        .unwrap();
+    browser
+        .find(Locator::Id("withdrawal-apply"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    accept_confirmation(&browser).await;
+    wait_for_text(&browser, "#proposal-status", |t| t == "CANCELADO").await;
+    let shown = wait_for_text(&browser, "#subscription", |t| t.contains("cancelada")).await;
+    assert!(shown.contains("cancelada (canceled)"), "{shown}");
+    assert!(
+        shown.contains("última fatura em aberto (open)"),
+        "the cancellation's answer does not tell the invoice: it stays as read: {shown}"
+    );
+    let timeline = wait_for_text(&browser, "#timeline", |t| t.contains("ARREPENDIMENTO")).await;
+    assert!(
+        timeline.contains("arrependimento"),
+        "the request under its protocol: {timeline}"
+    );
+    assert!(browser.find(Locator::Id("withdrawal")).await.is_err(), "undone once");
+    photograph(&browser, "proposta-arrependimento").await;
+    assert_eq!(app.count("SELECT count(*) AS n FROM refunds").await, 1);
+}
+
+/// Accepts the page's confirmation dialog once it shows (htmx's `hx-confirm`).
+async fn accept_confirmation(browser: &Client) {
+    let started = Instant::now();
+    while browser.accept_alert().await.is_err() {
+        assert!(started.elapsed() < Duration::from_secs(10), "no confirmation was asked");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }

@@ -158,6 +158,33 @@ pub async fn decide(
     render("proposal.html", views::proposal(detail, history))
 }
 
+#[derive(Deserialize)]
+pub struct WithdrawalForm {
+    #[serde(default)]
+    reason: String,
+}
+
+/// Records the customer's regret (CDC art. 49) on a concluded sale: the same use case as
+/// `POST /proposal/{identificador}/withdraw` (refunds, the subscription cancelled, a protocol),
+/// then shows the proposal again.
+pub async fn withdraw(
+    state: web::Data<AppState>,
+    BackOfficeUser(user): BackOfficeUser,
+    path: web::Path<String>,
+    form: web::Form<WithdrawalForm>,
+) -> Result<HttpResponse, ApiError> {
+    let body = domain::proposals::bodies::WithdrawBody {
+        reason: match form.reason.trim() {
+            "" => domain::input::Field::Missing,
+            given => domain::input::Field::Given(given.to_owned()),
+        },
+    };
+    let reason = body.read()?;
+    state.withdrawal.withdraw(&user.0, &path, reason).await?;
+    let (detail, history) = state.proposals.dossier(&user.0, &path).await?;
+    render("proposal.html", views::proposal(detail, history))
+}
+
 /// The caller's webhook subscriptions.
 pub async fn hooks(state: web::Data<AppState>, BackOfficeUser(user): BackOfficeUser) -> Result<HttpResponse, ApiError> {
     let subscriptions = state.hooks.list(&user.0).await?;
@@ -227,6 +254,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(web::resource("/proposals").route(web::get().to(proposals)))
         .service(web::resource("/proposals/{identifier}").route(web::get().to(proposal)))
         .service(web::resource("/proposals/{identifier}/status").route(web::post().to(decide)))
+        .service(web::resource("/proposals/{identifier}/withdraw").route(web::post().to(withdraw)))
         .service(web::resource("/hooks").route(web::get().to(hooks)))
         .service(web::resource("/hooks/{uuid}/deliveries").route(web::get().to(deliveries)))
         .service(web::resource("/hooks/{uuid}/deliveries/{id}/retry").route(web::post().to(retry)))

@@ -192,6 +192,8 @@ pub fn proposal(detail: ProposalDetail, history: Vec<HistoryEntry>) -> Value {
             signatures => signatures,
             subscription => detail.subscription.as_ref().map(subscription_line),
             sent => p.document_key.is_some(),
+            // A concluded sale may be undone within the right of regret (the use case judges the days).
+            withdrawable => matches!(p.status, ProposalStatus::InAnalysis | ProposalStatus::Approved),
             open => !moves.is_empty(),
         },
         decisions => moves,
