@@ -200,28 +200,7 @@ pub fn build_state(
     let catalog = CatalogService { store: catalog_store };
     let callback_secret = given_or_random(&config.signature.callback_secret);
     let payment_webhook_secret = given_or_random(&config.payment_webhook_secret);
-    let signing = SigningService {
-        proposals: stores.clone(),
-        partners: stores.clone(),
-        signatures: Arc::new(PgSignatures::new(pool.clone())),
-        provider: match &config.signature.clicksign {
-            Some((url, token)) => Arc::new(
-                ClicksignProvider::new(ClicksignSettings {
-                    remind_interval: config.signature.remind_interval_days,
-                    ..ClicksignSettings::new(url, token, &callback_secret)
-                })
-                .map_err(|e| StartupError::Config(format!("CLICKSIGN_BASE_URL: {e}")))?,
-            ),
-            None => Arc::new(SandboxProvider::new(&config.public_url, &callback_secret)),
-        },
-        requests: Arc::new(PgCustomerRequests::new(pool.clone())),
-        renderer: Arc::new(PdfRenderer),
-        clock: Arc::new(SystemClock),
-        max_resends: config.signature.max_resends,
-        signing_deadline: config.signature.deadline,
-        callback_max_age: chrono::Duration::from_std(config.retention.callback_replay_window())
-            .unwrap_or(chrono::Duration::days(15)),
-    };
+    let signing = signing_service(config, &pool, stores.clone(), &callback_secret)?;
     let (gateway, sandbox_gateway): (Arc<dyn domain::ecommerce::PaymentGateway>, _) = match &config.stripe {
         Some((base, key)) => (
             Arc::new(
@@ -465,6 +444,39 @@ impl EngineTask {
     }
 }
 
+/// The signing use case over the pool: the configured provider (Clicksign, or the sandbox at
+/// `PUBLIC_URL`) and the stores. `serve` answers routes 12 and 13 with it; `serve` and `worker`
+/// both expire the proposals past their signing deadline with it.
+fn signing_service(
+    config: &Config,
+    pool: &PgPool,
+    stores: Arc<PgProposals>,
+    callback_secret: &[u8],
+) -> Result<SigningService, StartupError> {
+    Ok(SigningService {
+        proposals: stores.clone(),
+        partners: stores,
+        signatures: Arc::new(PgSignatures::new(pool.clone())),
+        provider: match &config.signature.clicksign {
+            Some((url, token)) => Arc::new(
+                ClicksignProvider::new(ClicksignSettings {
+                    remind_interval: config.signature.remind_interval_days,
+                    ..ClicksignSettings::new(url, token, callback_secret)
+                })
+                .map_err(|e| StartupError::Config(format!("CLICKSIGN_BASE_URL: {e}")))?,
+            ),
+            None => Arc::new(SandboxProvider::new(&config.public_url, callback_secret)),
+        },
+        requests: Arc::new(PgCustomerRequests::new(pool.clone())),
+        renderer: Arc::new(PdfRenderer),
+        clock: Arc::new(SystemClock),
+        max_resends: config.signature.max_resends,
+        signing_deadline: config.signature.deadline,
+        callback_max_age: chrono::Duration::from_std(config.retention.callback_replay_window())
+            .unwrap_or(chrono::Duration::days(15)),
+    })
+}
+
 /// Expires the proposals past their signing deadline every `interval`. Every instance runs it:
 /// the store claims each overdue proposal for one pass only, so each expires once.
 fn spawn_expiry(signing: SigningService, interval: std::time::Duration) -> tokio::task::JoinHandle<()> {
@@ -482,7 +494,8 @@ fn spawn_expiry(signing: SigningService, interval: std::time::Duration) -> tokio
     })
 }
 
-/// Runs only the delivery engine (`sales-api worker`) until SIGTERM or SIGINT.
+/// Runs the background work without an HTTP server (`sales-api worker`): the webhook deliveries
+/// and the signing deadlines' expiry, until SIGTERM or SIGINT.
 pub async fn run_worker(config: Config) -> Result<(), StartupError> {
     deployment::refuse_unsafe(&config).map_err(|e| StartupError::Config(e.0))?;
     deployment::announce(&config);
@@ -491,12 +504,22 @@ pub async fn run_worker(config: Config) -> Result<(), StartupError> {
         &config,
         Sampled {
             pools: vec![("webhooks", pool.clone())],
-            queue: pool,
+            queue: pool.clone(),
         },
     )?;
     let engine = EngineTask::start(engine);
-    tracing::info!("webhook delivery worker started");
+    // The signing deadlines too: the worker is where background work runs when `serve` is
+    // scaled for requests (every instance may run it; each proposal expires once).
+    let signing = signing_service(
+        &config,
+        &pool,
+        Arc::new(PgProposals::new(pool.clone())),
+        &given_or_random(&config.signature.callback_secret),
+    )?;
+    let expiry = spawn_expiry(signing, config.signature.expiry_interval);
+    tracing::info!("webhook delivery and signing deadline worker started");
     wait_for_signal().await;
+    expiry.abort();
     engine.stop(config.shutdown_timeout).await;
     if let Some(metrics) = metrics {
         metrics.stop().await;

@@ -31,7 +31,8 @@ pub enum Command {
         #[arg(long)]
         no_migrate: bool,
     },
-    /// Delivers webhooks only, with no HTTP server (`serve` delivers them too unless HOOKS_WORKER=false).
+    /// The background work with no HTTP server: webhook deliveries (`serve` delivers them too unless
+    /// HOOKS_WORKER=false) and the signing deadlines' expiry.
     Worker,
     /// Applies pending database migrations and exits.
     Migrate {
