@@ -198,6 +198,22 @@ impl SandboxGateway {
         let Some(status) = announced.pointer("/data/object/status").and_then(Value::as_str) else {
             return Ok(());
         };
+        // Once per event: the same event delivered again (the service ignores it) must not take
+        // the sandbox back to what it announced then.
+        let nonce = uuid::Uuid::new_v4().to_string();
+        let adopted = self
+            .ledger
+            .put_once(
+                "adopted_event",
+                event_id,
+                &format!("adopted_{event_id}"),
+                json!({"nonce": nonce}),
+            )
+            .await
+            .map_err(|e| PaymentEventError::Malformed(e.to_string()))?;
+        if adopted["nonce"] != nonce.as_str() {
+            return Ok(());
+        }
         let stored = self
             .object(subscription_id)
             .await

@@ -310,3 +310,35 @@ async fn a_proposal_without_a_subscription_answers_null() {
         Value::Null
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_testers_event_delivered_again_takes_neither_the_service_nor_the_sandbox_back() {
+    let app = TestApp::spawn_with(&[("PAYMENT_WEBHOOK_SECRET", WEBHOOK_SECRET)]).await;
+    let (shop, identifier, subscription) = paid_sale(&app, "52998224725", "joao@exemplo.com.br").await;
+    let announced = |id: &str, status: &str| {
+        json!({"id": id, "type": "customer.subscription.updated",
+            "data": {"object": {"id": subscription, "status": status}}})
+    };
+    for (event, status) in [("evt_atraso", "past_due"), ("evt_em_dia", "active")] {
+        assert_eq!(
+            platform_event(&app, &announced(event, status)).await.status(),
+            StatusCode::OK
+        );
+        assert_eq!(
+            app.proposal_data(&identifier, &shop).await["subscription"]["status"],
+            status
+        );
+    }
+    let again = platform_event(&app, &announced("evt_atraso", "past_due")).await;
+    assert_eq!(again.json::<Value>().await.unwrap()["message"], "Evento já registrado.");
+    assert_eq!(
+        app.proposal_data(&identifier, &shop).await["subscription"]["status"],
+        "active"
+    );
+    // The sandbox platform agrees: nothing to reconcile.
+    let config = TestApp::config(&app.db, &[("PAYMENT_WEBHOOK_SECRET", WEBHOOK_SECRET)]);
+    let pool = adapters_postgres::build_pool(&api_actix::app::pool_settings(&config)).unwrap();
+    let state = api_actix::app::build_state(&config, pool, None).unwrap();
+    let report = state.ecommerce.reconcile(false).await.unwrap();
+    assert!(report.drifted.is_empty(), "{report:?}");
+}

@@ -29,6 +29,19 @@ async fn an_online_sale_withdrawn_on_day_7_is_refunded_and_cancelled_and_on_day_
     let (_, late_identifier, _) = another_paid_sale(&app, &shop, "39053344705", "maria@exemplo.com.br").await;
     let office = app.token_for("bo@demo.com.br", "BACKOFFICE", "").await;
 
+    for wrong in [
+        json!({"daysAhead": -1}),
+        json!({"daysAhead": "sete"}),
+        json!({"daysAhead": 3651}),
+    ] {
+        let refused = assert_error(
+            app.post_json("/sandbox/clock", &wrong).await,
+            StatusCode::BAD_REQUEST,
+            "dados_invalidos",
+        )
+        .await;
+        assert_eq!(error_fields(&refused), ["daysAhead"], "{wrong}");
+    }
     days_later(&app, 7).await;
     let response = withdraw(
         &app,

@@ -188,18 +188,22 @@ const MAX_DAYS_AHEAD: i64 = 3_650;
 
 /// `GET /sandbox/clock` tells and `POST /sandbox/clock {"daysAhead": n}` moves the clock the right
 /// of regret is judged by, on this instance (0 puts it back).
-pub async fn clock(state: web::Data<AppState>, body: Option<web::Json<ClockBody>>) -> Result<HttpResponse, ApiError> {
+pub async fn clock(state: web::Data<AppState>, body: web::Bytes) -> Result<HttpResponse, ApiError> {
     let clock = &sandbox(&state)?.clock;
-    if let Some(days) = body.and_then(|b| b.into_inner().days_ahead) {
-        if !(0..=MAX_DAYS_AHEAD).contains(&days) {
+    if !body.is_empty() {
+        let days = serde_json::from_slice::<ClockBody>(&body)
+            .ok()
+            .and_then(|b| b.days_ahead)
+            .filter(|days| (0..=MAX_DAYS_AHEAD).contains(days));
+        let Some(days) = days else {
             let mut v = domain::validation::Violations::new();
             v.add(
                 "daysAhead",
                 domain::validation::codes::INVALID_VALUE,
-                format!("daysAhead deve estar entre 0 e {MAX_DAYS_AHEAD}"),
+                format!("daysAhead deve ser um número inteiro de 0 a {MAX_DAYS_AHEAD}"),
             );
             return Err(ApiError::invalid(v));
-        }
+        };
         clock.set_days_ahead(days);
     }
     let now = domain::clock::Clock::now(clock.as_ref());
