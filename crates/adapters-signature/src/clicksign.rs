@@ -201,7 +201,12 @@ impl ClicksignProvider {
     /// A JSON:API call to the Envelope API; an empty answer (202, 204) reads as null.
     async fn api(&self, method: Method, path: &str, body: Option<Value>) -> Result<Value, ProviderError> {
         let url = format!("{}/api/v3{path}", self.settings.base_url);
-        let bytes = self.call(method, &url, body, true).await?;
+        self.api_at(method, &url, body).await
+    }
+
+    /// [`Self::api`] at a whole URL of the Envelope API (a page's `links.next`).
+    async fn api_at(&self, method: Method, url: &str, body: Option<Value>) -> Result<Value, ProviderError> {
+        let bytes = self.call(method, url, body, true).await?;
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Ok(Value::Null);
         }
@@ -284,6 +289,10 @@ fn documentation(signer: &Signer) -> Option<String> {
         .filter(|d| d.len() == 11)
         .map(domain::contract::formats::cpf)
 }
+
+/// The most pages of an envelope's events read (four signatures and their notifications fit in
+/// the first).
+const MAX_EVENT_PAGES: usize = 20;
 
 #[async_trait]
 impl SignatureProvider for ClicksignProvider {
@@ -453,15 +462,26 @@ impl SignatureProvider for ClicksignProvider {
 
     /// The envelope's events (`GET /envelopes/{id}/events`): each `sign` names its signer with
     /// how it was authenticated and from where.
+    /// Page after page (`links.next`, only within the API's own address: the token goes nowhere
+    /// else), at most [`MAX_EVENT_PAGES`].
     async fn signing_evidence(&self, document_key: &str) -> Result<Vec<SignerEvidence>, ProviderError> {
-        let events = self
-            .api(Method::GET, &format!("/envelopes/{document_key}/events"), None)
-            .await?;
-        Ok(events["data"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(callback::signer_evidence)
-            .collect())
+        let api = format!("{}/api/v3/", self.settings.base_url);
+        let mut url = format!("{api}envelopes/{document_key}/events");
+        let mut evidence = Vec::new();
+        for _ in 0..MAX_EVENT_PAGES {
+            let page = self.api_at(Method::GET, &url, None).await?;
+            evidence.extend(
+                page["data"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(callback::signer_evidence),
+            );
+            match page["links"]["next"].as_str() {
+                Some(next) if next.starts_with(&api) => url = next.to_owned(),
+                _ => break,
+            }
+        }
+        Ok(evidence)
     }
 }

@@ -359,3 +359,43 @@ async fn cancelling_a_cancelled_envelope_is_done_and_a_closed_one_is_refused() {
         Err(ProviderError::Rejected(why)) if why.contains("Envelope não pode ser cancelado")
     ));
 }
+
+#[tokio::test]
+async fn the_envelopes_sign_events_are_read_page_after_page_within_the_api_only() {
+    use wiremock::matchers::query_param;
+    let server = MockServer::start().await;
+    let uri = server.uri();
+    let sign = |key: &str, ip: &str| {
+        json!({"id": key, "type": "events", "attributes": {"name": "sign",
+            "data": {"signer": {"key": key, "auths": ["whatsapp"], "address": ip}}}})
+    };
+    Mock::given(method("GET"))
+        .and(path("/api/v3/envelopes/env-1/events"))
+        .and(query_param("page[number]", "2"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .insert_header("content-type", JSON_API)
+                .set_body_json(json!({
+            "data": [sign("k2", "198.51.100.2")],
+            // Elsewhere than the API: never followed (the token would go with it).
+            "links": {"next": "https://outro.exemplo.com/api/v3/envelopes/env-1/events?page[number]=3"}})),
+        )
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api/v3/envelopes/env-1/events"))
+        .respond_with(ResponseTemplate::new(200).insert_header("content-type", JSON_API).set_body_json(json!({
+            "data": [{"id": "u", "type": "events", "attributes": {"name": "upload", "data": {}}}, sign("k1", "198.51.100.1")],
+            "links": {"next": format!("{uri}/api/v3/envelopes/env-1/events?page[number]=2")}})))
+        .with_priority(2)
+        .mount(&server)
+        .await;
+    let evidence = provider(&server).signing_evidence("env-1").await.unwrap();
+    let read: Vec<(&str, Option<&str>)> = evidence
+        .iter()
+        .map(|e| (e.request_key.as_str(), e.ip.as_deref()))
+        .collect();
+    assert_eq!(read, [("k1", Some("198.51.100.1")), ("k2", Some("198.51.100.2"))]);
+    assert_eq!(server.received_requests().await.unwrap().len(), 2);
+}
