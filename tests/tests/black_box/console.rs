@@ -56,27 +56,9 @@ async fn photograph(browser: &Client, name: &str) {
 async fn sign_in(browser: &Client, app: &TestApp) {
     browser.goto(&app.url("/console")).await.unwrap();
     photograph(browser, "entrar").await;
-    browser
-        .find(Locator::Id("email"))
-        .await
-        .unwrap()
-        .send_keys(OFFICE_EMAIL)
-        .await
-        .unwrap();
-    browser
-        .find(Locator::Id("password"))
-        .await
-        .unwrap()
-        .send_keys(OFFICE_PASSWORD)
-        .await
-        .unwrap();
-    browser
-        .find(Locator::Id("signin-button"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    type_into(browser, "email", OFFICE_EMAIL).await;
+    type_into(browser, "password", OFFICE_PASSWORD).await;
+    click(browser, "signin-button").await;
 }
 
 fn named(cpf: &str, name: &str) -> Value {
@@ -128,13 +110,7 @@ async fn sign_in_filter_open_approve_and_see_the_entry_in_the_timeline() {
     // Accents and case do not matter.
     let q = browser.find(Locator::Id("filter-q")).await.unwrap();
     q.send_keys("jose conceicao").await.unwrap();
-    browser
-        .find(Locator::Id("filter-apply"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&browser, "filter-apply").await;
     let filtered = wait_for_text(&browser, "#proposal-list tbody", |t| !t.contains("Maria da Silva")).await;
     assert!(filtered.contains("José Antônio da Conceição") && !filtered.contains("Ana Beatriz"));
     assert!(filtered.contains("EM ANÁLISE"));
@@ -179,13 +155,7 @@ async fn sign_in_filter_open_approve_and_see_the_entry_in_the_timeline() {
     assert_eq!(last["changes"]["motivo"]["to"], "Documentação conferida");
     assert_eq!(last["by"], OFFICE_EMAIL);
 
-    browser
-        .find(Locator::Id("nav-catalog"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&browser, "nav-catalog").await;
     wait_for_text(&browser, "#product-list", |t| t.contains("Seguro de Vida Essencial")).await;
     photograph(&browser, "produtos").await;
     browser.close().await.unwrap();
@@ -244,13 +214,7 @@ async fn a_failed_webhook_delivery_is_retried_from_the_console() {
     let (_driver, browser) = start_browser().await;
     sign_in(&browser, &app).await;
     wait_for_text(&browser, "#proposal-list tbody", |t| t.contains("CANCELADO")).await;
-    browser
-        .find(Locator::Id("nav-hooks"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&browser, "nav-hooks").await;
     wait_for_text(&browser, "#hook-list", |t| t.contains(&receiver.uri())).await;
     browser
         .find(Locator::Css("button.deliveries"))
@@ -438,6 +402,22 @@ async fn a_partners_token_in_the_console_is_refused_and_the_sign_in_shown_again(
     browser.close().await.unwrap();
 }
 
+/// Types `text` into the element with this id.
+async fn type_into(browser: &Client, id: &str, text: &str) {
+    browser
+        .find(Locator::Id(id))
+        .await
+        .unwrap()
+        .send_keys(text)
+        .await
+        .unwrap();
+}
+
+/// Clicks the element with this id.
+async fn click(browser: &Client, id: &str) {
+    browser.find(Locator::Id(id)).await.unwrap().click().await.unwrap();
+}
+
 /// Chooses the decision on the open proposal, gives the reason and registers it.
 async fn decide(browser: &Client, status: &str, reason: &str) {
     browser
@@ -447,20 +427,8 @@ async fn decide(browser: &Client, status: &str, reason: &str) {
         .click()
         .await
         .unwrap();
-    browser
-        .find(Locator::Id("decision-reason"))
-        .await
-        .unwrap()
-        .send_keys(reason)
-        .await
-        .unwrap();
-    browser
-        .find(Locator::Id("decision-apply"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    type_into(browser, "decision-reason", reason).await;
+    click(browser, "decision-apply").await;
 }
 
 /// Opens the proposal from the list (all proposals are the back office's).
@@ -530,20 +498,8 @@ async fn the_back_office_cancels_a_proposal_and_sees_a_sales_subscription_fail()
     browser.goto(&app.url("/console")).await.unwrap();
     wait_for_text(&browser, "#proposal-list tbody", |t| t.contains("Maria da Silva")).await;
     open_proposal(&browser, &sale).await;
-    browser
-        .find(Locator::Id("withdrawal-reason"))
-        .await
-        .unwrap()
-        .send_keys("Encontrou um plano mais barato")
-        .await
-        .unwrap();
-    browser
-        .find(Locator::Id("withdrawal-apply"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    type_into(&browser, "withdrawal-reason", "Encontrou um plano mais barato").await;
+    click(&browser, "withdrawal-apply").await;
     accept_confirmation(&browser).await;
     wait_for_text(&browser, "#proposal-status", |t| t == "CANCELADO").await;
     let shown = wait_for_text(&browser, "#subscription", |t| t.contains("cancelada")).await;
