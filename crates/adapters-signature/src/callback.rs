@@ -70,16 +70,17 @@ pub fn parse(secret: &[u8], headers: &[(String, String)], body: &[u8]) -> Result
         .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
         .map(|t| t.with_timezone(&Utc))
         .ok_or_else(|| CallbackError::Malformed("occurred_at ausente ou inválido".into()))?;
+    let details = signer_details(key, signer);
     Ok(ProviderEvent {
         event_id: hex::encode(Sha256::digest(body)),
-        request_key: key.to_owned(),
+        request_key: details.request_key,
         kind,
         at,
-        latitude: text(&signer["latitude"]),
-        longitude: text(&signer["longitude"]),
-        ip: text(&signer["address"]),
-        user_agent: text(&signer["user_agent"]),
-        authentication: text(&signer["auths"][0]),
+        latitude: details.latitude,
+        longitude: details.longitude,
+        ip: details.ip,
+        user_agent: details.user_agent,
+        authentication: details.authentication,
     })
 }
 
@@ -100,14 +101,19 @@ pub fn signer_evidence(event: &Value) -> Option<SignerEvidence> {
         return None;
     }
     let signer = &attributes["data"]["signer"];
-    Some(SignerEvidence {
-        request_key: signer["key"].as_str()?.to_owned(),
+    Some(signer_details(signer["key"].as_str()?, signer))
+}
+
+/// What a signer object (a callback's or an envelope event's) tells of how and where it signed.
+fn signer_details(key: &str, signer: &Value) -> SignerEvidence {
+    SignerEvidence {
+        request_key: key.to_owned(),
         authentication: text(&signer["auths"][0]),
         ip: text(&signer["address"]),
         user_agent: text(&signer["user_agent"]),
         latitude: text(&signer["latitude"]),
         longitude: text(&signer["longitude"]),
-    })
+    }
 }
 
 #[cfg(test)]

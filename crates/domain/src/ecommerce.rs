@@ -444,20 +444,16 @@ impl EcommerceService {
         }
         let read_at = self.clock.now();
         let platform = match &event {
-            PaymentEvent::SubscriptionTouched { subscription_id, .. } => {
-                self.gateway.subscription(subscription_id).await?
+            PaymentEvent::SubscriptionTouched {
+                kind, subscription_id, ..
+            } => {
+                let read = self.gateway.subscription(subscription_id).await?;
+                let status = read.as_ref().map_or("desconhecida", |s| s.status.as_str());
+                tracing::info!(%kind, subscription = %subscription_id, status, "subscription read from the platform");
+                read
             }
             _ => None,
         };
-        if let (
-            PaymentEvent::SubscriptionTouched {
-                kind, subscription_id, ..
-            },
-            Some(state),
-        ) = (&event, &platform)
-        {
-            tracing::info!(%kind, subscription = %subscription_id, status = %state.status, "subscription read from the platform");
-        }
         Ok(self.store.record_payment_event(&event, platform, read_at).await?)
     }
 

@@ -141,6 +141,22 @@ async fn a_failed_charge_then_a_paid_one_show_in_route_7_the_history_and_the_san
             json!({"assinatura_pagamento": {"from": "past_due", "to": "active"}, "fatura_pagamento": {"from": "open", "to": "paid"}}),
         ]
     );
+    // A subscription the sandbox does not know is the platform's refusal, an unknown action none.
+    let unknown = app
+        .client
+        .post(app.url("/sandbox/payments/sub_inexistente/fail"))
+        .header("accept", "application/json")
+        .send()
+        .await
+        .unwrap();
+    black_box_tests::assert_error(unknown, StatusCode::BAD_REQUEST, "pagamento_invalido").await;
+    let action = app
+        .client
+        .post(app.url(&format!("/sandbox/payments/{subscription}/reembolsar")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(action.status(), StatusCode::NOT_FOUND);
     // The development page lists the subscription with its buttons.
     let page = app.get("/sandbox/payments", None).await.text().await.unwrap();
     assert!(

@@ -160,6 +160,21 @@ async fn a_signed_sale_is_withdrawn_by_its_seller_from_its_last_signature_and_no
     )
     .await;
     assert_eq!(error_fields(&short), ["reason"]);
+    for (wrong, code) in [(json!("x".repeat(501)), "texto_longo"), (json!(42), "tipo_invalido")] {
+        let refused = assert_error(
+            withdraw(&app, &partner, &signed, json!({"reason": wrong})).await,
+            StatusCode::BAD_REQUEST,
+            "dados_invalidos",
+        )
+        .await;
+        assert_eq!(error_fields(&refused), ["reason"]);
+        assert_eq!(refused["errors"][0]["code"], code);
+    }
+    assert_eq!(
+        withdraw(&app, &partner, &signed, json!(["reason"])).await.status(),
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "a body that is not an object"
+    );
     let not_sold = assert_error(
         withdraw(&app, &partner, &unsigned, json!({})).await,
         StatusCode::CONFLICT,

@@ -104,7 +104,8 @@ pub async fn sandbox_sign(
     Ok(HttpResponse::Ok().json(Envelope::data("Assinatura registrada.", Signed { proposal_status })))
 }
 
-fn accepts_json(request: &HttpRequest) -> bool {
+/// Whether the sandbox's caller asked for JSON (a test or a script) rather than a page.
+pub(crate) fn accepts_json(request: &HttpRequest) -> bool {
     let accept = request.headers().get(header::ACCEPT).and_then(|v| v.to_str().ok());
     accept.is_some_and(|v| v.contains("application/json"))
 }

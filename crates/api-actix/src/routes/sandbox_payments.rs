@@ -6,11 +6,13 @@
 use crate::http::envelope::Envelope;
 use crate::http::error::{ApiError, ErrorCode};
 use crate::http::html::escape;
+use crate::routes::sandbox::accepts_json;
 use crate::state::{AppState, SandboxPayments};
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use adapters_payment::SandboxGateway;
 use adapters_payment::sandbox::SandboxEvent;
+use domain::contract::formats;
 use domain::ecommerce::{EcommerceError, EcommerceService};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -73,14 +75,6 @@ fn platform(state: &AppState) -> Result<&SandboxGateway, ApiError> {
         .ok_or_else(|| ApiError::new(ErrorCode::NotFound))
 }
 
-fn wants_json(request: &HttpRequest) -> bool {
-    request
-        .headers()
-        .get(header::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.contains("application/json"))
-}
-
 #[derive(Serialize)]
 struct ActionDone {
     subscription: String,
@@ -97,7 +91,7 @@ pub async fn payment_action(
     let (subscription, action) = path.into_inner();
     let action = PaymentAction::parse(&action).ok_or_else(|| ApiError::new(ErrorCode::NotFound))?;
     let events = run_payment_action(platform(&state)?, &state.ecommerce, &subscription, action).await?;
-    if !wants_json(&request) {
+    if !accepts_json(&request) {
         return Ok(HttpResponse::SeeOther()
             .insert_header((header::LOCATION, "/sandbox/payments"))
             .finish());
@@ -138,7 +132,7 @@ fn page(subscriptions: &[Value], days_ahead: i64) -> String {
                 proposal = escape(s["metadata"]["proposal"].as_str().unwrap_or("-")),
                 status_class = escape(status),
                 status = escape(status),
-                amount = money(s["plan"]["amount"].as_i64().unwrap_or(0)),
+                amount = formats::reais(s["plan"]["amount"].as_i64().unwrap_or(0)),
             )
         })
         .collect();
@@ -163,11 +157,6 @@ fn page(subscriptions: &[Value], days_ahead: i64) -> String {
         body = body,
         days = days_ahead,
     )
-}
-
-/// Cents as reais, the Brazilian way.
-fn money(cents: i64) -> String {
-    format!("R$ {},{:02}", cents / 100, cents % 100)
 }
 
 #[derive(Deserialize)]
