@@ -8,3 +8,12 @@ pub fn escape(text: &str) -> String {
         .replace('>', "&gt;")
         .replace('"', "&quot;")
 }
+
+/// Whether the caller of a page's action asked for JSON (a test or a script) rather than a page.
+pub fn accepts_json(request: &actix_web::HttpRequest) -> bool {
+    request
+        .headers()
+        .get(actix_web::http::header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("application/json"))
+}

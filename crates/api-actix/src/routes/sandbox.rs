@@ -3,7 +3,7 @@
 
 use crate::http::envelope::Envelope;
 use crate::http::error::{ApiError, ErrorCode};
-use crate::http::html::escape;
+use crate::http::html::{accepts_json, escape};
 use crate::routes::signing::pdf_response;
 use crate::state::AppState;
 use actix_web::http::header;
@@ -102,12 +102,6 @@ pub async fn sandbox_sign(
         _ => None,
     };
     Ok(HttpResponse::Ok().json(Envelope::data("Assinatura registrada.", Signed { proposal_status })))
-}
-
-/// Whether the sandbox's caller asked for JSON (a test or a script) rather than a page.
-pub(crate) fn accepts_json(request: &HttpRequest) -> bool {
-    let accept = request.headers().get(header::ACCEPT).and_then(|v| v.to_str().ok());
-    accept.is_some_and(|v| v.contains("application/json"))
 }
 
 /// The PDF a sandbox party signs.

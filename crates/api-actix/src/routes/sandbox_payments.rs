@@ -5,8 +5,7 @@
 
 use crate::http::envelope::Envelope;
 use crate::http::error::{ApiError, ErrorCode};
-use crate::http::html::escape;
-use crate::routes::sandbox::accepts_json;
+use crate::http::html::{accepts_json, escape};
 use crate::state::{AppState, SandboxPayments};
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
