@@ -11,6 +11,7 @@ pub mod ecommerce;
 mod event_outbox;
 pub mod hooks;
 pub mod idempotency;
+mod list_statement;
 mod listener;
 pub mod migrations;
 pub mod partners;

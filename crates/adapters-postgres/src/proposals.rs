@@ -3,6 +3,7 @@
 
 use crate::customers::{address_cte, bind_address};
 use crate::event_outbox::Audience;
+use crate::list_statement::{NameHasWord, Older, WithPageLimit};
 use crate::person_columns::{bind_registration, new_copy_cte, refreshed_copies_cte, registration_cte};
 use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::prepared::prepared;
@@ -14,7 +15,7 @@ use crate::schema::{
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use diesel::dsl::{AsSelect, SqlTypeOf, sql};
+use diesel::dsl::AsSelect;
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
@@ -263,22 +264,17 @@ fn field_changes(stored: serde_json::Value) -> BTreeMap<String, FieldChange> {
         .collect()
 }
 
-/// A name word as a LIKE pattern against the stored normalised name (`nome_busca`, written by
-/// `search_text`: lower case, accents and full-width forms folded; migration 000021): the word
-/// normalised the same way, then `%`, `_` and `\` escaped, in that order, so that a full-width
-/// `％` folded into `%` is escaped too.
-const NAME_WORD_MATCHES: &str = "proposal_customers.nome_busca LIKE '%' || \
-     replace(replace(replace(search_text(";
-const NAME_WORD_MATCHES_END: &str = "), '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'";
-
-/// The list's statement: the scope and each condition as a filter, newest first from the cursor,
-/// one row more than the page. Each scope and the status and CPF filters have an index in this
-/// order (migration 000015), and name words the trigram index on `nome_busca` (000021).
-fn search_query(
-    search: &ProposalSearch,
-    scope: Scope,
-) -> proposals::BoxedQuery<'static, Pg, SqlTypeOf<AsSelect<ProposalRow, Pg>>> {
-    let mut query = proposals::table.select(ProposalRow::as_select()).into_boxed();
+/// The list's statement without its `LIMIT`: the scope and each condition as a filter, newest
+/// first from the cursor, each with the name and CPF of the proposal's copy of its customer (one
+/// round trip). Each scope and the status and CPF filters have an index in this order
+/// (migration 000015), and name words the trigram index on `nome_busca` (000021). Every part is
+/// a column, a bound value or a [`list_filters`] fragment, so the statement is kept prepared per
+/// combination of filters: a page costs no parse.
+fn search_query(search: &ProposalSearch, scope: Scope) -> ListQuery {
+    let mut query = proposals::table
+        .left_join(proposal_customers::table)
+        .select(listed_columns())
+        .into_boxed();
     if let Some(visible) = visible_to(scope) {
         query = query.filter(visible);
     }
@@ -304,17 +300,9 @@ fn search_query(
     match &search.text {
         Some(SearchText::Cpf(cpf)) => query = query.filter(proposals::cpf_cliente.eq(cpf.as_str().to_owned())),
         Some(SearchText::NameWords(words)) => {
-            let mut named = proposal_customers::table
-                .select(proposal_customers::id_proposta)
-                .into_boxed();
             for word in words {
-                named = named.filter(
-                    sql::<Bool>(NAME_WORD_MATCHES)
-                        .bind::<Text, _>(word.clone())
-                        .sql(NAME_WORD_MATCHES_END),
-                );
+                query = query.filter(NameHasWord(word.clone()));
             }
-            query = query.filter(proposals::id.eq_any(named));
         }
         None => {}
     }
@@ -325,19 +313,30 @@ fn search_query(
         query = query.filter(proposals::criado_em.lt(before));
     }
     if let Some(after) = search.after {
-        // A row comparison, so the (criado_em DESC, id DESC) indexes serve it as one range.
-        query = query.filter(
-            sql::<Bool>("(proposals.criado_em, proposals.id) < (")
-                .bind::<Timestamptz, _>(after.created_at)
-                .sql(", ")
-                .bind::<Int8, _>(after.id)
-                .sql(")"),
-        );
+        query = query.filter(Older(after));
     }
-    query
-        .order((proposals::criado_em.desc(), proposals::id.desc()))
-        .limit(search.limit.saturating_add(1))
+    query.order((proposals::criado_em.desc(), proposals::id.desc()))
 }
+
+/// What the list reads per proposal: its record, and its copy's name and CPF.
+fn listed_columns() -> ListedColumns {
+    (
+        ProposalRow::as_select(),
+        proposal_customers::nome_completo.nullable(),
+        proposal_customers::cpf.nullable(),
+    )
+}
+
+type ListQuery = diesel::dsl::IntoBoxed<
+    'static,
+    diesel::dsl::Select<diesel::dsl::LeftJoin<proposals::table, proposal_customers::table>, ListedColumns>,
+    Pg,
+>;
+type ListedColumns = (
+    AsSelect<ProposalRow, Pg>,
+    diesel::dsl::Nullable<proposal_customers::nome_completo>,
+    diesel::dsl::Nullable<proposal_customers::cpf>,
+);
 
 #[async_trait]
 impl ProposalStore for PgProposals {
@@ -403,25 +402,25 @@ impl ProposalStore for PgProposals {
 
     async fn search(&self, search: &ProposalSearch, scope: Scope) -> Result<Vec<ListedProposal>, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        let rows: Vec<ProposalRow> = search_query(search, scope).load(&mut conn).await.map_err(query_error)?;
-        // Who each customer is, from the proposals' own copies (by primary key).
-        let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
-        let customers: Vec<(i64, String, String)> = proposal_customers::table
-            .filter(proposal_customers::id_proposta.eq_any(&ids))
-            .select((
-                proposal_customers::id_proposta,
-                proposal_customers::nome_completo,
-                proposal_customers::cpf,
-            ))
-            .load(&mut conn)
-            .await
+        // The page and one more row, which says whether another page follows.
+        let wanted = search.limit.saturating_add(1);
+        let query = search_query(search, scope);
+        let mut rows: Vec<(ProposalRow, Option<String>, Option<String>)> =
+            if matches!(search.text, Some(SearchText::NameWords(_))) {
+                // Planned for its words each time (a bound `LIMIT` keeps PostgreSQL from a generic
+                // plan): the trigram index for words in few names, the list's order for words in
+                // many, and a plan kept for the one would cost seconds for the other.
+                query.limit(wanted).load(&mut conn).await
+            } else {
+                WithPageLimit::new(query, wanted).load(&mut conn).await
+            }
             .map_err(query_error)?;
+        rows.truncate(usize::try_from(wanted).unwrap_or(usize::MAX));
         rows.into_iter()
-            .map(|row| {
-                let customer = customers.iter().find(|(id, _, _)| *id == row.id);
+            .map(|(row, customer_name, customer_cpf)| {
                 Ok(ListedProposal {
-                    customer_name: customer.map(|(_, name, _)| name.clone()),
-                    customer_cpf: customer.map(|(_, _, cpf)| cpf.clone()),
+                    customer_name,
+                    customer_cpf,
                     record: ProposalRecord::try_from(row)?,
                 })
             })
