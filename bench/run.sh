@@ -270,6 +270,19 @@ wrk_run -s bench/get_with_token.lua "$base/billingGroup/list"
 row "GET /billingGroup/list" "$rps" "$hello_rps" "≥ 50% of hello JSON"
 wrk_run -s bench/get_as_back_office.lua "$base/proposal/list"
 row "GET /proposal/list, first page of 50" "$rps" "$quiet_rps" "≥ 50% of route 7 (time ≤ 2×)"
+# The back office's other reads of a proposal (issue 27: no slower than before its read model;
+# compared with an earlier binary through BENCH_BIN_DIR in the same sitting): the console's
+# proposal page, and the LGPD export of a customer (who has one proposal here).
+wrk_run -s bench/console_proposal.lua "$base"
+row "GET /console/proposals/:id (the console's proposal page)" "$rps" "$quiet_rps" "no slower than before issue 27 (same sitting)"
+# The seed's CPFs (and those of route 5's writes replayed by pgbench) only have the database's
+# shape; the export checks its path's CPF, so it reads the people route 5's row registered (valid
+# CPFs, one proposal each).
+psql "$DATABASE_URL" -Atc "SELECT cpf_cliente FROM proposals WHERE alterado_por <> 'bench'" | python3 bench/valid_cpfs.py > "$work/cpfs"
+if [ -s "$work/cpfs" ]; then
+  BENCH_CPFS="$work/cpfs" wrk_run -s bench/export.lua "$base"
+  row "GET /privacy/customers/:cpf (the LGPD export)" "$rps" "$quiet_rps" "no slower than before issue 27 (same sitting)"
+fi
 measure_hello
 wrk_run -s bench/get_with_token.lua "$base/product/payment/101"
 row "GET /product/payment/101" "$rps" "$hello_rps" "≥ 50% of hello JSON"
