@@ -140,3 +140,4 @@ pub mod testing;
 pub mod users;
 pub mod validation;
 pub mod values;
+pub mod wire;

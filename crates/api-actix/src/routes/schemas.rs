@@ -73,12 +73,12 @@ macro_rules! envelope_doc {
 
 envelope_doc!(
     ProposalCreatedEnvelope,
-    document = crate::routes::dto::ProposalRecordDto
+    document = domain::proposals::model::ProposalRecord
 );
 envelope_doc!(
     /// One page of the list: `document` newest first, `data.nextCursor` the next page's cursor.
     ProposalListEnvelope,
-    document = crate::routes::dto::ProposalRecordDto,
+    document = domain::proposals::model::ProposalRecord,
     data = crate::routes::dto::ListPageDto
 );
 envelope_doc!(HistoryEnvelope, data = crate::routes::dto::HistoryDto);

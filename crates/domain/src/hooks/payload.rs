@@ -11,9 +11,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use uuid::Uuid;
 
-fn timestamp(at: DateTime<Utc>) -> String {
-    at.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
-}
+use crate::wire::timestamp;
 
 /// Declares a delivered body: the event's kind, when it happened (UTC, milliseconds), and its data.
 macro_rules! event_body {

@@ -12,15 +12,12 @@ pub use customers::*;
 pub use history::*;
 pub use proposals::*;
 
-use chrono::{DateTime, Utc};
 use domain::values::{CellPhone, Landline};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-/// `2026-11-22T05:47:11.123Z`: UTC, milliseconds.
-pub fn iso(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-}
+/// `2026-11-22T05:47:11.123Z`: UTC, milliseconds (the domain's one wire format).
+pub use domain::wire::timestamp as iso;
 
 /// Phones are stored as digits and shown as the spec writes them.
 pub(super) fn cell_phone(digits: &Option<String>) -> Option<String> {
@@ -52,20 +49,4 @@ pub struct ListPageDto {
 pub struct IsValidDto {
     #[serde(rename = "isValid")]
     pub is_valid: bool,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use chrono::TimeZone;
-
-    #[test]
-    fn timestamps_are_utc_with_milliseconds() {
-        let t = Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap() + chrono::Duration::milliseconds(6);
-        assert_eq!(iso(t), "2026-01-02T03:04:05.006Z");
-        assert_eq!(
-            iso(Utc.with_ymd_and_hms(2026, 11, 22, 0, 0, 0).unwrap()),
-            "2026-11-22T00:00:00.000Z"
-        );
-    }
 }

@@ -1,77 +1,11 @@
-//! Proposals: the records of routes 5 and 6 and route 7's detail.
+//! Proposals: route 7's detail (routes 5 and 6 answer the domain's `ProposalRecord` as it serialises).
 
 use super::customers::CustomerView;
 use super::iso;
-use domain::proposals::model::{ProposalDetail, ProposalRecord};
-use domain::values::{Flow, PartyStatus, PaymentType, ProposalStatus, ShippingType};
+use domain::proposals::model::ProposalDetail;
+use domain::values::{PartyStatus, PaymentType, ProposalStatus, ShippingType};
 use serde::Serialize;
 use utoipa::ToSchema;
-
-/// The proposal record of routes 5 and 6.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ProposalRecordDto {
-    pub id: i64,
-    pub identificador: String,
-    pub id_jave: Option<String>,
-    /// Cents (0 for e-commerce proposals).
-    pub valor: i64,
-    pub cpf_cnpj_parceiro: Option<String>,
-    pub id_representante: Option<i64>,
-    pub id_cliente: i64,
-    pub key_documento: Option<String>,
-    pub key_assinatura_requisicao: Option<String>,
-    pub reenvios: i32,
-    pub status: ProposalStatus,
-    pub alterado_por: String,
-    pub alterado_em: String,
-    pub criado_em: String,
-    pub cnpj_associacao: Option<String>,
-    pub cnpj_federacao: Option<String>,
-    pub tipo_envio: ShippingType,
-    pub reenvio_notificacao: i32,
-    pub fluxo: Flow,
-    #[serde(rename = "codigo_Associado")]
-    pub codigo_associado: Option<String>,
-    pub id_motivacao: i32,
-    pub id_produto: i64,
-    pub id_gravacao: Option<String>,
-    pub id_convite: Option<String>,
-    pub assinatura_eletronica: Option<String>,
-    pub codigo_faturamento: i32,
-}
-
-impl From<ProposalRecord> for ProposalRecordDto {
-    fn from(p: ProposalRecord) -> Self {
-        Self {
-            id: p.id,
-            identificador: p.identifier,
-            id_jave: p.jave_id,
-            valor: p.value,
-            cpf_cnpj_parceiro: p.partner_document,
-            id_representante: p.representative_id,
-            id_cliente: p.customer_id,
-            key_documento: p.document_key,
-            key_assinatura_requisicao: p.signature_request_key,
-            reenvios: p.resends,
-            status: p.status,
-            alterado_por: p.changed_by,
-            alterado_em: iso(p.updated_at),
-            criado_em: iso(p.created_at),
-            cnpj_associacao: p.association_cnpj,
-            cnpj_federacao: p.federation_cnpj,
-            tipo_envio: p.shipping,
-            reenvio_notificacao: p.notification_resends,
-            fluxo: p.flow,
-            codigo_associado: p.associate_code,
-            id_motivacao: p.motivation_id,
-            id_produto: p.product_id,
-            id_gravacao: p.recording_id,
-            id_convite: p.invite_id,
-            assinatura_eletronica: p.electronic_signature,
-            codigo_faturamento: p.billing_code,
-        }
-    }
-}
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ProposalView {
