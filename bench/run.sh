@@ -215,7 +215,7 @@ signin_ceiling=$(python3 -c "print(f'{$cores / $verify_secs:.1f}')")
 
 start_service
 pg_select=$(pgbench_tps -S)
-wrk_run -s bench/by_identifier.lua "$base"
+wrk_run -s bench/get_by_key.lua "$base"
 quiet_p99="$p99"
 quiet_rps="$rps"
 row "GET /proposal/byIdentifier" "$rps" "$pg_select" "≥ 40% of pgbench -S, p99 ≤ 25 ms"
@@ -229,11 +229,11 @@ if [ "${RATE_LIMIT_REQUESTS_PER_MINUTE}" != off ]; then
   unlimited_pid=$!
   pids+=("$unlimited_pid")
   for _ in $(seq 1 150); do curl -sf "http://$unlimited/health/ready" >/dev/null && break; sleep 0.2; done
-  wrk_run -s bench/by_identifier.lua "http://$unlimited"
+  wrk_run -s bench/get_by_key.lua "http://$unlimited"
   without_first="$rps"
-  wrk_run -s bench/by_identifier.lua "$base"
+  wrk_run -s bench/get_by_key.lua "$base"
   with_second="$rps"
-  wrk_run -s bench/by_identifier.lua "http://$unlimited"
+  wrk_run -s bench/get_by_key.lua "http://$unlimited"
   kill "$unlimited_pid" 2>/dev/null || true
   wait "$unlimited_pid" 2>/dev/null || true
   without=$(python3 -c "print(f'{($without_first + $rps) / 2:.2f}')")
@@ -273,14 +273,16 @@ row "GET /proposal/list, first page of 50" "$rps" "$quiet_rps" "≥ 50% of route
 # The back office's other reads of a proposal (issue 27: no slower than before its read model;
 # compared with an earlier binary through BENCH_BIN_DIR in the same sitting): the console's
 # proposal page, and the LGPD export of a customer (who has one proposal here).
-wrk_run -s bench/console_proposal.lua "$base"
+BENCH_PREFIX=/console/proposals/ wrk_run -s bench/get_by_key.lua "$base"
 row "GET /console/proposals/:id (the console's proposal page)" "$rps" "$quiet_rps" "no slower than before issue 27 (same sitting)"
 # The seed's CPFs (and those of route 5's writes replayed by pgbench) only have the database's
 # shape; the export checks its path's CPF, so it reads the people route 5's row registered (valid
 # CPFs, one proposal each).
 psql "$DATABASE_URL" -Atc "SELECT cpf_cliente FROM proposals WHERE alterado_por <> 'bench'" | python3 bench/valid_cpfs.py > "$work/cpfs"
 if [ -s "$work/cpfs" ]; then
-  BENCH_CPFS="$work/cpfs" wrk_run -s bench/export.lua "$base"
+  # Each export also records an `exportacao` entry in the history of the person's proposals, as
+  # it does in use.
+  BENCH_PREFIX=/privacy/customers/ BENCH_KEYS="$work/cpfs" wrk_run -s bench/get_by_key.lua "$base"
   row "GET /privacy/customers/:cpf (the LGPD export)" "$rps" "$quiet_rps" "no slower than before issue 27 (same sitting)"
 fi
 measure_hello
@@ -305,7 +307,7 @@ row "POST /signin" "$rps" "$signin_ceiling" "≥ 80% of cores ÷ bcrypt verify"
 wrk -t1 -c"$connections" -d"$((seconds + 2))s" -s bench/signin.lua "$base/signin" > /dev/null 2>&1 &
 flood_pid=$!
 sleep 1
-wrk_run -s bench/by_identifier.lua "$base"
+wrk_run -s bench/get_by_key.lua "$base"
 wait "$flood_pid" || true
 row "GET /proposal/byIdentifier during a sign-in flood" "$rps" "-" "p99 ≤ 2 × quiet ($quiet_p99 ms)"
 
@@ -314,7 +316,7 @@ row "GET /proposal/byIdentifier during a sign-in flood" "$rps" "-" "p99 ≤ 2 ×
 wrk -t1 -c"$connections" -d"$((seconds + 2))s" -s bench/signin_hammer.lua "$base/signin" > "$work/hammer.txt" 2>&1 &
 hammer_pid=$!
 sleep 1
-wrk_run -s bench/by_identifier.lua "$base"
+wrk_run -s bench/get_by_key.lua "$base"
 wait "$hammer_pid" || true
 hammered=$(awk '/Requests\/sec/ {print $2}' "$work/hammer.txt")
 row "GET /proposal/byIdentifier while one account is hammered from one address (${hammered:-?} refusals/s)" "$rps" "-" "p99 ≤ 2 × quiet ($quiet_p99 ms)"
@@ -329,7 +331,7 @@ if [ "$pgbouncer_on" = 1 ]; then
   PGBOUNCER_POOL_SIZE=20 start_pgbouncer "$work/bouncer" "$bouncer_port"
   direct_url="$DATABASE_URL"
   DATABASE_DIRECT_URL="$direct_url" DATABASE_URL="postgres://postgres@127.0.0.1:$bouncer_port/sales_bench" start_service
-  wrk_run -s bench/by_identifier.lua "$base"
+  wrk_run -s bench/get_by_key.lua "$base"
   row "GET /proposal/byIdentifier through PgBouncer (transaction mode)" "$rps" "$quiet_rps" "beside the direct row (the first; its figure is the ceiling)"
   stop_service
   stop_pgbouncer "$work/bouncer"
@@ -341,7 +343,7 @@ if [ "$growth" = 1 ]; then
   fresh_database sales_bench_growth "$growth_from"
   sample_identifiers
   start_service
-  wrk_run -s bench/by_identifier.lua "$base"
+  wrk_run -s bench/get_by_key.lua "$base"
   small_rps="$rps"
   row "GET /proposal/byIdentifier, $growth_from proposals" "$rps" - "-"
   wrk_run -s bench/get_with_token.lua "$base/billingGroup/list"
@@ -352,7 +354,7 @@ if [ "$growth" = 1 ]; then
   psql "$DATABASE_URL" -q -v first="$((growth_from + 1))" -v last="$growth_to" -f bench/seed.sql
   sample_identifiers
   start_service
-  wrk_run -s bench/by_identifier.lua "$base"
+  wrk_run -s bench/get_by_key.lua "$base"
   row "GET /proposal/byIdentifier, $growth_to proposals" "$rps" "$small_rps" "within 10% of $growth_from"
   route7_rps="$rps"
   wrk_run -s bench/get_with_token.lua "$base/billingGroup/list"
