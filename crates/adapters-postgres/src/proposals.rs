@@ -268,7 +268,7 @@ fn field_changes(stored: serde_json::Value) -> BTreeMap<String, FieldChange> {
 /// first from the cursor, each with the name and CPF of the proposal's copy of its customer (one
 /// round trip). Each scope and the status and CPF filters have an index in this order
 /// (migration 000015), and name words the trigram index on `nome_busca` (000021). Every part is
-/// a column, a bound value or a [`list_filters`] fragment, so the statement is kept prepared per
+/// a column, a bound value or a `list_statement` fragment, so the statement is kept prepared per
 /// combination of filters: a page costs no parse.
 fn search_query(search: &ProposalSearch, scope: Scope) -> ListQuery {
     let mut query = proposals::table
