@@ -267,6 +267,35 @@ async fn a_failed_webhook_delivery_is_retried_from_the_console() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_cancellation_from_the_console_needs_the_reason_the_route_needs() {
+    let app = TestApp::spawn().await;
+    app.seed_catalog().await;
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await;
+    let office = app.token_for(OFFICE_EMAIL, "BACKOFFICE", "").await;
+    let identifier = app.create_proposal(&partner, "12345678909").await;
+    let refused = black_box_tests::assert_error(
+        app.client
+            .post(app.url(&format!("/console/proposals/{identifier}/status")))
+            .bearer_auth(&office)
+            .form(&[("status", "CANCELADO"), ("reason", "ok")])
+            .send()
+            .await
+            .unwrap(),
+        StatusCode::BAD_REQUEST,
+        "dados_invalidos",
+    )
+    .await;
+    assert_eq!(black_box_tests::error_fields(&refused), ["reason"]);
+    let detail: Value = app
+        .get(&format!("/proposal/byIdentifier/{identifier}"), Some(&office))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(detail["data"]["proposal"]["status"], "NOVO", "nothing was cancelled");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_decision_without_a_reason_or_with_an_unknown_status_is_a_400_naming_each_field() {
     let app = TestApp::spawn().await;
     app.seed_catalog().await;
@@ -484,6 +513,18 @@ async fn the_back_office_cancels_a_proposal_and_sees_a_sales_subscription_fail()
     browser.goto(&app.url("/console")).await.unwrap();
     wait_for_text(&browser, "#proposal-list tbody", |t| t.contains("Maria da Silva")).await;
     open_proposal(&browser, &mistaken).await;
+    // A cancellation is the customer's request: a reason as short as "ok" is refused, as on the route.
+    decide(&browser, "CANCELADO", "ok").await;
+    let alert = wait_for_text(&browser, "#alert", |t| t.contains("reason")).await;
+    assert!(alert.contains("ao menos 3 caracteres"), "{alert}");
+    photograph(&browser, "cancelamento-motivo-curto").await;
+    browser
+        .find(Locator::Id("decision-reason"))
+        .await
+        .unwrap()
+        .clear()
+        .await
+        .unwrap();
     decide(&browser, "CANCELADO", "Cliente desistiu por telefone").await;
     wait_for_text(&browser, "#proposal-status", |t| t == "CANCELADO").await;
     let timeline = wait_for_text(&browser, "#timeline", |t| t.contains("Pedido do cliente (protocolo)")).await;

@@ -13,9 +13,9 @@ use crate::state::AppState;
 use actix_web::dev::Payload;
 use actix_web::http::header;
 use actix_web::{FromRequest, HttpRequest, HttpResponse, web};
-use domain::input::limits;
+use domain::input::Field;
+use domain::proposals::bodies::{StatusChangeBody, WithdrawBody};
 use domain::proposals::search::ProposalSearch;
-use domain::validation::{Violations, codes};
 use domain::values::Application;
 use domain::values::ProposalStatus;
 use futures_util::future::LocalBoxFuture;
@@ -130,28 +130,19 @@ pub async fn decide(
     path: web::Path<String>,
     form: web::Form<DecisionForm>,
 ) -> Result<HttpResponse, ApiError> {
-    let mut v = Violations::new();
-    let status = v.check("status", ProposalStatus::parse(&form.status));
-    let reason = form.reason.trim();
-    if reason.is_empty() {
-        v.add("reason", codes::REQUIRED, "informe o motivo da decisão");
-    } else if reason.chars().nth(limits::REASON).is_some() {
-        v.add(
-            "reason",
-            codes::TOO_LONG,
-            format!("reason deve ter no máximo {} caracteres", limits::REASON),
-        );
+    let DecisionForm { status, reason } = form.into_inner();
+    let (status, reason) = StatusChangeBody {
+        status: Field::Given(status),
+        reason: Field::Given(reason),
     }
-    let Some(status) = status.filter(|_| v.is_empty()) else {
-        return Err(v.into());
-    };
+    .read_with_reason()?;
     if status == ProposalStatus::Cancelled {
         // A cancellation is the customer's request: under a protocol, the envelope closed first.
-        state.signing.cancel(&user.0, &path, reason.to_owned()).await?;
+        state.signing.cancel(&user.0, &path, reason).await?;
     } else {
         state
             .signing
-            .change_status(&user.0, &path, status, Some(reason.to_owned()))
+            .change_status(&user.0, &path, status, Some(reason))
             .await?;
     }
     let (detail, history) = state.proposals.dossier(&user.0, &path).await?;
@@ -173,11 +164,9 @@ pub async fn withdraw(
     path: web::Path<String>,
     form: web::Form<WithdrawalForm>,
 ) -> Result<HttpResponse, ApiError> {
-    let body = domain::proposals::bodies::WithdrawBody {
-        reason: match form.reason.trim() {
-            "" => domain::input::Field::Missing,
-            given => domain::input::Field::Given(given.to_owned()),
-        },
+    let body = WithdrawBody {
+        // Blank is "not given", as in the route's JSON body.
+        reason: Field::Given(form.into_inner().reason),
     };
     let reason = body.read()?;
     state.withdrawal.withdraw(&user.0, &path, reason).await?;

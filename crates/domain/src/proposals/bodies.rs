@@ -808,6 +808,27 @@ impl StatusChangeBody {
     }
 }
 
+impl StatusChangeBody {
+    /// A decision that must say why (the back office's console records every reason): as
+    /// [`Self::read`], with the reason required; a cancellation's reason, being the customer's
+    /// request, of at least [`REASON_MIN_CHARS`] characters, as `POST /proposal/{id}/cancel` asks.
+    ///
+    /// [`REASON_MIN_CHARS`]: crate::proposals::requests::REASON_MIN_CHARS
+    pub fn read_with_reason(self) -> Result<(ProposalStatus, String), Violations> {
+        let mut v = Violations::new();
+        let mut r = Reading::root(&mut v);
+        let status = r.parse("status", self.status, ProposalStatus::parse);
+        let reason = r.text_within("reason", self.reason, limits::REASON);
+        if status == Some(ProposalStatus::Cancelled) {
+            refuse_short_reason(&mut r, reason.as_deref());
+        }
+        match (status, reason) {
+            (Some(status), Some(reason)) if v.is_empty() => Ok((status, reason)),
+            _ => Err(v),
+        }
+    }
+}
+
 /// Whose open proposals routes 8 and 9 look for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Holder {
@@ -907,5 +928,41 @@ impl DocumentQuery {
                 Err(v)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod decision_tests {
+    use super::StatusChangeBody;
+    use crate::input::Field;
+    use crate::values::ProposalStatus;
+
+    fn decision(status: &str, reason: &str) -> StatusChangeBody {
+        StatusChangeBody {
+            status: Field::Given(status.to_owned()),
+            reason: Field::Given(reason.to_owned()),
+        }
+    }
+
+    fn refused_fields(body: StatusChangeBody) -> Vec<String> {
+        match body.read_with_reason() {
+            Ok(read) => panic!("accepted: {read:?}"),
+            Err(v) => v.errors().iter().map(|e| e.field.clone()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_decision_says_why_and_a_cancellation_as_the_customer_asked_it() {
+        assert_eq!(
+            decision("APROVADO", "  Documentação conferida ")
+                .read_with_reason()
+                .ok(),
+            Some((ProposalStatus::Approved, "Documentação conferida".to_owned()))
+        );
+        assert_eq!(refused_fields(decision("PERDIDO", "  ")), ["status", "reason"]);
+        // Two letters approve (the back office's note) but do not cancel (the customer's request).
+        assert!(decision("REPROVADO", "ok").read_with_reason().is_ok());
+        assert_eq!(refused_fields(decision("CANCELADO", "ok")), ["reason"]);
+        assert_eq!(refused_fields(decision("APROVADO", &"a".repeat(501))), ["reason"]);
     }
 }
