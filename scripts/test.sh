@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: unit and property tests, use-case tests with mocks, repository tests and the
 # black-box HTTP tests (each against a fresh PostgreSQL database), two instances behind PgBouncer,
+# the service reading from a streaming standby,
 # the committed OpenAPI document through three outside linters (the served one equals it: a
 # black-box test) and against the last release's for breaking changes, the generated Python and
 # TypeScript SDKs through the partner's and the shop's journeys, then the OpenAPI contract check
@@ -51,6 +52,10 @@ scripts/audit-test-logs.sh "$SALES_TEST_LOG_DIR"
 # Two instances behind PgBouncer in transaction pooling mode (building PgBouncer 1.21+ when the
 # machine's is older).
 scripts/pgbouncer.sh
+
+# The service against a real streaming standby of a private primary: read-your-writes, a standby
+# stopped and started under reads, a sign-out seen at once while the standby applies 3 s late.
+scripts/replicas.sh
 
 # The contract as client generators read it: zero errors and warnings from three linters.
 scripts/lint-openapi.sh

@@ -2,9 +2,11 @@
 //! filters on known columns with bound values: nothing from the request is spliced into SQL.
 
 use crate::pool::{PgPool, connection, query_error};
+use crate::replicas::ReadPools;
 use crate::rows::{BillingGroupRow, ProductRow};
 use crate::schema::{banks, billing_groups, product_banks, products};
 use async_trait::async_trait;
+use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
@@ -18,11 +20,22 @@ use domain::store::StoreError;
 #[derive(Clone)]
 pub struct PgCatalog {
     pool: PgPool,
+    /// The catalog's reads: on a replica when one is fresh enough (the cache's reloads ask for
+    /// everything committed before them, `CachedCatalog`).
+    reads: ReadPools,
 }
 
 impl PgCatalog {
     pub fn new(pool: PgPool) -> Self {
-        Self { pool }
+        Self {
+            reads: ReadPools::primary_only(pool.clone()),
+            pool,
+        }
+    }
+
+    /// The same store with its reads spread over `reads`' replicas.
+    pub fn reading_from(self, reads: ReadPools) -> Self {
+        Self { reads, ..self }
     }
 }
 
@@ -137,66 +150,129 @@ impl From<TxError> for CatalogWriteError {
     }
 }
 
+/// A billing-group listing's conditions as a query, or `None` when a value can match nothing.
+fn billing_groups_matching(query: &ListQuery<BillingGroupField>) -> Option<billing_groups::BoxedQuery<'static, Pg>> {
+    use BillingGroupField as F;
+    let mut q = billing_groups::table.into_boxed();
+    for (field, value) in &query.conditions {
+        q = match field {
+            F::Id => match int8(value) {
+                Some(v) => q.filter(billing_groups::id.eq(v)),
+                None => return None,
+            },
+            F::BillingCode | F::IntegrationCode | F::ProductCode => {
+                let v = int4(value)?;
+                match field {
+                    F::BillingCode => q.filter(billing_groups::codigo_faturamento.eq(v)),
+                    F::IntegrationCode => q.filter(billing_groups::codigo_integracao.eq(v)),
+                    _ => q.filter(billing_groups::codigo_produto.eq(v)),
+                }
+            }
+            F::Description | F::ChangedBy => {
+                let v = text(value)?;
+                if *field == F::Description {
+                    q.filter(billing_groups::descricao.eq(v))
+                } else {
+                    q.filter(billing_groups::alterado_por.eq(v))
+                }
+            }
+            F::CreatedAt | F::UpdatedAt => {
+                let v = timestamp(value)?;
+                if *field == F::CreatedAt {
+                    q.filter(billing_groups::criado_em.eq(v))
+                } else {
+                    q.filter(billing_groups::alterado_em.eq(v))
+                }
+            }
+        };
+    }
+    Some(q)
+}
+
+/// A product listing's conditions as a query, or `None` when a value can match nothing.
+fn products_matching(query: &ListQuery<ProductField>) -> Option<products::BoxedQuery<'static, Pg>> {
+    use ProductField as F;
+    let mut q = products::table.into_boxed();
+    for (field, value) in &query.conditions {
+        q = match field {
+            F::Id | F::Value => {
+                let v = int8(value)?;
+                if *field == F::Id {
+                    q.filter(products::id.eq(v))
+                } else {
+                    q.filter(products::valor.eq(v))
+                }
+            }
+            F::ProductCode | F::IntegrationCode => {
+                let v = int4(value)?;
+                if *field == F::ProductCode {
+                    q.filter(products::codigo_produto.eq(v))
+                } else {
+                    q.filter(products::codigo_integracao.eq(v))
+                }
+            }
+            F::Name | F::ChangedBy => {
+                let v = text(value)?;
+                if *field == F::Name {
+                    q.filter(products::nome.eq(v))
+                } else {
+                    q.filter(products::alterado_por.eq(v))
+                }
+            }
+            F::Active => {
+                let v = boolean(value)?;
+                q.filter(products::ativo.eq(v))
+            }
+            F::CreatedAt | F::UpdatedAt => {
+                let v = timestamp(value)?;
+                if *field == F::CreatedAt {
+                    q.filter(products::criado_em.eq(v))
+                } else {
+                    q.filter(products::alterado_em.eq(v))
+                }
+            }
+        };
+    }
+    Some(q)
+}
+
 #[async_trait]
 impl CatalogStore for PgCatalog {
     async fn list_billing_groups(&self, query: &ListQuery<BillingGroupField>) -> Result<Vec<BillingGroup>, StoreError> {
-        use BillingGroupField as F;
-        let mut q = billing_groups::table.into_boxed();
-        for (field, value) in &query.conditions {
-            q = match field {
-                F::Id => match int8(value) {
-                    Some(v) => q.filter(billing_groups::id.eq(v)),
-                    None => return Ok(Vec::new()),
-                },
-                F::BillingCode | F::IntegrationCode | F::ProductCode => {
-                    let Some(v) = int4(value) else { return Ok(Vec::new()) };
-                    match field {
-                        F::BillingCode => q.filter(billing_groups::codigo_faturamento.eq(v)),
-                        F::IntegrationCode => q.filter(billing_groups::codigo_integracao.eq(v)),
-                        _ => q.filter(billing_groups::codigo_produto.eq(v)),
-                    }
-                }
-                F::Description | F::ChangedBy => {
-                    let Some(v) = text(value) else { return Ok(Vec::new()) };
-                    if *field == F::Description {
-                        q.filter(billing_groups::descricao.eq(v))
-                    } else {
-                        q.filter(billing_groups::alterado_por.eq(v))
-                    }
-                }
-                F::CreatedAt | F::UpdatedAt => {
-                    let Some(v) = timestamp(value) else {
-                        return Ok(Vec::new());
-                    };
-                    if *field == F::CreatedAt {
-                        q.filter(billing_groups::criado_em.eq(v))
-                    } else {
-                        q.filter(billing_groups::alterado_em.eq(v))
-                    }
-                }
-            };
+        if billing_groups_matching(query).is_none() {
+            return Ok(Vec::new());
         }
-        let mut conn = connection(&self.pool).await?;
-        let rows: Vec<BillingGroupRow> = q
-            .order(billing_groups::id.asc())
-            .limit(query.limit)
-            .offset(query.offset)
-            .select(BillingGroupRow::as_select())
-            .load(&mut conn)
-            .await
-            .map_err(query_error)?;
+        let rows: Vec<BillingGroupRow> = self
+            .reads
+            .read(|mut conn| async move {
+                let Some(q) = billing_groups_matching(query) else {
+                    return Ok(Vec::new());
+                };
+                q.order(billing_groups::id.asc())
+                    .limit(query.limit)
+                    .offset(query.offset)
+                    .select(BillingGroupRow::as_select())
+                    .load(&mut conn)
+                    .await
+                    .map_err(query_error)
+            })
+            .await?;
         Ok(rows.into_iter().map(Into::into).collect())
     }
 
     async fn all_terms(&self) -> Result<Vec<(i32, String)>, StoreError> {
-        let mut conn = connection(&self.pool).await?;
-        let rows: Vec<(i32, Option<String>)> = products::table
-            .filter(products::termos.is_not_null())
-            .select((products::codigo_produto, products::termos))
-            .order(products::codigo_produto)
-            .load(&mut conn)
-            .await
-            .map_err(query_error)?;
+        let rows: Vec<(i32, Option<String>)> = self
+            .reads
+            .read(|mut conn| async move {
+                products::table
+                    .filter(products::termos.is_not_null())
+                    .select((products::codigo_produto, products::termos))
+                    .order(products::codigo_produto)
+                    .load(&mut conn)
+                    .await
+                    .map_err(query_error)
+            })
+            .await?;
         Ok(rows
             .into_iter()
             .filter_map(|(code, terms)| Some((code, terms?)))
@@ -204,85 +280,57 @@ impl CatalogStore for PgCatalog {
     }
 
     async fn list_products(&self, query: &ListQuery<ProductField>) -> Result<Vec<Product>, StoreError> {
-        use ProductField as F;
-        let mut q = products::table.into_boxed();
-        for (field, value) in &query.conditions {
-            q = match field {
-                F::Id | F::Value => {
-                    let Some(v) = int8(value) else { return Ok(Vec::new()) };
-                    if *field == F::Id {
-                        q.filter(products::id.eq(v))
-                    } else {
-                        q.filter(products::valor.eq(v))
-                    }
-                }
-                F::ProductCode | F::IntegrationCode => {
-                    let Some(v) = int4(value) else { return Ok(Vec::new()) };
-                    if *field == F::ProductCode {
-                        q.filter(products::codigo_produto.eq(v))
-                    } else {
-                        q.filter(products::codigo_integracao.eq(v))
-                    }
-                }
-                F::Name | F::ChangedBy => {
-                    let Some(v) = text(value) else { return Ok(Vec::new()) };
-                    if *field == F::Name {
-                        q.filter(products::nome.eq(v))
-                    } else {
-                        q.filter(products::alterado_por.eq(v))
-                    }
-                }
-                F::Active => {
-                    let Some(v) = boolean(value) else { return Ok(Vec::new()) };
-                    q.filter(products::ativo.eq(v))
-                }
-                F::CreatedAt | F::UpdatedAt => {
-                    let Some(v) = timestamp(value) else {
-                        return Ok(Vec::new());
-                    };
-                    if *field == F::CreatedAt {
-                        q.filter(products::criado_em.eq(v))
-                    } else {
-                        q.filter(products::alterado_em.eq(v))
-                    }
-                }
-            };
+        if products_matching(query).is_none() {
+            return Ok(Vec::new());
         }
-        let mut conn = connection(&self.pool).await?;
-        let rows: Vec<ProductRow> = q
-            .order(products::id.asc())
-            .limit(query.limit)
-            .offset(query.offset)
-            .select(ProductRow::as_select())
-            .load(&mut conn)
-            .await
-            .map_err(query_error)?;
+        let rows: Vec<ProductRow> = self
+            .reads
+            .read(|mut conn| async move {
+                let Some(q) = products_matching(query) else {
+                    return Ok(Vec::new());
+                };
+                q.order(products::id.asc())
+                    .limit(query.limit)
+                    .offset(query.offset)
+                    .select(ProductRow::as_select())
+                    .load(&mut conn)
+                    .await
+                    .map_err(query_error)
+            })
+            .await?;
         Ok(rows.into_iter().map(|r| r.into_product(Vec::new())).collect())
     }
 
     async fn product_with_banks(&self, product_code: i32) -> Result<Option<Product>, StoreError> {
-        let mut conn = connection(&self.pool).await?;
-        let row: Option<ProductRow> = products::table
-            .filter(products::codigo_produto.eq(product_code))
-            .select(ProductRow::as_select())
-            .first(&mut conn)
+        self.reads
+            .read(|mut conn| async move {
+                let row: Option<ProductRow> = products::table
+                    .filter(products::codigo_produto.eq(product_code))
+                    .select(ProductRow::as_select())
+                    .first(&mut conn)
+                    .await
+                    .optional()
+                    .map_err(query_error)?;
+                let Some(row) = row else { return Ok(None) };
+                let banks = banks_of(&mut conn, row.id).await.map_err(query_error)?;
+                Ok(Some(row.into_product(banks)))
+            })
             .await
-            .optional()
-            .map_err(query_error)?;
-        let Some(row) = row else { return Ok(None) };
-        let banks = banks_of(&mut conn, row.id).await.map_err(query_error)?;
-        Ok(Some(row.into_product(banks)))
     }
 
     async fn billing_group(&self, billing_code: i32) -> Result<Option<BillingGroup>, StoreError> {
-        let mut conn = connection(&self.pool).await?;
-        let row: Option<BillingGroupRow> = billing_groups::table
-            .filter(billing_groups::codigo_faturamento.eq(billing_code))
-            .select(BillingGroupRow::as_select())
-            .first(&mut conn)
-            .await
-            .optional()
-            .map_err(query_error)?;
+        let row: Option<BillingGroupRow> = self
+            .reads
+            .read(|mut conn| async move {
+                billing_groups::table
+                    .filter(billing_groups::codigo_faturamento.eq(billing_code))
+                    .select(BillingGroupRow::as_select())
+                    .first(&mut conn)
+                    .await
+                    .optional()
+                    .map_err(query_error)
+            })
+            .await?;
         Ok(row.map(Into::into))
     }
 

@@ -12,6 +12,7 @@
 
 use crate::catalog::PgCatalog;
 use crate::listener::{Freshness, ListenEvent, spawn_listener};
+use crate::replicas::{ReadAfter, reading_after};
 use async_trait::async_trait;
 use domain::catalog::model::{
     BillingGroup, BillingGroupField, BillingGroupInput, ListQuery, Product, ProductField, ProductInput,
@@ -136,7 +137,10 @@ impl CachedCatalog {
         }
         self.memory.misses.increment(1);
         let read_in = self.memory.current();
-        let value = load().await?;
+        // What is kept must hold every change made before it was read, whoever made it: on a
+        // replica, only one that has replayed up to the primary's position now.
+        let freshness = read_in.map(|_| ReadAfter::Now);
+        let value = reading_after(freshness, load()).await?;
         if let Some(read_in) = read_in {
             self.memory.put(shelf, key, read_in, value.clone());
         }

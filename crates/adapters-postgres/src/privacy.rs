@@ -3,6 +3,7 @@
 use crate::idempotency::{forget_subject, kept_answers_query, subject_tags};
 use crate::person_columns::{ANONYMIZE_COPIES, ANONYMIZE_REGISTRATION};
 use crate::pool::{PgPool, connection, query_error};
+use crate::replicas::ReadPools;
 use crate::rows::stored;
 use crate::sealing::SecretSealer;
 use async_trait::async_trait;
@@ -18,13 +19,24 @@ use std::sync::Arc;
 #[derive(Clone)]
 pub struct PgPersonalData {
     pool: PgPool,
+    /// The export's reading: on a replica when one is fresh enough.
+    reads: ReadPools,
     /// Finds the kept idempotent answers about a person by their keyed digests.
     sealer: Arc<SecretSealer>,
 }
 
 impl PgPersonalData {
     pub fn new(pool: PgPool, sealer: Arc<SecretSealer>) -> Self {
-        Self { pool, sealer }
+        Self {
+            reads: ReadPools::primary_only(pool.clone()),
+            pool,
+            sealer,
+        }
+    }
+
+    /// The same store with the export read from `reads`' replicas.
+    pub fn reading_from(self, reads: ReadPools) -> Self {
+        Self { reads, ..self }
     }
 }
 
@@ -318,34 +330,51 @@ async fn anonymize_in(
 #[async_trait]
 impl PersonalDataStore for PgPersonalData {
     async fn export(&self, cpf: &Cpf, by: &str) -> Result<serde_json::Value, StoreError> {
+        let tags = subject_tags(&self.sealer, cpf);
+        // Read in one snapshot (a replica's when one is fresh enough); the export's entry in the
+        // history is then written on the primary, and the answer waits for it.
+        let found = self
+            .reads
+            .read(|mut conn| {
+                let tags = tags.clone();
+                async move {
+                    conn.build_transaction()
+                        .read_only()
+                        .repeatable_read()
+                        .run(async |conn| {
+                            let found: Document =
+                                sql_query(EXPORT).bind::<Text, _>(cpf.as_str()).get_result(conn).await?;
+                            // That answers about the person are kept for retries (never their content).
+                            let answers: Document = sql_query(kept_answers_query())
+                                .bind::<Array<Bytea>, _>(tags)
+                                .bind::<Text, _>(cpf.as_str())
+                                .bind::<Text, _>(cpf.formatted())
+                                .get_result(conn)
+                                .await?;
+                            Ok::<_, DieselError>((found.document, answers.document))
+                        })
+                        .await
+                        .map_err(query_error)
+                }
+            })
+            .await;
+        let (mut found, answers) = found?;
+        // Named only when there are some: the export of nothing held stays empty lists.
+        let any = answers.as_array().is_some_and(|a| !a.is_empty());
+        if let Some(members) = found.as_object_mut().filter(|_| any) {
+            members.insert("respostas_idempotentes".into(), answers);
+        }
         let mut conn = connection(&self.pool).await?;
-        conn.transaction(async |conn| {
-            let found: Document = sql_query(EXPORT).bind::<Text, _>(cpf.as_str()).get_result(conn).await?;
-            // That answers about the person are kept for retries (never their content).
-            let answers: Document = sql_query(kept_answers_query())
-                .bind::<Array<Bytea>, _>(subject_tags(&self.sealer, cpf))
-                .bind::<Text, _>(cpf.as_str())
-                .bind::<Text, _>(cpf.formatted())
-                .get_result(conn)
-                .await?;
-            let mut found = found.document;
-            // Named only when there are some: the export of nothing held stays empty lists.
-            let any = answers.document.as_array().is_some_and(|a| !a.is_empty());
-            if let Some(members) = found.as_object_mut().filter(|_| any) {
-                members.insert("respostas_idempotentes".into(), answers.document);
-            }
-            sql_query(
-                "INSERT INTO proposal_history (proposal_id, changed_by, action, changes) \
-                 SELECT id, $2, 'exportacao', '{}'::jsonb FROM proposals WHERE cpf_cliente = $1 ORDER BY id",
-            )
-            .bind::<Text, _>(cpf.as_str())
-            .bind::<Text, _>(by)
-            .execute(conn)
-            .await?;
-            Ok::<_, DieselError>(found)
-        })
+        sql_query(
+            "INSERT INTO proposal_history (proposal_id, changed_by, action, changes) \
+             SELECT id, $2, 'exportacao', '{}'::jsonb FROM proposals WHERE cpf_cliente = $1 ORDER BY id",
+        )
+        .bind::<Text, _>(cpf.as_str())
+        .bind::<Text, _>(by)
+        .execute(&mut conn)
         .await
-        .map_err(query_error)
+        .map_err(query_error)?;
+        Ok(found)
     }
 
     async fn record_redaction(&self, platform_customer: &str, error: Option<String>) -> Result<(), StoreError> {

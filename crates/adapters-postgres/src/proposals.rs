@@ -8,6 +8,7 @@ use crate::person_columns::{bind_registration, new_copy_cte, refreshed_copies_ct
 use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::prepared::prepared;
 use crate::read_model::{self, DetailParts, PartyPart, RepresentativePart, SignaturePart, SubscriptionPart};
+use crate::replicas::ReadPools;
 use crate::rows::{PartnerRow, PaymentRow, ProposalRow, row_of_json};
 use crate::schema::{
     motivations, partners, products, proposal_customers, proposal_history, proposal_payments, proposals,
@@ -72,6 +73,8 @@ where
 #[derive(Clone)]
 pub struct PgProposals {
     pub(crate) pool: PgPool,
+    /// Route 7, the list and the history: on a replica when one is fresh enough.
+    reads: ReadPools,
     /// The wake-up of the delivery workers after a creation that queued deliveries.
     wakeups: crate::event_outbox::Wakeups,
 }
@@ -80,8 +83,14 @@ impl PgProposals {
     pub fn new(pool: PgPool) -> Self {
         Self {
             wakeups: crate::event_outbox::Wakeups::new(pool.clone()),
+            reads: ReadPools::primary_only(pool.clone()),
             pool,
         }
+    }
+
+    /// The same store with its reads spread over `reads`' replicas.
+    pub fn reading_from(self, reads: ReadPools) -> Self {
+        Self { reads, ..self }
     }
 }
 
@@ -401,20 +410,24 @@ impl ProposalStore for PgProposals {
     }
 
     async fn search(&self, search: &ProposalSearch, scope: Scope) -> Result<Vec<ListedProposal>, StoreError> {
-        let mut conn = connection(&self.pool).await?;
         // The page and one more row, which says whether another page follows.
         let wanted = search.limit.saturating_add(1);
-        let query = search_query(search, scope);
-        let mut rows: Vec<(ProposalRow, Option<String>, Option<String>)> =
-            if matches!(search.text, Some(SearchText::NameWords(_))) {
-                // Planned for its words each time (a bound `LIMIT` keeps PostgreSQL from a generic
-                // plan): the trigram index for words in few names, the list's order for words in
-                // many, and a plan kept for the one would cost seconds for the other.
-                query.limit(wanted).load(&mut conn).await
-            } else {
-                WithPageLimit::new(query, wanted).load(&mut conn).await
-            }
-            .map_err(query_error)?;
+        let mut rows: Vec<(ProposalRow, Option<String>, Option<String>)> = self
+            .reads
+            .read(|mut conn| async move {
+                let query = search_query(search, scope);
+                if matches!(search.text, Some(SearchText::NameWords(_))) {
+                    // Planned for its words each time (a bound `LIMIT` keeps PostgreSQL from a
+                    // generic plan): the trigram index for words in few names, the list's order
+                    // for words in many, and a plan kept for the one would cost seconds for the
+                    // other.
+                    query.limit(wanted).load(&mut conn).await
+                } else {
+                    WithPageLimit::new(query, wanted).load(&mut conn).await
+                }
+                .map_err(query_error)
+            })
+            .await?;
         rows.truncate(usize::try_from(wanted).unwrap_or(usize::MAX));
         rows.into_iter()
             .map(|(row, customer_name, customer_cpf)| {
@@ -428,23 +441,26 @@ impl ProposalStore for PgProposals {
     }
 
     async fn history(&self, identifier: &str, scope: Scope) -> Result<Option<Vec<HistoryEntry>>, StoreError> {
-        let mut conn = connection(&self.pool).await?;
-        let mut query = proposal_history::table
-            .inner_join(proposals::table)
-            .filter(proposals::identificador.eq(identifier.to_owned()))
-            .select((
-                proposal_history::at,
-                proposal_history::changed_by,
-                proposal_history::action,
-                proposal_history::changes,
-            ))
-            .order(proposal_history::id)
-            .into_boxed();
-        if let Some(visible) = visible_to(scope) {
-            query = query.filter(visible);
-        }
-        let rows: Vec<(DateTime<Utc>, String, String, serde_json::Value)> =
-            query.load(&mut conn).await.map_err(query_error)?;
+        let rows: Vec<(DateTime<Utc>, String, String, serde_json::Value)> = self
+            .reads
+            .read(|mut conn| async move {
+                let mut query = proposal_history::table
+                    .inner_join(proposals::table)
+                    .filter(proposals::identificador.eq(identifier.to_owned()))
+                    .select((
+                        proposal_history::at,
+                        proposal_history::changed_by,
+                        proposal_history::action,
+                        proposal_history::changes,
+                    ))
+                    .order(proposal_history::id)
+                    .into_boxed();
+                if let Some(visible) = visible_to(scope) {
+                    query = query.filter(visible);
+                }
+                query.load(&mut conn).await.map_err(query_error)
+            })
+            .await?;
         if rows.is_empty() {
             return Ok(None);
         }
@@ -473,7 +489,7 @@ impl ProposalStore for PgProposals {
     }
 
     async fn detail(&self, identifier: &str, scope: Scope) -> Result<Option<ProposalDetail>, StoreError> {
-        read_model::read_detail(&self.pool, identifier, scope).await
+        read_model::read_detail(&self.reads, identifier, scope).await
     }
 
     async fn has_open_for_cpf(&self, cpf: &Cpf, integration_code: i32) -> Result<Option<bool>, StoreError> {

@@ -10,6 +10,7 @@
 
 use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::prepared::prepared;
+use crate::replicas::ReadPools;
 use crate::rows::{PartnerRow, PaymentRow, ProposalCustomerRow, ProposalRow};
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -215,39 +216,42 @@ pub(crate) fn detail_of(identifier: &str, document: &str) -> Result<ProposalDeta
 
 /// Route 7's read: one row by key, within the caller's scope.
 pub(crate) async fn read_detail(
-    pool: &PgPool,
+    reads: &ReadPools,
     identifier: &str,
     scope: Scope,
 ) -> Result<Option<ProposalDetail>, StoreError> {
     if names_no_row(identifier) {
         return Ok(None);
     }
-    let mut conn = connection(pool).await?;
-    let found: Option<StoredDocument> = match scope {
-        Scope::Partner { partner_id, .. } => {
-            prepared(PARTNER_DOCUMENT, |q| {
-                q.bind::<Text, _>(identifier)
-                    .bind::<Int8, _>(partner_id)
-                    .bind::<Text, _>(Flow::Partner.as_str())
-            })
-            .get_result(&mut conn)
-            .await
-        }
-        Scope::Ecommerce => {
-            prepared(FLOW_DOCUMENT, |q| {
-                q.bind::<Text, _>(identifier).bind::<Text, _>(Flow::Ecommerce.as_str())
-            })
-            .get_result(&mut conn)
-            .await
-        }
-        Scope::Everything => {
-            prepared(DOCUMENT, |q| q.bind::<Text, _>(identifier))
-                .get_result(&mut conn)
-                .await
-        }
-    }
-    .optional()
-    .map_err(query_error)?;
+    let found: Option<StoredDocument> = reads
+        .read(|mut conn| async move {
+            match scope {
+                Scope::Partner { partner_id, .. } => {
+                    prepared(PARTNER_DOCUMENT, |q| {
+                        q.bind::<Text, _>(identifier)
+                            .bind::<Int8, _>(partner_id)
+                            .bind::<Text, _>(Flow::Partner.as_str())
+                    })
+                    .get_result(&mut conn)
+                    .await
+                }
+                Scope::Ecommerce => {
+                    prepared(FLOW_DOCUMENT, |q| {
+                        q.bind::<Text, _>(identifier).bind::<Text, _>(Flow::Ecommerce.as_str())
+                    })
+                    .get_result(&mut conn)
+                    .await
+                }
+                Scope::Everything => {
+                    prepared(DOCUMENT, |q| q.bind::<Text, _>(identifier))
+                        .get_result(&mut conn)
+                        .await
+                }
+            }
+            .optional()
+            .map_err(query_error)
+        })
+        .await?;
     found.map(|stored| detail_of(identifier, &stored.documento)).transpose()
 }
 

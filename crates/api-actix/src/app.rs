@@ -7,6 +7,7 @@ use crate::http::body_deadline::{self, BodyReadTimeout, limit_body_read_time};
 use crate::http::error::{ApiError, ErrorCode};
 use crate::http::middleware::{RequestSpan, envelope_plain_errors, observe};
 use crate::http::rate_limit::rate_limit;
+use crate::http::read_your_writes::{READ_AFTER_HEADER, read_your_writes};
 use crate::routes;
 use crate::scrape::{self, Sampled};
 use crate::security::hook_keys::hook_keys;
@@ -28,7 +29,7 @@ use adapters_postgres::migrations::{self, MigrationError};
 use adapters_postgres::pool::PoolBuildError;
 use adapters_postgres::{
     CachedCatalog, CachedSessions, PgAccounts, PgCatalog, PgCustomerRequests, PgPool, PgProposals, PgReadiness,
-    PgRecovery, PgSessions, PgSignatures, PoolSettings, build_pool,
+    PgRecovery, PgSessions, PgSignatures, PoolSettings, ReadPools, ReplicaPolicy, build_pool,
 };
 use adapters_postgres::{PgDeliveryWakeups, PgEcommerce, PgExpiredRecords, PgHooks, PgRateCounter, PgSandboxLedger};
 use adapters_signature::{ClicksignProvider, ClicksignSettings, PdfRenderer, SandboxProvider, SandboxSigningPages};
@@ -133,6 +134,48 @@ pub fn build_state(
     pool: PgPool,
     rate_counter: Option<Arc<dyn domain::rate_limit::RateCounter>>,
 ) -> Result<AppState, StartupError> {
+    let reads = read_pools(config, &pool, replica_pools(config)?);
+    build_state_reading_from(config, pool, reads, rate_counter)
+}
+
+/// A pool per `DATABASE_READ_URLS` replica (lazy: nothing is opened yet).
+pub fn replica_pools(config: &Config) -> Result<Vec<PgPool>, StartupError> {
+    config
+        .read_replicas
+        .urls
+        .iter()
+        .map(|url| {
+            Ok(build_pool(&PoolSettings {
+                url: url.clone(),
+                ..pool_settings(config)
+            })?)
+        })
+        .collect()
+}
+
+/// Where reads that may be a little behind go: the replicas, watched from now on; without any,
+/// the primary.
+pub fn read_pools(config: &Config, primary: &PgPool, replicas: Vec<PgPool>) -> ReadPools {
+    if replicas.is_empty() {
+        return ReadPools::primary_only(primary.clone());
+    }
+    ReadPools::start(
+        primary.clone(),
+        replicas,
+        ReplicaPolicy {
+            max_lag: config.read_replicas.max_lag,
+            ..ReplicaPolicy::default()
+        },
+    )
+}
+
+/// [`build_state`] with its reads routed through `reads` ([`read_pools`]).
+pub fn build_state_reading_from(
+    config: &Config,
+    pool: PgPool,
+    reads: ReadPools,
+    rate_counter: Option<Arc<dyn domain::rate_limit::RateCounter>>,
+) -> Result<AppState, StartupError> {
     let key_file = config
         .jwt
         .private_key_file
@@ -180,14 +223,11 @@ pub fn build_state(
             (true, entries) => Arc::new(CachedSessions::start(sessions, config.session_url(), entries)),
         },
     };
-    let stores = Arc::new(PgProposals::new(pool.clone()));
+    let stores = Arc::new(PgProposals::new(pool.clone()).reading_from(reads.clone()));
+    let catalog = PgCatalog::new(pool.clone()).reading_from(reads.clone());
     let catalog_store: Arc<dyn CatalogStore> = match config.catalog_cache_entries {
-        0 => Arc::new(PgCatalog::new(pool.clone())),
-        entries => Arc::new(CachedCatalog::start(
-            PgCatalog::new(pool.clone()),
-            config.session_url(),
-            entries,
-        )),
+        0 => Arc::new(catalog),
+        entries => Arc::new(CachedCatalog::start(catalog, config.session_url(), entries)),
     };
     let proposals = ProposalService {
         proposals: stores.clone(),
@@ -272,11 +312,11 @@ pub fn build_state(
         policy: domain::idempotency::IdempotencyPolicy::default(),
     };
     let privacy = domain::privacy::PrivacyService {
-        store: Arc::new(adapters_postgres::PgPersonalData::new(pool.clone(), sealer)),
+        store: Arc::new(adapters_postgres::PgPersonalData::new(pool.clone(), sealer).reading_from(reads.clone())),
         // The same platform the sales go through: its customers of the person are redacted.
         gateway: ecommerce.gateway.clone(),
     };
-    Ok(AppState {
+    let state = AppState {
         sandbox,
         withdrawal,
         sandbox_payments,
@@ -301,7 +341,8 @@ pub fn build_state(
                 counter,
                 clock: Arc::new(SystemClock),
             }),
-    })
+    };
+    Ok(state)
 }
 
 /// The largest body the providers' callbacks may send (their events are a few KiB).
@@ -389,8 +430,13 @@ fn security_headers() -> DefaultHeaders {
 fn cors(origins: &[String]) -> Cors {
     let mut cors = Cors::default()
         .allowed_methods(["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
-        .allowed_headers([header::AUTHORIZATION, header::CONTENT_TYPE, header::ACCEPT])
-        .expose_headers(["x-request-id", "retry-after"])
+        .allowed_headers([
+            header::AUTHORIZATION,
+            header::CONTENT_TYPE,
+            header::ACCEPT,
+            header::HeaderName::from_static(READ_AFTER_HEADER),
+        ])
+        .expose_headers(["x-request-id", "retry-after", READ_AFTER_HEADER])
         .max_age(3600);
     if origins.iter().any(|o| o == "*") {
         cors = cors.allow_any_origin().send_wildcard();
@@ -503,7 +549,7 @@ pub async fn run_worker(config: Config) -> Result<(), StartupError> {
     let metrics = MetricsListener::start(
         &config,
         Sampled {
-            pools: vec![("webhooks", pool.clone())],
+            pools: vec![("webhooks".to_owned(), pool.clone())],
             queue: pool.clone(),
         },
     )?;
@@ -603,17 +649,26 @@ impl Application {
         }
         let pool = build_pool(&pool_settings(&config))?;
         let mut sampled = Sampled {
-            pools: vec![("api", pool.clone())],
+            pools: vec![("api".to_owned(), pool.clone())],
             queue: pool.clone(),
         };
         let engine = if config.hooks.run_worker {
             let (engine, engine_pool) = delivery_engine(&config)?;
-            sampled.pools.push(("webhooks", engine_pool));
+            sampled.pools.push(("webhooks".to_owned(), engine_pool));
             Some(EngineTask::start(engine))
         } else {
             None
         };
+        let replicas = replica_pools(&config)?;
+        sampled.pools.extend(
+            replicas
+                .iter()
+                .enumerate()
+                .map(|(index, pool)| (adapters_postgres::replicas::replica_label(index), pool.clone())),
+        );
+        // Installs the recorder: what takes metrics' handles at its start comes after.
         let metrics = MetricsListener::start(&config, sampled)?;
+        let reads = read_pools(&config, &pool, replicas);
         // The rate limits' counts, added to the shared ones a few times a second.
         let rate_counter = config.rate_limit.map(|_| PgRateCounter::new(pool.clone()));
         let rate_flusher = rate_counter
@@ -621,7 +676,8 @@ impl Application {
             .zip(config.rate_limit)
             .map(|(counter, settings)| counter.spawn_flusher(settings.sync_interval));
         let rate_counter = rate_counter.map(|c| Arc::new(c) as Arc<dyn domain::rate_limit::RateCounter>);
-        let state = web::Data::new(build_state(&config, pool, rate_counter)?);
+        let state = web::Data::new(build_state_reading_from(&config, pool, reads.clone(), rate_counter)?);
+        let reads = web::Data::new(reads);
         let expiry = spawn_expiry(state.signing.clone(), config.signature.expiry_interval);
         let listener = TcpListener::bind(config.bind_addr).map_err(|source| StartupError::Bind {
             addr: config.bind_addr.to_string(),
@@ -643,11 +699,13 @@ impl Application {
         let server = HttpServer::new(move || {
             App::new()
                 .app_data(state.clone())
+                .app_data(reads.clone())
                 .app_data(web::JsonConfig::default().limit(max_body).error_handler(json_error))
                 .app_data(web::PayloadConfig::new(max_body))
                 .app_data(body_read_timeout.clone())
                 .app_data(web::PathConfig::default().error_handler(path_error))
                 .app_data(web::QueryConfig::default().error_handler(query_error))
+                .wrap(from_fn(read_your_writes))
                 .wrap(from_fn(rate_limit))
                 .wrap(from_fn(limit_body_read_time))
                 .wrap(cors(&origins))

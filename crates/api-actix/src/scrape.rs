@@ -55,7 +55,7 @@ fn recorder() -> Option<PrometheusHandle> {
 /// What a scrape samples: the pools by name, and the pool the backlog is read with.
 #[derive(Clone)]
 pub struct Sampled {
-    pub pools: Vec<(&'static str, PgPool)>,
+    pub pools: Vec<(String, PgPool)>,
     pub queue: PgPool,
 }
 
@@ -68,10 +68,11 @@ struct Scrape {
 async fn metrics_page(scrape: web::Data<Scrape>) -> HttpResponse {
     for (name, pool) in &scrape.sampled.pools {
         let gauges = pool_gauges(pool);
-        metrics::gauge!(metric::DB_POOL_MAX_CONNECTIONS, "pool" => *name).set(gauges.max as f64);
-        metrics::gauge!(metric::DB_POOL_CONNECTIONS, "pool" => *name, "state" => "in_use").set(gauges.in_use as f64);
-        metrics::gauge!(metric::DB_POOL_CONNECTIONS, "pool" => *name, "state" => "idle").set(gauges.idle as f64);
-        metrics::gauge!(metric::DB_POOL_WAITING, "pool" => *name).set(gauges.waiting as f64);
+        metrics::gauge!(metric::DB_POOL_MAX_CONNECTIONS, "pool" => name.clone()).set(gauges.max as f64);
+        metrics::gauge!(metric::DB_POOL_CONNECTIONS, "pool" => name.clone(), "state" => "in_use")
+            .set(gauges.in_use as f64);
+        metrics::gauge!(metric::DB_POOL_CONNECTIONS, "pool" => name.clone(), "state" => "idle").set(gauges.idle as f64);
+        metrics::gauge!(metric::DB_POOL_WAITING, "pool" => name.clone()).set(gauges.waiting as f64);
     }
     match tokio::time::timeout(SAMPLE_TIMEOUT, webhook_backlog(&scrape.sampled.queue)).await {
         Ok(Ok(backlog)) => {

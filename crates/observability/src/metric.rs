@@ -45,6 +45,15 @@ pub const CATALOG_CACHE_HITS: &str = "catalog_cache_hits_total";
 pub const CATALOG_CACHE_MISSES: &str = "catalog_cache_misses_total";
 pub const CATALOG_CACHE_INVALIDATIONS: &str = "catalog_cache_invalidations_total";
 
+/// Reads that may go to a replica, by where they went (`primary`, `replica-1`, …); a replica's
+/// skips by reason (down, lagging, not_replica, behind_write: it has not replayed the caller's
+/// last write, failed: a read on it failed and was read again on the primary); each replica's lag
+/// at its last poll, and whether that poll found it usable.
+pub const DB_READS: &str = "db_reads_total";
+pub const DB_REPLICA_SKIPS: &str = "db_replica_skips_total";
+pub const DB_REPLICA_LAG: &str = "db_replica_lag_seconds";
+pub const DB_REPLICA_USABLE: &str = "db_replica_usable";
+
 /// What kind of metric a name is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -116,6 +125,26 @@ pub const CATALOGUE: &[(&str, Kind, &str)] = &[
         CATALOG_CACHE_INVALIDATIONS,
         Kind::Counter,
         "Invalidações do cache do catálogo",
+    ),
+    (
+        DB_READS,
+        Kind::Counter,
+        "Leituras que podem ir a uma réplica, por destino (primary ou a réplica)",
+    ),
+    (
+        DB_REPLICA_SKIPS,
+        Kind::Counter,
+        "Leituras que deixaram de usar uma réplica, por réplica e motivo",
+    ),
+    (
+        DB_REPLICA_LAG,
+        Kind::Gauge,
+        "Atraso de cada réplica na última consulta, em segundos",
+    ),
+    (
+        DB_REPLICA_USABLE,
+        Kind::Gauge,
+        "1 quando a última consulta achou a réplica em condições de servir leituras",
     ),
 ];
 

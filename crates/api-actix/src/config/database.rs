@@ -1,5 +1,6 @@
 //! PostgreSQL: where it is (and, behind a transaction pooler such as PgBouncer, where its sessions
-//! are), the pool's size and time-outs, and the catalog reads kept in memory.
+//! are), the pool's size and time-outs, the catalog reads kept in memory, and the replicas reads
+//! may go to.
 
 use super::{ConfigError, bad};
 use serde::Deserialize;
@@ -19,6 +20,10 @@ pub(super) struct Raw {
     db_statement_timeout_ms: u64,
     #[serde(default = "catalog_cache_entries")]
     catalog_cache_entries: usize,
+    /// Hot standbys, comma-separated; unset: every read goes to the primary.
+    database_read_urls: Option<String>,
+    #[serde(default = "read_max_lag_ms")]
+    database_read_max_lag_ms: u64,
 }
 
 fn pool_max_size() -> usize {
@@ -31,6 +36,9 @@ fn statement_timeout_ms() -> u64 {
     15_000
 }
 fn catalog_cache_entries() -> usize {
+    1_000
+}
+fn read_max_lag_ms() -> u64 {
     1_000
 }
 
@@ -47,6 +55,16 @@ pub(super) struct Database {
     pub direct_url: Option<String>,
     pub pool: PoolTimeouts,
     pub catalog_cache_entries: usize,
+    pub read_replicas: ReadReplicas,
+}
+
+/// Where reads that may be a little behind go (README, "Réplicas de leitura").
+#[derive(Debug, Clone, Default)]
+pub struct ReadReplicas {
+    /// `DATABASE_READ_URLS`: each a hot standby of `DATABASE_URL`'s primary; empty: none.
+    pub urls: Vec<String>,
+    /// `DATABASE_READ_MAX_LAG_MS`: a replica further behind is skipped until it catches up.
+    pub max_lag: Duration,
 }
 
 impl Raw {
@@ -63,6 +81,24 @@ impl Raw {
                 "deve começar com postgres:// ou postgresql://",
             ));
         }
+        let read_urls: Vec<String> = self
+            .database_read_urls
+            .as_deref()
+            .unwrap_or_default()
+            .split(',')
+            .map(str::trim)
+            .filter(|url| !url.is_empty())
+            .map(str::to_owned)
+            .collect();
+        if read_urls.iter().any(|url| !postgres(url)) {
+            return Err(bad(
+                "DATABASE_READ_URLS",
+                "cada endereço deve começar com postgres:// ou postgresql://",
+            ));
+        }
+        if self.database_read_max_lag_ms == 0 {
+            return Err(bad("DATABASE_READ_MAX_LAG_MS", "deve ser ao menos 1"));
+        }
         if self.db_pool_max_size == 0 {
             return Err(bad("DB_POOL_MAX_SIZE", "deve ser ao menos 1"));
         }
@@ -76,6 +112,10 @@ impl Raw {
                 statement: Duration::from_millis(self.db_statement_timeout_ms),
             },
             catalog_cache_entries: self.catalog_cache_entries,
+            read_replicas: ReadReplicas {
+                urls: read_urls,
+                max_lag: Duration::from_millis(self.database_read_max_lag_ms),
+            },
         })
     }
 }

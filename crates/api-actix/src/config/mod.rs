@@ -12,7 +12,7 @@ mod server;
 mod tokens;
 mod webhooks;
 
-pub use database::PoolTimeouts;
+pub use database::{PoolTimeouts, ReadReplicas};
 pub use outside::{MailSettings, SignatureSettings};
 pub use server::{Environment, RateLimitSettings};
 pub use tokens::{JwtSettings, SessionSettings};
@@ -74,6 +74,8 @@ pub struct Config {
     pub retention: domain::retention::RetentionPolicy,
     /// Catalog reads kept in memory per kind (listings, products, billing groups); 0: none.
     pub catalog_cache_entries: usize,
+    /// The hot standbys reads may go to, and how far behind one may be.
+    pub read_replicas: ReadReplicas,
     /// Requests per caller and minute; `None`: no limit.
     pub rate_limit: Option<RateLimitSettings>,
 }
@@ -112,6 +114,16 @@ impl Config {
             ("DB_CONNECT_TIMEOUT_MS", millis(self.pool.connect)),
             ("DB_STATEMENT_TIMEOUT_MS", millis(self.pool.statement)),
             ("CATALOG_CACHE_ENTRIES", self.catalog_cache_entries.to_string()),
+            (
+                "DATABASE_READ_URLS",
+                self.read_replicas
+                    .urls
+                    .iter()
+                    .map(|url| without_password(url))
+                    .collect::<Vec<_>>()
+                    .join(","),
+            ),
+            ("DATABASE_READ_MAX_LAG_MS", millis(self.read_replicas.max_lag)),
             ("BIND_ADDR", self.bind_addr.to_string()),
             ("PUBLIC_URL", self.public_url.clone()),
             ("WORKERS", self.workers.to_string()),
@@ -386,6 +398,7 @@ impl Config {
             recovery: tokens.recovery,
             hooks,
             catalog_cache_entries: database.catalog_cache_entries,
+            read_replicas: database.read_replicas,
             rate_limit: server.rate_limit,
         })
     }

@@ -10,3 +10,4 @@ pub mod html;
 pub mod idempotency;
 pub mod middleware;
 pub mod rate_limit;
+pub mod read_your_writes;
