@@ -5,7 +5,8 @@
 use crate::pool::{PgPool, connection, query_error};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use diesel::sql_types::{BigInt, Timestamptz};
+use diesel::QueryableByName;
+use diesel::sql_types::{BigInt, Integer, Text, Timestamptz};
 use diesel_async::RunQueryDsl;
 use domain::retention::{ExpiredRecords, Purged, RetentionPolicy};
 use domain::store::StoreError;
@@ -44,6 +45,25 @@ const IDEMPOTENCY_KEYS: &str = "
     DELETE FROM idempotency_keys WHERE (user_id, key) IN (
         SELECT user_id, key FROM idempotency_keys WHERE created_at < $1 LIMIT $2)";
 
+/// The tables kept in monthly partitions (migration 000032) and their partition keys.
+pub const MONTHLY_PARTITIONED: [(&str, &str); 2] = [("proposal_history", "at"), ("hook_attempts", "attempted_at")];
+
+/// How many months ahead of the current one the housekeeping keeps partitions made.
+pub const PARTITION_MONTHS_AHEAD: i32 = 3;
+
+/// Makes the current month's partition and the next [`PARTITION_MONTHS_AHEAD`] of a table when
+/// missing (rows its DEFAULT partition held for them move in); answers how many it made.
+const ENSURE_PARTITIONS: &str = "
+    SELECT count(*) FILTER (WHERE made) AS made FROM (
+        SELECT ensure_month_partition($1::regclass, $2, $3 + make_interval(months => ahead)) AS made
+        FROM generate_series(0, $4) AS ahead) AS months";
+
+#[derive(QueryableByName)]
+struct Made {
+    #[diesel(sql_type = BigInt)]
+    made: i64,
+}
+
 #[derive(Clone)]
 pub struct PgExpiredRecords {
     pool: PgPool,
@@ -56,6 +76,25 @@ impl PgExpiredRecords {
 
     /// Runs `statement` with the cut-off until a batch removes fewer than `batch` rows; answers
     /// how many it removed. Each batch is its own statement (and transaction).
+    /// The monthly partitions of every partitioned table, made up to
+    /// [`PARTITION_MONTHS_AHEAD`] months after `now`'s; answers how many were made.
+    pub async fn ensure_partitions(&self, now: DateTime<Utc>) -> Result<u64, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let mut made = 0;
+        for (table, key) in MONTHLY_PARTITIONED {
+            let found: Made = diesel::sql_query(ENSURE_PARTITIONS)
+                .bind::<Text, _>(table)
+                .bind::<Text, _>(key)
+                .bind::<Timestamptz, _>(now)
+                .bind::<Integer, _>(PARTITION_MONTHS_AHEAD)
+                .get_result(&mut conn)
+                .await
+                .map_err(query_error)?;
+            made += u64::try_from(found.made).unwrap_or(0);
+        }
+        Ok(made)
+    }
+
     async fn in_batches(&self, statement: &'static str, before: DateTime<Utc>, batch: i64) -> Result<u64, StoreError> {
         let mut removed = 0u64;
         loop {
@@ -82,6 +121,12 @@ fn before(now: DateTime<Utc>, age: std::time::Duration) -> DateTime<Utc> {
 impl ExpiredRecords for PgExpiredRecords {
     async fn purge(&self, now: DateTime<Utc>, policy: RetentionPolicy) -> Result<Purged, StoreError> {
         let batch = policy.batch.max(1);
+        // The housekeeping also keeps the months ahead partitioned: writes land in their month.
+        match self.ensure_partitions(now).await {
+            Ok(0) => {}
+            Ok(made) => tracing::info!(made, "monthly partitions made"),
+            Err(error) => tracing::warn!(%error, "monthly partitions not made; rows go to the DEFAULT partitions"),
+        }
         let callbacks = before(now, policy.callback_records);
         Ok(Purged {
             sessions: self.in_batches(SESSIONS, now, batch).await?,

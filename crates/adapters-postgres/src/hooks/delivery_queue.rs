@@ -239,6 +239,13 @@ impl DeliveryQueue for PgHooks {
 
     async fn purge(&self, before: DateTime<Utc>) -> Result<u64, StoreError> {
         let mut conn = connection(&self.pool).await?;
+        // Whole months of attempts go first, as tables (migration 000032): the deliveries' delete
+        // below then cascades only to the attempts of the months still kept.
+        diesel::sql_query("SELECT drop_month_partitions_before('hook_attempts', $1)")
+            .bind::<diesel::sql_types::Timestamptz, _>(before)
+            .execute(&mut conn)
+            .await
+            .map_err(query_error)?;
         let purged = diesel::delete(deliveries::table.filter(deliveries::created_at.lt(before)))
             .execute(&mut conn)
             .await
