@@ -17,9 +17,10 @@ import os
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
+
+import sales_client
+from sales_client import cpf, request, sign_in
 
 A, B = os.environ["SALES_A"], os.environ["SALES_B"]
 RECEIVER_PORT = int(os.environ["RECEIVER_PORT"])
@@ -28,43 +29,12 @@ CHANGES = int(os.environ.get("PGBOUNCER_STATUS_CHANGES", "12"))
 
 
 def call(method, url, token=None, body=None):
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method=method)
-    request.add_header("content-type", "application/json")
-    if token:
-        request.add_header("authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status, json.loads(response.read() or b"null")
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"null")
-
-
-def sign_in(base, email, password, application):
-    status, body = call("POST", f"{base}/signin", body={"email": email, "password": password, "aplicacao": application})
-    assert status == 200, (status, body)
-    return body["token"]
-
-
-def cpf(n):
-    digits = [int(c) for c in f"{n:09d}"]
-    for length in (9, 10):
-        total = sum(d * (length + 1 - i) for i, d in enumerate(digits[:length]))
-        digits.append(0 if total % 11 < 2 else 11 - total % 11)
-    return "".join(map(str, digits))
+    status, answer, _ = request(method, url, token, body)
+    return status, answer
 
 
 def proposal_body(number):
-    return {
-        "billingCode": 5002, "productCode": 101, "typeOfPayments": "DESCONTO EM FOLHA", "shippingType": "whatsapp",
-        "customer": {"fullName": "Maria da Silva", "cpf": cpf(310_000_000 + number), "birthDate": "1990-05-15",
-                     "gender": "Feminino", "maritalStatus": "Casado", "nationality": "Brasileira",
-                     "cellPhone": "(11) 91234-5678", "email": "maria@exemplo.com.br", "profession": "Professora",
-                     "salary": 141200},
-        "address": {"zipCode": "01310100", "address": "Avenida Paulista", "number": "1000",
-                    "neighborhood": "Bela Vista", "city": "São Paulo", "state": "SP"},
-        "discountOnSheet": {"number": "1234567890", "specie": 41, "type": "BENEFÍCIO"},
-    }
+    return sales_client.proposal_body(cpf(310_000_000 + number))
 
 
 received = []
