@@ -16,6 +16,7 @@
 //! replica is read again on the primary, so a replica going away costs no request an error.
 
 use crate::pool::{PgPool, PooledConnection, connection, query_error};
+use crate::prepared::prepared;
 use diesel::QueryableByName;
 use diesel::sql_types::{Bool, Int8, Nullable, Text};
 use diesel_async::RunQueryDsl;
@@ -295,7 +296,7 @@ impl ReadPools {
         let mut conn = connection(&self.primary).await?;
         // The insert position: at or past every commit record written so far, whether or not it
         // has been flushed (the webhooks' pool commits without waiting for the flush).
-        let found: Position = diesel::sql_query("SELECT pg_current_wal_insert_lsn()::text AS position")
+        let found: Position = prepared("SELECT pg_current_wal_insert_lsn()::text AS position", |q| q)
             .get_result(&mut conn)
             .await
             .map_err(query_error)?;
@@ -414,7 +415,7 @@ async fn watch(replica: Arc<Replica>, policy: ReplicaPolicy) {
 
 async fn poll(replica: &Replica) -> Result<ReplayState, StoreError> {
     let mut conn = connection(&replica.pool).await?;
-    diesel::sql_query(REPLAY_STATE)
+    prepared(REPLAY_STATE, |q| q)
         .get_result(&mut conn)
         .await
         .map_err(query_error)
