@@ -45,8 +45,13 @@ const IDEMPOTENCY_KEYS: &str = "
     DELETE FROM idempotency_keys WHERE (user_id, key) IN (
         SELECT user_id, key FROM idempotency_keys WHERE created_at < $1 LIMIT $2)";
 
-/// The tables kept in monthly partitions (migration 000032) and their partition keys.
-pub const MONTHLY_PARTITIONED: [(&str, &str); 2] = [("proposal_history", "at"), ("hook_attempts", "attempted_at")];
+/// The tables kept in monthly partitions (migrations 000032 and 000033) and their partition keys.
+pub const MONTHLY_PARTITIONED: [(&str, &str); 4] = [
+    ("proposal_history", "at"),
+    ("hook_attempts", "attempted_at"),
+    ("signature_callbacks", "received_at"),
+    ("payment_events", "received_at"),
+];
 
 /// How many months ahead of the current one the housekeeping keeps partitions made.
 pub const PARTITION_MONTHS_AHEAD: i32 = 3;
@@ -57,6 +62,12 @@ const ENSURE_PARTITIONS: &str = "
     SELECT count(*) FILTER (WHERE made) AS made FROM (
         SELECT ensure_month_partition($1::regclass, $2, $3 + make_interval(months => ahead)) AS made
         FROM generate_series(0, $4) AS ahead) AS months";
+
+#[derive(QueryableByName)]
+struct Dropped {
+    #[diesel(sql_type = BigInt)]
+    dropped: i64,
+}
 
 #[derive(QueryableByName)]
 struct Made {
@@ -93,6 +104,19 @@ impl PgExpiredRecords {
             made += u64::try_from(found.made).unwrap_or(0);
         }
         Ok(made)
+    }
+
+    /// Drops the months of a partitioned table (migration 000033) that ended before `before`;
+    /// answers how many rows they held. The month `before` falls in is left to the batches.
+    async fn drop_months(&self, table: &str, before: DateTime<Utc>) -> Result<u64, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let found: Dropped = diesel::sql_query("SELECT drop_month_partitions_counted($1::regclass, $2) AS dropped")
+            .bind::<Text, _>(table)
+            .bind::<Timestamptz, _>(before)
+            .get_result(&mut conn)
+            .await
+            .map_err(query_error)?;
+        Ok(u64::try_from(found.dropped).unwrap_or(0))
     }
 
     async fn in_batches(&self, statement: &'static str, before: DateTime<Utc>, batch: i64) -> Result<u64, StoreError> {
@@ -135,8 +159,10 @@ impl ExpiredRecords for PgExpiredRecords {
             throttle_counters: self
                 .in_batches(THROTTLE_COUNTERS, before(now, policy.idle_throttle), batch)
                 .await?,
-            signature_callbacks: self.in_batches(SIGNATURE_CALLBACKS, callbacks, batch).await?,
-            payment_events: self.in_batches(PAYMENT_EVENTS, callbacks, batch).await?,
+            signature_callbacks: self.drop_months("signature_callbacks", callbacks).await?
+                + self.in_batches(SIGNATURE_CALLBACKS, callbacks, batch).await?,
+            payment_events: self.drop_months("payment_events", callbacks).await?
+                + self.in_batches(PAYMENT_EVENTS, callbacks, batch).await?,
             idempotency_keys: self
                 .in_batches(IDEMPOTENCY_KEYS, before(now, policy.idempotency_keys), batch)
                 .await?,
