@@ -19,6 +19,7 @@ mod privacy;
 mod proposal_list;
 mod proposals;
 mod rate_limits;
+mod read_replicas;
 mod recovery;
 mod security_headers;
 mod service;

@@ -747,6 +747,29 @@ mod tests {
     }
 
     #[test]
+    fn read_replicas_are_a_list_of_postgres_urls_and_a_bad_one_or_no_lag_is_refused_naming_it() {
+        let with = |name: &'static str, value: &'static str| {
+            let mut pairs = BASE.to_vec();
+            pairs.push((name, value));
+            Config::from_pairs(&pairs)
+        };
+        let refused = with("DATABASE_READ_URLS", "postgres://r1/sales,mysql://r2/sales")
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("DATABASE_READ_URLS"), "{refused}");
+        let refused = with("DATABASE_READ_MAX_LAG_MS", "0").unwrap_err().to_string();
+        assert!(refused.contains("DATABASE_READ_MAX_LAG_MS"), "{refused}");
+        let refused = with("DATABASE_READ_MAX_LAG_MS", "um segundo").unwrap_err().to_string();
+        assert!(refused.contains("DATABASE_READ_MAX_LAG_MS"), "{refused}");
+        let replicas = with("DATABASE_READ_URLS", " postgres://r1/sales, ,postgresql://r2/sales ")
+            .unwrap()
+            .read_replicas;
+        assert_eq!(replicas.urls, ["postgres://r1/sales", "postgresql://r2/sales"]);
+        assert_eq!(replicas.max_lag, Duration::from_millis(1_000));
+        assert!(Config::from_pairs(&BASE).unwrap().read_replicas.urls.is_empty());
+    }
+
+    #[test]
     fn the_metrics_listener_is_turned_off_by_off_and_an_empty_value_is_the_default() {
         let with = |value: &'static str| {
             let mut pairs = BASE.to_vec();
