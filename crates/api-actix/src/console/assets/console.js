@@ -24,15 +24,30 @@
 
   function open(path) { htmx.ajax("GET", path, { target: "#app" }); }
 
-  // The service's error envelope, in words: the message and each field named.
-  function describe(xhr) {
+  // What the form calls a field: its label's own words ("Motivo"), else the field's name.
+  function labelOf(form, field) {
+    var input = form && form.querySelector && form.querySelector('[name="' + field + '"]');
+    var label = input && input.closest("label");
+    if (!label) { return null; }
+    var words = Array.prototype.filter.call(label.childNodes, function (n) { return n.nodeType === 3; })
+      .map(function (n) { return n.textContent; }).join(" ").trim();
+    return words || null;
+  }
+
+  // The service's error envelope, in words. A refused form names each field as the form labels
+  // it (with the service's name beside it) instead of the envelope's "see the fields in errors".
+  function describe(xhr, form) {
     try {
       var body = JSON.parse(xhr.responseText);
-      var text = body.message || ("Erro " + xhr.status);
       if (body.errors && body.errors.length) {
-        text += " " + body.errors.map(function (e) { return e.field + ": " + e.message; }).join("; ");
+        return "Verifique " + body.errors.map(function (e) {
+          var label = labelOf(form, e.field);
+          // Messages start with the field's name ("reason deve ter…"): said once, by its label.
+          var said = e.message.indexOf(e.field + " ") === 0 ? e.message.slice(e.field.length + 1) : e.message;
+          return (label ? label + " (" + e.field + ")" : e.field) + ": " + said;
+        }).join("; ") + ".";
       }
-      return text;
+      return body.message || ("Erro " + xhr.status + ".");
     } catch (_) {
       return "Erro " + xhr.status + ".";
     }
@@ -55,7 +70,7 @@
       sessionStorage.removeItem(KEY);
       show(false);
     }
-    say(describe(xhr));
+    say(describe(xhr, event.detail.elt));
   });
   document.body.addEventListener("htmx:sendError", function () {
     say("Sem conexão com o serviço. Tente novamente.");
