@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::QueryableByName;
 use diesel::sql_types::{BigInt, Integer, Text, Timestamptz};
-use diesel_async::RunQueryDsl;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use domain::retention::{ExpiredRecords, Purged, RetentionPolicy};
 use domain::store::StoreError;
 
@@ -16,10 +16,28 @@ const REFRESH_TOKENS: &str = "
     DELETE FROM refresh_tokens WHERE jti IN (
         SELECT jti FROM refresh_tokens WHERE expires_at < $1 LIMIT $2)";
 
-/// Sessions whose last refresh token has expired (their tokens go with them).
+/// Sessions whose last refresh token has expired move to the record of ended sessions (migration
+/// 000035; their tokens go with them): ended when that was recorded, else at that expiry, by the
+/// user's credentials if they moved on meanwhile.
 const SESSIONS: &str = "
-    DELETE FROM sessions WHERE id IN (
-        SELECT id FROM sessions WHERE expires_at < $1 LIMIT $2)";
+    WITH moved AS (
+        DELETE FROM sessions WHERE id IN (SELECT id FROM sessions WHERE expires_at < $1 LIMIT $2)
+        RETURNING *
+    )
+    INSERT INTO ended_sessions (id, user_id, application, credentials_epoch, created_at, expires_at, ended_at,
+                                end_reason)
+    SELECT m.id, m.user_id, m.application, m.credentials_epoch, m.created_at, m.expires_at,
+           COALESCE(m.ended_at, m.expires_at),
+           COALESCE(m.end_reason,
+                    CASE WHEN u.disabled_at IS NOT NULL OR u.credentials_epoch <> m.credentials_epoch
+                         THEN 'credentials' ELSE 'expiry' END)
+    FROM moved m JOIN users u ON u.id = m.user_id";
+
+/// The record of ended sessions past its retention that sits in the DEFAULT partition (its months
+/// go whole): only when the housekeeping made no month for it.
+const ENDED_SESSIONS_UNPARTITIONED: &str = "
+    DELETE FROM ended_sessions_default WHERE id IN (
+        SELECT id FROM ended_sessions_default WHERE ended_at < $1 LIMIT $2)";
 
 /// Recovery tokens expired, used or revoked: none of them can work again.
 const RECOVERY_TOKENS: &str = "
@@ -45,12 +63,15 @@ const IDEMPOTENCY_KEYS: &str = "
     DELETE FROM idempotency_keys WHERE (user_id, key) IN (
         SELECT user_id, key FROM idempotency_keys WHERE created_at < $1 LIMIT $2)";
 
-/// The tables kept in monthly partitions (migrations 000032 and 000033) and their partition keys.
+/// The tables kept in monthly partitions (migrations 000032, 000033 and 000035) and their
+/// partition keys.
+/// The webhook deliveries' months and their attempts' are made together (migration 000034,
+/// [`ENSURE_DELIVERY_PARTITIONS`]).
 pub const MONTHLY_PARTITIONED: [(&str, &str); 4] = [
     ("proposal_history", "at"),
-    ("hook_attempts", "attempted_at"),
     ("signature_callbacks", "received_at"),
     ("payment_events", "received_at"),
+    ("ended_sessions", "ended_at"),
 ];
 
 /// How many months ahead of the current one the housekeeping keeps partitions made.
@@ -62,6 +83,13 @@ const ENSURE_PARTITIONS: &str = "
     SELECT count(*) FILTER (WHERE made) AS made FROM (
         SELECT ensure_month_partition($1::regclass, $2, $3 + make_interval(months => ahead)) AS made
         FROM generate_series(0, $4) AS ahead) AS months";
+
+/// [`ENSURE_PARTITIONS`] for the webhook deliveries and their attempts' months: a delivery moving
+/// out of DEFAULT carries its attempts.
+const ENSURE_DELIVERY_PARTITIONS: &str = "
+    SELECT count(*) FILTER (WHERE made) AS made FROM (
+        SELECT ensure_delivery_month_partition($1 + make_interval(months => ahead)) AS made
+        FROM generate_series(0, $2) AS ahead) AS months";
 
 #[derive(QueryableByName)]
 struct Dropped {
@@ -85,8 +113,6 @@ impl PgExpiredRecords {
         Self { pool }
     }
 
-    /// Runs `statement` with the cut-off until a batch removes fewer than `batch` rows; answers
-    /// how many it removed. Each batch is its own statement (and transaction).
     /// The monthly partitions of every partitioned table, made up to
     /// [`PARTITION_MONTHS_AHEAD`] months after `now`'s; answers how many were made.
     pub async fn ensure_partitions(&self, now: DateTime<Utc>) -> Result<u64, StoreError> {
@@ -103,22 +129,25 @@ impl PgExpiredRecords {
                 .map_err(query_error)?;
             made += u64::try_from(found.made).unwrap_or(0);
         }
-        Ok(made)
-    }
-
-    /// Drops the months of a partitioned table (migration 000033) that ended before `before`;
-    /// answers how many rows they held. The month `before` falls in is left to the batches.
-    async fn drop_months(&self, table: &str, before: DateTime<Utc>) -> Result<u64, StoreError> {
-        let mut conn = connection(&self.pool).await?;
-        let found: Dropped = diesel::sql_query("SELECT drop_month_partitions_counted($1::regclass, $2) AS dropped")
-            .bind::<Text, _>(table)
-            .bind::<Timestamptz, _>(before)
+        let found: Made = diesel::sql_query(ENSURE_DELIVERY_PARTITIONS)
+            .bind::<Timestamptz, _>(now)
+            .bind::<Integer, _>(PARTITION_MONTHS_AHEAD)
             .get_result(&mut conn)
             .await
             .map_err(query_error)?;
-        Ok(u64::try_from(found.dropped).unwrap_or(0))
+        made += u64::try_from(found.made).unwrap_or(0);
+        Ok(made)
     }
 
+    /// Drops the months of a partitioned table that ended before `before`; answers how many rows
+    /// they held. The month `before` falls in is left to the batches.
+    async fn drop_months(&self, table: &str, before: DateTime<Utc>) -> Result<u64, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        drop_months_before(&mut conn, table, before).await
+    }
+
+    /// Runs `statement` with the cut-off until a batch removes fewer than `batch` rows; answers
+    /// how many it removed. Each batch is its own statement (and transaction).
     async fn in_batches(&self, statement: &'static str, before: DateTime<Utc>, batch: i64) -> Result<u64, StoreError> {
         let mut removed = 0u64;
         loop {
@@ -137,6 +166,23 @@ impl PgExpiredRecords {
     }
 }
 
+/// Drops the months of a table kept in monthly partitions that ended before `before`, each
+/// detached and dropped as a table (migrations 000033 and 000034); answers how many rows they
+/// held.
+pub(crate) async fn drop_months_before(
+    conn: &mut AsyncPgConnection,
+    table: &str,
+    before: DateTime<Utc>,
+) -> Result<u64, StoreError> {
+    let found: Dropped = diesel::sql_query("SELECT drop_month_partitions_counted($1::regclass, $2) AS dropped")
+        .bind::<Text, _>(table)
+        .bind::<Timestamptz, _>(before)
+        .get_result(conn)
+        .await
+        .map_err(query_error)?;
+    Ok(u64::try_from(found.dropped).unwrap_or(0))
+}
+
 fn before(now: DateTime<Utc>, age: std::time::Duration) -> DateTime<Utc> {
     now - chrono::Duration::from_std(age).unwrap_or(chrono::Duration::MAX)
 }
@@ -152,6 +198,7 @@ impl ExpiredRecords for PgExpiredRecords {
             Err(error) => tracing::warn!(%error, "monthly partitions not made; rows go to the DEFAULT partitions"),
         }
         let callbacks = before(now, policy.callback_records);
+        let ended_sessions = before(now, policy.ended_sessions);
         Ok(Purged {
             sessions: self.in_batches(SESSIONS, now, batch).await?,
             refresh_tokens: self.in_batches(REFRESH_TOKENS, now, batch).await?,
@@ -166,6 +213,10 @@ impl ExpiredRecords for PgExpiredRecords {
             idempotency_keys: self
                 .in_batches(IDEMPOTENCY_KEYS, before(now, policy.idempotency_keys), batch)
                 .await?,
+            ended_sessions: self.drop_months("ended_sessions", ended_sessions).await?
+                + self
+                    .in_batches(ENDED_SESSIONS_UNPARTITIONED, ended_sessions, batch)
+                    .await?,
         })
     }
 }

@@ -540,6 +540,7 @@ diesel::table! {
     hook_attempts (id) {
         id -> Int8,
         delivery_id -> Int8,
+        delivery_created_at -> Timestamptz,
         number -> Int4,
         attempted_at -> Timestamptz,
         response_status -> Nullable<Int4>,

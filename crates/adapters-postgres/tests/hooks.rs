@@ -9,7 +9,8 @@ use chrono::Utc;
 use diesel_async::RunQueryDsl;
 use domain::hooks::ports::{DeliveryQueue, HookStore};
 use domain::hooks::{
-    AttemptRecord, ClaimLimits, DeliveryPage, HookOwner, NewSubscription, RecordStep, SigningSecret, Subscription,
+    AttemptRecord, ClaimLimits, DeliveryPage, HookOwner, NewSubscription, RecordStep, Retried, SigningSecret,
+    Subscription,
 };
 use domain::values::{DeliveryState, EventKind, HookStatus};
 use std::collections::HashSet;
@@ -423,6 +424,111 @@ async fn a_new_test_replaces_one_waiting_and_is_refused_while_one_is_in_flight()
         .await
         .unwrap();
     assert!(hooks.enqueue_test(s.id, "{}").await.unwrap().is_some());
+}
+
+#[tokio::test]
+async fn a_retried_test_takes_the_place_of_one_waiting_and_is_refused_while_one_is_in_flight() {
+    let (_db, pool, hooks) = store().await;
+    let s = subscription(&hooks).await;
+    let first = hooks.enqueue_test(s.id, "{}").await.unwrap().unwrap();
+    let claimed = hooks.claim(limits(10, 16), LEASE).await.unwrap();
+    hooks
+        .record(&record(claimed[0].id, 1, RecordStep::Delivered))
+        .await
+        .unwrap();
+    let waiting = hooks.enqueue_test(s.id, "{}").await.unwrap().unwrap();
+    // The delivered test, retried, is due and the waiting one gives way: one test waits.
+    let Retried::Due(retried) = hooks.retry(s.id, first.id, Utc::now()).await.unwrap() else {
+        panic!("a test retried with none in flight is due");
+    };
+    assert_eq!((retried.id, retried.state), (first.id, DeliveryState::Pending));
+    assert_eq!(
+        count(
+            &pool,
+            &format!(
+                "SELECT count(*) AS n FROM hook_deliveries WHERE id = {} AND state = 'CANCELADA'",
+                waiting.id
+            )
+        )
+        .await,
+        1
+    );
+    // Sent now: neither the test in flight nor another test can be made due meanwhile.
+    let claimed = hooks.claim(limits(10, 16), LEASE).await.unwrap();
+    assert_eq!(claimed[0].id, first.id);
+    assert_eq!(
+        hooks.retry(s.id, waiting.id, Utc::now()).await.unwrap(),
+        Retried::TestInFlight
+    );
+    assert_eq!(
+        hooks.retry(s.id, first.id, Utc::now()).await.unwrap(),
+        Retried::TestInFlight
+    );
+    assert_eq!(
+        count(
+            &pool,
+            "SELECT count(*) AS n FROM hook_deliveries WHERE state = 'PENDENTE'"
+        )
+        .await,
+        1,
+        "only the test in flight"
+    );
+    // A status change is retried whatever the tests do; an unknown id is not found.
+    queue(&pool, s.id, 1).await;
+    let change = count(
+        &pool,
+        "SELECT max(id) AS n FROM hook_deliveries WHERE event_type = 'ALTERAÇÃO_STATUS'",
+    )
+    .await;
+    assert!(matches!(
+        hooks.retry(s.id, change, Utc::now()).await.unwrap(),
+        Retried::Due(_)
+    ));
+    assert_eq!(
+        hooks.retry(s.id, change + 100, Utc::now()).await.unwrap(),
+        Retried::NotFound
+    );
+    assert_eq!(
+        hooks.retry(s.id + 100, change, Utc::now()).await.unwrap(),
+        Retried::NotFound
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn concurrent_tests_and_retries_leave_one_test_waiting() {
+    let (_db, pool, hooks) = store().await;
+    let s = subscription(&hooks).await;
+    let earlier = hooks.enqueue_test(s.id, "{}").await.unwrap().unwrap();
+    let claimed = hooks.claim(limits(10, 16), LEASE).await.unwrap();
+    hooks
+        .record(&record(claimed[0].id, 1, RecordStep::Delivered))
+        .await
+        .unwrap();
+    let mut tasks = Vec::new();
+    for i in 0..12 {
+        let hooks = hooks.clone();
+        tasks.push(tokio::spawn(async move {
+            if i % 3 == 0 {
+                assert!(matches!(
+                    hooks.retry(s.id, earlier.id, Utc::now()).await.unwrap(),
+                    Retried::Due(_)
+                ));
+            } else {
+                assert!(hooks.enqueue_test(s.id, "{}").await.unwrap().is_some());
+            }
+        }));
+    }
+    for task in tasks {
+        task.await.unwrap();
+    }
+    assert_eq!(
+        count(
+            &pool,
+            "SELECT count(*) AS n FROM hook_deliveries WHERE event_type = 'TESTE' AND state = 'PENDENTE'"
+        )
+        .await,
+        1
+    );
 }
 
 #[tokio::test]

@@ -2,7 +2,7 @@
 //! every existing row moves into its month (up) and back into one table (down) on a database with
 //! rows; the history stays append-only on every partition; a row that landed in the DEFAULT
 //! partition moves into its month when the housekeeping makes it; retention drops whole months of
-//! attempts.
+//! attempts. Since migration 34 an attempt lives in its delivery's month (tests/delivery_partitions.rs).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -121,7 +121,8 @@ async fn rows_move_into_their_months_and_back_and_the_history_stays_append_only_
         lines(&mut conn, ATTEMPTS).await,
         [
             "1 2025-03 hook_attempts_2025_03".to_owned(),
-            "2 2025-04 hook_attempts_2025_04".to_owned(),
+            // Attempted in April, kept in its delivery's month (migration 34).
+            "2 2025-04 hook_attempts_2025_03".to_owned(),
             format!("1 {now} {}", partition("hook_attempts", &now)),
         ]
     );
@@ -228,10 +229,10 @@ async fn retention_drops_whole_months_of_attempts_and_keeps_the_months_it_must()
     let pool = a_proposal_and_a_delivery(&db).await;
     let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
     conn.batch_execute(
-        "INSERT INTO hook_attempts (delivery_id, number, attempted_at, duration_ms)
-             SELECT id, 1, '2025-03-10 10:00+00', 5 FROM hook_deliveries WHERE message_id = 'msg_old';
-         INSERT INTO hook_attempts (delivery_id, number, attempted_at, duration_ms)
-             SELECT id, 1, now(), 5 FROM hook_deliveries WHERE message_id = 'msg_new';",
+        "INSERT INTO hook_attempts (delivery_id, delivery_created_at, number, attempted_at, duration_ms)
+             SELECT id, created_at, 1, '2025-03-10 10:00+00', 5 FROM hook_deliveries WHERE message_id = 'msg_old';
+         INSERT INTO hook_attempts (delivery_id, delivery_created_at, number, attempted_at, duration_ms)
+             SELECT id, created_at, 1, now(), 5 FROM hook_deliveries WHERE message_id = 'msg_new';",
     )
     .await
     .unwrap();

@@ -112,6 +112,7 @@ async fn expired_records_go_in_batches_and_live_ones_stay() {
         callback_records: Duration::from_secs(30 * 24 * 3600),
         idle_throttle: Duration::from_secs(24 * 3600),
         idempotency_keys: Duration::from_secs(24 * 3600),
+        ended_sessions: Duration::from_secs(183 * 24 * 3600),
         // Smaller than what expired: several batches run.
         batch: 2,
     };
@@ -126,10 +127,16 @@ async fn expired_records_go_in_batches_and_live_ones_stay() {
             signature_callbacks: 2,
             payment_events: 1,
             idempotency_keys: 1,
+            ended_sessions: 0,
         }
     );
     assert_eq!(count(&db.url, "idempotency_keys").await, 1);
     assert_eq!(count(&db.url, "sessions").await, 1);
+    assert_eq!(
+        count(&db.url, "ended_sessions").await,
+        1,
+        "moved to the record, not deleted"
+    );
     assert_eq!(count(&db.url, "refresh_tokens").await, 2);
     assert_eq!(count(&db.url, "password_recovery_tokens").await, 1);
     assert_eq!(count(&db.url, "signin_throttle").await, 2);

@@ -2,8 +2,9 @@
 //! webhook deliveries (which the delivery engine purges by its own retention).
 //!
 //! - refresh tokens once expired (a used one is kept until then: presenting it again is what
-//!   reveals a stolen token), and sessions once their last refresh token has expired (nothing
-//!   of theirs can work any more);
+//!   reveals a stolen token); sessions once their last refresh token has expired (nothing of
+//!   theirs can work any more) move to the record of ended sessions, kept as the record of who
+//!   was signed in for `ended_sessions` and then dropped a month at a time;
 //! - password recovery tokens once expired, used or revoked;
 //! - sign-in and recovery throttle counters idle for a day (every window and block is shorter);
 //! - `Idempotency-Key`s a day after their first use (`crate::idempotency`);
@@ -15,7 +16,11 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use std::time::Duration;
 
-/// How long the records kept for deduplication and throttling live.
+/// How long the record of ended sessions is kept by default: six months, as Brazil's Marco Civil
+/// da Internet (Lei 12.965/2014, art. 15) asks of an application's access records.
+pub const ENDED_SESSIONS_DAYS: u64 = 183;
+
+/// How long the records kept for deduplication, throttling and the sessions' record live.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetentionPolicy {
     /// Signature and payment callback records (`CALLBACK_RETENTION_DAYS`).
@@ -24,6 +29,9 @@ pub struct RetentionPolicy {
     pub idle_throttle: Duration,
     /// `Idempotency-Key`s after their first use.
     pub idempotency_keys: Duration,
+    /// The record of ended sessions (`ENDED_SESSIONS_RETENTION_DAYS`): who was signed in, when,
+    /// and how the session ended.
+    pub ended_sessions: Duration,
     /// Rows removed per statement: the purge holds no lock for long and leaves room to others.
     pub batch: i64,
 }
@@ -34,6 +42,7 @@ impl Default for RetentionPolicy {
             callback_records: Duration::from_secs(30 * 24 * 3600),
             idle_throttle: Duration::from_secs(24 * 3600),
             idempotency_keys: crate::idempotency::IdempotencyPolicy::default().retention,
+            ended_sessions: Duration::from_secs(ENDED_SESSIONS_DAYS * 24 * 3600),
             batch: 1000,
         }
     }
@@ -57,6 +66,8 @@ pub struct Purged {
     pub signature_callbacks: u64,
     pub payment_events: u64,
     pub idempotency_keys: u64,
+    /// Sessions of the record of ended sessions past its retention.
+    pub ended_sessions: u64,
 }
 
 impl Purged {
@@ -68,6 +79,7 @@ impl Purged {
             + self.signature_callbacks
             + self.payment_events
             + self.idempotency_keys
+            + self.ended_sessions
     }
 }
 

@@ -4,6 +4,7 @@
 use super::{IdRow, PgHooks, to_i64};
 use crate::pool::{PgPool, connection, query_error};
 use crate::prepared::prepared;
+use crate::retention::drop_months_before;
 use crate::schema::{hook_deliveries as deliveries, hook_replays, hook_subscriptions as subs};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -128,8 +129,9 @@ const RECORD: &str = "
         WHERE id = $1 AND attempts = $2 AND state = $11
         RETURNING subscription_id
     ), attempt AS (
-        INSERT INTO hook_attempts (delivery_id, number, attempted_at, response_status, duration_ms, error, next_attempt_at)
-        SELECT $1, $2, $6, $7, $8, $9, $10 WHERE EXISTS (SELECT 1 FROM hook_deliveries WHERE id = $1)
+        INSERT INTO hook_attempts (delivery_id, delivery_created_at, number, attempted_at, response_status,
+                                   duration_ms, error, next_attempt_at)
+        SELECT $1, d.created_at, $2, $6, $7, $8, $9, $10 FROM hook_deliveries d WHERE d.id = $1
     ), success AS (
         UPDATE hook_subscriptions s SET last_success_at = $6
         FROM moved
@@ -239,23 +241,22 @@ impl DeliveryQueue for PgHooks {
 
     async fn purge(&self, before: DateTime<Utc>) -> Result<u64, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        // Whole months of attempts go first, as tables (migration 000032): the deliveries' delete
-        // below then cascades only to the attempts of the months still kept.
-        diesel::sql_query("SELECT drop_month_partitions_before('hook_attempts', $1)")
-            .bind::<diesel::sql_types::Timestamptz, _>(before)
+        // Whole months go first, as tables (migration 000034): the attempts' (which follow their
+        // delivery's month), then the deliveries' they referred to. The delete below then takes
+        // the rest of the oldest month kept, its attempts going with each delivery.
+        drop_months_before(&mut conn, "hook_attempts", before).await?;
+        let dropped = drop_months_before(&mut conn, "hook_deliveries", before).await?;
+        let deleted = diesel::delete(deliveries::table.filter(deliveries::created_at.lt(before)))
             .execute(&mut conn)
             .await
             .map_err(query_error)?;
-        let purged = diesel::delete(deliveries::table.filter(deliveries::created_at.lt(before)))
-            .execute(&mut conn)
-            .await
-            .map_err(query_error)?;
+        let purged = dropped + u64::try_from(deleted).unwrap_or(0);
         // The record of who asked for a replay goes with the deliveries it re-sent.
         diesel::delete(hook_replays::table.filter(hook_replays::requested_at.lt(before)))
             .execute(&mut conn)
             .await
             .map_err(query_error)?;
-        Ok(u64::try_from(purged).unwrap_or(0))
+        Ok(purged)
     }
 }
 

@@ -16,7 +16,7 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::hooks::ports::HookStore;
 use domain::hooks::{
     Attempt, Delivery, DeliveryLog, DeliveryPage, DeliveryState, HookOwner, HookPatch, NewSubscription, Replay,
-    ReplayWindow, SigningSecret, Subscription,
+    ReplayWindow, Retried, SigningSecret, Subscription,
 };
 use domain::store::StoreError;
 use domain::values::{Application, EventKind, HookStatus, StoredValueError};
@@ -33,6 +33,47 @@ fn not_in_flight() -> Box<dyn BoxableExpression<deliveries::table, Pg, SqlType =
             .or(deliveries::leased_until.is_null())
             .or(deliveries::leased_until.le(diesel::dsl::now)),
     )
+}
+
+/// Takes the subscription's row lock, which orders the writes that make a test event due (one
+/// test waiting per subscription, decision 156: a rule a unique index could hold only within a
+/// month of partitioned deliveries). `None` if there is no such subscription.
+async fn lock_subscription(conn: &mut AsyncPgConnection, id: i64) -> QueryResult<Option<i64>> {
+    subs::table
+        .find(id)
+        .select(subs::id)
+        .for_no_key_update()
+        .get_result::<i64>(conn)
+        .await
+        .optional()
+}
+
+/// Under the subscription's row lock: a test waiting for its next attempt gives way to the one
+/// about to be due (`keep`, when it is a retried test, stays); `false`, and nothing changed,
+/// while a test of the subscription is being sent.
+async fn make_room_for_test(conn: &mut AsyncPgConnection, id: i64, keep: Option<i64>) -> QueryResult<bool> {
+    let tests = || {
+        deliveries::table
+            .filter(deliveries::subscription_id.eq(id))
+            .filter(deliveries::event_type.eq(EventKind::Test.as_str()))
+            .filter(deliveries::state.eq(DeliveryState::Pending.as_str()))
+    };
+    let in_flight: i64 = tests()
+        .filter(deliveries::leased_until.gt(diesel::dsl::now))
+        .count()
+        .get_result(conn)
+        .await?;
+    if in_flight > 0 {
+        return Ok(false);
+    }
+    diesel::update(tests().filter(deliveries::id.ne(keep.unwrap_or(0))))
+        .set((
+            deliveries::state.eq(DeliveryState::Cancelled.as_str()),
+            deliveries::leased_until.eq(None::<DateTime<Utc>>),
+        ))
+        .execute(conn)
+        .await?;
+    Ok(true)
 }
 
 /// How often a test event's answer looks for its first attempt.
@@ -331,38 +372,11 @@ impl HookStore for PgHooks {
         let mut conn = connection(&self.pool).await?;
         let row: Option<DeliveryRow> = conn
             .transaction(async |conn| {
-                // The subscription's row orders concurrent requests; the partial unique index
-                // `hook_deliveries_one_pending_test` holds the rule whatever the path.
-                subs::table
-                    .find(id)
-                    .select(subs::id)
-                    .for_no_key_update()
-                    .get_result::<i64>(conn)
-                    .await?;
-                let in_flight: i64 = deliveries::table
-                    .filter(deliveries::subscription_id.eq(id))
-                    .filter(deliveries::event_type.eq(EventKind::Test.as_str()))
-                    .filter(deliveries::state.eq(DeliveryState::Pending.as_str()))
-                    .filter(deliveries::leased_until.gt(diesel::dsl::now))
-                    .count()
-                    .get_result(conn)
-                    .await?;
-                if in_flight > 0 {
+                // The subscription's row orders concurrent tests, new and retried (decision 156).
+                lock_subscription(conn, id).await?.ok_or(DieselError::NotFound)?;
+                if !make_room_for_test(conn, id, None).await? {
                     return Ok(None);
                 }
-                // A test waiting for its next attempt gives way to the new one.
-                diesel::update(
-                    deliveries::table
-                        .filter(deliveries::subscription_id.eq(id))
-                        .filter(deliveries::event_type.eq(EventKind::Test.as_str()))
-                        .filter(deliveries::state.eq(DeliveryState::Pending.as_str())),
-                )
-                .set((
-                    deliveries::state.eq(DeliveryState::Cancelled.as_str()),
-                    deliveries::leased_until.eq(None::<DateTime<Utc>>),
-                ))
-                .execute(conn)
-                .await?;
                 let delivery_id: i64 = diesel::sql_query(format!(
                     "INSERT INTO hook_deliveries (subscription_id, message_id, event_type, body, next_attempt_at)
                      VALUES ($1, {MESSAGE_ID}, $2, $3, now()) RETURNING id"
@@ -529,10 +543,31 @@ impl HookStore for PgHooks {
         .map_err(query_error)
     }
 
-    async fn retry(&self, id: i64, delivery_id: i64, at: DateTime<Utc>) -> Result<Option<Delivery>, StoreError> {
+    async fn retry(&self, id: i64, delivery_id: i64, at: DateTime<Utc>) -> Result<Retried, StoreError> {
+        enum Step {
+            Due(DeliveryRow),
+            NotFound,
+            TestInFlight,
+        }
         let mut conn = connection(&self.pool).await?;
-        let row: Option<DeliveryRow> = conn
+        let step = conn
             .transaction(async |conn| {
+                let kind: Option<String> = match lock_subscription(conn, id).await? {
+                    None => None,
+                    Some(_) => deliveries::table
+                        .filter(deliveries::id.eq(delivery_id))
+                        .filter(deliveries::subscription_id.eq(id))
+                        .select(deliveries::event_type)
+                        .first(conn)
+                        .await
+                        .optional()?,
+                };
+                let Some(kind) = kind else {
+                    return Ok(Step::NotFound);
+                };
+                if kind == EventKind::Test.as_str() && !make_room_for_test(conn, id, Some(delivery_id)).await? {
+                    return Ok(Step::TestInFlight);
+                }
                 // A delivery in flight keeps its lease: resetting it would send the attempt twice.
                 let moved = diesel::update(
                     deliveries::table
@@ -558,13 +593,19 @@ impl HookStore for PgHooks {
                     .select(DeliveryRow::as_select())
                     .first(conn)
                     .await
-                    .optional()
+                    .map(Step::Due)
             })
             .await
             .map_err(query_error)?;
-        let Some(row) = row else {
-            return Ok(None);
-        };
-        Ok(load_deliveries(&mut conn, vec![row]).await.map_err(query_error)?.pop())
+        match step {
+            Step::NotFound => Ok(Retried::NotFound),
+            Step::TestInFlight => Ok(Retried::TestInFlight),
+            Step::Due(row) => load_deliveries(&mut conn, vec![row])
+                .await
+                .map_err(query_error)?
+                .pop()
+                .map(Retried::Due)
+                .ok_or_else(|| StoreError::Unexpected("entrega reenviada sumiu".into())),
+        }
     }
 }

@@ -201,6 +201,10 @@ impl Config {
                 if self.sessions.check { "on" } else { "off" }.to_owned(),
             ),
             ("SESSION_CACHE_ENTRIES", self.sessions.cache_entries.to_string()),
+            (
+                "ENDED_SESSIONS_RETENTION_DAYS",
+                (self.sessions.ended_retention.as_secs() / 86_400).to_string(),
+            ),
             ("PASSWORD_MIN_LENGTH", self.password_policy.min_chars.to_string()),
             ("PASSWORD_RESET_URL", self.recovery.link_base.clone()),
             ("RECOVERY_TOKEN_TTL_HOURS", self.recovery.token_valid_hours.to_string()),
@@ -393,6 +397,7 @@ impl Config {
             stripe: outside.stripe,
             retention: domain::retention::RetentionPolicy {
                 callback_records: outside.callback_retention,
+                ended_sessions: tokens.sessions.ended_retention,
                 ..domain::retention::RetentionPolicy::default()
             },
             recovery: tokens.recovery,
@@ -744,6 +749,24 @@ mod tests {
                 .as_secs(),
             7 * 86_400
         );
+    }
+
+    #[test]
+    fn the_record_of_ended_sessions_is_kept_six_months_unless_told_and_a_bad_value_is_refused_naming_it() {
+        let with = |value: &'static str| {
+            let mut pairs = BASE.to_vec();
+            pairs.push(("ENDED_SESSIONS_RETENTION_DAYS", value));
+            Config::from_pairs(&pairs)
+        };
+        assert_eq!(
+            Config::from_pairs(&BASE).unwrap().retention.ended_sessions.as_secs(),
+            183 * 86_400
+        );
+        assert_eq!(with("30").unwrap().retention.ended_sessions.as_secs(), 30 * 86_400);
+        for bad in ["0", "3651", "seis meses", "-1"] {
+            let refused = with(bad).unwrap_err().to_string();
+            assert!(refused.contains("ENDED_SESSIONS_RETENTION_DAYS"), "{bad}: {refused}");
+        }
     }
 
     #[test]

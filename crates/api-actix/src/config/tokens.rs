@@ -44,6 +44,8 @@ pub(super) struct Raw {
     session_check: Option<String>,
     #[serde(default = "session_cache_entries")]
     session_cache_entries: usize,
+    #[serde(default = "ended_sessions_retention_days")]
+    ended_sessions_retention_days: u64,
 }
 
 fn sales_api() -> String {
@@ -63,6 +65,9 @@ fn signin_max_failures_per_address() -> u32 {
 }
 fn session_cache_entries() -> usize {
     100_000
+}
+fn ended_sessions_retention_days() -> u64 {
+    domain::retention::ENDED_SESSIONS_DAYS
 }
 fn fifteen_minutes_secs() -> i64 {
     15 * 60
@@ -101,6 +106,8 @@ pub struct SessionSettings {
     /// Answers kept in memory per instance (`SESSION_CACHE_ENTRIES`); 0: every request asks
     /// PostgreSQL.
     pub cache_entries: usize,
+    /// How long an ended session is kept on record (`ENDED_SESSIONS_RETENTION_DAYS`).
+    pub ended_retention: std::time::Duration,
 }
 
 pub(super) struct Tokens {
@@ -145,6 +152,9 @@ impl Raw {
             Some("off") => false,
             Some(_) => return Err(bad("SESSION_CHECK", "deve ser on ou off")),
         };
+        if !(1..=3650).contains(&self.ended_sessions_retention_days) {
+            return Err(bad("ENDED_SESSIONS_RETENTION_DAYS", "deve estar entre 1 e 3650 dias"));
+        }
         let link_base = match self.password_reset_url {
             Some(url) if url.starts_with("http://") || url.starts_with("https://") => url,
             Some(_) => return Err(bad("PASSWORD_RESET_URL", "deve começar com http:// ou https://")),
@@ -154,6 +164,7 @@ impl Raw {
             sessions: SessionSettings {
                 check,
                 cache_entries: self.session_cache_entries,
+                ended_retention: std::time::Duration::from_secs(self.ended_sessions_retention_days * 24 * 3600),
             },
             jwt: JwtSettings {
                 private_key_file: self.jwt_private_key_file,

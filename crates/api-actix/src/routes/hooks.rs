@@ -373,11 +373,13 @@ pub async fn replay(
 }
 
 /// Makes a delivery due now: one more attempt, whatever its state (beyond the spec).
-#[utoipa::path(post, path = "/hooks/{uuid}/deliveries/{id}/retry", operation_id = "hook.retryDelivery", summary = "Reenviar entrega", description = "Torna uma entrega devida agora: mais uma tentativa, qualquer que seja seu estado.", tag = "eventos", security(("bearer" = [])),
+#[utoipa::path(post, path = "/hooks/{uuid}/deliveries/{id}/retry", operation_id = "hook.retryDelivery", summary = "Reenviar entrega", description = "Torna uma entrega devida agora: mais uma tentativa, qualquer que seja seu estado. Um evento de teste reenviado toma o lugar de outro que espera nova tentativa, e é recusado com 409 `teste_em_andamento` enquanto um teste da assinatura está sendo enviado.", tag = "eventos", security(("bearer" = [])),
     params(("uuid" = String, Path), ("id" = i64, Path)),
     responses(
         (status = 200, body = DeliveriesEnvelope),
-        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope),
+        (status = 409, description = "A entrega é um evento de teste e um teste desta assinatura está sendo enviado", body = ErrorEnvelope),
+        (status = 503, body = ErrorEnvelope),
     ))]
 pub async fn retry(
     state: web::Data<AppState>,

@@ -108,6 +108,8 @@ impl DeliveryEngine {
                 throttle_counters = purged.throttle_counters,
                 signature_callbacks = purged.signature_callbacks,
                 payment_events = purged.payment_events,
+                idempotency_keys = purged.idempotency_keys,
+                ended_sessions = purged.ended_sessions,
                 "expired records purged"
             ),
             Err(error) => tracing::warn!(%error, "expired records could not be purged"),

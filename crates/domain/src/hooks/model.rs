@@ -125,6 +125,18 @@ pub struct Delivery {
     pub delivered_at: Option<DateTime<Utc>>,
 }
 
+/// What asking for one more attempt of a delivery came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Retried {
+    /// Due now (or left as it was while being sent), as it stands.
+    Due(Delivery),
+    /// The subscription has no delivery by that id.
+    NotFound,
+    /// It is a test event and another test of the subscription is being sent: one at a time,
+    /// as for a new test.
+    TestInFlight,
+}
+
 /// One request to the receiver.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Attempt {

@@ -3,7 +3,7 @@
 use super::endpoint::Endpoint;
 use super::model::{
     AttemptRecord, ClaimLimits, ClaimedDelivery, Delivery, DeliveryLog, DeliveryPage, HookOwner, HookPatch,
-    NewSubscription, OutgoingWebhook, Replay, ReplayWindow, Subscription,
+    NewSubscription, OutgoingWebhook, Replay, ReplayWindow, Retried, Subscription,
 };
 use super::policy::SendOutcome;
 use super::signing::SigningSecret;
@@ -56,8 +56,10 @@ pub trait HookStore: Send + Sync {
         requested_by: &str,
         at: DateTime<Utc>,
     ) -> Result<Option<Replay>, StoreError>;
-    /// Makes a delivery of the subscription due now (one more attempt); `None` if it has none by that id.
-    async fn retry(&self, id: i64, delivery_id: i64, at: DateTime<Utc>) -> Result<Option<Delivery>, StoreError>;
+    /// Makes a delivery of the subscription due now (one more attempt). A test event made due
+    /// takes the place of a test waiting for its next attempt and is refused while another is
+    /// being sent, as a new test is.
+    async fn retry(&self, id: i64, delivery_id: i64, at: DateTime<Utc>) -> Result<Retried, StoreError>;
 }
 
 /// The queue the workers share: any number of instances claim from it without taking the same

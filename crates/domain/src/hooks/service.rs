@@ -4,7 +4,7 @@ use super::bodies::DELIVERIES_PER_PAGE;
 use super::endpoint::{self, Endpoint};
 use super::model::{
     Delivery, DeliveryLog, DeliveryPage, HookOwner, HookPatch, HookRequest, NewSubscription, Replay, ReplayRequest,
-    ReplayWindow, Subscription,
+    ReplayWindow, Retried, Subscription,
 };
 use super::ports::{EndpointGuard, EndpointRefusal, HookStore, KeyGenerator};
 use super::signing::SigningSecret;
@@ -187,10 +187,11 @@ impl HookService {
     /// One more attempt of a delivery, due now.
     pub async fn retry(&self, principal: &Principal, uuid: Uuid, delivery_id: i64) -> Result<Delivery, HookError> {
         let current = self.get(principal, uuid).await?;
-        self.store
-            .retry(current.id, delivery_id, self.clock.now())
-            .await?
-            .ok_or(HookError::DeliveryNotFound)
+        match self.store.retry(current.id, delivery_id, self.clock.now()).await? {
+            Retried::Due(delivery) => Ok(delivery),
+            Retried::NotFound => Err(HookError::DeliveryNotFound),
+            Retried::TestInFlight => Err(HookError::TestInFlight),
+        }
     }
 }
 

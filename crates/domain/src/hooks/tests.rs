@@ -290,6 +290,32 @@ fn active(store: &mut MockHookStore) {
 }
 
 #[tokio::test]
+async fn a_retry_is_answered_with_the_delivery_or_told_why_not() {
+    let answers = [
+        (Retried::Due(test_delivery(Vec::new())), Ok(31)),
+        (Retried::NotFound, Err("DeliveryNotFound")),
+        (Retried::TestInFlight, Err("TestInFlight")),
+    ];
+    for (stored, expected) in answers {
+        let mut store = MockHookStore::new();
+        active(&mut store);
+        store
+            .expect_retry()
+            .withf(|id, delivery, _| *id == 5 && *delivery == 31)
+            .return_once(move |_, _, _| Ok(stored));
+        let answered = service(store, allow_all())
+            .retry(&principal(Application::BackOffice), Uuid::new_v4(), 31)
+            .await;
+        match (answered, expected) {
+            (Ok(delivery), Ok(id)) => assert_eq!(delivery.id, id),
+            (Err(HookError::DeliveryNotFound), Err("DeliveryNotFound")) => {}
+            (Err(HookError::TestInFlight), Err("TestInFlight")) => {}
+            (answered, expected) => panic!("{answered:?} where {expected:?} was expected"),
+        }
+    }
+}
+
+#[tokio::test]
 async fn a_replay_window_is_bounded_and_a_running_replay_is_told() {
     let now = Utc::now();
     let hours = |h: i64| now + chrono::Duration::hours(h);
