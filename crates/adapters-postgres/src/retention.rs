@@ -6,7 +6,7 @@ use crate::pool::{PgPool, connection, query_error};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::QueryableByName;
-use diesel::sql_types::{BigInt, Integer, Text, Timestamptz};
+use diesel::sql_types::{Array, BigInt, Integer, Text, Timestamptz};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use domain::retention::{ExpiredRecords, Purged, RetentionPolicy};
 use domain::store::StoreError;
@@ -64,9 +64,8 @@ const IDEMPOTENCY_KEYS: &str = "
         SELECT user_id, key FROM idempotency_keys WHERE created_at < $1 LIMIT $2)";
 
 /// The tables kept in monthly partitions (migrations 000032, 000033 and 000035) and their
-/// partition keys.
-/// The webhook deliveries' months and their attempts' are made together (migration 000034,
-/// [`ENSURE_DELIVERY_PARTITIONS`]).
+/// partition keys. The webhook deliveries' months and their attempts' are made together
+/// (migration 000034's `ensure_delivery_month_partition`).
 pub const MONTHLY_PARTITIONED: [(&str, &str); 4] = [
     ("proposal_history", "at"),
     ("signature_callbacks", "received_at"),
@@ -77,19 +76,21 @@ pub const MONTHLY_PARTITIONED: [(&str, &str); 4] = [
 /// How many months ahead of the current one the housekeeping keeps partitions made.
 pub const PARTITION_MONTHS_AHEAD: i32 = 3;
 
-/// Makes the current month's partition and the next [`PARTITION_MONTHS_AHEAD`] of a table when
-/// missing (rows its DEFAULT partition held for them move in); answers how many it made.
+/// Makes the current month's partition and the next `$3` of each table (`$1`, keyed on `$2`) when
+/// missing, and the webhook deliveries' with their attempts' (a delivery moving out of DEFAULT
+/// carries its attempts); rows a DEFAULT partition held for a month made move in. Answers how
+/// many it made.
 const ENSURE_PARTITIONS: &str = "
-    SELECT count(*) FILTER (WHERE made) AS made FROM (
-        SELECT ensure_month_partition($1::regclass, $2, $3 + make_interval(months => ahead)) AS made
-        FROM generate_series(0, $4) AS ahead) AS months";
-
-/// [`ENSURE_PARTITIONS`] for the webhook deliveries and their attempts' months: a delivery moving
-/// out of DEFAULT carries its attempts.
-const ENSURE_DELIVERY_PARTITIONS: &str = "
-    SELECT count(*) FILTER (WHERE made) AS made FROM (
-        SELECT ensure_delivery_month_partition($1 + make_interval(months => ahead)) AS made
-        FROM generate_series(0, $2) AS ahead) AS months";
+    WITH months AS (
+        SELECT now_month + make_interval(months => ahead) AS month
+        FROM (SELECT $4::timestamptz AS now_month) AS now, generate_series(0, $3) AS ahead
+    ), made AS (
+        SELECT ensure_month_partition(t.name::regclass, t.key, months.month) AS made
+        FROM unnest($1::text[], $2::text[]) AS t(name, key), months
+        UNION ALL
+        SELECT ensure_delivery_month_partition(months.month) FROM months
+    )
+    SELECT count(*) FILTER (WHERE made) AS made FROM made";
 
 #[derive(QueryableByName)]
 struct Dropped {
@@ -117,26 +118,15 @@ impl PgExpiredRecords {
     /// [`PARTITION_MONTHS_AHEAD`] months after `now`'s; answers how many were made.
     pub async fn ensure_partitions(&self, now: DateTime<Utc>) -> Result<u64, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        let mut made = 0;
-        for (table, key) in MONTHLY_PARTITIONED {
-            let found: Made = diesel::sql_query(ENSURE_PARTITIONS)
-                .bind::<Text, _>(table)
-                .bind::<Text, _>(key)
-                .bind::<Timestamptz, _>(now)
-                .bind::<Integer, _>(PARTITION_MONTHS_AHEAD)
-                .get_result(&mut conn)
-                .await
-                .map_err(query_error)?;
-            made += u64::try_from(found.made).unwrap_or(0);
-        }
-        let found: Made = diesel::sql_query(ENSURE_DELIVERY_PARTITIONS)
-            .bind::<Timestamptz, _>(now)
+        let found: Made = diesel::sql_query(ENSURE_PARTITIONS)
+            .bind::<Array<Text>, _>(MONTHLY_PARTITIONED.map(|(table, _)| table).to_vec())
+            .bind::<Array<Text>, _>(MONTHLY_PARTITIONED.map(|(_, key)| key).to_vec())
             .bind::<Integer, _>(PARTITION_MONTHS_AHEAD)
+            .bind::<Timestamptz, _>(now)
             .get_result(&mut conn)
             .await
             .map_err(query_error)?;
-        made += u64::try_from(found.made).unwrap_or(0);
-        Ok(made)
+        Ok(u64::try_from(found.made).unwrap_or(0))
     }
 
     /// Drops the months of a partitioned table that ended before `before`; answers how many rows
