@@ -49,6 +49,6 @@ pub use rate_counters::PgRateCounter;
 pub use read_model::{ReadModelReport, check_read_model};
 pub use recovery::PgRecovery;
 pub use replicas::{Lsn, ReadAfter, ReadPools, ReplicaPolicy, reading_after};
-pub use retention::PgExpiredRecords;
+pub use retention::{PartitionLevel, PgExpiredRecords, partition_levels};
 pub use sessions::{CachedSessions, PgSessions};
 pub use signatures::PgSignatures;

@@ -73,6 +73,16 @@ pub const MONTHLY_PARTITIONED: [(&str, &str); 4] = [
     ("ended_sessions", "ended_at"),
 ];
 
+/// Every table kept in monthly partitions.
+pub const PARTITIONED_TABLES: [&str; 6] = [
+    "proposal_history",
+    "signature_callbacks",
+    "payment_events",
+    "ended_sessions",
+    "hook_deliveries",
+    "hook_attempts",
+];
+
 /// How many months ahead of the current one the housekeeping keeps partitions made.
 pub const PARTITION_MONTHS_AHEAD: i32 = 3;
 
@@ -171,6 +181,52 @@ pub(crate) async fn drop_months_before(
         .await
         .map_err(query_error)?;
     Ok(u64::try_from(found.dropped).unwrap_or(0))
+}
+
+/// Where one partitioned table stands, as the metrics show it.
+#[derive(Debug, Clone, PartialEq, Eq, QueryableByName)]
+pub struct PartitionLevel {
+    #[diesel(sql_type = Text)]
+    pub table: String,
+    /// The furthest month with its partition made, counted from the current one (UTC): the
+    /// housekeeping keeps [`PARTITION_MONTHS_AHEAD`]; below 0, even this month's is missing.
+    #[diesel(sql_type = BigInt)]
+    pub months_ahead: i64,
+    /// Rows in the DEFAULT partition: rows of months that had no partition when written.
+    #[diesel(sql_type = BigInt)]
+    pub default_rows: i64,
+}
+
+/// [`PartitionLevel`] of every partitioned table, one `UNION ALL` arm each (the names are this
+/// module's constants). The DEFAULT partitions are counted whole: they are empty while the
+/// housekeeping keeps up.
+fn partition_levels_query() -> String {
+    PARTITIONED_TABLES
+        .iter()
+        .map(|table| {
+            format!(
+                "SELECT '{table}'::text AS table, COALESCE((
+                     SELECT max(extract(year FROM m) * 12 + extract(month FROM m))
+                            - (extract(year FROM now() AT TIME ZONE 'UTC') * 12
+                               + extract(month FROM now() AT TIME ZONE 'UTC'))
+                     FROM (SELECT to_date(right(c.relname, 7), 'YYYY_MM') AS m
+                           FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+                           WHERE i.inhparent = '{table}'::regclass
+                             AND c.relname ~ '_[0-9]{{4}}_[0-9]{{2}}$') AS months), -1)::bigint AS months_ahead,
+                   (SELECT count(*) FROM {table}_default) AS default_rows"
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" UNION ALL ")
+}
+
+/// Where every partitioned table stands: sampled when the metrics are scraped.
+pub async fn partition_levels(pool: &PgPool) -> Result<Vec<PartitionLevel>, StoreError> {
+    let mut conn = connection(pool).await?;
+    diesel::sql_query(partition_levels_query())
+        .load(&mut conn)
+        .await
+        .map_err(query_error)
 }
 
 fn before(now: DateTime<Utc>, age: std::time::Duration) -> DateTime<Utc> {

@@ -2,11 +2,11 @@
 //! `/metrics`, on an address of its own so that it is never published with the API. What is
 //! recorded as it happens (requests, pool waits, outbound calls, deliveries, the catalog cache,
 //! bcrypt) comes from the `metrics` facade; what is a level (pool connections, the webhook backlog,
-//! the process's CPU and memory) is sampled here, when scraped.
+//! the monthly partitions, the process's CPU and memory) is sampled here, when scraped.
 
 use actix_web::dev::ServerHandle;
 use actix_web::{App, HttpResponse, HttpServer, web};
-use adapters_postgres::{PgPool, pool_gauges, webhook_backlog};
+use adapters_postgres::{PgPool, partition_levels, pool_gauges, webhook_backlog};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use observability::metric;
 use std::future::Future;
@@ -23,7 +23,7 @@ const BUCKETS: &[f64] = &[
 /// How often histogram samples are folded into their buckets.
 const UPKEEP_INTERVAL: Duration = Duration::from_secs(5);
 
-/// The backlog query may not hold up a scrape.
+/// The backlog and partition queries may not hold up a scrape.
 const SAMPLE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The process's one recorder (the `metrics` facade takes one per process; services started in
@@ -82,6 +82,18 @@ async fn metrics_page(scrape: web::Data<Scrape>) -> HttpResponse {
         // The last values stay; the failure itself shows in the pool's metrics.
         Ok(Err(error)) => tracing::warn!(%error, "webhook backlog not sampled"),
         Err(_) => tracing::warn!("webhook backlog not sampled in time"),
+    }
+    match tokio::time::timeout(SAMPLE_TIMEOUT, partition_levels(&scrape.sampled.queue)).await {
+        Ok(Ok(levels)) => {
+            for level in levels {
+                metrics::gauge!(metric::DB_PARTITION_MONTHS_AHEAD, "table" => level.table.clone())
+                    .set(level.months_ahead as f64);
+                metrics::gauge!(metric::DB_PARTITION_DEFAULT_ROWS, "table" => level.table)
+                    .set(level.default_rows as f64);
+            }
+        }
+        Ok(Err(error)) => tracing::warn!(%error, "monthly partitions not sampled"),
+        Err(_) => tracing::warn!("monthly partitions not sampled in time"),
     }
     scrape.process.collect();
     scrape.handle.run_upkeep();

@@ -54,6 +54,12 @@ pub const DB_REPLICA_SKIPS: &str = "db_replica_skips_total";
 pub const DB_REPLICA_LAG: &str = "db_replica_lag_seconds";
 pub const DB_REPLICA_USABLE: &str = "db_replica_usable";
 
+// The monthly partitions (sampled when scraped): per partitioned table, how many months after the
+// current one already have their partition (the housekeeping keeps three), and the rows its
+// DEFAULT partition holds (none while the housekeeping keeps up).
+pub const DB_PARTITION_MONTHS_AHEAD: &str = "db_partition_months_ahead";
+pub const DB_PARTITION_DEFAULT_ROWS: &str = "db_partition_default_rows";
+
 /// What kind of metric a name is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -145,6 +151,16 @@ pub const CATALOGUE: &[(&str, Kind, &str)] = &[
         DB_REPLICA_USABLE,
         Kind::Gauge,
         "1 quando a última consulta achou a réplica em condições de servir leituras",
+    ),
+    (
+        DB_PARTITION_MONTHS_AHEAD,
+        Kind::Gauge,
+        "Meses seguintes ao atual com partição já criada, por tabela particionada",
+    ),
+    (
+        DB_PARTITION_DEFAULT_ROWS,
+        Kind::Gauge,
+        "Linhas na partição DEFAULT, por tabela particionada (meses sem partição criada)",
     ),
 ];
 
@@ -257,6 +273,9 @@ mod tests {
                 let ours = [
                     "http_server_",
                     "db_pool_",
+                    "db_reads_",
+                    "db_replica_",
+                    "db_partition_",
                     "webhook_",
                     "outbound_",
                     "bcrypt_",

@@ -123,6 +123,47 @@ async fn the_metrics_listener_shows_routes_by_pattern_pools_webhooks_and_the_pro
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn the_metrics_show_each_partitioned_tables_months_made_ahead_and_rows_waiting_in_default() {
+    let app = TestApp::spawn_with(&[("METRICS_ADDR", "127.0.0.1:0")]).await;
+    // A callback record dated a year ahead: no month is made for it yet.
+    app.sql("INSERT INTO signature_callbacks (event_id, received_at) VALUES ('adiante', now() + interval '1 year')")
+        .await;
+    let scraped = scrape(&app).await;
+    let per_table = |name: &str| -> Vec<(String, f64)> {
+        let family = scraped
+            .metrics
+            .iter()
+            .find(|m| m.name == name)
+            .unwrap_or_else(|| panic!("no {name} family"));
+        assert_eq!(family.kind, Type::Gauge, "{name}");
+        let mut values: Vec<(String, f64)> = family
+            .samples
+            .iter()
+            .map(|s| (label(&s.labels, "table").unwrap().to_owned(), s.value.value.as_f64()))
+            .collect();
+        values.sort_by(|a, b| a.0.cmp(&b.0));
+        values
+    };
+    let tables = [
+        "ended_sessions",
+        "hook_attempts",
+        "hook_deliveries",
+        "payment_events",
+        "proposal_history",
+        "signature_callbacks",
+    ];
+    assert_eq!(
+        per_table("db_partition_months_ahead"),
+        tables.map(|t| (t.to_owned(), 3.0)),
+        "the migrations made three months ahead"
+    );
+    assert_eq!(
+        per_table("db_partition_default_rows"),
+        tables.map(|t| (t.to_owned(), if t == "signature_callbacks" { 1.0 } else { 0.0 }))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_request_id_is_kept_when_well_formed_and_replaced_otherwise() {
     let app = TestApp::spawn().await;
     let asked = |id: &'static str| {
