@@ -239,12 +239,10 @@ fn products_matching(query: &ListQuery<ProductField>) -> Option<products::BoxedQ
 #[async_trait]
 impl CatalogStore for PgCatalog {
     async fn list_billing_groups(&self, query: &ListQuery<BillingGroupField>) -> Result<Vec<BillingGroup>, StoreError> {
-        if billing_groups_matching(query).is_none() {
-            return Ok(Vec::new());
-        }
         let rows: Vec<BillingGroupRow> = self
             .reads
             .read(|mut conn| async move {
+                // Built per attempt: a read may run again on the primary, and a boxed query is used up.
                 let Some(q) = billing_groups_matching(query) else {
                     return Ok(Vec::new());
                 };
@@ -280,9 +278,6 @@ impl CatalogStore for PgCatalog {
     }
 
     async fn list_products(&self, query: &ListQuery<ProductField>) -> Result<Vec<Product>, StoreError> {
-        if products_matching(query).is_none() {
-            return Ok(Vec::new());
-        }
         let rows: Vec<ProductRow> = self
             .reads
             .read(|mut conn| async move {

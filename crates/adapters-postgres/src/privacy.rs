@@ -333,7 +333,7 @@ impl PersonalDataStore for PgPersonalData {
         let tags = subject_tags(&self.sealer, cpf);
         // Read in one snapshot (a replica's when one is fresh enough); the export's entry in the
         // history is then written on the primary, and the answer waits for it.
-        let found = self
+        let (mut found, answers) = self
             .reads
             .read(|mut conn| {
                 let tags = tags.clone();
@@ -357,8 +357,7 @@ impl PersonalDataStore for PgPersonalData {
                         .map_err(query_error)
                 }
             })
-            .await;
-        let (mut found, answers) = found?;
+            .await?;
         // Named only when there are some: the export of nothing held stays empty lists.
         let any = answers.as_array().is_some_and(|a| !a.is_empty());
         if let Some(members) = found.as_object_mut().filter(|_| any) {

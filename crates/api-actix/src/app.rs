@@ -316,7 +316,7 @@ pub fn build_state_reading_from(
         // The same platform the sales go through: its customers of the person are redacted.
         gateway: ecommerce.gateway.clone(),
     };
-    let state = AppState {
+    Ok(AppState {
         sandbox,
         withdrawal,
         sandbox_payments,
@@ -341,8 +341,7 @@ pub fn build_state_reading_from(
                 counter,
                 clock: Arc::new(SystemClock),
             }),
-    };
-    Ok(state)
+    })
 }
 
 /// The largest body the providers' callbacks may send (their events are a few KiB).
