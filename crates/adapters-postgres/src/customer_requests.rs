@@ -130,11 +130,7 @@ impl CustomerRequestStore for PgCustomerRequests {
                 Ok::<_, ChangeError>((event, protocol))
             })
             .await;
-        match result {
-            Ok(recorded) => Ok(recorded),
-            Err(ChangeError::Conflict(current)) => Err(ChangeStatusError::Conflict { current }),
-            Err(ChangeError::Db(e)) => Err(ChangeStatusError::Store(query_error(e))),
-        }
+        result.map_err(ChangeStatusError::from)
     }
 
     async fn sale_moments(&self, proposal_id: i64) -> Result<SaleMoments, StoreError> {

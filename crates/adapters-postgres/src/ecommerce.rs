@@ -5,6 +5,7 @@ use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::schema::{
     customers, payment_events, products, proposals, sandbox_payment_objects as sandbox, setup_intents, subscriptions,
 };
+use crate::status_changes::ChangeError;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -16,6 +17,8 @@ use domain::ecommerce::{
     EcommerceCustomer, EcommerceStore, PaymentEvent, PlatformSubscription, SetupIntent, StoredSubscription,
 };
 use domain::proposals::lifecycle::StatusChange;
+use domain::proposals::operations::OperationId;
+use domain::signature::ChangeStatusError;
 use domain::store::StoreError;
 use domain::values::Cpf;
 
@@ -213,7 +216,9 @@ impl EcommerceStore for PgEcommerce {
         claim_id: i64,
         subscription: &PlatformSubscription,
         change: Option<StatusChange>,
-    ) -> Result<(), StoreError> {
+        operation: OperationId,
+        at: DateTime<Utc>,
+    ) -> Result<(), ChangeStatusError> {
         let mut conn = connection(&self.pool).await?;
         conn.transaction(async |conn| {
             let proposal_id: i64 = diesel::update(subscriptions::table.find(claim_id))
@@ -230,13 +235,41 @@ impl EcommerceStore for PgEcommerce {
                 .get_result(conn)
                 .await?;
             event_outbox::queue_payment(conn, proposal_id, None, &subscription.status).await?;
-            if let Some(change) = &change {
-                crate::status_changes::apply_change_in(conn, change).await?;
+            match &change {
+                // The move ends the operation in its transaction.
+                Some(change) => {
+                    crate::status_changes::apply_change(conn, change).await?;
+                }
+                None => {
+                    if !crate::operations::end_in_checked(
+                        conn,
+                        operation,
+                        "assinatura registrada sem mudança de status",
+                        at,
+                    )
+                    .await?
+                    {
+                        return Err(ChangeError::OperationEnded);
+                    }
+                }
             }
-            Ok::<_, DieselError>(())
+            Ok::<_, ChangeError>(())
         })
         .await
-        .map_err(query_error)
+        .map_err(ChangeStatusError::from)
+    }
+
+    async fn pending_claim(&self, proposal_id: i64) -> Result<Option<i64>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        subscriptions::table
+            .filter(subscriptions::proposal_id.eq(proposal_id))
+            .filter(subscriptions::status.eq("pending"))
+            .filter(subscriptions::platform_id.is_null())
+            .select(subscriptions::id)
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(query_error)
     }
 
     async fn payment_event_seen(&self, event_id: &str) -> Result<bool, StoreError> {

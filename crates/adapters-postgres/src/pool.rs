@@ -146,9 +146,14 @@ pub(crate) fn names_no_row(key: &str) -> bool {
 /// diesel's failures as the domain sees them: a lost connection is "unavailable", the rest unexpected.
 pub(crate) fn query_error(error: DieselError) -> StoreError {
     match &error {
-        DieselError::DatabaseError(DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand, _) => {
-            StoreError::Unavailable(error.to_string())
-        }
+        // A serialization failure (and a move refused while an operation on the proposal is
+        // pending, told the same way) is worth a retry: nothing was written.
+        DieselError::DatabaseError(
+            DatabaseErrorKind::ClosedConnection
+            | DatabaseErrorKind::UnableToSendCommand
+            | DatabaseErrorKind::SerializationFailure,
+            _,
+        ) => StoreError::Unavailable(error.to_string()),
         DieselError::DatabaseError(_, info) if is_unavailable_sqlstate(info.message()) => {
             StoreError::Unavailable(error.to_string())
         }

@@ -568,6 +568,25 @@ diesel::joinable!(product_banks -> banks (codigo_banco));
 
 diesel::joinable!(hook_deliveries -> hook_replays (replay_id));
 
+diesel::table! {
+    proposal_operations (id) {
+        id -> Uuid,
+        proposal_id -> Int8,
+        kind -> Text,
+        state -> Text,
+        requested_by -> Text,
+        reason -> Nullable<Text>,
+        target -> Nullable<Text>,
+        started_at -> Timestamptz,
+        finished_at -> Nullable<Timestamptz>,
+        outcome -> Nullable<Text>,
+        attempts -> Int4,
+        lease_until -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::joinable!(proposal_operations -> proposals (proposal_id));
+
 diesel::allow_tables_to_appear_in_same_query!(
     users,
     user_applications,
@@ -607,4 +626,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     hook_deliveries,
     hook_attempts,
     hook_replays,
+    proposal_operations,
 );

@@ -7,7 +7,7 @@ use crate::schema::{
     proposals, provider_signed_copies, removed_documents, sealed_documents, signature_callbacks,
     signature_parties as parties, signatures, signed_documents,
 };
-use crate::status_changes::{ChangeError, apply_change, apply_change_in, events_of};
+use crate::status_changes::{ChangeError, apply_change, events_of};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -409,8 +409,18 @@ impl SignatureStore for PgSignatures {
                         reason: deadline
                             .map(|d| format!("Prazo de assinatura vencido em {}", d.format("%Y-%m-%dT%H:%M:%SZ"))),
                         at: now,
+                        operation: None,
                     };
-                    let event = apply_change_in(conn, &change).await?;
+                    let event = match apply_change(conn, &change).await {
+                        Ok(event) => event,
+                        // A cancellation is closing it: it ends the proposal, or the next pass
+                        // expires it. Nothing was written for it.
+                        Err(ChangeError::Busy(_)) => continue,
+                        Err(ChangeError::Db(e)) => return Err(e),
+                        Err(ChangeError::Conflict(_) | ChangeError::OperationEnded) => {
+                            return Err(DieselError::RollbackTransaction);
+                        }
+                    };
                     expired.push(ExpiredSignature {
                         identifier,
                         envelope,
@@ -425,11 +435,9 @@ impl SignatureStore for PgSignatures {
 
     async fn change_status(&self, change: &StatusChange) -> Result<StatusEvent, ChangeStatusError> {
         let mut conn = connection(&self.pool).await?;
-        match conn.transaction(async |conn| apply_change(conn, change).await).await {
-            Ok(event) => Ok(event),
-            Err(ChangeError::Conflict(current)) => Err(ChangeStatusError::Conflict { current }),
-            Err(ChangeError::Db(e)) => Err(ChangeStatusError::Store(query_error(e))),
-        }
+        conn.transaction(async |conn| apply_change(conn, change).await)
+            .await
+            .map_err(ChangeStatusError::from)
     }
 
     /// Counts the resend and queues its `PROPOSTA_ENVIADA` (the sending after the first
@@ -553,12 +561,21 @@ impl SignatureStore for PgSignatures {
                     changed_by: changed_by.to_owned(),
                     reason: None,
                     at: event.at,
+                    operation: None,
                 };
                 match apply_change(conn, &change).await {
                     Ok(_) => Ok(PartyEventOutcome::Recorded { moved_to: Some(to) }),
                     Err(ChangeError::Db(e)) => Err(e),
+                    // An operation (a cancellation closing the envelope) is pending: the event is
+                    // not recorded now, and the provider's retry finds the proposal settled.
+                    Err(ChangeError::Busy(_)) => Err(DieselError::DatabaseError(
+                        diesel::result::DatabaseErrorKind::SerializationFailure,
+                        Box::new("operação pendente na proposta: tente novamente".to_owned()),
+                    )),
                     // Locked above: the status cannot have moved meanwhile.
-                    Err(ChangeError::Conflict(_)) => Err(DieselError::RollbackTransaction),
+                    Err(ChangeError::Conflict(_) | ChangeError::OperationEnded) => {
+                        Err(DieselError::RollbackTransaction)
+                    }
                 }
             })
             .await;

@@ -4,6 +4,7 @@
 //! goes through `apply_change` here.
 
 use crate::event_outbox;
+use crate::operations::{self, OperationState};
 use crate::pool::{PgPool, connection, query_error};
 use crate::prepared::prepared;
 use crate::rows::stored;
@@ -14,6 +15,8 @@ use diesel::result::Error as DieselError;
 use diesel::sql_types::{BigInt, Nullable, Text, Timestamptz};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use domain::proposals::lifecycle::{StatusChange, StatusEvent};
+use domain::proposals::operations::OperationKind;
+use domain::signature::ChangeStatusError;
 use domain::store::StoreError;
 use domain::values::{EventKind, ProposalStatus, StoredValueError};
 
@@ -49,10 +52,13 @@ impl TryFrom<EventRow> for StatusEvent {
     }
 }
 
-/// Errors inside a status-change transaction: diesel's, or the proposal not being where expected.
+/// Errors inside a status-change transaction: diesel's, the proposal not being where expected,
+/// another operation pending on it, or the operation the move was to end already ended.
 pub(crate) enum ChangeError {
     Db(DieselError),
     Conflict(ProposalStatus),
+    Busy(OperationKind),
+    OperationEnded,
 }
 
 impl From<DieselError> for ChangeError {
@@ -61,16 +67,40 @@ impl From<DieselError> for ChangeError {
     }
 }
 
+impl From<ChangeError> for ChangeStatusError {
+    fn from(e: ChangeError) -> Self {
+        match e {
+            ChangeError::Conflict(current) => ChangeStatusError::Conflict { current },
+            ChangeError::Busy(kind) => ChangeStatusError::Busy { kind },
+            ChangeError::OperationEnded => ChangeStatusError::OperationEnded,
+            ChangeError::Db(e) => ChangeStatusError::Store(query_error(e)),
+        }
+    }
+}
+
 /// Moves the proposal if it is still in `change.from`, writes the event with the next sequence
-/// number and queues its webhook deliveries (the transactional outbox); the row lock the UPDATE
-/// takes serialises concurrent changes of one proposal.
+/// number and queues its webhook deliveries (the transactional outbox). The proposal's row is
+/// locked first, which serialises concurrent changes of one proposal and the claims of its
+/// operations (`operations::claim` takes the same lock): a move is refused while an operation
+/// other than the one it ends is pending, before anything is written, and a move that ends an
+/// operation marks it done in the same transaction.
 pub(crate) async fn apply_change(
     conn: &mut AsyncPgConnection,
     change: &StatusChange,
 ) -> Result<StatusEvent, ChangeError> {
-    let moved: Option<(String, Option<i64>, String, String)> =
+    let current: String = proposals::table
+        .find(change.proposal_id)
+        .select(proposals::status)
+        .for_update()
+        .first(conn)
+        .await?;
+    operations::admit_move(conn, change.proposal_id, change.operation).await?;
+    let current = stored(ProposalStatus::from_stored(&current, "proposals", "status"))?;
+    if current != change.from {
+        return Err(ChangeError::Conflict(current));
+    }
+    let (identifier, partner_id, flow, shipping): (String, Option<i64>, String, String) =
         diesel::update(proposals::table.find(change.proposal_id))
-            .filter(proposals::status.eq(change.from.as_str()))
             .set((
                 proposals::status.eq(change.to.as_str()),
                 proposals::alterado_por.eq(&change.changed_by),
@@ -83,20 +113,10 @@ pub(crate) async fn apply_change(
                 proposals::tipo_envio,
             ))
             .get_result(conn)
-            .await
-            .optional()?;
-    let Some((identifier, partner_id, flow, shipping)) = moved else {
-        let current: String = proposals::table
-            .find(change.proposal_id)
-            .select(proposals::status)
-            .first(conn)
             .await?;
-        return Err(ChangeError::Conflict(stored(ProposalStatus::from_stored(
-            &current,
-            "proposals",
-            "status",
-        ))?));
-    };
+    if let Some(operation) = change.operation {
+        operations::end_in(conn, operation, OperationState::Done, "estado registrado", change.at).await?;
+    }
     // The next sequence number is read in the insert itself: the proposal's row lock, taken by
     // the UPDATE above, serialises changes of one proposal.
     let row: EventRow = prepared(
@@ -124,16 +144,6 @@ pub(crate) async fn apply_change(
         event_outbox::queue_sending(conn, &facts, 1, &change.changed_by, change.at).await?;
     }
     Ok(event)
-}
-
-/// Applies a status change inside the caller's transaction (for stores that move a proposal as
-/// part of their own write); a proposal no longer in `change.from` rolls the transaction back.
-pub(crate) async fn apply_change_in(conn: &mut AsyncPgConnection, change: &StatusChange) -> QueryResult<StatusEvent> {
-    match apply_change(conn, change).await {
-        Ok(event) => Ok(event),
-        Err(ChangeError::Db(e)) => Err(e),
-        Err(ChangeError::Conflict(_)) => Err(DieselError::RollbackTransaction),
-    }
 }
 
 /// A proposal's status events, oldest first.

@@ -270,6 +270,7 @@ impl World {
             changed_by: BY.into(),
             reason: Some("conferido".into()),
             at: Utc::now(),
+            operation: None,
         };
         let _ = self.signatures.change_status(&change).await;
     }

@@ -31,7 +31,9 @@ use adapters_postgres::{
     CachedCatalog, CachedSessions, PgAccounts, PgCatalog, PgCustomerRequests, PgPool, PgProposals, PgReadiness,
     PgRecovery, PgSessions, PgSignatures, PoolSettings, ReadPools, ReplicaPolicy, build_pool,
 };
-use adapters_postgres::{PgDeliveryWakeups, PgEcommerce, PgExpiredRecords, PgHooks, PgRateCounter, PgSandboxLedger};
+use adapters_postgres::{
+    PgDeliveryWakeups, PgEcommerce, PgExpiredRecords, PgHooks, PgOperations, PgRateCounter, PgSandboxLedger,
+};
 use adapters_signature::{ClicksignProvider, ClicksignSettings, PdfRenderer, SandboxProvider, SandboxSigningPages};
 use adapters_webhooks::{AddressPolicy, HttpWebhookSender, SenderSettings};
 use domain::auth::ports::HashError;
@@ -41,6 +43,7 @@ use domain::catalog::ports::CatalogStore;
 use domain::clock::SystemClock;
 use domain::ecommerce::EcommerceService;
 use domain::hooks::{DeliveryEngine, HookService};
+use domain::proposals::operations::{OperationRecovery, RecoveryPass};
 use domain::proposals::service::ProposalService;
 use domain::proposals::signing::SigningService;
 use domain::recovery::RecoveryService;
@@ -239,46 +242,20 @@ pub fn build_state_reading_from(
     };
     let catalog = CatalogService { store: catalog_store };
     let callback_secret = given_or_random(&config.signature.callback_secret);
-    let payment_webhook_secret = given_or_random(&config.payment_webhook_secret);
     let signing = signing_service(config, &pool, stores.clone(), &callback_secret)?;
-    let (gateway, sandbox_gateway): (Arc<dyn domain::ecommerce::PaymentGateway>, _) = match &config.stripe {
-        Some((base, key)) => (
-            Arc::new(
-                StripeGateway::new(StripeSettings::new(base, key, &payment_webhook_secret))
-                    .map_err(|e| StartupError::Config(format!("STRIPE_SECRET_KEY: {e}")))?,
-            ),
-            None,
-        ),
-        None => {
-            let sandbox = Arc::new(SandboxGateway::new(
-                Arc::new(PgSandboxLedger::new(pool.clone())),
-                &payment_webhook_secret,
-            ));
-            (sandbox.clone(), Some(sandbox))
-        }
-    };
-    let ecommerce = EcommerceService {
-        store: Arc::new(PgEcommerce::new(pool.clone())),
-        proposals: stores.clone(),
-        partners: stores.clone(),
-        gateway: gateway.clone(),
-        clock: Arc::new(SystemClock),
-    };
     // In development the right of regret's clock can be moved forward (`POST /sandbox/clock`).
-    let sandbox_payments = (config.environment == Environment::Development).then(|| crate::state::SandboxPayments {
-        gateway: sandbox_gateway.clone(),
-        clock: Arc::new(domain::proposals::withdrawal::ShiftedClock::default()),
-    });
-    let withdrawal = domain::proposals::withdrawal::WithdrawalService {
-        proposals: stores.clone(),
-        partners: stores.clone(),
-        requests: signing.requests.clone(),
-        gateway,
-        clock: match &sandbox_payments {
-            Some(sandbox) => sandbox.clock.clone(),
-            None => Arc::new(SystemClock),
-        },
+    let shifted_clock = (config.environment == Environment::Development)
+        .then(|| Arc::new(domain::proposals::withdrawal::ShiftedClock::default()));
+    let regret_clock: Arc<dyn domain::clock::Clock> = match &shifted_clock {
+        Some(clock) => clock.clone(),
+        None => Arc::new(SystemClock),
     };
+    let payments = payment_services(config, &pool, stores.clone(), &signing, regret_clock)?;
+    let sandbox_payments = shifted_clock.map(|clock| crate::state::SandboxPayments {
+        gateway: payments.sandbox_gateway.clone(),
+        clock,
+    });
+    let (ecommerce, withdrawal) = (payments.ecommerce, payments.withdrawal);
     // The service's sealing keys: webhook secrets, kept idempotent answers and the digests that
     // find a person's answers.
     let sealing_keys = hook_keys(config)?;
@@ -458,6 +435,8 @@ pub struct Application {
     rate_flusher: Option<tokio::task::JoinHandle<()>>,
     /// The signing deadlines' expiry, every `SIGNATURE_EXPIRY_INTERVAL_MS`.
     expiry: tokio::task::JoinHandle<()>,
+    /// The pending operations' recovery, every quarter of `OPERATION_RECOVERY_AFTER_MS`.
+    recovery: tokio::task::JoinHandle<()>,
     shutdown_timeout: std::time::Duration,
 }
 
@@ -514,11 +493,109 @@ fn signing_service(
         },
         requests: Arc::new(PgCustomerRequests::new(pool.clone())),
         renderer: Arc::new(PdfRenderer),
+        claims: Arc::new(PgOperations::new(pool.clone())),
         clock: Arc::new(SystemClock),
         max_resends: config.signature.max_resends,
         signing_deadline: config.signature.deadline,
         callback_max_age: chrono::Duration::from_std(config.retention.callback_replay_window())
             .unwrap_or(chrono::Duration::days(15)),
+    })
+}
+
+/// The use cases that move money on the payment platform (Stripe, or the sandbox platform in
+/// development), sharing one gateway.
+struct PaymentServices {
+    ecommerce: EcommerceService,
+    withdrawal: domain::proposals::withdrawal::WithdrawalService,
+    /// The sandbox platform, while it is the platform.
+    sandbox_gateway: Option<Arc<SandboxGateway>>,
+}
+
+fn payment_services(
+    config: &Config,
+    pool: &PgPool,
+    stores: Arc<PgProposals>,
+    signing: &SigningService,
+    regret_clock: Arc<dyn domain::clock::Clock>,
+) -> Result<PaymentServices, StartupError> {
+    let payment_webhook_secret = given_or_random(&config.payment_webhook_secret);
+    let (gateway, sandbox_gateway): (Arc<dyn domain::ecommerce::PaymentGateway>, _) = match &config.stripe {
+        Some((base, key)) => (
+            Arc::new(
+                StripeGateway::new(StripeSettings::new(base, key, &payment_webhook_secret))
+                    .map_err(|e| StartupError::Config(format!("STRIPE_SECRET_KEY: {e}")))?,
+            ),
+            None,
+        ),
+        None => {
+            let sandbox = Arc::new(SandboxGateway::new(
+                Arc::new(PgSandboxLedger::new(pool.clone())),
+                &payment_webhook_secret,
+            ));
+            (sandbox.clone(), Some(sandbox))
+        }
+    };
+    Ok(PaymentServices {
+        ecommerce: EcommerceService {
+            store: Arc::new(PgEcommerce::new(pool.clone())),
+            proposals: stores.clone(),
+            partners: stores.clone(),
+            gateway: gateway.clone(),
+            claims: signing.claims.clone(),
+            clock: Arc::new(SystemClock),
+        },
+        withdrawal: domain::proposals::withdrawal::WithdrawalService {
+            proposals: stores.clone(),
+            partners: stores,
+            requests: signing.requests.clone(),
+            gateway,
+            claims: signing.claims.clone(),
+            clock: regret_clock,
+        },
+        sandbox_gateway,
+    })
+}
+
+/// The worker's pass over operations left pending by a request that died, for the use cases
+/// that own them.
+fn operation_recovery(
+    config: &Config,
+    signing: &SigningService,
+    ecommerce: &EcommerceService,
+    withdrawal: &domain::proposals::withdrawal::WithdrawalService,
+) -> OperationRecovery {
+    OperationRecovery {
+        claims: signing.claims.clone(),
+        finishers: vec![
+            Arc::new(signing.clone()),
+            Arc::new(ecommerce.clone()),
+            Arc::new(withdrawal.clone()),
+        ],
+        clock: Arc::new(SystemClock),
+        recover_after: chrono::Duration::from_std(config.operation_recovery_after)
+            .unwrap_or(chrono::Duration::minutes(1)),
+    }
+}
+
+/// Finishes the operations pending past `OPERATION_RECOVERY_AFTER_MS`, looking every quarter of
+/// it. Every instance runs it: each operation is taken by one (a lease, `FOR UPDATE SKIP LOCKED`).
+fn spawn_recovery(recovery: OperationRecovery, after: std::time::Duration) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut ticks = tokio::time::interval((after / 4).max(std::time::Duration::from_millis(250)));
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            ticks.tick().await;
+            match recovery.run_once().await {
+                Ok(pass) if pass == RecoveryPass::default() => {}
+                Ok(pass) => tracing::info!(
+                    finished = pass.finished,
+                    failed = pass.failed,
+                    retried = pass.retried,
+                    "pending operations taken by the worker"
+                ),
+                Err(error) => tracing::warn!(%error, "pending operations could not be read"),
+            }
+        }
     })
 }
 
@@ -550,6 +627,7 @@ pub async fn run_worker(config: Config) -> Result<(), StartupError> {
         Sampled {
             pools: vec![("webhooks".to_owned(), pool.clone())],
             queue: pool.clone(),
+            operation_recovery_after: config.operation_recovery_after,
         },
     )?;
     let engine = EngineTask::start(engine);
@@ -561,10 +639,22 @@ pub async fn run_worker(config: Config) -> Result<(), StartupError> {
         Arc::new(PgProposals::new(pool.clone())),
         &given_or_random(&config.signature.callback_secret),
     )?;
+    let payments = payment_services(
+        &config,
+        &pool,
+        Arc::new(PgProposals::new(pool.clone())),
+        &signing,
+        Arc::new(SystemClock),
+    )?;
+    let recovery = spawn_recovery(
+        operation_recovery(&config, &signing, &payments.ecommerce, &payments.withdrawal),
+        config.operation_recovery_after,
+    );
     let expiry = spawn_expiry(signing, config.signature.expiry_interval);
-    tracing::info!("webhook delivery and signing deadline worker started");
+    tracing::info!("webhook delivery, signing deadline and pending operation worker started");
     wait_for_signal().await;
     expiry.abort();
+    recovery.abort();
     engine.stop(config.shutdown_timeout).await;
     if let Some(metrics) = metrics {
         metrics.stop().await;
@@ -650,6 +740,7 @@ impl Application {
         let mut sampled = Sampled {
             pools: vec![("api".to_owned(), pool.clone())],
             queue: pool.clone(),
+            operation_recovery_after: config.operation_recovery_after,
         };
         let engine = if config.hooks.run_worker {
             let (engine, engine_pool) = delivery_engine(&config)?;
@@ -678,6 +769,10 @@ impl Application {
         let state = web::Data::new(build_state_reading_from(&config, pool, reads.clone(), rate_counter)?);
         let reads = web::Data::new(reads);
         let expiry = spawn_expiry(state.signing.clone(), config.signature.expiry_interval);
+        let recovery = spawn_recovery(
+            operation_recovery(&config, &state.signing, &state.ecommerce, &state.withdrawal),
+            config.operation_recovery_after,
+        );
         let listener = TcpListener::bind(config.bind_addr).map_err(|source| StartupError::Bind {
             addr: config.bind_addr.to_string(),
             source,
@@ -730,6 +825,7 @@ impl Application {
             metrics,
             rate_flusher,
             expiry,
+            recovery,
             shutdown_timeout: config.shutdown_timeout,
         })
     }
@@ -751,6 +847,7 @@ impl Application {
             flusher.abort();
         }
         self.expiry.abort();
+        self.recovery.abort();
         if let Some(engine) = self.engine {
             engine.stop(self.shutdown_timeout).await;
         }

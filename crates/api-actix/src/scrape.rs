@@ -6,7 +6,7 @@
 
 use actix_web::dev::ServerHandle;
 use actix_web::{App, HttpResponse, HttpServer, web};
-use adapters_postgres::{PgPool, partition_levels, pool_gauges, webhook_backlog};
+use adapters_postgres::{PgPool, operation_levels, partition_levels, pool_gauges, webhook_backlog};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use observability::metric;
 use std::future::Future;
@@ -57,6 +57,9 @@ fn recorder() -> Option<PrometheusHandle> {
 pub struct Sampled {
     pub pools: Vec<(String, PgPool)>,
     pub queue: PgPool,
+    /// How long an operation may stay pending before it counts as overdue
+    /// (`OPERATION_RECOVERY_AFTER_MS`).
+    pub operation_recovery_after: Duration,
 }
 
 struct Scrape {
@@ -94,6 +97,18 @@ async fn metrics_page(scrape: web::Data<Scrape>) -> HttpResponse {
         }
         Ok(Err(error)) => tracing::warn!(%error, "monthly partitions not sampled"),
         Err(_) => tracing::warn!("monthly partitions not sampled in time"),
+    }
+    let overdue_before = chrono::Utc::now()
+        - chrono::Duration::from_std(scrape.sampled.operation_recovery_after).unwrap_or(chrono::Duration::minutes(1));
+    match tokio::time::timeout(SAMPLE_TIMEOUT, operation_levels(&scrape.sampled.queue, overdue_before)).await {
+        Ok(Ok(levels)) => {
+            for level in levels {
+                metrics::gauge!(metric::OPERATIONS_PENDING, "kind" => level.kind.as_str()).set(level.pending as f64);
+                metrics::gauge!(metric::OPERATIONS_OVERDUE, "kind" => level.kind.as_str()).set(level.overdue as f64);
+            }
+        }
+        Ok(Err(error)) => tracing::warn!(%error, "pending operations not sampled"),
+        Err(_) => tracing::warn!("pending operations not sampled in time"),
     }
     scrape.process.collect();
     scrape.handle.run_upkeep();

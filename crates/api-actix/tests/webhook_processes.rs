@@ -158,6 +158,7 @@ impl World {
                     changed_by: "teste".into(),
                     reason: None,
                     at: Utc::now(),
+                    operation: None,
                 })
                 .await
                 .unwrap();

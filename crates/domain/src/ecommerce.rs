@@ -6,7 +6,12 @@ use crate::auth::model::Principal;
 use crate::clock::Clock;
 use crate::proposals::lifecycle::{StatusChange, Trigger, check};
 use crate::proposals::model::Flow;
+use crate::proposals::operations::{
+    ClaimError, NewOperation, OperationClaims, OperationFinisher, OperationId, OperationKind, PendingOperation,
+    RecoveryOutcome,
+};
 use crate::proposals::ports::{PartnerDirectory, ProposalStore};
+use crate::signature::ChangeStatusError;
 use crate::store::StoreError;
 use crate::values::{Cpf, ProposalStatus};
 use async_trait::async_trait;
@@ -238,13 +243,19 @@ pub trait EcommerceStore: Send + Sync {
         product_id: i64,
     ) -> Result<Option<i64>, StoreError>;
     async fn release_claim(&self, claim_id: i64) -> Result<(), StoreError>;
-    /// Stores the platform's answer and, in the same transaction, applies the status change.
+    /// Stores the platform's answer and, in the same transaction, applies the status change and
+    /// ends the operation (`OperationEnded` when the worker ended it first: nothing is stored).
     async fn complete_subscription(
         &self,
         claim_id: i64,
         subscription: &PlatformSubscription,
         change: Option<StatusChange>,
-    ) -> Result<(), StoreError>;
+        operation: OperationId,
+        at: DateTime<Utc>,
+    ) -> Result<(), ChangeStatusError>;
+    /// The proposal's claimed subscription that no platform answer completed yet (a request that
+    /// died after its claim), if any.
+    async fn pending_claim(&self, proposal_id: i64) -> Result<Option<i64>, StoreError>;
     /// Whether an event with this id was applied before (a repeated delivery costs no platform call).
     async fn payment_event_seen(&self, event_id: &str) -> Result<bool, StoreError>;
     /// Applies an inbound event once per id, with the platform's state of the subscription it
@@ -290,6 +301,8 @@ pub enum EcommerceError {
     AlreadyActive,
     #[error("a proposta está {status}: a assinatura só é criada para proposta NOVO")]
     NotNew { status: ProposalStatus },
+    #[error("outra operação está em andamento nesta proposta: {}", kind.label())]
+    OperationInProgress { kind: OperationKind },
     #[error(transparent)]
     Payment(#[from] PaymentError),
     #[error(transparent)]
@@ -313,7 +326,25 @@ pub struct EcommerceService {
     pub proposals: Arc<dyn ProposalStore>,
     pub partners: Arc<dyn PartnerDirectory>,
     pub gateway: Arc<dyn PaymentGateway>,
+    pub claims: Arc<dyn OperationClaims>,
     pub clock: Arc<dyn Clock>,
+}
+
+/// The subscription's idempotency key: one per proposal and payment method, so that no two
+/// operations on a proposal, nor a request and the worker finishing it, create two.
+fn subscription_key(proposal_id: i64, payment_method: &str) -> String {
+    format!("subscription-{proposal_id}-{payment_method}")
+}
+
+#[async_trait]
+impl OperationFinisher for EcommerceService {
+    fn kinds(&self) -> &'static [OperationKind] {
+        &[OperationKind::Subscription]
+    }
+
+    async fn finish_pending(&self, operation: &PendingOperation) -> Result<RecoveryOutcome, String> {
+        self.finish_subscription(operation).await
+    }
 }
 
 impl EcommerceService {
@@ -385,52 +416,215 @@ impl EcommerceService {
             .product_price(proposal.product_id)
             .await?
             .ok_or(EcommerceError::MissingPrice)?;
-        let claim = self
+        // Only a new proposal is paid for: one sent for signature, in analysis or closed is not
+        // (a live subscription is answered as such).
+        if proposal.status != ProposalStatus::New {
+            return match self
+                .store
+                .claim_subscription(proposal.id, customer.id, proposal.product_id)
+                .await?
+            {
+                Some(claim) => {
+                    self.store.release_claim(claim).await?;
+                    Err(EcommerceError::NotNew {
+                        status: proposal.status,
+                    })
+                }
+                None => Err(EcommerceError::AlreadyActive),
+            };
+        }
+        // The proposal's claim first: while the subscription is being created, nothing else
+        // (a cancellation, another subscription) touches the proposal.
+        let operation = NewOperation {
+            id: OperationId::new(),
+            proposal_id: proposal.id,
+            kind: OperationKind::Subscription,
+            expected: ProposalStatus::New,
+            requested_by: principal.email.clone(),
+            reason: None,
+            target: None,
+            at: self.clock.now(),
+        };
+        match self.claims.claim(&operation).await {
+            Ok(()) => {}
+            Err(ClaimError::Moved { current }) => return Err(EcommerceError::NotNew { status: current }),
+            // Another request is creating this proposal's subscription: answered as the one it
+            // creates (decision 158).
+            Err(ClaimError::InProgress {
+                kind: OperationKind::Subscription,
+            }) => return Err(EcommerceError::AlreadyActive),
+            Err(ClaimError::InProgress { kind }) => return Err(EcommerceError::OperationInProgress { kind }),
+            Err(ClaimError::Store(e)) => return Err(e.into()),
+        }
+        let claim = match self
             .store
             .claim_subscription(proposal.id, customer.id, proposal.product_id)
-            .await?
-            .ok_or(EcommerceError::AlreadyActive)?;
-        // Only a new proposal is paid for: one sent for signature, in analysis or closed is not
-        // (a live subscription was answered above, as before).
-        if proposal.status != ProposalStatus::New {
-            self.store.release_claim(claim).await?;
-            return Err(EcommerceError::NotNew {
-                status: proposal.status,
-            });
-        }
+            .await
+        {
+            Ok(Some(claim)) => claim,
+            Ok(None) => {
+                self.end_failed(operation.id, "assinatura já ativa para o cliente e o produto")
+                    .await;
+                return Err(EcommerceError::AlreadyActive);
+            }
+            Err(e) => {
+                self.end_failed(operation.id, "armazenamento indisponível").await;
+                return Err(e.into());
+            }
+        };
         let request = SubscriptionRequest {
             platform_customer,
             price_id,
-            idempotency_key: format!("subscription-{}-{payment_method}", proposal.id),
+            idempotency_key: subscription_key(proposal.id, &payment_method),
             payment_method,
             proposal_identifier: proposal.identifier.clone(),
         };
         let subscription = match self.gateway.create_subscription(&request).await {
             Ok(subscription) => subscription,
             Err(error) => {
-                // Nothing was created: free the claim so that a later call may try again.
+                // Nothing was created: free the claims so that a later call may try again.
                 self.store.release_claim(claim).await?;
+                self.end_failed(operation.id, &error.to_string()).await;
                 return Err(error.into());
             }
         };
-        let change = match proposal.status {
-            from if subscription.status == "active"
-                && check(from, ProposalStatus::InAnalysis, Trigger::SubscriptionActive).is_ok() =>
-            {
-                Some(StatusChange {
-                    proposal_id: proposal.id,
-                    from,
-                    to: ProposalStatus::InAnalysis,
-                    changed_by: principal.email.clone(),
-                    reason: Some(format!("assinatura {} ativa", subscription.id)),
-                    at: self.clock.now(),
-                })
-            }
-            _ => None,
-        };
-        self.store.complete_subscription(claim, &subscription, change).await?;
+        self.complete(proposal.id, claim, &subscription, operation.id, &principal.email)
+            .await?;
         tracing::info!(subscription = %subscription.id, status = %subscription.status, "subscription created");
         Ok(subscription)
+    }
+
+    /// Stores the platform's subscription, moves an active one's `NOVO` proposal to `EM ANÁLISE`
+    /// and ends the operation, in one transaction.
+    async fn complete(
+        &self,
+        proposal_id: i64,
+        claim: i64,
+        subscription: &PlatformSubscription,
+        operation: OperationId,
+        by: &str,
+    ) -> Result<(), EcommerceError> {
+        let now = self.clock.now();
+        // Claimed in `NOVO`, and nothing moved it since: the claim holds every move off.
+        let change = (subscription.status == "active"
+            && check(
+                ProposalStatus::New,
+                ProposalStatus::InAnalysis,
+                Trigger::SubscriptionActive,
+            )
+            .is_ok())
+        .then(|| StatusChange {
+            proposal_id,
+            from: ProposalStatus::New,
+            to: ProposalStatus::InAnalysis,
+            changed_by: by.to_owned(),
+            reason: Some(format!("assinatura {} ativa", subscription.id)),
+            at: now,
+            operation: Some(operation),
+        });
+        match self
+            .store
+            .complete_subscription(claim, subscription, change, operation, now)
+            .await
+        {
+            Ok(()) => Ok(()),
+            Err(ChangeStatusError::Store(e)) => Err(e.into()),
+            Err(ChangeStatusError::Busy { kind }) => Err(EcommerceError::OperationInProgress { kind }),
+            Err(ChangeStatusError::OperationEnded) => Err(EcommerceError::OperationInProgress {
+                kind: OperationKind::Subscription,
+            }),
+            Err(ChangeStatusError::Conflict { current }) => Err(EcommerceError::NotNew { status: current }),
+        }
+    }
+
+    /// Ends an operation whose outside call failed; a store that cannot answer leaves it pending,
+    /// for the worker.
+    async fn end_failed(&self, operation: OperationId, why: &str) {
+        if let Err(error) = self.claims.fail(operation, why, self.clock.now()).await {
+            tracing::warn!(%operation, %error, "failed operation not ended: the worker will");
+        }
+    }
+
+    /// The worker's end of a subscription whose request died after its claim: the platform is
+    /// asked again with the same key (it answers the subscription it created, or creates it now),
+    /// and the answer recorded as the request would have; with no claimed subscription (the
+    /// request died before it), the operation ends as failed.
+    pub async fn finish_subscription(&self, operation: &PendingOperation) -> Result<RecoveryOutcome, String> {
+        let claim = self
+            .store
+            .pending_claim(operation.proposal_id)
+            .await
+            .map_err(|e| e.to_string())?;
+        let detail = self
+            .proposals
+            .detail(&operation.identifier, Scope::Everything)
+            .await
+            .map_err(|e| e.to_string())?;
+        let (Some(claim), Some(detail)) = (claim, detail) else {
+            self.claims
+                .fail(operation.id, "nenhuma assinatura reivindicada", self.clock.now())
+                .await
+                .map_err(|e| e.to_string())?;
+            return Ok(RecoveryOutcome::Failed);
+        };
+        let customer = self
+            .store
+            .customer(detail.proposal.customer_id)
+            .await
+            .map_err(|e| e.to_string())?;
+        let price = self
+            .store
+            .product_price(detail.proposal.product_id)
+            .await
+            .map_err(|e| e.to_string())?;
+        let (Some(customer), Some(price_id)) = (customer, price) else {
+            return self
+                .give_up_subscription(operation, claim, "cliente ou preço ausente")
+                .await;
+        };
+        let (Some(platform_customer), Some(payment_method)) = (customer.platform_id, customer.payment_method) else {
+            return self
+                .give_up_subscription(operation, claim, "cliente sem plataforma ou forma de pagamento")
+                .await;
+        };
+        let request = SubscriptionRequest {
+            platform_customer,
+            price_id,
+            idempotency_key: subscription_key(operation.proposal_id, &payment_method),
+            payment_method,
+            proposal_identifier: operation.identifier.clone(),
+        };
+        let subscription = match self.gateway.create_subscription(&request).await {
+            Ok(subscription) => subscription,
+            Err(PaymentError::Declined(reason) | PaymentError::Invalid(reason)) => {
+                return self.give_up_subscription(operation, claim, &reason).await;
+            }
+            Err(error) => return Err(error.to_string()),
+        };
+        self.complete(
+            operation.proposal_id,
+            claim,
+            &subscription,
+            operation.id,
+            &operation.requested_by,
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+        Ok(RecoveryOutcome::Finished)
+    }
+
+    async fn give_up_subscription(
+        &self,
+        operation: &PendingOperation,
+        claim: i64,
+        why: &str,
+    ) -> Result<RecoveryOutcome, String> {
+        self.store.release_claim(claim).await.map_err(|e| e.to_string())?;
+        self.claims
+            .fail(operation.id, why, self.clock.now())
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(RecoveryOutcome::Failed)
     }
 
     /// Inbound platform events, verified and applied once. An event about a subscription is not

@@ -33,6 +33,7 @@ fn service(store: MockEcommerceStore, gateway: MockPaymentGateway, proposals: Mo
         proposals: Arc::new(proposals),
         partners: Arc::new(MockPartnerDirectory::new()),
         gateway: Arc::new(gateway),
+        claims: Arc::new(crate::proposals::operations::accepting_claims()),
         clock: Arc::new(crate::clock::SystemClock),
     }
 }
@@ -104,7 +105,7 @@ async fn an_active_subscription_moves_a_new_proposal_to_analysis_in_the_same_wri
     store.expect_claim_subscription().returning(|_, _, _| Ok(Some(77)));
     store
         .expect_complete_subscription()
-        .withf(|claim, sub, change| {
+        .withf(|claim, sub, change, _, _| {
             *claim == 77
                 && sub.id == "sub_1"
                 && change
@@ -112,7 +113,7 @@ async fn an_active_subscription_moves_a_new_proposal_to_analysis_in_the_same_wri
                     .is_some_and(|c| c.to == crate::values::ProposalStatus::InAnalysis)
         })
         .times(1)
-        .returning(|_, _, _| Ok(()));
+        .returning(|_, _, _, _, _| Ok(()));
     let mut gateway = MockPaymentGateway::new();
     gateway.expect_create_subscription().returning(|_| {
         Ok(PlatformSubscription {

@@ -268,6 +268,15 @@ pub enum ChangeStatusError {
     /// The proposal was no longer in the expected state (another change won).
     #[error("a proposta mudou de estado: agora {current}")]
     Conflict { current: ProposalStatus },
+    /// An operation with an outside effect is pending on the proposal: no other move until it
+    /// ends.
+    #[error("outra operação está em andamento nesta proposta: {}", kind.label())]
+    Busy {
+        kind: crate::proposals::operations::OperationKind,
+    },
+    /// The operation this move was to end is no longer pending (the worker ended it first).
+    #[error("a operação já foi encerrada")]
+    OperationEnded,
     #[error(transparent)]
     Store(#[from] StoreError),
 }

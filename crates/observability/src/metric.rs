@@ -60,6 +60,12 @@ pub const DB_REPLICA_USABLE: &str = "db_replica_usable";
 pub const DB_PARTITION_MONTHS_AHEAD: &str = "db_partition_months_ahead";
 pub const DB_PARTITION_DEFAULT_ROWS: &str = "db_partition_default_rows";
 
+// Operations with an outside effect (sampled when scraped): those pending now, and those pending
+// for longer than `OPERATION_RECOVERY_AFTER_MS` (their request died; the worker should have taken
+// them), by kind.
+pub const OPERATIONS_PENDING: &str = "proposal_operations_pending";
+pub const OPERATIONS_OVERDUE: &str = "proposal_operations_overdue";
+
 /// What kind of metric a name is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -161,6 +167,16 @@ pub const CATALOGUE: &[(&str, Kind, &str)] = &[
         DB_PARTITION_DEFAULT_ROWS,
         Kind::Gauge,
         "Linhas na partição DEFAULT, por tabela particionada (meses sem partição criada)",
+    ),
+    (
+        OPERATIONS_PENDING,
+        Kind::Gauge,
+        "Operações com efeito externo pendentes agora, por tipo",
+    ),
+    (
+        OPERATIONS_OVERDUE,
+        Kind::Gauge,
+        "Operações pendentes há mais que OPERATION_RECOVERY_AFTER_MS, por tipo (o worker deveria tê-las concluído)",
     ),
 ];
 
@@ -280,6 +296,7 @@ mod tests {
                     "outbound_",
                     "bcrypt_",
                     "catalog_cache_",
+                    "proposal_operations_",
                 ];
                 if ours.iter().any(|prefix| family.starts_with(prefix)) {
                     assert!(

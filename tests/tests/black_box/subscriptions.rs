@@ -52,7 +52,7 @@ pub(super) async fn another_paid_sale(app: &TestApp, shop: &str, cpf: &str, emai
     (shop, identifier, subscription)
 }
 
-fn shop_sale(cpf: &str, email: &str) -> Value {
+pub(super) fn shop_sale(cpf: &str, email: &str) -> Value {
     json!({
         "billingCode": 5004, "productCode": 103,
         "customer": {"fullName": "João Souza", "cpf": cpf, "birthDate": "1985-03-10", "gender": "Masculino", "email": email},

@@ -83,6 +83,7 @@ impl Driver {
                 changed_by: "bench".into(),
                 reason: None,
                 at: Utc::now(),
+                operation: None,
             })
             .await
             .expect("status change");

@@ -64,6 +64,9 @@ pub struct Config {
     pub password_policy: domain::auth::password::PasswordPolicy,
     pub mail: MailSettings,
     pub signature: SignatureSettings,
+    /// How long an operation with an outside effect may stay pending before the worker takes it
+    /// (`OPERATION_RECOVERY_AFTER_MS`).
+    pub operation_recovery_after: std::time::Duration,
     /// Key of the payment platform's `Stripe-Signature`; unset: random per start (sandbox only).
     pub payment_webhook_secret: Option<Vec<u8>>,
     /// Stripe's API base and secret key; when absent, the sandbox platform.
@@ -250,6 +253,10 @@ impl Config {
                 "SIGNATURE_EXPIRY_INTERVAL_MS",
                 self.signature.expiry_interval.as_millis().to_string(),
             ),
+            (
+                "OPERATION_RECOVERY_AFTER_MS",
+                self.operation_recovery_after.as_millis().to_string(),
+            ),
             ("SMTP_URL", opt(self.mail.smtp_url.as_deref().map(without_password))),
             ("MAIL_FROM", self.mail.from.clone()),
             ("MAIL_DIR", self.mail.directory.display().to_string()),
@@ -393,6 +400,7 @@ impl Config {
             password_policy: tokens.password_policy,
             mail: outside.mail,
             signature: outside.signature,
+            operation_recovery_after: outside.operation_recovery_after,
             payment_webhook_secret: outside.payment_webhook_secret,
             stripe: outside.stripe,
             retention: domain::retention::RetentionPolicy {
@@ -996,6 +1004,21 @@ mod tests {
         ] {
             let refused = with(&[(name, value)]).unwrap_err().to_string();
             assert!(refused.contains(name), "{refused}");
+        }
+    }
+
+    #[test]
+    fn pending_operations_are_recovered_after_a_minute_unless_set() {
+        assert_eq!(with(&[]).unwrap().operation_recovery_after, Duration::from_secs(60));
+        assert_eq!(
+            with(&[("OPERATION_RECOVERY_AFTER_MS", "5000")])
+                .unwrap()
+                .operation_recovery_after,
+            Duration::from_secs(5)
+        );
+        for value in ["999", "um minuto", "-1"] {
+            let refused = with(&[("OPERATION_RECOVERY_AFTER_MS", value)]).unwrap_err().to_string();
+            assert!(refused.contains("OPERATION_RECOVERY_AFTER_MS"), "{refused}");
         }
     }
 

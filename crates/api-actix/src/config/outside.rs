@@ -30,6 +30,8 @@ pub(super) struct Raw {
     mail_dir: PathBuf,
     #[serde(default = "callback_retention_days")]
     callback_retention_days: u64,
+    #[serde(default = "operation_recovery_after_ms")]
+    operation_recovery_after_ms: u64,
 }
 
 fn stripe_api_base() -> String {
@@ -55,6 +57,9 @@ fn mail_from() -> String {
 }
 fn callback_retention_days() -> u64 {
     30
+}
+fn operation_recovery_after_ms() -> u64 {
+    60_000
 }
 fn mail_dir() -> PathBuf {
     "target/mail".into()
@@ -116,6 +121,9 @@ pub(super) struct Outside {
     pub mail: MailSettings,
     /// How long the records of provider callbacks are kept (to apply each event once).
     pub callback_retention: std::time::Duration,
+    /// How long an operation with an outside effect may stay pending before the worker finishes
+    /// it (its request died between the outside call and the record).
+    pub operation_recovery_after: std::time::Duration,
 }
 
 impl Raw {
@@ -169,6 +177,11 @@ impl Raw {
         if self.callback_retention_days < 7 {
             return Err(bad("CALLBACK_RETENTION_DAYS", "deve ser ao menos 7"));
         }
+        // Longer than the outside calls of one request take with their retries (a minute by
+        // default): a shorter wait would finish operations whose request is still running.
+        if self.operation_recovery_after_ms < 1_000 {
+            return Err(bad("OPERATION_RECOVERY_AFTER_MS", "deve ser ao menos 1000"));
+        }
         if let Some(url) = &self.smtp_url
             && !(url.starts_with("smtp://") || url.starts_with("smtps://"))
         {
@@ -191,6 +204,7 @@ impl Raw {
                 directory: self.mail_dir,
             },
             callback_retention: std::time::Duration::from_secs(self.callback_retention_days * 24 * 3600),
+            operation_recovery_after: std::time::Duration::from_millis(self.operation_recovery_after_ms),
         })
     }
 }

@@ -104,6 +104,36 @@ impl FromRequest for ClientAddress {
     }
 }
 
+/// Who may move the sandbox platform's money and clock (`/sandbox/clock`, `/sandbox/payments`;
+/// development only): a tester on the service's own machine (a loopback client, as the address
+/// is read behind trusted proxies), or anyone else with a back office token. A shared staging
+/// instance is thereby not everyone's to bill or to age. The sandbox signing page stays open: it
+/// plays the customer's link.
+#[derive(Debug, Clone, Copy)]
+pub struct SandboxOperator;
+
+impl FromRequest for SandboxOperator {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let trusted = req
+            .app_data::<web::Data<AppState>>()
+            .map(|s| s.trusted_proxies.clone())
+            .unwrap_or_default();
+        if client_address(req, &trusted).is_some_and(|ip| ip.is_loopback()) {
+            return Box::pin(async { Ok(SandboxOperator) });
+        }
+        let user = AuthenticatedUser::from_request(req, payload);
+        Box::pin(async move {
+            match user.await?.0.application {
+                Application::BackOffice => Ok(SandboxOperator),
+                _ => Err(ApiError::new(ErrorCode::Forbidden)),
+            }
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,6 +14,7 @@ use domain::hooks::HookError;
 use domain::hooks::bodies::HookPatchRefusal;
 use domain::input::NotAnObject;
 use domain::privacy::PrivacyError;
+use domain::proposals::operations::OperationKind;
 use domain::proposals::service::ProposalError;
 use domain::proposals::signing::SigningError;
 use domain::proposals::withdrawal::WithdrawalError;
@@ -21,6 +22,7 @@ use domain::recovery::{RecoveryError, ResetError};
 use domain::signature::CallbackError;
 use domain::store::StoreError;
 use domain::validation::{FieldError, Violations, codes};
+use domain::values::ProposalStatus;
 use serde::Serialize;
 use std::fmt;
 use utoipa::ToSchema;
@@ -86,6 +88,7 @@ error_codes! {
     ProtocolNotFound => ("protocolo_nao_encontrado", NOT_FOUND, "Protocolo não encontrado."),
     NotWithdrawable => ("arrependimento_nao_permitido", CONFLICT, "O arrependimento vale para a venda concluída (assinada ou paga) e ainda não encerrada."),
     WithdrawalDeadlinePassed => ("prazo_arrependimento_encerrado", CONFLICT, "O prazo de arrependimento (7 dias corridos após a conclusão da venda) terminou."),
+    OperationInProgress => ("operacao_em_andamento", CONFLICT, "Outra operação está em andamento nesta proposta: aguarde que termine e tente novamente."),
     RefundRefused => ("reembolso_recusado", CONFLICT, "A plataforma de pagamento recusou o reembolso; nada mudou."),
     ProposalExpired => ("proposta_expirada", CONFLICT, "O prazo de assinatura desta proposta venceu: o link de assinatura não vale mais."),
     SignatureProviderFailed => ("provedor_assinatura_indisponivel", BAD_GATEWAY, "O provedor de assinatura falhou; a proposta não mudou. Tente novamente mais tarde."),
@@ -397,6 +400,7 @@ impl From<EcommerceError> for ApiError {
                 ErrorCode::TransitionRefused,
                 format!("A proposta está {status}: a assinatura só é criada para proposta NOVO."),
             ),
+            EcommerceError::OperationInProgress { kind } => in_progress(kind),
             EcommerceError::Payment(PaymentError::Declined(reason)) => {
                 ApiError::with_message(ErrorCode::PaymentDeclined, format!("Pagamento recusado: {reason}"))
             }
@@ -429,10 +433,16 @@ impl From<WithdrawalError> for ApiError {
             WithdrawalError::NotFound => ApiError::new(ErrorCode::ProposalNotFound),
             WithdrawalError::NotWithdrawable { status } => ApiError::with_message(
                 ErrorCode::NotWithdrawable,
-                format!(
-                    "A proposta está {status}: o arrependimento vale para a venda concluída (EM ANÁLISE ou APROVADO); antes da assinatura, cancele."
-                ),
+                match status {
+                    ProposalStatus::New | ProposalStatus::AwaitingSignature => format!(
+                        "A proposta está {status}: o arrependimento vale para a venda concluída (EM ANÁLISE ou APROVADO); antes da assinatura, cancele."
+                    ),
+                    _ => format!(
+                        "A proposta está {status}: a venda já foi encerrada e não há arrependimento a registrar."
+                    ),
+                },
             ),
+            WithdrawalError::OperationInProgress { kind } => in_progress(kind),
             e @ WithdrawalError::NotConcluded => ApiError::with_message(ErrorCode::NotWithdrawable, capitalised(&e)),
             e @ WithdrawalError::DeadlinePassed { .. } => {
                 ApiError::with_message(ErrorCode::WithdrawalDeadlinePassed, capitalised(&e))
@@ -452,6 +462,18 @@ impl From<WithdrawalError> for ApiError {
             WithdrawalError::Store(e) => e.into(),
         }
     }
+}
+
+/// Another operation with an outside effect holds the proposal: named, so that the caller knows
+/// what it waits for.
+fn in_progress(kind: OperationKind) -> ApiError {
+    ApiError::with_message(
+        ErrorCode::OperationInProgress,
+        format!(
+            "Outra operação está em andamento nesta proposta ({}): aguarde que termine e tente novamente.",
+            kind.label()
+        ),
+    )
 }
 
 /// A domain error's message as a sentence.
@@ -494,6 +516,7 @@ impl From<SigningError> for ApiError {
                 ),
             ),
             SigningError::Cancelled => ApiError::new(ErrorCode::ProposalCancelled),
+            SigningError::OperationInProgress { kind } => in_progress(kind),
             SigningError::Expired => ApiError::new(ErrorCode::ProposalExpired),
             SigningError::UnknownProtocol => ApiError::new(ErrorCode::ProtocolNotFound),
             SigningError::DocumentRemoved => ApiError::new(ErrorCode::DocumentRemoved),

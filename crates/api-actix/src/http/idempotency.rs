@@ -1,4 +1,6 @@
-//! `Idempotency-Key` on the `POST`s that create something (`domain::idempotency`): a retry with
+//! `Idempotency-Key` on the `POST`s that create something and on the operations a network retry
+//! must not turn into a refusal (cancel, withdraw, the back office's `PATCH` of a status, the
+//! webhooks' test, retry and replay) (`domain::idempotency`): a retry with
 //! the same key and body answers the first answer again, with `Idempotent-Replayed: true`, and
 //! creates nothing; the key with another request is a 422 naming it; the key of a request still
 //! running a 409 with `Retry-After`. Requests without the header pass untouched, as do those
@@ -39,7 +41,7 @@ pub async fn idempotent(
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, Error> {
     let raw = match request.headers().get(idempotency::HEADER) {
-        Some(raw) if request.method() == Method::POST => raw,
+        Some(raw) if request.method() == Method::POST || request.method() == Method::PATCH => raw,
         _ => return Ok(next.call(request).await?.map_into_boxed_body()),
     };
     let key = match IdempotencyKey::parse(raw.as_bytes()) {

@@ -5,9 +5,11 @@ use crate::http::auth::AuthenticatedUser;
 use crate::http::body::Body;
 use crate::http::envelope::Envelope;
 use crate::http::error::ApiError;
+use crate::http::idempotency::idempotent;
 use crate::routes::dto::iso;
 use crate::routes::schemas::{ErrorEnvelope, envelope_doc};
 use crate::state::AppState;
+use actix_web::middleware::from_fn;
 use actix_web::{HttpResponse, web};
 use domain::ecommerce::Refund;
 use domain::proposals::bodies::{CancelBody, WithdrawBody};
@@ -218,8 +220,16 @@ pub async fn by_protocol(
 
 /// Under `/proposal`: the cancellation and the withdrawal.
 pub fn proposal_routes(cfg: &mut web::ServiceConfig) {
-    cfg.service(web::resource("/{identifier}/cancel").route(web::post().to(cancel)))
-        .service(web::resource("/{identifier}/withdraw").route(web::post().to(withdraw)));
+    cfg.service(
+        web::resource("/{identifier}/cancel")
+            .wrap(from_fn(idempotent))
+            .route(web::post().to(cancel)),
+    )
+    .service(
+        web::resource("/{identifier}/withdraw")
+            .wrap(from_fn(idempotent))
+            .route(web::post().to(withdraw)),
+    );
 }
 
 /// `/protocol/{protocolo}`.

@@ -136,13 +136,28 @@ pub const IDEMPOTENT_POSTS: [&str; 10] = [
     "/billingGroup",
 ];
 
-/// The `Idempotency-Key` header on the creating `POST`s, with the answers it can bring (400 for a
-/// malformed key, 409 while the key's request runs, 422 when the key was used with another
-/// request) where the route did not already list them.
+/// The operations that are not creations but whose network retry must answer the first answer
+/// (a protocol, refunds) rather than a refusal: (path, method), also wrapped by `http::idempotency`.
+pub const IDEMPOTENT_OPERATIONS: [(&str, &str); 6] = [
+    ("/proposal/{identificador}/cancel", "post"),
+    ("/proposal/{identificador}/withdraw", "post"),
+    ("/proposal/{identificador}/status", "patch"),
+    ("/hooks/{uuid}/test", "post"),
+    ("/hooks/{uuid}/replay", "post"),
+    ("/hooks/{uuid}/deliveries/{id}/retry", "post"),
+];
+
+/// The `Idempotency-Key` header on the creating `POST`s and the other idempotent operations, with
+/// the answers it can bring (400 for a malformed key, 409 while the key's request runs, 422 when
+/// the key was used with another request) where the route did not already list them.
 fn accept_idempotency_keys(doc: &mut Value) {
     let error = json!({"$ref": "#/components/schemas/ErrorEnvelope"});
-    for path in IDEMPOTENT_POSTS {
-        let operation = &mut doc["paths"][path]["post"];
+    let wrapped = IDEMPOTENT_POSTS
+        .iter()
+        .map(|path| (*path, "post"))
+        .chain(IDEMPOTENT_OPERATIONS);
+    for (path, method) in wrapped {
+        let operation = &mut doc["paths"][path][method];
         if !operation.is_object() {
             continue;
         }

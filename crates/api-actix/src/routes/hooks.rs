@@ -408,8 +408,20 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             .route(web::delete().to(delete)),
     )
     .service(web::resource("/{uuid}/rotateSecret").route(web::post().to(rotate_secret)))
-    .service(web::resource("/{uuid}/test").route(web::post().to(send_test)))
+    .service(
+        web::resource("/{uuid}/test")
+            .wrap(from_fn(idempotent))
+            .route(web::post().to(send_test)),
+    )
     .service(web::resource("/{uuid}/deliveries").route(web::get().to(deliveries)))
-    .service(web::resource("/{uuid}/replay").route(web::post().to(replay)))
-    .service(web::resource("/{uuid}/deliveries/{id}/retry").route(web::post().to(retry)));
+    .service(
+        web::resource("/{uuid}/replay")
+            .wrap(from_fn(idempotent))
+            .route(web::post().to(replay)),
+    )
+    .service(
+        web::resource("/{uuid}/deliveries/{id}/retry")
+            .wrap(from_fn(idempotent))
+            .route(web::post().to(retry)),
+    );
 }

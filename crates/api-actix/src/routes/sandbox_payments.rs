@@ -3,6 +3,7 @@
 //! and the same actions for `sales-api sandbox`. The events the platform would send are taken in
 //! through the payment callback's own use case, signed, so the whole path runs offline.
 
+use crate::http::auth::SandboxOperator;
 use crate::http::envelope::Envelope;
 use crate::http::error::{ApiError, ErrorCode};
 use crate::http::html::{accepts_json, escape};
@@ -83,6 +84,7 @@ struct ActionDone {
 /// `POST /sandbox/payments/{subscription}/{fail|pay}`: JSON for a client that asks for it, else
 /// back to the page.
 pub async fn payment_action(
+    _operator: SandboxOperator,
     state: web::Data<AppState>,
     request: HttpRequest,
     path: web::Path<(String, String)>,
@@ -104,7 +106,7 @@ pub async fn payment_action(
 
 /// `GET /sandbox/payments`: the sandbox platform's subscriptions, newest first, each with its
 /// buttons.
-pub async fn payments_page(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+pub async fn payments_page(_operator: SandboxOperator, state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let sandbox = sandbox(&state)?;
     let subscriptions = platform(&state)?.subscriptions().await.map_err(EcommerceError::from)?;
     let html = page(&subscriptions, sandbox.clock.days_ahead());
@@ -176,7 +178,11 @@ const MAX_DAYS_AHEAD: i64 = 3_650;
 
 /// `GET /sandbox/clock` tells and `POST /sandbox/clock {"daysAhead": n}` moves the clock the right
 /// of regret is judged by, on this instance (0 puts it back).
-pub async fn clock(state: web::Data<AppState>, body: web::Bytes) -> Result<HttpResponse, ApiError> {
+pub async fn clock(
+    _operator: SandboxOperator,
+    state: web::Data<AppState>,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
     let clock = &sandbox(&state)?.clock;
     if !body.is_empty() {
         let days = serde_json::from_slice::<ClockBody>(&body)

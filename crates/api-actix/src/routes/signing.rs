@@ -223,9 +223,13 @@ pub async fn callback(state: web::Data<AppState>, callback: SignedCallback) -> R
 
 /// Under `/proposal`, after routes 5 to 9: the back office's moves, the events and the document.
 pub fn proposal_routes(cfg: &mut web::ServiceConfig) {
-    cfg.service(web::resource("/{identifier}/status").route(web::patch().to(change_status)))
-        .service(web::resource("/{identifier}/events").route(web::get().to(events)))
-        .service(web::resource("/{identifier}/document").route(web::get().to(document)));
+    cfg.service(
+        web::resource("/{identifier}/status")
+            .wrap(from_fn(idempotent))
+            .route(web::patch().to(change_status)),
+    )
+    .service(web::resource("/{identifier}/events").route(web::get().to(events)))
+    .service(web::resource("/{identifier}/document").route(web::get().to(document)));
 }
 
 /// Under `/signer`: routes 12 and 13.

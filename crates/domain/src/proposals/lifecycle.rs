@@ -98,6 +98,9 @@ pub struct StatusChange {
     pub changed_by: String,
     pub reason: Option<String>,
     pub at: DateTime<Utc>,
+    /// The operation this move ends (in the move's transaction); a move without one is refused
+    /// while any operation on the proposal is pending.
+    pub operation: Option<crate::proposals::operations::OperationId>,
 }
 
 impl StatusChange {

@@ -3,6 +3,7 @@
 pub mod bodies;
 pub mod lifecycle;
 pub mod model;
+pub mod operations;
 pub mod ports;
 pub mod requests;
 pub mod search;

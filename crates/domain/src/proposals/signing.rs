@@ -9,6 +9,10 @@ use crate::contract::evidence::{PartySignature, SignatureEvidence};
 use crate::contract::{DocumentRenderer, PrintedDocument, RenderError, Stage};
 use crate::proposals::lifecycle::{StatusChange, StatusEvent, TransitionError, Trigger, check};
 use crate::proposals::model::{Flow, ProposalDetail};
+use crate::proposals::operations::{
+    ClaimError, NewOperation, OperationClaims, OperationFinisher, OperationId, OperationKind, PendingOperation,
+    RecoveryOutcome,
+};
 use crate::proposals::ports::{PartnerDirectory, ProposalStore};
 use crate::proposals::requests::{
     Cancellation, CustomerRequest, CustomerRequestStore, NewCustomerRequest, Protocol, RequestKind,
@@ -58,6 +62,9 @@ pub enum SigningError {
     /// Anonymisation deleted the documents of a proposal that never became a contract.
     #[error("documento apagado na anonimização do titular")]
     DocumentRemoved,
+    /// Another operation with an outside effect is pending on the proposal.
+    #[error("outra operação está em andamento nesta proposta: {}", kind.label())]
+    OperationInProgress { kind: OperationKind },
     #[error(transparent)]
     Provider(#[from] ProviderError),
     #[error(transparent)]
@@ -88,6 +95,11 @@ impl From<ChangeStatusError> for SigningError {
                 from: current,
                 to: current,
             }),
+            ChangeStatusError::Busy { kind } => SigningError::OperationInProgress { kind },
+            // The worker finished the operation first: what this request meant is done.
+            ChangeStatusError::OperationEnded => SigningError::OperationInProgress {
+                kind: OperationKind::StatusChange,
+            },
             ChangeStatusError::Store(s) => SigningError::Store(s),
         }
     }
@@ -143,6 +155,7 @@ pub struct SigningService {
     pub provider: Arc<dyn SignatureProvider>,
     pub requests: Arc<dyn CustomerRequestStore>,
     pub renderer: Arc<dyn DocumentRenderer>,
+    pub claims: Arc<dyn OperationClaims>,
     pub clock: Arc<dyn Clock>,
     /// How many times a link may be sent again while awaiting signatures.
     pub max_resends: i32,
@@ -224,88 +237,157 @@ impl SigningService {
         if detail.proposal.customer_id != customer_id {
             return Err(SigningError::WrongCustomer);
         }
-        let channel = detail.proposal.shipping;
-        let proposal_id = detail.proposal.id;
+        let by = principal.email.as_str();
         match detail.proposal.status {
             ProposalStatus::New => {
-                let state = self.signatures.state(proposal_id).await?;
-                let document_key = match state.as_ref().and_then(|s| s.document_key.clone()) {
-                    Some(key) => key,
-                    None => {
-                        // Rendered once and kept before it leaves: the bytes sent are the bytes
-                        // stored, and a retry after a failed upload sends the same ones.
-                        let sealed = match self.signatures.sealed(proposal_id).await? {
-                            Some(sealed) => sealed,
-                            None => {
-                                let terms = self.proposals.product_terms(detail.proposal.product_id).await?;
-                                let contract =
-                                    PrintedDocument::contract(&detail, terms.as_deref(), Stage::ForSignature);
-                                let rendered = SealedDocument::of(self.renderer.render(&contract)?);
-                                self.signatures.seal(proposal_id, &rendered, &principal.email).await?
-                            }
-                        };
-                        let deadline = self.clock.now() + self.signing_deadline;
-                        let key = self.provider.upload_document(identifier, &sealed.pdf, deadline).await?;
-                        self.signatures
-                            .save_document(proposal_id, &key, deadline, &principal.email)
-                            .await?;
-                        key
-                    }
-                };
-                let (keys, url) = match state.and_then(|s| s.keys.zip(s.sign_url)) {
-                    Some(saved) => saved,
-                    None => {
-                        let keys = self
-                            .provider
-                            .add_signers(&document_key, &signers(&detail), channel)
-                            .await?;
-                        let url = self.provider.sign_url(&keys.client);
-                        self.signatures
-                            .save_parties(proposal_id, &keys, &url, &principal.email)
-                            .await?;
-                        (keys, url)
-                    }
-                };
-                self.provider.notify(&document_key, &keys.client, channel).await?;
-                let change = StatusChange {
-                    proposal_id,
-                    from: ProposalStatus::New,
-                    to: ProposalStatus::AwaitingSignature,
-                    changed_by: principal.email.clone(),
-                    reason: None,
-                    at: self.clock.now(),
-                };
-                match self.signatures.change_status(&change).await {
-                    // A concurrent send got there first: the same state, the same link.
-                    Ok(_)
-                    | Err(ChangeStatusError::Conflict {
-                        current: ProposalStatus::AwaitingSignature,
-                    }) => Ok(url),
-                    Err(e) => Err(e.into()),
-                }
+                let operation = self
+                    .claim(&detail, OperationKind::Sending, ProposalStatus::New, by, None, None)
+                    .await
+                    .map_err(|e| refusal(e, |current| transition(current, ProposalStatus::AwaitingSignature)))?;
+                let sent = self.first_send(&detail, operation, by).await;
+                self.end_if_failed(operation, &sent).await;
+                sent
             }
             ProposalStatus::AwaitingSignature => {
                 if detail.proposal.resends >= self.max_resends {
                     return Err(SigningError::ResendLimit { max: self.max_resends });
                 }
-                let state = self.signatures.state(proposal_id).await?;
-                let Some((document_key, (keys, url))) = state.and_then(|s| s.document_key.zip(s.keys.zip(s.sign_url)))
-                else {
-                    return Err(SigningError::NotSent);
-                };
-                self.provider.notify(&document_key, &keys.client, channel).await?;
-                self.signatures
-                    .count_resend(proposal_id, self.max_resends, &principal.email)
-                    .await?
-                    .ok_or(SigningError::ResendLimit { max: self.max_resends })?;
-                Ok(url)
+                let operation = self
+                    .claim(
+                        &detail,
+                        OperationKind::Sending,
+                        ProposalStatus::AwaitingSignature,
+                        by,
+                        None,
+                        None,
+                    )
+                    .await
+                    .map_err(|e| refusal(e, |current| transition(current, ProposalStatus::AwaitingSignature)))?;
+                let sent = self.resend(&detail, by).await;
+                match &sent {
+                    Ok(_) => {
+                        self.claims
+                            .finish(operation, "link reenviado", self.clock.now())
+                            .await?;
+                    }
+                    Err(_) => self.end_if_failed(operation, &sent).await,
+                }
+                sent
             }
-            other => Err(TransitionError {
-                from: other,
-                to: ProposalStatus::AwaitingSignature,
-            }
-            .into()),
+            other => Err(transition(other, ProposalStatus::AwaitingSignature)),
         }
+    }
+
+    /// Records an operation on the proposal (its claim): refused while another is pending or when
+    /// the proposal is no longer in `expected`.
+    async fn claim(
+        &self,
+        detail: &ProposalDetail,
+        kind: OperationKind,
+        expected: ProposalStatus,
+        by: &str,
+        reason: Option<String>,
+        target: Option<ProposalStatus>,
+    ) -> Result<OperationId, ClaimError> {
+        let operation = NewOperation {
+            id: OperationId::new(),
+            proposal_id: detail.proposal.id,
+            kind,
+            expected,
+            requested_by: by.to_owned(),
+            reason,
+            target,
+            at: self.clock.now(),
+        };
+        self.claims.claim(&operation).await?;
+        Ok(operation.id)
+    }
+
+    /// Ends an operation whose steps failed (nothing recorded); a store that cannot answer leaves
+    /// it pending, for the worker.
+    async fn end_if_failed<T>(&self, operation: OperationId, result: &Result<T, SigningError>) {
+        if let Err(error) = result
+            && let Err(store) = self.claims.fail(operation, &error.to_string(), self.clock.now()).await
+        {
+            tracing::warn!(%operation, error = %store, "failed operation not ended: the worker will");
+        }
+    }
+
+    /// The first sending: renders the document, creates the envelope with the four parties and
+    /// notifies the client, each step saved before the next, so that a retry (or the worker,
+    /// finishing the operation) resumes where it stopped; then moves the proposal to `AGUARDANDO
+    /// ASSINATURA`, ending the operation in the move's transaction.
+    async fn first_send(
+        &self,
+        detail: &ProposalDetail,
+        operation: OperationId,
+        by: &str,
+    ) -> Result<String, SigningError> {
+        let channel = detail.proposal.shipping;
+        let proposal_id = detail.proposal.id;
+        let identifier = detail.proposal.identifier.as_str();
+        let state = self.signatures.state(proposal_id).await?;
+        let document_key = match state.as_ref().and_then(|s| s.document_key.clone()) {
+            Some(key) => key,
+            None => {
+                // Rendered once and kept before it leaves: the bytes sent are the bytes
+                // stored, and a retry after a failed upload sends the same ones.
+                let sealed = match self.signatures.sealed(proposal_id).await? {
+                    Some(sealed) => sealed,
+                    None => {
+                        let terms = self.proposals.product_terms(detail.proposal.product_id).await?;
+                        let contract = PrintedDocument::contract(detail, terms.as_deref(), Stage::ForSignature);
+                        let rendered = SealedDocument::of(self.renderer.render(&contract)?);
+                        self.signatures.seal(proposal_id, &rendered, by).await?
+                    }
+                };
+                let deadline = self.clock.now() + self.signing_deadline;
+                let key = self.provider.upload_document(identifier, &sealed.pdf, deadline).await?;
+                self.signatures.save_document(proposal_id, &key, deadline, by).await?;
+                key
+            }
+        };
+        let (keys, url) = match state.and_then(|s| s.keys.zip(s.sign_url)) {
+            Some(saved) => saved,
+            None => {
+                let keys = self
+                    .provider
+                    .add_signers(&document_key, &signers(detail), channel)
+                    .await?;
+                let url = self.provider.sign_url(&keys.client);
+                self.signatures.save_parties(proposal_id, &keys, &url, by).await?;
+                (keys, url)
+            }
+        };
+        self.provider.notify(&document_key, &keys.client, channel).await?;
+        let change = StatusChange {
+            proposal_id,
+            from: ProposalStatus::New,
+            to: ProposalStatus::AwaitingSignature,
+            changed_by: by.to_owned(),
+            reason: None,
+            at: self.clock.now(),
+            operation: Some(operation),
+        };
+        self.signatures.change_status(&change).await?;
+        Ok(url)
+    }
+
+    /// A later sending while awaiting signatures: the client notified again, counted.
+    async fn resend(&self, detail: &ProposalDetail, by: &str) -> Result<String, SigningError> {
+        let proposal_id = detail.proposal.id;
+        let state = self.signatures.state(proposal_id).await?;
+        let Some((document_key, (keys, url))) = state.and_then(|s| s.document_key.zip(s.keys.zip(s.sign_url))) else {
+            return Err(SigningError::NotSent);
+        };
+        self.provider
+            .notify(&document_key, &keys.client, detail.proposal.shipping)
+            .await?;
+        self.signatures
+            .count_resend(proposal_id, self.max_resends, by)
+            .await?
+            .ok_or(SigningError::ResendLimit { max: self.max_resends })?;
+        Ok(url)
     }
 
     /// Route 13: the client's stored link; none once the proposal is cancelled or expired (its
@@ -322,7 +404,8 @@ impl SigningService {
         state.and_then(|s| s.sign_url).ok_or(SigningError::NotSent)
     }
 
-    /// The back office approves, rejects or cancels.
+    /// The back office approves, rejects or cancels. A cancellation closes the envelope, under the
+    /// proposal's claim; any move is refused while another operation on the proposal is pending.
     pub async fn change_status(
         &self,
         principal: &Principal,
@@ -334,9 +417,25 @@ impl SigningService {
         let detail = self.detail(principal, identifier).await?;
         let from = detail.proposal.status;
         check(from, to, Trigger::BackOffice)?;
-        if to == ProposalStatus::Cancelled {
-            self.close_envelope(detail.proposal.id).await?;
-        }
+        let operation = if to == ProposalStatus::Cancelled {
+            let operation = self
+                .claim(
+                    &detail,
+                    OperationKind::StatusChange,
+                    from,
+                    &principal.email,
+                    reason.clone(),
+                    Some(to),
+                )
+                .await
+                .map_err(|e| refusal(e, |current| transition(current, to)))?;
+            let closed = self.close_envelope(detail.proposal.id).await;
+            self.end_if_failed(operation, &closed).await;
+            closed?;
+            Some(operation)
+        } else {
+            None
+        };
         let change = StatusChange {
             proposal_id: detail.proposal.id,
             from,
@@ -344,20 +443,22 @@ impl SigningService {
             changed_by: principal.email.clone(),
             reason,
             at: self.clock.now(),
+            operation,
         };
         match self.signatures.change_status(&change).await {
             Ok(event) => Ok(event),
             // Another change won the race: judge the move again from where it is now.
             Err(ChangeStatusError::Conflict { current }) => Err(TransitionError { from: current, to }.into()),
-            Err(ChangeStatusError::Store(e)) => Err(e.into()),
+            Err(other) => Err(other.into()),
         }
     }
 
     /// Cancels a proposal at the customer's request: the seller that owns it (whoever sees it:
-    /// another seller's is not found) or the back office, while it is not signed. The provider's
-    /// envelope is cancelled first, so that no party can sign after; a provider that fails leaves
-    /// the proposal as it was. The request is kept under a new protocol, with the status change,
-    /// its event (with the reason) and its history, in one transaction.
+    /// another seller's is not found) or the back office, while it is not signed. The proposal is
+    /// claimed first (nothing else touches it meanwhile), then the provider's envelope is
+    /// cancelled, so that no party can sign after; a provider that fails leaves the proposal as it
+    /// was. The request is kept under a new protocol, with the status change, its event (with the
+    /// reason), its history and the operation's end, in one transaction.
     #[tracing::instrument(skip_all)]
     pub async fn cancel(
         &self,
@@ -370,36 +471,110 @@ impl SigningService {
         let from = detail.proposal.status;
         check(from, ProposalStatus::Cancelled, Trigger::Cancellation)
             .map_err(|_| SigningError::NotCancellable { status: from })?;
+        let operation = self
+            .claim(
+                &detail,
+                OperationKind::Cancellation,
+                from,
+                &principal.email,
+                Some(reason.clone()),
+                None,
+            )
+            .await
+            .map_err(|e| refusal(e, |status| SigningError::NotCancellable { status }))?;
+        let cancelled = self
+            .close_and_record(&detail, from, operation, &principal.email, reason)
+            .await;
+        self.end_if_failed(operation, &cancelled).await;
+        let cancellation = cancelled?;
+        tracing::info!(protocol = %cancellation.protocol, "proposal cancelled at the customer's request");
+        Ok(cancellation)
+    }
+
+    /// The cancellation's effect and record: the envelope closed, then the request, the move and
+    /// the operation's end in one transaction.
+    async fn close_and_record(
+        &self,
+        detail: &ProposalDetail,
+        from: ProposalStatus,
+        operation: OperationId,
+        by: &str,
+        reason: String,
+    ) -> Result<Cancellation, SigningError> {
         self.close_envelope(detail.proposal.id).await?;
         let at = self.clock.now();
         let change = StatusChange {
             proposal_id: detail.proposal.id,
             from,
             to: ProposalStatus::Cancelled,
-            changed_by: principal.email.clone(),
+            changed_by: by.to_owned(),
             reason: Some(reason.clone()),
             at,
+            operation: Some(operation),
         };
         let request = NewCustomerRequest {
             kind: RequestKind::Cancellation,
             reason,
-            requested_by: principal.email.clone(),
+            requested_by: by.to_owned(),
             at,
             day: at.with_timezone(&crate::contract::formats::brasilia()).date_naive(),
         };
         match self.requests.record(&change, &request).await {
-            Ok((event, protocol)) => {
-                tracing::info!(%protocol, "proposal cancelled at the customer's request");
-                Ok(Cancellation {
-                    identifier: detail.proposal.identifier,
-                    protocol,
-                    event,
-                })
-            }
-            // A signature or another cancellation won the race: judged from where it is now.
+            Ok((event, protocol)) => Ok(Cancellation {
+                identifier: detail.proposal.identifier.clone(),
+                protocol,
+                event,
+            }),
+            // A signature won the race: judged from where it is now.
             Err(ChangeStatusError::Conflict { current }) => Err(SigningError::NotCancellable { status: current }),
-            Err(ChangeStatusError::Store(e)) => Err(e.into()),
+            Err(other) => Err(other.into()),
         }
+    }
+
+    /// The worker's end of an operation whose request died: the same steps again, each answered
+    /// by the provider as the first time (the envelope saved before the next step; a cancelled
+    /// envelope cancels again), then the record. A proposal no longer where the operation found
+    /// it (the operation held it, so only a deletion) ends it as failed.
+    async fn finish_operation(&self, operation: &PendingOperation) -> Result<RecoveryOutcome, SigningError> {
+        let detail = self
+            .proposals
+            .detail(&operation.identifier, Scope::Everything)
+            .await?
+            .ok_or(SigningError::NotFound)?;
+        let from = detail.proposal.status;
+        let by = operation.requested_by.as_str();
+        match (operation.kind, from) {
+            (OperationKind::Sending, ProposalStatus::New) => {
+                self.first_send(&detail, operation.id, by).await?;
+            }
+            // A resend died after (or before) its notification: one notification is enough.
+            (OperationKind::Sending, _) => {
+                self.claims
+                    .finish(operation.id, "reenvio encerrado pelo worker", self.clock.now())
+                    .await?;
+            }
+            (OperationKind::Cancellation, _) => {
+                let reason = operation.reason.clone().unwrap_or_else(|| "cancelamento".to_owned());
+                self.close_and_record(&detail, from, operation.id, by, reason).await?;
+            }
+            (OperationKind::StatusChange, _) => {
+                self.close_envelope(detail.proposal.id).await?;
+                let change = StatusChange {
+                    proposal_id: detail.proposal.id,
+                    from,
+                    to: operation.target.unwrap_or(ProposalStatus::Cancelled),
+                    changed_by: by.to_owned(),
+                    reason: operation.reason.clone(),
+                    at: self.clock.now(),
+                    operation: Some(operation.id),
+                };
+                self.signatures.change_status(&change).await?;
+            }
+            (OperationKind::Subscription | OperationKind::Withdrawal, _) => {
+                return Err(SigningError::OperationInProgress { kind: operation.kind });
+            }
+        }
+        Ok(RecoveryOutcome::Finished)
     }
 
     /// A customer's request found by its protocol (the back office).
@@ -658,5 +833,46 @@ impl SigningService {
             return Err(SigningError::UnknownKey);
         }
         Ok(PartyEventOutcome::Recorded { moved_to: None })
+    }
+}
+
+#[async_trait::async_trait]
+impl OperationFinisher for SigningService {
+    fn kinds(&self) -> &'static [OperationKind] {
+        &[
+            OperationKind::Sending,
+            OperationKind::Cancellation,
+            OperationKind::StatusChange,
+        ]
+    }
+
+    async fn finish_pending(&self, operation: &PendingOperation) -> Result<RecoveryOutcome, String> {
+        match self.finish_operation(operation).await {
+            Ok(outcome) => Ok(outcome),
+            // A move the state machine refuses now cannot be finished: ended as failed.
+            Err(SigningError::Transition(_) | SigningError::NotCancellable { .. } | SigningError::NotFound) => {
+                self.claims
+                    .fail(operation.id, "a proposta não admite mais a operação", self.clock.now())
+                    .await
+                    .map_err(|e| e.to_string())?;
+                Ok(RecoveryOutcome::Failed)
+            }
+            Err(other) => Err(other.to_string()),
+        }
+    }
+}
+
+/// A refused move, named from where the proposal is.
+fn transition(from: ProposalStatus, to: ProposalStatus) -> SigningError {
+    TransitionError { from, to }.into()
+}
+
+/// A refused claim: another operation pending, or the proposal moved (judged by `moved` from where
+/// it is now).
+fn refusal(error: ClaimError, moved: impl FnOnce(ProposalStatus) -> SigningError) -> SigningError {
+    match error {
+        ClaimError::InProgress { kind } => SigningError::OperationInProgress { kind },
+        ClaimError::Moved { current } => moved(current),
+        ClaimError::Store(e) => SigningError::Store(e),
     }
 }

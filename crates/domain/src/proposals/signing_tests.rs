@@ -88,6 +88,7 @@ impl Mocks {
             provider: Arc::new(self.provider),
             requests: Arc::new(self.requests),
             renderer: Arc::new(self.renderer),
+            claims: Arc::new(crate::proposals::operations::accepting_claims()),
             clock: Arc::new(crate::clock::SystemClock),
             max_resends: 3,
             signing_deadline: chrono::Duration::days(10),
@@ -695,6 +696,7 @@ fn expired(identifier: &str, envelope: Option<&str>) -> ExpiredSignature {
         changed_by: DEADLINE_ACTOR.into(),
         reason: None,
         at: chrono::Utc::now(),
+        operation: None,
     };
     ExpiredSignature {
         identifier: identifier.into(),

@@ -5,13 +5,17 @@
 //! every paid invoice is refunded in full, and the proposal moves to `CANCELADO` with the reason
 //! `ARREPENDIMENTO`, under a protocol.
 
-use crate::access::{AccessError, Operation, authorize, scope_of};
+use crate::access::{AccessError, Operation, Scope, authorize, scope_of};
 use crate::auth::model::Principal;
 use crate::clock::Clock;
 use crate::contract::formats::brasilia;
 use crate::ecommerce::{PaymentError, PaymentGateway, Refund};
 use crate::proposals::lifecycle::{StatusChange, StatusEvent, Trigger, check};
 use crate::proposals::model::Flow;
+use crate::proposals::operations::{
+    ClaimError, NewOperation, OperationClaims, OperationFinisher, OperationId, OperationKind, PendingOperation,
+    RecoveryOutcome,
+};
 use crate::proposals::ports::{PartnerDirectory, ProposalStore};
 use crate::proposals::requests::{CustomerRequestStore, NewCustomerRequest, Protocol, RequestKind, SaleMoments};
 use crate::signature::ChangeStatusError;
@@ -65,6 +69,9 @@ pub enum WithdrawalError {
     /// is still live.
     #[error("a plataforma de pagamento recusou o reembolso da fatura {invoice}: {reason}")]
     RefundRefused { invoice: String, reason: String },
+    /// Another operation with an outside effect is pending on the proposal.
+    #[error("outra operação está em andamento nesta proposta: {}", kind.label())]
+    OperationInProgress { kind: OperationKind },
     #[error(transparent)]
     Payment(#[from] PaymentError),
     #[error(transparent)]
@@ -86,16 +93,18 @@ pub struct WithdrawalService {
     pub partners: Arc<dyn PartnerDirectory>,
     pub requests: Arc<dyn CustomerRequestStore>,
     pub gateway: Arc<dyn PaymentGateway>,
+    pub claims: Arc<dyn OperationClaims>,
     /// The clock the 7 days are judged by (in development, one the sandbox can move forward).
     pub clock: Arc<dyn Clock>,
 }
 
 impl WithdrawalService {
-    /// Undoes a concluded sale within the right of regret. The order keeps it whole: the money
-    /// first (every paid invoice refunded, each under a key of its own, so that a retry after a
-    /// failure refunds nothing twice), then the subscription cancelled, then the proposal, the
-    /// protocol, the refunds and the subscription's state in one transaction. A refund the
-    /// platform refuses stops it before anything is recorded.
+    /// Undoes a concluded sale within the right of regret. The proposal is claimed first, so that
+    /// no other operation or move touches it while the money goes back; then the money (every
+    /// paid invoice refunded, each under a key of its own, so that a retry or the worker finishing
+    /// the operation refunds nothing twice), then the subscription cancelled, then the proposal,
+    /// the protocol, the refunds, the subscription's state and the operation's end in one
+    /// transaction. A refund the platform refuses stops it before anything is recorded.
     #[tracing::instrument(skip_all)]
     pub async fn withdraw(
         &self,
@@ -122,26 +131,80 @@ impl WithdrawalService {
                 last_day: last_day(concluded_at),
             });
         }
+        let operation = NewOperation {
+            id: OperationId::new(),
+            proposal_id: proposal.id,
+            kind: OperationKind::Withdrawal,
+            expected: from,
+            requested_by: principal.email.clone(),
+            reason: reason.clone(),
+            target: None,
+            at: now,
+        };
+        match self.claims.claim(&operation).await {
+            Ok(()) => {}
+            Err(ClaimError::InProgress { kind }) => return Err(WithdrawalError::OperationInProgress { kind }),
+            Err(ClaimError::Moved { current }) => return Err(WithdrawalError::NotWithdrawable { status: current }),
+            Err(ClaimError::Store(e)) => return Err(e.into()),
+        }
+        let withdrawn = self
+            .refund_and_record(
+                proposal.id,
+                &proposal.identifier,
+                from,
+                operation.id,
+                &principal.email,
+                reason,
+            )
+            .await;
+        if let Err(error) = &withdrawn
+            && let Err(store) = self
+                .claims
+                .fail(operation.id, &error.to_string(), self.clock.now())
+                .await
+        {
+            tracing::warn!(operation = %operation.id, error = %store, "failed withdrawal not ended: the worker will");
+        }
+        let withdrawal = withdrawn?;
+        tracing::info!(protocol = %withdrawal.protocol, refunds = withdrawal.refunds.len(), "sale withdrawn within the right of regret");
+        Ok(withdrawal)
+    }
+
+    /// The withdrawal's effects and record, under its claim: by the request, or by the worker
+    /// finishing an operation whose request died (the same keys: the platform answers the refunds
+    /// it made and the subscription it cancelled).
+    async fn refund_and_record(
+        &self,
+        proposal_id: i64,
+        identifier: &str,
+        from: ProposalStatus,
+        operation: OperationId,
+        by: &str,
+        reason: Option<String>,
+    ) -> Result<Withdrawal, WithdrawalError> {
+        let moments = self.requests.sale_moments(proposal_id).await?;
         let (refunds, subscription) = match &moments.subscription {
             Some(subscription) => {
-                let refunds = self.refund_all(proposal.id, &subscription.platform_id).await?;
+                let refunds = self.refund_all(proposal_id, &subscription.platform_id).await?;
                 let cancelled = self.gateway.cancel_subscription(&subscription.platform_id).await?;
                 (refunds, Some(cancelled))
             }
             None => (Vec::new(), None),
         };
+        let now = self.clock.now();
         let change = StatusChange {
-            proposal_id: proposal.id,
+            proposal_id,
             from,
             to: ProposalStatus::Cancelled,
-            changed_by: principal.email.clone(),
+            changed_by: by.to_owned(),
             reason: Some(WITHDRAWAL_REASON.to_owned()),
             at: now,
+            operation: Some(operation),
         };
         let request = NewCustomerRequest {
             kind: RequestKind::Withdrawal,
             reason: reason.unwrap_or_else(|| WITHDRAWAL_REASON.to_owned()),
-            requested_by: principal.email.clone(),
+            requested_by: by.to_owned(),
             at: now,
             day: now.with_timezone(&brasilia()).date_naive(),
         };
@@ -150,17 +213,49 @@ impl WithdrawalService {
             .record_withdrawal(&change, &request, &refunds, subscription)
             .await
         {
-            Ok((event, protocol)) => {
-                tracing::info!(%protocol, refunds = refunds.len(), "sale withdrawn within the right of regret");
-                Ok(Withdrawal {
-                    identifier: proposal.identifier.clone(),
-                    protocol,
-                    event,
-                    refunds,
-                })
-            }
+            Ok((event, protocol)) => Ok(Withdrawal {
+                identifier: identifier.to_owned(),
+                protocol,
+                event,
+                refunds,
+            }),
             Err(ChangeStatusError::Conflict { current }) => Err(WithdrawalError::NotWithdrawable { status: current }),
+            Err(ChangeStatusError::Busy { kind }) => Err(WithdrawalError::OperationInProgress { kind }),
+            Err(ChangeStatusError::OperationEnded) => Err(WithdrawalError::OperationInProgress {
+                kind: OperationKind::Withdrawal,
+            }),
             Err(ChangeStatusError::Store(e)) => Err(e.into()),
+        }
+    }
+
+    /// The worker's end of a withdrawal whose request died: refunds and cancellation asked again
+    /// under the same keys, then recorded. The deadline is not judged again: the customer asked in
+    /// time. A refund the platform refuses ends the operation as failed (what it refunded before
+    /// is found by `reconcile payments`).
+    async fn finish_withdrawal(&self, operation: &PendingOperation) -> Result<RecoveryOutcome, WithdrawalError> {
+        let detail = self
+            .proposals
+            .detail(&operation.identifier, Scope::Everything)
+            .await?
+            .ok_or(WithdrawalError::NotFound)?;
+        match self
+            .refund_and_record(
+                operation.proposal_id,
+                &operation.identifier,
+                detail.proposal.status,
+                operation.id,
+                &operation.requested_by,
+                operation.reason.clone(),
+            )
+            .await
+        {
+            Ok(_) => Ok(RecoveryOutcome::Finished),
+            Err(WithdrawalError::RefundRefused { invoice, reason }) => {
+                let why = format!("reembolso da fatura {invoice} recusado: {reason}");
+                self.claims.fail(operation.id, &why, self.clock.now()).await?;
+                Ok(RecoveryOutcome::Failed)
+            }
+            Err(other) => Err(other),
         }
     }
 
@@ -181,6 +276,17 @@ impl WithdrawalService {
             }
         }
         Ok(refunds)
+    }
+}
+
+#[async_trait::async_trait]
+impl OperationFinisher for WithdrawalService {
+    fn kinds(&self) -> &'static [OperationKind] {
+        &[OperationKind::Withdrawal]
+    }
+
+    async fn finish_pending(&self, operation: &PendingOperation) -> Result<RecoveryOutcome, String> {
+        self.finish_withdrawal(operation).await.map_err(|e| e.to_string())
     }
 }
 
@@ -299,6 +405,7 @@ mod tests {
                 partners: Arc::new(MockPartnerDirectory::new()),
                 requests: Arc::new(requests),
                 gateway: Arc::new(gateway),
+                claims: Arc::new(crate::proposals::operations::accepting_claims()),
                 clock: Arc::new(crate::clock::SystemClock),
             }
         }
