@@ -464,6 +464,18 @@ impl PaymentGateway for SandboxGateway {
             .ok_or_else(|| PaymentError::Unavailable("reembolso sem id".into()))
     }
 
+    async fn refunds(&self, invoice: &PaidInvoice) -> Result<Vec<Refund>, PaymentError> {
+        let refunds = self
+            .ledger
+            .find("refund", json!({"payment_intent": invoice.payment_intent}))
+            .await
+            .map_err(unavailable)?;
+        Ok(refunds
+            .iter()
+            .filter_map(|refund| crate::objects::refund(refund, &invoice.invoice_id))
+            .collect())
+    }
+
     async fn verify_event(
         &self,
         headers: &[(String, String)],

@@ -345,6 +345,21 @@ impl PaymentGateway for StripeGateway {
         Ok(refund)
     }
 
+    async fn refunds(&self, invoice: &PaidInvoice) -> Result<Vec<Refund>, PaymentError> {
+        if !is_object_id(&invoice.payment_intent) {
+            return Ok(Vec::new());
+        }
+        // A payment refunded in full has one refund, at most a few partial ones: one page.
+        let query = [("payment_intent", invoice.payment_intent.as_str()), ("limit", "100")];
+        let list = self.get("/v1/refunds", &query).await?.unwrap_or_default();
+        Ok(list["data"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|refund| objects::refund(refund, &invoice.invoice_id))
+            .collect())
+    }
+
     async fn verify_event(
         &self,
         headers: &[(String, String)],

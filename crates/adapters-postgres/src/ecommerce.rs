@@ -3,7 +3,8 @@
 use crate::event_outbox;
 use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::schema::{
-    customers, payment_events, products, proposals, sandbox_payment_objects as sandbox, setup_intents, subscriptions,
+    customers, payment_events, products, proposals, refunds, sandbox_payment_objects as sandbox, setup_intents,
+    subscriptions,
 };
 use crate::status_changes::ChangeError;
 use async_trait::async_trait;
@@ -257,6 +258,17 @@ impl EcommerceStore for PgEcommerce {
         })
         .await
         .map_err(ChangeStatusError::from)
+    }
+
+    async fn recorded_refunds(&self, platform_subscription: &str) -> Result<Vec<String>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        refunds::table
+            .inner_join(subscriptions::table.on(subscriptions::proposal_id.eq(refunds::proposal_id)))
+            .filter(subscriptions::platform_id.eq(platform_subscription))
+            .select(refunds::id)
+            .load(&mut conn)
+            .await
+            .map_err(query_error)
     }
 
     async fn pending_claim(&self, proposal_id: i64) -> Result<Option<i64>, StoreError> {

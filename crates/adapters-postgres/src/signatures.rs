@@ -16,7 +16,8 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::proposals::lifecycle::{StatusChange, StatusEvent};
 use domain::signature::{
     ChangeStatusError, ExpiredSignature, PartyEventOutcome, PartyKeys, PartyRecord, PartyRole, ProviderEvent,
-    ProviderEventKind, SealedDocument, SignatureState, SignatureStore, accepts_party_events, status_after,
+    ProviderEventKind, SealedDocument, SignatureState, SignatureStore, StoredEnvelope, accepts_party_events,
+    status_after,
 };
 use domain::store::StoreError;
 use domain::values::{PartyStatus, ProposalStatus, StoredValueError};
@@ -370,6 +371,36 @@ impl SignatureStore for PgSignatures {
         })
         .await
         .map_err(query_error)
+    }
+
+    async fn envelopes(&self, after: i64, limit: i64) -> Result<Vec<StoredEnvelope>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let rows: Vec<(i64, String, String, String)> = proposals::table
+            .inner_join(signatures::table)
+            .filter(proposals::id.gt(after))
+            .filter(signatures::document_key.is_not_null())
+            .order(proposals::id.asc())
+            .limit(limit)
+            .select((
+                proposals::id,
+                proposals::identificador,
+                proposals::status,
+                signatures::document_key.assume_not_null(),
+            ))
+            .load(&mut conn)
+            .await
+            .map_err(query_error)?;
+        Ok(rows
+            .into_iter()
+            .map(|(proposal_id, identifier, status, envelope)| {
+                Ok(StoredEnvelope {
+                    proposal_id,
+                    identifier,
+                    status: ProposalStatus::from_stored(&status, "proposals", "status")?,
+                    envelope,
+                })
+            })
+            .collect::<Result<_, StoredValueError>>()?)
     }
 
     async fn expire_overdue(

@@ -22,7 +22,8 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use chrono::{DateTime, Utc};
 use domain::signature::{
-    CallbackError, PartyKeys, PartyRole, ProviderError, ProviderEvent, SignatureProvider, Signer, SignerEvidence,
+    CallbackError, EnvelopeState, PartyKeys, PartyRole, ProviderError, ProviderEvent, SignatureProvider, Signer,
+    SignerEvidence,
 };
 use domain::values::ShippingType;
 use observability::outbound;
@@ -438,6 +439,21 @@ impl SignatureProvider for ClicksignProvider {
                 }
             }
             Err(other) => Err(other),
+        }
+    }
+
+    async fn envelope_state(&self, document_key: &str) -> Result<Option<EnvelopeState>, ProviderError> {
+        let envelope = self
+            .api(Method::GET, &format!("/envelopes/{document_key}"), None)
+            .await?;
+        match envelope["data"]["attributes"]["status"].as_str() {
+            Some("draft" | "running") => Ok(Some(EnvelopeState::Open)),
+            Some("closed") => Ok(Some(EnvelopeState::Closed)),
+            Some("canceled") => Ok(Some(EnvelopeState::Cancelled)),
+            other => Err(ProviderError::Rejected(format!(
+                "estado de envelope desconhecido: {}",
+                other.unwrap_or("ausente")
+            ))),
         }
     }
 

@@ -5,7 +5,7 @@
 use crate::callback;
 use async_trait::async_trait;
 use domain::signature::{
-    CallbackError, PartyKeys, ProviderError, ProviderEvent, SignatureProvider, Signer, SignerEvidence,
+    CallbackError, EnvelopeState, PartyKeys, ProviderError, ProviderEvent, SignatureProvider, Signer, SignerEvidence,
 };
 use domain::values::ShippingType;
 
@@ -35,6 +35,11 @@ impl SignatureProvider for SandboxProvider {
     }
 
     /// The sandbox keeps nothing beyond what its page reported with each signature.
+    /// The sandbox keeps no envelopes: nothing to compare.
+    async fn envelope_state(&self, _document_key: &str) -> Result<Option<EnvelopeState>, ProviderError> {
+        Ok(None)
+    }
+
     async fn signing_evidence(&self, _document_key: &str) -> Result<Vec<SignerEvidence>, ProviderError> {
         Ok(Vec::new())
     }

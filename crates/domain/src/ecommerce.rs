@@ -129,6 +129,25 @@ pub struct ReconcileReport {
     pub checked: u64,
     pub drifted: Vec<Drift>,
     pub mended: u64,
+    /// Refunds the platform holds that this service never recorded (made outside a withdrawal,
+    /// or by one whose record was lost): reported, never mended, since a refund is recorded under
+    /// the customer's request that asked for it.
+    pub unrecorded_refunds: Vec<UnrecordedRefund>,
+}
+
+/// A refund at the platform with no record here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnrecordedRefund {
+    pub subscription: String,
+    pub proposal_identifier: String,
+    pub refund: Refund,
+}
+
+impl ReconcileReport {
+    /// Whether anything differs from the platform.
+    pub fn differs(&self) -> bool {
+        !self.drifted.is_empty() || !self.unrecorded_refunds.is_empty()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -215,6 +234,9 @@ pub trait PaymentGateway: Send + Sync {
     /// Refunds the invoice's payment in full. The key makes a retry answer the refund made the
     /// first time instead of refunding twice. A refusal is `Declined` with the platform's reason.
     async fn refund(&self, invoice: &PaidInvoice, idempotency_key: &str) -> Result<Refund, PaymentError>;
+    /// The refunds the platform holds of the invoice's payment, whoever made them (the
+    /// reconciliation compares them with the refunds recorded).
+    async fn refunds(&self, invoice: &PaidInvoice) -> Result<Vec<Refund>, PaymentError>;
     /// Verifies an inbound event (`headers` lower-cased) and reads it.
     async fn verify_event(
         &self,
@@ -274,6 +296,8 @@ pub trait EcommerceStore: Send + Sync {
         platform: &PlatformSubscription,
         read_at: DateTime<Utc>,
     ) -> Result<bool, StoreError>;
+    /// The ids of the refunds recorded for the proposal of the subscription with this platform id.
+    async fn recorded_refunds(&self, platform_subscription: &str) -> Result<Vec<String>, StoreError>;
     /// Up to `limit` stored subscriptions known to the platform, after the one with this platform
     /// id (in platform id order; `None` from the first).
     async fn stored_subscriptions(
@@ -651,6 +675,27 @@ impl EcommerceService {
         Ok(self.store.record_payment_event(&event, platform, read_at).await?)
     }
 
+    /// Every refund the platform holds of the subscription's paid invoices that is not recorded.
+    async fn compare_refunds(
+        &self,
+        stored: &StoredSubscription,
+        report: &mut ReconcileReport,
+    ) -> Result<(), EcommerceError> {
+        let recorded = self.store.recorded_refunds(&stored.platform_id).await?;
+        for invoice in self.gateway.paid_invoices(&stored.platform_id).await? {
+            for refund in self.gateway.refunds(&invoice).await? {
+                if !recorded.contains(&refund.id) {
+                    report.unrecorded_refunds.push(UnrecordedRefund {
+                        subscription: stored.platform_id.clone(),
+                        proposal_identifier: stored.proposal_identifier.clone(),
+                        refund,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Subscriptions read in each batch of the reconciliation.
     pub const RECONCILE_BATCH: i64 = 100;
 
@@ -670,6 +715,7 @@ impl EcommerceService {
             after = Some(last.platform_id.clone());
             for stored in batch {
                 report.checked += 1;
+                self.compare_refunds(&stored, &mut report).await?;
                 let read_at = self.clock.now();
                 let platform = self.gateway.subscription(&stored.platform_id).await?;
                 let drifted = platform.as_ref().is_none_or(|p| stored.differs_from(p));

@@ -187,6 +187,9 @@ pub trait SignatureProvider: Send + Sync {
     /// Cancels the envelope: no party can sign it any more. Cancelling a cancelled envelope
     /// succeeds (a retried cancellation); a closed one (every party signed) is refused.
     async fn cancel_envelope(&self, document_key: &str) -> Result<(), ProviderError>;
+    /// The envelope as the provider holds it now; `None` where the provider keeps no state of its
+    /// envelopes (the sandbox), so that nothing can be compared.
+    async fn envelope_state(&self, document_key: &str) -> Result<Option<EnvelopeState>, ProviderError>;
     /// The provider's own signed copy of the envelope's document, once it has one.
     async fn signed_copy(&self, document_key: &str) -> Result<Option<Vec<u8>>, ProviderError>;
     /// The link where the party with this request key signs.
@@ -236,6 +239,26 @@ pub struct SignatureState {
     pub document_key: Option<String>,
     pub keys: Option<PartyKeys>,
     pub sign_url: Option<String>,
+}
+
+/// An envelope's state at the provider.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EnvelopeState {
+    /// Still signable (Clicksign: `draft`, `running`).
+    Open,
+    /// Every party signed (`closed`).
+    Closed,
+    /// Nobody can sign it any more (`canceled`).
+    Cancelled,
+}
+
+/// A proposal's envelope as this service stored it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredEnvelope {
+    pub proposal_id: i64,
+    pub identifier: String,
+    pub status: ProposalStatus,
+    pub envelope: String,
 }
 
 /// A proposal that expired awaiting signatures, and its envelope at the provider.
@@ -337,6 +360,9 @@ pub trait SignatureStore: Send + Sync {
         changed_by: &str,
     ) -> Result<PartyEventOutcome, StoreError>;
     async fn events(&self, proposal_id: i64) -> Result<Vec<StatusEvent>, StoreError>;
+    /// Up to `limit` proposals with an envelope, after the proposal `after` (by id), with their
+    /// status and envelope (the reconciliation's batches).
+    async fn envelopes(&self, after: i64, limit: i64) -> Result<Vec<StoredEnvelope>, StoreError>;
     /// Moves up to `limit` proposals still awaiting signatures whose deadline is at or before
     /// `now` to `EXPIRADO`, each with its event, claiming them so that concurrent callers (other
     /// instances) take others: each expires once. Answers what expired, with its envelope.

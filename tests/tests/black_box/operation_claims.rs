@@ -59,7 +59,7 @@ async fn nothing_drifted(app: &TestApp) {
     let pool = adapters_postgres::build_pool(&api_actix::app::pool_settings(&config)).unwrap();
     let state = api_actix::app::build_state(&config, pool.clone(), None).unwrap();
     let payments = state.ecommerce.reconcile(false).await.unwrap();
-    assert!(payments.drifted.is_empty(), "{payments:?}");
+    assert!(!payments.differs(), "{payments:?}");
     let read_model = adapters_postgres::check_read_model(&pool, false).await.unwrap();
     assert!(read_model.drifted.is_empty(), "{read_model:?}");
     assert_eq!(
@@ -656,4 +656,43 @@ async fn every_idempotent_operation_takes_the_key_and_the_contract_says_so() {
         .await;
         assert_eq!(answer["errors"][0]["field"], "Idempotency-Key", "{method} {path}");
     }
+}
+
+/// A refund made at the platform outside any withdrawal (a dashboard, a lost record) is drift:
+/// the reconciliation reports it (and `--dry-run` exits 1); one recorded by a withdrawal is not.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_reconciliation_reports_a_refund_the_service_never_recorded() {
+    let app = TestApp::spawn_with(&[("PAYMENT_WEBHOOK_SECRET", WEBHOOK_SECRET)]).await;
+    let shop = shop(&app).await;
+    let (_, withdrawn, _) = another_paid_sale(&app, &shop, "52998224725", "joao@exemplo.com.br").await;
+    let (_, refunded_outside, subscription) =
+        another_paid_sale(&app, &shop, "39053344705", "maria@exemplo.com.br").await;
+    let response = app
+        .post_json_as(&format!("/proposal/{withdrawn}/withdraw"), &shop, &json!({}))
+        .await;
+    assert_eq!(response.status(), StatusCode::OK);
+
+    let config = TestApp::config(&app.db, &[("PAYMENT_WEBHOOK_SECRET", WEBHOOK_SECRET)]);
+    let pool = adapters_postgres::build_pool(&api_actix::app::pool_settings(&config)).unwrap();
+    let state = api_actix::app::build_state(&config, pool, None).unwrap();
+    let clean = state.ecommerce.reconcile(false).await.unwrap();
+    assert!(!clean.differs(), "the withdrawal's refund is recorded: {clean:?}");
+
+    // Someone refunds the other sale's invoice at the platform, outside the service.
+    let gateway = &state.ecommerce.gateway;
+    let invoice = gateway.paid_invoices(&subscription).await.unwrap().remove(0);
+    let outside = gateway.refund(&invoice, "feito-no-painel").await.unwrap();
+    let report = state.ecommerce.reconcile(false).await.unwrap();
+    assert!(report.drifted.is_empty(), "{report:?}");
+    assert_eq!(report.unrecorded_refunds.len(), 1, "{report:?}");
+    let unrecorded = &report.unrecorded_refunds[0];
+    assert_eq!(
+        (
+            unrecorded.refund.id.as_str(),
+            unrecorded.subscription.as_str(),
+            unrecorded.proposal_identifier.as_str()
+        ),
+        (outside.id.as_str(), subscription.as_str(), refunded_outside.as_str())
+    );
+    assert!(report.differs());
 }
