@@ -10,6 +10,10 @@ METRICS_A and METRICS_B (their /metrics) and STANDBY_CONTROL (a command: `stop`,
   or the standby served none of the reads;
 - a standby stopped in the middle of a stream of reads costs any of them an error, or reads do not
   go back to it once it is started again;
+- while the standby applies everything 300 ms late, of 50 create-then-read pairs by a client that
+  does not send `Sales-Read-After` back (every client written against the seed), one read of
+  route 7 or of the history answers 404 for the proposal just created, or none of them was read
+  again on the primary after the standby did not have it (so the check measured nothing);
 - while the standby applies everything 3 s late (`recovery_min_apply_delay`): a sign-out is not
   seen by the very next request, a client's own write is not seen by its next read when it sends
   the position back, or instance A (1 s allowed) keeps reading from the late standby.
@@ -130,6 +134,30 @@ def standby_stopped_under_reads(token, identifier):
     print(f"réplica parada e reiniciada durante {reads[0]} leituras: nenhum erro; leituras de volta na réplica")
 
 
+UNSENT_PAIRS = 50
+
+
+def found_without_position(token_b):
+    subprocess.run([CONTROL, "delay", "300"], check=True)
+    # The delay shows once a write is held back.
+    create(B, token_b, PAIRS + 10)
+    time.sleep(0.5)
+    missed_before = metric(METRICS_B, "db_replica_skips_total", {"replica": "replica-1", "reason": "not_found"})
+    not_found = []
+    for number in range(UNSENT_PAIRS):
+        identifier, _ = create(B, token_b, PAIRS + 20 + number)
+        for path in (f"/proposal/byIdentifier/{identifier}", f"/proposal/{identifier}/history"):
+            status, body, _ = call("GET", f"{B}{path}", token_b)
+            if status != 200:
+                not_found.append((path, status))
+    subprocess.run([CONTROL, "delay", "0"], check=True)
+    assert not not_found, f"{len(not_found)} leituras sem a posição não acharam a proposta: {not_found[:5]}"
+    missed = metric(METRICS_B, "db_replica_skips_total", {"replica": "replica-1", "reason": "not_found"}) - missed_before
+    assert missed > 0, "nenhuma leitura foi à réplica atrasada e voltou ao primário (o teste não mediria nada)"
+    print(f"{UNSENT_PAIRS} pares criar-e-ler sem Sales-Read-After, réplica 300 ms atrasada: nenhum 404; "
+          f"{missed:.0f} leituras relidas no primário")
+
+
 def late_standby(token_b):
     subprocess.run([CONTROL, "delay", "3000"], check=True)
     # Make the delay show: a write the standby must hold back.
@@ -168,7 +196,9 @@ def main():
     assert status == 400 and READ_AFTER in json.dumps(body, ensure_ascii=False), ("cabeçalho inválido", status, body)
     identifier = read_your_writes(token)
     standby_stopped_under_reads(token, identifier)
-    late_standby(sign_in(B, "parceiro@demo.com.br", "Parceiro#2026", "PARCEIRO"))
+    token_b = sign_in(B, "parceiro@demo.com.br", "Parceiro#2026", "PARCEIRO")
+    found_without_position(token_b)
+    late_standby(token_b)
 
 
 if __name__ == "__main__":

@@ -441,9 +441,11 @@ impl ProposalStore for PgProposals {
     }
 
     async fn history(&self, identifier: &str, scope: Scope) -> Result<Option<Vec<HistoryEntry>>, StoreError> {
-        let rows: Vec<(DateTime<Utc>, String, String, serde_json::Value)> = self
+        // A proposal has at least its creation in its history: none means not found (or not yet
+        // replayed on the replica, which `read_existing` reads again on the primary).
+        let rows: Option<Vec<(DateTime<Utc>, String, String, serde_json::Value)>> = self
             .reads
-            .read(|mut conn| async move {
+            .read_existing(|mut conn| async move {
                 let mut query = proposal_history::table
                     .inner_join(proposals::table)
                     .filter(proposals::identificador.eq(identifier.to_owned()))
@@ -458,12 +460,14 @@ impl ProposalStore for PgProposals {
                 if let Some(visible) = visible_to(scope) {
                     query = query.filter(visible);
                 }
-                query.load(&mut conn).await.map_err(query_error)
+                let rows: Vec<(DateTime<Utc>, String, String, serde_json::Value)> =
+                    query.load(&mut conn).await.map_err(query_error)?;
+                Ok((!rows.is_empty()).then_some(rows))
             })
             .await?;
-        if rows.is_empty() {
+        let Some(rows) = rows else {
             return Ok(None);
-        }
+        };
         Ok(Some(
             rows.into_iter()
                 .map(|(at, by, action, changes)| HistoryEntry {

@@ -47,7 +47,14 @@ type Counts = HashMap<Key, Count>;
 pub struct PgRateCounter {
     pool: PgPool,
     counts: Arc<Mutex<Counts>>,
+    /// The most callers' windows kept in memory (`RATE_LIMIT_MAX_KEYS`): past it, the oldest
+    /// windows go first, then the current window's smallest counts, so that a flood of new
+    /// addresses costs bounded memory.
+    max_keys: usize,
 }
+
+/// The default of `RATE_LIMIT_MAX_KEYS`.
+pub const DEFAULT_MAX_KEYS: usize = 100_000;
 
 #[derive(QueryableByName)]
 struct CounterRow {
@@ -84,7 +91,45 @@ impl PgRateCounter {
         Self {
             pool,
             counts: Arc::new(Mutex::new(HashMap::new())),
+            max_keys: DEFAULT_MAX_KEYS,
         }
+    }
+
+    /// The same counter keeping at most `max_keys` callers' windows in memory.
+    pub fn with_max_keys(self, max_keys: usize) -> Self {
+        Self {
+            max_keys: max_keys.max(1),
+            ..self
+        }
+    }
+
+    /// How many callers' windows are in memory now (and the map's capacity).
+    pub fn kept(&self) -> (usize, usize) {
+        let counts = self.counts();
+        (counts.len(), counts.capacity())
+    }
+
+    /// Makes room for one more key: drops a tenth of the map at once (so that a flood pays the
+    /// sort once per many keys), the oldest windows first, then the smallest counts, and gives
+    /// the memory back. A dropped caller's unsent count is lost: under a flood, precision yields
+    /// to memory.
+    fn evict(counts: &mut Counts, max_keys: usize) {
+        let keep = max_keys - max_keys.div_ceil(10).max(1);
+        let mut ranked: Vec<(Key, i64, u64)> = counts
+            .iter()
+            .map(|(key, count)| (key.clone(), key.1, count.total()))
+            .collect();
+        // Newest window first, then the largest counts: the ones kept.
+        ranked.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(b.2.cmp(&a.2)));
+        for (key, _, _) in ranked.into_iter().skip(keep) {
+            counts.remove(&key);
+        }
+        counts.shrink_to_fit();
+        tracing::warn!(
+            kept = counts.len(),
+            max_keys,
+            "limites de requisição: contadores demais na memória; os mais antigos descartados"
+        );
     }
 
     fn counts(&self) -> std::sync::MutexGuard<'_, Counts> {
@@ -109,6 +154,10 @@ impl PgRateCounter {
         let (taken, idle): (Vec<(Key, u64)>, Vec<Key>) = {
             let mut counts = self.counts();
             counts.retain(|(_, window), _| *window >= current - WINDOW_SECS);
+            // A flood gone, its memory goes too.
+            if counts.capacity() > 1024 && counts.capacity() > counts.len() * 4 {
+                counts.shrink_to_fit();
+            }
             let mut taken = Vec::new();
             let mut idle = Vec::new();
             for (key, count) in counts.iter_mut() {
@@ -232,6 +281,9 @@ impl RateCounter for PgRateCounter {
         .map_err(query_error)?;
         drop(conn);
         let mut counts = self.counts();
+        if counts.len() >= self.max_keys && !counts.contains_key(&(key.to_owned(), window)) {
+            Self::evict(&mut counts, self.max_keys);
+        }
         let count = counts.entry((key.to_owned(), window)).or_default();
         count.shared = count.shared.max(shared.iter().map(|r| to_u64(r.hits)).sum());
         count.unsent += 1;

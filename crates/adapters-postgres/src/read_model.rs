@@ -224,7 +224,7 @@ pub(crate) async fn read_detail(
         return Ok(None);
     }
     let found: Option<StoredDocument> = reads
-        .read(|mut conn| async move {
+        .read_existing(|mut conn| async move {
             match scope {
                 Scope::Partner { partner_id, .. } => {
                     prepared(PARTNER_DOCUMENT, |q| {

@@ -313,28 +313,68 @@ impl ReadPools {
         F: Fn(PooledConnection) -> Fut,
         Fut: Future<Output = Result<T, StoreError>>,
     {
-        if let Some(replica) = self.choose().await {
-            match connection(&replica.pool).await {
-                Ok(conn) => match read(conn).await {
-                    Ok(found) => {
-                        replica.reads.increment(1);
-                        return Ok(found);
-                    }
-                    Err(error) => {
-                        tracing::warn!(replica = %replica.label, %error, "leitura falhou na réplica; lida no primário");
-                        if matches!(error, StoreError::Unavailable(_)) {
-                            replica.set_health(Health::Down);
-                        }
-                        replica.skip("failed");
-                    }
-                },
-                Err(error) => {
-                    tracing::warn!(replica = %replica.label, %error, "réplica indisponível; lida no primário");
-                    replica.set_health(Health::Down);
-                    replica.skip("failed");
+        match self.on_replica(&read).await {
+            Some((found, _)) => Ok(found),
+            None => self.on_primary(&read).await,
+        }
+    }
+
+    /// A read by key, as [`Self::read`], except that a replica's "not found" is read again on the
+    /// primary: a client that does not send `Sales-Read-After` back still finds what it created a
+    /// moment ago (a replica behind answers "no such row", never a wrong one), so route 7, the
+    /// document and the history never answer 404 for something that exists.
+    pub async fn read_existing<T, F, Fut>(&self, read: F) -> Result<Option<T>, StoreError>
+    where
+        F: Fn(PooledConnection) -> Fut,
+        Fut: Future<Output = Result<Option<T>, StoreError>>,
+    {
+        match self.on_replica(&read).await {
+            Some((Some(found), _)) => Ok(Some(found)),
+            Some((None, replica)) => {
+                replica.skip("not_found");
+                self.on_primary(&read).await
+            }
+            None => self.on_primary(&read).await,
+        }
+    }
+
+    /// The read on a chosen replica, with the replica; `None` when none was chosen or the read
+    /// failed there.
+    async fn on_replica<T, F, Fut>(&self, read: &F) -> Option<(T, Arc<Replica>)>
+    where
+        F: Fn(PooledConnection) -> Fut,
+        Fut: Future<Output = Result<T, StoreError>>,
+    {
+        let replica = self.choose().await?;
+        match connection(&replica.pool).await {
+            Ok(conn) => match read(conn).await {
+                Ok(found) => {
+                    replica.reads.increment(1);
+                    Some((found, replica))
                 }
+                Err(error) => {
+                    tracing::warn!(replica = %replica.label, %error, "leitura falhou na réplica; lida no primário");
+                    if matches!(error, StoreError::Unavailable(_)) {
+                        replica.set_health(Health::Down);
+                    }
+                    replica.skip("failed");
+                    None
+                }
+            },
+            Err(error) => {
+                tracing::warn!(replica = %replica.label, %error, "réplica indisponível; lida no primário");
+                replica.set_health(Health::Down);
+                replica.skip("failed");
+                None
             }
         }
+    }
+
+    async fn on_primary<T, F, Fut>(&self, read: &F) -> Result<T, StoreError>
+    where
+        F: Fn(PooledConnection) -> Fut,
+        Fut: Future<Output = Result<T, StoreError>>,
+    {
         self.primary_reads.increment(1);
         read(connection(&self.primary).await?).await
     }

@@ -121,3 +121,51 @@ async fn without_replicas_every_read_is_the_primarys_and_no_position_is_asked() 
     assert_eq!(reads.write_position().await.unwrap(), None);
     assert_eq!(database_name(&reads).await.unwrap(), db.name);
 }
+
+/// Reads a table `marks(name)` that only the primary fills: `Some(name)` when the row is there.
+async fn mark(reads: &ReadPools, name: &'static str) -> Result<Option<String>, StoreError> {
+    reads
+        .read_existing(|mut conn| async move {
+            let found: Vec<Named> = diesel::sql_query("SELECT name FROM marks WHERE name = $1")
+                .bind::<Text, _>(name)
+                .load(&mut conn)
+                .await
+                .map_err(|e| StoreError::Unavailable(e.to_string()))?;
+            Ok(found.into_iter().next().map(|n| n.name))
+        })
+        .await
+}
+
+#[tokio::test]
+async fn a_row_a_replica_has_not_replayed_is_read_again_on_the_primary_by_key() {
+    // The "replica" is another database with the table but without the row: a standby behind.
+    let primary = TestDatabase::new().await;
+    let behind = TestDatabase::new().await;
+    for (db, rows) in [(&primary, "INSERT INTO marks VALUES ('criada-agora');"), (&behind, "")] {
+        let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+        conn.batch_execute(&format!("CREATE TABLE marks (name text); {rows}"))
+            .await
+            .unwrap();
+    }
+    let reads = ReadPools::unwatched(pool(&primary.url), vec![pool(&behind.url)]);
+    reads.assume_replayed(Lsn(u64::MAX));
+    assert_eq!(
+        mark(&reads, "criada-agora").await.unwrap().as_deref(),
+        Some("criada-agora")
+    );
+    // Nothing is found anywhere: not found, after asking both.
+    assert_eq!(mark(&reads, "inexistente").await.unwrap(), None);
+    assert_eq!(reads.usable_replicas(), 1, "a replica behind is still used");
+    // A plain read takes the replica's answer as it is (the list may lag).
+    let listed = reads
+        .read(|mut conn| async move {
+            let found: Vec<Named> = diesel::sql_query("SELECT name FROM marks")
+                .load(&mut conn)
+                .await
+                .map_err(|e| StoreError::Unavailable(e.to_string()))?;
+            Ok(found.len())
+        })
+        .await
+        .unwrap();
+    assert_eq!(listed, 0);
+}

@@ -760,7 +760,9 @@ impl Application {
         let metrics = MetricsListener::start(&config, sampled)?;
         let reads = read_pools(&config, &pool, replicas);
         // The rate limits' counts, added to the shared ones a few times a second.
-        let rate_counter = config.rate_limit.map(|_| PgRateCounter::new(pool.clone()));
+        let rate_counter = config
+            .rate_limit
+            .map(|settings| PgRateCounter::new(pool.clone()).with_max_keys(settings.max_keys));
         let rate_flusher = rate_counter
             .as_ref()
             .zip(config.rate_limit)

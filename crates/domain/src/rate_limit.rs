@@ -19,11 +19,13 @@ pub enum RateSubject {
 }
 
 impl RateSubject {
-    /// The counter's key (a user by id; an address as written, kept two windows at most).
+    /// The counter's key (a user by id; an IPv4 address whole and an IPv6 one by its /64, as
+    /// sign-in counts them: one subscriber holds a whole /64 and could otherwise step through it;
+    /// kept two windows at most).
     pub fn key(&self) -> String {
         match self {
             RateSubject::User(id) => format!("u:{id}"),
-            RateSubject::Address(ip) => format!("a:{ip}"),
+            RateSubject::Address(ip) => format!("a:{}", crate::auth::model::client_network(*ip)),
         }
     }
 }
@@ -87,6 +89,19 @@ impl RateLimiter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_ipv6_caller_is_counted_by_its_64_and_an_ipv4_mapped_one_as_ipv4() {
+        let key = |ip: &str| RateSubject::Address(ip.parse().unwrap()).key();
+        assert_eq!(key("2001:db8:aa:bb:1:2:3:4"), "a:2001:db8:aa:bb::/64");
+        assert_eq!(
+            key("2001:db8:aa:bb:ffff::9"),
+            key("2001:db8:aa:bb::1"),
+            "one /64, one counter"
+        );
+        assert_ne!(key("2001:db8:aa:bc::1"), key("2001:db8:aa:bb::1"));
+        assert_eq!(key("::ffff:203.0.113.5"), "a:203.0.113.5");
+    }
     use crate::clock::MockClock;
     use chrono::{TimeZone, Utc};
 

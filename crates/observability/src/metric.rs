@@ -47,7 +47,8 @@ pub const CATALOG_CACHE_INVALIDATIONS: &str = "catalog_cache_invalidations_total
 
 /// Reads that may go to a replica, by where they went (`primary`, `replica-1`, …); a replica's
 /// skips by reason (down, lagging, not_replica, behind_write: it has not replayed the caller's
-/// last write, failed: a read on it failed and was read again on the primary); each replica's lag
+/// last write, failed: a read on it failed and was read again on the primary, not_found: a read
+/// by key it answered "not found", read again on the primary); each replica's lag
 /// at its last poll, and whether that poll found it usable.
 pub const DB_READS: &str = "db_reads_total";
 pub const DB_REPLICA_SKIPS: &str = "db_replica_skips_total";

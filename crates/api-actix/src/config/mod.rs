@@ -157,6 +157,11 @@ impl Config {
                     .map_or_else(|| "(sem limite)".to_owned(), |r| millis(r.sync_interval)),
             ),
             (
+                "RATE_LIMIT_MAX_KEYS",
+                self.rate_limit
+                    .map_or_else(|| "(sem limite)".to_owned(), |r| r.max_keys.to_string()),
+            ),
+            (
                 "JWT_PRIVATE_KEY_FILE",
                 opt(self.jwt.private_key_file.as_ref().map(|p| p.display().to_string())),
             ),
@@ -1001,6 +1006,8 @@ mod tests {
             ("RATE_LIMIT_REQUESTS_PER_MINUTE", "0"),
             ("RATE_LIMIT_REQUESTS_PER_MINUTE", "muitas"),
             ("RATE_LIMIT_SYNC_MS", "5"),
+            ("RATE_LIMIT_MAX_KEYS", "10"),
+            ("RATE_LIMIT_MAX_KEYS", "muitas"),
         ] {
             let refused = with(&[(name, value)]).unwrap_err().to_string();
             assert!(refused.contains(name), "{refused}");

@@ -34,6 +34,8 @@ pub(super) struct Raw {
     rate_limit_requests_per_minute: Option<NumberOrWord>,
     #[serde(default = "rate_limit_sync_ms")]
     rate_limit_sync_ms: u64,
+    #[serde(default = "rate_limit_max_keys")]
+    rate_limit_max_keys: u64,
 }
 
 /// A variable that takes a number or a word (`off`).
@@ -47,6 +49,9 @@ enum NumberOrWord {
 /// Requests a caller may make per minute unless `RATE_LIMIT_REQUESTS_PER_MINUTE` says otherwise.
 pub const DEFAULT_REQUESTS_PER_MINUTE: u64 = 600;
 /// How often an instance adds its counts to the shared ones: the error bound's unit.
+fn rate_limit_max_keys() -> u64 {
+    100_000
+}
 fn rate_limit_sync_ms() -> u64 {
     250
 }
@@ -97,6 +102,8 @@ pub struct RateLimitSettings {
     pub per_minute: u64,
     /// `RATE_LIMIT_SYNC_MS`: how often an instance adds its counts to the shared ones (250).
     pub sync_interval: Duration,
+    /// `RATE_LIMIT_MAX_KEYS`: the most callers' windows an instance keeps in memory (100,000).
+    pub max_keys: usize,
 }
 
 impl Raw {
@@ -168,9 +175,15 @@ impl Raw {
                 if !(10..=10_000).contains(&self.rate_limit_sync_ms) {
                     return Err(bad("RATE_LIMIT_SYNC_MS", "deve ser de 10 a 10000"));
                 }
+                if !(1_000..=10_000_000).contains(&self.rate_limit_max_keys) {
+                    return Err(bad("RATE_LIMIT_MAX_KEYS", "deve ser de 1000 a 10000000"));
+                }
+                let max_keys = usize::try_from(self.rate_limit_max_keys)
+                    .map_err(|_| bad("RATE_LIMIT_MAX_KEYS", "grande demais para esta máquina"))?;
                 per_minute.map(|per_minute| RateLimitSettings {
                     per_minute,
                     sync_interval: Duration::from_millis(self.rate_limit_sync_ms),
+                    max_keys,
                 })
             },
         })

@@ -104,17 +104,24 @@ pub enum ThrottleKey {
 /// by its /64, since one subscriber is given a whole /64 and could otherwise step through it
 /// (an IPv4-mapped IPv6 address counts as the IPv4 one). Anything unparsable is kept as given.
 pub fn client_counter(address: &str) -> String {
+    match address.trim().parse::<std::net::IpAddr>() {
+        Ok(ip) => client_network(ip),
+        Err(_) => address.to_owned(),
+    }
+}
+
+/// [`client_counter`] of an address already read: the IPv4 address, or the IPv6 one's /64.
+pub fn client_network(ip: std::net::IpAddr) -> String {
     use std::net::{IpAddr, Ipv6Addr};
-    match address.trim().parse::<IpAddr>() {
-        Ok(IpAddr::V4(v4)) => v4.to_string(),
-        Ok(IpAddr::V6(v6)) => match v6.to_ipv4_mapped() {
+    match ip {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
             Some(v4) => v4.to_string(),
             None => {
                 let [a, b, c, d, ..] = v6.segments();
                 format!("{}/64", Ipv6Addr::new(a, b, c, d, 0, 0, 0, 0))
             }
         },
-        Err(_) => address.to_owned(),
     }
 }
 
