@@ -171,9 +171,9 @@ ON CONFLICT (proposal_id) DO NOTHING";
 
 /// What people wrote about the customer when moving a proposal (its reasons) becomes the
 /// history's marker: in the events, in the webhook deliveries' copies, in the customer's requests
-/// (their protocols stay) and in the history (the one update its append-only rule admits,
-/// decision 128).
-const REMOVE_REASONS: [&str; 4] = [
+/// (their protocols stay), in the operations that carried them (decision 158) and in the history
+/// (the one update its append-only rule admits, decision 128).
+const REMOVE_REASONS: [&str; 5] = [
     "UPDATE hook_deliveries d
      SET body = jsonb_set(d.body::jsonb, '{data,motivo}', to_jsonb(history_reason_marker()))::text
      FROM proposal_events e
@@ -181,6 +181,8 @@ const REMOVE_REASONS: [&str; 4] = [
     "UPDATE proposal_events SET reason = history_reason_marker()
      WHERE proposal_id = ANY($1) AND reason IS NOT NULL",
     "UPDATE customer_requests SET motivo = history_reason_marker() WHERE proposal_id = ANY($1)",
+    "UPDATE proposal_operations SET reason = history_reason_marker()
+     WHERE proposal_id = ANY($1) AND reason IS NOT NULL",
     "UPDATE proposal_history SET changes = history_without_reasons(changes)
      WHERE proposal_id = ANY($1) AND changes ? 'motivo'",
 ];

@@ -268,6 +268,7 @@ pub fn build_state_reading_from(
         clock: Arc::new(SystemClock),
         rotation_grace: config.hooks.rotation_grace,
         max_subscriptions_per_owner: config.hooks.max_subscriptions_per_owner,
+        max_replay_deliveries: config.hooks.replay_max_deliveries,
         // The sender's timeouts, the workers' wake-up and a margin for recording the attempt.
         test_outcome_wait: config.hooks.connect_timeout
             + config.hooks.request_timeout

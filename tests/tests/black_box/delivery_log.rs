@@ -250,3 +250,45 @@ async fn a_test_event_asked_to_wait_is_answered_with_what_the_receiver_answered(
     assert!(refused["nextAttemptAt"].is_string(), "{refused}");
     assert_ne!(refused["webhookId"], delivered["webhookId"]);
 }
+
+/// A replay queues at most `HOOKS_REPLAY_MAX_DELIVERIES`: a window holding more is refused whole
+/// with a 400 naming it (nothing queued), and a narrower one goes through.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_replay_wider_than_its_bound_is_refused_naming_the_window_and_queues_nothing() {
+    let s = setup(&[("HOOKS_REPLAY_MAX_DELIVERIES", "2")]).await;
+    let server = receiver_accepting(100).await;
+    let subscription = subscribe(&s.app, &s.office, &server.uri(), "ATIVO").await;
+    let uuid = subscription["uuid"].as_str().unwrap();
+    cancelled_proposals(&s, 3).await;
+    all_delivered(&s, uuid, 3).await;
+
+    let refused = assert_error(
+        replay(&s, &s.office, uuid, json!({"since": an_hour_ago()})).await,
+        StatusCode::BAD_REQUEST,
+        "dados_invalidos",
+    )
+    .await;
+    assert_eq!(error_fields(&refused), ["since"]);
+    let message = refused["errors"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("3 entregas") && message.contains("no máximo 2"),
+        "{message}"
+    );
+    assert_eq!(
+        s.app
+            .count("SELECT count(*) AS n FROM hook_deliveries WHERE replay_id IS NOT NULL")
+            .await,
+        0,
+        "nothing queued"
+    );
+    // The oldest delivery moved half an hour back: the window of the last twenty minutes holds the
+    // two others, which fit.
+    s.app
+        .sql("UPDATE hook_deliveries SET created_at = created_at - interval '30 minutes' WHERE id = (SELECT min(id) FROM hook_deliveries)")
+        .await;
+    let since = (chrono::Utc::now() - chrono::Duration::minutes(20)).to_rfc3339();
+    let replayed = replay(&s, &s.office, uuid, json!({"since": since})).await;
+    assert_eq!(replayed.status(), StatusCode::OK);
+    let replayed: Value = replayed.json().await.unwrap();
+    assert_eq!(replayed["data"]["deliveries"], 2, "{replayed}");
+}

@@ -16,7 +16,7 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::hooks::ports::HookStore;
 use domain::hooks::{
     Attempt, Delivery, DeliveryLog, DeliveryPage, DeliveryState, HookOwner, HookPatch, NewSubscription, Replay,
-    ReplayWindow, Retried, SigningSecret, Subscription,
+    ReplayOutcome, ReplayWindow, Retried, SigningSecret, Subscription,
 };
 use domain::store::StoreError;
 use domain::values::{Application, EventKind, HookStatus, StoredValueError};
@@ -477,7 +477,8 @@ impl HookStore for PgHooks {
         window: ReplayWindow,
         requested_by: &str,
         at: DateTime<Utc>,
-    ) -> Result<Option<Replay>, StoreError> {
+        max_deliveries: i64,
+    ) -> Result<ReplayOutcome, StoreError> {
         let mut conn = connection(&self.pool).await?;
         conn.transaction(async |conn| {
             // The subscription's row orders concurrent replays of it, on every instance.
@@ -496,7 +497,21 @@ impl HookStore for PgHooks {
             .get_result(conn)
             .await?;
             if running {
-                return Ok(None);
+                return Ok(ReplayOutcome::Running);
+            }
+            // Counted before anything is queued: a window wider than one replay may take is
+            // refused whole.
+            let candidates: i64 = deliveries::table
+                .filter(deliveries::subscription_id.eq(id))
+                .filter(deliveries::created_at.ge(window.since))
+                .filter(deliveries::created_at.lt(window.until))
+                .filter(deliveries::event_type.ne(EventKind::Test.as_str()))
+                .filter(not_in_flight())
+                .count()
+                .get_result(conn)
+                .await?;
+            if candidates > max_deliveries {
+                return Ok(ReplayOutcome::TooMany { deliveries: candidates });
             }
             let replay_id: i64 = diesel::insert_into(replays::table)
                 .values((
@@ -534,7 +549,7 @@ impl HookStore for PgHooks {
             if queued > 0 {
                 notify(conn).await?;
             }
-            Ok(Some(Replay {
+            Ok(ReplayOutcome::Queued(Replay {
                 window,
                 deliveries: i64::try_from(queued).unwrap_or(i64::MAX),
             }))

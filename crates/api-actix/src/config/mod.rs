@@ -306,6 +306,7 @@ impl Config {
                 "HOOKS_MAX_SUBSCRIPTIONS_PER_OWNER",
                 hooks.max_subscriptions_per_owner.to_string(),
             ),
+            ("HOOKS_REPLAY_MAX_DELIVERIES", hooks.replay_max_deliveries.to_string()),
             ("HOOKS_LEASE_SECS", delivery.lease.as_secs().to_string()),
             ("HOOKS_POLL_INTERVAL_MS", millis(delivery.poll_interval)),
             ("HOOKS_ROTATION_GRACE_SECS", hooks.rotation_grace.as_secs().to_string()),
@@ -857,11 +858,13 @@ mod tests {
         let config = Config::from_pairs(&BASE).unwrap();
         assert_eq!(config.body_read_timeout, Duration::from_millis(5_000));
         assert_eq!(config.hooks.max_subscriptions_per_owner, 20);
+        assert_eq!(config.hooks.replay_max_deliveries, 10_000);
         assert_eq!(config.hooks.delivery.max_in_flight_per_owner, 32);
         for (var, value) in [
             ("BODY_READ_TIMEOUT_MS", "99"),
             ("BODY_READ_TIMEOUT_MS", "cinco"),
             ("HOOKS_MAX_SUBSCRIPTIONS_PER_OWNER", "0"),
+            ("HOOKS_REPLAY_MAX_DELIVERIES", "0"),
             ("HOOKS_MAX_IN_FLIGHT_PER_OWNER", "0"),
         ] {
             let mut pairs = BASE.to_vec();

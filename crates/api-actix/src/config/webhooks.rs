@@ -27,6 +27,8 @@ pub(super) struct Raw {
     hooks_max_in_flight_per_owner: usize,
     #[serde(default = "max_subscriptions_per_owner")]
     hooks_max_subscriptions_per_owner: usize,
+    #[serde(default = "replay_max_deliveries")]
+    hooks_replay_max_deliveries: u64,
     #[serde(default = "lease_secs")]
     hooks_lease_secs: u64,
     #[serde(default = "poll_interval_ms")]
@@ -66,6 +68,9 @@ fn max_in_flight_per_owner() -> usize {
 fn max_subscriptions_per_owner() -> usize {
     20
 }
+fn replay_max_deliveries() -> u64 {
+    10_000
+}
 fn lease_secs() -> u64 {
     60
 }
@@ -103,6 +108,8 @@ pub struct HookSettings {
     pub rotation_grace: Duration,
     /// Subscriptions one owner may keep (`HOOKS_MAX_SUBSCRIPTIONS_PER_OWNER`).
     pub max_subscriptions_per_owner: usize,
+    /// The most deliveries one replay queues (`HOOKS_REPLAY_MAX_DELIVERIES`).
+    pub replay_max_deliveries: i64,
     pub delivery: domain::hooks::DeliveryPolicy,
     /// Whether `serve` runs a delivery engine beside the HTTP server.
     pub run_worker: bool,
@@ -118,6 +125,7 @@ impl std::fmt::Debug for HookSettings {
             .field("request_timeout", &self.request_timeout)
             .field("rotation_grace", &self.rotation_grace)
             .field("max_subscriptions_per_owner", &self.max_subscriptions_per_owner)
+            .field("replay_max_deliveries", &self.replay_max_deliveries)
             .field("delivery", &self.delivery)
             .field("run_worker", &self.run_worker)
             .finish()
@@ -166,6 +174,7 @@ impl Raw {
                 "HOOKS_MAX_IN_FLIGHT_PER_SUBSCRIPTION",
                 self.hooks_max_in_flight_per_subscription as u64,
             ),
+            ("HOOKS_REPLAY_MAX_DELIVERIES", self.hooks_replay_max_deliveries),
         ] {
             if value == 0 {
                 return Err(bad(var, "deve ser ao menos 1"));
@@ -183,6 +192,8 @@ impl Raw {
             request_timeout,
             rotation_grace: Duration::from_secs(self.hooks_rotation_grace_secs),
             max_subscriptions_per_owner: self.hooks_max_subscriptions_per_owner,
+            replay_max_deliveries: i64::try_from(self.hooks_replay_max_deliveries)
+                .map_err(|_| bad("HOOKS_REPLAY_MAX_DELIVERIES", "grande demais"))?,
             run_worker: self.hooks_worker,
             delivery: domain::hooks::DeliveryPolicy {
                 retry_schedule,

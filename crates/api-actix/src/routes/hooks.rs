@@ -342,7 +342,7 @@ pub struct ReplayDto {
 }
 
 /// Sends a window of the subscription's deliveries again, with their message ids (beyond the spec).
-#[utoipa::path(post, path = "/hooks/{uuid}/replay", operation_id = "hook.replay", summary = "Reenviar janela de entregas", description = "Torna devidas de novo as entregas da assinatura criadas na janela `[since, until)` (no máximo 7 dias; `until` ausente vale agora), com os mesmos `webhook-id` e corpos: o receptor descarta o que já aplicou. Eventos de teste e entregas em envio ficam de fora. Um reenvio por vez: enquanto houver entrega do anterior aguardando, 409.", tag = "eventos", security(("bearer" = [])),
+#[utoipa::path(post, path = "/hooks/{uuid}/replay", operation_id = "hook.replay", summary = "Reenviar janela de entregas", description = "Torna devidas de novo as entregas da assinatura criadas na janela `[since, until)` (no máximo 7 dias; `until` ausente vale agora), com os mesmos `webhook-id` e corpos: o receptor descarta o que já aplicou. Eventos de teste e entregas em envio ficam de fora. Um reenvio por vez: enquanto houver entrega do anterior aguardando, 409. Um pedido reenvia no máximo `HOOKS_REPLAY_MAX_DELIVERIES` entregas (10.000): uma janela com mais é recusada inteira com 400 nomeando `since` (reduza a janela).", tag = "eventos", security(("bearer" = [])),
     params(("uuid" = String, Path)),
     request_body = ReplayBody,
     responses(

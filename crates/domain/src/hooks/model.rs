@@ -96,6 +96,18 @@ pub struct Replay {
     pub deliveries: i64,
 }
 
+/// What a replay's store did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReplayOutcome {
+    Queued(Replay),
+    /// An earlier replay of the subscription still has deliveries waiting.
+    Running,
+    /// The window holds more deliveries than one replay may queue: nothing queued.
+    TooMany {
+        deliveries: i64,
+    },
+}
+
 /// Where a page of the delivery log starts: the newest deliveries first, those older than
 /// `before` (a delivery id, the previous page's cursor) when given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 use super::endpoint::Endpoint;
 use super::model::{
     AttemptRecord, ClaimLimits, ClaimedDelivery, Delivery, DeliveryLog, DeliveryPage, HookOwner, HookPatch,
-    NewSubscription, OutgoingWebhook, Replay, ReplayWindow, Retried, Subscription,
+    NewSubscription, OutgoingWebhook, ReplayOutcome, ReplayWindow, Retried, Subscription,
 };
 use super::policy::SendOutcome;
 use super::signing::SigningSecret;
@@ -48,14 +48,16 @@ pub trait HookStore: Send + Sync {
     async fn deliveries(&self, id: i64, page: DeliveryPage) -> Result<DeliveryLog, StoreError>;
     /// Makes the subscription's deliveries created within the window due now again, with their
     /// message ids and bodies (so receivers deduplicate), leaving out test events and those in
-    /// flight; `None` while an earlier replay of the subscription still has deliveries waiting.
+    /// flight; `Running` while an earlier replay of the subscription still has deliveries
+    /// waiting, `TooMany` (nothing queued) when the window holds more than `max_deliveries`.
     async fn replay(
         &self,
         id: i64,
         window: ReplayWindow,
         requested_by: &str,
         at: DateTime<Utc>,
-    ) -> Result<Option<Replay>, StoreError>;
+        max_deliveries: i64,
+    ) -> Result<ReplayOutcome, StoreError>;
     /// Makes a delivery of the subscription due now (one more attempt). A test event made due
     /// takes the place of a test waiting for its next attempt and is refused while another is
     /// being sent, as a new test is.

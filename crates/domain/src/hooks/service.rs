@@ -3,8 +3,8 @@
 use super::bodies::DELIVERIES_PER_PAGE;
 use super::endpoint::{self, Endpoint};
 use super::model::{
-    Delivery, DeliveryLog, DeliveryPage, HookOwner, HookPatch, HookRequest, NewSubscription, Replay, ReplayRequest,
-    ReplayWindow, Retried, Subscription,
+    Delivery, DeliveryLog, DeliveryPage, HookOwner, HookPatch, HookRequest, NewSubscription, Replay, ReplayOutcome,
+    ReplayRequest, ReplayWindow, Retried, Subscription,
 };
 use super::ports::{EndpointGuard, EndpointRefusal, HookStore, KeyGenerator};
 use super::signing::SigningSecret;
@@ -33,6 +33,9 @@ pub struct HookService {
     pub rotation_grace: Duration,
     /// Subscriptions one owner may keep.
     pub max_subscriptions_per_owner: usize,
+    /// The most deliveries one replay queues (`HOOKS_REPLAY_MAX_DELIVERIES`): a wider window is
+    /// refused, naming it.
+    pub max_replay_deliveries: i64,
     /// How long a test event's answer waits for its first attempt (the sender's timeout and a
     /// margin, within `MAX_TEST_OUTCOME_WAIT`).
     pub test_outcome_wait: Duration,
@@ -178,10 +181,28 @@ impl HookService {
         if current.status != HookStatus::Active {
             return Err(HookError::Inactive);
         }
-        self.store
-            .replay(current.id, window, &principal.email, now)
+        match self
+            .store
+            .replay(current.id, window, &principal.email, now, self.max_replay_deliveries)
             .await?
-            .ok_or(HookError::ReplayRunning)
+        {
+            ReplayOutcome::Queued(replay) => Ok(replay),
+            ReplayOutcome::Running => Err(HookError::ReplayRunning),
+            ReplayOutcome::TooMany { deliveries } => {
+                let mut v = Violations::new();
+                v.add(
+                    "since",
+                    codes::INVALID_VALUE,
+                    format!(
+                        "a janela de {} a {} tem {deliveries} entregas; um reenvio leva no máximo {}: reduza a janela",
+                        window.since.format("%Y-%m-%dT%H:%M:%SZ"),
+                        window.until.format("%Y-%m-%dT%H:%M:%SZ"),
+                        self.max_replay_deliveries
+                    ),
+                );
+                Err(HookError::Invalid(v))
+            }
+        }
     }
 
     /// One more attempt of a delivery, due now.

@@ -67,6 +67,7 @@ fn service(store: MockHookStore, guard: MockEndpointGuard) -> HookService {
         clock: Arc::new(SystemClock),
         rotation_grace: Duration::from_secs(24 * 3600),
         max_subscriptions_per_owner: 20,
+        max_replay_deliveries: 10_000,
         test_outcome_wait: Duration::from_secs(3),
     }
 }
@@ -356,7 +357,9 @@ async fn a_replay_window_is_bounded_and_a_running_replay_is_told() {
 
     let mut store = MockHookStore::new();
     active(&mut store);
-    store.expect_replay().returning(|_, _, _, _| Ok(None));
+    store
+        .expect_replay()
+        .returning(|_, _, _, _, _| Ok(ReplayOutcome::Running));
     let running = service(store, allow_all())
         .replay(
             &principal(Application::BackOffice),
