@@ -216,7 +216,9 @@ macro_rules! new_copy_cte {
 
 /// `refreshed`: the registration's earlier proposals still `NOVO` ($31) take its data (a
 /// correction reaches them), and its address when one was written; a proposal that left NOVO
-/// keeps the copy it had. The statement's own new proposal is not among them (a statement's parts
+/// keeps the copy it had, and so does one an operation holds (a send renders from it): checked
+/// under the proposal's row lock by `proposal_copy_refreshable` (migration 000037), so that a move
+/// or a claim committing meanwhile is seen. The statement's own new proposal is not among them (a statement's parts
 /// do not see each other's rows): `copied` writes it.
 macro_rules! refreshed_copies_cte {
     () => {
@@ -231,7 +233,7 @@ macro_rules! refreshed_copies_cte {
              r.alterado_por, r.criado_em, r.alterado_em) \
              FROM registration r LEFT JOIN address a ON true \
              JOIN proposals o ON o.id_cliente = r.id AND o.status = $31 \
-             WHERE pc.id_proposta = o.id)"
+             WHERE pc.id_proposta = o.id AND proposal_copy_refreshable(o.id, $31))"
         )
     };
 }

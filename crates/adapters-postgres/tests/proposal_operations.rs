@@ -1,4 +1,4 @@
-//! Migration 36 and the claims of operations with an outside effect against real PostgreSQL: one
+//! Migrations 36 and 37 and the claims of operations with an outside effect against real PostgreSQL: one
 //! pending operation per proposal, judged under the proposal's row lock; a move refused while
 //! another's operation is pending and ending its own in its transaction; the worker's leases.
 
@@ -22,6 +22,7 @@ use domain::values::ProposalStatus;
 use domain::values::{SheetType, ShippingType};
 
 const VERSION: &str = "20261127000036";
+const FROZEN: &str = "20261127000037";
 
 /// A database with the demo catalog and one `NOVO` proposal of the shop: (database, pool, its id,
 /// its identifier).
@@ -259,6 +260,18 @@ async fn the_migration_goes_down_only_with_nothing_pending_and_up_again() {
         .unwrap();
     drop(pool);
 
+    // Migration 37 goes first: the refresh's check and the document's lock go, the document stays.
+    assert_eq!(migrations::revert_last(&db.url).await.unwrap(), FROZEN);
+    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    assert_eq!(
+        line(
+            &mut conn,
+            "SELECT (to_regprocedure('proposal_copy_refreshable(bigint,text)') IS NULL)::text || ' ' \
+             || (SELECT count(*) FROM proposal_read_models) AS line"
+        )
+        .await,
+        "true 1"
+    );
     // A pending operation holds the down back, and nothing is lost.
     let refused = migrations::revert_last(&db.url).await.unwrap_err().to_string();
     assert!(refused.contains("operações pendentes"), "{refused}");
@@ -281,6 +294,14 @@ async fn the_migration_goes_down_only_with_nothing_pending_and_up_again() {
         "the proposal stays"
     );
     migrations::run_pending(&db.url).await.unwrap();
+    assert_eq!(
+        line(
+            &mut conn,
+            "SELECT (to_regprocedure('proposal_copy_refreshable(bigint,text)') IS NOT NULL)::text AS line"
+        )
+        .await,
+        "true"
+    );
     let pool = build_pool(&PoolSettings::new(&db.url)).unwrap();
     PgOperations::new(pool)
         .claim(&operation(id, OperationKind::Cancellation, ProposalStatus::New))

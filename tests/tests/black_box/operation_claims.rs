@@ -696,3 +696,117 @@ async fn the_reconciliation_reports_a_refund_the_service_never_recorded() {
     );
     assert!(report.differs());
 }
+
+/// Route 3 for the proposal's customer with a corrected name, as the partner sends it.
+fn corrected(cpf: &str, run: u32) -> Value {
+    let mut body = black_box_tests::customer_body(cpf);
+    body["cliente"]["nome_completo"] = json!(format!("Maria Corrigida {} da Silva", ["Um", "Dois"][run as usize % 2]));
+    body
+}
+
+/// The seller corrects the customer while the proposal is being cancelled, many times: the
+/// proposal's document (route 7) always says what the tables say, and a cancelled proposal's
+/// copy is whatever it was when it left `NOVO`.
+#[tokio::test(flavor = "multi_thread")]
+async fn correcting_the_customer_while_cancelling_never_leaves_route_7_behind_the_tables() {
+    let app = TestApp::spawn().await;
+    app.seed_catalog().await;
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", "11222333000181").await;
+    let office = app.token_for("bo@demo.com.br", "BACKOFFICE", "").await;
+    let mut outcomes = Vec::new();
+    for run in 0..RUNS {
+        let cpf = cpf_from(640_000 + run);
+        let identifier = app.create_proposal(&partner, &cpf).await;
+        let ((registered, _), (cancelled, _)) = together(
+            async {
+                answered(
+                    app.post_json_as("/customer/create", &partner, &corrected(&cpf, run))
+                        .await,
+                )
+                .await
+            },
+            async {
+                answered(
+                    app.post_json_as(
+                        &format!("/proposal/{identifier}/cancel"),
+                        &partner,
+                        &json!({"reason": "Cliente desistiu da compra"}),
+                    )
+                    .await,
+                )
+                .await
+            },
+        )
+        .await;
+        assert!(registered.is_success(), "run {run}: {registered}");
+        assert_eq!(cancelled, StatusCode::OK, "run {run}");
+        let shown = app.proposal_data(&identifier, &office).await;
+        assert_eq!(shown["proposal"]["status"], "CANCELADO", "run {run}");
+        let stored_name = app
+            .count(&format!(
+                "SELECT count(*) AS n FROM proposal_customers pc JOIN proposals p ON p.id = pc.id_proposta \
+                 WHERE p.identificador = '{identifier}' AND pc.nome_completo = '{}'",
+                shown["customer"]["fullName"].as_str().unwrap()
+            ))
+            .await;
+        assert_eq!(stored_name, 1, "run {run}: route 7's name is the copy's");
+        outcomes.push(shown["customer"]["fullName"].as_str().unwrap().to_owned());
+    }
+    nothing_drifted(&app).await;
+    print_outcomes(&outcomes);
+}
+
+/// The seller corrects the customer while the proposal is being sent, many times: the document
+/// sealed for signature names the customer as route 7 shows them, whichever came first.
+#[tokio::test(flavor = "multi_thread")]
+async fn correcting_the_customer_while_sending_seals_the_name_route_7_shows() {
+    let app = TestApp::spawn().await;
+    app.seed_catalog().await;
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", "11222333000181").await;
+    let office = app.token_for("bo@demo.com.br", "BACKOFFICE", "").await;
+    let mut outcomes = Vec::new();
+    for run in 0..RUNS {
+        let cpf = cpf_from(650_000 + run);
+        let created = app
+            .post_json_as("/proposal/create", &partner, &black_box_tests::proposal_body(&cpf))
+            .await;
+        assert_eq!(created.status(), StatusCode::CREATED);
+        let record = created.json::<Value>().await.unwrap()["document"][0].clone();
+        let identifier = record["identificador"].as_str().unwrap().to_owned();
+        let send = json!({"customerId": record["id_cliente"], "identifier": identifier});
+        let ((registered, _), (sent, _)) = together(
+            async {
+                answered(
+                    app.post_json_as("/customer/create", &partner, &corrected(&cpf, run))
+                        .await,
+                )
+                .await
+            },
+            async { answered(app.post_json_as("/signer", &partner, &send).await).await },
+        )
+        .await;
+        assert!(registered.is_success(), "run {run}: {registered}");
+        assert_eq!(sent, StatusCode::OK, "run {run}");
+        let shown = app.proposal_data(&identifier, &office).await;
+        assert_eq!(shown["proposal"]["status"], "AGUARDANDO ASSINATURA", "run {run}");
+        let name = shown["customer"]["fullName"].as_str().unwrap().to_owned();
+        let pdf = app
+            .get(&format!("/proposal/{identifier}/document"), Some(&office))
+            .await
+            .bytes()
+            .await
+            .unwrap();
+        let text = black_box_tests::pdf_text(&pdf);
+        assert!(text.contains(&name), "run {run}: the sealed document names {name}");
+        outcomes.push(
+            if name.contains("Corrigida") {
+                "corrigido antes do envio"
+            } else {
+                "enviado antes"
+            }
+            .to_owned(),
+        );
+    }
+    nothing_drifted(&app).await;
+    print_outcomes(&outcomes);
+}

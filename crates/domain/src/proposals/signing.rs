@@ -245,7 +245,13 @@ impl SigningService {
                     .claim(&detail, OperationKind::Sending, ProposalStatus::New, by, None, None)
                     .await
                     .map_err(|e| refusal(e, |current| transition(current, ProposalStatus::AwaitingSignature)))?;
-                let sent = self.first_send(&detail, operation, by).await;
+                // Read again under the claim: a correction that committed before it is in the
+                // copy, and none reaches it from now on (the copy is frozen while the send holds
+                // the proposal), so the document sealed is the copy route 7 shows.
+                let sent = match self.detail(principal, identifier).await {
+                    Ok(claimed) => self.first_send(&claimed, operation, by).await,
+                    Err(error) => Err(error),
+                };
                 self.end_if_failed(operation, &sent).await;
                 sent
             }
