@@ -7,8 +7,9 @@
 //! under its row lock the store re-checks that the proposal is still where the use case judged it
 //! and that no other operation is pending, and records the operation (`pending`). While it is
 //! pending, no other operation is claimed (`operacao_em_andamento`) and no status move is applied
-//! to the proposal by anyone else. The outside call carries the operation's id as its idempotency
-//! key, and the status move ends the operation in the same transaction (`StatusChange::operation`).
+//! to the proposal by anyone else. The outside calls carry idempotency keys of their effect (a
+//! subscription per proposal and card, a refund per proposal and invoice), and the status move
+//! ends the operation in the same transaction (`StatusChange::operation`).
 //! An operation whose request died between the outside call and the record is finished by the
 //! worker ([`OperationRecovery`]) after `OPERATION_RECOVERY_AFTER_MS`, with the same keys, so the
 //! outside service answers what it did the first time.
@@ -20,19 +21,14 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use std::fmt;
 
-/// An operation's id: the key of its outside calls too.
+/// An operation's id. The outside calls carry keys of their effect instead (decision 158), so that
+/// a later operation redoing the same effect reaches the provider's first answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct OperationId(pub uuid::Uuid);
 
 impl OperationId {
     pub fn new() -> Self {
         Self(uuid::Uuid::new_v4())
-    }
-
-    /// The idempotency key of the operation's outside call named `step` (one key per call: a
-    /// retry of the same step answers what the first did).
-    pub fn key(&self, step: &str) -> String {
-        format!("op-{}-{step}", self.0)
     }
 }
 
@@ -274,12 +270,90 @@ mod tests {
         assert_eq!(OperationKind::parse("outra"), None);
     }
 
-    #[test]
-    fn each_step_of_an_operation_has_its_own_stable_key() {
-        let id = OperationId::new();
-        assert_eq!(id.key("refund-in_1"), id.key("refund-in_1"));
-        assert_ne!(id.key("refund-in_1"), id.key("refund-in_2"));
-        assert_ne!(id.key("cancel"), OperationId::new().key("cancel"));
+    /// A finisher that records what it was handed and answers `outcome`.
+    struct Finisher {
+        kinds: &'static [OperationKind],
+        outcome: Result<RecoveryOutcome, String>,
+        handed: std::sync::Mutex<Vec<OperationId>>,
+    }
+
+    #[async_trait]
+    impl OperationFinisher for Finisher {
+        fn kinds(&self) -> &'static [OperationKind] {
+            self.kinds
+        }
+
+        async fn finish_pending(&self, operation: &PendingOperation) -> Result<RecoveryOutcome, String> {
+            self.handed.lock().unwrap().push(operation.id);
+            self.outcome.clone()
+        }
+    }
+
+    fn pending(kind: OperationKind) -> PendingOperation {
+        PendingOperation {
+            id: OperationId::new(),
+            proposal_id: 1,
+            identifier: "p-1".into(),
+            kind,
+            requested_by: "bo@demo.com.br".into(),
+            reason: None,
+            target: None,
+            started_at: chrono::Utc::now(),
+            attempts: 0,
+        }
+    }
+
+    #[tokio::test]
+    async fn the_worker_hands_each_overdue_operation_to_the_owner_of_its_kind() {
+        let (withdrawal, subscription, sending) = (
+            pending(OperationKind::Withdrawal),
+            pending(OperationKind::Subscription),
+            pending(OperationKind::Sending),
+        );
+        let taken = vec![withdrawal.clone(), subscription.clone(), sending.clone()];
+        let mut claims = MockOperationClaims::new();
+        claims
+            .expect_take_overdue()
+            .withf(|before, now, lease, limit| {
+                *now - *before == chrono::Duration::minutes(1)
+                    && *lease == chrono::Duration::minutes(2)
+                    && *limit == RECOVERY_BATCH
+            })
+            .times(1)
+            .returning(move |_, _, _, _| Ok(taken.clone()));
+        let money = std::sync::Arc::new(Finisher {
+            kinds: &[OperationKind::Withdrawal, OperationKind::Subscription],
+            outcome: Ok(RecoveryOutcome::Finished),
+            handed: Default::default(),
+        });
+        let signing = std::sync::Arc::new(Finisher {
+            kinds: &[OperationKind::Sending],
+            outcome: Err("provedor indisponível".into()),
+            handed: Default::default(),
+        });
+        let mut clock = crate::clock::MockClock::new();
+        clock.expect_now().returning(chrono::Utc::now);
+        let recovery = OperationRecovery {
+            claims: std::sync::Arc::new(claims),
+            finishers: vec![money.clone(), signing.clone()],
+            clock: std::sync::Arc::new(clock),
+            recover_after: chrono::Duration::minutes(1),
+        };
+        let pass = recovery.run_once().await.unwrap();
+        assert_eq!(
+            pass,
+            RecoveryPass {
+                finished: 2,
+                failed: 0,
+                retried: 1
+            }
+        );
+        assert_eq!(*money.handed.lock().unwrap(), [withdrawal.id, subscription.id]);
+        assert_eq!(
+            *signing.handed.lock().unwrap(),
+            [sending.id],
+            "left pending for a later pass"
+        );
     }
 
     #[test]
