@@ -23,6 +23,15 @@ use domain::store::StoreError;
 use domain::values::{PartyStatus, ProposalStatus, StoredValueError};
 
 /// A party's stored role.
+/// A party's event refused while an operation holds its proposal, told as a failure worth a retry
+/// (`query_error` answers it as unavailable: the provider's callback gets a 503 and retries).
+fn busy() -> DieselError {
+    DieselError::DatabaseError(
+        diesel::result::DatabaseErrorKind::SerializationFailure,
+        Box::new("operação pendente na proposta: tente novamente".to_owned()),
+    )
+}
+
 fn stored_role(role: &str) -> Result<PartyRole, StoredValueError> {
     PartyRole::parse(role).ok_or_else(|| StoredValueError::new("signature_parties", "role", role))
 }
@@ -548,6 +557,15 @@ impl SignatureStore for PgSignatures {
                     .first(conn)
                     .await?;
                 let current = stored(ProposalStatus::from_stored(&current, "proposals", "status"))?;
+                // An operation holds the proposal (a cancellation closing the envelope, a send):
+                // nothing of the event is recorded now, and the provider's retry finds it ended.
+                match crate::operations::admit_move(conn, proposal_id, None).await {
+                    Ok(()) => {}
+                    Err(ChangeError::Db(e)) => return Err(e),
+                    Err(ChangeError::Busy(_) | ChangeError::Conflict(_) | ChangeError::OperationEnded) => {
+                        return Err(busy());
+                    }
+                }
                 if !accepts_party_events(current) {
                     // Seen (a repeat is a duplicate), and nothing else: the envelope was closed.
                     return Ok(PartyEventOutcome::Ignored { status: current });
@@ -599,10 +617,7 @@ impl SignatureStore for PgSignatures {
                     Err(ChangeError::Db(e)) => Err(e),
                     // An operation (a cancellation closing the envelope) is pending: the event is
                     // not recorded now, and the provider's retry finds the proposal settled.
-                    Err(ChangeError::Busy(_)) => Err(DieselError::DatabaseError(
-                        diesel::result::DatabaseErrorKind::SerializationFailure,
-                        Box::new("operação pendente na proposta: tente novamente".to_owned()),
-                    )),
+                    Err(ChangeError::Busy(_)) => Err(busy()),
                     // Locked above: the status cannot have moved meanwhile.
                     Err(ChangeError::Conflict(_) | ChangeError::OperationEnded) => {
                         Err(DieselError::RollbackTransaction)

@@ -810,3 +810,47 @@ async fn correcting_the_customer_while_sending_seals_the_name_route_7_shows() {
     nothing_drifted(&app).await;
     print_outcomes(&outcomes);
 }
+
+/// A party's signature arriving while a cancellation holds the proposal is not recorded (503: the
+/// provider retries), so the cancellation cannot be undone by it half-way; once the operation has
+/// ended, the same signature is taken.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_signature_arriving_while_an_operation_holds_the_proposal_waits_for_it() {
+    let app = TestApp::spawn().await;
+    app.seed_catalog().await;
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", "11222333000181").await;
+    let office = app.token_for("bo@demo.com.br", "BACKOFFICE", "").await;
+    let identifier = app.sent_proposal(&partner, "52998224725").await;
+    let key = app.proposal_data(&identifier, &office).await["sign"]["clientKey"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    app.sql(&format!(
+        "INSERT INTO proposal_operations (id, proposal_id, kind, requested_by, reason, started_at) \
+         SELECT gen_random_uuid(), id, 'cancelamento', 'rep@demo.com.br', 'Cliente desistiu', now() \
+         FROM proposals WHERE identificador = '{identifier}'"
+    ))
+    .await;
+    let sign = || {
+        app.client
+            .post(app.url(&format!("/sandbox/sign/{key}")))
+            .header("accept", "application/json")
+            .send()
+    };
+    let held = sign().await.unwrap();
+    assert_eq!(held.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(
+        app.count("SELECT count(*) AS n FROM signature_parties WHERE status = 'ASSINADO'")
+            .await,
+        0,
+        "nothing of the signature recorded"
+    );
+    app.sql("UPDATE proposal_operations SET state = 'failed', finished_at = now()")
+        .await;
+    assert_eq!(sign().await.unwrap().status(), StatusCode::OK);
+    assert_eq!(
+        app.count("SELECT count(*) AS n FROM signature_parties WHERE status = 'ASSINADO'")
+            .await,
+        1
+    );
+}
