@@ -45,6 +45,39 @@ async fn answered(response: reqwest::Response) -> (StatusCode, Value) {
     (status, body)
 }
 
+/// The shop's proposal for the CPF (route 6): its identifier.
+async fn shop_proposal(app: &TestApp, shop: &str, cpf: &str, email: &str) -> String {
+    let created = app
+        .post_json_as("/proposal/create/ecommerce", shop, &shop_sale(cpf, email))
+        .await;
+    assert_eq!(created.status(), StatusCode::CREATED);
+    created.json::<Value>().await.unwrap()["document"][0]["identificador"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// Routes 14 and 15 for the CPF, as the shop's checkout does before route 16.
+async fn ready_to_pay(app: &TestApp, shop: &str, cpf: &str) {
+    for path in ["/ecommerce/createCustomer", "/ecommerce/createSetupIntent"] {
+        let step = app.post_json_as(path, shop, &json!({"cpf": cpf})).await;
+        assert!(step.status().is_success(), "{path}");
+    }
+}
+
+/// `POST /proposal/{identifier}/cancel` at the customer's request, as answered.
+async fn cancel(app: &TestApp, token: &str, identifier: &str) -> (StatusCode, Value) {
+    answered(
+        app.post_json_as(
+            &format!("/proposal/{identifier}/cancel"),
+            token,
+            &json!({"reason": "Cliente desistiu da compra"}),
+        )
+        .await,
+    )
+    .await
+}
+
 async fn status_of(app: &TestApp, identifier: &str, office: &str) -> String {
     app.proposal_data(identifier, office).await["proposal"]["status"]
         .as_str()
@@ -91,26 +124,8 @@ async fn cancelling_while_the_shop_subscribes_never_bills_a_cancelled_proposal()
     let mut outcomes = Vec::new();
     for run in 0..RUNS {
         let cpf = cpf_from(610_000 + run);
-        let created = app
-            .post_json_as(
-                "/proposal/create/ecommerce",
-                &shop,
-                &shop_sale(&cpf, "joao@exemplo.com.br"),
-            )
-            .await;
-        assert_eq!(created.status(), StatusCode::CREATED);
-        let identifier = created.json::<Value>().await.unwrap()["document"][0]["identificador"]
-            .as_str()
-            .unwrap()
-            .to_owned();
-        for path in ["/ecommerce/createCustomer", "/ecommerce/createSetupIntent"] {
-            assert!(
-                app.post_json_as(path, &shop, &json!({"cpf": cpf}))
-                    .await
-                    .status()
-                    .is_success()
-            );
-        }
+        let identifier = shop_proposal(&app, &shop, &cpf, "joao@exemplo.com.br").await;
+        ready_to_pay(&app, &shop, &cpf).await;
         let ((subscribed, _), (cancelled, refusal)) = together(
             async {
                 answered(
@@ -123,17 +138,7 @@ async fn cancelling_while_the_shop_subscribes_never_bills_a_cancelled_proposal()
                 )
                 .await
             },
-            async {
-                answered(
-                    app.post_json_as(
-                        &format!("/proposal/{identifier}/cancel"),
-                        &office,
-                        &json!({"reason": "Cliente desistiu da compra"}),
-                    )
-                    .await,
-                )
-                .await
-            },
+            cancel(&app, &office, &identifier),
         )
         .await;
         let status = status_of(&app, &identifier, &office).await;
@@ -279,17 +284,7 @@ async fn sending_while_cancelling_leaves_no_open_envelope_on_a_cancelled_proposa
         let send = json!({"customerId": record["id_cliente"], "identifier": identifier});
         let ((sent, _), (cancelled, _)) = together(
             async { answered(app.post_json_as("/signer", &partner, &send).await).await },
-            async {
-                answered(
-                    app.post_json_as(
-                        &format!("/proposal/{identifier}/cancel"),
-                        &partner,
-                        &json!({"reason": "Cliente desistiu da compra"}),
-                    )
-                    .await,
-                )
-                .await
-            },
+            cancel(&app, &partner, &identifier),
         )
         .await;
         let requests = clicksign.received_requests().await.unwrap();
@@ -412,26 +407,8 @@ async fn a_service_killed_between_the_platforms_answer_and_the_record_is_finishe
     let shop = shop(&app).await;
     let office = app.token_for("bo@demo.com.br", "BACKOFFICE", "").await;
     black_box_tests::mount_stripe_customer_and_setup_intent(&stripe, Some("pm_real")).await;
-    let created = app
-        .post_json_as(
-            "/proposal/create/ecommerce",
-            &shop,
-            &shop_sale("52998224725", "joao@exemplo.com.br"),
-        )
-        .await;
-    assert_eq!(created.status(), StatusCode::CREATED);
-    let identifier = created.json::<Value>().await.unwrap()["document"][0]["identificador"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    for path in ["/ecommerce/createCustomer", "/ecommerce/createSetupIntent"] {
-        assert!(
-            app.post_json_as(path, &shop, &json!({"cpf": "52998224725"}))
-                .await
-                .status()
-                .is_success()
-        );
-    }
+    let identifier = shop_proposal(&app, &shop, "52998224725", "joao@exemplo.com.br").await;
+    ready_to_pay(&app, &shop, "52998224725").await;
     // The platform takes its time to answer: the service dies meanwhile.
     Mock::given(method("POST"))
         .and(path("/v1/subscriptions"))
@@ -573,25 +550,15 @@ async fn a_retried_withdrawal_cancellation_or_decision_answers_the_first_answer(
     black_box_tests::assert_error(judged, StatusCode::CONFLICT, "arrependimento_nao_permitido").await;
     assert_eq!(app.count("SELECT count(*) AS n FROM refunds").await, 1);
 
-    let created = app
-        .post_json_as(
-            "/proposal/create/ecommerce",
-            &shop,
-            &shop_sale("39053344705", "maria@exemplo.com.br"),
-        )
-        .await;
-    let open = created.json::<Value>().await.unwrap()["document"][0]["identificador"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let cancel = format!("/proposal/{open}/cancel");
+    let open = shop_proposal(&app, &shop, "39053344705", "maria@exemplo.com.br").await;
+    let cancelling = format!("/proposal/{open}/cancel");
     let body = json!({"reason": "Cliente desistiu da compra"});
-    let first: Value = send(cancel.clone(), "cancelamento-1", body.clone())
+    let first: Value = send(cancelling.clone(), "cancelamento-1", body.clone())
         .await
         .json()
         .await
         .unwrap();
-    let again = send(cancel, "cancelamento-1", body).await;
+    let again = send(cancelling, "cancelamento-1", body).await;
     assert_eq!(again.status(), StatusCode::OK);
     assert_eq!(
         again.json::<Value>().await.unwrap()["data"]["protocol"],
@@ -725,17 +692,7 @@ async fn correcting_the_customer_while_cancelling_never_leaves_route_7_behind_th
                 )
                 .await
             },
-            async {
-                answered(
-                    app.post_json_as(
-                        &format!("/proposal/{identifier}/cancel"),
-                        &partner,
-                        &json!({"reason": "Cliente desistiu da compra"}),
-                    )
-                    .await,
-                )
-                .await
-            },
+            cancel(&app, &partner, &identifier),
         )
         .await;
         assert!(registered.is_success(), "run {run}: {registered}");
