@@ -237,6 +237,25 @@ impl OperationClaims for PgOperations {
             .map_err(query_error)
     }
 
+    async fn failed_before(
+        &self,
+        proposal_id: i64,
+        kind: OperationKind,
+        except: OperationId,
+    ) -> Result<bool, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        diesel::select(diesel::dsl::exists(
+            operations::table
+                .filter(operations::proposal_id.eq(proposal_id))
+                .filter(operations::kind.eq(kind.as_str()))
+                .filter(operations::state.eq("failed"))
+                .filter(operations::id.ne(except.0)),
+        ))
+        .get_result(&mut conn)
+        .await
+        .map_err(query_error)
+    }
+
     async fn take_overdue(
         &self,
         started_before: DateTime<Utc>,

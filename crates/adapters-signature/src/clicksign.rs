@@ -242,6 +242,16 @@ impl ClicksignProvider {
     }
 }
 
+/// The name of a proposal's envelope, which a resumed send finds it by.
+fn envelope_name(identifier: &str) -> String {
+    format!("Proposta {identifier}")
+}
+
+/// The name as a query value (a space and the identifier's characters).
+fn urlencoding_name(name: &str) -> String {
+    url::form_urlencoded::byte_serialize(name.as_bytes()).collect()
+}
+
 fn id_of(answer: &Value) -> Result<String, ProviderError> {
     answer["data"]["id"]
         .as_str()
@@ -308,7 +318,7 @@ impl SignatureProvider for ClicksignProvider {
         deadline: DateTime<Utc>,
     ) -> Result<String, ProviderError> {
         let mut attributes = json!({
-            "name": format!("Proposta {identifier}"),
+            "name": envelope_name(identifier),
             "locale": "pt-BR",
             "auto_close": true,
             "block_after_refusal": true,
@@ -440,6 +450,23 @@ impl SignatureProvider for ClicksignProvider {
             }
             Err(other) => Err(other),
         }
+    }
+
+    async fn find_envelope(&self, identifier: &str) -> Result<Option<String>, ProviderError> {
+        let name = envelope_name(identifier);
+        let query = format!("/envelopes?filter[name]={}", urlencoding_name(&name));
+        let found = self.api(Method::GET, &query, None).await?;
+        for envelope in found["data"].as_array().into_iter().flatten() {
+            let open = matches!(envelope["attributes"]["status"].as_str(), Some("draft" | "running"));
+            // The filter matches by part of the name: only this proposal's own.
+            let ours = envelope["attributes"]["name"].as_str() == Some(name.as_str());
+            if let (true, true, Some(id)) = (open, ours, envelope["id"].as_str())
+                && self.document_of(id).await.is_ok()
+            {
+                return Ok(Some(id.to_owned()));
+            }
+        }
+        Ok(None)
     }
 
     async fn envelope_state(&self, document_key: &str) -> Result<Option<EnvelopeState>, ProviderError> {

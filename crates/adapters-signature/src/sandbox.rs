@@ -35,6 +35,11 @@ impl SignatureProvider for SandboxProvider {
     }
 
     /// The sandbox keeps nothing beyond what its page reported with each signature.
+    /// The sandbox keeps no envelopes: none to find.
+    async fn find_envelope(&self, _identifier: &str) -> Result<Option<String>, ProviderError> {
+        Ok(None)
+    }
+
     /// The sandbox keeps no envelopes: nothing to compare.
     async fn envelope_state(&self, _document_key: &str) -> Result<Option<EnvelopeState>, ProviderError> {
         Ok(None)

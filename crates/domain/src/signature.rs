@@ -187,6 +187,10 @@ pub trait SignatureProvider: Send + Sync {
     /// Cancels the envelope: no party can sign it any more. Cancelling a cancelled envelope
     /// succeeds (a retried cancellation); a closed one (every party signed) is refused.
     async fn cancel_envelope(&self, document_key: &str) -> Result<(), ProviderError>;
+    /// An envelope this service created for the proposal that is still open and holds its
+    /// document (an attempt that died before saving its key): a send resumed looks it up before
+    /// creating another. `None` where there is none, or the provider keeps no envelopes.
+    async fn find_envelope(&self, identifier: &str) -> Result<Option<String>, ProviderError>;
     /// The envelope as the provider holds it now; `None` where the provider keeps no state of its
     /// envelopes (the sandbox), so that nothing can be compared.
     async fn envelope_state(&self, document_key: &str) -> Result<Option<EnvelopeState>, ProviderError>;

@@ -811,3 +811,69 @@ async fn a_signature_arriving_while_an_operation_holds_the_proposal_waits_for_it
         1
     );
 }
+
+/// A send that died after Clicksign created its envelope, before the key was saved: the worker
+/// looks the proposal's envelope up by its name and resumes it, creating no second envelope.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_worker_resumes_the_envelope_a_dead_send_left_instead_of_creating_another() {
+    use wiremock::matchers::{method, path, query_param};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let clicksign = MockServer::start().await;
+    let uri = clicksign.uri();
+    let app = TestApp::spawn_with(&[
+        ("CLICKSIGN_BASE_URL", &uri),
+        ("CLICKSIGN_ACCESS_TOKEN", "token"),
+        ("SIGNATURE_CALLBACK_SECRET", "segredo-do-callback-0123"),
+        ("OPERATION_RECOVERY_AFTER_MS", "1000"),
+    ])
+    .await;
+    app.seed_catalog().await;
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", "11222333000181").await;
+    let office = app.token_for("bo@demo.com.br", "BACKOFFICE", "").await;
+    black_box_tests::mount_clicksign_envelope(&clicksign).await;
+    black_box_tests::mount_clicksign_signers(&clicksign).await;
+    black_box_tests::mount_clicksign_notifications(&clicksign).await;
+    let identifier = app.create_proposal(&partner, "52998224725").await;
+    // What the dead attempt left at the provider: the proposal's envelope, open, with its document
+    // (and another proposal's, whose name only contains this one's).
+    Mock::given(method("GET"))
+        .and(path("/api/v3/envelopes"))
+        .and(query_param("filter[name]", format!("Proposta {identifier}")))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"data": [
+            {"id": "env-outro", "type": "envelopes", "attributes": {"status": "running", "name": format!("Proposta {identifier}-2")}},
+            {"id": "env-1", "type": "envelopes", "attributes": {"status": "running", "name": format!("Proposta {identifier}")}}
+        ]})))
+        .mount(&clicksign)
+        .await;
+    app.sql(&format!(
+        "INSERT INTO proposal_operations (id, proposal_id, kind, requested_by, started_at) \
+         SELECT gen_random_uuid(), id, 'envio', 'rep@demo.com.br', now() - interval '1 minute' \
+         FROM proposals WHERE identificador = '{identifier}'"
+    ))
+    .await;
+    let status = wait_for_status(&app, &identifier, &office, "AGUARDANDO ASSINATURA").await;
+    assert_eq!(status, "AGUARDANDO ASSINATURA");
+    let requests = clicksign.received_requests().await.unwrap();
+    assert!(
+        !requests
+            .iter()
+            .any(|r| r.method.as_str() == "POST" && r.url.path() == "/api/v3/envelopes"),
+        "no second envelope"
+    );
+    assert!(
+        requests
+            .iter()
+            .any(|r| r.method.as_str() == "POST" && r.url.path() == "/api/v3/envelopes/env-1/notifications"),
+        "the customer notified on the envelope found"
+    );
+    assert_eq!(
+        app.count("SELECT count(*) AS n FROM signatures WHERE document_key = 'env-1'")
+            .await,
+        1
+    );
+    assert_eq!(
+        app.count("SELECT count(*) AS n FROM proposal_operations WHERE state = 'done' AND kind = 'envio'")
+            .await,
+        1
+    );
+}

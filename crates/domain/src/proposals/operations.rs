@@ -151,6 +151,14 @@ pub trait OperationClaims: Send + Sync {
     /// Ends a pending operation whose outside call failed or was refused, nothing recorded:
     /// `failed`, with why. False when it was no longer pending.
     async fn fail(&self, id: OperationId, why: &str, at: DateTime<Utc>) -> Result<bool, StoreError>;
+    /// Whether an operation of `kind` on the proposal, other than `except`, ended as failed: a
+    /// new one then resumes what that one may have left at the provider.
+    async fn failed_before(
+        &self,
+        proposal_id: i64,
+        kind: OperationKind,
+        except: OperationId,
+    ) -> Result<bool, StoreError>;
     /// Takes up to `limit` operations pending since before `started_before`, each for
     /// `lease` (`FOR UPDATE SKIP LOCKED`: every instance may run the worker; one takes each).
     async fn take_overdue(
@@ -255,6 +263,7 @@ pub(crate) fn accepting_claims() -> MockOperationClaims {
     claims.expect_claim().returning(|_| Ok(()));
     claims.expect_finish().returning(|_, _, _| Ok(true));
     claims.expect_fail().returning(|_, _, _| Ok(true));
+    claims.expect_failed_before().returning(|_, _, _| Ok(false));
     claims
 }
 

@@ -249,7 +249,18 @@ impl SigningService {
                 // copy, and none reaches it from now on (the copy is frozen while the send holds
                 // the proposal), so the document sealed is the copy route 7 shows.
                 let sent = match self.detail(principal, identifier).await {
-                    Ok(claimed) => self.first_send(&claimed, operation, by).await,
+                    Ok(claimed) => {
+                        // An earlier send that failed may have left an envelope the store never
+                        // learnt of: look it up before creating another.
+                        match self
+                            .claims
+                            .failed_before(claimed.proposal.id, OperationKind::Sending, operation)
+                            .await
+                        {
+                            Ok(resume) => self.first_send(&claimed, operation, by, resume).await,
+                            Err(error) => Err(error.into()),
+                        }
+                    }
                     Err(error) => Err(error),
                 };
                 self.end_if_failed(operation, &sent).await;
@@ -329,12 +340,28 @@ impl SigningService {
         detail: &ProposalDetail,
         operation: OperationId,
         by: &str,
+        resume: bool,
     ) -> Result<String, SigningError> {
         let channel = detail.proposal.shipping;
         let proposal_id = detail.proposal.id;
         let identifier = detail.proposal.identifier.as_str();
         let state = self.signatures.state(proposal_id).await?;
-        let document_key = match state.as_ref().and_then(|s| s.document_key.clone()) {
+        let found = match state.as_ref().and_then(|s| s.document_key.clone()) {
+            Some(key) => Some(key),
+            // A resumed send (the worker's, or one after a failed attempt) first looks for the
+            // envelope an earlier attempt created but did not save.
+            None if resume => match self.provider.find_envelope(identifier).await? {
+                Some(key) => {
+                    let deadline = self.clock.now() + self.signing_deadline;
+                    self.signatures.save_document(proposal_id, &key, deadline, by).await?;
+                    tracing::info!(identifier, "envelope of an earlier attempt found and resumed");
+                    Some(key)
+                }
+                None => None,
+            },
+            None => None,
+        };
+        let document_key = match found {
             Some(key) => key,
             None => {
                 // Rendered once and kept before it leaves: the bytes sent are the bytes
@@ -552,7 +579,7 @@ impl SigningService {
         let by = operation.requested_by.as_str();
         match (operation.kind, from) {
             (OperationKind::Sending, ProposalStatus::New) => {
-                self.first_send(&detail, operation.id, by).await?;
+                self.first_send(&detail, operation.id, by, true).await?;
             }
             // A resend died after (or before) its notification: one notification is enough.
             (OperationKind::Sending, _) => {
