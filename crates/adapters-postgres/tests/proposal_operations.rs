@@ -4,61 +4,30 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use adapters_postgres::testing::{TestDatabase, line, revert_through};
-use adapters_postgres::{
-    PgCatalog, PgOperations, PgPool, PgProposals, PgSignatures, PoolSettings, build_pool, migrations, seed,
-};
+use adapters_postgres::testing::{ONE_SHOP_SALE, TestDatabase, line, revert_through};
+use adapters_postgres::{PgOperations, PgPool, PgSignatures, PoolSettings, build_pool, migrations};
 use chrono::{Duration, Utc};
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
-use domain::catalog::ports::CatalogStore;
-use domain::customers::Seller;
 use domain::proposals::lifecycle::StatusChange;
-use domain::proposals::model::{Flow, NewProposal, PaymentDetails};
 use domain::proposals::operations::{ClaimError, NewOperation, OperationClaims, OperationId, OperationKind};
-use domain::proposals::ports::ProposalStore;
 use domain::signature::{ChangeStatusError, SignatureStore};
-use domain::testing::{address, customer};
 use domain::values::ProposalStatus;
-use domain::values::{SheetType, ShippingType};
 
 const VERSION: &str = "20261127000036";
 const FROZEN: &str = "20261127000037";
 
-/// A database with the demo catalog and one `NOVO` proposal of the shop: (database, pool, its id,
-/// its identifier).
+/// A database with one `NOVO` proposal of the shop (the migration tests' fixture): (database,
+/// pool, its id, its identifier).
 async fn one_proposal() -> (TestDatabase, PgPool, i64, String) {
     let db = TestDatabase::new().await;
-    let pool = build_pool(&PoolSettings::new(&db.url)).unwrap();
-    seed::seed_demo_catalog(&pool).await.unwrap();
-    let product_id = PgCatalog::new(pool.clone())
-        .product_with_banks(101)
+    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    conn.batch_execute(ONE_SHOP_SALE).await.unwrap();
+    let id = line(&mut conn, "SELECT id::text AS line FROM proposals")
         .await
-        .unwrap()
-        .unwrap()
-        .id;
-    let proposals = PgProposals::new(pool.clone());
-    let created = proposals
-        .create(&NewProposal {
-            flow: Flow::Ecommerce,
-            seller: Seller::Shop,
-            product_id,
-            billing_code: 5001,
-            value: 0,
-            payment: Some(PaymentDetails::PayrollDiscount {
-                number: "123".into(),
-                specie: 41,
-                sheet_type: SheetType::Benefit,
-            }),
-            shipping: ShippingType::Sms,
-            customer: customer("Maria da Silva"),
-            address: address("Rua Um"),
-            partner: None,
-            changed_by: "loja@demo.com.br".into(),
-            at: Utc::now(),
-        })
-        .await
+        .parse()
         .unwrap();
-    (db, pool, created.id, created.identifier)
+    let pool = build_pool(&PoolSettings::new(&db.url)).unwrap();
+    (db, pool, id, "p-1".to_owned())
 }
 
 fn operation(proposal_id: i64, kind: OperationKind, expected: ProposalStatus) -> NewOperation {

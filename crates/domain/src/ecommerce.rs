@@ -8,7 +8,7 @@ use crate::proposals::lifecycle::{StatusChange, Trigger, check};
 use crate::proposals::model::Flow;
 use crate::proposals::operations::{
     ClaimError, NewOperation, OperationClaims, OperationFinisher, OperationId, OperationKind, PendingOperation,
-    RecoveryOutcome,
+    RecoveryOutcome, end_failed,
 };
 use crate::proposals::ports::{PartnerDirectory, ProposalStore};
 use crate::signature::ChangeStatusError;
@@ -506,9 +506,12 @@ impl EcommerceService {
         let subscription = match self.gateway.create_subscription(&request).await {
             Ok(subscription) => subscription,
             Err(error) => {
-                // Nothing was created: free the claims so that a later call may try again.
-                self.store.release_claim(claim).await?;
+                // Nothing was created: end the operation, then free the subscription's claim, so
+                // that a later call may try again. In this order a store failing in between
+                // leaves no pending operation for the worker to finish (it would ask the platform
+                // again for a subscription the caller was told failed).
                 self.end_failed(operation.id, &error.to_string()).await;
+                self.store.release_claim(claim).await?;
                 return Err(error.into());
             }
         };
@@ -561,12 +564,8 @@ impl EcommerceService {
         }
     }
 
-    /// Ends an operation whose outside call failed; a store that cannot answer leaves it pending,
-    /// for the worker.
     async fn end_failed(&self, operation: OperationId, why: &str) {
-        if let Err(error) = self.claims.fail(operation, why, self.clock.now()).await {
-            tracing::warn!(%operation, %error, "failed operation not ended: the worker will");
-        }
+        end_failed(self.claims.as_ref(), operation, why, self.clock.now()).await;
     }
 
     /// The worker's end of a subscription whose request died after its claim: the platform is

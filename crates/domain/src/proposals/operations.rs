@@ -173,6 +173,15 @@ pub trait OperationClaims: Send + Sync {
     async fn overdue_count(&self, started_before: DateTime<Utc>) -> Result<i64, StoreError>;
 }
 
+/// Ends an operation whose outside call failed (nothing recorded) as `failed`; a store that cannot
+/// answer leaves it pending, for the worker, which is logged and not the caller's error (the
+/// caller answers the failure it already has).
+pub async fn end_failed(claims: &dyn OperationClaims, operation: OperationId, why: &str, at: DateTime<Utc>) {
+    if let Err(error) = claims.fail(operation, why, at).await {
+        tracing::warn!(%operation, %error, "failed operation not ended: the worker will");
+    }
+}
+
 /// What the worker does with one overdue operation: the use case that owns the operation's kind
 /// finishes it with its own keys (or ends it as failed when the outside service refuses).
 #[async_trait]

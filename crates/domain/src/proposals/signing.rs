@@ -11,7 +11,7 @@ use crate::proposals::lifecycle::{StatusChange, StatusEvent, TransitionError, Tr
 use crate::proposals::model::{Flow, ProposalDetail};
 use crate::proposals::operations::{
     ClaimError, NewOperation, OperationClaims, OperationFinisher, OperationId, OperationKind, PendingOperation,
-    RecoveryOutcome,
+    RecoveryOutcome, end_failed,
 };
 use crate::proposals::ports::{PartnerDirectory, ProposalStore};
 use crate::proposals::requests::{
@@ -324,10 +324,8 @@ impl SigningService {
     /// Ends an operation whose steps failed (nothing recorded); a store that cannot answer leaves
     /// it pending, for the worker.
     async fn end_if_failed<T>(&self, operation: OperationId, result: &Result<T, SigningError>) {
-        if let Err(error) = result
-            && let Err(store) = self.claims.fail(operation, &error.to_string(), self.clock.now()).await
-        {
-            tracing::warn!(%operation, error = %store, "failed operation not ended: the worker will");
+        if let Err(error) = result {
+            end_failed(self.claims.as_ref(), operation, &error.to_string(), self.clock.now()).await;
         }
     }
 

@@ -14,7 +14,7 @@ use crate::proposals::lifecycle::{StatusChange, StatusEvent, Trigger, check};
 use crate::proposals::model::Flow;
 use crate::proposals::operations::{
     ClaimError, NewOperation, OperationClaims, OperationFinisher, OperationId, OperationKind, PendingOperation,
-    RecoveryOutcome,
+    RecoveryOutcome, end_failed,
 };
 use crate::proposals::ports::{PartnerDirectory, ProposalStore};
 use crate::proposals::requests::{CustomerRequestStore, NewCustomerRequest, Protocol, RequestKind, SaleMoments};
@@ -157,13 +157,8 @@ impl WithdrawalService {
                 reason,
             )
             .await;
-        if let Err(error) = &withdrawn
-            && let Err(store) = self
-                .claims
-                .fail(operation.id, &error.to_string(), self.clock.now())
-                .await
-        {
-            tracing::warn!(operation = %operation.id, error = %store, "failed withdrawal not ended: the worker will");
+        if let Err(error) = &withdrawn {
+            end_failed(self.claims.as_ref(), operation.id, &error.to_string(), self.clock.now()).await;
         }
         let withdrawal = withdrawn?;
         tracing::info!(protocol = %withdrawal.protocol, refunds = withdrawal.refunds.len(), "sale withdrawn within the right of regret");
