@@ -2,66 +2,65 @@
 //! write is one statement, `REGISTER`), and the address's part of the write statements, shared
 //! with proposal creation (the registration's and the copies' parts are in `person_columns`).
 
-use crate::person_columns::{bind_registration, refreshed_copies_cte, registration_cte};
+use crate::composed::{Composed, Part};
+use crate::person_columns::{refreshed_copies, registration};
 use crate::pool::{connection, query_error};
-use crate::prepared::prepared;
 use crate::proposals::PgProposals;
 use crate::rows::{AddressRow, CustomerRow, row_of_json};
 use crate::schema::{addresses, customers, partners, products, proposals};
 use async_trait::async_trait;
-use diesel::pg::Pg;
 use diesel::prelude::*;
-use diesel::query_builder::{BoxedSqlQuery, SqlQuery};
-use diesel::sql_types::{Jsonb, Nullable, Text};
+use diesel::sql_types::Jsonb;
 use diesel_async::RunQueryDsl;
 use domain::access::Scope;
 use domain::customers::{
     AddressData, CustomerData, CustomerRecord, CustomerStore, OwnershipItem, Registration, Seller, SellerView,
 };
 use domain::store::StoreError;
-use domain::values::{Cpf, ProposalStatus};
+use domain::values::Cpf;
 
-/// `address`, after `registration_cte!`: with an address ($23 true), the registration's address
-/// ($24–$30, bound by [`bind_address`]) written under the id the registration holds (given by
-/// `registration` to a registration without one): updated when it is stored, inserted when not.
-macro_rules! address_cte {
-    () => {
+/// `address`, after `person_columns::registration`: with an address, the registration's address
+/// written under the id the registration holds (given by `registration` to a registration without
+/// one): updated when it is stored, inserted when not. Without one the part writes nothing.
+pub(crate) fn address(a: Option<&AddressData>) -> Part<'_> {
+    Part::new(
+        "address",
         "address AS ( \
          INSERT INTO addresses (id, cep, endereco, numero, bairro, cidade, estado, complemento) \
-         SELECT r.id_endereco, $24, $25, $26, $27, $28, $29, $30 FROM registration r WHERE $23 \
+         SELECT r.id_endereco, {cep}, {endereco}, {numero}, {bairro}, {cidade}, {estado}, {complemento} \
+         FROM registration r WHERE {com_endereco} \
          ON CONFLICT (id) DO UPDATE SET cep = EXCLUDED.cep, endereco = EXCLUDED.endereco, numero = EXCLUDED.numero, \
              bairro = EXCLUDED.bairro, cidade = EXCLUDED.cidade, estado = EXCLUDED.estado, \
              complemento = EXCLUDED.complemento, alterado_em = now() \
-         RETURNING *)"
-    };
-}
-pub(crate) use address_cte;
-
-/// Binds `address_cte!`'s $24–$30 (nulls when no address was sent: the part writes nothing then).
-pub(crate) fn bind_address<'f>(
-    q: BoxedSqlQuery<'f, Pg, SqlQuery>,
-    a: Option<&'f AddressData>,
-) -> BoxedSqlQuery<'f, Pg, SqlQuery> {
-    q.bind::<Nullable<Text>, _>(a.map(|a| a.cep.as_str()))
-        .bind::<Nullable<Text>, _>(a.map(|a| a.street.as_str()))
-        .bind::<Nullable<Text>, _>(a.map(|a| a.number.as_str()))
-        .bind::<Nullable<Text>, _>(a.map(|a| a.neighborhood.as_str()))
-        .bind::<Nullable<Text>, _>(a.map(|a| a.city.as_str()))
-        .bind::<Nullable<Text>, _>(a.map(|a| a.state.as_str()))
-        .bind::<Nullable<Text>, _>(a.and_then(|a| a.complement.as_deref()))
+         RETURNING *)",
+    )
+    .value("com_endereco", a.is_some())
+    .value("cep", a.map(|a| a.cep.as_str()))
+    .value("endereco", a.map(|a| a.street.as_str()))
+    .value("numero", a.map(|a| a.number.as_str()))
+    .value("bairro", a.map(|a| a.neighborhood.as_str()))
+    .value("cidade", a.map(|a| a.city.as_str()))
+    .value("estado", a.map(|a| a.state.as_str()))
+    .value("complemento", a.and_then(|a| a.complement.as_deref()))
 }
 
 /// Route 3's write, in one statement (one round trip, its own transaction): the seller's
 /// registration by CPF, its address when sent, and its `NOVO` proposals' copies refreshed.
-const REGISTER: &str = concat!(
-    "WITH ",
-    registration_cte!(),
-    ", ",
-    address_cte!(),
-    ", ",
-    refreshed_copies_cte!(),
-    " SELECT * FROM registration"
-);
+fn register<'a>(
+    customer: &'a CustomerData,
+    address_data: Option<&'a AddressData>,
+    seller: Seller,
+    changed_by: &'a str,
+) -> Composed<'a> {
+    Composed::new()
+        .text("WITH ")
+        .part(registration(customer, seller, changed_by, address_data.is_some()))
+        .text(", ")
+        .part(address(address_data))
+        .text(", ")
+        .part(refreshed_copies())
+        .text(" SELECT * FROM registration")
+}
 
 #[async_trait]
 impl CustomerStore for PgProposals {
@@ -73,13 +72,10 @@ impl CustomerStore for PgProposals {
         changed_by: &str,
     ) -> Result<CustomerRecord, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        let row: CustomerRow = prepared(REGISTER, |q| {
-            let q = bind_registration(q.into_boxed(), customer, seller, changed_by, address.is_some());
-            bind_address(q, address.as_ref()).bind::<Text, _>(ProposalStatus::New.as_str())
-        })
-        .get_result(&mut conn)
-        .await
-        .map_err(query_error)?;
+        let row: CustomerRow = register(customer, address.as_ref(), seller, changed_by)
+            .get_result(&mut conn)
+            .await
+            .map_err(query_error)?;
         Ok(row.into())
     }
 

@@ -1,14 +1,15 @@
 //! The outbox of a proposal's events: an event is queued as one delivery per active subscription
 //! that asked for its kind and whose owner may see the proposal, inside the transaction of the
 //! change it tells, so that it is sent if and only if the change commits. The status changes
-//! (`status_changes`), the creation (`proposals::CREATE_PROPOSAL`, in its one statement), the
+//! (`status_changes`), the creation (`proposals::create_statement`, in its one statement), the
 //! sendings and signatures (`signatures`) and the payments (`ecommerce`) all queue here.
 
+use crate::composed::{Composed, Part};
 use crate::pool::{PgPool, connection};
 use crate::prepared::prepared;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Bool, Integer, Nullable, Text, Timestamptz};
+use diesel::sql_types::{BigInt, Integer, Nullable, Text, Timestamptz};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use domain::hooks::payload;
 use domain::signature::PartyRole;
@@ -30,26 +31,51 @@ macro_rules! message_id {
     };
 }
 
-/// `queued AS (…)`: the deliveries of one event, one per matching subscription, for each row of
-/// `$source` (a statement's own row, so that nothing is queued when it wrote nothing). The other
-/// arguments are the placeholders of: the `proposal_events` row (or `NULL`), the kind, the body,
-/// the partner who may see the proposal (null unless its own flow), whether the shop may, and the
-/// texts of `ATIVO` and of the back office's, the partners' and the shop's applications.
-macro_rules! queue_deliveries_cte {
-    ($source:literal, $event:literal, $kind:literal, $body:literal, $partner:literal, $shop:literal,
-     $active:literal, $office:literal, $partner_app:literal, $shop_app:literal) => {
+/// The text of `queued AS (…)` for each row of `$source` (a statement's own row, so that nothing is
+/// queued when it wrote nothing), its values named as [`queued_deliveries`] binds them.
+macro_rules! queued_text {
+    ($source:literal) => {
         concat!(
             "queued AS ( \
              INSERT INTO hook_deliveries (subscription_id, proposal_event_id, message_id, event_type, body, next_attempt_at) \
-             SELECT s.id, ", $event, ", ", $crate::event_outbox::message_id!(), ", ", $kind, ", ", $body, ", now() \
+             SELECT s.id, {evento}, ", $crate::event_outbox::message_id!(), ", {tipo}, {corpo}, now() \
              FROM hook_subscriptions s, ", $source, " \
-             WHERE s.status = ", $active, " AND s.deleted_at IS NULL AND ", $kind, " = ANY (s.events) \
-               AND (s.owner_application = ", $office, " \
-                    OR (s.owner_application = ", $partner_app, " AND s.partner_id = ", $partner, ") \
-                    OR (s.owner_application = ", $shop_app, " AND ", $shop, ")) \
+             WHERE s.status = {ativo} AND s.deleted_at IS NULL AND {tipo} = ANY (s.events) \
+               AND (s.owner_application = {backoffice} \
+                    OR (s.owner_application = {parceiro} AND s.partner_id = {id_parceiro}) \
+                    OR (s.owner_application = {ecommerce} AND {loja})) \
              RETURNING 1)"
         )
     };
+}
+
+/// Where the deliveries' event comes from: a row the statement writes, or none (one event).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum QueuedFor {
+    /// Once, if the statement's `proposal` wrote its row.
+    CreatedProposal,
+    /// Once, for the status event `Some(id)` (or none).
+    Event(Option<i64>),
+}
+
+/// `queued`: the deliveries of one event, one per active subscription that asked for its kind and
+/// whose owner may see the proposal (the back office's always; a partner's for its own flow; the
+/// shop's for the shop's).
+pub(crate) fn queued_deliveries<'a>(for_: QueuedFor, kind: EventKind, body: &'a str, audience: Audience) -> Part<'a> {
+    let (sql, event) = match for_ {
+        QueuedFor::CreatedProposal => (queued_text!("proposal"), None),
+        QueuedFor::Event(event) => (queued_text!("(SELECT 1) AS one"), event),
+    };
+    Part::new("queued", sql)
+        .value("evento", event)
+        .value("tipo", kind.as_str())
+        .value("corpo", body)
+        .value("id_parceiro", audience.partner)
+        .value("loja", audience.shop)
+        .value("ativo", HookStatus::Active.as_str())
+        .value("backoffice", Application::BackOffice.as_str())
+        .value("parceiro", Application::Partner.as_str())
+        .value("ecommerce", Application::Ecommerce.as_str())
 }
 
 /// A relation of one row whose evaluation sends the `NOTIFY` (at commit) only when `queued` queued
@@ -64,7 +90,7 @@ macro_rules! notify_if_queued {
     };
 }
 
-pub(crate) use {channel, message_id, queue_deliveries_cte};
+pub(crate) use {channel, message_id};
 
 /// Wakes the delivery workers after a commit instead of inside it, at most once per `GAP`: a
 /// `NOTIFY` takes a database-wide lock from its transaction's pre-commit to its end, so that
@@ -124,24 +150,8 @@ pub(crate) const CHANNEL: &str = channel!();
 /// A new message id, for the `webhook-id` header.
 pub(crate) const MESSAGE_ID: &str = message_id!();
 
-/// Queues one event, bound as the macros above say.
-const QUEUE: &str = concat!(
-    "WITH ",
-    queue_deliveries_cte!(
-        "(SELECT 1) AS one",
-        "$1",
-        "$2",
-        "$3",
-        "$4",
-        "$5",
-        "$6",
-        "$7",
-        "$8",
-        "$9"
-    ),
-    " SELECT notified FROM ",
-    notify_if_queued!()
-);
+/// The statement's tail after `queued`: the wake-up sent (at commit) when it queued something.
+const NOTIFY_IF_QUEUED: &str = concat!(" SELECT notified FROM ", notify_if_queued!());
 
 /// Who may see a proposal's events besides the back office, which sees them all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -227,20 +237,18 @@ pub(crate) async fn queue(
     body: &str,
     audience: Audience,
 ) -> QueryResult<()> {
-    prepared(QUEUE, |q| {
-        q.bind::<Nullable<BigInt>, _>(status_event_id)
-            .bind::<Text, _>(kind.as_str())
-            .bind::<Text, _>(body)
-            .bind::<Nullable<BigInt>, _>(audience.partner)
-            .bind::<Bool, _>(audience.shop)
-            .bind::<Text, _>(HookStatus::Active.as_str())
-            .bind::<Text, _>(Application::BackOffice.as_str())
-            .bind::<Text, _>(Application::Partner.as_str())
-            .bind::<Text, _>(Application::Ecommerce.as_str())
-    })
-    .execute(conn)
-    .await
-    .map(|_| ())
+    Composed::new()
+        .text("WITH ")
+        .part(queued_deliveries(
+            QueuedFor::Event(status_event_id),
+            kind,
+            body,
+            audience,
+        ))
+        .text(NOTIFY_IF_QUEUED)
+        .execute(conn)
+        .await
+        .map(|_| ())
 }
 
 #[derive(QueryableByName)]
@@ -318,8 +326,8 @@ mod tests {
 
     #[test]
     fn the_queue_statement_announces_on_the_channel_the_workers_listen_to() {
-        assert!(QUEUE.contains(MESSAGE_ID));
-        assert!(QUEUE.contains(&format!("pg_notify('{CHANNEL}', '')")));
+        assert!(queued_text!("proposal").contains(MESSAGE_ID));
+        assert!(NOTIFY_IF_QUEUED.contains(&format!("pg_notify('{CHANNEL}', '')")));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 pub mod accounts;
 pub mod catalog;
 pub mod catalog_cache;
+pub mod composed;
 pub mod customer_requests;
 pub mod customers;
 pub mod ecommerce;

@@ -5,12 +5,12 @@
 //! copies follow the registration, and what anonymisation leaves in them. A personal field is added here and in its migration (the read model's document, the
 //! export and the back office's view take every column of the rows as stored).
 
+use crate::composed::Part;
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::QueryableByName;
-use diesel::pg::Pg;
-use diesel::query_builder::{BoxedSqlQuery, SqlQuery};
 use diesel::sql_types::{Bool, Date, Int8, Nullable, Text, Timestamptz};
 use domain::customers::{ChangeStamp, CustomerData, CustomerSnapshot, Seller};
+use domain::values::ProposalStatus;
 use serde::Deserialize;
 
 /// The personal columns of a registration or of a proposal's copy, read from a statement's row
@@ -157,35 +157,72 @@ macro_rules! person_columns {
 }
 
 /// `registration`, the first part of a write statement: creates the seller's registration of the
-/// customer, or updates the seller's own one by CPF ($1–$22, bound by [`bind_registration`]):
-/// fields not sent keep their stored value (a new registration stores null or false for them).
-/// Another seller's registration is another row. With an address ($23 true), a registration
-/// without one is given its address's id here, from the addresses' sequence, so that the address
-/// is written beside it in the same statement (`customers::address_cte!`).
-macro_rules! registration_cte {
-    () => {
+/// customer, or updates the seller's own one by CPF: fields not sent keep their stored value (a
+/// new registration stores null or false for them). Another seller's registration is another row.
+/// With an address, a registration without one is given its address's id here, from the
+/// addresses' sequence, so that the address is written beside it in the same statement
+/// (`customers::address`).
+pub(crate) fn registration<'a>(
+    c: &'a CustomerData,
+    seller: Seller,
+    changed_by: &'a str,
+    with_address: bool,
+) -> Part<'a> {
+    Part::new(
+        "registration",
         "registration AS ( \
          INSERT INTO customers (cpf, nome_completo, data_nascimento, sexo, estado_civil, nacionalidade, celular, \
              telefone_fixo, email, profissao, salario, trabalhando, servidor_publico, pep, afastado, medicamento, \
              medicamento_descricao, e_analfabeto, alterado_por, aplicacao_vendedor, id_parceiro_vendedor, nome_social, \
              id_endereco) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, COALESCE($12, false), COALESCE($13, false), \
-             COALESCE($14, false), COALESCE($15, false), COALESCE($16, false), $17, COALESCE($18, false), $19, $20, $21, \
-             $22, CASE WHEN $23 THEN nextval('addresses_id_seq') END) \
+         VALUES ({cpf}, {nome_completo}, {data_nascimento}, {sexo}, {estado_civil}, {nacionalidade}, {celular}, \
+             {telefone_fixo}, {email}, {profissao}, {salario}, COALESCE({trabalhando}, false), \
+             COALESCE({servidor_publico}, false), COALESCE({pep}, false), COALESCE({afastado}, false), \
+             COALESCE({medicamento}, false), {medicamento_descricao}, COALESCE({e_analfabeto}, false), {alterado_por}, \
+             {aplicacao_vendedor}, {id_parceiro_vendedor}, {nome_social}, \
+             CASE WHEN {com_endereco} THEN nextval('addresses_id_seq') END) \
          ON CONFLICT ON CONSTRAINT customers_seller_cpf_key DO UPDATE SET \
-             nome_completo = $2, data_nascimento = $3, sexo = $4, \
-             estado_civil = COALESCE($5, customers.estado_civil), nacionalidade = COALESCE($6, customers.nacionalidade), \
-             celular = COALESCE($7, customers.celular), telefone_fixo = COALESCE($8, customers.telefone_fixo), \
-             email = COALESCE($9, customers.email), profissao = COALESCE($10, customers.profissao), \
-             salario = COALESCE($11, customers.salario), trabalhando = COALESCE($12, customers.trabalhando), \
-             servidor_publico = COALESCE($13, customers.servidor_publico), pep = COALESCE($14, customers.pep), \
-             afastado = COALESCE($15, customers.afastado), medicamento = COALESCE($16, customers.medicamento), \
-             medicamento_descricao = COALESCE($17, customers.medicamento_descricao), \
-             e_analfabeto = COALESCE($18, customers.e_analfabeto), nome_social = COALESCE($22, customers.nome_social), \
+             nome_completo = EXCLUDED.nome_completo, data_nascimento = EXCLUDED.data_nascimento, sexo = EXCLUDED.sexo, \
+             estado_civil = COALESCE(EXCLUDED.estado_civil, customers.estado_civil), \
+             nacionalidade = COALESCE(EXCLUDED.nacionalidade, customers.nacionalidade), \
+             celular = COALESCE(EXCLUDED.celular, customers.celular), \
+             telefone_fixo = COALESCE(EXCLUDED.telefone_fixo, customers.telefone_fixo), \
+             email = COALESCE(EXCLUDED.email, customers.email), profissao = COALESCE(EXCLUDED.profissao, customers.profissao), \
+             salario = COALESCE(EXCLUDED.salario, customers.salario), \
+             trabalhando = COALESCE({trabalhando}, customers.trabalhando), \
+             servidor_publico = COALESCE({servidor_publico}, customers.servidor_publico), \
+             pep = COALESCE({pep}, customers.pep), afastado = COALESCE({afastado}, customers.afastado), \
+             medicamento = COALESCE({medicamento}, customers.medicamento), \
+             medicamento_descricao = COALESCE(EXCLUDED.medicamento_descricao, customers.medicamento_descricao), \
+             e_analfabeto = COALESCE({e_analfabeto}, customers.e_analfabeto), \
+             nome_social = COALESCE(EXCLUDED.nome_social, customers.nome_social), \
              id_endereco = COALESCE(customers.id_endereco, EXCLUDED.id_endereco), \
-             alterado_por = $19, alterado_em = now() \
-         RETURNING *)"
-    };
+             alterado_por = EXCLUDED.alterado_por, alterado_em = now() \
+         RETURNING *)",
+    )
+    .value("cpf", c.cpf.as_str())
+    .value("nome_completo", c.full_name.as_str())
+    .value("data_nascimento", c.birth_date.date())
+    .value("sexo", c.gender.as_str())
+    .value("estado_civil", c.marital_status.map(|m| m.as_str()))
+    .value("nacionalidade", c.nationality.as_deref())
+    .value("celular", c.cell_phone.as_ref().map(|p| p.as_str()))
+    .value("telefone_fixo", c.landline.as_ref().map(|p| p.as_str()))
+    .value("email", c.email.as_ref().map(|e| e.as_str()))
+    .value("profissao", c.profession.as_deref())
+    .value("salario", c.salary.map(|s| s.cents()))
+    .value("trabalhando", c.working)
+    .value("servidor_publico", c.public_servant)
+    .value("pep", c.pep)
+    .value("afastado", c.absent)
+    .value("medicamento", c.medication)
+    .value("medicamento_descricao", c.medication_description.as_deref())
+    .value("e_analfabeto", c.illiterate)
+    .value("alterado_por", changed_by)
+    .value("aplicacao_vendedor", seller.application())
+    .value("id_parceiro_vendedor", seller.partner_id())
+    .value("nome_social", c.social_name.as_ref().map(|n| n.as_str()))
+    .value("com_endereco", with_address)
 }
 
 /// The proposal's copy's columns past its two keys: the person, the address, the stamp.
@@ -200,78 +237,45 @@ macro_rules! copy_columns {
 
 /// `copied`: the new proposal's (`proposal`) copy of the registration and its address, as the
 /// statement wrote them.
-macro_rules! new_copy_cte {
-    () => {
-        concat!(
-            "copied AS (INSERT INTO proposal_customers (id_proposta, id_cliente, ",
-            $crate::person_columns::copy_columns!(),
-            ") SELECT p.id, r.id, ",
-            $crate::person_columns::person_columns!("r."),
-            ", a.cep, a.endereco, a.numero, a.bairro, a.cidade, a.estado, a.complemento, \
-             r.alterado_por, r.criado_em, r.alterado_em \
-             FROM proposal p, registration r, address a)"
-        )
-    };
+pub(crate) fn new_copy<'a>() -> Part<'a> {
+    Part::text(concat!(
+        "copied AS (INSERT INTO proposal_customers (id_proposta, id_cliente, ",
+        copy_columns!(),
+        ") SELECT p.id, r.id, ",
+        person_columns!("r."),
+        ", a.cep, a.endereco, a.numero, a.bairro, a.cidade, a.estado, a.complemento, \
+         r.alterado_por, r.criado_em, r.alterado_em \
+         FROM proposal p, registration r, address a)"
+    ))
 }
 
-/// `refreshed`: the registration's earlier proposals still `NOVO` ($31) take its data (a
-/// correction reaches them), and its address when one was written; a proposal that left NOVO
-/// keeps the copy it had, and so does one an operation holds (a send renders from it): checked
-/// under the proposal's row lock by `proposal_copy_refreshable` (migration 000037), so that a move
-/// or a claim committing meanwhile is seen. The statement's own new proposal is not among them (a statement's parts
-/// do not see each other's rows): `copied` writes it.
-macro_rules! refreshed_copies_cte {
-    () => {
+/// `refreshed`: the registration's earlier proposals still `NOVO` take its data (a correction
+/// reaches them), and its address when one was written; a proposal that left NOVO keeps the copy
+/// it had, and so does one an operation holds (a send renders from it): checked under the
+/// proposal's row lock by `proposal_copy_refreshable` (migration 000037), so that a move or a claim
+/// committing meanwhile is seen. The statement's own new proposal is not among them (a statement's
+/// parts do not see each other's rows): `copied` writes it.
+pub(crate) fn refreshed_copies<'a>() -> Part<'a> {
+    Part::new(
+        "refreshed",
         concat!(
             "refreshed AS (UPDATE proposal_customers pc SET (",
-            $crate::person_columns::copy_columns!(),
+            copy_columns!(),
             ") = (",
-            $crate::person_columns::person_columns!("r."),
+            person_columns!("r."),
             ", coalesce(a.cep, pc.cep), coalesce(a.endereco, pc.endereco), coalesce(a.numero, pc.numero), \
              coalesce(a.bairro, pc.bairro), coalesce(a.cidade, pc.cidade), coalesce(a.estado, pc.estado), \
              CASE WHEN a.id IS NULL THEN pc.complemento ELSE a.complemento END, \
              r.alterado_por, r.criado_em, r.alterado_em) \
              FROM registration r LEFT JOIN address a ON true \
-             JOIN proposals o ON o.id_cliente = r.id AND o.status = $31 \
-             WHERE pc.id_proposta = o.id AND proposal_copy_refreshable(o.id, $31))"
-        )
-    };
+             JOIN proposals o ON o.id_cliente = r.id AND o.status = {novo} \
+             WHERE pc.id_proposta = o.id AND proposal_copy_refreshable(o.id, {novo}))"
+        ),
+    )
+    .value("novo", ProposalStatus::New.as_str())
 }
 
-pub(crate) use {copy_columns, new_copy_cte, person_columns, refreshed_copies_cte, registration_cte};
-
-/// Binds `registration_cte!`'s $1–$23: the route's data, its seller and whether an address follows.
-pub(crate) fn bind_registration<'f>(
-    q: BoxedSqlQuery<'f, Pg, SqlQuery>,
-    c: &'f CustomerData,
-    seller: Seller,
-    changed_by: &'f str,
-    with_address: bool,
-) -> BoxedSqlQuery<'f, Pg, SqlQuery> {
-    q.bind::<Text, _>(c.cpf.as_str())
-        .bind::<Text, _>(c.full_name.as_str())
-        .bind::<Date, _>(c.birth_date.date())
-        .bind::<Text, _>(c.gender.as_str())
-        .bind::<Nullable<Text>, _>(c.marital_status.map(|m| m.as_str()))
-        .bind::<Nullable<Text>, _>(c.nationality.as_deref())
-        .bind::<Nullable<Text>, _>(c.cell_phone.as_ref().map(|p| p.as_str()))
-        .bind::<Nullable<Text>, _>(c.landline.as_ref().map(|p| p.as_str()))
-        .bind::<Nullable<Text>, _>(c.email.as_ref().map(|e| e.as_str()))
-        .bind::<Nullable<Text>, _>(c.profession.as_deref())
-        .bind::<Nullable<Int8>, _>(c.salary.map(|s| s.cents()))
-        .bind::<Nullable<Bool>, _>(c.working)
-        .bind::<Nullable<Bool>, _>(c.public_servant)
-        .bind::<Nullable<Bool>, _>(c.pep)
-        .bind::<Nullable<Bool>, _>(c.absent)
-        .bind::<Nullable<Bool>, _>(c.medication)
-        .bind::<Nullable<Text>, _>(c.medication_description.as_deref())
-        .bind::<Nullable<Bool>, _>(c.illiterate)
-        .bind::<Text, _>(changed_by)
-        .bind::<Text, _>(seller.application())
-        .bind::<Nullable<Int8>, _>(seller.partner_id())
-        .bind::<Nullable<Text>, _>(c.social_name.as_ref().map(|n| n.as_str()))
-        .bind::<Bool, _>(with_address)
-}
+pub(crate) use person_columns;
 
 /// The personal fields of a registration replaced: the name says what happened, the birth date is
 /// a placeholder day, every other personal value is emptied, with the registration's own keys.

@@ -1,12 +1,12 @@
 //! Proposals in PostgreSQL: the domain's `ProposalStore` (the registrations are `customers`, the
 //! partners `partners`, route 7's document `read_model`).
 
-use crate::customers::{address_cte, bind_address};
-use crate::event_outbox::Audience;
+use crate::composed::{Composed, Part};
+use crate::customers::address;
+use crate::event_outbox::{Audience, QueuedFor, queued_deliveries};
 use crate::list_statement::{NameHasWord, Older, WithPageLimit};
-use crate::person_columns::{bind_registration, new_copy_cte, refreshed_copies_cte, registration_cte};
+use crate::person_columns::{new_copy, refreshed_copies, registration};
 use crate::pool::{PgPool, connection, names_no_row, query_error};
-use crate::prepared::prepared;
 use crate::read_model::{self, DetailParts, PartyPart, RepresentativePart, SignaturePart, SubscriptionPart};
 use crate::replicas::ReadPools;
 use crate::rows::{PartnerRow, PaymentRow, ProposalRow, row_of_json};
@@ -20,7 +20,7 @@ use diesel::dsl::AsSelect;
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
-use diesel::sql_types::{Bool, Int4, Int8, Jsonb, Nullable, Text, Timestamptz};
+use diesel::sql_types::{Bool, Int8, Jsonb};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use domain::access::Scope;
 use domain::history::{FieldChange, HistoryEntry};
@@ -28,7 +28,7 @@ use domain::proposals::model::{Flow, NewProposal, PaymentDetails, ProposalDetail
 use domain::proposals::ports::{CreateProposalError, ProposalStore};
 use domain::proposals::search::{ListedProposal, ProposalSearch, SearchText};
 use domain::store::StoreError;
-use domain::values::{Application, CellPhone, Cpf, EventKind, HookStatus, ProposalStatus};
+use domain::values::{CellPhone, Cpf, EventKind, ProposalStatus};
 use std::collections::BTreeMap;
 
 const OPEN_PROPOSAL_INDEX: &str = "proposals_one_open_per_cpf_product";
@@ -94,7 +94,7 @@ impl PgProposals {
     }
 }
 
-/// `CREATE_PROPOSAL`'s answer: the proposal, and how many deliveries it queued.
+/// `create_statement`'s answer: the proposal, and how many deliveries it queued.
 #[derive(QueryableByName)]
 struct CreatedRow {
     #[diesel(embed)]
@@ -103,159 +103,100 @@ struct CreatedRow {
     queued_deliveries: i64,
 }
 
-/// Route 5's (and 6's) write, in one statement: one round trip, its own transaction. The seller's
-/// registration by CPF and its address (`customers`), the proposal with its payment, the
-/// proposal's copy of the customer and address, the registration's earlier `NOVO` proposals'
-/// copies refreshed, and its `PROPOSTA_CRIADA` deliveries (`event_outbox`, the workers woken
+/// Route 5's (and 6's) write, in one statement composed of named parts: one round trip, its own
+/// transaction. The seller's registration by CPF (`person_columns::registration`) and its address
+/// (`customers::address`), the proposal and its payment (here), the proposal's copy of the
+/// customer and address and the registration's earlier `NOVO` proposals' copies refreshed
+/// (`person_columns`), and its `PROPOSTA_CRIADA` deliveries (`event_outbox`, the workers woken
 /// after the commit). At its commit the deferred triggers build the proposal's read model
-/// (migration 000022) and the history's creation entry is written. `bench/run.sh` replays exactly
-/// this text through pgbench (the route's own ceiling, `bench-tools`' `write-script`).
-pub const CREATE_PROPOSAL: &str = concat!(
-    "WITH ",
-    registration_cte!(),
-    ", ",
-    address_cte!(),
-    ", ",
-    "proposal AS ( \
-     INSERT INTO proposals (identificador, valor, cpf_cnpj_parceiro, id_parceiro, id_representante, id_cliente, \
-         cpf_cliente, alterado_por, cnpj_associacao, cnpj_federacao, tipo_envio, fluxo, id_produto, codigo_faturamento, \
-         tipo_pagamento, criado_em, alterado_em) \
-     SELECT $32, $33, $34, $35, $36, r.id, r.cpf, r.alterado_por, $37, $38, $39, $40, $41, $42, $43, $51, $51 \
-     FROM registration r \
-     RETURNING *), \
-     payment AS ( \
-     INSERT INTO proposal_payments (id_proposta, tipo, alterado_por, banco, agencia, conta, operacao, numero_folha, \
-         tipo_folha, especie) \
-     SELECT p.id, p.tipo_pagamento, p.alterado_por, $44, $45, $46, $47, $48, $49, $50 \
-     FROM proposal p WHERE p.tipo_pagamento IS NOT NULL), ",
-    new_copy_cte!(),
-    ", ",
-    refreshed_copies_cte!(),
-    ", ",
-    crate::event_outbox::queue_deliveries_cte!(
-        "proposal", "NULL", "$52", "$53", "$54", "$55", "$56", "$57", "$58", "$59"
-    ),
-    // The wake-up is sent after the commit (`event_outbox::Wakeups`), not inside it.
-    " SELECT proposal.*, (SELECT count(*) FROM queued) AS queued_deliveries FROM proposal"
-);
-
-/// `CREATE_PROPOSAL` as a pgbench script: the service's very statement with each `$n` replaced by
-/// the value the benchmark's route-5 body binds there (`bench/create_proposal.lua`: a new CPF per
-/// transaction, payroll discount), so that `bench/run.sh` measures the route's own writes with
-/// nothing of the service in the way, and a change to the statement changes what is measured.
-/// pgbench variables: `:n` (a number per transaction) and the demo seed's `:partner`,
-/// `:representative` and `:product` ids. `None` when the statement and the values no longer match
-/// (a test holds them together).
-pub fn create_proposal_pgbench_script() -> Option<String> {
-    const VALUES: [&str; 59] = [
-        "lpad(:n::text, 11, '0')",
-        "'Cliente De Carga'",
-        "'1985-03-10'::date",
-        "'Feminino'",
-        "'Casado'::text",
-        "'Brasileira'::text",
-        "'11912345678'::text",
-        "NULL::text",
-        "'carga@exemplo.com.br'::text",
-        "'Analista'::text",
-        "300000::int8",
-        "NULL::bool",
-        "NULL::bool",
-        "NULL::bool",
-        "NULL::bool",
-        "NULL::bool",
-        "NULL::text",
-        "NULL::bool",
-        "'parceiro@demo.com.br'",
-        "'PARCEIRO'",
-        ":partner::int8",
-        "NULL::text",
-        "true",
-        "'01310100'::text",
-        "'Avenida Paulista'::text",
-        "'1'::text",
-        "'Bela Vista'::text",
-        "'São Paulo'::text",
-        "'SP'::text",
-        "NULL::text",
-        "'NOVO'",
-        "gen_random_uuid()::text",
-        "141200::int8",
-        "'11222333000181'::text",
-        ":partner::int8",
-        ":representative::int8",
-        "NULL::text",
-        "NULL::text",
-        "'sms'::text",
-        "'PARCEIRO'::text",
-        ":product::int8",
-        "5002::int4",
-        "'DESCONTO EM FOLHA'::text",
-        "NULL::text",
-        "NULL::text",
-        "NULL::text",
-        "NULL::text",
-        "'123'::text",
-        "'BENEFÍCIO'::text",
-        "41::int4",
-        "now()",
-        "'PROPOSTA_CRIADA'",
-        "'{}'::text",
-        ":partner::int8",
-        "false",
-        "'ATIVO'",
-        "'BACKOFFICE'",
-        "'PARCEIRO'",
-        "'ECOMMERCE'",
-    ];
-    crate::prepared::with_placeholders(CREATE_PROPOSAL, &VALUES)
-        .map(|statement| format!("\\set n random(1, 99999999999)\n{statement};\n"))
+/// (migration 000022) and the history's creation entry is written. `bench/run.sh` replays this
+/// statement through pgbench (`bench-tools`' `create-proposal-script`, from these same parts).
+pub fn create_statement<'a>(p: &'a NewProposal, identifier: &'a str, created_event: &'a str) -> Composed<'a> {
+    let audience = Audience::of(p.partner.as_ref().map(|l| l.partner_id), p.flow);
+    Composed::new()
+        .text("WITH ")
+        .part(registration(&p.customer, p.seller, &p.changed_by, true))
+        .text(", ")
+        .part(address(Some(&p.address)))
+        .text(", ")
+        .part(proposal_part(p, identifier))
+        .text(", ")
+        .part(payment_part(p.payment.as_ref()))
+        .text(", ")
+        .part(new_copy())
+        .text(", ")
+        .part(refreshed_copies())
+        .text(", ")
+        .part(queued_deliveries(
+            QueuedFor::CreatedProposal,
+            EventKind::ProposalCreated,
+            created_event,
+            audience,
+        ))
+        // The wake-up is sent after the commit (`event_outbox::Wakeups`), not inside it.
+        .text(" SELECT proposal.*, (SELECT count(*) FROM queued) AS queued_deliveries FROM proposal")
 }
 
-/// The payment's columns as `CREATE_PROPOSAL` binds them: bank, agency, account, operation,
-/// sheet number, sheet type, species (those of the other kind null).
-type PaymentBinds<'a> = (
-    Option<&'a str>,
-    Option<&'a str>,
-    Option<&'a str>,
-    Option<&'a str>,
-    Option<&'a str>,
-    Option<&'a str>,
-    Option<i32>,
-);
+/// `proposal`: the proposal itself, made from the statement's registration.
+fn proposal_part<'a>(p: &'a NewProposal, identifier: &'a str) -> Part<'a> {
+    let partner = p.partner.as_ref();
+    Part::new(
+        "proposal",
+        "proposal AS ( \
+         INSERT INTO proposals (identificador, valor, cpf_cnpj_parceiro, id_parceiro, id_representante, id_cliente, \
+             cpf_cliente, alterado_por, cnpj_associacao, cnpj_federacao, tipo_envio, fluxo, id_produto, codigo_faturamento, \
+             tipo_pagamento, criado_em, alterado_em) \
+         SELECT {identificador}, {valor}, {cpf_cnpj_parceiro}, {id_parceiro}, {id_representante}, r.id, r.cpf, \
+             r.alterado_por, {cnpj_associacao}, {cnpj_federacao}, {tipo_envio}, {fluxo}, {id_produto}, \
+             {codigo_faturamento}, {tipo_pagamento}, {criado_em}, {criado_em} \
+         FROM registration r \
+         RETURNING *)",
+    )
+    .value("identificador", identifier)
+    .value("valor", p.value)
+    .value("cpf_cnpj_parceiro", partner.map(|l| l.partner_document.as_str()))
+    .value("id_parceiro", partner.map(|l| l.partner_id))
+    .value("id_representante", partner.and_then(|l| l.representative_id))
+    .value("cnpj_associacao", partner.and_then(|l| l.association_cnpj.as_deref()))
+    .value("cnpj_federacao", partner.and_then(|l| l.federation_cnpj.as_deref()))
+    .value("tipo_envio", p.shipping.as_str())
+    .value("fluxo", p.flow.as_str())
+    .value("id_produto", p.product_id)
+    .value("codigo_faturamento", p.billing_code)
+    .value("tipo_pagamento", p.payment.as_ref().map(|d| d.payment_type().as_str()))
+    .value("criado_em", p.at)
+}
 
-fn payment_binds(payment: Option<&PaymentDetails>) -> (Option<&'static str>, PaymentBinds<'_>) {
-    match payment {
+/// `payment`: the proposal's payment, when it has one, each kind's columns (the other's null).
+fn payment_part(payment: Option<&PaymentDetails>) -> Part<'_> {
+    let part = Part::new(
+        "payment",
+        "payment AS ( \
+         INSERT INTO proposal_payments (id_proposta, tipo, alterado_por, banco, agencia, conta, operacao, numero_folha, \
+             tipo_folha, especie) \
+         SELECT p.id, p.tipo_pagamento, p.alterado_por, {banco}, {agencia}, {conta}, {operacao}, {numero_folha}, \
+             {tipo_folha}, {especie} \
+         FROM proposal p WHERE p.tipo_pagamento IS NOT NULL)",
+    );
+    let account = match payment {
+        Some(PaymentDetails::AccountDebit(a)) => Some(a),
+        _ => None,
+    };
+    let sheet = match payment {
         Some(PaymentDetails::PayrollDiscount {
             number,
             specie,
             sheet_type,
-        }) => (
-            Some("DESCONTO EM FOLHA"),
-            (
-                None,
-                None,
-                None,
-                None,
-                Some(number.as_str()),
-                Some(sheet_type.as_str()),
-                Some(*specie),
-            ),
-        ),
-        Some(PaymentDetails::AccountDebit(a)) => (
-            Some("DÉBITO EM CONTA"),
-            (
-                Some(a.bank.as_str()),
-                Some(a.agency.as_str()),
-                Some(a.account.as_str()),
-                a.operation.as_deref(),
-                None,
-                None,
-                None,
-            ),
-        ),
-        None => (None, (None, None, None, None, None, None, None)),
-    }
+        }) => Some((number.as_str(), sheet_type.as_str(), *specie)),
+        _ => None,
+    };
+    part.value("banco", account.map(|a| a.bank.as_str()))
+        .value("agencia", account.map(|a| a.agency.as_str()))
+        .value("conta", account.map(|a| a.account.as_str()))
+        .value("operacao", account.and_then(|a| a.operation.as_deref()))
+        .value("numero_folha", sheet.map(|(number, _, _)| number))
+        .value("tipo_folha", sheet.map(|(_, sheet_type, _)| sheet_type))
+        .value("especie", sheet.map(|(_, _, specie)| specie))
 }
 
 /// The stored `{field: {from, to}}` object (written by the history triggers, migration 000016).
@@ -353,46 +294,10 @@ impl ProposalStore for PgProposals {
         let mut conn = connection(&self.pool).await?;
         // 122 random bits: an identifier nobody can guess from another.
         let identifier = uuid::Uuid::new_v4().to_string();
-        let partner = p.partner.as_ref();
-        let (payment_type, (bank, agency, account, operation, sheet_number, sheet_type, specie)) =
-            payment_binds(p.payment.as_ref());
-        let audience = Audience::of(partner.map(|l| l.partner_id), p.flow);
         let created_event = domain::hooks::payload::proposal_created(&identifier, p.flow, p.value, &p.changed_by, p.at);
-        let result: QueryResult<CreatedRow> = prepared(CREATE_PROPOSAL, |q| {
-            let q = bind_registration(q.into_boxed(), &p.customer, p.seller, &p.changed_by, true);
-            bind_address(q, Some(&p.address))
-                .bind::<Text, _>(ProposalStatus::New.as_str())
-                .bind::<Text, _>(identifier.as_str())
-                .bind::<Int8, _>(p.value)
-                .bind::<Nullable<Text>, _>(partner.map(|l| l.partner_document.as_str()))
-                .bind::<Nullable<Int8>, _>(partner.map(|l| l.partner_id))
-                .bind::<Nullable<Int8>, _>(partner.and_then(|l| l.representative_id))
-                .bind::<Nullable<Text>, _>(partner.and_then(|l| l.association_cnpj.as_deref()))
-                .bind::<Nullable<Text>, _>(partner.and_then(|l| l.federation_cnpj.as_deref()))
-                .bind::<Text, _>(p.shipping.as_str())
-                .bind::<Text, _>(p.flow.as_str())
-                .bind::<Int8, _>(p.product_id)
-                .bind::<Int4, _>(p.billing_code)
-                .bind::<Nullable<Text>, _>(payment_type)
-                .bind::<Nullable<Text>, _>(bank)
-                .bind::<Nullable<Text>, _>(agency)
-                .bind::<Nullable<Text>, _>(account)
-                .bind::<Nullable<Text>, _>(operation)
-                .bind::<Nullable<Text>, _>(sheet_number)
-                .bind::<Nullable<Text>, _>(sheet_type)
-                .bind::<Nullable<Int4>, _>(specie)
-                .bind::<Timestamptz, _>(p.at)
-                .bind::<Text, _>(EventKind::ProposalCreated.as_str())
-                .bind::<Text, _>(&created_event)
-                .bind::<Nullable<Int8>, _>(audience.partner)
-                .bind::<Bool, _>(audience.shop)
-                .bind::<Text, _>(HookStatus::Active.as_str())
-                .bind::<Text, _>(Application::BackOffice.as_str())
-                .bind::<Text, _>(Application::Partner.as_str())
-                .bind::<Text, _>(Application::Ecommerce.as_str())
-        })
-        .get_result(&mut conn)
-        .await;
+        let result: QueryResult<CreatedRow> = create_statement(p, &identifier, &created_event)
+            .get_result(&mut conn)
+            .await;
         match result {
             Ok(row) => {
                 if row.queued_deliveries > 0 {
@@ -684,15 +589,4 @@ async fn signature_part(conn: &mut &AsyncPgConnection, identifier: &str) -> Quer
             })
             .collect(),
     }))
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn the_pgbench_replay_binds_every_placeholder_of_the_create_statement() {
-        let script = super::create_proposal_pgbench_script().expect("a value for each $n, each used");
-        assert!(script.starts_with("\\set n random("));
-        assert!(!script.contains('$'), "{script}");
-        assert!(script.contains("INSERT INTO proposals"));
-    }
 }

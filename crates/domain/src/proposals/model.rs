@@ -20,6 +20,16 @@ pub enum PaymentDetails {
     AccountDebit(BankAccount),
 }
 
+impl PaymentDetails {
+    /// The way of payment these details are for.
+    pub fn payment_type(&self) -> PaymentType {
+        match self {
+            PaymentDetails::PayrollDiscount { .. } => PaymentType::PayrollDiscount,
+            PaymentDetails::AccountDebit(_) => PaymentType::AccountDebit,
+        }
+    }
+}
+
 /// A standard proposal (route 5), its fields valid.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProposalRequest {
