@@ -2,10 +2,8 @@
 //! `<dir>/contrato-assinado.pdf` (followed by its evidence page) and `<dir>/rascunho.pdf`.
 //! `scripts/render-document-pages.sh` turns them into the PNGs under `docs/documento/`.
 
-#[path = "../tests/support/sample.rs"]
-mod sample;
-
 use adapters_signature::PdfRenderer;
+use adapters_signature::testing as sample;
 use domain::contract::{DocumentRenderer, PrintedDocument, Stage};
 use domain::signature::SealedDocument;
 use std::path::PathBuf;

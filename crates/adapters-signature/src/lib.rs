@@ -7,6 +7,8 @@ pub mod clicksign;
 pub mod document;
 pub mod sandbox;
 pub mod sandbox_pages;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use clicksign::{ClicksignProvider, ClicksignSettings};
 pub use document::PdfRenderer;

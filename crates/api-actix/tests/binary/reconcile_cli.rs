@@ -4,8 +4,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use adapters_postgres::migrations;
 use adapters_postgres::testing::{ONE_SHOP_SALE, TestDatabase};
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
@@ -15,7 +13,7 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 /// Runs `sales-api reconcile <what> [--dry-run]`: (success, what it printed).
 fn reconcile(env: &[(&'static str, String)], what: &str, dry_run: bool) -> (bool, String) {
-    let mut command = support::sales_api();
+    let mut command = crate::support::sales_api();
     command.args(["reconcile", what]);
     if dry_run {
         command.arg("--dry-run");
@@ -47,7 +45,7 @@ async fn an_open_envelope_on_a_cancelled_proposal_is_drift_until_it_is_cancelled
     conn.batch_execute(ONE_SHOP_SALE).await.unwrap();
     let keys = std::env::temp_dir().join(format!("sales-api-reconcile-{}", db.name));
     assert!(
-        support::sales_api()
+        crate::support::sales_api()
             .args(["keys", "generate", "--out", keys.to_str().unwrap()])
             .stdout(Stdio::null())
             .status()
@@ -55,10 +53,10 @@ async fn an_open_envelope_on_a_cancelled_proposal_is_drift_until_it_is_cancelled
             .success()
     );
     let clicksign = MockServer::start().await;
-    let env = support::service_env(
+    let env = crate::support::service_env(
         &db.url,
         &keys,
-        support::free_port(),
+        crate::support::free_port(),
         &[
             ("CLICKSIGN_BASE_URL", clicksign.uri()),
             ("CLICKSIGN_ACCESS_TOKEN", "token".to_owned()),

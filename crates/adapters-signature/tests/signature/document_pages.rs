@@ -5,14 +5,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use adapters_signature::PdfRenderer;
 use adapters_signature::document::layout::{MARGIN, PAGE_HEIGHT, PAGE_WIDTH};
+use adapters_signature::testing as sample;
 use domain::contract::{DocumentRenderer, PrintedDocument, Stage};
 use domain::signature::SealedDocument;
 use std::process::Command;
-use support::sample;
 
 struct Word {
     page: usize,

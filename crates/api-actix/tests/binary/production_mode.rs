@@ -3,13 +3,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
+use crate::support::{free_port, sales_api};
 use adapters_postgres::testing::TestDatabase;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-use support::{free_port, sales_api};
 use wiremock::MockServer;
 
 /// A directory of this test's own, with a token signing key in it.

@@ -3,12 +3,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
+use crate::support::{free_port, sales_api, service_env, wait_until_live};
 use adapters_postgres::testing::TestDatabase;
 use std::process::{Command, Stdio};
 use std::time::Duration;
-use support::{free_port, sales_api, service_env, wait_until_live};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn sigterm_lets_the_request_in_flight_finish() {

@@ -4,8 +4,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use adapters_postgres::migrations;
 use adapters_postgres::testing::{ONE_SHOP_SALE, TestDatabase, line};
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
@@ -27,17 +25,17 @@ async fn the_worker_expires_a_proposal_past_its_signing_deadline_once() {
     .unwrap();
     let keys = std::env::temp_dir().join(format!("sales-api-worker-{}", db.name));
     assert!(
-        support::sales_api()
+        crate::support::sales_api()
             .args(["keys", "generate", "--out", keys.to_str().unwrap()])
             .stdout(Stdio::null())
             .status()
             .unwrap()
             .success()
     );
-    let env = support::service_env(
+    let env = crate::support::service_env(
         &db.url,
         &keys,
-        support::free_port(),
+        crate::support::free_port(),
         &[
             ("SIGNATURE_EXPIRY_INTERVAL_MS", "100".to_owned()),
             ("MIGRATE_ON_START", "false".to_owned()),
@@ -45,7 +43,7 @@ async fn the_worker_expires_a_proposal_past_its_signing_deadline_once() {
     );
     let mut workers: Vec<_> = (0..2)
         .map(|_| {
-            support::sales_api()
+            crate::support::sales_api()
                 .arg("worker")
                 .envs(env.clone())
                 .stdout(Stdio::null())

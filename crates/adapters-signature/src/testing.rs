@@ -1,5 +1,6 @@
-//! A long proposal, signed: the sample the document tests check and `scripts/render-document-pages.sh`
-//! renders for `docs/` (a 200-character address, every party, payroll discount, default terms).
+//! Fixtures for tests (the `testing` feature): a long proposal, signed, the sample the document
+//! tests check and `scripts/render-document-pages.sh` renders for `docs/` (a 200-character
+//! address, every party, payroll discount, default terms).
 
 use chrono::{NaiveDate, TimeZone, Utc};
 use domain::contract::evidence::{PartySignature, SignatureEvidence};

@@ -1,0 +1,20 @@
+//! The PostgreSQL adapters against a real server, one binary (each test on its own fresh
+//! database, `adapters_postgres::testing::TestDatabase`, so they run in parallel): the
+//! repositories by area, and each data-moving migration up, down and up with rows.
+
+mod accounts;
+mod callback_partitions;
+mod catalog_cache;
+mod delivery_partitions;
+mod ended_sessions;
+mod hooks;
+mod idempotency;
+mod migrations_with_rows;
+mod monthly_partitions;
+mod proposal_operations;
+mod proposals;
+mod rate_counters;
+mod read_model;
+mod replicas;
+mod retention;
+mod sessions;

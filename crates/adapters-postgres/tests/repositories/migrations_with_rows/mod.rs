@@ -1,0 +1,13 @@
+//! A migration that moves or reshapes stored rows, tested on a database holding rows written
+//! before it: up, down and up again (`adapters_postgres::testing::revert_through`).
+
+mod anonymisation;
+mod customer_requests;
+mod customers_per_seller;
+mod delivery_replays;
+mod event_catalog;
+mod rate_limit_counters;
+mod signing_deadlines;
+mod social_name;
+mod stored_search_name;
+mod subscription_state;
