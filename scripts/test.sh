@@ -39,6 +39,12 @@ if ! command -v pdftotext >/dev/null 2>&1 || ! command -v pdffonts >/dev/null 2>
 fi
 export CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}"
 export CHROME_BIN="${CHROME_BIN:-$(command -v chromium || command -v chromium-browser)}"
+# A test process killed outright (a timeout) cannot stop its browser: whatever is left of the
+# tests' browsers (their profiles are named sales-api-chromium-…) is killed when this script ends.
+stop_test_browsers() {
+  pkill -KILL -f 'sales-api-chromium-' 2>/dev/null || true
+}
+trap stop_test_browsers EXIT
 
 # The black-box services log into this folder; the audit below reads it after the whole suite.
 # Absolute: the tests run from their own crate's folder.

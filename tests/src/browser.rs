@@ -5,17 +5,54 @@
 
 use fantoccini::ClientBuilder;
 use serde_json::{Value, json};
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// The chromedriver process, stopped when dropped.
+/// The chromedriver process, in a process group of its own with the Chromium it starts: dropping
+/// it (at a test's end, or while a failing test unwinds) kills the whole group, so that no browser
+/// outlives its test. A test process killed outright (a timeout) cannot drop it: `scripts/test.sh`
+/// kills what is left of the groups when it exits.
 pub struct Driver(Child);
+
+impl Driver {
+    /// The process group of chromedriver and its browser.
+    pub fn group(&self) -> i32 {
+        i32::try_from(self.0.id()).expect("a pid fits an i32")
+    }
+}
 
 impl Drop for Driver {
     fn drop(&mut self) {
+        // The group, not just chromedriver: the Chromium it started would outlive it.
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", self.group())])
+            .stderr(Stdio::null())
+            .status();
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
+}
+
+/// The processes of `group` still running (not zombies waiting for their parent to reap them).
+pub fn live_members(group: i32) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            // /proc/PID/stat: `pid (comm) state ppid pgrp …`; comm may hold spaces and parentheses.
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                return false;
+            };
+            let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+                return false;
+            };
+            let fields: Vec<&str> = after.split_whitespace().collect();
+            fields.first().is_some_and(|state| *state != "Z") && fields.get(2) == Some(&group.to_string().as_str())
+        })
+        .collect()
 }
 
 fn free_port() -> u16 {
@@ -41,6 +78,8 @@ fn program(variable: &str, candidates: &[&str]) -> String {
 }
 
 pub async fn start_browser() -> (Driver, fantoccini::Client) {
+    // fantoccini's client speaks rustls, which needs the process's provider.
+    api_actix::install_crypto_provider();
     let chromedriver = program("CHROMEDRIVER", &["/usr/bin/chromedriver"]);
     let chrome = program("CHROME_BIN", &["/usr/bin/chromium", "/usr/bin/chromium-browser"]);
     let port = free_port();
@@ -49,6 +88,7 @@ pub async fn start_browser() -> (Driver, fantoccini::Client) {
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
+            .process_group(0)
             .spawn()
             .expect("chromedriver"),
     );

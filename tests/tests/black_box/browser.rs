@@ -99,3 +99,30 @@ async fn a_person_opens_each_sandbox_link_clicks_sign_and_the_proposal_moves_to_
         .unwrap();
     assert_eq!(detail["data"]["proposal"]["status"], "EM ANÁLISE");
 }
+
+/// A browser test that fails still ends its browser: the driver's process group (chromedriver and
+/// the Chromium it started) is killed as the failing test unwinds.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failing_browser_test_leaves_no_chromium_or_chromedriver_running() {
+    let (started, group) = tokio::sync::oneshot::channel();
+    let failing = tokio::spawn(async move {
+        let (driver, browser) = start_browser().await;
+        browser.goto("about:blank").await.unwrap();
+        let members = black_box_tests::browser::live_members(driver.group());
+        started.send((driver.group(), members)).unwrap();
+        panic!("um teste de navegador que falha");
+    });
+    assert!(failing.await.unwrap_err().is_panic());
+    let (group, members) = group.await.unwrap();
+    assert!(
+        members.len() >= 2,
+        "chromedriver e o Chromium que ele abriu estão no grupo {group}: {members:?}"
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut left = black_box_tests::browser::live_members(group);
+    while !left.is_empty() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        left = black_box_tests::browser::live_members(group);
+    }
+    assert!(left.is_empty(), "processos do navegador ainda vivos: {left:?}");
+}
