@@ -5,6 +5,8 @@ pub mod app;
 pub mod cli;
 pub mod config;
 pub mod console;
+#[cfg(test)]
+mod decisions_index_tests;
 pub mod deployment;
 pub mod http;
 pub mod routes;
