@@ -101,7 +101,7 @@ const ENGINE_POOL_MAX: usize = 8;
 /// connection).
 pub fn delivery_engine(config: &Config) -> Result<(DeliveryEngine, PgPool), StartupError> {
     let pool = build_pool(&PoolSettings {
-        max_size: config.pool.max_size.min(ENGINE_POOL_MAX),
+        max_size: config.database.pool.max_size.min(ENGINE_POOL_MAX),
         // Leases and attempts lost in a database crash only make a delivery go out again.
         relaxed_commit: true,
         ..pool_settings(config)
@@ -111,7 +111,7 @@ pub fn delivery_engine(config: &Config) -> Result<(DeliveryEngine, PgPool), Star
         sender: Arc::new(webhook_sender(config)?),
         wakeups: Arc::new(PgDeliveryWakeups::start(config.session_url())),
         expired: Arc::new(PgExpiredRecords::new(pool.clone())),
-        retention: config.retention,
+        retention: config.retention(),
         clock: Arc::new(SystemClock),
         policy: config.hooks.delivery.clone(),
     };
@@ -120,11 +120,11 @@ pub fn delivery_engine(config: &Config) -> Result<(DeliveryEngine, PgPool), Star
 
 pub fn pool_settings(config: &Config) -> PoolSettings {
     PoolSettings {
-        url: config.database_url.clone(),
-        max_size: config.pool.max_size,
-        wait_timeout: config.pool.wait,
-        connect_timeout: config.pool.connect,
-        statement_timeout: config.pool.statement,
+        url: config.database.url.clone(),
+        max_size: config.database.pool.max_size,
+        wait_timeout: config.database.pool.wait,
+        connect_timeout: config.database.pool.connect,
+        statement_timeout: config.database.pool.statement,
         relaxed_commit: false,
         through_pooler: config.behind_pooler(),
     }
@@ -144,6 +144,7 @@ pub fn build_state(
 /// A pool per `DATABASE_READ_URLS` replica (lazy: nothing is opened yet).
 pub fn replica_pools(config: &Config) -> Result<Vec<PgPool>, StartupError> {
     config
+        .database
         .read_replicas
         .urls
         .iter()
@@ -166,7 +167,7 @@ pub fn read_pools(config: &Config, primary: &PgPool, replicas: Vec<PgPool>) -> R
         primary.clone(),
         replicas,
         ReplicaPolicy {
-            max_lag: config.read_replicas.max_lag,
+            max_lag: config.database.read_replicas.max_lag,
             ..ReplicaPolicy::default()
         },
     )
@@ -180,33 +181,37 @@ pub fn build_state_reading_from(
     rate_counter: Option<Arc<dyn domain::rate_limit::RateCounter>>,
 ) -> Result<AppState, StartupError> {
     let key_file = config
+        .tokens
         .jwt
         .private_key_file
         .as_ref()
         .ok_or_else(|| StartupError::Config("JWT_PRIVATE_KEY_FILE: variável obrigatória ausente".into()))?;
     let tokens = Arc::new(JwtTokenService::from_files(
         key_file,
-        &config.jwt.previous_public_key_files,
-        &config.jwt.issuer,
-        &config.jwt.audience,
+        &config.tokens.jwt.previous_public_key_files,
+        &config.tokens.jwt.issuer,
+        &config.tokens.jwt.audience,
     )?);
     let jwks = serde_json::json!({ "keys": tokens.jwks() });
     let accounts = Arc::new(PgAccounts::new(pool.clone()));
-    let hasher = Arc::new(BcryptHasher::new(config.bcrypt_cost, config.bcrypt_max_concurrent)?);
-    let delivery = match &config.mail.smtp_url {
+    let hasher = Arc::new(BcryptHasher::new(
+        config.tokens.bcrypt_cost,
+        config.tokens.bcrypt_max_concurrent,
+    )?);
+    let delivery = match &config.outside.mail.smtp_url {
         Some(url) => Delivery::smtp(url)?,
-        None => Delivery::files(&config.mail.directory)?,
+        None => Delivery::files(&config.outside.mail.directory)?,
     };
     let recovery = RecoveryService {
         users: accounts.clone(),
         store: Arc::new(PgRecovery::new(pool.clone())),
         hasher: hasher.clone(),
         secrets: Arc::new(OsSecretGenerator),
-        outbox: Arc::new(BackgroundMailer::new(delivery, &config.mail.from)?),
+        outbox: Arc::new(BackgroundMailer::new(delivery, &config.outside.mail.from)?),
         throttle: accounts.clone(),
         clock: Arc::new(SystemClock),
-        policy: config.recovery.clone(),
-        password_policy: config.password_policy,
+        policy: config.tokens.recovery.clone(),
+        password_policy: config.tokens.password_policy,
     };
     let sessions = PgSessions::new(pool.clone());
     let sign_in = SignInService {
@@ -216,11 +221,11 @@ pub fn build_state_reading_from(
         sessions: Arc::new(sessions.clone()),
         throttle: accounts,
         clock: Arc::new(SystemClock),
-        policy: config.signin_throttle,
+        policy: config.tokens.signin_throttle,
     };
     let authenticator = Authenticator {
         tokens,
-        sessions: match (config.sessions.check, config.sessions.cache_entries) {
+        sessions: match (config.tokens.sessions.check, config.tokens.sessions.cache_entries) {
             (false, _) => Arc::new(NoSessionCheck),
             (true, 0) => Arc::new(sessions),
             (true, entries) => Arc::new(CachedSessions::start(sessions, config.session_url(), entries)),
@@ -228,7 +233,7 @@ pub fn build_state_reading_from(
     };
     let stores = Arc::new(PgProposals::new(pool.clone()).reading_from(reads.clone()));
     let catalog = PgCatalog::new(pool.clone()).reading_from(reads.clone());
-    let catalog_store: Arc<dyn CatalogStore> = match config.catalog_cache_entries {
+    let catalog_store: Arc<dyn CatalogStore> = match config.database.catalog_cache_entries {
         0 => Arc::new(catalog),
         entries => Arc::new(CachedCatalog::start(catalog, config.session_url(), entries)),
     };
@@ -241,10 +246,10 @@ pub fn build_state_reading_from(
         rules: config.customer_rules,
     };
     let catalog = CatalogService { store: catalog_store };
-    let callback_secret = given_or_random(&config.signature.callback_secret);
+    let callback_secret = given_or_random(&config.outside.signature.callback_secret);
     let signing = signing_service(config, &pool, stores.clone(), &callback_secret)?;
     // In development the right of regret's clock can be moved forward (`POST /sandbox/clock`).
-    let shifted_clock = (config.environment == Environment::Development)
+    let shifted_clock = (config.server.environment == Environment::Development)
         .then(|| Arc::new(domain::proposals::withdrawal::ShiftedClock::default()));
     let regret_clock: Arc<dyn domain::clock::Clock> = match &shifted_clock {
         Some(clock) => clock.clone(),
@@ -276,13 +281,13 @@ pub fn build_state_reading_from(
             + std::time::Duration::from_secs(1),
     };
     // The sandbox provider's pages: development only, and only while it is the provider.
-    let sandbox = (config.environment == Environment::Development && config.signature.clicksign.is_none()).then(|| {
-        SandboxSigningPages {
-            signing: signing.clone(),
-            signatures: signing.signatures.clone(),
-            proposals: signing.proposals.clone(),
-            clock: Arc::new(SystemClock),
-        }
+    let sandbox = (config.server.environment == Environment::Development
+        && config.outside.signature.clicksign.is_none())
+    .then(|| SandboxSigningPages {
+        signing: signing.clone(),
+        signatures: signing.signatures.clone(),
+        proposals: signing.proposals.clone(),
+        clock: Arc::new(SystemClock),
     });
     let idempotency = domain::idempotency::Idempotency {
         store: Arc::new(adapters_postgres::PgIdempotency::new(pool.clone(), sealer.clone())),
@@ -310,15 +315,14 @@ pub fn build_state_reading_from(
         authenticator,
         readiness: Arc::new(PgReadiness(pool)),
         jwks,
-        trusted_proxies: config.trusted_proxies.clone(),
-        rate_limiter: config
-            .rate_limit
-            .zip(rate_counter)
-            .map(|(settings, counter)| domain::rate_limit::RateLimiter {
+        trusted_proxies: config.server.trusted_proxies.clone(),
+        rate_limiter: config.server.rate_limit.zip(rate_counter).map(|(settings, counter)| {
+            domain::rate_limit::RateLimiter {
                 limit: settings.per_minute,
                 counter,
                 clock: Arc::new(SystemClock),
-            }),
+            }
+        }),
     })
 }
 
@@ -482,23 +486,23 @@ fn signing_service(
         proposals: stores.clone(),
         partners: stores,
         signatures: Arc::new(PgSignatures::new(pool.clone())),
-        provider: match &config.signature.clicksign {
+        provider: match &config.outside.signature.clicksign {
             Some((url, token)) => Arc::new(
                 ClicksignProvider::new(ClicksignSettings {
-                    remind_interval: config.signature.remind_interval_days,
+                    remind_interval: config.outside.signature.remind_interval_days,
                     ..ClicksignSettings::new(url, token, callback_secret)
                 })
                 .map_err(|e| StartupError::Config(format!("CLICKSIGN_BASE_URL: {e}")))?,
             ),
-            None => Arc::new(SandboxProvider::new(&config.public_url, callback_secret)),
+            None => Arc::new(SandboxProvider::new(&config.server.public_url, callback_secret)),
         },
         requests: Arc::new(PgCustomerRequests::new(pool.clone())),
         renderer: Arc::new(PdfRenderer),
         claims: Arc::new(PgOperations::new(pool.clone())),
         clock: Arc::new(SystemClock),
-        max_resends: config.signature.max_resends,
-        signing_deadline: config.signature.deadline,
-        callback_max_age: chrono::Duration::from_std(config.retention.callback_replay_window())
+        max_resends: config.outside.signature.max_resends,
+        signing_deadline: config.outside.signature.deadline,
+        callback_max_age: chrono::Duration::from_std(config.retention().callback_replay_window())
             .unwrap_or(chrono::Duration::days(15)),
     })
 }
@@ -519,8 +523,8 @@ fn payment_services(
     signing: &SigningService,
     regret_clock: Arc<dyn domain::clock::Clock>,
 ) -> Result<PaymentServices, StartupError> {
-    let payment_webhook_secret = given_or_random(&config.payment_webhook_secret);
-    let (gateway, sandbox_gateway): (Arc<dyn domain::ecommerce::PaymentGateway>, _) = match &config.stripe {
+    let payment_webhook_secret = given_or_random(&config.outside.payment_webhook_secret);
+    let (gateway, sandbox_gateway): (Arc<dyn domain::ecommerce::PaymentGateway>, _) = match &config.outside.stripe {
         Some((base, key)) => (
             Arc::new(
                 StripeGateway::new(StripeSettings::new(base, key, &payment_webhook_secret))
@@ -573,7 +577,7 @@ fn operation_recovery(
             Arc::new(withdrawal.clone()),
         ],
         clock: Arc::new(SystemClock),
-        recover_after: chrono::Duration::from_std(config.operation_recovery_after)
+        recover_after: chrono::Duration::from_std(config.outside.operation_recovery_after)
             .unwrap_or(chrono::Duration::minutes(1)),
     }
 }
@@ -628,7 +632,7 @@ pub async fn run_worker(config: Config) -> Result<(), StartupError> {
         Sampled {
             pools: vec![("webhooks".to_owned(), pool.clone())],
             queue: pool.clone(),
-            operation_recovery_after: config.operation_recovery_after,
+            operation_recovery_after: config.outside.operation_recovery_after,
         },
     )?;
     let engine = EngineTask::start(engine);
@@ -638,7 +642,7 @@ pub async fn run_worker(config: Config) -> Result<(), StartupError> {
         &config,
         &pool,
         Arc::new(PgProposals::new(pool.clone())),
-        &given_or_random(&config.signature.callback_secret),
+        &given_or_random(&config.outside.signature.callback_secret),
     )?;
     let payments = payment_services(
         &config,
@@ -649,14 +653,14 @@ pub async fn run_worker(config: Config) -> Result<(), StartupError> {
     )?;
     let recovery = spawn_recovery(
         operation_recovery(&config, &signing, &payments.ecommerce, &payments.withdrawal),
-        config.operation_recovery_after,
+        config.outside.operation_recovery_after,
     );
-    let expiry = spawn_expiry(signing, config.signature.expiry_interval);
+    let expiry = spawn_expiry(signing, config.outside.signature.expiry_interval);
     tracing::info!("webhook delivery, signing deadline and pending operation worker started");
     wait_for_signal().await;
     expiry.abort();
     recovery.abort();
-    engine.stop(config.shutdown_timeout).await;
+    engine.stop(config.server.shutdown_timeout).await;
     if let Some(metrics) = metrics {
         metrics.stop().await;
     }
@@ -674,12 +678,12 @@ impl MetricsListener {
     /// cannot be opened stops the start; the default one, taken by another process on the host (a
     /// `worker` beside a `serve`), only turns the metrics off for this one, with a warning.
     fn start(config: &Config, sampled: Sampled) -> Result<Option<Self>, StartupError> {
-        let Some(addr) = config.metrics_addr else {
+        let Some(addr) = config.server.metrics_addr else {
             return Ok(None);
         };
         let bound = match scrape::listener(addr, sampled) {
             Ok(bound) => bound,
-            Err(error) if !config.metrics_addr_given => {
+            Err(error) if !config.server.metrics_addr_given => {
                 tracing::warn!(%addr, %error, "metrics off for this process: the default address is taken; set METRICS_ADDR");
                 return Ok(None);
             }
@@ -731,7 +735,7 @@ impl Application {
     pub async fn build(config: Config) -> Result<Self, StartupError> {
         deployment::refuse_unsafe(&config).map_err(|e| StartupError::Config(e.0))?;
         deployment::announce(&config);
-        if config.migrate_on_start {
+        if config.server.migrate_on_start {
             let applied = migrations::run_pending(config.session_url()).await?;
             if !applied.is_empty() {
                 tracing::info!(?applied, "migrations applied");
@@ -741,7 +745,7 @@ impl Application {
         let mut sampled = Sampled {
             pools: vec![("api".to_owned(), pool.clone())],
             queue: pool.clone(),
-            operation_recovery_after: config.operation_recovery_after,
+            operation_recovery_after: config.outside.operation_recovery_after,
         };
         let engine = if config.hooks.run_worker {
             let (engine, engine_pool) = delivery_engine(&config)?;
@@ -762,34 +766,35 @@ impl Application {
         let reads = read_pools(&config, &pool, replicas);
         // The rate limits' counts, added to the shared ones a few times a second.
         let rate_counter = config
+            .server
             .rate_limit
             .map(|settings| PgRateCounter::new(pool.clone()).with_max_keys(settings.max_keys));
         let rate_flusher = rate_counter
             .as_ref()
-            .zip(config.rate_limit)
+            .zip(config.server.rate_limit)
             .map(|(counter, settings)| counter.spawn_flusher(settings.sync_interval));
         let rate_counter = rate_counter.map(|c| Arc::new(c) as Arc<dyn domain::rate_limit::RateCounter>);
         let state = web::Data::new(build_state_reading_from(&config, pool, reads.clone(), rate_counter)?);
         let reads = web::Data::new(reads);
-        let expiry = spawn_expiry(state.signing.clone(), config.signature.expiry_interval);
+        let expiry = spawn_expiry(state.signing.clone(), config.outside.signature.expiry_interval);
         let recovery = spawn_recovery(
             operation_recovery(&config, &state.signing, &state.ecommerce, &state.withdrawal),
-            config.operation_recovery_after,
+            config.outside.operation_recovery_after,
         );
-        let listener = TcpListener::bind(config.bind_addr).map_err(|source| StartupError::Bind {
-            addr: config.bind_addr.to_string(),
+        let listener = TcpListener::bind(config.server.bind_addr).map_err(|source| StartupError::Bind {
+            addr: config.server.bind_addr.to_string(),
             source,
         })?;
         let port = listener
             .local_addr()
             .map_err(|source| StartupError::Bind {
-                addr: config.bind_addr.to_string(),
+                addr: config.server.bind_addr.to_string(),
                 source,
             })?
             .port();
-        let max_body = config.max_body_bytes;
-        let body_read_timeout = web::Data::new(BodyReadTimeout(config.body_read_timeout));
-        let origins = config.cors_allowed_origins.clone();
+        let max_body = config.server.max_body_bytes;
+        let body_read_timeout = web::Data::new(BodyReadTimeout(config.server.body_read_timeout));
+        let origins = config.server.cors_allowed_origins.clone();
         // The sandboxes' pages exist only in development (each answers 404 while its sandbox is not
         // the one in use).
         let sandbox = state.sandbox.is_some() || state.sandbox_payments.is_some();
@@ -813,11 +818,11 @@ impl Application {
                 .configure(|cfg| routes(cfg, sandbox))
                 .default_service(web::to(routes::not_found))
         })
-        .workers(config.workers)
-        .shutdown_timeout(config.shutdown_timeout.as_secs())
+        .workers(config.server.workers)
+        .shutdown_timeout(config.server.shutdown_timeout.as_secs())
         .listen(listener)
         .map_err(|source| StartupError::Bind {
-            addr: config.bind_addr.to_string(),
+            addr: config.server.bind_addr.to_string(),
             source,
         })?
         .run();
@@ -829,7 +834,7 @@ impl Application {
             rate_flusher,
             expiry,
             recovery,
-            shutdown_timeout: config.shutdown_timeout,
+            shutdown_timeout: config.server.shutdown_timeout,
         })
     }
 

@@ -243,11 +243,12 @@ pub const DEMO_USERS: [(&str, &str, &str, &str); 3] = [
 ];
 
 fn create_user_service(config: &Config, accounts: PgAccounts) -> Result<CreateUser, CliError> {
-    let hasher = BcryptHasher::new(config.bcrypt_cost, config.bcrypt_max_concurrent).map_err(StartupError::from)?;
+    let hasher = BcryptHasher::new(config.tokens.bcrypt_cost, config.tokens.bcrypt_max_concurrent)
+        .map_err(StartupError::from)?;
     Ok(CreateUser {
         writer: Arc::new(accounts),
         hasher: Arc::new(hasher),
-        policy: config.password_policy,
+        policy: config.tokens.password_policy,
     })
 }
 
@@ -290,9 +291,9 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         } => generate_keys(&out, keep_existing),
         Command::Serve { no_migrate } => {
             let mut config = Config::from_env()?;
-            config.migrate_on_start &= !no_migrate;
+            config.server.migrate_on_start &= !no_migrate;
             let app = Application::build(config.clone()).await?;
-            tracing::info!(addr = %config.bind_addr, public_url = %config.public_url, "serving");
+            tracing::info!(addr = %config.server.bind_addr, public_url = %config.server.public_url, "serving");
             app.run_until_stopped()
                 .await
                 .map_err(|e| CliError::Failed(e.to_string()))
@@ -403,7 +404,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
                 println!("{var}={value}");
             }
             crate::deployment::refuse_unsafe(&config)?;
-            println!("configuração válida ({})", config.environment.as_str());
+            println!("configuração válida ({})", config.server.environment.as_str());
             Ok(())
         }
         Command::Hooks {
@@ -502,7 +503,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         } => {
             let config = Config::from_env()?;
             // Demo users with published passwords have no place in production.
-            if config.environment == Environment::Production {
+            if config.server.environment == Environment::Production {
                 return Err(CliError::Failed(
                     "seed demo é recusado em SALES_ENV=production (usuários com senhas públicas); \
                      use SALES_ENV=development"

@@ -21,13 +21,17 @@ pub struct Adapters {
 impl Adapters {
     pub fn of(config: &Config) -> Self {
         Self {
-            payment: if config.stripe.is_some() { "stripe" } else { "sandbox" },
-            signature: if config.signature.clicksign.is_some() {
+            payment: if config.outside.stripe.is_some() {
+                "stripe"
+            } else {
+                "sandbox"
+            },
+            signature: if config.outside.signature.clicksign.is_some() {
                 "clicksign"
             } else {
                 "sandbox"
             },
-            mail: if config.mail.smtp_url.is_some() {
+            mail: if config.outside.mail.smtp_url.is_some() {
                 "smtp"
             } else {
                 "files"
@@ -49,21 +53,21 @@ fn smtp_is_tls(url: &str) -> bool {
 /// Every setting that production refuses, each naming its variable; empty when it is safe.
 pub fn production_refusals(config: &Config) -> Vec<String> {
     let mut refused = Vec::new();
-    if config.stripe.is_none() {
+    if config.outside.stripe.is_none() {
         refused.push("STRIPE_SECRET_KEY: ausente (a plataforma de pagamento seria o sandbox)".to_owned());
     }
-    if config.payment_webhook_secret.is_none() {
+    if config.outside.payment_webhook_secret.is_none() {
         refused.push("PAYMENT_WEBHOOK_SECRET: ausente (seria aleatório a cada início)".to_owned());
     }
-    if config.signature.clicksign.is_none() {
+    if config.outside.signature.clicksign.is_none() {
         refused.push(
             "CLICKSIGN_BASE_URL, CLICKSIGN_ACCESS_TOKEN: ausentes (a assinatura eletrônica seria o sandbox)".to_owned(),
         );
     }
-    if config.signature.callback_secret.is_none() {
+    if config.outside.signature.callback_secret.is_none() {
         refused.push("SIGNATURE_CALLBACK_SECRET: ausente (seria aleatório a cada início)".to_owned());
     }
-    match &config.mail.smtp_url {
+    match &config.outside.mail.smtp_url {
         None => refused.push("SMTP_URL: ausente (os e-mails seriam gravados em arquivos)".to_owned()),
         Some(url) if !smtp_is_tls(url) => refused
             .push("SMTP_URL: sem TLS (use smtps:// ou smtp://...?tls=required para STARTTLS obrigatório)".to_owned()),
@@ -74,13 +78,13 @@ pub fn production_refusals(config: &Config) -> Vec<String> {
             "HOOKS_ENCRYPTION_KEY: ausente (cifra os segredos dos webhooks; a mesma em toda instância)".to_owned(),
         );
     }
-    if !config.sessions.check {
+    if !config.tokens.sessions.check {
         refused.push("SESSION_CHECK: off (tokens de sessões encerradas continuariam valendo)".to_owned());
     }
-    if !config.public_url.starts_with("https://") {
+    if !config.server.public_url.starts_with("https://") {
         refused.push(format!(
             "PUBLIC_URL: deve começar com https:// em produção (é {})",
-            config.public_url
+            config.server.public_url
         ));
     }
     refused
@@ -88,7 +92,7 @@ pub fn production_refusals(config: &Config) -> Vec<String> {
 
 /// Refuses, in production, a configuration that is not safe there, naming every problem at once.
 pub fn refuse_unsafe(config: &Config) -> Result<(), ConfigError> {
-    if config.environment == Environment::Development {
+    if config.server.environment == Environment::Development {
         return Ok(());
     }
     let refused = production_refusals(config);
@@ -106,7 +110,7 @@ pub fn refuse_unsafe(config: &Config) -> Result<(), ConfigError> {
 pub fn announce(config: &Config) {
     let adapters = Adapters::of(config);
     tracing::info!(
-        environment = config.environment.as_str(),
+        environment = config.server.environment.as_str(),
         payment = adapters.payment,
         signature = adapters.signature,
         mail = adapters.mail,
@@ -115,7 +119,7 @@ pub fn announce(config: &Config) {
         adapters.signature,
         adapters.mail
     );
-    if config.environment == Environment::Development {
+    if config.server.environment == Environment::Development {
         let mut sandboxes = Vec::new();
         if adapters.payment == "sandbox" {
             sandboxes.push("pagamento (sandbox)".to_owned());
@@ -124,7 +128,10 @@ pub fn announce(config: &Config) {
             sandboxes.push("assinatura (sandbox, com as páginas /sandbox/*)".to_owned());
         }
         if adapters.mail == "files" {
-            sandboxes.push(format!("e-mail (arquivos .eml em {})", config.mail.directory.display()));
+            sandboxes.push(format!(
+                "e-mail (arquivos .eml em {})",
+                config.outside.mail.directory.display()
+            ));
         }
         if config.hooks.encryption_key.is_none() {
             sandboxes.push("chave de webhooks gerada (HOOKS_ENCRYPTION_KEY ausente)".to_owned());
@@ -178,7 +185,7 @@ mod tests {
     #[test]
     fn a_complete_production_configuration_is_accepted() {
         let config = Config::from_pairs(&complete()).unwrap();
-        assert_eq!(config.environment, Environment::Production);
+        assert_eq!(config.server.environment, Environment::Production);
         assert!(refuse_unsafe(&config).is_ok());
         assert_eq!(
             Adapters::of(&config),
@@ -201,7 +208,7 @@ mod tests {
         let mut dev = DEV.to_vec();
         dev.push(("SESSION_CHECK", "off"));
         let config = Config::from_pairs(&dev).unwrap();
-        assert!(!config.sessions.check);
+        assert!(!config.tokens.sessions.check);
         assert!(refuse_unsafe(&config).is_ok());
         dev.push(("SESSION_CHECK", "talvez"));
         let err = Config::from_pairs(&dev).unwrap_err().to_string();
@@ -258,7 +265,7 @@ mod tests {
     #[test]
     fn development_accepts_the_sandboxes() {
         let config = Config::from_pairs(&DEV).unwrap();
-        assert_eq!(config.environment, Environment::Development);
+        assert_eq!(config.server.environment, Environment::Development);
         assert!(refuse_unsafe(&config).is_ok());
         assert_eq!(
             Adapters::of(&config),

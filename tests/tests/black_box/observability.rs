@@ -330,8 +330,8 @@ async fn a_taken_default_metrics_address_turns_the_metrics_off_but_a_set_one_sto
 
     // Unset (the default address), and another process holds it: the service starts without.
     let mut config = TestApp::config(&db, &[]);
-    config.metrics_addr = Some(addr);
-    config.metrics_addr_given = false;
+    config.server.metrics_addr = Some(addr);
+    config.server.metrics_addr_given = false;
     let app = Application::build(config).await.unwrap();
     assert_eq!(app.metrics_port(), None);
     let handle = app.handle();
@@ -340,8 +340,8 @@ async fn a_taken_default_metrics_address_turns_the_metrics_off_but_a_set_one_sto
 
     // Set explicitly: the operator asked for it, so the start stops and says why.
     let mut config = TestApp::config(&db, &[]);
-    config.metrics_addr = Some(addr);
-    config.metrics_addr_given = true;
+    config.server.metrics_addr = Some(addr);
+    config.server.metrics_addr_given = true;
     let refused = Application::build(config).await.err().expect("refused").to_string();
     assert!(refused.contains("METRICS_ADDR"), "{refused}");
 }

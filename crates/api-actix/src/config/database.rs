@@ -2,13 +2,15 @@
 //! are), the pool's size and time-outs, the catalog reads kept in memory, and the replicas reads
 //! may go to.
 
-use super::{ConfigError, bad};
-use serde::Deserialize;
+use super::{ConfigError, bad, masked};
+use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 pub(super) struct Raw {
+    #[serde(serialize_with = "masked::url")]
     database_url: String,
+    #[serde(serialize_with = "masked::optional_url")]
     database_direct_url: Option<String>,
     #[serde(default = "pool_max_size")]
     db_pool_max_size: usize,
@@ -21,6 +23,7 @@ pub(super) struct Raw {
     #[serde(default = "catalog_cache_entries")]
     catalog_cache_entries: usize,
     /// Hot standbys, comma-separated; unset: every read goes to the primary.
+    #[serde(serialize_with = "masked::url_list")]
     database_read_urls: Option<String>,
     #[serde(default = "read_max_lag_ms")]
     database_read_max_lag_ms: u64,
@@ -50,7 +53,9 @@ pub struct PoolTimeouts {
     pub statement: Duration,
 }
 
-pub(super) struct Database {
+/// The database: where the pools connect, how they wait, and the replicas reads may use.
+#[derive(Debug, Clone)]
+pub struct DatabaseSettings {
     pub url: String,
     pub direct_url: Option<String>,
     pub pool: PoolTimeouts,
@@ -68,7 +73,7 @@ pub struct ReadReplicas {
 }
 
 impl Raw {
-    pub(super) fn check(self) -> Result<Database, ConfigError> {
+    pub(super) fn check(&self) -> Result<DatabaseSettings, ConfigError> {
         let postgres = |url: &str| url.starts_with("postgres://") || url.starts_with("postgresql://");
         if !postgres(&self.database_url) {
             return Err(bad("DATABASE_URL", "deve começar com postgres:// ou postgresql://"));
@@ -102,9 +107,9 @@ impl Raw {
         if self.db_pool_max_size == 0 {
             return Err(bad("DB_POOL_MAX_SIZE", "deve ser ao menos 1"));
         }
-        Ok(Database {
-            url: self.database_url,
-            direct_url: self.database_direct_url,
+        Ok(DatabaseSettings {
+            url: self.database_url.clone(),
+            direct_url: self.database_direct_url.clone(),
             pool: PoolTimeouts {
                 max_size: self.db_pool_max_size,
                 wait: Duration::from_millis(self.db_pool_wait_timeout_ms),

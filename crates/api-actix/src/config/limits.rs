@@ -4,9 +4,9 @@
 use super::{ConfigError, bad};
 use domain::proposals::service::CustomerRules;
 use domain::values::AgeBounds;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 pub(super) struct Raw {
     #[serde(default = "min_salary_cents")]
     min_salary_cents: i64,
@@ -28,7 +28,7 @@ fn customer_max_age() -> u32 {
 }
 
 impl Raw {
-    pub(super) fn check(self) -> Result<CustomerRules, ConfigError> {
+    pub(super) fn check(&self) -> Result<CustomerRules, ConfigError> {
         if self.min_salary_cents < 0 {
             return Err(bad("MIN_SALARY_CENTS", "deve ser um inteiro de centavos não negativo"));
         }

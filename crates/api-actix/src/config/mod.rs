@@ -1,7 +1,10 @@
-//! Configuration from environment variables, one part per concern: the server, the database,
-//! sign-in and sessions, the outside services, webhooks and the business limits. Each part
-//! (`server.rs`, `database.rs`, `tokens.rs`, `outside.rs`, `webhooks.rs`, `limits.rs`) owns its
-//! variables, their defaults and their checks; this module reads them all and assembles `Config`.
+//! Configuration from environment variables, as one tree: a node per concern (the server, the
+//! database, sign-in and sessions, the outside services, webhooks and the business limits). Each
+//! part (`server.rs`, `database.rs`, `tokens.rs`, `outside.rs`, `webhooks.rs`, `limits.rs`) owns its
+//! variables (one field each: the name, the default, how `config check` shows it), their checks and
+//! the node the service uses; this module reads them all into `Config` and walks them for
+//! `config check` (`Config::effective`), so that a new setting is one field, its README row and its
+//! test.
 //! Every variable is listed in README.md and `.env.example`; a missing or bad one stops start-up
 //! naming it, and every part's unreadable values are named at once.
 
@@ -12,311 +15,119 @@ mod server;
 mod tokens;
 mod webhooks;
 
-pub use database::{PoolTimeouts, ReadReplicas};
-pub use outside::{MailSettings, SignatureSettings};
-pub use server::{Environment, RateLimitSettings};
-pub use tokens::{JwtSettings, SessionSettings};
+pub use database::{DatabaseSettings, PoolTimeouts, ReadReplicas};
+pub use outside::{MailSettings, OutsideSettings, SignatureSettings};
+pub use server::{Environment, RateLimitSettings, ServerSettings};
+pub use tokens::{JwtSettings, SessionSettings, TokenSettings};
 pub use webhooks::HookSettings;
 
 use figment::Figment;
 use ipnet::IpNet;
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use std::net::SocketAddr;
-use std::time::Duration;
+use serde::{Deserialize, Serialize};
 
-/// The service's settings, checked.
+/// The service's settings, checked: one tree, a node per concern, each read from its variables
+/// by its own module, which also says how each variable is shown by `config check` (a new setting
+/// is one field of its part's variables, its README row and its test).
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// `SALES_ENV`: production (the default) refuses sandboxes and unsafe settings.
-    pub environment: Environment,
-    /// Where the pools connect: PostgreSQL, or a transaction pooler in front of it.
-    pub database_url: String,
-    /// `DATABASE_DIRECT_URL`: a session connection to PostgreSQL itself, for what a transaction
-    /// pooler cannot carry (`LISTEN`, the migrations' advisory lock, session settings). When set,
-    /// `database_url` is taken to be such a pooler.
-    pub database_direct_url: Option<String>,
-    pub bind_addr: SocketAddr,
-    pub public_url: String,
-    pub bcrypt_cost: u32,
-    pub bcrypt_max_concurrent: usize,
-    pub jwt: JwtSettings,
-    pub log_json: bool,
-    pub pool: PoolTimeouts,
-    pub migrate_on_start: bool,
-    /// `METRICS_ADDR`: where Prometheus scrapes `/metrics`; `None` (`off`): no listener.
-    pub metrics_addr: Option<SocketAddr>,
-    /// Whether `METRICS_ADDR` was set: a default address found taken does not stop the start.
-    pub metrics_addr_given: bool,
-    /// `OTEL_EXPORTER_OTLP_ENDPOINT`: where spans are exported; `None`: not exported.
-    pub otlp_endpoint: Option<String>,
-    pub otel_service_name: String,
-    pub cors_allowed_origins: Vec<String>,
-    pub trusted_proxies: Vec<IpNet>,
-    pub max_body_bytes: usize,
-    /// How long a request's body may take to arrive once its head has (408 after).
-    pub body_read_timeout: Duration,
-    pub signin_throttle: domain::auth::throttle::ThrottlePolicy,
-    pub sessions: SessionSettings,
-    pub workers: usize,
-    pub shutdown_timeout: Duration,
-    pub customer_rules: domain::proposals::service::CustomerRules,
-    pub password_policy: domain::auth::password::PasswordPolicy,
-    pub mail: MailSettings,
-    pub signature: SignatureSettings,
-    /// How long an operation with an outside effect may stay pending before the worker takes it
-    /// (`OPERATION_RECOVERY_AFTER_MS`).
-    pub operation_recovery_after: std::time::Duration,
-    /// Key of the payment platform's `Stripe-Signature`; unset: random per start (sandbox only).
-    pub payment_webhook_secret: Option<Vec<u8>>,
-    /// Stripe's API base and secret key; when absent, the sandbox platform.
-    pub stripe: Option<(String, String)>,
-    pub recovery: domain::recovery::RecoveryPolicy,
+    pub server: ServerSettings,
+    pub database: DatabaseSettings,
+    pub tokens: TokenSettings,
+    pub outside: OutsideSettings,
     pub hooks: HookSettings,
-    /// What the hourly housekeeping keeps (`CALLBACK_RETENTION_DAYS`).
-    pub retention: domain::retention::RetentionPolicy,
-    /// Catalog reads kept in memory per kind (listings, products, billing groups); 0: none.
-    pub catalog_cache_entries: usize,
-    /// The hot standbys reads may go to, and how far behind one may be.
-    pub read_replicas: ReadReplicas,
-    /// Requests per caller and minute; `None`: no limit.
-    pub rate_limit: Option<RateLimitSettings>,
+    pub customer_rules: domain::proposals::service::CustomerRules,
+    /// Every variable with the value in effect, secrets masked, walked from the parts as read.
+    effective: Vec<(String, String)>,
 }
 
 impl Config {
     /// A session of PostgreSQL's own: the direct URL when the pools go through a transaction
     /// pooler, else the pools' URL.
     pub fn session_url(&self) -> &str {
-        self.database_direct_url.as_deref().unwrap_or(&self.database_url)
+        self.database.direct_url.as_deref().unwrap_or(&self.database.url)
     }
 
     /// Whether the pools go through a transaction pooler (a direct URL is given): their
     /// connections then keep no session state.
     pub fn behind_pooler(&self) -> bool {
-        self.database_direct_url.is_some()
+        self.database.direct_url.is_some()
+    }
+
+    /// What the hourly housekeeping keeps: callback records and ended sessions.
+    pub fn retention(&self) -> domain::retention::RetentionPolicy {
+        domain::retention::RetentionPolicy {
+            callback_records: self.outside.callback_retention,
+            ended_sessions: self.tokens.sessions.ended_retention,
+            ..domain::retention::RetentionPolicy::default()
+        }
     }
 
     /// Every variable with the value in effect (defaults included), secrets masked: what
-    /// `sales-api config check` prints.
-    pub fn effective(&self) -> Vec<(&'static str, String)> {
-        let secret = |set: bool| if set { "*** (definida)" } else { "(ausente)" }.to_owned();
-        let list = |items: &[String]| items.join(",");
-        let opt = |value: Option<String>| value.unwrap_or_else(|| "(ausente)".to_owned());
-        let millis = |d: Duration| d.as_millis().to_string();
-        let hooks = &self.hooks;
-        let delivery = &hooks.delivery;
-        vec![
-            ("SALES_ENV", self.environment.as_str().to_owned()),
-            ("DATABASE_URL", without_password(&self.database_url)),
-            (
-                "DATABASE_DIRECT_URL",
-                opt(self.database_direct_url.as_deref().map(without_password)),
-            ),
-            ("DB_POOL_MAX_SIZE", self.pool.max_size.to_string()),
-            ("DB_POOL_WAIT_TIMEOUT_MS", millis(self.pool.wait)),
-            ("DB_CONNECT_TIMEOUT_MS", millis(self.pool.connect)),
-            ("DB_STATEMENT_TIMEOUT_MS", millis(self.pool.statement)),
-            ("CATALOG_CACHE_ENTRIES", self.catalog_cache_entries.to_string()),
-            (
-                "DATABASE_READ_URLS",
-                self.read_replicas
-                    .urls
-                    .iter()
-                    .map(|url| without_password(url))
-                    .collect::<Vec<_>>()
-                    .join(","),
-            ),
-            ("DATABASE_READ_MAX_LAG_MS", millis(self.read_replicas.max_lag)),
-            ("BIND_ADDR", self.bind_addr.to_string()),
-            ("PUBLIC_URL", self.public_url.clone()),
-            ("WORKERS", self.workers.to_string()),
-            ("SHUTDOWN_TIMEOUT_SECS", self.shutdown_timeout.as_secs().to_string()),
-            ("MAX_BODY_BYTES", self.max_body_bytes.to_string()),
-            ("BODY_READ_TIMEOUT_MS", millis(self.body_read_timeout)),
-            ("MIGRATE_ON_START", self.migrate_on_start.to_string()),
-            (
-                "METRICS_ADDR",
-                self.metrics_addr.map_or_else(|| "off".to_owned(), |a| a.to_string()),
-            ),
-            ("OTEL_EXPORTER_OTLP_ENDPOINT", opt(self.otlp_endpoint.clone())),
-            ("OTEL_SERVICE_NAME", self.otel_service_name.clone()),
-            ("CORS_ALLOWED_ORIGINS", list(&self.cors_allowed_origins)),
-            (
-                "TRUSTED_PROXIES",
-                list(&self.trusted_proxies.iter().map(ToString::to_string).collect::<Vec<_>>()),
-            ),
-            ("LOG_JSON", self.log_json.to_string()),
-            (
-                "RATE_LIMIT_REQUESTS_PER_MINUTE",
-                self.rate_limit
-                    .map_or_else(|| "off".to_owned(), |r| r.per_minute.to_string()),
-            ),
-            (
-                "RATE_LIMIT_SYNC_MS",
-                self.rate_limit
-                    .map_or_else(|| "(sem limite)".to_owned(), |r| millis(r.sync_interval)),
-            ),
-            (
-                "RATE_LIMIT_MAX_KEYS",
-                self.rate_limit
-                    .map_or_else(|| "(sem limite)".to_owned(), |r| r.max_keys.to_string()),
-            ),
-            (
-                "JWT_PRIVATE_KEY_FILE",
-                opt(self.jwt.private_key_file.as_ref().map(|p| p.display().to_string())),
-            ),
-            (
-                "JWT_PREVIOUS_PUBLIC_KEY_FILES",
-                list(
-                    &self
-                        .jwt
-                        .previous_public_key_files
-                        .iter()
-                        .map(|p| p.display().to_string())
-                        .collect::<Vec<_>>(),
-                ),
-            ),
-            ("JWT_ISSUER", self.jwt.issuer.clone()),
-            ("JWT_AUDIENCE", self.jwt.audience.clone()),
-            ("BCRYPT_COST", self.bcrypt_cost.to_string()),
-            ("BCRYPT_MAX_CONCURRENT", self.bcrypt_max_concurrent.to_string()),
-            (
-                "SIGNIN_MAX_FAILURES",
-                self.signin_throttle.per_pair.max_failures.to_string(),
-            ),
-            (
-                "SIGNIN_MAX_FAILURES_PER_ACCOUNT",
-                self.signin_throttle.per_account.max_failures.to_string(),
-            ),
-            (
-                "SIGNIN_MAX_FAILURES_PER_ADDRESS",
-                self.signin_throttle.per_address.max_failures.to_string(),
-            ),
-            (
-                "SIGNIN_WINDOW_SECS",
-                self.signin_throttle.per_pair.window_secs.to_string(),
-            ),
-            (
-                "SIGNIN_BLOCK_SECS",
-                self.signin_throttle.per_pair.base_block_secs.to_string(),
-            ),
-            (
-                "SIGNIN_MAX_BLOCK_SECS",
-                self.signin_throttle.per_pair.max_block_secs.to_string(),
-            ),
-            (
-                "SESSION_CHECK",
-                if self.sessions.check { "on" } else { "off" }.to_owned(),
-            ),
-            ("SESSION_CACHE_ENTRIES", self.sessions.cache_entries.to_string()),
-            (
-                "ENDED_SESSIONS_RETENTION_DAYS",
-                (self.sessions.ended_retention.as_secs() / 86_400).to_string(),
-            ),
-            ("PASSWORD_MIN_LENGTH", self.password_policy.min_chars.to_string()),
-            ("PASSWORD_RESET_URL", self.recovery.link_base.clone()),
-            ("RECOVERY_TOKEN_TTL_HOURS", self.recovery.token_valid_hours.to_string()),
-            (
-                "RECOVERY_MAX_EMAILS_PER_HOUR",
-                self.recovery.max_emails_per_account_per_hour.to_string(),
-            ),
-            (
-                "RECOVERY_MAX_REQUESTS_PER_ADDRESS",
-                self.recovery.max_requests_per_address_per_hour.to_string(),
-            ),
-            ("STRIPE_SECRET_KEY", secret(self.stripe.is_some())),
-            (
-                "STRIPE_API_BASE",
-                opt(self.stripe.as_ref().map(|(base, _)| base.clone())),
-            ),
-            ("PAYMENT_WEBHOOK_SECRET", secret(self.payment_webhook_secret.is_some())),
-            (
-                "CLICKSIGN_BASE_URL",
-                opt(self.signature.clicksign.as_ref().map(|(url, _)| url.clone())),
-            ),
-            ("CLICKSIGN_ACCESS_TOKEN", secret(self.signature.clicksign.is_some())),
-            (
-                "SIGNATURE_CALLBACK_SECRET",
-                secret(self.signature.callback_secret.is_some()),
-            ),
-            (
-                "CALLBACK_RETENTION_DAYS",
-                (self.retention.callback_records.as_secs() / 86_400).to_string(),
-            ),
-            ("SIGNATURE_MAX_RESENDS", self.signature.max_resends.to_string()),
-            (
-                "SIGNATURE_DEADLINE_DAYS",
-                self.signature.deadline.num_days().to_string(),
-            ),
-            (
-                "SIGNATURE_REMIND_INTERVAL_DAYS",
-                self.signature
-                    .remind_interval_days
-                    .map_or_else(|| "off".to_owned(), |d| d.to_string()),
-            ),
-            (
-                "SIGNATURE_EXPIRY_INTERVAL_MS",
-                self.signature.expiry_interval.as_millis().to_string(),
-            ),
-            (
-                "OPERATION_RECOVERY_AFTER_MS",
-                self.operation_recovery_after.as_millis().to_string(),
-            ),
-            ("SMTP_URL", opt(self.mail.smtp_url.as_deref().map(without_password))),
-            ("MAIL_FROM", self.mail.from.clone()),
-            ("MAIL_DIR", self.mail.directory.display().to_string()),
-            ("MIN_SALARY_CENTS", self.customer_rules.min_salary_cents.to_string()),
-            ("CUSTOMER_MIN_AGE", self.customer_rules.age.min_years.to_string()),
-            ("CUSTOMER_MAX_AGE", self.customer_rules.age.max_years.to_string()),
-            (
-                "HOOKS_ALLOWED_CIDRS",
-                list(&hooks.allowed_cidrs.iter().map(ToString::to_string).collect::<Vec<_>>()),
-            ),
-            ("HOOKS_ENCRYPTION_KEY", secret(hooks.encryption_key.is_some())),
-            (
-                "HOOKS_PREVIOUS_ENCRYPTION_KEYS",
-                format!("{} chave(s), mascaradas", hooks.previous_encryption_keys.len()),
-            ),
-            (
-                "HOOKS_RETRY_SCHEDULE_SECS",
-                list(
-                    &delivery
-                        .retry_schedule
-                        .iter()
-                        .map(|d| d.as_secs().to_string())
-                        .collect::<Vec<_>>(),
-                ),
-            ),
-            ("HOOKS_CONNECT_TIMEOUT_MS", millis(hooks.connect_timeout)),
-            ("HOOKS_REQUEST_TIMEOUT_MS", millis(hooks.request_timeout)),
-            (
-                "HOOKS_MAX_RETRY_AFTER_SECS",
-                delivery.max_retry_after.as_secs().to_string(),
-            ),
-            (
-                "HOOKS_MAX_IN_FLIGHT_PER_SUBSCRIPTION",
-                delivery.max_in_flight_per_subscription.to_string(),
-            ),
-            ("HOOKS_MAX_IN_FLIGHT", delivery.max_in_flight.to_string()),
-            (
-                "HOOKS_MAX_IN_FLIGHT_PER_OWNER",
-                delivery.max_in_flight_per_owner.to_string(),
-            ),
-            (
-                "HOOKS_MAX_SUBSCRIPTIONS_PER_OWNER",
-                hooks.max_subscriptions_per_owner.to_string(),
-            ),
-            ("HOOKS_REPLAY_MAX_DELIVERIES", hooks.replay_max_deliveries.to_string()),
-            ("HOOKS_LEASE_SECS", delivery.lease.as_secs().to_string()),
-            ("HOOKS_POLL_INTERVAL_MS", millis(delivery.poll_interval)),
-            ("HOOKS_ROTATION_GRACE_SECS", hooks.rotation_grace.as_secs().to_string()),
-            ("HOOKS_DISABLE_AFTER_SECS", delivery.disable_after.as_secs().to_string()),
-            (
-                "HOOKS_RETENTION_DAYS",
-                (delivery.retention.as_secs() / 86_400).to_string(),
-            ),
-            ("HOOKS_WORKER", hooks.run_worker.to_string()),
-        ]
+    /// `sales-api config check` prints. Walked from each part's variables as read (and completed
+    /// by its check), so that every variable a part reads is listed, named once.
+    pub fn effective(&self) -> &[(String, String)] {
+        &self.effective
+    }
+}
+
+/// A part's variables as `config check` shows them: each field under its variable's name, its
+/// value as text, a null as `(ausente)`. The parts mark secrets and URLs with [`masked`].
+fn listing(part: &impl Serialize) -> Result<Vec<(String, String)>, ConfigError> {
+    let value = serde_json::to_value(part).map_err(|e| ConfigError(format!("configuração ilegível: {e}")))?;
+    let serde_json::Value::Object(fields) = value else {
+        return Err(ConfigError("configuração ilegível: parte sem campos".into()));
+    };
+    Ok(fields
+        .into_iter()
+        .map(|(name, value)| {
+            let shown = match value {
+                serde_json::Value::Null => "(ausente)".to_owned(),
+                serde_json::Value::String(text) => text,
+                other => other.to_string(),
+            };
+            (name.to_ascii_uppercase(), shown)
+        })
+        .collect())
+}
+
+/// How `config check` shows what must not be printed, for the parts' `serialize_with`.
+pub(super) mod masked {
+    use serde::Serializer;
+
+    /// A secret: whether it is set, never its value.
+    pub fn secret<S: Serializer>(value: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(if value.is_some() { "*** (definida)" } else { "(ausente)" })
+    }
+
+    /// A URL with its password (`user:password@`) masked.
+    pub fn url<S: Serializer>(value: &str, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&super::without_password(value))
+    }
+
+    pub fn optional_url<S: Serializer>(value: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
+        match value {
+            Some(given) => url(given, s),
+            None => s.serialize_none(),
+        }
+    }
+
+    /// A comma-separated list of URLs, each password masked.
+    pub fn url_list<S: Serializer>(value: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
+        let urls: Vec<String> = value
+            .as_deref()
+            .unwrap_or_default()
+            .split(',')
+            .map(str::trim)
+            .filter(|u| !u.is_empty())
+            .map(super::without_password)
+            .collect();
+        s.serialize_str(&urls.join(","))
+    }
+
+    /// A comma-separated list of keys: how many, never which.
+    pub fn key_list<S: Serializer>(value: &str, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{} chave(s), mascaradas", super::split_list(value).len()))
     }
 }
 
@@ -366,59 +177,45 @@ impl Config {
         let outside = read::<outside::Raw>(&figment, &mut unreadable);
         let webhooks = read::<webhooks::Raw>(&figment, &mut unreadable);
         let limits = read::<limits::Raw>(&figment, &mut unreadable);
-        let (Some(server), Some(database), Some(tokens), Some(outside), Some(webhooks), Some(limits)) =
-            (server, database, tokens, outside, webhooks, limits)
+        let (
+            Some(mut server_vars),
+            Some(database_vars),
+            Some(mut token_vars),
+            Some(outside_vars),
+            Some(hook_vars),
+            Some(limit_vars),
+        ) = (server, database, tokens, outside, webhooks, limits)
         else {
             return Err(ConfigError(unreadable.join("; ")));
         };
         let cores = std::thread::available_parallelism().map_or(2, usize::from);
-        let hooks = webhooks.check()?;
-        let database = database.check()?;
-        let server = server.check(cores)?;
-        let tokens = tokens.check(cores, &server.public_url)?;
-        let customer_rules = limits.check()?;
-        let outside = outside.check()?;
+        // Each check completes its variables with the defaults it computed, so that the listing
+        // shows the values in effect.
+        let hooks = hook_vars.check()?;
+        let database = database_vars.check()?;
+        let server = server_vars.check(cores)?;
+        let tokens = token_vars.check(cores, &server.public_url)?;
+        let customer_rules = limit_vars.check()?;
+        let outside = outside_vars.check()?;
+        let mut effective = Vec::new();
+        for part in [
+            listing(&server_vars)?,
+            listing(&database_vars)?,
+            listing(&token_vars)?,
+            listing(&outside_vars)?,
+            listing(&hook_vars)?,
+            listing(&limit_vars)?,
+        ] {
+            effective.extend(part);
+        }
         Ok(Config {
-            environment: server.environment,
-            database_url: database.url,
-            database_direct_url: database.direct_url,
-            bind_addr: server.bind_addr,
-            public_url: server.public_url,
-            bcrypt_cost: tokens.bcrypt_cost,
-            bcrypt_max_concurrent: tokens.bcrypt_max_concurrent,
-            jwt: tokens.jwt,
-            log_json: server.log_json,
-            pool: database.pool,
-            migrate_on_start: server.migrate_on_start,
-            metrics_addr: server.metrics_addr,
-            metrics_addr_given: server.metrics_addr_given,
-            otlp_endpoint: server.otlp_endpoint,
-            otel_service_name: server.otel_service_name,
-            cors_allowed_origins: server.cors_allowed_origins,
-            trusted_proxies: server.trusted_proxies,
-            max_body_bytes: server.max_body_bytes,
-            body_read_timeout: server.body_read_timeout,
-            signin_throttle: tokens.signin_throttle,
-            sessions: tokens.sessions,
-            workers: server.workers,
-            shutdown_timeout: server.shutdown_timeout,
-            customer_rules,
-            password_policy: tokens.password_policy,
-            mail: outside.mail,
-            signature: outside.signature,
-            operation_recovery_after: outside.operation_recovery_after,
-            payment_webhook_secret: outside.payment_webhook_secret,
-            stripe: outside.stripe,
-            retention: domain::retention::RetentionPolicy {
-                callback_records: outside.callback_retention,
-                ended_sessions: tokens.sessions.ended_retention,
-                ..domain::retention::RetentionPolicy::default()
-            },
-            recovery: tokens.recovery,
+            server,
+            database,
+            tokens,
+            outside,
             hooks,
-            catalog_cache_entries: database.catalog_cache_entries,
-            read_replicas: database.read_replicas,
-            rate_limit: server.rate_limit,
+            customer_rules,
+            effective,
         })
     }
 }
@@ -534,6 +331,7 @@ pub(super) fn split_list(value: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     const BASE: [(&str, &str); 2] = [
         ("DATABASE_URL", "postgres://postgres@127.0.0.1/sales"),
@@ -543,23 +341,23 @@ mod tests {
     #[test]
     fn defaults_apply_when_only_the_required_values_are_set() {
         let config = Config::from_pairs(&BASE).unwrap();
-        assert_eq!(config.bind_addr.to_string(), "127.0.0.1:8080");
-        assert_eq!(config.public_url, "http://127.0.0.1:8080");
-        assert_eq!(config.bcrypt_cost, 12);
-        assert!(config.cors_allowed_origins.is_empty());
-        assert!(config.migrate_on_start);
+        assert_eq!(config.server.bind_addr.to_string(), "127.0.0.1:8080");
+        assert_eq!(config.server.public_url, "http://127.0.0.1:8080");
+        assert_eq!(config.tokens.bcrypt_cost, 12);
+        assert!(config.server.cors_allowed_origins.is_empty());
+        assert!(config.server.migrate_on_start);
         assert_eq!(
-            config.metrics_addr.map(|a| a.to_string()).as_deref(),
+            config.server.metrics_addr.map(|a| a.to_string()).as_deref(),
             Some("127.0.0.1:9464")
         );
     }
 
     #[test]
     fn the_catalog_cache_is_on_by_default_can_be_turned_off_and_a_bad_size_is_named() {
-        assert_eq!(Config::from_pairs(&BASE).unwrap().catalog_cache_entries, 1_000);
+        assert_eq!(Config::from_pairs(&BASE).unwrap().database.catalog_cache_entries, 1_000);
         let mut pairs = BASE.to_vec();
         pairs.push(("CATALOG_CACHE_ENTRIES", "0"));
-        assert_eq!(Config::from_pairs(&pairs).unwrap().catalog_cache_entries, 0);
+        assert_eq!(Config::from_pairs(&pairs).unwrap().database.catalog_cache_entries, 0);
         let mut pairs = BASE.to_vec();
         pairs.push(("CATALOG_CACHE_ENTRIES", "muitos"));
         let err = Config::from_pairs(&pairs).unwrap_err().to_string();
@@ -586,11 +384,15 @@ mod tests {
         }
         pairs.push(("DB_POOL_MAX_SIZE", "  "));
         let config = Config::from_pairs(&pairs).unwrap();
-        assert_eq!(config.public_url, "http://127.0.0.1:8080");
-        assert_eq!(config.bcrypt_cost, 12);
-        assert_eq!(config.pool.max_size, 16);
-        assert_eq!(config.environment, Environment::Production);
-        assert!(config.hooks.encryption_key.is_none() && config.mail.smtp_url.is_none() && config.stripe.is_none());
+        assert_eq!(config.server.public_url, "http://127.0.0.1:8080");
+        assert_eq!(config.tokens.bcrypt_cost, 12);
+        assert_eq!(config.database.pool.max_size, 16);
+        assert_eq!(config.server.environment, Environment::Production);
+        assert!(
+            config.hooks.encryption_key.is_none()
+                && config.outside.mail.smtp_url.is_none()
+                && config.outside.stripe.is_none()
+        );
         assert_eq!(config.customer_rules.min_salary_cents, 141_200);
         let required = Config::from_pairs(&[("DATABASE_URL", "")]).unwrap_err().to_string();
         assert!(
@@ -690,6 +492,31 @@ mod tests {
     }
 
     #[test]
+    fn the_effective_configuration_names_each_variable_once_with_the_value_in_effect() {
+        let config = Config::from_pairs(&BASE).unwrap();
+        let effective = config.effective();
+        let mut names: Vec<&str> = effective.iter().map(|(k, _)| k.as_str()).collect();
+        names.sort_unstable();
+        let count = names.len();
+        names.dedup();
+        assert_eq!(names.len(), count, "a variable listed twice: {effective:?}");
+        let value = |name: &str| effective.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+        // Defaults the checks compute are shown as computed, not as unset.
+        assert_eq!(value("WORKERS"), Some(config.server.workers.to_string().as_str()));
+        assert_eq!(value("PUBLIC_URL"), Some("http://127.0.0.1:8080"));
+        assert_eq!(
+            value("PASSWORD_RESET_URL"),
+            Some("http://127.0.0.1:8080/redefinir-senha")
+        );
+        assert_eq!(value("SESSION_CHECK"), Some("on"));
+        assert_eq!(value("METRICS_ADDR"), Some("127.0.0.1:9464"));
+        assert_eq!(value("RATE_LIMIT_REQUESTS_PER_MINUTE"), Some("600"));
+        assert_eq!(value("SALES_ENV"), Some("production"));
+        assert_eq!(value("HOOKS_PREVIOUS_ENCRYPTION_KEYS"), Some("0 chave(s), mascaradas"));
+        assert_eq!(value("STRIPE_SECRET_KEY"), Some("(ausente)"));
+    }
+
+    #[test]
     fn the_effective_configuration_masks_every_secret_and_names_every_documented_variable() {
         let config = with(&[
             ("DATABASE_URL", "postgres://vendas:senha-do-banco@db:5432/sales"),
@@ -749,7 +576,7 @@ mod tests {
         assert_eq!(direct.session_url(), "postgres://postgres@db:5432/sales");
         let plain = Config::from_pairs(&BASE).unwrap();
         assert!(!plain.behind_pooler());
-        assert_eq!(plain.session_url(), plain.database_url);
+        assert_eq!(plain.session_url(), plain.database.url);
 
         let refused = with("CALLBACK_RETENTION_DAYS", "3").unwrap_err().to_string();
         assert!(refused.contains("CALLBACK_RETENTION_DAYS"), "{refused}");
@@ -758,7 +585,7 @@ mod tests {
         assert_eq!(
             with("CALLBACK_RETENTION_DAYS", "7")
                 .unwrap()
-                .retention
+                .retention()
                 .callback_records
                 .as_secs(),
             7 * 86_400
@@ -773,10 +600,10 @@ mod tests {
             Config::from_pairs(&pairs)
         };
         assert_eq!(
-            Config::from_pairs(&BASE).unwrap().retention.ended_sessions.as_secs(),
+            Config::from_pairs(&BASE).unwrap().retention().ended_sessions.as_secs(),
             183 * 86_400
         );
-        assert_eq!(with("30").unwrap().retention.ended_sessions.as_secs(), 30 * 86_400);
+        assert_eq!(with("30").unwrap().retention().ended_sessions.as_secs(), 30 * 86_400);
         for bad in ["0", "3651", "seis meses", "-1"] {
             let refused = with(bad).unwrap_err().to_string();
             assert!(refused.contains("ENDED_SESSIONS_RETENTION_DAYS"), "{bad}: {refused}");
@@ -800,10 +627,18 @@ mod tests {
         assert!(refused.contains("DATABASE_READ_MAX_LAG_MS"), "{refused}");
         let replicas = with("DATABASE_READ_URLS", " postgres://r1/sales, ,postgresql://r2/sales ")
             .unwrap()
+            .database
             .read_replicas;
         assert_eq!(replicas.urls, ["postgres://r1/sales", "postgresql://r2/sales"]);
         assert_eq!(replicas.max_lag, Duration::from_millis(1_000));
-        assert!(Config::from_pairs(&BASE).unwrap().read_replicas.urls.is_empty());
+        assert!(
+            Config::from_pairs(&BASE)
+                .unwrap()
+                .database
+                .read_replicas
+                .urls
+                .is_empty()
+        );
     }
 
     #[test]
@@ -813,18 +648,19 @@ mod tests {
             pairs.push(("METRICS_ADDR", value));
             Config::from_pairs(&pairs)
         };
-        assert_eq!(with("off").unwrap().metrics_addr, None);
+        assert_eq!(with("off").unwrap().server.metrics_addr, None);
         // Unset or empty: the default, which another process on the host may hold.
-        assert!(!Config::from_pairs(&BASE).unwrap().metrics_addr_given);
-        assert!(!with("").unwrap().metrics_addr_given);
-        assert!(with("0.0.0.0:9100").unwrap().metrics_addr_given);
+        assert!(!Config::from_pairs(&BASE).unwrap().server.metrics_addr_given);
+        assert!(!with("").unwrap().server.metrics_addr_given);
+        assert!(with("0.0.0.0:9100").unwrap().server.metrics_addr_given);
         assert_eq!(
-            with("").unwrap().metrics_addr.map(|a| a.to_string()).as_deref(),
+            with("").unwrap().server.metrics_addr.map(|a| a.to_string()).as_deref(),
             Some("127.0.0.1:9464")
         );
         assert_eq!(
             with("0.0.0.0:9100")
                 .unwrap()
+                .server
                 .metrics_addr
                 .map(|a| a.to_string())
                 .as_deref(),
@@ -856,7 +692,7 @@ mod tests {
     #[test]
     fn the_new_bounds_take_their_defaults_and_refuse_values_that_would_turn_them_off() {
         let config = Config::from_pairs(&BASE).unwrap();
-        assert_eq!(config.body_read_timeout, Duration::from_millis(5_000));
+        assert_eq!(config.server.body_read_timeout, Duration::from_millis(5_000));
         assert_eq!(config.hooks.max_subscriptions_per_owner, 20);
         assert_eq!(config.hooks.replay_max_deliveries, 10_000);
         assert_eq!(config.hooks.delivery.max_in_flight_per_owner, 32);
@@ -934,7 +770,14 @@ mod tests {
                 .contains("SIGNATURE_CALLBACK_SECRET")
         );
         pairs.push(("SIGNATURE_CALLBACK_SECRET", "um-segredo-bem-longo"));
-        assert!(Config::from_pairs(&pairs).unwrap().signature.clicksign.is_some());
+        assert!(
+            Config::from_pairs(&pairs)
+                .unwrap()
+                .outside
+                .signature
+                .clicksign
+                .is_some()
+        );
     }
 
     #[test]
@@ -949,7 +792,7 @@ mod tests {
         );
         pairs.push(("PAYMENT_WEBHOOK_SECRET", "whsec_1"));
         assert_eq!(
-            Config::from_pairs(&pairs).unwrap().stripe.map(|(base, _)| base),
+            Config::from_pairs(&pairs).unwrap().outside.stripe.map(|(base, _)| base),
             Some("https://api.stripe.com".into())
         );
     }
@@ -958,7 +801,7 @@ mod tests {
     fn the_password_policy_is_configurable_within_bcrypts_limit() {
         let mut pairs = BASE.to_vec();
         pairs.push(("PASSWORD_MIN_LENGTH", "12"));
-        assert_eq!(Config::from_pairs(&pairs).unwrap().password_policy.min_chars, 12);
+        assert_eq!(Config::from_pairs(&pairs).unwrap().tokens.password_policy.min_chars, 12);
         let mut pairs = BASE.to_vec();
         pairs.push(("PASSWORD_MIN_LENGTH", "6"));
         assert!(
@@ -978,8 +821,8 @@ mod tests {
         ));
         pairs.push(("TRUSTED_PROXIES", "10.0.0.0/8,192.0.2.1"));
         let config = Config::from_pairs(&pairs).unwrap();
-        assert_eq!(config.cors_allowed_origins.len(), 2);
-        assert_eq!(config.trusted_proxies.len(), 2);
+        assert_eq!(config.server.cors_allowed_origins.len(), 2);
+        assert_eq!(config.server.trusted_proxies.len(), 2);
     }
 
     /// The configuration with `extra` pairs over the required ones.
@@ -991,18 +834,22 @@ mod tests {
 
     #[test]
     fn the_rate_limit_is_600_a_minute_unless_set_and_off_turns_it_off() {
-        let limit = with(&[]).unwrap().rate_limit.unwrap();
+        let limit = with(&[]).unwrap().server.rate_limit.unwrap();
         assert_eq!(limit.per_minute, 600);
         assert_eq!(limit.sync_interval, Duration::from_millis(250));
         assert_eq!(
             with(&[("RATE_LIMIT_REQUESTS_PER_MINUTE", "1200")])
                 .unwrap()
+                .server
                 .rate_limit
                 .map(|r| r.per_minute),
             Some(1200)
         );
         assert_eq!(
-            with(&[("RATE_LIMIT_REQUESTS_PER_MINUTE", "off")]).unwrap().rate_limit,
+            with(&[("RATE_LIMIT_REQUESTS_PER_MINUTE", "off")])
+                .unwrap()
+                .server
+                .rate_limit,
             None
         );
         for (name, value) in [
@@ -1019,10 +866,14 @@ mod tests {
 
     #[test]
     fn pending_operations_are_recovered_after_a_minute_unless_set() {
-        assert_eq!(with(&[]).unwrap().operation_recovery_after, Duration::from_secs(60));
+        assert_eq!(
+            with(&[]).unwrap().outside.operation_recovery_after,
+            Duration::from_secs(60)
+        );
         assert_eq!(
             with(&[("OPERATION_RECOVERY_AFTER_MS", "5000")])
                 .unwrap()
+                .outside
                 .operation_recovery_after,
             Duration::from_secs(5)
         );
@@ -1034,7 +885,7 @@ mod tests {
 
     #[test]
     fn signing_deadlines_are_ten_days_with_reminders_every_three_unless_set() {
-        let signature = with(&[]).unwrap().signature;
+        let signature = with(&[]).unwrap().outside.signature;
         assert_eq!(signature.deadline, chrono::Duration::days(10));
         assert_eq!(signature.remind_interval_days, Some(3));
         assert_eq!(signature.expiry_interval, Duration::from_secs(60));
@@ -1043,6 +894,7 @@ mod tests {
             ("SIGNATURE_REMIND_INTERVAL_DAYS", "off"),
         ])
         .unwrap()
+        .outside
         .signature;
         assert_eq!(set.deadline, chrono::Duration::days(30));
         assert_eq!(set.remind_interval_days, None);

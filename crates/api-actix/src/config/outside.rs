@@ -2,18 +2,22 @@
 //! mail (SMTP), with the keys that verify their callbacks. Each runs as a sandbox when not
 //! configured, which production refuses (`deployment`).
 
-use super::{ConfigError, bad};
-use serde::Deserialize;
+use super::{ConfigError, bad, masked};
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 pub(super) struct Raw {
+    #[serde(serialize_with = "masked::secret")]
     stripe_secret_key: Option<String>,
     #[serde(default = "stripe_api_base")]
     stripe_api_base: String,
+    #[serde(serialize_with = "masked::secret")]
     payment_webhook_secret: Option<String>,
     clicksign_base_url: Option<String>,
+    #[serde(serialize_with = "masked::secret")]
     clicksign_access_token: Option<String>,
+    #[serde(serialize_with = "masked::secret")]
     signature_callback_secret: Option<String>,
     #[serde(default = "signature_max_resends")]
     signature_max_resends: i32,
@@ -23,6 +27,7 @@ pub(super) struct Raw {
     signature_remind_interval_days: String,
     #[serde(default = "signature_expiry_interval_ms")]
     signature_expiry_interval_ms: u64,
+    #[serde(serialize_with = "masked::optional_url")]
     smtp_url: Option<String>,
     #[serde(default = "mail_from")]
     mail_from: String,
@@ -113,7 +118,10 @@ impl std::fmt::Debug for MailSettings {
     }
 }
 
-pub(super) struct Outside {
+/// The outside services: the payment platform, the signature provider, mail, and how long their
+/// callbacks and the operations that call them are kept.
+#[derive(Debug, Clone)]
+pub struct OutsideSettings {
     /// Stripe's API base and secret key; when absent, the sandbox platform.
     pub stripe: Option<(String, String)>,
     pub payment_webhook_secret: Option<Vec<u8>>,
@@ -127,7 +135,7 @@ pub(super) struct Outside {
 }
 
 impl Raw {
-    pub(super) fn check(self) -> Result<Outside, ConfigError> {
+    pub(super) fn check(&self) -> Result<OutsideSettings, ConfigError> {
         if self.stripe_secret_key.is_some() && self.payment_webhook_secret.is_none() {
             return Err(bad(
                 "PAYMENT_WEBHOOK_SECRET",
@@ -137,7 +145,7 @@ impl Raw {
         if !(self.stripe_api_base.starts_with("https://") || self.stripe_api_base.starts_with("http://")) {
             return Err(bad("STRIPE_API_BASE", "deve começar com https:// ou http://"));
         }
-        let clicksign = match (self.clicksign_base_url, self.clicksign_access_token) {
+        let clicksign = match (self.clicksign_base_url.clone(), self.clicksign_access_token.clone()) {
             (Some(url), Some(token)) if url.starts_with("https://") || url.starts_with("http://") => {
                 // Every instance must verify the provider's callbacks with the same key.
                 if self.signature_callback_secret.is_none() {
@@ -187,21 +195,24 @@ impl Raw {
         {
             return Err(bad("SMTP_URL", "deve começar com smtp:// ou smtps://"));
         }
-        Ok(Outside {
-            stripe: self.stripe_secret_key.map(|key| (self.stripe_api_base, key)),
-            payment_webhook_secret: self.payment_webhook_secret.map(String::into_bytes),
+        Ok(OutsideSettings {
+            stripe: self
+                .stripe_secret_key
+                .clone()
+                .map(|key| (self.stripe_api_base.clone(), key)),
+            payment_webhook_secret: self.payment_webhook_secret.clone().map(String::into_bytes),
             signature: SignatureSettings {
                 max_resends: self.signature_max_resends,
                 deadline: chrono::Duration::days(self.signature_deadline_days),
                 remind_interval_days,
                 expiry_interval: std::time::Duration::from_millis(self.signature_expiry_interval_ms),
                 clicksign,
-                callback_secret: self.signature_callback_secret.map(String::into_bytes),
+                callback_secret: self.signature_callback_secret.clone().map(String::into_bytes),
             },
             mail: MailSettings {
-                smtp_url: self.smtp_url,
-                from: self.mail_from,
-                directory: self.mail_dir,
+                smtp_url: self.smtp_url.clone(),
+                from: self.mail_from.clone(),
+                directory: self.mail_dir.clone(),
             },
             callback_retention: std::time::Duration::from_secs(self.callback_retention_days * 24 * 3600),
             operation_recovery_after: std::time::Duration::from_millis(self.operation_recovery_after_ms),

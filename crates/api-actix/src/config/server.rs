@@ -3,11 +3,11 @@
 
 use super::{ConfigError, bad, networks, split_list};
 use ipnet::IpNet;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::net::SocketAddr;
 use std::time::Duration;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 pub(super) struct Raw {
     sales_env: Option<String>,
     #[serde(default = "bind_addr")]
@@ -39,7 +39,7 @@ pub(super) struct Raw {
 }
 
 /// A variable that takes a number or a word (`off`).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(untagged)]
 enum NumberOrWord {
     Number(u64),
@@ -76,7 +76,9 @@ fn yes() -> bool {
     true
 }
 
-pub(super) struct Server {
+/// The HTTP server and the process: where it listens, who may call it, how it starts and stops.
+#[derive(Debug, Clone)]
+pub struct ServerSettings {
     pub environment: Environment,
     pub bind_addr: SocketAddr,
     pub public_url: String,
@@ -107,10 +109,12 @@ pub struct RateLimitSettings {
 }
 
 impl Raw {
-    pub(super) fn check(self, cores: usize) -> Result<Server, ConfigError> {
+    /// Checks the variables and completes those not set with the values in effect (shown by
+    /// `config check`).
+    pub(super) fn check(&mut self, cores: usize) -> Result<ServerSettings, ConfigError> {
         let environment = Environment::parse(self.sales_env.as_deref())?;
         let bind_addr: SocketAddr = self.bind_addr.parse().map_err(|e| bad("BIND_ADDR", e))?;
-        let public_url = match self.public_url {
+        let public_url = match self.public_url.as_deref() {
             Some(url) if url.starts_with("http://") || url.starts_with("https://") => {
                 url.trim_end_matches('/').to_owned()
             }
@@ -129,11 +133,65 @@ impl Raw {
         if self.body_read_timeout_ms < 100 {
             return Err(bad("BODY_READ_TIMEOUT_MS", "deve ser ao menos 100"));
         }
-        Ok(Server {
+        // `off` turns the listener off (an empty value is unset, as for every variable).
+        let metrics_addr_given = self.metrics_addr.is_some();
+        let metrics_addr = match self.metrics_addr.as_deref().unwrap_or(DEFAULT_METRICS_ADDR).trim() {
+            "off" => None,
+            addr => Some(
+                addr.parse::<SocketAddr>()
+                    .map_err(|e| bad("METRICS_ADDR", format!("{e} (ou off)")))?,
+            ),
+        };
+        // Read again from the environment by the telemetry, which starts before the
+        // configuration; checked and shown here.
+        let otlp_endpoint = match self.otel_exporter_otlp_endpoint.as_deref() {
+            Some(url) if url.starts_with("http://") || url.starts_with("https://") => Some(url.to_owned()),
+            Some(_) => {
+                return Err(bad(
+                    "OTEL_EXPORTER_OTLP_ENDPOINT",
+                    "deve começar com http:// ou https://",
+                ));
+            }
+            None => None,
+        };
+        let per_minute = match &self.rate_limit_requests_per_minute {
+            None => Some(DEFAULT_REQUESTS_PER_MINUTE),
+            Some(NumberOrWord::Number(n)) if *n > 0 => Some(*n),
+            Some(NumberOrWord::Word(word)) if word.trim() == "off" => None,
+            Some(_) => {
+                return Err(bad(
+                    "RATE_LIMIT_REQUESTS_PER_MINUTE",
+                    "deve ser um inteiro positivo ou off",
+                ));
+            }
+        };
+        if !(10..=10_000).contains(&self.rate_limit_sync_ms) {
+            return Err(bad("RATE_LIMIT_SYNC_MS", "deve ser de 10 a 10000"));
+        }
+        if !(1_000..=10_000_000).contains(&self.rate_limit_max_keys) {
+            return Err(bad("RATE_LIMIT_MAX_KEYS", "deve ser de 1000 a 10000000"));
+        }
+        let max_keys = usize::try_from(self.rate_limit_max_keys)
+            .map_err(|_| bad("RATE_LIMIT_MAX_KEYS", "grande demais para esta máquina"))?;
+        let workers = self.workers.unwrap_or(cores).max(1);
+        let otel_service_name = self.otel_service_name.clone().unwrap_or_else(|| "sales-api".to_owned());
+
+        // What was not set is shown as the value in effect.
+        self.sales_env = Some(environment.as_str().to_owned());
+        self.public_url = Some(public_url.clone());
+        self.workers = Some(workers);
+        self.metrics_addr = Some(metrics_addr.map_or_else(|| "off".to_owned(), |a| a.to_string()));
+        self.otel_service_name = Some(otel_service_name.clone());
+        self.rate_limit_requests_per_minute = Some(match per_minute {
+            Some(n) => NumberOrWord::Number(n),
+            None => NumberOrWord::Word("off".to_owned()),
+        });
+
+        Ok(ServerSettings {
             environment,
             bind_addr,
             public_url,
-            workers: self.workers.unwrap_or(cores).max(1),
+            workers,
             shutdown_timeout: Duration::from_secs(self.shutdown_timeout_secs),
             max_body_bytes: self.max_body_bytes,
             body_read_timeout: Duration::from_millis(self.body_read_timeout_ms),
@@ -141,51 +199,15 @@ impl Raw {
             trusted_proxies: networks("TRUSTED_PROXIES", &self.trusted_proxies)?,
             log_json: self.log_json,
             migrate_on_start: self.migrate_on_start,
-            // `off` turns the listener off (an empty value is unset, as for every variable).
-            metrics_addr_given: self.metrics_addr.is_some(),
-            metrics_addr: match self.metrics_addr.as_deref().unwrap_or(DEFAULT_METRICS_ADDR).trim() {
-                "off" => None,
-                addr => Some(addr.parse().map_err(|e| bad("METRICS_ADDR", format!("{e} (ou off)")))?),
-            },
-            // Read again from the environment by the telemetry, which starts before the
-            // configuration; checked and shown here.
-            otlp_endpoint: match self.otel_exporter_otlp_endpoint {
-                Some(url) if url.starts_with("http://") || url.starts_with("https://") => Some(url),
-                Some(_) => {
-                    return Err(bad(
-                        "OTEL_EXPORTER_OTLP_ENDPOINT",
-                        "deve começar com http:// ou https://",
-                    ));
-                }
-                None => None,
-            },
-            otel_service_name: self.otel_service_name.unwrap_or_else(|| "sales-api".to_owned()),
-            rate_limit: {
-                let per_minute = match self.rate_limit_requests_per_minute {
-                    None => Some(DEFAULT_REQUESTS_PER_MINUTE),
-                    Some(NumberOrWord::Number(n)) if n > 0 => Some(n),
-                    Some(NumberOrWord::Word(word)) if word.trim() == "off" => None,
-                    Some(_) => {
-                        return Err(bad(
-                            "RATE_LIMIT_REQUESTS_PER_MINUTE",
-                            "deve ser um inteiro positivo ou off",
-                        ));
-                    }
-                };
-                if !(10..=10_000).contains(&self.rate_limit_sync_ms) {
-                    return Err(bad("RATE_LIMIT_SYNC_MS", "deve ser de 10 a 10000"));
-                }
-                if !(1_000..=10_000_000).contains(&self.rate_limit_max_keys) {
-                    return Err(bad("RATE_LIMIT_MAX_KEYS", "deve ser de 1000 a 10000000"));
-                }
-                let max_keys = usize::try_from(self.rate_limit_max_keys)
-                    .map_err(|_| bad("RATE_LIMIT_MAX_KEYS", "grande demais para esta máquina"))?;
-                per_minute.map(|per_minute| RateLimitSettings {
-                    per_minute,
-                    sync_interval: Duration::from_millis(self.rate_limit_sync_ms),
-                    max_keys,
-                })
-            },
+            metrics_addr_given,
+            metrics_addr,
+            otlp_endpoint,
+            otel_service_name,
+            rate_limit: per_minute.map(|per_minute| RateLimitSettings {
+                per_minute,
+                sync_interval: Duration::from_millis(self.rate_limit_sync_ms),
+                max_keys,
+            }),
         })
     }
 }

@@ -5,10 +5,10 @@ use super::{ConfigError, bad, split_list};
 use domain::auth::password::PasswordPolicy;
 use domain::auth::throttle::ThrottlePolicy;
 use domain::recovery::RecoveryPolicy;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 pub(super) struct Raw {
     jwt_private_key_file: Option<PathBuf>,
     #[serde(default)]
@@ -110,7 +110,9 @@ pub struct SessionSettings {
     pub ended_retention: std::time::Duration,
 }
 
-pub(super) struct Tokens {
+/// Sign-in, tokens, sessions, passwords and their recovery.
+#[derive(Debug, Clone)]
+pub struct TokenSettings {
     pub sessions: SessionSettings,
     pub jwt: JwtSettings,
     pub bcrypt_cost: u32,
@@ -122,7 +124,7 @@ pub(super) struct Tokens {
 
 impl Raw {
     /// `public_url` is the default base of the recovery link.
-    pub(super) fn check(self, cores: usize, public_url: &str) -> Result<Tokens, ConfigError> {
+    pub(super) fn check(&mut self, cores: usize, public_url: &str) -> Result<TokenSettings, ConfigError> {
         if !(4..=31).contains(&self.bcrypt_cost) {
             return Err(bad("BCRYPT_COST", "deve estar entre 4 e 31"));
         }
@@ -155,28 +157,33 @@ impl Raw {
         if !(1..=3650).contains(&self.ended_sessions_retention_days) {
             return Err(bad("ENDED_SESSIONS_RETENTION_DAYS", "deve estar entre 1 e 3650 dias"));
         }
-        let link_base = match self.password_reset_url {
+        let link_base = match self.password_reset_url.clone() {
             Some(url) if url.starts_with("http://") || url.starts_with("https://") => url,
             Some(_) => return Err(bad("PASSWORD_RESET_URL", "deve começar com http:// ou https://")),
             None => format!("{public_url}/redefinir-senha"),
         };
-        Ok(Tokens {
+        let bcrypt_max_concurrent = self.bcrypt_max_concurrent.unwrap_or(cores).max(1);
+        // What was not set is shown as the value in effect.
+        self.password_reset_url = Some(link_base.clone());
+        self.bcrypt_max_concurrent = Some(bcrypt_max_concurrent);
+        self.session_check = Some(if check { "on" } else { "off" }.to_owned());
+        Ok(TokenSettings {
             sessions: SessionSettings {
                 check,
                 cache_entries: self.session_cache_entries,
                 ended_retention: std::time::Duration::from_secs(self.ended_sessions_retention_days * 24 * 3600),
             },
             jwt: JwtSettings {
-                private_key_file: self.jwt_private_key_file,
+                private_key_file: self.jwt_private_key_file.clone(),
                 previous_public_key_files: split_list(&self.jwt_previous_public_key_files)
                     .into_iter()
                     .map(PathBuf::from)
                     .collect(),
-                issuer: self.jwt_issuer,
-                audience: self.jwt_audience,
+                issuer: self.jwt_issuer.clone(),
+                audience: self.jwt_audience.clone(),
             },
             bcrypt_cost: self.bcrypt_cost,
-            bcrypt_max_concurrent: self.bcrypt_max_concurrent.unwrap_or(cores).max(1),
+            bcrypt_max_concurrent,
             signin_throttle: ThrottlePolicy::new(
                 self.signin_max_failures,
                 self.signin_max_failures_per_account,

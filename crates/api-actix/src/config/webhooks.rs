@@ -1,17 +1,18 @@
 //! Event subscriptions and their delivery: where webhooks may go, the keys of their secrets at rest,
 //! time-outs, the retry schedule, limits in flight, leases, retention.
 
-use super::{ConfigError, bad, networks, parse_key, split_list, text_or_number};
+use super::{ConfigError, bad, masked, networks, parse_key, split_list, text_or_number};
 use ipnet::IpNet;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 pub(super) struct Raw {
     #[serde(default)]
     hooks_allowed_cidrs: String,
+    #[serde(serialize_with = "masked::secret")]
     hooks_encryption_key: Option<String>,
-    #[serde(default)]
+    #[serde(default, serialize_with = "masked::key_list")]
     hooks_previous_encryption_keys: String,
     #[serde(default = "retry_schedule_secs", deserialize_with = "text_or_number")]
     hooks_retry_schedule_secs: String,
@@ -133,7 +134,7 @@ impl std::fmt::Debug for HookSettings {
 }
 
 impl Raw {
-    pub(super) fn check(self) -> Result<HookSettings, ConfigError> {
+    pub(super) fn check(&self) -> Result<HookSettings, ConfigError> {
         let allowed_cidrs = networks("HOOKS_ALLOWED_CIDRS", &self.hooks_allowed_cidrs)?;
         let encryption_key = self
             .hooks_encryption_key

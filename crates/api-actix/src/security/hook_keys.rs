@@ -16,7 +16,7 @@ pub struct HookKeyError(pub String);
 /// derived from the token signing key stays readable, so that a development database keeps working.
 pub fn hook_keys(config: &Config) -> Result<SealingKeys, HookKeyError> {
     let mut previous = config.hooks.previous_encryption_keys.clone();
-    let current = match (config.hooks.encryption_key, config.environment) {
+    let current = match (config.hooks.encryption_key, config.server.environment) {
         (Some(key), _) => key,
         (None, Environment::Production) => {
             return Err(HookKeyError("HOOKS_ENCRYPTION_KEY: obrigatória em produção".into()));
@@ -31,7 +31,7 @@ pub fn hook_keys(config: &Config) -> Result<SealingKeys, HookKeyError> {
 
 /// The key the first versions derived from the token signing key (never used to seal any more).
 pub fn legacy_hooks_key(config: &Config) -> Option<[u8; 32]> {
-    let pem = std::fs::read(config.jwt.private_key_file.as_ref()?).ok()?;
+    let pem = std::fs::read(config.tokens.jwt.private_key_file.as_ref()?).ok()?;
     use sha2::Digest;
     Some(
         sha2::Sha256::new()
@@ -48,6 +48,7 @@ pub fn legacy_hooks_key(config: &Config) -> Option<[u8; 32]> {
 fn development_hooks_key(config: &Config) -> Result<[u8; 32], HookKeyError> {
     use base64::Engine;
     let dir = config
+        .tokens
         .jwt
         .private_key_file
         .as_ref()
