@@ -210,6 +210,61 @@ impl Drop for TestDatabase {
     }
 }
 
+/// The one way a migration that moves stored rows is tested: on a fresh database taken back to
+/// just before `version` (where the test writes its rows), up, down and up again, each step
+/// answering a new connection. Down checks that `version` was reverted, and it only.
+pub struct MigrationRoundTrip {
+    pub db: TestDatabase,
+    version: &'static str,
+}
+
+impl MigrationRoundTrip {
+    /// A fresh database with `version` and every later migration reverted.
+    pub async fn before(version: &'static str) -> Self {
+        let db = TestDatabase::new().await;
+        assert_eq!(
+            revert_through(&db.url, version).await.last().map(String::as_str),
+            Some(version)
+        );
+        Self { db, version }
+    }
+
+    /// A fresh database with every migration applied, for a test that writes its rows last and
+    /// goes down first.
+    pub async fn applied(version: &'static str) -> Self {
+        Self {
+            db: TestDatabase::new().await,
+            version,
+        }
+    }
+
+    pub async fn connect(&self) -> AsyncPgConnection {
+        AsyncPgConnection::establish(&self.db.url)
+            .await
+            .unwrap_or_else(|e| panic!("conectar ao banco de teste: {e}"))
+    }
+
+    /// Every pending migration applied (`version` and those after it).
+    pub async fn up(&self) -> AsyncPgConnection {
+        crate::migrations::run_pending(&self.db.url)
+            .await
+            .unwrap_or_else(|e| panic!("aplicar as migrações: {e}"));
+        self.connect().await
+    }
+
+    /// Back to just before `version` again.
+    pub async fn down(&self) -> AsyncPgConnection {
+        assert_eq!(
+            revert_through(&self.db.url, self.version)
+                .await
+                .last()
+                .map(String::as_str),
+            Some(self.version)
+        );
+        self.connect().await
+    }
+}
+
 /// Reverts migrations newest first down to and including `version` (a data-migration test of an
 /// older migration goes past every later one), and answers what it reverted, newest first.
 /// Panics when it reaches an older version without meeting `version`.

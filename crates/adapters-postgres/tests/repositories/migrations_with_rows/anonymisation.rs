@@ -2,9 +2,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use adapters_postgres::migrations;
-use adapters_postgres::testing::TestDatabase;
-use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
+use adapters_postgres::testing::MigrationRoundTrip;
+use diesel_async::{RunQueryDsl, SimpleAsyncConnection};
 
 #[derive(diesel::QueryableByName)]
 struct Count {
@@ -14,8 +13,8 @@ struct Count {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_completion_migration_goes_down_and_up_with_rows_and_the_history_rule_follows_it() {
-    let db = TestDatabase::new().await;
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let migration = MigrationRoundTrip::applied("20261125000020").await;
+    let mut conn = migration.connect().await;
     conn.batch_execute(
         "INSERT INTO payment_customer_redactions (platform_customer_id, requested_by, answered_at)
          VALUES ('cus_1', 'bo@demo.com.br', now());
@@ -24,13 +23,7 @@ async fn the_completion_migration_goes_down_and_up_with_rows_and_the_history_rul
     .await
     .unwrap();
     // Down to just before the completion migration (the later ones first).
-    loop {
-        let reverted = migrations::revert_last(&db.url).await.unwrap();
-        if reverted == "20261125000020" {
-            break;
-        }
-        assert!(reverted.as_str() > "20261125000020", "{reverted}");
-    }
+    migration.down().await;
     let functions: Count = diesel::sql_query(
         "SELECT count(*) AS n FROM pg_proc WHERE proname IN ('history_without_reasons', 'history_reason_marker')",
     )
@@ -38,7 +31,7 @@ async fn the_completion_migration_goes_down_and_up_with_rows_and_the_history_rul
     .await
     .unwrap();
     assert_eq!(functions.n, 0);
-    migrations::run_pending(&db.url).await.unwrap();
+    migration.up().await;
     let marked: Count = diesel::sql_query(
         "SELECT count(*) AS n WHERE history_without_reasons('{\"motivo\": {\"from\": null, \"to\": \"x\"}, \"status\": {\"from\": \"NOVO\", \"to\": \"CANCELADO\"}}'::jsonb)
              = '{\"motivo\": {\"from\": null, \"to\": \"[removido na anonimização]\"}, \"status\": {\"from\": \"NOVO\", \"to\": \"CANCELADO\"}}'::jsonb",

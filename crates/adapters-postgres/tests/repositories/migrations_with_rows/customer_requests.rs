@@ -4,26 +4,21 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use adapters_postgres::migrations;
-use adapters_postgres::testing::{ONE_SHOP_SALE, TestDatabase, line, revert_through};
-use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
+use adapters_postgres::testing::{MigrationRoundTrip, ONE_SHOP_SALE, line};
+use diesel_async::SimpleAsyncConnection;
 
 const PROPOSALS: &str = "SELECT string_agg(identificador || ':' || status, ',') AS line FROM proposals";
 const HISTORY: &str = "SELECT string_agg(action, ',' ORDER BY id) AS line FROM proposal_history";
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_requests_come_and_go_leaving_every_other_row_as_it_was() {
-    let db = TestDatabase::new().await;
-    assert_eq!(
-        revert_through(&db.url, "20261126000028").await.last().unwrap(),
-        "20261126000028"
-    );
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let migration = MigrationRoundTrip::before("20261126000028").await;
+    let _db = &migration.db;
+    let mut conn = migration.connect().await;
     conn.batch_execute(ONE_SHOP_SALE).await.unwrap();
     let history_before = line(&mut conn, HISTORY).await;
 
-    migrations::run_pending(&db.url).await.unwrap();
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let mut conn = migration.up().await;
     assert_eq!(line(&mut conn, PROPOSALS).await, "p-1:NOVO");
     assert_eq!(line(&mut conn, HISTORY).await, history_before);
     conn.batch_execute(
@@ -55,11 +50,7 @@ async fn the_requests_come_and_go_leaving_every_other_row_as_it_was() {
         "1"
     );
 
-    assert_eq!(
-        revert_through(&db.url, "20261126000028").await.last().unwrap(),
-        "20261126000028"
-    );
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let mut conn = migration.down().await;
     assert_eq!(
         line(
             &mut conn,
@@ -76,8 +67,7 @@ async fn the_requests_come_and_go_leaving_every_other_row_as_it_was() {
         "the history is append-only: the request's entry stays"
     );
 
-    migrations::run_pending(&db.url).await.unwrap();
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let mut conn = migration.up().await;
     assert_eq!(
         line(&mut conn, "SELECT count(*)::text AS line FROM customer_requests").await,
         "0"

@@ -4,11 +4,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use adapters_postgres::migrations;
-use adapters_postgres::testing::{TestDatabase, lines};
+use adapters_postgres::testing::{MigrationRoundTrip, lines};
 use diesel::QueryableByName;
 use diesel::sql_types::{BigInt, Nullable, Text};
-use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
+use diesel_async::{AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
 
 /// A customer shared by two partners under the old schema: partner A's open proposal, partner
 /// B's cancelled one, and the shop's approved e-commerce sale with its subscription.
@@ -52,21 +51,15 @@ async fn count(conn: &mut AsyncPgConnection, query: &str) -> i64 {
         .n
 }
 
-/// Reverts migrations, newest first, up to and including the split.
-async fn revert_through_the_split(url: &str) {
-    while migrations::revert_last(url).await.unwrap() != SPLIT {}
-}
-
 const SPLIT: &str = "20261122000009";
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_shared_customer_becomes_one_registration_per_seller_and_back() {
-    let db = TestDatabase::new().await;
-    revert_through_the_split(&db.url).await;
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let migration = MigrationRoundTrip::before(SPLIT).await;
+    let mut conn = migration.connect().await;
     conn.batch_execute(LEGACY_ROWS).await.unwrap();
 
-    migrations::run_pending(&db.url).await.unwrap();
+    migration.up().await;
     // One registration per seller, the shop's keeping the original row and its platform links.
     assert_eq!(
         lines(
@@ -119,7 +112,7 @@ async fn a_shared_customer_becomes_one_registration_per_seller_and_back() {
     .await
     .unwrap();
     // ...and the reversal merges the registrations into the one with the platform links.
-    revert_through_the_split(&db.url).await;
+    migration.down().await;
     assert_eq!(
         lines(
             &mut conn,
@@ -140,7 +133,7 @@ async fn a_shared_customer_becomes_one_registration_per_seller_and_back() {
     );
 
     // And up again, on the merged data.
-    migrations::run_pending(&db.url).await.unwrap();
+    migration.up().await;
     assert_eq!(count(&mut conn, "SELECT count(*) FROM customers").await, 3);
     assert_eq!(count(&mut conn, "SELECT count(*) FROM proposal_customers").await, 3);
 }

@@ -3,9 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use adapters_postgres::migrations;
-use adapters_postgres::testing::{TestDatabase, line, lines, revert_through};
-use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
+use adapters_postgres::testing::{MigrationRoundTrip, line, lines};
+use diesel_async::SimpleAsyncConnection;
 
 const ONE_SUBSCRIPTION_TWO_DELIVERIES: &str = "
 INSERT INTO hook_subscriptions (uuid, owner_application, created_by, endpoint, events, status, secret_sealed,
@@ -22,16 +21,12 @@ const DELIVERIES: &str = "SELECT message_id || ' ' || state AS line FROM hook_de
 
 #[tokio::test(flavor = "multi_thread")]
 async fn replays_are_recorded_beside_the_deliveries_which_survive_both_ways() {
-    let db = TestDatabase::new().await;
-    assert_eq!(
-        revert_through(&db.url, "20261126000026").await.last().unwrap(),
-        "20261126000026"
-    );
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let migration = MigrationRoundTrip::before("20261126000026").await;
+    let _db = &migration.db;
+    let mut conn = migration.connect().await;
     conn.batch_execute(ONE_SUBSCRIPTION_TWO_DELIVERIES).await.unwrap();
 
-    migrations::run_pending(&db.url).await.unwrap();
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let mut conn = migration.up().await;
     assert_eq!(
         line(
             &mut conn,
@@ -58,11 +53,7 @@ async fn replays_are_recorded_beside_the_deliveries_which_survive_both_ways() {
         .to_string();
     assert!(refused.contains("hook_replays_window"), "{refused}");
 
-    assert_eq!(
-        revert_through(&db.url, "20261126000026").await.last().unwrap(),
-        "20261126000026"
-    );
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let mut conn = migration.down().await;
     assert_eq!(lines(&mut conn, DELIVERIES).await, ["msg_1 ENTREGUE", "msg_2 PENDENTE"]);
     assert_eq!(
         line(
@@ -73,7 +64,6 @@ async fn replays_are_recorded_beside_the_deliveries_which_survive_both_ways() {
         "0"
     );
 
-    migrations::run_pending(&db.url).await.unwrap();
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let mut conn = migration.up().await;
     assert_eq!(lines(&mut conn, DELIVERIES).await.len(), 2);
 }

@@ -5,9 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use adapters_postgres::migrations;
-use adapters_postgres::testing::{ONE_SHOP_SALE, TestDatabase, line, lines, revert_through};
-use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
+use adapters_postgres::testing::{MigrationRoundTrip, ONE_SHOP_SALE, line, lines};
+use diesel_async::SimpleAsyncConnection;
 
 /// A subscription of the back office to `events`, named by its endpoint.
 fn subscription(endpoint: &str, events: &str) -> String {
@@ -33,12 +32,9 @@ const DELIVERIES: &str = "SELECT event_type AS line FROM hook_deliveries ORDER B
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_catalog_keeps_what_was_there_both_ways_and_down_leaves_each_subscription_what_it_may_ask_for() {
-    let db = TestDatabase::new().await;
-    assert_eq!(
-        revert_through(&db.url, "20261126000025").await.last().unwrap(),
-        "20261126000025"
-    );
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let migration = MigrationRoundTrip::before("20261126000025").await;
+    let _db = &migration.db;
+    let mut conn = migration.connect().await;
     conn.batch_execute(ONE_SHOP_SALE).await.unwrap();
     conn.batch_execute(&subscription("https://a.exemplo.com.br/", "'ALTERAÇÃO_STATUS'"))
         .await
@@ -53,8 +49,7 @@ async fn the_catalog_keeps_what_was_there_both_ways_and_down_leaves_each_subscri
         .to_string();
     assert!(refused.contains("hook_subscriptions_events_check"), "{refused}");
 
-    migrations::run_pending(&db.url).await.unwrap();
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let mut conn = migration.up().await;
     assert_eq!(
         lines(&mut conn, EVENTS_BY_ENDPOINT).await,
         ["https://a.exemplo.com.br/ ALTERAÇÃO_STATUS"]
@@ -85,11 +80,7 @@ async fn the_catalog_keeps_what_was_there_both_ways_and_down_leaves_each_subscri
         .to_string();
     assert!(unknown.contains("hook_subscriptions_events_check"), "{unknown}");
 
-    assert_eq!(
-        revert_through(&db.url, "20261126000025").await.last().unwrap(),
-        "20261126000025"
-    );
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let mut conn = migration.down().await;
     assert_eq!(
         lines(&mut conn, EVENTS_BY_ENDPOINT).await,
         [
@@ -108,7 +99,6 @@ async fn the_catalog_keeps_what_was_there_both_ways_and_down_leaves_each_subscri
         "0"
     );
 
-    migrations::run_pending(&db.url).await.unwrap();
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let mut conn = migration.up().await;
     assert_eq!(lines(&mut conn, EVENTS_BY_ENDPOINT).await.len(), 3);
 }

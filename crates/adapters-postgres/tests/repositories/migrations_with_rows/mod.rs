@@ -1,5 +1,5 @@
 //! A migration that moves or reshapes stored rows, tested on a database holding rows written
-//! before it: up, down and up again (`adapters_postgres::testing::revert_through`).
+//! before it: up, down and up again, through the one helper `adapters_postgres::testing::MigrationRoundTrip`.
 
 mod anonymisation;
 mod customer_requests;

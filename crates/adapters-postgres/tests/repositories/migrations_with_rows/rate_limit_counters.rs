@@ -4,24 +4,19 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use adapters_postgres::migrations;
-use adapters_postgres::testing::{ONE_SHOP_SALE, TestDatabase, line, revert_through};
-use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
+use adapters_postgres::testing::{MigrationRoundTrip, ONE_SHOP_SALE, line};
+use diesel_async::SimpleAsyncConnection;
 
 const PROPOSALS: &str = "SELECT string_agg(identificador, ',') AS line FROM proposals";
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_counters_come_and_go_leaving_every_other_row_as_it_was() {
-    let db = TestDatabase::new().await;
-    assert_eq!(
-        revert_through(&db.url, "20261126000027").await.last().unwrap(),
-        "20261126000027"
-    );
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let migration = MigrationRoundTrip::before("20261126000027").await;
+    let _db = &migration.db;
+    let mut conn = migration.connect().await;
     conn.batch_execute(ONE_SHOP_SALE).await.unwrap();
 
-    migrations::run_pending(&db.url).await.unwrap();
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let mut conn = migration.up().await;
     assert_eq!(line(&mut conn, PROPOSALS).await, "p-1");
     conn.batch_execute(
         "INSERT INTO rate_limit_counters VALUES ('u:1', 1764150000, 3), ('a:203.0.113.5', 1764150000, 1)",
@@ -35,11 +30,7 @@ async fn the_counters_come_and_go_leaving_every_other_row_as_it_was() {
         .to_string();
     assert!(refused.contains("rate_limit_counters_hits"), "{refused}");
 
-    assert_eq!(
-        revert_through(&db.url, "20261126000027").await.last().unwrap(),
-        "20261126000027"
-    );
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let mut conn = migration.down().await;
     assert_eq!(
         line(
             &mut conn,
@@ -50,8 +41,7 @@ async fn the_counters_come_and_go_leaving_every_other_row_as_it_was() {
     );
     assert_eq!(line(&mut conn, PROPOSALS).await, "p-1");
 
-    migrations::run_pending(&db.url).await.unwrap();
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let mut conn = migration.up().await;
     assert_eq!(
         line(&mut conn, "SELECT count(*)::text AS line FROM rate_limit_counters").await,
         "0"

@@ -4,20 +4,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use adapters_postgres::migrations;
-use adapters_postgres::testing::{ONE_SHOP_SALE, TestDatabase, line, revert_through};
-use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
+use adapters_postgres::testing::{MigrationRoundTrip, ONE_SHOP_SALE, line};
+use diesel_async::SimpleAsyncConnection;
 
 const PROPOSALS: &str = "SELECT string_agg(identificador || ':' || status, ',' ORDER BY id) AS line FROM proposals";
 
 #[tokio::test(flavor = "multi_thread")]
 async fn deadlines_and_expiry_come_and_go_leaving_every_other_row_as_it_was() {
-    let db = TestDatabase::new().await;
-    assert_eq!(
-        revert_through(&db.url, "20261126000029").await.last().unwrap(),
-        "20261126000029"
-    );
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let migration = MigrationRoundTrip::before("20261126000029").await;
+    let _db = &migration.db;
+    let mut conn = migration.connect().await;
     conn.batch_execute(ONE_SHOP_SALE).await.unwrap();
     conn.batch_execute(
         "INSERT INTO signatures (proposal_id, document_key, alterado_por) SELECT id, 'env-1', 'x' FROM proposals",
@@ -25,8 +21,7 @@ async fn deadlines_and_expiry_come_and_go_leaving_every_other_row_as_it_was() {
     .await
     .unwrap();
 
-    migrations::run_pending(&db.url).await.unwrap();
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let mut conn = migration.up().await;
     assert_eq!(line(&mut conn, PROPOSALS).await, "p-1:NOVO");
     assert_eq!(
         line(
@@ -49,11 +44,7 @@ async fn deadlines_and_expiry_come_and_go_leaving_every_other_row_as_it_was() {
     .unwrap();
     assert_eq!(line(&mut conn, PROPOSALS).await, "p-1:EXPIRADO,p-2:NOVO");
 
-    assert_eq!(
-        revert_through(&db.url, "20261126000029").await.last().unwrap(),
-        "20261126000029"
-    );
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let mut conn = migration.down().await;
     assert_eq!(line(&mut conn, PROPOSALS).await, "p-1:CANCELADO,p-2:NOVO");
     assert_eq!(
         line(
@@ -64,8 +55,7 @@ async fn deadlines_and_expiry_come_and_go_leaving_every_other_row_as_it_was() {
         "CANCELADO"
     );
 
-    migrations::run_pending(&db.url).await.unwrap();
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let mut conn = migration.up().await;
     assert_eq!(line(&mut conn, PROPOSALS).await, "p-1:CANCELADO,p-2:NOVO");
     let refused = conn
         .batch_execute("UPDATE proposals SET status = 'VENCIDO'")

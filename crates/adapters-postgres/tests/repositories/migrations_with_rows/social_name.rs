@@ -4,25 +4,21 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use adapters_postgres::testing::{ONE_SHOP_SALE, TestDatabase, line, revert_through};
-use adapters_postgres::{PoolSettings, build_pool, check_read_model, migrations};
-use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
+use adapters_postgres::testing::{MigrationRoundTrip, ONE_SHOP_SALE, line};
+use adapters_postgres::{PoolSettings, build_pool, check_read_model};
+use diesel_async::SimpleAsyncConnection;
 
 const DOCUMENT_CUSTOMER: &str = "SELECT (documento -> 'customer')::text AS line FROM proposal_read_models";
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_social_name_is_added_to_rows_written_before_it_both_ways_and_the_documents_follow() {
-    let db = TestDatabase::new().await;
-    assert_eq!(
-        revert_through(&db.url, "20261126000023").await.last().unwrap(),
-        "20261126000023"
-    );
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let migration = MigrationRoundTrip::before("20261126000023").await;
+    let db = &migration.db;
+    let mut conn = migration.connect().await;
     conn.batch_execute(ONE_SHOP_SALE).await.unwrap();
     assert!(!line(&mut conn, DOCUMENT_CUSTOMER).await.contains("nome_social"));
 
-    migrations::run_pending(&db.url).await.unwrap();
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let mut conn = migration.up().await;
     assert_eq!(
         line(
             &mut conn,
@@ -56,11 +52,7 @@ async fn the_social_name_is_added_to_rows_written_before_it_both_ways_and_the_do
         .unwrap();
     assert!(line(&mut conn, DOCUMENT_CUSTOMER).await.contains("Josefa Conceição"));
 
-    assert_eq!(
-        revert_through(&db.url, "20261126000023").await.last().unwrap(),
-        "20261126000023"
-    );
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let mut conn = migration.down().await;
     assert_eq!(
         line(
             &mut conn,
@@ -74,5 +66,5 @@ async fn the_social_name_is_added_to_rows_written_before_it_both_ways_and_the_do
         line(&mut conn, "SELECT nome_completo AS line FROM proposal_customers").await,
         "José da Conceição"
     );
-    migrations::run_pending(&db.url).await.unwrap();
+    migration.up().await;
 }

@@ -4,25 +4,20 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use adapters_postgres::migrations;
-use adapters_postgres::testing::{ONE_SHOP_SALE, TestDatabase, line, revert_through};
-use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
+use adapters_postgres::testing::{MigrationRoundTrip, ONE_SHOP_SALE, line};
+use diesel_async::SimpleAsyncConnection;
 
 const INDEX: &str = "SELECT indexdef AS line FROM pg_indexes WHERE indexname = 'proposal_customers_name_search_idx'";
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_search_name_is_stored_for_existing_rows_both_ways_and_stays_out_of_the_history() {
-    let db = TestDatabase::new().await;
-    assert_eq!(
-        revert_through(&db.url, "20261125000021").await.last().unwrap(),
-        "20261125000021"
-    );
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let migration = MigrationRoundTrip::before("20261125000021").await;
+    let _db = &migration.db;
+    let mut conn = migration.connect().await;
     conn.batch_execute(ONE_SHOP_SALE).await.unwrap();
     assert!(line(&mut conn, INDEX).await.contains("search_text(nome_completo)"));
 
-    migrations::run_pending(&db.url).await.unwrap();
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let mut conn = migration.up().await;
     assert_eq!(
         line(&mut conn, "SELECT nome_busca AS line FROM proposal_customers").await,
         "jose da conceicao",
@@ -64,11 +59,7 @@ async fn the_search_name_is_stored_for_existing_rows_both_ways_and_stays_out_of_
         "anonimizacao"
     );
 
-    assert_eq!(
-        revert_through(&db.url, "20261125000021").await.last().unwrap(),
-        "20261125000021"
-    );
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let mut conn = migration.down().await;
     assert_eq!(
         line(
             &mut conn,
@@ -78,5 +69,5 @@ async fn the_search_name_is_stored_for_existing_rows_both_ways_and_stays_out_of_
         "0"
     );
     assert!(line(&mut conn, INDEX).await.contains("search_text(nome_completo)"));
-    migrations::run_pending(&db.url).await.unwrap();
+    migration.up().await;
 }

@@ -5,9 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use adapters_postgres::migrations;
-use adapters_postgres::testing::{ONE_SHOP_SALE, TestDatabase, line, revert_through};
-use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
+use adapters_postgres::testing::{MigrationRoundTrip, ONE_SHOP_SALE, line};
+use diesel_async::SimpleAsyncConnection;
 
 const SUBSCRIPTION_IN_DOCUMENT: &str =
     "SELECT coalesce(documento->'subscription'->>'status', 'null') || '/' || coalesce(
@@ -17,12 +16,9 @@ const PROPOSALS: &str = "SELECT string_agg(identificador || ':' || status, ',') 
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_subscription_state_and_the_withdrawals_go_down_and_up_with_rows() {
-    let db = TestDatabase::new().await;
-    assert_eq!(
-        revert_through(&db.url, "20261126000030").await.last().unwrap(),
-        "20261126000030"
-    );
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let migration = MigrationRoundTrip::before("20261126000030").await;
+    let _db = &migration.db;
+    let mut conn = migration.connect().await;
     conn.batch_execute(ONE_SHOP_SALE).await.unwrap();
     // A subscription stored before: its period's end only in the object's items (2025 API).
     conn.batch_execute(
@@ -34,8 +30,7 @@ async fn the_subscription_state_and_the_withdrawals_go_down_and_up_with_rows() {
     .await
     .unwrap();
 
-    migrations::run_pending(&db.url).await.unwrap();
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let mut conn = migration.up().await;
     assert_eq!(
         line(
             &mut conn,
@@ -77,11 +72,7 @@ async fn the_subscription_state_and_the_withdrawals_go_down_and_up_with_rows() {
         .to_string();
     assert!(refused.contains("amount_cents"), "{refused}");
 
-    assert_eq!(
-        revert_through(&db.url, "20261126000030").await.last().unwrap(),
-        "20261126000030"
-    );
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let mut conn = migration.down().await;
     assert_eq!(
         line(&mut conn, "SELECT tipo AS line FROM customer_requests").await,
         "cancelamento",
@@ -113,8 +104,7 @@ async fn the_subscription_state_and_the_withdrawals_go_down_and_up_with_rows() {
         "past_due"
     );
 
-    migrations::run_pending(&db.url).await.unwrap();
-    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    let mut conn = migration.up().await;
     assert_eq!(line(&mut conn, SUBSCRIPTION_IN_DOCUMENT).await, "past_due/true");
     assert_eq!(line(&mut conn, "SELECT count(*)::text AS line FROM refunds").await, "0");
 }
