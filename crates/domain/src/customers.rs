@@ -3,7 +3,8 @@
 use crate::scope::Scope;
 use crate::store::StoreError;
 use crate::values::{
-    AgeBounds, BirthDate, CellPhone, Cep, Cpf, Email, FullName, Gender, Landline, MaritalStatus, SalaryCents, Uf,
+    AgeBounds, Application, BirthDate, CellPhone, Cep, Cpf, Email, FullName, Gender, Landline, MaritalStatus,
+    SalaryCents, Uf,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
@@ -193,9 +194,10 @@ impl Seller {
     /// The application the seller works in (`PARCEIRO` or `ECOMMERCE`).
     pub fn application(self) -> &'static str {
         match self {
-            Seller::Partner { .. } => "PARCEIRO",
-            Seller::Shop => "ECOMMERCE",
+            Seller::Partner { .. } => Application::Partner,
+            Seller::Shop => Application::Ecommerce,
         }
+        .as_str()
     }
 
     pub fn partner_id(self) -> Option<i64> {

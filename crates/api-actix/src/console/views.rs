@@ -8,7 +8,7 @@ use domain::hooks::model::{Delivery, DeliveryState, Subscription};
 use domain::proposals::lifecycle::back_office_moves;
 use domain::proposals::model::{ProposalDetail, SubscriptionView};
 use domain::proposals::search::{ProposalPage, ProposalSearch};
-use domain::values::ProposalStatus;
+use domain::values::{HookStatus, ProposalStatus};
 use minijinja::{Value, context};
 use serde::Serialize;
 
@@ -250,7 +250,7 @@ pub fn hooks(subscriptions: Vec<Subscription>) -> Value {
             uuid: s.uuid.to_string(),
             events: s.events.iter().map(|e| e.as_str()).collect::<Vec<_>>().join(", "),
             status: s.status.as_str().to_owned(),
-            status_class: if s.status.as_str() == "ATIVO" { "ok" } else { "bad" },
+            status_class: if s.status == HookStatus::Active { "ok" } else { "bad" },
             inactive_reason: s.inactive_reason,
             created: formats::instant(s.created_at),
             endpoint: s.endpoint,
