@@ -2,7 +2,7 @@
 //! are), the pool's size and time-outs, the catalog reads kept in memory, and the replicas reads
 //! may go to.
 
-use super::{ConfigError, bad, masked};
+use super::{ConfigError, bad, masked, split_list};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -86,15 +86,7 @@ impl Raw {
                 "deve começar com postgres:// ou postgresql://",
             ));
         }
-        let read_urls: Vec<String> = self
-            .database_read_urls
-            .as_deref()
-            .unwrap_or_default()
-            .split(',')
-            .map(str::trim)
-            .filter(|url| !url.is_empty())
-            .map(str::to_owned)
-            .collect();
+        let read_urls = split_list(self.database_read_urls.as_deref().unwrap_or_default());
         if read_urls.iter().any(|url| !postgres(url)) {
             return Err(bad(
                 "DATABASE_READ_URLS",

@@ -114,13 +114,9 @@ pub(super) mod masked {
 
     /// A comma-separated list of URLs, each password masked.
     pub fn url_list<S: Serializer>(value: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
-        let urls: Vec<String> = value
-            .as_deref()
-            .unwrap_or_default()
-            .split(',')
-            .map(str::trim)
-            .filter(|u| !u.is_empty())
-            .map(super::without_password)
+        let urls: Vec<String> = super::split_list(value.as_deref().unwrap_or_default())
+            .iter()
+            .map(|u| super::without_password(u))
             .collect();
         s.serialize_str(&urls.join(","))
     }
