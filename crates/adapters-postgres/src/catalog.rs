@@ -2,6 +2,7 @@
 //! filters on known columns with bound values: nothing from the request is spliced into SQL.
 
 use crate::pool::{PgPool, connection, query_error};
+use crate::read_model;
 use crate::replicas::ReadPools;
 use crate::rows::{BillingGroupRow, ProductRow};
 use crate::schema::{banks, billing_groups, product_banks, products};
@@ -366,6 +367,14 @@ impl CatalogStore for PgCatalog {
         let mut conn = connection(&self.pool).await?;
         let product = conn
             .transaction(async |conn| {
+                // The name the proposals' documents show, before the edit.
+                let shown_name: Option<String> = products::table
+                    .filter(products::codigo_produto.eq(product_code))
+                    .select(products::nome)
+                    .for_update()
+                    .first(conn)
+                    .await
+                    .optional()?;
                 let row: Option<ProductRow> =
                     diesel::update(products::table.filter(products::codigo_produto.eq(product_code)))
                         .set((
@@ -386,6 +395,9 @@ impl CatalogStore for PgCatalog {
                 let Some(row) = row else {
                     return Err(TxError::Outcome(CatalogWriteError::NotFound));
                 };
+                if shown_name.as_deref() != Some(input.name.as_str()) || input.code != product_code {
+                    read_model::write_documents_showing(conn, read_model::Shown::Product(row.id)).await?;
+                }
                 replace_banks(conn, row.id, &input.banks).await?;
                 // Billing groups carry their product's integration code (the code itself cascades).
                 diesel::update(billing_groups::table.filter(billing_groups::codigo_produto.eq(row.codigo_produto)))

@@ -6,12 +6,13 @@ use crate::composed::{Composed, Part};
 use crate::person_columns::{refreshed_copies, registration};
 use crate::pool::{connection, query_error};
 use crate::proposals::PgProposals;
+use crate::read_model;
 use crate::rows::{AddressRow, CustomerRow, row_of_json};
 use crate::schema::{addresses, customers, partners, products, proposals};
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::Jsonb;
-use diesel_async::RunQueryDsl;
+use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::access::Scope;
 use domain::customers::{
     AddressData, CustomerData, CustomerRecord, CustomerStore, OwnershipItem, Registration, Seller, SellerView,
@@ -44,8 +45,8 @@ pub(crate) fn address(a: Option<&AddressData>) -> Part<'_> {
     .value("complemento", a.and_then(|a| a.complement.as_deref()))
 }
 
-/// Route 3's write, in one statement (one round trip, its own transaction): the seller's
-/// registration by CPF, its address when sent, and its `NOVO` proposals' copies refreshed.
+/// Route 3's write, in one statement: the seller's registration by CPF, its address when sent,
+/// and its `NOVO` proposals' copies refreshed (whose documents its transaction then writes).
 fn register<'a>(
     customer: &'a CustomerData,
     address_data: Option<&'a AddressData>,
@@ -59,7 +60,16 @@ fn register<'a>(
         .part(address(address_data))
         .text(", ")
         .part(refreshed_copies())
-        .text(" SELECT * FROM registration")
+        .text(" SELECT registration.*, ARRAY(SELECT id_proposta FROM refreshed) AS refreshed FROM registration")
+}
+
+/// `register`'s answer: the registration, and the proposals whose copies it refreshed.
+#[derive(QueryableByName)]
+struct RegisteredRow {
+    #[diesel(embed)]
+    registration: CustomerRow,
+    #[diesel(sql_type = diesel::sql_types::Array<diesel::sql_types::Int8>)]
+    refreshed: Vec<i64>,
 }
 
 #[async_trait]
@@ -72,11 +82,17 @@ impl CustomerStore for PgProposals {
         changed_by: &str,
     ) -> Result<CustomerRecord, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        let row: CustomerRow = register(customer, address.as_ref(), seller, changed_by)
-            .get_result(&mut conn)
+        let row = conn
+            .transaction(async |tx| {
+                let row: RegisteredRow = register(customer, address.as_ref(), seller, changed_by)
+                    .get_result(tx)
+                    .await?;
+                read_model::write_documents(tx, &row.refreshed).await?;
+                Ok::<_, diesel::result::Error>(row)
+            })
             .await
             .map_err(query_error)?;
-        Ok(row.into())
+        Ok(row.registration.into())
     }
 
     async fn ownership(&self, cpf: &Cpf, scope: Scope) -> Result<Option<Vec<OwnershipItem>>, StoreError> {

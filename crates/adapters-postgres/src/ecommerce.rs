@@ -2,6 +2,7 @@
 
 use crate::event_outbox;
 use crate::pool::{PgPool, connection, names_no_row, query_error};
+use crate::read_model;
 use crate::schema::{
     customers, payment_events, products, proposals, refunds, sandbox_payment_objects as sandbox, setup_intents,
     subscriptions,
@@ -181,6 +182,7 @@ impl EcommerceStore for PgEcommerce {
         product_id: i64,
     ) -> Result<Option<i64>, StoreError> {
         let mut conn = connection(&self.pool).await?;
+        // A claim has no platform id yet: no proposal's document shows it (nor its release).
         let claimed = diesel::insert_into(subscriptions::table)
             .values((
                 subscriptions::proposal_id.eq(proposal_id),
@@ -252,6 +254,7 @@ impl EcommerceStore for PgEcommerce {
                     {
                         return Err(ChangeError::OperationEnded);
                     }
+                    read_model::write_documents(conn, &[proposal_id]).await?;
                 }
             }
             Ok::<_, ChangeError>(())
@@ -441,6 +444,7 @@ pub(crate) async fn store_state_in(
         .load(conn)
         .await?;
     let mut changed = false;
+    let mut shown_by = Vec::new();
     for (id, proposal_id, status, invoice_status, period_end, read_before) in before {
         if read_before.is_some_and(|r| r > read_at) {
             // A later read of the platform is stored: this one is older news.
@@ -465,7 +469,9 @@ pub(crate) async fn store_state_in(
             .await?;
         event_outbox::queue_payment(conn, proposal_id, Some(&status), &platform.status).await?;
         changed |= differs;
+        shown_by.push(proposal_id);
     }
+    read_model::write_documents(conn, &shown_by).await?;
     Ok(changed)
 }
 

@@ -19,10 +19,29 @@ pub enum MigrationError {
 /// nothing pending.
 const MIGRATION_LOCK: i64 = 0x73616c65_732d6170;
 
-/// Applies every pending migration and answers the names applied, under the migration lock (held by
-/// this connection's session, so a crash releases it). Runs on a blocking thread: diesel's
-/// migration harness is synchronous.
+/// Applies every pending migration and answers the names applied, then, when it applied any,
+/// writes again the documents of the proposals they changed: the read model is defined in Rust
+/// (decision 168), so a migration that changes a part in SQL leaves its documents marked by the
+/// guard (`migrations-repeatable/proposal_read_model_guard.sql`) for this pass.
 pub async fn run_pending(url: &str) -> Result<Vec<String>, MigrationError> {
+    let applied = apply_pending(url).await?;
+    if !applied.is_empty() {
+        let mut conn = <AsyncPgConnection as diesel_async::AsyncConnection>::establish(url)
+            .await
+            .map_err(|e| MigrationError::Connect(e.to_string()))?;
+        let written = crate::read_model::write_marked(&mut conn)
+            .await
+            .map_err(|e| MigrationError::Apply(e.to_string()))?;
+        if written > 0 {
+            tracing::info!(written, "documentos de leitura reescritos após as migrações");
+        }
+    }
+    Ok(applied)
+}
+
+/// Applies every pending migration under the migration lock (held by this connection's session,
+/// so a crash releases it). Runs on a blocking thread: diesel's migration harness is synchronous.
+async fn apply_pending(url: &str) -> Result<Vec<String>, MigrationError> {
     let url = url.to_owned();
     tokio::task::spawn_blocking(move || {
         use diesel::{Connection, RunQueryDsl};
@@ -38,7 +57,11 @@ pub async fn run_pending(url: &str) -> Result<Vec<String>, MigrationError> {
         let applied = conn
             .run_pending_migrations(MIGRATIONS)
             .map(|applied| applied.iter().map(ToString::to_string).collect())
-            .map_err(|e| MigrationError::Apply(e.to_string()));
+            .map_err(|e| MigrationError::Apply(e.to_string()))
+            .and_then(|applied: Vec<String>| {
+                apply_repeatable(&mut conn, !applied.is_empty()).map_err(|e| MigrationError::Apply(e.to_string()))?;
+                Ok(applied)
+            });
         // Released with the session anyway; said explicitly so a pooled caller could reuse it.
         let unlocked = lock("SELECT pg_advisory_unlock($1)", &mut conn);
         let applied = applied?;
@@ -47,6 +70,92 @@ pub async fn run_pending(url: &str) -> Result<Vec<String>, MigrationError> {
     })
     .await
     .map_err(|e| MigrationError::Apply(e.to_string()))?
+}
+
+/// A function (with its triggers) the database keeps, defined in one file of
+/// `migrations-repeatable/`: the live definition of each is that file (decision 169).
+pub struct Repeatable {
+    pub name: &'static str,
+    pub sql: &'static str,
+}
+
+macro_rules! repeatable {
+    ($($name:literal),* $(,)?) => {
+        &[$(Repeatable {
+            name: $name,
+            sql: include_str!(concat!("../../../migrations-repeatable/", $name, ".sql")),
+        }),*]
+    };
+}
+
+/// Every file of `migrations-repeatable/`, in the order they are applied: the SQL functions
+/// (whose bodies PostgreSQL checks when they are made) before those that call them.
+pub const REPEATABLE: &[Repeatable] = repeatable![
+    "search_text",
+    "history_masked",
+    "history_changes",
+    "history_action",
+    "history_reason_marker",
+    "history_without_reasons",
+    "callback_applied_once",
+    "drop_month_partitions_counted",
+    "ensure_delivery_month_partition",
+    "ensure_month_partition",
+    "notify_catalog_changed",
+    "notify_sessions_changed",
+    "proposal_copy_refreshable",
+    "proposal_history_is_append_only",
+    "proposal_history_on_create",
+    "proposal_history_on_customer",
+    "proposal_history_on_party",
+    "proposal_history_on_payment",
+    "proposal_history_on_request",
+    "proposal_history_on_status",
+    "proposal_history_on_subscription",
+    "proposal_history_on_update",
+    "proposal_read_model_guard",
+];
+
+/// Applies the repeatable files after the migrations, each with its checksum recorded: all of
+/// them when a migration ran (its down or up may have re-created an older body), otherwise those
+/// whose file changed. Each file is `CREATE OR REPLACE`, so applying one again changes nothing.
+fn apply_repeatable(conn: &mut AsyncConnectionWrapper<AsyncPgConnection>, migrated: bool) -> diesel::QueryResult<()> {
+    use diesel::connection::SimpleConnection;
+    use diesel::{Connection, QueryableByName, RunQueryDsl};
+    use sha2::{Digest, Sha256};
+
+    #[derive(QueryableByName)]
+    struct Recorded {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        name: String,
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        sha256: String,
+    }
+
+    conn.batch_execute(
+        "CREATE TABLE IF NOT EXISTS __repeatable_sql (
+             name TEXT PRIMARY KEY, sha256 TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())",
+    )?;
+    let recorded: Vec<Recorded> = diesel::sql_query("SELECT name, sha256 FROM __repeatable_sql").load(conn)?;
+    for file in REPEATABLE {
+        let sha256 = hex::encode(Sha256::digest(file.sql.as_bytes()));
+        let current = recorded.iter().any(|r| r.name == file.name && r.sha256 == sha256);
+        if current && !migrated {
+            continue;
+        }
+        conn.transaction(|conn| {
+            conn.batch_execute(file.sql)?;
+            diesel::sql_query(
+                "INSERT INTO __repeatable_sql (name, sha256) VALUES ($1, $2)
+                 ON CONFLICT (name) DO UPDATE SET sha256 = EXCLUDED.sha256, applied_at = now()",
+            )
+            .bind::<diesel::sql_types::Text, _>(file.name)
+            .bind::<diesel::sql_types::Text, _>(&sha256)
+            .execute(conn)
+            .map(|_| ())
+        })?;
+    }
+    Ok(())
 }
 
 /// Reverts every applied migration, newest first (for the up-down-up test and operators).

@@ -11,11 +11,11 @@ use diesel::QueryableByName;
 use diesel::sql_types::{Bool, Date, Int8, Nullable, Text, Timestamptz};
 use domain::customers::{ChangeStamp, CustomerData, CustomerSnapshot, Seller};
 use domain::values::ProposalStatus;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// The personal columns of a registration or of a proposal's copy, read from a statement's row
 /// or from a row's `to_jsonb` (the read model's document keeps the copy so).
-#[derive(Debug, Clone, QueryableByName, Deserialize)]
+#[derive(Debug, Clone, PartialEq, QueryableByName, Serialize, Deserialize)]
 pub struct PersonColumns {
     #[diesel(sql_type = Text)]
     pub cpf: String,
@@ -87,7 +87,7 @@ impl From<PersonColumns> for CustomerSnapshot {
 }
 
 /// Who changed a row and when (`alterado_por`, `criado_em`, `alterado_em`).
-#[derive(Debug, Clone, QueryableByName, Deserialize)]
+#[derive(Debug, Clone, PartialEq, QueryableByName, Serialize, Deserialize)]
 pub struct StampColumns {
     #[diesel(sql_type = Text)]
     pub alterado_por: String,
@@ -254,7 +254,8 @@ pub(crate) fn new_copy<'a>() -> Part<'a> {
 /// it had, and so does one an operation holds (a send renders from it): checked under the
 /// proposal's row lock by `proposal_copy_refreshable` (migration 000037), so that a move or a claim
 /// committing meanwhile is seen. The statement's own new proposal is not among them (a statement's
-/// parts do not see each other's rows): `copied` writes it.
+/// parts do not see each other's rows): `copied` writes it. It answers the proposals refreshed,
+/// whose documents the statement's transaction writes again (`read_model::write_documents`).
 pub(crate) fn refreshed_copies<'a>() -> Part<'a> {
     Part::new(
         "refreshed",
@@ -269,7 +270,8 @@ pub(crate) fn refreshed_copies<'a>() -> Part<'a> {
              r.alterado_por, r.criado_em, r.alterado_em) \
              FROM registration r LEFT JOIN address a ON true \
              JOIN proposals o ON o.id_cliente = r.id AND o.status = {novo} \
-             WHERE pc.id_proposta = o.id AND proposal_copy_refreshable(o.id, {novo}))"
+             WHERE pc.id_proposta = o.id AND proposal_copy_refreshable(o.id, {novo}) \
+             RETURNING pc.id_proposta)"
         ),
     )
     .value("novo", ProposalStatus::New.as_str())

@@ -3,6 +3,7 @@
 use crate::idempotency::{forget_subject, kept_answers_query, subject_tags};
 use crate::person_columns::{ANONYMIZE_COPIES, ANONYMIZE_REGISTRATION};
 use crate::pool::{PgPool, connection, query_error};
+use crate::read_model;
 use crate::replicas::ReadPools;
 use crate::rows::stored;
 use crate::sealing::SecretSealer;
@@ -303,6 +304,7 @@ async fn anonymize_in(
             .execute(conn)
             .await?;
     }
+    read_model::write_documents(conn, &ids).await?;
     let kept: Vec<Kept> = sql_query(KEPT_DOCUMENTS)
         .bind::<Array<BigInt>, _>(&ids)
         .load(conn)

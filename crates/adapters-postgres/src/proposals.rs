@@ -6,22 +6,19 @@ use crate::customers::address;
 use crate::event_outbox::{Audience, QueuedFor, queued_deliveries};
 use crate::list_statement::{NameHasWord, Older, WithPageLimit};
 use crate::person_columns::{new_copy, refreshed_copies, registration};
-use crate::pool::{PgPool, connection, names_no_row, query_error};
-use crate::read_model::{self, DetailParts, PartyPart, RepresentativePart, SignaturePart, SubscriptionPart};
+use crate::pool::{PgPool, connection, query_error};
+use crate::read_model;
 use crate::replicas::ReadPools;
-use crate::rows::{PartnerRow, PaymentRow, ProposalRow, row_of_json};
-use crate::schema::{
-    motivations, partners, products, proposal_customers, proposal_history, proposal_payments, proposals,
-    representatives, subscriptions, users,
-};
+use crate::rows::ProposalRow;
+use crate::schema::{products, proposal_customers, proposal_history, proposals};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::dsl::AsSelect;
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
-use diesel::sql_types::{Bool, Int8, Jsonb};
-use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use diesel::sql_types::{Bool, Int8};
+use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::access::Scope;
 use domain::history::{FieldChange, HistoryEntry};
 use domain::proposals::model::{Flow, NewProposal, PaymentDetails, ProposalDetail, ProposalRecord};
@@ -101,16 +98,19 @@ struct CreatedRow {
     proposal: ProposalRow,
     #[diesel(sql_type = Int8)]
     queued_deliveries: i64,
+    /// The registration's other proposals whose copies the statement refreshed.
+    #[diesel(sql_type = diesel::sql_types::Array<Int8>)]
+    refreshed: Vec<i64>,
 }
 
-/// Route 5's (and 6's) write, in one statement composed of named parts: one round trip, its own
-/// transaction. The seller's registration by CPF (`person_columns::registration`) and its address
-/// (`customers::address`), the proposal and its payment (here), the proposal's copy of the
-/// customer and address and the registration's earlier `NOVO` proposals' copies refreshed
-/// (`person_columns`), and its `PROPOSTA_CRIADA` deliveries (`event_outbox`, the workers woken
-/// after the commit). At its commit the deferred triggers build the proposal's read model
-/// (migration 000022) and the history's creation entry is written. `bench/run.sh` replays this
-/// statement through pgbench (`bench-tools`' `create-proposal-script`, from these same parts).
+/// Route 5's (and 6's) write, in one statement composed of named parts: the seller's
+/// registration by CPF (`person_columns::registration`) and its address (`customers::address`),
+/// the proposal and its payment (here), the proposal's copy of the customer and address and the
+/// registration's earlier `NOVO` proposals' copies refreshed (`person_columns`), and its
+/// `PROPOSTA_CRIADA` deliveries (`event_outbox`, the workers woken after the commit). Its
+/// transaction then writes the documents of the new proposal and of those refreshed
+/// (`read_model::write_documents`); the history's creation entry is a trigger's. `bench/run.sh`
+/// replays both through pgbench (`bench-tools`' `create-proposal-script`, from these same parts).
 pub fn create_statement<'a>(p: &'a NewProposal, identifier: &'a str, created_event: &'a str) -> Composed<'a> {
     let audience = Audience::of(p.partner.as_ref().map(|l| l.partner_id), p.flow);
     Composed::new()
@@ -134,7 +134,10 @@ pub fn create_statement<'a>(p: &'a NewProposal, identifier: &'a str, created_eve
             audience,
         ))
         // The wake-up is sent after the commit (`event_outbox::Wakeups`), not inside it.
-        .text(" SELECT proposal.*, (SELECT count(*) FROM queued) AS queued_deliveries FROM proposal")
+        .text(
+            " SELECT proposal.*, (SELECT count(*) FROM queued) AS queued_deliveries, \
+             ARRAY(SELECT id_proposta FROM refreshed) AS refreshed FROM proposal",
+        )
 }
 
 /// `proposal`: the proposal itself, made from the statement's registration.
@@ -295,8 +298,14 @@ impl ProposalStore for PgProposals {
         // 122 random bits: an identifier nobody can guess from another.
         let identifier = uuid::Uuid::new_v4().to_string();
         let created_event = domain::hooks::payload::proposal_created(&identifier, p.flow, p.value, &p.changed_by, p.at);
-        let result: QueryResult<CreatedRow> = create_statement(p, &identifier, &created_event)
-            .get_result(&mut conn)
+        let result: QueryResult<CreatedRow> = conn
+            .transaction(async |tx| {
+                let row: CreatedRow = create_statement(p, &identifier, &created_event).get_result(tx).await?;
+                let mut written = row.refreshed.clone();
+                written.push(row.proposal.id);
+                read_model::write_documents(tx, &written).await?;
+                Ok(row)
+            })
             .await;
         match result {
             Ok(row) => {
@@ -398,7 +407,7 @@ impl ProposalStore for PgProposals {
     }
 
     async fn detail(&self, identifier: &str, scope: Scope) -> Result<Option<ProposalDetail>, StoreError> {
-        read_model::read_detail(&self.reads, identifier, scope).await
+        read_model::read_detail(&self.pool, &self.reads, identifier, scope).await
     }
 
     async fn has_open_for_cpf(&self, cpf: &Cpf, integration_code: i32) -> Result<Option<bool>, StoreError> {
@@ -416,87 +425,11 @@ impl ProposalStore for PgProposals {
 }
 
 impl PgProposals {
-    /// The proposal's detail joined afresh from its parts, as its stored document must read (the
-    /// read model's tests compare the two). Two statements pipelined: the proposal with what it
-    /// has at most one of, and its signature's parties.
+    /// The proposal's detail built from its parts now (`read_model::build_documents`), as its
+    /// stored document must read (the read model's tests compare the two).
     pub async fn recomputed_detail(&self, identifier: &str) -> Result<Option<ProposalDetail>, StoreError> {
-        if names_no_row(identifier) {
-            return Ok(None);
-        }
-        let conn = connection(&self.pool).await?;
-        let shared: &AsyncPgConnection = &conn;
-        let (mut for_proposal, mut for_signature) = (shared, shared);
-        let proposal = proposals::table
-            .inner_join(products::table)
-            .inner_join(motivations::table)
-            .inner_join(proposal_customers::table)
-            .left_join(partners::table)
-            .left_join(representatives::table.inner_join(users::table))
-            .left_join(proposal_payments::table)
-            .filter(proposals::identificador.eq(identifier))
-            .select((
-                ProposalRow::as_select(),
-                (products::nome, products::codigo_produto, motivations::descricao),
-                diesel::dsl::sql::<Jsonb>("to_jsonb(proposal_customers.*)"),
-                Option::<PartnerRow>::as_select(),
-                (
-                    users::cpf,
-                    users::email,
-                    users::name,
-                    representatives::video_attendance_token,
-                )
-                    .nullable(),
-                Option::<PaymentRow>::as_select(),
-            ))
-            .first::<DetailRow>(&mut for_proposal);
-        let proposal = async { proposal.await.optional() };
-        let signature = signature_part(&mut for_signature, identifier);
-        let (found, signature) = futures_util::try_join!(proposal, signature).map_err(query_error)?;
-        let subscription = subscription_part(&mut for_proposal, identifier)
-            .await
-            .map_err(query_error)?;
-        let Some((proposal, (product_name, product_code, motivation), customer, partner, representative, payment)) =
-            found
-        else {
-            return Ok(None);
-        };
-        let parts = DetailParts {
-            proposal,
-            product_name,
-            product_code,
-            motivation,
-            customer: row_of_json("proposal_customers", customer)?,
-            partner,
-            representative: representative.map(|(cpf, email, name, video_attendance_token)| RepresentativePart {
-                cpf,
-                email,
-                name,
-                video_attendance_token,
-            }),
-            payment,
-            signature,
-            subscription,
-        };
-        Ok(Some(ProposalDetail::try_from(parts)?))
+        read_model::built_detail(&self.pool, identifier).await
     }
-}
-
-/// The proposal's latest subscription known to the payment platform.
-async fn subscription_part(conn: &mut &AsyncPgConnection, identifier: &str) -> QueryResult<Option<SubscriptionPart>> {
-    subscriptions::table
-        .inner_join(proposals::table.on(proposals::id.eq(subscriptions::proposal_id)))
-        .filter(proposals::identificador.eq(identifier))
-        .filter(subscriptions::platform_id.is_not_null())
-        .order(subscriptions::id.desc())
-        .select((
-            subscriptions::platform_id.assume_not_null(),
-            subscriptions::status,
-            subscriptions::current_period_end,
-            subscriptions::latest_invoice_status,
-        ))
-        .first::<SubscriptionPart>(conn)
-        .await
-        .optional()
 }
 
 /// How routes 8 and 9 name the customer.
@@ -529,64 +462,4 @@ impl PgProposals {
         let count: i64 = open.count().get_result(&mut conn).await.map_err(query_error)?;
         Ok(Some(count > 0))
     }
-}
-
-/// What route 7's joined statement returns: the proposal; its product's name and code and its
-/// motivation; its copy of the customer and address; the partner; the representative (CPF,
-/// e-mail, name, video token); the payment.
-type DetailRow = (
-    ProposalRow,
-    (String, i32, String),
-    serde_json::Value,
-    Option<PartnerRow>,
-    Option<(Option<String>, String, Option<String>, Option<String>)>,
-    Option<PaymentRow>,
-);
-
-/// The signature of the proposal with this identifier, with its parties.
-async fn signature_part(conn: &mut &AsyncPgConnection, identifier: &str) -> QueryResult<Option<SignaturePart>> {
-    use crate::schema::{signature_parties, signatures};
-    /// A party: role, request key, status, latitude, longitude.
-    type Party = (String, String, String, Option<String>, Option<String>);
-    type Row = (i64, String, DateTime<Utc>, DateTime<Utc>, Option<Party>);
-    let rows: Vec<Row> = signatures::table
-        .left_join(signature_parties::table)
-        .inner_join(proposals::table)
-        .filter(proposals::identificador.eq(identifier))
-        .select((
-            signatures::id,
-            signatures::alterado_por,
-            signatures::criado_em,
-            signatures::alterado_em,
-            (
-                signature_parties::role,
-                signature_parties::request_key,
-                signature_parties::status,
-                signature_parties::latitude,
-                signature_parties::longitude,
-            )
-                .nullable(),
-        ))
-        .load(conn)
-        .await?;
-    let Some((id, changed_by, created_at, updated_at, _)) = <[Row]>::first(&rows).cloned() else {
-        return Ok(None);
-    };
-    Ok(Some(SignaturePart {
-        id,
-        alterado_por: changed_by,
-        criado_em: created_at,
-        alterado_em: updated_at,
-        parties: rows
-            .into_iter()
-            .filter_map(|(.., party)| party)
-            .map(|(role, request_key, status, latitude, longitude)| PartyPart {
-                role,
-                request_key,
-                status,
-                latitude,
-                longitude,
-            })
-            .collect(),
-    }))
 }

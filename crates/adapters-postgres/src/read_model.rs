@@ -1,8 +1,11 @@
-//! The proposal's read model (migration 000022, decision 131): one stored document per proposal
-//! holding everything route 7 answers, rebuilt by the database at the commit of every change to
-//! its parts. Route 7, the console's proposal page and the documents read it by key; the
-//! `check read-model` command recomputes every document from its parts and reports (or mends)
-//! any that differ.
+//! The proposal's read model (decision 131, defined in Rust since decision 168): one stored
+//! document per proposal holding everything route 7 answers. Route 7, the console's proposal page
+//! and the documents read it by key.
+//!
+//! The document is defined here, once: [`build_documents`] reads a proposal's parts and
+//! [`ProposalDocument`] is what it stores. Every write that changes a part calls
+//! [`write_documents`] in its own transaction, before it commits; `check read-model` builds every
+//! document again with the same function and reports (or mends) any stored one that differs.
 //!
 //! The document keeps each stored row under its own key with its columns' names, so that it is
 //! read with the same row types (and the same conversions into the domain) as the statement that
@@ -11,11 +14,15 @@
 use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::prepared::prepared;
 use crate::replicas::ReadPools;
-use crate::rows::{PartnerRow, PaymentRow, ProposalCustomerRow, ProposalRow};
+use crate::rows::{PartnerRow, PaymentRow, ProposalCustomerRow, ProposalRow, row_of_json};
+use crate::schema::{
+    motivations, partners, products, proposal_customers, proposal_payments, proposals, representatives,
+    signature_parties, signatures, subscriptions, users,
+};
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{Array, Int8, Text};
-use diesel_async::RunQueryDsl;
+use diesel::sql_types::{Array, Int8, Jsonb, Nullable, Text};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::access::Scope;
 use domain::proposals::model::{
     Flow, PaymentView, ProposalDetail, RepresentativeView, SignatureView, SubscriptionView,
@@ -23,10 +30,11 @@ use domain::proposals::model::{
 use domain::signature::PartyRole;
 use domain::store::StoreError;
 use domain::values::{PartyStatus, StoredValueError};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 
-/// A proposal's stored document (`proposal_document()`, migration 000022).
-#[derive(Debug, Deserialize)]
+/// A proposal's stored document: its parts, each stored row under its own key.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct ProposalDocument {
     proposal: ProposalRow,
     product: ProductPart,
@@ -36,13 +44,13 @@ pub(crate) struct ProposalDocument {
     representative: Option<RepresentativePart>,
     payment: Option<PaymentRow>,
     signature: Option<SignaturePart>,
-    /// Absent from documents written before migration 000030 (read while it rewrites them).
+    /// Absent from documents written before migration 000030 (read while it rewrote them).
     #[serde(default)]
     subscription: Option<SubscriptionPart>,
 }
 
 /// The proposal's latest subscription known to the payment platform.
-#[derive(Debug, Clone, Deserialize, Queryable)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Queryable)]
 pub(crate) struct SubscriptionPart {
     pub platform_id: String,
     pub status: String,
@@ -61,13 +69,13 @@ impl From<SubscriptionPart> for SubscriptionView {
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 struct ProductPart {
     nome: String,
     codigo_produto: i32,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct RepresentativePart {
     pub cpf: Option<String>,
     pub email: String,
@@ -87,7 +95,7 @@ impl From<RepresentativePart> for RepresentativeView {
 }
 
 /// The proposal's signature envelope with its parties.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct SignaturePart {
     pub id: i64,
     pub alterado_por: String,
@@ -96,7 +104,7 @@ pub(crate) struct SignaturePart {
     pub parties: Vec<PartyPart>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct PartyPart {
     pub role: String,
     pub request_key: String,
@@ -137,29 +145,15 @@ impl TryFrom<SignaturePart> for SignatureView {
     }
 }
 
-/// The parts of a proposal as one detail, whether read from its document or joined afresh.
-pub(crate) struct DetailParts {
-    pub proposal: ProposalRow,
-    pub product_name: String,
-    pub product_code: i32,
-    pub motivation: String,
-    pub customer: ProposalCustomerRow,
-    pub partner: Option<PartnerRow>,
-    pub representative: Option<RepresentativePart>,
-    pub payment: Option<PaymentRow>,
-    pub signature: Option<SignaturePart>,
-    pub subscription: Option<SubscriptionPart>,
-}
-
-impl TryFrom<DetailParts> for ProposalDetail {
+impl TryFrom<ProposalDocument> for ProposalDetail {
     type Error = StoredValueError;
 
-    fn try_from(d: DetailParts) -> Result<Self, StoredValueError> {
+    fn try_from(d: ProposalDocument) -> Result<Self, StoredValueError> {
         let (customer, address) = d.customer.into_views();
         Ok(ProposalDetail {
             proposal: d.proposal.try_into()?,
-            product_name: d.product_name,
-            product_code: d.product_code,
+            product_name: d.product.nome,
+            product_code: d.product.codigo_produto,
             motivation: d.motivation,
             representative: d.representative.map(Into::into),
             customer,
@@ -172,35 +166,26 @@ impl TryFrom<DetailParts> for ProposalDetail {
     }
 }
 
-impl From<ProposalDocument> for DetailParts {
-    fn from(d: ProposalDocument) -> Self {
-        DetailParts {
-            proposal: d.proposal,
-            product_name: d.product.nome,
-            product_code: d.product.codigo_produto,
-            motivation: d.motivation,
-            customer: d.customer,
-            partner: d.partner,
-            representative: d.representative,
-            payment: d.payment,
-            signature: d.signature,
-            subscription: d.subscription,
-        }
-    }
-}
-
 #[derive(QueryableByName)]
 struct StoredDocument {
     #[diesel(sql_type = Text)]
     documento: String,
+    /// Marked by the guard: a write that skipped the service changed a part since it was written.
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    stale: bool,
 }
 
-// One statement per scope, each kept prepared: the document by its unique identifier.
-const DOCUMENT: &str = "SELECT documento::text AS documento FROM proposal_read_models WHERE identificador = $1";
-const PARTNER_DOCUMENT: &str = "SELECT documento::text AS documento FROM proposal_read_models \
-     WHERE identificador = $1 AND id_parceiro = $2 AND fluxo = $3";
-const FLOW_DOCUMENT: &str =
-    "SELECT documento::text AS documento FROM proposal_read_models WHERE identificador = $1 AND fluxo = $2";
+// One statement per scope, each kept prepared: the document by its unique identifier, and
+// whether it is marked (an index probe of a table that is nearly always empty).
+const DOCUMENT: &str = "SELECT documento::text AS documento, \
+     EXISTS (SELECT 1 FROM proposal_read_model_stale s WHERE s.id_proposta = m.id_proposta) AS stale \
+     FROM proposal_read_models m WHERE identificador = $1";
+const PARTNER_DOCUMENT: &str = "SELECT documento::text AS documento, \
+     EXISTS (SELECT 1 FROM proposal_read_model_stale s WHERE s.id_proposta = m.id_proposta) AS stale \
+     FROM proposal_read_models m WHERE identificador = $1 AND id_parceiro = $2 AND fluxo = $3";
+const FLOW_DOCUMENT: &str = "SELECT documento::text AS documento, \
+     EXISTS (SELECT 1 FROM proposal_read_model_stale s WHERE s.id_proposta = m.id_proposta) AS stale \
+     FROM proposal_read_models m WHERE identificador = $1 AND fluxo = $2";
 
 /// The document as the domain's detail: a document that does not read as one is an internal
 /// error naming the proposal (the check command finds and mends it).
@@ -211,11 +196,14 @@ pub(crate) fn detail_of(identifier: &str, document: &str) -> Result<ProposalDeta
             "documento de leitura ilegível da proposta {identifier}: {error}"
         ))
     })?;
-    Ok(ProposalDetail::try_from(DetailParts::from(parsed))?)
+    Ok(ProposalDetail::try_from(parsed)?)
 }
 
-/// Route 7's read: one row by key, within the caller's scope.
+/// Route 7's read: one row by key, within the caller's scope. A document the guard marked, or a
+/// proposal without one (both left by a write that skipped the service), is built now from its
+/// parts and written on the primary (`mend`) before it is answered.
 pub(crate) async fn read_detail(
+    primary: &PgPool,
     reads: &ReadPools,
     identifier: &str,
     scope: Scope,
@@ -252,7 +240,43 @@ pub(crate) async fn read_detail(
             .map_err(query_error)
         })
         .await?;
-    found.map(|stored| detail_of(identifier, &stored.documento)).transpose()
+    match found {
+        Some(stored) if !stored.stale => detail_of(identifier, &stored.documento).map(Some),
+        _ => mend(primary, identifier, scope).await,
+    }
+}
+
+/// Writes the document of the proposal with this identifier as its parts are now, and answers
+/// it within the caller's scope (the scope is the proposal's, as the stored row's keys say).
+async fn mend(primary: &PgPool, identifier: &str, scope: Scope) -> Result<Option<ProposalDetail>, StoreError> {
+    let mut conn = connection(primary).await?;
+    let id: Option<i64> = proposals::table
+        .filter(proposals::identificador.eq(identifier))
+        .select(proposals::id)
+        .first(&mut conn)
+        .await
+        .optional()
+        .map_err(query_error)?;
+    let Some(id) = id else { return Ok(None) };
+    let written = conn
+        .transaction(async |tx| write_documents(tx, &[id]).await)
+        .await
+        .map_err(query_error)?;
+    let Some(document) = written
+        .into_iter()
+        .find(|(written_id, _)| *written_id == id)
+        .map(|(_, d)| d)
+    else {
+        return Ok(None);
+    };
+    let p = &document.proposal;
+    let visible = match scope {
+        Scope::Partner { partner_id, .. } => p.id_parceiro == Some(partner_id) && p.fluxo == Flow::Partner.as_str(),
+        Scope::Ecommerce => p.fluxo == Flow::Ecommerce.as_str(),
+        Scope::Everything => true,
+    };
+    tracing::info!("documento de leitura marcado reescrito na leitura");
+    Ok(visible.then(|| ProposalDetail::try_from(document)).transpose()?)
 }
 
 /// What `check read-model` found: how many proposals it compared, the identifiers of those whose
@@ -269,56 +293,460 @@ pub struct ReadModelReport {
 /// of proposals never holds one long snapshot.
 const CHECK_BATCH: i64 = 2_000;
 
+/// What [`build_documents`]'s main statement reads per proposal: the proposal; its product's name
+/// and code and its motivation; its copy of the customer and address (as the row's `to_jsonb`:
+/// the person's columns are one declaration for two tables); the partner; the representative
+/// (CPF, e-mail, name, video token); the payment.
+type PartsRow = (
+    ProposalRow,
+    (String, i32, String),
+    serde_json::Value,
+    Option<PartnerRow>,
+    Option<(Option<String>, String, Option<String>, Option<String>)>,
+    Option<PaymentRow>,
+);
+
+/// A signature's row with one of its parties (none when it has no party yet): the proposal, the
+/// signature's id, who changed it and when, and the party's role, request key, status, latitude
+/// and longitude.
+type SignatureRow = (
+    i64,
+    i64,
+    String,
+    DateTime<Utc>,
+    DateTime<Utc>,
+    Option<(String, String, String, Option<String>, Option<String>)>,
+);
+
+/// The proposals `$ids` with what each has at most one of (`PartsRow`).
+macro_rules! parts_of {
+    ($ids:expr) => {
+        proposals::table
+            .inner_join(products::table)
+            .inner_join(motivations::table)
+            .inner_join(proposal_customers::table)
+            .left_join(partners::table)
+            .left_join(representatives::table.inner_join(users::table))
+            .left_join(proposal_payments::table)
+            .filter(proposals::id.eq_any($ids))
+            .select((
+                ProposalRow::as_select(),
+                (products::nome, products::codigo_produto, motivations::descricao),
+                diesel::dsl::sql::<Jsonb>("to_jsonb(proposal_customers.*) - 'nome_busca'"),
+                Option::<PartnerRow>::as_select(),
+                (
+                    users::cpf,
+                    users::email,
+                    users::name,
+                    representatives::video_attendance_token,
+                )
+                    .nullable(),
+                Option::<PaymentRow>::as_select(),
+            ))
+    };
+}
+
+/// The signatures of the proposals `$ids`, each row with one party (`SignatureRow`).
+macro_rules! signatures_of {
+    ($ids:expr) => {
+        signatures::table
+            .left_join(signature_parties::table)
+            .filter(signatures::proposal_id.eq_any($ids))
+            .order((signatures::proposal_id, signature_parties::role.nullable()))
+            .select((
+                signatures::proposal_id,
+                signatures::id,
+                signatures::alterado_por,
+                signatures::criado_em,
+                signatures::alterado_em,
+                (
+                    signature_parties::role,
+                    signature_parties::request_key,
+                    signature_parties::status,
+                    signature_parties::latitude,
+                    signature_parties::longitude,
+                )
+                    .nullable(),
+            ))
+    };
+}
+
+/// The latest subscription known to the payment platform of each proposal of `$ids`.
+macro_rules! subscriptions_of {
+    ($ids:expr) => {
+        subscriptions::table
+            .filter(subscriptions::proposal_id.eq_any($ids))
+            .filter(subscriptions::platform_id.is_not_null())
+            .distinct_on(subscriptions::proposal_id)
+            .order((subscriptions::proposal_id, subscriptions::id.desc()))
+            .select((
+                subscriptions::proposal_id,
+                (
+                    subscriptions::platform_id.assume_not_null(),
+                    subscriptions::status,
+                    subscriptions::current_period_end,
+                    subscriptions::latest_invoice_status,
+                ),
+            ))
+    };
+}
+
+/// The documents of `ids` as their parts make them now, by proposal id: the one definition of
+/// the read model. A proposal without its copy of the customer (route 7 finds nothing without it)
+/// has none. Three statements, pipelined on one connection (inside the caller's transaction when
+/// it has one): the proposal with what it has at most one of, its signature's parties, and its
+/// latest subscription known to the payment platform.
+pub(crate) async fn build_documents(
+    conn: &mut AsyncPgConnection,
+    ids: &[i64],
+) -> QueryResult<HashMap<i64, ProposalDocument>> {
+    let shared: &AsyncPgConnection = conn;
+    let (mut for_parts, mut for_signatures, mut for_subscriptions) = (shared, shared, shared);
+    let parts = parts_of!(ids).load::<PartsRow>(&mut for_parts);
+    let signatures = signatures_of!(ids).load::<SignatureRow>(&mut for_signatures);
+    let subscriptions = subscriptions_of!(ids).load::<(i64, SubscriptionPart)>(&mut for_subscriptions);
+    let (parts, signature_rows, subscriptions) = futures_util::try_join!(parts, signatures, subscriptions)?;
+
+    let mut signatures: HashMap<i64, SignaturePart> = HashMap::new();
+    for (proposal_id, id, changed_by, created_at, updated_at, party) in signature_rows {
+        let signature = signatures.entry(proposal_id).or_insert_with(|| SignaturePart {
+            id,
+            alterado_por: changed_by,
+            criado_em: created_at,
+            alterado_em: updated_at,
+            parties: Vec::new(),
+        });
+        if let Some((role, request_key, status, latitude, longitude)) = party {
+            signature.parties.push(PartyPart {
+                role,
+                request_key,
+                status,
+                latitude,
+                longitude,
+            });
+        }
+    }
+    let mut subscriptions: HashMap<i64, SubscriptionPart> = subscriptions.into_iter().collect();
+
+    parts
+        .into_iter()
+        .map(
+            |(proposal, (nome, codigo_produto, motivation), customer, partner, representative, payment)| {
+                let id = proposal.id;
+                let customer = row_of_json("proposal_customers", customer)
+                    .map_err(|error| diesel::result::Error::DeserializationError(error.to_string().into()))?;
+                let document = ProposalDocument {
+                    product: ProductPart { nome, codigo_produto },
+                    motivation,
+                    customer,
+                    partner,
+                    representative: representative.map(|(cpf, email, name, video_attendance_token)| {
+                        RepresentativePart {
+                            cpf,
+                            email,
+                            name,
+                            video_attendance_token,
+                        }
+                    }),
+                    payment,
+                    signature: signatures.remove(&id),
+                    subscription: subscriptions.remove(&id),
+                    proposal,
+                };
+                Ok((id, document))
+            },
+        )
+        .collect()
+}
+
+/// The proposals' row locks, shared, in id order (`$1` the ids).
+const LOCK: &str = "SELECT 1 FROM proposals WHERE id = ANY($1) ORDER BY id FOR SHARE";
+
+/// The documents written, column by column, and the guard's marks of them removed (the table is
+/// nearly always empty: one index probe).
+const UPSERT: &str = "WITH unmarked AS (DELETE FROM proposal_read_model_stale WHERE id_proposta = ANY($1)) \
+     INSERT INTO proposal_read_models (id_proposta, identificador, fluxo, id_parceiro, documento) \
+     SELECT * FROM unnest($1::int8[], $2::text[], $3::text[], $4::int8[], $5::jsonb[]) \
+     ON CONFLICT (id_proposta) DO UPDATE SET \
+         identificador = EXCLUDED.identificador, fluxo = EXCLUDED.fluxo, \
+         id_parceiro = EXCLUDED.id_parceiro, documento = EXCLUDED.documento";
+
+/// Writes the documents of `ids` as their parts are now, inside the caller's transaction, and
+/// removes those whose proposal (or its copy of the customer) is gone. Every write of a part calls
+/// it before its commit. It takes the proposals' row locks first (shared, in id order), which
+/// every status move and every claim holds until it commits, and then reads the parts: two
+/// transactions writing one proposal's parts (a correction and a cancellation) never leave the
+/// document of the one that read first.
+pub(crate) async fn write_documents(
+    conn: &mut AsyncPgConnection,
+    ids: &[i64],
+) -> QueryResult<Vec<(i64, ProposalDocument)>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut ids = ids.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    prepared(LOCK, |q| q.bind::<Array<Int8>, _>(&ids)).execute(conn).await?;
+    let mut documents = build_documents(conn, &ids).await?;
+    let gone: Vec<i64> = ids.iter().copied().filter(|id| !documents.contains_key(id)).collect();
+    let mut rows = Rows::default();
+    let mut written = Vec::with_capacity(documents.len());
+    for id in &ids {
+        if let Some(document) = documents.remove(id) {
+            rows.push(*id, &document)?;
+            written.push((*id, document));
+        }
+    }
+    if !rows.ids.is_empty() {
+        prepared(UPSERT, |q| {
+            q.bind::<Array<Int8>, _>(&rows.ids)
+                .bind::<Array<Text>, _>(&rows.identifiers)
+                .bind::<Array<Text>, _>(&rows.flows)
+                .bind::<Array<Nullable<Int8>>, _>(&rows.partners)
+                .bind::<Array<Jsonb>, _>(&rows.documents)
+        })
+        .execute(conn)
+        .await?;
+    }
+    if !gone.is_empty() {
+        prepared(
+            "WITH unmarked AS (DELETE FROM proposal_read_model_stale WHERE id_proposta = ANY($1)) \
+             DELETE FROM proposal_read_models WHERE id_proposta = ANY($1)",
+            |q| q.bind::<Array<Int8>, _>(&gone),
+        )
+        .execute(conn)
+        .await?;
+    }
+    Ok(written)
+}
+
+/// A row other proposals show in their documents: an edit of it writes theirs again.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Shown {
+    /// A product's name and code.
+    Product(i64),
+    /// A representative's video attendance token.
+    Representative(i64),
+}
+
+/// Writes again, in batches inside the caller's transaction, the documents of every proposal
+/// that shows `shown`.
+pub(crate) async fn write_documents_showing(conn: &mut AsyncPgConnection, shown: Shown) -> QueryResult<()> {
+    let ids: Vec<i64> = match shown {
+        Shown::Product(id) => {
+            proposals::table
+                .filter(proposals::id_produto.eq(id))
+                .select(proposals::id)
+                .load(conn)
+                .await?
+        }
+        Shown::Representative(id) => {
+            proposals::table
+                .filter(proposals::id_representante.eq(id))
+                .select(proposals::id)
+                .load(conn)
+                .await?
+        }
+    };
+    for batch in ids.chunks(CHECK_BATCH as usize) {
+        write_documents(conn, batch).await?;
+    }
+    Ok(())
+}
+
+/// The stored rows of a batch of documents, column by column (one `unnest` writes them all).
+#[derive(Default)]
+struct Rows {
+    ids: Vec<i64>,
+    identifiers: Vec<String>,
+    flows: Vec<String>,
+    partners: Vec<Option<i64>>,
+    documents: Vec<serde_json::Value>,
+}
+
+impl Rows {
+    fn push(&mut self, id: i64, document: &ProposalDocument) -> QueryResult<()> {
+        let json = serde_json::to_value(document)
+            .map_err(|error| diesel::result::Error::SerializationError(Box::new(error)))?;
+        self.ids.push(id);
+        self.identifiers.push(document.proposal.identificador.clone());
+        self.flows.push(document.proposal.fluxo.clone());
+        self.partners.push(document.proposal.id_parceiro);
+        self.documents.push(json);
+        Ok(())
+    }
+}
+
+/// A stored document with the keys its row repeats from the proposal.
 #[derive(QueryableByName)]
-struct Compared {
+struct StoredRow {
+    #[diesel(sql_type = Int8)]
+    id_proposta: i64,
+    #[diesel(sql_type = Text)]
+    identificador: String,
+    #[diesel(sql_type = Text)]
+    fluxo: String,
+    #[diesel(sql_type = Nullable<Int8>)]
+    id_parceiro: Option<i64>,
+    #[diesel(sql_type = Text)]
+    documento: String,
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    stale: bool,
+}
+
+impl StoredRow {
+    /// Whether this stored row says what `built` says: the same parts (read back as the same
+    /// rows, so that a timestamp's spelling is not a difference) under the same keys, unmarked.
+    fn matches(&self, built: &ProposalDocument) -> bool {
+        let keys = (self.identificador.as_str(), self.fluxo.as_str(), self.id_parceiro);
+        let built_keys = (
+            built.proposal.identificador.as_str(),
+            built.proposal.fluxo.as_str(),
+            built.proposal.id_parceiro,
+        );
+        !self.stale
+            && keys == built_keys
+            && serde_json::from_str::<ProposalDocument>(&self.documento).is_ok_and(|stored| stored == *built)
+    }
+}
+
+#[derive(QueryableByName)]
+struct Listed {
     #[diesel(sql_type = Int8)]
     id: i64,
     #[diesel(sql_type = Text)]
     identificador: String,
-    #[diesel(sql_type = diesel::sql_types::Bool)]
-    drifted: bool,
 }
 
-/// Recomputes every proposal's document from its parts and compares it with the stored one
-/// (and the stored row's key, flow and partner with the proposal's); with `repair`, rewrites each
-/// batch's drifted documents in one statement.
+/// Builds every proposal's document again and compares it with the stored one (missing, stale,
+/// marked by the guard, left over or unreadable: drifted); with `repair`, rewrites each batch's drifted documents in
+/// one transaction.
 pub async fn check_read_model(pool: &PgPool, repair: bool) -> Result<ReadModelReport, StoreError> {
     let mut conn = connection(pool).await?;
+    check_on(&mut conn, repair).await
+}
+
+/// [`check_read_model`] on one connection (`migrate` mends the documents after the migrations).
+pub(crate) async fn check_on(conn: &mut AsyncPgConnection, repair: bool) -> Result<ReadModelReport, StoreError> {
     let mut report = ReadModelReport::default();
     let mut after = 0_i64;
     loop {
-        let batch: Vec<Compared> = prepared(
-            "SELECT p.id, p.identificador, \
-                 (m.documento IS DISTINCT FROM proposal_document(p.id) \
-                  OR (m.id_proposta IS NOT NULL AND (m.identificador, m.fluxo, m.id_parceiro) \
-                      IS DISTINCT FROM (p.identificador, p.fluxo, p.id_parceiro))) AS drifted \
-             FROM proposals p LEFT JOIN proposal_read_models m ON m.id_proposta = p.id \
-             WHERE p.id > $1 ORDER BY p.id LIMIT $2",
+        let batch: Vec<Listed> = prepared(
+            "SELECT id, identificador FROM proposals WHERE id > $1 ORDER BY id LIMIT $2",
             |q| q.bind::<Int8, _>(after).bind::<Int8, _>(CHECK_BATCH),
         )
-        .load(&mut conn)
+        .load(conn)
         .await
         .map_err(query_error)?;
         let Some(last) = batch.last() else { break };
         after = last.id;
         report.checked += batch.len() as u64;
-        let (ids, identifiers): (Vec<i64>, Vec<String>) = batch
+        let ids: Vec<i64> = batch.iter().map(|p| p.id).collect();
+        let built = build_documents(conn, &ids).await.map_err(query_error)?;
+        let stored: Vec<StoredRow> = prepared(
+            "SELECT id_proposta, identificador, fluxo, id_parceiro, documento::text AS documento, \
+                 EXISTS (SELECT 1 FROM proposal_read_model_stale s WHERE s.id_proposta = m.id_proposta) AS stale \
+             FROM proposal_read_models m WHERE id_proposta = ANY($1)",
+            |q| q.bind::<Array<Int8>, _>(&ids),
+        )
+        .load(conn)
+        .await
+        .map_err(query_error)?;
+        let stored: HashMap<i64, StoredRow> = stored.into_iter().map(|row| (row.id_proposta, row)).collect();
+        let (drifted, identifiers): (Vec<i64>, Vec<String>) = batch
             .into_iter()
-            .filter(|c| c.drifted)
-            .map(|c| (c.id, c.identificador))
+            .filter(|p| match (stored.get(&p.id), built.get(&p.id)) {
+                (Some(row), Some(document)) => !row.matches(document),
+                (None, None) => false,
+                _ => true,
+            })
+            .map(|p| (p.id, p.identificador))
             .unzip();
-        if repair && !ids.is_empty() {
-            // One statement (one transaction) rewrites the batch's drifted documents.
-            prepared(
-                "SELECT write_proposal_read_model(id) FROM unnest($1::int8[]) AS id",
-                |q| q.bind::<Array<Int8>, _>(&ids),
-            )
-            .execute(&mut conn)
-            .await
-            .map_err(query_error)?;
-            report.repaired += ids.len() as u64;
+        if repair && !drifted.is_empty() {
+            conn.transaction(async |tx| write_documents(tx, &drifted).await.map(drop))
+                .await
+                .map_err(query_error)?;
+            report.repaired += drifted.len() as u64;
         }
         report.drifted.extend(identifiers);
     }
     Ok(report)
+}
+
+/// Writes again the documents the guard marked (writes that skipped the service: `migrate` calls
+/// it after the migrations), in batches, each its own transaction; answers how many.
+pub(crate) async fn write_marked(conn: &mut AsyncPgConnection) -> QueryResult<u64> {
+    let mut written = 0;
+    loop {
+        let marked: Vec<i64> = prepared(
+            "SELECT id_proposta FROM proposal_read_model_stale ORDER BY id_proposta LIMIT $1",
+            |q| q.bind::<Int8, _>(CHECK_BATCH),
+        )
+        .load::<Marked>(conn)
+        .await?
+        .into_iter()
+        .map(|m| m.id_proposta)
+        .collect();
+        if marked.is_empty() {
+            return Ok(written);
+        }
+        // Each batch's marks go with its write, so that the next batch reads the next ones.
+        conn.transaction(async |tx| write_documents(tx, &marked).await.map(drop))
+            .await?;
+        written += marked.len() as u64;
+    }
+}
+
+#[derive(QueryableByName)]
+struct Marked {
+    #[diesel(sql_type = Int8)]
+    id_proposta: i64,
+}
+
+/// Builds the document of the proposal with this identifier from its parts now, as its stored
+/// document must read (the read model's tests compare the two).
+pub async fn built_detail(pool: &PgPool, identifier: &str) -> Result<Option<ProposalDetail>, StoreError> {
+    if names_no_row(identifier) {
+        return Ok(None);
+    }
+    let mut conn = connection(pool).await?;
+    let id: Option<i64> = proposals::table
+        .filter(proposals::identificador.eq(identifier))
+        .select(proposals::id)
+        .first(&mut conn)
+        .await
+        .optional()
+        .map_err(query_error)?;
+    let Some(id) = id else { return Ok(None) };
+    let mut built = build_documents(&mut conn, &[id]).await.map_err(query_error)?;
+    Ok(built.remove(&id).map(ProposalDetail::try_from).transpose()?)
+}
+
+/// The statements [`write_documents`] runs for one proposal, as pgbench replays them after route
+/// 5's statement (`bench-tools`' `create-proposal-script`): `:id`, `:identificador`, `:fluxo` and
+/// `:id_parceiro` from the statement's answer (`\\gset`), `:document` a stored document of the
+/// same shape given to pgbench. Built from the very queries the service runs.
+#[cfg(feature = "testing")]
+pub fn replay_of_write() -> String {
+    use diesel::pg::Pg;
+    let ids: &[i64] = &[0];
+    let query = |text: String| {
+        let text = text.split(" -- binds:").next().unwrap_or_default().to_owned();
+        text.replace("$1", "ARRAY[:id]::int8[]")
+    };
+    let statements = [
+        query(LOCK.to_owned()),
+        query(diesel::debug_query::<Pg, _>(&parts_of!(ids)).to_string()),
+        query(diesel::debug_query::<Pg, _>(&signatures_of!(ids)).to_string()),
+        query(diesel::debug_query::<Pg, _>(&subscriptions_of!(ids)).to_string()),
+        query(
+            UPSERT
+                .replace("$2", "ARRAY[:identificador]::text[]")
+                .replace("$3", "ARRAY[:fluxo]::text[]")
+                .replace("$4", "ARRAY[:id_parceiro]::int8[]")
+                .replace("$5", "ARRAY[:document]::jsonb[]"),
+        ),
+    ];
+    statements.map(|s| format!("{s};\n")).concat()
 }

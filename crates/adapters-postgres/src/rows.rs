@@ -9,7 +9,7 @@ use domain::customers::CustomerRecord;
 use domain::proposals::model::{AddressView, PartnerView, PaymentView, ProposalCustomer, ProposalRecord};
 use domain::store::StoreError;
 use domain::values::{Flow, PaymentType, ProposalStatus, ShippingType, StoredValueError};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// A seller's registration of a customer, as `RETURNING *` or `to_jsonb` gives it.
 #[derive(Debug, QueryableByName, Deserialize)]
@@ -47,7 +47,7 @@ impl From<CustomerRow> for CustomerRecord {
     }
 }
 
-#[derive(Debug, Queryable, QueryableByName, Selectable, Deserialize)]
+#[derive(Debug, Queryable, QueryableByName, Selectable, PartialEq, Serialize, Deserialize)]
 #[diesel(table_name = proposals)]
 pub struct ProposalRow {
     pub id: i64,
@@ -136,7 +136,7 @@ impl TryFrom<ProposalRow> for ProposalRecord {
 
 /// A proposal's own copy of its customer and address, as the row's `to_jsonb` gives it (the
 /// read model's document keeps it so).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub struct ProposalCustomerRow {
     pub id_cliente: i64,
     #[serde(flatten)]
@@ -198,7 +198,7 @@ impl From<AddressRow> for AddressView {
     }
 }
 
-#[derive(Debug, Queryable, Selectable, Deserialize)]
+#[derive(Debug, Queryable, Selectable, PartialEq, Serialize, Deserialize)]
 #[diesel(table_name = partners)]
 pub struct PartnerRow {
     pub id: i64,
@@ -237,7 +237,7 @@ impl From<PartnerRow> for PartnerView {
     }
 }
 
-#[derive(Debug, Queryable, Selectable, Deserialize)]
+#[derive(Debug, Queryable, Selectable, PartialEq, Serialize, Deserialize)]
 #[diesel(table_name = proposal_payments)]
 pub struct PaymentRow {
     pub id: i64,

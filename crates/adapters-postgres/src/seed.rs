@@ -3,6 +3,7 @@
 //! domain's user-creation use case, so that they obey the same rules as any other user.
 
 use crate::pool::{PgPool, connection, query_error};
+use crate::read_model;
 use crate::schema::{banks, billing_groups, partners, product_banks, products, users};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
@@ -32,12 +33,20 @@ pub async fn finish_demo_representative(pool: &PgPool, email: &str) -> Result<()
         .optional()
         .map_err(query_error)?;
     if let Some(user_id) = user_id {
-        diesel::update(representatives::table.filter(representatives::user_id.eq(user_id)))
-            .filter(representatives::video_attendance_token.is_null())
-            .set(representatives::video_attendance_token.eq(format!("video-demo-{user_id}")))
-            .execute(&mut conn)
-            .await
-            .map_err(query_error)?;
+        conn.transaction(async |conn| {
+            let given: Vec<i64> = diesel::update(representatives::table.filter(representatives::user_id.eq(user_id)))
+                .filter(representatives::video_attendance_token.is_null())
+                .set(representatives::video_attendance_token.eq(format!("video-demo-{user_id}")))
+                .returning(representatives::id)
+                .get_results(conn)
+                .await?;
+            for id in given {
+                read_model::write_documents_showing(conn, read_model::Shown::Representative(id)).await?;
+            }
+            Ok::<_, diesel::result::Error>(())
+        })
+        .await
+        .map_err(query_error)?;
     }
     Ok(())
 }

@@ -2,6 +2,7 @@
 
 use crate::event_outbox;
 use crate::pool::{PgPool, connection, names_no_row, query_error};
+use crate::read_model;
 use crate::rows::stored;
 use crate::schema::{
     proposals, provider_signed_copies, removed_documents, sealed_documents, signature_callbacks,
@@ -266,36 +267,39 @@ impl SignatureStore for PgSignatures {
         use diesel::dsl::sql;
         use diesel::sql_types::{Nullable, Text};
         let mut conn = connection(&self.pool).await?;
-        let signature_ids = signatures::table
-            .filter(signatures::proposal_id.eq(proposal_id))
-            .select(signatures::id);
-        // Only where the record had nothing: what a callback stored is never overwritten.
-        diesel::update(
-            parties::table
-                .filter(parties::signature_id.eq_any(signature_ids))
-                .filter(parties::role.eq(party.role.as_str())),
-        )
-        .set((
-            parties::ip.eq(sql::<Nullable<Text>>("coalesce(ip, ")
-                .bind::<Nullable<Text>, _>(&party.ip)
-                .sql(")")),
-            parties::user_agent.eq(sql::<Nullable<Text>>("coalesce(user_agent, ")
-                .bind::<Nullable<Text>, _>(&party.user_agent)
-                .sql(")")),
-            parties::authentication.eq(sql::<Nullable<Text>>("coalesce(authentication, ")
-                .bind::<Nullable<Text>, _>(&party.authentication)
-                .sql(")")),
-            parties::latitude.eq(sql::<Nullable<Text>>("coalesce(latitude, ")
-                .bind::<Nullable<Text>, _>(&party.latitude)
-                .sql(")")),
-            parties::longitude.eq(sql::<Nullable<Text>>("coalesce(longitude, ")
-                .bind::<Nullable<Text>, _>(&party.longitude)
-                .sql(")")),
-        ))
-        .execute(&mut conn)
+        conn.transaction(async |conn| {
+            let signature_ids = signatures::table
+                .filter(signatures::proposal_id.eq(proposal_id))
+                .select(signatures::id);
+            // Only where the record had nothing: what a callback stored is never overwritten.
+            diesel::update(
+                parties::table
+                    .filter(parties::signature_id.eq_any(signature_ids))
+                    .filter(parties::role.eq(party.role.as_str())),
+            )
+            .set((
+                parties::ip.eq(sql::<Nullable<Text>>("coalesce(ip, ")
+                    .bind::<Nullable<Text>, _>(&party.ip)
+                    .sql(")")),
+                parties::user_agent.eq(sql::<Nullable<Text>>("coalesce(user_agent, ")
+                    .bind::<Nullable<Text>, _>(&party.user_agent)
+                    .sql(")")),
+                parties::authentication.eq(sql::<Nullable<Text>>("coalesce(authentication, ")
+                    .bind::<Nullable<Text>, _>(&party.authentication)
+                    .sql(")")),
+                parties::latitude.eq(sql::<Nullable<Text>>("coalesce(latitude, ")
+                    .bind::<Nullable<Text>, _>(&party.latitude)
+                    .sql(")")),
+                parties::longitude.eq(sql::<Nullable<Text>>("coalesce(longitude, ")
+                    .bind::<Nullable<Text>, _>(&party.longitude)
+                    .sql(")")),
+            ))
+            .execute(conn)
+            .await?;
+            read_model::write_documents(conn, &[proposal_id]).await.map(drop)
+        })
         .await
-        .map_err(query_error)?;
-        Ok(())
+        .map_err(query_error)
     }
 
     async fn save_document(
@@ -331,7 +335,7 @@ impl SignatureStore for PgSignatures {
                 ))
                 .execute(conn)
                 .await?;
-            Ok::<_, DieselError>(())
+            read_model::write_documents(conn, &[proposal_id]).await.map(drop)
         })
         .await
         .map_err(query_error)
@@ -376,7 +380,7 @@ impl SignatureStore for PgSignatures {
                 ))
                 .execute(conn)
                 .await?;
-            Ok::<_, DieselError>(())
+            read_model::write_documents(conn, &[proposal_id]).await.map(drop)
         })
         .await
         .map_err(query_error)
@@ -510,6 +514,7 @@ impl SignatureStore for PgSignatures {
             };
             let facts = event_outbox::facts_from(proposal_id, identifier, partner_id, &flow, &shipping)?;
             event_outbox::queue_sending(conn, &facts, resends + 1, changed_by, at).await?;
+            read_model::write_documents(conn, &[proposal_id]).await?;
             Ok::<_, DieselError>(Some(resends))
         })
         .await
@@ -601,8 +606,10 @@ impl SignatureStore for PgSignatures {
                     .map(|s| stored(PartyStatus::from_stored(s, "signature_parties", "status")))
                     .collect::<QueryResult<Vec<_>>>()?;
                 let Some((to, _trigger)) = status_after(current, &statuses) else {
+                    read_model::write_documents(conn, &[proposal_id]).await?;
                     return Ok(PartyEventOutcome::Recorded { moved_to: None });
                 };
+                // The move writes the document, with the party's status recorded above.
                 let change = StatusChange {
                     proposal_id,
                     from: current,

@@ -7,6 +7,7 @@ use crate::event_outbox;
 use crate::operations::{self, OperationState};
 use crate::pool::{PgPool, connection, query_error};
 use crate::prepared::prepared;
+use crate::read_model;
 use crate::rows::stored;
 use crate::schema::{proposal_events as events, proposals};
 use chrono::{DateTime, Utc};
@@ -83,7 +84,7 @@ impl From<ChangeError> for ChangeStatusError {
 /// locked first, which serialises concurrent changes of one proposal and the claims of its
 /// operations (`operations::claim` takes the same lock): a move is refused while an operation
 /// other than the one it ends is pending, before anything is written, and a move that ends an
-/// operation marks it done in the same transaction.
+/// operation marks it done in the same transaction. The proposal's document is written last.
 pub(crate) async fn apply_change(
     conn: &mut AsyncPgConnection,
     change: &StatusChange,
@@ -143,6 +144,7 @@ pub(crate) async fn apply_change(
     if change.is_first_sending() {
         event_outbox::queue_sending(conn, &facts, 1, &change.changed_by, change.at).await?;
     }
+    read_model::write_documents(conn, &[change.proposal_id]).await?;
     Ok(event)
 }
 

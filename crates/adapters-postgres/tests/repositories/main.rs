@@ -15,6 +15,7 @@ mod proposal_operations;
 mod proposals;
 mod rate_counters;
 mod read_model;
+mod repeatable_sql;
 mod replicas;
 mod retention;
 mod sessions;

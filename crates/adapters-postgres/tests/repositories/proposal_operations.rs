@@ -15,6 +15,7 @@ use domain::values::ProposalStatus;
 
 const VERSION: &str = "20261127000036";
 const FROZEN: &str = "20261127000037";
+const READ_MODEL_IN_RUST: &str = "20261127000038";
 
 /// A database with one `NOVO` proposal of the shop (the migration tests' fixture): (database,
 /// pool, its id, its identifier).
@@ -229,7 +230,9 @@ async fn the_migration_goes_down_only_with_nothing_pending_and_up_again() {
         .unwrap();
     drop(pool);
 
-    // Migration 37 goes first: the refresh's check and the document's lock go, the document stays.
+    // Migration 38 (the read model in Rust) goes first, then 37: the refresh's check and the
+    // document's lock go, the document stays.
+    assert_eq!(migrations::revert_last(&db.url).await.unwrap(), READ_MODEL_IN_RUST);
     assert_eq!(migrations::revert_last(&db.url).await.unwrap(), FROZEN);
     let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
     assert_eq!(

@@ -1,13 +1,14 @@
-//! The proposal's read model (migration 22) stays equal to its parts: random sequences of the
-//! operations that change a proposal (creation, corrections while NOVO, sending, resends, each
-//! party's signature or refusal, status moves, anonymisation, an edit of the partner it shows),
-//! each followed by the check that recomputes every document from its parts and by a comparison
-//! of route 7's read with the detail joined afresh. Also: the check command finds and mends a
+//! The proposal's read model (defined in Rust, `read_model::build_documents`) stays equal to its
+//! parts: random sequences of the operations that change a proposal (creation, corrections while
+//! NOVO, sending, resends, each party's signature or refusal, status moves, anonymisation, an
+//! operator's SQL edit of the partner or representative it shows followed by the repair), each
+//! followed by the check that builds every document again from its parts and by a comparison of
+//! route 7's read with the detail built afresh. Also: the check command finds and mends a
 //! document that drifted, and the migration builds documents for existing rows, down and up.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use adapters_postgres::testing::{TestDatabase, revert_through};
+use adapters_postgres::testing::{TestDatabase, line, revert_through};
 use adapters_postgres::{
     PgCatalog, PgPersonalData, PgPool, PgProposals, PgSignatures, PoolSettings, ReadModelReport, build_pool,
     check_read_model, migrations, seed,
@@ -87,6 +88,8 @@ struct World {
     /// The proposals created so far (id, identifier), newest last.
     created: Vec<(i64, String)>,
     sent: u32,
+    /// An operator's SQL changed what proposals show since the last agreement.
+    edited_past_the_service: bool,
 }
 
 impl World {
@@ -123,6 +126,7 @@ impl World {
             partner,
             created: Vec::new(),
             sent: 0,
+            edited_past_the_service: false,
         }
     }
 
@@ -246,6 +250,8 @@ impl World {
                     .execute(&mut conn)
                     .await
                     .unwrap();
+                // No route edits it: an operator's SQL, which the guard marks for route 7's read.
+                self.edited_past_the_service = true;
             }
             (Operation::EditRepresentative { name }, _) => {
                 let mut conn = self.pool.get().await.unwrap();
@@ -254,6 +260,8 @@ impl World {
                     .execute(&mut conn)
                     .await
                     .unwrap();
+                // No route edits it: an operator's SQL, which the guard marks for route 7's read.
+                self.edited_past_the_service = true;
             }
             (_, None) => {}
         }
@@ -275,9 +283,17 @@ impl World {
         let _ = self.signatures.change_status(&change).await;
     }
 
-    /// Every stored document equals its recomputation, and route 7's read equals the detail joined
-    /// from the parts, within each scope that may see it.
-    async fn agrees(&self, after: &[Operation]) -> Result<(), TestCaseError> {
+    /// Every stored document equals its recomputation, and route 7's read equals the detail built
+    /// from the parts, within each scope that may see it. After an operator's edit, the documents
+    /// it marked (and only those) differ until route 7 reads them.
+    async fn agrees(&mut self, after: &[Operation]) -> Result<(), TestCaseError> {
+        if std::mem::take(&mut self.edited_past_the_service) {
+            let marked = check_read_model(&self.pool, false).await.unwrap().drifted;
+            for identifier in &marked {
+                let read = self.proposals.detail(identifier, Scope::Everything).await.unwrap();
+                prop_assert_eq!(read, self.proposals.recomputed_detail(identifier).await.unwrap());
+            }
+        }
         let report = check_read_model(&self.pool, false).await.unwrap();
         prop_assert_eq!(&report.drifted, &Vec::<String>::new(), "drift after {:?}", after);
         prop_assert_eq!(report.checked as usize, self.created.len());
@@ -351,7 +367,7 @@ async fn world_with_a_proposal() -> World {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_check_finds_a_drifted_missing_or_misfiled_document_and_the_repair_mends_each() {
-    let world = world_with_a_proposal().await;
+    let mut world = world_with_a_proposal().await;
     let (_, identifier) = world.created[0].clone();
     let mut conn = world.pool.get().await.unwrap();
     // Written behind the triggers' back, as an operator's bulk load with triggers off would.
@@ -393,11 +409,6 @@ async fn the_check_finds_a_drifted_missing_or_misfiled_document_and_the_repair_m
     conn.batch_execute("DELETE FROM proposal_read_models").await.unwrap();
     drop(conn);
     assert_eq!(
-        world.proposals.detail(&identifier, Scope::Everything).await.unwrap(),
-        None,
-        "route 7 reads the read model only"
-    );
-    assert_eq!(
         check_read_model(&world.pool, false).await.unwrap().drifted,
         vec![identifier.clone()]
     );
@@ -420,7 +431,7 @@ async fn the_check_finds_a_drifted_missing_or_misfiled_document_and_the_repair_m
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_migration_builds_documents_for_existing_proposals_and_goes_down_and_up() {
-    let world = world_with_a_proposal().await;
+    let mut world = world_with_a_proposal().await;
     let url = world._db.url.clone();
     revert_through(&url, "20261125000022").await;
     let mut conn = AsyncPgConnection::establish(&url).await.unwrap();
@@ -444,4 +455,103 @@ async fn the_migration_builds_documents_for_existing_proposals_and_goes_down_and
     assert_eq!(detail.proposal.resends, 3);
     assert_eq!(detail.proposal.status, ProposalStatus::AwaitingSignature);
     assert!(detail.signature.is_some());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_write_past_the_service_is_marked_until_route_7_reads_it_again() {
+    let mut world = world_with_a_proposal().await;
+    let (id, identifier) = world.created[0].clone();
+    let mut conn = world.pool.get().await.unwrap();
+    conn.batch_execute("UPDATE proposals SET reenvios = 5").await.unwrap();
+    assert_eq!(
+        line(
+            &mut conn,
+            "SELECT string_agg(id_proposta::text, ',') AS line FROM proposal_read_model_stale"
+        )
+        .await,
+        id.to_string(),
+        "the guard marked it at the commit"
+    );
+    drop(conn);
+    assert_eq!(
+        check_read_model(&world.pool, false).await.unwrap().drifted,
+        vec![identifier.clone()]
+    );
+
+    // Route 7's next read builds it from its parts, writes it and clears the mark.
+    let detail = world
+        .proposals
+        .detail(&identifier, Scope::Everything)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(detail.proposal.resends, 5);
+    world.agrees(&[]).await.unwrap();
+
+    // A proposal inserted past the service has no document: route 7 builds it too, within scope.
+    let mut conn = world.pool.get().await.unwrap();
+    conn.batch_execute("DELETE FROM proposal_read_models").await.unwrap();
+    drop(conn);
+    assert_eq!(
+        world.proposals.detail(&identifier, Scope::Ecommerce).await.unwrap(),
+        None
+    );
+    let rebuilt = world.proposals.detail(&identifier, Scope::Everything).await.unwrap();
+    assert_eq!(rebuilt.map(|d| d.proposal.resends), Some(5));
+    world.agrees(&[]).await.unwrap();
+    // An identifier no proposal has is still nothing.
+    assert_eq!(
+        world
+            .proposals
+            .detail("00000000-0000-4000-8000-000000000000", Scope::Everything)
+            .await
+            .unwrap(),
+        None
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_product_renamed_by_the_back_office_rewrites_its_proposals_documents_at_once() {
+    let mut world = world_with_a_proposal().await;
+    let (_, identifier) = world.created[0].clone();
+    let catalog = PgCatalog::new(world.pool.clone());
+    let product = catalog.product_with_banks(101).await.unwrap().unwrap();
+    let input = domain::catalog::model::ProductInput {
+        code: product.code,
+        name: "Vida Renomeado".into(),
+        integration_code: product.integration_code,
+        active: product.active,
+        value_cents: product.value_cents,
+        banks: product.banks.clone(),
+        price_id: product.price_id.clone(),
+        terms: None,
+    };
+    catalog.update_product(101, &input, BY).await.unwrap();
+    let mut conn = world.pool.get().await.unwrap();
+    assert_eq!(
+        line(
+            &mut conn,
+            "SELECT count(*)::text AS line FROM proposal_read_model_stale"
+        )
+        .await,
+        "0",
+        "written in the edit's transaction, nothing left for a read"
+    );
+    assert_eq!(
+        line(
+            &mut conn,
+            "SELECT documento->'product'->>'nome' AS line FROM proposal_read_models"
+        )
+        .await,
+        "Vida Renomeado"
+    );
+    drop(conn);
+    let detail = world
+        .proposals
+        .detail(&identifier, Scope::Everything)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(detail.product_name, "Vida Renomeado");
+    world.agrees(&[]).await.unwrap();
 }

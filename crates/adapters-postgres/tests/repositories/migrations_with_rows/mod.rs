@@ -7,6 +7,7 @@ mod customers_per_seller;
 mod delivery_replays;
 mod event_catalog;
 mod rate_limit_counters;
+mod read_model_in_rust;
 mod signing_deadlines;
 mod social_name;
 mod stored_search_name;

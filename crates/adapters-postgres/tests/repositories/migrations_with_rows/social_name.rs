@@ -50,6 +50,8 @@ async fn the_social_name_is_added_to_rows_written_before_it_both_ways_and_the_do
     conn.batch_execute("UPDATE proposal_customers SET nome_social = 'Josefa Conceição'")
         .await
         .unwrap();
+    // A write that skips the service reaches the document through the repair (decision 168).
+    assert_eq!(check_read_model(&pool, true).await.unwrap().repaired, 1);
     assert!(line(&mut conn, DOCUMENT_CUSTOMER).await.contains("Josefa Conceição"));
 
     let mut conn = migration.down().await;

@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use adapters_postgres::testing::{MigrationRoundTrip, ONE_SHOP_SALE, line};
+use adapters_postgres::{PoolSettings, build_pool, check_read_model};
 use diesel_async::SimpleAsyncConnection;
 
 const SUBSCRIPTION_IN_DOCUMENT: &str =
@@ -64,6 +65,9 @@ async fn the_subscription_state_and_the_withdrawals_go_down_and_up_with_rows() {
         .await,
         "open/past_due"
     );
+    // A write that skips the service reaches the document through the repair (decision 168).
+    let pool = build_pool(&PoolSettings::new(&migration.db.url)).unwrap();
+    assert_eq!(check_read_model(&pool, true).await.unwrap().repaired, 1);
     assert_eq!(line(&mut conn, SUBSCRIPTION_IN_DOCUMENT).await, "past_due/true");
     let refused = conn
         .batch_execute("INSERT INTO refunds (id, protocolo, proposal_id, invoice_id, amount_cents, status) SELECT 're_2', '2026112600000001', id, 'in_1', -1, 'x' FROM proposals")
@@ -105,6 +109,7 @@ async fn the_subscription_state_and_the_withdrawals_go_down_and_up_with_rows() {
     );
 
     let mut conn = migration.up().await;
+    // `migrate` writes again the documents its migrations left behind (decision 168).
     assert_eq!(line(&mut conn, SUBSCRIPTION_IN_DOCUMENT).await, "past_due/true");
     assert_eq!(line(&mut conn, "SELECT count(*)::text AS line FROM refunds").await, "0");
 }
