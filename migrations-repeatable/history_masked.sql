@@ -2,7 +2,8 @@
 -- (decision 169); migration 000016 last wrote it there.
 -- A personal value as the history keeps it: a CPF's check digits, a name's initials, an e-mail's
 -- first letter and domain, a phone's last four digits, a birth date's year; anything else personal
--- only as changed.
+-- only as changed. The rules are `domain::masking`'s (decision 170): this is their spelling where
+-- the history is written, and a test compares the two for every field they name.
 CREATE OR REPLACE FUNCTION history_masked(field TEXT, value TEXT) RETURNS TEXT
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     RETURN CASE

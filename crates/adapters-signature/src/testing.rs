@@ -59,7 +59,6 @@ pub fn long_proposal() -> ProposalDetail {
             },
             person: CustomerSnapshot {
                 full_name: "Maria Conceição de Araújo Gonçalves".into(),
-                social_name: None,
                 cpf: "12345678909".into(),
                 birth_date: NaiveDate::from_ymd_opt(1979, 3, 8).unwrap_or_default(),
                 gender: "Feminino".into(),
@@ -72,12 +71,8 @@ pub fn long_proposal() -> ProposalDetail {
                 salary: Some(450_000),
                 working: true,
                 public_servant: true,
-                pep: false,
-                absent: false,
-                medication: false,
-                medication_description: None,
-                illiterate: false,
-                political_office: None,
+                // The rest (and a field added later) as the domain's fixture has them.
+                ..domain::testing::person()
             },
         },
         address: Some(AddressView {

@@ -1,9 +1,9 @@
 //! A proposal's history: every change of the proposal and of the customer data it uses, oldest
 //! first, each with when, by whom, what kind of change, and each changed field's value before
 //! and after. The store writes the entries in the transaction of the change itself and never
-//! changes or removes one; personal values are masked when written (a CPF's check digits, a
-//! name's initials, an e-mail's first letter and domain, a phone's last four digits, a birth
-//! date's year, anything else personal as `***`).
+//! changes or removes one; personal values are masked when written, by the rules of
+//! [`crate::masking`] (a CPF's check digits, a name's initials, an e-mail's first letter and
+//! domain, a phone's last four digits, a birth date's year, anything else personal as `***`).
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;

@@ -127,6 +127,7 @@ pub mod hooks;
 pub mod idempotency;
 pub mod input;
 pub mod mail;
+pub mod masking;
 pub mod privacy;
 pub mod proposals;
 pub mod rate_limit;

@@ -9,6 +9,7 @@ mod delivery_partitions;
 mod ended_sessions;
 mod hooks;
 mod idempotency;
+mod masking;
 mod migrations_with_rows;
 mod monthly_partitions;
 mod proposal_operations;

@@ -72,7 +72,7 @@ impl Cpf {
 
     /// The CPF with all but the last two digits hidden, safe to log.
     pub fn masked(&self) -> String {
-        format!("***.***.***-{}", &self.0[9..])
+        crate::masking::Mask::CheckDigits.apply(&self.0)
     }
 }
 
