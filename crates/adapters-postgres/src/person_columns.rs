@@ -23,6 +23,8 @@ pub struct PersonColumns {
     pub nome_completo: String,
     #[diesel(sql_type = Nullable<Text>)]
     pub nome_social: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    pub nome_mae: Option<String>,
     #[diesel(sql_type = Date)]
     pub data_nascimento: NaiveDate,
     #[diesel(sql_type = Text)]
@@ -65,6 +67,7 @@ impl From<PersonColumns> for CustomerSnapshot {
             cpf: r.cpf,
             full_name: r.nome_completo,
             social_name: r.nome_social,
+            mother_name: r.nome_mae,
             birth_date: r.data_nascimento,
             gender: r.sexo,
             marital_status: r.estado_civil,
@@ -151,7 +154,9 @@ macro_rules! person_columns {
             $p,
             "cargo_politico, ",
             $p,
-            "nome_social"
+            "nome_social, ",
+            $p,
+            "nome_mae"
         )
     };
 }
@@ -174,12 +179,12 @@ pub(crate) fn registration<'a>(
          INSERT INTO customers (cpf, nome_completo, data_nascimento, sexo, estado_civil, nacionalidade, celular, \
              telefone_fixo, email, profissao, salario, trabalhando, servidor_publico, pep, afastado, medicamento, \
              medicamento_descricao, e_analfabeto, alterado_por, aplicacao_vendedor, id_parceiro_vendedor, nome_social, \
-             id_endereco) \
+             nome_mae, id_endereco) \
          VALUES ({cpf}, {nome_completo}, {data_nascimento}, {sexo}, {estado_civil}, {nacionalidade}, {celular}, \
              {telefone_fixo}, {email}, {profissao}, {salario}, COALESCE({trabalhando}, false), \
              COALESCE({servidor_publico}, false), COALESCE({pep}, false), COALESCE({afastado}, false), \
              COALESCE({medicamento}, false), {medicamento_descricao}, COALESCE({e_analfabeto}, false), {alterado_por}, \
-             {aplicacao_vendedor}, {id_parceiro_vendedor}, {nome_social}, \
+             {aplicacao_vendedor}, {id_parceiro_vendedor}, {nome_social}, {nome_mae}, \
              CASE WHEN {com_endereco} THEN nextval('addresses_id_seq') END) \
          ON CONFLICT ON CONSTRAINT customers_seller_cpf_key DO UPDATE SET \
              nome_completo = EXCLUDED.nome_completo, data_nascimento = EXCLUDED.data_nascimento, sexo = EXCLUDED.sexo, \
@@ -196,6 +201,7 @@ pub(crate) fn registration<'a>(
              medicamento_descricao = COALESCE(EXCLUDED.medicamento_descricao, customers.medicamento_descricao), \
              e_analfabeto = COALESCE({e_analfabeto}, customers.e_analfabeto), \
              nome_social = COALESCE(EXCLUDED.nome_social, customers.nome_social), \
+             nome_mae = COALESCE(EXCLUDED.nome_mae, customers.nome_mae), \
              id_endereco = COALESCE(customers.id_endereco, EXCLUDED.id_endereco), \
              alterado_por = EXCLUDED.alterado_por, alterado_em = now() \
          RETURNING *)",
@@ -222,6 +228,7 @@ pub(crate) fn registration<'a>(
     .value("aplicacao_vendedor", seller.application())
     .value("id_parceiro_vendedor", seller.partner_id())
     .value("nome_social", c.social_name.as_ref().map(|n| n.as_str()))
+    .value("nome_mae", c.mother_name.as_ref().map(|n| n.as_str()))
     .value("com_endereco", with_address)
 }
 
@@ -283,7 +290,7 @@ pub(crate) use person_columns;
 /// a placeholder day, every other personal value is emptied, with the registration's own keys.
 /// `$1` the registration, `$2` the value that stands for the CPF, `$3` who anonymised it.
 pub(crate) const ANONYMIZE_REGISTRATION: &str = "\
-UPDATE customers SET cpf = $2, nome_completo = 'Titular anonimizado', nome_social = NULL, data_nascimento = DATE '1900-01-01',
+UPDATE customers SET cpf = $2, nome_completo = 'Titular anonimizado', nome_social = NULL, nome_mae = NULL, data_nascimento = DATE '1900-01-01',
     sexo = 'Não informado', estado_civil = NULL, nacionalidade = NULL, celular = NULL, telefone_fixo = NULL,
     email = NULL, profissao = NULL, salario = NULL, trabalhando = false, servidor_publico = false, pep = false,
     afastado = false, medicamento = false, medicamento_descricao = NULL, e_analfabeto = false, cargo_politico = NULL,
@@ -293,7 +300,7 @@ WHERE id = $1";
 
 /// The same for every proposal's copy of the registration `$1`, with the copy's address.
 pub(crate) const ANONYMIZE_COPIES: &str = "\
-UPDATE proposal_customers SET cpf = $2, nome_completo = 'Titular anonimizado', nome_social = NULL, data_nascimento = DATE '1900-01-01',
+UPDATE proposal_customers SET cpf = $2, nome_completo = 'Titular anonimizado', nome_social = NULL, nome_mae = NULL, data_nascimento = DATE '1900-01-01',
     sexo = 'Não informado', estado_civil = NULL, nacionalidade = NULL, celular = NULL, telefone_fixo = NULL,
     email = NULL, profissao = NULL, salario = NULL, trabalhando = false, servidor_publico = false, pep = false,
     afastado = false, medicamento = false, medicamento_descricao = NULL, e_analfabeto = false, cargo_politico = NULL,

@@ -36,6 +36,8 @@ pub struct CustomerData {
     /// The name the person is known by (nome social, Decreto 8.727/2016), with the full name's
     /// rules.
     pub social_name: Option<FullName>,
+    /// The mother's name (nome da mãe), used in identity checks, with the full name's rules.
+    pub mother_name: Option<FullName>,
     pub cpf: Cpf,
     pub birth_date: BirthDate,
     pub gender: Gender,
@@ -61,6 +63,7 @@ impl CustomerData {
         Self {
             full_name,
             social_name: None,
+            mother_name: None,
             cpf,
             birth_date,
             gender,
@@ -115,6 +118,7 @@ pub struct CustomerSnapshot {
     pub cpf: String,
     pub full_name: String,
     pub social_name: Option<String>,
+    pub mother_name: Option<String>,
     pub birth_date: NaiveDate,
     pub gender: String,
     pub marital_status: Option<String>,
@@ -147,6 +151,9 @@ impl CustomerSnapshot {
         };
         lines.push(("CPF", formats::cpf(&self.cpf)));
         lines.push(("Data de nascimento", formats::date(self.birth_date)));
+        if let Some(mother) = &self.mother_name {
+            lines.push(("Nome da mãe", mother.clone()));
+        }
         lines
     }
 }

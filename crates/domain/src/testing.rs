@@ -97,6 +97,7 @@ pub fn person() -> CustomerSnapshot {
         cpf: "12345678909".into(),
         full_name: "Maria da Silva".into(),
         social_name: None,
+        mother_name: None,
         birth_date: NaiveDate::from_ymd_opt(1990, 5, 15).unwrap(),
         gender: "Feminino".into(),
         marital_status: None,

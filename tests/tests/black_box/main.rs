@@ -14,6 +14,7 @@ mod history;
 mod hooks;
 mod idempotency;
 mod input_bounds;
+mod mother_name;
 mod observability;
 mod operation_claims;
 mod privacy;

@@ -21,6 +21,9 @@ pub struct RegistrationCustomerBody {
     /// O nome pelo qual a pessoa é conhecida (Decreto 8.727/2016), com as regras do nome completo.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Maria Souza"))]
     pub nome_social: Field<String>,
+    /// O nome da mãe (usado na conferência de identidade), com as regras do nome completo.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Ana da Silva"))]
+    pub nome_mae: Field<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{11}|\d{3}\.\d{3}\.\d{3}-\d{2})$", example = "123.456.789-09"))]
     pub cpf: Field<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{4}-\d{2}-\d{2}", example = "1990-05-15T00:00:00.000Z"))]
@@ -106,6 +109,9 @@ pub struct ProposalCustomerBody {
     /// Nome social (Decreto 8.727/2016), com as regras do nome completo.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Maria Souza"))]
     pub social_name: Field<String>,
+    /// O nome da mãe (usado na conferência de identidade), com as regras do nome completo.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Ana da Silva"))]
+    pub mother_name: Field<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{11}|\d{3}\.\d{3}\.\d{3}-\d{2})$", example = "12345678909"))]
     pub cpf: Field<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{4}-\d{2}-\d{2}", example = "1990-05-15"))]
@@ -246,6 +252,9 @@ pub struct ShopCustomerBody {
     /// Nome social (Decreto 8.727/2016), com as regras do nome completo.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Joana Souza"))]
     pub social_name: Field<String>,
+    /// O nome da mãe (usado na conferência de identidade), com as regras do nome completo.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Ana Souza"))]
+    pub mother_name: Field<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{11}|\d{3}\.\d{3}\.\d{3}-\d{2})$", example = "52998224725"))]
     pub cpf: Field<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{4}-\d{2}-\d{2}", example = "1985-03-10"))]
@@ -309,6 +318,7 @@ pub struct ReadingRules {
 struct CustomerMembers {
     full_name: (&'static str, Field<String>),
     social_name: (&'static str, Field<String>),
+    mother_name: (&'static str, Field<String>),
     cpf: (&'static str, Field<String>),
     birth_date: (&'static str, Field<String>),
     gender: (&'static str, Field<String>),
@@ -348,6 +358,7 @@ fn read_customer(
 ) -> Option<CustomerData> {
     let full_name = r.parse(m.full_name.0, m.full_name.1, FullName::parse);
     let social_name = r.parse_optional(m.social_name.0, m.social_name.1, FullName::parse);
+    let mother_name = r.parse_optional(m.mother_name.0, m.mother_name.1, FullName::parse);
     let cpf = r.parse(m.cpf.0, m.cpf.1, Cpf::parse);
     let birth_date = r.parse(m.birth_date.0, m.birth_date.1, |s| {
         BirthDate::parse(s, at.today, at.rules.age)
@@ -375,6 +386,7 @@ fn read_customer(
     Some(CustomerData {
         full_name: full_name?,
         social_name,
+        mother_name,
         cpf: cpf?,
         birth_date: birth_date?,
         gender: gender?,
@@ -460,6 +472,7 @@ impl RegistrationCustomerBody {
         let members = CustomerMembers {
             full_name: ("nome_completo", self.nome_completo),
             social_name: ("nome_social", self.nome_social),
+            mother_name: ("nome_mae", self.nome_mae),
             cpf: ("cpf", self.cpf),
             birth_date: ("data_nascimento", self.data_nascimento),
             gender: ("sexo", self.sexo),
@@ -494,6 +507,7 @@ impl ProposalCustomerBody {
         let members = CustomerMembers {
             full_name: ("fullName", self.full_name),
             social_name: ("socialName", self.social_name),
+            mother_name: ("motherName", self.mother_name),
             cpf: ("cpf", self.cpf),
             birth_date: ("birthDate", self.birth_date),
             gender: ("gender", self.gender),
@@ -526,6 +540,7 @@ impl ShopCustomerBody {
     fn read(self, r: &mut Reading<'_>, at: &ReadingRules) -> Option<CustomerData> {
         let full_name = r.parse("fullName", self.full_name, FullName::parse);
         let social_name = r.parse_optional("socialName", self.social_name, FullName::parse);
+        let mother_name = r.parse_optional("motherName", self.mother_name, FullName::parse);
         let cpf = r.parse("cpf", self.cpf, Cpf::parse);
         let birth_date = r.parse("birthDate", self.birth_date, |s| {
             BirthDate::parse(s, at.today, at.rules.age)
@@ -536,6 +551,7 @@ impl ShopCustomerBody {
         let email = r.parse_optional("email", self.email, Email::parse);
         Some(CustomerData {
             social_name,
+            mother_name,
             marital_status,
             cell_phone,
             email,

@@ -6,6 +6,7 @@ mod customer_requests;
 mod customers_per_seller;
 mod delivery_replays;
 mod event_catalog;
+mod mother_name;
 mod rate_limit_counters;
 mod read_model_in_rust;
 mod signing_deadlines;

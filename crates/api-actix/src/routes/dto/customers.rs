@@ -19,6 +19,9 @@ pub struct CustomerRecordDto {
     /// da especificação siga exatamente o mesmo para quem não o usa.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nome_social: Option<String>,
+    /// Nome da mãe: presente somente quando informado.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nome_mae: Option<String>,
     pub cpf: String,
     /// `YYYY-MM-DD`, whatever form was sent.
     pub data_nascimento: String,
@@ -53,6 +56,7 @@ impl From<CustomerRecord> for CustomerRecordDto {
             alterado_em: iso(c.stamp.updated_at),
             nome_completo: person.full_name,
             nome_social: person.social_name,
+            nome_mae: person.mother_name,
             cpf: person.cpf,
             data_nascimento: person.birth_date.format("%Y-%m-%d").to_string(),
             celular: cell_phone(&person.cell_phone),
@@ -85,6 +89,9 @@ pub struct CustomerView {
     /// especificação segue exatamente o mesmo para quem não o usa).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub social_name: Option<String>,
+    /// Nome da mãe: presente somente quando informado.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mother_name: Option<String>,
     pub cpf: String,
     /// A textual date-time, as the spec shows it (not ISO 8601).
     pub birthday: String,
@@ -122,6 +129,7 @@ impl CustomerView {
         Self {
             full_name: person.full_name,
             social_name: person.social_name,
+            mother_name: person.mother_name,
             cpf: person.cpf,
             birthday: birthday_text(person.birth_date),
             gender: person.gender,
