@@ -92,7 +92,7 @@ impl CustomerStore for PgProposals {
             })
             .await
             .map_err(query_error)?;
-        Ok(row.registration.into())
+        Ok(row.registration.try_into()?)
     }
 
     async fn ownership(&self, cpf: &Cpf, scope: Scope) -> Result<Option<Vec<OwnershipItem>>, StoreError> {
@@ -171,7 +171,7 @@ impl CustomerStore for PgProposals {
                         partner_document,
                         partner_name,
                     },
-                    customer: customer.into(),
+                    customer: customer.try_into()?,
                     address: address.map(Into::into),
                 })
             })

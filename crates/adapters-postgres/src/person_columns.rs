@@ -9,8 +9,8 @@ use crate::composed::Part;
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::QueryableByName;
 use diesel::sql_types::{Bool, Date, Int8, Nullable, Text, Timestamptz};
-use domain::customers::{ChangeStamp, CustomerData, CustomerSnapshot, Seller};
-use domain::values::ProposalStatus;
+use domain::customers::{ChangeStamp, CustomerData, CustomerSnapshot, PersonGender, Seller};
+use domain::values::{MaritalStatus, ProposalStatus, StoredValueError};
 use serde::{Deserialize, Serialize};
 
 /// The personal columns of a registration or of a proposal's copy, read from a statement's row
@@ -61,16 +61,27 @@ pub struct PersonColumns {
     pub cargo_politico: Option<String>,
 }
 
-impl From<PersonColumns> for CustomerSnapshot {
-    fn from(r: PersonColumns) -> Self {
-        CustomerSnapshot {
+/// The table a stored value error names (the copy holds the same columns and spellings).
+const TABLE: &str = "customers";
+
+impl TryFrom<PersonColumns> for CustomerSnapshot {
+    type Error = StoredValueError;
+
+    /// The gender and the marital status read as their choices (a stored value none spells is
+    /// an error naming where).
+    fn try_from(r: PersonColumns) -> Result<Self, StoredValueError> {
+        Ok(CustomerSnapshot {
             cpf: r.cpf,
             full_name: r.nome_completo,
             social_name: r.nome_social,
             mother_name: r.nome_mae,
             birth_date: r.data_nascimento,
-            gender: r.sexo,
-            marital_status: r.estado_civil,
+            gender: PersonGender::from_stored(&r.sexo, TABLE, "sexo")?,
+            marital_status: r
+                .estado_civil
+                .as_deref()
+                .map(|m| MaritalStatus::from_stored(m, TABLE, "estado_civil"))
+                .transpose()?,
             nationality: r.nacionalidade,
             cell_phone: r.celular,
             landline: r.telefone_fixo,
@@ -85,7 +96,7 @@ impl From<PersonColumns> for CustomerSnapshot {
             medication_description: r.medicamento_descricao,
             illiterate: r.e_analfabeto,
             political_office: r.cargo_politico,
-        }
+        })
     }
 }
 
@@ -243,7 +254,7 @@ macro_rules! copy_columns {
 }
 
 /// `copied`: the new proposal's (`proposal`) copy of the registration and its address, as the
-/// statement wrote them.
+/// statement wrote them (its row answered for the proposal's document).
 pub(crate) fn new_copy<'a>() -> Part<'a> {
     Part::text(concat!(
         "copied AS (INSERT INTO proposal_customers (id_proposta, id_cliente, ",
@@ -252,7 +263,7 @@ pub(crate) fn new_copy<'a>() -> Part<'a> {
         person_columns!("r."),
         ", a.cep, a.endereco, a.numero, a.bairro, a.cidade, a.estado, a.complemento, \
          r.alterado_por, r.criado_em, r.alterado_em \
-         FROM proposal p, registration r, address a)"
+         FROM proposal p, registration r, address a RETURNING *)"
     ))
 }
 

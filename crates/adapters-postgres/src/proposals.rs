@@ -101,16 +101,21 @@ struct CreatedRow {
     /// The registration's other proposals whose copies the statement refreshed.
     #[diesel(sql_type = diesel::sql_types::Array<Int8>)]
     refreshed: Vec<i64>,
+    /// What the new proposal's document shows besides the proposal.
+    #[diesel(embed)]
+    parts: read_model::NewProposalParts,
 }
 
 /// Route 5's (and 6's) write, in one statement composed of named parts: the seller's
 /// registration by CPF (`person_columns::registration`) and its address (`customers::address`),
 /// the proposal and its payment (here), the proposal's copy of the customer and address and the
 /// registration's earlier `NOVO` proposals' copies refreshed (`person_columns`), and its
-/// `PROPOSTA_CRIADA` deliveries (`event_outbox`, the workers woken after the commit). Its
-/// transaction then writes the documents of the new proposal and of those refreshed
-/// (`read_model::write_documents`); the history's creation entry is a trigger's. `bench/run.sh`
-/// replays both through pgbench (`bench-tools`' `create-proposal-script`, from these same parts).
+/// `PROPOSTA_CRIADA` deliveries (`event_outbox`, the workers woken after the commit). It answers
+/// the rows it wrote that the new proposal's document shows, so that its transaction writes the
+/// document built from them with one more statement (`read_model::write_new`), and those of the
+/// proposals refreshed (`read_model::write_documents`); the history's creation entry is a
+/// trigger's. `bench/run.sh` replays both through pgbench (`bench-tools`'
+/// `create-proposal-script`, from these same parts).
 pub fn create_statement<'a>(p: &'a NewProposal, identifier: &'a str, created_event: &'a str) -> Composed<'a> {
     let audience = Audience::of(p.partner.as_ref().map(|l| l.partner_id), p.flow);
     Composed::new()
@@ -136,8 +141,9 @@ pub fn create_statement<'a>(p: &'a NewProposal, identifier: &'a str, created_eve
         // The wake-up is sent after the commit (`event_outbox::Wakeups`), not inside it.
         .text(
             " SELECT proposal.*, (SELECT count(*) FROM queued) AS queued_deliveries, \
-             ARRAY(SELECT id_proposta FROM refreshed) AS refreshed FROM proposal",
+             ARRAY(SELECT id_proposta FROM refreshed) AS refreshed, ",
         )
+        .text(read_model::NEW_PROPOSAL_PARTS)
 }
 
 /// `proposal`: the proposal itself, made from the statement's registration.
@@ -179,7 +185,7 @@ fn payment_part(payment: Option<&PaymentDetails>) -> Part<'_> {
              tipo_folha, especie) \
          SELECT p.id, p.tipo_pagamento, p.alterado_por, {banco}, {agencia}, {conta}, {operacao}, {numero_folha}, \
              {tipo_folha}, {especie} \
-         FROM proposal p WHERE p.tipo_pagamento IS NOT NULL)",
+         FROM proposal p WHERE p.tipo_pagamento IS NOT NULL RETURNING *)",
     );
     let account = match payment {
         Some(PaymentDetails::AccountDebit(a)) => Some(a),
@@ -301,9 +307,10 @@ impl ProposalStore for PgProposals {
         let result: QueryResult<CreatedRow> = conn
             .transaction(async |tx| {
                 let row: CreatedRow = create_statement(p, &identifier, &created_event).get_result(tx).await?;
-                let mut written = row.refreshed.clone();
-                written.push(row.proposal.id);
-                read_model::write_documents(tx, &written).await?;
+                // Built from what the statement wrote: the new proposal has no signature nor
+                // subscription yet, and no other transaction sees it before this commits.
+                read_model::write_new(tx, &row.proposal, &row.parts).await?;
+                read_model::write_documents(tx, &row.refreshed).await?;
                 Ok(row)
             })
             .await;

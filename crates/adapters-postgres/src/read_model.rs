@@ -149,7 +149,7 @@ impl TryFrom<ProposalDocument> for ProposalDetail {
     type Error = StoredValueError;
 
     fn try_from(d: ProposalDocument) -> Result<Self, StoredValueError> {
-        let (customer, address) = d.customer.into_views();
+        let (customer, address) = d.customer.into_views()?;
         Ok(ProposalDetail {
             proposal: d.proposal.try_into()?,
             product_name: d.product.nome,
@@ -433,9 +433,7 @@ pub(crate) async fn build_documents(
         .map(
             |(proposal, (nome, codigo_produto, motivation), customer, partner, representative, payment)| {
                 let id = proposal.id;
-                let customer = row_of_json("proposal_customers", customer)
-                    .map_err(|error| diesel::result::Error::DeserializationError(error.to_string().into()))?;
-                let document = ProposalDocument {
+                let shown = ShownParts {
                     product: ProductPart { nome, codigo_produto },
                     motivation,
                     customer,
@@ -449,15 +447,138 @@ pub(crate) async fn build_documents(
                         }
                     }),
                     payment,
-                    signature: signatures.remove(&id),
-                    subscription: subscriptions.remove(&id),
-                    proposal,
                 };
+                let document =
+                    ProposalDocument::assemble(proposal, shown, signatures.remove(&id), subscriptions.remove(&id))?;
                 Ok((id, document))
             },
         )
         .collect()
 }
+
+/// What a proposal's document shows besides the proposal itself, its signature and its
+/// subscription: its product, its motivation, its copy of the customer (the row's JSON: the
+/// person's columns are one declaration for two tables), its partner, its representative and its
+/// payment.
+struct ShownParts {
+    product: ProductPart,
+    motivation: String,
+    customer: serde_json::Value,
+    partner: Option<PartnerRow>,
+    representative: Option<RepresentativePart>,
+    payment: Option<PaymentRow>,
+}
+
+impl ProposalDocument {
+    /// The one assembly of a document from its parts, wherever they were read.
+    fn assemble(
+        proposal: ProposalRow,
+        shown: ShownParts,
+        signature: Option<SignaturePart>,
+        subscription: Option<SubscriptionPart>,
+    ) -> QueryResult<Self> {
+        Ok(ProposalDocument {
+            customer: json_row("proposal_customers", shown.customer)?,
+            product: shown.product,
+            motivation: shown.motivation,
+            partner: shown.partner,
+            representative: shown.representative,
+            payment: shown.payment,
+            signature,
+            subscription,
+            proposal,
+        })
+    }
+}
+
+/// A row read as its JSON, as diesel's error (it travels through transactions like any other).
+fn json_row<T: serde::de::DeserializeOwned>(table: &str, row: serde_json::Value) -> QueryResult<T> {
+    row_of_json(table, row).map_err(|error| diesel::result::Error::DeserializationError(error.to_string().into()))
+}
+
+/// What route 5's statement answers of the rows it wrote that the new proposal's document shows
+/// (`NEW_PROPOSAL_PARTS`): with the proposal's own row, every part of its document.
+#[derive(QueryableByName)]
+pub(crate) struct NewProposalParts {
+    #[diesel(sql_type = Jsonb)]
+    document_customer: serde_json::Value,
+    #[diesel(sql_type = Nullable<Jsonb>)]
+    document_payment: Option<serde_json::Value>,
+    #[diesel(sql_type = Nullable<Jsonb>)]
+    document_partner: Option<serde_json::Value>,
+    #[diesel(sql_type = Nullable<Jsonb>)]
+    document_representative: Option<serde_json::Value>,
+    #[diesel(sql_type = Text)]
+    document_product_name: String,
+    #[diesel(sql_type = diesel::sql_types::Int4)]
+    document_product_code: i32,
+    #[diesel(sql_type = Text)]
+    document_motivation: String,
+}
+
+/// The end of route 5's statement (`proposals::create_statement`): its `proposal`, `copied` and
+/// `payment` rows, and the product, motivation, partner and representative they name, each row
+/// as its JSON.
+pub(crate) const NEW_PROPOSAL_PARTS: &str = "\
+    (SELECT to_jsonb(c) FROM copied c) AS document_customer, \
+    (SELECT to_jsonb(pay) FROM payment pay) AS document_payment, \
+    (SELECT to_jsonb(pa) FROM partners pa WHERE pa.id = proposal.id_parceiro) AS document_partner, \
+    (SELECT to_jsonb(rep) FROM (SELECT u.cpf, u.email, u.name, r.video_attendance_token \
+        FROM representatives r JOIN users u ON u.id = r.user_id WHERE r.id = proposal.id_representante) rep) \
+        AS document_representative, \
+    pr.nome AS document_product_name, pr.codigo_produto AS document_product_code, \
+    m.descricao AS document_motivation \
+    FROM proposal JOIN products pr ON pr.id = proposal.id_produto JOIN motivations m ON m.id = proposal.id_motivacao";
+
+/// A new proposal's document, built from what route 5's statement wrote and answered, written in
+/// its transaction with one statement: it has no signature nor subscription yet, and no other
+/// transaction sees it (nor marks it) before this commits.
+pub(crate) async fn write_new(
+    conn: &mut AsyncPgConnection,
+    proposal: &ProposalRow,
+    parts: &NewProposalParts,
+) -> QueryResult<()> {
+    let shown = ShownParts {
+        product: ProductPart {
+            nome: parts.document_product_name.clone(),
+            codigo_produto: parts.document_product_code,
+        },
+        motivation: parts.document_motivation.clone(),
+        customer: parts.document_customer.clone(),
+        partner: parts
+            .document_partner
+            .clone()
+            .map(|p| json_row("partners", p))
+            .transpose()?,
+        representative: parts
+            .document_representative
+            .clone()
+            .map(|r| json_row("representatives", r))
+            .transpose()?,
+        payment: parts
+            .document_payment
+            .clone()
+            .map(|p| json_row("proposal_payments", p))
+            .transpose()?,
+    };
+    let document = ProposalDocument::assemble(proposal.clone(), shown, None, None)?;
+    let json =
+        serde_json::to_value(&document).map_err(|error| diesel::result::Error::SerializationError(Box::new(error)))?;
+    prepared(INSERT_NEW, |q| {
+        q.bind::<Int8, _>(proposal.id)
+            .bind::<Text, _>(&proposal.identificador)
+            .bind::<Text, _>(&proposal.fluxo)
+            .bind::<Nullable<Int8>, _>(proposal.id_parceiro)
+            .bind::<Jsonb, _>(&json)
+    })
+    .execute(conn)
+    .await
+    .map(drop)
+}
+
+/// A new proposal's document.
+const INSERT_NEW: &str = "INSERT INTO proposal_read_models (id_proposta, identificador, fluxo, id_parceiro, documento) \
+     VALUES ($1, $2, $3, $4, $5)";
 
 /// The proposals' row locks, shared, in id order (`$1` the ids).
 const LOCK: &str = "SELECT 1 FROM proposals WHERE id = ANY($1) ORDER BY id FOR SHARE";
@@ -723,30 +844,17 @@ pub async fn built_detail(pool: &PgPool, identifier: &str) -> Result<Option<Prop
     Ok(built.remove(&id).map(ProposalDetail::try_from).transpose()?)
 }
 
-/// The statements [`write_documents`] runs for one proposal, as pgbench replays them after route
-/// 5's statement (`bench-tools`' `create-proposal-script`): `:id`, `:identificador`, `:fluxo` and
+/// The statement [`write_new`] runs after route 5's, as pgbench replays it
+/// (`bench-tools`' `create-proposal-script`): `:id`, `:identificador`, `:fluxo` and
 /// `:id_parceiro` from the statement's answer (`\\gset`), `:document` a stored document of the
-/// same shape given to pgbench. Built from the very queries the service runs.
+/// same shape given to pgbench.
 #[cfg(feature = "testing")]
 pub fn replay_of_write() -> String {
-    use diesel::pg::Pg;
-    let ids: &[i64] = &[0];
-    let query = |text: String| {
-        let text = text.split(" -- binds:").next().unwrap_or_default().to_owned();
-        text.replace("$1", "ARRAY[:id]::int8[]")
-    };
-    let statements = [
-        query(LOCK.to_owned()),
-        query(diesel::debug_query::<Pg, _>(&parts_of!(ids)).to_string()),
-        query(diesel::debug_query::<Pg, _>(&signatures_of!(ids)).to_string()),
-        query(diesel::debug_query::<Pg, _>(&subscriptions_of!(ids)).to_string()),
-        query(
-            UPSERT
-                .replace("$2", "ARRAY[:identificador]::text[]")
-                .replace("$3", "ARRAY[:fluxo]::text[]")
-                .replace("$4", "ARRAY[:id_parceiro]::int8[]")
-                .replace("$5", "ARRAY[:document]::jsonb[]"),
-        ),
-    ];
-    statements.map(|s| format!("{s};\n")).concat()
+    let statement = INSERT_NEW
+        .replace("$1", ":id")
+        .replace("$2", ":identificador")
+        .replace("$3", ":fluxo")
+        .replace("$4", ":id_parceiro")
+        .replace("$5", ":document::jsonb");
+    format!("{statement};\n")
 }

@@ -8,7 +8,9 @@ use domain::catalog::model::{BillingGroup, Product};
 use domain::customers::CustomerRecord;
 use domain::proposals::model::{AddressView, PartnerView, PaymentView, ProposalCustomer, ProposalRecord};
 use domain::store::StoreError;
-use domain::values::{Flow, PaymentType, ProposalStatus, ShippingType, StoredValueError};
+use domain::values::{
+    Flow, PaymentType, ProposalStatus, RegistrationStatus, SheetType, ShippingType, StoredValueError,
+};
 use serde::{Deserialize, Serialize};
 
 /// A seller's registration of a customer, as `RETURNING *` or `to_jsonb` gives it.
@@ -32,22 +34,24 @@ pub struct CustomerRow {
     pub id_parceiro_vendedor: Option<i64>,
 }
 
-impl From<CustomerRow> for CustomerRecord {
-    fn from(r: CustomerRow) -> Self {
-        CustomerRecord {
+impl TryFrom<CustomerRow> for CustomerRecord {
+    type Error = StoredValueError;
+
+    fn try_from(r: CustomerRow) -> Result<Self, StoredValueError> {
+        Ok(CustomerRecord {
             id: r.id,
-            person: r.person.into(),
+            person: r.person.try_into()?,
             stamp: r.stamp.into(),
             customer_key: r.key_cliente,
-            status: r.status,
+            status: RegistrationStatus::from_stored(&r.status, "customers", "status")?,
             jave_code: r.codigo_jave,
             address_id: r.id_endereco,
             ecommerce_customer_id: r.ecommerce_customer_id,
-        }
+        })
     }
 }
 
-#[derive(Debug, Queryable, QueryableByName, Selectable, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Queryable, QueryableByName, Selectable, PartialEq, Serialize, Deserialize)]
 #[diesel(table_name = proposals)]
 pub struct ProposalRow {
     pub id: i64,
@@ -153,7 +157,7 @@ pub struct ProposalCustomerRow {
 }
 
 impl ProposalCustomerRow {
-    pub fn into_views(self) -> (ProposalCustomer, AddressView) {
+    pub fn into_views(self) -> Result<(ProposalCustomer, AddressView), StoredValueError> {
         let address = AddressView {
             cep: self.cep,
             street: self.endereco,
@@ -165,10 +169,10 @@ impl ProposalCustomerRow {
         };
         let customer = ProposalCustomer {
             registration_id: self.id_cliente,
-            person: self.person.into(),
+            person: self.person.try_into()?,
             stamp: self.stamp.into(),
         };
-        (customer, address)
+        Ok((customer, address))
     }
 }
 
@@ -275,7 +279,11 @@ impl TryFrom<PaymentRow> for PaymentView {
             account: r.conta,
             operation: r.operacao,
             sheet_number: r.numero_folha,
-            sheet_type: r.tipo_folha,
+            sheet_type: r
+                .tipo_folha
+                .as_deref()
+                .map(|t| SheetType::from_stored(t, "proposal_payments", "tipo_folha"))
+                .transpose()?,
             specie: r.especie,
             issuer_body: r.orgao_emissor,
             changed_by: r.alterado_por,

@@ -4,10 +4,10 @@
 
 use chrono::{NaiveDate, TimeZone, Utc};
 use domain::contract::evidence::{PartySignature, SignatureEvidence};
-use domain::customers::{AddressView, ChangeStamp, CustomerSnapshot};
+use domain::customers::{AddressView, ChangeStamp, CustomerSnapshot, PersonGender};
 use domain::proposals::model::{PartnerView, PaymentView, ProposalCustomer, ProposalDetail, ProposalRecord};
 use domain::signature::PartyRole;
-use domain::values::{Flow, PaymentType, ProposalStatus, ShippingType};
+use domain::values::{Flow, Gender, MaritalStatus, PaymentType, ProposalStatus, ShippingType};
 
 /// 200 characters, no word shorter than a street would have.
 pub const LONG_STREET: &str = "Avenida Presidente Juscelino Kubitschek de Oliveira, Conjunto Habitacional Jardim das Acácias Floridas, Quadra Setecentos e Quarenta e Dois, Bloco Residencial Ipê Amarelo, Torre Norte, Entrada Lateral";
@@ -61,8 +61,8 @@ pub fn long_proposal() -> ProposalDetail {
                 full_name: "Maria Conceição de Araújo Gonçalves".into(),
                 cpf: "12345678909".into(),
                 birth_date: NaiveDate::from_ymd_opt(1979, 3, 8).unwrap_or_default(),
-                gender: "Feminino".into(),
-                marital_status: Some("Casado(a)".into()),
+                gender: PersonGender::Stated(Gender::Female),
+                marital_status: Some(MaritalStatus::Married),
                 nationality: Some("Brasileira".into()),
                 cell_phone: Some("11912345678".into()),
                 landline: Some("1131234567".into()),
@@ -112,7 +112,7 @@ pub fn long_proposal() -> ProposalDetail {
             account: None,
             operation: None,
             sheet_number: Some("1234567890".into()),
-            sheet_type: Some("BENEFÍCIO".into()),
+            sheet_type: Some(domain::values::SheetType::Benefit),
             specie: Some(41),
             issuer_body: Some("INSS".into()),
             changed_by: "seed".into(),

@@ -4,7 +4,7 @@ use crate::scope::Scope;
 use crate::store::StoreError;
 use crate::values::{
     AgeBounds, Application, BirthDate, CellPhone, Cep, Cpf, Email, FullName, Gender, Landline, MaritalStatus,
-    SalaryCents, Uf,
+    RegistrationStatus, SalaryCents, StoredValueError, Uf,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
@@ -120,8 +120,8 @@ pub struct CustomerSnapshot {
     pub social_name: Option<String>,
     pub mother_name: Option<String>,
     pub birth_date: NaiveDate,
-    pub gender: String,
-    pub marital_status: Option<String>,
+    pub gender: PersonGender,
+    pub marital_status: Option<MaritalStatus>,
     pub nationality: Option<String>,
     pub cell_phone: Option<String>,
     pub landline: Option<String>,
@@ -166,6 +166,34 @@ pub struct ChangeStamp {
     pub updated_at: DateTime<Utc>,
 }
 
+/// A person's gender as kept: the one stated (routes 3, 5 and 6), or none, an anonymised
+/// person's (anonymisation stores [`PersonGender::NOT_INFORMED`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PersonGender {
+    Stated(Gender),
+    NotInformed,
+}
+
+impl PersonGender {
+    /// How an anonymised person's gender is stored and shown.
+    pub const NOT_INFORMED: &'static str = "Não informado";
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PersonGender::Stated(gender) => gender.as_str(),
+            PersonGender::NotInformed => Self::NOT_INFORMED,
+        }
+    }
+
+    /// A value read back from `table.column`: a gender's spelling or the anonymised one.
+    pub fn from_stored(value: &str, table: &'static str, column: &'static str) -> Result<Self, StoredValueError> {
+        if value == Self::NOT_INFORMED {
+            return Ok(PersonGender::NotInformed);
+        }
+        Gender::from_stored(value, table, column).map(PersonGender::Stated)
+    }
+}
+
 /// A stored customer: one seller's registration of a person.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CustomerRecord {
@@ -173,7 +201,7 @@ pub struct CustomerRecord {
     pub person: CustomerSnapshot,
     pub stamp: ChangeStamp,
     pub customer_key: Option<String>,
-    pub status: String,
+    pub status: RegistrationStatus,
     pub jave_code: Option<String>,
     pub address_id: Option<i64>,
     pub ecommerce_customer_id: Option<String>,

@@ -99,7 +99,7 @@ pub fn person() -> CustomerSnapshot {
         social_name: None,
         mother_name: None,
         birth_date: NaiveDate::from_ymd_opt(1990, 5, 15).unwrap(),
-        gender: "Feminino".into(),
+        gender: crate::customers::PersonGender::Stated(crate::values::Gender::Female),
         marital_status: None,
         nationality: None,
         cell_phone: Some("11912345678".into()),

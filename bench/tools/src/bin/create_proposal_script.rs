@@ -122,7 +122,7 @@ mod tests {
             "the statement's answer names the proposal"
         );
         assert!(script.contains("INSERT INTO proposal_read_models"), "{script}");
-        assert!(script.contains("ARRAY[:document]::jsonb[]"));
+        assert!(script.contains(":document::jsonb"));
         assert!(script.trim_end().ends_with("COMMIT;"));
     }
 }

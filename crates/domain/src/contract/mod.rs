@@ -209,7 +209,7 @@ impl PrintedDocument {
                         "Folha",
                         format!(
                             "{} nº {number}, espécie {}",
-                            or_dash(pay.sheet_type.as_ref()),
+                            pay.sheet_type.map_or("—", |t| t.as_str()),
                             pay.specie.map_or_else(|| "—".into(), |s| s.to_string())
                         ),
                     ));

@@ -242,7 +242,7 @@ pub struct PaymentView {
     pub account: Option<String>,
     pub operation: Option<String>,
     pub sheet_number: Option<String>,
-    pub sheet_type: Option<String>,
+    pub sheet_type: Option<SheetType>,
     pub specie: Option<i32>,
     pub issuer_body: Option<String>,
     pub changed_by: String,

@@ -107,6 +107,13 @@ choice!(
     }
 );
 
+choice!(
+    /// Where a seller's registration of a customer stands (only `NOVO` so far: the seed's status).
+    RegistrationStatus, "status_cadastro_invalido", "status do cadastro", {
+        New => "NOVO",
+    }
+);
+
 choice!(Gender, "sexo_invalido", "sexo", {
     Male => "Masculino",
     Female => "Feminino",

@@ -16,7 +16,7 @@ pub use birth_date::{AgeBounds, BirthDate};
 pub use cep::Cep;
 pub use choices::{
     Application, DeliveryState, EventKind, Flow, Gender, HookStatus, MaritalStatus, PartyStatus, PaymentType,
-    ProposalStatus, SheetType, ShippingType, StoredValueError, Uf,
+    ProposalStatus, RegistrationStatus, SheetType, ShippingType, StoredValueError, Uf,
 };
 pub use cnpj::Cnpj;
 pub use cpf::Cpf;

@@ -250,7 +250,7 @@ impl From<ProposalDetail> for ProposalDetailDto {
                     account: pay.account,
                     operation: pay.operation,
                     sheet_number: pay.sheet_number,
-                    sheet_type: pay.sheet_type,
+                    sheet_type: pay.sheet_type.map(|t| t.as_str().to_owned()),
                     specie: pay.specie,
                     issuer_body: pay.issuer_body,
                     modified_by: Some(pay.changed_by),
