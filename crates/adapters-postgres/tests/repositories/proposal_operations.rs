@@ -233,7 +233,10 @@ async fn the_migration_goes_down_only_with_nothing_pending_and_up_again() {
     // Migration 38 (the read model in Rust) and every later one go first, then 37: the refresh's
     // check and the document's lock go, the document stays.
     assert_eq!(
-        revert_through(&db.url, READ_MODEL_IN_RUST).await.last().map(String::as_str),
+        revert_through(&db.url, READ_MODEL_IN_RUST)
+            .await
+            .last()
+            .map(String::as_str),
         Some(READ_MODEL_IN_RUST)
     );
     assert_eq!(migrations::revert_last(&db.url).await.unwrap(), FROZEN);
