@@ -24,6 +24,7 @@ use diesel::prelude::*;
 use diesel::sql_types::{Array, Int8, Jsonb, Nullable, Text};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::access::Scope;
+use domain::customers::ChangeStamp;
 use domain::proposals::model::{
     Flow, PaymentView, ProposalDetail, RepresentativeView, SignatureView, SubscriptionView,
 };
@@ -138,9 +139,11 @@ impl TryFrom<SignaturePart> for SignatureView {
             enterprise_status: status(PartyRole::Enterprise)?,
             latitude: client.and_then(|p| p.latitude.clone()),
             longitude: client.and_then(|p| p.longitude.clone()),
-            changed_by: s.alterado_por,
-            created_at: s.criado_em,
-            updated_at: s.alterado_em,
+            stamp: ChangeStamp {
+                changed_by: s.alterado_por,
+                created_at: s.criado_em,
+                updated_at: s.alterado_em,
+            },
         })
     }
 }

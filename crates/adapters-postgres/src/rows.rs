@@ -5,7 +5,7 @@ use crate::schema::{addresses, billing_groups, customers, partners, products, pr
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use domain::catalog::model::{BillingGroup, Product};
-use domain::customers::CustomerRecord;
+use domain::customers::{ChangeStamp, CustomerRecord};
 use domain::proposals::model::{AddressView, PartnerView, PaymentView, ProposalCustomer, ProposalRecord};
 use domain::store::StoreError;
 use domain::values::{
@@ -227,9 +227,11 @@ impl From<PartnerRow> for PartnerView {
             document: r.cpf_cnpj,
             fantasy_name: r.fantasy_name,
             social_reason: r.social_reason,
-            changed_by: r.alterado_por,
-            created_at: r.criado_em,
-            updated_at: r.alterado_em,
+            stamp: ChangeStamp {
+                changed_by: r.alterado_por,
+                created_at: r.criado_em,
+                updated_at: r.alterado_em,
+            },
             company_cnpj: r.company_cnpj,
             company_fantasy_name: r.company_fantasy_name,
             company_social_reason: r.company_social_reason,
@@ -286,9 +288,11 @@ impl TryFrom<PaymentRow> for PaymentView {
                 .transpose()?,
             specie: r.especie,
             issuer_body: r.orgao_emissor,
-            changed_by: r.alterado_por,
-            created_at: r.criado_em,
-            updated_at: r.alterado_em,
+            stamp: ChangeStamp {
+                changed_by: r.alterado_por,
+                created_at: r.criado_em,
+                updated_at: r.alterado_em,
+            },
         })
     }
 }

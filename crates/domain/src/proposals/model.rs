@@ -198,9 +198,8 @@ pub struct PartnerView {
     pub document: String,
     pub fantasy_name: Option<String>,
     pub social_reason: String,
-    pub changed_by: String,
-    pub created_at: DateTime<Utc>,
-    pub updated_at: DateTime<Utc>,
+    /// Who changed it last, and when it was made and changed.
+    pub stamp: ChangeStamp,
     pub company_cnpj: Option<String>,
     pub company_fantasy_name: Option<String>,
     pub company_social_reason: Option<String>,
@@ -222,9 +221,8 @@ pub struct SignatureView {
     pub association_status: Option<PartyStatus>,
     pub federation_status: Option<PartyStatus>,
     pub enterprise_status: Option<PartyStatus>,
-    pub changed_by: String,
-    pub created_at: DateTime<Utc>,
-    pub updated_at: DateTime<Utc>,
+    /// Who changed it last, and when it was made and changed.
+    pub stamp: ChangeStamp,
     pub latitude: Option<String>,
     pub longitude: Option<String>,
 }
@@ -245,9 +243,8 @@ pub struct PaymentView {
     pub sheet_type: Option<SheetType>,
     pub specie: Option<i32>,
     pub issuer_body: Option<String>,
-    pub changed_by: String,
-    pub created_at: DateTime<Utc>,
-    pub updated_at: DateTime<Utc>,
+    /// Who changed it last, and when it was made and changed.
+    pub stamp: ChangeStamp,
 }
 
 /// Route 7 shows the birth date as text: kept here so the format is one decision.

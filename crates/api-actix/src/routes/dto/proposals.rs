@@ -190,9 +190,9 @@ impl From<ProposalDetail> for ProposalDetailDto {
                     cpf_cnpj: Some(pt.document),
                     fantasy_name: pt.fantasy_name,
                     social_reason: Some(pt.social_reason),
-                    modified_by: Some(pt.changed_by),
-                    created_at: Some(iso(pt.created_at)),
-                    updated_at: Some(iso(pt.updated_at)),
+                    modified_by: Some(pt.stamp.changed_by),
+                    created_at: Some(iso(pt.stamp.created_at)),
+                    updated_at: Some(iso(pt.stamp.updated_at)),
                 },
                 CompanyDto {
                     cpf_cnpj: pt.company_cnpj,
@@ -221,9 +221,9 @@ impl From<ProposalDetail> for ProposalDetailDto {
                 association_status: s.association_status,
                 federation_status: s.federation_status,
                 enterprise_status: s.enterprise_status,
-                modified_by: Some(s.changed_by),
-                updated_at: Some(iso(s.updated_at)),
-                created_at: Some(iso(s.created_at)),
+                modified_by: Some(s.stamp.changed_by),
+                updated_at: Some(iso(s.stamp.updated_at)),
+                created_at: Some(iso(s.stamp.created_at)),
                 location: Some(LocationDto {
                     latitude: s.latitude,
                     longitude: s.longitude,
@@ -253,9 +253,9 @@ impl From<ProposalDetail> for ProposalDetailDto {
                     sheet_type: pay.sheet_type.map(|t| t.as_str().to_owned()),
                     specie: pay.specie,
                     issuer_body: pay.issuer_body,
-                    modified_by: Some(pay.changed_by),
-                    created_at: Some(iso(pay.created_at)),
-                    updated_at: Some(iso(pay.updated_at)),
+                    modified_by: Some(pay.stamp.changed_by),
+                    created_at: Some(iso(pay.stamp.created_at)),
+                    updated_at: Some(iso(pay.stamp.updated_at)),
                 }
             })
             .unwrap_or_default();
