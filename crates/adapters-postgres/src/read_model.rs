@@ -253,14 +253,9 @@ pub(crate) async fn read_detail(
 /// it within the caller's scope (the scope is the proposal's, as the stored row's keys say).
 async fn mend(primary: &PgPool, identifier: &str, scope: Scope) -> Result<Option<ProposalDetail>, StoreError> {
     let mut conn = connection(primary).await?;
-    let id: Option<i64> = proposals::table
-        .filter(proposals::identificador.eq(identifier))
-        .select(proposals::id)
-        .first(&mut conn)
-        .await
-        .optional()
-        .map_err(query_error)?;
-    let Some(id) = id else { return Ok(None) };
+    let Some(id) = id_of(&mut conn, identifier).await? else {
+        return Ok(None);
+    };
     let written = conn
         .transaction(async |tx| write_documents(tx, &[id]).await)
         .await
@@ -828,6 +823,17 @@ struct Marked {
     id_proposta: i64,
 }
 
+/// The id of the proposal with this identifier, if there is one.
+async fn id_of(conn: &mut AsyncPgConnection, identifier: &str) -> Result<Option<i64>, StoreError> {
+    proposals::table
+        .filter(proposals::identificador.eq(identifier))
+        .select(proposals::id)
+        .first(conn)
+        .await
+        .optional()
+        .map_err(query_error)
+}
+
 /// Builds the document of the proposal with this identifier from its parts now, as its stored
 /// document must read (the read model's tests compare the two).
 pub async fn built_detail(pool: &PgPool, identifier: &str) -> Result<Option<ProposalDetail>, StoreError> {
@@ -835,14 +841,9 @@ pub async fn built_detail(pool: &PgPool, identifier: &str) -> Result<Option<Prop
         return Ok(None);
     }
     let mut conn = connection(pool).await?;
-    let id: Option<i64> = proposals::table
-        .filter(proposals::identificador.eq(identifier))
-        .select(proposals::id)
-        .first(&mut conn)
-        .await
-        .optional()
-        .map_err(query_error)?;
-    let Some(id) = id else { return Ok(None) };
+    let Some(id) = id_of(&mut conn, identifier).await? else {
+        return Ok(None);
+    };
     let mut built = build_documents(&mut conn, &[id]).await.map_err(query_error)?;
     Ok(built.remove(&id).map(ProposalDetail::try_from).transpose()?)
 }
