@@ -739,15 +739,11 @@ struct Listed {
 }
 
 /// Builds every proposal's document again and compares it with the stored one (missing, stale,
-/// marked by the guard, left over or unreadable: drifted); with `repair`, rewrites each batch's drifted documents in
-/// one transaction.
+/// marked by the guard, left over or unreadable: drifted); with `repair`, rewrites each batch's
+/// drifted documents in one transaction.
 pub async fn check_read_model(pool: &PgPool, repair: bool) -> Result<ReadModelReport, StoreError> {
     let mut conn = connection(pool).await?;
-    check_on(&mut conn, repair).await
-}
-
-/// [`check_read_model`] on one connection (`migrate` mends the documents after the migrations).
-pub(crate) async fn check_on(conn: &mut AsyncPgConnection, repair: bool) -> Result<ReadModelReport, StoreError> {
+    let conn: &mut AsyncPgConnection = &mut conn;
     let mut report = ReadModelReport::default();
     let mut after = 0_i64;
     loop {
