@@ -247,8 +247,8 @@ if [ "${RATE_LIMIT_REQUESTS_PER_MINUTE}" != off ]; then
     "$with" "$without" "≥ 97% (the limit costs ≤ 3%)"
 fi
 pg_create=$(pgbench_tps -f "$work/create.sql")
-# Route 5's own writes: the service's create statement with the benchmark body's values and the
-# write of its document, replayed by pgbench (printed by bench-tools' create-proposal-script from the very constant the
+# Route 5's own writes: the service's create statement with the benchmark body's values (its
+# document's write is one of its parts), replayed by pgbench (printed by bench-tools' create-proposal-script from the very constant the
 # service binds, so that the two cannot drift). Binaries from before it have no such script.
 pg_writes=""
 if [ -x "$bin_dir/create-proposal-script" ]; then
@@ -257,10 +257,15 @@ if [ -x "$bin_dir/create-proposal-script" ]; then
   representative_id=$(psql "$DATABASE_URL" -Atc "SELECT r.id FROM representatives r JOIN users u ON u.id = r.user_id
     WHERE u.email = 'parceiro@demo.com.br'")
   product_id=$(psql "$DATABASE_URL" -Atc "SELECT id FROM products WHERE codigo_produto = 101")
-  # A stored document of the same shape as the one route 5 writes (the script writes it).
-  document=$(psql "$DATABASE_URL" -Atc "SELECT documento::text FROM proposal_read_models ORDER BY id_proposta DESC LIMIT 1")
+  # The scripts of 3d5fa79 and before it wrote the document as a second statement: they take a
+  # stored document of the same shape (`:document`) when they name one.
+  document_args=()
+  if grep -q ':document' "$work/writes.sql"; then
+    document_args=(-D document="$(psql "$DATABASE_URL" -Atc \
+      "SELECT documento::text FROM proposal_read_models ORDER BY id_proposta DESC LIMIT 1")")
+  fi
   pg_writes=$(pgbench_tps -M prepared -D partner="$partner_id" -D representative="$representative_id" \
-    -D product="$product_id" -D document="$document" -f "$work/writes.sql")
+    -D product="$product_id" "${document_args[@]}" -f "$work/writes.sql")
   p50="-" p99="-" errors="-" last_profile=""
   row "route 5's own writes, replayed (pgbench)" "$pg_writes" "$pg_create" "≥ 30% of pgbench insert+select"
 fi

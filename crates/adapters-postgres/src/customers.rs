@@ -12,7 +12,7 @@ use crate::schema::{addresses, customers, partners, products, proposals};
 use async_trait::async_trait;
 use diesel::prelude::*;
 use diesel::sql_types::Jsonb;
-use diesel_async::{AsyncConnection, RunQueryDsl};
+use diesel_async::RunQueryDsl;
 use domain::access::Scope;
 use domain::customers::{
     AddressData, CustomerData, CustomerRecord, CustomerStore, OwnershipItem, Registration, Seller, SellerView,
@@ -46,7 +46,7 @@ pub(crate) fn address(a: Option<&AddressData>) -> Part<'_> {
 }
 
 /// Route 3's write, in one statement: the seller's registration by CPF, its address when sent,
-/// and its `NOVO` proposals' copies refreshed (whose documents its transaction then writes).
+/// and its `NOVO` proposals' copies refreshed with their documents.
 fn register<'a>(
     customer: &'a CustomerData,
     address_data: Option<&'a AddressData>,
@@ -60,16 +60,9 @@ fn register<'a>(
         .part(address(address_data))
         .text(", ")
         .part(refreshed_copies())
-        .text(" SELECT registration.*, ARRAY(SELECT id_proposta FROM refreshed) AS refreshed FROM registration")
-}
-
-/// `register`'s answer: the registration, and the proposals whose copies it refreshed.
-#[derive(QueryableByName)]
-struct RegisteredRow {
-    #[diesel(embed)]
-    registration: CustomerRow,
-    #[diesel(sql_type = diesel::sql_types::Array<diesel::sql_types::Int8>)]
-    refreshed: Vec<i64>,
+        .text(", ")
+        .part(read_model::refreshed_documents())
+        .text(" SELECT registration.* FROM registration")
 }
 
 #[async_trait]
@@ -82,17 +75,11 @@ impl CustomerStore for PgProposals {
         changed_by: &str,
     ) -> Result<CustomerRecord, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        let row = conn
-            .transaction(async |tx| {
-                let row: RegisteredRow = register(customer, address.as_ref(), seller, changed_by)
-                    .get_result(tx)
-                    .await?;
-                read_model::write_documents(tx, &row.refreshed).await?;
-                Ok::<_, diesel::result::Error>(row)
-            })
+        let row: CustomerRow = register(customer, address.as_ref(), seller, changed_by)
+            .get_result(&mut conn)
             .await
             .map_err(query_error)?;
-        Ok(row.registration.try_into()?)
+        Ok(row.try_into()?)
     }
 
     async fn ownership(&self, cpf: &Cpf, scope: Scope) -> Result<Option<Vec<OwnershipItem>>, StoreError> {

@@ -272,8 +272,8 @@ pub(crate) fn new_copy<'a>() -> Part<'a> {
 /// it had, and so does one an operation holds (a send renders from it): checked under the
 /// proposal's row lock by `proposal_copy_refreshable` (migration 000037), so that a move or a claim
 /// committing meanwhile is seen. The statement's own new proposal is not among them (a statement's
-/// parts do not see each other's rows): `copied` writes it. It answers the proposals refreshed,
-/// whose documents the statement's transaction writes again (`read_model::write_documents`).
+/// parts do not see each other's rows): `copied` writes it. It answers the copies refreshed, whose
+/// documents the statement writes again (`read_model::refreshed_documents`).
 pub(crate) fn refreshed_copies<'a>() -> Part<'a> {
     Part::new(
         "refreshed",
@@ -289,7 +289,7 @@ pub(crate) fn refreshed_copies<'a>() -> Part<'a> {
              FROM registration r LEFT JOIN address a ON true \
              JOIN proposals o ON o.id_cliente = r.id AND o.status = {novo} \
              WHERE pc.id_proposta = o.id AND proposal_copy_refreshable(o.id, {novo}) \
-             RETURNING pc.id_proposta)"
+             RETURNING pc.*)"
         ),
     )
     .value("novo", ProposalStatus::New.as_str())

@@ -18,7 +18,7 @@ use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel::sql_types::{Bool, Int8};
-use diesel_async::{AsyncConnection, RunQueryDsl};
+use diesel_async::RunQueryDsl;
 use domain::access::Scope;
 use domain::history::{FieldChange, HistoryEntry};
 use domain::proposals::model::{Flow, NewProposal, PaymentDetails, ProposalDetail, ProposalRecord};
@@ -98,24 +98,17 @@ struct CreatedRow {
     proposal: ProposalRow,
     #[diesel(sql_type = Int8)]
     queued_deliveries: i64,
-    /// The registration's other proposals whose copies the statement refreshed.
-    #[diesel(sql_type = diesel::sql_types::Array<Int8>)]
-    refreshed: Vec<i64>,
-    /// What the new proposal's document shows besides the proposal.
-    #[diesel(embed)]
-    parts: read_model::NewProposalParts,
 }
 
 /// Route 5's (and 6's) write, in one statement composed of named parts: the seller's
 /// registration by CPF (`person_columns::registration`) and its address (`customers::address`),
 /// the proposal and its payment (here), the proposal's copy of the customer and address and the
 /// registration's earlier `NOVO` proposals' copies refreshed (`person_columns`), and its
-/// `PROPOSTA_CRIADA` deliveries (`event_outbox`, the workers woken after the commit). It answers
-/// the rows it wrote that the new proposal's document shows, so that its transaction writes the
-/// document built from them with one more statement (`read_model::write_new`), and those of the
-/// proposals refreshed (`read_model::write_documents`); the history's creation entry is a
-/// trigger's. `bench/run.sh` replays both through pgbench (`bench-tools`'
-/// `create-proposal-script`, from these same parts).
+/// `PROPOSTA_CRIADA` deliveries (`event_outbox`, the workers woken after the commit), the new
+/// proposal's document and the refreshed proposals' (`read_model::new_document`,
+/// `read_model::refreshed_documents`: the write and its documents commit together, in one round
+/// trip); the history's creation entry is a trigger's. `bench/run.sh` replays it through pgbench
+/// (`bench-tools`' `create-proposal-script`, from these same parts).
 pub fn create_statement<'a>(p: &'a NewProposal, identifier: &'a str, created_event: &'a str) -> Composed<'a> {
     let audience = Audience::of(p.partner.as_ref().map(|l| l.partner_id), p.flow);
     Composed::new()
@@ -132,6 +125,10 @@ pub fn create_statement<'a>(p: &'a NewProposal, identifier: &'a str, created_eve
         .text(", ")
         .part(refreshed_copies())
         .text(", ")
+        .part(read_model::new_document())
+        .text(", ")
+        .part(read_model::refreshed_documents())
+        .text(", ")
         .part(queued_deliveries(
             QueuedFor::CreatedProposal,
             EventKind::ProposalCreated,
@@ -139,11 +136,7 @@ pub fn create_statement<'a>(p: &'a NewProposal, identifier: &'a str, created_eve
             audience,
         ))
         // The wake-up is sent after the commit (`event_outbox::Wakeups`), not inside it.
-        .text(
-            " SELECT proposal.*, (SELECT count(*) FROM queued) AS queued_deliveries, \
-             ARRAY(SELECT id_proposta FROM refreshed) AS refreshed, ",
-        )
-        .text(read_model::NEW_PROPOSAL_PARTS)
+        .text(" SELECT proposal.*, (SELECT count(*) FROM queued) AS queued_deliveries FROM proposal")
 }
 
 /// `proposal`: the proposal itself, made from the statement's registration.
@@ -304,15 +297,8 @@ impl ProposalStore for PgProposals {
         // 122 random bits: an identifier nobody can guess from another.
         let identifier = uuid::Uuid::new_v4().to_string();
         let created_event = domain::hooks::payload::proposal_created(&identifier, p.flow, p.value, &p.changed_by, p.at);
-        let result: QueryResult<CreatedRow> = conn
-            .transaction(async |tx| {
-                let row: CreatedRow = create_statement(p, &identifier, &created_event).get_result(tx).await?;
-                // Built from what the statement wrote: the new proposal has no signature nor
-                // subscription yet, and no other transaction sees it before this commits.
-                read_model::write_new(tx, &row.proposal, &row.parts).await?;
-                read_model::write_documents(tx, &row.refreshed).await?;
-                Ok(row)
-            })
+        let result: QueryResult<CreatedRow> = create_statement(p, &identifier, &created_event)
+            .get_result(&mut conn)
             .await;
         match result {
             Ok(row) => {

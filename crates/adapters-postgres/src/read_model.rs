@@ -11,6 +11,7 @@
 //! read with the same row types (and the same conversions into the domain) as the statement that
 //! joins the parts.
 
+use crate::composed::Part;
 use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::prepared::prepared;
 use crate::replicas::ReadPools;
@@ -316,6 +317,15 @@ type SignatureRow = (
     Option<(String, String, String, Option<String>, Option<String>)>,
 );
 
+/// A proposal's copy of the customer as its document keeps it (`$row` a `proposal_customers`
+/// row): its columns, without the proposal's id (the document's key) and the search name (the
+/// list's). Both the build and route 3's and 5's statements read it so.
+macro_rules! customer_part {
+    ($row:literal) => {
+        concat!("(to_jsonb(", $row, ") - 'id_proposta' - 'nome_busca')")
+    };
+}
+
 /// The proposals `$ids` with what each has at most one of (`PartsRow`).
 macro_rules! parts_of {
     ($ids:expr) => {
@@ -330,7 +340,7 @@ macro_rules! parts_of {
             .select((
                 ProposalRow::as_select(),
                 (products::nome, products::codigo_produto, motivations::descricao),
-                diesel::dsl::sql::<Jsonb>("to_jsonb(proposal_customers.*) - 'nome_busca'"),
+                diesel::dsl::sql::<Jsonb>(customer_part!("proposal_customers.*")),
                 Option::<PartnerRow>::as_select(),
                 (
                     users::cpf,
@@ -494,89 +504,45 @@ fn json_row<T: serde::de::DeserializeOwned>(table: &str, row: serde_json::Value)
     row_of_json(table, row).map_err(|error| diesel::result::Error::DeserializationError(error.to_string().into()))
 }
 
-/// What route 5's statement answers of the rows it wrote that the new proposal's document shows
-/// (`NEW_PROPOSAL_PARTS`): with the proposal's own row, every part of its document.
-#[derive(QueryableByName)]
-pub(crate) struct NewProposalParts {
-    #[diesel(sql_type = Jsonb)]
-    document_customer: serde_json::Value,
-    #[diesel(sql_type = Nullable<Jsonb>)]
-    document_payment: Option<serde_json::Value>,
-    #[diesel(sql_type = Nullable<Jsonb>)]
-    document_partner: Option<serde_json::Value>,
-    #[diesel(sql_type = Nullable<Jsonb>)]
-    document_representative: Option<serde_json::Value>,
-    #[diesel(sql_type = Text)]
-    document_product_name: String,
-    #[diesel(sql_type = diesel::sql_types::Int4)]
-    document_product_code: i32,
-    #[diesel(sql_type = Text)]
-    document_motivation: String,
+/// `document`: the new proposal's document, written by route 5's own statement (decision 172)
+/// from the rows its `proposal`, `copied` and `payment` parts wrote and those they name, each
+/// under its key as [`ProposalDocument`] keeps it, without the columns the document's rows do not
+/// read; a new proposal has no signature nor subscription yet. A separate write of the document
+/// in the statement's transaction cost route 5 a fifth of its rate (docs/performance.md); the
+/// read-model tests prove this one reads back as [`build_documents`] builds it, key for key.
+pub(crate) fn new_document<'a>() -> Part<'a> {
+    Part::text(concat!(
+        "document AS (INSERT INTO proposal_read_models (id_proposta, identificador, fluxo, id_parceiro, documento) \
+         SELECT p.id, p.identificador, p.fluxo, p.id_parceiro, jsonb_build_object( \
+             'proposal', to_jsonb(p) - 'tipo_pagamento' - 'cpf_cliente', \
+             'product', jsonb_build_object('nome', pr.nome, 'codigo_produto', pr.codigo_produto), \
+             'motivation', m.descricao, \
+             'customer', (SELECT ",
+        customer_part!("c"),
+        " FROM copied c), \
+             'partner', (SELECT to_jsonb(pa) FROM partners pa WHERE pa.id = p.id_parceiro), \
+             'representative', (SELECT to_jsonb(rep) FROM (SELECT u.cpf, u.email, u.name, r.video_attendance_token \
+                 FROM representatives r JOIN users u ON u.id = r.user_id WHERE r.id = p.id_representante) rep), \
+             'payment', (SELECT to_jsonb(pay) - 'id_proposta' FROM payment pay), \
+             'signature', NULL, 'subscription', NULL) \
+         FROM proposal p JOIN products pr ON pr.id = p.id_produto JOIN motivations m ON m.id = p.id_motivacao)"
+    ))
 }
 
-/// The end of route 5's statement (`proposals::create_statement`): its `proposal`, `copied` and
-/// `payment` rows, and the product, motivation, partner and representative they name, each row
-/// as its JSON.
-pub(crate) const NEW_PROPOSAL_PARTS: &str = "\
-    (SELECT to_jsonb(c) FROM copied c) AS document_customer, \
-    (SELECT to_jsonb(pay) FROM payment pay) AS document_payment, \
-    (SELECT to_jsonb(pa) FROM partners pa WHERE pa.id = proposal.id_parceiro) AS document_partner, \
-    (SELECT to_jsonb(rep) FROM (SELECT u.cpf, u.email, u.name, r.video_attendance_token \
-        FROM representatives r JOIN users u ON u.id = r.user_id WHERE r.id = proposal.id_representante) rep) \
-        AS document_representative, \
-    pr.nome AS document_product_name, pr.codigo_produto AS document_product_code, \
-    m.descricao AS document_motivation \
-    FROM proposal JOIN products pr ON pr.id = proposal.id_produto JOIN motivations m ON m.id = proposal.id_motivacao";
-
-/// A new proposal's document, built from what route 5's statement wrote and answered, written in
-/// its transaction with one statement: it has no signature nor subscription yet, and no other
-/// transaction sees it (nor marks it) before this commits.
-pub(crate) async fn write_new(
-    conn: &mut AsyncPgConnection,
-    proposal: &ProposalRow,
-    parts: &NewProposalParts,
-) -> QueryResult<()> {
-    let shown = ShownParts {
-        product: ProductPart {
-            nome: parts.document_product_name.clone(),
-            codigo_produto: parts.document_product_code,
-        },
-        motivation: parts.document_motivation.clone(),
-        customer: parts.document_customer.clone(),
-        partner: parts
-            .document_partner
-            .clone()
-            .map(|p| json_row("partners", p))
-            .transpose()?,
-        representative: parts
-            .document_representative
-            .clone()
-            .map(|r| json_row("representatives", r))
-            .transpose()?,
-        payment: parts
-            .document_payment
-            .clone()
-            .map(|p| json_row("proposal_payments", p))
-            .transpose()?,
-    };
-    let document = ProposalDocument::assemble(proposal.clone(), shown, None, None)?;
-    let json =
-        serde_json::to_value(&document).map_err(|error| diesel::result::Error::SerializationError(Box::new(error)))?;
-    prepared(INSERT_NEW, |q| {
-        q.bind::<Int8, _>(proposal.id)
-            .bind::<Text, _>(&proposal.identificador)
-            .bind::<Text, _>(&proposal.fluxo)
-            .bind::<Nullable<Int8>, _>(proposal.id_parceiro)
-            .bind::<Jsonb, _>(&json)
-    })
-    .execute(conn)
-    .await
-    .map(drop)
+/// `refreshed_documents`: the documents of the proposals whose copies the statement's `refreshed`
+/// part wrote (route 3's and 5's), their customer replaced by the copy as it now is, in the same
+/// statement. `refreshed` holds each proposal's row lock (shared) as a status move or a claim
+/// does, so a document written meanwhile by another transaction is the one updated here. A
+/// proposal without its document, or one the guard marked, keeps its mark and is built whole at
+/// its next read (the guard marks the one without a document at commit).
+pub(crate) fn refreshed_documents<'a>() -> Part<'a> {
+    Part::text(concat!(
+        "refreshed_documents AS (UPDATE proposal_read_models d \
+         SET documento = d.documento || jsonb_build_object('customer', ",
+        customer_part!("pc"),
+        ") FROM refreshed pc WHERE d.id_proposta = pc.id_proposta)"
+    ))
 }
-
-/// A new proposal's document.
-const INSERT_NEW: &str = "INSERT INTO proposal_read_models (id_proposta, identificador, fluxo, id_parceiro, documento) \
-     VALUES ($1, $2, $3, $4, $5)";
 
 /// The proposals' row locks, shared, in id order (`$1` the ids).
 const LOCK: &str = "SELECT 1 FROM proposals WHERE id = ANY($1) ORDER BY id FOR SHARE";
@@ -844,17 +810,30 @@ pub async fn built_detail(pool: &PgPool, identifier: &str) -> Result<Option<Prop
     Ok(built.remove(&id).map(ProposalDetail::try_from).transpose()?)
 }
 
-/// The statement [`write_new`] runs after route 5's, as pgbench replays it
-/// (`bench-tools`' `create-proposal-script`): `:id`, `:identificador`, `:fluxo` and
-/// `:id_parceiro` from the statement's answer (`\\gset`), `:document` a stored document of the
-/// same shape given to pgbench.
+/// The stored document of the proposal with this identifier, and the one its parts build now,
+/// each as JSON: the read-model tests compare their keys (a statement that writes a document
+/// itself, as route 5's does, must write the keys [`ProposalDocument`] keeps, no more).
 #[cfg(feature = "testing")]
-pub fn replay_of_write() -> String {
-    let statement = INSERT_NEW
-        .replace("$1", ":id")
-        .replace("$2", ":identificador")
-        .replace("$3", ":fluxo")
-        .replace("$4", ":id_parceiro")
-        .replace("$5", ":document::jsonb");
-    format!("{statement};\n")
+pub async fn stored_and_built_json(
+    pool: &PgPool,
+    identifier: &str,
+) -> Result<Option<(serde_json::Value, serde_json::Value)>, StoreError> {
+    let mut conn = connection(pool).await?;
+    let Some(id) = id_of(&mut conn, identifier).await? else {
+        return Ok(None);
+    };
+    let stored: Option<StoredDocument> = prepared(DOCUMENT, |q| q.bind::<Text, _>(identifier))
+        .get_result(&mut conn)
+        .await
+        .optional()
+        .map_err(query_error)?;
+    let mut built = build_documents(&mut conn, &[id]).await.map_err(query_error)?;
+    let (Some(stored), Some(built)) = (stored, built.remove(&id)) else {
+        return Ok(None);
+    };
+    let unexpected = |error: serde_json::Error| StoreError::Unexpected(error.to_string());
+    Ok(Some((
+        serde_json::from_str(&stored.documento).map_err(unexpected)?,
+        serde_json::to_value(&built).map_err(unexpected)?,
+    )))
 }

@@ -1,13 +1,12 @@
 //! Prints route 5's own writes as a pgbench script: the service's create statement, composed from
 //! its named parts (`adapters_postgres::proposals::create_statement`) for the benchmark body's
-//! proposal (`bench/create_proposal.lua`: payroll discount, a new CPF per transaction), then the
-//! statements that write its document (`adapters_postgres::read_model::replay_of_write`), in one
-//! transaction, so that `bench/run.sh` measures what the route writes with nothing of the service
-//! in the way, and a change to a part changes what is measured.
+//! proposal (`bench/create_proposal.lua`: payroll discount, a new CPF per transaction), which
+//! writes its document too (`read_model::new_document`), so that `bench/run.sh` measures what the
+//! route writes with nothing of the service in the way, and a change to a part changes what is
+//! measured.
 //!
-//! pgbench variables: `:n` (a number per transaction), the demo seed's `:partner`,
-//! `:representative` and `:product` ids, and `:document` (a stored document of the same shape);
-//! every other value is the body's, as a literal.
+//! pgbench variables: `:n` (a number per transaction) and the demo seed's `:partner`,
+//! `:representative` and `:product` ids; every other value is the body's, as a literal.
 
 use adapters_postgres::proposals::create_statement;
 use chrono::{NaiveDate, Utc};
@@ -90,11 +89,7 @@ fn script() -> Result<String, String> {
         proposal.at,
     );
     let statement = create_statement(&proposal, "identificador-de-carga", &event).replay(PER_TRANSACTION)?;
-    // The statement's answer names the proposal for the document's write, in one transaction.
-    Ok(format!(
-        "\\set n random(1, 99999999999)\nBEGIN;\n{statement} \\gset\n{}COMMIT;\n",
-        adapters_postgres::read_model::replay_of_write()
-    ))
+    Ok(format!("\\set n random(1, 99999999999)\n{statement};\n"))
 }
 
 fn main() {
@@ -117,12 +112,7 @@ mod tests {
         assert!(script.contains("INSERT INTO proposals"));
         assert!(script.contains("lpad(:n::text, 11, '0')"));
         assert!(script.contains("'Cliente De Carga'::text"));
-        assert!(
-            script.contains(" \\gset\n"),
-            "the statement's answer names the proposal"
-        );
         assert!(script.contains("INSERT INTO proposal_read_models"), "{script}");
-        assert!(script.contains(":document::jsonb"));
-        assert!(script.trim_end().ends_with("COMMIT;"));
+        assert!(script.trim_end().ends_with(';'));
     }
 }

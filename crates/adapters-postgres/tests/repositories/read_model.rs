@@ -11,7 +11,7 @@
 use adapters_postgres::testing::{TestDatabase, line, revert_through};
 use adapters_postgres::{
     PgCatalog, PgPersonalData, PgPool, PgProposals, PgSignatures, PoolSettings, ReadModelReport, build_pool,
-    check_read_model, migrations, seed,
+    check_read_model, migrations, read_model, seed,
 };
 use chrono::Utc;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
@@ -554,4 +554,105 @@ async fn a_product_renamed_by_the_back_office_rewrites_its_proposals_documents_a
         .unwrap();
     assert_eq!(detail.product_name, "Vida Renomeado");
     world.agrees(&[]).await.unwrap();
+}
+
+/// Every key path of a JSON document (`proposal.status`, `customer.nome_completo`), its values
+/// left out: what a statement that writes a document itself must write as the build does.
+fn key_paths(value: &serde_json::Value) -> std::collections::BTreeSet<String> {
+    fn walk(prefix: &str, value: &serde_json::Value, out: &mut std::collections::BTreeSet<String>) {
+        if let serde_json::Value::Object(map) = value {
+            for (key, inner) in map {
+                let path = if prefix.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{prefix}.{key}")
+                };
+                walk(&path, inner, out);
+                out.insert(path);
+            }
+        }
+    }
+    let mut out = std::collections::BTreeSet::new();
+    walk("", value, &mut out);
+    out
+}
+
+/// The stored document of `identifier` has the keys the build gives it, no more, no fewer, and
+/// reads as the build's (`check read-model` finds no drift, nothing is marked).
+async fn written_as_built(world: &World, identifier: &str) {
+    let (stored, built) = read_model::stored_and_built_json(&world.pool, identifier)
+        .await
+        .unwrap()
+        .expect("a stored and a built document");
+    assert_eq!(key_paths(&stored), key_paths(&built), "{stored}");
+    let mut conn = world.pool.get().await.unwrap();
+    assert_eq!(
+        line(
+            &mut conn,
+            "SELECT count(*)::text AS line FROM proposal_read_model_stale"
+        )
+        .await,
+        "0",
+        "written by the statement itself, nothing marked"
+    );
+    drop(conn);
+    assert_eq!(
+        check_read_model(&world.pool, false).await.unwrap().drifted,
+        Vec::<String>::new()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn route_5_and_route_3_write_their_documents_in_their_one_statement_key_for_key_as_the_build() {
+    let mut world = World::new().await;
+    // Route 5 with a partner, a representative and a payment: every part of a new document.
+    world.apply(&Operation::Create { debit: false, name: 0 }).await;
+    let (_, first) = world.created[0].clone();
+    written_as_built(&world, &first).await;
+
+    // Route 3's correction refreshes the NOVO proposal's copy, and its document with it.
+    world.apply(&Operation::Correct { name: 1, street: 1 }).await;
+    written_as_built(&world, &first).await;
+    let read = world
+        .proposals
+        .detail(&first, Scope::Everything)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(read.customer.person.full_name, NAMES[1]);
+    assert_eq!(read.address.unwrap().street, STREETS[1]);
+
+    // Route 5 for another product refreshes the first proposal's copy in its statement too.
+    let catalog = PgCatalog::new(world.pool.clone());
+    let other_product = catalog.product_with_banks(102).await.unwrap().unwrap().id;
+    let new = NewProposal {
+        flow: Flow::Partner,
+        seller: Seller::Partner {
+            partner_id: world.partner.partner_id,
+        },
+        product_id: other_product,
+        billing_code: 5003,
+        value: 2990,
+        payment: None,
+        shipping: ShippingType::Whatsapp,
+        customer: customer(NAMES[2]),
+        address: address(STREETS[2]),
+        partner: Some(world.partner.clone()),
+        changed_by: BY.into(),
+        at: Utc::now(),
+    };
+    let second = world.proposals.create(&new).await.unwrap().identifier;
+    written_as_built(&world, &second).await;
+    written_as_built(&world, &first).await;
+    let read = world
+        .proposals
+        .detail(&first, Scope::Everything)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        read.customer.person.full_name, NAMES[2],
+        "the first proposal's copy follows"
+    );
+    assert_eq!(read.address.unwrap().street, STREETS[2]);
 }
