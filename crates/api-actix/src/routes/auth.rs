@@ -5,42 +5,15 @@ use crate::http::auth::{AuthenticatedUser, ClientAddress};
 use crate::http::body::Body;
 use crate::http::envelope::Envelope;
 use crate::http::error::ApiError;
+use crate::routes::dto::{Session, SignInResponse};
 use crate::routes::schemas::envelope_doc;
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
 use domain::auth::bodies::{RefreshBody, SignInBody};
-use domain::auth::sign_in::SignedIn;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 envelope_doc!(SessionEnvelope, data = Session);
-
-/// The answer of sign-in and renewal, the spec's exception to the envelope.
-#[derive(Serialize, ToSchema)]
-pub struct SignInResponse {
-    #[schema(example = "success")]
-    pub status: &'static str,
-    pub message: String,
-    /// E-mail of the authenticated user.
-    pub user: String,
-    /// Access token (JWT, EdDSA), valid for 1 hour.
-    pub token: String,
-    /// Refresh token (JWT, EdDSA), valid for 2 hours and usable once.
-    #[serde(rename = "currentRefreshToken")]
-    pub current_refresh_token: String,
-}
-
-impl SignInResponse {
-    fn from(signed: SignedIn, message: &str) -> Self {
-        Self {
-            status: "success",
-            message: message.to_owned(),
-            user: signed.email.as_str().to_owned(),
-            token: signed.tokens.access_token,
-            current_refresh_token: signed.tokens.refresh_token,
-        }
-    }
-}
 
 /// Signs in to one application and answers an access and a refresh token.
 #[utoipa::path(post, path = "/signin", operation_id = "auth.signIn", summary = "Entrar (rota 1)", description = "Entra em uma aplicação (ECOMMERCE, PARCEIRO ou BACKOFFICE) e devolve o token de acesso (1 hora) e o refresh token (2 horas).", tag = "autenticação",
@@ -64,7 +37,7 @@ pub async fn sign_in(
 ) -> Result<HttpResponse, ApiError> {
     let request = body.into_inner().read(client.0.map(|ip| ip.to_string()))?;
     let signed = state.sign_in.sign_in(request).await?;
-    Ok(HttpResponse::Ok().json(SignInResponse::from(signed, "Usuário autenticado com sucesso.")))
+    Ok(HttpResponse::Ok().json(SignInResponse::answer(signed, "Usuário autenticado com sucesso.")))
 }
 
 /// Trades a refresh token (usable once) for a new pair of the same session. Presenting a used one
@@ -83,15 +56,7 @@ pub async fn sign_in(
     ))]
 pub async fn refresh(state: web::Data<AppState>, body: Body<RefreshBody>) -> Result<HttpResponse, ApiError> {
     let signed = state.sign_in.refresh(&body.into_inner().read()?).await?;
-    Ok(HttpResponse::Ok().json(SignInResponse::from(signed, "Tokens renovados com sucesso.")))
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct Session {
-    /// The user's id (the token's `sub`).
-    #[serde(rename = "userId")]
-    pub user_id: i64,
-    pub aplicacao: String,
+    Ok(HttpResponse::Ok().json(SignInResponse::answer(signed, "Tokens renovados com sucesso.")))
 }
 
 /// Who the access token belongs to.

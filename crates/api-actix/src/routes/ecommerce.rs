@@ -7,6 +7,7 @@ use crate::http::callback::{SignedCallback, recorded};
 use crate::http::envelope::Envelope;
 use crate::http::error::ApiError;
 use crate::http::idempotency::idempotent;
+use crate::routes::dto::{PlatformCustomer, SetupIntentDto};
 use crate::routes::schemas::envelope_doc;
 use crate::routes::schemas::{ErrorEnvelope, MessageEnvelope, SubscriptionEnvelope};
 use crate::state::AppState;
@@ -18,21 +19,6 @@ use utoipa::ToSchema;
 
 envelope_doc!(PlatformCustomerEnvelope, document = PlatformCustomer);
 envelope_doc!(SetupIntentEnvelope, document = SetupIntentDto);
-
-#[derive(Serialize, ToSchema)]
-pub struct PlatformCustomer {
-    /// The platform's customer id (`cus_...`).
-    #[serde(rename = "customerId")]
-    pub customer_id: String,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct SetupIntentDto {
-    pub id: String,
-    /// For the buyer's browser only: never logged or stored here.
-    #[serde(rename = "clientSecret")]
-    pub client_secret: String,
-}
 
 fn single<T: Serialize>(message: &str, status: actix_web::http::StatusCode, item: T) -> HttpResponse {
     HttpResponse::build(status).json(Envelope::list(message, vec![item], Vec::new()))

@@ -6,6 +6,7 @@ use crate::http::body::Body;
 use crate::http::envelope::Envelope;
 use crate::http::error::{ApiError, ErrorCode};
 use crate::http::idempotency::idempotent;
+use crate::routes::dto::{DeliveryDto, HookDto, HookListDto, HookListItemDto, ReplayDto};
 use crate::routes::dto::{ListPageDto, iso};
 use crate::routes::schemas::envelope_doc;
 use crate::routes::schemas::{ErrorEnvelope, MessageEnvelope};
@@ -13,8 +14,7 @@ use crate::state::AppState;
 use actix_web::middleware::from_fn;
 use actix_web::{HttpResponse, web};
 use domain::hooks::bodies::{HookBody, HookPatchBody, ReplayBody, wait_for_outcome};
-use domain::hooks::{Attempt, Delivery, DeliveryPage, Subscription};
-use domain::values::{EventKind, HookStatus};
+use domain::hooks::{Delivery, DeliveryPage, Subscription};
 use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -24,136 +24,6 @@ envelope_doc!(HookListEnvelope, data = HookListDto);
 envelope_doc!(DeliveriesEnvelope, document = DeliveryDto);
 envelope_doc!(DeliveryLogEnvelope, document = DeliveryDto, data = ListPageDto);
 envelope_doc!(ReplayEnvelope, data = ReplayDto);
-
-/// An event subscription as routes 17 and the management routes answer it.
-#[derive(Serialize, ToSchema)]
-pub struct HookDto {
-    pub uuid: String,
-    /// `whsec_` and base64 of 32 bytes: the Standard Webhooks signing key.
-    pub secret: String,
-    pub endpoint: String,
-    #[schema(value_type = Vec<String>, example = json!(["ALTERAÇÃO_STATUS"]))]
-    pub events: Vec<EventKind>,
-    /// `ATIVO` or `INATIVO`.
-    #[schema(value_type = String)]
-    pub status: HookStatus,
-    #[serde(rename = "createdAt")]
-    pub created_at: String,
-    #[serde(rename = "updatedAt")]
-    pub updated_at: String,
-    /// Why the service turned it `INATIVO` (410, or failing for days); absent otherwise.
-    #[serde(rename = "inactiveReason", skip_serializing_if = "Option::is_none")]
-    pub inactive_reason: Option<String>,
-}
-
-impl From<Subscription> for HookDto {
-    fn from(s: Subscription) -> Self {
-        Self {
-            uuid: s.uuid.to_string(),
-            secret: s.secret.expose().to_owned(),
-            endpoint: s.endpoint,
-            events: s.events,
-            status: s.status,
-            created_at: iso(s.created_at),
-            updated_at: iso(s.updated_at),
-            inactive_reason: s.inactive_reason,
-        }
-    }
-}
-
-/// An event subscription as route 18 lists it (the spec's members).
-#[derive(Serialize, ToSchema)]
-pub struct HookListItemDto {
-    pub uuid: String,
-    pub secret: String,
-    pub endpoint: String,
-    #[schema(value_type = String)]
-    pub status: HookStatus,
-    #[serde(rename = "createdAt")]
-    pub created_at: String,
-    #[schema(value_type = Vec<String>)]
-    pub events: Vec<EventKind>,
-}
-
-impl From<Subscription> for HookListItemDto {
-    fn from(s: Subscription) -> Self {
-        Self {
-            uuid: s.uuid.to_string(),
-            secret: s.secret.expose().to_owned(),
-            endpoint: s.endpoint,
-            status: s.status,
-            created_at: iso(s.created_at),
-            events: s.events,
-        }
-    }
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct HookListDto {
-    pub subscriptions: Vec<HookListItemDto>,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct AttemptDto {
-    pub number: i32,
-    #[serde(rename = "attemptedAt")]
-    pub attempted_at: String,
-    /// The receiver's HTTP status; absent when no answer came.
-    #[serde(rename = "responseStatus")]
-    pub response_status: Option<i32>,
-    #[serde(rename = "durationMs")]
-    pub duration_ms: i64,
-    pub error: Option<String>,
-    #[serde(rename = "nextAttemptAt")]
-    pub next_attempt_at: Option<String>,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct DeliveryDto {
-    pub id: i64,
-    /// The `webhook-id` header, the same on every attempt.
-    #[serde(rename = "webhookId")]
-    pub webhook_id: String,
-    #[serde(rename = "type")]
-    pub event_type: String,
-    /// `PENDENTE`, `ENTREGUE`, `ESGOTADA` or `CANCELADA`.
-    pub status: String,
-    #[serde(rename = "createdAt")]
-    pub created_at: String,
-    #[serde(rename = "deliveredAt")]
-    pub delivered_at: Option<String>,
-    #[serde(rename = "nextAttemptAt")]
-    pub next_attempt_at: Option<String>,
-    pub attempts: Vec<AttemptDto>,
-}
-
-impl From<Attempt> for AttemptDto {
-    fn from(a: Attempt) -> Self {
-        Self {
-            number: a.number,
-            attempted_at: iso(a.at),
-            response_status: a.response_status,
-            duration_ms: a.duration_ms,
-            error: a.error,
-            next_attempt_at: a.next_attempt_at.map(iso),
-        }
-    }
-}
-
-impl From<Delivery> for DeliveryDto {
-    fn from(d: Delivery) -> Self {
-        Self {
-            id: d.id,
-            webhook_id: d.message_id,
-            event_type: d.event_type,
-            status: d.state.as_str().to_owned(),
-            created_at: iso(d.created_at),
-            delivered_at: d.delivered_at.map(iso),
-            next_attempt_at: d.next_attempt_at.map(iso),
-            attempts: d.attempts.into_iter().map(Into::into).collect(),
-        }
-    }
-}
 
 /// A path's uuid; anything else names no subscription.
 fn hook_uuid(raw: &str) -> Result<Uuid, ApiError> {
@@ -328,17 +198,6 @@ pub async fn deliveries(
         next_cursor: log.next.map(|id| id.to_string()),
     });
     Ok(HttpResponse::Ok().json(envelope))
-}
-
-/// What a replay queued again.
-#[derive(Serialize, ToSchema)]
-pub struct ReplayDto {
-    #[schema(example = "2026-11-25T08:00:00.000Z")]
-    pub since: String,
-    #[schema(example = "2026-11-25T18:00:00.000Z")]
-    pub until: String,
-    /// Quantas entregas voltaram a ser devidas.
-    pub deliveries: i64,
 }
 
 /// Sends a window of the subscription's deliveries again, with their message ids (beyond the spec).

@@ -4,12 +4,11 @@ use crate::http::auth::ClientAddress;
 use crate::http::body::Body;
 use crate::http::envelope::Envelope;
 use crate::http::error::ApiError;
+use crate::routes::dto::ResetAnswer;
 use crate::routes::schemas::{ErrorEnvelope, MessageEnvelope};
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
 use domain::recovery::bodies::{RecoveryBody, ResetBody};
-use serde::Serialize;
-use utoipa::ToSchema;
 
 /// The one answer of `/sendRecovery`, whatever happened behind it.
 pub const RECOVERY_ANSWER: &str = "Se o e-mail estiver cadastrado, enviaremos um link para redefinir a senha.";
@@ -33,13 +32,6 @@ pub async fn send_recovery(
     let address = client.0.map(|ip| ip.to_string());
     state.recovery.request(&email, address).await?;
     Ok(HttpResponse::Ok().json(Envelope::message(RECOVERY_ANSWER)))
-}
-
-/// Route 2's answer.
-#[derive(Serialize, ToSchema)]
-pub struct ResetAnswer {
-    pub success: bool,
-    pub message: String,
 }
 
 /// Sets a new password with a recovery token (valid 24 hours, once). On success every session of

@@ -7,7 +7,7 @@ use crate::http::callback::{SignedCallback, recorded};
 use crate::http::envelope::Envelope;
 use crate::http::error::{ApiError, ErrorCode};
 use crate::http::idempotency::idempotent;
-use crate::routes::dto::iso;
+use crate::routes::dto::{SignUrl, StatusEventDto};
 use crate::routes::schemas::envelope_doc;
 use crate::routes::schemas::{ErrorEnvelope, MessageEnvelope};
 use crate::state::AppState;
@@ -16,21 +16,12 @@ use actix_web::middleware::from_fn;
 use actix_web::{HttpResponse, web};
 use base64::Engine;
 use domain::proposals::bodies::{DocumentQuery, SignLinkQuery, SignerBody, StatusChangeBody};
-use domain::proposals::lifecycle::StatusEvent;
 use domain::signature::PartyEventOutcome;
-use domain::values::{EventKind, ProposalStatus};
 use serde::Serialize;
 use utoipa::ToSchema;
 
 envelope_doc!(SignUrlEnvelope, data = SignUrl);
 envelope_doc!(StatusEventsEnvelope, document = StatusEventDto);
-
-#[derive(Serialize, ToSchema)]
-pub struct SignUrl {
-    /// The client's signing link (absolute URL).
-    #[serde(rename = "signUrl")]
-    pub sign_url: String,
-}
 
 /// Route 12: sends the proposal for signature, or sends the link again while awaiting signatures.
 #[utoipa::path(post, path = "/signer", operation_id = "signature.send", summary = "Enviar para assinatura (rota 12)", description = "Envia a proposta para assinatura, ou reenvia o link enquanto aguarda as assinaturas.", tag = "assinatura", security(("bearer" = [])),
@@ -78,35 +69,6 @@ pub async fn sign_link(
     let sign_url = state.signing.sign_link(&user.0, &identifier).await?;
     let envelope = Envelope::data("Link de assinatura encontrado.", SignUrl { sign_url });
     Ok(HttpResponse::Ok().json(envelope.with_rows_affected(vec![1])))
-}
-
-/// A status-change event as answered here (and later delivered to subscribers).
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct StatusEventDto {
-    pub id: i64,
-    pub kind: EventKind,
-    pub previous_status: ProposalStatus,
-    pub status: ProposalStatus,
-    pub changed_by: String,
-    pub changed_at: String,
-    pub sequence: i32,
-    pub reason: Option<String>,
-}
-
-impl From<StatusEvent> for StatusEventDto {
-    fn from(e: StatusEvent) -> Self {
-        Self {
-            id: e.id,
-            kind: e.kind,
-            previous_status: e.from,
-            status: e.to,
-            changed_by: e.changed_by,
-            changed_at: iso(e.changed_at),
-            sequence: e.sequence,
-            reason: e.reason,
-        }
-    }
 }
 
 /// The back office approves (`APROVADO`), rejects (`REPROVADO`) or cancels (`CANCELADO`).

@@ -2,15 +2,29 @@
 //! built from the domain's records by one `From` each. Timestamps are ISO 8601 UTC with
 //! milliseconds.
 
+mod auth;
 mod catalog;
+mod customer_requests;
 mod customers;
+mod ecommerce;
 mod history;
+mod hooks;
+mod privacy;
 mod proposals;
+mod recovery;
+mod signing;
 
+pub use auth::*;
 pub use catalog::*;
+pub use customer_requests::*;
 pub use customers::*;
+pub use ecommerce::*;
 pub use history::*;
+pub use hooks::*;
+pub use privacy::*;
 pub use proposals::*;
+pub use recovery::*;
+pub use signing::*;
 
 use domain::values::{CellPhone, Landline};
 use serde::Serialize;

@@ -1,8 +1,6 @@
-//! The bodies of routes 3, 5 and 6 as they arrive, and their reading into the requests of
-//! `super::model`. The use case reads them with its own clock and rules
-//! (`ProposalService`); every bad member is reported at once with its path.
+//! The customer and the address as routes 3, 5 and 6 send them, and how each route reads them
+//! (the same rules under each route's member names and strictness).
 
-use super::model::{EcommerceProposalRequest, PaymentDetails, ProposalRequest};
 use crate::customers::{AddressData, CustomerData, CustomerRules};
 use crate::input::{Field, Reading, TextOrNumber, limits};
 use crate::json_object;
@@ -173,74 +171,6 @@ pub struct ProposalAddressBody {
     pub complement: Field<String>,
 }
 
-/// `discountOnSheet`, required when paying by `DESCONTO EM FOLHA`.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(
-    feature = "openapi",
-    schema(description = "`discountOnSheet`, obrigatório quando o pagamento é `DESCONTO EM FOLHA`.")
-)]
-pub struct DiscountOnSheetBody {
-    /// Número do benefício ou da matrícula: texto ou inteiro não negativo.
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "1234567890"))]
-    pub number: Field<TextOrNumber>,
-    #[cfg_attr(feature = "openapi", schema(value_type = i32, minimum = 1, example = 41))]
-    pub specie: Field<i64>,
-    #[cfg_attr(feature = "openapi", schema(value_type = SheetType))]
-    pub r#type: Field<String>,
-}
-
-/// `debitAccount`, required when paying by `DÉBITO EM CONTA`.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(
-    feature = "openapi",
-    schema(description = "`debitAccount`, obrigatório quando o pagamento é `DÉBITO EM CONTA`.")
-)]
-pub struct DebitAccountBody {
-    /// Código de 3 dígitos do banco; um dos bancos do produto.
-    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{3}$", example = "001"))]
-    pub bank: Field<TextOrNumber>,
-    /// Até 5 dígitos, com dígito verificador opcional (1234-5).
-    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{1,5}(-[0-9X])?$", example = "1234-5"))]
-    pub agency: Field<TextOrNumber>,
-    /// Até 12 dígitos, com dígito verificador opcional (12345-6).
-    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{1,12}(-[0-9X])?$", example = "12345-6"))]
-    pub account: Field<TextOrNumber>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
-    pub operation: Field<String>,
-}
-
-/// Route 5's body. `discountOnSheet` is required for `DESCONTO EM FOLHA`, `debitAccount` for
-/// `DÉBITO EM CONTA`.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(
-    feature = "openapi",
-    schema(
-        description = "Corpo da rota 5. `discountOnSheet` é obrigatório para `DESCONTO EM FOLHA`, `debitAccount` para `DÉBITO EM CONTA`."
-    )
-)]
-pub struct ProposalBody {
-    #[cfg_attr(feature = "openapi", schema(value_type = i32, minimum = 1, example = 5002))]
-    pub billing_code: Field<i64>,
-    #[cfg_attr(feature = "openapi", schema(value_type = i32, minimum = 1, example = 101))]
-    pub product_code: Field<i64>,
-    #[cfg_attr(feature = "openapi", schema(value_type = PaymentType))]
-    pub type_of_payments: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = ShippingType))]
-    pub shipping_type: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = ProposalCustomerBody))]
-    pub customer: Field<ProposalCustomerBody>,
-    #[cfg_attr(feature = "openapi", schema(value_type = ProposalAddressBody))]
-    pub address: Field<ProposalAddressBody>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<DiscountOnSheetBody>))]
-    pub discount_on_sheet: Field<DiscountOnSheetBody>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<DebitAccountBody>))]
-    pub debit_account: Field<DebitAccountBody>,
-}
-
 /// The reduced `customer` of route 6.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -269,42 +199,13 @@ pub struct ShopCustomerBody {
     pub email: Field<String>,
 }
 
-/// Route 6's body: the online shop's proposal.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(
-    feature = "openapi",
-    schema(description = "Corpo da rota 6: a proposta da loja online.")
-)]
-pub struct ShopProposalBody {
-    #[cfg_attr(feature = "openapi", schema(value_type = i32, minimum = 1, example = 5004))]
-    pub billing_code: Field<i64>,
-    #[cfg_attr(feature = "openapi", schema(value_type = i32, minimum = 1, example = 103))]
-    pub product_code: Field<i64>,
-    /// `sms` quando ausente.
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<ShippingType>))]
-    pub shipping_type: Field<String>,
-    /// O parceiro a quem a venda é creditada, se houver.
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<i64>))]
-    pub partner_id: Field<i64>,
-    #[cfg_attr(feature = "openapi", schema(value_type = ShopCustomerBody))]
-    pub customer: Field<ShopCustomerBody>,
-    #[cfg_attr(feature = "openapi", schema(value_type = ProposalAddressBody))]
-    pub address: Field<ProposalAddressBody>,
-}
-
 json_object!(
     RegistrationCustomerBody,
     RegistrationAddressBody,
     RegistrationBody,
     ProposalCustomerBody,
     ProposalAddressBody,
-    DiscountOnSheetBody,
-    DebitAccountBody,
-    ProposalBody,
     ShopCustomerBody,
-    ShopProposalBody,
 );
 
 /// What reading a customer needs besides its members: today, and the bounds of the route.
@@ -453,7 +354,7 @@ impl RegistrationAddressBody {
 }
 
 impl ProposalAddressBody {
-    fn read(self, r: &mut Reading<'_>) -> Option<AddressData> {
+    pub(super) fn read(self, r: &mut Reading<'_>) -> Option<AddressData> {
         let members = AddressMembers {
             cep: ("zipCode", self.zip_code),
             street: ("address", self.address),
@@ -503,7 +404,7 @@ impl RegistrationCustomerBody {
 }
 
 impl ProposalCustomerBody {
-    fn read(self, r: &mut Reading<'_>, at: &ReadingRules) -> Option<CustomerData> {
+    pub(super) fn read(self, r: &mut Reading<'_>, at: &ReadingRules) -> Option<CustomerData> {
         let members = CustomerMembers {
             full_name: ("fullName", self.full_name),
             social_name: ("socialName", self.social_name),
@@ -537,7 +438,7 @@ impl ProposalCustomerBody {
 }
 
 impl ShopCustomerBody {
-    fn read(self, r: &mut Reading<'_>, at: &ReadingRules) -> Option<CustomerData> {
+    pub(super) fn read(self, r: &mut Reading<'_>, at: &ReadingRules) -> Option<CustomerData> {
         let full_name = r.parse("fullName", self.full_name, FullName::parse);
         let social_name = r.parse_optional("socialName", self.social_name, FullName::parse);
         let mother_name = r.parse_optional("motherName", self.mother_name, FullName::parse);
@@ -571,414 +472,5 @@ impl RegistrationBody {
             Some(customer) if v.is_empty() => Ok((customer, address)),
             _ => Err(v),
         }
-    }
-}
-
-fn read_payment(
-    r: &mut Reading<'_>,
-    payment_type: Option<PaymentType>,
-    sheet: Field<DiscountOnSheetBody>,
-    debit: Field<DebitAccountBody>,
-) -> Option<PaymentDetails> {
-    match payment_type? {
-        PaymentType::PayrollDiscount => r.object("discountOnSheet", sheet, |s, r| {
-            let number = r.text_or_number("number", s.number);
-            let specie = r.integer("specie", s.specie).and_then(|n| match i32::try_from(n) {
-                Ok(specie) if specie > 0 => Some(specie),
-                _ => {
-                    r.add("specie", codes::INVALID_VALUE, "specie deve ser um inteiro positivo");
-                    None
-                }
-            });
-            let sheet_type = r.parse("type", s.r#type, SheetType::parse);
-            Some(PaymentDetails::PayrollDiscount {
-                number: number?,
-                specie: specie?,
-                sheet_type: sheet_type?,
-            })
-        }),
-        PaymentType::AccountDebit => r.object("debitAccount", debit, |d, r| {
-            let bank = r.text_or_number("bank", d.bank);
-            let agency = r.text_or_number("agency", d.agency);
-            let account = r.text_or_number("account", d.account);
-            let operation = r.optional_text_within("operation", d.operation, limits::HOUSE_NUMBER);
-            let (v, prefix) = r.at_this_level();
-            BankAccount::parse(
-                v,
-                prefix,
-                bank.as_deref(),
-                agency.as_deref(),
-                account.as_deref(),
-                operation.as_deref(),
-            )
-            .map(PaymentDetails::AccountDebit)
-        }),
-    }
-}
-
-impl ProposalBody {
-    /// Every bad member at once, or the proposal's request.
-    pub fn read(self, at: &ReadingRules) -> Result<ProposalRequest, Violations> {
-        let mut v = Violations::new();
-        let mut r = Reading::root(&mut v);
-        let billing_code = r.code("billingCode", self.billing_code);
-        let product_code = r.code("productCode", self.product_code);
-        let payment_type = r.parse("typeOfPayments", self.type_of_payments, PaymentType::parse);
-        let shipping = r.parse("shippingType", self.shipping_type, ShippingType::parse);
-        let customer = r.object("customer", self.customer, |c, r| c.read(r, at));
-        let address = r.object("address", self.address, |a, r| a.read(r));
-        let payment = read_payment(&mut r, payment_type, self.discount_on_sheet, self.debit_account);
-        let request = (|| {
-            Some(ProposalRequest {
-                billing_code: billing_code?,
-                product_code: product_code?,
-                payment: payment?,
-                shipping: shipping?,
-                customer: customer?,
-                address: address?,
-            })
-        })();
-        match request {
-            Some(request) if v.is_empty() => Ok(request),
-            _ => Err(v),
-        }
-    }
-}
-
-impl ShopProposalBody {
-    /// Every bad member at once, or the shop's proposal request.
-    pub fn read(self, at: &ReadingRules) -> Result<EcommerceProposalRequest, Violations> {
-        let mut v = Violations::new();
-        let mut r = Reading::root(&mut v);
-        let billing_code = r.code("billingCode", self.billing_code);
-        let product_code = r.code("productCode", self.product_code);
-        let shipping = r.parse_optional("shippingType", self.shipping_type, ShippingType::parse);
-        let partner_id = r.optional_integer("partnerId", self.partner_id);
-        let customer = r.object("customer", self.customer, |c, r| c.read(r, at));
-        let address = r.object("address", self.address, |a, r| a.read(r));
-        let request = (|| {
-            Some(EcommerceProposalRequest {
-                billing_code: billing_code?,
-                product_code: product_code?,
-                shipping,
-                partner_id,
-                customer: customer?,
-                address: address?,
-            })
-        })();
-        match request {
-            Some(request) if v.is_empty() => Ok(request),
-            _ => Err(v),
-        }
-    }
-}
-
-/// Route 12's body: the proposal and its customer, to send for signature.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(
-    feature = "openapi",
-    schema(description = "Corpo da rota 12: a proposta e seu cliente, para enviar à assinatura.")
-)]
-pub struct SignerBody {
-    /// O `id_cliente` do cliente da proposta.
-    #[cfg_attr(feature = "openapi", schema(value_type = i64, example = 1))]
-    pub customer_id: Field<i64>,
-    /// O identificador da proposta.
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "4c938c72-29ae-4a6a-81f4-b5a436aceab9"))]
-    pub identifier: Field<String>,
-}
-
-/// The proposal to send and the customer the caller says is its own.
-#[derive(Debug)]
-pub struct SendRequest {
-    pub customer_id: i64,
-    pub identifier: String,
-}
-
-/// The body of the back office's status change.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(
-    feature = "openapi",
-    schema(description = "Corpo da mudança de status pela retaguarda.")
-)]
-pub struct StatusChangeBody {
-    #[cfg_attr(feature = "openapi", schema(value_type = ProposalStatus))]
-    pub status: Field<String>,
-    /// O motivo, guardado com o evento.
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Documentação conferida"))]
-    pub reason: Field<String>,
-}
-
-/// The status asked for and its reason.
-#[derive(Debug)]
-pub struct StatusChangeRequest {
-    pub status: ProposalStatus,
-    pub reason: Option<String>,
-}
-
-/// The body of a cancellation at the customer's request.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(
-    feature = "openapi",
-    schema(description = "Corpo do cancelamento de uma proposta a pedido do cliente.")
-)]
-pub struct CancelBody {
-    /// Por que o cliente pediu o cancelamento (de 3 a 500 caracteres), guardado com o protocolo,
-    /// o evento e o histórico.
-    #[cfg_attr(
-        feature = "openapi",
-        schema(value_type = String, min_length = 3, max_length = 500, example = "Cliente desistiu da contratação")
-    )]
-    pub reason: Field<String>,
-}
-
-/// The body of `POST /proposal/{identificador}/withdraw`: the right of regret (CDC art. 49).
-#[derive(Debug, Default, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(
-    feature = "openapi",
-    schema(description = "Corpo do arrependimento (CDC, art. 49): o motivo, se o cliente quiser dá-lo.")
-)]
-pub struct WithdrawBody {
-    /// O que o cliente disse, se disse algo (de 3 a 500 caracteres); o motivo da mudança de
-    /// status é sempre `ARREPENDIMENTO`.
-    #[cfg_attr(
-        feature = "openapi",
-        schema(value_type = Option<String>, min_length = 3, max_length = 500, example = "Encontrei um plano mais barato")
-    )]
-    #[serde(default)]
-    pub reason: Field<String>,
-}
-
-json_object!(SignerBody, StatusChangeBody, CancelBody, WithdrawBody);
-
-impl WithdrawBody {
-    /// The reason, when given: trimmed, of 3 to 500 characters.
-    pub fn read(self) -> Result<Option<String>, Violations> {
-        let mut v = Violations::new();
-        let mut r = Reading::root(&mut v);
-        let reason = r.optional_text_within("reason", self.reason, limits::REASON);
-        refuse_short_reason(&mut r, reason.as_deref());
-        if v.is_empty() { Ok(reason) } else { Err(v) }
-    }
-}
-
-impl CancelBody {
-    /// The reason, trimmed, of 3 to 500 characters.
-    pub fn read(self) -> Result<String, Violations> {
-        let mut v = Violations::new();
-        let mut r = Reading::root(&mut v);
-        let reason = r.text_within("reason", self.reason, limits::REASON);
-        refuse_short_reason(&mut r, reason.as_deref());
-        match reason {
-            Some(reason) if v.is_empty() => Ok(reason),
-            _ => Err(v),
-        }
-    }
-}
-
-/// A customer request's reason says something: at least [`REASON_MIN_CHARS`] characters.
-///
-/// [`REASON_MIN_CHARS`]: crate::proposals::requests::REASON_MIN_CHARS
-fn refuse_short_reason(r: &mut Reading<'_>, reason: Option<&str>) {
-    let min = crate::proposals::requests::REASON_MIN_CHARS;
-    if reason.is_some_and(|reason| reason.chars().count() < min) {
-        r.add(
-            "reason",
-            crate::validation::codes::TOO_SHORT,
-            format!("reason deve ter ao menos {min} caracteres"),
-        );
-    }
-}
-
-impl SignerBody {
-    pub fn read(self) -> Result<SendRequest, Violations> {
-        let mut v = Violations::new();
-        let mut r = Reading::root(&mut v);
-        let customer_id = r.integer("customerId", self.customer_id);
-        let identifier = r.text("identifier", self.identifier);
-        match (customer_id, identifier) {
-            (Some(customer_id), Some(identifier)) => Ok(SendRequest {
-                customer_id,
-                identifier,
-            }),
-            _ => Err(v),
-        }
-    }
-}
-
-impl StatusChangeBody {
-    pub fn read(self) -> Result<StatusChangeRequest, Violations> {
-        let mut v = Violations::new();
-        let mut r = Reading::root(&mut v);
-        let status = r.parse("status", self.status, ProposalStatus::parse);
-        let reason = r.optional_text_within("reason", self.reason, limits::REASON);
-        match status {
-            Some(status) if v.is_empty() => Ok(StatusChangeRequest { status, reason }),
-            _ => Err(v),
-        }
-    }
-}
-
-impl StatusChangeBody {
-    /// A decision that must say why (the back office's console records every reason): as
-    /// [`Self::read`], with the reason required; a cancellation's reason, being the customer's
-    /// request, of at least [`REASON_MIN_CHARS`] characters, as `POST /proposal/{id}/cancel` asks.
-    ///
-    /// [`REASON_MIN_CHARS`]: crate::proposals::requests::REASON_MIN_CHARS
-    pub fn read_with_reason(self) -> Result<(ProposalStatus, String), Violations> {
-        let mut v = Violations::new();
-        let mut r = Reading::root(&mut v);
-        let status = r.parse("status", self.status, ProposalStatus::parse);
-        let reason = r.text_within("reason", self.reason, limits::REASON);
-        if status == Some(ProposalStatus::Cancelled) {
-            refuse_short_reason(&mut r, reason.as_deref());
-        }
-        match (status, reason) {
-            (Some(status), Some(reason)) if v.is_empty() => Ok((status, reason)),
-            _ => Err(v),
-        }
-    }
-}
-
-/// Whose open proposals routes 8 and 9 look for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Holder {
-    Cpf(Cpf),
-    CellPhone(CellPhone),
-}
-
-impl Holder {
-    /// How answers name it.
-    pub fn noun(&self) -> &'static str {
-        match self {
-            Holder::Cpf(_) => "CPF",
-            Holder::CellPhone(_) => "celular",
-        }
-    }
-}
-
-/// The path of routes 8 and 9, read: a CPF (or cell phone) and a product's integration code.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AvailabilityQuery {
-    pub holder: Holder,
-    pub integration_code: i32,
-}
-
-impl AvailabilityQuery {
-    /// Route 8's `cpf` and `integrationCode`.
-    pub fn by_cpf(cpf: &str, integration_code: &str) -> Result<Self, Violations> {
-        Self::read(integration_code, |r| r.check("cpf", Cpf::parse(cpf)).map(Holder::Cpf))
-    }
-
-    /// Route 9's `celular` and `integrationCode`.
-    pub fn by_cell_phone(phone: &str, integration_code: &str) -> Result<Self, Violations> {
-        Self::read(integration_code, |r| {
-            r.check("celular", CellPhone::parse(phone)).map(Holder::CellPhone)
-        })
-    }
-
-    fn read(
-        integration_code: &str,
-        holder: impl FnOnce(&mut Reading<'_>) -> Option<Holder>,
-    ) -> Result<Self, Violations> {
-        let mut v = Violations::new();
-        let holder = holder(&mut Reading::root(&mut v));
-        let code = crate::input::positive_code("integrationCode", integration_code)
-            .map_err(|refused| v.merge(refused))
-            .ok();
-        match (holder, code) {
-            (Some(holder), Some(integration_code)) => Ok(Self {
-                holder,
-                integration_code,
-            }),
-            _ => Err(v),
-        }
-    }
-}
-
-/// Route 13's query: the proposal whose signing link is asked for.
-#[derive(Debug, Deserialize)]
-pub struct SignLinkQuery {
-    pub identifier: Field<String>,
-}
-
-impl SignLinkQuery {
-    /// The identifier, trimmed; absent and blank are the same refusal.
-    pub fn read(self) -> Result<String, Violations> {
-        let mut v = Violations::new();
-        let mut r = Reading::root(&mut v);
-        match r.optional_text("identifier", self.identifier) {
-            Some(identifier) => Ok(identifier),
-            None => {
-                r.add("identifier", codes::REQUIRED, "identifier é obrigatório");
-                Err(v)
-            }
-        }
-    }
-}
-
-/// The query of `GET /proposal/:identifier/document`: `version=sealed` asks for the bytes sent for
-/// signature even once the signed version exists; `version=provider` for the provider's own
-/// signed copy.
-#[derive(Debug, Deserialize)]
-pub struct DocumentQuery {
-    pub version: Field<String>,
-}
-
-impl DocumentQuery {
-    pub fn read(self) -> Result<crate::proposals::signing::DocumentRequest, Violations> {
-        use crate::proposals::signing::DocumentRequest;
-        let mut v = Violations::new();
-        let mut r = Reading::root(&mut v);
-        match r.optional_text("version", self.version).as_deref() {
-            None => Ok(DocumentRequest::Latest),
-            Some("sealed") => Ok(DocumentRequest::Sealed),
-            Some("provider") => Ok(DocumentRequest::Provider),
-            Some(_) => {
-                r.add("version", codes::INVALID_VALUE, "version aceita sealed ou provider");
-                Err(v)
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod decision_tests {
-    use super::StatusChangeBody;
-    use crate::input::Field;
-    use crate::values::ProposalStatus;
-
-    fn decision(status: &str, reason: &str) -> StatusChangeBody {
-        StatusChangeBody {
-            status: Field::Given(status.to_owned()),
-            reason: Field::Given(reason.to_owned()),
-        }
-    }
-
-    fn refused_fields(body: StatusChangeBody) -> Vec<String> {
-        match body.read_with_reason() {
-            Ok(read) => panic!("accepted: {read:?}"),
-            Err(v) => v.errors().iter().map(|e| e.field.clone()).collect(),
-        }
-    }
-
-    #[test]
-    fn a_decision_says_why_and_a_cancellation_as_the_customer_asked_it() {
-        assert_eq!(
-            decision("APROVADO", "  Documentação conferida ")
-                .read_with_reason()
-                .ok(),
-            Some((ProposalStatus::Approved, "Documentação conferida".to_owned()))
-        );
-        assert_eq!(refused_fields(decision("PERDIDO", "  ")), ["status", "reason"]);
-        // Two letters approve (the back office's note) but do not cancel (the customer's request).
-        assert!(decision("REPROVADO", "ok").read_with_reason().is_ok());
-        assert_eq!(refused_fields(decision("CANCELADO", "ok")), ["reason"]);
-        assert_eq!(refused_fields(decision("APROVADO", &"a".repeat(501))), ["reason"]);
     }
 }

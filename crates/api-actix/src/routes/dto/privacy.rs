@@ -1,0 +1,89 @@
+//! Privacy operations: the export and the anonymisation.
+
+use domain::privacy::Anonymized;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// A document kept as contract evidence.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct KeptDocumentDto {
+    pub identificador: String,
+    /// selado, assinado ou provedor.
+    #[schema(example = "assinado")]
+    pub versao: String,
+    pub sha256: String,
+}
+
+/// One payment platform customer's redaction.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PlatformRedactionDto {
+    /// The platform's customer id (`cus_…`).
+    pub cliente: String,
+    pub redigido: bool,
+    /// The platform's refusal, when it refused.
+    pub erro: Option<String>,
+}
+
+/// What anonymisation changed and what it kept.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AnonymizedDto {
+    /// Registrations (one per seller) anonymised.
+    pub cadastros: i64,
+    /// Identifiers of the proposals whose customer data was anonymised.
+    pub propostas: Vec<String>,
+    /// Kept answers of creating requests (`Idempotency-Key`) about the person, erased: their
+    /// retries answer 409 `idempotencia_esquecida`.
+    #[serde(rename = "respostasIdempotentesApagadas")]
+    pub respostas_idempotentes_apagadas: i64,
+    /// The payment platform's customers of the person: whether the platform erased the person
+    /// from each (name, e-mail, phone, metadata); a refusal is recorded and named here.
+    #[serde(rename = "plataformaPagamento")]
+    pub plataforma_pagamento: Vec<PlatformRedactionDto>,
+    /// Kept as contract evidence (LGPD, art. 16, I).
+    #[serde(rename = "documentosMantidos")]
+    pub documentos_mantidos: Vec<KeptDocumentDto>,
+}
+
+impl From<Anonymized> for AnonymizedDto {
+    fn from(a: Anonymized) -> Self {
+        Self {
+            cadastros: a.registrations,
+            propostas: a.proposals,
+            respostas_idempotentes_apagadas: a.forgotten_answers,
+            plataforma_pagamento: a
+                .platform_customers
+                .into_iter()
+                .map(|r| PlatformRedactionDto {
+                    cliente: r.platform_customer,
+                    redigido: matches!(r.outcome, Some(Ok(()))),
+                    erro: r.outcome.and_then(Result::err),
+                })
+                .collect(),
+            documentos_mantidos: a
+                .kept_documents
+                .into_iter()
+                .map(|d| KeptDocumentDto {
+                    identificador: d.identifier,
+                    versao: d.version,
+                    sha256: d.sha256,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// `data` is everything held about the CPF.
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+pub struct PersonalDataEnvelope {
+    #[schema(example = "success")]
+    pub status: String,
+    pub message: String,
+    #[schema(value_type = Vec<Object>, max_items = 0)]
+    pub document: Vec<serde_json::Value>,
+    #[serde(rename = "rowsAffected")]
+    #[schema(example = json!([]))]
+    pub rows_affected: Vec<i64>,
+    #[schema(value_type = Object, example = json!({"cpf": "52998224725", "cadastros": [], "propostas": []}))]
+    pub data: serde_json::Value,
+}

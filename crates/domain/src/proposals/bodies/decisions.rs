@@ -1,0 +1,216 @@
+//! The bodies of the decisions on a proposal: the send for signature (route 12), a status change,
+//! a cancellation and the customer's withdrawal.
+
+use crate::input::{Field, Reading, limits};
+use crate::json_object;
+use crate::validation::Violations;
+use crate::values::*;
+use serde::Deserialize;
+
+/// Route 12's body: the proposal and its customer, to send for signature.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(description = "Corpo da rota 12: a proposta e seu cliente, para enviar à assinatura.")
+)]
+pub struct SignerBody {
+    /// O `id_cliente` do cliente da proposta.
+    #[cfg_attr(feature = "openapi", schema(value_type = i64, example = 1))]
+    pub customer_id: Field<i64>,
+    /// O identificador da proposta.
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "4c938c72-29ae-4a6a-81f4-b5a436aceab9"))]
+    pub identifier: Field<String>,
+}
+
+/// The proposal to send and the customer the caller says is its own.
+#[derive(Debug)]
+pub struct SendRequest {
+    pub customer_id: i64,
+    pub identifier: String,
+}
+
+/// The body of the back office's status change.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(description = "Corpo da mudança de status pela retaguarda.")
+)]
+pub struct StatusChangeBody {
+    #[cfg_attr(feature = "openapi", schema(value_type = ProposalStatus))]
+    pub status: Field<String>,
+    /// O motivo, guardado com o evento.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Documentação conferida"))]
+    pub reason: Field<String>,
+}
+
+/// The status asked for and its reason.
+#[derive(Debug)]
+pub struct StatusChangeRequest {
+    pub status: ProposalStatus,
+    pub reason: Option<String>,
+}
+
+/// The body of a cancellation at the customer's request.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(description = "Corpo do cancelamento de uma proposta a pedido do cliente.")
+)]
+pub struct CancelBody {
+    /// Por que o cliente pediu o cancelamento (de 3 a 500 caracteres), guardado com o protocolo,
+    /// o evento e o histórico.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(value_type = String, min_length = 3, max_length = 500, example = "Cliente desistiu da contratação")
+    )]
+    pub reason: Field<String>,
+}
+
+/// The body of `POST /proposal/{identificador}/withdraw`: the right of regret (CDC art. 49).
+#[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(description = "Corpo do arrependimento (CDC, art. 49): o motivo, se o cliente quiser dá-lo.")
+)]
+pub struct WithdrawBody {
+    /// O que o cliente disse, se disse algo (de 3 a 500 caracteres); o motivo da mudança de
+    /// status é sempre `ARREPENDIMENTO`.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(value_type = Option<String>, min_length = 3, max_length = 500, example = "Encontrei um plano mais barato")
+    )]
+    #[serde(default)]
+    pub reason: Field<String>,
+}
+
+json_object!(SignerBody, StatusChangeBody, CancelBody, WithdrawBody);
+
+impl WithdrawBody {
+    /// The reason, when given: trimmed, of 3 to 500 characters.
+    pub fn read(self) -> Result<Option<String>, Violations> {
+        let mut v = Violations::new();
+        let mut r = Reading::root(&mut v);
+        let reason = r.optional_text_within("reason", self.reason, limits::REASON);
+        refuse_short_reason(&mut r, reason.as_deref());
+        if v.is_empty() { Ok(reason) } else { Err(v) }
+    }
+}
+
+impl CancelBody {
+    /// The reason, trimmed, of 3 to 500 characters.
+    pub fn read(self) -> Result<String, Violations> {
+        let mut v = Violations::new();
+        let mut r = Reading::root(&mut v);
+        let reason = r.text_within("reason", self.reason, limits::REASON);
+        refuse_short_reason(&mut r, reason.as_deref());
+        match reason {
+            Some(reason) if v.is_empty() => Ok(reason),
+            _ => Err(v),
+        }
+    }
+}
+
+/// A customer request's reason says something: at least [`REASON_MIN_CHARS`] characters.
+///
+/// [`REASON_MIN_CHARS`]: crate::proposals::requests::REASON_MIN_CHARS
+fn refuse_short_reason(r: &mut Reading<'_>, reason: Option<&str>) {
+    let min = crate::proposals::requests::REASON_MIN_CHARS;
+    if reason.is_some_and(|reason| reason.chars().count() < min) {
+        r.add(
+            "reason",
+            crate::validation::codes::TOO_SHORT,
+            format!("reason deve ter ao menos {min} caracteres"),
+        );
+    }
+}
+
+impl SignerBody {
+    pub fn read(self) -> Result<SendRequest, Violations> {
+        let mut v = Violations::new();
+        let mut r = Reading::root(&mut v);
+        let customer_id = r.integer("customerId", self.customer_id);
+        let identifier = r.text("identifier", self.identifier);
+        match (customer_id, identifier) {
+            (Some(customer_id), Some(identifier)) => Ok(SendRequest {
+                customer_id,
+                identifier,
+            }),
+            _ => Err(v),
+        }
+    }
+}
+
+impl StatusChangeBody {
+    pub fn read(self) -> Result<StatusChangeRequest, Violations> {
+        let mut v = Violations::new();
+        let mut r = Reading::root(&mut v);
+        let status = r.parse("status", self.status, ProposalStatus::parse);
+        let reason = r.optional_text_within("reason", self.reason, limits::REASON);
+        match status {
+            Some(status) if v.is_empty() => Ok(StatusChangeRequest { status, reason }),
+            _ => Err(v),
+        }
+    }
+}
+
+impl StatusChangeBody {
+    /// A decision that must say why (the back office's console records every reason): as
+    /// [`Self::read`], with the reason required; a cancellation's reason, being the customer's
+    /// request, of at least [`REASON_MIN_CHARS`] characters, as `POST /proposal/{id}/cancel` asks.
+    ///
+    /// [`REASON_MIN_CHARS`]: crate::proposals::requests::REASON_MIN_CHARS
+    pub fn read_with_reason(self) -> Result<(ProposalStatus, String), Violations> {
+        let mut v = Violations::new();
+        let mut r = Reading::root(&mut v);
+        let status = r.parse("status", self.status, ProposalStatus::parse);
+        let reason = r.text_within("reason", self.reason, limits::REASON);
+        if status == Some(ProposalStatus::Cancelled) {
+            refuse_short_reason(&mut r, reason.as_deref());
+        }
+        match (status, reason) {
+            (Some(status), Some(reason)) if v.is_empty() => Ok((status, reason)),
+            _ => Err(v),
+        }
+    }
+}
+
+#[cfg(test)]
+mod decision_tests {
+    use super::StatusChangeBody;
+    use crate::input::Field;
+    use crate::values::ProposalStatus;
+
+    fn decision(status: &str, reason: &str) -> StatusChangeBody {
+        StatusChangeBody {
+            status: Field::Given(status.to_owned()),
+            reason: Field::Given(reason.to_owned()),
+        }
+    }
+
+    fn refused_fields(body: StatusChangeBody) -> Vec<String> {
+        match body.read_with_reason() {
+            Ok(read) => panic!("accepted: {read:?}"),
+            Err(v) => v.errors().iter().map(|e| e.field.clone()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_decision_says_why_and_a_cancellation_as_the_customer_asked_it() {
+        assert_eq!(
+            decision("APROVADO", "  Documentação conferida ")
+                .read_with_reason()
+                .ok(),
+            Some((ProposalStatus::Approved, "Documentação conferida".to_owned()))
+        );
+        assert_eq!(refused_fields(decision("PERDIDO", "  ")), ["status", "reason"]);
+        // Two letters approve (the back office's note) but do not cancel (the customer's request).
+        assert!(decision("REPROVADO", "ok").read_with_reason().is_ok());
+        assert_eq!(refused_fields(decision("CANCELADO", "ok")), ["reason"]);
+        assert_eq!(refused_fields(decision("APROVADO", &"a".repeat(501))), ["reason"]);
+    }
+}
