@@ -9,7 +9,8 @@ use crate::composed::Part;
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::QueryableByName;
 use diesel::sql_types::{Bool, Date, Int8, Nullable, Text, Timestamptz};
-use domain::customers::{ChangeStamp, CustomerData, CustomerSnapshot, PersonGender, Seller};
+use domain::customers::{CustomerData, CustomerSnapshot, PersonGender, Seller};
+use domain::stamp::ChangeStamp;
 use domain::values::{MaritalStatus, ProposalStatus, StoredValueError};
 use serde::{Deserialize, Serialize};
 

@@ -25,11 +25,11 @@ use diesel::prelude::*;
 use diesel::sql_types::{Array, Int8, Jsonb, Nullable, Text};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::access::Scope;
-use domain::customers::ChangeStamp;
 use domain::proposals::model::{
     Flow, PaymentView, ProposalDetail, RepresentativeView, SignatureView, SubscriptionView,
 };
 use domain::signature::PartyRole;
+use domain::stamp::ChangeStamp;
 use domain::store::StoreError;
 use domain::values::{PartyStatus, StoredValueError};
 use serde::{Deserialize, Serialize};

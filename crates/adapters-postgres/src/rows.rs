@@ -5,8 +5,9 @@ use crate::schema::{addresses, billing_groups, customers, partners, products, pr
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use domain::catalog::model::{BillingGroup, Product};
-use domain::customers::{ChangeStamp, CustomerRecord};
+use domain::customers::CustomerRecord;
 use domain::proposals::model::{AddressView, PartnerView, PaymentView, ProposalCustomer, ProposalRecord};
+use domain::stamp::ChangeStamp;
 use domain::store::StoreError;
 use domain::values::{
     Flow, PaymentType, ProposalStatus, RegistrationStatus, SheetType, ShippingType, StoredValueError,
@@ -119,9 +120,11 @@ impl TryFrom<ProposalRow> for ProposalRecord {
             signature_request_key: r.key_assinatura_requisicao,
             resends: r.reenvios,
             status: ProposalStatus::from_stored(&r.status, "proposals", "status")?,
-            changed_by: r.alterado_por,
-            updated_at: r.alterado_em,
-            created_at: r.criado_em,
+            stamp: ChangeStamp {
+                changed_by: r.alterado_por,
+                created_at: r.criado_em,
+                updated_at: r.alterado_em,
+            },
             association_cnpj: r.cnpj_associacao,
             federation_cnpj: r.cnpj_federacao,
             shipping: ShippingType::from_stored(&r.tipo_envio, "proposals", "tipo_envio")?,
@@ -326,9 +329,11 @@ impl ProductRow {
             // Not read with the product: route 5 reads products on every request (through the
             // catalog cache), and terms are long; documents read them on their own.
             terms: None,
-            changed_by: self.alterado_por,
-            created_at: self.criado_em,
-            updated_at: self.alterado_em,
+            stamp: ChangeStamp {
+                changed_by: self.alterado_por,
+                created_at: self.criado_em,
+                updated_at: self.alterado_em,
+            },
         }
     }
 }
@@ -354,9 +359,11 @@ impl From<BillingGroupRow> for BillingGroup {
             description: r.descricao,
             integration_code: r.codigo_integracao,
             product_code: r.codigo_produto,
-            changed_by: r.alterado_por,
-            created_at: r.criado_em,
-            updated_at: r.alterado_em,
+            stamp: ChangeStamp {
+                changed_by: r.alterado_por,
+                created_at: r.criado_em,
+                updated_at: r.alterado_em,
+            },
         }
     }
 }

@@ -4,9 +4,10 @@
 
 use chrono::{NaiveDate, TimeZone, Utc};
 use domain::contract::evidence::{PartySignature, SignatureEvidence};
-use domain::customers::{AddressView, ChangeStamp, CustomerSnapshot, PersonGender};
+use domain::customers::{AddressView, CustomerSnapshot, PersonGender};
 use domain::proposals::model::{PartnerView, PaymentView, ProposalCustomer, ProposalDetail, ProposalRecord};
 use domain::signature::PartyRole;
+use domain::stamp::ChangeStamp;
 use domain::values::{Flow, Gender, MaritalStatus, PaymentType, ProposalStatus, ShippingType};
 
 /// 200 characters, no word shorter than a street would have.
@@ -30,9 +31,11 @@ pub fn long_proposal() -> ProposalDetail {
             signature_request_key: None,
             resends: 0,
             status: ProposalStatus::New,
-            changed_by: "representante@parceiro.com.br".into(),
-            updated_at: at,
-            created_at: at,
+            stamp: ChangeStamp {
+                changed_by: "representante@parceiro.com.br".into(),
+                created_at: at,
+                updated_at: at,
+            },
             association_cnpj: Some("11444777000161".into()),
             federation_cnpj: Some("45723174000110".into()),
             shipping: ShippingType::Whatsapp,

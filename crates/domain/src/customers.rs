@@ -1,13 +1,14 @@
 //! Customers: validated data in, stored records out, and the store port.
 
 use crate::scope::Scope;
+use crate::stamp::ChangeStamp;
 use crate::store::StoreError;
 use crate::values::{
     AgeBounds, Application, BirthDate, CellPhone, Cep, Cpf, Email, FullName, Gender, Landline, MaritalStatus,
     RegistrationStatus, SalaryCents, StoredValueError, Uf,
 };
 use async_trait::async_trait;
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::NaiveDate;
 
 /// The configurable rules of customer data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -156,14 +157,6 @@ impl CustomerSnapshot {
         }
         lines
     }
-}
-
-/// Who last changed a stored record, and when it was made and last changed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChangeStamp {
-    pub changed_by: String,
-    pub created_at: DateTime<Utc>,
-    pub updated_at: DateTime<Utc>,
 }
 
 /// A person's gender as kept: the one stated (routes 3, 5 and 6), or none, an anonymised

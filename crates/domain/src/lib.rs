@@ -135,6 +135,7 @@ pub mod recovery;
 pub mod retention;
 pub mod scope;
 pub mod signature;
+pub mod stamp;
 pub mod store;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

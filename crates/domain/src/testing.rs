@@ -4,8 +4,9 @@
 // Fixtures built from literals known to be valid: a failure is a broken fixture, said at once.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::customers::{AddressData, ChangeStamp, CustomerData, CustomerSnapshot};
+use crate::customers::{AddressData, CustomerData, CustomerSnapshot};
 use crate::proposals::model::*;
+use crate::stamp::ChangeStamp;
 use crate::values::{BirthDate, CellPhone, Cep, Cpf, FullName, Gender, ProposalStatus, ShippingType, Uf};
 use chrono::{NaiveDate, Utc};
 
@@ -54,9 +55,11 @@ pub fn detail(status: &str) -> ProposalDetail {
             signature_request_key: None,
             resends: 0,
             status: ProposalStatus::parse(status).expect("a status of the machine"),
-            changed_by: "x".into(),
-            updated_at: now,
-            created_at: now,
+            stamp: ChangeStamp {
+                changed_by: "x".into(),
+                created_at: now,
+                updated_at: now,
+            },
             association_cnpj: None,
             federation_cnpj: None,
             shipping: ShippingType::Whatsapp,

@@ -57,7 +57,7 @@ pub fn proposal_page(query: &[(String, String)], search: &ProposalSearch, page: 
         .records
         .into_iter()
         .map(|r| Row {
-            created: formats::instant(r.record.created_at),
+            created: formats::instant(r.record.stamp.created_at),
             customer: r.customer_name.clone().unwrap_or_default(),
             cpf: r.customer_cpf.as_deref().map(formats::cpf).unwrap_or_default(),
             status_class: status_class(r.record.status),
@@ -186,9 +186,9 @@ pub fn proposal(detail: ProposalDetail, history: Vec<HistoryEntry>) -> Value {
             address => address,
             seller => detail.partner.as_ref().map(|pa| format!("{} ({})", pa.social_reason, formats::cpf_or_cnpj(&pa.document))).unwrap_or_else(|| "Loja online".to_owned()),
             shipping => p.shipping.as_str(),
-            created => formats::instant(p.created_at),
-            updated => formats::instant(p.updated_at),
-            updated_by => p.changed_by.clone(),
+            created => formats::instant(p.stamp.created_at),
+            updated => formats::instant(p.stamp.updated_at),
+            updated_by => p.stamp.changed_by.clone(),
             signatures => signatures,
             subscription => detail.subscription.as_ref().map(subscription_line),
             sent => p.document_key.is_some(),

@@ -231,6 +231,7 @@ mod tests {
     use super::*;
     use chrono::Utc;
     use domain::catalog::model::BillingGroup;
+    use domain::stamp::ChangeStamp;
 
     fn group() -> BillingGroupDto {
         BillingGroupDto::from(BillingGroup {
@@ -239,9 +240,11 @@ mod tests {
             description: "Mensal".into(),
             integration_code: 9101,
             product_code: 101,
-            changed_by: "seed".into(),
-            created_at: Utc::now(),
-            updated_at: Utc::now(),
+            stamp: ChangeStamp {
+                changed_by: "seed".into(),
+                created_at: Utc::now(),
+                updated_at: Utc::now(),
+            },
         })
     }
 

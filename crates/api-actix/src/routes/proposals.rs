@@ -7,7 +7,7 @@ use crate::http::error::ApiError;
 use crate::http::idempotency::idempotent;
 use crate::routes::dto::{
     CustomerRecordDto, HistoryDto, HistoryEntryDto, IsValidDto, ListPageDto, OwnershipItemDto, ProposalDetailDto,
-    RegistrationDto,
+    ProposalRecordDto, RegistrationDto,
 };
 use crate::routes::schemas::{
     ErrorEnvelope, HistoryEnvelope, IsValidEnvelope, OwnershipEnvelope, ProposalCreatedEnvelope,
@@ -151,7 +151,7 @@ pub async fn create_ecommerce_proposal(
 
 /// The answer of routes 5 and 6.
 fn proposal_created(record: domain::proposals::model::ProposalRecord) -> HttpResponse {
-    let document = vec![record];
+    let document = vec![ProposalRecordDto::from(record)];
     HttpResponse::Created().json(Envelope::list("Proposta criada com sucesso.", document, vec![1]))
 }
 
@@ -225,7 +225,7 @@ pub async fn list(
     } else {
         "Propostas encontradas."
     };
-    let document = page.records.into_iter().map(|listed| listed.record).collect();
+    let document: Vec<ProposalRecordDto> = page.records.into_iter().map(|listed| listed.record.into()).collect();
     let envelope = Envelope::list(message, document, vec![count]).with_data(ListPageDto {
         next_cursor: page.next.map(|cursor| cursor.encode()),
     });

@@ -73,12 +73,12 @@ macro_rules! envelope_doc {
 
 envelope_doc!(
     ProposalCreatedEnvelope,
-    document = domain::proposals::model::ProposalRecord
+    document = crate::routes::dto::ProposalRecordDto
 );
 envelope_doc!(
     /// One page of the list: `document` newest first, `data.nextCursor` the next page's cursor.
     ProposalListEnvelope,
-    document = domain::proposals::model::ProposalRecord,
+    document = crate::routes::dto::ProposalRecordDto,
     data = crate::routes::dto::ListPageDto
 );
 envelope_doc!(HistoryEnvelope, data = crate::routes::dto::HistoryDto);

@@ -1,6 +1,7 @@
 //! The catalog: products with the banks they take, and billing groups; and the list queries of
 //! routes 10 and the product listing (`fields`, `conditions[...]`, `limit`, `offset`).
 
+use crate::stamp::ChangeStamp;
 use crate::validation::{Violations, codes};
 use chrono::{DateTime, Utc};
 
@@ -25,9 +26,7 @@ pub struct Product {
     /// catalog's writes; reads leave it out (route 5 reads products on every request, documents
     /// read the terms on their own).
     pub terms: Option<String>,
-    pub changed_by: String,
-    pub created_at: DateTime<Utc>,
-    pub updated_at: DateTime<Utc>,
+    pub stamp: ChangeStamp,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,9 +37,7 @@ pub struct BillingGroup {
     /// The product's integration code (kept equal to it by the store).
     pub integration_code: i32,
     pub product_code: i32,
-    pub changed_by: String,
-    pub created_at: DateTime<Utc>,
-    pub updated_at: DateTime<Utc>,
+    pub stamp: ChangeStamp,
 }
 
 /// A product as the back office creates or replaces it.

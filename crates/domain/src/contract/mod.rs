@@ -120,6 +120,7 @@ fn placeholder(detail: &ProposalDetail, name: &str) -> String {
         "data" => formats::date(
             detail
                 .proposal
+                .stamp
                 .created_at
                 .with_timezone(&formats::brasilia())
                 .date_naive(),
@@ -157,7 +158,7 @@ impl PrintedDocument {
     pub fn contract(detail: &ProposalDetail, terms: Option<&str>, stage: Stage) -> Self {
         let p = &detail.proposal;
         let c = &detail.customer.person;
-        let created = p.created_at.with_timezone(&formats::brasilia()).date_naive();
+        let created = p.stamp.created_at.with_timezone(&formats::brasilia()).date_naive();
         let mut proposal = vec![
             field("Identificador", p.identifier.clone()),
             field(

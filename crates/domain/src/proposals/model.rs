@@ -1,11 +1,11 @@
 //! Proposals: what creating one needs, the stored record, and the detail read model.
 
 pub use crate::customers::AddressView;
-use crate::customers::{AddressData, ChangeStamp, CustomerData, CustomerSnapshot, Seller};
+use crate::customers::{AddressData, CustomerData, CustomerSnapshot, Seller};
+use crate::stamp::ChangeStamp;
 pub use crate::values::Flow;
 use crate::values::{BankAccount, PartyStatus, PaymentType, ProposalStatus, SheetType, ShippingType};
 use chrono::{DateTime, NaiveDate, Utc};
-use serde::Serialize;
 
 /// How a standard proposal is paid, with the fields each way needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,68 +81,34 @@ pub struct PartnerLink {
     pub federation_cnpj: Option<String>,
 }
 
-/// A stored proposal: the record routes 5 and 6 answer (and each of the list's records), its
-/// members under the spec's names, declared here once; the answer is this record serialised.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(
-    feature = "openapi",
-    derive(utoipa::ToSchema),
-    schema(as = ProposalRecordDto, description = "The proposal record of routes 5 and 6.")
-)]
+/// A stored proposal: the record routes 5 and 6 answer and each of the list's records (their
+/// wire shape is the HTTP edge's `ProposalRecordDto`).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProposalRecord {
     pub id: i64,
-    #[serde(rename = "identificador")]
     pub identifier: String,
-    #[serde(rename = "id_jave")]
     pub jave_id: Option<String>,
     /// Cents (0 for e-commerce proposals).
-    #[serde(rename = "valor")]
     pub value: i64,
-    #[serde(rename = "cpf_cnpj_parceiro")]
     pub partner_document: Option<String>,
-    #[serde(rename = "id_representante")]
     pub representative_id: Option<i64>,
-    #[serde(rename = "id_cliente")]
     pub customer_id: i64,
-    #[serde(rename = "key_documento")]
     pub document_key: Option<String>,
-    #[serde(rename = "key_assinatura_requisicao")]
     pub signature_request_key: Option<String>,
-    #[serde(rename = "reenvios")]
     pub resends: i32,
     pub status: ProposalStatus,
-    #[serde(rename = "alterado_por")]
-    pub changed_by: String,
-    #[serde(rename = "alterado_em", serialize_with = "crate::wire::serialize_timestamp")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String))]
-    pub updated_at: DateTime<Utc>,
-    #[serde(rename = "criado_em", serialize_with = "crate::wire::serialize_timestamp")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String))]
-    pub created_at: DateTime<Utc>,
-    #[serde(rename = "cnpj_associacao")]
+    pub stamp: ChangeStamp,
     pub association_cnpj: Option<String>,
-    #[serde(rename = "cnpj_federacao")]
     pub federation_cnpj: Option<String>,
-    #[serde(rename = "tipo_envio")]
     pub shipping: ShippingType,
-    #[serde(rename = "reenvio_notificacao")]
     pub notification_resends: i32,
-    #[serde(rename = "fluxo")]
     pub flow: Flow,
-    // Spelled so by the spec.
-    #[serde(rename = "codigo_Associado")]
     pub associate_code: Option<String>,
-    #[serde(rename = "id_motivacao")]
     pub motivation_id: i32,
-    #[serde(rename = "id_produto")]
     pub product_id: i64,
-    #[serde(rename = "id_gravacao")]
     pub recording_id: Option<String>,
-    #[serde(rename = "id_convite")]
     pub invite_id: Option<String>,
-    #[serde(rename = "assinatura_eletronica")]
     pub electronic_signature: Option<String>,
-    #[serde(rename = "codigo_faturamento")]
     pub billing_code: i32,
 }
 

@@ -348,7 +348,7 @@ impl ProposalService {
         let next = if records.len() > limit {
             records.truncate(limit);
             records.last().map(|last| ListCursor {
-                created_at: last.record.created_at,
+                created_at: last.record.stamp.created_at,
                 id: last.record.id,
             })
         } else {

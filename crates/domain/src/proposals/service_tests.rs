@@ -9,6 +9,7 @@ use crate::auth::model::Principal;
 use crate::catalog::model::{Bank, BillingGroup, Product};
 use crate::catalog::ports::MockCatalogStore;
 use crate::customers::{AddressData, CustomerData, MockCustomerStore, Seller};
+use crate::stamp::ChangeStamp;
 use crate::validation::Violations;
 use crate::values::*;
 use chrono::{NaiveDate, Utc};
@@ -67,9 +68,11 @@ fn product(active: bool) -> Product {
         }],
         price_id: None,
         terms: None,
-        changed_by: "seed".into(),
-        created_at: Utc::now(),
-        updated_at: Utc::now(),
+        stamp: ChangeStamp {
+            changed_by: "seed".into(),
+            created_at: Utc::now(),
+            updated_at: Utc::now(),
+        },
     }
 }
 
@@ -80,9 +83,11 @@ fn group(product_code: i32) -> BillingGroup {
         description: "Mensal".into(),
         integration_code: 9101,
         product_code,
-        changed_by: "seed".into(),
-        created_at: Utc::now(),
-        updated_at: Utc::now(),
+        stamp: ChangeStamp {
+            changed_by: "seed".into(),
+            created_at: Utc::now(),
+            updated_at: Utc::now(),
+        },
     }
 }
 
@@ -168,7 +173,10 @@ fn record() -> ProposalRecord {
         identifier: "abc".into(),
         value: 4990,
         partner_document: Some("11222333000181".into()),
-        changed_by: "rep@parceiro.com.br".into(),
+        stamp: ChangeStamp {
+            changed_by: "rep@parceiro.com.br".into(),
+            ..crate::testing::detail("NOVO").proposal.stamp
+        },
         shipping: ShippingType::Sms,
         product_id: 11,
         ..crate::testing::detail("NOVO").proposal
@@ -469,7 +477,7 @@ async fn the_list_is_searched_in_the_callers_scope_and_a_further_row_makes_the_n
     assert_eq!(
         page.next,
         Some(ListCursor {
-            created_at: page.records[1].record.created_at,
+            created_at: page.records[1].record.stamp.created_at,
             id: 20
         })
     );

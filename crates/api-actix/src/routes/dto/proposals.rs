@@ -2,8 +2,9 @@
 
 use super::customers::CustomerView;
 use super::iso;
-use domain::proposals::model::ProposalDetail;
-use domain::values::{PartyStatus, PaymentType, ProposalStatus, ShippingType};
+use chrono::{DateTime, Utc};
+use domain::proposals::model::{ProposalDetail, ProposalRecord};
+use domain::values::{Flow, PartyStatus, PaymentType, ProposalStatus, ShippingType};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -168,11 +169,11 @@ impl From<ProposalDetail> for ProposalDetailDto {
             customer_id: p.customer_id,
             status: p.status,
             id_jave: p.jave_id,
-            modified_by: p.changed_by,
+            modified_by: p.stamp.changed_by,
             type_send: p.shipping,
             invite_id: p.invite_id,
-            created_at: iso(p.created_at),
-            updated_at: iso(p.updated_at),
+            created_at: iso(p.stamp.created_at),
+            updated_at: iso(p.stamp.updated_at),
         };
         let customer = CustomerView::of(d.customer, d.address.as_ref());
         let representative = d
@@ -275,6 +276,100 @@ impl From<ProposalDetail> for ProposalDetailDto {
             sign,
             payment,
             subscription,
+        }
+    }
+}
+
+/// The proposal record routes 5 and 6 answer (and each of the list's records), its members under
+/// the spec's names and in its order.
+#[derive(Serialize, ToSchema)]
+#[schema(description = "The proposal record of routes 5 and 6.")]
+pub struct ProposalRecordDto {
+    pub id: i64,
+    #[serde(rename = "identificador")]
+    pub identifier: String,
+    #[serde(rename = "id_jave")]
+    pub jave_id: Option<String>,
+    /// Cents (0 for e-commerce proposals).
+    #[serde(rename = "valor")]
+    pub value: i64,
+    #[serde(rename = "cpf_cnpj_parceiro")]
+    pub partner_document: Option<String>,
+    #[serde(rename = "id_representante")]
+    pub representative_id: Option<i64>,
+    #[serde(rename = "id_cliente")]
+    pub customer_id: i64,
+    #[serde(rename = "key_documento")]
+    pub document_key: Option<String>,
+    #[serde(rename = "key_assinatura_requisicao")]
+    pub signature_request_key: Option<String>,
+    #[serde(rename = "reenvios")]
+    pub resends: i32,
+    pub status: ProposalStatus,
+    #[serde(rename = "alterado_por")]
+    pub changed_by: String,
+    #[serde(rename = "alterado_em", serialize_with = "domain::wire::serialize_timestamp")]
+    #[schema(value_type = String)]
+    pub updated_at: DateTime<Utc>,
+    #[serde(rename = "criado_em", serialize_with = "domain::wire::serialize_timestamp")]
+    #[schema(value_type = String)]
+    pub created_at: DateTime<Utc>,
+    #[serde(rename = "cnpj_associacao")]
+    pub association_cnpj: Option<String>,
+    #[serde(rename = "cnpj_federacao")]
+    pub federation_cnpj: Option<String>,
+    #[serde(rename = "tipo_envio")]
+    pub shipping: ShippingType,
+    #[serde(rename = "reenvio_notificacao")]
+    pub notification_resends: i32,
+    #[serde(rename = "fluxo")]
+    pub flow: Flow,
+    // Spelled so by the spec.
+    #[serde(rename = "codigo_Associado")]
+    pub associate_code: Option<String>,
+    #[serde(rename = "id_motivacao")]
+    pub motivation_id: i32,
+    #[serde(rename = "id_produto")]
+    pub product_id: i64,
+    #[serde(rename = "id_gravacao")]
+    pub recording_id: Option<String>,
+    #[serde(rename = "id_convite")]
+    pub invite_id: Option<String>,
+    #[serde(rename = "assinatura_eletronica")]
+    pub electronic_signature: Option<String>,
+    #[serde(rename = "codigo_faturamento")]
+    pub billing_code: i32,
+}
+
+impl From<ProposalRecord> for ProposalRecordDto {
+    fn from(r: ProposalRecord) -> Self {
+        ProposalRecordDto {
+            id: r.id,
+            identifier: r.identifier,
+            jave_id: r.jave_id,
+            value: r.value,
+            partner_document: r.partner_document,
+            representative_id: r.representative_id,
+            customer_id: r.customer_id,
+            document_key: r.document_key,
+            signature_request_key: r.signature_request_key,
+            resends: r.resends,
+            status: r.status,
+            changed_by: r.stamp.changed_by,
+            updated_at: r.stamp.updated_at,
+            created_at: r.stamp.created_at,
+            association_cnpj: r.association_cnpj,
+            federation_cnpj: r.federation_cnpj,
+            shipping: r.shipping,
+            notification_resends: r.notification_resends,
+            flow: r.flow,
+            associate_code: r.associate_code,
+            motivation_id: r.motivation_id,
+            product_id: r.product_id,
+            recording_id: r.recording_id,
+            invite_id: r.invite_id,
+            electronic_signature: r.electronic_signature,
+            billing_code: r.billing_code,
         }
     }
 }
