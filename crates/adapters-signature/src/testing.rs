@@ -8,7 +8,7 @@ use domain::customers::{AddressView, CustomerSnapshot, PersonGender};
 use domain::proposals::model::{PartnerView, PaymentView, ProposalCustomer, ProposalDetail, ProposalRecord};
 use domain::signature::PartyRole;
 use domain::stamp::ChangeStamp;
-use domain::values::{Flow, Gender, MaritalStatus, PaymentType, ProposalStatus, ShippingType};
+use domain::values::{Gender, MaritalStatus, PaymentType};
 
 /// 200 characters, no word shorter than a street would have.
 pub const LONG_STREET: &str = "Avenida Presidente Juscelino Kubitschek de Oliveira, Conjunto Habitacional Jardim das Acácias Floridas, Quadra Setecentos e Quarenta e Dois, Bloco Residencial Ipê Amarelo, Torre Norte, Entrada Lateral";
@@ -18,48 +18,27 @@ pub fn long_proposal() -> ProposalDetail {
         .with_ymd_and_hms(2026, 11, 22, 14, 30, 0)
         .single()
         .unwrap_or_default();
+    let stamp = |by: &str| ChangeStamp {
+        changed_by: by.into(),
+        created_at: at,
+        updated_at: at,
+    };
+    // What this sample does not say (and a field added later) as the domain's fixture has it.
+    let base = domain::testing::detail("NOVO");
     ProposalDetail {
         proposal: ProposalRecord {
-            id: 1,
             identifier: "4c938c72-29ae-4a6a-81f4-b5a436aceab9".into(),
-            jave_id: None,
             value: 141_200,
             partner_document: Some("11222333000181".into()),
-            representative_id: Some(5),
-            customer_id: 9,
-            document_key: None,
-            signature_request_key: None,
-            resends: 0,
-            status: ProposalStatus::New,
-            stamp: ChangeStamp {
-                changed_by: "representante@parceiro.com.br".into(),
-                created_at: at,
-                updated_at: at,
-            },
+            stamp: stamp("representante@parceiro.com.br"),
             association_cnpj: Some("11444777000161".into()),
             federation_cnpj: Some("45723174000110".into()),
-            shipping: ShippingType::Whatsapp,
-            notification_resends: 0,
-            flow: Flow::Partner,
-            associate_code: None,
-            motivation_id: 1,
-            product_id: 1,
-            recording_id: None,
-            invite_id: None,
-            electronic_signature: None,
-            billing_code: 5001,
+            ..base.proposal
         },
         product_name: "Seguro de Vida Família Protegida".into(),
-        product_code: 101,
-        motivation: "Nova venda".into(),
-        representative: None,
         customer: ProposalCustomer {
             registration_id: 9,
-            stamp: ChangeStamp {
-                changed_by: "representante@parceiro.com.br".into(),
-                created_at: at,
-                updated_at: at,
-            },
+            stamp: stamp("representante@parceiro.com.br"),
             person: CustomerSnapshot {
                 full_name: "Maria Conceição de Araújo Gonçalves".into(),
                 cpf: "12345678909".into(),
@@ -74,8 +53,7 @@ pub fn long_proposal() -> ProposalDetail {
                 salary: Some(450_000),
                 working: true,
                 public_servant: true,
-                // The rest (and a field added later) as the domain's fixture has them.
-                ..domain::testing::person()
+                ..base.customer.person
             },
         },
         address: Some(AddressView {
@@ -91,11 +69,7 @@ pub fn long_proposal() -> ProposalDetail {
             document: "11222333000181".into(),
             fantasy_name: Some("Parceiro Exemplo".into()),
             social_reason: "Parceiro Exemplo Corretora de Seguros Ltda.".into(),
-            stamp: ChangeStamp {
-                changed_by: "seed".into(),
-                created_at: at,
-                updated_at: at,
-            },
+            stamp: stamp("seed"),
             company_cnpj: Some("11222333000181".into()),
             company_fantasy_name: Some("Empresa Exemplo".into()),
             company_social_reason: Some("Empresa Exemplo Administradora de Benefícios S.A.".into()),
@@ -104,7 +78,6 @@ pub fn long_proposal() -> ProposalDetail {
             federation_cnpj: Some("45723174000110".into()),
             federation_name: Some("Federação Nacional das Associações de Servidores".into()),
         }),
-        signature: None,
         payment: Some(PaymentView {
             id: 1,
             payment_type: PaymentType::PayrollDiscount,
@@ -120,13 +93,9 @@ pub fn long_proposal() -> ProposalDetail {
             sheet_type: Some(domain::values::SheetType::Benefit),
             specie: Some(41),
             issuer_body: Some("INSS".into()),
-            stamp: ChangeStamp {
-                changed_by: "seed".into(),
-                created_at: at,
-                updated_at: at,
-            },
+            stamp: stamp("seed"),
         }),
-        subscription: None,
+        ..base
     }
 }
 
