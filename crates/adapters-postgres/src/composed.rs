@@ -210,29 +210,27 @@ fn literal(value: &Value<'_>) -> String {
 impl QueryFragment<Pg> for Composed<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
         for part in &self.parts {
-            let mut failed: Option<DieselError> = None;
             let walked = part.walk(|piece| {
-                let bound = match piece {
+                let (name, bound) = match piece {
                     Piece::Text(text) => {
                         out.push_sql(text);
-                        Ok(())
+                        return Ok(());
                     }
-                    Piece::Value(_, Value::Text(v)) => out.push_bind_param::<Nullable<Text>, _>(v),
-                    Piece::Value(_, Value::Int8(v)) => out.push_bind_param::<Nullable<Int8>, _>(v),
-                    Piece::Value(_, Value::Int4(v)) => out.push_bind_param::<Nullable<Int4>, _>(v),
-                    Piece::Value(_, Value::Bool(v)) => out.push_bind_param::<Nullable<Bool>, _>(v),
-                    Piece::Value(_, Value::Date(v)) => out.push_bind_param::<Nullable<Date>, _>(v),
-                    Piece::Value(_, Value::Timestamptz(v)) => out.push_bind_param::<Nullable<Timestamptz>, _>(v),
+                    Piece::Value(name, value) => (
+                        name,
+                        match value {
+                            Value::Text(v) => out.push_bind_param::<Nullable<Text>, _>(v),
+                            Value::Int8(v) => out.push_bind_param::<Nullable<Int8>, _>(v),
+                            Value::Int4(v) => out.push_bind_param::<Nullable<Int4>, _>(v),
+                            Value::Bool(v) => out.push_bind_param::<Nullable<Bool>, _>(v),
+                            Value::Date(v) => out.push_bind_param::<Nullable<Date>, _>(v),
+                            Value::Timestamptz(v) => out.push_bind_param::<Nullable<Timestamptz>, _>(v),
+                        },
+                    ),
                 };
-                bound.map_err(|e| {
-                    let message = e.to_string();
-                    failed = Some(e);
-                    message
-                })
+                // A value that does not bind is named with its part in the statement's error.
+                bound.map_err(|e| format!("parte {}: valor {name}: {e}", part.name))
             });
-            if let Some(e) = failed {
-                return Err(e);
-            }
             walked.map_err(|message| DieselError::QueryBuilderError(message.into()))?;
         }
         Ok(())

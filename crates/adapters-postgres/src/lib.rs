@@ -28,6 +28,8 @@ pub mod recovery;
 pub mod replicas;
 pub mod retention;
 mod rows;
+/// diesel's view of the tables: what `diesel print-schema` prints for the migrated database
+/// (`diesel.toml`; `scripts/check-schema.sh` fails CI on a difference).
 mod schema;
 pub mod sealing;
 pub mod seed;

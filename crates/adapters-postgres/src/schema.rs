@@ -1,88 +1,15 @@
-//! diesel's view of the tables in `migrations/` (kept by hand; the migration test checks that the
-//! queries written against it run on the migrated schema).
+// @generated automatically by Diesel CLI.
 
 diesel::table! {
-    users (id) {
+    addresses (id) {
         id -> Int8,
-        email -> Text,
-        password_hash -> Text,
-        name -> Nullable<Text>,
-        cpf -> Nullable<Text>,
-        created_at -> Timestamptz,
-        updated_at -> Timestamptz,
-        credentials_epoch -> Int4,
-        disabled_at -> Nullable<Timestamptz>,
-    }
-}
-
-diesel::table! {
-    sessions (id) {
-        id -> Uuid,
-        user_id -> Int8,
-        application -> Text,
-        credentials_epoch -> Int4,
-        created_at -> Timestamptz,
-        expires_at -> Timestamptz,
-        ended_at -> Nullable<Timestamptz>,
-        end_reason -> Nullable<Text>,
-    }
-}
-
-diesel::table! {
-    user_applications (user_id, application) {
-        user_id -> Int8,
-        application -> Text,
-    }
-}
-
-diesel::table! {
-    refresh_tokens (jti) {
-        jti -> Uuid,
-        session_id -> Uuid,
-        user_id -> Int8,
-        application -> Text,
-        issued_at -> Timestamptz,
-        expires_at -> Timestamptz,
-        used_at -> Nullable<Timestamptz>,
-        revoked_at -> Nullable<Timestamptz>,
-    }
-}
-
-diesel::table! {
-    signin_throttle (scope, key) {
-        scope -> Text,
-        key -> Text,
-        failures -> Int4,
-        window_started_at -> Timestamptz,
-        blocked_until -> Nullable<Timestamptz>,
-    }
-}
-
-diesel::table! {
-    partners (id) {
-        id -> Int8,
-        cpf_cnpj -> Text,
-        fantasy_name -> Nullable<Text>,
-        social_reason -> Text,
-        company_cnpj -> Nullable<Text>,
-        company_fantasy_name -> Nullable<Text>,
-        company_social_reason -> Nullable<Text>,
-        association_cnpj -> Nullable<Text>,
-        association_name -> Nullable<Text>,
-        federation_cnpj -> Nullable<Text>,
-        federation_name -> Nullable<Text>,
-        alterado_por -> Text,
-        criado_em -> Timestamptz,
-        alterado_em -> Timestamptz,
-    }
-}
-
-diesel::table! {
-    representatives (id) {
-        id -> Int8,
-        user_id -> Int8,
-        partner_id -> Int8,
-        video_attendance_token -> Nullable<Text>,
+        cep -> Text,
+        endereco -> Text,
+        numero -> Text,
+        bairro -> Text,
+        cidade -> Text,
+        estado -> Text,
+        complemento -> Nullable<Text>,
         criado_em -> Timestamptz,
         alterado_em -> Timestamptz,
     }
@@ -92,29 +19,6 @@ diesel::table! {
     banks (codigo_banco) {
         codigo_banco -> Text,
         nome -> Text,
-    }
-}
-
-diesel::table! {
-    products (id) {
-        id -> Int8,
-        codigo_produto -> Int4,
-        nome -> Text,
-        codigo_integracao -> Int4,
-        ativo -> Bool,
-        valor -> Int8,
-        alterado_por -> Text,
-        price_id -> Nullable<Text>,
-        criado_em -> Timestamptz,
-        alterado_em -> Timestamptz,
-        termos -> Nullable<Text>,
-    }
-}
-
-diesel::table! {
-    product_banks (product_id, codigo_banco) {
-        product_id -> Int8,
-        codigo_banco -> Text,
     }
 }
 
@@ -132,17 +36,13 @@ diesel::table! {
 }
 
 diesel::table! {
-    addresses (id) {
-        id -> Int8,
-        cep -> Text,
-        endereco -> Text,
-        numero -> Text,
-        bairro -> Text,
-        cidade -> Text,
-        estado -> Text,
-        complemento -> Nullable<Text>,
-        criado_em -> Timestamptz,
-        alterado_em -> Timestamptz,
+    customer_requests (protocolo) {
+        protocolo -> Text,
+        proposal_id -> Int8,
+        tipo -> Text,
+        motivo -> Text,
+        solicitado_por -> Text,
+        solicitado_em -> Timestamptz,
     }
 }
 
@@ -174,11 +74,187 @@ diesel::table! {
         id_endereco -> Nullable<Int8>,
         ecommerce_customer_id -> Nullable<Text>,
         alterado_por -> Text,
-        payment_method_id -> Nullable<Text>,
         criado_em -> Timestamptz,
         alterado_em -> Timestamptz,
+        payment_method_id -> Nullable<Text>,
         aplicacao_vendedor -> Text,
         id_parceiro_vendedor -> Nullable<Int8>,
+        nome_social -> Nullable<Text>,
+        nome_mae -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    ended_sessions (id, ended_at) {
+        id -> Uuid,
+        user_id -> Int8,
+        application -> Text,
+        credentials_epoch -> Int4,
+        created_at -> Timestamptz,
+        expires_at -> Timestamptz,
+        ended_at -> Timestamptz,
+        end_reason -> Text,
+    }
+}
+
+diesel::table! {
+    hook_attempts (id, delivery_created_at) {
+        id -> Int8,
+        delivery_id -> Int8,
+        delivery_created_at -> Timestamptz,
+        number -> Int4,
+        attempted_at -> Timestamptz,
+        response_status -> Nullable<Int4>,
+        duration_ms -> Int8,
+        error -> Nullable<Text>,
+        next_attempt_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    hook_deliveries (id, created_at) {
+        id -> Int8,
+        subscription_id -> Int8,
+        proposal_event_id -> Nullable<Int8>,
+        message_id -> Text,
+        event_type -> Text,
+        body -> Text,
+        state -> Text,
+        attempts -> Int4,
+        next_attempt_at -> Timestamptz,
+        leased_until -> Nullable<Timestamptz>,
+        created_at -> Timestamptz,
+        delivered_at -> Nullable<Timestamptz>,
+        replay_id -> Nullable<Int8>,
+    }
+}
+
+diesel::table! {
+    hook_replays (id) {
+        id -> Int8,
+        subscription_id -> Int8,
+        since -> Timestamptz,
+        until -> Timestamptz,
+        requested_by -> Text,
+        requested_at -> Timestamptz,
+        deliveries -> Int4,
+    }
+}
+
+diesel::table! {
+    hook_subscriptions (id) {
+        id -> Int8,
+        uuid -> Uuid,
+        owner_application -> Text,
+        partner_id -> Nullable<Int8>,
+        created_by -> Text,
+        endpoint -> Text,
+        events -> Array<Nullable<Text>>,
+        status -> Text,
+        secret_sealed -> Bytea,
+        previous_secret_sealed -> Nullable<Bytea>,
+        previous_secret_until -> Nullable<Timestamptz>,
+        inactive_reason -> Nullable<Text>,
+        last_success_at -> Nullable<Timestamptz>,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+        deleted_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    idempotency_keys (user_id, key) {
+        user_id -> Int8,
+        key -> Text,
+        fingerprint -> Text,
+        created_at -> Timestamptz,
+        claimed_at -> Timestamptz,
+        completed_at -> Nullable<Timestamptz>,
+        status -> Nullable<Int2>,
+        content_type -> Nullable<Text>,
+        body -> Nullable<Bytea>,
+        answer_sealed -> Nullable<Bytea>,
+        subjects -> Array<Nullable<Bytea>>,
+        forgotten_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    motivations (id) {
+        id -> Int4,
+        descricao -> Text,
+    }
+}
+
+diesel::table! {
+    partners (id) {
+        id -> Int8,
+        cpf_cnpj -> Text,
+        fantasy_name -> Nullable<Text>,
+        social_reason -> Text,
+        company_cnpj -> Nullable<Text>,
+        company_fantasy_name -> Nullable<Text>,
+        company_social_reason -> Nullable<Text>,
+        association_cnpj -> Nullable<Text>,
+        association_name -> Nullable<Text>,
+        federation_cnpj -> Nullable<Text>,
+        federation_name -> Nullable<Text>,
+        alterado_por -> Text,
+        criado_em -> Timestamptz,
+        alterado_em -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    password_recovery_tokens (id) {
+        id -> Int8,
+        user_id -> Int8,
+        token_hash -> Text,
+        created_at -> Timestamptz,
+        expires_at -> Timestamptz,
+        used_at -> Nullable<Timestamptz>,
+        revoked_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    payment_customer_redactions (platform_customer_id) {
+        platform_customer_id -> Text,
+        requested_by -> Text,
+        requested_at -> Timestamptz,
+        answered_at -> Nullable<Timestamptz>,
+        error -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    payment_events (event_id, received_at) {
+        event_id -> Text,
+        kind -> Text,
+        received_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    product_banks (product_id, codigo_banco) {
+        product_id -> Int8,
+        codigo_banco -> Text,
+    }
+}
+
+diesel::table! {
+    products (id) {
+        id -> Int8,
+        codigo_produto -> Int4,
+        nome -> Text,
+        codigo_integracao -> Int4,
+        ativo -> Bool,
+        alterado_por -> Text,
+        criado_em -> Timestamptz,
+        alterado_em -> Timestamptz,
+        valor -> Int8,
+        price_id -> Nullable<Text>,
+        termos -> Nullable<Text>,
     }
 }
 
@@ -216,13 +292,98 @@ diesel::table! {
         criado_em -> Timestamptz,
         alterado_em -> Timestamptz,
         nome_busca -> Text,
+        nome_social -> Nullable<Text>,
+        nome_mae -> Nullable<Text>,
     }
 }
 
 diesel::table! {
-    motivations (id) {
-        id -> Int4,
-        descricao -> Text,
+    proposal_event_sequences (proposal_id, kind) {
+        proposal_id -> Int8,
+        kind -> Text,
+        last_sequence -> Int4,
+    }
+}
+
+diesel::table! {
+    proposal_events (id) {
+        id -> Int8,
+        proposal_id -> Int8,
+        kind -> Text,
+        from_status -> Text,
+        to_status -> Text,
+        changed_by -> Text,
+        changed_at -> Timestamptz,
+        sequence -> Int4,
+        reason -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    proposal_history (id, at) {
+        id -> Int8,
+        proposal_id -> Int8,
+        at -> Timestamptz,
+        changed_by -> Text,
+        action -> Text,
+        changes -> Jsonb,
+    }
+}
+
+diesel::table! {
+    proposal_operations (id) {
+        id -> Uuid,
+        proposal_id -> Int8,
+        kind -> Text,
+        state -> Text,
+        requested_by -> Text,
+        reason -> Nullable<Text>,
+        target -> Nullable<Text>,
+        started_at -> Timestamptz,
+        finished_at -> Nullable<Timestamptz>,
+        outcome -> Nullable<Text>,
+        attempts -> Int4,
+        lease_until -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    proposal_payments (id) {
+        id -> Int8,
+        id_proposta -> Int8,
+        tipo -> Text,
+        nome_cartao -> Nullable<Text>,
+        numero_cartao -> Nullable<Text>,
+        validade -> Nullable<Text>,
+        dia_cobranca -> Nullable<Int4>,
+        banco -> Nullable<Text>,
+        agencia -> Nullable<Text>,
+        conta -> Nullable<Text>,
+        operacao -> Nullable<Text>,
+        numero_folha -> Nullable<Text>,
+        tipo_folha -> Nullable<Text>,
+        especie -> Nullable<Int4>,
+        orgao_emissor -> Nullable<Text>,
+        alterado_por -> Text,
+        criado_em -> Timestamptz,
+        alterado_em -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    proposal_read_model_stale (id_proposta) {
+        id_proposta -> Int8,
+        desde -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    proposal_read_models (id_proposta) {
+        id_proposta -> Int8,
+        identificador -> Text,
+        fluxo -> Text,
+        id_parceiro -> Nullable<Int8>,
+        documento -> Jsonb,
     }
 }
 
@@ -261,34 +422,29 @@ diesel::table! {
 }
 
 diesel::table! {
-    proposal_payments (id) {
-        id -> Int8,
-        id_proposta -> Int8,
-        tipo -> Text,
-        nome_cartao -> Nullable<Text>,
-        numero_cartao -> Nullable<Text>,
-        validade -> Nullable<Text>,
-        dia_cobranca -> Nullable<Int4>,
-        banco -> Nullable<Text>,
-        agencia -> Nullable<Text>,
-        conta -> Nullable<Text>,
-        operacao -> Nullable<Text>,
-        numero_folha -> Nullable<Text>,
-        tipo_folha -> Nullable<Text>,
-        especie -> Nullable<Int4>,
-        orgao_emissor -> Nullable<Text>,
-        alterado_por -> Text,
-        criado_em -> Timestamptz,
-        alterado_em -> Timestamptz,
+    provider_signed_copies (document_key) {
+        document_key -> Text,
+        pdf -> Bytea,
+        sha256 -> Text,
+        received_at -> Timestamptz,
     }
 }
 
 diesel::table! {
-    password_recovery_tokens (id) {
-        id -> Int8,
+    rate_limit_counters (subject, window_start) {
+        subject -> Text,
+        window_start -> Int8,
+        hits -> Int8,
+    }
+}
+
+diesel::table! {
+    refresh_tokens (jti) {
+        jti -> Uuid,
+        session_id -> Uuid,
         user_id -> Int8,
-        token_hash -> Text,
-        created_at -> Timestamptz,
+        application -> Text,
+        issued_at -> Timestamptz,
         expires_at -> Timestamptz,
         used_at -> Nullable<Timestamptz>,
         revoked_at -> Nullable<Timestamptz>,
@@ -296,29 +452,43 @@ diesel::table! {
 }
 
 diesel::table! {
-    proposal_events (id) {
-        id -> Int8,
+    refunds (id) {
+        id -> Text,
+        protocolo -> Text,
         proposal_id -> Int8,
-        kind -> Text,
-        from_status -> Text,
-        to_status -> Text,
-        changed_by -> Text,
-        changed_at -> Timestamptz,
-        sequence -> Int4,
-        reason -> Nullable<Text>,
+        invoice_id -> Text,
+        amount_cents -> Int8,
+        status -> Text,
+        created_at -> Timestamptz,
     }
 }
 
 diesel::table! {
-    signatures (id) {
-        id -> Int8,
+    removed_documents (proposal_id) {
         proposal_id -> Int8,
-        document_key -> Nullable<Text>,
-        sign_url -> Nullable<Text>,
-        alterado_por -> Text,
+        removed_by -> Text,
+        removed_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    representatives (id) {
+        id -> Int8,
+        user_id -> Int8,
+        partner_id -> Int8,
+        video_attendance_token -> Nullable<Text>,
         criado_em -> Timestamptz,
         alterado_em -> Timestamptz,
-        prazo_em -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    sandbox_payment_objects (id) {
+        id -> Text,
+        kind -> Text,
+        idempotency_key -> Nullable<Text>,
+        object -> Jsonb,
+        created_at -> Timestamptz,
     }
 }
 
@@ -329,6 +499,36 @@ diesel::table! {
         sha256 -> Text,
         sealed_by -> Text,
         sealed_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    sessions (id) {
+        id -> Uuid,
+        user_id -> Int8,
+        application -> Text,
+        credentials_epoch -> Int4,
+        created_at -> Timestamptz,
+        expires_at -> Timestamptz,
+        ended_at -> Nullable<Timestamptz>,
+        end_reason -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    setup_intents (id) {
+        id -> Text,
+        customer_id -> Int8,
+        status -> Text,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    signature_callbacks (event_id, received_at) {
+        event_id -> Text,
+        received_at -> Timestamptz,
     }
 }
 
@@ -348,27 +548,15 @@ diesel::table! {
 }
 
 diesel::table! {
-    idempotency_keys (user_id, key) {
-        user_id -> Int8,
-        key -> Text,
-        fingerprint -> Text,
-        created_at -> Timestamptz,
-        claimed_at -> Timestamptz,
-        completed_at -> Nullable<Timestamptz>,
-        status -> Nullable<Int2>,
-        content_type -> Nullable<Text>,
-        body -> Nullable<Bytea>,
-        answer_sealed -> Nullable<Bytea>,
-        subjects -> Array<Nullable<Bytea>>,
-        forgotten_at -> Nullable<Timestamptz>,
-    }
-}
-
-diesel::table! {
-    removed_documents (proposal_id) {
+    signatures (id) {
+        id -> Int8,
         proposal_id -> Int8,
-        removed_by -> Text,
-        removed_at -> Timestamptz,
+        document_key -> Nullable<Text>,
+        sign_url -> Nullable<Text>,
+        alterado_por -> Text,
+        criado_em -> Timestamptz,
+        alterado_em -> Timestamptz,
+        prazo_em -> Nullable<Timestamptz>,
     }
 }
 
@@ -382,51 +570,12 @@ diesel::table! {
 }
 
 diesel::table! {
-    provider_signed_copies (document_key) {
-        document_key -> Text,
-        pdf -> Bytea,
-        sha256 -> Text,
-        received_at -> Timestamptz,
-    }
-}
-
-diesel::table! {
-    refunds (id) {
-        id -> Text,
-        protocolo -> Text,
-        proposal_id -> Int8,
-        invoice_id -> Text,
-        amount_cents -> Int8,
-        status -> Text,
-        created_at -> Timestamptz,
-    }
-}
-
-diesel::table! {
-    customer_requests (protocolo) {
-        protocolo -> Text,
-        proposal_id -> Int8,
-        tipo -> Text,
-        motivo -> Text,
-        solicitado_por -> Text,
-        solicitado_em -> Timestamptz,
-    }
-}
-
-diesel::table! {
-    signature_callbacks (event_id) {
-        event_id -> Text,
-        received_at -> Timestamptz,
-    }
-}
-
-diesel::table! {
-    setup_intents (id) {
-        id -> Text,
-        customer_id -> Int8,
-        status -> Text,
-        created_at -> Timestamptz,
-        updated_at -> Timestamptz,
+    signin_throttle (scope, key) {
+        scope -> Text,
+        key -> Text,
+        failures -> Int4,
+        window_started_at -> Timestamptz,
+        blocked_until -> Nullable<Timestamptz>,
     }
 }
 
@@ -448,183 +597,114 @@ diesel::table! {
 }
 
 diesel::table! {
-    payment_events (event_id) {
-        event_id -> Text,
-        kind -> Text,
-        received_at -> Timestamptz,
+    user_applications (user_id, application) {
+        user_id -> Int8,
+        application -> Text,
     }
 }
 
 diesel::table! {
-    sandbox_payment_objects (id) {
-        id -> Text,
-        kind -> Text,
-        idempotency_key -> Nullable<Text>,
-        object -> Jsonb,
-        created_at -> Timestamptz,
-    }
-}
-
-diesel::table! {
-    proposal_history (id) {
+    users (id) {
         id -> Int8,
-        proposal_id -> Int8,
-        at -> Timestamptz,
-        changed_by -> Text,
-        action -> Text,
-        changes -> Jsonb,
-    }
-}
-
-diesel::joinable!(proposal_history -> proposals (proposal_id));
-diesel::joinable!(proposal_events -> proposals (proposal_id));
-diesel::joinable!(customer_requests -> proposals (proposal_id));
-diesel::joinable!(signatures -> proposals (proposal_id));
-diesel::joinable!(signature_parties -> signatures (signature_id));
-diesel::joinable!(password_recovery_tokens -> users (user_id));
-diesel::joinable!(customers -> addresses (id_endereco));
-diesel::joinable!(customers -> partners (id_parceiro_vendedor));
-diesel::joinable!(proposal_customers -> proposals (id_proposta));
-diesel::table! {
-    hook_subscriptions (id) {
-        id -> Int8,
-        uuid -> Uuid,
-        owner_application -> Text,
-        partner_id -> Nullable<Int8>,
-        created_by -> Text,
-        endpoint -> Text,
-        events -> Array<Text>,
-        status -> Text,
-        secret_sealed -> Bytea,
-        previous_secret_sealed -> Nullable<Bytea>,
-        previous_secret_until -> Nullable<Timestamptz>,
-        inactive_reason -> Nullable<Text>,
-        last_success_at -> Nullable<Timestamptz>,
+        email -> Text,
+        password_hash -> Text,
+        name -> Nullable<Text>,
+        cpf -> Nullable<Text>,
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
-        deleted_at -> Nullable<Timestamptz>,
+        credentials_epoch -> Int4,
+        disabled_at -> Nullable<Timestamptz>,
     }
 }
 
-diesel::table! {
-    hook_deliveries (id) {
-        id -> Int8,
-        subscription_id -> Int8,
-        proposal_event_id -> Nullable<Int8>,
-        message_id -> Text,
-        event_type -> Text,
-        body -> Text,
-        state -> Text,
-        attempts -> Int4,
-        next_attempt_at -> Timestamptz,
-        leased_until -> Nullable<Timestamptz>,
-        created_at -> Timestamptz,
-        delivered_at -> Nullable<Timestamptz>,
-        replay_id -> Nullable<Int8>,
-    }
-}
-
-diesel::table! {
-    hook_replays (id) {
-        id -> Int8,
-        subscription_id -> Int8,
-        since -> Timestamptz,
-        until -> Timestamptz,
-        requested_by -> Text,
-        requested_at -> Timestamptz,
-        deliveries -> Int4,
-    }
-}
-
-diesel::table! {
-    hook_attempts (id) {
-        id -> Int8,
-        delivery_id -> Int8,
-        delivery_created_at -> Timestamptz,
-        number -> Int4,
-        attempted_at -> Timestamptz,
-        response_status -> Nullable<Int4>,
-        duration_ms -> Int8,
-        error -> Nullable<Text>,
-        next_attempt_at -> Nullable<Timestamptz>,
-    }
-}
-
+diesel::joinable!(customer_requests -> proposals (proposal_id));
+diesel::joinable!(customers -> addresses (id_endereco));
+diesel::joinable!(customers -> partners (id_parceiro_vendedor));
+diesel::joinable!(ended_sessions -> users (user_id));
+diesel::joinable!(hook_deliveries -> hook_replays (replay_id));
 diesel::joinable!(hook_deliveries -> hook_subscriptions (subscription_id));
-diesel::joinable!(hook_attempts -> hook_deliveries (delivery_id));
+diesel::joinable!(hook_deliveries -> proposal_events (proposal_event_id));
+diesel::joinable!(hook_replays -> hook_subscriptions (subscription_id));
+diesel::joinable!(hook_subscriptions -> partners (partner_id));
+diesel::joinable!(idempotency_keys -> users (user_id));
+diesel::joinable!(password_recovery_tokens -> users (user_id));
+diesel::joinable!(product_banks -> banks (codigo_banco));
+diesel::joinable!(product_banks -> products (product_id));
+diesel::joinable!(proposal_customers -> customers (id_cliente));
+diesel::joinable!(proposal_customers -> proposals (id_proposta));
+diesel::joinable!(proposal_event_sequences -> proposals (proposal_id));
+diesel::joinable!(proposal_events -> proposals (proposal_id));
+diesel::joinable!(proposal_history -> proposals (proposal_id));
+diesel::joinable!(proposal_operations -> proposals (proposal_id));
+diesel::joinable!(proposal_payments -> proposals (id_proposta));
+diesel::joinable!(proposal_read_models -> proposals (id_proposta));
 diesel::joinable!(proposals -> customers (id_cliente));
-diesel::joinable!(proposals -> products (id_produto));
 diesel::joinable!(proposals -> motivations (id_motivacao));
 diesel::joinable!(proposals -> partners (id_parceiro));
+diesel::joinable!(proposals -> products (id_produto));
 diesel::joinable!(proposals -> representatives (id_representante));
-diesel::joinable!(proposal_payments -> proposals (id_proposta));
-diesel::joinable!(user_applications -> users (user_id));
+diesel::joinable!(refresh_tokens -> sessions (session_id));
 diesel::joinable!(refresh_tokens -> users (user_id));
-diesel::joinable!(sessions -> users (user_id));
-diesel::joinable!(representatives -> users (user_id));
+diesel::joinable!(refunds -> customer_requests (protocolo));
+diesel::joinable!(refunds -> proposals (proposal_id));
+diesel::joinable!(removed_documents -> proposals (proposal_id));
 diesel::joinable!(representatives -> partners (partner_id));
-diesel::joinable!(product_banks -> products (product_id));
-diesel::joinable!(product_banks -> banks (codigo_banco));
-
-diesel::joinable!(hook_deliveries -> hook_replays (replay_id));
-
-diesel::table! {
-    proposal_operations (id) {
-        id -> Uuid,
-        proposal_id -> Int8,
-        kind -> Text,
-        state -> Text,
-        requested_by -> Text,
-        reason -> Nullable<Text>,
-        target -> Nullable<Text>,
-        started_at -> Timestamptz,
-        finished_at -> Nullable<Timestamptz>,
-        outcome -> Nullable<Text>,
-        attempts -> Int4,
-        lease_until -> Nullable<Timestamptz>,
-    }
-}
-
-diesel::joinable!(proposal_operations -> proposals (proposal_id));
+diesel::joinable!(representatives -> users (user_id));
+diesel::joinable!(sealed_documents -> proposals (proposal_id));
+diesel::joinable!(sessions -> users (user_id));
+diesel::joinable!(setup_intents -> customers (customer_id));
+diesel::joinable!(signature_parties -> signatures (signature_id));
+diesel::joinable!(signatures -> proposals (proposal_id));
+diesel::joinable!(signed_documents -> proposals (proposal_id));
+diesel::joinable!(subscriptions -> customers (customer_id));
+diesel::joinable!(subscriptions -> products (product_id));
+diesel::joinable!(subscriptions -> proposals (proposal_id));
+diesel::joinable!(user_applications -> users (user_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
-    users,
-    user_applications,
-    refresh_tokens,
-    sessions,
-    signin_throttle,
-    partners,
-    representatives,
-    banks,
-    products,
-    product_banks,
-    billing_groups,
     addresses,
+    banks,
+    billing_groups,
+    customer_requests,
     customers,
-    proposal_customers,
+    ended_sessions,
+    hook_attempts,
+    hook_deliveries,
+    hook_replays,
+    hook_subscriptions,
+    idempotency_keys,
     motivations,
-    proposals,
-    proposal_payments,
+    partners,
     password_recovery_tokens,
+    payment_customer_redactions,
+    payment_events,
+    product_banks,
+    products,
+    proposal_customers,
+    proposal_event_sequences,
     proposal_events,
     proposal_history,
-    customer_requests,
-    signatures,
-    sealed_documents,
-    signed_documents,
-    idempotency_keys,
-    provider_signed_copies,
-    removed_documents,
-    signature_parties,
-    signature_callbacks,
-    setup_intents,
-    subscriptions,
-    payment_events,
-    sandbox_payment_objects,
-    refunds,
-    hook_subscriptions,
-    hook_deliveries,
-    hook_attempts,
-    hook_replays,
     proposal_operations,
+    proposal_payments,
+    proposal_read_model_stale,
+    proposal_read_models,
+    proposals,
+    provider_signed_copies,
+    rate_limit_counters,
+    refresh_tokens,
+    refunds,
+    removed_documents,
+    representatives,
+    sandbox_payment_objects,
+    sealed_documents,
+    sessions,
+    setup_intents,
+    signature_callbacks,
+    signature_parties,
+    signatures,
+    signed_documents,
+    signin_throttle,
+    subscriptions,
+    user_applications,
+    users,
 );

@@ -87,7 +87,8 @@ struct SubscriptionRow {
     owner_application: String,
     partner_id: Option<i64>,
     endpoint: String,
-    events: Vec<String>,
+    /// `text[]`: PostgreSQL's arrays do not say their elements are never NULL.
+    events: Vec<Option<String>>,
     status: String,
     secret_sealed: Vec<u8>,
     previous_secret_sealed: Option<Vec<u8>>,
@@ -122,7 +123,7 @@ impl PgHooks {
         let events = row
             .events
             .iter()
-            .map(|e| EventKind::from_stored(e, TABLE, "events"))
+            .map(|e| EventKind::from_stored(e.as_deref().unwrap_or("NULL"), TABLE, "events"))
             .collect::<Result<Vec<_>, _>>()?;
         let previous_secret = match (row.previous_secret_sealed, row.previous_secret_until) {
             (Some(sealed), Some(until)) => Some((self.sealer.open(row.uuid, &sealed)?, until)),
@@ -389,7 +390,7 @@ impl HookStore for PgHooks {
                 .id;
                 notify(conn).await?;
                 deliveries::table
-                    .find(delivery_id)
+                    .filter(deliveries::id.eq(delivery_id))
                     .select(DeliveryRow::as_select())
                     .get_result(conn)
                     .await
@@ -419,7 +420,7 @@ impl HookStore for PgHooks {
                 .repeatable_read()
                 .run(async |conn| {
                     let row: Option<DeliveryRow> = deliveries::table
-                        .find(delivery_id)
+                        .filter(deliveries::id.eq(delivery_id))
                         .select(DeliveryRow::as_select())
                         .first(conn)
                         .await
