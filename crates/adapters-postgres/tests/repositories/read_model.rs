@@ -527,16 +527,12 @@ async fn a_product_renamed_by_the_back_office_rewrites_its_proposals_documents_a
         terms: None,
     };
     catalog.update_product(101, &input, BY).await.unwrap();
-    let mut conn = world.pool.get().await.unwrap();
     assert_eq!(
-        line(
-            &mut conn,
-            "SELECT count(*)::text AS line FROM proposal_read_model_stale"
-        )
-        .await,
+        marks(&world.pool).await,
         "0",
         "written in the edit's transaction, nothing left for a read"
     );
+    let mut conn = world.pool.get().await.unwrap();
     assert_eq!(
         line(
             &mut conn,
@@ -585,17 +581,11 @@ async fn written_as_built(world: &World, identifier: &str) {
         .unwrap()
         .expect("a stored and a built document");
     assert_eq!(key_paths(&stored), key_paths(&built), "{stored}");
-    let mut conn = world.pool.get().await.unwrap();
     assert_eq!(
-        line(
-            &mut conn,
-            "SELECT count(*)::text AS line FROM proposal_read_model_stale"
-        )
-        .await,
+        marks(&world.pool).await,
         "0",
         "written by the statement itself, nothing marked"
     );
-    drop(conn);
     assert_eq!(
         check_read_model(&world.pool, false).await.unwrap().drifted,
         Vec::<String>::new()
@@ -655,4 +645,14 @@ async fn route_5_and_route_3_write_their_documents_in_their_one_statement_key_fo
         "the first proposal's copy follows"
     );
     assert_eq!(read.address.unwrap().street, STREETS[2]);
+}
+
+/// How many proposals the guard has marked (documents a write left unwritten).
+async fn marks(pool: &PgPool) -> String {
+    let mut conn = pool.get().await.unwrap();
+    line(
+        &mut conn,
+        "SELECT count(*)::text AS line FROM proposal_read_model_stale",
+    )
+    .await
 }
