@@ -4,7 +4,8 @@
 use crate::http::auth::AuthenticatedUser;
 use crate::http::envelope::Envelope;
 use crate::http::error::ApiError;
-use crate::routes::dto::{AnonymizedDto, PersonalDataEnvelope};
+use crate::routes::dto::AnonymizedDto;
+use crate::routes::schemas::PersonalDataEnvelope;
 use crate::routes::schemas::{ErrorEnvelope, envelope_doc};
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};

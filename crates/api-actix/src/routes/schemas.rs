@@ -9,6 +9,23 @@ use utoipa::ToSchema;
 
 pub use crate::http::error::ErrorEnvelope;
 
+// The export's envelope (`GET /privacy/customers/{cpf}`).
+/// `data` is everything held about the CPF.
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+pub struct PersonalDataEnvelope {
+    #[schema(example = "success")]
+    pub status: String,
+    pub message: String,
+    #[schema(value_type = Vec<Object>, max_items = 0)]
+    pub document: Vec<serde_json::Value>,
+    #[serde(rename = "rowsAffected")]
+    #[schema(example = json!([]))]
+    pub rows_affected: Vec<i64>,
+    #[schema(value_type = Object, example = json!({"cpf": "52998224725", "cadastros": [], "propostas": []}))]
+    pub data: serde_json::Value,
+}
+
 /// A success envelope with only a message.
 #[derive(Serialize, ToSchema)]
 pub struct MessageEnvelope {
