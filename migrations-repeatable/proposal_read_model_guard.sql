@@ -12,13 +12,17 @@ DECLARE
 BEGIN
     IF TG_TABLE_NAME = 'proposals' THEN
         proposal := NEW.id;
-    ELSIF TG_TABLE_NAME IN ('proposal_customers', 'proposal_payments') THEN
+    ELSIF TG_TABLE_NAME IN ('proposal_customers', 'proposal_payments', 'proposal_acceptances',
+                            'proposal_pending_requests') THEN
         IF TG_OP = 'DELETE' THEN proposal := OLD.id_proposta; ELSE proposal := NEW.id_proposta; END IF;
     ELSIF TG_TABLE_NAME IN ('signatures', 'subscriptions') THEN
         IF TG_OP = 'DELETE' THEN proposal := OLD.proposal_id; ELSE proposal := NEW.proposal_id; END IF;
     ELSIF TG_TABLE_NAME = 'signature_parties' THEN
         SELECT s.proposal_id INTO proposal FROM signatures s
         WHERE s.id = CASE WHEN TG_OP = 'DELETE' THEN OLD.signature_id ELSE NEW.signature_id END;
+    ELSIF TG_TABLE_NAME = 'proposal_pending_files' THEN
+        SELECT r.id_proposta INTO proposal FROM proposal_pending_requests r
+        WHERE r.id = CASE WHEN TG_OP = 'DELETE' THEN OLD.id_pendencia ELSE NEW.id_pendencia END;
     ELSE
         -- What proposals show of others: every proposal showing the changed row.
         INSERT INTO proposal_read_model_stale (id_proposta)
@@ -60,6 +64,16 @@ CREATE CONSTRAINT TRIGGER signature_parties_read_model_guard AFTER INSERT OR UPD
     DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION proposal_read_model_guard();
 DROP TRIGGER IF EXISTS subscriptions_read_model_guard ON subscriptions;
 CREATE CONSTRAINT TRIGGER subscriptions_read_model_guard AFTER INSERT OR UPDATE OR DELETE ON subscriptions
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION proposal_read_model_guard();
+DROP TRIGGER IF EXISTS proposal_acceptances_read_model_guard ON proposal_acceptances;
+CREATE CONSTRAINT TRIGGER proposal_acceptances_read_model_guard AFTER INSERT OR UPDATE OR DELETE ON proposal_acceptances
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION proposal_read_model_guard();
+DROP TRIGGER IF EXISTS proposal_pending_requests_read_model_guard ON proposal_pending_requests;
+CREATE CONSTRAINT TRIGGER proposal_pending_requests_read_model_guard AFTER INSERT OR UPDATE OR DELETE ON proposal_pending_requests
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION proposal_read_model_guard();
+-- A file's content is not in the document: only what lists it (its name, type, size, hash).
+DROP TRIGGER IF EXISTS proposal_pending_files_read_model_guard ON proposal_pending_files;
+CREATE CONSTRAINT TRIGGER proposal_pending_files_read_model_guard AFTER INSERT OR DELETE ON proposal_pending_files
     DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION proposal_read_model_guard();
 DROP TRIGGER IF EXISTS products_read_model_guard ON products;
 CREATE CONSTRAINT TRIGGER products_read_model_guard AFTER UPDATE ON products DEFERRABLE INITIALLY DEFERRED

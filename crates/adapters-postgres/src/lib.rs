@@ -2,6 +2,7 @@
 //! the embedded migrations, the demo seed, and, behind the `testing` feature, the harness that
 //! gives each test its own database.
 
+pub mod acceptance;
 pub mod accounts;
 pub mod catalog;
 pub mod catalog_cache;
@@ -39,6 +40,7 @@ mod status_changes;
 #[cfg(feature = "testing")]
 pub mod testing;
 
+pub use acceptance::{PgAcceptance, PgClockShift, acceptance_overdue};
 pub use accounts::{PgAccounts, UserListing};
 pub use catalog::PgCatalog;
 pub use catalog_cache::CachedCatalog;

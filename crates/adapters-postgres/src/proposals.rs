@@ -10,7 +10,7 @@ use crate::pool::{PgPool, connection, query_error};
 use crate::read_model;
 use crate::replicas::ReadPools;
 use crate::rows::ProposalRow;
-use crate::schema::{products, proposal_customers, proposal_history, proposals};
+use crate::schema::{products, proposal_acceptances, proposal_customers, proposal_history, proposals};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::dsl::AsSelect;
@@ -263,6 +263,18 @@ fn search_query(search: &ProposalSearch, scope: Scope) -> ListQuery {
     }
     if let Some(before) = search.created_before {
         query = query.filter(proposals::criado_em.lt(before));
+    }
+    if let Some(overdue) = search.overdue {
+        // The overdue clocks, by their partial index (migration 000040).
+        let late = proposal_acceptances::table
+            .filter(proposal_acceptances::decidida_em.is_null())
+            .filter(proposal_acceptances::vencida_em.is_not_null())
+            .select(proposal_acceptances::id_proposta);
+        query = if overdue {
+            query.filter(proposals::id.eq_any(late))
+        } else {
+            query.filter(diesel::dsl::not(proposals::id.eq_any(late)))
+        };
     }
     if let Some(after) = search.after {
         query = query.filter(Older(after));

@@ -11,6 +11,7 @@
 //! read with the same row types (and the same conversions into the domain) as the statement that
 //! joins the parts.
 
+use crate::acceptance::{AcceptancePart, acceptances_of};
 use crate::composed::Part;
 use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::prepared::prepared;
@@ -49,6 +50,9 @@ pub(crate) struct ProposalDocument {
     /// Absent from documents written before migration 000030 (read while it rewrote them).
     #[serde(default)]
     subscription: Option<SubscriptionPart>,
+    /// The acceptance clock, from the entry in `EM ANÁLISE` (migration 000040): absent before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    acceptance: Option<AcceptancePart>,
 }
 
 /// The proposal's latest subscription known to the payment platform.
@@ -166,6 +170,7 @@ impl TryFrom<ProposalDocument> for ProposalDetail {
             signature: d.signature.map(SignatureView::try_from).transpose()?,
             payment: d.payment.map(PaymentView::try_from).transpose()?,
             subscription: d.subscription.map(Into::into),
+            acceptance: d.acceptance.map(Into::into),
         })
     }
 }
@@ -409,11 +414,14 @@ pub(crate) async fn build_documents(
     ids: &[i64],
 ) -> QueryResult<HashMap<i64, ProposalDocument>> {
     let shared: &AsyncPgConnection = conn;
-    let (mut for_parts, mut for_signatures, mut for_subscriptions) = (shared, shared, shared);
+    let (mut for_parts, mut for_signatures, mut for_subscriptions, mut for_acceptances) =
+        (shared, shared, shared, shared);
     let parts = parts_of!(ids).load::<PartsRow>(&mut for_parts);
     let signatures = signatures_of!(ids).load::<SignatureRow>(&mut for_signatures);
     let subscriptions = subscriptions_of!(ids).load::<(i64, SubscriptionPart)>(&mut for_subscriptions);
-    let (parts, signature_rows, subscriptions) = futures_util::try_join!(parts, signatures, subscriptions)?;
+    let acceptances = acceptances_of(&mut for_acceptances, ids);
+    let (parts, signature_rows, subscriptions, mut acceptances) =
+        futures_util::try_join!(parts, signatures, subscriptions, acceptances)?;
 
     let mut signatures: HashMap<i64, SignaturePart> = HashMap::new();
     for (proposal_id, id, changed_by, created_at, updated_at, party) in signature_rows {
@@ -456,8 +464,13 @@ pub(crate) async fn build_documents(
                     }),
                     payment,
                 };
-                let document =
-                    ProposalDocument::assemble(proposal, shown, signatures.remove(&id), subscriptions.remove(&id))?;
+                let document = ProposalDocument::assemble(
+                    proposal,
+                    shown,
+                    signatures.remove(&id),
+                    subscriptions.remove(&id),
+                    acceptances.remove(&id),
+                )?;
                 Ok((id, document))
             },
         )
@@ -484,6 +497,7 @@ impl ProposalDocument {
         shown: ShownParts,
         signature: Option<SignaturePart>,
         subscription: Option<SubscriptionPart>,
+        acceptance: Option<AcceptancePart>,
     ) -> QueryResult<Self> {
         Ok(ProposalDocument {
             customer: json_row("proposal_customers", shown.customer)?,
@@ -494,6 +508,7 @@ impl ProposalDocument {
             payment: shown.payment,
             signature,
             subscription,
+            acceptance,
             proposal,
         })
     }

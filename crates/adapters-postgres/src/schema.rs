@@ -255,6 +255,22 @@ diesel::table! {
         valor -> Int8,
         price_id -> Nullable<Text>,
         termos -> Nullable<Text>,
+        aceite_dias -> Int4,
+        aceite_tacito -> Bool,
+        aceite_suspensoes -> Int4,
+    }
+}
+
+diesel::table! {
+    proposal_acceptances (id_proposta) {
+        id_proposta -> Int8,
+        recebida_em -> Timestamptz,
+        prazo_em -> Timestamptz,
+        tacito -> Bool,
+        suspensoes_permitidas -> Int4,
+        suspensa_desde -> Nullable<Timestamptz>,
+        decidida_em -> Nullable<Timestamptz>,
+        vencida_em -> Nullable<Timestamptz>,
     }
 }
 
@@ -371,6 +387,33 @@ diesel::table! {
 }
 
 diesel::table! {
+    proposal_pending_files (id) {
+        id -> Int8,
+        id_pendencia -> Int8,
+        nome -> Text,
+        tipo -> Text,
+        tamanho -> Int4,
+        sha256 -> Text,
+        conteudo -> Nullable<Bytea>,
+        enviado_em -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    proposal_pending_requests (id) {
+        id -> Int8,
+        id_proposta -> Int8,
+        itens -> Array<Nullable<Text>>,
+        nota -> Nullable<Text>,
+        pedida_por -> Text,
+        pedida_em -> Timestamptz,
+        resposta -> Nullable<Text>,
+        respondida_por -> Nullable<Text>,
+        respondida_em -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
     proposal_read_model_stale (id_proposta) {
         id_proposta -> Int8,
         desde -> Timestamptz,
@@ -478,6 +521,14 @@ diesel::table! {
         partner_id -> Int8,
         video_attendance_token -> Nullable<Text>,
         criado_em -> Timestamptz,
+        alterado_em -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    sandbox_clock (singleton) {
+        singleton -> Bool,
+        deslocamento_segundos -> Int8,
         alterado_em -> Timestamptz,
     }
 }
@@ -630,6 +681,7 @@ diesel::joinable!(idempotency_keys -> users (user_id));
 diesel::joinable!(password_recovery_tokens -> users (user_id));
 diesel::joinable!(product_banks -> banks (codigo_banco));
 diesel::joinable!(product_banks -> products (product_id));
+diesel::joinable!(proposal_acceptances -> proposals (id_proposta));
 diesel::joinable!(proposal_customers -> customers (id_cliente));
 diesel::joinable!(proposal_customers -> proposals (id_proposta));
 diesel::joinable!(proposal_event_sequences -> proposals (proposal_id));
@@ -637,6 +689,8 @@ diesel::joinable!(proposal_events -> proposals (proposal_id));
 diesel::joinable!(proposal_history -> proposals (proposal_id));
 diesel::joinable!(proposal_operations -> proposals (proposal_id));
 diesel::joinable!(proposal_payments -> proposals (id_proposta));
+diesel::joinable!(proposal_pending_files -> proposal_pending_requests (id_pendencia));
+diesel::joinable!(proposal_pending_requests -> proposals (id_proposta));
 diesel::joinable!(proposal_read_models -> proposals (id_proposta));
 diesel::joinable!(proposals -> customers (id_cliente));
 diesel::joinable!(proposals -> motivations (id_motivacao));
@@ -680,12 +734,15 @@ diesel::allow_tables_to_appear_in_same_query!(
     payment_events,
     product_banks,
     products,
+    proposal_acceptances,
     proposal_customers,
     proposal_event_sequences,
     proposal_events,
     proposal_history,
     proposal_operations,
     proposal_payments,
+    proposal_pending_files,
+    proposal_pending_requests,
     proposal_read_model_stale,
     proposal_read_models,
     proposals,
@@ -695,6 +752,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     refunds,
     removed_documents,
     representatives,
+    sandbox_clock,
     sandbox_payment_objects,
     sealed_documents,
     sessions,

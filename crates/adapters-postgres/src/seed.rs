@@ -7,6 +7,7 @@ use crate::read_model;
 use crate::schema::{banks, billing_groups, partners, product_banks, products, users};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
+use domain::acceptance::AcceptancePolicy;
 use domain::store::StoreError;
 
 /// The partner the demo `PARCEIRO` user represents.
@@ -51,6 +52,67 @@ pub async fn finish_demo_representative(pool: &PgPool, email: &str) -> Result<()
     Ok(())
 }
 
+/// A product of the demo whose proposals are not accepted by silence (issue 45): an analyst must
+/// accept or refuse each within 10 days, and may suspend the clock twice to ask for documents.
+/// With its billing group; rows already there are left as they are. `seed demo` loads it with
+/// the catalog.
+pub const DEMO_DECIDED_PRODUCT: i32 = 201;
+/// Its billing group.
+pub const DEMO_DECIDED_BILLING_GROUP: i32 = 5201;
+
+pub async fn seed_demo_decided_product(pool: &PgPool) -> Result<(), StoreError> {
+    let mut conn = connection(pool).await?;
+    conn.transaction(async |conn| {
+        let policy = AcceptancePolicy {
+            days: 10,
+            tacit: false,
+            suspensions: 2,
+        };
+        let product_id: i64 = diesel::insert_into(products::table)
+            .values((
+                products::codigo_produto.eq(DEMO_DECIDED_PRODUCT),
+                products::nome.eq("Seguro Residencial Completo"),
+                products::codigo_integracao.eq(9201),
+                products::valor.eq(5990_i64),
+                products::price_id.eq("price_sandbox_5990"),
+                products::aceite_dias.eq(policy.days as i32),
+                products::aceite_tacito.eq(policy.tacit),
+                products::aceite_suspensoes.eq(policy.suspensions as i32),
+                products::alterado_por.eq(SEEDED_BY),
+            ))
+            .on_conflict(products::codigo_produto)
+            .do_update()
+            .set(products::alterado_por.eq(products::alterado_por))
+            .returning(products::id)
+            .get_result(conn)
+            .await?;
+        for bank in ["001", "341"] {
+            diesel::insert_into(product_banks::table)
+                .values((
+                    product_banks::product_id.eq(product_id),
+                    product_banks::codigo_banco.eq(bank),
+                ))
+                .on_conflict_do_nothing()
+                .execute(conn)
+                .await?;
+        }
+        diesel::insert_into(billing_groups::table)
+            .values((
+                billing_groups::codigo_faturamento.eq(DEMO_DECIDED_BILLING_GROUP),
+                billing_groups::descricao.eq("Mensal - boleto residencial"),
+                billing_groups::codigo_integracao.eq(9201),
+                billing_groups::codigo_produto.eq(DEMO_DECIDED_PRODUCT),
+                billing_groups::alterado_por.eq(SEEDED_BY),
+            ))
+            .on_conflict_do_nothing()
+            .execute(conn)
+            .await?;
+        Ok::<_, diesel::result::Error>(())
+    })
+    .await
+    .map_err(query_error)
+}
+
 /// Inserts the demo catalog and partner, all or nothing; rows already there are left as they are.
 pub async fn seed_demo_catalog(pool: &PgPool) -> Result<(), StoreError> {
     let mut conn = connection(pool).await?;
@@ -69,6 +131,7 @@ pub async fn seed_demo_catalog(pool: &PgPool) -> Result<(), StoreError> {
                 .execute(conn)
                 .await?;
         }
+        // Each accepts by silence after the default 15 days (the columns' defaults; issue 45).
         let product_rows = [
             (
                 101,

@@ -3,6 +3,7 @@
 //! commits). Every store that moves a proposal (signatures, the shop's payments, the back office)
 //! goes through `apply_change` here.
 
+use crate::acceptance;
 use crate::event_outbox;
 use crate::operations::{self, OperationState};
 use crate::pool::{PgPool, connection, query_error};
@@ -144,6 +145,7 @@ pub(crate) async fn apply_change(
     if change.is_first_sending() {
         event_outbox::queue_sending(conn, &facts, 1, &change.changed_by, change.at).await?;
     }
+    acceptance::on_status_change(conn, change).await?;
     read_model::write_documents(conn, &[change.proposal_id]).await?;
     Ok(event)
 }

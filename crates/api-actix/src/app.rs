@@ -31,11 +31,13 @@ use adapters_postgres::{
     CachedCatalog, CachedSessions, PgAccounts, PgCatalog, PgCustomerRequests, PgPool, PgProposals, PgReadiness,
     PgRecovery, PgSessions, PgSignatures, PoolSettings, ReadPools, ReplicaPolicy, build_pool,
 };
+use adapters_postgres::{PgAcceptance, PgClockShift};
 use adapters_postgres::{
     PgDeliveryWakeups, PgEcommerce, PgExpiredRecords, PgHooks, PgOperations, PgRateCounter, PgSandboxLedger,
 };
 use adapters_signature::{ClicksignProvider, ClicksignSettings, PdfRenderer, SandboxProvider, SandboxSigningPages};
 use adapters_webhooks::{AddressPolicy, HttpWebhookSender, SenderSettings};
+use domain::acceptance::service::AcceptanceService;
 use domain::auth::ports::HashError;
 use domain::auth::sign_in::{Authenticator, SignInService};
 use domain::catalog::CatalogService;
@@ -248,14 +250,12 @@ pub fn build_state_reading_from(
     let catalog = CatalogService { store: catalog_store };
     let callback_secret = given_or_random(&config.outside.signature.callback_secret);
     let signing = signing_service(config, &pool, stores.clone(), &callback_secret)?;
-    // In development the right of regret's clock can be moved forward (`POST /sandbox/clock`).
-    let shifted_clock = (config.server.environment == Environment::Development)
-        .then(|| Arc::new(domain::proposals::withdrawal::ShiftedClock::default()));
-    let regret_clock: Arc<dyn domain::clock::Clock> = match &shifted_clock {
-        Some(clock) => clock.clone(),
-        None => Arc::new(SystemClock),
-    };
-    let payments = payment_services(config, &pool, stores.clone(), &signing, regret_clock)?;
+    // In development the clock the right of regret and the acceptance deadlines are judged by
+    // can be moved forward (`POST /sandbox/clock`), for every instance at once.
+    let shifted_clock = development_clock(config, &pool);
+    let rules_clock = rules_clock(&shifted_clock);
+    let payments = payment_services(config, &pool, stores.clone(), &signing, rules_clock.clone())?;
+    let acceptance = acceptance_service(&pool, rules_clock);
     let sandbox_payments = shifted_clock.map(|clock| crate::state::SandboxPayments {
         gateway: payments.sandbox_gateway.clone(),
         clock,
@@ -301,6 +301,7 @@ pub fn build_state_reading_from(
     };
     Ok(AppState {
         sandbox,
+        acceptance,
         withdrawal,
         sandbox_payments,
         hooks,
@@ -442,6 +443,9 @@ pub struct Application {
     expiry: tokio::task::JoinHandle<()>,
     /// The pending operations' recovery, every quarter of `OPERATION_RECOVERY_AFTER_MS`.
     recovery: tokio::task::JoinHandle<()>,
+    /// The acceptance clocks' sweep, every `ACCEPTANCE_CHECK_INTERVAL_MS`, and (in development)
+    /// the shared clock's reading.
+    acceptance: Vec<tokio::task::JoinHandle<()>>,
     shutdown_timeout: std::time::Duration,
 }
 
@@ -504,6 +508,79 @@ fn signing_service(
         signing_deadline: config.outside.signature.deadline,
         callback_max_age: chrono::Duration::from_std(config.retention().callback_replay_window())
             .unwrap_or(chrono::Duration::days(15)),
+    })
+}
+
+/// The development clock (`SALES_ENV=development` only): shifted by `POST /sandbox/clock`, the
+/// shift kept in the database so that every instance, the worker and the command line judge by
+/// the same time.
+pub fn development_clock(config: &Config, pool: &PgPool) -> Option<crate::state::DevelopmentClock> {
+    (config.server.environment == Environment::Development).then(|| crate::state::DevelopmentClock {
+        clock: Arc::new(domain::clock::ShiftedClock::default()),
+        store: Arc::new(PgClockShift::new(pool.clone())),
+    })
+}
+
+/// The clock the time-bound rules (regret, acceptance) are judged by: the development one when
+/// there is one, else the machine's.
+fn rules_clock(development: &Option<crate::state::DevelopmentClock>) -> Arc<dyn domain::clock::Clock> {
+    match development {
+        Some(dev) => dev.clock.clone(),
+        None => Arc::new(SystemClock),
+    }
+}
+
+pub fn acceptance_service(pool: &PgPool, clock: Arc<dyn domain::clock::Clock>) -> AcceptanceService {
+    AcceptanceService {
+        store: Arc::new(PgAcceptance::new(pool.clone())),
+        clock,
+    }
+}
+
+/// Reads the development clock's shared shift again every second, so that a move made through
+/// another instance reaches this one.
+fn spawn_clock_sync(clock: Option<crate::state::DevelopmentClock>) -> Option<tokio::task::JoinHandle<()>> {
+    let clock = clock?;
+    Some(tokio::spawn(async move {
+        let mut ticks = tokio::time::interval(std::time::Duration::from_secs(1));
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            ticks.tick().await;
+            if let Err(error) = clock.refresh().await {
+                tracing::warn!(%error, "development clock not read");
+            }
+        }
+    }))
+}
+
+/// Settles the acceptance clocks due every `interval` (tacit acceptance or overdue). Every
+/// instance runs it: the store claims each due clock for one pass only (`FOR UPDATE SKIP LOCKED`).
+fn spawn_acceptance_sweep(
+    acceptance: AcceptanceService,
+    clock: Option<crate::state::DevelopmentClock>,
+    interval: std::time::Duration,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut ticks = tokio::time::interval(interval);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            ticks.tick().await;
+            // The development clock as every instance now sees it.
+            if let Some(clock) = &clock
+                && let Err(error) = clock.refresh().await
+            {
+                tracing::warn!(%error, "development clock not read");
+            }
+            match acceptance.sweep().await {
+                Ok(report) if report.accepted.is_empty() && report.overdue.is_empty() => {}
+                Ok(report) => tracing::info!(
+                    accepted = report.accepted.len(),
+                    overdue = report.overdue.len(),
+                    "acceptance clocks settled"
+                ),
+                Err(error) => tracing::warn!(%error, "acceptance clocks could not be checked"),
+            }
+        }
     })
 }
 
@@ -644,20 +721,27 @@ pub async fn run_worker(config: Config) -> Result<(), StartupError> {
         Arc::new(PgProposals::new(pool.clone())),
         &given_or_random(&config.outside.signature.callback_secret),
     )?;
+    let development = development_clock(&config, &pool);
     let payments = payment_services(
         &config,
         &pool,
         Arc::new(PgProposals::new(pool.clone())),
         &signing,
-        Arc::new(SystemClock),
+        rules_clock(&development),
     )?;
+    let acceptance = spawn_acceptance_sweep(
+        acceptance_service(&pool, rules_clock(&development)),
+        development,
+        config.outside.acceptance_check_interval,
+    );
     let recovery = spawn_recovery(
         operation_recovery(&config, &signing, &payments.ecommerce, &payments.withdrawal),
         config.outside.operation_recovery_after,
     );
     let expiry = spawn_expiry(signing, config.outside.signature.expiry_interval);
-    tracing::info!("webhook delivery, signing deadline and pending operation worker started");
+    tracing::info!("webhook delivery, signing deadline, acceptance and pending operation worker started");
     wait_for_signal().await;
+    acceptance.abort();
     expiry.abort();
     recovery.abort();
     engine.stop(config.server.shutdown_timeout).await;
@@ -781,6 +865,14 @@ impl Application {
             operation_recovery(&config, &state.signing, &state.ecommerce, &state.withdrawal),
             config.outside.operation_recovery_after,
         );
+        let development = state.sandbox_payments.as_ref().map(|s| s.clock.clone());
+        let acceptance = std::iter::once(spawn_acceptance_sweep(
+            state.acceptance.clone(),
+            development.clone(),
+            config.outside.acceptance_check_interval,
+        ))
+        .chain(spawn_clock_sync(development))
+        .collect();
         let listener = TcpListener::bind(config.server.bind_addr).map_err(|source| StartupError::Bind {
             addr: config.server.bind_addr.to_string(),
             source,
@@ -834,6 +926,7 @@ impl Application {
             rate_flusher,
             expiry,
             recovery,
+            acceptance,
             shutdown_timeout: config.server.shutdown_timeout,
         })
     }
@@ -856,6 +949,9 @@ impl Application {
         }
         self.expiry.abort();
         self.recovery.abort();
+        for task in &self.acceptance {
+            task.abort();
+        }
         if let Some(engine) = self.engine {
             engine.stop(self.shutdown_timeout).await;
         }

@@ -8,6 +8,8 @@ use crate::security::jwt::generate_key_pair;
 use crate::security::password::BcryptHasher;
 use adapters_postgres::{PgAccounts, PgHooks, ResealReport, build_pool, migrations, seed};
 use clap::{Parser, Subcommand};
+use domain::acceptance::service::AcceptanceService;
+use domain::acceptance::{AcceptancePolicy, SweepReport};
 use domain::users::{AdministerUserError, AdministerUsers, CreateUser, CreateUserError, NewUserInput};
 use domain::validation::Violations;
 use std::path::PathBuf;
@@ -78,6 +80,16 @@ pub enum Command {
         #[command(subcommand)]
         command: ReconcileCommand,
     },
+    /// The catalog's settings the back office's routes do not hold.
+    Catalog {
+        #[command(subcommand)]
+        command: CatalogCommand,
+    },
+    /// The acceptance clocks of the proposals in analysis (issue 45).
+    Acceptance {
+        #[command(subcommand)]
+        command: AcceptanceCommand,
+    },
     /// The sandbox payment platform on demand (SALES_ENV=development, no STRIPE_SECRET_KEY).
     Sandbox {
         #[command(subcommand)]
@@ -103,6 +115,35 @@ pub enum ReconcileCommand {
         #[arg(long)]
         dry_run: bool,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CatalogCommand {
+    /// Sets a product's acceptance policy (Circular SUSEP 642/2021): the days to accept or refuse
+    /// from the entry in EM ANÁLISE, whether silence accepts, and how many requests for
+    /// documents may suspend the clock. Proposals already in analysis keep the clock they began
+    /// with. Without options, prints the policy in effect.
+    Acceptance {
+        /// The product's code (`codigo_produto`).
+        product: i32,
+        /// Days to decide (1 to 90).
+        #[arg(long)]
+        days: Option<i64>,
+        /// Whether silence accepts at the deadline: yes or no.
+        #[arg(long, value_parser = ["yes", "no"])]
+        tacit: Option<String>,
+        /// Requests for documents that may suspend the clock (0 to 10).
+        #[arg(long)]
+        suspensions: Option<i64>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AcceptanceCommand {
+    /// Runs one pass of the acceptance check now: every proposal past its deadline is accepted
+    /// by silence (APROVADO, ACEITE_TACITO) where its product says so, and marked overdue
+    /// otherwise. Every instance and the worker run it every ACCEPTANCE_CHECK_INTERVAL_MS.
+    Sweep,
 }
 
 #[derive(Debug, Subcommand)]
@@ -418,6 +459,55 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             );
             Ok(())
         }
+        Command::Catalog {
+            command:
+                CatalogCommand::Acceptance {
+                    product,
+                    days,
+                    tacit,
+                    suspensions,
+                },
+        } => {
+            let config = Config::from_env()?;
+            let acceptance = acceptance_of(&config)?;
+            let current = acceptance.policy(product).await.map_err(failed)?;
+            let policy = if days.is_none() && tacit.is_none() && suspensions.is_none() {
+                current
+            } else {
+                let policy = AcceptancePolicy::new(
+                    days.unwrap_or(i64::from(current.days)),
+                    tacit.as_deref().map_or(current.tacit, |t| t == "yes"),
+                    suspensions.unwrap_or(i64::from(current.suspensions)),
+                )
+                .map_err(|v| CliError::Failed(lines_of(&v)))?;
+                acceptance.set_policy(product, policy, OPERATOR).await.map_err(failed)?
+            };
+            println!(
+                "produto {product}: {} dia(s) para decidir; aceite tácito: {}; suspensões: {}",
+                policy.days,
+                if policy.tacit { "sim" } else { "não" },
+                policy.suspensions
+            );
+            Ok(())
+        }
+        Command::Acceptance {
+            command: AcceptanceCommand::Sweep,
+        } => {
+            let config = Config::from_env()?;
+            let report = sweep_acceptance(&config).await?;
+            println!(
+                "{} proposta(s) aceita(s) tacitamente; {} vencida(s) sem decisão",
+                report.accepted.len(),
+                report.overdue.len()
+            );
+            for identifier in &report.accepted {
+                println!("aceita\t{identifier}");
+            }
+            for identifier in &report.overdue {
+                println!("vencida\t{identifier}");
+            }
+            Ok(())
+        }
         Command::Openapi => {
             println!("{}", crate::routes::docs::document_text());
             Ok(())
@@ -522,6 +612,9 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             seed::seed_demo_catalog(&pool)
                 .await
                 .map_err(|e| CliError::Failed(e.to_string()))?;
+            seed::seed_demo_decided_product(&pool)
+                .await
+                .map_err(|e| CliError::Failed(e.to_string()))?;
             let pool_for_rep = pool.clone();
             let service = create_user_service(&config, PgAccounts::new(pool))?;
             println!("Usuários de demonstração (e-mail / senha / aplicação):");
@@ -548,6 +641,41 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             Ok(())
         }
     }
+}
+
+/// Who the command line's changes are recorded as.
+const OPERATOR: &str = "sales-api";
+
+fn failed(error: impl std::fmt::Display) -> CliError {
+    CliError::Failed(error.to_string())
+}
+
+/// The acceptance use cases over the configured database, judged by the development clock as
+/// every instance sees it (in development) or the machine's.
+fn acceptance_of(config: &Config) -> Result<AcceptanceService, CliError> {
+    let pool = build_pool(&pool_settings(config)).map_err(StartupError::from)?;
+    let clock: std::sync::Arc<dyn domain::clock::Clock> = match crate::app::development_clock(config, &pool) {
+        Some(dev) => dev.clock,
+        None => std::sync::Arc::new(domain::clock::SystemClock),
+    };
+    Ok(crate::app::acceptance_service(&pool, clock))
+}
+
+/// `sales-api acceptance sweep`: one pass now, by the clock every instance judges by.
+pub async fn sweep_acceptance(config: &Config) -> Result<SweepReport, CliError> {
+    let pool = build_pool(&pool_settings(config)).map_err(StartupError::from)?;
+    let development = crate::app::development_clock(config, &pool);
+    let clock: std::sync::Arc<dyn domain::clock::Clock> = match &development {
+        Some(dev) => {
+            dev.refresh().await.map_err(failed)?;
+            dev.clock.clone()
+        }
+        None => std::sync::Arc::new(domain::clock::SystemClock),
+    };
+    crate::app::acceptance_service(&pool, clock)
+        .sweep()
+        .await
+        .map_err(failed)
 }
 
 /// The service's use cases over the configured database, as `serve` builds them.

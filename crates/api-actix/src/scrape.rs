@@ -6,7 +6,7 @@
 
 use actix_web::dev::ServerHandle;
 use actix_web::{App, HttpResponse, HttpServer, web};
-use adapters_postgres::{PgPool, operation_levels, partition_levels, pool_gauges, webhook_backlog};
+use adapters_postgres::{PgPool, acceptance_overdue, operation_levels, partition_levels, pool_gauges, webhook_backlog};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use observability::metric;
 use std::future::Future;
@@ -109,6 +109,11 @@ async fn metrics_page(scrape: web::Data<Scrape>) -> HttpResponse {
         }
         Ok(Err(error)) => tracing::warn!(%error, "pending operations not sampled"),
         Err(_) => tracing::warn!("pending operations not sampled in time"),
+    }
+    match tokio::time::timeout(SAMPLE_TIMEOUT, acceptance_overdue(&scrape.sampled.queue)).await {
+        Ok(Ok(count)) => metrics::gauge!(metric::ACCEPTANCE_OVERDUE).set(count as f64),
+        Ok(Err(error)) => tracing::warn!(%error, "overdue acceptances not sampled"),
+        Err(_) => tracing::warn!("overdue acceptances not sampled in time"),
     }
     scrape.process.collect();
     scrape.handle.run_upkeep();

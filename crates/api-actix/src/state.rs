@@ -34,6 +34,8 @@ pub struct AppState {
     pub rate_limiter: Option<domain::rate_limit::RateLimiter>,
     /// The sandbox provider's pages: development only, while the sandbox is the provider.
     pub sandbox: Option<adapters_signature::SandboxSigningPages>,
+    /// The acceptance clock (issue 45).
+    pub acceptance: domain::acceptance::service::AcceptanceService,
     /// The right of regret.
     pub withdrawal: domain::proposals::withdrawal::WithdrawalService,
     /// The sandbox platform's payments on demand and the clock the sandbox moves: development only.
@@ -45,6 +47,21 @@ pub struct AppState {
 pub struct SandboxPayments {
     /// The sandbox platform, while it is the platform (`None` with Stripe configured).
     pub gateway: Option<Arc<adapters_payment::SandboxGateway>>,
-    /// The clock the right of regret is judged by, which the sandbox may move forward.
-    pub clock: Arc<domain::proposals::withdrawal::ShiftedClock>,
+    /// The clock the right of regret and the acceptance deadlines are judged by, which the
+    /// sandbox may move forward.
+    pub clock: DevelopmentClock,
+}
+
+/// The development clock: this process's copy and where every process keeps its shift.
+#[derive(Clone)]
+pub struct DevelopmentClock {
+    pub clock: Arc<domain::clock::ShiftedClock>,
+    pub store: Arc<dyn domain::clock::ClockShiftStore>,
+}
+
+impl DevelopmentClock {
+    /// Reads the shared shift again into this process's copy.
+    pub async fn refresh(&self) -> Result<(), domain::store::StoreError> {
+        self.clock.refresh(self.store.as_ref()).await
+    }
 }

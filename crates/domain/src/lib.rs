@@ -111,6 +111,7 @@
 //! # });
 //! ```
 
+pub mod acceptance;
 pub mod access;
 pub mod auth;
 pub mod catalog;

@@ -91,6 +91,7 @@ pub fn detail(status: &str) -> ProposalDetail {
         signature: None,
         payment: None,
         subscription: None,
+        acceptance: None,
     }
 }
 

@@ -66,6 +66,9 @@ pub const DB_PARTITION_DEFAULT_ROWS: &str = "db_partition_default_rows";
 // them), by kind.
 pub const OPERATIONS_PENDING: &str = "proposal_operations_pending";
 pub const OPERATIONS_OVERDUE: &str = "proposal_operations_overdue";
+// Proposals past their acceptance deadline undecided, on products without tacit acceptance
+// (issue 45).
+pub const ACCEPTANCE_OVERDUE: &str = "proposals_acceptance_overdue";
 
 /// What kind of metric a name is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -178,6 +181,11 @@ pub const CATALOGUE: &[(&str, Kind, &str)] = &[
         OPERATIONS_OVERDUE,
         Kind::Gauge,
         "Operações pendentes há mais que OPERATION_RECOVERY_AFTER_MS, por tipo (o worker deveria tê-las concluído)",
+    ),
+    (
+        ACCEPTANCE_OVERDUE,
+        Kind::Gauge,
+        "Propostas em análise com o prazo de aceitação vencido sem decisão (produto sem aceite tácito)",
     ),
 ];
 
@@ -298,6 +306,7 @@ mod tests {
                     "bcrypt_",
                     "catalog_cache_",
                     "proposal_operations_",
+                    "proposals_acceptance_",
                 ];
                 if ours.iter().any(|prefix| family.starts_with(prefix)) {
                     assert!(

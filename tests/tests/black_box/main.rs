@@ -1,6 +1,7 @@
 //! The black-box tests in one binary (one link; the helpers they share are the `black_box_tests`
 //! library): the built service driven over HTTP, each test against a fresh PostgreSQL database.
 
+mod acceptance;
 mod browser;
 mod cancellation;
 mod catalog;

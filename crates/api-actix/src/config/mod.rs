@@ -885,6 +885,11 @@ mod tests {
         assert_eq!(signature.deadline, chrono::Duration::days(10));
         assert_eq!(signature.remind_interval_days, Some(3));
         assert_eq!(signature.expiry_interval, Duration::from_secs(60));
+        assert_eq!(
+            with(&[]).unwrap().outside.acceptance_check_interval,
+            Duration::from_secs(60),
+            "ACCEPTANCE_CHECK_INTERVAL_MS defaults to a minute"
+        );
         let set = with(&[
             ("SIGNATURE_DEADLINE_DAYS", "30"),
             ("SIGNATURE_REMIND_INTERVAL_DAYS", "off"),
@@ -900,6 +905,7 @@ mod tests {
             ("SIGNATURE_REMIND_INTERVAL_DAYS", "5"),
             ("SIGNATURE_REMIND_INTERVAL_DAYS", "semanal"),
             ("SIGNATURE_EXPIRY_INTERVAL_MS", "10"),
+            ("ACCEPTANCE_CHECK_INTERVAL_MS", "99"),
         ] {
             let refused = with(&[(name, value)]).unwrap_err().to_string();
             assert!(refused.contains(name), "{refused}");

@@ -27,6 +27,8 @@ pub(super) struct Raw {
     signature_remind_interval_days: String,
     #[serde(default = "signature_expiry_interval_ms")]
     signature_expiry_interval_ms: u64,
+    #[serde(default = "acceptance_check_interval_ms")]
+    acceptance_check_interval_ms: u64,
     #[serde(serialize_with = "masked::optional_url")]
     smtp_url: Option<String>,
     #[serde(default = "mail_from")]
@@ -52,6 +54,9 @@ fn signature_remind_interval_days() -> String {
     "3".into()
 }
 fn signature_expiry_interval_ms() -> u64 {
+    60_000
+}
+fn acceptance_check_interval_ms() -> u64 {
     60_000
 }
 
@@ -132,6 +137,9 @@ pub struct OutsideSettings {
     /// How long an operation with an outside effect may stay pending before the worker finishes
     /// it (its request died between the outside call and the record).
     pub operation_recovery_after: std::time::Duration,
+    /// How often each instance and the worker settle the acceptance clocks due
+    /// (`ACCEPTANCE_CHECK_INTERVAL_MS`).
+    pub acceptance_check_interval: std::time::Duration,
 }
 
 impl Raw {
@@ -169,6 +177,9 @@ impl Raw {
         }
         if !(1..=90).contains(&self.signature_deadline_days) {
             return Err(bad("SIGNATURE_DEADLINE_DAYS", "deve estar entre 1 e 90"));
+        }
+        if self.acceptance_check_interval_ms < 100 {
+            return Err(bad("ACCEPTANCE_CHECK_INTERVAL_MS", "deve ser ao menos 100"));
         }
         if self.signature_expiry_interval_ms < 100 {
             return Err(bad("SIGNATURE_EXPIRY_INTERVAL_MS", "deve ser ao menos 100"));
@@ -216,6 +227,7 @@ impl Raw {
             },
             callback_retention: std::time::Duration::from_secs(self.callback_retention_days * 24 * 3600),
             operation_recovery_after: std::time::Duration::from_millis(self.operation_recovery_after_ms),
+            acceptance_check_interval: std::time::Duration::from_millis(self.acceptance_check_interval_ms),
         })
     }
 }

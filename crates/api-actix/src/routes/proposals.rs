@@ -204,6 +204,7 @@ pub async fn history(
         ("q" = Option<String>, Query, description = "Um CPF, ou palavras do nome do cliente (ao menos 3 letras)"),
         ("createdFrom" = Option<String>, Query, description = "AAAA-MM-DD: criadas a partir deste dia (Brasília)"),
         ("createdTo" = Option<String>, Query, description = "AAAA-MM-DD: criadas até este dia, inclusive (Brasília)"),
+        ("overdue" = Option<bool>, Query, description = "`true`: só as propostas com o prazo de aceitação vencido sem decisão (produto sem aceite tácito); `false`: nenhuma delas"),
         ("limit" = Option<i64>, Query, description = "Tamanho da página: 1 a 200 (padrão 50)"),
         ("cursor" = Option<String>, Query, description = "O `data.nextCursor` da página anterior"),
     ),

@@ -109,7 +109,7 @@ pub async fn payment_action(
 pub async fn payments_page(_operator: SandboxOperator, state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     let sandbox = sandbox(&state)?;
     let subscriptions = platform(&state)?.subscriptions().await.map_err(EcommerceError::from)?;
-    let html = page(&subscriptions, sandbox.clock.days_ahead());
+    let html = page(&subscriptions, sandbox.clock.clock.days_ahead());
     Ok(HttpResponse::Ok().content_type("text/html; charset=utf-8").body(html))
 }
 
@@ -177,14 +177,17 @@ struct ClockState {
 const MAX_DAYS_AHEAD: i64 = 3_650;
 
 /// `GET /sandbox/clock` tells and `POST /sandbox/clock {"daysAhead": n}` moves the clock the right
-/// of regret is judged by, on this instance (0 puts it back).
+/// of regret and the acceptance deadlines are judged by (0 puts it back). The shift is kept in the
+/// database: every instance, the worker and the command line judge by it.
 pub async fn clock(
     _operator: SandboxOperator,
     state: web::Data<AppState>,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
     let clock = &sandbox(&state)?.clock;
-    if !body.is_empty() {
+    if body.is_empty() {
+        clock.refresh().await.map_err(ApiError::from)?;
+    } else {
         let days = serde_json::from_slice::<ClockBody>(&body)
             .ok()
             .and_then(|b| b.days_ahead)
@@ -198,13 +201,17 @@ pub async fn clock(
             );
             return Err(ApiError::invalid(v));
         };
-        clock.set_days_ahead(days);
+        clock
+            .clock
+            .move_to(clock.store.as_ref(), days)
+            .await
+            .map_err(ApiError::from)?;
     }
-    let now = domain::clock::Clock::now(clock.as_ref());
+    let now = domain::clock::Clock::now(clock.clock.as_ref());
     Ok(HttpResponse::Ok().json(Envelope::data(
         "Relógio do sandbox.",
         ClockState {
-            days_ahead: clock.days_ahead(),
+            days_ahead: clock.clock.days_ahead(),
             now: crate::routes::dto::iso(now),
         },
     )))

@@ -6,6 +6,7 @@
 //!   ├──── cancel (its seller or the back office, or a party refuses) ──▶ CANCELADO
 //!   └────────── paid (an e-commerce sale's subscription is active) ──▶ EM ANÁLISE
 //! AGUARDANDO ASSINATURA ──the signing deadline passes──▶ EXPIRADO
+//! EM ANÁLISE ──the acceptance deadline passes, the product accepting by silence──▶ APROVADO
 //! ```
 //! Any other move is refused naming both states. Finished states free the customer to open a new
 //! proposal for the product.
@@ -31,6 +32,9 @@ pub enum Trigger {
     /// The right of regret (CDC art. 49, `POST /proposal/{identificador}/withdraw`): a concluded
     /// sale, signed or paid, undone within 7 days; the only way out of `APROVADO`.
     Withdrawal,
+    /// The acceptance deadline passed with no decision on a product that accepts by silence
+    /// (`ACEITE_TACITO`, issue 45).
+    TacitAcceptance,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -55,6 +59,7 @@ pub fn check(from: ProposalStatus, to: ProposalStatus, trigger: Trigger) -> Resu
         Trigger::SubscriptionActive => from == New && to == InAnalysis,
         Trigger::DeadlinePassed => from == AwaitingSignature && to == Expired,
         Trigger::Withdrawal => matches!((from, to), (InAnalysis, Cancelled) | (Approved, Cancelled)),
+        Trigger::TacitAcceptance => from == InAnalysis && to == Approved,
     };
     if allowed {
         Ok(())
@@ -83,6 +88,7 @@ pub fn is_edge(from: ProposalStatus, to: ProposalStatus) -> bool {
         Trigger::SubscriptionActive,
         Trigger::DeadlinePassed,
         Trigger::Withdrawal,
+        Trigger::TacitAcceptance,
     ]
     .iter()
     .any(|t| check(from, to, *t).is_ok())

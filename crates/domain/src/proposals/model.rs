@@ -129,6 +129,8 @@ pub struct ProposalDetail {
     pub payment: Option<PaymentView>,
     /// The e-commerce sale's recurring subscription as the payment platform last told it.
     pub subscription: Option<SubscriptionView>,
+    /// The acceptance clock, from the proposal's entry in `EM ANÁLISE` (issue 45).
+    pub acceptance: Option<crate::acceptance::AcceptanceView>,
 }
 
 /// A proposal's subscription on the payment platform (route 7's `data.subscription`).

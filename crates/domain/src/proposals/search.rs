@@ -77,6 +77,9 @@ pub struct ProposalSearch {
     pub created_from: Option<DateTime<Utc>>,
     /// Created before this instant (the end of `createdTo`, Brasília time).
     pub created_before: Option<DateTime<Utc>>,
+    /// `overdue=true`: only the proposals past their acceptance deadline undecided on a product
+    /// without tacit acceptance; `false`: none of them (issue 45).
+    pub overdue: Option<bool>,
     pub limit: i64,
     pub after: Option<ListCursor>,
 }
@@ -88,6 +91,7 @@ impl Default for ProposalSearch {
             text: None,
             created_from: None,
             created_before: None,
+            overdue: None,
             limit: DEFAULT_PAGE_SIZE,
             after: None,
         }
@@ -120,7 +124,7 @@ pub const CONDITION_FIELDS: [&str; 6] = [
     "id_cliente",
 ];
 
-const PARAMETERS: &str = "conditions[campo], q, createdFrom, createdTo, limit, cursor";
+const PARAMETERS: &str = "conditions[campo], q, createdFrom, createdTo, overdue, limit, cursor";
 
 /// The first instant of a Brasília calendar day, in UTC.
 fn start_of_day(day: NaiveDate) -> Option<DateTime<Utc>> {
@@ -239,6 +243,11 @@ impl ProposalSearch {
                 "q" => search.text = read_text(&mut v, raw),
                 "createdFrom" => from_day = read_day(&mut v, name, raw),
                 "createdTo" => to_day = read_day(&mut v, name, raw),
+                "overdue" => match raw.trim() {
+                    "true" => search.overdue = Some(true),
+                    "false" => search.overdue = Some(false),
+                    _ => v.add("overdue", codes::INVALID_VALUE, "overdue deve ser true ou false"),
+                },
                 "limit" => match raw.trim().parse::<i64>() {
                     Ok(n) if (1..=MAX_PAGE_SIZE).contains(&n) => search.limit = n,
                     _ => v.add(
@@ -291,6 +300,14 @@ impl ProposalSearch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn overdue_is_true_or_false_and_named_when_it_is_neither() {
+        let read = |raw: &str| ProposalSearch::parse(&params(&[("overdue", raw)])).map(|s| s.overdue);
+        assert_eq!(read("true").unwrap(), Some(true));
+        assert_eq!(read("false").unwrap(), Some(false));
+        assert_eq!(refused(&[("overdue", "sim")]), ["overdue"]);
+    }
 
     fn params(list: &[(&str, &str)]) -> Vec<(String, String)> {
         list.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()

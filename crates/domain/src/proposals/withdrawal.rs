@@ -294,31 +294,8 @@ fn concluded_at(flow: Flow, moments: &SaleMoments) -> Option<DateTime<Utc>> {
     }
 }
 
-/// A clock that can be moved forward: in development only, so that the 7 days can be lived
-/// through by a test or a person trying the service (`POST /sandbox/clock`). It runs with the
-/// machine's clock, shifted; the shift is this instance's own.
-#[derive(Debug, Default)]
-pub struct ShiftedClock {
-    shift_seconds: std::sync::atomic::AtomicI64,
-}
-
-impl ShiftedClock {
-    /// Moves the clock `days` ahead of the machine's (0: back to the machine's time).
-    pub fn set_days_ahead(&self, days: i64) {
-        self.shift_seconds
-            .store(days.saturating_mul(86_400), std::sync::atomic::Ordering::Relaxed);
-    }
-
-    pub fn days_ahead(&self) -> i64 {
-        self.shift_seconds.load(std::sync::atomic::Ordering::Relaxed) / 86_400
-    }
-}
-
-impl Clock for ShiftedClock {
-    fn now(&self) -> DateTime<Utc> {
-        Utc::now() + chrono::Duration::seconds(self.shift_seconds.load(std::sync::atomic::Ordering::Relaxed))
-    }
-}
+/// The development clock, now kept in the database for every instance (moved to [`crate::clock`]).
+pub use crate::clock::ShiftedClock;
 
 #[cfg(test)]
 mod tests {

@@ -1,6 +1,7 @@
 //! A migration that moves or reshapes stored rows, tested on a database holding rows written
 //! before it: up, down and up again, through the one helper `adapters_postgres::testing::MigrationRoundTrip`.
 
+mod acceptance_clock;
 mod anonymisation;
 mod customer_requests;
 mod customers_per_seller;

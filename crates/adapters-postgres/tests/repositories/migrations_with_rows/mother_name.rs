@@ -15,11 +15,18 @@ const DOCUMENT_CUSTOMER: &str = "SELECT (documento -> 'customer')::text AS line 
 async fn the_mothers_name_is_added_to_rows_written_before_it_both_ways() {
     let migration = MigrationRoundTrip::before("20261127000039").await;
     let mut conn = migration.connect().await;
+    // The guard marks the sale's document, which `migrate` builds after the migrations. (The
+    // service's build reads the tables of every migration, 000040's acceptance clock too, so it
+    // cannot write a document on the schema of 38; the one it writes after 39 loses its member
+    // below, as a document written before 39 lacks it.)
     conn.batch_execute(ONE_SHOP_SALE).await.unwrap();
     let pool = build_pool(&PoolSettings::new(&migration.db.url)).unwrap();
-    check_read_model(&pool, true).await.unwrap();
 
     let mut conn = migration.up().await;
+    conn.batch_execute("UPDATE proposal_read_models SET documento = documento #- '{customer,nome_mae}'")
+        .await
+        .unwrap();
+    assert!(!line(&mut conn, DOCUMENT_CUSTOMER).await.contains("nome_mae"));
     assert_eq!(
         line(
             &mut conn,

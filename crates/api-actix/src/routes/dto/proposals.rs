@@ -139,6 +139,99 @@ pub struct SubscriptionDto {
     pub latest_invoice_status: Option<String>,
 }
 
+/// The acceptance clock (issue 45): from the proposal's entry in `EM ANÁLISE`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(
+    description = "O prazo de aceitação da proposta (Circular SUSEP 642/2021), contado desde a entrada em `EM ANÁLISE` com a política do produto: `tacit` diz se o silêncio aceita no prazo; `suspendedSince` enquanto um pedido de documentos o suspende; `overdue` quando o prazo passou sem decisão num produto sem aceite tácito."
+)]
+pub struct AcceptanceDto {
+    #[schema(example = "2026-11-28T09:30:00.000Z")]
+    pub received_at: String,
+    #[schema(example = "2026-12-13T09:30:00.000Z")]
+    pub deadline: String,
+    pub tacit: bool,
+    pub suspended_since: Option<String>,
+    pub overdue: bool,
+    /// Os pedidos de documentos, do mais antigo ao mais recente.
+    pub pending: Vec<PendingRequestDto>,
+}
+
+/// A request for documents and its answer.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(description = "Um pedido de documentos da retaguarda e, quando dada, a resposta do vendedor.")]
+pub struct PendingRequestDto {
+    pub id: i64,
+    #[schema(example = json!(["Comprovante de residência"]))]
+    pub items: Vec<String>,
+    pub note: Option<String>,
+    pub requested_by: String,
+    pub requested_at: String,
+    pub answer: Option<PendingAnswerDto>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(description = "A resposta do vendedor a um pedido de documentos, com a lista dos arquivos.")]
+pub struct PendingAnswerDto {
+    pub note: String,
+    pub answered_by: String,
+    pub answered_at: String,
+    pub files: Vec<PendingFileDto>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(description = "Um arquivo de uma resposta: nome, tipo (lido do conteúdo), tamanho em bytes e SHA-256.")]
+pub struct PendingFileDto {
+    pub id: i64,
+    pub name: String,
+    #[schema(example = "application/pdf")]
+    pub content_type: String,
+    pub size: i64,
+    pub sha256: String,
+}
+
+impl From<domain::acceptance::AcceptanceView> for AcceptanceDto {
+    fn from(a: domain::acceptance::AcceptanceView) -> Self {
+        Self {
+            received_at: iso(a.received_at),
+            deadline: iso(a.deadline),
+            tacit: a.tacit,
+            suspended_since: a.suspended_since.map(iso),
+            overdue: a.overdue,
+            pending: a
+                .pending
+                .into_iter()
+                .map(|p| PendingRequestDto {
+                    id: p.id,
+                    items: p.items,
+                    note: p.note,
+                    requested_by: p.requested_by,
+                    requested_at: iso(p.requested_at),
+                    answer: p.answer.map(|a| PendingAnswerDto {
+                        note: a.note,
+                        answered_by: a.answered_by,
+                        answered_at: iso(a.answered_at),
+                        files: a
+                            .files
+                            .into_iter()
+                            .map(|f| PendingFileDto {
+                                id: f.id,
+                                name: f.name,
+                                content_type: f.content_type,
+                                size: f.size,
+                                sha256: f.sha256,
+                            })
+                            .collect(),
+                    }),
+                })
+                .collect(),
+        }
+    }
+}
+
 /// Route 7's `data`: every member present; what is not known yet is `null`.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ProposalDetailDto {
@@ -152,6 +245,8 @@ pub struct ProposalDetailDto {
     pub payment: PaymentDto,
     /// `null` when the proposal has no subscription on the payment platform.
     pub subscription: Option<SubscriptionDto>,
+    /// `null` before the proposal enters `EM ANÁLISE`.
+    pub acceptance: Option<AcceptanceDto>,
 }
 
 impl From<ProposalDetail> for ProposalDetailDto {
@@ -266,6 +361,7 @@ impl From<ProposalDetail> for ProposalDetailDto {
             current_period_end: sub.current_period_end.map(iso),
             latest_invoice_status: sub.latest_invoice_status,
         });
+        let acceptance = d.acceptance.map(AcceptanceDto::from);
         Self {
             proposal,
             representative,
@@ -276,6 +372,7 @@ impl From<ProposalDetail> for ProposalDetailDto {
             sign,
             payment,
             subscription,
+            acceptance,
         }
     }
 }

@@ -1,0 +1,431 @@
+//! The acceptance clock (issue 45): each product's policy, each proposal's clock (started and
+//! closed by every status move, in the move's transaction), the sweep that settles the due ones,
+//! the requests for documents that suspend them, and the development clock's shared shift.
+
+use crate::pool::{PgPool, connection, query_error};
+use crate::read_model;
+use crate::schema::{
+    products, proposal_acceptances as clocks, proposal_pending_files as files, proposal_pending_requests as requests,
+    proposals, sandbox_clock,
+};
+use crate::status_changes::{ChangeError, apply_change};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel::result::Error as DieselError;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use domain::acceptance::ports::{AcceptanceStore, TacitMove};
+use domain::acceptance::{
+    AcceptanceClock, AcceptancePolicy, AcceptanceView, PendingAnswer, PendingFile, PendingRequest, Settled,
+};
+use domain::clock::ClockShiftStore;
+use domain::proposals::lifecycle::StatusChange;
+use domain::store::StoreError;
+use domain::values::ProposalStatus;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// A proposal's clock as its document keeps it, with its requests for documents.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct AcceptancePart {
+    pub recebida_em: DateTime<Utc>,
+    pub prazo_em: DateTime<Utc>,
+    pub tacito: bool,
+    pub suspensa_desde: Option<DateTime<Utc>>,
+    pub vencida_em: Option<DateTime<Utc>>,
+    pub decidida_em: Option<DateTime<Utc>>,
+    pub pending: Vec<PendingPart>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct PendingPart {
+    pub id: i64,
+    pub itens: Vec<String>,
+    pub nota: Option<String>,
+    pub pedida_por: String,
+    pub pedida_em: DateTime<Utc>,
+    pub resposta: Option<String>,
+    pub respondida_por: Option<String>,
+    pub respondida_em: Option<DateTime<Utc>>,
+    pub files: Vec<FilePart>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Queryable)]
+pub(crate) struct FilePart {
+    pub id: i64,
+    pub nome: String,
+    pub tipo: String,
+    pub tamanho: i32,
+    pub sha256: String,
+}
+
+impl From<AcceptancePart> for AcceptanceView {
+    fn from(a: AcceptancePart) -> Self {
+        AcceptanceView {
+            received_at: a.recebida_em,
+            deadline: a.prazo_em,
+            tacit: a.tacito,
+            suspended_since: a.suspensa_desde,
+            overdue: a.vencida_em.is_some() && a.decidida_em.is_none(),
+            pending: a.pending.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+impl From<PendingPart> for PendingRequest {
+    fn from(p: PendingPart) -> Self {
+        let answer = match (p.respondida_por, p.respondida_em) {
+            (Some(by), Some(at)) => Some(PendingAnswer {
+                note: p.resposta.unwrap_or_default(),
+                answered_by: by,
+                answered_at: at,
+                files: p
+                    .files
+                    .into_iter()
+                    .map(|f| PendingFile {
+                        id: f.id,
+                        name: f.nome,
+                        content_type: f.tipo,
+                        size: i64::from(f.tamanho),
+                        sha256: f.sha256,
+                    })
+                    .collect(),
+            }),
+            _ => None,
+        };
+        PendingRequest {
+            id: p.id,
+            items: p.itens,
+            note: p.nota,
+            requested_by: p.pedida_por,
+            requested_at: p.pedida_em,
+            answer,
+        }
+    }
+}
+
+type ClockRow = (
+    i64,
+    DateTime<Utc>,
+    DateTime<Utc>,
+    bool,
+    Option<DateTime<Utc>>,
+    Option<DateTime<Utc>>,
+    Option<DateTime<Utc>>,
+);
+
+type RequestRow = (
+    i64,
+    i64,
+    Vec<Option<String>>,
+    Option<String>,
+    String,
+    DateTime<Utc>,
+    Option<String>,
+    Option<String>,
+    Option<DateTime<Utc>>,
+);
+
+/// The clocks of the proposals `ids` with their requests and their files' listings (two
+/// statements on one connection: the read model's build pipelines them with its others).
+pub(crate) async fn acceptances_of(
+    conn: &mut &AsyncPgConnection,
+    ids: &[i64],
+) -> QueryResult<HashMap<i64, AcceptancePart>> {
+    let (mut for_clocks, mut for_requests, mut for_files) = (*conn, *conn, *conn);
+    let clock_rows = clocks::table
+        .filter(clocks::id_proposta.eq_any(ids))
+        .select((
+            clocks::id_proposta,
+            clocks::recebida_em,
+            clocks::prazo_em,
+            clocks::tacito,
+            clocks::suspensa_desde,
+            clocks::vencida_em,
+            clocks::decidida_em,
+        ))
+        .load::<ClockRow>(&mut for_clocks);
+    let request_rows = requests::table
+        .filter(requests::id_proposta.eq_any(ids))
+        .order((requests::id_proposta, requests::id))
+        .select((
+            requests::id,
+            requests::id_proposta,
+            requests::itens,
+            requests::nota,
+            requests::pedida_por,
+            requests::pedida_em,
+            requests::resposta,
+            requests::respondida_por,
+            requests::respondida_em,
+        ))
+        .load::<RequestRow>(&mut for_requests);
+    let file_rows = files::table
+        .inner_join(requests::table)
+        .filter(requests::id_proposta.eq_any(ids))
+        .order((files::id_pendencia, files::id))
+        .select((
+            files::id_pendencia,
+            (files::id, files::nome, files::tipo, files::tamanho, files::sha256),
+        ))
+        .load::<(i64, FilePart)>(&mut for_files);
+    let (clock_rows, request_rows, file_rows) = futures_util::try_join!(clock_rows, request_rows, file_rows)?;
+
+    let mut files_of: HashMap<i64, Vec<FilePart>> = HashMap::new();
+    for (request, file) in file_rows {
+        files_of.entry(request).or_default().push(file);
+    }
+    let mut pending_of: HashMap<i64, Vec<PendingPart>> = HashMap::new();
+    for (id, proposal, items, note, by, at, answer, answered_by, answered_at) in request_rows {
+        pending_of.entry(proposal).or_default().push(PendingPart {
+            id,
+            itens: items.into_iter().flatten().collect(),
+            nota: note,
+            pedida_por: by,
+            pedida_em: at,
+            resposta: answer,
+            respondida_por: answered_by,
+            respondida_em: answered_at,
+            files: files_of.remove(&id).unwrap_or_default(),
+        });
+    }
+    Ok(clock_rows
+        .into_iter()
+        .map(|(id, received, deadline, tacit, suspended, overdue, decided)| {
+            (
+                id,
+                AcceptancePart {
+                    recebida_em: received,
+                    prazo_em: deadline,
+                    tacito: tacit,
+                    suspensa_desde: suspended,
+                    vencida_em: overdue,
+                    decidida_em: decided,
+                    pending: pending_of.remove(&id).unwrap_or_default(),
+                },
+            )
+        })
+        .collect())
+}
+
+/// A status move's effect on the clock, in the move's transaction: entering `EM ANÁLISE` starts
+/// it with the product's policy as it is now ([`AcceptanceClock::start`]); leaving it closes it.
+pub(crate) async fn on_status_change(conn: &mut AsyncPgConnection, change: &StatusChange) -> QueryResult<()> {
+    if change.to == ProposalStatus::InAnalysis {
+        let (days, tacit, suspensions): (i32, bool, i32) = proposals::table
+            .inner_join(products::table)
+            .filter(proposals::id.eq(change.proposal_id))
+            .select((
+                products::aceite_dias,
+                products::aceite_tacito,
+                products::aceite_suspensoes,
+            ))
+            .first(conn)
+            .await?;
+        let policy = AcceptancePolicy {
+            days: u32::try_from(days).unwrap_or(AcceptancePolicy::default().days),
+            tacit,
+            suspensions: u32::try_from(suspensions).unwrap_or(0),
+        };
+        let clock = AcceptanceClock::start(change.at, &policy);
+        diesel::insert_into(clocks::table)
+            .values((
+                clocks::id_proposta.eq(change.proposal_id),
+                clocks::recebida_em.eq(clock.received_at),
+                clocks::prazo_em.eq(clock.deadline),
+                clocks::tacito.eq(clock.tacit),
+                clocks::suspensoes_permitidas.eq(suspensions),
+            ))
+            .on_conflict_do_nothing()
+            .execute(conn)
+            .await?;
+    } else if change.from == ProposalStatus::InAnalysis {
+        diesel::update(clocks::table.find(change.proposal_id))
+            .filter(clocks::decidida_em.is_null())
+            .set(clocks::decidida_em.eq(change.at))
+            .execute(conn)
+            .await?;
+    }
+    Ok(())
+}
+
+#[derive(Clone)]
+pub struct PgAcceptance {
+    pool: PgPool,
+}
+
+impl PgAcceptance {
+    pub fn new(pool: PgPool) -> Self {
+        Self { pool }
+    }
+}
+
+#[async_trait]
+impl AcceptanceStore for PgAcceptance {
+    async fn set_policy(
+        &self,
+        product_code: i32,
+        policy: &AcceptancePolicy,
+        changed_by: &str,
+    ) -> Result<bool, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let updated = diesel::update(products::table.filter(products::codigo_produto.eq(product_code)))
+            .set((
+                products::aceite_dias.eq(i32::try_from(policy.days).unwrap_or(i32::MAX)),
+                products::aceite_tacito.eq(policy.tacit),
+                products::aceite_suspensoes.eq(i32::try_from(policy.suspensions).unwrap_or(i32::MAX)),
+                products::alterado_por.eq(changed_by),
+                products::alterado_em.eq(diesel::dsl::now),
+            ))
+            .execute(&mut conn)
+            .await
+            .map_err(query_error)?;
+        Ok(updated > 0)
+    }
+
+    async fn policy(&self, product_code: i32) -> Result<Option<AcceptancePolicy>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let row: Option<(i32, bool, i32)> = products::table
+            .filter(products::codigo_produto.eq(product_code))
+            .select((
+                products::aceite_dias,
+                products::aceite_tacito,
+                products::aceite_suspensoes,
+            ))
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(query_error)?;
+        Ok(row.map(|(days, tacit, suspensions)| AcceptancePolicy {
+            days: u32::try_from(days).unwrap_or_default(),
+            tacit,
+            suspensions: u32::try_from(suspensions).unwrap_or_default(),
+        }))
+    }
+
+    async fn settle_due(&self, now: DateTime<Utc>, limit: i64, tacit: &TacitMove) -> Result<Vec<Settled>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        conn.transaction(async |conn| {
+            // Claimed with their proposals' rows: another instance's pass (or a request holding a
+            // proposal) skips these and takes others, or none.
+            let due: Vec<(i64, String, bool)> = clocks::table
+                .inner_join(proposals::table)
+                .filter(clocks::decidida_em.is_null())
+                .filter(clocks::suspensa_desde.is_null())
+                .filter(clocks::vencida_em.is_null())
+                .filter(clocks::prazo_em.le(now))
+                .order(clocks::prazo_em.asc())
+                .limit(limit)
+                .select((clocks::id_proposta, proposals::identificador, clocks::tacito))
+                .for_update()
+                .skip_locked()
+                .load(conn)
+                .await?;
+            let mut settled = Vec::with_capacity(due.len());
+            let (mut overdue, mut closed) = (Vec::new(), Vec::new());
+            for (proposal_id, identifier, is_tacit) in due {
+                if !is_tacit {
+                    overdue.push(proposal_id);
+                    settled.push(Settled::Overdue { identifier });
+                    continue;
+                }
+                let change = StatusChange {
+                    proposal_id,
+                    ..tacit.change.clone()
+                };
+                match apply_change(conn, &change).await {
+                    Ok(_) => settled.push(Settled::Accepted { identifier }),
+                    // Another operation holds the proposal: the next pass takes it. Nothing was
+                    // written for it.
+                    Err(ChangeError::Busy(_)) => {}
+                    // No longer in analysis (a move that skipped the service): its clock closes.
+                    Err(ChangeError::Conflict(_)) => {
+                        diesel::update(clocks::table.find(proposal_id))
+                            .set(clocks::decidida_em.eq(now))
+                            .execute(conn)
+                            .await?;
+                        closed.push(proposal_id);
+                    }
+                    Err(ChangeError::Db(e)) => return Err(e),
+                    Err(ChangeError::OperationEnded) => return Err(DieselError::RollbackTransaction),
+                }
+            }
+            if !overdue.is_empty() {
+                diesel::update(clocks::table.filter(clocks::id_proposta.eq_any(&overdue)))
+                    .set(clocks::vencida_em.eq(now))
+                    .execute(conn)
+                    .await?;
+            }
+            // The overdue and closed clocks' documents (the accepted ones' moves wrote theirs).
+            let mut changed = overdue;
+            changed.extend(closed);
+            if !changed.is_empty() {
+                read_model::write_documents(conn, &changed).await?;
+            }
+            Ok::<_, DieselError>(settled)
+        })
+        .await
+        .map_err(query_error)
+    }
+
+    async fn overdue_count(&self) -> Result<i64, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        clocks::table
+            .filter(clocks::decidida_em.is_null())
+            .filter(clocks::vencida_em.is_not_null())
+            .count()
+            .get_result(&mut conn)
+            .await
+            .map_err(query_error)
+    }
+}
+
+/// How many proposals are overdue now (the metrics' sample).
+pub async fn acceptance_overdue(pool: &PgPool) -> Result<i64, StoreError> {
+    PgAcceptance::new(pool.clone()).overdue_count().await
+}
+
+/// The development clock's shift, one row every process reads.
+#[derive(Clone)]
+pub struct PgClockShift {
+    pool: PgPool,
+}
+
+impl PgClockShift {
+    pub fn new(pool: PgPool) -> Self {
+        Self { pool }
+    }
+}
+
+#[async_trait]
+impl ClockShiftStore for PgClockShift {
+    async fn shift_seconds(&self) -> Result<i64, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let shift: Option<i64> = sandbox_clock::table
+            .select(sandbox_clock::deslocamento_segundos)
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(query_error)?;
+        Ok(shift.unwrap_or(0))
+    }
+
+    async fn store_shift(&self, seconds: i64) -> Result<(), StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        diesel::insert_into(sandbox_clock::table)
+            .values((
+                sandbox_clock::singleton.eq(true),
+                sandbox_clock::deslocamento_segundos.eq(seconds),
+            ))
+            .on_conflict(sandbox_clock::singleton)
+            .do_update()
+            .set((
+                sandbox_clock::deslocamento_segundos.eq(seconds),
+                sandbox_clock::alterado_em.eq(diesel::dsl::now),
+            ))
+            .execute(&mut conn)
+            .await
+            .map_err(query_error)?;
+        Ok(())
+    }
+}

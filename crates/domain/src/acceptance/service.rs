@@ -1,0 +1,100 @@
+//! The acceptance clock's use cases: a product's policy (the command line's `catalog
+//! acceptance`) and the sweep every instance and the worker run (`acceptance sweep` runs one pass).
+
+use super::ports::{AcceptanceStore, TacitMove};
+use super::{AcceptancePolicy, SWEEP_ACTOR, Settled, SweepReport, TACIT_ACCEPTANCE};
+use crate::clock::Clock;
+use crate::proposals::lifecycle::{self, StatusChange, Trigger};
+use crate::store::StoreError;
+use crate::values::ProposalStatus;
+use std::sync::Arc;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AcceptanceError {
+    #[error("produto {0} não encontrado")]
+    ProductNotFound(i32),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Clocks settled per transaction: each batch is a short claim.
+pub const SWEEP_BATCH: i64 = 500;
+
+#[derive(Clone)]
+pub struct AcceptanceService {
+    pub store: Arc<dyn AcceptanceStore>,
+    pub clock: Arc<dyn Clock>,
+}
+
+impl AcceptanceService {
+    /// Sets a product's policy; proposals already in analysis keep the clock they started with.
+    pub async fn set_policy(
+        &self,
+        product_code: i32,
+        policy: AcceptancePolicy,
+        changed_by: &str,
+    ) -> Result<AcceptancePolicy, AcceptanceError> {
+        if self.store.set_policy(product_code, &policy, changed_by).await? {
+            Ok(policy)
+        } else {
+            Err(AcceptanceError::ProductNotFound(product_code))
+        }
+    }
+
+    pub async fn policy(&self, product_code: i32) -> Result<AcceptancePolicy, AcceptanceError> {
+        self.store
+            .policy(product_code)
+            .await?
+            .ok_or(AcceptanceError::ProductNotFound(product_code))
+    }
+
+    /// One pass: every clock due now is settled, in batches, until none is left. A proposal
+    /// whose product accepts by silence becomes `APROVADO` (reason `ACEITE_TACITO`); any other is
+    /// overdue.
+    pub async fn sweep(&self) -> Result<SweepReport, AcceptanceError> {
+        let now = self.clock.now();
+        // The move is the machine's edge for tacit acceptance; the store fills in each proposal.
+        lifecycle::check(
+            ProposalStatus::InAnalysis,
+            ProposalStatus::Approved,
+            Trigger::TacitAcceptance,
+        )
+        .map_err(|e| StoreError::Unexpected(e.to_string()))?;
+        let tacit = TacitMove {
+            change: StatusChange {
+                proposal_id: 0,
+                from: ProposalStatus::InAnalysis,
+                to: ProposalStatus::Approved,
+                changed_by: SWEEP_ACTOR.to_owned(),
+                reason: Some(TACIT_ACCEPTANCE.to_owned()),
+                at: now,
+                operation: None,
+            },
+        };
+        let mut report = SweepReport::default();
+        loop {
+            let batch = self.store.settle_due(now, SWEEP_BATCH, &tacit).await?;
+            let full = batch.len() as i64 >= SWEEP_BATCH;
+            for settled in batch {
+                match settled {
+                    Settled::Accepted { identifier } => {
+                        tracing::info!(%identifier, "proposal accepted by silence at its deadline");
+                        report.accepted.push(identifier);
+                    }
+                    Settled::Overdue { identifier } => {
+                        tracing::warn!(%identifier, "proposal overdue: its deadline passed undecided");
+                        report.overdue.push(identifier);
+                    }
+                }
+            }
+            if !full {
+                return Ok(report);
+            }
+        }
+    }
+
+    /// How many proposals are overdue now (the metric and its alert).
+    pub async fn overdue_count(&self) -> Result<i64, AcceptanceError> {
+        Ok(self.store.overdue_count().await?)
+    }
+}

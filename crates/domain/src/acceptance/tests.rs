@@ -1,0 +1,113 @@
+use super::ports::MockAcceptanceStore;
+use super::service::{AcceptanceError, AcceptanceService, SWEEP_BATCH};
+use super::*;
+use crate::clock::MockClock;
+use crate::values::ProposalStatus;
+use chrono::TimeZone;
+use std::sync::Arc;
+
+fn at(d: u32, h: u32) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 11, d, h, 0, 0).single().unwrap()
+}
+
+#[test]
+fn the_clock_runs_the_policys_calendar_days_from_the_entry_in_analysis() {
+    let clock = AcceptanceClock::start(at(1, 10), &AcceptancePolicy::default());
+    assert_eq!(clock.deadline, at(16, 10));
+    assert!(clock.tacit);
+    assert_eq!(clock.suspensions_allowed, 1);
+    assert!(!clock.is_due(at(16, 9)));
+    assert!(clock.is_due(at(16, 10)));
+}
+
+#[test]
+fn a_suspension_moves_the_deadline_by_the_time_it_lasted_and_stops_the_clock_meanwhile() {
+    let mut clock = AcceptanceClock::start(at(1, 10), &AcceptancePolicy::new(10, false, 1).unwrap());
+    clock.suspended_since = Some(at(3, 10));
+    assert!(!clock.is_due(at(20, 0)), "a suspended clock is never due");
+    assert_eq!(clock.resumed_deadline(at(7, 10)), at(15, 10));
+    assert_eq!(clock.resumed_deadline(at(3, 10)), at(11, 10));
+}
+
+#[test]
+fn a_decided_clock_is_never_due() {
+    let mut clock = AcceptanceClock::start(at(1, 10), &AcceptancePolicy::default());
+    clock.decided_at = Some(at(2, 10));
+    assert!(!clock.is_due(at(28, 0)));
+}
+
+#[test]
+fn a_policy_outside_the_bounds_names_each_option() {
+    let errors = AcceptancePolicy::new(0, true, 11).unwrap_err();
+    let fields: Vec<_> = errors.errors().iter().map(|e| e.field.clone()).collect();
+    assert_eq!(fields, ["days", "suspensions"]);
+    assert!(AcceptancePolicy::new(91, true, 0).is_err());
+    assert_eq!(
+        AcceptancePolicy::new(90, false, 10).unwrap(),
+        AcceptancePolicy {
+            days: 90,
+            tacit: false,
+            suspensions: 10
+        }
+    );
+}
+
+fn service(store: MockAcceptanceStore) -> AcceptanceService {
+    let mut clock = MockClock::new();
+    clock.expect_now().return_const(at(20, 12));
+    AcceptanceService {
+        store: Arc::new(store),
+        clock: Arc::new(clock),
+    }
+}
+
+#[tokio::test]
+async fn the_sweep_moves_tacit_clocks_to_approved_with_the_tacit_reason_until_a_batch_is_short() {
+    let mut store = MockAcceptanceStore::new();
+    let mut calls = 0;
+    store
+        .expect_settle_due()
+        .withf(|now, limit, tacit| {
+            *now == at(20, 12)
+                && *limit == SWEEP_BATCH
+                && tacit.change.from == ProposalStatus::InAnalysis
+                && tacit.change.to == ProposalStatus::Approved
+                && tacit.change.reason.as_deref() == Some(TACIT_ACCEPTANCE)
+                && tacit.change.changed_by == SWEEP_ACTOR
+                && tacit.change.at == at(20, 12)
+        })
+        .times(2)
+        .returning(move |_, _, _| {
+            calls += 1;
+            if calls == 1 {
+                let mut full: Vec<Settled> = (0..SWEEP_BATCH - 1)
+                    .map(|i| Settled::Accepted {
+                        identifier: format!("p{i}"),
+                    })
+                    .collect();
+                full.push(Settled::Overdue {
+                    identifier: "late".into(),
+                });
+                Ok(full)
+            } else {
+                Ok(vec![Settled::Accepted {
+                    identifier: "last".into(),
+                }])
+            }
+        });
+    let report = service(store).sweep().await.unwrap();
+    assert_eq!(report.accepted.len() as i64, SWEEP_BATCH);
+    assert_eq!(report.accepted.last().unwrap(), "last");
+    assert_eq!(report.overdue, ["late"]);
+}
+
+#[tokio::test]
+async fn a_policy_for_a_product_that_does_not_exist_is_refused() {
+    let mut store = MockAcceptanceStore::new();
+    store.expect_set_policy().returning(|_, _, _| Ok(false));
+    let error = service(store)
+        .set_policy(999, AcceptancePolicy::default(), "op")
+        .await
+        .unwrap_err();
+    assert_eq!(error, AcceptanceError::ProductNotFound(999));
+}
