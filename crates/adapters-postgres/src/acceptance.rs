@@ -2,7 +2,8 @@
 //! closed by every status move, in the move's transaction), the sweep that settles the due ones,
 //! the requests for documents that suspend them, and the development clock's shared shift.
 
-use crate::pool::{PgPool, connection, query_error};
+use crate::event_outbox;
+use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::read_model;
 use crate::schema::{
     products, proposal_acceptances as clocks, proposal_pending_files as files, proposal_pending_requests as requests,
@@ -14,13 +15,16 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-use domain::acceptance::ports::{AcceptanceStore, TacitMove};
+use domain::acceptance::pending::{DocumentsRequest, PendingAnswerInput};
+use domain::acceptance::ports::{AcceptanceStore, PendingOpened, PendingResumed, PendingStoreError, TacitMove};
 use domain::acceptance::{
     AcceptanceClock, AcceptancePolicy, AcceptanceView, PendingAnswer, PendingFile, PendingRequest, Settled,
 };
 use domain::clock::ClockShiftStore;
 use domain::proposals::lifecycle::StatusChange;
+use domain::scope::Scope;
 use domain::store::StoreError;
+use domain::values::Flow;
 use domain::values::ProposalStatus;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -249,6 +253,101 @@ pub(crate) async fn on_status_change(conn: &mut AsyncPgConnection, change: &Stat
     Ok(())
 }
 
+/// Why a pending request's transaction stopped: diesel's error, or a refusal (nothing written).
+enum PendingTxError {
+    Db(DieselError),
+    Refused(PendingStoreError),
+}
+
+impl From<DieselError> for PendingTxError {
+    fn from(e: DieselError) -> Self {
+        PendingTxError::Db(e)
+    }
+}
+
+impl From<PendingTxError> for PendingStoreError {
+    fn from(e: PendingTxError) -> Self {
+        match e {
+            PendingTxError::Db(e) => PendingStoreError::Store(query_error(e)),
+            PendingTxError::Refused(refusal) => refusal,
+        }
+    }
+}
+
+/// The proposal with this identifier, its row locked (as a status move locks it), when the scope
+/// sees it: its id and status.
+async fn locked_proposal(
+    conn: &mut AsyncPgConnection,
+    identifier: &str,
+    scope: Scope,
+) -> Result<(i64, ProposalStatus), PendingTxError> {
+    let found: Option<(i64, String, Option<i64>, String)> = proposals::table
+        .filter(proposals::identificador.eq(identifier))
+        .select((
+            proposals::id,
+            proposals::status,
+            proposals::id_parceiro,
+            proposals::fluxo,
+        ))
+        .for_update()
+        .first(conn)
+        .await
+        .optional()?;
+    let Some((id, status, partner, flow)) = found else {
+        return Err(PendingTxError::Refused(PendingStoreError::ProposalNotFound));
+    };
+    let visible = match scope {
+        Scope::Everything => true,
+        Scope::Ecommerce => flow == Flow::Ecommerce.as_str(),
+        Scope::Partner { partner_id, .. } => partner == Some(partner_id) && flow == Flow::Partner.as_str(),
+    };
+    if !visible {
+        return Err(PendingTxError::Refused(PendingStoreError::ProposalNotFound));
+    }
+    let status = crate::rows::stored(ProposalStatus::from_stored(&status, "proposals", "status"))?;
+    Ok((id, status))
+}
+
+/// A clock's columns: received, deadline, tacit, suspensions allowed, suspended, decided, overdue.
+type KeptClock = (
+    DateTime<Utc>,
+    DateTime<Utc>,
+    bool,
+    i32,
+    Option<DateTime<Utc>>,
+    Option<DateTime<Utc>>,
+    Option<DateTime<Utc>>,
+);
+
+/// The proposal's clock as kept, under the proposal's row lock.
+async fn clock_of(conn: &mut AsyncPgConnection, proposal_id: i64) -> QueryResult<Option<AcceptanceClock>> {
+    let row: Option<KeptClock> = clocks::table
+        .find(proposal_id)
+        .select((
+            clocks::recebida_em,
+            clocks::prazo_em,
+            clocks::tacito,
+            clocks::suspensoes_permitidas,
+            clocks::suspensa_desde,
+            clocks::decidida_em,
+            clocks::vencida_em,
+        ))
+        .first(conn)
+        .await
+        .optional()?;
+    Ok(row.map(
+        |(received_at, deadline, tacit, allowed, suspended_since, decided_at, overdue_since)| AcceptanceClock {
+            received_at,
+            deadline,
+            tacit,
+            suspensions_allowed: u32::try_from(allowed).unwrap_or(0),
+            suspended_since,
+            decided_at,
+            overdue_since,
+        },
+    ))
+}
+
 #[derive(Clone)]
 pub struct PgAcceptance {
     pool: PgPool,
@@ -366,6 +465,137 @@ impl AcceptanceStore for PgAcceptance {
         })
         .await
         .map_err(query_error)
+    }
+
+    async fn open_pending(
+        &self,
+        identifier: &str,
+        request: &DocumentsRequest,
+        requested_by: &str,
+        at: DateTime<Utc>,
+    ) -> Result<PendingOpened, PendingStoreError> {
+        if names_no_row(identifier) {
+            return Err(PendingStoreError::ProposalNotFound);
+        }
+        let mut conn = connection(&self.pool).await?;
+        let opened = conn
+            .transaction(async |conn| {
+                let (proposal_id, status) = locked_proposal(conn, identifier, Scope::Everything).await?;
+                let clock = match clock_of(conn, proposal_id).await? {
+                    Some(clock) if status == ProposalStatus::InAnalysis => clock,
+                    _ => return Err(PendingTxError::Refused(PendingStoreError::NotInAnalysis(status))),
+                };
+                let used: i64 = requests::table
+                    .filter(requests::id_proposta.eq(proposal_id))
+                    .count()
+                    .get_result(conn)
+                    .await?;
+                clock
+                    .may_suspend(u32::try_from(used).unwrap_or(u32::MAX))
+                    .map_err(|refusal| PendingTxError::Refused(refusal.into()))?;
+                let id: i64 = diesel::insert_into(requests::table)
+                    .values((
+                        requests::id_proposta.eq(proposal_id),
+                        requests::itens.eq(request.items.iter().map(|i| Some(i.as_str())).collect::<Vec<_>>()),
+                        requests::nota.eq(request.note.as_deref()),
+                        requests::pedida_por.eq(requested_by),
+                        requests::pedida_em.eq(at),
+                    ))
+                    .returning(requests::id)
+                    .get_result(conn)
+                    .await?;
+                diesel::update(clocks::table.find(proposal_id))
+                    .set(clocks::suspensa_desde.eq(at))
+                    .execute(conn)
+                    .await?;
+                event_outbox::queue_pending_opened(conn, proposal_id, id, &request.items, request.note.as_deref(), at)
+                    .await?;
+                read_model::write_documents(conn, &[proposal_id]).await?;
+                Ok(PendingOpened {
+                    id,
+                    identifier: identifier.to_owned(),
+                    suspended_since: at,
+                })
+            })
+            .await?;
+        Ok(opened)
+    }
+
+    async fn answer_pending(
+        &self,
+        identifier: &str,
+        scope: Scope,
+        pending_id: i64,
+        answer: &PendingAnswerInput,
+        answered_by: &str,
+        at: DateTime<Utc>,
+    ) -> Result<PendingResumed, PendingStoreError> {
+        if names_no_row(identifier) {
+            return Err(PendingStoreError::ProposalNotFound);
+        }
+        let mut conn = connection(&self.pool).await?;
+        let resumed = conn
+            .transaction(async |conn| {
+                let (proposal_id, status) = locked_proposal(conn, identifier, scope).await?;
+                let answered: Option<Option<DateTime<Utc>>> = requests::table
+                    .filter(requests::id.eq(pending_id))
+                    .filter(requests::id_proposta.eq(proposal_id))
+                    .select(requests::respondida_em)
+                    .first(conn)
+                    .await
+                    .optional()?;
+                match answered {
+                    None => return Err(PendingTxError::Refused(PendingStoreError::RequestNotFound)),
+                    Some(Some(_)) => return Err(PendingTxError::Refused(PendingStoreError::AlreadyAnswered)),
+                    Some(None) => {}
+                }
+                let clock = match clock_of(conn, proposal_id).await? {
+                    Some(clock) if status == ProposalStatus::InAnalysis => clock,
+                    _ => return Err(PendingTxError::Refused(PendingStoreError::NotInAnalysis(status))),
+                };
+                let resumed = clock.resumed(at);
+                let deadline = resumed.deadline;
+                diesel::update(requests::table.find(pending_id))
+                    .set((
+                        requests::resposta.eq(&answer.note),
+                        requests::respondida_por.eq(answered_by),
+                        requests::respondida_em.eq(at),
+                    ))
+                    .execute(conn)
+                    .await?;
+                for file in &answer.files {
+                    diesel::insert_into(files::table)
+                        .values((
+                            files::id_pendencia.eq(pending_id),
+                            files::nome.eq(&file.name),
+                            files::tipo.eq(file.content_type),
+                            files::tamanho.eq(i32::try_from(file.bytes.len()).unwrap_or(i32::MAX)),
+                            files::sha256.eq(&file.sha256),
+                            files::conteudo.eq(&file.bytes),
+                            files::enviado_em.eq(at),
+                        ))
+                        .execute(conn)
+                        .await?;
+                }
+                diesel::update(clocks::table.find(proposal_id))
+                    .set((
+                        clocks::suspensa_desde.eq(resumed.suspended_since),
+                        clocks::prazo_em.eq(deadline),
+                        clocks::vencida_em.eq(resumed.overdue_since),
+                    ))
+                    .execute(conn)
+                    .await?;
+                let file_count = i64::try_from(answer.files.len()).unwrap_or(i64::MAX);
+                event_outbox::queue_pending_answered(conn, proposal_id, pending_id, file_count, at, deadline).await?;
+                read_model::write_documents(conn, &[proposal_id]).await?;
+                Ok(PendingResumed {
+                    id: pending_id,
+                    identifier: identifier.to_owned(),
+                    deadline,
+                })
+            })
+            .await?;
+        Ok(resumed)
     }
 
     async fn overdue_count(&self) -> Result<i64, StoreError> {

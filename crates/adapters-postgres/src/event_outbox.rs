@@ -320,6 +320,36 @@ pub(crate) async fn queue_payment(
     queue(conn, EventKind::PaymentChanged, None, &body, facts.audience).await
 }
 
+/// `PENDENCIA_ABERTA`: the back office asked the seller for documents.
+pub(crate) async fn queue_pending_opened(
+    conn: &mut AsyncPgConnection,
+    proposal_id: i64,
+    pending: i64,
+    items: &[String],
+    note: Option<&str>,
+    at: DateTime<Utc>,
+) -> QueryResult<()> {
+    let facts = facts_of(conn, proposal_id).await?;
+    let (sequence, _) = next_sequence(conn, proposal_id, EventKind::PendingOpened).await?;
+    let body = payload::pending_opened(&facts.identifier, pending, items, note, at, sequence);
+    queue(conn, EventKind::PendingOpened, None, &body, facts.audience).await
+}
+
+/// `PENDENCIA_RESPONDIDA`: the seller answered; the clock runs to `deadline`.
+pub(crate) async fn queue_pending_answered(
+    conn: &mut AsyncPgConnection,
+    proposal_id: i64,
+    pending: i64,
+    files: i64,
+    at: DateTime<Utc>,
+    deadline: DateTime<Utc>,
+) -> QueryResult<()> {
+    let facts = facts_of(conn, proposal_id).await?;
+    let (sequence, _) = next_sequence(conn, proposal_id, EventKind::PendingAnswered).await?;
+    let body = payload::pending_answered(&facts.identifier, pending, files, at, deadline, sequence);
+    queue(conn, EventKind::PendingAnswered, None, &body, facts.audience).await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

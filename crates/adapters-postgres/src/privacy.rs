@@ -157,6 +157,15 @@ FROM signatures s WHERE s.id = sp.signature_id AND s.proposal_id = ANY($1) AND s
 /// The platform's subscription objects carry the buyer's name and e-mail.
 const ANONYMIZE_SUBSCRIPTIONS: &str = "UPDATE subscriptions SET object = NULL WHERE proposal_id = ANY($1)";
 
+/// The files the seller sent in answer to requests for documents (issue 45) are the person's
+/// documents: deleted, and the answers' notes become the history's marker.
+const ANONYMIZE_PENDING_FILES: &str = "\
+DELETE FROM proposal_pending_files f USING proposal_pending_requests r
+WHERE r.id = f.id_pendencia AND r.id_proposta = ANY($1)";
+const ANONYMIZE_PENDING_ANSWERS: &str = "\
+UPDATE proposal_pending_requests SET resposta = history_reason_marker()
+WHERE id_proposta = ANY($1) AND resposta IS NOT NULL";
+
 /// The documents of proposals that never became a contract (no signed version: never signed, or
 /// cancelled before the last signature) are deleted and the proposals remembered as such.
 const REMOVE_UNSIGNED_DOCUMENTS: &str = "\
@@ -287,7 +296,12 @@ async fn anonymize_in(
         .bind::<Text, _>(by)
         .execute(conn)
         .await?;
-    for statement in [ANONYMIZE_CLIENT_SIGNATURES, ANONYMIZE_SUBSCRIPTIONS] {
+    for statement in [
+        ANONYMIZE_CLIENT_SIGNATURES,
+        ANONYMIZE_SUBSCRIPTIONS,
+        ANONYMIZE_PENDING_FILES,
+        ANONYMIZE_PENDING_ANSWERS,
+    ] {
         sql_query(statement)
             .bind::<Array<BigInt>, _>(&ids)
             .execute(conn)

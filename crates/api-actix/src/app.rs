@@ -333,8 +333,8 @@ pub const CALLBACK_MAX_BODY_BYTES: usize = 64 * 1024;
 /// Every route of the service: each module registers its own; this only mounts them.
 pub fn routes(cfg: &mut web::ServiceConfig, sandbox: bool) {
     use routes::{
-        assets, auth, catalog, customer_requests, docs, ecommerce, health, hooks, privacy, proposals, recovery,
-        sandbox, signing,
+        acceptance, assets, auth, catalog, customer_requests, docs, ecommerce, health, hooks, privacy, proposals,
+        recovery, sandbox, signing,
     };
     // Resources, not method-guarded services: a wrong method on a known path answers 405.
     // Grouped in scopes by their first segment: a static prefix is compared as text, so a
@@ -348,7 +348,8 @@ pub fn routes(cfg: &mut web::ServiceConfig, sandbox: bool) {
             web::scope("/proposal")
                 .configure(proposals::proposal_routes)
                 .configure(signing::proposal_routes)
-                .configure(customer_requests::proposal_routes),
+                .configure(customer_requests::proposal_routes)
+                .configure(acceptance::proposal_routes),
         )
         .service(web::scope("/signer").configure(signing::signer_routes))
         .service(
@@ -373,7 +374,7 @@ pub fn routes(cfg: &mut web::ServiceConfig, sandbox: bool) {
     }
 }
 
-fn json_error(error: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {
+pub(crate) fn json_error(error: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {
     let code = match &error {
         JsonPayloadError::Overflow { .. }
         | JsonPayloadError::OverflowKnownLength { .. }
@@ -533,6 +534,7 @@ fn rules_clock(development: &Option<crate::state::DevelopmentClock>) -> Arc<dyn 
 pub fn acceptance_service(pool: &PgPool, clock: Arc<dyn domain::clock::Clock>) -> AcceptanceService {
     AcceptanceService {
         store: Arc::new(PgAcceptance::new(pool.clone())),
+        partners: Arc::new(PgProposals::new(pool.clone())),
         clock,
     }
 }

@@ -43,10 +43,14 @@ pub enum Operation {
     ReadRegistrations,
     /// A data subject's rights (LGPD): the export of what is held, and anonymisation.
     ManagePersonalData,
+    /// The back office asks for documents, suspending the acceptance clock (issue 45).
+    RequestDocuments,
+    /// The proposal's seller answers a request for documents.
+    AnswerPending,
 }
 
 impl Operation {
-    pub const ALL: [Operation; 17] = [
+    pub const ALL: [Operation; 19] = [
         Operation::CreateCustomer,
         Operation::CheckCustomer,
         Operation::CreateProposal,
@@ -64,6 +68,8 @@ impl Operation {
         Operation::ManageHooks,
         Operation::ReadRegistrations,
         Operation::ManagePersonalData,
+        Operation::RequestDocuments,
+        Operation::AnswerPending,
     ];
 
     /// The permission matrix (README lists it too).
@@ -80,7 +86,8 @@ impl Operation {
             EcommercePayments => application == Ecommerce,
             ReadSignLink => matches!(application, Partner | BackOffice),
             ManageHooks | CancelProposal => true,
-            ReadCustomerRequests => application == BackOffice,
+            ReadCustomerRequests | RequestDocuments => application == BackOffice,
+            AnswerPending => matches!(application, Partner | Ecommerce),
         }
     }
 }
@@ -145,7 +152,7 @@ mod tests {
 
     #[test]
     fn the_whole_matrix() {
-        let expected: [(Operation, [bool; 3]); 17] = [
+        let expected: [(Operation, [bool; 3]); 19] = [
             // (operation, [ECOMMERCE, PARCEIRO, BACKOFFICE])
             (CreateCustomer, [false, true, false]),
             (CheckCustomer, [false, true, true]),
@@ -164,6 +171,8 @@ mod tests {
             (ManageHooks, [true, true, true]),
             (ReadRegistrations, [false, false, true]),
             (ManagePersonalData, [false, false, true]),
+            (RequestDocuments, [false, false, true]),
+            (AnswerPending, [true, true, false]),
         ];
         for (operation, row) in expected {
             for (app, allowed) in [Ecommerce, Partner, BackOffice].into_iter().zip(row) {

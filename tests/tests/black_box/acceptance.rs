@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use adapters_postgres::{PoolSettings, build_pool, seed};
+use base64::Engine;
 use black_box_tests::{StatusCode, TestApp, assert_timestamp, proposal_body};
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
@@ -20,7 +21,11 @@ struct Sale {
 }
 
 async fn sale() -> Sale {
-    let app = TestApp::spawn().await;
+    sale_with(&[]).await
+}
+
+async fn sale_with(settings: &[(&str, &str)]) -> Sale {
+    let app = TestApp::spawn_with(settings).await;
     app.seed_catalog().await;
     let pool = build_pool(&PoolSettings::new(&app.db.url)).unwrap();
     seed::seed_demo_decided_product(&pool).await.unwrap();
@@ -216,4 +221,284 @@ async fn the_development_clock_is_one_for_every_instance() {
     let now = instant(&seen["data"]["now"]);
     assert!((now - Utc::now() - chrono::Duration::days(9)).num_seconds().abs() < 60);
     s.days_later(0).await;
+}
+
+fn b64(bytes: &[u8]) -> String {
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+impl Sale {
+    async fn open_pending(&self, token: &str, identifier: &str, body: Value) -> reqwest::Response {
+        self.app
+            .post_json_as(&format!("/proposal/{identifier}/pending"), token, &body)
+            .await
+    }
+
+    async fn answer(&self, token: &str, identifier: &str, id: &Value, body: Value) -> reqwest::Response {
+        self.app
+            .post_json_as(&format!("/proposal/{identifier}/pending/{id}/answer"), token, &body)
+            .await
+    }
+
+    async fn error_code(response: reqwest::Response) -> (StatusCode, String) {
+        let status = response.status();
+        let body: Value = response.json().await.unwrap();
+        (status, body["code"].as_str().unwrap_or_default().to_owned())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_request_for_documents_suspends_the_clock_and_the_sellers_answer_resumes_it_moved() {
+    let s = sale_with(&[("HOOKS_ALLOWED_CIDRS", "127.0.0.0/8")]).await;
+    let receiver = wiremock::MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(wiremock::ResponseTemplate::new(200))
+        .mount(&receiver)
+        .await;
+    let hook = s
+        .app
+        .post_json_as(
+            "/hooks",
+            &s.partner,
+            &json!({"events": ["PENDENCIA_ABERTA", "PENDENCIA_RESPONDIDA"], "endpoint": receiver.uri(), "status": "ATIVO"}),
+        )
+        .await;
+    assert_eq!(hook.status(), StatusCode::OK, "{}", hook.text().await.unwrap());
+    // The demo's product decided by a person: 10 days, two suspensions.
+    let identifier = s
+        .in_analysis("52998224725", i64::from(seed::DEMO_DECIDED_PRODUCT))
+        .await;
+    let before = s.data(&identifier).await["acceptance"].clone();
+    let request = json!({"items": ["Comprovante de residência", "RG (frente e verso)"], "note": "Legíveis, por favor"});
+
+    // Only the back office asks.
+    assert_eq!(
+        Sale::error_code(s.open_pending(&s.partner, &identifier, request.clone()).await).await,
+        (StatusCode::FORBIDDEN, "sem_permissao".to_owned())
+    );
+    let bad = s.open_pending(&s.office, &identifier, json!({"items": []})).await;
+    assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(bad.json::<Value>().await.unwrap()["errors"][0]["field"], "items");
+    let opened = s.open_pending(&s.office, &identifier, request.clone()).await;
+    assert_eq!(opened.status(), StatusCode::CREATED);
+    let opened: Value = opened.json().await.unwrap();
+    let id = opened["data"]["id"].clone();
+    let acceptance = s.data(&identifier).await["acceptance"].clone();
+    assert_eq!(acceptance["suspendedSince"], opened["data"]["suspendedSince"]);
+    assert_eq!(acceptance["pending"][0]["items"], request["items"]);
+    assert_eq!(acceptance["pending"][0]["note"], "Legíveis, por favor");
+    assert_eq!(acceptance["pending"][0]["requestedBy"], "bo@demo.com.br");
+    assert_eq!(acceptance["pending"][0]["answer"], Value::Null);
+    // One request at a time.
+    assert_eq!(
+        Sale::error_code(s.open_pending(&s.office, &identifier, request.clone()).await).await,
+        (StatusCode::CONFLICT, "pendencia_em_aberto".to_owned())
+    );
+
+    // Three days go by, past the original deadline: a suspended clock is never due.
+    s.days_later(3).await;
+    assert_eq!(s.sweep().await, Default::default());
+    let refused = s
+        .answer(
+            &s.partner,
+            &identifier,
+            &id,
+            json!({"note": "Segue", "files": [{"name": "rg.pdf", "content": b64(b"MZ\x90\x00 not a pdf")}]}),
+        )
+        .await;
+    assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(
+        refused.json::<Value>().await.unwrap()["errors"][0]["field"],
+        "files[0].content"
+    );
+    assert_eq!(
+        Sale::error_code(s.answer(&s.office, &identifier, &id, json!({"note": "Segue"})).await).await,
+        (StatusCode::FORBIDDEN, "sem_permissao".to_owned()),
+        "the back office does not answer for the seller"
+    );
+    let pdf = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n".to_vec();
+    let png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR".to_vec();
+    let answered = s
+        .answer(
+            &s.partner,
+            &identifier,
+            &id,
+            json!({"note": "Seguem os documentos", "files": [
+                {"name": "comprovante.pdf", "content": b64(&pdf)},
+                {"name": "rg.png", "content": b64(&png)},
+            ]}),
+        )
+        .await;
+    assert_eq!(answered.status(), StatusCode::OK, "{}", answered.text().await.unwrap());
+    let acceptance = s.data(&identifier).await["acceptance"].clone();
+    assert_eq!(acceptance["suspendedSince"], Value::Null);
+    let moved = instant(&acceptance["deadline"]) - instant(&before["deadline"]);
+    assert!(
+        (moved - chrono::Duration::days(3)).num_seconds().abs() < 60,
+        "moved by the three days it stood: {moved}"
+    );
+    let answer = &acceptance["pending"][0]["answer"];
+    assert_eq!(answer["note"], "Seguem os documentos");
+    assert_eq!(answer["answeredBy"], "rep@demo.com.br");
+    assert_eq!(answer["files"][0]["name"], "comprovante.pdf");
+    assert_eq!(answer["files"][0]["contentType"], "application/pdf");
+    assert_eq!(answer["files"][0]["size"], pdf.len());
+    assert_eq!(answer["files"][1]["contentType"], "image/png");
+    // Stored whole, under the hash route 7 lists.
+    assert_eq!(
+        s.app
+            .count(&format!(
+                "SELECT count(*) AS n FROM proposal_pending_files
+                 WHERE conteudo = decode('{}', 'base64') AND encode(sha256(conteudo), 'hex') = '{}'",
+                b64(&pdf),
+                answer["files"][0]["sha256"].as_str().unwrap()
+            ))
+            .await,
+        1,
+        "the file is stored whole"
+    );
+    assert_eq!(
+        Sale::error_code(s.answer(&s.partner, &identifier, &id, json!({"note": "De novo"})).await).await,
+        (StatusCode::CONFLICT, "pendencia_respondida".to_owned())
+    );
+
+    // The second of the product's two suspensions, then no more.
+    let second = s.open_pending(&s.office, &identifier, request.clone()).await;
+    assert_eq!(second.status(), StatusCode::CREATED);
+    let second_id = second.json::<Value>().await.unwrap()["data"]["id"].clone();
+    let resumed = s
+        .answer(&s.partner, &identifier, &second_id, json!({"note": "Sem anexos"}))
+        .await;
+    assert_eq!(resumed.status(), StatusCode::OK);
+    assert_eq!(
+        Sale::error_code(s.open_pending(&s.office, &identifier, request).await).await,
+        (StatusCode::CONFLICT, "suspensoes_esgotadas".to_owned())
+    );
+
+    // The seller was told each time: two requests and two answers, numbered.
+    assert_eq!(
+        s.app
+            .count(
+                "SELECT count(*) AS n FROM hook_deliveries
+                 WHERE event_type IN ('PENDENCIA_ABERTA', 'PENDENCIA_RESPONDIDA')
+                   AND (body::jsonb -> 'data' ->> 'sequence')::int IN (1, 2)"
+            )
+            .await,
+        4
+    );
+    s.days_later(0).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_request_needs_a_proposal_in_analysis_and_an_answer_its_own_seller() {
+    let s = sale().await;
+    let other = s.app.token_for("rep@outro.com.br", "PARCEIRO", "11444777000161").await;
+    let new = s.app.create_proposal(&s.partner, "52998224725").await;
+    assert_eq!(
+        Sale::error_code(s.open_pending(&s.office, &new, json!({"items": ["RG"]})).await).await,
+        (StatusCode::CONFLICT, "proposta_fora_de_analise".to_owned())
+    );
+    assert_eq!(
+        Sale::error_code(s.open_pending(&s.office, "nao-existe", json!({"items": ["RG"]})).await).await,
+        (StatusCode::NOT_FOUND, "proposta_nao_encontrada".to_owned())
+    );
+    let identifier = s.in_analysis("39053344705", 101).await;
+    let opened: Value = s
+        .open_pending(&s.office, &identifier, json!({"items": ["RG"]}))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let id = opened["data"]["id"].clone();
+    assert_eq!(
+        Sale::error_code(s.answer(&other, &identifier, &id, json!({"note": "Segue"})).await).await,
+        (StatusCode::NOT_FOUND, "proposta_nao_encontrada".to_owned()),
+        "another partner's seller does not see it"
+    );
+    assert_eq!(
+        Sale::error_code(
+            s.answer(&s.partner, &identifier, &json!(999_999), json!({"note": "Segue"}))
+                .await
+        )
+        .await,
+        (StatusCode::NOT_FOUND, "pendencia_nao_encontrada".to_owned())
+    );
+    let not_a_number = s
+        .app
+        .post_json_as(
+            &format!("/proposal/{identifier}/pending/um/answer"),
+            &s.partner,
+            &json!({"note": "Segue"}),
+        )
+        .await;
+    assert_eq!(not_a_number.status(), StatusCode::BAD_REQUEST);
+    // A file of 5 MiB and one byte is refused, naming it; nothing is recorded.
+    let big = vec![b'%'; 5 * 1024 * 1024 + 1];
+    let refused = s
+        .answer(
+            &s.partner,
+            &identifier,
+            &id,
+            json!({"note": "Segue", "files": [{"name": "grande.pdf", "content": b64(&big)}]}),
+        )
+        .await;
+    assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(
+        refused.json::<Value>().await.unwrap()["errors"][0]["field"],
+        "files[0].content"
+    );
+    assert_eq!(
+        s.data(&identifier).await["acceptance"]["pending"][0]["answer"],
+        Value::Null
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_answers_files_go_with_the_person_anonymised() {
+    let s = sale().await;
+    let identifier = s.in_analysis("52998224725", 101).await;
+    let opened: Value = s
+        .open_pending(&s.office, &identifier, json!({"items": ["RG"]}))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let id = opened["data"]["id"].clone();
+    let answered = s
+        .answer(
+            &s.partner,
+            &identifier,
+            &id,
+            json!({"note": "RG de Maria da Silva", "files": [{"name": "rg-maria.pdf", "content": b64(b"%PDF-1.4 rg")}]}),
+        )
+        .await;
+    assert_eq!(answered.status(), StatusCode::OK);
+    let decided = s
+        .app
+        .client
+        .patch(s.app.url(&format!("/proposal/{identifier}/status")))
+        .bearer_auth(&s.office)
+        .json(&json!({"status": "APROVADO", "reason": "Documentos conferidos"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(decided.status(), StatusCode::OK);
+    let anonymized = s
+        .app
+        .client
+        .post(s.app.url("/privacy/customers/529.982.247-25/anonymize"))
+        .bearer_auth(&s.office)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        anonymized.status(),
+        StatusCode::OK,
+        "{}",
+        anonymized.text().await.unwrap()
+    );
+    assert_eq!(s.app.count("SELECT count(*) AS n FROM proposal_pending_files").await, 0);
+    let answer = s.data(&identifier).await["acceptance"]["pending"][0]["answer"].clone();
+    assert_eq!(answer["files"], json!([]));
+    assert_eq!(answer["note"], "[removido na anonimização]");
 }

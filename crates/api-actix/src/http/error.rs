@@ -4,6 +4,9 @@
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, ResponseError};
+use domain::acceptance::SuspendRefusal;
+use domain::acceptance::ports::PendingStoreError;
+use domain::acceptance::service::PendingError;
 use domain::access::AccessError;
 use domain::auth::ports::{HashError, TokenError};
 use domain::auth::sign_in::{AuthenticationError, RefreshError, SignInError};
@@ -116,6 +119,11 @@ error_codes! {
     IdempotentRequestInFlight => ("requisicao_em_andamento", CONFLICT, "Uma requisição com esta Idempotency-Key está em andamento. Tente novamente em instantes."),
     AnonymizationBlocked => ("anonimizacao_bloqueada", CONFLICT, "Há propostas em andamento para este CPF: conclua-as ou cancele-as antes de anonimizar."),
     NoPersonalData => ("titular_sem_dados", NOT_FOUND, "Nenhum dado pessoal mantido para este CPF."),
+    PendingNotFound => ("pendencia_nao_encontrada", NOT_FOUND, "Pedido de documentos não encontrado nesta proposta."),
+    NotInAnalysis => ("proposta_fora_de_analise", CONFLICT, "A proposta não está em análise."),
+    PendingOpen => ("pendencia_em_aberto", CONFLICT, "Há um pedido de documentos em aberto nesta proposta: aguarde a resposta do vendedor."),
+    SuspensionsExhausted => ("suspensoes_esgotadas", CONFLICT, "O produto não permite outra suspensão do prazo de aceitação."),
+    PendingAnswered => ("pendencia_respondida", CONFLICT, "Este pedido de documentos já foi respondido."),
 }
 
 impl ErrorCode {
@@ -422,6 +430,29 @@ impl From<EcommerceError> for ApiError {
                 ApiError::with_message(ErrorCode::BadRequest, format!("Evento ilegível: {why}."))
             }
             EcommerceError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<PendingError> for ApiError {
+    fn from(error: PendingError) -> Self {
+        match error {
+            PendingError::Access(e) => e.into(),
+            PendingError::Recorded(e) => match e {
+                PendingStoreError::ProposalNotFound => ApiError::new(ErrorCode::ProposalNotFound),
+                PendingStoreError::RequestNotFound => ApiError::new(ErrorCode::PendingNotFound),
+                PendingStoreError::NotInAnalysis(status) => ApiError::with_message(
+                    ErrorCode::NotInAnalysis,
+                    format!("A proposta está {status}: só uma proposta EM ANÁLISE tem prazo de aceitação."),
+                ),
+                PendingStoreError::Refused(SuspendRefusal::Decided) => ApiError::new(ErrorCode::NotInAnalysis),
+                PendingStoreError::Refused(SuspendRefusal::AlreadySuspended) => ApiError::new(ErrorCode::PendingOpen),
+                PendingStoreError::Refused(e @ SuspendRefusal::NoSuspensionsLeft { .. }) => {
+                    ApiError::with_message(ErrorCode::SuspensionsExhausted, capitalised(&e))
+                }
+                PendingStoreError::AlreadyAnswered => ApiError::new(ErrorCode::PendingAnswered),
+                PendingStoreError::Store(e) => e.into(),
+            },
         }
     }
 }

@@ -6,7 +6,8 @@ use crate::http::error::ErrorCode;
 use crate::http::html::escape;
 use actix_web::HttpResponse;
 use domain::hooks::payload::{
-    PaymentChangedEvent, ProposalCreatedEvent, ProposalSentEvent, SignatureRecordedEvent, StatusChangeEvent, TestEvent,
+    PaymentChangedEvent, PendingAnsweredEvent, PendingOpenedEvent, ProposalCreatedEvent, ProposalSentEvent,
+    SignatureRecordedEvent, StatusChangeEvent, TestEvent,
 };
 use domain::values::EventKind;
 use serde_json::{Value, json};
@@ -67,6 +68,8 @@ impl Modify for BearerAuth {
         crate::routes::signing::callback,
         crate::routes::customer_requests::cancel,
         crate::routes::customer_requests::withdraw,
+        crate::routes::acceptance::open,
+        crate::routes::acceptance::answer,
         crate::routes::customer_requests::by_protocol,
         crate::routes::ecommerce::create_customer,
         crate::routes::ecommerce::create_setup_intent,
@@ -93,6 +96,8 @@ impl Modify for BearerAuth {
         ProposalSentEvent,
         SignatureRecordedEvent,
         PaymentChangedEvent,
+        PendingOpenedEvent,
+        PendingAnsweredEvent,
         TestEvent
     )),
     modifiers(&BearerAuth),
@@ -364,6 +369,7 @@ fn for_generators(doc: &mut Value) {
         {"name": "clientes", "description": "Cadastros de clientes por vendedor."},
         {"name": "propostas", "description": "Criar, consultar, listar propostas e seu histórico."},
         {"name": "assinatura", "description": "Envio para assinatura eletrônica, links, documento, decisões e eventos da proposta."},
+        {"name": "aceitação", "description": "O prazo de aceitação depois da assinatura: pedidos de documentos e suas respostas."},
         {"name": "catálogo", "description": "Produtos, grupos de faturamento e bancos."},
         {"name": "e-commerce", "description": "Cliente, meio de pagamento e assinatura recorrente na plataforma de pagamento."},
         {"name": "eventos", "description": "Assinaturas de eventos (webhooks) e suas entregas."},
@@ -433,6 +439,16 @@ fn catalog_entry(kind: EventKind) -> CatalogEntry {
             "webhook.paymentChanged",
             "Estado da assinatura recorrente na plataforma de pagamento alterado",
             "PaymentChangedEvent",
+        ),
+        EventKind::PendingOpened => (
+            "webhook.pendingOpened",
+            "Pedido de documentos aberto pela retaguarda: prazo de aceitação suspenso",
+            "PendingOpenedEvent",
+        ),
+        EventKind::PendingAnswered => (
+            "webhook.pendingAnswered",
+            "Pedido de documentos respondido pelo vendedor: prazo de aceitação retomado",
+            "PendingAnsweredEvent",
         ),
         EventKind::Test => (
             "webhook.test",

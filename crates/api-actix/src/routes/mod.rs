@@ -1,5 +1,6 @@
 //! The routes, one module per area. A handler parses, calls one use case and maps the result.
 
+pub mod acceptance;
 pub mod assets;
 pub mod auth;
 pub mod catalog;

@@ -7,6 +7,7 @@
 //! At the deadline a proposal whose product accepts by silence becomes `APROVADO` with the reason
 //! [`TACIT_ACCEPTANCE`]; any other is overdue, listed first for the analysts.
 
+pub mod pending;
 pub mod ports;
 pub mod service;
 #[cfg(test)]
@@ -114,10 +115,49 @@ impl AcceptanceClock {
         }
     }
 
+    /// The clock resumed at `at`: running again to [`Self::resumed_deadline`], and overdue only if
+    /// that deadline has passed too.
+    pub fn resumed(&self, at: DateTime<Utc>) -> Self {
+        let deadline = self.resumed_deadline(at);
+        Self {
+            deadline,
+            suspended_since: None,
+            overdue_since: self.overdue_since.filter(|_| deadline <= at),
+            ..self.clone()
+        }
+    }
+
+    /// Whether a request for documents may suspend the clock, `used` requests having suspended it
+    /// before: only while it runs (one request open at a time), within the product's suspensions.
+    pub fn may_suspend(&self, used: u32) -> Result<(), SuspendRefusal> {
+        if self.decided_at.is_some() {
+            Err(SuspendRefusal::Decided)
+        } else if self.suspended_since.is_some() {
+            Err(SuspendRefusal::AlreadySuspended)
+        } else if used >= self.suspensions_allowed {
+            Err(SuspendRefusal::NoSuspensionsLeft {
+                allowed: self.suspensions_allowed,
+            })
+        } else {
+            Ok(())
+        }
+    }
+
     /// Whether the clock runs out at `now`: still undecided, not suspended, and past its deadline.
     pub fn is_due(&self, now: DateTime<Utc>) -> bool {
         self.decided_at.is_none() && self.suspended_since.is_none() && now >= self.deadline
     }
+}
+
+/// Why a request for documents may not suspend the clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum SuspendRefusal {
+    #[error("a proposta já foi decidida")]
+    Decided,
+    #[error("há um pedido de documentos em aberto nesta proposta")]
+    AlreadySuspended,
+    #[error("o produto permite {allowed} suspensão(ões) do prazo de aceitação, já usada(s)")]
+    NoSuspensionsLeft { allowed: u32 },
 }
 
 /// What one pass over the due clocks did.

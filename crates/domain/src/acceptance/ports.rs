@@ -1,8 +1,11 @@
 //! What the acceptance clock needs from the store.
 
-use super::{AcceptancePolicy, Settled};
+use super::pending::{DocumentsRequest, PendingAnswerInput};
+use super::{AcceptancePolicy, Settled, SuspendRefusal};
 use crate::proposals::lifecycle::StatusChange;
+use crate::scope::Scope;
 use crate::store::StoreError;
+use crate::values::ProposalStatus;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
@@ -11,6 +14,39 @@ use chrono::{DateTime, Utc};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TacitMove {
     pub change: StatusChange,
+}
+
+/// Why the store did not record a request for documents or its answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PendingStoreError {
+    #[error("proposta não encontrada")]
+    ProposalNotFound,
+    #[error("pedido de documentos não encontrado nesta proposta")]
+    RequestNotFound,
+    #[error("a proposta está {0}, não em análise")]
+    NotInAnalysis(ProposalStatus),
+    #[error(transparent)]
+    Refused(#[from] SuspendRefusal),
+    #[error("o pedido de documentos já foi respondido")]
+    AlreadyAnswered,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// A request recorded: its id and when the clock stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingOpened {
+    pub id: i64,
+    pub identifier: String,
+    pub suspended_since: DateTime<Utc>,
+}
+
+/// An answer recorded: the clock runs again to its new deadline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingResumed {
+    pub id: i64,
+    pub identifier: String,
+    pub deadline: DateTime<Utc>,
 }
 
 #[cfg_attr(feature = "mock", mockall::automock)]
@@ -33,6 +69,31 @@ pub trait AcceptanceStore: Send + Sync {
     /// event and document with it), any other is marked overdue at `now`. A proposal another
     /// operation holds is left for the next pass.
     async fn settle_due(&self, now: DateTime<Utc>, limit: i64, tacit: &TacitMove) -> Result<Vec<Settled>, StoreError>;
+
+    /// Records the request on the proposal with this identifier under its row lock, if its clock
+    /// may be suspended ([`super::AcceptanceClock::may_suspend`]), stops the clock at `at` and
+    /// queues `PENDENCIA_ABERTA` for the seller, in one transaction.
+    async fn open_pending(
+        &self,
+        identifier: &str,
+        request: &DocumentsRequest,
+        requested_by: &str,
+        at: DateTime<Utc>,
+    ) -> Result<PendingOpened, PendingStoreError>;
+
+    /// Records the answer to the request `pending_id` of the proposal with this identifier (within
+    /// `scope`), with its files, resumes the clock with its deadline moved by the time it stood
+    /// suspended ([`super::AcceptanceClock::resumed_deadline`]) and queues `PENDENCIA_RESPONDIDA`,
+    /// in one transaction.
+    async fn answer_pending(
+        &self,
+        identifier: &str,
+        scope: Scope,
+        pending_id: i64,
+        answer: &PendingAnswerInput,
+        answered_by: &str,
+        at: DateTime<Utc>,
+    ) -> Result<PendingResumed, PendingStoreError>;
 
     /// How many proposals are overdue now (undecided, past the deadline, not accepted by silence).
     async fn overdue_count(&self) -> Result<i64, StoreError>;

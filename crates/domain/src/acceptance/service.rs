@@ -1,10 +1,14 @@
 //! The acceptance clock's use cases: a product's policy (the command line's `catalog
 //! acceptance`) and the sweep every instance and the worker run (`acceptance sweep` runs one pass).
 
-use super::ports::{AcceptanceStore, TacitMove};
+use super::pending::{DocumentsRequest, PendingAnswerInput};
+use super::ports::{AcceptanceStore, PendingOpened, PendingResumed, PendingStoreError, TacitMove};
 use super::{AcceptancePolicy, SWEEP_ACTOR, Settled, SweepReport, TACIT_ACCEPTANCE};
+use crate::access::{AccessError, Operation, ScopeError, authorize, scope_of};
+use crate::auth::model::Principal;
 use crate::clock::Clock;
 use crate::proposals::lifecycle::{self, StatusChange, Trigger};
+use crate::proposals::ports::PartnerDirectory;
 use crate::store::StoreError;
 use crate::values::ProposalStatus;
 use std::sync::Arc;
@@ -17,12 +21,32 @@ pub enum AcceptanceError {
     Store(#[from] StoreError),
 }
 
+/// Why a request for documents or its answer was not recorded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PendingError {
+    #[error(transparent)]
+    Access(#[from] AccessError),
+    #[error(transparent)]
+    Recorded(#[from] PendingStoreError),
+}
+
+impl From<ScopeError> for PendingError {
+    fn from(e: ScopeError) -> Self {
+        match e {
+            ScopeError::Access(e) => PendingError::Access(e),
+            ScopeError::Store(e) => PendingError::Recorded(PendingStoreError::Store(e)),
+        }
+    }
+}
+
 /// Clocks settled per transaction: each batch is a short claim.
 pub const SWEEP_BATCH: i64 = 500;
 
 #[derive(Clone)]
 pub struct AcceptanceService {
     pub store: Arc<dyn AcceptanceStore>,
+    /// Whom a seller represents (the answer is the proposal's seller's).
+    pub partners: Arc<dyn PartnerDirectory>,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -91,6 +115,45 @@ impl AcceptanceService {
                 return Ok(report);
             }
         }
+    }
+
+    /// `POST /proposal/{identificador}/pending`: the back office asks the seller for documents;
+    /// the clock stops until the answer.
+    pub async fn request_documents(
+        &self,
+        principal: &Principal,
+        identifier: &str,
+        request: DocumentsRequest,
+    ) -> Result<PendingOpened, PendingError> {
+        authorize(principal, Operation::RequestDocuments)?;
+        Ok(self
+            .store
+            .open_pending(identifier, &request, &principal.email, self.clock.now())
+            .await?)
+    }
+
+    /// `POST /proposal/{identificador}/pending/{id}/answer`: the proposal's seller answers; the
+    /// clock runs again, its deadline moved by the time it stood.
+    pub async fn answer_pending(
+        &self,
+        principal: &Principal,
+        identifier: &str,
+        pending_id: i64,
+        answer: PendingAnswerInput,
+    ) -> Result<PendingResumed, PendingError> {
+        authorize(principal, Operation::AnswerPending)?;
+        let scope = scope_of(principal, self.partners.as_ref()).await?;
+        Ok(self
+            .store
+            .answer_pending(
+                identifier,
+                scope,
+                pending_id,
+                &answer,
+                &principal.email,
+                self.clock.now(),
+            )
+            .await?)
     }
 
     /// How many proposals are overdue now (the metric and its alert).

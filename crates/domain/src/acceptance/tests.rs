@@ -57,6 +57,7 @@ fn service(store: MockAcceptanceStore) -> AcceptanceService {
     clock.expect_now().return_const(at(20, 12));
     AcceptanceService {
         store: Arc::new(store),
+        partners: Arc::new(crate::proposals::ports::MockPartnerDirectory::new()),
         clock: Arc::new(clock),
     }
 }
@@ -110,4 +111,113 @@ async fn a_policy_for_a_product_that_does_not_exist_is_refused() {
         .await
         .unwrap_err();
     assert_eq!(error, AcceptanceError::ProductNotFound(999));
+}
+
+#[test]
+fn a_clock_is_suspended_once_at_a_time_within_the_products_suspensions() {
+    let mut clock = AcceptanceClock::start(at(1, 10), &AcceptancePolicy::new(10, true, 2).unwrap());
+    assert_eq!(clock.may_suspend(0), Ok(()));
+    assert_eq!(clock.may_suspend(1), Ok(()));
+    assert_eq!(
+        clock.may_suspend(2),
+        Err(SuspendRefusal::NoSuspensionsLeft { allowed: 2 })
+    );
+    clock.suspended_since = Some(at(2, 10));
+    assert_eq!(clock.may_suspend(1), Err(SuspendRefusal::AlreadySuspended));
+    clock.suspended_since = None;
+    clock.decided_at = Some(at(3, 10));
+    assert_eq!(clock.may_suspend(0), Err(SuspendRefusal::Decided));
+    let none = AcceptanceClock::start(at(1, 10), &AcceptancePolicy::new(10, true, 0).unwrap());
+    assert_eq!(
+        none.may_suspend(0),
+        Err(SuspendRefusal::NoSuspensionsLeft { allowed: 0 })
+    );
+}
+
+#[test]
+fn a_resumed_clock_is_no_longer_overdue_when_its_new_deadline_is_ahead() {
+    let mut clock = AcceptanceClock::start(at(1, 10), &AcceptancePolicy::new(5, false, 1).unwrap());
+    clock.overdue_since = Some(at(6, 10));
+    clock.suspended_since = Some(at(6, 12));
+    let resumed = clock.resumed(at(9, 12));
+    assert_eq!(resumed.deadline, at(9, 10));
+    assert_eq!(resumed.suspended_since, None);
+    assert_eq!(resumed.overdue_since, Some(at(6, 10)), "still past its deadline");
+    clock.overdue_since = None;
+    let mut early = clock.clone();
+    early.suspended_since = Some(at(3, 10));
+    let resumed = early.resumed(at(5, 10));
+    assert_eq!(resumed.deadline, at(8, 10));
+    assert_eq!(resumed.overdue_since, None);
+}
+
+fn principal(application: crate::values::Application) -> crate::auth::model::Principal {
+    crate::auth::model::Principal {
+        user_id: 7,
+        email: "bo@demo.com.br".into(),
+        application,
+        session_id: uuid::Uuid::nil(),
+    }
+}
+
+#[tokio::test]
+async fn only_the_back_office_asks_for_documents_and_it_is_recorded_at_the_clocks_now() {
+    use super::pending::DocumentsRequest;
+    use super::ports::PendingOpened;
+    use crate::values::Application;
+    let mut store = MockAcceptanceStore::new();
+    store
+        .expect_open_pending()
+        .withf(|identifier, request, by, now| {
+            identifier == "p-1" && request.items == ["RG"] && by == "bo@demo.com.br" && *now == at(20, 12)
+        })
+        .times(1)
+        .returning(|identifier, _, _, now| {
+            Ok(PendingOpened {
+                id: 1,
+                identifier: identifier.to_owned(),
+                suspended_since: now,
+            })
+        });
+    let service = service(store);
+    let request = DocumentsRequest {
+        items: vec!["RG".into()],
+        note: None,
+    };
+    let refused = service
+        .request_documents(&principal(Application::Partner), "p-1", request.clone())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refused,
+        super::service::PendingError::Access(crate::access::AccessError::Forbidden)
+    );
+    let opened = service
+        .request_documents(&principal(Application::BackOffice), "p-1", request)
+        .await
+        .unwrap();
+    assert_eq!(opened.suspended_since, at(20, 12));
+}
+
+#[tokio::test]
+async fn the_back_office_does_not_answer_for_the_seller() {
+    use super::pending::PendingAnswerInput;
+    use crate::values::Application;
+    let service = service(MockAcceptanceStore::new());
+    let refused = service
+        .answer_pending(
+            &principal(Application::BackOffice),
+            "p-1",
+            1,
+            PendingAnswerInput {
+                note: "Segue".into(),
+                files: Vec::new(),
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refused,
+        super::service::PendingError::Access(crate::access::AccessError::Forbidden)
+    );
 }

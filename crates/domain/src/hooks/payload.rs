@@ -52,6 +52,14 @@ event_body!(
     PaymentChangedEvent, PaymentChangedData, "Corpo de uma entrega `PAGAMENTO_ALTERADO`."
 );
 event_body!(
+    /// The body of a `PENDENCIA_ABERTA` delivery.
+    PendingOpenedEvent, PendingOpenedData, "Corpo de uma entrega `PENDENCIA_ABERTA`."
+);
+event_body!(
+    /// The body of a `PENDENCIA_RESPONDIDA` delivery.
+    PendingAnsweredEvent, PendingAnsweredData, "Corpo de uma entrega `PENDENCIA_RESPONDIDA`."
+);
+event_body!(
     /// The body of a `TESTE` delivery.
     TestEvent, TestData, "Corpo de uma entrega `TESTE`."
 );
@@ -272,6 +280,91 @@ pub fn payment_changed(
             status_anterior: previous.map(str::to_owned),
             status: status.to_owned(),
             alterado_em: timestamp(at),
+            sequence,
+        },
+    })
+}
+
+/// The data of `PENDENCIA_ABERTA`: the back office asked the seller for documents; the acceptance
+/// clock stands still from `suspensoEm` until the answer.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(
+        description = "Dados de `PENDENCIA_ABERTA`: a retaguarda pediu documentos ao vendedor (`pendencia` é o id a responder em `POST /proposal/{identificador}/pending/{id}/answer`); o prazo de aceitação fica suspenso desde `suspensoEm` até a resposta. `sequence` conta os pedidos da proposta."
+    )
+)]
+pub struct PendingOpenedData {
+    pub identificador: String,
+    pub pendencia: i64,
+    pub itens: Vec<String>,
+    pub nota: Option<String>,
+    pub suspenso_em: String,
+    pub sequence: i32,
+}
+
+/// The data of `PENDENCIA_RESPONDIDA`: the seller answered; the clock runs again to `prazo`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(
+        description = "Dados de `PENDENCIA_RESPONDIDA`: o vendedor respondeu ao pedido `pendencia` com `arquivos` arquivo(s); o prazo de aceitação volta a correr até `prazo` (adiado pelo tempo suspenso). `sequence` conta as respostas da proposta."
+    )
+)]
+pub struct PendingAnsweredData {
+    pub identificador: String,
+    pub pendencia: i64,
+    pub arquivos: i64,
+    pub respondido_em: String,
+    pub prazo: String,
+    pub sequence: i32,
+}
+
+/// A request for documents opened (`PENDENCIA_ABERTA`).
+pub fn pending_opened(
+    identifier: &str,
+    pending: i64,
+    items: &[String],
+    note: Option<&str>,
+    at: DateTime<Utc>,
+    sequence: i32,
+) -> String {
+    serialise(&PendingOpenedEvent {
+        kind: EventKind::PendingOpened,
+        timestamp: timestamp(at),
+        data: PendingOpenedData {
+            identificador: identifier.to_owned(),
+            pendencia: pending,
+            itens: items.to_vec(),
+            nota: note.map(str::to_owned),
+            suspenso_em: timestamp(at),
+            sequence,
+        },
+    })
+}
+
+/// A request for documents answered (`PENDENCIA_RESPONDIDA`).
+pub fn pending_answered(
+    identifier: &str,
+    pending: i64,
+    files: i64,
+    at: DateTime<Utc>,
+    deadline: DateTime<Utc>,
+    sequence: i32,
+) -> String {
+    serialise(&PendingAnsweredEvent {
+        kind: EventKind::PendingAnswered,
+        timestamp: timestamp(at),
+        data: PendingAnsweredData {
+            identificador: identifier.to_owned(),
+            pendencia: pending,
+            arquivos: files,
+            respondido_em: timestamp(at),
+            prazo: timestamp(deadline),
             sequence,
         },
     })

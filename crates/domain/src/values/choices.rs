@@ -188,14 +188,17 @@ choice!(
 choice!(
     /// The catalogue of event kinds a subscription may ask for: a proposal's status change, its
     /// creation (routes 5 and 6), its sending for signature and each resend (route 12), each
-    /// party's signature or refusal, a change of its subscription's state on the payment platform;
-    /// and the test event sent on request.
+    /// party's signature or refusal, a change of its subscription's state on the payment platform,
+    /// a request for documents and its answer (the acceptance clock suspended and resumed); and
+    /// the test event sent on request.
     EventKind, "evento_desconhecido", "evento", {
         StatusChange => "ALTERAÇÃO_STATUS",
         ProposalCreated => "PROPOSTA_CRIADA",
         ProposalSent => "PROPOSTA_ENVIADA",
         SignatureRecorded => "ASSINATURA_REGISTRADA",
         PaymentChanged => "PAGAMENTO_ALTERADO",
+        PendingOpened => "PENDENCIA_ABERTA",
+        PendingAnswered => "PENDENCIA_RESPONDIDA",
         Test => "TESTE",
     }
 );

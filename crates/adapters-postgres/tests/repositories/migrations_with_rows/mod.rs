@@ -8,6 +8,7 @@ mod customers_per_seller;
 mod delivery_replays;
 mod event_catalog;
 mod mother_name;
+mod pending_events;
 mod rate_limit_counters;
 mod read_model_in_rust;
 mod signing_deadlines;
