@@ -42,6 +42,13 @@ ROWS = [
         ("Em andamento", "short", [
             (f'sum by (instance) (webhook_deliveries_in_flight{{{JOB}}})', "{{instance}}")], 6),
     ]),
+    ("Propostas depois da assinatura", [
+        ("Prazo de aceitação vencido sem decisão", "short", [
+            (f'max(proposals_acceptance_overdue{{{JOB}}})', "vencidas")], 12),
+        ("Operações pendentes por tipo", "short", [
+            (f'max by (kind) (proposal_operations_pending{{{JOB}}})', "{{kind}}"),
+            (f'max by (kind) (proposal_operations_overdue{{{JOB}}})', "{{kind}} atrasadas")], 12),
+    ]),
     ("Serviços externos", [
         ("Latência p95 por provedor", "s", [
             (f'histogram_quantile(0.95, sum by (provider, le) (rate(outbound_request_duration_seconds_bucket{{{JOB}}}[$__rate_interval])))', "{{provider}}")], 12),

@@ -6,7 +6,7 @@ use crate::pool::{PgPool, connection, query_error};
 use crate::read_model;
 use crate::schema::{banks, billing_groups, partners, product_banks, products, users};
 use diesel::prelude::*;
-use diesel_async::{AsyncConnection, RunQueryDsl};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::acceptance::AcceptancePolicy;
 use domain::store::StoreError;
 
@@ -86,31 +86,56 @@ pub async fn seed_demo_decided_product(pool: &PgPool) -> Result<(), StoreError> 
             .returning(products::id)
             .get_result(conn)
             .await?;
-        for bank in ["001", "341"] {
-            diesel::insert_into(product_banks::table)
-                .values((
-                    product_banks::product_id.eq(product_id),
-                    product_banks::codigo_banco.eq(bank),
-                ))
-                .on_conflict_do_nothing()
-                .execute(conn)
-                .await?;
-        }
-        diesel::insert_into(billing_groups::table)
-            .values((
-                billing_groups::codigo_faturamento.eq(DEMO_DECIDED_BILLING_GROUP),
-                billing_groups::descricao.eq("Mensal - boleto residencial"),
-                billing_groups::codigo_integracao.eq(9201),
-                billing_groups::codigo_produto.eq(DEMO_DECIDED_PRODUCT),
-                billing_groups::alterado_por.eq(SEEDED_BY),
-            ))
-            .on_conflict_do_nothing()
-            .execute(conn)
-            .await?;
+        take_banks(conn, product_id, &["001", "341"]).await?;
+        insert_billing_group(
+            conn,
+            (
+                DEMO_DECIDED_BILLING_GROUP,
+                "Mensal - boleto residencial",
+                9201,
+                DEMO_DECIDED_PRODUCT,
+            ),
+        )
+        .await?;
         Ok::<_, diesel::result::Error>(())
     })
     .await
     .map_err(query_error)
+}
+
+/// The banks a demo product takes (those already there left as they are).
+async fn take_banks(conn: &mut AsyncPgConnection, product_id: i64, banks: &[&str]) -> QueryResult<()> {
+    for bank in banks {
+        diesel::insert_into(product_banks::table)
+            .values((
+                product_banks::product_id.eq(product_id),
+                product_banks::codigo_banco.eq(*bank),
+            ))
+            .on_conflict_do_nothing()
+            .execute(conn)
+            .await?;
+    }
+    Ok(())
+}
+
+/// A demo billing group: its code, description, integration code and product (left as it is
+/// when there).
+async fn insert_billing_group(
+    conn: &mut AsyncPgConnection,
+    (code, description, integration, product): (i32, &str, i32, i32),
+) -> QueryResult<()> {
+    diesel::insert_into(billing_groups::table)
+        .values((
+            billing_groups::codigo_faturamento.eq(code),
+            billing_groups::descricao.eq(description),
+            billing_groups::codigo_integracao.eq(integration),
+            billing_groups::codigo_produto.eq(product),
+            billing_groups::alterado_por.eq(SEEDED_BY),
+        ))
+        .on_conflict_do_nothing()
+        .execute(conn)
+        .await?;
+    Ok(())
 }
 
 /// Inserts the demo catalog and partner, all or nothing; rows already there are left as they are.
@@ -161,16 +186,7 @@ pub async fn seed_demo_catalog(pool: &PgPool) -> Result<(), StoreError> {
                 .select(products::id)
                 .first(conn)
                 .await?;
-            for bank in bank_codes {
-                diesel::insert_into(product_banks::table)
-                    .values((
-                        product_banks::product_id.eq(product_id),
-                        product_banks::codigo_banco.eq(bank),
-                    ))
-                    .on_conflict_do_nothing()
-                    .execute(conn)
-                    .await?;
-            }
+            take_banks(conn, product_id, &bank_codes).await?;
         }
         let billing_rows = [
             (5001, "Mensal - boleto consolidado", 9101, 101),
@@ -178,18 +194,8 @@ pub async fn seed_demo_catalog(pool: &PgPool) -> Result<(), StoreError> {
             (5003, "Mensal - débito em conta", 9102, 102),
             (5004, "Recorrente - cartão de crédito", 9103, 103),
         ];
-        for (code, description, integration, product) in billing_rows {
-            diesel::insert_into(billing_groups::table)
-                .values((
-                    billing_groups::codigo_faturamento.eq(code),
-                    billing_groups::descricao.eq(description),
-                    billing_groups::codigo_integracao.eq(integration),
-                    billing_groups::codigo_produto.eq(product),
-                    billing_groups::alterado_por.eq(SEEDED_BY),
-                ))
-                .on_conflict_do_nothing()
-                .execute(conn)
-                .await?;
+        for group in billing_rows {
+            insert_billing_group(conn, group).await?;
         }
         diesel::insert_into(partners::table)
             .values((

@@ -61,6 +61,18 @@ impl Sale {
         identifier
     }
 
+    /// The back office's decision (`PATCH /proposal/{identificador}/status`).
+    async fn decide(&self, identifier: &str, status: &str, reason: &str) -> reqwest::Response {
+        self.app
+            .client
+            .patch(self.app.url(&format!("/proposal/{identifier}/status")))
+            .bearer_auth(&self.office)
+            .json(&json!({"status": status, "reason": reason}))
+            .send()
+            .await
+            .unwrap()
+    }
+
     async fn data(&self, identifier: &str) -> Value {
         self.app.proposal_data(identifier, &self.office).await
     }
@@ -187,15 +199,7 @@ async fn without_tacit_acceptance_the_deadline_leaves_the_proposal_overdue_for_a
     assert_eq!(refused.json::<Value>().await.unwrap()["errors"][0]["field"], "overdue");
 
     // The analyst decides late: the clock closes and the proposal is no longer overdue.
-    let decided = s
-        .app
-        .client
-        .patch(s.app.url(&format!("/proposal/{identifier}/status")))
-        .bearer_auth(&s.office)
-        .json(&json!({"status": "APROVADO", "reason": "Vistoria concluída"}))
-        .send()
-        .await
-        .unwrap();
+    let decided = s.decide(&identifier, "APROVADO", "Vistoria concluída").await;
     assert_eq!(decided.status(), StatusCode::OK, "{}", decided.text().await.unwrap());
     let data = s.data(&identifier).await;
     assert_eq!(data["proposal"]["status"], "APROVADO");
@@ -473,15 +477,7 @@ async fn an_answers_files_go_with_the_person_anonymised() {
         )
         .await;
     assert_eq!(answered.status(), StatusCode::OK);
-    let decided = s
-        .app
-        .client
-        .patch(s.app.url(&format!("/proposal/{identifier}/status")))
-        .bearer_auth(&s.office)
-        .json(&json!({"status": "APROVADO", "reason": "Documentos conferidos"}))
-        .send()
-        .await
-        .unwrap();
+    let decided = s.decide(&identifier, "APROVADO", "Documentos conferidos").await;
     assert_eq!(decided.status(), StatusCode::OK);
     let anonymized = s
         .app

@@ -465,9 +465,12 @@ async fn the_detail_has_every_member_of_the_spec_in_its_type() {
             ("payment", Object),
             // Issue 29: the e-commerce sale's subscription, null for this partner's proposal.
             ("subscription", ObjectOrNull),
+            // Issue 45: the acceptance clock, null before the proposal enters analysis.
+            ("acceptance", ObjectOrNull),
         ],
     );
     assert_eq!(data["subscription"], Value::Null);
+    assert_eq!(data["acceptance"], Value::Null);
     assert_shape(
         &data["proposal"],
         &[

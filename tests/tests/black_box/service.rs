@@ -256,6 +256,8 @@ async fn the_openapi_document_describes_the_bodies_from_their_types() {
             "PROPOSTA_ENVIADA",
             "ASSINATURA_REGISTRADA",
             "PAGAMENTO_ALTERADO",
+            "PENDENCIA_ABERTA",
+            "PENDENCIA_RESPONDIDA",
             "TESTE"
         ]
     );

@@ -43,7 +43,7 @@ envelope_doc!(PendingOpenedEnvelope, data = PendingOpenedDto);
 envelope_doc!(PendingAnsweredEnvelope, data = PendingAnsweredDto);
 
 /// The back office asks the proposal's seller for documents.
-#[utoipa::path(post, path = "/proposal/{identificador}/pending", operation_id = "proposal.pending.open", summary = "Pedir documentos (suspende o prazo de aceitação)", description = "A retaguarda pede documentos ao vendedor de uma proposta `EM ANÁLISE`: o prazo de aceitação fica suspenso desde agora até a resposta, e o vendedor recebe o evento `PENDENCIA_ABERTA`. Um pedido por vez; o produto diz quantas vezes o prazo pode ser suspenso (`sales-api catalog acceptance`).", tag = "aceitação", security(("bearer" = [])),
+#[utoipa::path(post, path = "/proposal/{identificador}/pending", operation_id = "proposal.requestDocuments", summary = "Pedir documentos (suspende o prazo de aceitação)", description = "A retaguarda pede documentos ao vendedor de uma proposta `EM ANÁLISE`: o prazo de aceitação fica suspenso desde agora até a resposta, e o vendedor recebe o evento `PENDENCIA_ABERTA`. Um pedido por vez; o produto diz quantas vezes o prazo pode ser suspenso (`sales-api catalog acceptance`).", tag = "aceitação", security(("bearer" = [])),
     params(("identificador" = String, Path, description = "Identificador da proposta")),
     request_body(content = PendingBody, example = json!({"items": ["Comprovante de residência"], "note": "Frente e verso"})),
     responses(
@@ -74,12 +74,12 @@ pub async fn open(
 }
 
 /// The proposal's seller answers a request for documents.
-#[utoipa::path(post, path = "/proposal/{identificador}/pending/{id}/answer", operation_id = "proposal.pending.answer", summary = "Responder a um pedido de documentos (retoma o prazo)", description = "O vendedor dono da proposta (o parceiro dela, ou a loja para as do e-commerce) responde ao pedido com uma nota e até 3 arquivos PDF, JPEG ou PNG de até 5 MiB cada, em base64 (o tipo é lido do conteúdo, não do nome). O prazo de aceitação volta a correr, adiado pelo tempo em que ficou suspenso, e o vendedor recebe o evento `PENDENCIA_RESPONDIDA`. Os arquivos ficam guardados com a proposta e são apagados na anonimização do titular.", tag = "aceitação", security(("bearer" = [])),
+#[utoipa::path(post, path = "/proposal/{identificador}/pending/{id}/answer", operation_id = "proposal.answerPending", summary = "Responder a um pedido de documentos (retoma o prazo)", description = "O vendedor dono da proposta (o parceiro dela, ou a loja para as do e-commerce) responde ao pedido com uma nota e até 3 arquivos PDF, JPEG ou PNG de até 5 MiB cada, em base64 (o tipo é lido do conteúdo, não do nome). O prazo de aceitação volta a correr, adiado pelo tempo em que ficou suspenso, e o vendedor recebe o evento `PENDENCIA_RESPONDIDA`. Os arquivos ficam guardados com a proposta e são apagados na anonimização do titular.", tag = "aceitação", security(("bearer" = [])),
     params(
         ("identificador" = String, Path, description = "Identificador da proposta"),
         ("id" = i64, Path, description = "O `id` do pedido de documentos"),
     ),
-    request_body(content = AnswerBody, example = json!({"note": "Segue o comprovante", "files": [{"name": "comprovante.pdf", "content": "JVBERi0xLjcK..."}]})),
+    request_body(content = AnswerBody, example = json!({"note": "Segue o comprovante", "files": [{"name": "comprovante.pdf", "content": "JVBERi0xLjcK"}]})),
     responses(
         (status = 200, description = "Respondido: o novo prazo", body = PendingAnsweredEnvelope),
         (status = 400, description = "`note` ausente ou longa; um arquivo sem nome, que não é base64, maior que 5 MiB ou de outro tipo; mais de 3 arquivos; `id` não numérico", body = ErrorEnvelope),
