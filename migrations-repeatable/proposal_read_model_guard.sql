@@ -15,7 +15,7 @@ BEGIN
     ELSIF TG_TABLE_NAME IN ('proposal_customers', 'proposal_payments', 'proposal_acceptances',
                             'proposal_pending_requests') THEN
         IF TG_OP = 'DELETE' THEN proposal := OLD.id_proposta; ELSE proposal := NEW.id_proposta; END IF;
-    ELSIF TG_TABLE_NAME IN ('signatures', 'subscriptions') THEN
+    ELSIF TG_TABLE_NAME IN ('signatures', 'subscriptions', 'refunds') THEN
         IF TG_OP = 'DELETE' THEN proposal := OLD.proposal_id; ELSE proposal := NEW.proposal_id; END IF;
     ELSIF TG_TABLE_NAME = 'signature_parties' THEN
         SELECT s.proposal_id INTO proposal FROM signatures s
@@ -74,6 +74,9 @@ CREATE CONSTRAINT TRIGGER proposal_pending_requests_read_model_guard AFTER INSER
 -- A file's content is not in the document: only what lists it (its name, type, size, hash).
 DROP TRIGGER IF EXISTS proposal_pending_files_read_model_guard ON proposal_pending_files;
 CREATE CONSTRAINT TRIGGER proposal_pending_files_read_model_guard AFTER INSERT OR DELETE ON proposal_pending_files
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION proposal_read_model_guard();
+DROP TRIGGER IF EXISTS refunds_read_model_guard ON refunds;
+CREATE CONSTRAINT TRIGGER refunds_read_model_guard AFTER INSERT OR UPDATE OR DELETE ON refunds
     DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION proposal_read_model_guard();
 DROP TRIGGER IF EXISTS products_read_model_guard ON products;
 CREATE CONSTRAINT TRIGGER products_read_model_guard AFTER UPDATE ON products DEFERRABLE INITIALLY DEFERRED

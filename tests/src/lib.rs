@@ -155,14 +155,47 @@ impl TestApp {
         Self::spawn_on(self.db, extra).await
     }
 
+    /// Where the service writes its mail (`.eml` files) without SMTP_URL.
+    fn mail_dir(db: &TestDatabase) -> std::path::PathBuf {
+        std::env::temp_dir().join(format!("sales-api-test-mail-{}", db.name))
+    }
+
+    /// The messages the service wrote to its mail folder for `to`, once `count` of them are
+    /// complete (waiting up to 10 s: the mailer writes after the request's answer).
+    pub async fn mails_to(&self, to: &str, count: usize) -> Vec<smtp::Received> {
+        let dir = Self::mail_dir(&self.db);
+        let mut found = Vec::new();
+        for _ in 0..200 {
+            found = std::fs::read_dir(&dir)
+                .map(|entries| {
+                    entries
+                        .flatten()
+                        .filter(|e| e.path().extension().is_some_and(|x| x == "eml"))
+                        .filter_map(|e| std::fs::read(e.path()).ok())
+                        .filter(|raw| {
+                            let text = String::from_utf8_lossy(raw);
+                            text.contains(&format!("To: {to}")) && text.trim_end().ends_with("--")
+                        })
+                        .map(|raw| smtp::Received {
+                            to: vec![to.to_owned()],
+                            raw,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            if found.len() >= count {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        found
+    }
+
     /// The configuration the service runs with, with extra pairs over the test defaults.
     pub fn config(db: &TestDatabase, extra: &[(&str, &str)]) -> Config {
         let key = key_file().to_string_lossy().into_owned();
         // Without SMTP_URL the service writes .eml files: keep them out of the work tree.
-        let mail_dir = std::env::temp_dir()
-            .join(format!("sales-api-test-mail-{}", db.name))
-            .to_string_lossy()
-            .into_owned();
+        let mail_dir = Self::mail_dir(db).to_string_lossy().into_owned();
         let mut pairs: Vec<(&str, &str)> = vec![
             ("SALES_ENV", "development"),
             ("DATABASE_URL", &db.url),

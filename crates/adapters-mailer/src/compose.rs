@@ -40,6 +40,22 @@ fn environment() -> Environment<'static> {
             "password_changed.html",
             include_str!("../templates/password_changed.html"),
         ),
+        (
+            "proposal_refused.txt",
+            include_str!("../templates/proposal_refused.txt"),
+        ),
+        (
+            "proposal_refused.html",
+            include_str!("../templates/proposal_refused.html"),
+        ),
+        (
+            "contract_cancelled.txt",
+            include_str!("../templates/contract_cancelled.txt"),
+        ),
+        (
+            "contract_cancelled.html",
+            include_str!("../templates/contract_cancelled.html"),
+        ),
     ];
     for (name, source) in templates {
         // The templates are part of the binary; a syntax error is caught by this crate's tests.
@@ -58,6 +74,25 @@ fn parts(message: &MailMessage) -> (&'static str, &'static str, minijinja::Value
             context! { email, link, valid_hours },
         ),
         MailKind::PasswordChanged => ("Sua senha foi alterada", "password_changed", context! { email }),
+        MailKind::ProposalRefused(notice) => ("Sua proposta não foi aceita", "proposal_refused", notice_values(notice)),
+        MailKind::ContractCancelled(notice) => (
+            "Cancelamento do seu seguro confirmado",
+            "contract_cancelled",
+            notice_values(notice),
+        ),
+    }
+}
+
+/// The values of a proposal's end notice.
+fn notice_values(notice: &domain::mail::EndNotice) -> minijinja::Value {
+    context! {
+        name => notice.customer_name,
+        identifier => notice.identifier,
+        product => notice.product,
+        reason => notice.reason,
+        protocol => notice.protocol,
+        refunds => notice.refunds,
+        at => notice.at,
     }
 }
 
@@ -134,6 +169,47 @@ mod tests {
         .unwrap();
         assert!(rendered.html.contains("&lt;b&gt;") && !rendered.html.contains("<b>"));
         assert!(rendered.text.contains("<b>"));
+    }
+
+    fn notice(protocol: Option<&str>, refunds: &[&str]) -> domain::mail::EndNotice {
+        domain::mail::EndNotice {
+            customer_name: "Maria <Silva>".into(),
+            identifier: "abc-123".into(),
+            product: "Seguro Vida".into(),
+            reason: "Declaração de saúde incompatível".into(),
+            protocol: protocol.map(str::to_owned),
+            refunds: refunds.iter().map(|r| (*r).to_owned()).collect(),
+            at: "27/11/2026 14:03".into(),
+        }
+    }
+
+    #[test]
+    fn a_refusal_tells_the_justification_and_each_refund() {
+        let rendered = render(&message(MailKind::ProposalRefused(notice(
+            None,
+            &["R$ 39,90 devolvidos no cartão", "R$ 0,12 a pagar por transferência"],
+        ))))
+        .unwrap();
+        assert_eq!(rendered.subject, "Sua proposta não foi aceita");
+        for text in [&rendered.text, &rendered.html] {
+            assert!(text.contains("Declaração de saúde incompatível"), "{text}");
+            assert!(text.contains("R$ 39,90 devolvidos no cartão") && text.contains("R$ 0,12"));
+            assert!(text.contains("consumidor.gov.br"));
+        }
+        assert!(rendered.html.contains("Maria &lt;Silva&gt;"));
+        let nothing_paid = render(&message(MailKind::ProposalRefused(notice(None, &[])))).unwrap();
+        assert!(nothing_paid.text.contains("Nenhum valor foi cobrado"));
+    }
+
+    #[test]
+    fn a_cancellation_tells_its_protocol() {
+        let rendered = render(&message(MailKind::ContractCancelled(notice(
+            Some("2026112700000012"),
+            &["R$ 13,35 devolvidos no cartão"],
+        ))))
+        .unwrap();
+        assert!(rendered.text.contains("Protocolo: 2026112700000012"));
+        assert!(rendered.html.contains("2026112700000012") && rendered.html.contains("R$ 13,35"));
     }
 
     #[test]

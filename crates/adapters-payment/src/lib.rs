@@ -7,8 +7,10 @@
 
 pub mod events;
 pub mod objects;
+pub mod price_index;
 pub mod sandbox;
 pub mod stripe;
 
+pub use price_index::{BcbIpca, SandboxIpca};
 pub use sandbox::SandboxGateway;
 pub use stripe::{StripeGateway, StripeSettings};

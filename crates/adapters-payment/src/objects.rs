@@ -48,10 +48,16 @@ pub fn paid_invoice(invoice: &Value) -> Option<PaidInvoice> {
         .and_then(|p| p.pointer("/payment/payment_intent"))
         .or_else(|| invoice.get("payment_intent"))
         .and_then(Value::as_str)?;
+    // The subscription line's period is the cover paid (the invoice's own `period_start` and
+    // `period_end` are the previous period's for a subscription invoice).
+    let line = &invoice["lines"]["data"][0]["period"];
+    let period = timestamp(&line["start"]).zip(timestamp(&line["end"]));
     Some(PaidInvoice {
         invoice_id: invoice["id"].as_str()?.to_owned(),
         amount: invoice["amount_paid"].as_i64()?,
         payment_intent: payment_intent.to_owned(),
+        paid_at: timestamp(&invoice["status_transitions"]["paid_at"]),
+        period,
     })
 }
 
@@ -94,8 +100,19 @@ mod tests {
             Some(PaidInvoice {
                 invoice_id: "in_1".into(),
                 amount: 3990,
-                payment_intent: "pi_1".into()
+                payment_intent: "pi_1".into(),
+                paid_at: None,
+                period: None,
             })
+        );
+        let with_period = json!({"id": "in_4", "amount_paid": 3990, "payment_intent": "pi_4",
+            "status_transitions": {"paid_at": 1_800_000_000},
+            "lines": {"data": [{"period": {"start": 1_800_000_000, "end": 1_802_592_000}}]}});
+        let read = paid_invoice(&with_period).unwrap();
+        assert_eq!(read.paid_at.map(|t| t.timestamp()), Some(1_800_000_000));
+        assert_eq!(
+            read.period.map(|(s, e)| (s.timestamp(), e.timestamp())),
+            Some((1_800_000_000, 1_802_592_000))
         );
         let old = json!({"id": "in_2", "amount_paid": 100, "payment_intent": "pi_2"});
         assert_eq!(paid_invoice(&old).unwrap().payment_intent, "pi_2");

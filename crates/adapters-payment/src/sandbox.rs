@@ -235,11 +235,15 @@ fn payments_of(now: DateTime<Utc>) -> Value {
         "status": "paid", "created": now.timestamp(), "payment": {"type": "payment_intent", "payment_intent": id("pi")}}]})
 }
 
-/// A paid invoice of the subscription for `amount` cents.
+/// A paid invoice of the subscription for `amount` cents, paying a month from `now`.
 fn invoice_object(subscription_id: &str, customer: &Value, amount: i64, now: DateTime<Utc>) -> Value {
+    let period_end = now.checked_add_months(Months::new(1)).unwrap_or(now).timestamp();
     json!({"id": id("in"), "object": "invoice", "status": "paid", "customer": customer, "currency": "brl",
         "amount_due": amount, "amount_paid": amount, "amount_remaining": 0, "attempt_count": 1,
         "billing_reason": "subscription_create", "created": now.timestamp(), "livemode": false,
+        "status_transitions": {"finalized_at": now.timestamp(), "paid_at": now.timestamp(), "marked_uncollectible_at": null, "voided_at": null},
+        "lines": {"object": "list", "has_more": false, "data": [{"id": id("il"), "object": "line_item", "amount": amount,
+            "currency": "brl", "period": {"start": now.timestamp(), "end": period_end}}]},
         "parent": {"type": "subscription_details", "subscription_details": {"subscription": subscription_id, "metadata": {}}},
         "payments": payments_of(now)})
 }
@@ -436,7 +440,14 @@ impl PaymentGateway for SandboxGateway {
         Ok(invoices.iter().filter_map(crate::objects::paid_invoice).collect())
     }
 
-    async fn refund(&self, invoice: &PaidInvoice, idempotency_key: &str) -> Result<Refund, PaymentError> {
+    async fn refund(&self, invoice: &PaidInvoice, amount: i64, idempotency_key: &str) -> Result<Refund, PaymentError> {
+        if amount <= 0 || amount > invoice.amount {
+            // The platform's own answer to a refund above the charge.
+            return Err(PaymentError::Invalid(format!(
+                "Refund amount ({amount}) is greater than charge amount ({}) (amount_too_large)",
+                invoice.amount
+            )));
+        }
         let stored = self.object(&invoice.invoice_id).await?;
         let customer = match stored.as_ref().and_then(|i| i["customer"].as_str()) {
             Some(customer) => self.object(customer).await?,
@@ -451,7 +462,7 @@ impl PaymentGateway for SandboxGateway {
                 "Refund declined by the card issuer. (refund_declined)".into(),
             ));
         }
-        let object = json!({"id": id("re"), "object": "refund", "amount": invoice.amount, "currency": "brl",
+        let object = json!({"id": id("re"), "object": "refund", "amount": amount, "currency": "brl",
             "payment_intent": invoice.payment_intent, "reason": "requested_by_customer", "status": "succeeded",
             "created": Utc::now().timestamp(), "metadata": {"invoice": invoice.invoice_id}});
         let new_id = object["id"].as_str().unwrap_or_default().to_owned();

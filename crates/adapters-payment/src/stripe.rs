@@ -326,9 +326,10 @@ impl PaymentGateway for StripeGateway {
             .collect())
     }
 
-    async fn refund(&self, invoice: &PaidInvoice, idempotency_key: &str) -> Result<Refund, PaymentError> {
+    async fn refund(&self, invoice: &PaidInvoice, amount: i64, idempotency_key: &str) -> Result<Refund, PaymentError> {
         let form = vec![
             pair("payment_intent", invoice.payment_intent.clone()),
+            pair("amount", amount.to_string()),
             pair("reason", "requested_by_customer"),
             pair("metadata[invoice]", invoice.invoice_id.clone()),
         ];

@@ -284,6 +284,7 @@ async fn a_withdrawal_refunds_each_paid_invoice_by_its_payment_intent_and_cancel
         .and(header("idempotency-key", "withdrawal-1-in_1"))
         .and(body_string_contains("payment_intent=pi_1"))
         .and(body_string_contains("reason=requested_by_customer"))
+        .and(body_string_contains("amount=3990"))
         .respond_with(
             ResponseTemplate::new(200).set_body_json(json!({"id": "re_1", "amount": 3990, "status": "succeeded"})),
         )
@@ -303,10 +304,12 @@ async fn a_withdrawal_refunds_each_paid_invoice_by_its_payment_intent_and_cancel
         [PaidInvoice {
             invoice_id: "in_1".into(),
             amount: 3990,
-            payment_intent: "pi_1".into()
+            payment_intent: "pi_1".into(),
+            paid_at: None,
+            period: None,
         }]
     );
-    let refund = gateway.refund(&paid[0], "withdrawal-1-in_1").await.unwrap();
+    let refund = gateway.refund(&paid[0], 3990, "withdrawal-1-in_1").await.unwrap();
     assert_eq!(
         (refund.id.as_str(), refund.amount, refund.status.as_str()),
         ("re_1", 3990, "succeeded")
@@ -339,13 +342,15 @@ async fn a_refund_the_platform_fails_or_refuses_is_a_decline_naming_why() {
         invoice_id: "in_1".into(),
         amount: 100,
         payment_intent: "pi_1".into(),
+        paid_at: None,
+        period: None,
     };
     let gateway = gateway(&server);
-    match gateway.refund(&invoice, "k-failed").await {
+    match gateway.refund(&invoice, 100, "k-failed").await {
         Err(PaymentError::Declined(why)) => assert!(why.contains("expired_or_canceled_card"), "{why}"),
         other => panic!("{other:?}"),
     }
-    match gateway.refund(&invoice, "k-refused").await {
+    match gateway.refund(&invoice, 100, "k-refused").await {
         Err(PaymentError::Declined(why)) => assert!(why.contains("disputed"), "{why}"),
         other => panic!("{other:?}"),
     }

@@ -3,7 +3,9 @@
 
 use crate::ecommerce::store_state_in;
 use crate::pool::{PgPool, connection, query_error};
-use crate::schema::{customer_requests as requests, proposals, refunds, signature_parties, signatures, subscriptions};
+use crate::read_model;
+use crate::refunds::insert_refunds;
+use crate::schema::{customer_requests as requests, proposals, signature_parties, signatures, subscriptions};
 use crate::status_changes::{ChangeError, apply_change};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -14,6 +16,7 @@ use domain::proposals::lifecycle::{StatusChange, StatusEvent};
 use domain::proposals::requests::{
     CustomerRequest, CustomerRequestStore, NewCustomerRequest, Protocol, RequestKind, SaleMoments, SubscriptionStart,
 };
+use domain::refunds::{RefundChannel, RefundReason, RefundRecord};
 use domain::signature::ChangeStatusError;
 use domain::store::StoreError;
 use domain::values::StoredValueError;
@@ -65,7 +68,7 @@ macro_rules! request_columns {
 
 /// The move first: its row lock orders concurrent requests, and a proposal no longer where the
 /// request found it draws no number. Then the request under its new protocol.
-async fn insert_request(
+pub(crate) async fn insert_request(
     conn: &mut AsyncPgConnection,
     change: &StatusChange,
     request: &NewCustomerRequest,
@@ -111,21 +114,29 @@ impl CustomerRequestStore for PgCustomerRequests {
         let result = conn
             .transaction(async |conn| {
                 let (event, protocol) = insert_request(conn, change, request).await?;
-                for refund in refunds {
-                    diesel::insert_into(refunds::table)
-                        .values((
-                            refunds::id.eq(&refund.id),
-                            refunds::protocolo.eq(protocol.as_str()),
-                            refunds::proposal_id.eq(change.proposal_id),
-                            refunds::invoice_id.eq(&refund.invoice_id),
-                            refunds::amount_cents.eq(refund.amount),
-                            refunds::status.eq(&refund.status),
-                        ))
-                        .execute(conn)
-                        .await?;
-                }
+                // The regret returns what was paid, in full, by the platform.
+                let records: Vec<RefundRecord> = refunds
+                    .iter()
+                    .map(|refund| RefundRecord {
+                        id: refund.id.clone(),
+                        invoice_id: Some(refund.invoice_id.clone()),
+                        reason: RefundReason::Withdrawal,
+                        channel: RefundChannel::Platform,
+                        amount: refund.amount,
+                        nominal: refund.amount,
+                        status: refund.status.clone(),
+                        correction: None,
+                        reference: None,
+                        created_at: change.at,
+                    })
+                    .collect();
+                insert_refunds(conn, change.proposal_id, Some(&protocol), &records).await?;
                 if let Some(subscription) = &subscription {
                     store_state_in(conn, subscription, read_at).await?;
+                }
+                if !records.is_empty() {
+                    // The move wrote the document before the refunds were in.
+                    read_model::write_documents(conn, &[change.proposal_id]).await?;
                 }
                 Ok::<_, ChangeError>((event, protocol))
             })

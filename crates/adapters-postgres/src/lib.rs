@@ -26,6 +26,7 @@ pub mod proposals;
 pub mod rate_counters;
 pub mod read_model;
 pub mod recovery;
+pub mod refunds;
 pub mod replicas;
 pub mod retention;
 mod rows;

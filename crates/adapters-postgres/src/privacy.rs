@@ -86,7 +86,10 @@ SELECT jsonb_build_object(
                 '[]'::jsonb),
             'reembolsos', coalesce((
                 SELECT jsonb_agg(jsonb_build_object('id', rf.id, 'protocolo', rf.protocolo, 'fatura', rf.invoice_id,
-                        'valor_centavos', rf.amount_cents, 'status', rf.status, 'em', rf.created_at) ORDER BY rf.created_at, rf.id)
+                        'valor_centavos', rf.amount_cents, 'status', rf.status, 'em', rf.created_at,
+                        'motivo', rf.motivo, 'meio', rf.meio, 'valor_pago_centavos', coalesce(rf.nominal_cents, rf.amount_cents),
+                        'correcao', rf.correcao, 'referencia', rf.referencia, 'pago_em', rf.pago_em)
+                    ORDER BY rf.created_at, rf.meio DESC, rf.id)
                 FROM refunds rf WHERE rf.proposal_id = p.id),
                 '[]'::jsonb),
             'historico', coalesce((

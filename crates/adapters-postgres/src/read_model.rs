@@ -15,6 +15,7 @@ use crate::acceptance::{AcceptancePart, acceptances_of};
 use crate::composed::Part;
 use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::prepared::prepared;
+use crate::refunds::{RefundPart, refunds_of};
 use crate::replicas::ReadPools;
 use crate::rows::{PartnerRow, PaymentRow, ProposalCustomerRow, ProposalRow, row_of_json};
 use crate::schema::{
@@ -53,6 +54,9 @@ pub(crate) struct ProposalDocument {
     /// The acceptance clock, from the entry in `EM ANÁLISE` (migration 000040): absent before.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     acceptance: Option<AcceptancePart>,
+    /// Every refund, oldest first (migration 000042): absent when there is none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    refunds: Vec<RefundPart>,
 }
 
 /// The proposal's latest subscription known to the payment platform.
@@ -171,6 +175,11 @@ impl TryFrom<ProposalDocument> for ProposalDetail {
             payment: d.payment.map(PaymentView::try_from).transpose()?,
             subscription: d.subscription.map(Into::into),
             acceptance: d.acceptance.map(Into::into),
+            refunds: d
+                .refunds
+                .into_iter()
+                .map(domain::refunds::RefundRecord::try_from)
+                .collect::<Result<_, _>>()?,
         })
     }
 }
@@ -414,14 +423,15 @@ pub(crate) async fn build_documents(
     ids: &[i64],
 ) -> QueryResult<HashMap<i64, ProposalDocument>> {
     let shared: &AsyncPgConnection = conn;
-    let (mut for_parts, mut for_signatures, mut for_subscriptions, mut for_acceptances) =
-        (shared, shared, shared, shared);
+    let (mut for_parts, mut for_signatures, mut for_subscriptions, mut for_acceptances, mut for_refunds) =
+        (shared, shared, shared, shared, shared);
     let parts = parts_of!(ids).load::<PartsRow>(&mut for_parts);
     let signatures = signatures_of!(ids).load::<SignatureRow>(&mut for_signatures);
     let subscriptions = subscriptions_of!(ids).load::<(i64, SubscriptionPart)>(&mut for_subscriptions);
     let acceptances = acceptances_of(&mut for_acceptances, ids);
-    let (parts, signature_rows, subscriptions, mut acceptances) =
-        futures_util::try_join!(parts, signatures, subscriptions, acceptances)?;
+    let refunds = refunds_of(&mut for_refunds, ids);
+    let (parts, signature_rows, subscriptions, mut acceptances, mut refunds) =
+        futures_util::try_join!(parts, signatures, subscriptions, acceptances, refunds)?;
 
     let mut signatures: HashMap<i64, SignaturePart> = HashMap::new();
     for (proposal_id, id, changed_by, created_at, updated_at, party) in signature_rows {
@@ -470,6 +480,7 @@ pub(crate) async fn build_documents(
                     signatures.remove(&id),
                     subscriptions.remove(&id),
                     acceptances.remove(&id),
+                    refunds.remove(&id).unwrap_or_default(),
                 )?;
                 Ok((id, document))
             },
@@ -498,6 +509,7 @@ impl ProposalDocument {
         signature: Option<SignaturePart>,
         subscription: Option<SubscriptionPart>,
         acceptance: Option<AcceptancePart>,
+        refunds: Vec<RefundPart>,
     ) -> QueryResult<Self> {
         Ok(ProposalDocument {
             customer: json_row("proposal_customers", shown.customer)?,
@@ -509,6 +521,7 @@ impl ProposalDocument {
             signature,
             subscription,
             acceptance,
+            refunds,
             proposal,
         })
     }

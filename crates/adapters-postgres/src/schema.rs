@@ -497,12 +497,19 @@ diesel::table! {
 diesel::table! {
     refunds (id) {
         id -> Text,
-        protocolo -> Text,
+        protocolo -> Nullable<Text>,
         proposal_id -> Int8,
-        invoice_id -> Text,
+        invoice_id -> Nullable<Text>,
         amount_cents -> Int8,
         status -> Text,
         created_at -> Timestamptz,
+        motivo -> Text,
+        meio -> Text,
+        nominal_cents -> Nullable<Int8>,
+        correcao -> Nullable<Jsonb>,
+        referencia -> Nullable<Text>,
+        pago_em -> Nullable<Timestamptz>,
+        pago_por -> Nullable<Text>,
     }
 }
 

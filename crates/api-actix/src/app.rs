@@ -200,16 +200,13 @@ pub fn build_state_reading_from(
         config.tokens.bcrypt_cost,
         config.tokens.bcrypt_max_concurrent,
     )?);
-    let delivery = match &config.outside.mail.smtp_url {
-        Some(url) => Delivery::smtp(url)?,
-        None => Delivery::files(&config.outside.mail.directory)?,
-    };
+    let outbox = mail_outbox(config)?;
     let recovery = RecoveryService {
         users: accounts.clone(),
         store: Arc::new(PgRecovery::new(pool.clone())),
         hasher: hasher.clone(),
         secrets: Arc::new(OsSecretGenerator),
-        outbox: Arc::new(BackgroundMailer::new(delivery, &config.outside.mail.from)?),
+        outbox: outbox.clone(),
         throttle: accounts.clone(),
         clock: Arc::new(SystemClock),
         policy: config.tokens.recovery.clone(),
@@ -254,13 +251,13 @@ pub fn build_state_reading_from(
     // can be moved forward (`POST /sandbox/clock`), for every instance at once.
     let shifted_clock = development_clock(config, &pool);
     let rules_clock = rules_clock(&shifted_clock);
-    let payments = payment_services(config, &pool, stores.clone(), &signing, rules_clock.clone())?;
+    let payments = payment_services(config, &pool, stores.clone(), &signing, rules_clock.clone(), outbox)?;
     let acceptance = acceptance_service(&pool, rules_clock);
     let sandbox_payments = shifted_clock.map(|clock| crate::state::SandboxPayments {
         gateway: payments.sandbox_gateway.clone(),
         clock,
     });
-    let (ecommerce, withdrawal) = (payments.ecommerce, payments.withdrawal);
+    let (ecommerce, withdrawal, settlement) = (payments.ecommerce, payments.withdrawal, payments.settlement);
     // The service's sealing keys: webhook secrets, kept idempotent answers and the digests that
     // find a person's answers.
     let sealing_keys = hook_keys(config)?;
@@ -303,6 +300,7 @@ pub fn build_state_reading_from(
         sandbox,
         acceptance,
         withdrawal,
+        settlement,
         sandbox_payments,
         hooks,
         privacy,
@@ -586,11 +584,21 @@ fn spawn_acceptance_sweep(
     })
 }
 
+/// Outgoing mail: by SMTP when `SMTP_URL` is set, else `.eml` files under `MAIL_DIR`.
+fn mail_outbox(config: &Config) -> Result<Arc<dyn domain::mail::MailOutbox>, StartupError> {
+    let delivery = match &config.outside.mail.smtp_url {
+        Some(url) => Delivery::smtp(url)?,
+        None => Delivery::files(&config.outside.mail.directory)?,
+    };
+    Ok(Arc::new(BackgroundMailer::new(delivery, &config.outside.mail.from)?))
+}
+
 /// The use cases that move money on the payment platform (Stripe, or the sandbox platform in
 /// development), sharing one gateway.
 struct PaymentServices {
     ecommerce: EcommerceService,
     withdrawal: domain::proposals::withdrawal::WithdrawalService,
+    settlement: domain::proposals::settlement::SettlementService,
     /// The sandbox platform, while it is the platform.
     sandbox_gateway: Option<Arc<SandboxGateway>>,
 }
@@ -601,6 +609,7 @@ fn payment_services(
     stores: Arc<PgProposals>,
     signing: &SigningService,
     regret_clock: Arc<dyn domain::clock::Clock>,
+    mail: Arc<dyn domain::mail::MailOutbox>,
 ) -> Result<PaymentServices, StartupError> {
     let payment_webhook_secret = given_or_random(&config.outside.payment_webhook_secret);
     let (gateway, sandbox_gateway): (Arc<dyn domain::ecommerce::PaymentGateway>, _) = match &config.outside.stripe {
@@ -619,6 +628,27 @@ fn payment_services(
             (sandbox.clone(), Some(sandbox))
         }
     };
+    // The IPCA follows the platform: the Central Bank's series with the real one, the sandbox's
+    // index with the sandbox (development only).
+    let index: Arc<dyn domain::refunds::ports::PriceIndex> = match &config.outside.stripe {
+        Some(_) => Arc::new(
+            adapters_payment::BcbIpca::new(&config.outside.ipca_series_url)
+                .map_err(|e| StartupError::Config(format!("IPCA_SERIES_URL: {e}")))?,
+        ),
+        None => Arc::new(adapters_payment::SandboxIpca),
+    };
+    let settlement = domain::proposals::settlement::SettlementService {
+        signing: signing.clone(),
+        proposals: stores.clone(),
+        partners: stores.clone(),
+        requests: signing.requests.clone(),
+        gateway: gateway.clone(),
+        index,
+        refunds: Arc::new(adapters_postgres::refunds::PgRefunds::new(pool.clone())),
+        claims: signing.claims.clone(),
+        mail,
+        clock: regret_clock.clone(),
+    };
     Ok(PaymentServices {
         ecommerce: EcommerceService {
             store: Arc::new(PgEcommerce::new(pool.clone())),
@@ -636,6 +666,7 @@ fn payment_services(
             claims: signing.claims.clone(),
             clock: regret_clock,
         },
+        settlement,
         sandbox_gateway,
     })
 }
@@ -647,6 +678,7 @@ fn operation_recovery(
     signing: &SigningService,
     ecommerce: &EcommerceService,
     withdrawal: &domain::proposals::withdrawal::WithdrawalService,
+    settlement: &domain::proposals::settlement::SettlementService,
 ) -> OperationRecovery {
     OperationRecovery {
         claims: signing.claims.clone(),
@@ -654,6 +686,7 @@ fn operation_recovery(
             Arc::new(signing.clone()),
             Arc::new(ecommerce.clone()),
             Arc::new(withdrawal.clone()),
+            Arc::new(settlement.clone()),
         ],
         clock: Arc::new(SystemClock),
         recover_after: chrono::Duration::from_std(config.outside.operation_recovery_after)
@@ -730,6 +763,7 @@ pub async fn run_worker(config: Config) -> Result<(), StartupError> {
         Arc::new(PgProposals::new(pool.clone())),
         &signing,
         rules_clock(&development),
+        mail_outbox(&config)?,
     )?;
     let acceptance = spawn_acceptance_sweep(
         acceptance_service(&pool, rules_clock(&development)),
@@ -737,7 +771,13 @@ pub async fn run_worker(config: Config) -> Result<(), StartupError> {
         config.outside.acceptance_check_interval,
     );
     let recovery = spawn_recovery(
-        operation_recovery(&config, &signing, &payments.ecommerce, &payments.withdrawal),
+        operation_recovery(
+            &config,
+            &signing,
+            &payments.ecommerce,
+            &payments.withdrawal,
+            &payments.settlement,
+        ),
         config.outside.operation_recovery_after,
     );
     let expiry = spawn_expiry(signing, config.outside.signature.expiry_interval);
@@ -864,7 +904,13 @@ impl Application {
         let reads = web::Data::new(reads);
         let expiry = spawn_expiry(state.signing.clone(), config.outside.signature.expiry_interval);
         let recovery = spawn_recovery(
-            operation_recovery(&config, &state.signing, &state.ecommerce, &state.withdrawal),
+            operation_recovery(
+                &config,
+                &state.signing,
+                &state.ecommerce,
+                &state.withdrawal,
+                &state.settlement,
+            ),
             config.outside.operation_recovery_after,
         );
         let development = state.sandbox_payments.as_ref().map(|s| s.clock.clone());

@@ -90,6 +90,12 @@ pub enum Command {
         #[command(subcommand)]
         command: AcceptanceCommand,
     },
+    /// The refunds the finance team pays (payroll discount, account debit, corrections above what
+    /// a card was charged).
+    Refunds {
+        #[command(subcommand)]
+        command: RefundsCommand,
+    },
     /// The sandbox payment platform on demand (SALES_ENV=development, no STRIPE_SECRET_KEY).
     Sandbox {
         #[command(subcommand)]
@@ -144,6 +150,23 @@ pub enum AcceptanceCommand {
     /// by silence (APROVADO, ACEITE_TACITO) where its product says so, and marked overdue
     /// otherwise. Every instance and the worker run it every ACCEPTANCE_CHECK_INTERVAL_MS.
     Sweep,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RefundsCommand {
+    /// Lists the refunds to pay not yet paid, oldest first: id, proposal, reason, amount (with
+    /// the IPCA correction), since when.
+    Pending,
+    /// Marks a refund to pay as paid, with the bank's reference (a TED's or Pix's end-to-end id).
+    Paid {
+        /// The refund's id (`ap_…`), as `refunds pending` lists it.
+        id: String,
+        #[arg(long)]
+        reference: String,
+        /// Who paid it (recorded with it).
+        #[arg(long, default_value = "financeiro")]
+        by: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -508,6 +531,36 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             }
             Ok(())
         }
+        Command::Refunds {
+            command: RefundsCommand::Pending,
+        } => {
+            let config = Config::from_env()?;
+            let pending = refunds_of(&config)?.pending().await.map_err(failed)?;
+            println!("{} reembolso(s) a pagar", pending.len());
+            for item in &pending {
+                let refund = &item.refund;
+                println!(
+                    "{}\t{}\t{}\t{}\t{}",
+                    refund.id,
+                    item.identifier,
+                    refund.reason.as_str(),
+                    domain::contract::formats::reais(refund.amount),
+                    domain::contract::formats::instant(refund.created_at),
+                );
+            }
+            Ok(())
+        }
+        Command::Refunds {
+            command: RefundsCommand::Paid { id, reference, by },
+        } => {
+            let config = Config::from_env()?;
+            refunds_of(&config)?
+                .mark_paid(&id, &reference, &by)
+                .await
+                .map_err(failed)?;
+            println!("reembolso {id} marcado como pago (referência {})", reference.trim());
+            Ok(())
+        }
         Command::Openapi => {
             println!("{}", crate::routes::docs::document_text());
             Ok(())
@@ -659,6 +712,15 @@ fn acceptance_of(config: &Config) -> Result<AcceptanceService, CliError> {
         None => std::sync::Arc::new(domain::clock::SystemClock),
     };
     Ok(crate::app::acceptance_service(&pool, clock))
+}
+
+/// The finance team's refunds use cases over the configured database.
+pub fn refunds_of(config: &Config) -> Result<domain::refunds::service::RefundsService, CliError> {
+    let pool = build_pool(&pool_settings(config)).map_err(StartupError::from)?;
+    Ok(domain::refunds::service::RefundsService {
+        store: std::sync::Arc::new(adapters_postgres::refunds::PgRefunds::new(pool)),
+        clock: std::sync::Arc::new(domain::clock::SystemClock),
+    })
 }
 
 /// `sales-api acceptance sweep`: one pass now, by the clock every instance judges by.

@@ -75,7 +75,8 @@ pub struct PlatformSubscription {
     pub object: serde_json::Value,
 }
 
-/// An invoice of a subscription the customer paid: what a withdrawal refunds.
+/// An invoice of a subscription the customer paid: what a withdrawal, a refusal or a cancellation
+/// refunds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PaidInvoice {
     pub invoice_id: String,
@@ -83,6 +84,10 @@ pub struct PaidInvoice {
     pub amount: i64,
     /// The platform's payment of it (a PaymentIntent), which a refund names.
     pub payment_intent: String,
+    /// When it was paid, as the platform tells it.
+    pub paid_at: Option<DateTime<Utc>>,
+    /// The period of cover it paid (its subscription line's `[start, end)`).
+    pub period: Option<(DateTime<Utc>, DateTime<Utc>)>,
 }
 
 /// A refund made on the platform.
@@ -231,9 +236,10 @@ pub trait PaymentGateway: Send + Sync {
     async fn cancel_subscription(&self, id: &str) -> Result<PlatformSubscription, PaymentError>;
     /// The subscription's invoices the customer paid.
     async fn paid_invoices(&self, subscription_id: &str) -> Result<Vec<PaidInvoice>, PaymentError>;
-    /// Refunds the invoice's payment in full. The key makes a retry answer the refund made the
-    /// first time instead of refunding twice. A refusal is `Declined` with the platform's reason.
-    async fn refund(&self, invoice: &PaidInvoice, idempotency_key: &str) -> Result<Refund, PaymentError>;
+    /// Refunds `amount` cents (at most what it charged) of the invoice's payment. The key makes a
+    /// retry answer the refund made the first time instead of refunding twice. A refusal is
+    /// `Declined` with the platform's reason.
+    async fn refund(&self, invoice: &PaidInvoice, amount: i64, idempotency_key: &str) -> Result<Refund, PaymentError>;
     /// The refunds the platform holds of the invoice's payment, whoever made them (the
     /// reconciliation compares them with the refunds recorded).
     async fn refunds(&self, invoice: &PaidInvoice) -> Result<Vec<Refund>, PaymentError>;

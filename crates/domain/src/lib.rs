@@ -133,6 +133,7 @@ pub mod privacy;
 pub mod proposals;
 pub mod rate_limit;
 pub mod recovery;
+pub mod refunds;
 pub mod retention;
 pub mod scope;
 pub mod signature;

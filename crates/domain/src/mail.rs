@@ -15,6 +15,27 @@ pub enum MailKind {
     PasswordRecovery { link: String, valid_hours: i64 },
     /// Notice that the password was changed.
     PasswordChanged,
+    /// The insurer refused the proposal (issue 45): the reason, and what goes back.
+    ProposalRefused(EndNotice),
+    /// The contract was cancelled at the customer's request after the sale: the protocol, and
+    /// what goes back.
+    ContractCancelled(EndNotice),
+}
+
+/// What the customer is told when a proposal ends with money returned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EndNotice {
+    pub customer_name: String,
+    pub identifier: String,
+    pub product: String,
+    /// The refusal's justification, or the cancellation's reason as the customer gave it.
+    pub reason: String,
+    /// The cancellation's protocol.
+    pub protocol: Option<String>,
+    /// Each refund as people read it (`R$ 40,02 no cartão`, `R$ 0,12 por transferência`).
+    pub refunds: Vec<String>,
+    /// When it took effect, in Brasília (`27/11/2026 14:03`).
+    pub at: String,
 }
 
 impl std::fmt::Debug for MailKind {
@@ -25,6 +46,9 @@ impl std::fmt::Debug for MailKind {
                 write!(f, "PasswordRecovery {{ link: ***, valid_hours: {valid_hours} }}")
             }
             MailKind::PasswordChanged => f.write_str("PasswordChanged"),
+            // The notices carry the customer's name: the kind and the proposal only.
+            MailKind::ProposalRefused(n) => write!(f, "ProposalRefused {{ identifier: {} }}", n.identifier),
+            MailKind::ContractCancelled(n) => write!(f, "ContractCancelled {{ identifier: {} }}", n.identifier),
         }
     }
 }
@@ -34,6 +58,8 @@ impl MailKind {
         match self {
             MailKind::PasswordRecovery { .. } => "recuperacao_senha",
             MailKind::PasswordChanged => "senha_alterada",
+            MailKind::ProposalRefused(_) => "proposta_recusada",
+            MailKind::ContractCancelled(_) => "contrato_cancelado",
         }
     }
 }

@@ -92,6 +92,7 @@ pub fn detail(status: &str) -> ProposalDetail {
         payment: None,
         subscription: None,
         acceptance: None,
+        refunds: Vec::new(),
     }
 }
 

@@ -28,6 +28,7 @@ mod sandbox_access;
 mod security_headers;
 mod service;
 mod sessions;
+mod settlements;
 mod sign_in;
 mod signing;
 mod signing_deadlines;

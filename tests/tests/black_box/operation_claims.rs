@@ -230,7 +230,10 @@ async fn withdrawing_while_the_back_office_refuses_either_refunds_and_cancels_or
                         || (message.contains("REPROVADO") && !message.contains("(EM ANÁLISE ou APROVADO)")),
                     "the refusal names the state as it is: {message}"
                 );
-                assert_eq!(data["subscription"]["status"], "active");
+                // Issue 45: a refusal returns the payment and cancels the subscription itself.
+                assert_eq!(data["subscription"]["status"], "canceled");
+                assert_eq!(data["refunds"][0]["reason"], "RECUSA");
+                assert_eq!(data["refunds"][0]["amount"], 3990);
             }
             other => panic!("run {run}: {other}"),
         }
@@ -648,7 +651,10 @@ async fn the_reconciliation_reports_a_refund_the_service_never_recorded() {
     // Someone refunds the other sale's invoice at the platform, outside the service.
     let gateway = &state.ecommerce.gateway;
     let invoice = gateway.paid_invoices(&subscription).await.unwrap().remove(0);
-    let outside = gateway.refund(&invoice, "feito-no-painel").await.unwrap();
+    let outside = gateway
+        .refund(&invoice, invoice.amount, "feito-no-painel")
+        .await
+        .unwrap();
     let report = state.ecommerce.reconcile(false).await.unwrap();
     assert!(report.drifted.is_empty(), "{report:?}");
     assert_eq!(report.unrecorded_refunds.len(), 1, "{report:?}");

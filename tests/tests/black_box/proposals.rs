@@ -467,10 +467,13 @@ async fn the_detail_has_every_member_of_the_spec_in_its_type() {
             ("subscription", ObjectOrNull),
             // Issue 45: the acceptance clock, null before the proposal enters analysis.
             ("acceptance", ObjectOrNull),
+            // Issue 45: every refund of the proposal, none here.
+            ("refunds", Array),
         ],
     );
     assert_eq!(data["subscription"], Value::Null);
     assert_eq!(data["acceptance"], Value::Null);
+    assert_eq!(data["refunds"], json!([]));
     assert_shape(
         &data["proposal"],
         &[

@@ -39,6 +39,12 @@ pub(super) struct Raw {
     callback_retention_days: u64,
     #[serde(default = "operation_recovery_after_ms")]
     operation_recovery_after_ms: u64,
+    #[serde(default = "ipca_series_url")]
+    ipca_series_url: String,
+}
+
+fn ipca_series_url() -> String {
+    adapters_payment::price_index::BCB_IPCA_SERIES_URL.into()
 }
 
 fn stripe_api_base() -> String {
@@ -140,6 +146,10 @@ pub struct OutsideSettings {
     /// How often each instance and the worker settle the acceptance clocks due
     /// (`ACCEPTANCE_CHECK_INTERVAL_MS`).
     pub acceptance_check_interval: std::time::Duration,
+    /// The IPCA's monthly series that corrects refunds (`IPCA_SERIES_URL`, the Central Bank's
+    /// SGS 433); read with Stripe configured, the sandbox index standing in with the sandbox
+    /// platform.
+    pub ipca_series_url: String,
 }
 
 impl Raw {
@@ -201,6 +211,9 @@ impl Raw {
         if self.operation_recovery_after_ms < 1_000 {
             return Err(bad("OPERATION_RECOVERY_AFTER_MS", "deve ser ao menos 1000"));
         }
+        if !(self.ipca_series_url.starts_with("https://") || self.ipca_series_url.starts_with("http://")) {
+            return Err(bad("IPCA_SERIES_URL", "deve começar com https:// ou http://"));
+        }
         if let Some(url) = &self.smtp_url
             && !(url.starts_with("smtp://") || url.starts_with("smtps://"))
         {
@@ -228,6 +241,7 @@ impl Raw {
             callback_retention: std::time::Duration::from_secs(self.callback_retention_days * 24 * 3600),
             operation_recovery_after: std::time::Duration::from_millis(self.operation_recovery_after_ms),
             acceptance_check_interval: std::time::Duration::from_millis(self.acceptance_check_interval_ms),
+            ipca_series_url: self.ipca_series_url.clone(),
         })
     }
 }

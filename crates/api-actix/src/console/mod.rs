@@ -138,10 +138,10 @@ pub async fn decide(
     .read_with_reason()?;
     if status == ProposalStatus::Cancelled {
         // A cancellation is the customer's request: under a protocol, the envelope closed first.
-        state.signing.cancel(&user.0, &path, reason).await?;
+        state.settlement.cancel(&user.0, &path, reason).await?;
     } else {
         state
-            .signing
+            .settlement
             .change_status(&user.0, &path, status, Some(reason))
             .await?;
     }

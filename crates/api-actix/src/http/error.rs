@@ -19,6 +19,7 @@ use domain::input::NotAnObject;
 use domain::privacy::PrivacyError;
 use domain::proposals::operations::OperationKind;
 use domain::proposals::service::ProposalError;
+use domain::proposals::settlement::SettlementError;
 use domain::proposals::signing::SigningError;
 use domain::proposals::withdrawal::WithdrawalError;
 use domain::recovery::{RecoveryError, ResetError};
@@ -124,6 +125,7 @@ error_codes! {
     PendingOpen => ("pendencia_em_aberto", CONFLICT, "Há um pedido de documentos em aberto nesta proposta: aguarde a resposta do vendedor."),
     SuspensionsExhausted => ("suspensoes_esgotadas", CONFLICT, "O produto não permite outra suspensão do prazo de aceitação."),
     PendingAnswered => ("pendencia_respondida", CONFLICT, "Este pedido de documentos já foi respondido."),
+    IndexUnavailable => ("indice_correcao_indisponivel", SERVICE_UNAVAILABLE, "A fonte do IPCA, que corrige os reembolsos, não respondeu; nada mudou. Tente novamente em instantes."),
 }
 
 impl ErrorCode {
@@ -495,6 +497,47 @@ impl From<WithdrawalError> for ApiError {
     }
 }
 
+impl From<SettlementError> for ApiError {
+    fn from(error: SettlementError) -> Self {
+        match error {
+            SettlementError::Signing(e) => e.into(),
+            SettlementError::Access(e) => e.into(),
+            SettlementError::NotFound => ApiError::new(ErrorCode::ProposalNotFound),
+            SettlementError::Transition(e) => SigningError::Transition(e).into(),
+            SettlementError::Invalid(v) => ApiError::invalid(v),
+            SettlementError::NotCancellable { status } => ApiError::with_message(
+                ErrorCode::NotCancellable,
+                format!("A proposta está {status}: o contrato já terminou e não há o que cancelar."),
+            ),
+            e @ SettlementError::WithinRegret { .. } => ApiError::with_message(
+                ErrorCode::NotCancellable,
+                format!(
+                    "{}: registre-o em POST /proposal/{{identificador}}/withdraw. O cancelamento com devolução proporcional vale depois desse prazo.",
+                    capitalised(&e)
+                ),
+            ),
+            SettlementError::OperationInProgress { kind } => in_progress(kind),
+            e @ SettlementError::RefundRefused { .. } => ApiError::with_message(
+                ErrorCode::RefundRefused,
+                format!("{}; a proposta e a assinatura recorrente não mudaram.", capitalised(&e)),
+            ),
+            SettlementError::Index(e) => {
+                tracing::warn!(error = %e, "IPCA source failed: nothing refunded");
+                ApiError::new(ErrorCode::IndexUnavailable)
+            }
+            SettlementError::Payment(PaymentError::Timeout) => ApiError::new(ErrorCode::PaymentTimeout),
+            SettlementError::Payment(e) => {
+                tracing::warn!(error = %e, "payment platform failed during a refusal or cancellation");
+                ApiError::with_message(
+                    ErrorCode::PaymentUnavailable,
+                    "A plataforma de pagamento falhou; a proposta não mudou. Tente novamente: nenhum reembolso é feito duas vezes.",
+                )
+            }
+            SettlementError::Store(e) => e.into(),
+        }
+    }
+}
+
 /// Another operation with an outside effect holds the proposal: named, so that the caller knows
 /// what it waits for.
 fn in_progress(kind: OperationKind) -> ApiError {
@@ -542,9 +585,7 @@ impl From<SigningError> for ApiError {
             SigningError::NotSent => ApiError::new(ErrorCode::SignatureNotSent),
             SigningError::NotCancellable { status } => ApiError::with_message(
                 ErrorCode::NotCancellable,
-                format!(
-                    "A proposta está {status} e não pode mais ser cancelada: só se cancela antes da assinatura (NOVO ou AGUARDANDO ASSINATURA)."
-                ),
+                format!("A proposta está {status} e não pode mais ser cancelada."),
             ),
             SigningError::Cancelled => ApiError::new(ErrorCode::ProposalCancelled),
             SigningError::OperationInProgress { kind } => in_progress(kind),

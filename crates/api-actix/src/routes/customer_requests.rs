@@ -21,8 +21,8 @@ envelope_doc!(CancellationEnvelope, data = CancellationDto);
 envelope_doc!(CustomerRequestEnvelope, data = CustomerRequestDto);
 envelope_doc!(WithdrawalEnvelope, data = WithdrawalDto);
 
-/// Cancels a proposal at the customer's request, before it is signed.
-#[utoipa::path(post, path = "/proposal/{identificador}/cancel", operation_id = "proposal.cancel", summary = "Cancelar a pedido do cliente", description = "O vendedor dono da proposta (o parceiro dela, ou a loja para as do e-commerce) ou a retaguarda cancela a proposta a pedido do cliente, enquanto ela está `NOVO` ou `AGUARDANDO ASSINATURA`. O envelope do provedor de assinatura é cancelado antes (ninguém assina depois; se o provedor falhar, nada muda: 502), a proposta vai para `CANCELADO` com o motivo no evento `ALTERAÇÃO_STATUS` e no histórico, e o pedido recebe um protocolo (`data.protocol`), que a retaguarda encontra em `GET /protocol/{protocolo}`. Depois, a rota 13 responde 409 `proposta_cancelada` e uma assinatura que chegue atrasada não muda nada.", tag = "assinatura", security(("bearer" = [])),
+/// Cancels a proposal at the customer's request: before it is signed, or after, at any time.
+#[utoipa::path(post, path = "/proposal/{identificador}/cancel", operation_id = "proposal.cancel", summary = "Cancelar a pedido do cliente", description = "O vendedor dono da proposta (o parceiro dela, ou a loja para as do e-commerce) ou a retaguarda cancela a proposta a pedido do cliente, a qualquer tempo (Decreto 7.962/2013, art. 4). Em `NOVO` ou `AGUARDANDO ASSINATURA`, o envelope do provedor de assinatura é cancelado antes (ninguém assina depois; se o provedor falhar, nada muda: 502), e a rota 13 passa a responder 409 `proposta_cancelada`. Depois da venda (`EM ANÁLISE` ou `APROVADO`), o cancelamento vale na hora: a assinatura recorrente é cancelada, a parte não usada do período pago volta proporcional aos dias (pro rata die) e corrigida pelo IPCA (`data.refunds` da rota 7) e o cliente recebe a confirmação por e-mail com o protocolo; dentro dos 7 dias do arrependimento, este prevalece (devolução integral): 409 `cancelamento_nao_permitido` nomeando o último dia e a rota `/withdraw`. Em todos os casos a proposta vai para `CANCELADO` com o motivo no evento `ALTERAÇÃO_STATUS` e no histórico, e o pedido recebe um protocolo (`data.protocol`), que a retaguarda encontra em `GET /protocol/{protocolo}`.", tag = "assinatura", security(("bearer" = [])),
     params(("identificador" = String, Path, description = "Identificador da proposta")),
     request_body(content = CancelBody, example = json!({"reason": "Cliente desistiu da contratação"})),
     responses(
@@ -30,7 +30,7 @@ envelope_doc!(WithdrawalEnvelope, data = WithdrawalDto);
         (status = 400, description = "`reason` ausente, com menos de 3 ou mais de 500 caracteres", body = ErrorEnvelope),
         (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
         (status = 404, description = "Proposta não encontrada (ou de outro vendedor)", body = ErrorEnvelope),
-        (status = 409, description = "A proposta já foi assinada ou terminou (nomeia o estado)", body = ErrorEnvelope),
+        (status = 409, description = "A proposta terminou (nomeia o estado), está no prazo de arrependimento ou o reembolso foi recusado", body = ErrorEnvelope),
         (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope),
         (status = 502, description = "O provedor de assinatura não cancelou o envelope; a proposta não mudou", body = ErrorEnvelope),
         (status = 503, body = ErrorEnvelope),
@@ -42,7 +42,7 @@ pub async fn cancel(
     body: Body<CancelBody>,
 ) -> Result<HttpResponse, ApiError> {
     let reason = body.into_inner().read()?;
-    let cancellation = state.signing.cancel(&user.0, &path, reason).await?;
+    let cancellation = state.settlement.cancel(&user.0, &path, reason).await?;
     Ok(HttpResponse::Ok().json(Envelope::data(
         "Proposta cancelada a pedido do cliente.",
         CancellationDto::from(cancellation),

@@ -72,12 +72,12 @@ pub async fn sign_link(
 }
 
 /// The back office approves (`APROVADO`), rejects (`REPROVADO`) or cancels (`CANCELADO`).
-#[utoipa::path(patch, path = "/proposal/{identificador}/status", operation_id = "proposal.changeStatus", summary = "Decisão da retaguarda", description = "A retaguarda aprova (`APROVADO`), reprova (`REPROVADO`) ou cancela (`CANCELADO`).", tag = "assinatura", security(("bearer" = [])),
+#[utoipa::path(patch, path = "/proposal/{identificador}/status", operation_id = "proposal.changeStatus", summary = "Decisão da retaguarda", description = "A retaguarda aprova (`APROVADO`), reprova (`REPROVADO`) ou cancela (`CANCELADO`). A recusa (`REPROVADO`) exige a justificativa em `reason` (de 10 a 500 caracteres; 400 `dados_invalidos` em `reason` quando falta, depois de a mudança ser julgada), que o cliente recebe por e-mail; tudo o que foi pago volta corrigido pelo IPCA pro rata die desde o pagamento: o cartão pela plataforma de pagamento (até o valor cobrado) e o resto (desconto em folha, débito em conta, a correção acima do cobrado) como reembolso a pagar pelo financeiro; a assinatura recorrente é cancelada. Os reembolsos aparecem na rota 7 (`data.refunds`). Um reembolso recusado pela plataforma não muda nada (409 `reembolso_recusado`); a fonte do IPCA fora do ar, 503 `indice_correcao_indisponivel`.", tag = "assinatura", security(("bearer" = [])),
     params(("identificador" = String, Path, description = "Identificador da proposta")),
     request_body(content = StatusChangeBody, example = json!({"status": "APROVADO", "reason": "Documentação conferida"})),
     responses(
         (status = 200, description = "O evento da mudança", body = StatusEventsEnvelope),
-        (status = 400, description = "Mudança não permitida (nomeia os dois estados)", body = ErrorEnvelope),
+        (status = 400, description = "Mudança não permitida (nomeia os dois estados), ou recusa sem justificativa", body = ErrorEnvelope),
         (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope),
         (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
     ))]
@@ -89,7 +89,7 @@ pub async fn change_status(
 ) -> Result<HttpResponse, ApiError> {
     let change = body.into_inner().read()?;
     let event = state
-        .signing
+        .settlement
         .change_status(&user.0, &path, change.status, change.reason)
         .await?;
     let document = vec![StatusEventDto::from(event)];

@@ -7,6 +7,7 @@
 //!   └────────── paid (an e-commerce sale's subscription is active) ──▶ EM ANÁLISE
 //! AGUARDANDO ASSINATURA ──the signing deadline passes──▶ EXPIRADO
 //! EM ANÁLISE ──the acceptance deadline passes, the product accepting by silence──▶ APROVADO
+//! EM ANÁLISE, APROVADO ──regret within 7 days, or cancellation after them──▶ CANCELADO
 //! ```
 //! Any other move is refused naming both states. Finished states free the customer to open a new
 //! proposal for the product.
@@ -35,6 +36,9 @@ pub enum Trigger {
     /// The acceptance deadline passed with no decision on a product that accepts by silence
     /// (`ACEITE_TACITO`, issue 45).
     TacitAcceptance,
+    /// The contract cancelled at the customer's request after the sale, at any time (issue 45):
+    /// the seller that owns it or the back office, the unused period returned.
+    ContractCancellation,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -60,6 +64,7 @@ pub fn check(from: ProposalStatus, to: ProposalStatus, trigger: Trigger) -> Resu
         Trigger::DeadlinePassed => from == AwaitingSignature && to == Expired,
         Trigger::Withdrawal => matches!((from, to), (InAnalysis, Cancelled) | (Approved, Cancelled)),
         Trigger::TacitAcceptance => from == InAnalysis && to == Approved,
+        Trigger::ContractCancellation => matches!((from, to), (InAnalysis, Cancelled) | (Approved, Cancelled)),
     };
     if allowed {
         Ok(())
@@ -89,6 +94,7 @@ pub fn is_edge(from: ProposalStatus, to: ProposalStatus) -> bool {
         Trigger::DeadlinePassed,
         Trigger::Withdrawal,
         Trigger::TacitAcceptance,
+        Trigger::ContractCancellation,
     ]
     .iter()
     .any(|t| check(from, to, *t).is_ok())

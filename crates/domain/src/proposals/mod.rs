@@ -8,6 +8,7 @@ pub mod ports;
 pub mod requests;
 pub mod search;
 pub mod service;
+pub mod settlement;
 pub mod signing;
 pub mod withdrawal;
 

@@ -131,6 +131,8 @@ pub struct ProposalDetail {
     pub subscription: Option<SubscriptionView>,
     /// The acceptance clock, from the proposal's entry in `EM ANÁLISE` (issue 45).
     pub acceptance: Option<crate::acceptance::AcceptanceView>,
+    /// Every refund of the proposal: regret, refusal, cancellation (issue 45), oldest first.
+    pub refunds: Vec<crate::refunds::RefundRecord>,
 }
 
 /// A proposal's subscription on the payment platform (route 7's `data.subscription`).

@@ -58,15 +58,21 @@ pub enum OperationKind {
     Withdrawal,
     /// The back office's `CANCELADO`: the envelope cancelled.
     StatusChange,
+    /// The back office's `REPROVADO`: everything paid refunded, the subscription cancelled.
+    Refusal,
+    /// A cancellation after the sale: the unused period refunded, the subscription cancelled.
+    ContractCancellation,
 }
 
 impl OperationKind {
-    pub const ALL: [OperationKind; 5] = [
+    pub const ALL: [OperationKind; 7] = [
         Self::Sending,
         Self::Subscription,
         Self::Cancellation,
         Self::Withdrawal,
         Self::StatusChange,
+        Self::Refusal,
+        Self::ContractCancellation,
     ];
 
     /// As stored.
@@ -77,6 +83,8 @@ impl OperationKind {
             Self::Cancellation => "cancelamento",
             Self::Withdrawal => "arrependimento",
             Self::StatusChange => "mudanca_status",
+            Self::Refusal => "recusa",
+            Self::ContractCancellation => "cancelamento_contrato",
         }
     }
 
@@ -92,6 +100,8 @@ impl OperationKind {
             Self::Cancellation => "cancelamento",
             Self::Withdrawal => "arrependimento",
             Self::StatusChange => "mudança de status",
+            Self::Refusal => "recusa com devolução",
+            Self::ContractCancellation => "cancelamento do contrato",
         }
     }
 }

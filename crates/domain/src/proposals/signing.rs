@@ -602,7 +602,13 @@ impl SigningService {
                 };
                 self.signatures.change_status(&change).await?;
             }
-            (OperationKind::Subscription | OperationKind::Withdrawal, _) => {
+            (
+                OperationKind::Subscription
+                | OperationKind::Withdrawal
+                | OperationKind::Refusal
+                | OperationKind::ContractCancellation,
+                _,
+            ) => {
                 return Err(SigningError::OperationInProgress { kind: operation.kind });
             }
         }

@@ -258,7 +258,7 @@ impl WithdrawalService {
         let mut refunds = Vec::new();
         for invoice in self.gateway.paid_invoices(subscription).await? {
             let key = format!("withdrawal-{proposal_id}-{}", invoice.invoice_id);
-            match self.gateway.refund(&invoice, &key).await {
+            match self.gateway.refund(&invoice, invoice.amount, &key).await {
                 Ok(refund) => refunds.push(refund),
                 Err(PaymentError::Declined(reason)) => {
                     tracing::warn!(invoice = %invoice.invoice_id, %reason, "refund refused: withdrawal not recorded");
@@ -287,7 +287,7 @@ impl OperationFinisher for WithdrawalService {
 
 /// When the sale was concluded: an online sale by its subscription's start, any other by its last
 /// signature.
-fn concluded_at(flow: Flow, moments: &SaleMoments) -> Option<DateTime<Utc>> {
+pub(crate) fn concluded_at(flow: Flow, moments: &SaleMoments) -> Option<DateTime<Utc>> {
     match flow {
         Flow::Ecommerce => moments.subscription.as_ref().map(|s| s.started_at),
         Flow::Partner => moments.last_signature,
@@ -403,6 +403,8 @@ mod tests {
                     invoice_id: "in_1".into(),
                     amount: 3990,
                     payment_intent: "pi_1".into(),
+                    paid_at: None,
+                    period: None,
                 }])
             });
         }
@@ -413,7 +415,7 @@ mod tests {
             paid(&mut gateway);
             gateway
                 .expect_refund()
-                .returning(|_, _| Err(PaymentError::Declined("refund_declined".into())));
+                .returning(|_, _, _| Err(PaymentError::Declined("refund_declined".into())));
             gateway.expect_cancel_subscription().never();
             let mut requests = moments();
             requests.expect_record_withdrawal().never();
@@ -433,9 +435,11 @@ mod tests {
             paid(&mut gateway);
             gateway
                 .expect_refund()
-                .withf(|invoice, key| invoice.payment_intent == "pi_1" && key == "withdrawal-1-in_1")
+                .withf(|invoice, amount, key| {
+                    invoice.payment_intent == "pi_1" && *amount == 3990 && key == "withdrawal-1-in_1"
+                })
                 .times(1)
-                .returning(|invoice, _| {
+                .returning(|invoice, _, _| {
                     Ok(Refund {
                         id: "re_1".into(),
                         invoice_id: invoice.invoice_id.clone(),

@@ -11,6 +11,7 @@ mod mother_name;
 mod pending_events;
 mod rate_limit_counters;
 mod read_model_in_rust;
+mod refunds_settled;
 mod signing_deadlines;
 mod social_name;
 mod stored_search_name;

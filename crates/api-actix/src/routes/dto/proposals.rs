@@ -232,6 +232,94 @@ impl From<domain::acceptance::AcceptanceView> for AcceptanceDto {
     }
 }
 
+/// A refund of the proposal (issue 45): the regret's, the refusal's or the cancellation's.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(
+    description = "Um reembolso da proposta: `amount` em centavos, correção incluída; `status` como a plataforma de pagamento o escreve (`succeeded`, `pending`, …) ou, quando pago pelo financeiro (desconto em folha, débito em conta, correção acima do valor cobrado no cartão), `a_pagar` e depois `pago`; `reason` `ARREPENDIMENTO`, `RECUSA` ou `CANCELAMENTO`; `correction` a correção pelo IPCA pro rata die desde o pagamento (`null` nos reembolsos de arrependimento)."
+)]
+pub struct ProposalRefundDto {
+    #[schema(example = "re_3Q2w3E4r5T6y7U8i")]
+    pub id: String,
+    #[schema(example = 3990)]
+    pub amount: i64,
+    #[schema(example = "succeeded")]
+    pub status: String,
+    #[schema(example = "RECUSA")]
+    pub reason: String,
+    pub correction: Option<CorrectionDto>,
+}
+
+/// An IPCA correction as recorded with its refund.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(
+    description = "A correção pelo IPCA pro rata die: o fator (truncado em 8 casas) do dia do pagamento (`from`) ao da devolução (`to`), o valor que ela acrescenta em centavos e cada mês com a sua variação (%), os dias do período nele e se a variação ainda não publicada foi projetada pela última publicada."
+)]
+pub struct CorrectionDto {
+    #[schema(example = "IPCA")]
+    pub index: String,
+    #[schema(example = "1.00299551")]
+    pub factor: String,
+    #[schema(example = "2026-11-01")]
+    pub from: String,
+    #[schema(example = "2026-11-16")]
+    pub to: String,
+    /// O que a correção acrescenta, em centavos.
+    #[schema(example = 12)]
+    pub amount: i64,
+    pub months: Vec<CorrectionMonthDto>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CorrectionMonthDto {
+    #[schema(example = "2026-11")]
+    pub month: String,
+    /// A variação do mês, em %.
+    #[schema(example = "0.60")]
+    pub rate: String,
+    #[schema(example = 15)]
+    pub days: u32,
+    pub projected: bool,
+}
+
+impl From<domain::refunds::RefundRecord> for ProposalRefundDto {
+    fn from(r: domain::refunds::RefundRecord) -> Self {
+        let correction_amount = r.correction_amount();
+        Self {
+            correction: r.correction.map(|c| CorrectionDto {
+                factor: c.factor_text(),
+                index: c.index,
+                from: c.from.to_string(),
+                to: c.to.to_string(),
+                amount: correction_amount,
+                months: c
+                    .months
+                    .into_iter()
+                    .map(|m| CorrectionMonthDto {
+                        month: m.month.format("%Y-%m").to_string(),
+                        rate: percent(m.hundredths),
+                        days: m.days,
+                        projected: m.projected,
+                    })
+                    .collect(),
+            }),
+            id: r.id,
+            amount: r.amount,
+            status: r.status,
+            reason: r.reason.as_str().to_owned(),
+        }
+    }
+}
+
+/// Hundredths of a percent as the percentage IBGE publishes: `0.60`, `-0.11`.
+fn percent(hundredths: i32) -> String {
+    let sign = if hundredths < 0 { "-" } else { "" };
+    let magnitude = hundredths.unsigned_abs();
+    format!("{sign}{}.{:02}", magnitude / 100, magnitude % 100)
+}
+
 /// Route 7's `data`: every member present; what is not known yet is `null`.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ProposalDetailDto {
@@ -247,6 +335,8 @@ pub struct ProposalDetailDto {
     pub subscription: Option<SubscriptionDto>,
     /// `null` before the proposal enters `EM ANÁLISE`.
     pub acceptance: Option<AcceptanceDto>,
+    /// Every refund of the proposal, oldest first (empty when nothing was returned).
+    pub refunds: Vec<ProposalRefundDto>,
 }
 
 impl From<ProposalDetail> for ProposalDetailDto {
@@ -362,6 +452,7 @@ impl From<ProposalDetail> for ProposalDetailDto {
             latest_invoice_status: sub.latest_invoice_status,
         });
         let acceptance = d.acceptance.map(AcceptanceDto::from);
+        let refunds = d.refunds.into_iter().map(ProposalRefundDto::from).collect();
         Self {
             proposal,
             representative,
@@ -373,6 +464,7 @@ impl From<ProposalDetail> for ProposalDetailDto {
             payment,
             subscription,
             acceptance,
+            refunds,
         }
     }
 }

@@ -1,0 +1,257 @@
+//! Refunds (issue 45): the domain's `RefundStore`. A refusal or a cancellation after the sale is
+//! recorded with its move, its request's protocol, its refunds and the subscription's state in one
+//! transaction; the refunds to pay are listed for the finance team and marked paid. Route 7 shows
+//! every refund of a proposal: the read model's `refunds` part, read here.
+
+use crate::customer_requests::insert_request;
+use crate::ecommerce::store_state_in;
+use crate::pool::{PgPool, connection, query_error};
+use crate::read_model;
+use crate::schema::{proposals, refunds};
+use crate::status_changes::{ChangeError, apply_change};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use domain::proposals::lifecycle::StatusEvent;
+use domain::proposals::requests::Protocol;
+use domain::refunds::correction::Correction;
+use domain::refunds::ports::{MarkedPaid, RefundStore, RefundToPay, Settlement};
+use domain::refunds::{PAID, RefundChannel, RefundReason, RefundRecord, TO_PAY};
+use domain::signature::ChangeStatusError;
+use domain::store::StoreError;
+use domain::values::StoredValueError;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+#[derive(Clone)]
+pub struct PgRefunds {
+    pool: PgPool,
+}
+
+impl PgRefunds {
+    pub fn new(pool: PgPool) -> Self {
+        Self { pool }
+    }
+}
+
+/// Records refunds of a proposal inside the caller's transaction (a withdrawal's under its
+/// protocol, a refusal's without one).
+pub(crate) async fn insert_refunds(
+    conn: &mut AsyncPgConnection,
+    proposal_id: i64,
+    protocol: Option<&Protocol>,
+    records: &[RefundRecord],
+) -> QueryResult<()> {
+    for refund in records {
+        let correction = refund
+            .correction
+            .as_ref()
+            .map(serde_json::to_value)
+            .transpose()
+            .map_err(|e| diesel::result::Error::SerializationError(Box::new(e)))?;
+        diesel::insert_into(refunds::table)
+            .values((
+                refunds::id.eq(&refund.id),
+                refunds::protocolo.eq(protocol.map(Protocol::as_str)),
+                refunds::proposal_id.eq(proposal_id),
+                refunds::invoice_id.eq(&refund.invoice_id),
+                refunds::amount_cents.eq(refund.amount),
+                refunds::nominal_cents.eq(Some(refund.nominal)),
+                refunds::status.eq(&refund.status),
+                refunds::motivo.eq(refund.reason.as_str()),
+                refunds::meio.eq(refund.channel.as_str()),
+                refunds::correcao.eq(correction),
+                refunds::created_at.eq(refund.created_at),
+            ))
+            .execute(conn)
+            .await?;
+    }
+    Ok(())
+}
+
+#[async_trait]
+impl RefundStore for PgRefunds {
+    async fn record_settlement(
+        &self,
+        settlement: &Settlement,
+    ) -> Result<(StatusEvent, Option<Protocol>), ChangeStatusError> {
+        let mut conn = connection(&self.pool).await?;
+        let change = &settlement.change;
+        let result = conn
+            .transaction(async |conn| {
+                let (event, protocol) = match &settlement.request {
+                    Some(request) => {
+                        let (event, protocol) = insert_request(conn, change, request).await?;
+                        (event, Some(protocol))
+                    }
+                    None => (apply_change(conn, change).await?, None),
+                };
+                insert_refunds(conn, change.proposal_id, protocol.as_ref(), &settlement.refunds).await?;
+                if let Some(subscription) = &settlement.subscription {
+                    store_state_in(conn, subscription, change.at).await?;
+                }
+                // The move wrote the document before the refunds were in: once more with them.
+                read_model::write_documents(conn, &[change.proposal_id]).await?;
+                Ok::<_, ChangeError>((event, protocol))
+            })
+            .await;
+        result.map_err(ChangeStatusError::from)
+    }
+
+    async fn to_pay(&self) -> Result<Vec<RefundToPay>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let rows: Vec<(String, RefundPart)> = refunds::table
+            .inner_join(proposals::table)
+            .filter(refunds::status.eq(TO_PAY))
+            .order((refunds::created_at, refunds::id))
+            .select((proposals::identificador, refund_columns!()))
+            .load(&mut conn)
+            .await
+            .map_err(query_error)?;
+        rows.into_iter()
+            .map(|(identifier, part)| {
+                Ok(RefundToPay {
+                    refund: part.try_into()?,
+                    identifier,
+                })
+            })
+            .collect::<Result<_, StoredValueError>>()
+            .map_err(StoreError::from)
+    }
+
+    async fn mark_paid(
+        &self,
+        id: &str,
+        reference: &str,
+        by: &str,
+        at: DateTime<Utc>,
+    ) -> Result<MarkedPaid, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        conn.transaction(async |conn| {
+            let found: Option<(i64, String, String, Option<String>)> = refunds::table
+                .find(id)
+                .select((
+                    refunds::proposal_id,
+                    refunds::meio,
+                    refunds::status,
+                    refunds::referencia,
+                ))
+                .for_update()
+                .first(conn)
+                .await
+                .optional()?;
+            let Some((proposal_id, channel, status, paid_reference)) = found else {
+                return Ok(MarkedPaid::NotFound);
+            };
+            if channel != RefundChannel::ToPay.as_str() {
+                return Ok(MarkedPaid::NotToPay);
+            }
+            if status == PAID {
+                return Ok(MarkedPaid::AlreadyPaid {
+                    reference: paid_reference.unwrap_or_default(),
+                });
+            }
+            diesel::update(refunds::table.find(id))
+                .set((
+                    refunds::status.eq(PAID),
+                    refunds::referencia.eq(reference),
+                    refunds::pago_em.eq(at),
+                    refunds::pago_por.eq(by),
+                ))
+                .execute(conn)
+                .await?;
+            read_model::write_documents(conn, &[proposal_id]).await?;
+            Ok::<_, diesel::result::Error>(MarkedPaid::Marked)
+        })
+        .await
+        .map_err(query_error)
+    }
+}
+
+/// A refund as the read model keeps it: its row, columns by name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Queryable)]
+pub(crate) struct RefundPart {
+    pub id: String,
+    pub invoice_id: Option<String>,
+    pub motivo: String,
+    pub meio: String,
+    pub amount_cents: i64,
+    /// `NULL`: the whole amount (a withdrawal's refund written by an instance older than
+    /// migration 42).
+    pub nominal_cents: Option<i64>,
+    pub status: String,
+    pub correcao: Option<serde_json::Value>,
+    pub referencia: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+macro_rules! refund_columns {
+    () => {
+        (
+            refunds::id,
+            refunds::invoice_id,
+            refunds::motivo,
+            refunds::meio,
+            refunds::amount_cents,
+            refunds::nominal_cents,
+            refunds::status,
+            refunds::correcao,
+            refunds::referencia,
+            refunds::created_at,
+        )
+    };
+}
+use refund_columns;
+
+impl TryFrom<RefundPart> for RefundRecord {
+    type Error = StoredValueError;
+
+    fn try_from(r: RefundPart) -> Result<Self, StoredValueError> {
+        let correction = r
+            .correcao
+            .map(|json| {
+                serde_json::from_value::<Correction>(json.clone())
+                    .map_err(|_| StoredValueError::new("refunds", "correcao", &json.to_string()))
+            })
+            .transpose()?;
+        Ok(RefundRecord {
+            reason: RefundReason::parse(&r.motivo)
+                .ok_or_else(|| StoredValueError::new("refunds", "motivo", &r.motivo))?,
+            channel: RefundChannel::parse(&r.meio).ok_or_else(|| StoredValueError::new("refunds", "meio", &r.meio))?,
+            id: r.id,
+            invoice_id: r.invoice_id,
+            amount: r.amount_cents,
+            nominal: r.nominal_cents.unwrap_or(r.amount_cents),
+            status: r.status,
+            correction,
+            reference: r.referencia,
+            created_at: r.created_at,
+        })
+    }
+}
+
+/// The refunds of `ids`, oldest first (a card's before the part of it to pay), by proposal id (one statement of the read model's pipeline).
+pub(crate) async fn refunds_of(
+    conn: &mut &AsyncPgConnection,
+    ids: &[i64],
+) -> QueryResult<HashMap<i64, Vec<RefundPart>>> {
+    let rows: Vec<(i64, RefundPart)> = refunds::table
+        .filter(refunds::proposal_id.eq_any(ids))
+        // A refund's platform part before what the finance team pays of it ('plataforma' sorts
+        // after 'a_pagar').
+        .order((
+            refunds::proposal_id,
+            refunds::created_at,
+            refunds::meio.desc(),
+            refunds::id,
+        ))
+        .select((refunds::proposal_id, refund_columns!()))
+        .load(conn)
+        .await?;
+    let mut by_proposal: HashMap<i64, Vec<RefundPart>> = HashMap::new();
+    for (proposal_id, part) in rows {
+        by_proposal.entry(proposal_id).or_default().push(part);
+    }
+    Ok(by_proposal)
+}

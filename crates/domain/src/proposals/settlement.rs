@@ -1,0 +1,594 @@
+//! The contract's ends that return money (issue 45): the insurer's refusal (`REPROVADO`), which
+//! returns everything paid (Circular SUSEP 642/2021: a justified refusal reaches the proponent,
+//! and the premium paid is returned, monetarily corrected), and the cancellation after the sale
+//! ("a qualquer tempo", by the channel that sold it: Decreto 7.962/2013 art. 4, Decreto
+//! 11.034/2022), which returns the unused part of the period paid, pro rata die.
+//!
+//! Both run under the proposal's claim (issue 44): the claim first, then the money (each refund
+//! under a key of its own, so that a retry or the worker refunds nothing twice), then the
+//! subscription cancelled, then the move, the request's protocol, the refunds and the operation's
+//! end in one transaction; the customer is told by e-mail after it commits. Every other move and
+//! every cancellation before the signature stay with [`SigningService`].
+
+use crate::access::{AccessError, Operation, Scope, authorize, scope_of};
+use crate::auth::model::Principal;
+use crate::clock::Clock;
+use crate::contract::formats::{brasilia, instant, reais};
+use crate::ecommerce::{PaymentError, PaymentGateway};
+use crate::mail::{EndNotice, MailKind, MailMessage, MailOutbox};
+use crate::proposals::lifecycle::{StatusChange, StatusEvent, TransitionError, Trigger, check};
+use crate::proposals::model::ProposalDetail;
+use crate::proposals::operations::{
+    ClaimError, NewOperation, OperationClaims, OperationFinisher, OperationId, OperationKind, PendingOperation,
+    RecoveryOutcome, end_failed,
+};
+use crate::proposals::ports::{PartnerDirectory, ProposalStore};
+use crate::proposals::requests::{Cancellation, CustomerRequestStore, NewCustomerRequest, RequestKind};
+use crate::proposals::signing::{SigningError, SigningService};
+use crate::proposals::withdrawal::{concluded_at, last_day, within_regret};
+use crate::refunds::correction::months_between;
+use crate::refunds::plan::{self, Payment, PlannedRefund};
+use crate::refunds::ports::{IndexError, PriceIndex, RefundStore, Settlement};
+use crate::refunds::{RefundChannel, RefundReason, RefundRecord, TO_PAY};
+use crate::signature::ChangeStatusError;
+use crate::store::StoreError;
+use crate::validation::{Violations, codes};
+use crate::values::{Email, ProposalStatus};
+use chrono::{DateTime, Months, NaiveDate, Utc};
+use std::sync::Arc;
+
+/// The shortest and longest justification of a refusal (characters, trimmed): it reaches the
+/// customer, so it says something.
+pub const REFUSAL_REASON_CHARS: std::ops::RangeInclusive<usize> = 10..=500;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettlementError {
+    /// A move or cancellation that [`SigningService`] owns, as it answered.
+    #[error(transparent)]
+    Signing(#[from] SigningError),
+    #[error(transparent)]
+    Access(#[from] AccessError),
+    #[error("proposta não encontrada")]
+    NotFound,
+    #[error(transparent)]
+    Transition(#[from] TransitionError),
+    /// A refusal without its justification (the field named).
+    #[error("justificativa da recusa inválida")]
+    Invalid(Violations),
+    /// A finished proposal (`REPROVADO`, `CANCELADO`, `EXPIRADO`) has nothing left to cancel.
+    #[error("a proposta está {status} e não pode mais ser cancelada")]
+    NotCancellable { status: ProposalStatus },
+    /// Within the right of regret the withdrawal, which returns everything, takes precedence.
+    #[error(
+        "a proposta está {status} e dentro do prazo de arrependimento (até {}): o pedido é de arrependimento, com devolução integral",
+        last_day.format("%d/%m/%Y")
+    )]
+    WithinRegret {
+        status: ProposalStatus,
+        last_day: NaiveDate,
+    },
+    #[error("outra operação está em andamento nesta proposta: {}", kind.label())]
+    OperationInProgress { kind: OperationKind },
+    /// The platform refused a refund: nothing was recorded and the subscription is still live.
+    #[error("a plataforma de pagamento recusou o reembolso da fatura {invoice}: {reason}")]
+    RefundRefused { invoice: String, reason: String },
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    #[error(transparent)]
+    Payment(#[from] PaymentError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<crate::access::ScopeError> for SettlementError {
+    fn from(e: crate::access::ScopeError) -> Self {
+        match e {
+            crate::access::ScopeError::Access(a) => SettlementError::Access(a),
+            crate::access::ScopeError::Store(s) => SettlementError::Store(s),
+        }
+    }
+}
+
+/// Which end, with what it records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    Refusal,
+    Cancellation,
+}
+
+impl End {
+    fn target(self) -> ProposalStatus {
+        match self {
+            End::Refusal => ProposalStatus::Rejected,
+            End::Cancellation => ProposalStatus::Cancelled,
+        }
+    }
+
+    fn kind(self) -> OperationKind {
+        match self {
+            End::Refusal => OperationKind::Refusal,
+            End::Cancellation => OperationKind::ContractCancellation,
+        }
+    }
+
+    fn reason(self) -> RefundReason {
+        match self {
+            End::Refusal => RefundReason::Refusal,
+            End::Cancellation => RefundReason::Cancellation,
+        }
+    }
+
+    /// The platform's idempotency keys' prefix.
+    fn key(self) -> &'static str {
+        match self {
+            End::Refusal => "refusal",
+            End::Cancellation => "cancellation",
+        }
+    }
+}
+
+/// What an end recorded.
+struct Settled {
+    event: StatusEvent,
+    protocol: Option<crate::proposals::requests::Protocol>,
+    refunds: Vec<RefundRecord>,
+}
+
+#[derive(Clone)]
+pub struct SettlementService {
+    pub signing: SigningService,
+    pub proposals: Arc<dyn ProposalStore>,
+    pub partners: Arc<dyn PartnerDirectory>,
+    pub requests: Arc<dyn CustomerRequestStore>,
+    pub gateway: Arc<dyn PaymentGateway>,
+    pub index: Arc<dyn PriceIndex>,
+    pub refunds: Arc<dyn RefundStore>,
+    pub claims: Arc<dyn OperationClaims>,
+    pub mail: Arc<dyn MailOutbox>,
+    /// The clock the regret's days, the periods and the corrections are judged by.
+    pub clock: Arc<dyn Clock>,
+}
+
+impl SettlementService {
+    /// The back office's move (`PATCH /proposal/{identificador}/status`): a refusal here, any
+    /// other move by [`SigningService::change_status`].
+    pub async fn change_status(
+        &self,
+        principal: &Principal,
+        identifier: &str,
+        to: ProposalStatus,
+        reason: Option<String>,
+    ) -> Result<StatusEvent, SettlementError> {
+        if to != ProposalStatus::Rejected {
+            return Ok(self.signing.change_status(principal, identifier, to, reason).await?);
+        }
+        self.refuse(principal, identifier, reason).await
+    }
+
+    /// The insurer's refusal: judged as a move first (the state named when refused), then its
+    /// justification; then everything paid goes back and the subscription is cancelled, under
+    /// the proposal's claim; the customer receives the justification by e-mail.
+    #[tracing::instrument(skip_all)]
+    pub async fn refuse(
+        &self,
+        principal: &Principal,
+        identifier: &str,
+        reason: Option<String>,
+    ) -> Result<StatusEvent, SettlementError> {
+        authorize(principal, Operation::ChangeStatus)?;
+        let detail = self.detail(principal, identifier).await?;
+        let from = detail.proposal.status;
+        check(from, ProposalStatus::Rejected, Trigger::BackOffice)?;
+        let reason = refusal_reason(reason)?;
+        let operation = self.claim(&detail, End::Refusal, &principal.email, &reason).await?;
+        let settled = self
+            .settle(&detail, End::Refusal, operation, &principal.email, &reason)
+            .await;
+        self.end_if_failed(operation, &settled).await;
+        let settled = settled?;
+        tracing::info!(refunds = settled.refunds.len(), "proposal refused, payments returned");
+        Ok(settled.event)
+    }
+
+    /// `POST /proposal/{identificador}/cancel`: before the signature by [`SigningService::cancel`];
+    /// after it (`EM ANÁLISE`, `APROVADO`) at any time, effective at once, the unused part of the
+    /// period paid returned and the subscription cancelled, under a protocol. Within the right of
+    /// regret the customer's request is a withdrawal (everything returned): refused here, naming
+    /// the last day of the regret.
+    #[tracing::instrument(skip_all)]
+    pub async fn cancel(
+        &self,
+        principal: &Principal,
+        identifier: &str,
+        reason: String,
+    ) -> Result<Cancellation, SettlementError> {
+        authorize(principal, Operation::CancelProposal)?;
+        let detail = self.detail(principal, identifier).await?;
+        let from = detail.proposal.status;
+        match from {
+            ProposalStatus::New | ProposalStatus::AwaitingSignature => {
+                return Ok(self.signing.cancel(principal, identifier, reason).await?);
+            }
+            ProposalStatus::InAnalysis | ProposalStatus::Approved => {}
+            status => return Err(SettlementError::NotCancellable { status }),
+        }
+        check(from, ProposalStatus::Cancelled, Trigger::ContractCancellation)?;
+        let moments = self.requests.sale_moments(detail.proposal.id).await?;
+        if let Some(concluded) = concluded_at(detail.proposal.flow, &moments)
+            && within_regret(concluded, self.clock.now())
+        {
+            return Err(SettlementError::WithinRegret {
+                status: from,
+                last_day: last_day(concluded),
+            });
+        }
+        let operation = self
+            .claim(&detail, End::Cancellation, &principal.email, &reason)
+            .await?;
+        let settled = self
+            .settle(&detail, End::Cancellation, operation, &principal.email, &reason)
+            .await;
+        self.end_if_failed(operation, &settled).await;
+        let settled = settled?;
+        let protocol = settled.protocol.ok_or_else(|| {
+            SettlementError::Store(StoreError::Unavailable("cancelamento registrado sem protocolo".into()))
+        })?;
+        tracing::info!(%protocol, refunds = settled.refunds.len(), "contract cancelled at the customer's request");
+        Ok(Cancellation {
+            identifier: detail.proposal.identifier.clone(),
+            protocol,
+            event: settled.event,
+        })
+    }
+
+    async fn detail(&self, principal: &Principal, identifier: &str) -> Result<ProposalDetail, SettlementError> {
+        let scope = scope_of(principal, self.partners.as_ref()).await?;
+        self.proposals
+            .detail(identifier, scope)
+            .await?
+            .ok_or(SettlementError::NotFound)
+    }
+
+    async fn claim(
+        &self,
+        detail: &ProposalDetail,
+        end: End,
+        by: &str,
+        reason: &str,
+    ) -> Result<OperationId, SettlementError> {
+        let operation = NewOperation {
+            id: OperationId::new(),
+            proposal_id: detail.proposal.id,
+            kind: end.kind(),
+            expected: detail.proposal.status,
+            requested_by: by.to_owned(),
+            reason: Some(reason.to_owned()),
+            target: Some(end.target()),
+            at: self.clock.now(),
+        };
+        match self.claims.claim(&operation).await {
+            Ok(()) => Ok(operation.id),
+            Err(ClaimError::InProgress { kind }) => Err(SettlementError::OperationInProgress { kind }),
+            Err(ClaimError::Moved { current }) => Err(match end {
+                End::Refusal => TransitionError {
+                    from: current,
+                    to: ProposalStatus::Rejected,
+                }
+                .into(),
+                End::Cancellation => SettlementError::NotCancellable { status: current },
+            }),
+            Err(ClaimError::Store(e)) => Err(e.into()),
+        }
+    }
+
+    async fn end_if_failed<T>(&self, operation: OperationId, result: &Result<T, SettlementError>) {
+        if let Err(error) = result {
+            end_failed(self.claims.as_ref(), operation, &error.to_string(), self.clock.now()).await;
+        }
+    }
+
+    /// The end's effects and record, under its claim: by the request, or by the worker finishing
+    /// an operation whose request died (the same keys: the platform answers the refunds it made
+    /// and the subscription it cancelled).
+    async fn settle(
+        &self,
+        detail: &ProposalDetail,
+        end: End,
+        operation: OperationId,
+        by: &str,
+        reason: &str,
+    ) -> Result<Settled, SettlementError> {
+        let proposal = &detail.proposal;
+        let now = self.clock.now();
+        let today = now.with_timezone(&brasilia()).date_naive();
+        let moments = self.requests.sale_moments(proposal.id).await?;
+        let subscription = moments.subscription.as_ref().map(|s| s.platform_id.clone());
+        let payments = match &subscription {
+            Some(id) => {
+                let started = moments.subscription.as_ref().map_or(now, |s| s.started_at);
+                self.gateway
+                    .paid_invoices(id)
+                    .await?
+                    .into_iter()
+                    .map(|invoice| invoice_payment(invoice, started))
+                    .collect()
+            }
+            None => match concluded_at(proposal.flow, &moments) {
+                Some(concluded) => plan::premiums(day_of(concluded), proposal.value, today),
+                None => Vec::new(),
+            },
+        };
+        let rates = match plan::earliest_payment(&payments) {
+            Some(first) => {
+                let (first, last) = months_between(first, today);
+                self.index.monthly(first, last).await?
+            }
+            None => Vec::new(),
+        };
+        let planned = match end {
+            End::Refusal => plan::refusal(&payments, today, &rates),
+            End::Cancellation => plan::cancellation(&payments, today, &rates),
+        };
+        let mut refunds = Vec::new();
+        for (n, refund) in planned.iter().enumerate() {
+            refunds.extend(self.pay_back(proposal.id, end, operation, n, refund, now).await?);
+        }
+        let cancelled = match &subscription {
+            Some(id) => Some(self.gateway.cancel_subscription(id).await?),
+            None => None,
+        };
+        let at = self.clock.now();
+        let change = StatusChange {
+            proposal_id: proposal.id,
+            from: proposal.status,
+            to: end.target(),
+            changed_by: by.to_owned(),
+            reason: Some(reason.to_owned()),
+            at,
+            operation: Some(operation),
+        };
+        let request = (end == End::Cancellation).then(|| NewCustomerRequest {
+            kind: RequestKind::Cancellation,
+            reason: reason.to_owned(),
+            requested_by: by.to_owned(),
+            at,
+            day: at.with_timezone(&brasilia()).date_naive(),
+        });
+        let settlement = Settlement {
+            change,
+            request,
+            refunds,
+            subscription: cancelled,
+        };
+        let (event, protocol) = match self.refunds.record_settlement(&settlement).await {
+            Ok(recorded) => recorded,
+            Err(ChangeStatusError::Conflict { current }) => {
+                return Err(match end {
+                    End::Refusal => TransitionError {
+                        from: current,
+                        to: ProposalStatus::Rejected,
+                    }
+                    .into(),
+                    End::Cancellation => SettlementError::NotCancellable { status: current },
+                });
+            }
+            Err(ChangeStatusError::Busy { kind }) => return Err(SettlementError::OperationInProgress { kind }),
+            Err(ChangeStatusError::OperationEnded) => {
+                return Err(SettlementError::OperationInProgress { kind: end.kind() });
+            }
+            Err(ChangeStatusError::Store(e)) => return Err(e.into()),
+        };
+        self.tell_customer(detail, end, reason, protocol.as_ref(), &settlement.refunds, at);
+        Ok(Settled {
+            event,
+            protocol,
+            refunds: settlement.refunds,
+        })
+    }
+
+    /// One planned refund paid back: the platform's part refunded to the card (a refusal stops
+    /// everything before it is recorded), the rest recorded for the finance team to pay.
+    async fn pay_back(
+        &self,
+        proposal_id: i64,
+        end: End,
+        operation: OperationId,
+        n: usize,
+        planned: &PlannedRefund,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<RefundRecord>, SettlementError> {
+        let mut records = Vec::new();
+        let invoice_id = planned.payment.invoice.as_ref().map(|i| i.invoice_id.clone());
+        if let Some(invoice) = planned.payment.invoice.as_ref().filter(|_| planned.by_platform > 0) {
+            let key = format!("{}-{proposal_id}-{}", end.key(), invoice.invoice_id);
+            let refund = match self.gateway.refund(invoice, planned.by_platform, &key).await {
+                Ok(refund) => refund,
+                Err(PaymentError::Declined(reason)) => {
+                    tracing::warn!(invoice = %invoice.invoice_id, %reason, "refund refused: nothing recorded");
+                    return Err(SettlementError::RefundRefused {
+                        invoice: invoice.invoice_id.clone(),
+                        reason,
+                    });
+                }
+                Err(other) => return Err(other.into()),
+            };
+            records.push(RefundRecord {
+                id: refund.id,
+                invoice_id: invoice_id.clone(),
+                reason: end.reason(),
+                channel: RefundChannel::Platform,
+                amount: refund.amount,
+                nominal: planned.platform_nominal().min(refund.amount),
+                status: refund.status,
+                correction: Some(planned.correction.clone()),
+                reference: None,
+                created_at: now,
+            });
+        }
+        if planned.to_pay > 0 {
+            records.push(RefundRecord {
+                // The operation's id and the refund's place in it: the same on a retry.
+                id: format!("ap_{}_{n}", operation.0.simple()),
+                invoice_id,
+                reason: end.reason(),
+                channel: RefundChannel::ToPay,
+                amount: planned.to_pay,
+                nominal: planned.nominal - planned.platform_nominal(),
+                status: TO_PAY.to_owned(),
+                correction: Some(planned.correction.clone()),
+                reference: None,
+                created_at: now,
+            });
+        }
+        Ok(records)
+    }
+
+    /// The customer's e-mail after the commit: the refusal's justification or the cancellation's
+    /// protocol, and what goes back. A proposal without a usable address is only logged.
+    fn tell_customer(
+        &self,
+        detail: &ProposalDetail,
+        end: End,
+        reason: &str,
+        protocol: Option<&crate::proposals::requests::Protocol>,
+        refunds: &[RefundRecord],
+        at: DateTime<Utc>,
+    ) {
+        let person = &detail.customer.person;
+        let Some(to) = person.email.as_deref().and_then(|e| Email::parse(e).ok()) else {
+            tracing::warn!(kind = ?end, "customer without a usable e-mail: the end was not mailed");
+            return;
+        };
+        let notice = EndNotice {
+            customer_name: person.social_name.clone().unwrap_or_else(|| person.full_name.clone()),
+            identifier: detail.proposal.identifier.clone(),
+            product: detail.product_name.clone(),
+            reason: reason.to_owned(),
+            protocol: protocol.map(|p| p.to_string()),
+            refunds: refunds
+                .iter()
+                .map(|r| match r.channel {
+                    RefundChannel::Platform => format!("{} devolvidos no cartão usado no pagamento", reais(r.amount)),
+                    RefundChannel::ToPay => format!(
+                        "{} a pagar por transferência para a conta cadastrada (até 10 dias úteis)",
+                        reais(r.amount)
+                    ),
+                })
+                .collect(),
+            at: instant(at),
+        };
+        let kind = match end {
+            End::Refusal => MailKind::ProposalRefused(notice),
+            End::Cancellation => MailKind::ContractCancelled(notice),
+        };
+        self.mail.enqueue(MailMessage { to, kind });
+    }
+
+    /// The worker's end of a refusal or cancellation whose request died: the same steps again
+    /// under the same keys. The regret's window is not judged again: the customer asked in time.
+    async fn finish(&self, operation: &PendingOperation) -> Result<RecoveryOutcome, SettlementError> {
+        let detail = self
+            .proposals
+            .detail(&operation.identifier, Scope::Everything)
+            .await?
+            .ok_or(SettlementError::NotFound)?;
+        let end = match operation.kind {
+            OperationKind::Refusal => End::Refusal,
+            _ => End::Cancellation,
+        };
+        let reason = operation
+            .reason
+            .clone()
+            .unwrap_or_else(|| end.reason().as_str().to_owned());
+        match self
+            .settle(&detail, end, operation.id, &operation.requested_by, &reason)
+            .await
+        {
+            Ok(_) => Ok(RecoveryOutcome::Finished),
+            Err(SettlementError::RefundRefused { invoice, reason }) => {
+                let why = format!("reembolso da fatura {invoice} recusado: {reason}");
+                self.claims.fail(operation.id, &why, self.clock.now()).await?;
+                Ok(RecoveryOutcome::Failed)
+            }
+            Err(other) => Err(other),
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl OperationFinisher for SettlementService {
+    fn kinds(&self) -> &'static [OperationKind] {
+        &[OperationKind::Refusal, OperationKind::ContractCancellation]
+    }
+
+    async fn finish_pending(&self, operation: &PendingOperation) -> Result<RecoveryOutcome, String> {
+        self.finish(operation).await.map_err(|e| e.to_string())
+    }
+}
+
+/// A refusal's justification: required, trimmed, of 10 to 500 characters (it reaches the
+/// customer).
+pub fn refusal_reason(reason: Option<String>) -> Result<String, SettlementError> {
+    let reason = reason.map(|r| r.trim().to_owned()).unwrap_or_default();
+    let chars = reason.chars().count();
+    let mut v = Violations::new();
+    if chars == 0 {
+        v.add(
+            "reason",
+            codes::REQUIRED,
+            "a recusa exige a justificativa (reason), que o cliente recebe",
+        );
+    } else if chars < *REFUSAL_REASON_CHARS.start() {
+        v.add(
+            "reason",
+            codes::TOO_SHORT,
+            format!(
+                "a justificativa da recusa deve ter ao menos {} caracteres",
+                REFUSAL_REASON_CHARS.start()
+            ),
+        );
+    } else if chars > *REFUSAL_REASON_CHARS.end() {
+        v.add(
+            "reason",
+            codes::TOO_LONG,
+            format!(
+                "a justificativa da recusa deve ter até {} caracteres",
+                REFUSAL_REASON_CHARS.end()
+            ),
+        );
+    }
+    if v.is_empty() {
+        Ok(reason)
+    } else {
+        Err(SettlementError::Invalid(v))
+    }
+}
+
+/// A platform invoice as a payment: paid when the platform says (else when the subscription
+/// started), for the period its line covers (else a month from its payment).
+fn invoice_payment(invoice: crate::ecommerce::PaidInvoice, subscription_started: DateTime<Utc>) -> Payment {
+    let paid_on = day_of(invoice.paid_at.unwrap_or(subscription_started));
+    let (period_start, period_end) = match invoice.period {
+        Some((start, end)) if end > start => (day_of(start), day_of(end)),
+        _ => (
+            paid_on,
+            paid_on.checked_add_months(Months::new(1)).unwrap_or(NaiveDate::MAX),
+        ),
+    };
+    Payment {
+        amount: invoice.amount,
+        invoice: Some(invoice),
+        paid_on,
+        period_start,
+        period_end,
+    }
+}
+
+/// The Brasília day of an instant.
+fn day_of(at: DateTime<Utc>) -> NaiveDate {
+    at.with_timezone(&brasilia()).date_naive()
+}
+
+#[cfg(test)]
+#[path = "settlement_tests.rs"]
+mod tests;

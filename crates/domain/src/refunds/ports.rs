@@ -1,0 +1,78 @@
+//! What refunds need from outside: the IPCA's published months, and where refunds are kept with
+//! the proposal's move that made them.
+
+use crate::ecommerce::PlatformSubscription;
+use crate::proposals::lifecycle::{StatusChange, StatusEvent};
+use crate::proposals::requests::{NewCustomerRequest, Protocol};
+use crate::refunds::RefundRecord;
+use crate::refunds::correction::MonthlyRate;
+use crate::signature::ChangeStatusError;
+use crate::store::StoreError;
+use async_trait::async_trait;
+use chrono::{DateTime, NaiveDate, Utc};
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IndexError {
+    #[error("fonte do IPCA indisponível: {0}")]
+    Unavailable(String),
+    #[error("resposta ilegível da fonte do IPCA: {0}")]
+    Malformed(String),
+}
+
+/// The IPCA's monthly variations as published (the Central Bank's series 433 in production).
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait PriceIndex: Send + Sync {
+    /// The published months from `first` to `last` (first days of months, both included); a
+    /// month not published yet is simply absent.
+    async fn monthly(&self, first: NaiveDate, last: NaiveDate) -> Result<Vec<MonthlyRate>, IndexError>;
+}
+
+/// A proposal's end with money: the move, the customer's request when there is one (a
+/// cancellation's protocol), the refunds made and to pay, and the subscription as the platform
+/// left it after its cancellation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settlement {
+    pub change: StatusChange,
+    pub request: Option<NewCustomerRequest>,
+    pub refunds: Vec<RefundRecord>,
+    pub subscription: Option<PlatformSubscription>,
+}
+
+/// A refund the finance team has to pay, as `sales-api refunds pending` lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefundToPay {
+    pub refund: RefundRecord,
+    /// The proposal's identifier.
+    pub identifier: String,
+}
+
+/// What marking a refund paid did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MarkedPaid {
+    Marked,
+    /// Paid before, under this reference: nothing changed.
+    AlreadyPaid {
+        reference: String,
+    },
+    NotFound,
+    /// A platform refund: the platform paid it.
+    NotToPay,
+}
+
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait RefundStore: Send + Sync {
+    /// Applies the settlement's move (only if the proposal is still in `change.from`), records
+    /// its request under a new protocol when it has one, its refunds and the subscription's state,
+    /// and ends its operation, in one transaction.
+    async fn record_settlement(
+        &self,
+        settlement: &Settlement,
+    ) -> Result<(StatusEvent, Option<Protocol>), ChangeStatusError>;
+    /// The refunds to pay not yet paid, oldest first.
+    async fn to_pay(&self) -> Result<Vec<RefundToPay>, StoreError>;
+    /// Marks a refund to pay as paid with the bank's reference.
+    async fn mark_paid(&self, id: &str, reference: &str, by: &str, at: DateTime<Utc>)
+    -> Result<MarkedPaid, StoreError>;
+}
