@@ -291,6 +291,12 @@ impl TestApp {
         diesel::sql_query(query).get_result::<Count>(&mut conn).await.unwrap().n
     }
 
+    /// The text column `line` of the one row `query` answers.
+    pub async fn text(&self, query: &str) -> String {
+        let mut conn = AsyncPgConnection::establish(&self.db.url).await.unwrap();
+        adapters_postgres::testing::line(&mut conn, query).await
+    }
+
     pub async fn create_user_for(&self, email: &str, password: &str, applications: &[&str], partner_cnpj: &str) -> i64 {
         let pool = build_pool(&PoolSettings::new(&self.db.url)).unwrap();
         let service = CreateUser {

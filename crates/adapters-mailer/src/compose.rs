@@ -2,7 +2,8 @@
 
 use domain::mail::{MailKind, MailMessage};
 use lettre::Message;
-use lettre::message::{Mailbox, MultiPart};
+use lettre::message::header::ContentType;
+use lettre::message::{Attachment, Mailbox, MultiPart};
 use minijinja::{Environment, context};
 
 #[derive(Debug, thiserror::Error)]
@@ -56,6 +57,8 @@ fn environment() -> Environment<'static> {
             "contract_cancelled.html",
             include_str!("../templates/contract_cancelled.html"),
         ),
+        ("certificate.txt", include_str!("../templates/certificate.txt")),
+        ("certificate.html", include_str!("../templates/certificate.html")),
     ];
     for (name, source) in templates {
         // The templates are part of the binary; a syntax error is caught by this crate's tests.
@@ -79,6 +82,16 @@ fn parts(message: &MailMessage) -> (&'static str, &'static str, minijinja::Value
             "Cancelamento do seu seguro confirmado",
             "contract_cancelled",
             notice_values(notice),
+        ),
+        MailKind::Certificate(notice) => (
+            "Seu certificado de seguro",
+            "certificate",
+            context! {
+                name => notice.customer_name,
+                identifier => notice.identifier,
+                product => notice.product,
+                sha256 => notice.sha256,
+            },
         ),
     }
 }
@@ -120,11 +133,22 @@ pub fn compose(from: &Mailbox, message: &MailMessage) -> Result<Message, Compose
         .as_str()
         .parse()
         .map_err(|e: lettre::address::AddressError| ComposeError::Message(e.to_string()))?;
+    let body = MultiPart::alternative_plain_html(text, html);
+    let body = match &message.kind {
+        // The certificate travels with its message, as the PDF the service stored.
+        MailKind::Certificate(notice) => MultiPart::mixed().multipart(body).singlepart(
+            Attachment::new(format!("certificado-{}.pdf", notice.identifier)).body(
+                notice.pdf.clone(),
+                ContentType::parse("application/pdf").map_err(|e| ComposeError::Message(e.to_string()))?,
+            ),
+        ),
+        _ => body,
+    };
     Message::builder()
         .from(from.clone())
         .to(to)
         .subject(subject)
-        .multipart(MultiPart::alternative_plain_html(text, html))
+        .multipart(body)
         .map_err(|e| ComposeError::Message(e.to_string()))
 }
 
@@ -210,6 +234,36 @@ mod tests {
         .unwrap();
         assert!(rendered.text.contains("Protocolo: 2026112700000012"));
         assert!(rendered.html.contains("2026112700000012") && rendered.html.contains("R$ 13,35"));
+    }
+
+    #[test]
+    fn the_certificate_travels_attached_with_its_hash_in_the_text() {
+        let email = compose(
+            &"Vendas <nao-responda@exemplo.com.br>".parse().unwrap(),
+            &message(MailKind::Certificate(domain::mail::CertificateNotice {
+                customer_name: "Maria".into(),
+                identifier: "abc-123".into(),
+                product: "Seguro Vida".into(),
+                sha256: "ab".repeat(32),
+                pdf: b"%PDF-1.7 certificado".to_vec(),
+            })),
+        )
+        .unwrap();
+        let raw = String::from_utf8(email.formatted()).unwrap();
+        assert!(raw.contains("multipart/mixed"), "{raw}");
+        assert!(
+            raw.contains("application/pdf") && raw.contains("certificado-abc-123.pdf"),
+            "{raw}"
+        );
+        let rendered = render(&message(MailKind::Certificate(domain::mail::CertificateNotice {
+            customer_name: "Maria".into(),
+            identifier: "abc-123".into(),
+            product: "Seguro Vida".into(),
+            sha256: "ab".repeat(32),
+            pdf: Vec::new(),
+        })))
+        .unwrap();
+        assert!(rendered.text.contains(&"ab".repeat(32)));
     }
 
     #[test]

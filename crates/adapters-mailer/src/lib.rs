@@ -7,7 +7,7 @@ mod compose;
 
 pub use compose::{ComposeError, Rendered, compose, render};
 
-use domain::mail::{MailMessage, MailOutbox};
+use domain::mail::{MailError, MailMessage, MailOutbox, MailSender};
 use lettre::transport::smtp::AsyncSmtpTransport;
 use lettre::{AsyncFileTransport, AsyncTransport, Tokio1Executor};
 use observability::metric::{self, Outcome};
@@ -104,6 +104,17 @@ impl BackgroundMailer {
     pub fn with_retry_delays(mut self, delays: Vec<Duration>) -> Self {
         self.retry_delays = delays;
         self
+    }
+}
+
+#[async_trait::async_trait]
+impl MailSender for BackgroundMailer {
+    async fn send(&self, message: MailMessage) -> Result<(), MailError> {
+        let kind = message.kind.name();
+        let email = compose(&self.from, &message).map_err(|e| MailError(e.to_string()))?;
+        let destination = self.delivery.send(email).await.map_err(MailError)?;
+        tracing::info!(kind, destination = %destination, "e-mail delivered");
+        Ok(())
     }
 }
 

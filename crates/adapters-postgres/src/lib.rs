@@ -6,6 +6,7 @@ pub mod acceptance;
 pub mod accounts;
 pub mod catalog;
 pub mod catalog_cache;
+pub mod certificates;
 pub mod composed;
 pub mod customer_requests;
 pub mod customers;

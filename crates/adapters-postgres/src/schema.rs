@@ -258,6 +258,13 @@ diesel::table! {
         aceite_dias -> Int4,
         aceite_tacito -> Bool,
         aceite_suspensoes -> Int4,
+        seguradora -> Nullable<Text>,
+        seguradora_cnpj -> Nullable<Text>,
+        processo_susep -> Nullable<Text>,
+        cobertura -> Nullable<Text>,
+        capital_segurado -> Nullable<Int8>,
+        sac -> Nullable<Text>,
+        ouvidoria -> Nullable<Text>,
     }
 }
 
@@ -271,6 +278,19 @@ diesel::table! {
         suspensa_desde -> Nullable<Timestamptz>,
         decidida_em -> Nullable<Timestamptz>,
         vencida_em -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    proposal_certificates (id_proposta) {
+        id_proposta -> Int8,
+        aceita_em -> Timestamptz,
+        pdf -> Nullable<Bytea>,
+        sha256 -> Nullable<Text>,
+        emitido_em -> Nullable<Timestamptz>,
+        enviado_para -> Nullable<Text>,
+        enviado_em -> Nullable<Timestamptz>,
+        reservado_ate -> Nullable<Timestamptz>,
     }
 }
 
@@ -689,6 +709,7 @@ diesel::joinable!(password_recovery_tokens -> users (user_id));
 diesel::joinable!(product_banks -> banks (codigo_banco));
 diesel::joinable!(product_banks -> products (product_id));
 diesel::joinable!(proposal_acceptances -> proposals (id_proposta));
+diesel::joinable!(proposal_certificates -> proposals (id_proposta));
 diesel::joinable!(proposal_customers -> customers (id_cliente));
 diesel::joinable!(proposal_customers -> proposals (id_proposta));
 diesel::joinable!(proposal_event_sequences -> proposals (proposal_id));
@@ -742,6 +763,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     product_banks,
     products,
     proposal_acceptances,
+    proposal_certificates,
     proposal_customers,
     proposal_event_sequences,
     proposal_events,

@@ -87,6 +87,14 @@ pub async fn seed_demo_decided_product(pool: &PgPool) -> Result<(), StoreError> 
             .get_result(conn)
             .await?;
         take_banks(conn, product_id, &["001", "341"]).await?;
+        set_demo_cover(
+            conn,
+            DEMO_DECIDED_PRODUCT,
+            "15414.900201/2026-04",
+            "Incêndio, raio e explosão da residência",
+            30_000_000,
+        )
+        .await?;
         insert_billing_group(
             conn,
             (
@@ -101,6 +109,30 @@ pub async fn seed_demo_decided_product(pool: &PgPool) -> Result<(), StoreError> 
     })
     .await
     .map_err(query_error)
+}
+
+/// What a demo product's certificate says besides the proposal (issue 45): one demo insurer.
+async fn set_demo_cover(
+    conn: &mut AsyncPgConnection,
+    code: i32,
+    process: &str,
+    coverage: &str,
+    capital: i64,
+) -> QueryResult<()> {
+    diesel::update(products::table.filter(products::codigo_produto.eq(code)))
+        .set((
+            products::seguradora.eq("Seguradora Exemplo S.A."),
+            products::seguradora_cnpj.eq("11444777000161"),
+            products::processo_susep.eq(process),
+            products::cobertura.eq(coverage),
+            products::capital_segurado.eq(capital),
+            products::sac.eq("SAC 0800 000 1234 (24 horas) · sac@seguradora-exemplo.com.br"),
+            products::ouvidoria
+                .eq("Ouvidoria 0800 000 5678 (dias úteis, 8h às 18h) · ouvidoria@seguradora-exemplo.com.br"),
+        ))
+        .execute(conn)
+        .await?;
+    Ok(())
 }
 
 /// The banks a demo product takes (those already there left as they are).
@@ -196,6 +228,13 @@ pub async fn seed_demo_catalog(pool: &PgPool) -> Result<(), StoreError> {
         ];
         for group in billing_rows {
             insert_billing_group(conn, group).await?;
+        }
+        for (code, process, coverage, capital) in [
+            (101, "15414.900101/2026-01", "Morte por qualquer causa", 5_000_000_i64),
+            (102, "15414.900102/2026-02", "Assistência funeral familiar", 700_000),
+            (103, "15414.900103/2026-03", "Assistência odontológica", 300_000),
+        ] {
+            set_demo_cover(conn, code, process, coverage, capital).await?;
         }
         diesel::insert_into(partners::table)
             .values((

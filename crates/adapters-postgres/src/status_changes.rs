@@ -146,6 +146,7 @@ pub(crate) async fn apply_change(
         event_outbox::queue_sending(conn, &facts, 1, &change.changed_by, change.at).await?;
     }
     acceptance::on_status_change(conn, change).await?;
+    crate::certificates::on_status_change(conn, change).await?;
     read_model::write_documents(conn, &[change.proposal_id]).await?;
     Ok(event)
 }

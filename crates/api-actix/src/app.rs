@@ -42,6 +42,7 @@ use domain::auth::ports::HashError;
 use domain::auth::sign_in::{Authenticator, SignInService};
 use domain::catalog::CatalogService;
 use domain::catalog::ports::CatalogStore;
+use domain::certificates::CertificateService;
 use domain::clock::SystemClock;
 use domain::ecommerce::EcommerceService;
 use domain::hooks::{DeliveryEngine, HookService};
@@ -200,7 +201,8 @@ pub fn build_state_reading_from(
         config.tokens.bcrypt_cost,
         config.tokens.bcrypt_max_concurrent,
     )?);
-    let outbox = mail_outbox(config)?;
+    let mailer = mailer(config)?;
+    let outbox: Arc<dyn domain::mail::MailOutbox> = mailer.clone();
     let recovery = RecoveryService {
         users: accounts.clone(),
         store: Arc::new(PgRecovery::new(pool.clone())),
@@ -258,6 +260,7 @@ pub fn build_state_reading_from(
         clock,
     });
     let (ecommerce, withdrawal, settlement) = (payments.ecommerce, payments.withdrawal, payments.settlement);
+    let certificates = certificate_service(&pool, mailer);
     // The service's sealing keys: webhook secrets, kept idempotent answers and the digests that
     // find a person's answers.
     let sealing_keys = hook_keys(config)?;
@@ -301,6 +304,7 @@ pub fn build_state_reading_from(
         acceptance,
         withdrawal,
         settlement,
+        certificates,
         sandbox_payments,
         hooks,
         privacy,
@@ -557,6 +561,7 @@ fn spawn_clock_sync(clock: Option<crate::state::DevelopmentClock>) -> Option<tok
 /// instance runs it: the store claims each due clock for one pass only (`FOR UPDATE SKIP LOCKED`).
 fn spawn_acceptance_sweep(
     acceptance: AcceptanceService,
+    certificates: CertificateService,
     clock: Option<crate::state::DevelopmentClock>,
     interval: std::time::Duration,
 ) -> tokio::task::JoinHandle<()> {
@@ -580,12 +585,36 @@ fn spawn_acceptance_sweep(
                 ),
                 Err(error) => tracing::warn!(%error, "acceptance clocks could not be checked"),
             }
+            // The contracts accepted since (by the analysts or by this sweep) get their
+            // certificate.
+            match certificates.deliver_due().await {
+                Ok(pass) if pass.delivered.is_empty() && pass.failed.is_empty() => {}
+                Ok(pass) => tracing::info!(
+                    delivered = pass.delivered.len(),
+                    failed = pass.failed.len(),
+                    "certificates issued and mailed"
+                ),
+                Err(error) => tracing::warn!(%error, "certificates due could not be read"),
+            }
         }
     })
 }
 
+/// The certificates of accepted contracts, rendered as the proposals are and mailed with `mail`.
+pub fn certificate_service(pool: &PgPool, mail: Arc<dyn domain::mail::MailSender>) -> CertificateService {
+    let stores = Arc::new(PgProposals::new(pool.clone()));
+    CertificateService {
+        store: Arc::new(adapters_postgres::certificates::PgCertificates::new(pool.clone())),
+        proposals: stores.clone(),
+        partners: stores,
+        renderer: Arc::new(PdfRenderer),
+        mail,
+        clock: Arc::new(SystemClock),
+    }
+}
+
 /// Outgoing mail: by SMTP when `SMTP_URL` is set, else `.eml` files under `MAIL_DIR`.
-fn mail_outbox(config: &Config) -> Result<Arc<dyn domain::mail::MailOutbox>, StartupError> {
+pub fn mailer(config: &Config) -> Result<Arc<BackgroundMailer>, StartupError> {
     let delivery = match &config.outside.mail.smtp_url {
         Some(url) => Delivery::smtp(url)?,
         None => Delivery::files(&config.outside.mail.directory)?,
@@ -763,10 +792,11 @@ pub async fn run_worker(config: Config) -> Result<(), StartupError> {
         Arc::new(PgProposals::new(pool.clone())),
         &signing,
         rules_clock(&development),
-        mail_outbox(&config)?,
+        mailer(&config)?,
     )?;
     let acceptance = spawn_acceptance_sweep(
         acceptance_service(&pool, rules_clock(&development)),
+        certificate_service(&pool, mailer(&config)?),
         development,
         config.outside.acceptance_check_interval,
     );
@@ -916,6 +946,7 @@ impl Application {
         let development = state.sandbox_payments.as_ref().map(|s| s.clock.clone());
         let acceptance = std::iter::once(spawn_acceptance_sweep(
             state.acceptance.clone(),
+            state.certificates.clone(),
             development.clone(),
             config.outside.acceptance_check_interval,
         ))

@@ -90,6 +90,11 @@ pub enum Command {
         #[command(subcommand)]
         command: AcceptanceCommand,
     },
+    /// The certificates of accepted contracts.
+    Certificates {
+        #[command(subcommand)]
+        command: CertificatesCommand,
+    },
     /// The refunds the finance team pays (payroll discount, account debit, corrections above what
     /// a card was charged).
     Refunds {
@@ -142,6 +147,41 @@ pub enum CatalogCommand {
         #[arg(long)]
         suspensions: Option<i64>,
     },
+    /// Sets what the product's certificates say besides the proposal (issue 45): the insurer,
+    /// the SUSEP process, the coverage and its capital, the SAC and the ombudsman. Certificates
+    /// of a product without them wait until they are set.
+    Cover {
+        /// The product's code (`codigo_produto`).
+        product: i32,
+        #[command(flatten)]
+        cover: CoverArgs,
+    },
+}
+
+/// What a product's certificate says besides the proposal.
+#[derive(Debug, clap::Args)]
+pub struct CoverArgs {
+    /// The insurer's name (a product may be another insurer's).
+    #[arg(long)]
+    pub insurer: String,
+    /// The insurer's CNPJ, 14 digits (punctuation accepted).
+    #[arg(long)]
+    pub insurer_cnpj: String,
+    /// The product's SUSEP process number.
+    #[arg(long)]
+    pub susep_process: String,
+    /// The coverage, as the certificate prints it.
+    #[arg(long)]
+    pub coverage: String,
+    /// The insured capital, in cents.
+    #[arg(long)]
+    pub capital: i64,
+    /// The insurer's SAC contact.
+    #[arg(long)]
+    pub sac: String,
+    /// The insurer's ombudsman contact.
+    #[arg(long)]
+    pub ombudsman: String,
 }
 
 #[derive(Debug, Subcommand)]
@@ -150,6 +190,13 @@ pub enum AcceptanceCommand {
     /// by silence (APROVADO, ACEITE_TACITO) where its product says so, and marked overdue
     /// otherwise. Every instance and the worker run it every ACCEPTANCE_CHECK_INTERVAL_MS.
     Sweep,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CertificatesCommand {
+    /// Runs one pass now: every accepted contract whose certificate was not delivered gets it
+    /// issued and mailed (every instance and the worker run it after each acceptance check).
+    Deliver,
 }
 
 #[derive(Debug, Subcommand)]
@@ -531,6 +578,47 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             }
             Ok(())
         }
+        Command::Catalog {
+            command: CatalogCommand::Cover { product, cover },
+        } => {
+            let config = Config::from_env()?;
+            let cover = product_cover(cover)?;
+            let pool = build_pool(&pool_settings(&config)).map_err(StartupError::from)?;
+            if !adapters_postgres::certificates::PgCertificates::new(pool)
+                .set_cover(product, &cover)
+                .await
+                .map_err(failed)?
+            {
+                return Err(CliError::Failed(format!("produto {product} não encontrado")));
+            }
+            println!(
+                "produto {product}: {} (CNPJ {}), processo SUSEP {}, {} com capital de {}",
+                cover.insurer,
+                domain::contract::formats::cnpj(&cover.insurer_cnpj),
+                cover.susep_process,
+                cover.coverage,
+                domain::contract::formats::reais(cover.capital)
+            );
+            Ok(())
+        }
+        Command::Certificates {
+            command: CertificatesCommand::Deliver,
+        } => {
+            let config = Config::from_env()?;
+            let pass = deliver_certificates(&config).await?;
+            println!(
+                "{} certificado(s) emitido(s) e enviado(s); {} pendente(s)",
+                pass.delivered.len(),
+                pass.failed.len()
+            );
+            for identifier in &pass.delivered {
+                println!("enviado\t{identifier}");
+            }
+            for identifier in &pass.failed {
+                println!("pendente\t{identifier}");
+            }
+            Ok(())
+        }
         Command::Refunds {
             command: RefundsCommand::Pending,
         } => {
@@ -712,6 +800,47 @@ fn acceptance_of(config: &Config) -> Result<AcceptanceService, CliError> {
         None => std::sync::Arc::new(domain::clock::SystemClock),
     };
     Ok(crate::app::acceptance_service(&pool, clock))
+}
+
+/// A product's cover as given on the command line, checked: the texts present, the CNPJ valid,
+/// the capital positive. The premium is the product's value (read when a certificate is issued).
+fn product_cover(args: CoverArgs) -> Result<domain::contract::certificate::ProductCover, CliError> {
+    let cnpj = domain::values::Cnpj::parse(&args.insurer_cnpj)
+        .map_err(|e| CliError::Failed(format!("--insurer-cnpj: {}", e.message)))?;
+    for (option, text) in [
+        ("--insurer", &args.insurer),
+        ("--susep-process", &args.susep_process),
+        ("--coverage", &args.coverage),
+        ("--sac", &args.sac),
+        ("--ombudsman", &args.ombudsman),
+    ] {
+        if text.trim().is_empty() || text.chars().count() > 500 {
+            return Err(CliError::Failed(format!("{option}: obrigatório, até 500 caracteres")));
+        }
+    }
+    if args.capital <= 0 {
+        return Err(CliError::Failed("--capital: em centavos, maior que zero".into()));
+    }
+    Ok(domain::contract::certificate::ProductCover {
+        insurer: args.insurer.trim().to_owned(),
+        insurer_cnpj: cnpj.as_str().to_owned(),
+        susep_process: args.susep_process.trim().to_owned(),
+        coverage: args.coverage.trim().to_owned(),
+        capital: args.capital,
+        premium: 0,
+        sac: args.sac.trim().to_owned(),
+        ombudsman: args.ombudsman.trim().to_owned(),
+    })
+}
+
+/// `sales-api certificates deliver`: one pass now.
+pub async fn deliver_certificates(config: &Config) -> Result<domain::certificates::DeliveryPass, CliError> {
+    let pool = build_pool(&pool_settings(config)).map_err(StartupError::from)?;
+    let mail = crate::app::mailer(config)?;
+    crate::app::certificate_service(&pool, mail)
+        .deliver_due()
+        .await
+        .map_err(failed)
 }
 
 /// The finance team's refunds use cases over the configured database.

@@ -38,6 +38,8 @@ pub struct AppState {
     pub acceptance: domain::acceptance::service::AcceptanceService,
     /// The right of regret.
     pub withdrawal: domain::proposals::withdrawal::WithdrawalService,
+    /// The accepted contracts' certificates (issue 45).
+    pub certificates: domain::certificates::CertificateService,
     /// The refusal and the cancellation after the sale, which return money (issue 45).
     pub settlement: domain::proposals::settlement::SettlementService,
     /// The sandbox platform's payments on demand and the clock the sandbox moves: development only.

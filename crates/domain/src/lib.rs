@@ -115,6 +115,7 @@ pub mod acceptance;
 pub mod access;
 pub mod auth;
 pub mod catalog;
+pub mod certificates;
 pub mod clock;
 pub mod contract;
 pub mod customers;

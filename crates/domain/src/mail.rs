@@ -20,6 +20,18 @@ pub enum MailKind {
     /// The contract was cancelled at the customer's request after the sale: the protocol, and
     /// what goes back.
     ContractCancelled(EndNotice),
+    /// The accepted contract's certificate, attached.
+    Certificate(CertificateNotice),
+}
+
+/// The certificate's message: who, which proposal, and the PDF with its SHA-256.
+#[derive(Clone, PartialEq, Eq)]
+pub struct CertificateNotice {
+    pub customer_name: String,
+    pub identifier: String,
+    pub product: String,
+    pub sha256: String,
+    pub pdf: Vec<u8>,
 }
 
 /// What the customer is told when a proposal ends with money returned.
@@ -49,6 +61,11 @@ impl std::fmt::Debug for MailKind {
             // The notices carry the customer's name: the kind and the proposal only.
             MailKind::ProposalRefused(n) => write!(f, "ProposalRefused {{ identifier: {} }}", n.identifier),
             MailKind::ContractCancelled(n) => write!(f, "ContractCancelled {{ identifier: {} }}", n.identifier),
+            MailKind::Certificate(n) => write!(
+                f,
+                "Certificate {{ identifier: {}, sha256: {} }}",
+                n.identifier, n.sha256
+            ),
         }
     }
 }
@@ -60,6 +77,7 @@ impl MailKind {
             MailKind::PasswordChanged => "senha_alterada",
             MailKind::ProposalRefused(_) => "proposta_recusada",
             MailKind::ContractCancelled(_) => "contrato_cancelado",
+            MailKind::Certificate(_) => "certificado",
         }
     }
 }
@@ -70,4 +88,16 @@ impl MailKind {
 #[cfg_attr(feature = "mock", mockall::automock)]
 pub trait MailOutbox: Send + Sync {
     fn enqueue(&self, message: MailMessage);
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("e-mail não enviado: {0}")]
+pub struct MailError(pub String);
+
+/// Sends one message now and answers once the mail server (or the mail folder) took it: for
+/// messages whose delivery is recorded (the certificate), which a failure leaves to be sent again.
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait::async_trait]
+pub trait MailSender: Send + Sync {
+    async fn send(&self, message: MailMessage) -> Result<(), MailError>;
 }

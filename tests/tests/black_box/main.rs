@@ -5,6 +5,7 @@ mod acceptance;
 mod browser;
 mod cancellation;
 mod catalog;
+mod certificates;
 mod console;
 mod customer_privacy;
 mod customers;

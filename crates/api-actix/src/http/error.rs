@@ -12,6 +12,7 @@ use domain::auth::ports::{HashError, TokenError};
 use domain::auth::sign_in::{AuthenticationError, RefreshError, SignInError};
 use domain::catalog::CatalogError;
 use domain::catalog::ports::CatalogWriteError;
+use domain::certificates::CertificateError;
 use domain::ecommerce::{EcommerceError, PaymentError, PaymentEventError};
 use domain::hooks::HookError;
 use domain::hooks::bodies::HookPatchRefusal;
@@ -125,6 +126,8 @@ error_codes! {
     PendingOpen => ("pendencia_em_aberto", CONFLICT, "Há um pedido de documentos em aberto nesta proposta: aguarde a resposta do vendedor."),
     SuspensionsExhausted => ("suspensoes_esgotadas", CONFLICT, "O produto não permite outra suspensão do prazo de aceitação."),
     PendingAnswered => ("pendencia_respondida", CONFLICT, "Este pedido de documentos já foi respondido."),
+    NotAccepted => ("proposta_nao_aceita", CONFLICT, "A proposta ainda não foi aceita: o certificado é emitido na aceitação (APROVADO)."),
+    CoverIncomplete => ("produto_sem_dados_certificado", CONFLICT, "O produto não tem os dados do certificado no catálogo (sales-api catalog cover)."),
     IndexUnavailable => ("indice_correcao_indisponivel", SERVICE_UNAVAILABLE, "A fonte do IPCA, que corrige os reembolsos, não respondeu; nada mudou. Tente novamente em instantes."),
 }
 
@@ -493,6 +496,29 @@ impl From<WithdrawalError> for ApiError {
                 )
             }
             WithdrawalError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<CertificateError> for ApiError {
+    fn from(error: CertificateError) -> Self {
+        match error {
+            CertificateError::Access(e) => e.into(),
+            CertificateError::NotFound => ApiError::new(ErrorCode::ProposalNotFound),
+            e @ CertificateError::NotAccepted { .. } => ApiError::with_message(ErrorCode::NotAccepted, capitalised(&e)),
+            CertificateError::IncompleteCover(e) => {
+                tracing::warn!(error = %e, "certificate not issued: the product's cover is incomplete");
+                ApiError::with_message(ErrorCode::CoverIncomplete, format!("{}.", capitalised(&e)))
+            }
+            CertificateError::Render(e) => {
+                tracing::error!(error = %e, "certificate rendering failed");
+                ApiError::new(ErrorCode::Internal)
+            }
+            CertificateError::Mail(e) => {
+                tracing::warn!(error = %e, "certificate not mailed");
+                ApiError::new(ErrorCode::ServiceUnavailable)
+            }
+            CertificateError::Store(e) => e.into(),
         }
     }
 }

@@ -65,6 +65,7 @@ impl Modify for BearerAuth {
         crate::routes::signing::change_status,
         crate::routes::signing::events,
         crate::routes::signing::document,
+        crate::routes::signing::certificate,
         crate::routes::signing::callback,
         crate::routes::customer_requests::cancel,
         crate::routes::customer_requests::withdraw,

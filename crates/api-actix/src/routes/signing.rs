@@ -150,6 +150,48 @@ pub async fn document(
     Ok(response)
 }
 
+/// The accepted contract's certificate (issue 45).
+#[utoipa::path(get, path = "/proposal/{identificador}/certificate", operation_id = "proposal.certificate", summary = "Certificado de seguro (PDF)", description = "O certificado da proposta aceita (`APROVADO`, pela retaguarda ou por aceite tácito): a seguradora, o produto e o seu processo na SUSEP, o segurado, a cobertura e o capital, o prêmio e a forma de pagamento, o início e o fim da vigência, o direito de arrependimento, o SAC, a Ouvidoria e o consumidor.gov.br. Emitido uma vez e guardado (os mesmos bytes a cada leitura; `Repr-Digest` e `ETag` trazem o SHA-256) e enviado ao cliente por e-mail, com a entrega registrada. Antes da aceitação, 409 `proposta_nao_aceita`; a proposta de outro vendedor, 404.", tag = "assinatura", security(("bearer" = [])),
+    params(("identificador" = String, Path, description = "Identificador da proposta")),
+    responses(
+        (status = 200, description = "PDF do certificado", content_type = "application/pdf", body = Vec<u8>,
+            headers(("Repr-Digest" = String, description = "sha-256=:<base64>: dos bytes"), ("ETag" = String, description = "o SHA-256 em hexadecimal, entre aspas"))),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
+        (status = 404, description = "Proposta não encontrada (ou de outro vendedor)", body = ErrorEnvelope),
+        (status = 409, description = "A proposta ainda não foi aceita, ou o produto não tem os dados do certificado", body = ErrorEnvelope),
+        (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn certificate(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let issued = state.certificates.certificate(&user.0, &path).await?;
+    let digest = hex::decode(&issued.sha256).map_err(|_| ApiError::new(ErrorCode::Internal))?;
+    let mut response = pdf_response(&path, issued.pdf);
+    let safe: String = path
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .collect();
+    let headers = response.headers_mut();
+    for (name, value) in [
+        (
+            header::CONTENT_DISPOSITION,
+            format!("inline; filename=\"certificado-{safe}.pdf\""),
+        ),
+        (
+            header::HeaderName::from_static("repr-digest"),
+            format!("sha-256=:{}:", base64::engine::general_purpose::STANDARD.encode(digest)),
+        ),
+        (header::ETAG, format!("\"{}\"", issued.sha256)),
+    ] {
+        if let Ok(value) = header::HeaderValue::from_str(&value) {
+            headers.insert(name, value);
+        }
+    }
+    Ok(response)
+}
+
 pub(crate) fn pdf_response(name: &str, pdf: Vec<u8>) -> HttpResponse {
     let safe: String = name
         .chars()
@@ -191,7 +233,8 @@ pub fn proposal_routes(cfg: &mut web::ServiceConfig) {
             .route(web::patch().to(change_status)),
     )
     .service(web::resource("/{identifier}/events").route(web::get().to(events)))
-    .service(web::resource("/{identifier}/document").route(web::get().to(document)));
+    .service(web::resource("/{identifier}/document").route(web::get().to(document)))
+    .service(web::resource("/{identifier}/certificate").route(web::get().to(certificate)));
 }
 
 /// Under `/signer`: routes 12 and 13.

@@ -2,6 +2,7 @@
 //! after they signed. The domain decides the content (which facts, in which words and formats, the
 //! product's terms filled in); a [`DocumentRenderer`] (the port) lays it out on pages.
 
+pub mod certificate;
 pub mod evidence;
 pub mod formats;
 pub mod terms;
@@ -59,7 +60,7 @@ pub enum Stage {
 
 pub const DRAFT_WATERMARK: &str = "RASCUNHO";
 
-fn field(label: &str, value: impl Into<String>) -> Block {
+pub(crate) fn field(label: &str, value: impl Into<String>) -> Block {
     Block::Field {
         label: label.to_owned(),
         value: value.into(),

@@ -3,6 +3,7 @@
 
 mod acceptance_clock;
 mod anonymisation;
+mod certificates;
 mod customer_requests;
 mod customers_per_seller;
 mod delivery_replays;

@@ -1,0 +1,253 @@
+//! The certificates of accepted proposals (issue 45): the domain's `CertificateStore`. The move
+//! into `APROVADO` writes that one is due ([`on_status_change`], in the move's transaction); the
+//! pass takes the undelivered ones under a lease (`FOR UPDATE SKIP LOCKED`), the first issued
+//! PDF is kept, and the delivery is recorded.
+
+use crate::pool::{PgPool, connection, query_error};
+use crate::schema::{products, proposal_certificates as certificates};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use domain::certificates::{CertificateStore, DueCertificate, IssuedCertificate};
+use domain::contract::certificate::{IncompleteCover, ProductCover};
+use domain::proposals::lifecycle::StatusChange;
+use domain::store::StoreError;
+use domain::values::ProposalStatus;
+
+#[derive(Clone)]
+pub struct PgCertificates {
+    pool: PgPool,
+}
+
+impl PgCertificates {
+    pub fn new(pool: PgPool) -> Self {
+        Self { pool }
+    }
+}
+
+impl PgCertificates {
+    /// Sets what a product's certificates say besides the proposal (`sales-api catalog cover`);
+    /// answers false for an unknown product. The premium is the product's value.
+    pub async fn set_cover(&self, product_code: i32, cover: &ProductCover) -> Result<bool, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let changed = diesel::update(products::table.filter(products::codigo_produto.eq(product_code)))
+            .set((
+                products::seguradora.eq(&cover.insurer),
+                products::seguradora_cnpj.eq(&cover.insurer_cnpj),
+                products::processo_susep.eq(&cover.susep_process),
+                products::cobertura.eq(&cover.coverage),
+                products::capital_segurado.eq(cover.capital),
+                products::sac.eq(&cover.sac),
+                products::ouvidoria.eq(&cover.ombudsman),
+            ))
+            .execute(&mut conn)
+            .await
+            .map_err(query_error)?;
+        Ok(changed > 0)
+    }
+}
+
+/// A move into `APROVADO` makes the proposal's certificate due (once: a proposal is accepted
+/// once), in the move's transaction.
+pub(crate) async fn on_status_change(conn: &mut AsyncPgConnection, change: &StatusChange) -> QueryResult<()> {
+    if change.to == ProposalStatus::Approved {
+        diesel::insert_into(certificates::table)
+            .values((
+                certificates::id_proposta.eq(change.proposal_id),
+                certificates::aceita_em.eq(change.at),
+            ))
+            .on_conflict_do_nothing()
+            .execute(conn)
+            .await?;
+    }
+    Ok(())
+}
+
+type CoverRow = (
+    i32,
+    i64,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<i64>,
+    Option<String>,
+    Option<String>,
+);
+
+#[async_trait]
+impl CertificateStore for PgCertificates {
+    async fn accepted_at(&self, proposal_id: i64) -> Result<Option<DateTime<Utc>>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        certificates::table
+            .find(proposal_id)
+            .select(certificates::aceita_em)
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(query_error)
+    }
+
+    async fn cover(&self, product_id: i64) -> Result<Result<ProductCover, IncompleteCover>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let row: CoverRow = products::table
+            .find(product_id)
+            .select((
+                products::codigo_produto,
+                products::valor,
+                products::seguradora,
+                products::seguradora_cnpj,
+                products::processo_susep,
+                products::cobertura,
+                products::capital_segurado,
+                products::sac,
+                products::ouvidoria,
+            ))
+            .first(&mut conn)
+            .await
+            .map_err(query_error)?;
+        let (code, premium, insurer, cnpj, process, coverage, capital, sac, ombudsman) = row;
+        let mut missing = Vec::new();
+        for (name, given) in [
+            ("--insurer", insurer.is_some()),
+            ("--insurer-cnpj", cnpj.is_some()),
+            ("--susep-process", process.is_some()),
+            ("--coverage", coverage.is_some()),
+            ("--capital", capital.is_some()),
+            ("--sac", sac.is_some()),
+            ("--ombudsman", ombudsman.is_some()),
+        ] {
+            if !given {
+                missing.push(name);
+            }
+        }
+        Ok(match (insurer, cnpj, process, coverage, capital, sac, ombudsman) {
+            (
+                Some(insurer),
+                Some(insurer_cnpj),
+                Some(susep_process),
+                Some(coverage),
+                Some(capital),
+                Some(sac),
+                Some(ombudsman),
+            ) => Ok(ProductCover {
+                insurer,
+                insurer_cnpj,
+                susep_process,
+                coverage,
+                capital,
+                premium,
+                sac,
+                ombudsman,
+            }),
+            _ => Err(IncompleteCover { product: code, missing }),
+        })
+    }
+
+    async fn issued(&self, proposal_id: i64) -> Result<Option<IssuedCertificate>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let row: Option<(Option<Vec<u8>>, Option<String>, Option<DateTime<Utc>>)> = certificates::table
+            .find(proposal_id)
+            .select((certificates::pdf, certificates::sha256, certificates::emitido_em))
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(query_error)?;
+        Ok(match row {
+            Some((Some(pdf), Some(sha256), Some(issued_at))) => Some(IssuedCertificate { pdf, sha256, issued_at }),
+            _ => None,
+        })
+    }
+
+    async fn store_issued(
+        &self,
+        proposal_id: i64,
+        issued: &IssuedCertificate,
+    ) -> Result<IssuedCertificate, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        diesel::update(
+            certificates::table
+                .filter(certificates::id_proposta.eq(proposal_id))
+                .filter(certificates::pdf.is_null()),
+        )
+        .set((
+            certificates::pdf.eq(&issued.pdf),
+            certificates::sha256.eq(&issued.sha256),
+            certificates::emitido_em.eq(issued.issued_at),
+        ))
+        .execute(&mut conn)
+        .await
+        .map_err(query_error)?;
+        // Whoever stored first, the stored one.
+        drop(conn);
+        self.issued(proposal_id)
+            .await?
+            .ok_or_else(|| StoreError::Unavailable(format!("certificado da proposta {proposal_id} não gravado")))
+    }
+
+    async fn take_undelivered(
+        &self,
+        now: DateTime<Utc>,
+        lease: chrono::Duration,
+        limit: i64,
+    ) -> Result<Vec<DueCertificate>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let rows = diesel::sql_query(
+            "WITH due AS (SELECT c.id_proposta FROM proposal_certificates c \
+                 WHERE c.enviado_em IS NULL AND (c.reservado_ate IS NULL OR c.reservado_ate < $1) \
+                 ORDER BY c.aceita_em LIMIT $3 FOR UPDATE SKIP LOCKED) \
+             UPDATE proposal_certificates c SET reservado_ate = $2 FROM due, proposals p \
+             WHERE c.id_proposta = due.id_proposta AND p.id = c.id_proposta \
+             RETURNING c.id_proposta, p.identificador, c.aceita_em",
+        )
+        .bind::<diesel::sql_types::Timestamptz, _>(now)
+        .bind::<diesel::sql_types::Timestamptz, _>(now + lease)
+        .bind::<diesel::sql_types::BigInt, _>(limit)
+        .load::<DueRow>(&mut conn)
+        .await
+        .map_err(query_error)?;
+        Ok(rows
+            .into_iter()
+            .map(|row| DueCertificate {
+                proposal_id: row.id_proposta,
+                identifier: row.identificador,
+                accepted_at: row.aceita_em,
+            })
+            .collect())
+    }
+
+    async fn record_delivery(
+        &self,
+        proposal_id: i64,
+        to: &str,
+        sha256: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        diesel::update(
+            certificates::table
+                .filter(certificates::id_proposta.eq(proposal_id))
+                .filter(certificates::sha256.eq(sha256)),
+        )
+        .set((
+            certificates::enviado_para.eq(to),
+            certificates::enviado_em.eq(at),
+            certificates::reservado_ate.eq(None::<DateTime<Utc>>),
+        ))
+        .execute(&mut conn)
+        .await
+        .map_err(query_error)?;
+        Ok(())
+    }
+}
+
+#[derive(QueryableByName)]
+struct DueRow {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    id_proposta: i64,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    identificador: String,
+    #[diesel(sql_type = diesel::sql_types::Timestamptz)]
+    aceita_em: DateTime<Utc>,
+}

@@ -1,0 +1,203 @@
+//! The certificate (issue 45): the document that puts the accepted contract in the customer's
+//! hands, with the minimum elements of an individual certificate or policy (Resolução CNSP
+//! 382/2020 and Circular SUSEP 642/2021, as the product's terms carry them): the insurer, the
+//! product and its SUSEP process number, the insured, the coverage and its capital, the premium
+//! and how it is paid, the start and end of cover, the right of regret, and where to complain
+//! (SAC, ombudsman, consumidor.gov.br).
+
+use crate::contract::{Block, PrintedDocument, Section, field, formats};
+use crate::proposals::model::ProposalDetail;
+use chrono::{DateTime, Months, NaiveDate, Utc};
+
+/// The consumer protection platform every certificate names.
+pub const CONSUMIDOR_GOV: &str = "https://www.consumidor.gov.br";
+
+/// How long a certificate's cover runs from its start: a year, renewed with the payments.
+pub const COVER_MONTHS: u32 = 12;
+
+/// What a product's certificate says besides the proposal: kept with the product in the catalog.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProductCover {
+    pub insurer: String,
+    pub insurer_cnpj: String,
+    /// The product's SUSEP process number (`15414.900000/2026-00`).
+    pub susep_process: String,
+    pub coverage: String,
+    /// The insured capital, in cents.
+    pub capital: i64,
+    /// The monthly premium, in cents.
+    pub premium: i64,
+    /// The insurer's SAC (customer service) contact.
+    pub sac: String,
+    /// The insurer's ombudsman contact.
+    pub ombudsman: String,
+}
+
+/// What of a product's cover the catalog lacks, by the names of its columns' options.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("o produto {product} não tem os dados do certificado: {}", missing.join(", "))]
+pub struct IncompleteCover {
+    pub product: i32,
+    pub missing: Vec<&'static str>,
+}
+
+/// The period of cover: from the day the insurer received the proposal (its entry in analysis),
+/// or the acceptance's day when that is unknown, for [`COVER_MONTHS`].
+pub fn cover_period(received_at: Option<DateTime<Utc>>, accepted_at: DateTime<Utc>) -> (NaiveDate, NaiveDate) {
+    let start = received_at
+        .unwrap_or(accepted_at)
+        .with_timezone(&formats::brasilia())
+        .date_naive();
+    let end = start
+        .checked_add_months(Months::new(COVER_MONTHS))
+        .unwrap_or(NaiveDate::MAX);
+    (start, end)
+}
+
+impl PrintedDocument {
+    /// The certificate of an accepted proposal.
+    pub fn certificate(detail: &ProposalDetail, cover: &ProductCover, accepted_at: DateTime<Utc>) -> Self {
+        let p = &detail.proposal;
+        let c = &detail.customer.person;
+        let received = detail.acceptance.as_ref().map(|a| a.received_at);
+        let (start, end) = cover_period(received, accepted_at);
+        let payment = match &detail.payment {
+            Some(pay) => format!("{}, mensal", pay.payment_type.as_str()),
+            None => "cartão de crédito, mensal, na plataforma de pagamento".to_owned(),
+        };
+        let insured_name = c.social_name.clone().unwrap_or_else(|| c.full_name.clone());
+        let sections = vec![
+            Section {
+                heading: "Seguradora".to_owned(),
+                blocks: vec![
+                    field("Nome", cover.insurer.clone()),
+                    field("CNPJ", formats::cnpj(&cover.insurer_cnpj)),
+                    field(
+                        "Produto",
+                        format!("{} (código {})", detail.product_name, detail.product_code),
+                    ),
+                    field("Processo SUSEP", cover.susep_process.clone()),
+                ],
+            },
+            Section {
+                heading: "Segurado".to_owned(),
+                blocks: vec![
+                    field("Nome", insured_name),
+                    field("CPF", formats::cpf(&c.cpf)),
+                    field("Proposta", p.identifier.clone()),
+                ],
+            },
+            Section {
+                heading: "Cobertura".to_owned(),
+                blocks: vec![
+                    field("Cobertura", cover.coverage.clone()),
+                    field("Capital segurado", formats::reais(cover.capital)),
+                    field("Início da vigência", formats::date(start)),
+                    field("Fim da vigência", formats::date(end)),
+                    field("Aceita em", formats::instant(accepted_at)),
+                ],
+            },
+            Section {
+                heading: "Prêmio".to_owned(),
+                blocks: vec![
+                    field("Prêmio mensal", formats::reais(cover.premium)),
+                    field("Forma de pagamento", payment),
+                ],
+            },
+            Section {
+                heading: "Seus direitos".to_owned(),
+                blocks: vec![
+                    Block::Paragraph(
+                        "Direito de arrependimento: em até 7 (sete) dias corridos da contratação, você pode desistir \
+                         do seguro pelo mesmo canal em que o contratou, com a devolução integral do que pagou, \
+                         corrigida monetariamente (Código de Defesa do Consumidor, art. 49)."
+                            .to_owned(),
+                    ),
+                    Block::Paragraph(
+                        "Cancelamento: a qualquer tempo, pelo canal em que contratou; a parte não usada do período \
+                         pago é devolvida, proporcional aos dias e corrigida pelo IPCA."
+                            .to_owned(),
+                    ),
+                    field("SAC", cover.sac.clone()),
+                    field("Ouvidoria", cover.ombudsman.clone()),
+                    field("Consumidor.gov.br", CONSUMIDOR_GOV),
+                    Block::Paragraph(
+                        "A aceitação do seguro está sujeita às condições gerais do produto, registradas na SUSEP \
+                         sob o processo indicado; o registro do produto na SUSEP não implica, por parte da \
+                         autarquia, incentivo ou recomendação à sua comercialização."
+                            .to_owned(),
+                    ),
+                ],
+            },
+        ];
+        Self {
+            title: "Certificado de seguro".to_owned(),
+            reference: format!("Certificado · proposta {} · {}", p.identifier, detail.product_name),
+            watermark: None,
+            sections,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn cover() -> ProductCover {
+        ProductCover {
+            insurer: "Seguradora Exemplo S.A.".into(),
+            insurer_cnpj: "11222333000181".into(),
+            susep_process: "15414.900001/2026-11".into(),
+            coverage: "Morte por qualquer causa".into(),
+            capital: 5_000_000,
+            premium: 4990,
+            sac: "0800 000 0001".into(),
+            ombudsman: "0800 000 0002".into(),
+        }
+    }
+
+    #[test]
+    fn the_certificate_holds_every_minimum_element() {
+        let accepted = Utc.with_ymd_and_hms(2026, 11, 28, 15, 0, 0).unwrap();
+        let detail = crate::testing::detail("APROVADO");
+        let texts = PrintedDocument::certificate(&detail, &cover(), accepted)
+            .texts()
+            .join("\n");
+        for needle in [
+            "Certificado de seguro",
+            "Seguradora Exemplo S.A.",
+            "11.222.333/0001-81",
+            "15414.900001/2026-11",
+            "Morte por qualquer causa",
+            "R$ 50.000,00",
+            "R$ 49,90",
+            "28/11/2026",
+            "28/11/2027",
+            "arrependimento",
+            "0800 000 0001",
+            "0800 000 0002",
+            CONSUMIDOR_GOV,
+        ] {
+            assert!(texts.contains(needle), "{needle} missing from:\n{texts}");
+        }
+    }
+
+    #[test]
+    fn cover_runs_a_year_from_the_proposals_receipt() {
+        let received = Utc.with_ymd_and_hms(2026, 11, 10, 2, 0, 0).unwrap();
+        let accepted = Utc.with_ymd_and_hms(2026, 11, 20, 12, 0, 0).unwrap();
+        // 02:00 UTC on the 10th is the 9th in Brasília.
+        assert_eq!(
+            cover_period(Some(received), accepted),
+            (
+                NaiveDate::from_ymd_opt(2026, 11, 9).unwrap(),
+                NaiveDate::from_ymd_opt(2027, 11, 9).unwrap()
+            )
+        );
+        assert_eq!(
+            cover_period(None, accepted).0,
+            NaiveDate::from_ymd_opt(2026, 11, 20).unwrap()
+        );
+    }
+}
