@@ -10,7 +10,7 @@
 
 use super::ecommerce::WEBHOOK_SECRET;
 use super::subscriptions::paid_sale;
-use black_box_tests::{StatusCode, TestApp, assert_error, error_fields, proposal_body};
+use black_box_tests::{StatusCode, TestApp, assert_error, error_fields};
 use chrono::{Days, FixedOffset, Months, NaiveDate, Utc};
 use domain::refunds::service::RefundsError;
 use serde_json::{Value, json};
@@ -66,18 +66,7 @@ fn corrected(cents: i64, factor: i64) -> i64 {
 /// A partner's proposal of demo product 101 (R$ 49,90 a month by payroll discount), sent and
 /// signed by every party: in analysis.
 async fn signed_partner_sale(app: &TestApp, partner: &str, office: &str, cpf: &str) -> String {
-    let created = app.post_json_as("/proposal/create", partner, &proposal_body(cpf)).await;
-    assert_eq!(created.status(), StatusCode::CREATED);
-    let record = created.json::<Value>().await.unwrap()["document"][0].clone();
-    let identifier = record["identificador"].as_str().unwrap().to_owned();
-    let sent = app
-        .post_json_as(
-            "/signer",
-            partner,
-            &json!({"customerId": record["id_cliente"], "identifier": identifier}),
-        )
-        .await;
-    assert_eq!(sent.status(), StatusCode::OK);
+    let identifier = app.sent_proposal(partner, cpf).await;
     app.sign_as_every_party(office, &identifier).await;
     identifier
 }

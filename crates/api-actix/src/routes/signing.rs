@@ -134,20 +134,32 @@ pub async fn document(
 ) -> Result<HttpResponse, ApiError> {
     let request = query.into_inner().read()?;
     let served = state.signing.document(&user.0, &path, request).await?;
-    let digest = hex::decode(&served.document.sha256).map_err(|_| ApiError::new(ErrorCode::Internal))?;
     let mut response = pdf_response(&path, served.document.pdf);
-    let headers = response.headers_mut();
-    let repr_digest = format!("sha-256=:{}:", base64::engine::general_purpose::STANDARD.encode(digest));
-    for (name, value) in [
-        ("repr-digest", repr_digest),
-        ("etag", format!("\"{}\"", served.document.sha256)),
-        ("document-version", served.version.as_str().to_owned()),
-    ] {
-        if let Ok(value) = header::HeaderValue::from_str(&value) {
-            headers.insert(header::HeaderName::from_static(name), value);
-        }
+    with_digest(&mut response, &served.document.sha256)?;
+    if let Ok(version) = header::HeaderValue::from_str(served.version.as_str()) {
+        response
+            .headers_mut()
+            .insert(header::HeaderName::from_static("document-version"), version);
     }
     Ok(response)
+}
+
+/// A stored document's SHA-256 (hexadecimal) on its response: `Repr-Digest` (RFC 9530) and `ETag`.
+fn with_digest(response: &mut HttpResponse, sha256: &str) -> Result<(), ApiError> {
+    let digest = hex::decode(sha256).map_err(|_| ApiError::new(ErrorCode::Internal))?;
+    let headers = response.headers_mut();
+    for (name, value) in [
+        (
+            header::HeaderName::from_static("repr-digest"),
+            format!("sha-256=:{}:", base64::engine::general_purpose::STANDARD.encode(digest)),
+        ),
+        (header::ETAG, format!("\"{sha256}\"")),
+    ] {
+        if let Ok(value) = header::HeaderValue::from_str(&value) {
+            headers.insert(name, value);
+        }
+    }
+    Ok(())
 }
 
 /// The accepted contract's certificate (issue 45).
@@ -167,32 +179,17 @@ pub async fn certificate(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let issued = state.certificates.certificate(&user.0, &path).await?;
-    let digest = hex::decode(&issued.sha256).map_err(|_| ApiError::new(ErrorCode::Internal))?;
-    let mut response = pdf_response(&path, issued.pdf);
-    let safe: String = path
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
-        .collect();
-    let headers = response.headers_mut();
-    for (name, value) in [
-        (
-            header::CONTENT_DISPOSITION,
-            format!("inline; filename=\"certificado-{safe}.pdf\""),
-        ),
-        (
-            header::HeaderName::from_static("repr-digest"),
-            format!("sha-256=:{}:", base64::engine::general_purpose::STANDARD.encode(digest)),
-        ),
-        (header::ETAG, format!("\"{}\"", issued.sha256)),
-    ] {
-        if let Ok(value) = header::HeaderValue::from_str(&value) {
-            headers.insert(name, value);
-        }
-    }
+    let mut response = named_pdf("certificado", &path, issued.pdf);
+    with_digest(&mut response, &issued.sha256)?;
     Ok(response)
 }
 
 pub(crate) fn pdf_response(name: &str, pdf: Vec<u8>) -> HttpResponse {
+    named_pdf("proposta", name, pdf)
+}
+
+/// A PDF shown inline as `{kind}-{name}.pdf` (the name reduced to letters, digits and dashes).
+fn named_pdf(kind: &str, name: &str, pdf: Vec<u8>) -> HttpResponse {
     let safe: String = name
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
@@ -201,7 +198,7 @@ pub(crate) fn pdf_response(name: &str, pdf: Vec<u8>) -> HttpResponse {
         .content_type("application/pdf")
         .insert_header((
             header::CONTENT_DISPOSITION,
-            format!("inline; filename=\"proposta-{safe}.pdf\""),
+            format!("inline; filename=\"{kind}-{safe}.pdf\""),
         ))
         .body(pdf)
 }

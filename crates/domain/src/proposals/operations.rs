@@ -192,6 +192,19 @@ pub async fn end_failed(claims: &dyn OperationClaims, operation: OperationId, wh
     }
 }
 
+/// Ends the operation as failed when `result` is an error (see [`end_failed`]): what every use
+/// case does when an outside call of its claim failed.
+pub async fn end_if_failed<T, E: std::fmt::Display>(
+    claims: &dyn OperationClaims,
+    operation: OperationId,
+    result: &Result<T, E>,
+    at: DateTime<Utc>,
+) {
+    if let Err(error) = result {
+        end_failed(claims, operation, &error.to_string(), at).await;
+    }
+}
+
 /// What the worker does with one overdue operation: the use case that owns the operation's kind
 /// finishes it with its own keys (or ends it as failed when the outside service refuses).
 #[async_trait]

@@ -20,7 +20,7 @@ use crate::proposals::lifecycle::{StatusChange, StatusEvent, TransitionError, Tr
 use crate::proposals::model::ProposalDetail;
 use crate::proposals::operations::{
     ClaimError, NewOperation, OperationClaims, OperationFinisher, OperationId, OperationKind, PendingOperation,
-    RecoveryOutcome, end_failed,
+    RecoveryOutcome, end_if_failed,
 };
 use crate::proposals::ports::{PartnerDirectory, ProposalStore};
 use crate::proposals::requests::{Cancellation, CustomerRequestStore, NewCustomerRequest, RequestKind};
@@ -184,7 +184,7 @@ impl SettlementService {
         let settled = self
             .settle(&detail, End::Refusal, operation, &principal.email, &reason)
             .await;
-        self.end_if_failed(operation, &settled).await;
+        end_if_failed(self.claims.as_ref(), operation, &settled, self.clock.now()).await;
         let settled = settled?;
         tracing::info!(refunds = settled.refunds.len(), "proposal refused, payments returned");
         Ok(settled.event)
@@ -228,7 +228,7 @@ impl SettlementService {
         let settled = self
             .settle(&detail, End::Cancellation, operation, &principal.email, &reason)
             .await;
-        self.end_if_failed(operation, &settled).await;
+        end_if_failed(self.claims.as_ref(), operation, &settled, self.clock.now()).await;
         let settled = settled?;
         let protocol = settled.protocol.ok_or_else(|| {
             SettlementError::Store(StoreError::Unavailable("cancelamento registrado sem protocolo".into()))
@@ -278,12 +278,6 @@ impl SettlementService {
                 End::Cancellation => SettlementError::NotCancellable { status: current },
             }),
             Err(ClaimError::Store(e)) => Err(e.into()),
-        }
-    }
-
-    async fn end_if_failed<T>(&self, operation: OperationId, result: &Result<T, SettlementError>) {
-        if let Err(error) = result {
-            end_failed(self.claims.as_ref(), operation, &error.to_string(), self.clock.now()).await;
         }
     }
 

@@ -11,7 +11,7 @@ use crate::proposals::lifecycle::{StatusChange, StatusEvent, TransitionError, Tr
 use crate::proposals::model::{Flow, ProposalDetail};
 use crate::proposals::operations::{
     ClaimError, NewOperation, OperationClaims, OperationFinisher, OperationId, OperationKind, PendingOperation,
-    RecoveryOutcome, end_failed,
+    RecoveryOutcome, end_if_failed,
 };
 use crate::proposals::ports::{PartnerDirectory, ProposalStore};
 use crate::proposals::requests::{
@@ -324,9 +324,7 @@ impl SigningService {
     /// Ends an operation whose steps failed (nothing recorded); a store that cannot answer leaves
     /// it pending, for the worker.
     async fn end_if_failed<T>(&self, operation: OperationId, result: &Result<T, SigningError>) {
-        if let Err(error) = result {
-            end_failed(self.claims.as_ref(), operation, &error.to_string(), self.clock.now()).await;
-        }
+        end_if_failed(self.claims.as_ref(), operation, result, self.clock.now()).await;
     }
 
     /// The first sending: renders the document, creates the envelope with the four parties and
