@@ -160,9 +160,10 @@ impl TestApp {
         std::env::temp_dir().join(format!("sales-api-test-mail-{}", db.name))
     }
 
-    /// The messages the service wrote to its mail folder for `to`, once `count` of them are
-    /// complete (waiting up to 10 s: the mailer writes after the request's answer).
-    pub async fn mails_to(&self, to: &str, count: usize) -> Vec<smtp::Received> {
+    /// The messages with `subject` the service wrote to its mail folder for `to`, once one is
+    /// complete (waiting up to 10 s: the mailer writes after the request's answer); other
+    /// messages to the same person (a background pass's) are left out.
+    pub async fn mails_to(&self, to: &str, subject: &str) -> Vec<smtp::Received> {
         let dir = Self::mail_dir(&self.db);
         let mut found = Vec::new();
         for _ in 0..200 {
@@ -180,10 +181,11 @@ impl TestApp {
                             to: vec![to.to_owned()],
                             raw,
                         })
+                        .filter(|mail| mail.subject() == subject)
                         .collect()
                 })
                 .unwrap_or_default();
-            if found.len() >= count {
+            if !found.is_empty() {
                 break;
             }
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;

@@ -59,6 +59,8 @@ fn environment() -> Environment<'static> {
         ),
         ("certificate.txt", include_str!("../templates/certificate.txt")),
         ("certificate.html", include_str!("../templates/certificate.html")),
+        ("terms.txt", include_str!("../templates/terms.txt")),
+        ("terms.html", include_str!("../templates/terms.html")),
     ];
     for (name, source) in templates {
         // The templates are part of the binary; a syntax error is caught by this crate's tests.
@@ -91,6 +93,17 @@ fn parts(message: &MailMessage) -> (&'static str, &'static str, minijinja::Value
                 identifier => notice.identifier,
                 product => notice.product,
                 sha256 => notice.sha256,
+            },
+        ),
+        MailKind::Terms { notice, regret_until } => (
+            "Sua contratação: termos e direito de arrependimento",
+            "terms",
+            context! {
+                name => notice.customer_name,
+                identifier => notice.identifier,
+                product => notice.product,
+                sha256 => notice.sha256,
+                regret_until => regret_until,
             },
         ),
     }
@@ -136,12 +149,23 @@ pub fn compose(from: &Mailbox, message: &MailMessage) -> Result<Message, Compose
     let body = MultiPart::alternative_plain_html(text, html);
     let body = match &message.kind {
         // The certificate travels with its message, as the PDF the service stored.
-        MailKind::Certificate(notice) => MultiPart::mixed().multipart(body).singlepart(
-            Attachment::new(format!("certificado-{}.pdf", notice.identifier)).body(
-                notice.pdf.clone(),
-                ContentType::parse("application/pdf").map_err(|e| ComposeError::Message(e.to_string()))?,
-            ),
-        ),
+        MailKind::Certificate(notice) | MailKind::Terms { notice, .. } => {
+            MultiPart::mixed().multipart(body).singlepart(
+                Attachment::new(format!(
+                    "{}-{}.pdf",
+                    if matches!(message.kind, MailKind::Terms { .. }) {
+                        "termos"
+                    } else {
+                        "certificado"
+                    },
+                    notice.identifier
+                ))
+                .body(
+                    notice.pdf.clone(),
+                    ContentType::parse("application/pdf").map_err(|e| ComposeError::Message(e.to_string()))?,
+                ),
+            )
+        }
         _ => body,
     };
     Message::builder()

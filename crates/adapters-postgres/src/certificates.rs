@@ -9,7 +9,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
-use domain::certificates::{CertificateStore, DueCertificate, IssuedCertificate};
+use domain::certificates::{CertificateStore, DeliveredDocument, DueCertificate, IssuedCertificate};
 use domain::contract::certificate::{IncompleteCover, ProductCover};
 use domain::proposals::lifecycle::StatusChange;
 use domain::store::StoreError;
@@ -49,12 +49,19 @@ impl PgCertificates {
 }
 
 /// A move into `APROVADO` makes the proposal's certificate due (once: a proposal is accepted
-/// once), in the move's transaction.
+/// once); an online sale's payment (`NOVO` to `EM ANÁLISE`, which only the payment makes), its
+/// terms. In the move's transaction.
 pub(crate) async fn on_status_change(conn: &mut AsyncPgConnection, change: &StatusChange) -> QueryResult<()> {
-    if change.to == ProposalStatus::Approved {
+    let due = match (change.from, change.to) {
+        (_, ProposalStatus::Approved) => Some(DeliveredDocument::Certificate),
+        (ProposalStatus::New, ProposalStatus::InAnalysis) => Some(DeliveredDocument::Terms),
+        _ => None,
+    };
+    if let Some(kind) = due {
         diesel::insert_into(certificates::table)
             .values((
                 certificates::id_proposta.eq(change.proposal_id),
+                certificates::tipo.eq(kind.as_str()),
                 certificates::aceita_em.eq(change.at),
             ))
             .on_conflict_do_nothing()
@@ -78,10 +85,14 @@ type CoverRow = (
 
 #[async_trait]
 impl CertificateStore for PgCertificates {
-    async fn accepted_at(&self, proposal_id: i64) -> Result<Option<DateTime<Utc>>, StoreError> {
+    async fn accepted_at(
+        &self,
+        proposal_id: i64,
+        kind: DeliveredDocument,
+    ) -> Result<Option<DateTime<Utc>>, StoreError> {
         let mut conn = connection(&self.pool).await?;
         certificates::table
-            .find(proposal_id)
+            .find((proposal_id, kind.as_str()))
             .select(certificates::aceita_em)
             .first(&mut conn)
             .await
@@ -145,10 +156,10 @@ impl CertificateStore for PgCertificates {
         })
     }
 
-    async fn issued(&self, proposal_id: i64) -> Result<Option<IssuedCertificate>, StoreError> {
+    async fn issued(&self, proposal_id: i64, kind: DeliveredDocument) -> Result<Option<IssuedCertificate>, StoreError> {
         let mut conn = connection(&self.pool).await?;
         let row: Option<(Option<Vec<u8>>, Option<String>, Option<DateTime<Utc>>)> = certificates::table
-            .find(proposal_id)
+            .find((proposal_id, kind.as_str()))
             .select((certificates::pdf, certificates::sha256, certificates::emitido_em))
             .first(&mut conn)
             .await
@@ -163,12 +174,14 @@ impl CertificateStore for PgCertificates {
     async fn store_issued(
         &self,
         proposal_id: i64,
+        kind: DeliveredDocument,
         issued: &IssuedCertificate,
     ) -> Result<IssuedCertificate, StoreError> {
         let mut conn = connection(&self.pool).await?;
         diesel::update(
             certificates::table
                 .filter(certificates::id_proposta.eq(proposal_id))
+                .filter(certificates::tipo.eq(kind.as_str()))
                 .filter(certificates::pdf.is_null()),
         )
         .set((
@@ -181,9 +194,9 @@ impl CertificateStore for PgCertificates {
         .map_err(query_error)?;
         // Whoever stored first, the stored one.
         drop(conn);
-        self.issued(proposal_id)
+        self.issued(proposal_id, kind)
             .await?
-            .ok_or_else(|| StoreError::Unavailable(format!("certificado da proposta {proposal_id} não gravado")))
+            .ok_or_else(|| StoreError::Unavailable(format!("{} da proposta {proposal_id} não gravado", kind.as_str())))
     }
 
     async fn take_undelivered(
@@ -194,12 +207,12 @@ impl CertificateStore for PgCertificates {
     ) -> Result<Vec<DueCertificate>, StoreError> {
         let mut conn = connection(&self.pool).await?;
         let rows = diesel::sql_query(
-            "WITH due AS (SELECT c.id_proposta FROM proposal_certificates c \
+            "WITH due AS (SELECT c.id_proposta, c.tipo FROM proposal_certificates c \
                  WHERE c.enviado_em IS NULL AND (c.reservado_ate IS NULL OR c.reservado_ate < $1) \
                  ORDER BY c.aceita_em LIMIT $3 FOR UPDATE SKIP LOCKED) \
              UPDATE proposal_certificates c SET reservado_ate = $2 FROM due, proposals p \
-             WHERE c.id_proposta = due.id_proposta AND p.id = c.id_proposta \
-             RETURNING c.id_proposta, p.identificador, c.aceita_em",
+             WHERE c.id_proposta = due.id_proposta AND c.tipo = due.tipo AND p.id = c.id_proposta \
+             RETURNING c.id_proposta, c.tipo, p.identificador, c.aceita_em",
         )
         .bind::<diesel::sql_types::Timestamptz, _>(now)
         .bind::<diesel::sql_types::Timestamptz, _>(now + lease)
@@ -209,10 +222,13 @@ impl CertificateStore for PgCertificates {
         .map_err(query_error)?;
         Ok(rows
             .into_iter()
-            .map(|row| DueCertificate {
-                proposal_id: row.id_proposta,
-                identifier: row.identificador,
-                accepted_at: row.aceita_em,
+            .filter_map(|row| {
+                Some(DueCertificate {
+                    kind: DeliveredDocument::parse(&row.tipo)?,
+                    proposal_id: row.id_proposta,
+                    identifier: row.identificador,
+                    accepted_at: row.aceita_em,
+                })
             })
             .collect())
     }
@@ -220,6 +236,7 @@ impl CertificateStore for PgCertificates {
     async fn record_delivery(
         &self,
         proposal_id: i64,
+        kind: DeliveredDocument,
         to: &str,
         sha256: &str,
         at: DateTime<Utc>,
@@ -228,6 +245,7 @@ impl CertificateStore for PgCertificates {
         diesel::update(
             certificates::table
                 .filter(certificates::id_proposta.eq(proposal_id))
+                .filter(certificates::tipo.eq(kind.as_str()))
                 .filter(certificates::sha256.eq(sha256)),
         )
         .set((
@@ -246,6 +264,8 @@ impl CertificateStore for PgCertificates {
 struct DueRow {
     #[diesel(sql_type = diesel::sql_types::BigInt)]
     id_proposta: i64,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    tipo: String,
     #[diesel(sql_type = diesel::sql_types::Text)]
     identificador: String,
     #[diesel(sql_type = diesel::sql_types::Timestamptz)]

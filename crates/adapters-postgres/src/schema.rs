@@ -282,7 +282,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    proposal_certificates (id_proposta) {
+    proposal_certificates (id_proposta, tipo) {
         id_proposta -> Int8,
         aceita_em -> Timestamptz,
         pdf -> Nullable<Bytea>,
@@ -291,6 +291,7 @@ diesel::table! {
         enviado_para -> Nullable<Text>,
         enviado_em -> Nullable<Timestamptz>,
         reservado_ate -> Nullable<Timestamptz>,
+        tipo -> Text,
     }
 }
 

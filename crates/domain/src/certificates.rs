@@ -1,15 +1,16 @@
-//! The certificate in the customer's hands (issue 45). Entering `APROVADO` (the analyst's
-//! decision or tacit acceptance) records, in the move's transaction, that the proposal's
-//! certificate is due; every instance and the worker then issue the due ones (rendered once,
-//! stored with their SHA-256, never rendered again) and e-mail each to the customer, recording the
-//! delivery (when, to which address, the document's SHA-256). The seller and the back office read
-//! it at `GET /proposal/{identificador}/certificate`.
+//! The documents in the customer's hands after the sale (issue 45). Entering `APROVADO` (the
+//! analyst's decision or tacit acceptance) records, in the move's transaction, that the
+//! proposal's certificate is due; an online sale's payment (route 16), that its terms with the
+//! regret notice are due (Decreto 7.962/2013 art. 4). Every instance and the worker then issue the
+//! due ones (rendered once, stored with their SHA-256, never rendered again) and e-mail each to
+//! the customer, recording the delivery (when, to which address, the document's SHA-256). The
+//! seller and the back office read the certificate at `GET /proposal/{identificador}/certificate`.
 
 use crate::access::{AccessError, Scope, scope_of};
 use crate::auth::model::Principal;
 use crate::clock::Clock;
 use crate::contract::certificate::{IncompleteCover, ProductCover};
-use crate::contract::{DocumentRenderer, PrintedDocument, RenderError};
+use crate::contract::{DocumentRenderer, PrintedDocument, RenderError, Stage};
 use crate::mail::{CertificateNotice, MailError, MailKind, MailMessage, MailSender};
 use crate::proposals::model::ProposalDetail;
 use crate::proposals::ports::{PartnerDirectory, ProposalStore};
@@ -20,7 +21,31 @@ use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
 
-/// A certificate as issued.
+/// Which document the customer receives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeliveredDocument {
+    /// The accepted contract's certificate.
+    Certificate,
+    /// An online sale's terms with the regret notice, on its payment.
+    Terms,
+}
+
+impl DeliveredDocument {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Certificate => "certificado",
+            Self::Terms => "termos",
+        }
+    }
+
+    pub fn parse(stored: &str) -> Option<Self> {
+        [Self::Certificate, Self::Terms]
+            .into_iter()
+            .find(|k| k.as_str() == stored)
+    }
+}
+
+/// A certificate (or the terms) as issued.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IssuedCertificate {
     pub pdf: Vec<u8>,
@@ -29,27 +54,34 @@ pub struct IssuedCertificate {
     pub issued_at: DateTime<Utc>,
 }
 
-/// A certificate due or not yet delivered.
+/// A document due or not yet delivered.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DueCertificate {
     pub proposal_id: i64,
     pub identifier: String,
+    pub kind: DeliveredDocument,
+    /// When it fell due: the acceptance (the certificate) or the payment (the terms).
     pub accepted_at: DateTime<Utc>,
 }
 
 #[cfg_attr(feature = "mock", mockall::automock)]
 #[async_trait]
 pub trait CertificateStore: Send + Sync {
-    /// When the proposal was accepted, if it was (its certificate is due from then).
-    async fn accepted_at(&self, proposal_id: i64) -> Result<Option<DateTime<Utc>>, StoreError>;
+    /// When the document fell due, if it did (the certificate: when the proposal was accepted).
+    async fn accepted_at(&self, proposal_id: i64, kind: DeliveredDocument)
+    -> Result<Option<DateTime<Utc>>, StoreError>;
     /// The product's cover as the catalog holds it, or what of it is missing.
     async fn cover(&self, product_id: i64) -> Result<Result<ProductCover, IncompleteCover>, StoreError>;
-    async fn issued(&self, proposal_id: i64) -> Result<Option<IssuedCertificate>, StoreError>;
-    /// Stores the certificate unless one is stored already, and answers the stored one (the
-    /// first wins: two instances issuing at once keep one).
-    async fn store_issued(&self, proposal_id: i64, issued: &IssuedCertificate)
-    -> Result<IssuedCertificate, StoreError>;
-    /// Takes up to `limit` certificates not yet delivered, each for `lease`
+    async fn issued(&self, proposal_id: i64, kind: DeliveredDocument) -> Result<Option<IssuedCertificate>, StoreError>;
+    /// Stores the document unless one is stored already, and answers the stored one (the first
+    /// wins: two instances issuing at once keep one).
+    async fn store_issued(
+        &self,
+        proposal_id: i64,
+        kind: DeliveredDocument,
+        issued: &IssuedCertificate,
+    ) -> Result<IssuedCertificate, StoreError>;
+    /// Takes up to `limit` documents not yet delivered, each for `lease`
     /// (`FOR UPDATE SKIP LOCKED`: every instance may run the pass; one takes each).
     async fn take_undelivered(
         &self,
@@ -61,6 +93,7 @@ pub trait CertificateStore: Send + Sync {
     async fn record_delivery(
         &self,
         proposal_id: i64,
+        kind: DeliveredDocument,
         to: &str,
         sha256: &str,
         at: DateTime<Utc>,
@@ -101,7 +134,7 @@ const DELIVERY_BATCH: i64 = 50;
 /// What one pass did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct DeliveryPass {
-    /// The proposals whose certificate went to the customer.
+    /// The proposals whose document went to the customer.
     pub delivered: Vec<String>,
     /// Left for a later pass (a product without its cover, a store that did not answer).
     pub failed: Vec<String>,
@@ -132,35 +165,45 @@ impl CertificateService {
             .detail(identifier, scope)
             .await?
             .ok_or(CertificateError::NotFound)?;
-        let accepted_at = self
-            .store
-            .accepted_at(detail.proposal.id)
-            .await?
-            .ok_or(CertificateError::NotAccepted {
-                status: detail.proposal.status,
-            })?;
-        self.issue(&detail, accepted_at).await
+        let kind = DeliveredDocument::Certificate;
+        let accepted_at =
+            self.store
+                .accepted_at(detail.proposal.id, kind)
+                .await?
+                .ok_or(CertificateError::NotAccepted {
+                    status: detail.proposal.status,
+                })?;
+        self.issue(&detail, kind, accepted_at).await
     }
 
-    /// The stored certificate, or one issued now and stored (the first stored wins).
+    /// The stored document, or one issued now and stored (the first stored wins): the
+    /// certificate, or the proposal's terms as the contract the customer agreed to by paying.
     async fn issue(
         &self,
         detail: &ProposalDetail,
-        accepted_at: DateTime<Utc>,
+        kind: DeliveredDocument,
+        due_at: DateTime<Utc>,
     ) -> Result<IssuedCertificate, CertificateError> {
-        if let Some(issued) = self.store.issued(detail.proposal.id).await? {
+        if let Some(issued) = self.store.issued(detail.proposal.id, kind).await? {
             return Ok(issued);
         }
-        let cover = self.store.cover(detail.proposal.product_id).await??;
-        let pdf = self
-            .renderer
-            .render(&PrintedDocument::certificate(detail, &cover, accepted_at))?;
+        let document = match kind {
+            DeliveredDocument::Certificate => {
+                let cover = self.store.cover(detail.proposal.product_id).await??;
+                PrintedDocument::certificate(detail, &cover, due_at)
+            }
+            DeliveredDocument::Terms => {
+                let terms = self.proposals.product_terms(detail.proposal.product_id).await?;
+                PrintedDocument::contract(detail, terms.as_deref(), Stage::ForSignature)
+            }
+        };
+        let pdf = self.renderer.render(&document)?;
         let issued = IssuedCertificate {
             sha256: hex::encode(Sha256::digest(&pdf)),
             pdf,
             issued_at: self.clock.now(),
         };
-        Ok(self.store.store_issued(detail.proposal.id, &issued).await?)
+        Ok(self.store.store_issued(detail.proposal.id, kind, &issued).await?)
     }
 
     /// One pass over the certificates not yet delivered: each issued (when it was not) and
@@ -191,34 +234,37 @@ impl CertificateService {
             .detail(&due.identifier, Scope::Everything)
             .await?
             .ok_or(CertificateError::NotFound)?;
-        let issued = self.issue(&detail, due.accepted_at).await?;
+        let issued = self.issue(&detail, due.kind, due.accepted_at).await?;
         let person = &detail.customer.person;
         let Some(to) = person.email.as_deref().and_then(|e| Email::parse(e).ok()) else {
             // Nowhere to send it: recorded as delivered to no one, so that the pass does not
-            // take it again; the seller hands it over from route 7's certificate.
-            tracing::warn!(identifier = %due.identifier, "customer without a usable e-mail: certificate not mailed");
+            // take it again; the seller hands it over.
+            tracing::warn!(identifier = %due.identifier, kind = due.kind.as_str(), "customer without a usable e-mail: document not mailed");
             self.store
-                .record_delivery(due.proposal_id, "", &issued.sha256, self.clock.now())
+                .record_delivery(due.proposal_id, due.kind, "", &issued.sha256, self.clock.now())
                 .await?;
             return Ok(());
         };
         let address = to.as_str().to_owned();
-        self.mail
-            .send(MailMessage {
-                to,
-                kind: MailKind::Certificate(CertificateNotice {
-                    customer_name: person.social_name.clone().unwrap_or_else(|| person.full_name.clone()),
-                    identifier: detail.proposal.identifier.clone(),
-                    product: detail.product_name.clone(),
-                    sha256: issued.sha256.clone(),
-                    pdf: issued.pdf.clone(),
-                }),
-            })
-            .await?;
+        let notice = CertificateNotice {
+            customer_name: person.social_name.clone().unwrap_or_else(|| person.full_name.clone()),
+            identifier: detail.proposal.identifier.clone(),
+            product: detail.product_name.clone(),
+            sha256: issued.sha256.clone(),
+            pdf: issued.pdf.clone(),
+        };
+        let kind = match due.kind {
+            DeliveredDocument::Certificate => MailKind::Certificate(notice),
+            DeliveredDocument::Terms => MailKind::Terms {
+                notice,
+                regret_until: crate::contract::formats::date(crate::proposals::withdrawal::last_day(due.accepted_at)),
+            },
+        };
+        self.mail.send(MailMessage { to, kind }).await?;
         self.store
-            .record_delivery(due.proposal_id, &address, &issued.sha256, self.clock.now())
+            .record_delivery(due.proposal_id, due.kind, &address, &issued.sha256, self.clock.now())
             .await?;
-        tracing::info!(identifier = %due.identifier, "certificate issued and mailed");
+        tracing::info!(identifier = %due.identifier, kind = due.kind.as_str(), "document issued and mailed");
         Ok(())
     }
 }

@@ -22,6 +22,12 @@ pub enum MailKind {
     ContractCancelled(EndNotice),
     /// The accepted contract's certificate, attached.
     Certificate(CertificateNotice),
+    /// An online sale's terms, attached, with the regret notice and its last day (Decreto
+    /// 7.962/2013 art. 4).
+    Terms {
+        notice: CertificateNotice,
+        regret_until: String,
+    },
 }
 
 /// The certificate's message: who, which proposal, and the PDF with its SHA-256.
@@ -66,6 +72,11 @@ impl std::fmt::Debug for MailKind {
                 "Certificate {{ identifier: {}, sha256: {} }}",
                 n.identifier, n.sha256
             ),
+            MailKind::Terms { notice, .. } => write!(
+                f,
+                "Terms {{ identifier: {}, sha256: {} }}",
+                notice.identifier, notice.sha256
+            ),
         }
     }
 }
@@ -78,6 +89,7 @@ impl MailKind {
             MailKind::ProposalRefused(_) => "proposta_recusada",
             MailKind::ContractCancelled(_) => "contrato_cancelado",
             MailKind::Certificate(_) => "certificado",
+            MailKind::Terms { .. } => "termos",
         }
     }
 }

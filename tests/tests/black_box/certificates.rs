@@ -98,9 +98,8 @@ async fn an_accepted_contracts_certificate_holds_every_element_reaches_the_custo
     assert_eq!(again, pdf);
 
     // The customer received it, attached; the delivery is recorded with the document's hash.
-    let mails = app.mails_to("maria@exemplo.com.br", 1).await;
+    let mails = app.mails_to("maria@exemplo.com.br", "Seu certificado de seguro").await;
     assert_eq!(mails.len(), 1);
-    assert_eq!(mails[0].subject(), "Seu certificado de seguro");
     assert!(mails[0].text().contains(&etag), "{}", mails[0].text());
     let raw = String::from_utf8_lossy(&mails[0].raw);
     assert!(raw.contains(&format!("certificado-{identifier}.pdf")), "{raw}");
@@ -146,5 +145,66 @@ async fn a_tacit_acceptance_issues_and_mails_the_certificate_too() {
     assert_eq!(served.status(), StatusCode::OK);
     let text = pdf_text(&served.bytes().await.unwrap());
     assert!(text.contains("Certificado de seguro"), "{text}");
-    assert_eq!(app.mails_to("maria@exemplo.com.br", 1).await.len(), 1);
+    assert_eq!(
+        app.mails_to("maria@exemplo.com.br", "Seu certificado de seguro")
+            .await
+            .len(),
+        1
+    );
+}
+
+/// Decreto 7.962/2013 art. 4: an online sale's customer receives the contract's terms and the
+/// regret notice once it is paid, recorded as the certificate's delivery is.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_online_sales_payment_mails_its_terms_with_the_regret_notice_and_records_it() {
+    let app = TestApp::spawn_with(&[("PAYMENT_WEBHOOK_SECRET", super::ecommerce::WEBHOOK_SECRET)]).await;
+    let (shop, identifier, _) = super::subscriptions::paid_sale(&app, "52998224725", "joao@exemplo.com.br").await;
+    let config = TestApp::config(&app.db, &[]);
+    let pass = api_actix::cli::deliver_certificates(&config).await.unwrap();
+    assert_eq!(pass.delivered, std::slice::from_ref(&identifier));
+
+    let mails = app
+        .mails_to(
+            "joao@exemplo.com.br",
+            "Sua contratação: termos e direito de arrependimento",
+        )
+        .await;
+    assert_eq!(mails.len(), 1);
+    let text = mails[0].text();
+    let last_day = (chrono::Utc::now() + chrono::Duration::days(7))
+        .with_timezone(&chrono::FixedOffset::west_opt(3 * 3600).unwrap())
+        .format("%d/%m/%Y")
+        .to_string();
+    assert!(text.contains(&format!("até {last_day}")), "{text}");
+    assert!(text.contains("devolução integral"), "{text}");
+    use mail_parser::MimeHeaders;
+    let parsed = mail_parser::MessageParser::default().parse(&mails[0].raw).unwrap();
+    let attachment = parsed.attachment(0).expect("the terms attached");
+    assert_eq!(
+        attachment.attachment_name(),
+        Some(format!("termos-{identifier}.pdf").as_str())
+    );
+    let terms = pdf_text(attachment.contents());
+    assert!(
+        terms.contains("Proposta de adesão") && terms.contains(&identifier),
+        "{terms}"
+    );
+    let recorded: Value = serde_json::from_str(
+        &app.text(&format!(
+            "SELECT json_build_object('to', enviado_para, 'sha256', sha256)::text AS line \
+             FROM proposal_certificates c JOIN proposals p ON p.id = c.id_proposta \
+             WHERE p.identificador = '{identifier}' AND c.tipo = 'termos'"
+        ))
+        .await,
+    )
+    .unwrap();
+    assert_eq!(recorded["to"], "joao@exemplo.com.br");
+    assert!(text.contains(recorded["sha256"].as_str().unwrap()), "{text}");
+    // No certificate before the acceptance.
+    assert_error(
+        certificate(&app, &shop, &identifier).await,
+        StatusCode::CONFLICT,
+        "proposta_nao_aceita",
+    )
+    .await;
 }

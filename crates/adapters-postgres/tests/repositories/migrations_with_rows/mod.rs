@@ -17,3 +17,4 @@ mod signing_deadlines;
 mod social_name;
 mod stored_search_name;
 mod subscription_state;
+mod terms_deliveries;
