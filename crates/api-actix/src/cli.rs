@@ -802,35 +802,19 @@ fn acceptance_of(config: &Config) -> Result<AcceptanceService, CliError> {
     Ok(crate::app::acceptance_service(&pool, clock))
 }
 
-/// A product's cover as given on the command line, checked: the texts present, the CNPJ valid,
-/// the capital positive. The premium is the product's value (read when a certificate is issued).
+/// A product's cover as given on the command line, checked by the domain's rules.
 fn product_cover(args: CoverArgs) -> Result<domain::contract::certificate::ProductCover, CliError> {
-    let cnpj = domain::values::Cnpj::parse(&args.insurer_cnpj)
-        .map_err(|e| CliError::Failed(format!("--insurer-cnpj: {}", e.message)))?;
-    for (option, text) in [
-        ("--insurer", &args.insurer),
-        ("--susep-process", &args.susep_process),
-        ("--coverage", &args.coverage),
-        ("--sac", &args.sac),
-        ("--ombudsman", &args.ombudsman),
-    ] {
-        if text.trim().is_empty() || text.chars().count() > 500 {
-            return Err(CliError::Failed(format!("{option}: obrigatório, até 500 caracteres")));
-        }
-    }
-    if args.capital <= 0 {
-        return Err(CliError::Failed("--capital: em centavos, maior que zero".into()));
-    }
-    Ok(domain::contract::certificate::ProductCover {
-        insurer: args.insurer.trim().to_owned(),
-        insurer_cnpj: cnpj.as_str().to_owned(),
-        susep_process: args.susep_process.trim().to_owned(),
-        coverage: args.coverage.trim().to_owned(),
+    domain::contract::certificate::CoverInput {
+        insurer: args.insurer,
+        insurer_cnpj: args.insurer_cnpj,
+        susep_process: args.susep_process,
+        coverage: args.coverage,
         capital: args.capital,
-        premium: 0,
-        sac: args.sac.trim().to_owned(),
-        ombudsman: args.ombudsman.trim().to_owned(),
-    })
+        sac: args.sac,
+        ombudsman: args.ombudsman,
+    }
+    .read()
+    .map_err(|v| CliError::Failed(lines_of(&v)))
 }
 
 /// `sales-api certificates deliver`: one pass now.

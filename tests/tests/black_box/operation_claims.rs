@@ -105,7 +105,9 @@ async fn nothing_drifted(app: &TestApp) {
     assert_eq!(
         app.count("SELECT count(*) AS n FROM sandbox_payment_objects WHERE kind = 'refund'")
             .await,
-        app.count("SELECT count(*) AS n FROM refunds").await,
+        // Refunds the finance team pays (issue 45) are no platform's.
+        app.count("SELECT count(*) AS n FROM refunds WHERE meio = 'plataforma'")
+            .await,
         "a refund at the platform that the service did not record"
     );
     assert_eq!(
@@ -234,6 +236,96 @@ async fn withdrawing_while_the_back_office_refuses_either_refunds_and_cancels_or
                 assert_eq!(data["subscription"]["status"], "canceled");
                 assert_eq!(data["refunds"][0]["reason"], "RECUSA");
                 assert_eq!(data["refunds"][0]["amount"], 3990);
+            }
+            other => panic!("run {run}: {other}"),
+        }
+        outcomes.push(data["proposal"]["status"].as_str().unwrap().to_owned());
+    }
+    nothing_drifted(&app).await;
+    print_outcomes(&outcomes);
+}
+
+/// Issue 45: after the right of regret, the shop cancels the contract while the back office
+/// refuses it. Both return money and cancel the subscription under the proposal's claim: exactly
+/// one wins, its refunds are the only ones at the platform and all are recorded, the other answers
+/// 4xx naming the state or the operation, and the reconciliation finds nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn cancelling_after_the_regret_while_the_back_office_refuses_returns_the_money_once() {
+    let app = TestApp::spawn_with(&[("PAYMENT_WEBHOOK_SECRET", WEBHOOK_SECRET)]).await;
+    let shop = shop(&app).await;
+    let office = app.token_for("bo@demo.com.br", "BACKOFFICE", "").await;
+    let mut sales = Vec::new();
+    for run in 0..RUNS {
+        let cpf = cpf_from(630_000 + run);
+        sales.push(another_paid_sale(&app, &shop, &cpf, "maria@exemplo.com.br").await.1);
+    }
+    // Ten days later: past the regret, still in analysis.
+    let moved = app.post_json("/sandbox/clock", &json!({"daysAhead": 10})).await;
+    assert_eq!(moved.status(), StatusCode::OK);
+    let mut outcomes = Vec::new();
+    for (run, identifier) in sales.iter().enumerate() {
+        let ((cancelled, cancellation), (refused, refusal)) = together(
+            async {
+                answered(
+                    app.post_json_as(
+                        &format!("/proposal/{identifier}/cancel"),
+                        &shop,
+                        &json!({"reason": "Cliente mudou de ideia"}),
+                    )
+                    .await,
+                )
+                .await
+            },
+            async {
+                answered(
+                    app.client
+                        .patch(app.url(&format!("/proposal/{identifier}/status")))
+                        .bearer_auth(&office)
+                        .json(&json!({"status": "REPROVADO", "reason": "Documentação incompleta"}))
+                        .send()
+                        .await
+                        .unwrap(),
+                )
+                .await
+            },
+        )
+        .await;
+        let data = app.proposal_data(identifier, &office).await;
+        let platform_refunds = data["refunds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["id"].as_str().unwrap().starts_with("re_"))
+            .count();
+        assert_eq!(platform_refunds, 1, "run {run}: one refund at the platform: {data}");
+        assert_eq!(data["subscription"]["status"], "canceled");
+        match data["proposal"]["status"].as_str().unwrap() {
+            "CANCELADO" => {
+                assert_eq!(cancelled, StatusCode::OK, "{cancellation}");
+                assert_eq!(refused.as_u16() / 100, 4, "{refusal}");
+                assert!(
+                    data["refunds"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .all(|r| r["reason"] == "CANCELAMENTO")
+                );
+            }
+            "REPROVADO" => {
+                assert_eq!(refused, StatusCode::OK, "{refusal}");
+                assert_eq!(cancelled, StatusCode::CONFLICT, "{cancellation}");
+                assert!(
+                    ["cancelamento_nao_permitido", "operacao_em_andamento"]
+                        .contains(&cancellation["code"].as_str().unwrap()),
+                    "{cancellation}"
+                );
+                assert!(
+                    data["refunds"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .all(|r| r["reason"] == "RECUSA")
+                );
             }
             other => panic!("run {run}: {other}"),
         }

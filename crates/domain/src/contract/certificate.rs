@@ -33,6 +33,76 @@ pub struct ProductCover {
     pub ombudsman: String,
 }
 
+/// The longest text a cover's field keeps (characters, trimmed).
+pub const COVER_TEXT_MAX_CHARS: usize = 500;
+
+/// A cover as the back office gives it (`sales-api catalog cover`), each field named by its
+/// option.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CoverInput {
+    pub insurer: String,
+    pub insurer_cnpj: String,
+    pub susep_process: String,
+    pub coverage: String,
+    pub capital: i64,
+    pub sac: String,
+    pub ombudsman: String,
+}
+
+impl CoverInput {
+    /// The cover, checked: every text present and at most [`COVER_TEXT_MAX_CHARS`], the CNPJ
+    /// valid (stored as its 14 characters), the capital positive. The premium is the product's
+    /// value, read when a certificate is issued (0 here).
+    pub fn read(self) -> Result<ProductCover, crate::validation::Violations> {
+        let mut v = crate::validation::Violations::new();
+        let cnpj = crate::values::Cnpj::parse(&self.insurer_cnpj)
+            .map_err(|e| v.add("--insurer-cnpj", e.code, e.message))
+            .ok();
+        let mut text = |option: &str, value: String| {
+            let value = value.trim().to_owned();
+            if value.is_empty() {
+                v.add(
+                    option,
+                    crate::validation::codes::REQUIRED,
+                    format!("{option} é obrigatório"),
+                );
+            } else if value.chars().count() > COVER_TEXT_MAX_CHARS {
+                v.add(
+                    option,
+                    crate::validation::codes::TOO_LONG,
+                    format!("{option} tem até {COVER_TEXT_MAX_CHARS} caracteres"),
+                );
+            }
+            value
+        };
+        let insurer = text("--insurer", self.insurer);
+        let susep_process = text("--susep-process", self.susep_process);
+        let coverage = text("--coverage", self.coverage);
+        let sac = text("--sac", self.sac);
+        let ombudsman = text("--ombudsman", self.ombudsman);
+        if self.capital <= 0 {
+            v.add(
+                "--capital",
+                crate::validation::codes::INVALID_VALUE,
+                "--capital é em centavos, maior que zero",
+            );
+        }
+        match cnpj {
+            Some(cnpj) if v.is_empty() => Ok(ProductCover {
+                insurer,
+                insurer_cnpj: cnpj.as_str().to_owned(),
+                susep_process,
+                coverage,
+                capital: self.capital,
+                premium: 0,
+                sac,
+                ombudsman,
+            }),
+            _ => Err(v),
+        }
+    }
+}
+
 /// What of a product's cover the catalog lacks, by the names of its columns' options.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("o produto {product} não tem os dados do certificado: {}", missing.join(", "))]
@@ -181,6 +251,39 @@ mod tests {
         ] {
             assert!(texts.contains(needle), "{needle} missing from:\n{texts}");
         }
+    }
+
+    #[test]
+    fn a_cover_is_read_checked_naming_each_option() {
+        let input = CoverInput {
+            insurer: " Seguradora Exemplo S.A. ".into(),
+            insurer_cnpj: "11.444.777/0001-61".into(),
+            susep_process: "15414.900101/2026-01".into(),
+            coverage: "Morte".into(),
+            capital: 100,
+            sac: "0800".into(),
+            ombudsman: "0800".into(),
+        };
+        let cover = input.clone().read().unwrap();
+        assert_eq!(
+            (cover.insurer.as_str(), cover.insurer_cnpj.as_str()),
+            ("Seguradora Exemplo S.A.", "11444777000161")
+        );
+        let broken = CoverInput {
+            insurer_cnpj: "11.444.777/0001-00".into(),
+            coverage: " ".into(),
+            capital: 0,
+            sac: "x".repeat(501),
+            ..input
+        };
+        let fields: Vec<String> = broken
+            .read()
+            .unwrap_err()
+            .errors()
+            .iter()
+            .map(|e| e.field.clone())
+            .collect();
+        assert_eq!(fields, ["--insurer-cnpj", "--coverage", "--sac", "--capital"]);
     }
 
     #[test]
