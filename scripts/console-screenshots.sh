@@ -9,4 +9,5 @@ export SALES_ENV=development TEST_DATABASE_URL="$PG_SERVER_URL/postgres"
 export CONSOLE_SCREENSHOTS="$PWD/docs/console"
 mkdir -p "$CONSOLE_SCREENSHOTS"
 cargo test -p black-box-tests --test black_box console:: -- --test-threads=1
+cargo test -p black-box-tests --test black_box analyst_queue:: -- --test-threads=1
 ls "$CONSOLE_SCREENSHOTS"

@@ -7,7 +7,7 @@ use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::read_model;
 use crate::schema::{
     products, proposal_acceptances as clocks, proposal_pending_files as files, proposal_pending_requests as requests,
-    proposals, sandbox_clock,
+    proposals, sandbox_clock, user_applications, users,
 };
 use crate::status_changes::{ChangeError, apply_change};
 use async_trait::async_trait;
@@ -17,6 +17,7 @@ use diesel::result::Error as DieselError;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::acceptance::pending::{DocumentsRequest, PendingAnswerInput};
 use domain::acceptance::ports::{AcceptanceStore, PendingOpened, PendingResumed, PendingStoreError, TacitMove};
+use domain::acceptance::queue::{Assignment, PendingFileContent, PendingState, QueueEntry, QueuePage, QueueQuery};
 use domain::acceptance::{
     AcceptanceClock, AcceptancePolicy, AcceptanceView, PendingAnswer, PendingFile, PendingRequest, Settled,
 };
@@ -39,6 +40,9 @@ pub(crate) struct AcceptancePart {
     pub vencida_em: Option<DateTime<Utc>>,
     pub decidida_em: Option<DateTime<Utc>>,
     pub pending: Vec<PendingPart>,
+    /// Documents written before migration 45 have none.
+    #[serde(default)]
+    pub analista: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -72,6 +76,7 @@ impl From<AcceptancePart> for AcceptanceView {
             suspended_since: a.suspensa_desde,
             overdue: a.vencida_em.is_some() && a.decidida_em.is_none(),
             pending: a.pending.into_iter().map(Into::into).collect(),
+            analyst: a.analista,
         }
     }
 }
@@ -116,6 +121,7 @@ type ClockRow = (
     Option<DateTime<Utc>>,
     Option<DateTime<Utc>>,
     Option<DateTime<Utc>>,
+    Option<String>,
 );
 
 type RequestRow = (
@@ -147,6 +153,7 @@ pub(crate) async fn acceptances_of(
             clocks::suspensa_desde,
             clocks::vencida_em,
             clocks::decidida_em,
+            clocks::analista,
         ))
         .load::<ClockRow>(&mut for_clocks);
     let request_rows = requests::table
@@ -195,20 +202,23 @@ pub(crate) async fn acceptances_of(
     }
     Ok(clock_rows
         .into_iter()
-        .map(|(id, received, deadline, tacit, suspended, overdue, decided)| {
-            (
-                id,
-                AcceptancePart {
-                    recebida_em: received,
-                    prazo_em: deadline,
-                    tacito: tacit,
-                    suspensa_desde: suspended,
-                    vencida_em: overdue,
-                    decidida_em: decided,
-                    pending: pending_of.remove(&id).unwrap_or_default(),
-                },
-            )
-        })
+        .map(
+            |(id, received, deadline, tacit, suspended, overdue, decided, analyst)| {
+                (
+                    id,
+                    AcceptancePart {
+                        recebida_em: received,
+                        prazo_em: deadline,
+                        tacito: tacit,
+                        suspensa_desde: suspended,
+                        vencida_em: overdue,
+                        decidida_em: decided,
+                        pending: pending_of.remove(&id).unwrap_or_default(),
+                        analista: analyst,
+                    },
+                )
+            },
+        )
         .collect())
 }
 
@@ -296,16 +306,20 @@ async fn locked_proposal(
     let Some((id, status, partner, flow)) = found else {
         return Err(PendingTxError::Refused(PendingStoreError::ProposalNotFound));
     };
-    let visible = match scope {
-        Scope::Everything => true,
-        Scope::Ecommerce => flow == Flow::Ecommerce.as_str(),
-        Scope::Partner { partner_id, .. } => partner == Some(partner_id) && flow == Flow::Partner.as_str(),
-    };
-    if !visible {
+    if !within(scope, partner, &flow) {
         return Err(PendingTxError::Refused(PendingStoreError::ProposalNotFound));
     }
     let status = crate::rows::stored(ProposalStatus::from_stored(&status, "proposals", "status"))?;
     Ok((id, status))
+}
+
+/// Whether a proposal of this partner and flow is within the caller's scope.
+fn within(scope: Scope, partner: Option<i64>, flow: &str) -> bool {
+    match scope {
+        Scope::Everything => true,
+        Scope::Ecommerce => flow == Flow::Ecommerce.as_str(),
+        Scope::Partner { partner_id, .. } => partner == Some(partner_id) && flow == Flow::Partner.as_str(),
+    }
 }
 
 /// A clock's columns: received, deadline, tacit, suspensions allowed, suspended, decided, overdue.
@@ -346,6 +360,93 @@ async fn clock_of(conn: &mut AsyncPgConnection, proposal_id: i64) -> QueryResult
             overdue_since,
         },
     ))
+}
+
+/// The queue's statement: the undecided clocks after a position of the queue's order (the overdue
+/// first, then by deadline), each with its latest request's state (`NULL`: none; `TRUE`: open).
+/// One constant text per filter, so that each keeps its prepared plan and its index.
+macro_rules! queue_statement {
+    ($filter:literal) => {
+        concat!(
+            "SELECT a.id_proposta, p.identificador, pc.nome_completo, pr.nome AS produto, p.valor, \
+                    a.recebida_em, a.prazo_em, a.tacito, a.suspensa_desde, \
+                    (a.vencida_em IS NOT NULL) AS vencida, a.analista, \
+                    (SELECT r.respondida_em IS NULL FROM proposal_pending_requests r \
+                     WHERE r.id_proposta = a.id_proposta ORDER BY r.id DESC LIMIT 1) AS pendencia_aberta \
+             FROM proposal_acceptances a \
+             JOIN proposals p ON p.id = a.id_proposta \
+             JOIN proposal_customers pc ON pc.id_proposta = a.id_proposta \
+             JOIN products pr ON pr.id = p.id_produto \
+             WHERE a.decidida_em IS NULL ",
+            $filter,
+            " AND ((a.vencida_em IS NULL), a.prazo_em, a.id_proposta) > ($2, $3, $4) \
+             ORDER BY (a.vencida_em IS NULL), a.prazo_em, a.id_proposta \
+             LIMIT $5"
+        )
+    };
+}
+
+#[derive(QueryableByName)]
+struct QueueRow {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    id_proposta: i64,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    identificador: String,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    nome_completo: String,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    produto: String,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    valor: i64,
+    #[diesel(sql_type = diesel::sql_types::Timestamptz)]
+    recebida_em: DateTime<Utc>,
+    #[diesel(sql_type = diesel::sql_types::Timestamptz)]
+    prazo_em: DateTime<Utc>,
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    tacito: bool,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Timestamptz>)]
+    suspensa_desde: Option<DateTime<Utc>>,
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    vencida: bool,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Text>)]
+    analista: Option<String>,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Bool>)]
+    pendencia_aberta: Option<bool>,
+}
+
+impl From<QueueRow> for QueueEntry {
+    fn from(r: QueueRow) -> Self {
+        QueueEntry {
+            proposal_id: r.id_proposta,
+            identifier: r.identificador,
+            customer_name: r.nome_completo,
+            product_name: r.produto,
+            value_cents: r.valor,
+            received_at: r.recebida_em,
+            deadline: r.prazo_em,
+            tacit: r.tacito,
+            suspended_since: r.suspensa_desde,
+            overdue: r.vencida,
+            analyst: r.analista,
+            pending: match r.pendencia_aberta {
+                None => PendingState::None,
+                Some(true) => PendingState::Open,
+                Some(false) => PendingState::Answered,
+            },
+        }
+    }
+}
+
+/// The back office's active users, whom a proposal may be assigned to.
+async fn analysts(conn: &mut AsyncPgConnection) -> QueryResult<Vec<String>> {
+    users::table
+        .inner_join(user_applications::table)
+        .filter(user_applications::application.eq(domain::values::Application::BackOffice.as_str()))
+        .filter(users::disabled_at.is_null())
+        .select(users::email)
+        .order(users::email)
+        .load(conn)
+        .await
 }
 
 #[derive(Clone)]
@@ -607,6 +708,121 @@ impl AcceptanceStore for PgAcceptance {
             .get_result(&mut conn)
             .await
             .map_err(query_error)
+    }
+
+    async fn queue(&self, query: &QueueQuery) -> Result<QueuePage, StoreError> {
+        use diesel::sql_types::{BigInt, Bool, Text, Timestamptz};
+        let mut conn = connection(&self.pool).await?;
+        // Before every row: the overdue come first (`false`), and no clock is older than 1970.
+        let (after_not_overdue, after_deadline, after_id) =
+            query.after.map_or((false, DateTime::<Utc>::UNIX_EPOCH, 0), |c| {
+                (!c.overdue, c.deadline, c.proposal_id)
+            });
+        let (statement, analyst) = match &query.assignment {
+            Assignment::Anyone => (queue_statement!("AND $1::text IS NULL"), None),
+            Assignment::Nobody => (queue_statement!("AND a.analista IS NULL AND $1::text IS NULL"), None),
+            Assignment::To(email) => (queue_statement!("AND a.analista = $1"), Some(email.as_str())),
+        };
+        let rows: Vec<QueueRow> = diesel::sql_query(statement)
+            .bind::<diesel::sql_types::Nullable<Text>, _>(analyst)
+            .bind::<Bool, _>(after_not_overdue)
+            .bind::<Timestamptz, _>(after_deadline)
+            .bind::<BigInt, _>(after_id)
+            .bind::<BigInt, _>(query.limit + 1)
+            .load(&mut conn)
+            .await
+            .map_err(query_error)?;
+        let mut entries: Vec<QueueEntry> = rows.into_iter().map(Into::into).collect();
+        let next = if entries.len() as i64 > query.limit {
+            entries.truncate(usize::try_from(query.limit).unwrap_or(0));
+            entries.last().map(QueueEntry::position)
+        } else {
+            None
+        };
+        let analysts = analysts(&mut conn).await.map_err(query_error)?;
+        Ok(QueuePage {
+            entries,
+            next,
+            analysts,
+        })
+    }
+
+    async fn assign(
+        &self,
+        identifier: &str,
+        analyst: Option<String>,
+        assigned_by: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(), PendingStoreError> {
+        if names_no_row(identifier) {
+            return Err(PendingStoreError::ProposalNotFound);
+        }
+        let mut conn = connection(&self.pool).await?;
+        Ok(conn
+            .transaction(async |conn| {
+                let (proposal_id, status) = locked_proposal(conn, identifier, Scope::Everything).await?;
+                match clock_of(conn, proposal_id).await? {
+                    Some(clock) if status == ProposalStatus::InAnalysis && clock.decided_at.is_none() => {}
+                    _ => return Err(PendingTxError::Refused(PendingStoreError::NotInAnalysis(status))),
+                }
+                if let Some(analyst) = &analyst
+                    && !analysts(conn).await?.contains(analyst)
+                {
+                    return Err(PendingTxError::Refused(PendingStoreError::NotAnAnalyst(
+                        analyst.clone(),
+                    )));
+                }
+                // The history's trigger writes the entry when the analyst changes.
+                diesel::update(clocks::table.find(proposal_id))
+                    .set((
+                        clocks::analista.eq(&analyst),
+                        clocks::atribuida_por.eq(assigned_by),
+                        clocks::atribuida_em.eq(at),
+                    ))
+                    .execute(conn)
+                    .await?;
+                read_model::write_documents(conn, &[proposal_id]).await?;
+                Ok::<_, PendingTxError>(())
+            })
+            .await?)
+    }
+
+    async fn pending_file(
+        &self,
+        identifier: &str,
+        scope: Scope,
+        file_id: i64,
+    ) -> Result<PendingFileContent, PendingStoreError> {
+        if names_no_row(identifier) {
+            return Err(PendingStoreError::ProposalNotFound);
+        }
+        let mut conn = connection(&self.pool).await?;
+        let found: Option<(String, String, Option<Vec<u8>>, Option<i64>, String)> = files::table
+            .inner_join(requests::table.inner_join(proposals::table))
+            .filter(proposals::identificador.eq(identifier))
+            .filter(files::id.eq(file_id))
+            .select((
+                files::nome,
+                files::tipo,
+                files::conteudo,
+                proposals::id_parceiro,
+                proposals::fluxo,
+            ))
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(query_error)?;
+        match found {
+            // A file anonymised with its person keeps its listing, not its content.
+            Some((name, content_type, Some(bytes), partner, flow)) if within(scope, partner, &flow) => {
+                Ok(PendingFileContent {
+                    name,
+                    content_type,
+                    bytes,
+                })
+            }
+            _ => Err(PendingStoreError::FileNotFound),
+        }
     }
 }
 

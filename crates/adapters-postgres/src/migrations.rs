@@ -105,6 +105,7 @@ pub const REPEATABLE: &[Repeatable] = repeatable![
     "notify_sessions_changed",
     "proposal_copy_refreshable",
     "proposal_history_is_append_only",
+    "proposal_history_on_acceptance",
     "proposal_history_on_create",
     "proposal_history_on_customer",
     "proposal_history_on_party",

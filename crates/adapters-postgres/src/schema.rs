@@ -278,6 +278,9 @@ diesel::table! {
         suspensa_desde -> Nullable<Timestamptz>,
         decidida_em -> Nullable<Timestamptz>,
         vencida_em -> Nullable<Timestamptz>,
+        analista -> Nullable<Text>,
+        atribuida_por -> Nullable<Text>,
+        atribuida_em -> Nullable<Timestamptz>,
     }
 }
 

@@ -47,10 +47,12 @@ pub enum Operation {
     RequestDocuments,
     /// The proposal's seller answers a request for documents.
     AnswerPending,
+    /// The analyst's queue: reading it, and assigning a proposal in analysis to a back-office user.
+    AnalyseProposals,
 }
 
 impl Operation {
-    pub const ALL: [Operation; 19] = [
+    pub const ALL: [Operation; 20] = [
         Operation::CreateCustomer,
         Operation::CheckCustomer,
         Operation::CreateProposal,
@@ -70,6 +72,7 @@ impl Operation {
         Operation::ManagePersonalData,
         Operation::RequestDocuments,
         Operation::AnswerPending,
+        Operation::AnalyseProposals,
     ];
 
     /// The permission matrix (README lists it too).
@@ -86,7 +89,7 @@ impl Operation {
             EcommercePayments => application == Ecommerce,
             ReadSignLink => matches!(application, Partner | BackOffice),
             ManageHooks | CancelProposal => true,
-            ReadCustomerRequests | RequestDocuments => application == BackOffice,
+            ReadCustomerRequests | RequestDocuments | AnalyseProposals => application == BackOffice,
             AnswerPending => matches!(application, Partner | Ecommerce),
         }
     }
@@ -152,7 +155,7 @@ mod tests {
 
     #[test]
     fn the_whole_matrix() {
-        let expected: [(Operation, [bool; 3]); 19] = [
+        let expected: [(Operation, [bool; 3]); 20] = [
             // (operation, [ECOMMERCE, PARCEIRO, BACKOFFICE])
             (CreateCustomer, [false, true, false]),
             (CheckCustomer, [false, true, true]),
@@ -173,6 +176,7 @@ mod tests {
             (ManagePersonalData, [false, false, true]),
             (RequestDocuments, [false, false, true]),
             (AnswerPending, [true, true, false]),
+            (AnalyseProposals, [false, false, true]),
         ];
         for (operation, row) in expected {
             for (app, allowed) in [Ecommerce, Partner, BackOffice].into_iter().zip(row) {

@@ -36,10 +36,30 @@ pub mod actions {
     pub const EXPORTED: &str = "exportacao";
     /// The customer's personal data anonymised (LGPD, art. 18).
     pub const ANONYMIZED: &str = "anonimizacao";
+    /// The proposal in analysis assigned to a back-office user (or back to no one).
+    pub const ASSIGNED: &str = "atribuicao";
+    /// The back office asked the seller for documents (the acceptance clock suspended).
+    pub const DOCUMENTS_REQUESTED: &str = "pendencia";
+    /// The seller answered a request for documents (the clock runs again).
+    pub const DOCUMENTS_SENT: &str = "pendencia_resposta";
 
     /// Every action, in the order a proposal's life meets them.
-    pub const ALL: [&str; 12] = [
-        CREATED, CORRECTED, SENT, RESENT, CHANGED, SIGNED, REFUSED, STATUS, REQUEST, PAYMENT, EXPORTED, ANONYMIZED,
+    pub const ALL: [&str; 15] = [
+        CREATED,
+        CORRECTED,
+        SENT,
+        RESENT,
+        CHANGED,
+        SIGNED,
+        REFUSED,
+        ASSIGNED,
+        DOCUMENTS_REQUESTED,
+        DOCUMENTS_SENT,
+        STATUS,
+        REQUEST,
+        PAYMENT,
+        EXPORTED,
+        ANONYMIZED,
     ];
 
     /// How people read an action (the console's timeline).
@@ -57,6 +77,9 @@ pub mod actions {
             PAYMENT => "Pagamento",
             EXPORTED => "Dados do titular exportados",
             ANONYMIZED => "Dados do titular anonimizados",
+            ASSIGNED => "Análise atribuída",
+            DOCUMENTS_REQUESTED => "Documentos pedidos ao vendedor",
+            DOCUMENTS_SENT => "Documentos enviados pelo vendedor",
             _ => "Alteração",
         }
     }

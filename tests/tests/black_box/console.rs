@@ -13,12 +13,12 @@ use std::time::{Duration, Instant};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-const PARTNER: &str = "11222333000181";
-const OFFICE_EMAIL: &str = "bo@demo.com.br";
+pub(crate) const PARTNER: &str = "11222333000181";
+pub(crate) const OFFICE_EMAIL: &str = "bo@demo.com.br";
 const OFFICE_PASSWORD: &str = "Vendas#2026";
 
 /// Waits until `check` holds on the page's text of `selector` (10 s at most).
-async fn wait_for_text(browser: &Client, selector: &str, check: impl Fn(&str) -> bool) -> String {
+pub(crate) async fn wait_for_text(browser: &Client, selector: &str, check: impl Fn(&str) -> bool) -> String {
     let started = Instant::now();
     loop {
         if let Ok(element) = browser.find(Locator::Css(selector)).await
@@ -46,14 +46,14 @@ async fn displayed(browser: &Client, id: &str) -> bool {
         .unwrap()
 }
 
-async fn photograph(browser: &Client, name: &str) {
+pub(crate) async fn photograph(browser: &Client, name: &str) {
     if let Ok(folder) = std::env::var("CONSOLE_SCREENSHOTS") {
         let png = browser.screenshot().await.unwrap();
         std::fs::write(std::path::Path::new(&folder).join(format!("{name}.png")), png).unwrap();
     }
 }
 
-async fn sign_in(browser: &Client, app: &TestApp) {
+pub(crate) async fn sign_in(browser: &Client, app: &TestApp) {
     browser.goto(&app.url("/console")).await.unwrap();
     photograph(browser, "entrar").await;
     type_into(browser, "email", OFFICE_EMAIL).await;
@@ -61,14 +61,14 @@ async fn sign_in(browser: &Client, app: &TestApp) {
     click(browser, "signin-button").await;
 }
 
-fn named(cpf: &str, name: &str) -> Value {
+pub(crate) fn named(cpf: &str, name: &str) -> Value {
     let mut body = proposal_body(cpf);
     body["customer"]["fullName"] = json!(name);
     body
 }
 
 /// A proposal of this customer taken through the sandbox's four signatures: in analysis.
-async fn in_analysis(app: &TestApp, partner: &str, office: &str, cpf: &str, name: &str) -> String {
+pub(crate) async fn in_analysis(app: &TestApp, partner: &str, office: &str, cpf: &str, name: &str) -> String {
     let created: Value = app
         .post_json_as("/proposal/create", partner, &named(cpf, name))
         .await
@@ -432,7 +432,7 @@ async fn a_partners_token_in_the_console_is_refused_and_the_sign_in_shown_again(
 }
 
 /// Types `text` into the element with this id.
-async fn type_into(browser: &Client, id: &str, text: &str) {
+pub(crate) async fn type_into(browser: &Client, id: &str, text: &str) {
     browser
         .find(Locator::Id(id))
         .await
@@ -443,12 +443,12 @@ async fn type_into(browser: &Client, id: &str, text: &str) {
 }
 
 /// Clicks the element with this id.
-async fn click(browser: &Client, id: &str) {
+pub(crate) async fn click(browser: &Client, id: &str) {
     browser.find(Locator::Id(id)).await.unwrap().click().await.unwrap();
 }
 
 /// Chooses the decision on the open proposal, gives the reason and registers it.
-async fn decide(browser: &Client, status: &str, reason: &str) {
+pub(crate) async fn decide(browser: &Client, status: &str, reason: &str) {
     browser
         .find(Locator::Css(&format!("#decision-status option[value='{status}']")))
         .await
@@ -461,7 +461,7 @@ async fn decide(browser: &Client, status: &str, reason: &str) {
 }
 
 /// Opens the proposal from the list (all proposals are the back office's).
-async fn open_proposal(browser: &Client, identifier: &str) {
+pub(crate) async fn open_proposal(browser: &Client, identifier: &str) {
     browser
         .find(Locator::Css(&format!("button.open[data-identifier='{identifier}']")))
         .await

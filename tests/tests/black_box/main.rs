@@ -2,6 +2,7 @@
 //! library): the built service driven over HTTP, each test against a fresh PostgreSQL database.
 
 mod acceptance;
+mod analyst_queue;
 mod browser;
 mod cancellation;
 mod catalog;

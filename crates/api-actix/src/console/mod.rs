@@ -13,6 +13,8 @@ use crate::state::AppState;
 use actix_web::dev::Payload;
 use actix_web::http::header;
 use actix_web::{FromRequest, HttpRequest, HttpResponse, web};
+use domain::acceptance::pending::PendingBody;
+use domain::acceptance::queue::QueueQuery;
 use domain::input::Field;
 use domain::proposals::bodies::{StatusChangeBody, WithdrawBody};
 use domain::proposals::search::ProposalSearch;
@@ -23,7 +25,8 @@ use minijinja::{Environment, Value, context};
 use serde::Deserialize;
 use std::sync::OnceLock;
 
-const TEMPLATES: [(&str, &str); 6] = [
+const TEMPLATES: [(&str, &str); 7] = [
+    ("queue.html", include_str!("templates/queue.html")),
     ("shell.html", include_str!("templates/shell.html")),
     ("proposals.html", include_str!("templates/proposals.html")),
     ("proposal.html", include_str!("templates/proposal.html")),
@@ -112,8 +115,13 @@ pub async fn proposal(
     BackOfficeUser(user): BackOfficeUser,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let (detail, history) = state.proposals.dossier(&user.0, &path).await?;
-    render("proposal.html", views::proposal(detail, history))
+    show_proposal(&state, &user, &path).await
+}
+
+/// The proposal's page, as the signed-in user sees it.
+async fn show_proposal(state: &AppState, user: &AuthenticatedUser, identifier: &str) -> Result<HttpResponse, ApiError> {
+    let (detail, history) = state.proposals.dossier(&user.0, identifier).await?;
+    render("proposal.html", views::proposal(detail, history, &user.0.email))
 }
 
 #[derive(Deserialize)]
@@ -145,8 +153,7 @@ pub async fn decide(
             .change_status(&user.0, &path, status, Some(reason))
             .await?;
     }
-    let (detail, history) = state.proposals.dossier(&user.0, &path).await?;
-    render("proposal.html", views::proposal(detail, history))
+    show_proposal(&state, &user, &path).await
 }
 
 #[derive(Deserialize)]
@@ -170,8 +177,116 @@ pub async fn withdraw(
     };
     let reason = body.read()?;
     state.withdrawal.withdraw(&user.0, &path, reason).await?;
-    let (detail, history) = state.proposals.dossier(&user.0, &path).await?;
-    render("proposal.html", views::proposal(detail, history))
+    show_proposal(&state, &user, &path).await
+}
+
+/// The analyst's queue: the proposals in analysis, the overdue first, then by deadline.
+pub async fn queue(
+    state: web::Data<AppState>,
+    BackOfficeUser(user): BackOfficeUser,
+    query: web::Query<Vec<(String, String)>>,
+) -> Result<HttpResponse, ApiError> {
+    show_queue(&state, &user, &query).await
+}
+
+async fn show_queue(
+    state: &AppState,
+    user: &AuthenticatedUser,
+    query: &[(String, String)],
+) -> Result<HttpResponse, ApiError> {
+    let search = QueueQuery::parse(query, &user.0.email)?;
+    let page = state.acceptance.queue(&user.0, &search).await?;
+    render("queue.html", views::queue(query, page, &user.0.email))
+}
+
+#[derive(Deserialize)]
+pub struct AssignmentForm {
+    /// A back-office user's e-mail; blank assigns to no one.
+    #[serde(default)]
+    analyst: String,
+    /// The queue's filter to show again (when assigned from the queue).
+    #[serde(default)]
+    assigned: String,
+}
+
+/// Assigns the proposal from its page, then shows it again.
+pub async fn assign(
+    state: web::Data<AppState>,
+    BackOfficeUser(user): BackOfficeUser,
+    path: web::Path<String>,
+    form: web::Form<AssignmentForm>,
+) -> Result<HttpResponse, ApiError> {
+    state
+        .acceptance
+        .assign(&user.0, &path, Some(form.analyst.as_str()))
+        .await?;
+    show_proposal(&state, &user, &path).await
+}
+
+/// Assigns the proposal from the queue, then shows the queue again with its filter.
+pub async fn assign_in_queue(
+    state: web::Data<AppState>,
+    BackOfficeUser(user): BackOfficeUser,
+    path: web::Path<String>,
+    form: web::Form<AssignmentForm>,
+) -> Result<HttpResponse, ApiError> {
+    let AssignmentForm { analyst, assigned } = form.into_inner();
+    state.acceptance.assign(&user.0, &path, Some(analyst.as_str())).await?;
+    show_queue(&state, &user, &[("assigned".to_owned(), assigned)]).await
+}
+
+#[derive(Deserialize)]
+pub struct DocumentsForm {
+    /// One document per line.
+    #[serde(default)]
+    items: String,
+    #[serde(default)]
+    note: String,
+}
+
+/// Asks the seller for documents (the same use case as `POST /proposal/{identificador}/pending`),
+/// then shows the proposal again.
+pub async fn request_documents(
+    state: web::Data<AppState>,
+    BackOfficeUser(user): BackOfficeUser,
+    path: web::Path<String>,
+    form: web::Form<DocumentsForm>,
+) -> Result<HttpResponse, ApiError> {
+    let DocumentsForm { items, note } = form.into_inner();
+    let request = PendingBody {
+        items: Field::Given(
+            items
+                .lines()
+                .filter(|line| !line.trim().is_empty())
+                .map(|line| Field::Given(line.to_owned()))
+                .collect(),
+        ),
+        // Blank is "not given", as in the route's JSON body.
+        note: Field::Given(note),
+    }
+    .read()?;
+    state.acceptance.request_documents(&user.0, &path, request).await?;
+    show_proposal(&state, &user, &path).await
+}
+
+/// A file the seller sent with an answer, shown in the browser (never run: its type was read
+/// from its content when it arrived, and the answer says so).
+pub async fn pending_file(
+    state: web::Data<AppState>,
+    BackOfficeUser(user): BackOfficeUser,
+    path: web::Path<(String, i64)>,
+) -> Result<HttpResponse, ApiError> {
+    let (identifier, file_id) = path.into_inner();
+    let file = state.acceptance.pending_file(&user.0, &identifier, file_id).await?;
+    let disposition = header::ContentDisposition {
+        disposition: header::DispositionType::Inline,
+        parameters: vec![header::DispositionParam::Filename(file.name)],
+    };
+    Ok(HttpResponse::Ok()
+        .content_type(file.content_type)
+        .insert_header((header::CONTENT_DISPOSITION, disposition))
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .body(file.bytes))
 }
 
 /// The caller's webhook subscriptions.
@@ -244,6 +359,11 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(web::resource("/proposals/{identifier}").route(web::get().to(proposal)))
         .service(web::resource("/proposals/{identifier}/status").route(web::post().to(decide)))
         .service(web::resource("/proposals/{identifier}/withdraw").route(web::post().to(withdraw)))
+        .service(web::resource("/proposals/{identifier}/assign").route(web::post().to(assign)))
+        .service(web::resource("/proposals/{identifier}/pending").route(web::post().to(request_documents)))
+        .service(web::resource("/proposals/{identifier}/pending/files/{file}").route(web::get().to(pending_file)))
+        .service(web::resource("/queue").route(web::get().to(queue)))
+        .service(web::resource("/queue/{identifier}/assign").route(web::post().to(assign_in_queue)))
         .service(web::resource("/hooks").route(web::get().to(hooks)))
         .service(web::resource("/hooks/{uuid}/deliveries").route(web::get().to(deliveries)))
         .service(web::resource("/hooks/{uuid}/deliveries/{id}/retry").route(web::post().to(retry)))

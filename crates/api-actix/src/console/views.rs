@@ -1,6 +1,8 @@
 //! What the console's templates show, made from the use cases' answers: values formatted as
 //! people read them (the documents' formats: CPF, phones, reais, Brasília time).
 
+use domain::acceptance::AcceptanceView;
+use domain::acceptance::queue::{PendingState, QueuePage};
 use domain::catalog::CatalogOverview;
 use domain::contract::formats;
 use domain::history::{HistoryEntry, actions};
@@ -8,6 +10,7 @@ use domain::hooks::model::{Delivery, DeliveryState, Subscription};
 use domain::proposals::lifecycle::back_office_moves;
 use domain::proposals::model::{ProposalDetail, SubscriptionView};
 use domain::proposals::search::{ProposalPage, ProposalSearch};
+use domain::refunds::{RefundChannel, RefundRecord};
 use domain::values::{HookStatus, ProposalStatus};
 use minijinja::{Value, context};
 use serde::Serialize;
@@ -26,6 +29,8 @@ fn text(value: &serde_json::Value) -> String {
     match value {
         serde_json::Value::Null => "—".to_owned(),
         serde_json::Value::String(s) => s.clone(),
+        // A list (a request's documents) as people write one.
+        serde_json::Value::Array(items) => items.iter().map(text).collect::<Vec<_>>().join("; "),
         other => other.to_string(),
     }
 }
@@ -111,7 +116,7 @@ struct Decision {
     label: &'static str,
 }
 
-pub fn proposal(detail: ProposalDetail, history: Vec<HistoryEntry>) -> Value {
+pub fn proposal(detail: ProposalDetail, history: Vec<HistoryEntry>, me: &str) -> Value {
     let p = &detail.proposal;
     let c = &detail.customer;
     let address = detail.address.as_ref().map_or_else(String::new, |a| {
@@ -198,6 +203,158 @@ pub fn proposal(detail: ProposalDetail, history: Vec<HistoryEntry>) -> Value {
         },
         decisions => moves,
         history => entries,
+        acceptance => detail.acceptance.as_ref().map(|a| acceptance(a, p.status)),
+        me => me,
+        refunds => detail.refunds.iter().map(refund_row).collect::<Vec<_>>(),
+    }
+}
+
+/// The acceptance clock as the analyst reads it, with the requests for documents and answers.
+fn acceptance(a: &AcceptanceView, status: ProposalStatus) -> Value {
+    let open_request = a.pending.iter().any(|p| p.answer.is_none());
+    let requests: Vec<Value> = a
+        .pending
+        .iter()
+        .map(|p| {
+            context! {
+                id => p.id,
+                items => p.items.clone(),
+                note => p.note.clone(),
+                requested => format!("{} por {}", formats::instant(p.requested_at), p.requested_by),
+                answer => p.answer.as_ref().map(|answer| context! {
+                    note => answer.note.clone(),
+                    answered => format!("{} por {}", formats::instant(answer.answered_at), answer.answered_by),
+                    files => answer.files.iter().map(|f| context! {
+                        id => f.id,
+                        name => f.name.clone(),
+                        size => size(f.size),
+                        content_type => f.content_type.clone(),
+                    }).collect::<Vec<_>>(),
+                }),
+            }
+        })
+        .collect();
+    context! {
+        received => formats::instant(a.received_at),
+        deadline => formats::instant(a.deadline),
+        tacit => a.tacit,
+        overdue => a.overdue,
+        suspended_since => a.suspended_since.map(formats::instant),
+        requests => requests,
+        // One request at a time, and only while the proposal is in analysis.
+        may_request => status == ProposalStatus::InAnalysis && !open_request,
+        analyst => a.analyst.clone(),
+        in_analysis => status == ProposalStatus::InAnalysis,
+    }
+}
+
+/// A file's size as people read it.
+fn size(bytes: i64) -> String {
+    if bytes >= 1024 * 1024 {
+        format!("{:.1} MB", bytes as f64 / (1024.0 * 1024.0)).replace('.', ",")
+    } else {
+        format!("{} KB", (bytes + 1023) / 1024)
+    }
+}
+
+fn refund_row(r: &RefundRecord) -> Value {
+    let status = match r.status.as_str() {
+        "succeeded" => "reembolsado",
+        "pending" => "em processamento",
+        "failed" => "falhou",
+        "canceled" => "cancelado",
+        "a_pagar" => "a pagar pelo financeiro",
+        "pago" => "pago pelo financeiro",
+        _ => "situação desconhecida",
+    };
+    context! {
+        id => r.id.clone(),
+        reason => r.reason.as_str(),
+        amount => formats::reais(r.amount),
+        nominal => formats::reais(r.nominal),
+        correction => r.correction.as_ref().map(|c| format!(
+            "IPCA {} a {}: fator {},{:08} (+{})",
+            formats::date(c.from),
+            formats::date(c.to),
+            c.factor / 100_000_000,
+            c.factor % 100_000_000,
+            formats::reais(r.correction_amount()),
+        )),
+        channel => match r.channel {
+            RefundChannel::Platform => "cartão (plataforma)",
+            RefundChannel::ToPay => "financeiro",
+        },
+        status => format!("{status} ({})", r.status),
+        status_class => match r.status.as_str() {
+            "succeeded" | "pago" => "ok",
+            "failed" | "canceled" => "bad",
+            _ => "warn",
+        },
+        reference => r.reference.clone(),
+        created => formats::instant(r.created_at),
+    }
+}
+
+/// A queue's time, short: Brasília's date and minute (the column says whose time it is).
+fn brasilia_minute(at: chrono::DateTime<chrono::Utc>) -> String {
+    at.with_timezone(&formats::brasilia())
+        .format("%d/%m/%Y %H:%M")
+        .to_string()
+}
+
+#[derive(Serialize)]
+struct QueueRow {
+    identifier: String,
+    customer: String,
+    product: String,
+    value: String,
+    received: String,
+    deadline: String,
+    state: &'static str,
+    state_class: &'static str,
+    analyst: Option<String>,
+    pending: &'static str,
+    tacit: bool,
+}
+
+/// The analyst's queue: the overdue first (red), then by deadline.
+pub fn queue(query: &[(String, String)], page: QueuePage, me: &str) -> Value {
+    let rows: Vec<QueueRow> = page
+        .entries
+        .into_iter()
+        .map(|e| {
+            let (state, state_class) = if e.overdue {
+                ("vencida", "bad")
+            } else if e.suspended_since.is_some() {
+                ("suspensa", "info")
+            } else {
+                ("no prazo", "ok")
+            };
+            QueueRow {
+                customer: e.customer_name,
+                product: e.product_name,
+                value: formats::reais(e.value_cents),
+                received: brasilia_minute(e.received_at),
+                deadline: brasilia_minute(e.deadline),
+                state,
+                state_class,
+                analyst: e.analyst,
+                pending: match e.pending {
+                    PendingState::None => "—",
+                    PendingState::Open => "aguardando o vendedor",
+                    PendingState::Answered => "respondida",
+                },
+                tacit: e.tacit,
+                identifier: e.identifier,
+            }
+        })
+        .collect();
+    context! {
+        entries => rows,
+        analysts => page.analysts,
+        me => me,
+        next_cursor => page.next.map(|c| c.encode()),
+        assigned => given(query, "assigned"),
     }
 }
 

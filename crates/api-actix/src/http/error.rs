@@ -456,6 +456,18 @@ impl From<PendingError> for ApiError {
                     ApiError::with_message(ErrorCode::SuspensionsExhausted, capitalised(&e))
                 }
                 PendingStoreError::AlreadyAnswered => ApiError::new(ErrorCode::PendingAnswered),
+                PendingStoreError::NotAnAnalyst(email) => {
+                    let mut v = domain::validation::Violations::new();
+                    v.add(
+                        "analyst",
+                        domain::validation::codes::UNKNOWN_REFERENCE,
+                        format!("{email} não é um usuário ativo da retaguarda"),
+                    );
+                    ApiError::invalid(v)
+                }
+                PendingStoreError::FileNotFound => {
+                    ApiError::with_message(ErrorCode::PendingNotFound, "Arquivo não encontrado nesta proposta.")
+                }
                 PendingStoreError::Store(e) => e.into(),
             },
         }

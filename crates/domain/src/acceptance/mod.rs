@@ -9,6 +9,7 @@
 
 pub mod pending;
 pub mod ports;
+pub mod queue;
 pub mod service;
 #[cfg(test)]
 mod tests;
@@ -189,6 +190,8 @@ pub struct AcceptanceView {
     pub overdue: bool,
     /// The requests for documents, oldest first.
     pub pending: Vec<PendingRequest>,
+    /// The back-office user the proposal is assigned to (the console's; not in route 7).
+    pub analyst: Option<String>,
 }
 
 /// A request for documents and, once given, the seller's answer.

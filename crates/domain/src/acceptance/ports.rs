@@ -1,6 +1,7 @@
 //! What the acceptance clock needs from the store.
 
 use super::pending::{DocumentsRequest, PendingAnswerInput};
+use super::queue::{PendingFileContent, QueuePage, QueueQuery};
 use super::{AcceptancePolicy, Settled, SuspendRefusal};
 use crate::proposals::lifecycle::StatusChange;
 use crate::scope::Scope;
@@ -29,6 +30,10 @@ pub enum PendingStoreError {
     Refused(#[from] SuspendRefusal),
     #[error("o pedido de documentos já foi respondido")]
     AlreadyAnswered,
+    #[error("{0} não é um usuário ativo da retaguarda")]
+    NotAnAnalyst(String),
+    #[error("arquivo não encontrado nesta proposta")]
+    FileNotFound,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -97,4 +102,26 @@ pub trait AcceptanceStore: Send + Sync {
 
     /// How many proposals are overdue now (undecided, past the deadline, not accepted by silence).
     async fn overdue_count(&self) -> Result<i64, StoreError>;
+
+    /// A page of the analyst's queue: the undecided clocks, the overdue first, then by deadline
+    /// (the next page's cursor when more follow), with the back office's active users.
+    async fn queue(&self, query: &QueueQuery) -> Result<QueuePage, StoreError>;
+
+    /// Assigns the undecided proposal with this identifier to `analyst` (an active back-office
+    /// user), or to no one, recording who assigned it and when (its history's entry).
+    async fn assign(
+        &self,
+        identifier: &str,
+        analyst: Option<String>,
+        assigned_by: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(), PendingStoreError>;
+
+    /// A file of an answer to one of the proposal's requests for documents (within `scope`).
+    async fn pending_file(
+        &self,
+        identifier: &str,
+        scope: Scope,
+        file_id: i64,
+    ) -> Result<PendingFileContent, PendingStoreError>;
 }

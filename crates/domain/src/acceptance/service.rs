@@ -3,6 +3,7 @@
 
 use super::pending::{DocumentsRequest, PendingAnswerInput};
 use super::ports::{AcceptanceStore, PendingOpened, PendingResumed, PendingStoreError, TacitMove};
+use super::queue::{PendingFileContent, QueuePage, QueueQuery};
 use super::{AcceptancePolicy, SWEEP_ACTOR, Settled, SweepReport, TACIT_ACCEPTANCE};
 use crate::access::{AccessError, Operation, ScopeError, authorize, scope_of};
 use crate::auth::model::Principal;
@@ -154,6 +155,39 @@ impl AcceptanceService {
                 self.clock.now(),
             )
             .await?)
+    }
+
+    /// The analyst's queue (the back office's): the proposals in analysis, the overdue first.
+    pub async fn queue(&self, principal: &Principal, query: &QueueQuery) -> Result<QueuePage, PendingError> {
+        authorize(principal, Operation::AnalyseProposals)?;
+        Ok(self.store.queue(query).await.map_err(PendingStoreError::from)?)
+    }
+
+    /// Assigns a proposal in analysis to a back-office user (`None`: to no one).
+    pub async fn assign(
+        &self,
+        principal: &Principal,
+        identifier: &str,
+        analyst: Option<&str>,
+    ) -> Result<(), PendingError> {
+        authorize(principal, Operation::AnalyseProposals)?;
+        let analyst = analyst.map(str::trim).filter(|a| !a.is_empty()).map(str::to_owned);
+        Ok(self
+            .store
+            .assign(identifier, analyst, &principal.email, self.clock.now())
+            .await?)
+    }
+
+    /// A file the seller sent with an answer: to the back office and to the proposal's seller.
+    pub async fn pending_file(
+        &self,
+        principal: &Principal,
+        identifier: &str,
+        file_id: i64,
+    ) -> Result<PendingFileContent, PendingError> {
+        authorize(principal, Operation::ReadProposal)?;
+        let scope = scope_of(principal, self.partners.as_ref()).await?;
+        Ok(self.store.pending_file(identifier, scope, file_id).await?)
     }
 
     /// How many proposals are overdue now (the metric and its alert).

@@ -221,3 +221,33 @@ async fn the_back_office_does_not_answer_for_the_seller() {
         super::service::PendingError::Access(crate::access::AccessError::Forbidden)
     );
 }
+
+#[tokio::test]
+async fn only_the_back_office_assigns_and_a_blank_analyst_is_no_one() {
+    use crate::values::Application;
+    let mut store = MockAcceptanceStore::new();
+    store
+        .expect_assign()
+        .withf(|identifier, analyst, by, now| {
+            identifier == "p-1" && analyst.is_none() && by == "bo@demo.com.br" && *now == at(20, 12)
+        })
+        .times(1)
+        .returning(|_, _, _, _| Ok(()));
+    store
+        .expect_assign()
+        .withf(|_, analyst, _, _| analyst.as_deref() == Some("ana@demo.com.br"))
+        .times(1)
+        .returning(|_, _, _, _| Ok(()));
+    let service = service(store);
+    let refused = service
+        .assign(&principal(Application::Partner), "p-1", Some("ana@demo.com.br"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refused,
+        super::service::PendingError::Access(crate::access::AccessError::Forbidden)
+    );
+    let office = principal(Application::BackOffice);
+    service.assign(&office, "p-1", Some("  ")).await.unwrap();
+    service.assign(&office, "p-1", Some(" ana@demo.com.br ")).await.unwrap();
+}

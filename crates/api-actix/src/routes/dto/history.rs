@@ -22,8 +22,10 @@ pub struct HistoryEntryDto {
     pub at: String,
     #[schema(example = "backoffice@demo.com.br")]
     pub by: String,
-    /// criacao, correcao, envio, reenvio, alteracao, assinatura, recusa, status, solicitacao
-    /// (um pedido do cliente, com `protocolo` e `tipo`), pagamento, exportacao ou anonimizacao.
+    /// criacao, correcao, envio, reenvio, alteracao, assinatura, recusa, atribuicao (a análise
+    /// atribuída a um analista, com `analista`), pendencia (documentos pedidos, com `itens`),
+    /// pendencia_resposta (a resposta do vendedor, com `pedido`), status, solicitacao (um pedido do
+    /// cliente, com `protocolo` e `tipo`), pagamento, exportacao ou anonimizacao.
     #[schema(example = "status")]
     pub action: String,
     #[schema(example = json!({"status": {"from": "EM ANÁLISE", "to": "APROVADO"}, "motivo": {"from": null, "to": "Documentação conferida"}}))]

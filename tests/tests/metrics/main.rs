@@ -1,0 +1,165 @@
+//! What an operator sees at the metrics listener, scraped and parsed as Prometheus would.
+//!
+//! Its own test binary: the `metrics` facade takes one recorder per process, so every service
+//! started in one process records into it, and a count asserted here would take in the requests
+//! of the black-box tests running beside it (route 7 is everyone's). Here only these run.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use black_box_tests::{StatusCode, TestApp, cpf_from};
+use prom_text_format_parser::{Metric, Scrape, Type, ValueType};
+
+async fn scrape(app: &TestApp) -> Scrape {
+    let address = app.metrics_address.as_ref().expect("metrics listener on");
+    let response = reqwest::get(format!("{address}/metrics")).await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let content_type = response.headers()["content-type"].to_str().unwrap().to_owned();
+    assert!(content_type.starts_with("text/plain; version=0.0.4"), "{content_type}");
+    let text = response.text().await.unwrap();
+    Scrape::parse(&text).unwrap()
+}
+
+/// A label's value in a sample.
+fn label<'a>(labels: &'a prom_text_format_parser::Labels, key: &str) -> Option<&'a str> {
+    labels.iter().find(|l| l.key == key).map(|l| l.value.as_str())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_metrics_listener_shows_routes_by_pattern_pools_webhooks_and_the_process() {
+    let app = TestApp::spawn_with(&[("METRICS_ADDR", "127.0.0.1:0")]).await;
+    app.seed_catalog().await;
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", "11222333000181").await;
+    let cpf = cpf_from(424_242);
+    let identifier = app.create_proposal(&partner, &cpf).await;
+    for _ in 0..3 {
+        let found = app
+            .get(&format!("/proposal/byIdentifier/{identifier}"), Some(&partner))
+            .await;
+        assert_eq!(found.status(), StatusCode::OK);
+    }
+    let missing = app.get("/proposal/byIdentifier/nao-existe-123", Some(&partner)).await;
+    assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+    assert_eq!(
+        app.get(&format!("/customer/validCustomer/{cpf}"), Some(&partner))
+            .await
+            .status(),
+        StatusCode::OK
+    );
+
+    let scraped = scrape(&app).await;
+    let family = |name: &str| -> &Metric {
+        scraped
+            .metrics
+            .iter()
+            .find(|m| m.name == name)
+            .unwrap_or_else(|| panic!("no {name} family"))
+    };
+    let requests = family("http_server_request_duration_seconds");
+    assert_eq!(requests.kind, Type::Histogram);
+    let route_7 = "/proposal/byIdentifier/{identificador}";
+    let of_route_7 = |status: &'static str| {
+        requests.samples.iter().filter(move |s| {
+            label(&s.labels, "route") == Some(route_7)
+                && label(&s.labels, "method") == Some("GET")
+                && label(&s.labels, "status") == Some(status)
+        })
+    };
+    let count = of_route_7("2xx")
+        .find(|s| s.value.value_type == ValueType::Count)
+        .expect("route 7's 2xx count");
+    assert_eq!(count.value.value.as_f64(), 3.0, "route 7 answered 200 three times");
+    let infinite = of_route_7("2xx")
+        .find(|s| s.value.value_type == ValueType::Sample && label(&s.labels, "le") == Some("+Inf"))
+        .expect("route 7's +Inf bucket");
+    assert_eq!(infinite.value.value.as_f64(), 3.0);
+    assert!(
+        of_route_7("2xx")
+            .filter(|s| s.value.value_type == ValueType::Sample)
+            .count()
+            > 5,
+        "latency buckets"
+    );
+    assert!(of_route_7("4xx").count() > 0, "the 404 by its class");
+
+    let has = |name: &str, key: &str, value: &str| {
+        family(name)
+            .samples
+            .iter()
+            .any(|s| label(&s.labels, key) == Some(value))
+    };
+    assert!(has("db_pool_connections", "pool", "api"), "the API pool's connections");
+    assert!(
+        has("db_pool_connections", "pool", "webhooks"),
+        "the delivery engine's pool"
+    );
+    assert!(has("db_pool_connections", "state", "in_use"));
+    assert!(has("db_pool_max_connections", "pool", "api"));
+    assert!(has("db_pool_waiting", "pool", "api"));
+    assert_eq!(family("db_pool_acquire_duration_seconds").kind, Type::Histogram);
+    for gauge in ["webhook_deliveries_due", "webhook_oldest_due_age_seconds"] {
+        assert_eq!(family(gauge).kind, Type::Gauge, "{gauge}");
+        assert_eq!(
+            family(gauge).samples[0].value.value.as_f64(),
+            0.0,
+            "{gauge}: nothing due"
+        );
+    }
+    assert!(family("process_resident_memory_bytes").samples[0].value.value.as_f64() > 0.0);
+    assert!(!family("process_cpu_seconds_total").samples.is_empty());
+
+    // Never a raw identifier: no label holds the proposal's identifier, the CPF or a raw path.
+    for metric in &scraped.metrics {
+        for sample in &metric.samples {
+            for l in sample.labels.iter() {
+                assert!(
+                    !l.value.contains(&identifier) && !l.value.contains(&cpf) && !l.value.contains("nao-existe"),
+                    "{} has {}={}",
+                    metric.name,
+                    l.key,
+                    l.value
+                );
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_metrics_show_each_partitioned_tables_months_made_ahead_and_rows_waiting_in_default() {
+    let app = TestApp::spawn_with(&[("METRICS_ADDR", "127.0.0.1:0")]).await;
+    // A callback record dated a year ahead: no month is made for it yet.
+    app.sql("INSERT INTO signature_callbacks (event_id, received_at) VALUES ('adiante', now() + interval '1 year')")
+        .await;
+    let scraped = scrape(&app).await;
+    let per_table = |name: &str| -> Vec<(String, f64)> {
+        let family = scraped
+            .metrics
+            .iter()
+            .find(|m| m.name == name)
+            .unwrap_or_else(|| panic!("no {name} family"));
+        assert_eq!(family.kind, Type::Gauge, "{name}");
+        let mut values: Vec<(String, f64)> = family
+            .samples
+            .iter()
+            .map(|s| (label(&s.labels, "table").unwrap().to_owned(), s.value.value.as_f64()))
+            .collect();
+        values.sort_by(|a, b| a.0.cmp(&b.0));
+        values
+    };
+    let tables = [
+        "ended_sessions",
+        "hook_attempts",
+        "hook_deliveries",
+        "payment_events",
+        "proposal_history",
+        "signature_callbacks",
+    ];
+    assert_eq!(
+        per_table("db_partition_months_ahead"),
+        tables.map(|t| (t.to_owned(), 3.0)),
+        "the migrations made three months ahead"
+    );
+    assert_eq!(
+        per_table("db_partition_default_rows"),
+        tables.map(|t| (t.to_owned(), if t == "signature_callbacks" { 1.0 } else { 0.0 }))
+    );
+}
