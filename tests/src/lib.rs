@@ -458,6 +458,17 @@ impl TestApp {
         identifier
     }
 
+    /// The back office's decision: `PATCH /proposal/{identificador}/status` with a reason.
+    pub async fn change_status(&self, token: &str, identifier: &str, status: &str, reason: &str) -> reqwest::Response {
+        self.client
+            .patch(self.url(&format!("/proposal/{identifier}/status")))
+            .bearer_auth(token)
+            .json(&serde_json::json!({"status": status, "reason": reason}))
+            .send()
+            .await
+            .unwrap()
+    }
+
     /// Route 7's `data` for the proposal, as the token's caller sees it.
     pub async fn proposal_data(&self, identifier: &str, token: &str) -> Value {
         let response = self

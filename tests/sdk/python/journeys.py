@@ -2,10 +2,20 @@
 own OpenAPI document (scripts/sdk-journeys.sh): every call goes through the generated functions
 and models, and every check reads the parsed answer, not only its status."""
 
+import base64
+import json
 import sys
+import urllib.request
 
 from sales_client import AuthenticatedClient, Client
-from sales_client.api.assinatura import proposal_document, signature_send, signature_sign_link
+from sales_client.api.aceitação import proposal_answer_pending, proposal_request_documents
+from sales_client.api.assinatura import (
+    proposal_certificate,
+    proposal_change_status,
+    proposal_document,
+    signature_send,
+    signature_sign_link,
+)
 from sales_client.api.autenticação import auth_sign_in
 from sales_client.api.catálogo import billing_group_list, product_list
 from sales_client.api.clientes import customer_create
@@ -23,15 +33,18 @@ from sales_client.api.propostas import (
     proposal_list,
 )
 from sales_client.models import (
+    AnswerBody,
     Application,
     CpfBody,
     HookBody,
+    PendingBody,
     ProposalBody,
     ProposalStatus,
     RegistrationBody,
     ShopProposalBody,
     SignerBody,
     SignInBody,
+    StatusChangeBody,
     SubscriptionBody,
 )
 
@@ -165,6 +178,69 @@ def partner(base):
     kinds = sorted(str(d.type_) for d in log.document)
     check(kinds == ["ALTERAÇÃO_STATUS", "PROPOSTA_ENVIADA"], f"as entregas do envio: {kinds}")
 
+    after_the_signature(base, client, first)
+
+
+def sandbox_sign(base, office, identifier):
+    """Every party signs in the signature provider's sandbox (its page's form, not the contract)."""
+    sign = parsed(proposal_get.sync_detailed(identifier, client=office), 200).data.sign
+    for key in (sign.client_key, sign.association_key, sign.federation_key, sign.enterprise_key):
+        request = urllib.request.Request(f"{base}/sandbox/sign/{key}", method="POST", headers={"accept": "application/json"})
+        with urllib.request.urlopen(request) as answer:
+            check(answer.status == 200, "a parte assinou")
+
+
+def after_the_signature(base, client, identifier):
+    """Issue 45: the acceptance clock, a request for documents answered with a file, the
+    decision, and the certificate."""
+    office = sign_in(base, "backoffice@demo.com.br", "Backoffice#2026", Application.BACKOFFICE)
+    sandbox_sign(base, office, identifier)
+    detail = parsed(proposal_get.sync_detailed(identifier, client=client), 200).data
+    check(detail.proposal.status == ProposalStatus.EM_ANÁLISE, "assinada, em análise")
+    check(detail.acceptance.deadline > detail.acceptance.received_at, "o prazo de aceitação depois do recebimento")
+    check(detail.acceptance.pending == [], "nenhum pedido de documentos")
+
+    early = proposal_certificate.sync_detailed(identifier, client=client)
+    check(early.status_code == 409 and json.loads(early.content)["code"] == "proposta_nao_aceita", "sem certificado antes do aceite")
+
+    opened = parsed(
+        proposal_request_documents.sync_detailed(
+            identifier,
+            client=office,
+            body=PendingBody.from_dict({"items": ["Comprovante de residência"], "note": "Frente e verso"}),
+        ),
+        201,
+    ).data
+    suspended = parsed(proposal_get.sync_detailed(identifier, client=client), 200).data.acceptance
+    check(suspended.suspended_since == opened.suspended_since, "o prazo suspenso desde o pedido")
+    check([p.id for p in suspended.pending] == [opened.id], "o pedido visto pelo vendedor")
+
+    pdf = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
+    answered = parsed(
+        proposal_answer_pending.sync_detailed(
+            identifier,
+            opened.id,
+            client=client,
+            body=AnswerBody.from_dict(
+                {"note": "Segue o comprovante", "files": [{"name": "comprovante.pdf", "content": base64.b64encode(pdf).decode()}]}
+            ),
+        ),
+        200,
+    ).data
+    resumed = parsed(proposal_get.sync_detailed(identifier, client=client), 200).data.acceptance
+    check(resumed.deadline == answered.deadline and not resumed.suspended_since, "o prazo retomado, adiado")
+    files = resumed.pending[0].answer.files
+    check([(f.name, f.content_type, f.size) for f in files] == [("comprovante.pdf", "application/pdf", len(pdf))], "o arquivo")
+
+    decided = proposal_change_status.sync_detailed(
+        identifier,
+        client=office,
+        body=StatusChangeBody.from_dict({"status": "APROVADO", "reason": "Documentos conferidos"}),
+    )
+    check(decided.status_code == 200, f"aprovada: {decided.content[:300]!r}")
+    certificate = proposal_certificate.sync_detailed(identifier, client=client)
+    check(certificate.status_code == 200 and certificate.content.startswith(b"%PDF"), "o certificado em PDF")
+
 
 def shop(base):
     client = sign_in(base, "ecommerce@demo.com.br", "Ecommerce#2026", Application.ECOMMERCE)
@@ -200,6 +276,6 @@ def shop(base):
 if __name__ == "__main__":
     base_url = sys.argv[1]
     partner(base_url)
-    print("  jornada do parceiro: ok")
+    print("  jornada do parceiro (com aceitação e certificado): ok")
     shop(base_url)
     print("  jornada da loja: ok")

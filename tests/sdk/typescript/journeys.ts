@@ -132,9 +132,21 @@ async function shop() {
   check(subscription.data?.document[0]?.status === "active", "a assinatura ativa");
   const detail = await client.GET("/proposal/byIdentifier/{identificador}", { params: { path: { identificador: identifier } } });
   check(detail.data?.data.proposal.status === "EM ANÁLISE", "paga, em análise");
+
+  // Issue 45: within the 7 days of regret a cancellation is refused and the regret offered; the
+  // regret returns every payment, shown in route 7's refunds.
+  const path = { params: { path: { identificador: identifier } } };
+  const cancelled = await client.POST("/proposal/{identificador}/cancel", { ...path, body: { reason: "Desistiu" } });
+  check(cancelled.response.status === 409 && cancelled.error?.code === "cancelamento_nao_permitido", "o arrependimento prevalece");
+  const withdrawn = await client.POST("/proposal/{identificador}/withdraw", { ...path, body: { reason: "Desistiu" } });
+  check(withdrawn.response.status === 200 && withdrawn.data?.data.protocol, `arrependimento: ${withdrawn.response.status}`);
+  const after = await client.GET("/proposal/byIdentifier/{identificador}", path);
+  check(after.data?.data.proposal.status === "CANCELADO", "cancelada pelo arrependimento");
+  const refunds = after.data.data.refunds ?? [];
+  check(refunds.length === 1 && refunds[0]?.reason === "ARREPENDIMENTO" && refunds[0].amount > 0, "o reembolso na rota 7");
 }
 
 await partner();
 console.log("  jornada do parceiro: ok");
 await shop();
-console.log("  jornada da loja: ok");
+console.log("  jornada da loja (com arrependimento e reembolso): ok");

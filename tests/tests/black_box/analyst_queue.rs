@@ -5,7 +5,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use super::console::{OFFICE_EMAIL, PARTNER, click, decide, named, photograph, sign_in, type_into, wait_for_text};
+use super::console::{
+    OFFICE_EMAIL, PARTNER, click, decide, in_analysis, in_analysis_with, named, photograph, sign_in, type_into,
+    wait_for_text,
+};
 use adapters_postgres::{PoolSettings, build_pool, seed};
 use base64::Engine;
 use black_box_tests::browser::start_browser;
@@ -14,24 +17,6 @@ use fantoccini::{Client, Locator};
 use serde_json::{Value, json};
 
 const ANALYST: &str = "ana@demo.com.br";
-
-/// A proposal of this product, sent and signed by every party: in analysis.
-async fn in_analysis(app: &TestApp, partner: &str, office: &str, body: Value) -> String {
-    let created = app.post_json_as("/proposal/create", partner, &body).await;
-    assert_eq!(created.status(), StatusCode::CREATED);
-    let record = created.json::<Value>().await.unwrap()["document"][0].clone();
-    let identifier = record["identificador"].as_str().unwrap().to_owned();
-    let sent = app
-        .post_json_as(
-            "/signer",
-            partner,
-            &json!({"customerId": record["id_cliente"], "identifier": identifier}),
-        )
-        .await;
-    assert_eq!(sent.status(), StatusCode::OK);
-    app.sign_as_every_party(office, &identifier).await;
-    identifier
-}
 
 /// The queue's rows as shown: each row's proposal, in order.
 async fn queue_order(browser: &Client) -> Vec<String> {
@@ -79,11 +64,11 @@ async fn the_analyst_takes_an_overdue_proposal_asks_for_documents_reads_the_answ
     app.token_for(ANALYST, "BACKOFFICE", "").await;
 
     // One proposal accepted by silence in 15 days, one that needs a person within 10.
-    let tacit = in_analysis(&app, &partner, &office, named("12345678909", "Carlos Eduardo Souza")).await;
+    let tacit = in_analysis(&app, &partner, &office, "12345678909", "Carlos Eduardo Souza").await;
     let mut decided = named("52998224725", "Beatriz Ramos Teixeira");
     decided["productCode"] = json!(seed::DEMO_DECIDED_PRODUCT);
     decided["billingCode"] = json!(seed::DEMO_DECIDED_BILLING_GROUP);
-    let overdue = in_analysis(&app, &partner, &office, decided).await;
+    let overdue = in_analysis_with(&app, &partner, &office, decided).await;
     let moved = app.post_json("/sandbox/clock", &json!({"daysAhead": 10})).await;
     assert_eq!(moved.status(), StatusCode::OK);
     let report = api_actix::cli::sweep_acceptance(&TestApp::config(&app.db, &[]))
@@ -252,7 +237,7 @@ async fn the_queue_refuses_bad_filters_and_assignment_to_anyone_but_an_active_ba
     app.seed_catalog().await;
     let partner = app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await;
     let office = app.token_for(OFFICE_EMAIL, "BACKOFFICE", "").await;
-    let identifier = in_analysis(&app, &partner, &office, named("12345678909", "Carlos Eduardo Souza")).await;
+    let identifier = in_analysis(&app, &partner, &office, "12345678909", "Carlos Eduardo Souza").await;
 
     let bad = app
         .get("/console/queue?assigned=outras&limit=0&cursor=x", Some(&office))
@@ -312,13 +297,8 @@ async fn the_queue_refuses_bad_filters_and_assignment_to_anyone_but_an_active_ba
 
     // Decided, it can no longer be assigned: the proposal is out of analysis.
     let approved = app
-        .client
-        .patch(app.url(&format!("/proposal/{identifier}/status")))
-        .bearer_auth(&office)
-        .json(&json!({"status": "APROVADO", "reason": "Documentação conferida"}))
-        .send()
-        .await
-        .unwrap();
+        .change_status(&office, &identifier, "APROVADO", "Documentação conferida")
+        .await;
     assert_eq!(approved.status(), StatusCode::OK);
     let late = assign(OFFICE_EMAIL).await.unwrap();
     assert_eq!(late.status(), StatusCode::CONFLICT);
@@ -337,7 +317,7 @@ async fn the_queue_pages_by_deadline_with_its_cursor() {
         ("52998224725", "Beatriz Ramos Teixeira"),
         ("11144477735", "Ana Beatriz Lima"),
     ] {
-        made.push(in_analysis(&app, &partner, &office, named(cpf, name)).await);
+        made.push(in_analysis(&app, &partner, &office, cpf, name).await);
     }
     // Page by page, one each, in the order of their deadlines (the order they entered analysis).
     let mut seen = Vec::new();

@@ -34,13 +34,8 @@ async fn an_accepted_contracts_certificate_holds_every_element_reaches_the_custo
     assert!(refused["message"].as_str().unwrap().contains("EM ANÁLISE"), "{refused}");
 
     let approved = app
-        .client
-        .patch(app.url(&format!("/proposal/{identifier}/status")))
-        .bearer_auth(&office)
-        .json(&json!({"status": "APROVADO", "reason": "Documentação conferida"}))
-        .send()
-        .await
-        .unwrap();
+        .change_status(&office, &identifier, "APROVADO", "Documentação conferida")
+        .await;
     assert_eq!(approved.status(), StatusCode::OK);
     assert_error(
         certificate(&app, &shop, &identifier).await,

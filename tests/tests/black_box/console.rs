@@ -69,13 +69,14 @@ pub(crate) fn named(cpf: &str, name: &str) -> Value {
 
 /// A proposal of this customer taken through the sandbox's four signatures: in analysis.
 pub(crate) async fn in_analysis(app: &TestApp, partner: &str, office: &str, cpf: &str, name: &str) -> String {
-    let created: Value = app
-        .post_json_as("/proposal/create", partner, &named(cpf, name))
-        .await
-        .json()
-        .await
-        .unwrap();
-    let record = &created["document"][0];
+    in_analysis_with(app, partner, office, named(cpf, name)).await
+}
+
+/// A proposal made with this body of route 5, sent and signed by every party: in analysis.
+pub(crate) async fn in_analysis_with(app: &TestApp, partner: &str, office: &str, body: Value) -> String {
+    let created = app.post_json_as("/proposal/create", partner, &body).await;
+    assert_eq!(created.status(), StatusCode::CREATED);
+    let record = created.json::<Value>().await.unwrap()["document"][0].clone();
     let identifier = record["identificador"].as_str().unwrap().to_owned();
     let sent = app
         .post_json_as(

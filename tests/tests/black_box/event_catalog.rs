@@ -331,3 +331,42 @@ async fn the_contract_documents_every_kind_as_a_webhook_with_its_named_body() {
         assert!(page.contains(shown), "{shown} missing from /docs");
     }
 }
+
+/// The acceptance clock's kinds (issue 45) are in the contract as the others: a webhook each with
+/// its named body, in the kinds' enum, and on the reference page with their data's members.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_contract_documents_the_requests_for_documents_as_webhooks_with_their_named_bodies() {
+    let app = TestApp::spawn().await;
+    let document: Value = app.get("/openapi.json", None).await.json().await.unwrap();
+    for (kind, event, data, members) in [
+        (
+            "PENDENCIA_ABERTA",
+            "PendingOpenedEvent",
+            "PendingOpenedData",
+            &["identificador", "pendencia", "itens", "nota", "suspensoEm"][..],
+        ),
+        (
+            "PENDENCIA_RESPONDIDA",
+            "PendingAnsweredEvent",
+            "PendingAnsweredData",
+            &["identificador", "pendencia", "arquivos", "respondidoEm", "prazo"][..],
+        ),
+    ] {
+        let body = &document["webhooks"][kind]["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"];
+        assert_eq!(body, &json!(format!("#/components/schemas/{event}")));
+        let properties = &document["components"]["schemas"][data]["properties"];
+        for member in members {
+            assert!(properties[member].is_object(), "{data}.{member}");
+        }
+        assert!(
+            document["components"]["schemas"]["EventKind"]["enum"]
+                .as_array()
+                .unwrap()
+                .contains(&json!(kind))
+        );
+        let page = app.get("/docs", None).await.text().await.unwrap();
+        for shown in [kind, data, members[1], members[members.len() - 1]] {
+            assert!(page.contains(shown), "the reference page shows {shown}");
+        }
+    }
+}
