@@ -469,6 +469,34 @@ impl TestApp {
             .unwrap()
     }
 
+    /// The legal hold lived through (issue 47): the seller cancels the approved contract past the
+    /// right of regret, and the sandbox's clock moves past the five years its records are kept
+    /// after it ends, so that its customer may be anonymised.
+    pub async fn outlive_the_contract(&self, seller_token: &str, identifier: &str) {
+        let moved = self
+            .post_json("/sandbox/clock", &serde_json::json!({"daysAhead": 10}))
+            .await;
+        assert_eq!(moved.status(), StatusCode::OK);
+        let cancelled = self
+            .post_json_as(
+                &format!("/proposal/{identifier}/cancel"),
+                seller_token,
+                &serde_json::json!({"reason": "Cliente mudou de emprego"}),
+            )
+            .await;
+        assert_eq!(
+            cancelled.status(),
+            StatusCode::OK,
+            "{}",
+            cancelled.text().await.unwrap_or_default()
+        );
+        // Five years and a month after the cancellation.
+        let moved = self
+            .post_json("/sandbox/clock", &serde_json::json!({"daysAhead": 10 + 5 * 366 + 31}))
+            .await;
+        assert_eq!(moved.status(), StatusCode::OK);
+    }
+
     /// Route 7's `data` for the proposal, as the token's caller sees it.
     pub async fn proposal_data(&self, identifier: &str, token: &str) -> Value {
         let response = self

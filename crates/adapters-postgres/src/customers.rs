@@ -4,7 +4,7 @@
 
 use crate::composed::{Composed, Part};
 use crate::person_columns::{refreshed_copies, registration};
-use crate::pool::{connection, query_error};
+use crate::pool::{connection, is_blocked_person, query_error};
 use crate::proposals::PgProposals;
 use crate::read_model;
 use crate::rows::{AddressRow, CustomerRow, row_of_json};
@@ -17,6 +17,7 @@ use domain::access::Scope;
 use domain::customers::{
     AddressData, CustomerData, CustomerRecord, CustomerStore, OwnershipItem, Registration, Seller, SellerView,
 };
+use domain::proposals::ports::CreateProposalError;
 use domain::store::StoreError;
 use domain::values::Cpf;
 
@@ -73,13 +74,16 @@ impl CustomerStore for PgProposals {
         address: Option<AddressData>,
         seller: Seller,
         changed_by: &str,
-    ) -> Result<CustomerRecord, StoreError> {
+    ) -> Result<CustomerRecord, CreateProposalError> {
         let mut conn = connection(&self.pool).await?;
         let row: CustomerRow = register(customer, address.as_ref(), seller, changed_by)
             .get_result(&mut conn)
             .await
-            .map_err(query_error)?;
-        Ok(row.try_into()?)
+            .map_err(|e| match e {
+                e if is_blocked_person(&e) => CreateProposalError::PersonBlocked,
+                e => CreateProposalError::Store(query_error(e)),
+            })?;
+        Ok(row.try_into().map_err(StoreError::from)?)
     }
 
     async fn ownership(&self, cpf: &Cpf, scope: Scope) -> Result<Option<Vec<OwnershipItem>>, StoreError> {

@@ -115,6 +115,7 @@ pub const REPEATABLE: &[Repeatable] = repeatable![
     "proposal_history_on_subscription",
     "proposal_history_on_update",
     "proposal_read_model_guard",
+    "refuse_blocked_person",
 ];
 
 /// Applies the repeatable files after the migrations, each with its checksum recorded: all of

@@ -161,6 +161,13 @@ pub(crate) fn query_error(error: DieselError) -> StoreError {
     }
 }
 
+/// The refusal of migration 46's trigger: a new registration or proposal of a person whose data
+/// is blocked under a legal hold.
+pub(crate) fn is_blocked_person(error: &DieselError) -> bool {
+    matches!(error, DieselError::DatabaseError(DatabaseErrorKind::CheckViolation, info)
+        if info.constraint_name() == Some("personal_data_blocked"))
+}
+
 fn is_unavailable_sqlstate(message: &str) -> bool {
     // Admin shutdown and termination reach us as plain messages through tokio-postgres.
     message.contains("terminating connection") || message.contains("the database system is shutting down")

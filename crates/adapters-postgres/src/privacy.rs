@@ -8,10 +8,13 @@ use crate::replicas::ReadPools;
 use crate::rows::stored;
 use crate::sealing::SecretSealer;
 use async_trait::async_trait;
+use chrono::{DateTime, Utc};
 use diesel::result::Error as DieselError;
-use diesel::sql_types::{Array, BigInt, Bytea, Jsonb, Nullable, Text};
+use diesel::sql_types::{Array, BigInt, Bytea, Jsonb, Nullable, Text, Timestamptz};
 use diesel::{QueryableByName, sql_query};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use domain::history::actions;
+use domain::privacy::hold::{ContractTerm, HoldPolicy, LegalHold, legal_hold};
 use domain::privacy::{AnonymizeOutcome, Anonymized, KeptDocument, PersonalDataStore, PlatformRedaction};
 use domain::store::StoreError;
 use domain::values::{Cpf, ProposalStatus};
@@ -97,7 +100,11 @@ SELECT jsonb_build_object(
                     ORDER BY h.id)
                 FROM proposal_history h WHERE h.proposal_id = p.id), '[]'::jsonb))
             ORDER BY p.id)
-        FROM proposals p WHERE p.cpf_cliente = $1), '[]'::jsonb)) AS document";
+        FROM proposals p WHERE p.cpf_cliente = $1), '[]'::jsonb))
+    -- Named only for a blocked person (LGPD art. 18, IV): the hold's basis and end.
+    || coalesce((SELECT jsonb_build_object('bloqueio', jsonb_build_object(
+            'base', b.base, 'ate', b.retido_ate, 'desde', b.bloqueado_em, 'por', b.bloqueado_por))
+        FROM personal_data_blocks b WHERE b.cpf = $1), '{}'::jsonb) AS document";
 
 #[derive(QueryableByName)]
 struct Document {
@@ -122,6 +129,43 @@ struct ProposalOfCpf {
     #[diesel(sql_type = Text)]
     status: String,
 }
+
+/// The person's contracts: the proposals that reached `APROVADO` (now, or by a recorded move), each
+/// with when it left it (`NULL` while in force).
+const CONTRACTS: &str = "\
+SELECT p.identificador,
+    CASE WHEN p.status = 'APROVADO' THEN NULL ELSE (
+        SELECT min(e.changed_at) FROM proposal_events e WHERE e.proposal_id = p.id AND e.from_status = 'APROVADO')
+    END AS ended_at
+FROM proposals p
+WHERE p.id = ANY($1) AND (p.status = 'APROVADO'
+    OR EXISTS (SELECT 1 FROM proposal_events e WHERE e.proposal_id = p.id AND e.to_status = 'APROVADO'))
+ORDER BY p.id";
+
+#[derive(QueryableByName)]
+struct Contract {
+    #[diesel(sql_type = Text)]
+    identificador: String,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    ended_at: Option<DateTime<Utc>>,
+}
+
+/// The block recorded (its end moved to the hold's latest), and the proposals' documents kept
+/// out of the sellers' reads.
+const BLOCK: &str = "\
+INSERT INTO personal_data_blocks (cpf, base, retido_ate, bloqueado_por) VALUES ($1, $2, $3, $4)
+ON CONFLICT (cpf) DO UPDATE SET base = EXCLUDED.base, retido_ate = EXCLUDED.retido_ate";
+const BLOCK_DOCUMENTS: &str = "UPDATE proposal_read_models SET bloqueado = true WHERE id_proposta = ANY($1)";
+/// Each request refused under the hold is in every proposal's history, with the basis and end.
+const BLOCK_HISTORY: &str = "\
+INSERT INTO proposal_history (proposal_id, changed_by, action, changes)
+SELECT id, $2, $3, jsonb_build_object('base', jsonb_build_object('from', NULL, 'to', $4::text),
+    'ate', jsonb_build_object('from', NULL, 'to', $5::timestamptz))
+FROM unnest($1::bigint[]) AS id ORDER BY id";
+/// Anonymised, the person is no longer blocked: nothing of them is left to block.
+const UNBLOCK: &str = "DELETE FROM personal_data_blocks WHERE cpf = $1";
+const UNBLOCK_DOCUMENTS: &str =
+    "UPDATE proposal_read_models SET bloqueado = false WHERE id_proposta = ANY($1) AND bloqueado";
 
 #[derive(QueryableByName)]
 struct PlatformCustomer {
@@ -223,11 +267,37 @@ impl From<DieselError> for Stop {
     }
 }
 
+/// Blocks the person under `hold` (their proposals `ids`): the transaction then commits.
+async fn block(conn: &mut AsyncPgConnection, cpf: &Cpf, ids: &[i64], hold: &LegalHold, by: &str) -> Result<(), Stop> {
+    sql_query(BLOCK)
+        .bind::<Text, _>(cpf.as_str())
+        .bind::<Text, _>(hold.basis)
+        .bind::<Nullable<Timestamptz>, _>(hold.until)
+        .bind::<Text, _>(by)
+        .execute(conn)
+        .await?;
+    sql_query(BLOCK_DOCUMENTS)
+        .bind::<Array<BigInt>, _>(ids)
+        .execute(conn)
+        .await?;
+    sql_query(BLOCK_HISTORY)
+        .bind::<Array<BigInt>, _>(ids)
+        .bind::<Text, _>(by)
+        .bind::<Text, _>(actions::BLOCKED)
+        .bind::<Text, _>(hold.basis)
+        .bind::<Nullable<Timestamptz>, _>(hold.until)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
 async fn anonymize_in(
     conn: &mut AsyncPgConnection,
     sealer: &SecretSealer,
     cpf: &Cpf,
     by: &str,
+    now: DateTime<Utc>,
+    policy: HoldPolicy,
 ) -> Result<AnonymizeOutcome, Stop> {
     // The history's entries of this transaction say `anonimizacao`.
     sql_query("SET LOCAL sales.history_action = 'anonimizacao'")
@@ -252,6 +322,21 @@ async fn anonymize_in(
     }
     if !open.is_empty() {
         return Err(Stop::Blocked(open));
+    }
+    let ids: Vec<i64> = proposals.iter().map(|p| p.id).collect();
+    // A contract the law says to keep blocks the person instead (committed: the block is the
+    // answer to the request).
+    let contracts: Vec<Contract> = sql_query(CONTRACTS).bind::<Array<BigInt>, _>(&ids).load(conn).await?;
+    let terms: Vec<ContractTerm> = contracts
+        .into_iter()
+        .map(|c| ContractTerm {
+            identifier: c.identificador,
+            ended_at: c.ended_at,
+        })
+        .collect();
+    if let Some(hold) = legal_hold(&terms, now, policy) {
+        block(conn, cpf, &ids, &hold, by).await?;
+        return Ok(AnonymizeOutcome::Held(hold));
     }
     // Kept answers of creating requests about the person (their retries are told so from now on).
     let forgotten_answers = forget_subject(conn, sealer, cpf).await?;
@@ -293,7 +378,11 @@ async fn anonymize_in(
                 .await?;
         }
     }
-    let ids: Vec<i64> = proposals.iter().map(|p| p.id).collect();
+    sql_query(UNBLOCK).bind::<Text, _>(cpf.as_str()).execute(conn).await?;
+    sql_query(UNBLOCK_DOCUMENTS)
+        .bind::<Array<BigInt>, _>(&ids)
+        .execute(conn)
+        .await?;
     sql_query(ANONYMIZE_PAYMENTS)
         .bind::<Array<BigInt>, _>(&ids)
         .bind::<Text, _>(by)
@@ -410,11 +499,17 @@ impl PersonalDataStore for PgPersonalData {
         Ok(())
     }
 
-    async fn anonymize(&self, cpf: &Cpf, by: &str) -> Result<AnonymizeOutcome, StoreError> {
+    async fn anonymize(
+        &self,
+        cpf: &Cpf,
+        by: &str,
+        now: DateTime<Utc>,
+        policy: HoldPolicy,
+    ) -> Result<AnonymizeOutcome, StoreError> {
         let mut conn = connection(&self.pool).await?;
         let sealer = self.sealer.clone();
         match conn
-            .transaction(async |conn| anonymize_in(conn, &sealer, cpf, by).await)
+            .transaction(async |conn| anonymize_in(conn, &sealer, cpf, by, now, policy).await)
             .await
         {
             Ok(outcome) => Ok(outcome),

@@ -6,11 +6,13 @@ use crate::customers::address;
 use crate::event_outbox::{Audience, QueuedFor, queued_deliveries};
 use crate::list_statement::{NameHasWord, Older, WithPageLimit};
 use crate::person_columns::{new_copy, refreshed_copies, registration};
-use crate::pool::{PgPool, connection, query_error};
+use crate::pool::{PgPool, connection, is_blocked_person, query_error};
 use crate::read_model;
 use crate::replicas::ReadPools;
 use crate::rows::ProposalRow;
-use crate::schema::{products, proposal_acceptances, proposal_customers, proposal_history, proposals};
+use crate::schema::{
+    personal_data_blocks, products, proposal_acceptances, proposal_customers, proposal_history, proposals,
+};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::dsl::AsSelect;
@@ -229,6 +231,10 @@ fn search_query(search: &ProposalSearch, scope: Scope) -> ListQuery {
         .into_boxed();
     if let Some(visible) = visible_to(scope) {
         query = query.filter(visible);
+        // A person's data blocked under a legal hold is the back office's only.
+        query = query.filter(diesel::dsl::not(diesel::dsl::exists(
+            personal_data_blocks::table.filter(personal_data_blocks::cpf.eq(proposals::cpf_cliente)),
+        )));
     }
     let c = &search.conditions;
     if let Some(status) = c.status {
@@ -324,6 +330,7 @@ impl ProposalStore for PgProposals {
             {
                 Err(CreateProposalError::DuplicateOpen)
             }
+            Err(e) if is_blocked_person(&e) => Err(CreateProposalError::PersonBlocked),
             Err(e) => Err(CreateProposalError::Store(query_error(e))),
         }
     }

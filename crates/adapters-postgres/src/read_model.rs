@@ -19,8 +19,8 @@ use crate::refunds::{RefundPart, refunds_of};
 use crate::replicas::ReadPools;
 use crate::rows::{PartnerRow, PaymentRow, ProposalCustomerRow, ProposalRow, row_of_json};
 use crate::schema::{
-    motivations, partners, products, proposal_customers, proposal_payments, proposals, representatives,
-    signature_parties, signatures, subscriptions, users,
+    motivations, partners, products, proposal_customers, proposal_payments, proposal_read_models, proposals,
+    representatives, signature_parties, signatures, subscriptions, users,
 };
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -200,10 +200,10 @@ const DOCUMENT: &str = "SELECT documento::text AS documento, \
      FROM proposal_read_models m WHERE identificador = $1";
 const PARTNER_DOCUMENT: &str = "SELECT documento::text AS documento, \
      EXISTS (SELECT 1 FROM proposal_read_model_stale s WHERE s.id_proposta = m.id_proposta) AS stale \
-     FROM proposal_read_models m WHERE identificador = $1 AND id_parceiro = $2 AND fluxo = $3";
+     FROM proposal_read_models m WHERE identificador = $1 AND id_parceiro = $2 AND fluxo = $3 AND NOT bloqueado";
 const FLOW_DOCUMENT: &str = "SELECT documento::text AS documento, \
      EXISTS (SELECT 1 FROM proposal_read_model_stale s WHERE s.id_proposta = m.id_proposta) AS stale \
-     FROM proposal_read_models m WHERE identificador = $1 AND fluxo = $2";
+     FROM proposal_read_models m WHERE identificador = $1 AND fluxo = $2 AND NOT bloqueado";
 
 /// The document as the domain's detail: a document that does not read as one is an internal
 /// error naming the proposal (the check command finds and mends it).
@@ -283,11 +283,22 @@ async fn mend(primary: &PgPool, identifier: &str, scope: Scope) -> Result<Option
         return Ok(None);
     };
     let p = &document.proposal;
-    let visible = match scope {
-        Scope::Partner { partner_id, .. } => p.id_parceiro == Some(partner_id) && p.fluxo == Flow::Partner.as_str(),
-        Scope::Ecommerce => p.fluxo == Flow::Ecommerce.as_str(),
-        Scope::Everything => true,
-    };
+    // A person's data blocked under a legal hold is the back office's only.
+    let blocked = !matches!(scope, Scope::Everything)
+        && diesel::select(diesel::dsl::exists(
+            proposal_read_models::table
+                .filter(proposal_read_models::id_proposta.eq(id))
+                .filter(proposal_read_models::bloqueado),
+        ))
+        .get_result::<bool>(&mut conn)
+        .await
+        .map_err(query_error)?;
+    let visible = !blocked
+        && match scope {
+            Scope::Partner { partner_id, .. } => p.id_parceiro == Some(partner_id) && p.fluxo == Flow::Partner.as_str(),
+            Scope::Ecommerce => p.fluxo == Flow::Ecommerce.as_str(),
+            Scope::Everything => true,
+        };
     tracing::info!("documento de leitura marcado reescrito na leitura");
     Ok(visible.then(|| ProposalDetail::try_from(document)).transpose()?)
 }

@@ -236,6 +236,16 @@ diesel::table! {
 }
 
 diesel::table! {
+    personal_data_blocks (cpf) {
+        cpf -> Text,
+        base -> Text,
+        retido_ate -> Nullable<Timestamptz>,
+        bloqueado_em -> Timestamptz,
+        bloqueado_por -> Text,
+    }
+}
+
+diesel::table! {
     product_banks (product_id, codigo_banco) {
         product_id -> Int8,
         codigo_banco -> Text,
@@ -451,6 +461,7 @@ diesel::table! {
         fluxo -> Text,
         id_parceiro -> Nullable<Int8>,
         documento -> Jsonb,
+        bloqueado -> Bool,
     }
 }
 
@@ -764,6 +775,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     password_recovery_tokens,
     payment_customer_redactions,
     payment_events,
+    personal_data_blocks,
     product_banks,
     products,
     proposal_acceptances,

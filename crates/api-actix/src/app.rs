@@ -254,6 +254,8 @@ pub fn build_state_reading_from(
     let shifted_clock = development_clock(config, &pool);
     let rules_clock = rules_clock(&shifted_clock);
     let payments = payment_services(config, &pool, stores.clone(), &signing, rules_clock.clone(), outbox)?;
+    // The legal holds are judged by the same clock (a hold's end can be lived through in tests).
+    let privacy_clock = rules_clock.clone();
     let acceptance = acceptance_service(&pool, rules_clock);
     let sandbox_payments = shifted_clock.map(|clock| crate::state::SandboxPayments {
         gateway: payments.sandbox_gateway.clone(),
@@ -298,6 +300,8 @@ pub fn build_state_reading_from(
         store: Arc::new(adapters_postgres::PgPersonalData::new(pool.clone(), sealer).reading_from(reads.clone())),
         // The same platform the sales go through: its customers of the person are redacted.
         gateway: ecommerce.gateway.clone(),
+        hold_policy: config.privacy.hold,
+        clock: privacy_clock,
     };
     Ok(AppState {
         sandbox,

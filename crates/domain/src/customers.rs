@@ -266,14 +266,15 @@ pub trait CustomerStore: Send + Sync {
     /// Creates the seller's registration of the customer, or updates the seller's own one with the
     /// same CPF (fields not sent keep their value), with its address when given; the seller's NOVO
     /// proposals of that customer take the new data too. All in one transaction; another seller's
-    /// registration of the CPF is never read or changed.
+    /// registration of the CPF is never read or changed. `PersonBlocked` for a person whose data
+    /// is blocked under a legal hold.
     async fn upsert(
         &self,
         customer: &CustomerData,
         address: Option<AddressData>,
         seller: Seller,
         changed_by: &str,
-    ) -> Result<CustomerRecord, StoreError>;
+    ) -> Result<CustomerRecord, crate::proposals::ports::CreateProposalError>;
 
     /// `None` when the scope's seller has no registration of the CPF (for the back office: when
     /// no seller has); else one item per registration and product of its proposals (possibly none).

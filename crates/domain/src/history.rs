@@ -34,6 +34,9 @@ pub mod actions {
     pub const REQUEST: &str = "solicitacao";
     /// The customer's data exported (LGPD, art. 18).
     pub const EXPORTED: &str = "exportacao";
+    /// The customer's personal data blocked under a legal hold instead of anonymised (LGPD,
+    /// art. 18, IV), with the hold's basis and end.
+    pub const BLOCKED: &str = "bloqueio";
     /// The customer's personal data anonymised (LGPD, art. 18).
     pub const ANONYMIZED: &str = "anonimizacao";
     /// The proposal in analysis assigned to a back-office user (or back to no one).
@@ -44,7 +47,7 @@ pub mod actions {
     pub const DOCUMENTS_SENT: &str = "pendencia_resposta";
 
     /// Every action, in the order a proposal's life meets them.
-    pub const ALL: [&str; 15] = [
+    pub const ALL: [&str; 16] = [
         CREATED,
         CORRECTED,
         SENT,
@@ -59,6 +62,7 @@ pub mod actions {
         REQUEST,
         PAYMENT,
         EXPORTED,
+        BLOCKED,
         ANONYMIZED,
     ];
 
@@ -76,6 +80,7 @@ pub mod actions {
             REQUEST => "Pedido do cliente (protocolo)",
             PAYMENT => "Pagamento",
             EXPORTED => "Dados do titular exportados",
+            BLOCKED => "Dados do titular bloqueados (retenção legal)",
             ANONYMIZED => "Dados do titular anonimizados",
             ASSIGNED => "Análise atribuída",
             DOCUMENTS_REQUESTED => "Documentos pedidos ao vendedor",

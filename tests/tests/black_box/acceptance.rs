@@ -479,6 +479,7 @@ async fn an_answers_files_go_with_the_person_anonymised() {
     assert_eq!(answered.status(), StatusCode::OK);
     let decided = s.decide(&identifier, "APROVADO", "Documentos conferidos").await;
     assert_eq!(decided.status(), StatusCode::OK);
+    s.app.outlive_the_contract(&s.partner, &identifier).await;
     let anonymized = s
         .app
         .client

@@ -17,6 +17,7 @@ mod history;
 mod hooks;
 mod idempotency;
 mod input_bounds;
+mod legal_hold;
 mod mother_name;
 mod observability;
 mod operation_claims;

@@ -220,6 +220,7 @@ async fn anonymisation_waits_for_every_proposal_to_finish_then_leaves_nothing_pe
         .await
         .unwrap();
 
+    s.app.outlive_the_contract(&s.partner, &partner_id).await;
     let response = anonymize(&s, &s.office).await;
     assert_eq!(response.status(), StatusCode::OK);
     let body: Value = response.json().await.unwrap();
@@ -420,6 +421,7 @@ async fn after_anonymisation_nothing_of_the_person_is_left_but_the_signed_contra
         "the scan finds the person before"
     );
 
+    s.app.outlive_the_contract(&s.partner, &contract).await;
     let response = anonymize(&s, &s.office).await;
     assert_eq!(response.status(), StatusCode::OK);
     let done: Value = response.json().await.unwrap();

@@ -238,7 +238,12 @@ impl World {
             (Operation::Move(to), Some((id, identifier))) => self.move_to(id, &identifier, *to).await,
             (Operation::Anonymise, _) => {
                 self.personal_data
-                    .anonymize(&Cpf::parse(CPF).unwrap(), BY)
+                    .anonymize(
+                        &Cpf::parse(CPF).unwrap(),
+                        BY,
+                        Utc::now(),
+                        domain::privacy::hold::HoldPolicy::default(),
+                    )
                     .await
                     .unwrap();
             }

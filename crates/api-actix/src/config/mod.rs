@@ -11,12 +11,14 @@
 mod database;
 mod limits;
 mod outside;
+mod privacy;
 mod server;
 mod tokens;
 mod webhooks;
 
 pub use database::{DatabaseSettings, PoolTimeouts, ReadReplicas};
 pub use outside::{MailSettings, OutsideSettings, SignatureSettings};
+pub use privacy::PrivacySettings;
 pub use server::{Environment, RateLimitSettings, ServerSettings};
 pub use tokens::{JwtSettings, SessionSettings, TokenSettings};
 pub use webhooks::HookSettings;
@@ -37,6 +39,7 @@ pub struct Config {
     pub outside: OutsideSettings,
     pub hooks: HookSettings,
     pub customer_rules: domain::proposals::service::CustomerRules,
+    pub privacy: PrivacySettings,
     /// Every variable with the value in effect, secrets masked, walked from the parts as read.
     effective: Vec<(String, String)>,
 }
@@ -173,6 +176,7 @@ impl Config {
         let outside = read::<outside::Raw>(&figment, &mut unreadable);
         let webhooks = read::<webhooks::Raw>(&figment, &mut unreadable);
         let limits = read::<limits::Raw>(&figment, &mut unreadable);
+        let privacy = read::<privacy::Raw>(&figment, &mut unreadable);
         let (
             Some(mut server_vars),
             Some(database_vars),
@@ -180,7 +184,8 @@ impl Config {
             Some(outside_vars),
             Some(hook_vars),
             Some(limit_vars),
-        ) = (server, database, tokens, outside, webhooks, limits)
+            Some(privacy_vars),
+        ) = (server, database, tokens, outside, webhooks, limits, privacy)
         else {
             return Err(ConfigError(unreadable.join("; ")));
         };
@@ -193,6 +198,7 @@ impl Config {
         let tokens = token_vars.check(cores, &server.public_url)?;
         let customer_rules = limit_vars.check()?;
         let outside = outside_vars.check()?;
+        let privacy = privacy_vars.check()?;
         let mut effective = Vec::new();
         for part in [
             listing(&server_vars)?,
@@ -201,6 +207,7 @@ impl Config {
             listing(&outside_vars)?,
             listing(&hook_vars)?,
             listing(&limit_vars)?,
+            listing(&privacy_vars)?,
         ] {
             effective.extend(part);
         }
@@ -211,6 +218,7 @@ impl Config {
             outside,
             hooks,
             customer_rules,
+            privacy,
             effective,
         })
     }
@@ -555,6 +563,21 @@ mod tests {
         // Every variable the README documents is shown.
         for var in documented_variables().into_iter().filter(|v| v != "RUST_LOG") {
             assert!(effective.iter().any(|(k, _)| *k == var), "{var} not shown");
+        }
+    }
+
+    #[test]
+    fn the_legal_holds_years_are_five_by_default_and_never_fewer() {
+        let with = |value: &'static str| {
+            let mut pairs = BASE.to_vec();
+            pairs.push(("RETENTION_CONTRACT_YEARS", value));
+            Config::from_pairs(&pairs)
+        };
+        assert_eq!(Config::from_pairs(&BASE).unwrap().privacy.hold.contract_years, 5);
+        assert_eq!(with("20").unwrap().privacy.hold.contract_years, 20);
+        for bad in ["4", "0", "101", "cinco"] {
+            let refused = with(bad).unwrap_err().to_string();
+            assert!(refused.contains("RETENTION_CONTRACT_YEARS"), "{bad}: {refused}");
         }
     }
 

@@ -121,6 +121,8 @@ error_codes! {
     IdempotentRequestInFlight => ("requisicao_em_andamento", CONFLICT, "Uma requisição com esta Idempotency-Key está em andamento. Tente novamente em instantes."),
     AnonymizationBlocked => ("anonimizacao_bloqueada", CONFLICT, "Há propostas em andamento para este CPF: conclua-as ou cancele-as antes de anonimizar."),
     NoPersonalData => ("titular_sem_dados", NOT_FOUND, "Nenhum dado pessoal mantido para este CPF."),
+    RetentionHold => ("retencao_legal", CONFLICT, "Há contrato cuja guarda a lei exige: os dados do titular foram bloqueados, não anonimizados."),
+    PersonBlocked => ("titular_bloqueado", CONFLICT, "Os dados deste titular estão bloqueados por retenção legal: não podem ser usados em novo cadastro ou proposta."),
     PendingNotFound => ("pendencia_nao_encontrada", NOT_FOUND, "Pedido de documentos não encontrado nesta proposta."),
     NotInAnalysis => ("proposta_fora_de_analise", CONFLICT, "A proposta não está em análise."),
     PendingOpen => ("pendencia_em_aberto", CONFLICT, "Há um pedido de documentos em aberto nesta proposta: aguarde a resposta do vendedor."),
@@ -350,6 +352,7 @@ impl From<ProposalError> for ApiError {
             ProposalError::Access(e) => e.into(),
             ProposalError::Invalid(v) => ApiError::invalid(v),
             ProposalError::DuplicateOpen => ApiError::new(ErrorCode::OpenProposalExists),
+            ProposalError::PersonBlocked => ApiError::new(ErrorCode::PersonBlocked),
             ProposalError::NotFound => ApiError::new(ErrorCode::ProposalNotFound),
             ProposalError::UnknownProduct => ApiError::new(ErrorCode::ProductNotFound),
             ProposalError::Store(e) => e.into(),
@@ -369,6 +372,16 @@ impl From<PrivacyError> for ApiError {
                 ),
             ),
             PrivacyError::NothingHeld => ApiError::new(ErrorCode::NoPersonalData),
+            PrivacyError::Held { hold, policy } => ApiError::with_message(
+                ErrorCode::RetentionHold,
+                format!(
+                    "Retenção legal até {} ({}): os dados do titular foram bloqueados, não anonimizados; \
+                     contratos: {}. A anonimização acontece quando a retenção terminar.",
+                    hold.until_text(policy),
+                    hold.basis,
+                    hold.contracts.join(", ")
+                ),
+            ),
             PrivacyError::Store(e) => e.into(),
         }
     }

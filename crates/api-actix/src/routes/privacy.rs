@@ -17,7 +17,7 @@ use utoipa::ToSchema;
 envelope_doc!(AnonymizedEnvelope, data = AnonymizedDto);
 
 /// Everything held about a person, in one JSON document.
-#[utoipa::path(get, path = "/privacy/customers/{cpf}", operation_id = "privacy.export", summary = "Dados do titular (LGPD)", description = "Tudo o que é mantido sobre o CPF, em um documento: `cadastros` (cada cadastro de cada vendedor, com endereço e vendedor) e `propostas` (cada proposta com sua cópia do cliente, pagamento, assinatura e signatários, documentos por SHA-256, assinaturas de pagamento, eventos, `protocolos` dos pedidos do cliente e histórico). Cada proposta ganha no histórico uma entrada `exportacao`. Somente BACKOFFICE.", tag = "privacidade", security(("bearer" = [])),
+#[utoipa::path(get, path = "/privacy/customers/{cpf}", operation_id = "privacy.export", summary = "Dados do titular (LGPD)", description = "Tudo o que é mantido sobre o CPF, em um documento: `cadastros` (cada cadastro de cada vendedor, com endereço e vendedor) e `propostas` (cada proposta com sua cópia do cliente, pagamento, assinatura e signatários, documentos por SHA-256, assinaturas de pagamento, eventos, `protocolos` dos pedidos do cliente e histórico), e `bloqueio` (`base`, `ate`, `desde`, `por`) quando os dados estão bloqueados por retenção legal. Cada proposta ganha no histórico uma entrada `exportacao`. Somente BACKOFFICE.", tag = "privacidade", security(("bearer" = [])),
     params(("cpf" = String, Path, description = "CPF, com ou sem máscara")),
     responses(
         (status = 200, description = "`data` com `cpf`, `cadastros` e `propostas` (listas vazias quando nada é mantido)", body = PersonalDataEnvelope),
@@ -35,14 +35,14 @@ pub async fn export(
 }
 
 /// Removes or replaces the person's data where no legal obligation requires keeping it.
-#[utoipa::path(post, path = "/privacy/customers/{cpf}/anonymize", operation_id = "privacy.anonymize", summary = "Anonimizar titular (LGPD)", description = "Substitui os dados pessoais do CPF em cada cadastro, endereço, cópia do cliente nas propostas, pagamento e registro de assinatura (o próprio CPF por um valor que nunca é um CPF), em uma transação, com uma entrada `anonimizacao` no histórico de cada proposta. Os documentos assinados são mantidos como prova do contrato e listados. Depois, a rota 4 responde \"não cadastrado\" para todo vendedor e a exportação não traz nada pessoal. Somente BACKOFFICE.", tag = "privacidade", security(("bearer" = [])),
+#[utoipa::path(post, path = "/privacy/customers/{cpf}/anonymize", operation_id = "privacy.anonymize", summary = "Anonimizar titular (LGPD)", description = "Substitui os dados pessoais do CPF em cada cadastro, endereço, cópia do cliente nas propostas, pagamento e registro de assinatura (o próprio CPF por um valor que nunca é um CPF), em uma transação, com uma entrada `anonimizacao` no histórico de cada proposta. Com um contrato em vigor, ou encerrado há menos de `RETENTION_CONTRACT_YEARS` anos (5), nada é anonimizado: os dados são bloqueados (LGPD art. 16, I e art. 18, IV) e a resposta é 409 `retencao_legal`. Os documentos assinados são mantidos como prova do contrato e listados. Depois, a rota 4 responde \"não cadastrado\" para todo vendedor e a exportação não traz nada pessoal. Somente BACKOFFICE.", tag = "privacidade", security(("bearer" = [])),
     params(("cpf" = String, Path, description = "CPF, com ou sem máscara")),
     responses(
         (status = 200, description = "`data`: `cadastros`, `propostas`, `documentosMantidos`", body = AnonymizedEnvelope),
         (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope),
         (status = 403, description = "Somente BACKOFFICE", body = ErrorEnvelope),
         (status = 404, description = "Nada mantido para este CPF (`titular_sem_dados`)", body = ErrorEnvelope),
-        (status = 409, description = "Propostas em andamento, nomeadas na mensagem (`anonimizacao_bloqueada`); nada mudou", body = ErrorEnvelope),
+        (status = 409, description = "Propostas em andamento, nomeadas na mensagem (`anonimizacao_bloqueada`), nada mudou; ou contrato sob retenção legal (`retencao_legal`: a mensagem nomeia a base legal, os contratos e o fim da retenção), e os dados do titular ficam bloqueados: fora da lista, da busca e da rota 7 dos vendedores, recusados em novo cadastro ou proposta", body = ErrorEnvelope),
         (status = 503, body = ErrorEnvelope),
     ))]
 pub async fn anonymize(

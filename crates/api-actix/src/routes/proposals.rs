@@ -36,6 +36,7 @@ use domain::values::Cpf;
         (status = 400, description = "Campos inválidos", body = ErrorEnvelope),
         (status = 401, description = "Sem token válido", body = ErrorEnvelope),
         (status = 403, description = "Aplicação sem permissão", body = ErrorEnvelope),
+        (status = 409, description = "Dados do titular bloqueados por retenção legal (`titular_bloqueado`)", body = ErrorEnvelope),
         (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope),
         (status = 503, body = ErrorEnvelope),
     ))]
@@ -112,6 +113,7 @@ pub async fn registrations(
         (status = 201, description = "Proposta criada (status NOVO, reenvios 0)", body = ProposalCreatedEnvelope),
         (status = 400, description = "Campos inválidos, referência inexistente, ou proposta em andamento para o CPF e produto", body = ErrorEnvelope),
         (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
+        (status = 409, description = "Dados do titular bloqueados por retenção legal (`titular_bloqueado`)", body = ErrorEnvelope),
         (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
     ))]
 pub async fn create_proposal(
@@ -135,6 +137,7 @@ pub async fn create_proposal(
     responses(
         (status = 201, description = "Proposta criada", body = ProposalCreatedEnvelope),
         (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
+        (status = 409, description = "Dados do titular bloqueados por retenção legal (`titular_bloqueado`)", body = ErrorEnvelope),
         (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
     ))]
 pub async fn create_ecommerce_proposal(

@@ -15,6 +15,10 @@ pub enum CreateProposalError {
     /// database, so concurrent creates cannot both pass).
     #[error("cliente já possui proposta em andamento para este produto")]
     DuplicateOpen,
+    /// The person's data is blocked under a legal hold (LGPD art. 18, IV): nothing new is made
+    /// of it (enforced by the database, whichever write path comes).
+    #[error("dados do titular bloqueados por retenção legal")]
+    PersonBlocked,
     #[error(transparent)]
     Store(#[from] StoreError),
 }

@@ -34,6 +34,9 @@ pub enum ProposalError {
     Invalid(Violations),
     #[error("cliente já possui proposta em andamento para este produto")]
     DuplicateOpen,
+    /// The person's data is blocked under a legal hold: no new registration or proposal.
+    #[error("dados do titular bloqueados por retenção legal")]
+    PersonBlocked,
     /// Not found, or not the caller's to see: the two are not told apart.
     #[error("proposta não encontrada")]
     NotFound,
@@ -56,6 +59,7 @@ impl From<CreateProposalError> for ProposalError {
     fn from(e: CreateProposalError) -> Self {
         match e {
             CreateProposalError::DuplicateOpen => ProposalError::DuplicateOpen,
+            CreateProposalError::PersonBlocked => ProposalError::PersonBlocked,
             CreateProposalError::Store(s) => ProposalError::Store(s),
         }
     }

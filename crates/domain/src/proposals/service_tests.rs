@@ -415,7 +415,7 @@ async fn customers_created_by_a_partner_are_that_partners_own_registration() {
         .withf(|_, address, seller, by| {
             address.is_none() && *seller == Seller::Partner { partner_id: 3 } && by == "rep@parceiro.com.br"
         })
-        .returning(|_, _, _, _| Err(crate::store::StoreError::Unavailable("x".into())));
+        .returning(|_, _, _, _| Err(crate::store::StoreError::Unavailable("x".into()).into()));
     let result = m
         .service()
         .register_customer(&principal(Application::Partner), customer(), None)

@@ -11,6 +11,7 @@ mod delivery_replays;
 mod event_catalog;
 mod mother_name;
 mod pending_events;
+mod personal_data_blocks;
 mod rate_limit_counters;
 mod read_model_in_rust;
 mod refunds_settled;

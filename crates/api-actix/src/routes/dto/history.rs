@@ -25,7 +25,8 @@ pub struct HistoryEntryDto {
     /// criacao, correcao, envio, reenvio, alteracao, assinatura, recusa, atribuicao (a análise
     /// atribuída a um analista, com `analista`), pendencia (documentos pedidos, com `itens`),
     /// pendencia_resposta (a resposta do vendedor, com `pedido`), status, solicitacao (um pedido do
-    /// cliente, com `protocolo` e `tipo`), pagamento, exportacao ou anonimizacao.
+    /// cliente, com `protocolo` e `tipo`), pagamento, exportacao, bloqueio (dados do titular
+    /// bloqueados por retenção legal, com `base` e `ate`) ou anonimizacao.
     #[schema(example = "status")]
     pub action: String,
     #[schema(example = json!({"status": {"from": "EM ANÁLISE", "to": "APROVADO"}, "motivo": {"from": null, "to": "Documentação conferida"}}))]

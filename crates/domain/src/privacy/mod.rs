@@ -2,12 +2,17 @@
 //! export of everything held about a CPF, and its anonymisation where no legal obligation
 //! requires keeping the data.
 
+pub mod hold;
+
 use crate::access::{AccessError, Operation, authorize};
 use crate::auth::model::Principal;
+use crate::clock::Clock;
 use crate::ecommerce::PaymentGateway;
 use crate::store::StoreError;
 use crate::values::Cpf;
 use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use hold::{HoldPolicy, LegalHold};
 use std::sync::Arc;
 
 /// A document kept as contract evidence after anonymisation.
@@ -50,6 +55,9 @@ pub enum AnonymizeOutcome {
     Done(Anonymized),
     /// Unfinished proposals (their identifiers): nothing was changed.
     Blocked(Vec<String>),
+    /// A contract the law says to keep: nothing was anonymised, and the person's data is now
+    /// blocked (kept for the hold, shown to no seller, used for no new proposal).
+    Held(LegalHold),
     /// Nothing held under that CPF.
     NothingHeld,
 }
@@ -63,11 +71,20 @@ pub trait PersonalDataStore: Send + Sync {
     /// an `exportacao` entry in the history of each proposal, by `by`.
     async fn export(&self, cpf: &Cpf, by: &str) -> Result<serde_json::Value, StoreError>;
 
-    /// In one transaction: refuses if any proposal of the CPF is unfinished; otherwise replaces
-    /// the personal data of every registration, address, proposal copy, payment and signature
-    /// record of the CPF (the CPF itself by [`Cpf::anonymous_placeholder`]), keeping the signed
-    /// documents, with an `anonimizacao` entry in each proposal's history, by `by`.
-    async fn anonymize(&self, cpf: &Cpf, by: &str) -> Result<AnonymizeOutcome, StoreError>;
+    /// In one transaction: refuses if any proposal of the CPF is unfinished; blocks the person
+    /// when a contract of theirs is under a legal hold at `now` ([`hold::legal_hold`] by
+    /// `policy`: the block recorded with its basis and end, a `bloqueio` entry in each proposal's
+    /// history); otherwise replaces the personal data of every registration, address, proposal
+    /// copy, payment and signature record of the CPF (the CPF itself by
+    /// [`Cpf::anonymous_placeholder`]), keeping the signed documents, with an `anonimizacao` entry
+    /// in each proposal's history, by `by`, and lifts any block.
+    async fn anonymize(
+        &self,
+        cpf: &Cpf,
+        by: &str,
+        now: DateTime<Utc>,
+        policy: HoldPolicy,
+    ) -> Result<AnonymizeOutcome, StoreError>;
 
     /// Records the platform's answer to a customer's redaction (recorded as requested by the
     /// anonymisation's transaction): `error` is `None` when it was done.
@@ -82,6 +99,9 @@ pub enum PrivacyError {
     Blocked(Vec<String>),
     #[error("nenhum dado mantido para este CPF")]
     NothingHeld,
+    /// The person's contracts are under a legal hold: their data is blocked, not anonymised.
+    #[error("retenção legal até {}: {}", .hold.until_text(*.policy), .hold.basis)]
+    Held { hold: LegalHold, policy: HoldPolicy },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -91,6 +111,10 @@ pub struct PrivacyService {
     pub store: Arc<dyn PersonalDataStore>,
     /// The payment platform, whose customers of the person are redacted through its API.
     pub gateway: Arc<dyn PaymentGateway>,
+    /// How long contracts are kept after they end (`RETENTION_CONTRACT_YEARS`).
+    pub hold_policy: HoldPolicy,
+    /// The clock holds are judged by (the development clock's, in development).
+    pub clock: Arc<dyn Clock>,
 }
 
 impl PrivacyService {
@@ -107,7 +131,12 @@ impl PrivacyService {
     #[tracing::instrument(skip_all, fields(cpf = %cpf.masked()))]
     pub async fn anonymize(&self, principal: &Principal, cpf: &Cpf) -> Result<Anonymized, PrivacyError> {
         authorize(principal, Operation::ManagePersonalData)?;
-        match self.store.anonymize(cpf, &principal.email).await? {
+        let policy = self.hold_policy;
+        match self
+            .store
+            .anonymize(cpf, &principal.email, self.clock.now(), policy)
+            .await?
+        {
             AnonymizeOutcome::Done(mut done) => {
                 // After the commit (the call cannot be rolled back with it): each call and its
                 // answer recorded; a refusal is reported, never undoes the anonymisation.
@@ -133,6 +162,13 @@ impl PrivacyService {
                 Ok(done)
             }
             AnonymizeOutcome::Blocked(open) => Err(PrivacyError::Blocked(open)),
+            AnonymizeOutcome::Held(hold) => {
+                tracing::info!(
+                    contracts = hold.contracts.len(),
+                    "personal data blocked under a legal hold"
+                );
+                Err(PrivacyError::Held { hold, policy })
+            }
             AnonymizeOutcome::NothingHeld => Err(PrivacyError::NothingHeld),
         }
     }
@@ -164,6 +200,8 @@ mod tests {
         let service = PrivacyService {
             store: Arc::new(store),
             gateway: Arc::new(crate::ecommerce::MockPaymentGateway::new()),
+            hold_policy: HoldPolicy::default(),
+            clock: Arc::new(crate::clock::SystemClock),
         };
         for application in [Application::Partner, Application::Ecommerce] {
             assert_eq!(
@@ -182,11 +220,13 @@ mod tests {
         let mut store = MockPersonalDataStore::new();
         store
             .expect_anonymize()
-            .withf(|_, by| by == "bo@demo.com.br")
-            .returning(|_, _| Ok(AnonymizeOutcome::Blocked(vec!["p-1".into()])));
+            .withf(|_, by, _, policy| by == "bo@demo.com.br" && policy.contract_years == 5)
+            .returning(|_, _, _, _| Ok(AnonymizeOutcome::Blocked(vec!["p-1".into()])));
         let service = PrivacyService {
             store: Arc::new(store),
             gateway: Arc::new(crate::ecommerce::MockPaymentGateway::new()),
+            hold_policy: HoldPolicy::default(),
+            clock: Arc::new(crate::clock::SystemClock),
         };
         assert_eq!(
             service
@@ -194,6 +234,41 @@ mod tests {
                 .await
                 .unwrap_err(),
             PrivacyError::Blocked(vec!["p-1".into()])
+        );
+    }
+
+    #[tokio::test]
+    async fn a_legal_hold_is_refused_with_its_basis_and_end_and_the_platform_is_not_called() {
+        let hold = LegalHold {
+            basis: hold::HOLD_BASIS,
+            until: None,
+            contracts: vec!["p-1".into()],
+        };
+        let mut store = MockPersonalDataStore::new();
+        let held = hold.clone();
+        store
+            .expect_anonymize()
+            .returning(move |_, _, _, _| Ok(AnonymizeOutcome::Held(held.clone())));
+        store.expect_record_redaction().never();
+        let mut gateway = crate::ecommerce::MockPaymentGateway::new();
+        gateway.expect_redact_customer().never();
+        let policy = HoldPolicy { contract_years: 7 };
+        let service = PrivacyService {
+            store: Arc::new(store),
+            gateway: Arc::new(gateway),
+            hold_policy: policy,
+            clock: Arc::new(crate::clock::SystemClock),
+        };
+        let refused = service
+            .anonymize(&principal(Application::BackOffice), &cpf())
+            .await
+            .unwrap_err();
+        assert_eq!(refused, PrivacyError::Held { hold, policy });
+        assert!(
+            refused
+                .to_string()
+                .starts_with("retenção legal até o fim do contrato em vigor e mais 7 anos: LGPD art. 16, I"),
+            "{refused}"
         );
     }
 }
