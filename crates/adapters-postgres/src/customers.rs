@@ -15,9 +15,9 @@ use diesel::sql_types::Jsonb;
 use diesel_async::RunQueryDsl;
 use domain::access::Scope;
 use domain::customers::{
-    AddressData, CustomerData, CustomerRecord, CustomerStore, OwnershipItem, Registration, Seller, SellerView,
+    AddressData, CustomerData, CustomerRecord, CustomerStore, OwnershipItem, Registration, RegistrationError, Seller,
+    SellerView,
 };
-use domain::proposals::ports::CreateProposalError;
 use domain::store::StoreError;
 use domain::values::Cpf;
 
@@ -74,14 +74,14 @@ impl CustomerStore for PgProposals {
         address: Option<AddressData>,
         seller: Seller,
         changed_by: &str,
-    ) -> Result<CustomerRecord, CreateProposalError> {
+    ) -> Result<CustomerRecord, RegistrationError> {
         let mut conn = connection(&self.pool).await?;
         let row: CustomerRow = register(customer, address.as_ref(), seller, changed_by)
             .get_result(&mut conn)
             .await
             .map_err(|e| match e {
-                e if is_blocked_person(&e) => CreateProposalError::PersonBlocked,
-                e => CreateProposalError::Store(query_error(e)),
+                e if is_blocked_person(&e) => RegistrationError::PersonBlocked,
+                e => RegistrationError::Store(query_error(e)),
             })?;
         Ok(row.try_into().map_err(StoreError::from)?)
     }

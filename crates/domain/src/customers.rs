@@ -260,6 +260,17 @@ pub struct OwnershipItem {
     pub product_code: i32,
 }
 
+/// Why a registration was not written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RegistrationError {
+    /// The person's data is blocked under a legal hold (LGPD art. 18, IV): nothing new is made
+    /// of it (enforced by the database, whichever write path comes).
+    #[error("dados do titular bloqueados por retenção legal")]
+    PersonBlocked,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
 #[cfg_attr(feature = "mock", mockall::automock)]
 #[async_trait]
 pub trait CustomerStore: Send + Sync {
@@ -274,7 +285,7 @@ pub trait CustomerStore: Send + Sync {
         address: Option<AddressData>,
         seller: Seller,
         changed_by: &str,
-    ) -> Result<CustomerRecord, crate::proposals::ports::CreateProposalError>;
+    ) -> Result<CustomerRecord, RegistrationError>;
 
     /// `None` when the scope's seller has no registration of the CPF (for the back office: when
     /// no seller has); else one item per registration and product of its proposals (possibly none).

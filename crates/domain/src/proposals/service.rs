@@ -55,6 +55,15 @@ impl From<crate::access::ScopeError> for ProposalError {
     }
 }
 
+impl From<crate::customers::RegistrationError> for ProposalError {
+    fn from(e: crate::customers::RegistrationError) -> Self {
+        match e {
+            crate::customers::RegistrationError::PersonBlocked => ProposalError::PersonBlocked,
+            crate::customers::RegistrationError::Store(s) => ProposalError::Store(s),
+        }
+    }
+}
+
 impl From<CreateProposalError> for ProposalError {
     fn from(e: CreateProposalError) -> Self {
         match e {
