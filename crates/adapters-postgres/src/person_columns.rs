@@ -310,12 +310,61 @@ UPDATE customers SET cpf = $2, nome_completo = 'Titular anonimizado', nome_socia
     alterado_por = $3, alterado_em = now()
 WHERE id = $1";
 
-/// The same for every proposal's copy of the registration `$1`, with the copy's address.
-pub(crate) const ANONYMIZE_COPIES: &str = "\
-UPDATE proposal_customers SET cpf = $2, nome_completo = 'Titular anonimizado', nome_social = NULL, nome_mae = NULL, data_nascimento = DATE '1900-01-01',
-    sexo = 'Não informado', estado_civil = NULL, nacionalidade = NULL, celular = NULL, telefone_fixo = NULL,
-    email = NULL, profissao = NULL, salario = NULL, trabalhando = false, servidor_publico = false, pep = false,
-    afastado = false, medicamento = false, medicamento_descricao = NULL, e_analfabeto = false, cargo_politico = NULL,
-    cep = '', endereco = '', numero = '', bairro = '', cidade = '', estado = '', complemento = NULL,
-    alterado_por = $3, alterado_em = now()
-WHERE id_cliente = $1";
+/// What anonymisation writes in a proposal's copy of the person, with the copy's address.
+macro_rules! anonymized_copy {
+    ($which:literal) => {
+        concat!(
+            "UPDATE proposal_customers SET cpf = $2, nome_completo = 'Titular anonimizado', nome_social = NULL, \
+             nome_mae = NULL, data_nascimento = DATE '1900-01-01', sexo = 'Não informado', estado_civil = NULL, \
+             nacionalidade = NULL, celular = NULL, telefone_fixo = NULL, email = NULL, profissao = NULL, salario = NULL, \
+             trabalhando = false, servidor_publico = false, pep = false, afastado = false, medicamento = false, \
+             medicamento_descricao = NULL, e_analfabeto = false, cargo_politico = NULL, cep = '', endereco = '', \
+             numero = '', bairro = '', cidade = '', estado = '', complemento = NULL, alterado_por = $3, \
+             alterado_em = now() WHERE ",
+            $which
+        )
+    };
+}
+
+/// The same for every proposal's copy of the registration `$1`.
+pub(crate) const ANONYMIZE_COPIES: &str = anonymized_copy!("id_cliente = $1");
+
+/// The same for the copy of the proposal `$1` alone (the retention schedule's unconcluded
+/// proposal of a person whose registration still serves another).
+pub(crate) const ANONYMIZE_PROPOSAL_COPY: &str = anonymized_copy!("id_proposta = $1");
+
+/// The name anonymisation leaves: a registration or copy so named has nothing left to keep.
+pub(crate) const ANONYMIZED_NAME: &str = "Titular anonimizado";
+
+/// A row whose health answers (LGPD art. 11: the medication taken, its description, the leave
+/// from work) are still held, with an optional table alias (`"pc."`).
+macro_rules! holds_health_answers {
+    ($alias:literal) => {
+        concat!(
+            "(",
+            $alias,
+            "medicamento OR ",
+            $alias,
+            "medicamento_descricao IS NOT NULL OR ",
+            $alias,
+            "afastado)"
+        )
+    };
+}
+
+pub(crate) use holds_health_answers;
+
+/// The health answers dropped from the registrations of the CPF `$1` (by `$2`), the rest kept,
+/// and the change's time left as it was: the schedule's later steps count from the last change.
+pub(crate) const DROP_REGISTRATION_HEALTH: &str = concat!(
+    "UPDATE customers SET medicamento = false, medicamento_descricao = NULL, afastado = false, alterado_por = $2 \
+     WHERE cpf = $1 AND ",
+    holds_health_answers!("")
+);
+
+/// The same for the copies of the proposals `$1`.
+pub(crate) const DROP_COPY_HEALTH: &str = concat!(
+    "UPDATE proposal_customers SET medicamento = false, medicamento_descricao = NULL, afastado = false, \
+     alterado_por = $2 WHERE id_proposta = ANY($1) AND ",
+    holds_health_answers!("")
+);

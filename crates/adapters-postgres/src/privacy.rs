@@ -256,7 +256,7 @@ WHERE p.id = ANY($1)
 ORDER BY 1, 2";
 
 /// The transaction's body; `Err(Blocked)` rolls it back with nothing changed.
-enum Stop {
+pub(crate) enum Stop {
     Blocked(Vec<String>),
     Db(DieselError),
 }
@@ -291,7 +291,36 @@ async fn block(conn: &mut AsyncPgConnection, cpf: &Cpf, ids: &[i64], hold: &Lega
     Ok(())
 }
 
-async fn anonymize_in(
+/// What the proposals `ids` hold of the person beyond their copy of the registration: the means
+/// of payment, the client's signing evidence, the platform's objects, the files and answers sent
+/// for requests for documents, the documents never signed and the reasons people wrote. Run
+/// with `sales.history_action = 'anonimizacao'` (the reasons' history entries change under it).
+pub(crate) async fn anonymize_contents(conn: &mut AsyncPgConnection, ids: &[i64], by: &str) -> Result<(), DieselError> {
+    sql_query(ANONYMIZE_PAYMENTS)
+        .bind::<Array<BigInt>, _>(ids)
+        .bind::<Text, _>(by)
+        .execute(conn)
+        .await?;
+    for statement in [
+        ANONYMIZE_CLIENT_SIGNATURES,
+        ANONYMIZE_SUBSCRIPTIONS,
+        ANONYMIZE_PENDING_FILES,
+        ANONYMIZE_PENDING_ANSWERS,
+    ] {
+        sql_query(statement).bind::<Array<BigInt>, _>(ids).execute(conn).await?;
+    }
+    sql_query(REMOVE_UNSIGNED_DOCUMENTS)
+        .bind::<Array<BigInt>, _>(ids)
+        .bind::<Text, _>(by)
+        .execute(conn)
+        .await?;
+    for statement in REMOVE_REASONS {
+        sql_query(statement).bind::<Array<BigInt>, _>(ids).execute(conn).await?;
+    }
+    Ok(())
+}
+
+pub(crate) async fn anonymize_in(
     conn: &mut AsyncPgConnection,
     sealer: &SecretSealer,
     cpf: &Cpf,
@@ -383,33 +412,7 @@ async fn anonymize_in(
         .bind::<Array<BigInt>, _>(&ids)
         .execute(conn)
         .await?;
-    sql_query(ANONYMIZE_PAYMENTS)
-        .bind::<Array<BigInt>, _>(&ids)
-        .bind::<Text, _>(by)
-        .execute(conn)
-        .await?;
-    for statement in [
-        ANONYMIZE_CLIENT_SIGNATURES,
-        ANONYMIZE_SUBSCRIPTIONS,
-        ANONYMIZE_PENDING_FILES,
-        ANONYMIZE_PENDING_ANSWERS,
-    ] {
-        sql_query(statement)
-            .bind::<Array<BigInt>, _>(&ids)
-            .execute(conn)
-            .await?;
-    }
-    sql_query(REMOVE_UNSIGNED_DOCUMENTS)
-        .bind::<Array<BigInt>, _>(&ids)
-        .bind::<Text, _>(by)
-        .execute(conn)
-        .await?;
-    for statement in REMOVE_REASONS {
-        sql_query(statement)
-            .bind::<Array<BigInt>, _>(&ids)
-            .execute(conn)
-            .await?;
-    }
+    anonymize_contents(conn, &ids, by).await?;
     read_model::write_documents(conn, &ids).await?;
     let kept: Vec<Kept> = sql_query(KEPT_DOCUMENTS)
         .bind::<Array<BigInt>, _>(&ids)

@@ -246,6 +246,17 @@ diesel::table! {
 }
 
 diesel::table! {
+    privacy_retention_runs (id) {
+        id -> Int8,
+        executado_em -> Timestamptz,
+        referencia -> Timestamptz,
+        titulares -> Int4,
+        propostas -> Int4,
+        respostas_saude -> Int4,
+    }
+}
+
+diesel::table! {
     product_banks (product_id, codigo_banco) {
         product_id -> Int8,
         codigo_banco -> Text,
@@ -776,6 +787,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     payment_customer_redactions,
     payment_events,
     personal_data_blocks,
+    privacy_retention_runs,
     product_banks,
     products,
     proposal_acceptances,

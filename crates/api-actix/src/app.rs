@@ -46,6 +46,7 @@ use domain::certificates::CertificateService;
 use domain::clock::SystemClock;
 use domain::ecommerce::EcommerceService;
 use domain::hooks::{DeliveryEngine, HookService};
+use domain::privacy::retention::RetentionService;
 use domain::proposals::operations::{OperationRecovery, RecoveryPass};
 use domain::proposals::service::ProposalService;
 use domain::proposals::signing::SigningService;
@@ -453,6 +454,8 @@ pub struct Application {
     /// The acceptance clocks' sweep, every `ACCEPTANCE_CHECK_INTERVAL_MS`, and (in development)
     /// the shared clock's reading.
     acceptance: Vec<tokio::task::JoinHandle<()>>,
+    /// The retention schedule, every `RETENTION_CHECK_INTERVAL_MS`.
+    retention: tokio::task::JoinHandle<()>,
     shutdown_timeout: std::time::Duration,
 }
 
@@ -636,16 +639,13 @@ struct PaymentServices {
     sandbox_gateway: Option<Arc<SandboxGateway>>,
 }
 
-fn payment_services(
-    config: &Config,
-    pool: &PgPool,
-    stores: Arc<PgProposals>,
-    signing: &SigningService,
-    regret_clock: Arc<dyn domain::clock::Clock>,
-    mail: Arc<dyn domain::mail::MailOutbox>,
-) -> Result<PaymentServices, StartupError> {
+/// The payment platform: Stripe's API with `STRIPE_SECRET_KEY`, else the sandbox (development),
+/// which is then also returned as itself.
+type Gateways = (Arc<dyn domain::ecommerce::PaymentGateway>, Option<Arc<SandboxGateway>>);
+
+fn payment_gateway(config: &Config, pool: &PgPool) -> Result<Gateways, StartupError> {
     let payment_webhook_secret = given_or_random(&config.outside.payment_webhook_secret);
-    let (gateway, sandbox_gateway): (Arc<dyn domain::ecommerce::PaymentGateway>, _) = match &config.outside.stripe {
+    Ok(match &config.outside.stripe {
         Some((base, key)) => (
             Arc::new(
                 StripeGateway::new(StripeSettings::new(base, key, &payment_webhook_secret))
@@ -660,7 +660,54 @@ fn payment_services(
             ));
             (sandbox.clone(), Some(sandbox))
         }
-    };
+    })
+}
+
+/// The retention schedule (issue 47), judged by `clock`; the people it anonymises whole are
+/// redacted from the payment platform as the back office's anonymisation does.
+pub fn retention_service(
+    config: &Config,
+    pool: &PgPool,
+    clock: Arc<dyn domain::clock::Clock>,
+) -> Result<RetentionService, StartupError> {
+    let sealer = hook_keys(config)?.sealer();
+    let (gateway, _) = payment_gateway(config, pool)?;
+    Ok(RetentionService {
+        store: Arc::new(adapters_postgres::PgRetention::new(pool.clone(), sealer.clone())),
+        personal_data: Arc::new(adapters_postgres::PgPersonalData::new(pool.clone(), sealer)),
+        gateway,
+        schedule: config.privacy.schedule,
+        clock,
+    })
+}
+
+/// Applies the retention schedule every `interval`. Every instance runs it: each person is taken
+/// by one instance at a time.
+fn spawn_retention_schedule(retention: RetentionService, interval: std::time::Duration) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        // The first pass one interval after the start: a fleet restarting does not run it at once.
+        let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            ticks.tick().await;
+            // Each pass that changed something is recorded (the metrics sample the records) and
+            // logged by the use case.
+            if let Err(error) = retention.run(false).await {
+                tracing::warn!(%error, "retention schedule could not be applied");
+            }
+        }
+    })
+}
+
+fn payment_services(
+    config: &Config,
+    pool: &PgPool,
+    stores: Arc<PgProposals>,
+    signing: &SigningService,
+    regret_clock: Arc<dyn domain::clock::Clock>,
+    mail: Arc<dyn domain::mail::MailOutbox>,
+) -> Result<PaymentServices, StartupError> {
+    let (gateway, sandbox_gateway) = payment_gateway(config, pool)?;
     // The IPCA follows the platform: the Central Bank's series with the real one, the sandbox's
     // index with the sandbox (development only).
     let index: Arc<dyn domain::refunds::ports::PriceIndex> = match &config.outside.stripe {
@@ -798,6 +845,10 @@ pub async fn run_worker(config: Config) -> Result<(), StartupError> {
         rules_clock(&development),
         mailer(&config)?,
     )?;
+    let retention = spawn_retention_schedule(
+        retention_service(&config, &pool, rules_clock(&development))?,
+        config.privacy.retention_check_interval,
+    );
     let acceptance = spawn_acceptance_sweep(
         acceptance_service(&pool, rules_clock(&development)),
         certificate_service(&pool, mailer(&config)?),
@@ -815,9 +866,10 @@ pub async fn run_worker(config: Config) -> Result<(), StartupError> {
         config.outside.operation_recovery_after,
     );
     let expiry = spawn_expiry(signing, config.outside.signature.expiry_interval);
-    tracing::info!("webhook delivery, signing deadline, acceptance and pending operation worker started");
+    tracing::info!("webhook delivery, signing deadline, acceptance, retention and pending operation worker started");
     wait_for_signal().await;
     acceptance.abort();
+    retention.abort();
     expiry.abort();
     recovery.abort();
     engine.stop(config.server.shutdown_timeout).await;
@@ -934,6 +986,7 @@ impl Application {
             .zip(config.server.rate_limit)
             .map(|(counter, settings)| counter.spawn_flusher(settings.sync_interval));
         let rate_counter = rate_counter.map(|c| Arc::new(c) as Arc<dyn domain::rate_limit::RateCounter>);
+        let retention_pool = pool.clone();
         let state = web::Data::new(build_state_reading_from(&config, pool, reads.clone(), rate_counter)?);
         let reads = web::Data::new(reads);
         let expiry = spawn_expiry(state.signing.clone(), config.outside.signature.expiry_interval);
@@ -948,6 +1001,10 @@ impl Application {
             config.outside.operation_recovery_after,
         );
         let development = state.sandbox_payments.as_ref().map(|s| s.clock.clone());
+        let retention = spawn_retention_schedule(
+            retention_service(&config, &retention_pool, rules_clock(&development))?,
+            config.privacy.retention_check_interval,
+        );
         let acceptance = std::iter::once(spawn_acceptance_sweep(
             state.acceptance.clone(),
             state.certificates.clone(),
@@ -1010,6 +1067,7 @@ impl Application {
             expiry,
             recovery,
             acceptance,
+            retention,
             shutdown_timeout: config.server.shutdown_timeout,
         })
     }
@@ -1035,6 +1093,7 @@ impl Application {
         for task in &self.acceptance {
             task.abort();
         }
+        self.retention.abort();
         if let Some(engine) = self.engine {
             engine.stop(self.shutdown_timeout).await;
         }

@@ -101,10 +101,28 @@ pub enum Command {
         #[command(subcommand)]
         command: RefundsCommand,
     },
+    /// The LGPD's operations that run outside a request.
+    Privacy {
+        #[command(subcommand)]
+        command: PrivacyCommand,
+    },
     /// The sandbox payment platform on demand (SALES_ENV=development, no STRIPE_SECRET_KEY).
     Sandbox {
         #[command(subcommand)]
         command: SandboxCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PrivacyCommand {
+    /// Applies the retention schedule once (every instance also applies it every
+    /// RETENTION_CHECK_INTERVAL_MS): unconcluded sales' health answers after
+    /// RETENTION_HEALTH_UNCONCLUDED_DAYS, their personal data after RETENTION_UNCONCLUDED_DAYS,
+    /// people whose contracts' holds ended; prints each person (CPF masked) and what went.
+    /// --dry-run only lists what is due.
+    Retention {
+        #[arg(long)]
+        dry_run: bool,
     },
 }
 
@@ -649,6 +667,14 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             println!("reembolso {id} marcado como pago (referência {})", reference.trim());
             Ok(())
         }
+        Command::Privacy {
+            command: PrivacyCommand::Retention { dry_run },
+        } => {
+            let config = Config::from_env()?;
+            let report = privacy_retention(&config, dry_run).await?;
+            print!("{}", retention_summary(&report));
+            Ok(())
+        }
         Command::Openapi => {
             println!("{}", crate::routes::docs::document_text());
             Ok(())
@@ -851,6 +877,61 @@ pub async fn sweep_acceptance(config: &Config) -> Result<SweepReport, CliError> 
         .sweep()
         .await
         .map_err(failed)
+}
+
+/// `sales-api privacy retention`: one pass of the schedule now, by the rules clock (the shared
+/// development clock in development).
+pub async fn privacy_retention(
+    config: &Config,
+    dry_run: bool,
+) -> Result<domain::privacy::retention::RetentionReport, CliError> {
+    let pool = build_pool(&pool_settings(config)).map_err(StartupError::from)?;
+    let clock: std::sync::Arc<dyn domain::clock::Clock> = match crate::app::development_clock(config, &pool) {
+        Some(dev) => {
+            dev.refresh().await.map_err(failed)?;
+            dev.clock.clone()
+        }
+        None => std::sync::Arc::new(domain::clock::SystemClock),
+    };
+    crate::app::retention_service(config, &pool, clock)?
+        .run(dry_run)
+        .await
+        .map_err(failed)
+}
+
+/// What `privacy retention` prints: the counts, then one line per person (CPF masked) with what
+/// went or, on a dry run, is due.
+pub fn retention_summary(report: &domain::privacy::retention::RetentionReport) -> String {
+    let verb = if report.dry_run {
+        "a anonimizar"
+    } else {
+        "anonimizado(s)"
+    };
+    let mut out = format!(
+        "{} titular(es) {verb}; {} proposta(s) não concluída(s) {verb}; {} conjunto(s) de respostas de saúde {}\n",
+        report.persons_anonymised(),
+        report.proposals_anonymised(),
+        report.health_answers_dropped(),
+        if report.dry_run { "a descartar" } else { "descartado(s)" },
+    );
+    for person in &report.persons {
+        let plan = &person.plan;
+        let mut what = Vec::new();
+        if plan.anonymise_person {
+            what.push("titular anonimizado".to_string());
+        }
+        if plan.registrations_health {
+            what.push("saúde dos cadastros".to_string());
+        }
+        what.extend(plan.proposals_health.iter().map(|p| format!("saúde de {p}")));
+        what.extend(
+            plan.proposals_anonymised
+                .iter()
+                .map(|p| format!("proposta {p} anonimizada")),
+        );
+        out.push_str(&format!("{}\t{}\n", person.masked_cpf, what.join("; ")));
+    }
+    out
 }
 
 /// The service's use cases over the configured database, as `serve` builds them.

@@ -6,7 +6,9 @@
 
 use actix_web::dev::ServerHandle;
 use actix_web::{App, HttpResponse, HttpServer, web};
-use adapters_postgres::{PgPool, acceptance_overdue, operation_levels, partition_levels, pool_gauges, webhook_backlog};
+use adapters_postgres::{
+    PgPool, acceptance_overdue, operation_levels, partition_levels, pool_gauges, retention_totals, webhook_backlog,
+};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use observability::metric;
 use std::future::Future;
@@ -114,6 +116,19 @@ async fn metrics_page(scrape: web::Data<Scrape>) -> HttpResponse {
         Ok(Ok(count)) => metrics::gauge!(metric::ACCEPTANCE_OVERDUE).set(count as f64),
         Ok(Err(error)) => tracing::warn!(%error, "overdue acceptances not sampled"),
         Err(_) => tracing::warn!("overdue acceptances not sampled in time"),
+    }
+    match tokio::time::timeout(SAMPLE_TIMEOUT, retention_totals(&scrape.sampled.queue)).await {
+        Ok(Ok(totals)) => {
+            for (kind, count) in [
+                ("titular", totals.persons),
+                ("proposta", totals.proposals),
+                ("saude", totals.health_answers),
+            ] {
+                metrics::counter!(metric::PRIVACY_RETENTION_APPLIED, "kind" => kind).absolute(count.unsigned_abs());
+            }
+        }
+        Ok(Err(error)) => tracing::warn!(%error, "retention totals not sampled"),
+        Err(_) => tracing::warn!("retention totals not sampled in time"),
     }
     scrape.process.collect();
     scrape.handle.run_upkeep();

@@ -37,7 +37,11 @@ pub mod actions {
     /// The customer's personal data blocked under a legal hold instead of anonymised (LGPD,
     /// art. 18, IV), with the hold's basis and end.
     pub const BLOCKED: &str = "bloqueio";
-    /// The customer's personal data anonymised (LGPD, art. 18).
+    /// The retention schedule dropped data past its period (the health answers of a sale that
+    /// never concluded), by `sistema:retencao`.
+    pub const RETENTION: &str = "retencao";
+    /// The customer's personal data anonymised (LGPD, art. 18), on request or by the retention
+    /// schedule.
     pub const ANONYMIZED: &str = "anonimizacao";
     /// The proposal in analysis assigned to a back-office user (or back to no one).
     pub const ASSIGNED: &str = "atribuicao";
@@ -47,7 +51,7 @@ pub mod actions {
     pub const DOCUMENTS_SENT: &str = "pendencia_resposta";
 
     /// Every action, in the order a proposal's life meets them.
-    pub const ALL: [&str; 16] = [
+    pub const ALL: [&str; 17] = [
         CREATED,
         CORRECTED,
         SENT,
@@ -63,6 +67,7 @@ pub mod actions {
         PAYMENT,
         EXPORTED,
         BLOCKED,
+        RETENTION,
         ANONYMIZED,
     ];
 
@@ -81,6 +86,7 @@ pub mod actions {
             PAYMENT => "Pagamento",
             EXPORTED => "Dados do titular exportados",
             BLOCKED => "Dados do titular bloqueados (retenção legal)",
+            RETENTION => "Dados descartados pelo prazo de retenção",
             ANONYMIZED => "Dados do titular anonimizados",
             ASSIGNED => "Análise atribuída",
             DOCUMENTS_REQUESTED => "Documentos pedidos ao vendedor",

@@ -69,6 +69,9 @@ pub const OPERATIONS_OVERDUE: &str = "proposal_operations_overdue";
 // Proposals past their acceptance deadline undecided, on products without tacit acceptance
 // (issue 45).
 pub const ACCEPTANCE_OVERDUE: &str = "proposals_acceptance_overdue";
+// What the retention schedule (issue 47) has done in all, by kind (`titular`, `proposta`,
+// `saude`): sampled from the record of its passes, wherever they ran.
+pub const PRIVACY_RETENTION_APPLIED: &str = "privacy_retention_applied_total";
 
 /// What kind of metric a name is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -186,6 +189,11 @@ pub const CATALOGUE: &[(&str, Kind, &str)] = &[
         ACCEPTANCE_OVERDUE,
         Kind::Gauge,
         "Propostas em análise com o prazo de aceitação vencido sem decisão (produto sem aceite tácito)",
+    ),
+    (
+        PRIVACY_RETENTION_APPLIED,
+        Kind::Counter,
+        "O que o prazo de retenção já anonimizou ou descartou, por tipo (titular, proposta, saude)",
     ),
 ];
 
@@ -307,6 +315,7 @@ mod tests {
                     "catalog_cache_",
                     "proposal_operations_",
                     "proposals_acceptance_",
+                    "privacy_retention_",
                 ];
                 if ours.iter().any(|prefix| family.starts_with(prefix)) {
                     assert!(

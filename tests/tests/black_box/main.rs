@@ -27,6 +27,7 @@ mod proposals;
 mod rate_limits;
 mod read_replicas;
 mod recovery;
+mod retention_schedule;
 mod sandbox_access;
 mod security_headers;
 mod service;

@@ -17,8 +17,8 @@ use chrono::Utc;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
 use domain::access::Scope;
 use domain::catalog::ports::CatalogStore;
-use domain::customers::{CustomerData, CustomerStore, Seller};
-use domain::privacy::PersonalDataStore;
+use domain::customers::{CustomerData, CustomerStore, RegistrationError, Seller};
+use domain::privacy::{AnonymizeOutcome, PersonalDataStore};
 use domain::proposals::lifecycle::StatusChange;
 use domain::proposals::model::{Flow, NewProposal, PartnerLink, PaymentDetails};
 use domain::proposals::ports::{CreateProposalError, PartnerDirectory, ProposalStore};
@@ -90,6 +90,10 @@ struct World {
     sent: u32,
     /// An operator's SQL changed what proposals show since the last agreement.
     edited_past_the_service: bool,
+    /// An anonymisation met the legal hold of an approved contract: the person is blocked (no
+    /// seller sees the proposals, no registration or proposal for the CPF is taken) until an
+    /// anonymisation goes through.
+    blocked: bool,
 }
 
 impl World {
@@ -127,6 +131,7 @@ impl World {
             created: Vec::new(),
             sent: 0,
             edited_past_the_service: false,
+            blocked: false,
         }
     }
 
@@ -169,10 +174,15 @@ impl World {
                     changed_by: BY.into(),
                     at: Utc::now(),
                 };
-                // A second open proposal for the customer is refused, and nothing is written.
+                // A second open proposal for the customer is refused, and so is any for a blocked
+                // person; nothing is written.
                 match self.proposals.create(&new).await {
-                    Ok(record) => self.created.push((record.id, record.identifier)),
+                    Ok(record) => {
+                        assert!(!self.blocked, "a proposal was taken for a blocked person");
+                        self.created.push((record.id, record.identifier))
+                    }
                     Err(CreateProposalError::DuplicateOpen) => {}
+                    Err(CreateProposalError::PersonBlocked) => assert!(self.blocked),
                     Err(other) => panic!("{other}"),
                 }
             }
@@ -180,10 +190,15 @@ impl World {
                 let seller = Seller::Partner {
                     partner_id: self.partner.partner_id,
                 };
-                self.proposals
+                let corrected = self
+                    .proposals
                     .upsert(&customer(NAMES[*name]), Some(address(STREETS[*street])), seller, BY)
-                    .await
-                    .unwrap();
+                    .await;
+                match corrected {
+                    Ok(_) => assert!(!self.blocked, "a blocked person's registration was corrected"),
+                    Err(RegistrationError::PersonBlocked) => assert!(self.blocked),
+                    Err(other) => panic!("{other}"),
+                }
             }
             (Operation::Send, Some((id, identifier))) => {
                 if self.status(&identifier).await != ProposalStatus::New {
@@ -237,7 +252,8 @@ impl World {
             }
             (Operation::Move(to), Some((id, identifier))) => self.move_to(id, &identifier, *to).await,
             (Operation::Anonymise, _) => {
-                self.personal_data
+                let outcome = self
+                    .personal_data
                     .anonymize(
                         &Cpf::parse(CPF).unwrap(),
                         BY,
@@ -246,6 +262,11 @@ impl World {
                     )
                     .await
                     .unwrap();
+                match outcome {
+                    AnonymizeOutcome::Held(_) => self.blocked = true,
+                    AnonymizeOutcome::Done(_) => self.blocked = false,
+                    AnonymizeOutcome::Blocked(_) | AnonymizeOutcome::NothingHeld => {}
+                }
             }
             (Operation::EditPartner { name }, _) => {
                 let mut conn = self.pool.get().await.unwrap();
@@ -289,7 +310,8 @@ impl World {
     }
 
     /// Every stored document equals its recomputation, and route 7's read equals the detail built
-    /// from the parts, within each scope that may see it. After an operator's edit, the documents
+    /// from the parts, within each scope that may see it (a blocked person's, the back office's
+    /// alone). After an operator's edit, the documents
     /// it marked (and only those) differ until route 7 reads them.
     async fn agrees(&mut self, after: &[Operation]) -> Result<(), TestCaseError> {
         if std::mem::take(&mut self.edited_past_the_service) {
@@ -305,15 +327,17 @@ impl World {
         for (_, identifier) in &self.created {
             let joined = self.proposals.recomputed_detail(identifier).await.unwrap();
             prop_assert!(joined.is_some());
-            for scope in [
-                Scope::Everything,
-                Scope::Partner {
-                    partner_id: self.partner.partner_id,
-                    representative_id: self.partner.representative_id.unwrap(),
-                },
-            ] {
-                let read = self.proposals.detail(identifier, scope).await.unwrap();
-                prop_assert_eq!(&read, &joined, "route 7 ≠ its parts after {:?}", after);
+            let read = self.proposals.detail(identifier, Scope::Everything).await.unwrap();
+            prop_assert_eq!(&read, &joined, "route 7 ≠ its parts after {:?}", after);
+            let seller = Scope::Partner {
+                partner_id: self.partner.partner_id,
+                representative_id: self.partner.representative_id.unwrap(),
+            };
+            let read = self.proposals.detail(identifier, seller).await.unwrap();
+            if self.blocked {
+                prop_assert_eq!(read, None, "a seller reads a blocked person after {:?}", after);
+            } else {
+                prop_assert_eq!(&read, &joined, "the seller's route 7 ≠ its parts after {:?}", after);
             }
             // Another flow's caller does not see it.
             prop_assert_eq!(self.proposals.detail(identifier, Scope::Ecommerce).await.unwrap(), None);
@@ -360,6 +384,28 @@ fn after_any_sequence_of_changes_every_document_equals_its_parts() {
             })
         })
         .unwrap();
+}
+
+/// The sequence CI once drew (stop 57): anonymising an approved contract's person blocks them,
+/// after which no seller reads the proposal and no new proposal or correction of theirs is
+/// taken, while the back office still reads it equal to its parts.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_person_held_by_an_approved_contract_is_blocked_and_the_documents_still_agree() {
+    let mut world = World::new().await;
+    let operations = [
+        Operation::Create { debit: false, name: 0 },
+        Operation::Move(ProposalStatus::Approved),
+        Operation::Anonymise,
+        Operation::Create { debit: true, name: 1 },
+        Operation::Correct { name: 2, street: 1 },
+        Operation::EditPartner { name: 1 },
+    ];
+    for (done, operation) in operations.iter().enumerate() {
+        world.apply(operation).await;
+        world.agrees(&operations[..=done]).await.unwrap();
+    }
+    assert!(world.blocked);
+    assert_eq!(world.created.len(), 1, "nothing new was made of a blocked person");
 }
 
 async fn world_with_a_proposal() -> World {

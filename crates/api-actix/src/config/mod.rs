@@ -582,6 +582,57 @@ mod tests {
     }
 
     #[test]
+    fn the_retention_schedule_keeps_health_answers_no_longer_than_the_sale() {
+        let with = |pairs: &[(&'static str, &'static str)]| {
+            let mut all = BASE.to_vec();
+            all.extend_from_slice(pairs);
+            Config::from_pairs(&all)
+        };
+        let defaults = Config::from_pairs(&BASE).unwrap().privacy;
+        assert_eq!(defaults.schedule.unconcluded_days, 180);
+        assert_eq!(defaults.schedule.health_days, 30);
+        assert_eq!(defaults.schedule.hold, defaults.hold);
+        assert_eq!(defaults.retention_check_interval, std::time::Duration::from_secs(3600));
+        let set = with(&[
+            ("RETENTION_UNCONCLUDED_DAYS", "90"),
+            ("RETENTION_HEALTH_UNCONCLUDED_DAYS", "90"),
+            ("RETENTION_CONTRACT_YEARS", "10"),
+        ])
+        .unwrap()
+        .privacy
+        .schedule;
+        assert_eq!(
+            (set.unconcluded_days, set.health_days, set.hold.contract_years),
+            (90, 90, 10)
+        );
+        for (name, pairs) in [
+            ("RETENTION_UNCONCLUDED_DAYS", vec![("RETENTION_UNCONCLUDED_DAYS", "0")]),
+            (
+                "RETENTION_UNCONCLUDED_DAYS",
+                vec![("RETENTION_UNCONCLUDED_DAYS", "3651")],
+            ),
+            (
+                "RETENTION_HEALTH_UNCONCLUDED_DAYS",
+                vec![("RETENTION_HEALTH_UNCONCLUDED_DAYS", "0")],
+            ),
+            (
+                "RETENTION_HEALTH_UNCONCLUDED_DAYS",
+                vec![
+                    ("RETENTION_UNCONCLUDED_DAYS", "60"),
+                    ("RETENTION_HEALTH_UNCONCLUDED_DAYS", "61"),
+                ],
+            ),
+            (
+                "RETENTION_CHECK_INTERVAL_MS",
+                vec![("RETENTION_CHECK_INTERVAL_MS", "999")],
+            ),
+        ] {
+            let refused = with(&pairs).unwrap_err().to_string();
+            assert!(refused.contains(name), "{pairs:?}: {refused}");
+        }
+    }
+
+    #[test]
     fn a_bad_direct_url_or_a_short_callback_retention_is_refused_naming_it() {
         let with = |name: &'static str, value: &'static str| {
             let mut pairs = BASE.to_vec();

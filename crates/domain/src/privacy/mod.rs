@@ -3,6 +3,7 @@
 //! requires keeping the data.
 
 pub mod hold;
+pub mod retention;
 
 use crate::access::{AccessError, Operation, authorize};
 use crate::auth::model::Principal;
@@ -138,22 +139,7 @@ impl PrivacyService {
             .await?
         {
             AnonymizeOutcome::Done(mut done) => {
-                // After the commit (the call cannot be rolled back with it): each call and its
-                // answer recorded; a refusal is reported, never undoes the anonymisation.
-                for redaction in &mut done.platform_customers {
-                    let outcome = self
-                        .gateway
-                        .redact_customer(&redaction.platform_customer)
-                        .await
-                        .map_err(|e| e.to_string());
-                    if let Err(error) = &outcome {
-                        tracing::warn!(%error, "payment platform customer not redacted");
-                    }
-                    self.store
-                        .record_redaction(&redaction.platform_customer, outcome.clone().err())
-                        .await?;
-                    redaction.outcome = Some(outcome);
-                }
+                redact_platform_customers(self.gateway.as_ref(), self.store.as_ref(), &mut done).await?;
                 tracing::info!(
                     registrations = done.registrations,
                     proposals = done.proposals.len(),
@@ -172,6 +158,30 @@ impl PrivacyService {
             AnonymizeOutcome::NothingHeld => Err(PrivacyError::NothingHeld),
         }
     }
+}
+
+/// Asks the payment platform to erase each of its customers of an anonymised person. After the
+/// commit (the call cannot be rolled back with it): each call and its answer recorded; a refusal
+/// is reported, never undoes the anonymisation.
+pub(crate) async fn redact_platform_customers(
+    gateway: &dyn PaymentGateway,
+    store: &dyn PersonalDataStore,
+    done: &mut Anonymized,
+) -> Result<(), StoreError> {
+    for redaction in &mut done.platform_customers {
+        let outcome = gateway
+            .redact_customer(&redaction.platform_customer)
+            .await
+            .map_err(|e| e.to_string());
+        if let Err(error) = &outcome {
+            tracing::warn!(%error, "payment platform customer not redacted");
+        }
+        store
+            .record_redaction(&redaction.platform_customer, outcome.clone().err())
+            .await?;
+        redaction.outcome = Some(outcome);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -26,7 +26,8 @@ pub struct HistoryEntryDto {
     /// atribuída a um analista, com `analista`), pendencia (documentos pedidos, com `itens`),
     /// pendencia_resposta (a resposta do vendedor, com `pedido`), status, solicitacao (um pedido do
     /// cliente, com `protocolo` e `tipo`), pagamento, exportacao, bloqueio (dados do titular
-    /// bloqueados por retenção legal, com `base` e `ate`) ou anonimizacao.
+    /// bloqueados por retenção legal, com `base` e `ate`), retencao (respostas de saúde descartadas
+    /// pelo prazo de retenção, por `sistema:retencao`) ou anonimizacao (a pedido ou pelo prazo).
     #[schema(example = "status")]
     pub action: String,
     #[schema(example = json!({"status": {"from": "EM ANÁLISE", "to": "APROVADO"}, "motivo": {"from": null, "to": "Documentação conferida"}}))]

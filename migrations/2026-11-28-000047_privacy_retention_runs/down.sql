@@ -1,0 +1,1 @@
+DROP TABLE privacy_retention_runs;
