@@ -20,6 +20,7 @@ pub mod migrations;
 pub mod operations;
 pub mod partners;
 mod person_columns;
+pub mod personal_data_map;
 pub mod pool;
 mod prepared;
 pub mod privacy;

@@ -124,6 +124,13 @@ pub enum PrivacyCommand {
         #[arg(long)]
         dry_run: bool,
     },
+    /// Prints the records of processing (LGPD art. 37) from the declarations in code: each
+    /// category's purpose, legal basis, retention, recipients and where it is stored, as Markdown
+    /// (docs/privacy.md holds the current output) or, with --json, as JSON.
+    Ropa {
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -675,6 +682,18 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             print!("{}", retention_summary(&report));
             Ok(())
         }
+        Command::Privacy {
+            command: PrivacyCommand::Ropa { json },
+        } => {
+            let records = records_of_processing();
+            if json {
+                let text = serde_json::to_string_pretty(&records).map_err(failed)?;
+                println!("{text}");
+            } else {
+                print!("{}", domain::privacy::declarations::records_markdown(&records));
+            }
+            Ok(())
+        }
         Command::Openapi => {
             println!("{}", crate::routes::docs::document_text());
             Ok(())
@@ -877,6 +896,17 @@ pub async fn sweep_acceptance(config: &Config) -> Result<SweepReport, CliError> 
         .sweep()
         .await
         .map_err(failed)
+}
+
+/// The records of processing: each category's declaration with where the stores keep it.
+pub fn records_of_processing() -> Vec<domain::privacy::declarations::ProcessingRecord> {
+    domain::privacy::declarations::DECLARATIONS
+        .iter()
+        .map(|declaration| domain::privacy::declarations::ProcessingRecord {
+            declaration: declaration.clone(),
+            stored_in: adapters_postgres::personal_data_map::stored_in(declaration.category),
+        })
+        .collect()
 }
 
 /// `sales-api privacy retention`: one pass of the schedule now, by the rules clock (the shared

@@ -26,6 +26,7 @@ mod proposal_list;
 mod proposals;
 mod rate_limits;
 mod read_replicas;
+mod records_of_processing;
 mod recovery;
 mod retention_schedule;
 mod sandbox_access;

@@ -12,6 +12,7 @@ mod idempotency;
 mod masking;
 mod migrations_with_rows;
 mod monthly_partitions;
+mod personal_data_map;
 mod proposal_operations;
 mod proposals;
 mod rate_counters;

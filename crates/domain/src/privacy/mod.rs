@@ -2,6 +2,7 @@
 //! export of everything held about a CPF, and its anonymisation where no legal obligation
 //! requires keeping the data.
 
+pub mod declarations;
 pub mod hold;
 pub mod retention;
 
@@ -123,7 +124,22 @@ impl PrivacyService {
     #[tracing::instrument(skip_all, fields(cpf = %cpf.masked()))]
     pub async fn export(&self, principal: &Principal, cpf: &Cpf) -> Result<serde_json::Value, PrivacyError> {
         authorize(principal, Operation::ManagePersonalData)?;
-        let document = self.store.export(cpf, &principal.email).await?;
+        let mut document = self.store.export(cpf, &principal.email).await?;
+        // Why each category is held and with whom it was shared (art. 9 and art. 18, VII), for a
+        // person of whom anything is held.
+        let held = ["cadastros", "propostas"]
+            .iter()
+            .any(|m| document[m].as_array().is_some_and(|a| !a.is_empty()));
+        if held {
+            let shared = declarations::disclosures(&document);
+            if let Some(members) = document.as_object_mut() {
+                members.insert(
+                    "basesLegais".into(),
+                    serde_json::to_value(declarations::customer_declarations()).unwrap_or_default(),
+                );
+                members.insert("compartilhamentos".into(), shared);
+            }
+        }
         tracing::info!("personal data exported");
         Ok(document)
     }

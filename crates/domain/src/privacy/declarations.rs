@@ -1,0 +1,458 @@
+//! Why each category of personal data is processed (LGPD art. 6, I and art. 37): one declaration
+//! per category, in code, with its purpose, its legal basis (article and item), how long it is
+//! kept and who receives it. The stores say where each category lives (`adapters-postgres`'s
+//! `personal_data_map`, whose test fails on a personal column declared nowhere); the records of
+//! processing (`sales-api privacy ropa`, `docs/privacy.md`) and the export's `basesLegais` are
+//! printed from here.
+
+use serde::Serialize;
+
+/// A category of personal data the service holds about a customer or a user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Category {
+    Identity,
+    Contact,
+    Address,
+    Health,
+    Financial,
+    Payroll,
+    SignatureEvidence,
+    AccessRecords,
+}
+
+impl Category {
+    pub const ALL: [Category; 8] = [
+        Category::Identity,
+        Category::Contact,
+        Category::Address,
+        Category::Health,
+        Category::Financial,
+        Category::Payroll,
+        Category::SignatureEvidence,
+        Category::AccessRecords,
+    ];
+
+    /// The category's code in the export and the records' JSON.
+    pub fn code(self) -> &'static str {
+        match self {
+            Category::Identity => "identificacao",
+            Category::Contact => "contato",
+            Category::Address => "endereco",
+            Category::Health => "saude",
+            Category::Financial => "financeiro",
+            Category::Payroll => "folha",
+            Category::SignatureEvidence => "evidencias_assinatura",
+            Category::AccessRecords => "registros_acesso",
+        }
+    }
+}
+
+/// Who receives a category (LGPD art. 9, V and art. 18, VII).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Recipient {
+    /// The e-signature provider (Clicksign): it sends the signing request and records the evidence.
+    SignatureProvider,
+    /// The payment platform (Stripe): the online shop's card subscriptions.
+    PaymentPlatform,
+    /// The partner (broker) that sold the proposal, and its representatives.
+    Partner,
+    /// The insurer that underwrites the product.
+    Insurer,
+}
+
+impl Recipient {
+    pub fn code(self) -> &'static str {
+        match self {
+            Recipient::SignatureProvider => "provedor_assinatura",
+            Recipient::PaymentPlatform => "plataforma_pagamento",
+            Recipient::Partner => "parceiro",
+            Recipient::Insurer => "seguradora",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Recipient::SignatureProvider => "Provedor de assinatura eletrônica (Clicksign)",
+            Recipient::PaymentPlatform => "Plataforma de pagamento (Stripe)",
+            Recipient::Partner => "Parceiro (corretora) que fez a venda",
+            Recipient::Insurer => "Seguradora do produto",
+        }
+    }
+}
+
+// Both are written as their codes (`saude`, `seguradora`) wherever they are serialised.
+impl Serialize for Category {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.code())
+    }
+}
+
+impl Serialize for Recipient {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.code())
+    }
+}
+
+/// One category's declaration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Declaration {
+    #[serde(rename = "categoria")]
+    pub category: Category,
+    /// How people read the category.
+    #[serde(rename = "nome")]
+    pub name: &'static str,
+    #[serde(rename = "finalidade")]
+    pub purpose: &'static str,
+    /// Each legal basis, as article and item (art. 7 for personal data, art. 11 for sensitive).
+    #[serde(rename = "basesLegais")]
+    pub bases: &'static [&'static str],
+    /// Sensitive personal data (LGPD art. 5, II).
+    #[serde(rename = "sensivel")]
+    pub sensitive: bool,
+    #[serde(rename = "retencao")]
+    pub retention: &'static str,
+    #[serde(rename = "destinatarios")]
+    pub recipients: &'static [Recipient],
+}
+
+const CONTRACT: &str = "LGPD art. 7º, V (execução de contrato ou de procedimentos preliminares a pedido do titular)";
+const LEGAL_OBLIGATION: &str = "LGPD art. 7º, II (cumprimento de obrigação legal ou regulatória)";
+const RIGHTS: &str =
+    "LGPD art. 7º, VI (exercício regular de direitos em processo judicial, administrativo ou arbitral)";
+
+/// Kept as the schedule keeps a sale's and a contract's data (decisions 192 and 197).
+const SALE_RETENTION: &str = "Proposta não concluída: anonimizada RETENTION_UNCONCLUDED_DAYS (180) dias após a última \
+     alteração. Contrato: enquanto vigorar e por RETENTION_CONTRACT_YEARS (5) anos após o seu fim (Lei 9.613/1998, \
+     art. 10; Circular SUSEP 612/2020), bloqueado se o titular pedir a eliminação nesse prazo.";
+
+/// Every category's declaration, in [`Category::ALL`]'s order.
+pub const DECLARATIONS: [Declaration; 8] = [
+    Declaration {
+        category: Category::Identity,
+        name: "Identificação",
+        purpose: "Identificar o titular, contratar e executar o seguro; identificar pessoa exposta politicamente \
+                  (prevenção à lavagem de dinheiro)",
+        bases: &[
+            CONTRACT,
+            "LGPD art. 7º, II (obrigação legal: Lei 9.613/1998, art. 10; Circular SUSEP 612/2020 — PEP)",
+        ],
+        sensitive: false,
+        retention: SALE_RETENTION,
+        recipients: &[
+            Recipient::SignatureProvider,
+            Recipient::PaymentPlatform,
+            Recipient::Partner,
+            Recipient::Insurer,
+        ],
+    },
+    Declaration {
+        category: Category::Contact,
+        name: "Contato",
+        purpose: "Enviar a proposta para assinatura, os avisos da venda e o certificado; atender o titular",
+        bases: &[CONTRACT],
+        sensitive: false,
+        retention: SALE_RETENTION,
+        recipients: &[
+            Recipient::SignatureProvider,
+            Recipient::PaymentPlatform,
+            Recipient::Partner,
+            Recipient::Insurer,
+        ],
+    },
+    Declaration {
+        category: Category::Address,
+        name: "Endereço",
+        purpose: "Emitir a proposta e a apólice e localizar o segurado",
+        bases: &[CONTRACT],
+        sensitive: false,
+        retention: SALE_RETENTION,
+        recipients: &[Recipient::Partner, Recipient::Insurer],
+    },
+    Declaration {
+        category: Category::Health,
+        name: "Saúde (declaração do proponente)",
+        purpose: "Avaliar o risco do seguro de vida (medicamento de uso contínuo, afastamento do trabalho)",
+        bases: &["LGPD art. 11, II, d (exercício regular de direitos, inclusive em contrato)"],
+        sensitive: true,
+        retention: "Proposta não concluída: descartada RETENTION_HEALTH_UNCONCLUDED_DAYS (30) dias após a última \
+                    alteração. Contrato: como os demais dados do contrato.",
+        // The partner's seller collects the answers and reads them in the proposal.
+        recipients: &[Recipient::Partner, Recipient::Insurer],
+    },
+    Declaration {
+        category: Category::Financial,
+        name: "Financeiro",
+        purpose: "Cobrar o prêmio (cartão, débito em conta) e verificar a renda declarada",
+        bases: &[CONTRACT],
+        sensitive: false,
+        retention: SALE_RETENTION,
+        recipients: &[Recipient::PaymentPlatform, Recipient::Insurer],
+    },
+    Declaration {
+        category: Category::Payroll,
+        name: "Folha de pagamento",
+        purpose: "Averbar o desconto do prêmio em folha ou no benefício",
+        bases: &[CONTRACT],
+        sensitive: false,
+        retention: SALE_RETENTION,
+        recipients: &[Recipient::Partner, Recipient::Insurer],
+    },
+    Declaration {
+        category: Category::SignatureEvidence,
+        name: "Evidências da assinatura",
+        purpose: "Provar a autoria e a integridade da assinatura eletrônica (MP 2.200-2/2001, art. 10, § 2º)",
+        bases: &[RIGHTS],
+        sensitive: false,
+        retention: "Com o documento assinado, enquanto vigorar o contrato e por RETENTION_CONTRACT_YEARS (5) anos após \
+                    o seu fim; removidas com a proposta não concluída.",
+        recipients: &[Recipient::SignatureProvider],
+    },
+    Declaration {
+        category: Category::AccessRecords,
+        name: "Registros de acesso (usuários)",
+        purpose: "Autenticar vendedores e o back office, encerrar sessões e guardar os registros de acesso",
+        bases: &[LEGAL_OBLIGATION, "Lei 12.965/2014 (Marco Civil da Internet), art. 15"],
+        sensitive: false,
+        retention: "Sessões encerradas por ENDED_SESSIONS_RETENTION_DAYS (183) dias; tokens até expirarem.",
+        recipients: &[],
+    },
+];
+
+/// The category's declaration (the list is in the categories' order, which a test keeps).
+pub fn declaration(category: Category) -> &'static Declaration {
+    &DECLARATIONS[category as usize]
+}
+
+/// The declarations of the categories a customer's data falls in (every one but the users'
+/// access records): the export's `basesLegais`.
+pub fn customer_declarations() -> Vec<&'static Declaration> {
+    DECLARATIONS
+        .iter()
+        .filter(|d| d.category != Category::AccessRecords)
+        .collect()
+}
+
+/// The categories `recipient` receives.
+pub fn categories_sent_to(recipient: Recipient) -> Vec<Category> {
+    DECLARATIONS
+        .iter()
+        .filter(|d| d.recipients.contains(&recipient))
+        .map(|d| d.category)
+        .collect()
+}
+
+/// With whom the person's data was shared (LGPD art. 18, VII), read from the export's own
+/// document (`cadastros`, `propostas`): the signature provider for each proposal sent for
+/// signature, the payment platform for each shop sale, each partner that registered the person,
+/// the insurer for each proposal submitted (past `NOVO`). Each entry names the categories the
+/// recipient receives and the proposals (or the partner) concerned.
+pub fn disclosures(export: &serde_json::Value) -> serde_json::Value {
+    use serde_json::{Value, json};
+    let empty = Vec::new();
+    let proposals = export["propostas"].as_array().unwrap_or(&empty);
+    let registrations = export["cadastros"].as_array().unwrap_or(&empty);
+    let identifiers = |keep: &dyn Fn(&Value) -> bool| -> Vec<Value> {
+        proposals
+            .iter()
+            .filter(|p| keep(p))
+            .map(|p| p["proposta"]["identificador"].clone())
+            .collect()
+    };
+    let entry = |recipient: Recipient, concerning: Value| {
+        let mut item = json!({
+            "destinatario": recipient.code(),
+            "nome": recipient.label(),
+            "categorias": categories_sent_to(recipient),
+        });
+        if let (Some(item), Some(concerning)) = (item.as_object_mut(), concerning.as_object()) {
+            item.extend(concerning.clone());
+        }
+        item
+    };
+    let mut shared = Vec::new();
+    let signed = identifiers(&|p| !p["assinatura"].is_null());
+    if !signed.is_empty() {
+        shared.push(entry(Recipient::SignatureProvider, json!({"propostas": signed})));
+    }
+    let paid = identifiers(&|p| p["assinaturas_pagamento"].as_array().is_some_and(|a| !a.is_empty()));
+    let platform_customer = registrations.iter().any(|r| !r["ecommerce_customer_id"].is_null());
+    if !paid.is_empty() || platform_customer {
+        shared.push(entry(Recipient::PaymentPlatform, json!({"propostas": paid})));
+    }
+    let mut partners: Vec<(String, String)> = registrations
+        .iter()
+        .filter(|r| r["vendedor"]["aplicacao"] == "PARCEIRO")
+        .map(|r| {
+            let seller = &r["vendedor"];
+            (
+                seller["cpf_cnpj_parceiro"].as_str().unwrap_or_default().to_owned(),
+                seller["nome_parceiro"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    partners.sort();
+    partners.dedup();
+    for (document, name) in partners {
+        shared.push(entry(
+            Recipient::Partner,
+            json!({"parceiro": {"documento": document, "nome": name}}),
+        ));
+    }
+    let submitted = identifiers(&|p| p["proposta"]["status"].as_str().is_some_and(|s| s != "NOVO"));
+    if !submitted.is_empty() {
+        shared.push(entry(Recipient::Insurer, json!({"propostas": submitted})));
+    }
+    Value::Array(shared)
+}
+
+/// One category as the records of processing list it: its declaration and where it is stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProcessingRecord {
+    #[serde(flatten)]
+    pub declaration: Declaration,
+    /// `table.column` of each place the category is stored.
+    #[serde(rename = "armazenamento")]
+    pub stored_in: Vec<String>,
+}
+
+/// The records of processing (LGPD art. 37) as Markdown: one section per category, health (the
+/// sensitive one) marked.
+pub fn records_markdown(records: &[ProcessingRecord]) -> String {
+    let mut out = String::from(
+        "# Registro das operações de tratamento (LGPD art. 37)\n\n\
+         Gerado por `sales-api privacy ropa` a partir das declarações em \
+         `crates/domain/src/privacy/declarations.rs` e do mapa de colunas em \
+         `crates/adapters-postgres/src/personal_data_map.rs`; um teste mantém este arquivo igual à saída.\n",
+    );
+    for record in records {
+        let d = &record.declaration;
+        out.push_str(&format!("\n## {} (`{}`)", d.name, d.category.code()));
+        if d.sensitive {
+            out.push_str(" — dado pessoal sensível");
+        }
+        out.push_str("\n\n");
+        out.push_str(&format!("- **Finalidade:** {}\n", d.purpose));
+        out.push_str("- **Base legal:**\n");
+        for basis in d.bases {
+            out.push_str(&format!("  - {basis}\n"));
+        }
+        out.push_str(&format!("- **Retenção:** {}\n", d.retention));
+        let recipients: Vec<&str> = d.recipients.iter().map(|r| r.label()).collect();
+        out.push_str(&format!(
+            "- **Compartilhado com:** {}\n",
+            if recipients.is_empty() {
+                "ninguém".to_owned()
+            } else {
+                recipients.join("; ")
+            }
+        ));
+        let stored: Vec<String> = record.stored_in.iter().map(|s| format!("`{s}`")).collect();
+        out.push_str(&format!("- **Armazenado em:** {}\n", stored.join(", ")));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_category_is_declared_once_in_order_with_a_basis() {
+        let declared: Vec<Category> = DECLARATIONS.iter().map(|d| d.category).collect();
+        assert_eq!(declared, Category::ALL);
+        for category in Category::ALL {
+            let d = declaration(category);
+            assert_eq!(d.category, category);
+            assert!(!d.bases.is_empty() && !d.purpose.is_empty() && !d.retention.is_empty());
+        }
+    }
+
+    #[test]
+    fn health_is_the_sensitive_category_and_rests_on_article_11() {
+        for d in &DECLARATIONS {
+            assert_eq!(d.sensitive, d.category == Category::Health, "{:?}", d.category);
+            // Sensitive data has art. 11's bases only; the others art. 7's (or a law it points to).
+            assert_eq!(
+                d.bases.iter().any(|b| b.contains("art. 11")),
+                d.sensitive,
+                "{:?}",
+                d.category
+            );
+        }
+    }
+
+    #[test]
+    fn the_export_says_who_received_what_from_its_own_records() {
+        let export = serde_json::json!({
+            "cadastros": [
+                {"vendedor": {"aplicacao": "PARCEIRO", "cpf_cnpj_parceiro": "11222333000181", "nome_parceiro": "Corretora"},
+                 "ecommerce_customer_id": null},
+                {"vendedor": {"aplicacao": "PARCEIRO", "cpf_cnpj_parceiro": "11222333000181", "nome_parceiro": "Corretora"},
+                 "ecommerce_customer_id": null}
+            ],
+            "propostas": [
+                {"proposta": {"identificador": "a", "status": "NOVO"}, "assinatura": null, "assinaturas_pagamento": []},
+                {"proposta": {"identificador": "b", "status": "APROVADO"}, "assinatura": {"id": 1},
+                 "assinaturas_pagamento": []}
+            ]
+        });
+        let shared = disclosures(&export);
+        let recipients: Vec<&str> = shared
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["destinatario"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            recipients,
+            ["provedor_assinatura", "parceiro", "seguradora"],
+            "{shared}"
+        );
+        assert_eq!(shared[0]["propostas"], serde_json::json!(["b"]));
+        assert_eq!(
+            shared[1]["parceiro"]["documento"], "11222333000181",
+            "one entry per partner"
+        );
+        assert_eq!(
+            shared[2]["propostas"],
+            serde_json::json!(["b"]),
+            "a draft was never submitted"
+        );
+        assert!(
+            shared[2]["categorias"]
+                .as_array()
+                .unwrap()
+                .contains(&serde_json::json!("saude"))
+        );
+        assert!(
+            !shared[0]["categorias"]
+                .as_array()
+                .unwrap()
+                .contains(&serde_json::json!("saude"))
+        );
+        assert_eq!(
+            disclosures(&serde_json::json!({"cadastros": [], "propostas": []})),
+            serde_json::json!([])
+        );
+    }
+
+    #[test]
+    fn the_markdown_names_each_category_its_basis_and_where_it_is_stored() {
+        let records: Vec<ProcessingRecord> = DECLARATIONS
+            .iter()
+            .map(|d| ProcessingRecord {
+                declaration: d.clone(),
+                stored_in: vec![format!("tabela.{}", d.category.code())],
+            })
+            .collect();
+        let text = records_markdown(&records);
+        assert!(text.contains("## Saúde (declaração do proponente) (`saude`) — dado pessoal sensível"));
+        assert!(text.contains("  - LGPD art. 11, II, d"));
+        assert!(text.contains("`tabela.saude`"));
+        assert!(
+            text.contains("- **Compartilhado com:** ninguém"),
+            "access records go to no one"
+        );
+        assert_eq!(text.matches("\n## ").count(), 8);
+    }
+}
