@@ -301,7 +301,7 @@ pub fn build_state_reading_from(
         store: Arc::new(adapters_postgres::PgPersonalData::new(pool.clone(), sealer).reading_from(reads.clone())),
         // The same platform the sales go through: its customers of the person are redacted.
         gateway: ecommerce.gateway.clone(),
-        hold_policy: config.privacy.hold,
+        schedule: config.privacy.schedule,
         clock: privacy_clock,
     };
     Ok(AppState {

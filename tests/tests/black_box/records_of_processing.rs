@@ -94,6 +94,18 @@ async fn the_export_names_the_legal_bases_and_who_received_the_data() {
     assert_eq!(shared[0]["propostas"], serde_json::json!([sent]));
     assert_eq!(shared[1]["parceiro"]["documento"], "11222333000181");
 
+    // Until when: a sale in progress is kept to be concluded, so the person has no end yet.
+    let kept = &exported["retencao"];
+    assert_eq!(kept["propostas"][0]["identificador"], sent.as_str());
+    assert_eq!(kept["propostas"][0]["ate"], Value::Null);
+    assert!(
+        kept["propostas"][0]["motivo"]
+            .as_str()
+            .unwrap()
+            .contains("venda em andamento")
+    );
+    assert_eq!(kept["titular"]["ate"], Value::Null);
+
     // Of a CPF nothing is held about, the export stays empty lists.
     let nobody: Value = app
         .get("/privacy/customers/11144477735", Some(&office))
@@ -104,4 +116,5 @@ async fn the_export_names_the_legal_bases_and_who_received_the_data() {
         .clone();
     assert_eq!(nobody["basesLegais"], Value::Null);
     assert_eq!(nobody["compartilhamentos"], Value::Null);
+    assert_eq!(nobody["retencao"], Value::Null);
 }

@@ -111,6 +111,20 @@ async fn an_unconcluded_sale_loses_its_health_answers_at_30_days_and_its_person_
     let exported = s.export(CPF).await;
     assert_eq!(health(&exported["cadastros"][0]), held);
     assert_eq!(health(&exported["propostas"][0]["cliente"]), held);
+    // The export says until when: the health answers 30 days after the last change, the rest 180.
+    let notice = &exported["retencao"]["propostas"][0];
+    let day = |member: &str| {
+        chrono::DateTime::parse_from_rfc3339(notice[member].as_str().unwrap())
+            .unwrap()
+            .to_utc()
+    };
+    let last_change =
+        chrono::DateTime::parse_from_rfc3339(exported["propostas"][0]["proposta"]["alterado_em"].as_str().unwrap())
+            .unwrap()
+            .to_utc();
+    assert_eq!(day("saudeAte") - last_change, chrono::Duration::days(30));
+    assert_eq!(day("ate") - last_change, chrono::Duration::days(180));
+    assert_eq!(exported["retencao"]["titular"]["ate"], notice["ate"]);
 
     // Day 29: nothing due.
     s.days_later(29).await;

@@ -113,8 +113,9 @@ pub struct PrivacyService {
     pub store: Arc<dyn PersonalDataStore>,
     /// The payment platform, whose customers of the person are redacted through its API.
     pub gateway: Arc<dyn PaymentGateway>,
-    /// How long contracts are kept after they end (`RETENTION_CONTRACT_YEARS`).
-    pub hold_policy: HoldPolicy,
+    /// How long contracts are kept after they end (`RETENTION_CONTRACT_YEARS`, the hold) and
+    /// unconcluded sales' data (the export's `retencao` says until when).
+    pub schedule: retention::RetentionSchedule,
     /// The clock holds are judged by (the development clock's, in development).
     pub clock: Arc<dyn Clock>,
 }
@@ -125,14 +126,16 @@ impl PrivacyService {
     pub async fn export(&self, principal: &Principal, cpf: &Cpf) -> Result<serde_json::Value, PrivacyError> {
         authorize(principal, Operation::ManagePersonalData)?;
         let mut document = self.store.export(cpf, &principal.email).await?;
-        // Why each category is held and with whom it was shared (art. 9 and art. 18, VII), for a
-        // person of whom anything is held.
+        // Why each category is held, with whom it was shared and until when it is kept (art. 9
+        // and art. 18, VII), for a person of whom anything is held.
         let held = ["cadastros", "propostas"]
             .iter()
             .any(|m| document[m].as_array().is_some_and(|a| !a.is_empty()));
         if held {
             let shared = declarations::disclosures(&document);
+            let kept = retention::retention_notice(&document, self.clock.now(), &self.schedule);
             if let Some(members) = document.as_object_mut() {
+                members.insert("retencao".into(), kept);
                 members.insert(
                     "basesLegais".into(),
                     serde_json::to_value(declarations::customer_declarations()).unwrap_or_default(),
@@ -148,7 +151,7 @@ impl PrivacyService {
     #[tracing::instrument(skip_all, fields(cpf = %cpf.masked()))]
     pub async fn anonymize(&self, principal: &Principal, cpf: &Cpf) -> Result<Anonymized, PrivacyError> {
         authorize(principal, Operation::ManagePersonalData)?;
-        let policy = self.hold_policy;
+        let policy = self.schedule.hold;
         match self
             .store
             .anonymize(cpf, &principal.email, self.clock.now(), policy)
@@ -226,7 +229,7 @@ mod tests {
         let service = PrivacyService {
             store: Arc::new(store),
             gateway: Arc::new(crate::ecommerce::MockPaymentGateway::new()),
-            hold_policy: HoldPolicy::default(),
+            schedule: retention::RetentionSchedule::default(),
             clock: Arc::new(crate::clock::SystemClock),
         };
         for application in [Application::Partner, Application::Ecommerce] {
@@ -251,7 +254,7 @@ mod tests {
         let service = PrivacyService {
             store: Arc::new(store),
             gateway: Arc::new(crate::ecommerce::MockPaymentGateway::new()),
-            hold_policy: HoldPolicy::default(),
+            schedule: retention::RetentionSchedule::default(),
             clock: Arc::new(crate::clock::SystemClock),
         };
         assert_eq!(
@@ -282,7 +285,10 @@ mod tests {
         let service = PrivacyService {
             store: Arc::new(store),
             gateway: Arc::new(gateway),
-            hold_policy: policy,
+            schedule: retention::RetentionSchedule {
+                hold: policy,
+                ..retention::RetentionSchedule::default()
+            },
             clock: Arc::new(crate::clock::SystemClock),
         };
         let refused = service

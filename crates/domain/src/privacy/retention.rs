@@ -4,7 +4,7 @@
 //! on the person (`sales-api privacy retention`, and the workers every
 //! `RETENTION_CHECK_INTERVAL_MS`).
 //!
-//! - A proposal that never became a contract (finished in `RECUSADO`, `CANCELADO` or `EXPIRADO`
+//! - A proposal that never became a contract (finished in `REPROVADO`, `CANCELADO` or `EXPIRADO`
 //!   without ever reaching `APROVADO`) loses its health answers `health_days` after its last
 //!   change, and the rest of the person's data in it `unconcluded_days` after.
 //! - A person with nothing left to serve (no proposal in progress, no contract under the legal
@@ -54,7 +54,7 @@ impl RetentionSchedule {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeptProposal {
     pub identifier: String,
-    /// In a final status (`APROVADO`, `RECUSADO`, `CANCELADO`, `EXPIRADO`).
+    /// In a final status (`APROVADO`, `REPROVADO`, `CANCELADO`, `EXPIRADO`).
     pub finished: bool,
     /// Reached `APROVADO` (now or by a recorded move): a contract, with when it ended.
     pub contract: Option<ContractTerm>,
@@ -255,6 +255,99 @@ impl RetentionService {
     }
 }
 
+/// Why an unconcluded sale is kept no longer (LGPD art. 15, I and art. 16).
+const UNCONCLUDED_REASON: &str = "proposta não concluída: mantida para eventual contestação da venda e \
+     anonimizada no prazo de retenção (LGPD art. 15, I, e art. 16); as respostas de saúde antes (art. 11)";
+const IN_PROGRESS_REASON: &str = "venda em andamento: mantida para concluí-la (LGPD art. 7º, V)";
+
+/// Until when and why each of the person's proposals is kept, and the person as a whole (the
+/// latest of them; `null` while a sale is in progress or a contract in force): the export's
+/// `retencao`, read from the export's own rows (`propostas[].proposta`, `propostas[].eventos`)
+/// by the schedule's rules.
+pub fn retention_notice(
+    export: &serde_json::Value,
+    now: DateTime<Utc>,
+    schedule: &RetentionSchedule,
+) -> serde_json::Value {
+    use serde_json::{Value, json};
+    let instant = |v: &Value| {
+        v.as_str()
+            .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
+            .map(|t| t.with_timezone(&Utc))
+    };
+    let empty = Vec::new();
+    let mut proposals = Vec::new();
+    // The person's end: `None` once any record has no end yet.
+    let mut person_until: Option<Option<DateTime<Utc>>> = None;
+    for item in export["propostas"].as_array().unwrap_or(&empty) {
+        let proposal = &item["proposta"];
+        let events = item["eventos"].as_array().unwrap_or(&empty);
+        let status = proposal["status"].as_str().unwrap_or_default();
+        let last_change = instant(&proposal["alterado_em"]).unwrap_or(now);
+        let was_contract = status == "APROVADO" || events.iter().any(|e| e["to_status"] == "APROVADO");
+        let finished = crate::values::ProposalStatus::parse(status).is_ok_and(|s| s.is_finished());
+        let (until, health_until, reason) = if was_contract {
+            let ended_at = (status != "APROVADO")
+                .then(|| {
+                    events
+                        .iter()
+                        .filter(|e| e["from_status"] == "APROVADO")
+                        .filter_map(|e| instant(&e["changed_at"]))
+                        .min()
+                })
+                .flatten();
+            let hold = super::hold::legal_hold(
+                &[ContractTerm {
+                    identifier: String::new(),
+                    ended_at,
+                }],
+                now,
+                schedule.hold,
+            );
+            let until = ended_at.map(|end| super::hold::hold_end(end, schedule.hold));
+            let reason = match &hold {
+                Some(hold) => format!(
+                    "contrato: retenção legal até {} ({})",
+                    hold.until_text(schedule.hold),
+                    hold.basis
+                ),
+                None => "contrato: retenção legal encerrada; anonimizado na próxima passagem do prazo".to_owned(),
+            };
+            (until, None, reason)
+        } else if finished {
+            let days = |n: u32| last_change + Duration::days(i64::from(n));
+            (
+                Some(days(schedule.unconcluded_days)),
+                Some(days(schedule.health_days)),
+                UNCONCLUDED_REASON.to_owned(),
+            )
+        } else {
+            (None, None, IN_PROGRESS_REASON.to_owned())
+        };
+        person_until = Some(match (person_until, until) {
+            (None, until) => until,
+            (Some(Some(a)), Some(b)) => Some(a.max(b)),
+            _ => None,
+        });
+        let mut entry = json!({
+            "identificador": proposal["identificador"],
+            "ate": until,
+            "motivo": reason,
+        });
+        if let (Some(entry), Some(health)) = (entry.as_object_mut(), health_until) {
+            entry.insert("saudeAte".into(), json!(health));
+        }
+        proposals.push(entry);
+    }
+    json!({
+        "titular": {
+            "ate": person_until.flatten(),
+            "motivo": "os dados do titular são mantidos enquanto algum registro acima o exigir",
+        },
+        "propostas": proposals,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -395,6 +488,50 @@ mod tests {
         assert!(plan(&records, at(30), &schedule()).registrations_health);
         assert!(plan(&records, at(180), &schedule()).anonymise_person);
         assert!(plan(&PersonRecords::default(), at(1000), &schedule()).is_empty());
+    }
+
+    #[test]
+    fn the_notice_says_until_when_each_proposal_is_kept_and_why() {
+        let export = serde_json::json!({"propostas": [
+            {"proposta": {"identificador": "reprovada", "status": "REPROVADO", "alterado_em": "2026-01-01T12:00:00+00:00"},
+             "eventos": [{"from_status": "EM ANÁLISE", "to_status": "REPROVADO", "changed_at": "2026-01-01T12:00:00+00:00"}]},
+            {"proposta": {"identificador": "encerrado", "status": "CANCELADO", "alterado_em": "2026-01-11T12:00:00+00:00"},
+             "eventos": [{"from_status": "EM ANÁLISE", "to_status": "APROVADO", "changed_at": "2026-01-02T12:00:00+00:00"},
+                         {"from_status": "APROVADO", "to_status": "CANCELADO", "changed_at": "2026-01-11T12:00:00+00:00"}]}
+        ]});
+        let notice = retention_notice(&export, at(20), &schedule());
+        let unconcluded = &notice["propostas"][0];
+        assert_eq!(unconcluded["ate"], serde_json::json!(at(180)));
+        assert_eq!(unconcluded["saudeAte"], serde_json::json!(at(30)));
+        assert!(unconcluded["motivo"].as_str().unwrap().contains("art. 16"));
+        let ended = &notice["propostas"][1];
+        let hold_ends = crate::privacy::hold::hold_end(at(10), schedule().hold);
+        assert_eq!(ended["ate"], serde_json::json!(hold_ends));
+        assert!(ended["motivo"].as_str().unwrap().contains("Lei 9.613/1998"), "{ended}");
+        assert_eq!(ended.get("saudeAte"), None);
+        assert_eq!(
+            notice["titular"]["ate"],
+            serde_json::json!(hold_ends),
+            "the latest of them"
+        );
+
+        let in_force = serde_json::json!({"propostas": [
+            {"proposta": {"identificador": "c", "status": "APROVADO", "alterado_em": "2026-01-01T12:00:00+00:00"}, "eventos": []},
+            {"proposta": {"identificador": "r", "status": "REPROVADO", "alterado_em": "2026-01-01T12:00:00+00:00"}, "eventos": []}
+        ]});
+        let notice = retention_notice(&in_force, at(20), &schedule());
+        assert_eq!(notice["propostas"][0]["ate"], serde_json::Value::Null);
+        assert!(
+            notice["propostas"][0]["motivo"]
+                .as_str()
+                .unwrap()
+                .contains("contrato em vigor")
+        );
+        assert_eq!(
+            notice["titular"]["ate"],
+            serde_json::Value::Null,
+            "no end while a contract is in force"
+        );
     }
 
     #[test]
