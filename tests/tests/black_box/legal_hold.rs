@@ -1,12 +1,13 @@
 //! The legal hold (issue 47): asked to anonymise a person with a contract in force, or ended less
 //! than `RETENTION_CONTRACT_YEARS` ago, the service refuses with `409 retencao_legal` naming the
 //! basis and the hold's end, and blocks the person instead: out of the sellers' list, search and
-//! route 7, refused for any new registration or proposal, marked in the export. Once the hold has
-//! ended (lived through with the sandbox's clock), the same request anonymises.
+//! route 7, refused for any new registration or proposal (routes 3, 5 and 6), marked in the
+//! export. Once the hold has ended (lived through with the sandbox's clock), the same request
+//! anonymises.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use black_box_tests::{StatusCode, TestApp, assert_error, customer_body, proposal_body};
+use black_box_tests::{StatusCode, TestApp, assert_error, customer_body, proposal_body, shop_proposal_body};
 use serde_json::{Value, json};
 
 const PARTNER: &str = "11222333000181";
@@ -146,6 +147,16 @@ async fn a_contract_in_force_blocks_the_person_instead_and_no_seller_sees_or_use
     assert_error(
         s.app
             .post_json_as("/customer/create", &s.partner, &customer_body(CPF))
+            .await,
+        StatusCode::CONFLICT,
+        "titular_bloqueado",
+    )
+    .await;
+    // The shop's route 6 too.
+    let shop = s.app.token_for("loja@demo.com.br", "ECOMMERCE", "").await;
+    assert_error(
+        s.app
+            .post_json_as("/proposal/create/ecommerce", &shop, &shop_proposal_body(CPF))
             .await,
         StatusCode::CONFLICT,
         "titular_bloqueado",
