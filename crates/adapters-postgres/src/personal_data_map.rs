@@ -38,6 +38,16 @@ const WRITTEN: &[Category] = &[Identity];
 /// The user (seller, back office) who did something: their e-mail.
 const AUTHOR: &[Category] = &[AccessRecords];
 
+/// A session, open or ended (the record of ended sessions has the same columns): who was signed
+/// in, from when to when, and how it ended.
+const SESSION_RECORD: &[(&str, &[Category])] = &[
+    ("user_id", &[AccessRecords]),
+    ("created_at", &[AccessRecords]),
+    ("ended_at", &[AccessRecords]),
+    ("end_reason", &[AccessRecords]),
+];
+const SESSION_OTHER: &[&str] = &["id", "application", "credentials_epoch", "expires_at"];
+
 /// The columns of a registration and of a proposal's copy of it.
 macro_rules! person {
     ($($extra:expr),* $(,)?) => {
@@ -380,23 +390,13 @@ pub const STORED: &[StoredTable] = &[
     },
     StoredTable {
         table: "sessions",
-        personal: &[
-            ("user_id", &[AccessRecords]),
-            ("created_at", &[AccessRecords]),
-            ("ended_at", &[AccessRecords]),
-            ("end_reason", &[AccessRecords]),
-        ],
-        other: &["id", "application", "credentials_epoch", "expires_at"],
+        personal: SESSION_RECORD,
+        other: SESSION_OTHER,
     },
     StoredTable {
         table: "ended_sessions",
-        personal: &[
-            ("user_id", &[AccessRecords]),
-            ("created_at", &[AccessRecords]),
-            ("ended_at", &[AccessRecords]),
-            ("end_reason", &[AccessRecords]),
-        ],
-        other: &["id", "application", "credentials_epoch", "expires_at"],
+        personal: SESSION_RECORD,
+        other: SESSION_OTHER,
     },
     StoredTable {
         table: "refresh_tokens",

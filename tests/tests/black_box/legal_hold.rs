@@ -14,13 +14,15 @@ const PARTNER: &str = "11222333000181";
 const CPF: &str = "52998224725";
 const OTHER_CPF: &str = "11144477735";
 
-struct Setup {
-    app: TestApp,
-    partner: String,
-    office: String,
+/// The demo's catalog, a partner's representative and the back office (the retention schedule's
+/// tests share it).
+pub(super) struct Setup {
+    pub(super) app: TestApp,
+    pub(super) partner: String,
+    pub(super) office: String,
 }
 
-async fn setup() -> Setup {
+pub(super) async fn setup() -> Setup {
     let app = TestApp::spawn().await;
     app.seed_catalog().await;
     Setup {

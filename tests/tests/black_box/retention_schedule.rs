@@ -12,24 +12,9 @@ use black_box_tests::{StatusCode, TestApp, assert_error, customer_body};
 use domain::privacy::retention::RetentionReport;
 use serde_json::{Value, json};
 
-const PARTNER: &str = "11222333000181";
+use super::legal_hold::{Setup, setup};
+
 const CPF: &str = "52998224725";
-
-struct Setup {
-    app: TestApp,
-    partner: String,
-    office: String,
-}
-
-async fn setup() -> Setup {
-    let app = TestApp::spawn().await;
-    app.seed_catalog().await;
-    Setup {
-        partner: app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await,
-        office: app.token_for("bo@demo.com.br", "BACKOFFICE", "").await,
-        app,
-    }
-}
 
 impl Setup {
     /// One pass of the schedule now, by the shared clock.

@@ -125,6 +125,14 @@ const SALE_RETENTION: &str = "Proposta não concluída: anonimizada RETENTION_UN
      alteração. Contrato: enquanto vigorar e por RETENTION_CONTRACT_YEARS (5) anos após o seu fim (Lei 9.613/1998, \
      art. 10; Circular SUSEP 612/2020), bloqueado se o titular pedir a eliminação nesse prazo.";
 
+/// Who takes part in a sale: the identity and contact of the customer reach each of them.
+const EVERYONE_IN_THE_SALE: &[Recipient] = &[
+    Recipient::SignatureProvider,
+    Recipient::PaymentPlatform,
+    Recipient::Partner,
+    Recipient::Insurer,
+];
+
 /// Every category's declaration, in [`Category::ALL`]'s order.
 pub const DECLARATIONS: [Declaration; 8] = [
     Declaration {
@@ -138,12 +146,7 @@ pub const DECLARATIONS: [Declaration; 8] = [
         ],
         sensitive: false,
         retention: SALE_RETENTION,
-        recipients: &[
-            Recipient::SignatureProvider,
-            Recipient::PaymentPlatform,
-            Recipient::Partner,
-            Recipient::Insurer,
-        ],
+        recipients: EVERYONE_IN_THE_SALE,
     },
     Declaration {
         category: Category::Contact,
@@ -152,12 +155,7 @@ pub const DECLARATIONS: [Declaration; 8] = [
         bases: &[CONTRACT],
         sensitive: false,
         retention: SALE_RETENTION,
-        recipients: &[
-            Recipient::SignatureProvider,
-            Recipient::PaymentPlatform,
-            Recipient::Partner,
-            Recipient::Insurer,
-        ],
+        recipients: EVERYONE_IN_THE_SALE,
     },
     Declaration {
         category: Category::Address,
