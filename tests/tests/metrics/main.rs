@@ -163,3 +163,56 @@ async fn the_metrics_show_each_partitioned_tables_months_made_ahead_and_rows_wai
         tables.map(|t| (t.to_owned(), if t == "signature_callbacks" { 1.0 } else { 0.0 }))
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_retention_schedules_work_is_counted_by_kind_wherever_it_ran() {
+    let app = TestApp::spawn_with(&[("METRICS_ADDR", "127.0.0.1:0")]).await;
+    app.seed_catalog().await;
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", "11222333000181").await;
+    let cpf = cpf_from(515_151);
+    // A registration with health answers and its proposal, cancelled: 31 days later the schedule
+    // drops both sets of answers, by the command (another process, as an operator would run it).
+    let registered = app
+        .post_json_as("/customer/create", &partner, &black_box_tests::customer_body(&cpf))
+        .await;
+    assert_eq!(registered.status(), StatusCode::CREATED);
+    let identifier = app.create_proposal(&partner, &cpf).await;
+    let cancelled = app
+        .post_json_as(
+            &format!("/proposal/{identifier}/cancel"),
+            &partner,
+            &serde_json::json!({"reason": "Cliente desistiu"}),
+        )
+        .await;
+    assert_eq!(cancelled.status(), StatusCode::OK);
+    let moved = app
+        .post_json("/sandbox/clock", &serde_json::json!({"daysAhead": 31}))
+        .await;
+    assert_eq!(moved.status(), StatusCode::OK);
+    let report = api_actix::cli::privacy_retention(&TestApp::config(&app.db, &[]), false)
+        .await
+        .unwrap();
+    assert_eq!(report.health_answers_dropped(), 2);
+
+    let scraped = scrape(&app).await;
+    let family = scraped
+        .metrics
+        .iter()
+        .find(|m| m.name == "privacy_retention_applied_total")
+        .expect("the retention family");
+    assert_eq!(family.kind, Type::Counter);
+    let mut by_kind: Vec<(String, f64)> = family
+        .samples
+        .iter()
+        .map(|s| (label(&s.labels, "kind").unwrap().to_owned(), s.value.value.as_f64()))
+        .collect();
+    by_kind.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        by_kind,
+        [
+            ("proposta".to_owned(), 0.0),
+            ("saude".to_owned(), 2.0),
+            ("titular".to_owned(), 0.0)
+        ]
+    );
+}
