@@ -41,15 +41,27 @@ async fn scroll_to(browser: &Client, id: &str) {
 async fn open_from_queue(browser: &Client, identifier: &str) {
     click(browser, "nav-queue").await;
     wait_for_text(browser, "#queue-list", |t| !t.is_empty()).await;
-    browser
-        .find(Locator::Css(&format!(
-            "#queue-list button.open[data-identifier='{identifier}']"
-        )))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    // The queue is drawn again when its reading arrives: a row found in the list shown before
+    // may be replaced before the click lands (a stale element), so the click is tried again on
+    // the list drawn since.
+    let button = format!("#queue-list button.open[data-identifier='{identifier}']");
+    let started = std::time::Instant::now();
+    loop {
+        match browser.find(Locator::Css(&button)).await {
+            Ok(open) => match open.click().await {
+                Ok(()) => break,
+                Err(error) if started.elapsed() < std::time::Duration::from_secs(10) => {
+                    assert!(format!("{error:?}").contains("StaleElementReference"), "{error:?}");
+                }
+                Err(error) => panic!("{error:?}"),
+            },
+            Err(error) => assert!(
+                started.elapsed() < std::time::Duration::from_secs(10),
+                "{button}: {error:?}"
+            ),
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
     wait_for_text(browser, "#acceptance", |t| !t.is_empty()).await;
 }
 
