@@ -33,7 +33,7 @@ pub(super) async fn setup() -> Setup {
 }
 
 /// A contract of `cpf`: made by the partner, signed by every party and approved by the back office.
-async fn contract(s: &Setup, cpf: &str) -> String {
+pub(super) async fn contract(s: &Setup, cpf: &str) -> String {
     let identifier = s.app.sent_proposal(&s.partner, cpf).await;
     s.app.sign_as_every_party(&s.office, &identifier).await;
     let approved = s
@@ -44,7 +44,7 @@ async fn contract(s: &Setup, cpf: &str) -> String {
     identifier
 }
 
-async fn anonymize(s: &Setup) -> reqwest::Response {
+pub(super) async fn anonymize(s: &Setup) -> reqwest::Response {
     s.app
         .client
         .post(s.app.url(&format!("/privacy/customers/{CPF}/anonymize")))
@@ -84,7 +84,7 @@ fn at(value: &Value) -> chrono::DateTime<chrono::Utc> {
         .to_utc()
 }
 
-async fn days_later(s: &Setup, days: i64) {
+pub(super) async fn days_later(s: &Setup, days: i64) {
     let moved = s.app.post_json("/sandbox/clock", &json!({"daysAhead": days})).await;
     assert_eq!(moved.status(), StatusCode::OK);
 }

@@ -12,7 +12,7 @@ use black_box_tests::{StatusCode, TestApp, assert_error, customer_body};
 use domain::privacy::retention::RetentionReport;
 use serde_json::{Value, json};
 
-use super::legal_hold::{Setup, setup};
+use super::legal_hold::{Setup, anonymize, contract, days_later, setup};
 
 const CPF: &str = "52998224725";
 
@@ -22,11 +22,6 @@ impl Setup {
         privacy_retention(&TestApp::config(&self.app.db, &[]), dry_run)
             .await
             .unwrap()
-    }
-
-    async fn days_later(&self, days: i64) {
-        let moved = self.app.post_json("/sandbox/clock", &json!({"daysAhead": days})).await;
-        assert_eq!(moved.status(), StatusCode::OK);
     }
 
     /// The customer registered by the partner with health answers (route 3), then a proposal of
@@ -112,12 +107,12 @@ async fn an_unconcluded_sale_loses_its_health_answers_at_30_days_and_its_person_
     assert_eq!(exported["retencao"]["titular"]["ate"], notice["ate"]);
 
     // Day 29: nothing due.
-    s.days_later(29).await;
+    days_later(&s, 29).await;
     assert_eq!(s.retention(true).await.persons, []);
     assert_eq!(s.retention(false).await.persons, []);
 
     // Day 31: the dry run lists the health answers and changes nothing; the pass drops them.
-    s.days_later(31).await;
+    days_later(&s, 31).await;
     let due = s.retention(true).await;
     assert!(due.dry_run);
     assert_eq!(due.persons.len(), 1);
@@ -155,11 +150,11 @@ async fn an_unconcluded_sale_loses_its_health_answers_at_30_days_and_its_person_
     assert!(!json!(history).to_string().contains("Losartana"));
     // Nothing more is due until day 180.
     assert_eq!(s.retention(false).await.persons, []);
-    s.days_later(179).await;
+    days_later(&s, 179).await;
     assert_eq!(s.retention(false).await.persons, []);
 
     // Day 181: the person is anonymised whole, as the back office's request would.
-    s.days_later(181).await;
+    days_later(&s, 181).await;
     let applied = s.retention(false).await;
     assert_eq!(applied.persons_anonymised(), 1);
     let anonymized = applied.persons[0].anonymized.as_ref().unwrap();
@@ -168,18 +163,7 @@ async fn an_unconcluded_sale_loses_its_health_answers_at_30_days_and_its_person_
     let exported = s.export(CPF).await;
     assert_eq!(exported["cadastros"], json!([]));
     assert_eq!(exported["propostas"], json!([]));
-    assert_error(
-        s.app
-            .client
-            .post(s.app.url(&format!("/privacy/customers/{CPF}/anonymize")))
-            .bearer_auth(&s.office)
-            .send()
-            .await
-            .unwrap(),
-        StatusCode::NOT_FOUND,
-        "titular_sem_dados",
-    )
-    .await;
+    assert_error(anonymize(&s).await, StatusCode::NOT_FOUND, "titular_sem_dados").await;
     let office_view = s.app.proposal_data(&identifier, &s.office).await;
     assert_eq!(office_view["customer"]["fullName"], "Titular anonimizado");
     let history = s.history(&identifier).await;
@@ -208,21 +192,15 @@ async fn an_unconcluded_sale_loses_its_health_answers_at_30_days_and_its_person_
 #[tokio::test(flavor = "multi_thread")]
 async fn a_contract_keeps_its_person_through_the_hold_while_an_unconcluded_sale_of_theirs_goes() {
     let s = setup().await;
-    let contract = s.app.sent_proposal(&s.partner, CPF).await;
-    s.app.sign_as_every_party(&s.office, &contract).await;
-    let approved = s
-        .app
-        .change_status(&s.office, &contract, "APROVADO", "Documentação conferida")
-        .await;
-    assert_eq!(approved.status(), StatusCode::OK);
+    let contract = contract(&s, CPF).await;
     let unconcluded = s.app.create_proposal(&s.partner, CPF).await;
     s.cancel(&unconcluded).await;
     // Past the right of regret, the customer cancels the contract: it ends on day 10.
-    s.days_later(10).await;
+    days_later(&s, 10).await;
     s.cancel(&contract).await;
 
     // Day 200: the unconcluded sale is anonymised; the contract and its person are kept.
-    s.days_later(200).await;
+    days_later(&s, 200).await;
     let applied = s.retention(false).await;
     assert_eq!(applied.persons.len(), 1);
     assert!(!applied.persons[0].plan.anonymise_person);
@@ -255,15 +233,7 @@ async fn a_contract_keeps_its_person_through_the_hold_while_an_unconcluded_sale_
     assert_eq!(s.retention(false).await.persons, []);
 
     // Asked to forget her, the back office is refused and she is blocked.
-    let refused = s
-        .app
-        .client
-        .post(s.app.url(&format!("/privacy/customers/{CPF}/anonymize")))
-        .bearer_auth(&s.office)
-        .send()
-        .await
-        .unwrap();
-    assert_error(refused, StatusCode::CONFLICT, "retencao_legal").await;
+    assert_error(anonymize(&s).await, StatusCode::CONFLICT, "retencao_legal").await;
     assert_eq!(s.app.count("SELECT count(*) AS n FROM personal_data_blocks").await, 1);
 
     // A day before the hold's end nothing is due; past it, the schedule anonymises her and the
@@ -273,9 +243,9 @@ async fn a_contract_keeps_its_person_through_the_hold_while_an_unconcluded_sale_
         .count("SELECT extract(epoch FROM retido_ate)::bigint AS n FROM personal_data_blocks")
         .await;
     let days_left = (until - chrono::Utc::now().timestamp()) / 86_400;
-    s.days_later(days_left - 1).await;
+    days_later(&s, days_left - 1).await;
     assert_eq!(s.retention(false).await.persons, []);
-    s.days_later(days_left + 1).await;
+    days_later(&s, days_left + 1).await;
     let applied = s.retention(false).await;
     assert_eq!(applied.persons_anonymised(), 1);
     assert_eq!(s.app.count("SELECT count(*) AS n FROM personal_data_blocks").await, 0);
@@ -296,7 +266,7 @@ async fn two_passes_at_once_change_each_person_once_and_a_sale_in_progress_is_le
     }
     let in_progress = s.proposal_with_health_answers("16899535009").await;
 
-    s.days_later(400).await;
+    days_later(&s, 400).await;
     let (one, other) = tokio::join!(s.retention(false), s.retention(false));
     assert_eq!(one.persons_anonymised() + other.persons_anonymised(), people.len());
     for identifier in &cancelled {
