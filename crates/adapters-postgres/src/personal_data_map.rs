@@ -379,6 +379,11 @@ pub const STORED: &[StoredTable] = &[
         other: &["base", "retido_ate", "bloqueado_em"],
     },
     StoredTable {
+        table: "privacy_consents",
+        personal: &[("cpf", &[Identity]), ("registrado_por", AUTHOR)],
+        other: &["id", "finalidade", "concedido", "registrado_em"],
+    },
+    StoredTable {
         table: "users",
         personal: &[
             ("email", &[AccessRecords]),

@@ -10,10 +10,11 @@ use crate::sealing::SecretSealer;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::result::Error as DieselError;
-use diesel::sql_types::{Array, BigInt, Bytea, Jsonb, Nullable, Text, Timestamptz};
+use diesel::sql_types::{Array, BigInt, Bool, Bytea, Jsonb, Nullable, Text, Timestamptz};
 use diesel::{QueryableByName, sql_query};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::history::actions;
+use domain::privacy::consents::{ConsentOutcome, ConsentRecord, NewConsent};
 use domain::privacy::hold::{ContractTerm, HoldPolicy, LegalHold, legal_hold};
 use domain::privacy::{AnonymizeOutcome, Anonymized, KeptDocument, PersonalDataStore, PlatformRedaction};
 use domain::store::StoreError;
@@ -104,7 +105,12 @@ SELECT jsonb_build_object(
     -- Named only for a blocked person (LGPD art. 18, IV): the hold's basis and end.
     || coalesce((SELECT jsonb_build_object('bloqueio', jsonb_build_object(
             'base', b.base, 'ate', b.retido_ate, 'desde', b.bloqueado_em, 'por', b.bloqueado_por))
-        FROM personal_data_blocks b WHERE b.cpf = $1), '{}'::jsonb) AS document";
+        FROM personal_data_blocks b WHERE b.cpf = $1), '{}'::jsonb)
+    -- Named only when there are some: each consent given or revoked, oldest first.
+    || coalesce((SELECT jsonb_build_object('consentimentos', jsonb_agg(jsonb_build_object(
+            'finalidade', c.finalidade, 'concedido', c.concedido, 'em', c.registrado_em, 'por', c.registrado_por)
+            ORDER BY c.id))
+        FROM privacy_consents c WHERE c.cpf = $1 HAVING count(*) > 0), '{}'::jsonb) AS document";
 
 #[derive(QueryableByName)]
 struct Document {
@@ -166,6 +172,27 @@ FROM unnest($1::bigint[]) AS id ORDER BY id";
 const UNBLOCK: &str = "DELETE FROM personal_data_blocks WHERE cpf = $1";
 const UNBLOCK_DOCUMENTS: &str =
     "UPDATE proposal_read_models SET bloqueado = false WHERE id_proposta = ANY($1) AND bloqueado";
+
+/// Whether anything is held under the CPF (its registrations locked for the transaction) and
+/// whether the person is blocked.
+const CONSENT_SUBJECT: &str = "\
+SELECT (EXISTS (SELECT 1 FROM (SELECT id FROM customers WHERE cpf = $1 FOR SHARE) AS r)
+        OR EXISTS (SELECT 1 FROM proposals WHERE cpf_cliente = $1)) AS held,
+    EXISTS (SELECT 1 FROM personal_data_blocks WHERE cpf = $1) AS blocked";
+
+#[derive(QueryableByName)]
+struct PersonState {
+    #[diesel(sql_type = Bool)]
+    held: bool,
+    #[diesel(sql_type = Bool)]
+    blocked: bool,
+}
+
+#[derive(QueryableByName)]
+struct RecordedConsent {
+    #[diesel(sql_type = Timestamptz)]
+    registrado_em: DateTime<Utc>,
+}
 
 #[derive(QueryableByName)]
 struct PlatformCustomer {
@@ -407,6 +434,13 @@ pub(crate) async fn anonymize_in(
                 .await?;
         }
     }
+    // The consents' trail stays, tied to no one: the first registration's stand-in.
+    let consents_stand_in = placeholder(registrations.iter().map(|r| r.id).min().unwrap_or(0));
+    sql_query("UPDATE privacy_consents SET cpf = $2 WHERE cpf = $1")
+        .bind::<Text, _>(cpf.as_str())
+        .bind::<Text, _>(&consents_stand_in)
+        .execute(conn)
+        .await?;
     sql_query(UNBLOCK).bind::<Text, _>(cpf.as_str()).execute(conn).await?;
     sql_query(UNBLOCK_DOCUMENTS)
         .bind::<Array<BigInt>, _>(&ids)
@@ -487,6 +521,42 @@ impl PersonalDataStore for PgPersonalData {
         .await
         .map_err(query_error)?;
         Ok(found)
+    }
+
+    async fn record_consent(&self, cpf: &Cpf, consent: NewConsent, by: &str) -> Result<ConsentOutcome, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        conn.transaction(async |conn| {
+            // Shared locks on the registrations: an anonymisation under way finishes first, and
+            // then nothing is held under the CPF any more.
+            let person: PersonState = sql_query(CONSENT_SUBJECT)
+                .bind::<Text, _>(cpf.as_str())
+                .get_result(conn)
+                .await?;
+            if !person.held {
+                return Ok(ConsentOutcome::NothingHeld);
+            }
+            if person.blocked && consent.granted {
+                return Ok(ConsentOutcome::Blocked);
+            }
+            let recorded: RecordedConsent = sql_query(
+                "INSERT INTO privacy_consents (cpf, finalidade, concedido, registrado_por) VALUES ($1, $2, $3, $4)
+                 RETURNING registrado_em",
+            )
+            .bind::<Text, _>(cpf.as_str())
+            .bind::<Text, _>(consent.purpose.code())
+            .bind::<Bool, _>(consent.granted)
+            .bind::<Text, _>(by)
+            .get_result(conn)
+            .await?;
+            Ok(ConsentOutcome::Recorded(ConsentRecord {
+                purpose: consent.purpose,
+                granted: consent.granted,
+                at: recorded.registrado_em,
+                by: by.to_owned(),
+            }))
+        })
+        .await
+        .map_err(query_error)
     }
 
     async fn record_redaction(&self, platform_customer: &str, error: Option<String>) -> Result<(), StoreError> {

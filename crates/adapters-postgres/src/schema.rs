@@ -246,6 +246,17 @@ diesel::table! {
 }
 
 diesel::table! {
+    privacy_consents (id) {
+        id -> Int8,
+        cpf -> Text,
+        finalidade -> Text,
+        concedido -> Bool,
+        registrado_em -> Timestamptz,
+        registrado_por -> Text,
+    }
+}
+
+diesel::table! {
     privacy_retention_runs (id) {
         id -> Int8,
         executado_em -> Timestamptz,
@@ -787,6 +798,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     payment_customer_redactions,
     payment_events,
     personal_data_blocks,
+    privacy_consents,
     privacy_retention_runs,
     product_banks,
     products,

@@ -423,6 +423,11 @@ impl<'v> Reading<'v> {
         self.check(name, parse(&raw))
     }
 
+    /// A required boolean.
+    pub fn boolean(&mut self, name: &str, field: Field<bool>) -> Option<bool> {
+        self.required(name, field, "booleano (true ou false)")
+    }
+
     /// An optional boolean.
     pub fn optional_bool(&mut self, name: &str, field: Field<bool>) -> Option<bool> {
         self.optional(name, field, "booleano (true ou false)")

@@ -7,6 +7,7 @@ mod browser;
 mod cancellation;
 mod catalog;
 mod certificates;
+mod consents;
 mod console;
 mod customer_privacy;
 mod customers;

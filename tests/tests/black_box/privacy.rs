@@ -404,6 +404,16 @@ async fn after_anonymisation_nothing_of_the_person_is_left_but_the_signed_contra
         .await;
     assert_eq!(paid.status(), StatusCode::CREATED);
     move_to(&s, &online, "REPROVADO").await;
+    // A consent on record: its trail stays, tied to no one.
+    let consented = s
+        .app
+        .post_json_as(
+            &format!("/privacy/customers/{CPF}/consents"),
+            &s.office,
+            &json!({"purpose": "ofertas", "granted": true}),
+        )
+        .await;
+    assert_eq!(consented.status(), StatusCode::CREATED);
     let needles = [
         "Maria",
         "Silva",
@@ -439,6 +449,13 @@ async fn after_anonymisation_nothing_of_the_person_is_left_but_the_signed_contra
         "the call is recorded"
     );
 
+    assert_eq!(
+        s.app
+            .count("SELECT count(*) AS n FROM privacy_consents WHERE finalidade = 'ofertas' AND concedido")
+            .await,
+        1,
+        "the consent's record is kept"
+    );
     // Nothing of the person in any table; the only documents left are the contract's.
     assert_eq!(tables_holding(&s.app, &needles).await, Vec::<(String, i64)>::new());
     assert_eq!(

@@ -372,6 +372,11 @@ impl From<PrivacyError> for ApiError {
                 ),
             ),
             PrivacyError::NothingHeld => ApiError::new(ErrorCode::NoPersonalData),
+            PrivacyError::PersonBlocked => ApiError::with_message(
+                ErrorCode::PersonBlocked,
+                "Os dados deste titular estão bloqueados por retenção legal: não podem servir a uma nova finalidade. \
+                 A revogação de um consentimento é aceita.",
+            ),
             PrivacyError::Held { hold, policy } => ApiError::with_message(
                 ErrorCode::RetentionHold,
                 format!(

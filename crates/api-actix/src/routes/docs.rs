@@ -88,6 +88,7 @@ impl Modify for BearerAuth {
         crate::routes::hooks::replay,
         crate::routes::privacy::export,
         crate::routes::privacy::anonymize,
+        crate::routes::privacy::consent,
         crate::routes::health::live,
         crate::routes::health::ready,
     ),

@@ -2,19 +2,22 @@
 //! a CPF and its anonymisation.
 
 use crate::http::auth::AuthenticatedUser;
+use crate::http::body::Body;
 use crate::http::envelope::Envelope;
 use crate::http::error::ApiError;
-use crate::routes::dto::AnonymizedDto;
+use crate::routes::dto::{AnonymizedDto, ConsentDto};
 use crate::routes::schemas::PersonalDataEnvelope;
 use crate::routes::schemas::{ErrorEnvelope, envelope_doc};
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
 use domain::input::parameter;
+use domain::privacy::consents::ConsentBody;
 use domain::values::Cpf;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 envelope_doc!(AnonymizedEnvelope, data = AnonymizedDto);
+envelope_doc!(ConsentEnvelope, data = ConsentDto);
 
 /// Everything held about a person, in one JSON document.
 #[utoipa::path(get, path = "/privacy/customers/{cpf}", operation_id = "privacy.export", summary = "Dados do titular (LGPD)", description = "Tudo o que é mantido sobre o CPF, em um documento: `cadastros` (cada cadastro de cada vendedor, com endereço e vendedor) e `propostas` (cada proposta com sua cópia do cliente, pagamento, assinatura e signatários, documentos por SHA-256, assinaturas de pagamento, eventos, `protocolos` dos pedidos do cliente e histórico), e `bloqueio` (`base`, `ate`, `desde`, `por`) quando os dados estão bloqueados por retenção legal. Havendo dados, `basesLegais` (por categoria: `categoria`, `nome`, `finalidade`, `basesLegais`, `sensivel`, `retencao`, `destinatarios`) e `compartilhamentos` (com quem os dados foram compartilhados, LGPD art. 18, VII: `destinatario`, `nome`, `categorias` e as `propostas` ou o `parceiro`) e `retencao` (até quando e por quê: por proposta `identificador`, `ate`, `motivo` e `saudeAte`; `titular`). Cada proposta ganha no histórico uma entrada `exportacao`. Somente BACKOFFICE.", tag = "privacidade", security(("bearer" = [])),
@@ -58,8 +61,40 @@ pub async fn anonymize(
     )))
 }
 
+/// Records a consent given or revoked, beside the earlier ones.
+#[utoipa::path(post, path = "/privacy/customers/{cpf}/consents", operation_id = "privacy.consent", summary = "Registrar consentimento (LGPD)", description = "Registra o consentimento do titular para uma finalidade cuja base legal é o consentimento (LGPD art. 7º, I e art. 8º): `ofertas` (ofertas de outros produtos por e-mail, SMS ou WhatsApp) ou `ofertas_parceiro` (contato compartilhado com o parceiro da venda, para ofertas dele). `granted: false` é a revogação (art. 8º, § 5º). Cada registro se soma aos anteriores, que nunca mudam; a exportação lista em `consentimentos` o que vale hoje e o histórico. O que a venda exige repousa em outras bases (`basesLegais` da exportação) e não depende disto. Com os dados bloqueados por retenção legal, só a revogação é aceita. Somente BACKOFFICE.", tag = "privacidade", security(("bearer" = [])),
+    params(("cpf" = String, Path, description = "CPF, com ou sem máscara")),
+    request_body(content = ConsentBody, example = json!({"purpose": "ofertas", "granted": true})),
+    responses(
+        (status = 201, description = "Registrado: a finalidade, se consentiu, quando, por quem e a base legal", body = ConsentEnvelope),
+        (status = 400, description = "`purpose` fora da lista ou `granted` ausente ou não booleano; CPF inválido", body = ErrorEnvelope),
+        (status = 401, body = ErrorEnvelope),
+        (status = 403, description = "Somente BACKOFFICE", body = ErrorEnvelope),
+        (status = 404, description = "Nada mantido para este CPF (`titular_sem_dados`)", body = ErrorEnvelope),
+        (status = 409, description = "Consentimento dado a titular bloqueado por retenção legal (`titular_bloqueado`); a revogação é aceita", body = ErrorEnvelope),
+        (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope),
+        (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn consent(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    path: web::Path<String>,
+    body: Body<ConsentBody>,
+) -> Result<HttpResponse, ApiError> {
+    let cpf = parameter("cpf", Cpf::parse(&path))?;
+    let consent = body.into_inner().read()?;
+    let record = state.privacy.record_consent(&user.0, &cpf, consent).await?;
+    let message = if record.granted {
+        "Consentimento registrado."
+    } else {
+        "Revogação do consentimento registrada."
+    };
+    Ok(HttpResponse::Created().json(Envelope::data(message, ConsentDto::from(record))))
+}
+
 /// Under `/privacy`.
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.service(web::resource("/customers/{cpf}").route(web::get().to(export)))
-        .service(web::resource("/customers/{cpf}/anonymize").route(web::post().to(anonymize)));
+        .service(web::resource("/customers/{cpf}/anonymize").route(web::post().to(anonymize)))
+        .service(web::resource("/customers/{cpf}/consents").route(web::post().to(consent)));
 }

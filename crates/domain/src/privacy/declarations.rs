@@ -347,6 +347,16 @@ pub fn records_markdown(records: &[ProcessingRecord]) -> String {
         let stored: Vec<String> = record.stored_in.iter().map(|s| format!("`{s}`")).collect();
         out.push_str(&format!("- **Armazenado em:** {}\n", stored.join(", ")));
     }
+    out.push_str(&format!(
+        "\n## Finalidades com base no consentimento\n\n\
+         Além da venda, só com o consentimento do titular, registrado por \
+         `POST /privacy/customers/{{cpf}}/consents` e revogável a qualquer tempo (art. 8º, § 5º); cada registro \
+         fica em `privacy_consents`, sem substituir os anteriores. Usam os dados de contato e identificação. Base legal: {}.\n\n",
+        super::consents::CONSENT_BASIS
+    ));
+    for purpose in super::consents::ConsentPurpose::ALL {
+        out.push_str(&format!("- `{}`: {}\n", purpose.code(), purpose.description()));
+    }
     out
 }
 
@@ -451,6 +461,9 @@ mod tests {
             text.contains("- **Compartilhado com:** ninguém"),
             "access records go to no one"
         );
-        assert_eq!(text.matches("\n## ").count(), 8);
+        // The eight categories, then the purposes resting on consent.
+        assert_eq!(text.matches("\n## ").count(), 9);
+        assert!(text.contains("## Finalidades com base no consentimento"));
+        assert!(text.contains("- `ofertas_parceiro`: "));
     }
 }

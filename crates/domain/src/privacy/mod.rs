@@ -2,6 +2,7 @@
 //! export of everything held about a CPF, and its anonymisation where no legal obligation
 //! requires keeping the data.
 
+pub mod consents;
 pub mod declarations;
 pub mod hold;
 pub mod retention;
@@ -14,6 +15,7 @@ use crate::store::StoreError;
 use crate::values::Cpf;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use consents::{ConsentOutcome, ConsentRecord, NewConsent};
 use hold::{HoldPolicy, LegalHold};
 use std::sync::Arc;
 
@@ -88,6 +90,11 @@ pub trait PersonalDataStore: Send + Sync {
         policy: HoldPolicy,
     ) -> Result<AnonymizeOutcome, StoreError>;
 
+    /// Records a consent given or revoked for the CPF, by `by`, beside the earlier ones (never
+    /// replacing them); refuses when nothing is held under the CPF, and a consent given (not a
+    /// revocation) while the person is blocked.
+    async fn record_consent(&self, cpf: &Cpf, consent: NewConsent, by: &str) -> Result<ConsentOutcome, StoreError>;
+
     /// Records the platform's answer to a customer's redaction (recorded as requested by the
     /// anonymisation's transaction): `error` is `None` when it was done.
     async fn record_redaction(&self, platform_customer: &str, error: Option<String>) -> Result<(), StoreError>;
@@ -104,6 +111,9 @@ pub enum PrivacyError {
     /// The person's contracts are under a legal hold: their data is blocked, not anonymised.
     #[error("retenção legal até {}: {}", .hold.until_text(*.policy), .hold.basis)]
     Held { hold: LegalHold, policy: HoldPolicy },
+    /// A consent given for a blocked person: their data may serve nothing new.
+    #[error("titular bloqueado por retenção legal")]
+    PersonBlocked,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -134,7 +144,9 @@ impl PrivacyService {
         if held {
             let shared = declarations::disclosures(&document);
             let kept = retention::retention_notice(&document, self.clock.now(), &self.schedule);
+            let consents = consents::consent_notice(&document["consentimentos"]);
             if let Some(members) = document.as_object_mut() {
+                members.insert("consentimentos".into(), consents);
                 members.insert("retencao".into(), kept);
                 members.insert(
                     "basesLegais".into(),
@@ -145,6 +157,25 @@ impl PrivacyService {
         }
         tracing::info!("personal data exported");
         Ok(document)
+    }
+
+    /// `POST /privacy/customers/:cpf/consents`.
+    #[tracing::instrument(skip_all, fields(cpf = %cpf.masked(), purpose = consent.purpose.code(), granted = consent.granted))]
+    pub async fn record_consent(
+        &self,
+        principal: &Principal,
+        cpf: &Cpf,
+        consent: NewConsent,
+    ) -> Result<ConsentRecord, PrivacyError> {
+        authorize(principal, Operation::ManagePersonalData)?;
+        match self.store.record_consent(cpf, consent, &principal.email).await? {
+            ConsentOutcome::Recorded(record) => {
+                tracing::info!("consent recorded");
+                Ok(record)
+            }
+            ConsentOutcome::NothingHeld => Err(PrivacyError::NothingHeld),
+            ConsentOutcome::Blocked => Err(PrivacyError::PersonBlocked),
+        }
     }
 
     /// `POST /privacy/customers/:cpf/anonymize`.

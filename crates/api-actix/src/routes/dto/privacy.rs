@@ -1,6 +1,8 @@
-//! Privacy operations: the export and the anonymisation.
+//! Privacy operations: the export, the anonymisation and the consents.
 
+use chrono::{DateTime, Utc};
 use domain::privacy::Anonymized;
+use domain::privacy::consents::ConsentRecord;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -68,6 +70,35 @@ impl From<Anonymized> for AnonymizedDto {
                     sha256: d.sha256,
                 })
                 .collect(),
+        }
+    }
+}
+
+/// A consent as recorded.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ConsentDto {
+    /// `ofertas` ou `ofertas_parceiro`.
+    #[schema(example = "ofertas")]
+    pub purpose: String,
+    pub granted: bool,
+    #[serde(rename = "registradoEm")]
+    pub registrado_em: DateTime<Utc>,
+    /// O usuário da retaguarda que o registrou.
+    #[serde(rename = "registradoPor")]
+    pub registrado_por: String,
+    /// A base legal da finalidade.
+    #[serde(rename = "baseLegal")]
+    pub base_legal: &'static str,
+}
+
+impl From<ConsentRecord> for ConsentDto {
+    fn from(c: ConsentRecord) -> Self {
+        Self {
+            purpose: c.purpose.code().to_owned(),
+            granted: c.granted,
+            registrado_em: c.at,
+            registrado_por: c.by,
+            base_legal: domain::privacy::consents::CONSENT_BASIS,
         }
     }
 }
