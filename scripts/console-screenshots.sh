@@ -10,4 +10,5 @@ export CONSOLE_SCREENSHOTS="$PWD/docs/console"
 mkdir -p "$CONSOLE_SCREENSHOTS"
 cargo test -p black-box-tests --test black_box console:: -- --test-threads=1
 cargo test -p black-box-tests --test black_box analyst_queue:: -- --test-threads=1
+cargo test -p black-box-tests --test black_box subject_requests:: -- --test-threads=1
 ls "$CONSOLE_SCREENSHOTS"

@@ -59,6 +59,8 @@ fn environment() -> Environment<'static> {
         ),
         ("certificate.txt", include_str!("../templates/certificate.txt")),
         ("certificate.html", include_str!("../templates/certificate.html")),
+        ("personal_data.txt", include_str!("../templates/personal_data.txt")),
+        ("personal_data.html", include_str!("../templates/personal_data.html")),
         ("terms.txt", include_str!("../templates/terms.txt")),
         ("terms.html", include_str!("../templates/terms.html")),
     ];
@@ -92,6 +94,16 @@ fn parts(message: &MailMessage) -> (&'static str, &'static str, minijinja::Value
                 name => notice.customer_name,
                 identifier => notice.identifier,
                 product => notice.product,
+                sha256 => notice.sha256,
+            },
+        ),
+        MailKind::PersonalData(notice) => (
+            "Seus dados pessoais (pedido LGPD)",
+            "personal_data",
+            context! {
+                protocol => notice.protocol,
+                kind => notice.kind,
+                file_name => notice.file_name,
                 sha256 => notice.sha256,
             },
         ),
@@ -165,6 +177,15 @@ pub fn compose(from: &Mailbox, message: &MailMessage) -> Result<Message, Compose
                     ContentType::parse("application/pdf").map_err(|e| ComposeError::Message(e.to_string()))?,
                 ),
             )
+        }
+        // The person's data travels as the JSON file the answer records by its digest.
+        MailKind::PersonalData(notice) => {
+            MultiPart::mixed()
+                .multipart(body)
+                .singlepart(Attachment::new(notice.file_name.clone()).body(
+                    notice.json.clone(),
+                    ContentType::parse("application/json").map_err(|e| ComposeError::Message(e.to_string()))?,
+                ))
         }
         _ => body,
     };
@@ -288,6 +309,29 @@ mod tests {
         })))
         .unwrap();
         assert!(rendered.text.contains(&"ab".repeat(32)));
+    }
+
+    #[test]
+    fn the_personal_data_travels_attached_as_json_with_its_hash_in_the_text() {
+        let notice = domain::mail::PersonalDataNotice {
+            protocol: "2026112800000001".into(),
+            kind: "Acesso aos dados (art. 18, II)".into(),
+            file_name: "dados-pessoais-2026112800000001.json".into(),
+            sha256: "cd".repeat(32),
+            json: br#"{"cpf": "52998224725"}"#.to_vec(),
+        };
+        let email = compose(
+            &"Vendas <nao-responda@exemplo.com.br>".parse().unwrap(),
+            &message(MailKind::PersonalData(notice.clone())),
+        )
+        .unwrap();
+        let raw = String::from_utf8(email.formatted()).unwrap();
+        assert!(
+            raw.contains("application/json") && raw.contains("dados-pessoais-2026112800000001.json"),
+            "{raw}"
+        );
+        let rendered = render(&message(MailKind::PersonalData(notice))).unwrap();
+        assert!(rendered.text.contains(&"cd".repeat(32)) && rendered.text.contains("2026112800000001"));
     }
 
     #[test]

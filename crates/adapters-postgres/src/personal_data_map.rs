@@ -384,6 +384,28 @@ pub const STORED: &[StoredTable] = &[
         other: &["id", "finalidade", "concedido", "registrado_em"],
     },
     StoredTable {
+        table: "privacy_requests",
+        personal: &[
+            ("cpf", &[Identity]),
+            ("observacao", WRITTEN),
+            ("resposta", WRITTEN),
+            ("arquivo_enviado_para", &[Contact]),
+            ("recebido_por", AUTHOR),
+            ("respondido_por", AUTHOR),
+        ],
+        other: &[
+            "protocolo",
+            "tipo",
+            "canal",
+            "recebido_em",
+            "prazo",
+            "respondido_em",
+            "arquivo_nome",
+            "arquivo_sha256",
+            "arquivo_bytes",
+        ],
+    },
+    StoredTable {
         table: "users",
         personal: &[
             ("email", &[AccessRecords]),

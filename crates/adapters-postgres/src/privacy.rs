@@ -110,7 +110,12 @@ SELECT jsonb_build_object(
     || coalesce((SELECT jsonb_build_object('consentimentos', jsonb_agg(jsonb_build_object(
             'finalidade', c.finalidade, 'concedido', c.concedido, 'em', c.registrado_em, 'por', c.registrado_por)
             ORDER BY c.id))
-        FROM privacy_consents c WHERE c.cpf = $1 HAVING count(*) > 0), '{}'::jsonb) AS document";
+        FROM privacy_consents c WHERE c.cpf = $1 HAVING count(*) > 0), '{}'::jsonb)
+    -- Named only when there are some: the person's requests (LGPD art. 18), oldest first.
+    || coalesce((SELECT jsonb_build_object('solicitacoes', jsonb_agg(jsonb_build_object(
+            'protocolo', r.protocolo, 'tipo', r.tipo, 'canal', r.canal, 'recebidoEm', r.recebido_em, 'prazo', r.prazo,
+            'respondidoEm', r.respondido_em) ORDER BY r.recebido_em, r.protocolo))
+        FROM privacy_requests r WHERE r.cpf = $1 HAVING count(*) > 0), '{}'::jsonb) AS document";
 
 #[derive(QueryableByName)]
 struct Document {
@@ -435,12 +440,23 @@ pub(crate) async fn anonymize_in(
         }
     }
     // The consents' trail stays, tied to no one: the first registration's stand-in.
-    let consents_stand_in = placeholder(registrations.iter().map(|r| r.id).min().unwrap_or(0));
+    let trail_stand_in = placeholder(registrations.iter().map(|r| r.id).min().unwrap_or(0));
     sql_query("UPDATE privacy_consents SET cpf = $2 WHERE cpf = $1")
         .bind::<Text, _>(cpf.as_str())
-        .bind::<Text, _>(&consents_stand_in)
+        .bind::<Text, _>(&trail_stand_in)
         .execute(conn)
         .await?;
+    // So do the person's requests: what was asked, when and how it was answered, in time or not;
+    // what people wrote about them goes.
+    sql_query(
+        "UPDATE privacy_requests SET cpf = $2, observacao = NULL, arquivo_enviado_para = NULL,
+             resposta = CASE WHEN resposta IS NULL THEN NULL ELSE history_reason_marker() END
+         WHERE cpf = $1",
+    )
+    .bind::<Text, _>(cpf.as_str())
+    .bind::<Text, _>(&trail_stand_in)
+    .execute(conn)
+    .await?;
     sql_query(UNBLOCK).bind::<Text, _>(cpf.as_str()).execute(conn).await?;
     sql_query(UNBLOCK_DOCUMENTS)
         .bind::<Array<BigInt>, _>(&ids)

@@ -257,6 +257,26 @@ diesel::table! {
 }
 
 diesel::table! {
+    privacy_requests (protocolo) {
+        protocolo -> Text,
+        cpf -> Text,
+        tipo -> Text,
+        canal -> Text,
+        observacao -> Nullable<Text>,
+        recebido_em -> Timestamptz,
+        recebido_por -> Text,
+        prazo -> Timestamptz,
+        resposta -> Nullable<Text>,
+        respondido_em -> Nullable<Timestamptz>,
+        respondido_por -> Nullable<Text>,
+        arquivo_nome -> Nullable<Text>,
+        arquivo_sha256 -> Nullable<Text>,
+        arquivo_bytes -> Nullable<Int8>,
+        arquivo_enviado_para -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
     privacy_retention_runs (id) {
         id -> Int8,
         executado_em -> Timestamptz,
@@ -799,6 +819,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     payment_events,
     personal_data_blocks,
     privacy_consents,
+    privacy_requests,
     privacy_retention_runs,
     product_banks,
     products,

@@ -263,6 +263,7 @@ pub fn build_state_reading_from(
         clock,
     });
     let (ecommerce, withdrawal, settlement) = (payments.ecommerce, payments.withdrawal, payments.settlement);
+    let subject_mail = mailer.clone();
     let certificates = certificate_service(&pool, mailer);
     // The service's sealing keys: webhook secrets, kept idempotent answers and the digests that
     // find a person's answers.
@@ -302,9 +303,16 @@ pub fn build_state_reading_from(
         // The same platform the sales go through: its customers of the person are redacted.
         gateway: ecommerce.gateway.clone(),
         schedule: config.privacy.schedule,
+        clock: privacy_clock.clone(),
+    };
+    let subject_requests = domain::privacy::subject_requests::SubjectRequestService {
+        store: Arc::new(adapters_postgres::PgSubjectRequests::new(pool.clone())),
+        privacy: privacy.clone(),
+        mail: subject_mail,
         clock: privacy_clock,
     };
     Ok(AppState {
+        subject_requests,
         sandbox,
         acceptance,
         withdrawal,

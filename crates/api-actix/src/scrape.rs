@@ -7,7 +7,8 @@
 use actix_web::dev::ServerHandle;
 use actix_web::{App, HttpResponse, HttpServer, web};
 use adapters_postgres::{
-    PgPool, acceptance_overdue, operation_levels, partition_levels, pool_gauges, retention_totals, webhook_backlog,
+    PgPool, acceptance_overdue, operation_levels, partition_levels, pool_gauges, retention_totals,
+    subject_request_levels, webhook_backlog,
 };
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use observability::metric;
@@ -129,6 +130,14 @@ async fn metrics_page(scrape: web::Data<Scrape>) -> HttpResponse {
         }
         Ok(Err(error)) => tracing::warn!(%error, "retention totals not sampled"),
         Err(_) => tracing::warn!("retention totals not sampled in time"),
+    }
+    match tokio::time::timeout(SAMPLE_TIMEOUT, subject_request_levels(&scrape.sampled.queue)).await {
+        Ok(Ok(levels)) => {
+            metrics::gauge!(metric::PRIVACY_REQUESTS_OPEN).set(levels.open as f64);
+            metrics::gauge!(metric::PRIVACY_REQUESTS_OVERDUE).set(levels.overdue as f64);
+        }
+        Ok(Err(error)) => tracing::warn!(%error, "data subject requests not sampled"),
+        Err(_) => tracing::warn!("data subject requests not sampled in time"),
     }
     scrape.process.collect();
     scrape.handle.run_upkeep();

@@ -22,6 +22,8 @@ pub struct AppState {
     pub hooks: HookService,
     /// A data subject's rights (LGPD).
     pub privacy: domain::privacy::PrivacyService,
+    /// Data-subject requests, their deadlines and answers (LGPD art. 18 and 19).
+    pub subject_requests: domain::privacy::subject_requests::SubjectRequestService,
     /// The keys of creating requests (`Idempotency-Key`).
     pub idempotency: domain::idempotency::Idempotency,
     /// Who a bearer token belongs to, while its session holds.

@@ -22,6 +22,9 @@ pub enum MailKind {
     ContractCancelled(EndNotice),
     /// The accepted contract's certificate, attached.
     Certificate(CertificateNotice),
+    /// The answer to a data-subject request (LGPD art. 18, II and V): the person's data, attached
+    /// as JSON.
+    PersonalData(PersonalDataNotice),
     /// An online sale's terms, attached, with the regret notice and its last day (Decreto
     /// 7.962/2013 art. 4).
     Terms {
@@ -38,6 +41,18 @@ pub struct CertificateNotice {
     pub product: String,
     pub sha256: String,
     pub pdf: Vec<u8>,
+}
+
+/// The person's data sent in answer to their request: the protocol, what was asked and the file
+/// with its SHA-256.
+#[derive(Clone, PartialEq, Eq)]
+pub struct PersonalDataNotice {
+    pub protocol: String,
+    /// What was asked, as people read it.
+    pub kind: String,
+    pub file_name: String,
+    pub sha256: String,
+    pub json: Vec<u8>,
 }
 
 /// What the customer is told when a proposal ends with money returned.
@@ -72,6 +87,8 @@ impl std::fmt::Debug for MailKind {
                 "Certificate {{ identifier: {}, sha256: {} }}",
                 n.identifier, n.sha256
             ),
+            // The file is the person's data: the protocol and the digest only.
+            MailKind::PersonalData(n) => write!(f, "PersonalData {{ protocol: {}, sha256: {} }}", n.protocol, n.sha256),
             MailKind::Terms { notice, .. } => write!(
                 f,
                 "Terms {{ identifier: {}, sha256: {} }}",
@@ -90,6 +107,7 @@ impl MailKind {
             MailKind::ContractCancelled(_) => "contrato_cancelado",
             MailKind::Certificate(_) => "certificado",
             MailKind::Terms { .. } => "termos",
+            MailKind::PersonalData(_) => "dados_pessoais",
         }
     }
 }

@@ -72,6 +72,10 @@ pub const ACCEPTANCE_OVERDUE: &str = "proposals_acceptance_overdue";
 // What the retention schedule (issue 47) has done in all, by kind (`titular`, `proposta`,
 // `saude`): sampled from the record of its passes, wherever they ran.
 pub const PRIVACY_RETENTION_APPLIED: &str = "privacy_retention_applied_total";
+// Data-subject requests (issue 47) unanswered, and those of them past their 15-day deadline
+// (LGPD art. 19, II).
+pub const PRIVACY_REQUESTS_OPEN: &str = "privacy_requests_open";
+pub const PRIVACY_REQUESTS_OVERDUE: &str = "privacy_requests_overdue";
 
 /// What kind of metric a name is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -194,6 +198,16 @@ pub const CATALOGUE: &[(&str, Kind, &str)] = &[
         PRIVACY_RETENTION_APPLIED,
         Kind::Counter,
         "O que o prazo de retenção já anonimizou ou descartou, por tipo (titular, proposta, saude)",
+    ),
+    (
+        PRIVACY_REQUESTS_OPEN,
+        Kind::Gauge,
+        "Pedidos de titulares (LGPD art. 18) sem resposta",
+    ),
+    (
+        PRIVACY_REQUESTS_OVERDUE,
+        Kind::Gauge,
+        "Pedidos de titulares sem resposta além do prazo de 15 dias (LGPD art. 19, II)",
     ),
 ];
 

@@ -39,6 +39,7 @@ mod sign_in;
 mod signing;
 mod signing_deadlines;
 mod social_name;
+mod subject_requests;
 mod subscriptions;
 mod throttling;
 mod tokens;

@@ -414,6 +414,16 @@ async fn after_anonymisation_nothing_of_the_person_is_left_but_the_signed_contra
         )
         .await;
     assert_eq!(consented.status(), StatusCode::CREATED);
+    // The request that asked for it, with a note naming her: the request stays, tied to no one.
+    let asked = s
+        .app
+        .post_json_as(
+            "/privacy/requests",
+            &s.office,
+            &json!({"cpf": CPF, "kind": "eliminacao", "channel": "telefone", "note": "Maria da Silva ligou do (11) 91234-5678"}),
+        )
+        .await;
+    assert_eq!(asked.status(), StatusCode::CREATED);
     let needles = [
         "Maria",
         "Silva",
@@ -455,6 +465,13 @@ async fn after_anonymisation_nothing_of_the_person_is_left_but_the_signed_contra
             .await,
         1,
         "the consent's record is kept"
+    );
+    assert_eq!(
+        s.app
+            .count("SELECT count(*) AS n FROM privacy_requests WHERE tipo = 'eliminacao' AND observacao IS NULL")
+            .await,
+        1,
+        "the request is kept, its note gone"
     );
     // Nothing of the person in any table; the only documents left are the contract's.
     assert_eq!(tables_holding(&s.app, &needles).await, Vec::<(String, i64)>::new());

@@ -216,3 +216,53 @@ async fn the_retention_schedules_work_is_counted_by_kind_wherever_it_ran() {
         ]
     );
 }
+
+/// A gauge's one value in a scrape.
+fn gauge(scraped: &Scrape, name: &str) -> f64 {
+    let family = scraped
+        .metrics
+        .iter()
+        .find(|m| m.name == name)
+        .unwrap_or_else(|| panic!("{name} in the scrape"));
+    assert_eq!(family.kind, Type::Gauge, "{name}");
+    family.samples[0].value.value.as_f64()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn unanswered_data_subject_requests_and_the_overdue_among_them_are_on_the_listener() {
+    let app = TestApp::spawn_with(&[("METRICS_ADDR", "127.0.0.1:0")]).await;
+    let office = app.token_for("bo@demo.com.br", "BACKOFFICE", "").await;
+    let mut protocols = Vec::new();
+    for kind in ["acesso", "eliminacao", "portabilidade"] {
+        let filed = app
+            .post_json_as(
+                "/privacy/requests",
+                &office,
+                &serde_json::json!({"cpf": "52998224725", "kind": kind, "channel": "email"}),
+            )
+            .await;
+        assert_eq!(filed.status(), StatusCode::CREATED);
+        let filed: serde_json::Value = filed.json().await.unwrap();
+        protocols.push(filed["data"]["protocolo"].as_str().unwrap().to_owned());
+    }
+    // One received sixteen days ago (past its deadline), one answered.
+    app.sql(&format!(
+        "UPDATE privacy_requests SET recebido_em = recebido_em - interval '16 days', prazo = prazo - interval '16 days'
+         WHERE protocolo = '{}'",
+        protocols[0]
+    ))
+    .await;
+    let answered = app
+        .client
+        .post(app.url(&format!("/console/privacy/requests/{}/answer", protocols[1])))
+        .bearer_auth(&office)
+        .form(&[("resposta", "Dados eliminados, exceto o contrato.")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answered.status(), StatusCode::OK);
+
+    let scraped = scrape(&app).await;
+    assert_eq!(gauge(&scraped, "privacy_requests_open"), 2.0);
+    assert_eq!(gauge(&scraped, "privacy_requests_overdue"), 1.0);
+}

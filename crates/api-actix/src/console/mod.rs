@@ -16,6 +16,7 @@ use actix_web::{FromRequest, HttpRequest, HttpResponse, web};
 use domain::acceptance::pending::PendingBody;
 use domain::acceptance::queue::QueueQuery;
 use domain::input::Field;
+use domain::privacy::subject_requests::{AnswerForm, QueueFilter, SubjectRequestBody};
 use domain::proposals::bodies::{StatusChangeBody, WithdrawBody};
 use domain::proposals::search::ProposalSearch;
 use domain::values::Application;
@@ -25,7 +26,9 @@ use minijinja::{Environment, Value, context};
 use serde::Deserialize;
 use std::sync::OnceLock;
 
-const TEMPLATES: [(&str, &str); 7] = [
+const TEMPLATES: [(&str, &str); 9] = [
+    ("privacy_requests.html", include_str!("templates/privacy_requests.html")),
+    ("privacy_request.html", include_str!("templates/privacy_request.html")),
     ("queue.html", include_str!("templates/queue.html")),
     ("shell.html", include_str!("templates/shell.html")),
     ("proposals.html", include_str!("templates/proposals.html")),
@@ -336,6 +339,118 @@ pub async fn catalog(
     render("catalog.html", views::catalog(overview))
 }
 
+#[derive(Deserialize)]
+pub struct SubjectRequestsQuery {
+    #[serde(default)]
+    situacao: String,
+}
+
+/// The data-subject requests: open by deadline (the overdue first) or answered.
+pub async fn subject_requests(
+    state: web::Data<AppState>,
+    BackOfficeUser(user): BackOfficeUser,
+    query: web::Query<SubjectRequestsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let filter = QueueFilter::parse(&query.situacao)?;
+    show_subject_requests(&state, &user, filter, None).await
+}
+
+async fn show_subject_requests(
+    state: &AppState,
+    user: &AuthenticatedUser,
+    filter: QueueFilter,
+    notice: Option<String>,
+) -> Result<HttpResponse, ApiError> {
+    let (requests, now) = state.subject_requests.queue(&user.0, filter).await?;
+    render(
+        "privacy_requests.html",
+        views::subject_requests(filter, requests, now, notice),
+    )
+}
+
+#[derive(Deserialize)]
+pub struct SubjectRequestForm {
+    #[serde(default)]
+    cpf: String,
+    #[serde(default)]
+    kind: String,
+    #[serde(default)]
+    channel: String,
+    #[serde(default)]
+    note: String,
+}
+
+/// Files a request received by phone, letter or in person (the same use case as
+/// `POST /privacy/requests`), then shows the queue with its protocol and deadline.
+pub async fn file_subject_request(
+    state: web::Data<AppState>,
+    BackOfficeUser(user): BackOfficeUser,
+    form: web::Form<SubjectRequestForm>,
+) -> Result<HttpResponse, ApiError> {
+    let SubjectRequestForm {
+        cpf,
+        kind,
+        channel,
+        note,
+    } = form.into_inner();
+    let request = SubjectRequestBody {
+        cpf: Field::Given(cpf),
+        kind: Field::Given(kind),
+        channel: Field::Given(channel),
+        // Blank is "not given", as in the route's JSON body.
+        note: Field::Given(note),
+    }
+    .read()?;
+    let filed = state.subject_requests.file(&user.0, request).await?;
+    let notice = format!(
+        "Pedido registrado: protocolo {}, resposta devida até {} (Brasília).",
+        filed.protocol,
+        filed
+            .deadline
+            .with_timezone(&domain::contract::formats::brasilia())
+            .format("%d/%m/%Y %H:%M")
+    );
+    show_subject_requests(&state, &user, QueueFilter::Open, Some(notice)).await
+}
+
+/// One request: its facts and the answer form, or the answer recorded.
+pub async fn subject_request(
+    state: web::Data<AppState>,
+    BackOfficeUser(user): BackOfficeUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let request = state.subject_requests.find(&user.0, &path).await?;
+    render(
+        "privacy_request.html",
+        views::subject_request(request, state.subject_requests.clock.now()),
+    )
+}
+
+#[derive(Deserialize)]
+pub struct SubjectAnswerForm {
+    #[serde(default)]
+    resposta: String,
+    /// Present (`sim`) when the person's data goes with the answer.
+    #[serde(default)]
+    enviar_dados: String,
+}
+
+/// Records the answer (sending the person's data first when asked), then shows the request.
+pub async fn answer_subject_request(
+    state: web::Data<AppState>,
+    BackOfficeUser(user): BackOfficeUser,
+    path: web::Path<String>,
+    form: web::Form<SubjectAnswerForm>,
+) -> Result<HttpResponse, ApiError> {
+    let SubjectAnswerForm { resposta, enviar_dados } = form.into_inner();
+    let answer = AnswerForm::read(resposta, !enviar_dados.is_empty())?;
+    let answered = state.subject_requests.answer(&user.0, &path, answer).await?;
+    render(
+        "privacy_request.html",
+        views::subject_request(answered, state.subject_requests.clock.now()),
+    )
+}
+
 pub async fn htmx() -> HttpResponse {
     asset("text/javascript; charset=utf-8", HTMX)
 }
@@ -367,5 +482,12 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(web::resource("/hooks").route(web::get().to(hooks)))
         .service(web::resource("/hooks/{uuid}/deliveries").route(web::get().to(deliveries)))
         .service(web::resource("/hooks/{uuid}/deliveries/{id}/retry").route(web::post().to(retry)))
-        .service(web::resource("/catalog").route(web::get().to(catalog)));
+        .service(web::resource("/catalog").route(web::get().to(catalog)))
+        .service(
+            web::resource("/privacy/requests")
+                .route(web::get().to(subject_requests))
+                .route(web::post().to(file_subject_request)),
+        )
+        .service(web::resource("/privacy/requests/{protocol}").route(web::get().to(subject_request)))
+        .service(web::resource("/privacy/requests/{protocol}/answer").route(web::post().to(answer_subject_request)));
 }

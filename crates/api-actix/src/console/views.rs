@@ -7,6 +7,7 @@ use domain::catalog::CatalogOverview;
 use domain::contract::formats;
 use domain::history::{HistoryEntry, actions};
 use domain::hooks::model::{Delivery, DeliveryState, Subscription};
+use domain::privacy::subject_requests::{QueueFilter, RequestChannel, RequestKind, SubjectRequest};
 use domain::proposals::lifecycle::back_office_moves;
 use domain::proposals::model::{ProposalDetail, SubscriptionView};
 use domain::proposals::search::{ProposalPage, ProposalSearch};
@@ -508,4 +509,96 @@ pub fn catalog(overview: CatalogOverview) -> Value {
         })
         .collect();
     context! { products => products, billing_groups => groups }
+}
+
+#[derive(Serialize)]
+struct SubjectRequestRow {
+    protocol: String,
+    cpf: String,
+    kind: &'static str,
+    kind_code: &'static str,
+    channel: &'static str,
+    note: Option<String>,
+    received: String,
+    received_by: String,
+    deadline: String,
+    state: &'static str,
+    state_class: &'static str,
+    answered_with_the_data: bool,
+    answer: Option<SubjectAnswerView>,
+}
+
+#[derive(Serialize)]
+struct SubjectAnswerView {
+    text: String,
+    at: String,
+    by: String,
+    in_time: bool,
+    file: Option<SentFileView>,
+}
+
+#[derive(Serialize)]
+struct SentFileView {
+    name: String,
+    sha256: String,
+    size: String,
+    sent_to: String,
+}
+
+fn subject_request_row(r: SubjectRequest, now: chrono::DateTime<chrono::Utc>) -> SubjectRequestRow {
+    let (state, state_class) = match &r.answer {
+        Some(a) if a.at <= r.deadline => ("respondido no prazo", "ok"),
+        Some(_) => ("respondido fora do prazo", "warn"),
+        None if r.overdue(now) => ("vencido", "bad"),
+        None => ("no prazo", "ok"),
+    };
+    SubjectRequestRow {
+        protocol: r.protocol.to_string(),
+        cpf: domain::values::Cpf::parse(&r.cpf).map_or_else(|_| "titular anonimizado".to_owned(), |c| c.formatted()),
+        kind: r.kind.label(),
+        kind_code: r.kind.code(),
+        channel: r.channel.label(),
+        note: r.note,
+        received: brasilia_minute(r.received_at),
+        received_by: r.received_by,
+        deadline: brasilia_minute(r.deadline),
+        state,
+        state_class,
+        answered_with_the_data: r.kind.answered_with_the_data(),
+        answer: r.answer.map(|a| SubjectAnswerView {
+            in_time: a.at <= r.deadline,
+            text: a.text,
+            at: brasilia_minute(a.at),
+            by: a.by,
+            file: a.file.map(|f| SentFileView {
+                size: size(f.bytes),
+                name: f.name,
+                sha256: f.sha256,
+                sent_to: f.sent_to,
+            }),
+        }),
+    }
+}
+
+/// The data-subject requests: the open ones by deadline (the overdue first, in red), or the
+/// answered, the latest first.
+pub fn subject_requests(
+    filter: QueueFilter,
+    requests: Vec<SubjectRequest>,
+    now: chrono::DateTime<chrono::Utc>,
+    notice: Option<String>,
+) -> Value {
+    let rows: Vec<SubjectRequestRow> = requests.into_iter().map(|r| subject_request_row(r, now)).collect();
+    context! {
+        entries => rows,
+        answered => filter == QueueFilter::Answered,
+        kinds => RequestKind::ALL.iter().map(|k| (k.code(), k.label())).collect::<Vec<_>>(),
+        channels => RequestChannel::ALL.iter().map(|c| (c.code(), c.label())).collect::<Vec<_>>(),
+        notice => notice,
+    }
+}
+
+/// One request: its facts, and the answer form or the answer recorded.
+pub fn subject_request(request: SubjectRequest, now: chrono::DateTime<chrono::Utc>) -> Value {
+    context! { r => subject_request_row(request, now) }
 }

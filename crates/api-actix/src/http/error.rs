@@ -18,6 +18,7 @@ use domain::hooks::HookError;
 use domain::hooks::bodies::HookPatchRefusal;
 use domain::input::NotAnObject;
 use domain::privacy::PrivacyError;
+use domain::privacy::subject_requests::SubjectRequestError;
 use domain::proposals::operations::OperationKind;
 use domain::proposals::service::ProposalError;
 use domain::proposals::settlement::SettlementError;
@@ -122,6 +123,11 @@ error_codes! {
     AnonymizationBlocked => ("anonimizacao_bloqueada", CONFLICT, "Há propostas em andamento para este CPF: conclua-as ou cancele-as antes de anonimizar."),
     NoPersonalData => ("titular_sem_dados", NOT_FOUND, "Nenhum dado pessoal mantido para este CPF."),
     RetentionHold => ("retencao_legal", CONFLICT, "Há contrato cuja guarda a lei exige: os dados do titular foram bloqueados, não anonimizados."),
+    SubjectRequestNotFound => ("pedido_titular_nao_encontrado", NOT_FOUND, "Nenhum pedido de titular com este protocolo."),
+    SubjectRequestAnswered => ("pedido_titular_respondido", CONFLICT, "Este pedido já foi respondido: a primeira resposta fica registrada."),
+    SubjectWithoutEmail => ("titular_sem_email", CONFLICT, "Nenhum e-mail mantido para o titular: responda por outro meio, sem enviar os dados."),
+    DataNotTheAnswer => ("pedido_sem_envio_de_dados", CONFLICT, "Este tipo de pedido não se responde com os dados do titular."),
+    PersonalDataNotSent => ("dados_nao_enviados", BAD_GATEWAY, "O servidor de e-mail não aceitou o envio dos dados; nada foi registrado. Tente de novo."),
     PersonBlocked => ("titular_bloqueado", CONFLICT, "Os dados deste titular estão bloqueados por retenção legal: não podem ser usados em novo cadastro ou proposta."),
     PendingNotFound => ("pendencia_nao_encontrada", NOT_FOUND, "Pedido de documentos não encontrado nesta proposta."),
     NotInAnalysis => ("proposta_fora_de_analise", CONFLICT, "A proposta não está em análise."),
@@ -356,6 +362,37 @@ impl From<ProposalError> for ApiError {
             ProposalError::NotFound => ApiError::new(ErrorCode::ProposalNotFound),
             ProposalError::UnknownProduct => ApiError::new(ErrorCode::ProductNotFound),
             ProposalError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<SubjectRequestError> for ApiError {
+    fn from(error: SubjectRequestError) -> Self {
+        match error {
+            SubjectRequestError::Access(e) => e.into(),
+            SubjectRequestError::NotFound => ApiError::new(ErrorCode::SubjectRequestNotFound),
+            SubjectRequestError::AlreadyAnswered(first) => ApiError::with_message(
+                ErrorCode::SubjectRequestAnswered,
+                format!(
+                    "O pedido {} já foi respondido por {}: a primeira resposta fica registrada.",
+                    first.protocol,
+                    first.answer.map(|a| a.by).unwrap_or_default()
+                ),
+            ),
+            SubjectRequestError::NoEmail => ApiError::new(ErrorCode::SubjectWithoutEmail),
+            SubjectRequestError::NotAnsweredWithData(kind) => ApiError::with_message(
+                ErrorCode::DataNotTheAnswer,
+                format!(
+                    "Um pedido de {} não se responde com os dados do titular: registre a resposta sem enviá-los.",
+                    kind.label()
+                ),
+            ),
+            SubjectRequestError::NotSent(error) => {
+                tracing::warn!(%error, "personal data not sent");
+                ApiError::new(ErrorCode::PersonalDataNotSent)
+            }
+            SubjectRequestError::Privacy(e) => e.into(),
+            SubjectRequestError::Store(e) => e.into(),
         }
     }
 }

@@ -89,6 +89,7 @@ impl Modify for BearerAuth {
         crate::routes::privacy::export,
         crate::routes::privacy::anonymize,
         crate::routes::privacy::consent,
+        crate::routes::privacy::file_request,
         crate::routes::health::live,
         crate::routes::health::ready,
     ),

@@ -5,19 +5,21 @@ use crate::http::auth::AuthenticatedUser;
 use crate::http::body::Body;
 use crate::http::envelope::Envelope;
 use crate::http::error::ApiError;
-use crate::routes::dto::{AnonymizedDto, ConsentDto};
+use crate::routes::dto::{AnonymizedDto, ConsentDto, SubjectRequestDto};
 use crate::routes::schemas::PersonalDataEnvelope;
 use crate::routes::schemas::{ErrorEnvelope, envelope_doc};
 use crate::state::AppState;
 use actix_web::{HttpResponse, web};
 use domain::input::parameter;
 use domain::privacy::consents::ConsentBody;
+use domain::privacy::subject_requests::SubjectRequestBody;
 use domain::values::Cpf;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 envelope_doc!(AnonymizedEnvelope, data = AnonymizedDto);
 envelope_doc!(ConsentEnvelope, data = ConsentDto);
+envelope_doc!(SubjectRequestEnvelope, data = SubjectRequestDto);
 
 /// Everything held about a person, in one JSON document.
 #[utoipa::path(get, path = "/privacy/customers/{cpf}", operation_id = "privacy.export", summary = "Dados do titular (LGPD)", description = "Tudo o que é mantido sobre o CPF, em um documento: `cadastros` (cada cadastro de cada vendedor, com endereço e vendedor) e `propostas` (cada proposta com sua cópia do cliente, pagamento, assinatura e signatários, documentos por SHA-256, assinaturas de pagamento, eventos, `protocolos` dos pedidos do cliente e histórico), e `bloqueio` (`base`, `ate`, `desde`, `por`) quando os dados estão bloqueados por retenção legal. Havendo dados, `basesLegais` (por categoria: `categoria`, `nome`, `finalidade`, `basesLegais`, `sensivel`, `retencao`, `destinatarios`) e `compartilhamentos` (com quem os dados foram compartilhados, LGPD art. 18, VII: `destinatario`, `nome`, `categorias` e as `propostas` ou o `parceiro`) e `retencao` (até quando e por quê: por proposta `identificador`, `ate`, `motivo` e `saudeAte`; `titular`). Cada proposta ganha no histórico uma entrada `exportacao`. Somente BACKOFFICE.", tag = "privacidade", security(("bearer" = [])),
@@ -92,9 +94,35 @@ pub async fn consent(
     Ok(HttpResponse::Created().json(Envelope::data(message, ConsentDto::from(record))))
 }
 
+/// Files a data subject's request under a protocol, with its deadline.
+#[utoipa::path(post, path = "/privacy/requests", operation_id = "privacy.request", summary = "Registrar pedido do titular (LGPD)", description = "Registra um pedido do titular (LGPD art. 18) recebido pela retaguarda: `kind` é `acesso`, `correcao`, `anonimizacao`, `portabilidade`, `eliminacao`, `compartilhamento` ou `revogacao_consentimento`; `channel`, por onde chegou (`telefone`, `email`, `chat`, `carta`, `presencial`); `note`, o que o titular disse (opcional, até 1000 caracteres). Responde com o `protocolo` (numerado com os demais pedidos de clientes) e o `prazo` da resposta completa: 15 dias (art. 19, II). O pedido entra na fila do console (`/console`, Pedidos LGPD), vencidos primeiro; a resposta é registrada lá (o quê, quando, por quem e, para acesso, portabilidade e compartilhamento, o arquivo com os dados enviado ao e-mail do titular, por SHA-256). O CPF não precisa ter dados mantidos: a resposta pode ser justamente que nada é mantido. Somente BACKOFFICE.", tag = "privacidade", security(("bearer" = [])),
+    request_body(content = SubjectRequestBody, example = json!({"cpf": "529.982.247-25", "kind": "acesso", "channel": "telefone", "note": "Pediu cópia dos dados"})),
+    responses(
+        (status = 201, description = "Registrado: `protocolo` e `prazo`", body = SubjectRequestEnvelope),
+        (status = 400, description = "`cpf`, `kind`, `channel` ou `note` inválidos, todos nomeados", body = ErrorEnvelope),
+        (status = 401, body = ErrorEnvelope),
+        (status = 403, description = "Somente BACKOFFICE", body = ErrorEnvelope),
+        (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope),
+        (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn file_request(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    body: Body<SubjectRequestBody>,
+) -> Result<HttpResponse, ApiError> {
+    let request = body.into_inner().read()?;
+    let filed = state.subject_requests.file(&user.0, request).await?;
+    let message = format!(
+        "Pedido registrado sob o protocolo {}: resposta completa devida em até 15 dias.",
+        filed.protocol
+    );
+    Ok(HttpResponse::Created().json(Envelope::data(message, SubjectRequestDto::from(filed))))
+}
+
 /// Under `/privacy`.
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.service(web::resource("/customers/{cpf}").route(web::get().to(export)))
         .service(web::resource("/customers/{cpf}/anonymize").route(web::post().to(anonymize)))
-        .service(web::resource("/customers/{cpf}/consents").route(web::post().to(consent)));
+        .service(web::resource("/customers/{cpf}/consents").route(web::post().to(consent)))
+        .service(web::resource("/requests").route(web::post().to(file_request)));
 }

@@ -6,6 +6,7 @@ pub mod consents;
 pub mod declarations;
 pub mod hold;
 pub mod retention;
+pub mod subject_requests;
 
 use crate::access::{AccessError, Operation, authorize};
 use crate::auth::model::Principal;

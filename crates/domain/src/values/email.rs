@@ -45,6 +45,14 @@ impl Email {
         }
     }
 
+    /// The address with its local part hidden but for its first character (`m***@exemplo.com.br`),
+    /// safe to show where it only needs to be recognised.
+    pub fn masked(&self) -> String {
+        let (local, domain) = self.0.rsplit_once('@').unwrap_or(("", &self.0));
+        let first: String = local.chars().take(1).collect();
+        format!("{first}***@{domain}")
+    }
+
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -59,6 +67,14 @@ mod tests {
         assert_eq!(
             Email::parse(" Ana.Souza+vendas@Exemplo.COM.br ").map(|e| e.0),
             Ok("ana.souza+vendas@exemplo.com.br".into())
+        );
+    }
+
+    #[test]
+    fn masked_shows_the_first_character_and_the_domain() {
+        assert_eq!(
+            Email::parse("maria.silva@exemplo.com.br").unwrap().masked(),
+            "m***@exemplo.com.br"
         );
     }
 

@@ -13,6 +13,7 @@ mod mother_name;
 mod pending_events;
 mod personal_data_blocks;
 mod privacy_consents;
+mod privacy_requests;
 mod privacy_retention_runs;
 mod rate_limit_counters;
 mod read_model_in_rust;

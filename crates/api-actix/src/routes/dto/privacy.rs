@@ -3,6 +3,7 @@
 use chrono::{DateTime, Utc};
 use domain::privacy::Anonymized;
 use domain::privacy::consents::ConsentRecord;
+use domain::privacy::subject_requests::SubjectRequest;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -99,6 +100,40 @@ impl From<ConsentRecord> for ConsentDto {
             registrado_em: c.at,
             registrado_por: c.by,
             base_legal: domain::privacy::consents::CONSENT_BASIS,
+        }
+    }
+}
+
+/// A data-subject request as filed.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SubjectRequestDto {
+    /// O protocolo do pedido.
+    #[schema(example = "2026112800000042")]
+    pub protocolo: String,
+    /// O CPF, mascarado.
+    #[schema(example = "***.***.*47-25")]
+    pub cpf: String,
+    #[schema(example = "acesso")]
+    pub kind: String,
+    #[schema(example = "telefone")]
+    pub channel: String,
+    pub note: Option<String>,
+    #[serde(rename = "recebidoEm")]
+    pub recebido_em: DateTime<Utc>,
+    /// Até quando a resposta completa é devida (15 dias, LGPD art. 19, II).
+    pub prazo: DateTime<Utc>,
+}
+
+impl From<SubjectRequest> for SubjectRequestDto {
+    fn from(r: SubjectRequest) -> Self {
+        Self {
+            protocolo: r.protocol.to_string(),
+            cpf: domain::values::Cpf::parse(&r.cpf).map_or_else(|_| r.cpf.clone(), |c| c.masked()),
+            kind: r.kind.code().to_owned(),
+            channel: r.channel.code().to_owned(),
+            note: r.note,
+            recebido_em: r.received_at,
+            prazo: r.deadline,
         }
     }
 }
