@@ -464,6 +464,10 @@ pub const NOT_PERSONAL_TABLES: &[(&str, &str)] = &[
         "a plataforma de pagamento de desenvolvimento (SALES_ENV=development)",
     ),
     ("privacy_retention_runs", "contagens das passagens do prazo de retenção"),
+    (
+        "proposal_notices",
+        "a versão e o SHA-256 do aviso de privacidade e dos termos que o documento da proposta mostrou, o canal e quando",
+    ),
     ("__repeatable_sql", "as funções SQL aplicadas pelo migrate"),
 ];
 

@@ -78,6 +78,7 @@ SELECT jsonb_build_object(
                     UNION ALL
                     SELECT jsonb_build_object('versao', 'provedor', 'sha256', pv.sha256, 'em', pv.received_at)
                     FROM provider_signed_copies pv WHERE pv.document_key = p.key_documento) AS docs), '[]'::jsonb),
+            'avisos', (SELECT to_jsonb(n) - 'id_proposta' FROM proposal_notices n WHERE n.id_proposta = p.id),
             'assinaturas_pagamento', coalesce((
                 SELECT jsonb_agg(to_jsonb(su) ORDER BY su.id) FROM subscriptions su WHERE su.proposal_id = p.id),
                 '[]'::jsonb),
@@ -141,17 +142,33 @@ struct ProposalOfCpf {
     status: String,
 }
 
-/// The person's contracts: the proposals that reached `APROVADO` (now, or by a recorded move), each
-/// with when it left it (`NULL` while in force).
-const CONTRACTS: &str = "\
-SELECT p.identificador,
-    CASE WHEN p.status = 'APROVADO' THEN NULL ELSE (
-        SELECT min(e.changed_at) FROM proposal_events e WHERE e.proposal_id = p.id AND e.from_status = 'APROVADO')
-    END AS ended_at
-FROM proposals p
-WHERE p.id = ANY($1) AND (p.status = 'APROVADO'
-    OR EXISTS (SELECT 1 FROM proposal_events e WHERE e.proposal_id = p.id AND e.to_status = 'APROVADO'))
-ORDER BY p.id";
+/// A proposal (alias `p`) that became a contract: in `APROVADO` now, or moved there once. The
+/// legal hold and the retention schedule judge contracts by it.
+macro_rules! reached_approval {
+    () => {
+        "(p.status = 'APROVADO' OR EXISTS (SELECT 1 FROM proposal_events e \
+         WHERE e.proposal_id = p.id AND e.to_status = 'APROVADO'))"
+    };
+}
+
+/// When a contract (alias `p`) left `APROVADO`: `NULL` while in force.
+macro_rules! left_approval_at {
+    () => {
+        "CASE WHEN p.status = 'APROVADO' THEN NULL ELSE (SELECT min(e.changed_at) FROM proposal_events e \
+         WHERE e.proposal_id = p.id AND e.from_status = 'APROVADO') END"
+    };
+}
+
+pub(crate) use {left_approval_at, reached_approval};
+
+/// The person's contracts, each with when it left `APROVADO` (`NULL` while in force).
+const CONTRACTS: &str = concat!(
+    "SELECT p.identificador, ",
+    left_approval_at!(),
+    " AS ended_at FROM proposals p WHERE p.id = ANY($1) AND ",
+    reached_approval!(),
+    " ORDER BY p.id"
+);
 
 #[derive(QueryableByName)]
 struct Contract {

@@ -7,7 +7,7 @@ use crate::person_columns::{
     ANONYMIZE_PROPOSAL_COPY, ANONYMIZED_NAME, DROP_COPY_HEALTH, DROP_REGISTRATION_HEALTH, holds_health_answers,
 };
 use crate::pool::{PgPool, connection, query_error};
-use crate::privacy::{Stop, anonymize_contents, anonymize_in};
+use crate::privacy::{Stop, anonymize_contents, anonymize_in, left_approval_at, reached_approval};
 use crate::read_model;
 use crate::rows::stored;
 use crate::sealing::SecretSealer;
@@ -96,11 +96,11 @@ const PROPOSALS: &str = concat!(
     "SELECT p.id, p.id_cliente, p.identificador, p.status, p.alterado_em,
          coalesce(",
     holds_health_answers!("pc."),
-    ", false) AS health,
-         (p.status = 'APROVADO' OR EXISTS (SELECT 1 FROM proposal_events e
-             WHERE e.proposal_id = p.id AND e.to_status = 'APROVADO')) AS contract,
-         CASE WHEN p.status = 'APROVADO' THEN NULL ELSE (SELECT min(e.changed_at) FROM proposal_events e
-             WHERE e.proposal_id = p.id AND e.from_status = 'APROVADO') END AS ended_at
+    ", false) AS health, ",
+    reached_approval!(),
+    " AS contract, ",
+    left_approval_at!(),
+    " AS ended_at
      FROM proposals p LEFT JOIN proposal_customers pc ON pc.id_proposta = p.id
      WHERE p.cpf_cliente = $1 ORDER BY p.id"
 );

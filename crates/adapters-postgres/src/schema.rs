@@ -423,6 +423,17 @@ diesel::table! {
 }
 
 diesel::table! {
+    proposal_notices (id_proposta) {
+        id_proposta -> Int8,
+        aviso_versao -> Text,
+        aviso_sha256 -> Text,
+        termos_sha256 -> Text,
+        canal -> Text,
+        exibidos_em -> Timestamptz,
+    }
+}
+
+diesel::table! {
     proposal_operations (id) {
         id -> Uuid,
         proposal_id -> Int8,
@@ -772,6 +783,7 @@ diesel::joinable!(proposal_customers -> proposals (id_proposta));
 diesel::joinable!(proposal_event_sequences -> proposals (proposal_id));
 diesel::joinable!(proposal_events -> proposals (proposal_id));
 diesel::joinable!(proposal_history -> proposals (proposal_id));
+diesel::joinable!(proposal_notices -> proposals (id_proposta));
 diesel::joinable!(proposal_operations -> proposals (proposal_id));
 diesel::joinable!(proposal_payments -> proposals (id_proposta));
 diesel::joinable!(proposal_pending_files -> proposal_pending_requests (id_pendencia));
@@ -829,6 +841,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     proposal_event_sequences,
     proposal_events,
     proposal_history,
+    proposal_notices,
     proposal_operations,
     proposal_payments,
     proposal_pending_files,

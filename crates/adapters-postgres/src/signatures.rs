@@ -5,7 +5,7 @@ use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::read_model;
 use crate::rows::stored;
 use crate::schema::{
-    proposals, provider_signed_copies, removed_documents, sealed_documents, signature_callbacks,
+    proposal_notices, proposals, provider_signed_copies, removed_documents, sealed_documents, signature_callbacks,
     signature_parties as parties, signatures, signed_documents,
 };
 use crate::status_changes::{ChangeError, apply_change, events_of};
@@ -14,6 +14,7 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use domain::privacy::notice::NoticesShown;
 use domain::proposals::lifecycle::{StatusChange, StatusEvent};
 use domain::signature::{
     ChangeStatusError, ExpiredSignature, PartyEventOutcome, PartyKeys, PartyRecord, PartyRole, ProviderEvent,
@@ -117,21 +118,40 @@ impl SignatureStore for PgSignatures {
         &self,
         proposal_id: i64,
         document: &SealedDocument,
+        shown: &NoticesShown,
         changed_by: &str,
     ) -> Result<SealedDocument, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        // The first seal wins; a concurrent or repeated one reads what it left.
-        diesel::insert_into(sealed_documents::table)
-            .values((
-                sealed_documents::proposal_id.eq(proposal_id),
-                sealed_documents::pdf.eq(&document.pdf),
-                sealed_documents::sha256.eq(&document.sha256),
-                sealed_documents::sealed_by.eq(changed_by),
-            ))
-            .on_conflict_do_nothing()
-            .execute(&mut conn)
-            .await
-            .map_err(query_error)?;
+        // The first seal wins, with what its document showed; a concurrent or repeated one reads
+        // what it left.
+        conn.transaction(async |conn| {
+            let sealed = diesel::insert_into(sealed_documents::table)
+                .values((
+                    sealed_documents::proposal_id.eq(proposal_id),
+                    sealed_documents::pdf.eq(&document.pdf),
+                    sealed_documents::sha256.eq(&document.sha256),
+                    sealed_documents::sealed_by.eq(changed_by),
+                ))
+                .on_conflict_do_nothing()
+                .execute(conn)
+                .await?;
+            if sealed == 1 {
+                diesel::insert_into(proposal_notices::table)
+                    .values((
+                        proposal_notices::id_proposta.eq(proposal_id),
+                        proposal_notices::aviso_versao.eq(shown.notice_version),
+                        proposal_notices::aviso_sha256.eq(&shown.notice_sha256),
+                        proposal_notices::termos_sha256.eq(&shown.terms_sha256),
+                        proposal_notices::canal.eq(shown.channel.as_str()),
+                    ))
+                    .on_conflict_do_nothing()
+                    .execute(conn)
+                    .await?;
+            }
+            Ok::<_, diesel::result::Error>(())
+        })
+        .await
+        .map_err(query_error)?;
         read_sealed(&mut conn, proposal_id)
             .await?
             .ok_or_else(|| StoreError::Unexpected("documento selado ausente após gravação".into()))

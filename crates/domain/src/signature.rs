@@ -312,12 +312,14 @@ pub enum ChangeStatusError {
 #[async_trait]
 pub trait SignatureStore: Send + Sync {
     async fn state(&self, proposal_id: i64) -> Result<Option<SignatureState>, StoreError>;
-    /// Keeps the document sent for signature, once: the first seal of a proposal wins and is what
-    /// every later call answers.
+    /// Keeps the document sent for signature, once, with what it showed the customer (the
+    /// privacy notice's version and digest, the terms' digest, the channel): the first seal of a
+    /// proposal wins and is what every later call answers.
     async fn seal(
         &self,
         proposal_id: i64,
         document: &SealedDocument,
+        shown: &crate::privacy::notice::NoticesShown,
         changed_by: &str,
     ) -> Result<SealedDocument, StoreError>;
     async fn sealed(&self, proposal_id: i64) -> Result<Option<SealedDocument>, StoreError>;

@@ -5,8 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use super::legal_hold::{anonymize, contract, setup};
-use black_box_tests::{StatusCode, assert_error};
+use super::legal_hold::{anonymize, contract, export, setup};
+use black_box_tests::{StatusCode, assert_error, error_fields};
 use serde_json::{Value, json};
 
 const CPF: &str = "52998224725";
@@ -49,14 +49,7 @@ async fn consents_given_and_revoked_are_kept_in_order_and_the_export_says_what_s
     let revoked: Value = revoked.json().await.unwrap();
     assert_eq!(revoked["message"], "Revogação do consentimento registrada.");
 
-    let export: Value = s
-        .app
-        .get(&format!("/privacy/customers/{CPF}"), Some(&s.office))
-        .await
-        .json()
-        .await
-        .unwrap();
-    let consents = export["data"]["consentimentos"].as_array().unwrap().clone();
+    let consents = export(&s).await["consentimentos"].as_array().unwrap().clone();
     assert_eq!(consents.len(), 2, "{consents:?}");
     assert_eq!(consents[0]["finalidade"], "ofertas");
     assert_eq!(consents[0]["concedido"], false, "the revocation stands");
@@ -90,13 +83,7 @@ async fn a_bad_body_is_named_nothing_held_is_404_and_only_the_back_office_record
         "dados_invalidos",
     )
     .await;
-    let fields: Vec<&str> = refused["errors"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["field"].as_str().unwrap())
-        .collect();
-    assert_eq!(fields, ["purpose", "granted"]);
+    assert_eq!(error_fields(&refused), ["purpose", "granted"]);
     assert_error(
         consent(
             &s,

@@ -54,7 +54,8 @@ pub(super) async fn anonymize(s: &Setup) -> reqwest::Response {
         .unwrap()
 }
 
-async fn export(s: &Setup) -> Value {
+/// The back office's export of the person (`data`).
+pub(super) async fn export(s: &Setup) -> Value {
     let response = s.app.get(&format!("/privacy/customers/{CPF}"), Some(&s.office)).await;
     assert_eq!(response.status(), StatusCode::OK);
     response.json::<Value>().await.unwrap()["data"].clone()

@@ -23,6 +23,7 @@ mod mother_name;
 mod observability;
 mod operation_claims;
 mod privacy;
+mod privacy_notice;
 mod proposal_list;
 mod proposals;
 mod rate_limits;

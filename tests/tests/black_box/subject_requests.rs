@@ -10,7 +10,7 @@
 use super::console::{click, photograph, sign_in, type_into, wait_for_text};
 use super::legal_hold::{Setup, days_later, setup};
 use black_box_tests::browser::start_browser;
-use black_box_tests::{StatusCode, assert_error};
+use black_box_tests::{StatusCode, assert_error, error_fields};
 use chrono::{DateTime, Utc};
 use fantoccini::Locator;
 use serde_json::{Value, json};
@@ -95,13 +95,7 @@ async fn every_bad_member_is_named_and_only_the_back_office_files() {
         "dados_invalidos",
     )
     .await;
-    let fields: Vec<&str> = refused["errors"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["field"].as_str().unwrap())
-        .collect();
-    assert_eq!(fields, ["cpf", "kind", "channel", "note"]);
+    assert_eq!(error_fields(&refused), ["cpf", "kind", "channel", "note"]);
     assert_error(
         file(
             &s,

@@ -90,6 +90,7 @@ impl Modify for BearerAuth {
         crate::routes::privacy::anonymize,
         crate::routes::privacy::consent,
         crate::routes::privacy::file_request,
+        crate::routes::privacy::notice,
         crate::routes::health::live,
         crate::routes::health::ready,
     ),

@@ -5,7 +5,7 @@ use crate::http::auth::AuthenticatedUser;
 use crate::http::body::Body;
 use crate::http::envelope::Envelope;
 use crate::http::error::ApiError;
-use crate::routes::dto::{AnonymizedDto, ConsentDto, SubjectRequestDto};
+use crate::routes::dto::{AnonymizedDto, ConsentDto, PrivacyNoticeDto, SubjectRequestDto};
 use crate::routes::schemas::PersonalDataEnvelope;
 use crate::routes::schemas::{ErrorEnvelope, envelope_doc};
 use crate::state::AppState;
@@ -20,6 +20,7 @@ use utoipa::ToSchema;
 envelope_doc!(AnonymizedEnvelope, data = AnonymizedDto);
 envelope_doc!(ConsentEnvelope, data = ConsentDto);
 envelope_doc!(SubjectRequestEnvelope, data = SubjectRequestDto);
+envelope_doc!(PrivacyNoticeEnvelope, data = PrivacyNoticeDto);
 
 /// Everything held about a person, in one JSON document.
 #[utoipa::path(get, path = "/privacy/customers/{cpf}", operation_id = "privacy.export", summary = "Dados do titular (LGPD)", description = "Tudo o que é mantido sobre o CPF, em um documento: `cadastros` (cada cadastro de cada vendedor, com endereço e vendedor) e `propostas` (cada proposta com sua cópia do cliente, pagamento, assinatura e signatários, documentos por SHA-256, assinaturas de pagamento, eventos, `protocolos` dos pedidos do cliente e histórico), e `bloqueio` (`base`, `ate`, `desde`, `por`) quando os dados estão bloqueados por retenção legal. Havendo dados, `basesLegais` (por categoria: `categoria`, `nome`, `finalidade`, `basesLegais`, `sensivel`, `retencao`, `destinatarios`) e `compartilhamentos` (com quem os dados foram compartilhados, LGPD art. 18, VII: `destinatario`, `nome`, `categorias` e as `propostas` ou o `parceiro`) e `retencao` (até quando e por quê: por proposta `identificador`, `ate`, `motivo` e `saudeAte`; `titular`). Cada proposta ganha no histórico uma entrada `exportacao`. Somente BACKOFFICE.", tag = "privacidade", security(("bearer" = [])),
@@ -119,9 +120,22 @@ pub async fn file_request(
     Ok(HttpResponse::Created().json(Envelope::data(message, SubjectRequestDto::from(filed))))
 }
 
+/// The privacy notice in force, for the shop's and the partners' pages.
+#[utoipa::path(get, path = "/privacy/notice", operation_id = "privacy.notice", summary = "Aviso de privacidade", description = "O aviso de privacidade em vigor (LGPD art. 9º): `versao`, `sha256` e `texto` (um parágrafo por linha), e as versões já publicadas. É o texto que o documento de cada proposta enviada para assinatura imprime; a versão, o SHA-256, o dos termos do produto, quando e por qual canal ficam registrados com o selo do documento (`avisos` de cada proposta na exportação do titular). Público, sem token.", tag = "privacidade",
+    responses(
+        (status = 200, description = "O aviso em vigor", body = PrivacyNoticeEnvelope),
+    ))]
+pub async fn notice() -> HttpResponse {
+    HttpResponse::Ok().json(Envelope::data(
+        "Aviso de privacidade em vigor.",
+        PrivacyNoticeDto::current(),
+    ))
+}
+
 /// Under `/privacy`.
 pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.service(web::resource("/customers/{cpf}").route(web::get().to(export)))
+    cfg.service(web::resource("/notice").route(web::get().to(notice)))
+        .service(web::resource("/customers/{cpf}").route(web::get().to(export)))
         .service(web::resource("/customers/{cpf}/anonymize").route(web::post().to(anonymize)))
         .service(web::resource("/customers/{cpf}/consents").route(web::post().to(consent)))
         .service(web::resource("/requests").route(web::post().to(file_request)));

@@ -280,6 +280,21 @@ impl PrintedDocument {
                 heading: "Partes".to_owned(),
                 blocks: parties,
             },
+            // The notice in force, printed whole before the conditions the parties sign: what
+            // the customer signs is what they were shown (LGPD art. 9); its version and digest
+            // are recorded with the seal.
+            Section {
+                heading: "Aviso de privacidade".to_owned(),
+                blocks: [
+                    field("Versão", crate::privacy::notice::NOTICE_VERSION),
+                    field("SHA-256 do aviso", "(hexadecimal, abaixo)"),
+                    // On a line of its own: the digest is one word, wider than a value's column.
+                    Block::Paragraph(crate::privacy::notice::notice_sha256()),
+                ]
+                .into_iter()
+                .chain(crate::privacy::notice::notice_paragraphs().map(|p| Block::Paragraph(p.to_owned())))
+                .collect(),
+            },
             Section {
                 heading: "Condições".to_owned(),
                 blocks: conditions,

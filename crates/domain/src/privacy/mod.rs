@@ -5,6 +5,7 @@
 pub mod consents;
 pub mod declarations;
 pub mod hold;
+pub mod notice;
 pub mod retention;
 pub mod subject_requests;
 

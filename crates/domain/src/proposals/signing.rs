@@ -7,6 +7,7 @@ use crate::auth::model::Principal;
 use crate::clock::Clock;
 use crate::contract::evidence::{PartySignature, SignatureEvidence};
 use crate::contract::{DocumentRenderer, PrintedDocument, RenderError, Stage};
+use crate::privacy::notice::NoticesShown;
 use crate::proposals::lifecycle::{StatusChange, StatusEvent, TransitionError, Trigger, check};
 use crate::proposals::model::{Flow, ProposalDetail};
 use crate::proposals::operations::{
@@ -368,7 +369,11 @@ impl SigningService {
                         let terms = self.proposals.product_terms(detail.proposal.product_id).await?;
                         let contract = PrintedDocument::contract(detail, terms.as_deref(), Stage::ForSignature);
                         let rendered = SealedDocument::of(self.renderer.render(&contract)?);
-                        self.signatures.seal(proposal_id, &rendered, by).await?
+                        let shown = NoticesShown::with_terms(
+                            terms.as_deref().unwrap_or(crate::contract::terms::DEFAULT_TERMS),
+                            detail.proposal.shipping,
+                        );
+                        self.signatures.seal(proposal_id, &rendered, &shown, by).await?
                     }
                 };
                 let deadline = self.clock.now() + self.signing_deadline;

@@ -102,7 +102,10 @@ async fn a_failed_notification_leaves_the_proposal_new_but_keeps_the_saved_steps
     let mut m = Mocks::new("NOVO", 0);
     m.signatures.expect_state().returning(|_| Ok(None));
     m.signatures.expect_sealed().returning(|_| Ok(None));
-    m.signatures.expect_seal().times(1).returning(|_, d, _| Ok(d.clone()));
+    m.signatures
+        .expect_seal()
+        .times(1)
+        .returning(|_, d, _, _| Ok(d.clone()));
     m.provider
         .expect_upload_document()
         .times(1)
@@ -169,7 +172,10 @@ async fn a_failed_upload_saves_nothing_but_the_sealed_document() {
     let mut m = Mocks::new("NOVO", 0);
     m.signatures.expect_state().returning(|_| Ok(None));
     m.signatures.expect_sealed().returning(|_| Ok(None));
-    m.signatures.expect_seal().times(1).returning(|_, d, _| Ok(d.clone()));
+    m.signatures
+        .expect_seal()
+        .times(1)
+        .returning(|_, d, _, _| Ok(d.clone()));
     m.provider
         .expect_upload_document()
         .returning(|_, _, _| Err(ProviderError::Rejected("422".into())));
@@ -437,9 +443,13 @@ async fn the_bytes_sent_are_the_bytes_sealed_first_and_the_document_serves_them_
     let kept = first.clone();
     m.signatures
         .expect_seal()
-        .withf(|_, rendered, _| rendered == &SealedDocument::of(b"%PDF-".to_vec()))
+        .withf(|_, rendered, shown, _| {
+            rendered == &SealedDocument::of(b"%PDF-".to_vec())
+                && shown.notice_version == crate::privacy::notice::NOTICE_VERSION
+                && shown.terms_sha256 == crate::privacy::notice::sha256_hex(crate::contract::terms::DEFAULT_TERMS)
+        })
         .times(1)
-        .returning(move |_, _, _| Ok(kept.clone()));
+        .returning(move |_, _, _, _| Ok(kept.clone()));
     let sent = first.pdf.clone();
     m.provider
         .expect_upload_document()

@@ -15,6 +15,7 @@ mod personal_data_blocks;
 mod privacy_consents;
 mod privacy_requests;
 mod privacy_retention_runs;
+mod proposal_notices;
 mod rate_limit_counters;
 mod read_model_in_rust;
 mod refunds_settled;

@@ -137,3 +137,40 @@ impl From<SubjectRequest> for SubjectRequestDto {
         }
     }
 }
+
+/// One published version of the privacy notice.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct NoticeVersionDto {
+    #[schema(example = "2026-11-28")]
+    pub versao: &'static str,
+    pub sha256: &'static str,
+}
+
+/// The privacy notice in force.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PrivacyNoticeDto {
+    /// A versão em vigor: o dia em que foi publicada.
+    #[schema(example = "2026-11-28")]
+    pub versao: &'static str,
+    /// O SHA-256 do texto, o mesmo que o documento de cada proposta imprime e que fica registrado com o seu selo.
+    pub sha256: String,
+    /// O texto, um parágrafo por linha.
+    pub texto: &'static str,
+    /// Cada versão já publicada, da mais antiga para a atual.
+    pub publicadas: Vec<NoticeVersionDto>,
+}
+
+impl PrivacyNoticeDto {
+    pub fn current() -> Self {
+        use domain::privacy::notice::{NOTICE_TEXT, NOTICE_VERSION, PUBLISHED, notice_sha256};
+        Self {
+            versao: NOTICE_VERSION,
+            sha256: notice_sha256(),
+            texto: NOTICE_TEXT,
+            publicadas: PUBLISHED
+                .iter()
+                .map(|(versao, sha256)| NoticeVersionDto { versao, sha256 })
+                .collect(),
+        }
+    }
+}
