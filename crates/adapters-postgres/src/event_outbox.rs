@@ -261,7 +261,7 @@ struct SequenceRow {
 
 /// The next number of the proposal's events of `kind`, and the transaction's time; the counter's
 /// row lock orders concurrent events of one proposal and kind.
-async fn next_sequence(
+pub(crate) async fn next_sequence(
     conn: &mut AsyncPgConnection,
     proposal_id: i64,
     kind: EventKind,

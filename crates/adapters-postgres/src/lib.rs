@@ -4,6 +4,7 @@
 
 pub mod acceptance;
 pub mod accounts;
+pub mod billing;
 pub mod catalog;
 pub mod catalog_cache;
 pub mod certificates;
@@ -47,6 +48,7 @@ pub mod testing;
 
 pub use acceptance::{PgAcceptance, PgClockShift, acceptance_overdue};
 pub use accounts::{PgAccounts, UserListing};
+pub use billing::PgBilling;
 pub use catalog::PgCatalog;
 pub use catalog_cache::CachedCatalog;
 pub use customer_requests::PgCustomerRequests;

@@ -106,6 +106,7 @@ pub const REPEATABLE: &[Repeatable] = repeatable![
     "proposal_copy_refreshable",
     "proposal_history_is_append_only",
     "proposal_history_on_acceptance",
+    "proposal_history_on_billing",
     "proposal_history_on_create",
     "proposal_history_on_customer",
     "proposal_history_on_party",

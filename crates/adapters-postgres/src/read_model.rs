@@ -12,6 +12,7 @@
 //! joins the parts.
 
 use crate::acceptance::{AcceptancePart, acceptances_of};
+use crate::billing::{BillingPart, ChargePart, billings_of, charges_of};
 use crate::composed::Part;
 use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::prepared::prepared;
@@ -57,6 +58,12 @@ pub(crate) struct ProposalDocument {
     /// Every refund, oldest first (migration 000042): absent when there is none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     refunds: Vec<RefundPart>,
+    /// The contract's billing status, from its acceptance (migration 000051): absent before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    billing: Option<BillingPart>,
+    /// The contract's last charges, oldest first (migration 000051): absent when there is none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    charges: Vec<ChargePart>,
 }
 
 /// The proposal's latest subscription known to the payment platform.
@@ -179,6 +186,12 @@ impl TryFrom<ProposalDocument> for ProposalDetail {
                 .refunds
                 .into_iter()
                 .map(domain::refunds::RefundRecord::try_from)
+                .collect::<Result<_, _>>()?,
+            billing: d.billing.map(domain::billing::Billing::try_from).transpose()?,
+            charges: d
+                .charges
+                .into_iter()
+                .map(domain::billing::Charge::try_from)
                 .collect::<Result<_, _>>()?,
         })
     }
@@ -436,13 +449,23 @@ pub(crate) async fn build_documents(
     let shared: &AsyncPgConnection = conn;
     let (mut for_parts, mut for_signatures, mut for_subscriptions, mut for_acceptances, mut for_refunds) =
         (shared, shared, shared, shared, shared);
+    let (mut for_billings, mut for_charges) = (shared, shared);
     let parts = parts_of!(ids).load::<PartsRow>(&mut for_parts);
     let signatures = signatures_of!(ids).load::<SignatureRow>(&mut for_signatures);
     let subscriptions = subscriptions_of!(ids).load::<(i64, SubscriptionPart)>(&mut for_subscriptions);
     let acceptances = acceptances_of(&mut for_acceptances, ids);
     let refunds = refunds_of(&mut for_refunds, ids);
-    let (parts, signature_rows, subscriptions, mut acceptances, mut refunds) =
-        futures_util::try_join!(parts, signatures, subscriptions, acceptances, refunds)?;
+    let billings = billings_of(&mut for_billings, ids);
+    let charges = charges_of(&mut for_charges, ids);
+    let (parts, signature_rows, subscriptions, mut acceptances, mut refunds, mut billings, mut charges) = futures_util::try_join!(
+        parts,
+        signatures,
+        subscriptions,
+        acceptances,
+        refunds,
+        billings,
+        charges
+    )?;
 
     let mut signatures: HashMap<i64, SignaturePart> = HashMap::new();
     for (proposal_id, id, changed_by, created_at, updated_at, party) in signature_rows {
@@ -492,6 +515,10 @@ pub(crate) async fn build_documents(
                     subscriptions.remove(&id),
                     acceptances.remove(&id),
                     refunds.remove(&id).unwrap_or_default(),
+                    Money {
+                        billing: billings.remove(&id),
+                        charges: charges.remove(&id).unwrap_or_default(),
+                    },
                 )?;
                 Ok((id, document))
             },
@@ -521,6 +548,7 @@ impl ProposalDocument {
         subscription: Option<SubscriptionPart>,
         acceptance: Option<AcceptancePart>,
         refunds: Vec<RefundPart>,
+        money: Money,
     ) -> QueryResult<Self> {
         Ok(ProposalDocument {
             customer: json_row("proposal_customers", shown.customer)?,
@@ -533,9 +561,17 @@ impl ProposalDocument {
             subscription,
             acceptance,
             refunds,
+            billing: money.billing,
+            charges: money.charges,
             proposal,
         })
     }
+}
+
+/// What an accepted contract's billing adds to its document.
+struct Money {
+    billing: Option<BillingPart>,
+    charges: Vec<ChargePart>,
 }
 
 /// A row read as its JSON, as diesel's error (it travels through transactions like any other).

@@ -36,6 +36,46 @@ diesel::table! {
 }
 
 diesel::table! {
+    charges (id) {
+        id -> Int8,
+        id_proposta -> Int8,
+        periodo -> Int4,
+        vencimento -> Date,
+        valor -> Int8,
+        metodo -> Text,
+        status -> Text,
+        tentativas -> Int4,
+        proxima_tentativa -> Nullable<Date>,
+        id_externo -> Nullable<Text>,
+        motivo -> Nullable<Text>,
+        pago_em -> Nullable<Timestamptz>,
+        valor_pago -> Nullable<Int8>,
+        criada_em -> Timestamptz,
+        alterada_em -> Timestamptz,
+        alterada_por -> Text,
+    }
+}
+
+diesel::table! {
+    contract_billings (id_proposta) {
+        id_proposta -> Int8,
+        metodo -> Text,
+        valor -> Int8,
+        aceita_em -> Timestamptz,
+        primeiro_vencimento -> Date,
+        proximo_periodo -> Int4,
+        proximo_vencimento -> Date,
+        retentativas_dias -> Array<Nullable<Int4>>,
+        carencia_dias -> Int4,
+        suspensao_dias -> Int4,
+        situacao -> Text,
+        situacao_desde -> Timestamptz,
+        situacao_por -> Text,
+        encerrada_em -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
     customer_requests (protocolo) {
         protocolo -> Text,
         proposal_id -> Int8,
@@ -317,6 +357,10 @@ diesel::table! {
         capital_segurado -> Nullable<Int8>,
         sac -> Nullable<Text>,
         ouvidoria -> Nullable<Text>,
+        cobranca_primeiro_vencimento_dias -> Int4,
+        cobranca_retentativas_dias -> Array<Nullable<Int4>>,
+        cobranca_carencia_dias -> Int4,
+        cobranca_suspensao_dias -> Int4,
     }
 }
 
@@ -763,6 +807,8 @@ diesel::table! {
     }
 }
 
+diesel::joinable!(charges -> contract_billings (id_proposta));
+diesel::joinable!(contract_billings -> proposals (id_proposta));
 diesel::joinable!(customer_requests -> proposals (proposal_id));
 diesel::joinable!(customers -> addresses (id_endereco));
 diesel::joinable!(customers -> partners (id_parceiro_vendedor));
@@ -816,6 +862,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     addresses,
     banks,
     billing_groups,
+    charges,
+    contract_billings,
     customer_requests,
     customers,
     ended_sessions,

@@ -147,6 +147,7 @@ pub(crate) async fn apply_change(
     }
     acceptance::on_status_change(conn, change).await?;
     crate::certificates::on_status_change(conn, change).await?;
+    crate::billing::on_status_change(conn, change).await?;
     read_model::write_documents(conn, &[change.proposal_id]).await?;
     Ok(event)
 }

@@ -459,8 +459,8 @@ pub struct Application {
     expiry: tokio::task::JoinHandle<()>,
     /// The pending operations' recovery, every quarter of `OPERATION_RECOVERY_AFTER_MS`.
     recovery: tokio::task::JoinHandle<()>,
-    /// The acceptance clocks' sweep, every `ACCEPTANCE_CHECK_INTERVAL_MS`, and (in development)
-    /// the shared clock's reading.
+    /// The acceptance clocks' sweep, every `ACCEPTANCE_CHECK_INTERVAL_MS`, the billing's run,
+    /// every `BILLING_RUN_INTERVAL_MS`, and (in development) the shared clock's reading.
     acceptance: Vec<tokio::task::JoinHandle<()>>,
     /// The retention schedule, every `RETENTION_CHECK_INTERVAL_MS`.
     retention: tokio::task::JoinHandle<()>,
@@ -689,6 +689,37 @@ pub fn retention_service(
     })
 }
 
+/// The billing of accepted contracts (issue 46), judged by `clock`.
+pub fn billing_service(
+    pool: &PgPool,
+    clock: Arc<dyn domain::clock::Clock>,
+) -> domain::billing::service::BillingService {
+    domain::billing::service::BillingService {
+        store: Arc::new(adapters_postgres::PgBilling::new(pool.clone())),
+        clock,
+    }
+}
+
+/// Runs the billing every `interval`, the first pass at the start. Every instance runs it: each
+/// contract's charges are created under its claim, once per period, and a status moves once.
+fn spawn_billing_run(
+    billing: domain::billing::service::BillingService,
+    interval: std::time::Duration,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut ticks = tokio::time::interval(interval);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            ticks.tick().await;
+            match billing.run().await {
+                Ok(run) if run.created == 0 && run.moved.is_empty() => {}
+                Ok(run) => tracing::info!(created = run.created, moved = run.moved.len(), "billing run"),
+                Err(error) => tracing::warn!(%error, "billing run could not complete"),
+            }
+        }
+    })
+}
+
 /// Applies the retention schedule every `interval`. Every instance runs it: each person is taken
 /// by one instance at a time.
 fn spawn_retention_schedule(retention: RetentionService, interval: std::time::Duration) -> tokio::task::JoinHandle<()> {
@@ -857,6 +888,11 @@ pub async fn run_worker(config: Config) -> Result<(), StartupError> {
         retention_service(&config, &pool, rules_clock(&development))?,
         config.privacy.retention_check_interval,
     );
+    // The billing judges by the clock the acceptance sweep keeps reading (the same shared shift).
+    let billing = spawn_billing_run(
+        billing_service(&pool, rules_clock(&development)),
+        config.outside.billing_run_interval,
+    );
     let acceptance = spawn_acceptance_sweep(
         acceptance_service(&pool, rules_clock(&development)),
         certificate_service(&pool, mailer(&config)?),
@@ -874,8 +910,11 @@ pub async fn run_worker(config: Config) -> Result<(), StartupError> {
         config.outside.operation_recovery_after,
     );
     let expiry = spawn_expiry(signing, config.outside.signature.expiry_interval);
-    tracing::info!("webhook delivery, signing deadline, acceptance, retention and pending operation worker started");
+    tracing::info!(
+        "webhook delivery, signing deadline, acceptance, billing, retention and pending operation worker started"
+    );
     wait_for_signal().await;
+    billing.abort();
     acceptance.abort();
     retention.abort();
     expiry.abort();
@@ -1019,6 +1058,10 @@ impl Application {
             development.clone(),
             config.outside.acceptance_check_interval,
         ))
+        .chain(std::iter::once(spawn_billing_run(
+            billing_service(&retention_pool, rules_clock(&development)),
+            config.outside.billing_run_interval,
+        )))
         .chain(spawn_clock_sync(development))
         .collect();
         let listener = TcpListener::bind(config.server.bind_addr).map_err(|source| StartupError::Bind {

@@ -90,6 +90,11 @@ pub enum Command {
         #[command(subcommand)]
         command: AcceptanceCommand,
     },
+    /// The charges of accepted contracts (issue 46).
+    Charges {
+        #[command(subcommand)]
+        command: ChargesCommand,
+    },
     /// The certificates of accepted contracts.
     Certificates {
         #[command(subcommand)]
@@ -215,6 +220,21 @@ pub enum AcceptanceCommand {
     /// by silence (APROVADO, ACEITE_TACITO) where its product says so, and marked overdue
     /// otherwise. Every instance and the worker run it every ACCEPTANCE_CHECK_INTERVAL_MS.
     Sweep,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ChargesCommand {
+    /// Runs one pass of the billing now: the charges falling due within 10 days created, the
+    /// contracts with unpaid charges judged (late, suspended, up to date again). Every instance
+    /// and the worker run it every BILLING_RUN_INTERVAL_MS.
+    Run,
+    /// Applies an employer's report of payroll discounts (CSV with the header
+    /// identificador;competencia;valor;data_desconto): each charge paid once, however many times
+    /// the report is read; prints a summary and each refused line.
+    MarkPaid {
+        /// The report's file.
+        file: std::path::PathBuf,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -626,6 +646,41 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             );
             Ok(())
         }
+        Command::Charges {
+            command: ChargesCommand::Run,
+        } => {
+            let config = Config::from_env()?;
+            let run = run_billing(&config).await?;
+            println!(
+                "{} cobrança(s) criada(s); {} contrato(s) mudaram de situação",
+                run.created,
+                run.moved.len()
+            );
+            for moved in &run.moved {
+                println!("{}\t{} -> {}", moved.identifier, moved.from, moved.to);
+            }
+            Ok(())
+        }
+        Command::Charges {
+            command: ChargesCommand::MarkPaid { file },
+        } => {
+            let config = Config::from_env()?;
+            let report = std::fs::read_to_string(&file).map_err(|e| failed(format!("{}: {e}", file.display())))?;
+            let summary = record_discounts(&config, &report).await?;
+            println!(
+                "{} paga(s); {} já paga(s); {} recusada(s)",
+                summary.paid,
+                summary.already_paid,
+                summary.refused.len()
+            );
+            for refused in &summary.refused {
+                println!("recusada\t{refused}");
+            }
+            for moved in &summary.moved {
+                println!("{}\t{} -> {}", moved.identifier, moved.from, moved.to);
+            }
+            Ok(())
+        }
         Command::Certificates {
             command: CertificatesCommand::Deliver,
         } => {
@@ -881,19 +936,48 @@ pub fn refunds_of(config: &Config) -> Result<domain::refunds::service::RefundsSe
     })
 }
 
-/// `sales-api acceptance sweep`: one pass now, by the clock every instance judges by.
-pub async fn sweep_acceptance(config: &Config) -> Result<SweepReport, CliError> {
-    let pool = build_pool(&pool_settings(config)).map_err(StartupError::from)?;
-    let development = crate::app::development_clock(config, &pool);
-    let clock: std::sync::Arc<dyn domain::clock::Clock> = match &development {
+/// The clock every instance judges time-bound rules by: in development the shared shift, read
+/// now; else the machine's.
+async fn rules_clock_now(
+    config: &Config,
+    pool: &adapters_postgres::PgPool,
+) -> Result<std::sync::Arc<dyn domain::clock::Clock>, CliError> {
+    Ok(match crate::app::development_clock(config, pool) {
         Some(dev) => {
             dev.refresh().await.map_err(failed)?;
             dev.clock.clone()
         }
         None => std::sync::Arc::new(domain::clock::SystemClock),
-    };
+    })
+}
+
+/// `sales-api acceptance sweep`: one pass now, by the clock every instance judges by.
+pub async fn sweep_acceptance(config: &Config) -> Result<SweepReport, CliError> {
+    let pool = build_pool(&pool_settings(config)).map_err(StartupError::from)?;
+    let clock = rules_clock_now(config, &pool).await?;
     crate::app::acceptance_service(&pool, clock)
         .sweep()
+        .await
+        .map_err(failed)
+}
+
+/// `sales-api charges run`: one pass of the billing now, by the clock every instance judges by.
+pub async fn run_billing(config: &Config) -> Result<domain::billing::service::BillingRun, CliError> {
+    let pool = build_pool(&pool_settings(config)).map_err(StartupError::from)?;
+    let clock = rules_clock_now(config, &pool).await?;
+    crate::app::billing_service(&pool, clock).run().await.map_err(failed)
+}
+
+/// `sales-api charges mark-paid FILE`: an employer's report of payroll discounts applied, by
+/// the back office's command line (`cli:cobranca` in the history).
+pub async fn record_discounts(
+    config: &Config,
+    report: &str,
+) -> Result<domain::billing::service::DiscountSummary, CliError> {
+    let pool = build_pool(&pool_settings(config)).map_err(StartupError::from)?;
+    let clock = rules_clock_now(config, &pool).await?;
+    crate::app::billing_service(&pool, clock)
+        .record_discounts(report, "cli:cobranca")
         .await
         .map_err(failed)
 }

@@ -49,9 +49,13 @@ pub mod actions {
     pub const DOCUMENTS_REQUESTED: &str = "pendencia";
     /// The seller answered a request for documents (the clock runs again).
     pub const DOCUMENTS_SENT: &str = "pendencia_resposta";
+    /// A charge of the contract paid, failed or cancelled (issue 46), with its period.
+    pub const CHARGE: &str = "cobranca";
+    /// The contract's billing status moved: late, suspended, or up to date again.
+    pub const BILLING_STATUS: &str = "cobranca_situacao";
 
     /// Every action, in the order a proposal's life meets them.
-    pub const ALL: [&str; 17] = [
+    pub const ALL: [&str; 19] = [
         CREATED,
         CORRECTED,
         SENT,
@@ -65,6 +69,8 @@ pub mod actions {
         STATUS,
         REQUEST,
         PAYMENT,
+        CHARGE,
+        BILLING_STATUS,
         EXPORTED,
         BLOCKED,
         RETENTION,
@@ -91,6 +97,8 @@ pub mod actions {
             ASSIGNED => "Análise atribuída",
             DOCUMENTS_REQUESTED => "Documentos pedidos ao vendedor",
             DOCUMENTS_SENT => "Documentos enviados pelo vendedor",
+            CHARGE => "Cobrança",
+            BILLING_STATUS => "Situação da cobrança",
             _ => "Alteração",
         }
     }

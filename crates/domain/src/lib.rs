@@ -114,6 +114,7 @@
 pub mod acceptance;
 pub mod access;
 pub mod auth;
+pub mod billing;
 pub mod catalog;
 pub mod certificates;
 pub mod clock;

@@ -93,6 +93,8 @@ pub fn detail(status: &str) -> ProposalDetail {
         subscription: None,
         acceptance: None,
         refunds: Vec::new(),
+        charges: Vec::new(),
+        billing: None,
     }
 }
 

@@ -258,6 +258,7 @@ async fn the_openapi_document_describes_the_bodies_from_their_types() {
             "PAGAMENTO_ALTERADO",
             "PENDENCIA_ABERTA",
             "PENDENCIA_RESPONDIDA",
+            "COBRANCA_ALTERADA",
             "TESTE"
         ]
     );

@@ -29,6 +29,8 @@ pub(super) struct Raw {
     signature_expiry_interval_ms: u64,
     #[serde(default = "acceptance_check_interval_ms")]
     acceptance_check_interval_ms: u64,
+    #[serde(default = "billing_run_interval_ms")]
+    billing_run_interval_ms: u64,
     #[serde(serialize_with = "masked::optional_url")]
     smtp_url: Option<String>,
     #[serde(default = "mail_from")]
@@ -64,6 +66,11 @@ fn signature_expiry_interval_ms() -> u64 {
 }
 fn acceptance_check_interval_ms() -> u64 {
     60_000
+}
+/// The billing's run: every hour, so that a fleet restarting often still runs it daily (each pass
+/// creates and judges only what is due, once).
+fn billing_run_interval_ms() -> u64 {
+    3_600_000
 }
 
 /// The reminder intervals Clicksign's envelopes accept (`remind_interval`, in days).
@@ -146,6 +153,9 @@ pub struct OutsideSettings {
     /// How often each instance and the worker settle the acceptance clocks due
     /// (`ACCEPTANCE_CHECK_INTERVAL_MS`).
     pub acceptance_check_interval: std::time::Duration,
+    /// How often each instance and the worker run the billing: the charges due created, the
+    /// contracts with unpaid charges judged (`BILLING_RUN_INTERVAL_MS`).
+    pub billing_run_interval: std::time::Duration,
     /// The IPCA's monthly series that corrects refunds (`IPCA_SERIES_URL`, the Central Bank's
     /// SGS 433); read with Stripe configured, the sandbox index standing in with the sandbox
     /// platform.
@@ -190,6 +200,9 @@ impl Raw {
         }
         if self.acceptance_check_interval_ms < 100 {
             return Err(bad("ACCEPTANCE_CHECK_INTERVAL_MS", "deve ser ao menos 100"));
+        }
+        if self.billing_run_interval_ms < 100 {
+            return Err(bad("BILLING_RUN_INTERVAL_MS", "deve ser ao menos 100"));
         }
         if self.signature_expiry_interval_ms < 100 {
             return Err(bad("SIGNATURE_EXPIRY_INTERVAL_MS", "deve ser ao menos 100"));
@@ -241,6 +254,7 @@ impl Raw {
             callback_retention: std::time::Duration::from_secs(self.callback_retention_days * 24 * 3600),
             operation_recovery_after: std::time::Duration::from_millis(self.operation_recovery_after_ms),
             acceptance_check_interval: std::time::Duration::from_millis(self.acceptance_check_interval_ms),
+            billing_run_interval: std::time::Duration::from_millis(self.billing_run_interval_ms),
             ipca_series_url: self.ipca_series_url.clone(),
         })
     }

@@ -207,6 +207,47 @@ pub fn proposal(detail: ProposalDetail, history: Vec<HistoryEntry>, me: &str) ->
         acceptance => detail.acceptance.as_ref().map(|a| acceptance(a, p.status)),
         me => me,
         refunds => detail.refunds.iter().map(refund_row).collect::<Vec<_>>(),
+        billing => detail.billing.as_ref().map(billing_line),
+        charges => detail.charges.iter().map(|c| charge_row(c, detail.billing.as_ref())).collect::<Vec<_>>(),
+    }
+}
+
+/// The contract's billing status as the back office reads it (issue 46).
+fn billing_line(b: &domain::billing::Billing) -> Value {
+    use domain::billing::BillingStatus;
+    let (text, class) = match b.status {
+        BillingStatus::UpToDate => ("em dia", "ok"),
+        BillingStatus::Late => ("em atraso", "warn"),
+        BillingStatus::Suspended => ("suspenso por falta de pagamento", "bad"),
+    };
+    context! { status => text, status_class => class, since => formats::instant(b.since) }
+}
+
+/// One charge of the contract, as a row of its table: an open one due before the contract fell
+/// behind is what keeps it late or suspended, and says so.
+fn charge_row(c: &domain::billing::Charge, billing: Option<&domain::billing::Billing>) -> Value {
+    use domain::billing::{BillingStatus, ChargeStatus, brasilia_day};
+    let behind = billing.is_some_and(|b| {
+        b.status != BillingStatus::UpToDate && c.status == ChargeStatus::Open && c.due_date < brasilia_day(b.since)
+    });
+    let class = match c.status {
+        ChargeStatus::Paid => "ok",
+        ChargeStatus::Open if behind => "bad",
+        ChargeStatus::Open => "info",
+        ChargeStatus::Failed => "bad",
+        ChargeStatus::Cancelled => "warn",
+    };
+    context! {
+        period => c.period,
+        due => formats::date(c.due_date),
+        amount => formats::reais(c.amount),
+        method => c.method.clone(),
+        status => if behind { "aberta, em atraso" } else { c.status.as_str() },
+        status_class => class,
+        attempts => c.attempts,
+        next_attempt => c.next_attempt.map(formats::date),
+        paid => c.paid_at.map(formats::instant),
+        reason => c.reason.clone(),
     }
 }
 

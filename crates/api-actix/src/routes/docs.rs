@@ -6,8 +6,8 @@ use crate::http::error::ErrorCode;
 use crate::http::html::escape;
 use actix_web::HttpResponse;
 use domain::hooks::payload::{
-    PaymentChangedEvent, PendingAnsweredEvent, PendingOpenedEvent, ProposalCreatedEvent, ProposalSentEvent,
-    SignatureRecordedEvent, StatusChangeEvent, TestEvent,
+    ChargeChangedEvent, PaymentChangedEvent, PendingAnsweredEvent, PendingOpenedEvent, ProposalCreatedEvent,
+    ProposalSentEvent, SignatureRecordedEvent, StatusChangeEvent, TestEvent,
 };
 use domain::values::EventKind;
 use serde_json::{Value, json};
@@ -102,6 +102,7 @@ impl Modify for BearerAuth {
         PaymentChangedEvent,
         PendingOpenedEvent,
         PendingAnsweredEvent,
+        ChargeChangedEvent,
         TestEvent
     )),
     modifiers(&BearerAuth),
@@ -453,6 +454,11 @@ fn catalog_entry(kind: EventKind) -> CatalogEntry {
             "webhook.pendingAnswered",
             "Pedido de documentos respondido pelo vendedor: prazo de aceitação retomado",
             "PendingAnsweredEvent",
+        ),
+        EventKind::ChargeChanged => (
+            "webhook.chargeChanged",
+            "Cobrança do contrato criada ou alterada, ou situação da cobrança alterada",
+            "ChargeChangedEvent",
         ),
         EventKind::Test => (
             "webhook.test",

@@ -4,9 +4,10 @@
 //! …), so that a receiver can drop one older than one it already applied. No kind carries
 //! personal data: a receiver reads the customer through route 7.
 
+use crate::billing::{Billing, Charge};
 use crate::proposals::lifecycle::StatusEvent;
 use crate::signature::PartyRole;
-use crate::values::{EventKind, Flow, PartyStatus, ProposalStatus, ShippingType};
+use crate::values::{BillingStatus, ChargeStatus, EventKind, Flow, PartyStatus, ProposalStatus, ShippingType};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use uuid::Uuid;
@@ -58,6 +59,10 @@ event_body!(
 event_body!(
     /// The body of a `PENDENCIA_RESPONDIDA` delivery.
     PendingAnsweredEvent, PendingAnsweredData, "Corpo de uma entrega `PENDENCIA_RESPONDIDA`."
+);
+event_body!(
+    /// The body of a `COBRANCA_ALTERADA` delivery.
+    ChargeChangedEvent, ChargeChangedData, "Corpo de uma entrega `COBRANCA_ALTERADA`."
 );
 event_body!(
     /// The body of a `TESTE` delivery.
@@ -365,6 +370,92 @@ pub fn pending_answered(
             arquivos: files,
             respondido_em: timestamp(at),
             prazo: timestamp(deadline),
+            sequence,
+        },
+    })
+}
+
+/// One charge as `COBRANCA_ALTERADA` tells it (no personal data: the account or the payroll
+/// number stay in route 7).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(
+        description = "Uma cobrança do contrato: o período (1 para o primeiro), o vencimento (dia de Brasília), o valor em centavos, a forma, o status, as tentativas feitas e a próxima, quando paga e por que falhou ou foi cancelada."
+    )
+)]
+pub struct ChargeData {
+    pub periodo: i32,
+    #[cfg_attr(feature = "openapi", schema(format = Date, example = "2026-12-08"))]
+    pub vencimento: String,
+    pub valor: i64,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::values::PaymentType))]
+    pub metodo: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = ChargeStatus))]
+    pub status: ChargeStatus,
+    pub tentativas: i32,
+    #[cfg_attr(feature = "openapi", schema(format = Date))]
+    pub proxima_tentativa: Option<String>,
+    pub pago_em: Option<String>,
+    pub motivo: Option<String>,
+}
+
+impl From<&Charge> for ChargeData {
+    fn from(c: &Charge) -> Self {
+        Self {
+            periodo: c.period,
+            vencimento: c.due_date.to_string(),
+            valor: c.amount,
+            metodo: c.method.clone(),
+            status: c.status,
+            tentativas: c.attempts,
+            proxima_tentativa: c.next_attempt.map(|d| d.to_string()),
+            pago_em: c.paid_at.map(timestamp),
+            motivo: c.reason.clone(),
+        }
+    }
+}
+
+/// The data of `COBRANCA_ALTERADA`: a charge created or changed (`cobranca`), or the contract's
+/// billing status moved (`cobranca` null), with the billing status that stands after it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(
+        description = "Dados de `COBRANCA_ALTERADA`: uma cobrança criada ou alterada (`cobranca`), ou a situação da cobrança do contrato mudou (`cobranca` nulo: em atraso, suspenso, em dia de novo); `situacao` é a que vale depois. `sequence` conta os eventos de cobrança da proposta."
+    )
+)]
+pub struct ChargeChangedData {
+    pub identificador: String,
+    pub cobranca: Option<ChargeData>,
+    #[cfg_attr(feature = "openapi", schema(value_type = BillingStatus))]
+    pub situacao: BillingStatus,
+    pub situacao_desde: String,
+    pub alterado_em: String,
+    pub sequence: i32,
+}
+
+/// A charge created or changed, or the billing status moved (`COBRANCA_ALTERADA`).
+pub fn charge_changed(
+    identifier: &str,
+    charge: Option<&Charge>,
+    billing: &Billing,
+    at: DateTime<Utc>,
+    sequence: i32,
+) -> String {
+    serialise(&ChargeChangedEvent {
+        kind: EventKind::ChargeChanged,
+        timestamp: timestamp(at),
+        data: ChargeChangedData {
+            identificador: identifier.to_owned(),
+            cobranca: charge.map(ChargeData::from),
+            situacao: billing.status,
+            situacao_desde: timestamp(billing.since),
+            alterado_em: timestamp(at),
             sequence,
         },
     })

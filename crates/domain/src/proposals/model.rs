@@ -133,6 +133,11 @@ pub struct ProposalDetail {
     pub acceptance: Option<crate::acceptance::AcceptanceView>,
     /// Every refund of the proposal: regret, refusal, cancellation (issue 45), oldest first.
     pub refunds: Vec<crate::refunds::RefundRecord>,
+    /// The contract's last [`crate::billing::CHARGES_SHOWN`] charges, oldest first (none before
+    /// its acceptance, nor for a card sale).
+    pub charges: Vec<crate::billing::Charge>,
+    /// The contract's billing status, from its acceptance on.
+    pub billing: Option<crate::billing::Billing>,
 }
 
 /// A proposal's subscription on the payment platform (route 7's `data.subscription`).

@@ -199,7 +199,29 @@ choice!(
         PaymentChanged => "PAGAMENTO_ALTERADO",
         PendingOpened => "PENDENCIA_ABERTA",
         PendingAnswered => "PENDENCIA_RESPONDIDA",
+        ChargeChanged => "COBRANCA_ALTERADA",
         Test => "TESTE",
+    }
+);
+
+choice!(
+    /// Where one charge of a contract stands (issue 46): open until paid, failed once its last
+    /// attempt failed, cancelled when the contract ended before it was paid.
+    ChargeStatus, "status_cobranca_invalido", "status da cobrança", {
+        Open => "aberta",
+        Paid => "paga",
+        Failed => "falhou",
+        Cancelled => "cancelada",
+    }
+);
+
+choice!(
+    /// Where a contract's billing stands: up to date, late past its grace days, or suspended
+    /// after its product's unpaid days (resumed when paid).
+    BillingStatus, "situacao_cobranca_invalida", "situação da cobrança", {
+        UpToDate => "em_dia",
+        Late => "em_atraso",
+        Suspended => "suspenso",
     }
 );
 

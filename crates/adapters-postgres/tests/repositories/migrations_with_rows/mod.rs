@@ -5,6 +5,7 @@ mod acceptance_clock;
 mod analyst_queue;
 mod anonymisation;
 mod certificates;
+mod charges;
 mod customer_requests;
 mod customers_per_seller;
 mod delivery_replays;

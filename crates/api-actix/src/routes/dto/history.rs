@@ -25,7 +25,9 @@ pub struct HistoryEntryDto {
     /// criacao, correcao, envio, reenvio, alteracao, assinatura, recusa, atribuicao (a análise
     /// atribuída a um analista, com `analista`), pendencia (documentos pedidos, com `itens`),
     /// pendencia_resposta (a resposta do vendedor, com `pedido`), status, solicitacao (um pedido do
-    /// cliente, com `protocolo` e `tipo`), pagamento, exportacao, bloqueio (dados do titular
+    /// cliente, com `protocolo` e `tipo`), pagamento, cobranca (uma cobrança do contrato paga, falha
+    /// ou cancelada, com `periodo` e `status`), cobranca_situacao (a situação da cobrança: em_dia,
+    /// em_atraso, suspenso), exportacao, bloqueio (dados do titular
     /// bloqueados por retenção legal, com `base` e `ate`), retencao (respostas de saúde descartadas
     /// pelo prazo de retenção, por `sistema:retencao`) ou anonimizacao (a pedido ou pelo prazo).
     #[schema(example = "status")]

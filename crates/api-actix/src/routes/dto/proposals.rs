@@ -139,6 +139,67 @@ pub struct SubscriptionDto {
     pub latest_invoice_status: Option<String>,
 }
 
+/// One charge of an accepted contract (issue 46).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(
+    description = "Uma cobrança do contrato aceito: uma por período (1 para o primeiro), com o vencimento (dia de Brasília), o valor em centavos, a forma de pagamento, o status (`aberta`, `paga`, `falhou` depois da última tentativa, `cancelada` quando o contrato acabou), as tentativas feitas e a próxima, o id no serviço de fora, o motivo de uma falha ou cancelamento e quando foi paga."
+)]
+pub struct ChargeDto {
+    #[schema(example = 1)]
+    pub period: i32,
+    #[schema(format = Date, example = "2026-12-08")]
+    pub due_date: String,
+    /// Centavos.
+    #[schema(example = 141200)]
+    pub amount: i64,
+    #[schema(value_type = domain::values::PaymentType)]
+    pub method: String,
+    pub status: domain::values::ChargeStatus,
+    #[schema(example = 0)]
+    pub attempts: i32,
+    #[schema(format = Date)]
+    pub next_attempt: Option<String>,
+    pub external_id: Option<String>,
+    pub reason: Option<String>,
+    #[schema(format = DateTime)]
+    pub paid_at: Option<String>,
+    #[schema(format = DateTime, example = "2026-11-28T12:00:00.000Z")]
+    pub created_at: String,
+    #[schema(format = DateTime, example = "2026-11-28T12:00:00.000Z")]
+    pub updated_at: String,
+}
+
+impl From<domain::billing::Charge> for ChargeDto {
+    fn from(c: domain::billing::Charge) -> Self {
+        Self {
+            period: c.period,
+            due_date: c.due_date.to_string(),
+            amount: c.amount,
+            method: c.method,
+            status: c.status,
+            attempts: c.attempts,
+            next_attempt: c.next_attempt.map(|d| d.to_string()),
+            external_id: c.external_id,
+            reason: c.reason,
+            paid_at: c.paid_at.map(iso),
+            created_at: iso(c.created_at),
+            updated_at: iso(c.updated_at),
+        }
+    }
+}
+
+/// Where an accepted contract's billing stands (issue 46).
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(
+    description = "A situação da cobrança do contrato aceito: `em_dia`, `em_atraso` (uma cobrança não paga passou dos dias de carência do produto) ou `suspenso` (passou dos dias de suspensão; volta a `em_dia` quando paga), e desde quando."
+)]
+pub struct BillingDto {
+    pub status: domain::values::BillingStatus,
+    #[schema(format = DateTime, example = "2026-11-28T12:00:00.000Z")]
+    pub since: String,
+}
+
 /// The acceptance clock (issue 45): from the proposal's entry in `EM ANÁLISE`.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -337,6 +398,11 @@ pub struct ProposalDetailDto {
     pub acceptance: Option<AcceptanceDto>,
     /// Every refund of the proposal, oldest first (empty when nothing was returned).
     pub refunds: Vec<ProposalRefundDto>,
+    /// The accepted contract's last 12 charges, oldest first (empty before the acceptance and for
+    /// a card sale, which `subscription` tells).
+    pub charges: Vec<ChargeDto>,
+    /// `null` before the acceptance and for a card sale.
+    pub billing: Option<BillingDto>,
 }
 
 impl From<ProposalDetail> for ProposalDetailDto {
@@ -453,6 +519,11 @@ impl From<ProposalDetail> for ProposalDetailDto {
         });
         let acceptance = d.acceptance.map(AcceptanceDto::from);
         let refunds = d.refunds.into_iter().map(ProposalRefundDto::from).collect();
+        let charges = d.charges.into_iter().map(ChargeDto::from).collect();
+        let billing = d.billing.map(|b| BillingDto {
+            status: b.status,
+            since: iso(b.since),
+        });
         Self {
             proposal,
             representative,
@@ -465,6 +536,8 @@ impl From<ProposalDetail> for ProposalDetailDto {
             subscription,
             acceptance,
             refunds,
+            charges,
+            billing,
         }
     }
 }
