@@ -469,11 +469,16 @@ async fn the_detail_has_every_member_of_the_spec_in_its_type() {
             ("acceptance", ObjectOrNull),
             // Issue 45: every refund of the proposal, none here.
             ("refunds", Array),
+            // Issue 46: the accepted contract's last charges and its billing, none before.
+            ("charges", Array),
+            ("billing", ObjectOrNull),
         ],
     );
     assert_eq!(data["subscription"], Value::Null);
     assert_eq!(data["acceptance"], Value::Null);
     assert_eq!(data["refunds"], json!([]));
+    assert_eq!(data["charges"], json!([]));
+    assert_eq!(data["billing"], Value::Null);
     assert_shape(
         &data["proposal"],
         &[
