@@ -103,7 +103,7 @@ impl TryFrom<BillingPart> for Billing {
     }
 }
 
-fn stored<T>(value: Result<T, StoredValueError>) -> QueryResult<T> {
+pub(crate) fn stored<T>(value: Result<T, StoredValueError>) -> QueryResult<T> {
     value.map_err(|e| diesel::result::Error::DeserializationError(e.to_string().into()))
 }
 
@@ -205,6 +205,9 @@ async fn start(conn: &mut AsyncPgConnection, change: &StatusChange) -> QueryResu
         .on_conflict_do_nothing()
         .execute(conn)
         .await?;
+    if method == PaymentType::AccountDebit.as_str() {
+        crate::debits::authorize(conn, change.proposal_id, change.at).await?;
+    }
     Ok(())
 }
 
@@ -241,7 +244,7 @@ async fn close(conn: &mut AsyncPgConnection, change: &StatusChange) -> QueryResu
 }
 
 /// `COBRANCA_ALTERADA` for one proposal, in the caller's transaction.
-async fn queue_charge_event(
+pub(crate) async fn queue_charge_event(
     conn: &mut AsyncPgConnection,
     proposal_id: i64,
     charge: Option<&Charge>,

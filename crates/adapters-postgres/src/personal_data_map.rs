@@ -332,6 +332,25 @@ pub const STORED: &[StoredTable] = &[
         ],
     },
     StoredTable {
+        table: "debit_files",
+        // A remessa's text holds the accounts it debits, until every debit of it is answered.
+        personal: &[("conteudo", &[Financial])],
+        other: &[
+            "id",
+            "tipo",
+            "banco",
+            "convenio",
+            "nsa",
+            "nome",
+            "registros",
+            "valor_total",
+            "sha256",
+            "em",
+            "confirmada_em",
+            "resumo",
+        ],
+    },
+    StoredTable {
         table: "charges",
         personal: &[("alterada_por", AUTHOR)],
         other: &[
@@ -504,6 +523,10 @@ pub const NOT_PERSONAL_TABLES: &[(&str, &str)] = &[
         "a plataforma de pagamento de desenvolvimento (SALES_ENV=development)",
     ),
     ("privacy_retention_runs", "contagens das passagens do prazo de retenção"),
+    (
+        "debit_authorizations",
+        "a autorização de débito de cada contrato: o banco, quando, o SHA-256 do documento assinado e o motivo do banco (um código de retorno), sem a conta",
+    ),
     (
         "proposal_notices",
         "a versão e o SHA-256 do aviso de privacidade e dos termos que o documento da proposta mostrou, o canal e quando",

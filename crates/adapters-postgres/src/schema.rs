@@ -125,6 +125,57 @@ diesel::table! {
 }
 
 diesel::table! {
+    debit_agreements (banco, convenio) {
+        banco -> Text,
+        convenio -> Text,
+        ultimo_nsa -> Int4,
+    }
+}
+
+diesel::table! {
+    debit_authorizations (id_proposta) {
+        id_proposta -> Int8,
+        banco -> Text,
+        autorizada_em -> Timestamptz,
+        evidencia_sha256 -> Nullable<Text>,
+        situacao -> Text,
+        situacao_em -> Timestamptz,
+        motivo -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    debit_file_items (id_cobranca, tentativa) {
+        id_cobranca -> Int8,
+        tentativa -> Int4,
+        id_remessa -> Int8,
+        data_debito -> Date,
+        valor -> Int8,
+        codigo_retorno -> Nullable<Text>,
+        id_retorno -> Nullable<Int8>,
+        lido_em -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    debit_files (id) {
+        id -> Int8,
+        tipo -> Text,
+        banco -> Text,
+        convenio -> Text,
+        nsa -> Int4,
+        nome -> Text,
+        registros -> Int4,
+        valor_total -> Int8,
+        sha256 -> Text,
+        conteudo -> Nullable<Text>,
+        em -> Timestamptz,
+        confirmada_em -> Nullable<Timestamptz>,
+        resumo -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
     ended_sessions (id, ended_at) {
         id -> Uuid,
         user_id -> Int8,
@@ -812,6 +863,8 @@ diesel::joinable!(contract_billings -> proposals (id_proposta));
 diesel::joinable!(customer_requests -> proposals (proposal_id));
 diesel::joinable!(customers -> addresses (id_endereco));
 diesel::joinable!(customers -> partners (id_parceiro_vendedor));
+diesel::joinable!(debit_authorizations -> contract_billings (id_proposta));
+diesel::joinable!(debit_file_items -> charges (id_cobranca));
 diesel::joinable!(ended_sessions -> users (user_id));
 diesel::joinable!(hook_deliveries -> hook_replays (replay_id));
 diesel::joinable!(hook_deliveries -> hook_subscriptions (subscription_id));
@@ -866,6 +919,10 @@ diesel::allow_tables_to_appear_in_same_query!(
     contract_billings,
     customer_requests,
     customers,
+    debit_agreements,
+    debit_authorizations,
+    debit_file_items,
+    debit_files,
     ended_sessions,
     hook_attempts,
     hook_deliveries,

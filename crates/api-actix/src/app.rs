@@ -309,10 +309,12 @@ pub fn build_state_reading_from(
         store: Arc::new(adapters_postgres::PgSubjectRequests::new(pool.clone())),
         privacy: privacy.clone(),
         mail: subject_mail,
-        clock: privacy_clock,
+        clock: privacy_clock.clone(),
     };
+    let debits = debits_service(config, &pool, privacy_clock);
     Ok(AppState {
         subject_requests,
+        debits,
         sandbox,
         acceptance,
         withdrawal,
@@ -697,6 +699,20 @@ pub fn billing_service(
     domain::billing::service::BillingService {
         store: Arc::new(adapters_postgres::PgBilling::new(pool.clone())),
         clock,
+    }
+}
+
+/// Débito em conta's files (issue 46) under the configured agreements, judged by `clock`.
+pub fn debits_service(
+    config: &Config,
+    pool: &PgPool,
+    clock: Arc<dyn domain::clock::Clock>,
+) -> domain::billing::debits::DebitsService {
+    domain::billing::debits::DebitsService {
+        store: Arc::new(adapters_postgres::PgDebits::new(pool.clone())),
+        billing: billing_service(pool, clock.clone()),
+        clock,
+        agreements: config.outside.debit_agreements.clone(),
     }
 }
 

@@ -24,6 +24,8 @@ pub struct AppState {
     pub privacy: domain::privacy::PrivacyService,
     /// Data-subject requests, their deadlines and answers (LGPD art. 18 and 19).
     pub subject_requests: domain::privacy::subject_requests::SubjectRequestService,
+    /// Débito em conta's files (issue 46): the console lists them.
+    pub debits: domain::billing::debits::DebitsService,
     /// The keys of creating requests (`Idempotency-Key`).
     pub idempotency: domain::idempotency::Idempotency,
     /// Who a bearer token belongs to, while its session holds.

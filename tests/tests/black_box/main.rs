@@ -12,6 +12,7 @@ mod consents;
 mod console;
 mod customer_privacy;
 mod customers;
+mod debits;
 mod delivery_log;
 mod ecommerce;
 mod event_catalog;

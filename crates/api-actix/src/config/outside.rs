@@ -43,6 +43,9 @@ pub(super) struct Raw {
     operation_recovery_after_ms: u64,
     #[serde(default = "ipca_series_url")]
     ipca_series_url: String,
+    /// `bank:agreement:company;…`: the banks' agreements for débito automático (issue 46).
+    #[serde(default)]
+    debit_agreements: String,
 }
 
 fn ipca_series_url() -> String {
@@ -160,6 +163,9 @@ pub struct OutsideSettings {
     /// SGS 433); read with Stripe configured, the sandbox index standing in with the sandbox
     /// platform.
     pub ipca_series_url: String,
+    /// The banks' agreements for débito automático, one per bank (`DEBIT_AGREEMENTS`); none
+    /// configured, no remessa is written.
+    pub debit_agreements: Vec<domain::billing::cnab150::Agreement>,
 }
 
 impl Raw {
@@ -224,6 +230,8 @@ impl Raw {
         if self.operation_recovery_after_ms < 1_000 {
             return Err(bad("OPERATION_RECOVERY_AFTER_MS", "deve ser ao menos 1000"));
         }
+        let debit_agreements = domain::billing::cnab150::Agreement::parse_list(&self.debit_agreements)
+            .map_err(|reason| bad("DEBIT_AGREEMENTS", &reason))?;
         if !(self.ipca_series_url.starts_with("https://") || self.ipca_series_url.starts_with("http://")) {
             return Err(bad("IPCA_SERIES_URL", "deve começar com https:// ou http://"));
         }
@@ -256,6 +264,7 @@ impl Raw {
             acceptance_check_interval: std::time::Duration::from_millis(self.acceptance_check_interval_ms),
             billing_run_interval: std::time::Duration::from_millis(self.billing_run_interval_ms),
             ipca_series_url: self.ipca_series_url.clone(),
+            debit_agreements,
         })
     }
 }

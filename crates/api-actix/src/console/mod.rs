@@ -26,7 +26,8 @@ use minijinja::{Environment, Value, context};
 use serde::Deserialize;
 use std::sync::OnceLock;
 
-const TEMPLATES: [(&str, &str); 9] = [
+const TEMPLATES: [(&str, &str); 10] = [
+    ("debits.html", include_str!("templates/debits.html")),
     ("privacy_requests.html", include_str!("templates/privacy_requests.html")),
     ("privacy_request.html", include_str!("templates/privacy_request.html")),
     ("queue.html", include_str!("templates/queue.html")),
@@ -331,6 +332,15 @@ pub async fn retry(
 }
 
 /// Products (with their terms) and billing groups.
+/// Débito em conta's files sent and read (issue 46), the newest 100.
+pub async fn debit_files(
+    state: web::Data<AppState>,
+    BackOfficeUser(_user): BackOfficeUser,
+) -> Result<HttpResponse, ApiError> {
+    let files = state.debits.files(100).await?;
+    render("debits.html", views::debit_files(files))
+}
+
 pub async fn catalog(
     state: web::Data<AppState>,
     BackOfficeUser(user): BackOfficeUser,
@@ -483,6 +493,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(web::resource("/hooks/{uuid}/deliveries").route(web::get().to(deliveries)))
         .service(web::resource("/hooks/{uuid}/deliveries/{id}/retry").route(web::post().to(retry)))
         .service(web::resource("/catalog").route(web::get().to(catalog)))
+        .service(web::resource("/debits").route(web::get().to(debit_files)))
         .service(
             web::resource("/privacy/requests")
                 .route(web::get().to(subject_requests))

@@ -212,6 +212,29 @@ pub fn proposal(detail: ProposalDetail, history: Vec<HistoryEntry>, me: &str) ->
     }
 }
 
+/// Débito em conta's files as the back office lists them (issue 46).
+pub fn debit_files(files: Vec<domain::billing::debits::DebitFile>) -> Value {
+    let rows: Vec<Value> = files
+        .into_iter()
+        .map(|f| {
+            context! {
+                kind_class => if f.kind == "remessa" { "info" } else { "ok" },
+                kind => f.kind,
+                name => f.name,
+                bank => f.bank,
+                agreement => f.agreement,
+                nsa => f.nsa,
+                records => f.records,
+                total => formats::reais(f.total),
+                at => formats::instant(f.at),
+                sha256 => f.sha256,
+                note => f.note,
+            }
+        })
+        .collect();
+    context! { files => rows }
+}
+
 /// The contract's billing status as the back office reads it (issue 46).
 fn billing_line(b: &domain::billing::Billing) -> Value {
     use domain::billing::BillingStatus;

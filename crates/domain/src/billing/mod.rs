@@ -13,6 +13,8 @@
 //! one the charge has failed. The online shop's card contracts are billed by the payment
 //! platform's subscription (`data.subscription`), not here.
 
+pub mod cnab150;
+pub mod debits;
 pub mod payroll;
 pub mod ports;
 pub mod service;

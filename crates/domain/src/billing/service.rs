@@ -67,6 +67,20 @@ impl BillingService {
         Ok(BillingRun { created, moved })
     }
 
+    /// Judges the contracts of `proposal_ids` now (after payments outside the run: a bank's
+    /// return), each moved at most once.
+    pub async fn judge_now(&self, proposal_ids: &[i64]) -> Result<Vec<BillingMove>, StoreError> {
+        let now = self.clock.now();
+        let today = brasilia_day(now);
+        let mut moved = Vec::new();
+        for id in proposal_ids {
+            if let Some(check) = self.store.check_of(*id).await? {
+                moved.extend(self.settle(check, today, now).await?);
+            }
+        }
+        Ok(moved)
+    }
+
     /// Applies an employer's report of payroll discounts, each line once, and judges each contract
     /// a payment reached again (a suspended one resumes when nothing is left unpaid).
     pub async fn record_discounts(&self, report: &str, by: &str) -> Result<DiscountSummary, BillingError> {

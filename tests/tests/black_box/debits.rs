@@ -1,0 +1,264 @@
+//! Débito em conta under a bank agreement (issue 46): the contract's authorisation recorded with
+//! its evidence, the remessa (CNAB 150) of the debits due read back line by line, and the bank's
+//! retorno applied once however many times and in whatever files it arrives: a paid debit, a
+//! refused one tried again on the policy's day, an authorisation refused ending the debits. The
+//! console lists the files sent and read.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use super::legal_hold::{Setup, days_later};
+use black_box_tests::{StatusCode, TestApp, cpf_from, proposal_body};
+use chrono::NaiveDate;
+use domain::billing::cnab150::{Agreement, read_remessa_debits, retorno_text, return_line};
+use serde_json::{Value, json};
+
+const AGREEMENTS: &str = "001:123456:SEGURADORA EXEMPLO";
+
+fn agreement() -> Agreement {
+    Agreement::parse_list(AGREEMENTS).unwrap().remove(0)
+}
+
+async fn debit_sale() -> Setup {
+    let app = TestApp::spawn_with(&[("DEBIT_AGREEMENTS", AGREEMENTS)]).await;
+    app.seed_catalog().await;
+    Setup {
+        partner: app.token_for("rep@demo.com.br", "PARCEIRO", "11222333000181").await,
+        office: app.token_for("bo@demo.com.br", "BACKOFFICE", "").await,
+        app,
+    }
+}
+
+/// A contract paid by debit from the customer's account at bank 001: made, sent, signed, approved.
+async fn debit_contract(s: &Setup, cpf: &str) -> String {
+    let mut body = proposal_body(cpf);
+    body["typeOfPayments"] = json!("DÉBITO EM CONTA");
+    body.as_object_mut().unwrap().remove("discountOnSheet");
+    body["debitAccount"] = json!({"bank": "001", "agency": "1234-5", "account": "56789-0"});
+    let created = s.app.post_json_as("/proposal/create", &s.partner, &body).await;
+    assert_eq!(created.status(), StatusCode::CREATED);
+    let record = created.json::<Value>().await.unwrap()["document"][0].clone();
+    let identifier = record["identificador"].as_str().unwrap().to_owned();
+    let sent = s
+        .app
+        .post_json_as(
+            "/signer",
+            &s.partner,
+            &json!({"customerId": record["id_cliente"], "identifier": identifier}),
+        )
+        .await;
+    assert_eq!(sent.status(), StatusCode::OK);
+    s.app.sign_as_every_party(&s.office, &identifier).await;
+    let approved = s
+        .app
+        .change_status(&s.office, &identifier, "APROVADO", "Documentação conferida")
+        .await;
+    assert_eq!(approved.status(), StatusCode::OK);
+    identifier
+}
+
+fn config(s: &Setup) -> api_actix::config::Config {
+    TestApp::config(&s.app.db, &[("DEBIT_AGREEMENTS", AGREEMENTS)])
+}
+
+async fn remessas(s: &Setup, folder: &std::path::Path, until: NaiveDate) -> Vec<(std::path::PathBuf, String)> {
+    api_actix::cli::write_remessas(&config(s), folder, None, Some(until))
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|(path, _)| {
+            let text = std::fs::read_to_string(&path).unwrap();
+            (path, text)
+        })
+        .collect()
+}
+
+async fn retorno(
+    s: &Setup,
+    folder: &std::path::Path,
+    name: &str,
+    text: &str,
+) -> domain::billing::debits::RetornoReport {
+    let path = folder.join(name);
+    std::fs::write(&path, text).unwrap();
+    api_actix::cli::read_retorno(&config(s), &path).await.unwrap()
+}
+
+/// This test's folder for the files exchanged with the bank (its database's name: its own).
+fn folder(s: &Setup) -> std::path::PathBuf {
+    let folder = std::env::temp_dir().join(format!("sales-api-test-debits-{}", s.app.db.name));
+    std::fs::create_dir_all(&folder).unwrap();
+    folder
+}
+
+fn day(value: &Value) -> NaiveDate {
+    NaiveDate::parse_from_str(value.as_str().unwrap(), "%Y-%m-%d").unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_remessa_is_read_back_and_the_banks_retorno_applies_each_result_once() {
+    let s = debit_sale().await;
+    let folder = folder(&s);
+    let paying = debit_contract(&s, "52998224725").await;
+    let refusing = debit_contract(&s, &cpf_from(7)).await;
+    assert_eq!(
+        s.app
+            .count(
+                "SELECT count(*) AS n FROM debit_authorizations WHERE situacao = 'ativa' AND banco = '001' \
+                 AND evidencia_sha256 IS NOT NULL"
+            )
+            .await,
+        2,
+        "each contract holds the authorisation its signature gave"
+    );
+    api_actix::cli::run_billing(&config(&s)).await.unwrap();
+    let due = day(&s.app.proposal_data(&paying, &s.partner).await["charges"][0]["dueDate"]);
+
+    // Nothing due within the default five days; up to the due date, both debits.
+    assert_eq!(
+        api_actix::cli::write_remessas(&config(&s), folder.as_path(), None, None)
+            .await
+            .unwrap()
+            .len(),
+        0
+    );
+    let sent = remessas(&s, folder.as_path(), due).await;
+    assert_eq!(sent.len(), 1);
+    let (path, text) = &sent[0];
+    assert!(path.ends_with("CNAB150_001_123456_000001.REM"), "{path:?}");
+    let lines: Vec<&str> = text.split("\r\n").filter(|l| !l.is_empty()).collect();
+    assert!(lines.iter().all(|l| l.len() == 150), "{lines:#?}");
+    assert_eq!(&lines[0][..2], "A1");
+    assert_eq!(&lines[0][73..79], "000001", "the agreement's first file");
+    let orders = read_remessa_debits(text);
+    assert_eq!(orders.len(), 2);
+    assert!(
+        orders
+            .iter()
+            .all(|o| o.agency == "1234" && o.account == "56789-0" && o.date == due)
+    );
+    let total: i64 = orders.iter().map(|o| o.amount).sum();
+    assert_eq!(&lines[3][..24], format!("Z000004{total:017}"));
+    assert!(
+        remessas(&s, folder.as_path(), due).await.is_empty(),
+        "a debit awaiting its return is not sent again"
+    );
+    let data = s.app.proposal_data(&paying, &s.partner).await;
+    assert_eq!(data["charges"][0]["attempts"], 1);
+    assert_eq!(data["charges"][0]["externalId"], "CNAB150 001/123456 NSA 1");
+
+    // The bank's retorno: the first debited, the second refused for want of funds.
+    let paying_id = data["proposal"]["id"].as_i64().unwrap();
+    let (paid, refused) = match orders[0].client.parse::<i64>().unwrap() == paying_id {
+        true => (&orders[0], &orders[1]),
+        false => (&orders[1], &orders[0]),
+    };
+    let answered = [return_line(paid, "00"), return_line(refused, "01")];
+    let text = retorno_text(&agreement(), 1, due, &answered, Some(1));
+    let first = retorno(&s, folder.as_path(), "RET001.RET", &text).await;
+    assert_eq!(
+        (first.summary.paid, first.summary.failed, first.summary.unknown),
+        (1, 1, 0)
+    );
+    assert_eq!(
+        s.app
+            .count("SELECT count(*) AS n FROM debit_files WHERE tipo = 'remessa' AND conteudo IS NULL")
+            .await,
+        1,
+        "a remessa answered whole keeps its digest, not its accounts"
+    );
+    let again = retorno(&s, folder.as_path(), "RET001-copia.RET", &text).await;
+    assert!(again.summary.already_read);
+    // The same results in another file (another day's header): each applied already.
+    let resent = retorno_text(&agreement(), 2, due + chrono::Days::new(1), &answered, None);
+    let later = retorno(&s, folder.as_path(), "RET002.RET", &resent).await;
+    assert_eq!(
+        (later.summary.already_applied, later.summary.paid, later.summary.failed),
+        (2, 0, 0)
+    );
+
+    let data = s.app.proposal_data(&paying, &s.partner).await;
+    assert_eq!(data["charges"][0]["status"], "paga");
+    assert!(data["charges"][0]["paidAt"].is_string());
+    let data = s.app.proposal_data(&refusing, &s.partner).await;
+    let charge = &data["charges"][0];
+    assert_eq!(charge["status"], "aberta");
+    assert_eq!(charge["reason"], "01: insuficiência de fundos");
+    assert_eq!(
+        day(&charge["nextAttempt"]),
+        due + chrono::Days::new(1),
+        "retried a day after the due date"
+    );
+
+    // The retry goes in the next remessa, numbered 2; the bank answers that no authorisation holds.
+    days_later(&s, 11).await;
+    let retry = remessas(&s, folder.as_path(), due + chrono::Days::new(1)).await;
+    assert_eq!(retry.len(), 1);
+    assert!(retry[0].0.ends_with("CNAB150_001_123456_000002.REM"));
+    let orders = read_remessa_debits(&retry[0].1);
+    assert_eq!(orders.len(), 1);
+    assert!(orders[0].reference.ends_with("T2"), "{:?}", orders[0]);
+    let text = retorno_text(
+        &agreement(),
+        3,
+        due + chrono::Days::new(1),
+        &[return_line(&orders[0], "30")],
+        Some(2),
+    );
+    let refused = retorno(&s, folder.as_path(), "RET003.RET", &text).await;
+    assert_eq!(refused.summary.authorizations_refused, 1);
+    let data = s.app.proposal_data(&refusing, &s.partner).await;
+    assert_eq!(data["charges"][0]["status"], "falhou");
+    assert_eq!(data["charges"][0]["attempts"], 2);
+    assert_eq!(
+        s.app
+            .text(
+                "SELECT string_agg(situacao || ': ' || coalesce(motivo, '-'), ', ' ORDER BY situacao) AS line \
+                 FROM debit_authorizations"
+            )
+            .await,
+        "ativa: -, recusada: 30: sem contrato de débito automático"
+    );
+    assert!(
+        remessas(&s, folder.as_path(), due + chrono::Days::new(60))
+            .await
+            .is_empty(),
+        "no debit without an authorisation"
+    );
+
+    // The console lists the files sent and read, the newest first.
+    let (_driver, browser) = black_box_tests::browser::start_browser().await;
+    super::console::sign_in(&browser, &s.app).await;
+    super::console::wait_for_text(&browser, "#proposal-list tbody", |t| t.contains("APROVADO")).await;
+    super::console::click(&browser, "nav-debits").await;
+    let listed = super::console::wait_for_text(&browser, "#debit-files tbody", |t| !t.is_empty()).await;
+    let rows: Vec<&str> = listed
+        .lines()
+        .filter(|l| l.contains(".REM") || l.contains(".RET"))
+        .collect();
+    assert!(rows[0].contains("RET003.RET"), "{listed}");
+    assert!(listed.contains("CNAB150_001_123456_000001.REM"), "{listed}");
+    assert!(listed.contains("processada pelo banco"), "{listed}");
+    assert!(listed.contains("1 paga(s), 1 falha(s)"), "{listed}");
+    super::console::photograph(&browser, "debito-em-conta").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_retorno_of_another_agreement_or_out_of_layout_is_refused_whole() {
+    let s = debit_sale().await;
+    let folder = folder(&s);
+    let on = NaiveDate::from_ymd_opt(2026, 12, 8).unwrap();
+    let other = Agreement {
+        code: "999".into(),
+        ..agreement()
+    };
+    let path = folder.join("OUTRO.RET");
+    std::fs::write(&path, retorno_text(&other, 1, on, &[], None)).unwrap();
+    let refused = api_actix::cli::read_retorno(&config(&s), &path).await.unwrap_err();
+    assert!(refused.to_string().contains("convênio 999"), "{refused}");
+
+    let cut = retorno_text(&agreement(), 1, on, &[], None).replacen("Z000002", "Z00002", 1);
+    std::fs::write(&path, cut).unwrap();
+    let refused = api_actix::cli::read_retorno(&config(&s), &path).await.unwrap_err();
+    assert!(refused.to_string().contains("150"), "{refused}");
+    assert_eq!(s.app.count("SELECT count(*) AS n FROM debit_files").await, 0);
+}
