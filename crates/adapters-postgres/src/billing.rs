@@ -257,6 +257,33 @@ pub(crate) async fn queue_charge_event(
     queue(conn, EventKind::ChargeChanged, None, &body, facts.audience).await
 }
 
+/// `COBRANCA_ALTERADA` for each changed charge, with its contract's billing as it stands, and the
+/// documents of the contracts written: in the caller's transaction. Answers the contracts.
+pub(crate) async fn tell_changes(
+    conn: &mut AsyncPgConnection,
+    changed: Vec<(i64, ChargePart)>,
+    at: DateTime<Utc>,
+) -> QueryResult<Vec<i64>> {
+    let mut touched: Vec<i64> = Vec::new();
+    for (proposal_id, part) in changed {
+        let billing: BillingPart = billings::table
+            .find(proposal_id)
+            .select(BillingPart::as_select())
+            .first(conn)
+            .await?;
+        let billing = stored(Billing::try_from(billing))?;
+        let charge = stored(Charge::try_from(part))?;
+        queue_charge_event(conn, proposal_id, Some(&charge), &billing, at).await?;
+        if !touched.contains(&proposal_id) {
+            touched.push(proposal_id);
+        }
+    }
+    for chunk in touched.chunks(1000) {
+        read_model::write_documents(conn, chunk).await?;
+    }
+    Ok(touched)
+}
+
 /// A billing the run claimed, with what its next charges need.
 #[derive(Debug, Queryable)]
 struct DueBilling {
@@ -542,15 +569,7 @@ impl BillingStore for PgBilling {
                 .returning(ChargePart::as_returning())
                 .get_result(conn)
                 .await?;
-            let billing: BillingPart = billings::table
-                .find(proposal_id)
-                .select(BillingPart::as_select())
-                .first(conn)
-                .await?;
-            let billing = stored(Billing::try_from(billing))?;
-            let charge = stored(Charge::try_from(charge))?;
-            queue_charge_event(conn, proposal_id, Some(&charge), &billing, at).await?;
-            read_model::write_documents(conn, &[proposal_id]).await?;
+            tell_changes(conn, vec![(proposal_id, charge)], at).await?;
             Ok(DiscountOutcome::Paid { proposal_id })
         })
         .await

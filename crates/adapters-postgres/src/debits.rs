@@ -4,9 +4,8 @@
 //! debit's result lands on its (charge, attempt) item once, so the same file read twice, or two
 //! files reporting one debit, change a charge once.
 
-use crate::billing::{BillingPart, ChargePart, queue_charge_event, stored};
+use crate::billing::{ChargePart, stored, tell_changes};
 use crate::pool::{PgPool, connection, query_error};
-use crate::read_model;
 use crate::schema::{charges, contract_billings as billings, debit_agreements as agreements, debit_files as files};
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
@@ -17,9 +16,12 @@ use domain::billing::cnab150::{Agreement, DebitOrder, DebitResult, DebitReturn, 
 use domain::billing::debits::{
     DebitFile, DebitStore, RetornoSummary, failure_reason, parse_reference, reference, result_of,
 };
-use domain::billing::{Billing, Charge, ChargeStatus, DunningPolicy, RUN_ACTOR, next_attempt};
+use domain::billing::{ChargeStatus, DunningPolicy, RUN_ACTOR, next_attempt};
 use domain::store::StoreError;
 use sha2::{Digest, Sha256};
+
+/// Why a charge cancelled with its contract shows as paid: the bank debited it afterwards.
+const PAID_AFTER_THE_END: &str = "debitada pelo banco depois do encerramento do contrato: a devolver";
 
 #[derive(Clone)]
 pub struct PgDebits {
@@ -74,33 +76,6 @@ fn hex_sha256(text: &str) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
-}
-
-/// `COBRANCA_ALTERADA` for each changed charge, with its contract's billing as it stands, and the
-/// documents of the contracts written: in the caller's transaction.
-async fn tell(
-    conn: &mut AsyncPgConnection,
-    changed: Vec<(i64, ChargePart)>,
-    at: DateTime<Utc>,
-) -> QueryResult<Vec<i64>> {
-    let mut touched: Vec<i64> = Vec::new();
-    for (proposal_id, part) in changed {
-        let billing: BillingPart = billings::table
-            .find(proposal_id)
-            .select(BillingPart::as_select())
-            .first(conn)
-            .await?;
-        let billing = stored(Billing::try_from(billing))?;
-        let charge = stored(Charge::try_from(part))?;
-        queue_charge_event(conn, proposal_id, Some(&charge), &billing, at).await?;
-        if !touched.contains(&proposal_id) {
-            touched.push(proposal_id);
-        }
-    }
-    for chunk in touched.chunks(1000) {
-        read_model::write_documents(conn, chunk).await?;
-    }
-    Ok(touched)
 }
 
 async fn build_remessa(
@@ -208,7 +183,7 @@ async fn build_remessa(
         .returning((charges::id_proposta, ChargePart::as_returning()))
         .get_results(conn)
         .await?;
-    tell(conn, changed, at).await?;
+    tell_changes(conn, changed, at).await?;
     Ok(Some(remessa))
 }
 
@@ -243,7 +218,10 @@ async fn apply_result(
     let reason = failure_reason(code);
     let change = diesel::update(charges::table.find(charge_id));
     let updated = match result {
-        DebitResult::Paid if matches!(status, ChargeStatus::Open | ChargeStatus::Failed) => {
+        // Money the bank moved is recorded whatever the charge's state: a debit sent before the
+        // contract ended and paid after it is paid, and marked to be given back.
+        DebitResult::Paid if status != ChargeStatus::Paid => {
+            let reason = (status == ChargeStatus::Cancelled).then_some(PAID_AFTER_THE_END);
             let paid_at = debited_on
                 .and_time(NaiveTime::MIN)
                 .and_local_timezone(domain::contract::formats::brasilia())
@@ -256,7 +234,7 @@ async fn apply_result(
                         charges::pago_em.eq(paid_at),
                         charges::valor_pago.eq(amount),
                         charges::proxima_tentativa.eq(None::<NaiveDate>),
-                        charges::motivo.eq(None::<String>),
+                        charges::motivo.eq(reason),
                         charges::alterada_em.eq(at),
                         charges::alterada_por.eq(RUN_ACTOR),
                     ))
@@ -442,7 +420,7 @@ async fn read_retorno(
     )
     .execute(conn)
     .await?;
-    summary.touched = tell(conn, changed, at).await?;
+    summary.touched = tell_changes(conn, changed, at).await?;
     let told: Vec<String> = [
         (summary.paid, "paga(s)"),
         (summary.failed, "falha(s)"),

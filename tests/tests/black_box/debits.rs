@@ -262,3 +262,46 @@ async fn a_retorno_of_another_agreement_or_out_of_layout_is_refused_whole() {
     assert!(refused.to_string().contains("150"), "{refused}");
     assert_eq!(s.app.count("SELECT count(*) AS n FROM debit_files").await, 0);
 }
+
+/// A debit sent before the contract ended and paid by the bank after it: the money is recorded
+/// (the charge paid, marked to be given back), never lost because the charge was cancelled.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_debit_paid_after_its_contract_ended_is_recorded_to_be_given_back() {
+    let s = debit_sale().await;
+    let folder = folder(&s);
+    let identifier = debit_contract(&s, "52998224725").await;
+    api_actix::cli::run_billing(&config(&s)).await.unwrap();
+    let due = day(&s.app.proposal_data(&identifier, &s.partner).await["charges"][0]["dueDate"]);
+    let sent = remessas(&s, folder.as_path(), due).await;
+    let orders = read_remessa_debits(&sent[0].1);
+
+    days_later(&s, 10).await;
+    let cancelled = s
+        .app
+        .post_json_as(
+            &format!("/proposal/{identifier}/cancel"),
+            &s.partner,
+            &json!({"reason": "Cliente mudou de emprego"}),
+        )
+        .await;
+    assert_eq!(
+        cancelled.status(),
+        StatusCode::OK,
+        "{}",
+        cancelled.text().await.unwrap()
+    );
+    assert_eq!(
+        s.app.proposal_data(&identifier, &s.partner).await["charges"][0]["status"],
+        "cancelada"
+    );
+
+    let text = retorno_text(&agreement(), 1, due, &[return_line(&orders[0], "00")], Some(1));
+    let report = retorno(&s, folder.as_path(), "RET001.RET", &text).await;
+    assert_eq!(report.summary.paid, 1);
+    let charge = s.app.proposal_data(&identifier, &s.partner).await["charges"][0].clone();
+    assert_eq!(charge["status"], "paga");
+    assert_eq!(
+        charge["reason"],
+        "debitada pelo banco depois do encerramento do contrato: a devolver"
+    );
+}
