@@ -195,9 +195,12 @@ struct ReplayState {
     lag_ms: Option<i64>,
 }
 
+// A standby that has replayed all it received is not behind. After a restart it counts from the
+// start of the segment it streams from, below what it replayed from its own files, and has no
+// replayed commit's time until the primary writes: an idle primary would keep it lagging forever.
 const REPLAY_STATE: &str = "SELECT pg_is_in_recovery() AS in_recovery, \
      pg_last_wal_replay_lsn()::text AS replayed, \
-     CASE WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0 \
+     CASE WHEN pg_last_wal_receive_lsn() <= pg_last_wal_replay_lsn() THEN 0 \
           ELSE (extract(epoch FROM clock_timestamp() - pg_last_xact_replay_timestamp()) * 1000)::int8 END AS lag_ms";
 
 #[derive(QueryableByName)]
