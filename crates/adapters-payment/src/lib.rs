@@ -7,6 +7,7 @@
 
 pub mod events;
 pub mod objects;
+pub mod pix;
 pub mod price_index;
 pub mod sandbox;
 pub mod stripe;

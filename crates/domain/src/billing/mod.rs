@@ -16,6 +16,7 @@
 pub mod cnab150;
 pub mod debits;
 pub mod payroll;
+pub mod pix;
 pub mod ports;
 pub mod service;
 
