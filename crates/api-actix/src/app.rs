@@ -673,6 +673,66 @@ fn payment_gateway(config: &Config, pool: &PgPool) -> Result<Gateways, StartupEr
     })
 }
 
+/// Pix Automático's PSP (issue 46) and, in development, the sandbox PSP itself (its payer's and
+/// bank's moves on demand).
+pub struct PixPsps {
+    pub psp: Arc<dyn domain::billing::pix::PixPsp>,
+    pub sandbox: Option<Arc<adapters_payment::pix::SandboxPsp>>,
+}
+
+/// The payee's PSP over the API Pix with `PIX_*` (its certificate and key read now, so that a
+/// start with unreadable ones fails naming them); without them, the sandbox PSP in development,
+/// nothing in production (Pix Automático not offered).
+pub fn pix_psp(
+    config: &Config,
+    pool: &PgPool,
+    clock: Arc<dyn domain::clock::Clock>,
+) -> Result<Option<PixPsps>, StartupError> {
+    use adapters_payment::pix::{HttpsTransport, PixClient, PixSchema, PixSettings, ReceiverAccount, SandboxPsp};
+    let receiver = |r: &crate::config::ReceiverAccountConfig| ReceiverAccount {
+        agencia: r.agencia.clone(),
+        conta: r.conta.clone(),
+        tipo_conta: r.tipo_conta.clone(),
+    };
+    if let Some(pix) = &config.outside.pix {
+        let read = |var: &str, path: &std::path::Path| {
+            std::fs::read(path).map_err(|e| StartupError::Config(format!("{var}: {} ilegível: {e}", path.display())))
+        };
+        let transport = HttpsTransport::new(PixSettings {
+            base_url: pix.api_base.clone(),
+            token_url: pix.token_url.clone(),
+            client_id: pix.client_id.clone(),
+            client_secret: pix.client_secret.clone(),
+            certificate_pem: read("PIX_CERT_FILE", &pix.cert_file)?,
+            key_pem: read("PIX_KEY_FILE", &pix.key_file)?,
+            connect_timeout: std::time::Duration::from_secs(5),
+            timeout: std::time::Duration::from_secs(30),
+        })
+        .map_err(|e| StartupError::Config(format!("PIX_CERT_FILE, PIX_KEY_FILE: {e}")))?;
+        let client = PixClient::new(Arc::new(transport), receiver(&pix.receiver), clock);
+        return Ok(Some(PixPsps {
+            psp: Arc::new(client),
+            sandbox: None,
+        }));
+    }
+    if config.server.environment != Environment::Development {
+        return Ok(None);
+    }
+    let schema = PixSchema::load().map_err(StartupError::Config)?;
+    let sandbox = Arc::new(SandboxPsp::new(
+        Arc::new(PgSandboxLedger::new(pool.clone())),
+        Arc::new(schema),
+        clock.clone(),
+    ));
+    let account =
+        crate::config::parse_receiver_account(crate::config::SANDBOX_RECEIVER_ACCOUNT).map_err(StartupError::Config)?;
+    let client = PixClient::new(sandbox.clone(), receiver(&account), clock);
+    Ok(Some(PixPsps {
+        psp: Arc::new(client),
+        sandbox: Some(sandbox),
+    }))
+}
+
 /// The retention schedule (issue 47), judged by `clock`; the people it anonymises whole are
 /// redacted from the payment platform as the back office's anonymisation does.
 pub fn retention_service(
@@ -1172,5 +1232,46 @@ impl Application {
 
     pub fn handle(&self) -> actix_web::dev::ServerHandle {
         self.server.handle()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(pairs: &[(&str, &str)]) -> Config {
+        let mut all = vec![
+            ("DATABASE_URL", "postgres://postgres@127.0.0.1/sales"),
+            ("JWT_PRIVATE_KEY_FILE", "target/dev-keys/jwt.pem"),
+        ];
+        all.extend_from_slice(pairs);
+        Config::from_pairs(&all).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn pool() -> PgPool {
+        // Lazy: nothing here connects.
+        build_pool(&PoolSettings::new("postgres://postgres@127.0.0.1/sales")).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[tokio::test]
+    async fn pix_is_the_sandbox_in_development_nothing_in_production_and_the_psp_with_its_files() {
+        let clock: Arc<dyn domain::clock::Clock> = Arc::new(SystemClock);
+        let development = pix_psp(&config(&[("SALES_ENV", "development")]), &pool(), clock.clone());
+        assert!(matches!(development, Ok(Some(PixPsps { sandbox: Some(_), .. }))));
+        assert!(matches!(pix_psp(&config(&[]), &pool(), clock.clone()), Ok(None)));
+        let configured = config(&[
+            ("PIX_API_BASE", "https://pix.psp.example/api/v2"),
+            ("PIX_CLIENT_ID", "cliente"),
+            ("PIX_CLIENT_SECRET", "segredo"),
+            ("PIX_CERT_FILE", "/nao/existe/pix.crt"),
+            ("PIX_KEY_FILE", "/nao/existe/pix.key"),
+            ("PIX_KEY", "11222333000181"),
+            ("PIX_RECEIVER_ACCOUNT", "0001/1234567/CORRENTE"),
+        ]);
+        match pix_psp(&configured, &pool(), clock) {
+            Err(StartupError::Config(message)) => assert!(message.contains("PIX_CERT_FILE"), "{message}"),
+            Err(other) => panic!("{other}"),
+            Ok(_) => panic!("a start without the certificate"),
+        }
     }
 }

@@ -16,6 +16,9 @@ pub struct Adapters {
     pub signature: &'static str,
     /// `smtp` or `files`.
     pub mail: &'static str,
+    /// Pix Automático's PSP: `psp` (`PIX_*`), `sandbox` (development without it) or `desligado`
+    /// (production without it: Pix Automático not offered).
+    pub pix: &'static str,
 }
 
 impl Adapters {
@@ -35,6 +38,11 @@ impl Adapters {
                 "smtp"
             } else {
                 "files"
+            },
+            pix: match (&config.outside.pix, config.server.environment) {
+                (Some(_), _) => "psp",
+                (None, Environment::Development) => "sandbox",
+                (None, _) => "desligado",
             },
         }
     }
@@ -114,10 +122,12 @@ pub fn announce(config: &Config) {
         payment = adapters.payment,
         signature = adapters.signature,
         mail = adapters.mail,
-        "adaptadores: pagamento {}, assinatura {}, e-mail {}",
+        pix = adapters.pix,
+        "adaptadores: pagamento {}, assinatura {}, e-mail {}, Pix Automático {}",
         adapters.payment,
         adapters.signature,
-        adapters.mail
+        adapters.mail,
+        adapters.pix
     );
     if config.server.environment == Environment::Development {
         let mut sandboxes = Vec::new();
@@ -126,6 +136,9 @@ pub fn announce(config: &Config) {
         }
         if adapters.signature == "sandbox" {
             sandboxes.push("assinatura (sandbox, com as páginas /sandbox/*)".to_owned());
+        }
+        if adapters.pix == "sandbox" {
+            sandboxes.push("Pix Automático (PSP sandbox)".to_owned());
         }
         if adapters.mail == "files" {
             sandboxes.push(format!(
@@ -192,7 +205,8 @@ mod tests {
             Adapters {
                 payment: "stripe",
                 signature: "clicksign",
-                mail: "smtp"
+                mail: "smtp",
+                pix: "desligado"
             }
         );
     }
@@ -272,7 +286,8 @@ mod tests {
             Adapters {
                 payment: "sandbox",
                 signature: "sandbox",
-                mail: "files"
+                mail: "files",
+                pix: "sandbox"
             }
         );
     }

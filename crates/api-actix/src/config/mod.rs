@@ -17,7 +17,10 @@ mod tokens;
 mod webhooks;
 
 pub use database::{DatabaseSettings, PoolTimeouts, ReadReplicas};
-pub use outside::{MailSettings, OutsideSettings, SignatureSettings};
+pub use outside::{
+    MailSettings, OutsideSettings, PixConfig, ReceiverAccountConfig, SANDBOX_RECEIVER_ACCOUNT, SignatureSettings,
+    parse_receiver_account,
+};
 pub use privacy::PrivacySettings;
 pub use server::{Environment, RateLimitSettings, ServerSettings};
 pub use tokens::{JwtSettings, SessionSettings, TokenSettings};
@@ -227,11 +230,19 @@ impl Config {
 /// The variables as figment reads them: keys lower-cased, each value's text parsed as figment's
 /// environment provider would, and an empty (or blank) value counted as unset, so that `PUBLIC_URL=`
 /// in a file or an orchestrator means the default rather than an invalid URL.
+/// Variables that are text whatever they look like: a Pix key or a client id of digits
+/// (`01234567890`, a CPF) read as a number would lose its leading zero.
+const ALWAYS_TEXT: [&str; 4] = ["PIX_KEY", "PIX_CLIENT_ID", "PIX_CLIENT_SECRET", "PIX_RECEIVER_ACCOUNT"];
+
 fn figment_of<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> Figment {
     pairs
         .filter(|(_, value)| !value.trim().is_empty())
         .fold(Figment::new(), |figment, (key, value)| {
-            let parsed: figment::value::Value = value.parse().unwrap_or_else(|never| match never {});
+            let parsed: figment::value::Value = if ALWAYS_TEXT.contains(&key) {
+                figment::value::Value::from(value.to_owned())
+            } else {
+                value.parse().unwrap_or_else(|never| match never {})
+            };
             figment.merge((key.to_ascii_lowercase(), parsed))
         })
 }
@@ -403,6 +414,59 @@ mod tests {
             required.contains("DATABASE_URL: variável obrigatória ausente"),
             "{required}"
         );
+    }
+
+    #[test]
+    fn the_pix_psp_is_configured_whole_over_tls_or_not_at_all() {
+        let none = Config::from_pairs(&BASE).unwrap();
+        assert_eq!(none.outside.pix, None);
+        let whole = [
+            ("PIX_API_BASE", "https://pix.psp.example/api/v2/"),
+            ("PIX_CLIENT_ID", "cliente"),
+            ("PIX_CLIENT_SECRET", "segredo"),
+            ("PIX_CERT_FILE", "/etc/sales/pix.crt"),
+            ("PIX_KEY_FILE", "/etc/sales/pix.key"),
+            ("PIX_KEY", "11222333000181"),
+            ("PIX_RECEIVER_ACCOUNT", "0001/1234567/CORRENTE"),
+        ];
+        let mut pairs = BASE.to_vec();
+        pairs.extend(whole);
+        let pix = Config::from_pairs(&pairs).unwrap().outside.pix.unwrap();
+        assert_eq!(pix.key, "11222333000181");
+        assert_eq!(pix.api_base, "https://pix.psp.example/api/v2");
+        assert_eq!(pix.token_url, "https://pix.psp.example/api/v2/oauth/token");
+        assert_eq!(pix.receiver.conta, "1234567");
+        // A key of digits keeps its leading zero (a CPF), as does a numeric client id.
+        let mut pairs = BASE.to_vec();
+        pairs.extend(whole.iter().filter(|(k, _)| !matches!(*k, "PIX_KEY" | "PIX_CLIENT_ID")));
+        pairs.extend([("PIX_KEY", "01234567890"), ("PIX_CLIENT_ID", "007")]);
+        let pix = Config::from_pairs(&pairs).unwrap().outside.pix.unwrap();
+        assert_eq!((pix.key.as_str(), pix.client_id.as_str()), ("01234567890", "007"));
+        // One missing: named, with those given.
+        let mut pairs = BASE.to_vec();
+        pairs.extend(whole.iter().filter(|(k, _)| *k != "PIX_KEY_FILE"));
+        let err = Config::from_pairs(&pairs).unwrap_err().to_string();
+        assert!(err.contains("PIX_KEY_FILE") && err.contains("PIX_API_BASE"), "{err}");
+        // Without TLS, or an account off the standard's shape: named.
+        for (var, value, named) in [
+            ("PIX_API_BASE", "http://pix.psp.example", "PIX_API_BASE"),
+            ("PIX_TOKEN_URL", "http://auth.psp.example/token", "PIX_TOKEN_URL"),
+            ("PIX_RECEIVER_ACCOUNT", "0001/123-4/CORRENTE", "PIX_RECEIVER_ACCOUNT"),
+            ("PIX_RECEIVER_ACCOUNT", "00001/1234/CORRENTE", "PIX_RECEIVER_ACCOUNT"),
+            ("PIX_RECEIVER_ACCOUNT", "0001/1234/SALARIO", "PIX_RECEIVER_ACCOUNT"),
+        ] {
+            let mut pairs = BASE.to_vec();
+            pairs.extend(whole.iter().filter(|(k, _)| *k != var));
+            pairs.push((var, value));
+            let err = Config::from_pairs(&pairs).unwrap_err().to_string();
+            assert!(err.contains(named), "{var}={value}: {err}");
+        }
+        // The secret never shows in the printed configuration.
+        let mut pairs = BASE.to_vec();
+        pairs.extend(whole);
+        let effective = Config::from_pairs(&pairs).unwrap().effective().to_vec();
+        let shown = effective.iter().find(|(k, _)| k == "PIX_CLIENT_SECRET").unwrap();
+        assert!(!shown.1.contains("segredo"), "{shown:?}");
     }
 
     /// The variables named in the README's configuration table.

@@ -46,6 +46,68 @@ pub(super) struct Raw {
     /// `bank:agreement:company;…`: the banks' agreements for débito automático (issue 46).
     #[serde(default)]
     debit_agreements: String,
+    /// The payee's PSP for Pix Automático (issue 46): the API Pix's base and token endpoint, the
+    /// client credentials, the certificate and key of mutual TLS, the payee's Pix key and the
+    /// account charges are paid into.
+    pix_api_base: Option<String>,
+    pix_token_url: Option<String>,
+    pix_client_id: Option<String>,
+    #[serde(serialize_with = "masked::secret")]
+    pix_client_secret: Option<String>,
+    pix_cert_file: Option<PathBuf>,
+    pix_key_file: Option<PathBuf>,
+    pix_key: Option<String>,
+    pix_receiver_account: Option<String>,
+}
+
+/// The payee's PSP for Pix Automático (`PIX_*`): all of it, or none (then Pix Automático is not
+/// offered in production, and the sandbox PSP stands in in development).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PixConfig {
+    pub api_base: String,
+    pub token_url: String,
+    pub client_id: String,
+    pub client_secret: String,
+    pub cert_file: PathBuf,
+    pub key_file: PathBuf,
+    /// The payee's Pix key (DICT: at most 77 characters).
+    pub key: String,
+    pub receiver: ReceiverAccountConfig,
+}
+
+/// The account the PSP pays charges into (`PIX_RECEIVER_ACCOUNT`, `agência/conta/tipo`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReceiverAccountConfig {
+    pub agencia: String,
+    pub conta: String,
+    pub tipo_conta: String,
+}
+
+/// The account charges are paid into in the sandbox PSP.
+pub const SANDBOX_RECEIVER_ACCOUNT: &str = "0001/1234567/CORRENTE";
+
+/// `agência/conta/tipo`: up to 4 digits, up to 20 digits, `CORRENTE`, `POUPANCA` or `PAGAMENTO`
+/// (the standard's `DadosBancariosRecebedor`).
+pub fn parse_receiver_account(text: &str) -> Result<ReceiverAccountConfig, String> {
+    let parts: Vec<&str> = text.trim().split('/').map(str::trim).collect();
+    let [agencia, conta, tipo] = parts.as_slice() else {
+        return Err("use agência/conta/tipo, por exemplo 0001/1234567/CORRENTE".into());
+    };
+    let digits = |t: &str, max: usize| !t.is_empty() && t.len() <= max && t.bytes().all(|b| b.is_ascii_digit());
+    if !digits(agencia, 4) {
+        return Err("a agência tem de 1 a 4 dígitos".into());
+    }
+    if !digits(conta, 20) {
+        return Err("a conta tem de 1 a 20 dígitos (com o dígito verificador, sem hífen)".into());
+    }
+    if !matches!(*tipo, "CORRENTE" | "POUPANCA" | "PAGAMENTO") {
+        return Err("o tipo é CORRENTE, POUPANCA ou PAGAMENTO".into());
+    }
+    Ok(ReceiverAccountConfig {
+        agencia: (*agencia).to_owned(),
+        conta: (*conta).to_owned(),
+        tipo_conta: (*tipo).to_owned(),
+    })
 }
 
 fn ipca_series_url() -> String {
@@ -166,6 +228,8 @@ pub struct OutsideSettings {
     /// The banks' agreements for débito automático, one per bank (`DEBIT_AGREEMENTS`); none
     /// configured, no remessa is written.
     pub debit_agreements: Vec<domain::billing::cnab150::Agreement>,
+    /// The payee's PSP for Pix Automático; `None`: not configured.
+    pub pix: Option<PixConfig>,
 }
 
 impl Raw {
@@ -232,6 +296,7 @@ impl Raw {
         }
         let debit_agreements = domain::billing::cnab150::Agreement::parse_list(&self.debit_agreements)
             .map_err(|reason| bad("DEBIT_AGREEMENTS", &reason))?;
+        let pix = self.pix()?;
         if !(self.ipca_series_url.starts_with("https://") || self.ipca_series_url.starts_with("http://")) {
             return Err(bad("IPCA_SERIES_URL", "deve começar com https:// ou http://"));
         }
@@ -265,6 +330,78 @@ impl Raw {
             billing_run_interval: std::time::Duration::from_millis(self.billing_run_interval_ms),
             ipca_series_url: self.ipca_series_url.clone(),
             debit_agreements,
+            pix,
         })
+    }
+
+    /// `PIX_*`: all the required ones or none, each checked and named when wrong.
+    fn pix(&self) -> Result<Option<PixConfig>, ConfigError> {
+        let required = [
+            ("PIX_API_BASE", self.pix_api_base.is_some()),
+            ("PIX_CLIENT_ID", self.pix_client_id.is_some()),
+            ("PIX_CLIENT_SECRET", self.pix_client_secret.is_some()),
+            ("PIX_CERT_FILE", self.pix_cert_file.is_some()),
+            ("PIX_KEY_FILE", self.pix_key_file.is_some()),
+            ("PIX_KEY", self.pix_key.is_some()),
+            ("PIX_RECEIVER_ACCOUNT", self.pix_receiver_account.is_some()),
+        ];
+        if required.iter().all(|(_, given)| !given) {
+            if self.pix_token_url.is_some() {
+                return Err(bad("PIX_API_BASE", "obrigatória quando PIX_TOKEN_URL está definida"));
+            }
+            return Ok(None);
+        }
+        if let Some((missing, _)) = required.iter().find(|(_, given)| !given) {
+            let given: Vec<&str> = required.iter().filter(|(_, g)| *g).map(|(name, _)| *name).collect();
+            return Err(bad(
+                missing,
+                format!("obrigatória quando {} está definida", given.join(", ")),
+            ));
+        }
+        let (
+            Some(api_base),
+            Some(client_id),
+            Some(client_secret),
+            Some(cert_file),
+            Some(key_file),
+            Some(key),
+            Some(account),
+        ) = (
+            self.pix_api_base.clone(),
+            self.pix_client_id.clone(),
+            self.pix_client_secret.clone(),
+            self.pix_cert_file.clone(),
+            self.pix_key_file.clone(),
+            self.pix_key.clone(),
+            self.pix_receiver_account.as_deref(),
+        )
+        else {
+            return Ok(None);
+        };
+        // The API Pix is reached only over mutual TLS.
+        if !api_base.starts_with("https://") {
+            return Err(bad("PIX_API_BASE", "deve começar com https:// (TLS mútuo)"));
+        }
+        let token_url = self
+            .pix_token_url
+            .clone()
+            .unwrap_or_else(|| format!("{}/oauth/token", api_base.trim_end_matches('/')));
+        if !token_url.starts_with("https://") {
+            return Err(bad("PIX_TOKEN_URL", "deve começar com https:// (TLS mútuo)"));
+        }
+        if key.trim().is_empty() || key.chars().count() > 77 {
+            return Err(bad("PIX_KEY", "a chave Pix do recebedor tem de 1 a 77 caracteres"));
+        }
+        let receiver = parse_receiver_account(account).map_err(|reason| bad("PIX_RECEIVER_ACCOUNT", reason))?;
+        Ok(Some(PixConfig {
+            api_base: api_base.trim_end_matches('/').to_owned(),
+            token_url,
+            client_id,
+            client_secret,
+            cert_file,
+            key_file,
+            key: key.trim().to_owned(),
+            receiver,
+        }))
     }
 }
