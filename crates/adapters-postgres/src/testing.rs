@@ -4,8 +4,6 @@
 
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-use sha2::{Digest, Sha256};
-use std::path::Path;
 
 /// An online sale of "José da Conceição" (product 101 and its billing group, an address, the
 /// shop's registration, the proposal and its copy of the customer), in the columns every schema
@@ -87,34 +85,11 @@ pub fn with_database(url: &str, database: &str) -> String {
     }
 }
 
-/// The migrations' own text decides the template's name, so a changed migration makes a new one.
+/// The migrations this binary embedded (versioned and repeatable, digested by `build.rs`) name the
+/// template, so a changed migration makes a new one and a stale binary never takes a template made
+/// by a newer one for its own.
 fn template_name() -> String {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../migrations");
-    let mut entries: Vec<_> = walk(&dir);
-    entries.sort();
-    let mut hasher = Sha256::new();
-    for path in entries {
-        hasher.update(path.to_string_lossy().as_bytes());
-        hasher.update(std::fs::read(&path).unwrap_or_default());
-    }
-    let digest = hasher.finalize();
-    let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
-    format!("sales_template_{hex}")
-}
-
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                out.extend(walk(&path));
-            } else {
-                out.push(path);
-            }
-        }
-    }
-    out
+    format!("sales_template_{}", env!("SCHEMA_SOURCES_DIGEST"))
 }
 
 async fn exec(conn: &mut AsyncPgConnection, sql: &str) -> QueryResult<usize> {

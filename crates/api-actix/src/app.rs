@@ -705,10 +705,15 @@ pub fn pix_psp(
             client_secret: pix.client_secret.clone(),
             certificate_pem: read("PIX_CERT_FILE", &pix.cert_file)?,
             key_pem: read("PIX_KEY_FILE", &pix.key_file)?,
+            ca_pem: pix
+                .ca_file
+                .as_deref()
+                .map(|path| read("PIX_CA_FILE", path))
+                .transpose()?,
             connect_timeout: std::time::Duration::from_secs(5),
             timeout: std::time::Duration::from_secs(30),
         })
-        .map_err(|e| StartupError::Config(format!("PIX_CERT_FILE, PIX_KEY_FILE: {e}")))?;
+        .map_err(|e| StartupError::Config(format!("PIX_CERT_FILE, PIX_KEY_FILE, PIX_CA_FILE: {e}")))?;
         let client = PixClient::new(Arc::new(transport), receiver(&pix.receiver), clock);
         return Ok(Some(PixPsps {
             psp: Arc::new(client),

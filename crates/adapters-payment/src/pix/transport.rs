@@ -52,6 +52,9 @@ pub struct PixSettings {
     /// The payee's certificate and its private key, PEM (`PIX_CERT_FILE`, `PIX_KEY_FILE`).
     pub certificate_pem: Vec<u8>,
     pub key_pem: Vec<u8>,
+    /// Certificate authorities to trust for the PSP's server besides the public ones (PEM,
+    /// `PIX_CA_FILE`): a PSP whose chain is ICP-Brasil's or its own.
+    pub ca_pem: Option<Vec<u8>>,
     pub connect_timeout: Duration,
     pub timeout: Duration,
 }
@@ -85,14 +88,26 @@ impl HttpsTransport {
         pem.extend_from_slice(&settings.key_pem);
         let identity = reqwest::Identity::from_pem(&pem)
             .map_err(|e| PixError::Unauthorized(format!("certificado ou chave do recebedor ilegível: {e}")))?;
-        let http = reqwest::Client::builder()
-            .use_rustls_tls()
-            .identity(identity)
+        let mut builder = reqwest::Client::builder().use_rustls_tls().identity(identity);
+        if let Some(pem) = &settings.ca_pem {
+            let authorities = reqwest::Certificate::from_pem_bundle(pem)
+                .map_err(|e| PixError::Unauthorized(format!("autoridades certificadoras ilegíveis: {e}")))?;
+            if authorities.is_empty() {
+                return Err(PixError::Unauthorized(
+                    "nenhuma autoridade certificadora no arquivo".into(),
+                ));
+            }
+            for authority in authorities {
+                builder = builder.add_root_certificate(authority);
+            }
+        }
+        let http = builder
             .https_only(true)
             .connect_timeout(settings.connect_timeout)
             .timeout(settings.timeout)
             .build()
-            .map_err(|e| PixError::Unavailable(e.to_string()))?;
+            // Only the TLS material can make this build fail: a key that does not read or match.
+            .map_err(|e| PixError::Unauthorized(format!("certificado ou chave do recebedor inválidos: {e}")))?;
         Ok(Self { settings, http })
     }
 }

@@ -56,6 +56,7 @@ pub(super) struct Raw {
     pix_client_secret: Option<String>,
     pix_cert_file: Option<PathBuf>,
     pix_key_file: Option<PathBuf>,
+    pix_ca_file: Option<PathBuf>,
     pix_key: Option<String>,
     pix_receiver_account: Option<String>,
 }
@@ -70,6 +71,8 @@ pub struct PixConfig {
     pub client_secret: String,
     pub cert_file: PathBuf,
     pub key_file: PathBuf,
+    /// Authorities trusted for the PSP's server besides the public ones (`PIX_CA_FILE`).
+    pub ca_file: Option<PathBuf>,
     /// The payee's Pix key (DICT: at most 77 characters).
     pub key: String,
     pub receiver: ReceiverAccountConfig,
@@ -336,6 +339,9 @@ impl Raw {
 
     /// `PIX_*`: all the required ones or none, each checked and named when wrong.
     fn pix(&self) -> Result<Option<PixConfig>, ConfigError> {
+        if self.pix_ca_file.is_some() && self.pix_api_base.is_none() {
+            return Err(bad("PIX_API_BASE", "obrigatória quando PIX_CA_FILE está definida"));
+        }
         let required = [
             ("PIX_API_BASE", self.pix_api_base.is_some()),
             ("PIX_CLIENT_ID", self.pix_client_id.is_some()),
@@ -400,6 +406,7 @@ impl Raw {
             client_secret,
             cert_file,
             key_file,
+            ca_file: self.pix_ca_file.clone(),
             key: key.trim().to_owned(),
             receiver,
         }))
