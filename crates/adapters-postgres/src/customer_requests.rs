@@ -74,6 +74,17 @@ pub(crate) async fn insert_request(
     request: &NewCustomerRequest,
 ) -> Result<(StatusEvent, Protocol), ChangeError> {
     let event = apply_change(conn, change).await?;
+    let protocol = record_request(conn, change.proposal_id, request).await?;
+    Ok((event, protocol))
+}
+
+/// A customer's request under a new protocol (its history entry by the table's trigger), in the
+/// caller's transaction.
+pub(crate) async fn record_request(
+    conn: &mut AsyncPgConnection,
+    proposal_id: i64,
+    request: &NewCustomerRequest,
+) -> QueryResult<Protocol> {
     let number: i64 = diesel::select(nextval("customer_request_numbers"))
         .get_result(conn)
         .await?;
@@ -81,7 +92,7 @@ pub(crate) async fn insert_request(
     diesel::insert_into(requests::table)
         .values((
             requests::protocolo.eq(protocol.as_str()),
-            requests::proposal_id.eq(change.proposal_id),
+            requests::proposal_id.eq(proposal_id),
             requests::tipo.eq(request.kind.as_str()),
             requests::motivo.eq(&request.reason),
             requests::solicitado_por.eq(&request.requested_by),
@@ -89,7 +100,7 @@ pub(crate) async fn insert_request(
         ))
         .execute(conn)
         .await?;
-    Ok((event, protocol))
+    Ok(protocol)
 }
 
 #[async_trait]

@@ -16,7 +16,9 @@ use domain::billing::cnab150::{Agreement, DebitOrder, DebitResult, DebitReturn, 
 use domain::billing::debits::{
     DebitFile, DebitStore, RetornoSummary, failure_reason, parse_reference, reference, result_of,
 };
+use domain::billing::revocation::{AuthorizationStatus, AuthorizationStore, RevocationOutcome};
 use domain::billing::{ChargeStatus, DunningPolicy, RUN_ACTOR, next_attempt};
+use domain::proposals::requests::NewCustomerRequest;
 use domain::store::StoreError;
 use sha2::{Digest, Sha256};
 
@@ -275,7 +277,7 @@ async fn apply_result(
         }
         DebitResult::AuthorizationRefused => {
             diesel::sql_query(
-                "UPDATE debit_authorizations SET situacao = 'recusada', situacao_em = $2, motivo = $3 \
+                "UPDATE debit_authorizations SET situacao = 'recusada', situacao_em = $2, motivo = $3, situacao_por = 'banco' \
                  WHERE id_proposta = $1 AND situacao = 'ativa'",
             )
             .bind::<BigInt, _>(proposal_id)
@@ -387,7 +389,7 @@ async fn read_retorno(
             continue;
         };
         summary.revoked += diesel::sql_query(
-            "UPDATE debit_authorizations SET situacao = 'revogada', situacao_em = $2, \
+            "UPDATE debit_authorizations SET situacao = 'revogada', situacao_em = $2, situacao_por = 'banco', \
                  motivo = 'exclusão do débito automático informada pelo banco' \
              WHERE id_proposta = $1 AND situacao = 'ativa'",
         )
@@ -537,5 +539,53 @@ impl DebitStore for PgDebits {
                 },
             )
             .collect())
+    }
+}
+
+#[derive(QueryableByName)]
+struct AuthorizationRow {
+    #[diesel(sql_type = Text)]
+    situacao: String,
+}
+
+#[async_trait]
+impl AuthorizationStore for PgDebits {
+    async fn revoke(&self, proposal_id: i64, request: &NewCustomerRequest) -> Result<RevocationOutcome, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        conn.transaction(async |conn| {
+            let current: Option<AuthorizationRow> =
+                diesel::sql_query("SELECT situacao FROM debit_authorizations WHERE id_proposta = $1 FOR UPDATE")
+                    .bind::<BigInt, _>(proposal_id)
+                    .get_result(conn)
+                    .await
+                    .optional()?;
+            let Some(current) = current else {
+                return Ok(RevocationOutcome::NoAuthorization);
+            };
+            match AuthorizationStatus::parse(&current.situacao) {
+                Some(AuthorizationStatus::Active) => {}
+                Some(other) => return Ok(RevocationOutcome::NotActive(other)),
+                None => {
+                    return Err(diesel::result::Error::DeserializationError(
+                        format!("debit_authorizations.situacao: {}", current.situacao).into(),
+                    ));
+                }
+            }
+            diesel::sql_query(
+                "UPDATE debit_authorizations SET situacao = 'revogada', situacao_em = $2, situacao_por = $3, \
+                     motivo = left('revogada a pedido do cliente: ' || $4, 200) \
+                 WHERE id_proposta = $1",
+            )
+            .bind::<BigInt, _>(proposal_id)
+            .bind::<Timestamptz, _>(request.at)
+            .bind::<Text, _>(&request.requested_by)
+            .bind::<Text, _>(&request.reason)
+            .execute(conn)
+            .await?;
+            let protocol = crate::customer_requests::record_request(conn, proposal_id, request).await?;
+            Ok(RevocationOutcome::Revoked(protocol))
+        })
+        .await
+        .map_err(query_error)
     }
 }

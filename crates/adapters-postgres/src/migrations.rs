@@ -109,6 +109,7 @@ pub const REPEATABLE: &[Repeatable] = repeatable![
     "proposal_history_on_billing",
     "proposal_history_on_create",
     "proposal_history_on_customer",
+    "proposal_history_on_debit_authorization",
     "proposal_history_on_party",
     "proposal_history_on_payment",
     "proposal_history_on_request",

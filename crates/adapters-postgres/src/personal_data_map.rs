@@ -332,6 +332,20 @@ pub const STORED: &[StoredTable] = &[
         ],
     },
     StoredTable {
+        // The authorisation of the debits, without the account: its reason may be the customer's
+        // words (a revocation through the insurer), its author a person.
+        table: "debit_authorizations",
+        personal: &[("motivo", WRITTEN), ("situacao_por", AUTHOR)],
+        other: &[
+            "id_proposta",
+            "banco",
+            "autorizada_em",
+            "evidencia_sha256",
+            "situacao",
+            "situacao_em",
+        ],
+    },
+    StoredTable {
         table: "debit_files",
         // A remessa's text holds the accounts it debits, until every debit of it is answered.
         personal: &[("conteudo", &[Financial])],
@@ -523,10 +537,6 @@ pub const NOT_PERSONAL_TABLES: &[(&str, &str)] = &[
         "a plataforma de pagamento de desenvolvimento (SALES_ENV=development)",
     ),
     ("privacy_retention_runs", "contagens das passagens do prazo de retenção"),
-    (
-        "debit_authorizations",
-        "a autorização de débito de cada contrato: o banco, quando, o SHA-256 do documento assinado e o motivo do banco (um código de retorno), sem a conta",
-    ),
     (
         "proposal_notices",
         "a versão e o SHA-256 do aviso de privacidade e dos termos que o documento da proposta mostrou, o canal e quando",

@@ -141,6 +141,7 @@ diesel::table! {
         situacao -> Text,
         situacao_em -> Timestamptz,
         motivo -> Nullable<Text>,
+        situacao_por -> Text,
     }
 }
 

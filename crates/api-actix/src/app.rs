@@ -311,10 +311,17 @@ pub fn build_state_reading_from(
         mail: subject_mail,
         clock: privacy_clock.clone(),
     };
+    let debit_revocation = domain::billing::revocation::RevocationService {
+        proposals: stores.clone(),
+        partners: stores.clone(),
+        store: Arc::new(adapters_postgres::PgDebits::new(pool.clone())),
+        clock: privacy_clock.clone(),
+    };
     let debits = debits_service(config, &pool, privacy_clock);
     Ok(AppState {
         subject_requests,
         debits,
+        debit_revocation,
         sandbox,
         acceptance,
         withdrawal,

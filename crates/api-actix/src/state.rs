@@ -26,6 +26,8 @@ pub struct AppState {
     pub subject_requests: domain::privacy::subject_requests::SubjectRequestService,
     /// Débito em conta's files (issue 46): the console lists them.
     pub debits: domain::billing::debits::DebitsService,
+    /// The customer's revocation of the debits' authorisation (issue 46).
+    pub debit_revocation: domain::billing::revocation::RevocationService,
     /// The keys of creating requests (`Idempotency-Key`).
     pub idempotency: domain::idempotency::Idempotency,
     /// Who a bearer token belongs to, while its session holds.

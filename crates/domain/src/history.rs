@@ -53,9 +53,12 @@ pub mod actions {
     pub const CHARGE: &str = "cobranca";
     /// The contract's billing status moved: late, suspended, or up to date again.
     pub const BILLING_STATUS: &str = "cobranca_situacao";
+    /// The authorisation of the debits refused by the bank or revoked (at the bank or through the
+    /// insurer), with its reason.
+    pub const DEBIT_AUTHORIZATION: &str = "autorizacao_debito";
 
     /// Every action, in the order a proposal's life meets them.
-    pub const ALL: [&str; 19] = [
+    pub const ALL: [&str; 20] = [
         CREATED,
         CORRECTED,
         SENT,
@@ -71,6 +74,7 @@ pub mod actions {
         PAYMENT,
         CHARGE,
         BILLING_STATUS,
+        DEBIT_AUTHORIZATION,
         EXPORTED,
         BLOCKED,
         RETENTION,
@@ -99,6 +103,7 @@ pub mod actions {
             DOCUMENTS_SENT => "Documentos enviados pelo vendedor",
             CHARGE => "Cobrança",
             BILLING_STATUS => "Situação da cobrança",
+            DEBIT_AUTHORIZATION => "Autorização de débito em conta",
             _ => "Alteração",
         }
     }

@@ -58,7 +58,7 @@ fn day(value: &Value) -> NaiveDate {
 }
 
 /// The history's entries of `action`, as `from -> to` of `member`.
-async fn history_of(s: &Setup, identifier: &str, action: &str, member: &str) -> Vec<String> {
+pub(super) async fn history_of(s: &Setup, identifier: &str, action: &str, member: &str) -> Vec<String> {
     let response = s
         .app
         .get(&format!("/proposal/{identifier}/history"), Some(&s.office))

@@ -305,3 +305,104 @@ async fn a_debit_paid_after_its_contract_ended_is_recorded_to_be_given_back() {
         "debitada pelo banco depois do encerramento do contrato: a devolver"
     );
 }
+
+/// The customer revokes the authorisation through the insurer (CMN 4.790/2020, art. 9): a
+/// protocol, the history, and no debit of the contract in the next remessa; the contract goes on.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_customer_revokes_the_debits_through_the_seller_under_a_protocol_and_no_debit_follows() {
+    let s = debit_sale().await;
+    let folder = folder(&s);
+    let identifier = debit_contract(&s, "52998224725").await;
+    let kept = debit_contract(&s, "11144477735").await;
+    api_actix::cli::run_billing(&config(&s)).await.unwrap();
+    let path = format!("/proposal/{identifier}/debit-authorization/revoke");
+
+    // The reason is the customer's words: at least three characters, the field named.
+    let short = s.app.post_json_as(&path, &s.partner, &json!({"reason": "x"})).await;
+    assert_eq!(short.status(), StatusCode::BAD_REQUEST);
+    let body: Value = short.json().await.unwrap();
+    assert_eq!(body["errors"][0]["field"], "reason", "{body}");
+    // Another seller does not see the proposal.
+    let other = s.app.token_for("rep@outro.com.br", "PARCEIRO", "11444777000161").await;
+    let hidden = s
+        .app
+        .post_json_as(&path, &other, &json!({"reason": "Cliente vai pagar por boleto"}))
+        .await;
+    assert_eq!(hidden.status(), StatusCode::NOT_FOUND);
+
+    let revoked = s
+        .app
+        .post_json_as(&path, &s.partner, &json!({"reason": "Cliente vai pagar por boleto"}))
+        .await;
+    assert_eq!(revoked.status(), StatusCode::OK, "{}", revoked.text().await.unwrap());
+    let data = revoked.json::<Value>().await.unwrap()["data"].clone();
+    assert_eq!(data["status"], "revogada");
+    assert_eq!(data["identifier"], identifier.as_str());
+    let protocol = data["protocol"].as_str().unwrap().to_owned();
+
+    // Once: a second revocation finds it inactive; a payroll contract has none.
+    let again = s
+        .app
+        .post_json_as(&path, &s.office, &json!({"reason": "Cliente ligou de novo"}))
+        .await;
+    assert_eq!(again.status(), StatusCode::CONFLICT);
+    let body: Value = again.json().await.unwrap();
+    assert_eq!(body["code"], "autorizacao_debito_inativa", "{body}");
+    assert!(body["message"].as_str().unwrap().contains("revogada"), "{body}");
+
+    // The request under its protocol, and the change in the proposal's history.
+    let found = s.app.get(&format!("/protocol/{protocol}"), Some(&s.office)).await;
+    assert_eq!(found.status(), StatusCode::OK);
+    let request = found.json::<Value>().await.unwrap()["data"].clone();
+    assert_eq!(request["kind"], "revogacao_debito", "{request}");
+    assert_eq!(request["reason"], "Cliente vai pagar por boleto");
+    assert_eq!(
+        super::billing::history_of(&s, &identifier, "autorizacao_debito", "situacao").await,
+        vec![r#""ativa" -> "revogada""#.to_owned()]
+    );
+    assert_eq!(
+        super::billing::history_of(&s, &identifier, "solicitacao", "tipo").await,
+        vec![r#"null -> "revogacao_debito""#.to_owned()]
+    );
+
+    // The next remessa carries the other contract's debit, not the revoked one's; the contract
+    // itself goes on, its charge open.
+    let due = day(&s.app.proposal_data(&identifier, &s.partner).await["charges"][0]["dueDate"]);
+    let sent = remessas(&s, folder.as_path(), due).await;
+    assert_eq!(sent.len(), 1);
+    let orders = read_remessa_debits(&sent[0].1);
+    assert_eq!(orders.len(), 1, "only the contract still authorised");
+    let kept_id = s.app.proposal_data(&kept, &s.partner).await["proposal"]["id"]
+        .as_i64()
+        .unwrap();
+    assert_eq!(orders[0].client.parse::<i64>().unwrap(), kept_id);
+    let detail = s.app.proposal_data(&identifier, &s.partner).await;
+    assert_eq!(detail["proposal"]["status"], "APROVADO");
+    assert_eq!(detail["charges"][0]["status"], "aberta");
+}
+
+/// A contract paid by payroll discount has no debit authorisation to revoke.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_contract_without_debits_has_no_authorisation_to_revoke() {
+    let s = debit_sale().await;
+    let created = s
+        .app
+        .post_json_as("/proposal/create", &s.partner, &proposal_body(&cpf_from(4242)))
+        .await;
+    assert_eq!(created.status(), StatusCode::CREATED);
+    let identifier = created.json::<Value>().await.unwrap()["document"][0]["identificador"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let refused = s
+        .app
+        .post_json_as(
+            &format!("/proposal/{identifier}/debit-authorization/revoke"),
+            &s.office,
+            &json!({"reason": "Cliente pediu"}),
+        )
+        .await;
+    assert_eq!(refused.status(), StatusCode::CONFLICT);
+    let body: Value = refused.json().await.unwrap();
+    assert_eq!(body["code"], "autorizacao_debito_inexistente", "{body}");
+}

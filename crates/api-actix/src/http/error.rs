@@ -96,6 +96,8 @@ error_codes! {
     WithdrawalDeadlinePassed => ("prazo_arrependimento_encerrado", CONFLICT, "O prazo de arrependimento (7 dias corridos após a conclusão da venda) terminou."),
     OperationInProgress => ("operacao_em_andamento", CONFLICT, "Outra operação está em andamento nesta proposta: aguarde que termine e tente novamente."),
     RefundRefused => ("reembolso_recusado", CONFLICT, "A plataforma de pagamento recusou o reembolso; nada mudou."),
+    NoDebitAuthorization => ("autorizacao_debito_inexistente", CONFLICT, "A proposta não tem autorização de débito em conta: só um contrato aceito pago por DÉBITO EM CONTA a tem."),
+    DebitAuthorizationInactive => ("autorizacao_debito_inativa", CONFLICT, "A autorização de débito em conta não está mais ativa: nada a revogar."),
     ProposalExpired => ("proposta_expirada", CONFLICT, "O prazo de assinatura desta proposta venceu: o link de assinatura não vale mais."),
     SignatureProviderFailed => ("provedor_assinatura_indisponivel", BAD_GATEWAY, "O provedor de assinatura falhou; a proposta não mudou. Tente novamente mais tarde."),
     CallbackUnauthenticated => ("callback_nao_autenticado", UNAUTHORIZED, "Assinatura do callback inválida."),
@@ -586,6 +588,22 @@ impl From<CertificateError> for ApiError {
                 ApiError::new(ErrorCode::ServiceUnavailable)
             }
             CertificateError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<domain::billing::revocation::RevocationError> for ApiError {
+    fn from(error: domain::billing::revocation::RevocationError) -> Self {
+        use domain::billing::revocation::RevocationError;
+        match error {
+            RevocationError::Access(e) => e.into(),
+            RevocationError::NotFound => ApiError::new(ErrorCode::ProposalNotFound),
+            RevocationError::NoAuthorization => ApiError::new(ErrorCode::NoDebitAuthorization),
+            e @ RevocationError::NotActive(_) => ApiError::with_message(
+                ErrorCode::DebitAuthorizationInactive,
+                format!("{}: nenhum débito é enviado; nada a revogar.", capitalised(&e)),
+            ),
+            RevocationError::Store(e) => e.into(),
         }
     }
 }

@@ -6,12 +6,12 @@ use crate::http::body::Body;
 use crate::http::envelope::Envelope;
 use crate::http::error::ApiError;
 use crate::http::idempotency::idempotent;
-use crate::routes::dto::{CancellationDto, CustomerRequestDto, WithdrawalDto};
+use crate::routes::dto::{CancellationDto, CustomerRequestDto, DebitRevocationDto, WithdrawalDto};
 use crate::routes::schemas::{ErrorEnvelope, envelope_doc};
 use crate::state::AppState;
 use actix_web::middleware::from_fn;
 use actix_web::{HttpResponse, web};
-use domain::proposals::bodies::{CancelBody, WithdrawBody};
+use domain::proposals::bodies::{CancelBody, DebitRevocationBody, WithdrawBody};
 use domain::proposals::requests::Protocol;
 use domain::validation::{Violations, codes};
 use serde::Serialize;
@@ -20,6 +20,7 @@ use utoipa::ToSchema;
 envelope_doc!(CancellationEnvelope, data = CancellationDto);
 envelope_doc!(CustomerRequestEnvelope, data = CustomerRequestDto);
 envelope_doc!(WithdrawalEnvelope, data = WithdrawalDto);
+envelope_doc!(DebitRevocationEnvelope, data = DebitRevocationDto);
 
 /// Cancels a proposal at the customer's request: before it is signed, or after, at any time.
 #[utoipa::path(post, path = "/proposal/{identificador}/cancel", operation_id = "proposal.cancel", summary = "Cancelar a pedido do cliente", description = "O vendedor dono da proposta (o parceiro dela, ou a loja para as do e-commerce) ou a retaguarda cancela a proposta a pedido do cliente, a qualquer tempo (Decreto 7.962/2013, art. 4). Em `NOVO` ou `AGUARDANDO ASSINATURA`, o envelope do provedor de assinatura é cancelado antes (ninguém assina depois; se o provedor falhar, nada muda: 502), e a rota 13 passa a responder 409 `proposta_cancelada`. Depois da venda (`EM ANÁLISE` ou `APROVADO`), o cancelamento vale na hora: a assinatura recorrente é cancelada, a parte não usada do período pago volta proporcional aos dias (pro rata die) e corrigida pelo IPCA (`data.refunds` da rota 7) e o cliente recebe a confirmação por e-mail com o protocolo; dentro dos 7 dias do arrependimento, este prevalece (devolução integral): 409 `cancelamento_nao_permitido` nomeando o último dia e a rota `/withdraw`. Em todos os casos a proposta vai para `CANCELADO` com o motivo no evento `ALTERAÇÃO_STATUS` e no histórico, e o pedido recebe um protocolo (`data.protocol`), que a retaguarda encontra em `GET /protocol/{protocolo}`.", tag = "assinatura", security(("bearer" = [])),
@@ -77,6 +78,33 @@ pub async fn withdraw(
     )))
 }
 
+/// The customer revokes the authorisation of the debits (Resolução CMN 4.790/2020, art. 9).
+#[utoipa::path(post, path = "/proposal/{identificador}/debit-authorization/revoke", operation_id = "proposal.revokeDebitAuthorization", summary = "Revogar a autorização de débito em conta", description = "O vendedor dono da proposta ou a retaguarda registra que o cliente revogou a autorização de débito em conta do contrato (Resolução CMN 4.790/2020, art. 9: o cliente pode cancelá-la com o banco ou com a empresa). A autorização passa a `revogada` na hora: nenhuma remessa leva outro débito do contrato, e um débito já enviado ao banco tem o retorno que o banco der. O contrato continua: as cobranças seguem em aberto e a régua de cobrança vale (em atraso, suspenso) até que o cliente pague por outro meio. O pedido recebe um protocolo (`data.protocol`), que a retaguarda encontra em `GET /protocol/{protocolo}`; o histórico registra o pedido e a mudança da autorização (`autorizacao_debito`). Sem autorização (outro meio de pagamento, ou contrato ainda não aceito): 409 `autorizacao_debito_inexistente`; já recusada pelo banco ou revogada: 409 `autorizacao_debito_inativa`.", tag = "assinatura", security(("bearer" = [])),
+    params(("identificador" = String, Path, description = "Identificador da proposta")),
+    request_body(content = DebitRevocationBody, example = json!({"reason": "Cliente vai pagar por outro meio"})),
+    responses(
+        (status = 200, description = "Revogada: o protocolo e a situação da autorização", body = DebitRevocationEnvelope),
+        (status = 400, description = "`reason` ausente, com menos de 3 ou mais de 500 caracteres", body = ErrorEnvelope),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
+        (status = 404, description = "Proposta não encontrada (ou de outro vendedor)", body = ErrorEnvelope),
+        (status = 409, description = "Sem autorização de débito em conta, ou ela não está mais ativa", body = ErrorEnvelope),
+        (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope),
+        (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn revoke_debit_authorization(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    path: web::Path<String>,
+    body: Body<DebitRevocationBody>,
+) -> Result<HttpResponse, ApiError> {
+    let reason = body.into_inner().read()?;
+    let revocation = state.debit_revocation.revoke(&user.0, &path, reason).await?;
+    Ok(HttpResponse::Ok().json(Envelope::data(
+        "Autorização de débito em conta revogada a pedido do cliente.",
+        DebitRevocationDto::from(revocation),
+    )))
+}
+
 /// The back office finds a customer's request by its protocol.
 #[utoipa::path(get, path = "/protocol/{protocolo}", operation_id = "customerRequest.get", summary = "Pedido do cliente por protocolo", description = "A retaguarda encontra um pedido do cliente (um cancelamento ou um arrependimento) pelo protocolo que ele recebeu: o que pediu, de qual proposta, por quê, quem registrou e quando.", tag = "assinatura", security(("bearer" = [])),
     params(("protocolo" = String, Path, description = "O protocolo: o dia (AAAAMMDD) e ao menos oito dígitos", example = "2026112600001234")),
@@ -105,7 +133,7 @@ pub async fn by_protocol(
     Ok(HttpResponse::Ok().json(Envelope::data("Pedido encontrado.", CustomerRequestDto::from(request))))
 }
 
-/// Under `/proposal`: the cancellation and the withdrawal.
+/// Under `/proposal`: the cancellation, the withdrawal and the revocation of the debits.
 pub fn proposal_routes(cfg: &mut web::ServiceConfig) {
     cfg.service(
         web::resource("/{identifier}/cancel")
@@ -116,6 +144,11 @@ pub fn proposal_routes(cfg: &mut web::ServiceConfig) {
         web::resource("/{identifier}/withdraw")
             .wrap(from_fn(idempotent))
             .route(web::post().to(withdraw)),
+    )
+    .service(
+        web::resource("/{identifier}/debit-authorization/revoke")
+            .wrap(from_fn(idempotent))
+            .route(web::post().to(revoke_debit_authorization)),
     );
 }
 

@@ -69,6 +69,7 @@ impl Modify for BearerAuth {
         crate::routes::signing::callback,
         crate::routes::customer_requests::cancel,
         crate::routes::customer_requests::withdraw,
+        crate::routes::customer_requests::revoke_debit_authorization,
         crate::routes::acceptance::open,
         crate::routes::acceptance::answer,
         crate::routes::customer_requests::by_protocol,
@@ -148,9 +149,10 @@ pub const IDEMPOTENT_POSTS: [&str; 10] = [
 
 /// The operations that are not creations but whose network retry must answer the first answer
 /// (a protocol, refunds) rather than a refusal: (path, method), also wrapped by `http::idempotency`.
-pub const IDEMPOTENT_OPERATIONS: [(&str, &str); 6] = [
+pub const IDEMPOTENT_OPERATIONS: [(&str, &str); 7] = [
     ("/proposal/{identificador}/cancel", "post"),
     ("/proposal/{identificador}/withdraw", "post"),
+    ("/proposal/{identificador}/debit-authorization/revoke", "post"),
     ("/proposal/{identificador}/status", "patch"),
     ("/hooks/{uuid}/test", "post"),
     ("/hooks/{uuid}/replay", "post"),

@@ -18,6 +18,7 @@ pub mod debits;
 pub mod payroll;
 pub mod pix;
 pub mod ports;
+pub mod revocation;
 pub mod service;
 
 use crate::validation::{Violations, codes};

@@ -20,15 +20,23 @@ pub enum RequestKind {
     /// The right of regret (CDC art. 49): a concluded sale undone within 7 days, paid amounts
     /// refunded.
     Withdrawal,
+    /// The authorisation of the debits revoked (Resolução CMN 4.790/2020, art. 9): no debit is
+    /// sent after it; the contract stays.
+    DebitRevocation,
 }
 
 impl RequestKind {
-    pub const ALL: [RequestKind; 2] = [RequestKind::Cancellation, RequestKind::Withdrawal];
+    pub const ALL: [RequestKind; 3] = [
+        RequestKind::Cancellation,
+        RequestKind::Withdrawal,
+        RequestKind::DebitRevocation,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             RequestKind::Cancellation => "cancelamento",
             RequestKind::Withdrawal => "arrependimento",
+            RequestKind::DebitRevocation => "revogacao_debito",
         }
     }
 

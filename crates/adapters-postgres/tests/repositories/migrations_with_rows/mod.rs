@@ -9,6 +9,7 @@ mod certificates;
 mod charges;
 mod customer_requests;
 mod customers_per_seller;
+mod debit_revocation;
 mod delivery_replays;
 mod event_catalog;
 mod mother_name;

@@ -117,3 +117,32 @@ impl From<CustomerRequest> for CustomerRequestDto {
         }
     }
 }
+
+/// The customer's revocation of the debit authorisation, as answered.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DebitRevocationDto {
+    /// O protocolo do pedido (dia de Brasília e número), para o cliente e a retaguarda.
+    #[schema(example = "2026112900001234")]
+    pub protocol: String,
+    /// O identificador da proposta.
+    pub identifier: String,
+    /// A situação da autorização depois do pedido: sempre `revogada`.
+    #[schema(example = "revogada")]
+    pub status: String,
+    #[schema(example = "2026-11-29T13:05:09.000Z")]
+    pub revoked_at: String,
+}
+
+impl From<domain::billing::revocation::Revocation> for DebitRevocationDto {
+    fn from(r: domain::billing::revocation::Revocation) -> Self {
+        Self {
+            protocol: r.protocol.to_string(),
+            identifier: r.identifier,
+            status: domain::billing::revocation::AuthorizationStatus::Revoked
+                .as_str()
+                .to_owned(),
+            revoked_at: iso(r.at),
+        }
+    }
+}

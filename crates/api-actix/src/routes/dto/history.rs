@@ -27,7 +27,8 @@ pub struct HistoryEntryDto {
     /// pendencia_resposta (a resposta do vendedor, com `pedido`), status, solicitacao (um pedido do
     /// cliente, com `protocolo` e `tipo`), pagamento, cobranca (uma cobrança do contrato paga, falha
     /// ou cancelada, com `periodo` e `status`), cobranca_situacao (a situação da cobrança: em_dia,
-    /// em_atraso, suspenso), exportacao, bloqueio (dados do titular
+    /// em_atraso, suspenso), autorizacao_debito (a autorização de débito em conta recusada pelo
+    /// banco ou revogada, com `situacao` e `motivo`), exportacao, bloqueio (dados do titular
     /// bloqueados por retenção legal, com `base` e `ate`), retencao (respostas de saúde descartadas
     /// pelo prazo de retenção, por `sistema:retencao`) ou anonimizacao (a pedido ou pelo prazo).
     #[schema(example = "status")]

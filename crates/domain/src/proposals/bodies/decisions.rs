@@ -88,7 +88,38 @@ pub struct WithdrawBody {
     pub reason: Field<String>,
 }
 
-json_object!(SignerBody, StatusChangeBody, CancelBody, WithdrawBody);
+/// The body of `POST /proposal/{identificador}/debit-authorization/revoke`: the customer revokes
+/// the authorisation of the debits (Resolução CMN 4.790/2020, art. 9).
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(description = "Corpo da revogação da autorização de débito em conta a pedido do cliente.")
+)]
+pub struct DebitRevocationBody {
+    /// O que o cliente disse ao revogar (de 3 a 500 caracteres), guardado com o protocolo e no
+    /// histórico.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(value_type = String, min_length = 3, max_length = 500, example = "Cliente vai pagar por outro meio")
+    )]
+    pub reason: Field<String>,
+}
+
+json_object!(
+    SignerBody,
+    StatusChangeBody,
+    CancelBody,
+    WithdrawBody,
+    DebitRevocationBody
+);
+
+impl DebitRevocationBody {
+    /// The reason, trimmed, of 3 to 500 characters.
+    pub fn read(self) -> Result<String, Violations> {
+        CancelBody { reason: self.reason }.read()
+    }
+}
 
 impl WithdrawBody {
     /// The reason, when given: trimmed, of 3 to 500 characters.
