@@ -7,7 +7,7 @@
 use super::schema::Method;
 use super::transport::{PixAnswer, PixRequest, PixTransport};
 use async_trait::async_trait;
-use chrono::{DateTime, Days, NaiveDate, SecondsFormat, Utc};
+use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
 use domain::billing::pix::{
     AttemptStatus, ConfirmationRequest, PayerAccount, PixAttempt, PixCharge, PixChargeRequest, PixChargeStatus,
     PixError, PixPayment, PixPsp, PixRefund, Recurrence, RecurrenceRequest, RecurrenceStatus, RefundStatus,
@@ -415,10 +415,4 @@ impl PixPsp for PixClient {
 
 fn request_of(method: Method, path: &str) -> PixRequest {
     request(method, path.to_owned(), None)
-}
-
-/// The day a confirmation request sent now expires.
-pub fn confirmation_expiry(now: DateTime<Utc>) -> DateTime<Utc> {
-    now.checked_add_days(Days::new(domain::billing::pix::CONFIRMATION_DAYS))
-        .unwrap_or(now)
 }
