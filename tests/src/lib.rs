@@ -469,19 +469,14 @@ impl TestApp {
             .unwrap()
     }
 
-    /// The legal hold lived through (issue 47): the seller cancels the approved contract past the
-    /// right of regret, and the sandbox's clock moves past the five years its records are kept
-    /// after it ends, so that its customer may be anonymised.
-    pub async fn outlive_the_contract(&self, seller_token: &str, identifier: &str) {
-        let moved = self
-            .post_json("/sandbox/clock", &serde_json::json!({"daysAhead": 10}))
-            .await;
-        assert_eq!(moved.status(), StatusCode::OK);
+    /// The seller cancels the proposal at the customer's request (`POST …/cancel`), which must
+    /// succeed.
+    pub async fn cancel_at_customers_request(&self, seller_token: &str, identifier: &str, reason: &str) {
         let cancelled = self
             .post_json_as(
                 &format!("/proposal/{identifier}/cancel"),
                 seller_token,
-                &serde_json::json!({"reason": "Cliente mudou de emprego"}),
+                &serde_json::json!({"reason": reason}),
             )
             .await;
         assert_eq!(
@@ -490,6 +485,18 @@ impl TestApp {
             "{}",
             cancelled.text().await.unwrap_or_default()
         );
+    }
+
+    /// The legal hold lived through (issue 47): the seller cancels the approved contract past the
+    /// right of regret, and the sandbox's clock moves past the five years its records are kept
+    /// after it ends, so that its customer may be anonymised.
+    pub async fn outlive_the_contract(&self, seller_token: &str, identifier: &str) {
+        let moved = self
+            .post_json("/sandbox/clock", &serde_json::json!({"daysAhead": 10}))
+            .await;
+        assert_eq!(moved.status(), StatusCode::OK);
+        self.cancel_at_customers_request(seller_token, identifier, "Cliente mudou de emprego")
+            .await;
         // Five years and a month after the cancellation.
         let moved = self
             .post_json("/sandbox/clock", &serde_json::json!({"daysAhead": 10 + 5 * 366 + 31}))

@@ -206,20 +206,9 @@ async fn a_contract_that_ends_cancels_its_open_charges_and_is_charged_no_more() 
     run(&s).await;
     // Past the right of regret, the seller cancels the contract.
     days_later(&s, 10).await;
-    let cancelled = s
-        .app
-        .post_json_as(
-            &format!("/proposal/{identifier}/cancel"),
-            &s.partner,
-            &json!({"reason": "Cliente mudou de emprego"}),
-        )
+    s.app
+        .cancel_at_customers_request(&s.partner, &identifier, "Cliente mudou de emprego")
         .await;
-    assert_eq!(
-        cancelled.status(),
-        StatusCode::OK,
-        "{}",
-        cancelled.text().await.unwrap()
-    );
     let data = s.app.proposal_data(&identifier, &s.partner).await;
     assert_eq!(data["charges"][0]["status"], "cancelada");
     assert_eq!(data["charges"][0]["reason"], "contrato encerrado");

@@ -276,20 +276,9 @@ async fn a_debit_paid_after_its_contract_ended_is_recorded_to_be_given_back() {
     let orders = read_remessa_debits(&sent[0].1);
 
     days_later(&s, 10).await;
-    let cancelled = s
-        .app
-        .post_json_as(
-            &format!("/proposal/{identifier}/cancel"),
-            &s.partner,
-            &json!({"reason": "Cliente mudou de emprego"}),
-        )
+    s.app
+        .cancel_at_customers_request(&s.partner, &identifier, "Cliente mudou de emprego")
         .await;
-    assert_eq!(
-        cancelled.status(),
-        StatusCode::OK,
-        "{}",
-        cancelled.text().await.unwrap()
-    );
     assert_eq!(
         s.app.proposal_data(&identifier, &s.partner).await["charges"][0]["status"],
         "cancelada"

@@ -36,20 +36,9 @@ impl Setup {
     }
 
     async fn cancel(&self, identifier: &str) {
-        let cancelled = self
-            .app
-            .post_json_as(
-                &format!("/proposal/{identifier}/cancel"),
-                &self.partner,
-                &json!({"reason": "Cliente desistiu"}),
-            )
+        self.app
+            .cancel_at_customers_request(&self.partner, identifier, "Cliente desistiu")
             .await;
-        assert_eq!(
-            cancelled.status(),
-            StatusCode::OK,
-            "{}",
-            cancelled.text().await.unwrap()
-        );
     }
 
     async fn export(&self, cpf: &str) -> Value {

@@ -279,7 +279,7 @@ impl PixPsp for PixClient {
             return Ok(found);
         }
         // A location for the recurrence's QR code (jornada 2).
-        let location = self.found(&request_of(Method::Post, "/locrec")).await?;
+        let location = self.found(&request(Method::Post, "/locrec".into(), None)).await?;
         let loc = location
             .get("id")
             .and_then(Value::as_i64)
@@ -411,8 +411,4 @@ impl PixPsp for PixClient {
         });
         read_refund(&self.found(&request(Method::Put, path, Some(body))).await?)
     }
-}
-
-fn request_of(method: Method, path: &str) -> PixRequest {
-    request(method, path.to_owned(), None)
 }

@@ -303,10 +303,11 @@ impl PixSchema {
                 method.as_str()
             )]));
         }
-        for (name, place, schema) in self.parameters(&template_pointer, method) {
+        let parameters = self.parameters(&template_pointer, method);
+        for (name, place, schema) in &parameters {
             let value = match place.as_str() {
-                "path" => path_values.iter().find(|(n, _)| *n == name).map(|(_, v)| v),
-                "query" => query.iter().find(|(n, _)| *n == name).map(|(_, v)| v),
+                "path" => path_values.iter().find(|(n, _)| n == name).map(|(_, v)| v),
+                "query" => query.iter().find(|(n, _)| n == name).map(|(_, v)| v),
                 _ => continue,
             };
             if let Some(value) = value {
@@ -317,14 +318,11 @@ impl PixSchema {
                     }
                     _ => Value::from(value.as_str()),
                 };
-                self.judge(&schema, &typed, &format!("parâmetro {name}"), &mut found);
+                self.judge(schema, &typed, &format!("parâmetro {name}"), &mut found);
             }
         }
         for (name, _) in query {
-            let declared = self
-                .parameters(&template_pointer, method)
-                .iter()
-                .any(|(n, place, _)| n == name && place == "query");
+            let declared = parameters.iter().any(|(n, place, _)| n == name && place == "query");
             if !declared {
                 found.push(format!("parâmetro {name}: não existe na operação"));
             }
