@@ -13,4 +13,5 @@ cargo test -p black-box-tests --test black_box analyst_queue:: -- --test-threads
 cargo test -p black-box-tests --test black_box subject_requests:: -- --test-threads=1
 cargo test -p black-box-tests --test black_box billing::the_console -- --test-threads=1
 cargo test -p black-box-tests --test black_box debits::a_remessa -- --test-threads=1
+cargo test -p black-box-tests --test black_box pix_automatico::the_console -- --test-threads=1
 ls "$CONSOLE_SCREENSHOTS"

@@ -23,6 +23,7 @@ pub mod operations;
 pub mod partners;
 mod person_columns;
 pub mod personal_data_map;
+pub mod pix;
 pub mod pool;
 mod prepared;
 pub mod privacy;

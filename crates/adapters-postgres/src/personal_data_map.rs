@@ -173,6 +173,7 @@ pub const STORED: &[StoredTable] = &[
             ("tipo_folha", &[Payroll]),
             ("especie", &[Payroll]),
             ("orgao_emissor", &[Payroll]),
+            ("ispb", &[Financial]),
             ("alterado_por", AUTHOR),
         ],
         other: &["id", "id_proposta", "tipo", "criado_em", "alterado_em"],
@@ -332,6 +333,20 @@ pub const STORED: &[StoredTable] = &[
         ],
     },
     StoredTable {
+        table: "pix_recurrences",
+        // Why it ended, in the payer's PSP's words (a refusal, a cancellation).
+        personal: &[("alterada_por", AUTHOR), ("motivo", WRITTEN)],
+        other: &[
+            "id_proposta",
+            "id_rec",
+            "status",
+            "pix_copia_e_cola",
+            "id_solic_rec",
+            "criada_em",
+            "alterada_em",
+        ],
+    },
+    StoredTable {
         // The authorisation of the debits, without the account: its reason may be the customer's
         // words (a revocation through the insurer), its author a person.
         table: "debit_authorizations",
@@ -366,7 +381,8 @@ pub const STORED: &[StoredTable] = &[
     },
     StoredTable {
         table: "charges",
-        personal: &[("alterada_por", AUTHOR)],
+        // The Pix that paid a charge leads to the payer's account.
+        personal: &[("alterada_por", AUTHOR), ("pix_e2e", &[Financial])],
         other: &[
             "id",
             "id_proposta",

@@ -177,13 +177,30 @@ fn payment_part(payment: Option<&PaymentDetails>) -> Part<'_> {
         "payment",
         "payment AS ( \
          INSERT INTO proposal_payments (id_proposta, tipo, alterado_por, banco, agencia, conta, operacao, numero_folha, \
-             tipo_folha, especie) \
+             tipo_folha, especie, ispb) \
          SELECT p.id, p.tipo_pagamento, p.alterado_por, {banco}, {agencia}, {conta}, {operacao}, {numero_folha}, \
-             {tipo_folha}, {especie} \
+             {tipo_folha}, {especie}, {ispb} \
          FROM proposal p WHERE p.tipo_pagamento IS NOT NULL RETURNING *)",
     );
-    let account = match payment {
-        Some(PaymentDetails::AccountDebit(a)) => Some(a),
+    // The debit's account and the Pix payer's share the account's columns; the Pix one names
+    // its bank by ISPB.
+    let (bank, agency, account, ispb) = match payment {
+        Some(PaymentDetails::AccountDebit(a)) => (
+            Some(a.bank.as_str()),
+            Some(a.agency.as_str()),
+            Some(a.account.as_str()),
+            None,
+        ),
+        Some(PaymentDetails::PixAutomatic(Some(p))) => (
+            None,
+            p.agencia.as_deref(),
+            Some(p.conta.as_str()),
+            Some(p.ispb.as_str()),
+        ),
+        _ => (None, None, None, None),
+    };
+    let operation = match payment {
+        Some(PaymentDetails::AccountDebit(a)) => a.operation.as_deref(),
         _ => None,
     };
     let sheet = match payment {
@@ -194,13 +211,14 @@ fn payment_part(payment: Option<&PaymentDetails>) -> Part<'_> {
         }) => Some((number.as_str(), sheet_type.as_str(), *specie)),
         _ => None,
     };
-    part.value("banco", account.map(|a| a.bank.as_str()))
-        .value("agencia", account.map(|a| a.agency.as_str()))
-        .value("conta", account.map(|a| a.account.as_str()))
-        .value("operacao", account.and_then(|a| a.operation.as_deref()))
+    part.value("banco", bank)
+        .value("agencia", agency)
+        .value("conta", account)
+        .value("operacao", operation)
         .value("numero_folha", sheet.map(|(number, _, _)| number))
         .value("tipo_folha", sheet.map(|(_, sheet_type, _)| sheet_type))
         .value("especie", sheet.map(|(_, _, specie)| specie))
+        .value("ispb", ispb)
 }
 
 /// The stored `{field: {from, to}}` object (written by the history triggers, migration 000016).

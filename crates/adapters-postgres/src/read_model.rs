@@ -14,6 +14,7 @@
 use crate::acceptance::{AcceptancePart, acceptances_of};
 use crate::billing::{BillingPart, ChargePart, billings_of, charges_of};
 use crate::composed::Part;
+use crate::pix::{RecurrencePart, recurrences_of};
 use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::prepared::prepared;
 use crate::refunds::{RefundPart, refunds_of};
@@ -64,6 +65,9 @@ pub(crate) struct ProposalDocument {
     /// The contract's last charges, oldest first (migration 000051): absent when there is none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     charges: Vec<ChargePart>,
+    /// The `PIX AUTOMÁTICO` contract's recurrence (migration 000054): absent before its creation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pix_recurrence: Option<RecurrencePart>,
 }
 
 /// The proposal's latest subscription known to the payment platform.
@@ -193,6 +197,10 @@ impl TryFrom<ProposalDocument> for ProposalDetail {
                 .into_iter()
                 .map(domain::billing::Charge::try_from)
                 .collect::<Result<_, _>>()?,
+            pix_recurrence: d
+                .pix_recurrence
+                .map(domain::billing::pix::RecurrenceView::try_from)
+                .transpose()?,
         })
     }
 }
@@ -449,7 +457,7 @@ pub(crate) async fn build_documents(
     let shared: &AsyncPgConnection = conn;
     let (mut for_parts, mut for_signatures, mut for_subscriptions, mut for_acceptances, mut for_refunds) =
         (shared, shared, shared, shared, shared);
-    let (mut for_billings, mut for_charges) = (shared, shared);
+    let (mut for_billings, mut for_charges, mut for_recurrences) = (shared, shared, shared);
     let parts = parts_of!(ids).load::<PartsRow>(&mut for_parts);
     let signatures = signatures_of!(ids).load::<SignatureRow>(&mut for_signatures);
     let subscriptions = subscriptions_of!(ids).load::<(i64, SubscriptionPart)>(&mut for_subscriptions);
@@ -457,14 +465,25 @@ pub(crate) async fn build_documents(
     let refunds = refunds_of(&mut for_refunds, ids);
     let billings = billings_of(&mut for_billings, ids);
     let charges = charges_of(&mut for_charges, ids);
-    let (parts, signature_rows, subscriptions, mut acceptances, mut refunds, mut billings, mut charges) = futures_util::try_join!(
+    let recurrences = recurrences_of(&mut for_recurrences, ids);
+    let (
+        parts,
+        signature_rows,
+        subscriptions,
+        mut acceptances,
+        mut refunds,
+        mut billings,
+        mut charges,
+        mut recurrences,
+    ) = futures_util::try_join!(
         parts,
         signatures,
         subscriptions,
         acceptances,
         refunds,
         billings,
-        charges
+        charges,
+        recurrences
     )?;
 
     let mut signatures: HashMap<i64, SignaturePart> = HashMap::new();
@@ -518,6 +537,7 @@ pub(crate) async fn build_documents(
                     Money {
                         billing: billings.remove(&id),
                         charges: charges.remove(&id).unwrap_or_default(),
+                        pix_recurrence: recurrences.remove(&id),
                     },
                 )?;
                 Ok((id, document))
@@ -563,6 +583,7 @@ impl ProposalDocument {
             refunds,
             billing: money.billing,
             charges: money.charges,
+            pix_recurrence: money.pix_recurrence,
             proposal,
         })
     }
@@ -572,6 +593,7 @@ impl ProposalDocument {
 struct Money {
     billing: Option<BillingPart>,
     charges: Vec<ChargePart>,
+    pix_recurrence: Option<RecurrencePart>,
 }
 
 /// A row read as its JSON, as diesel's error (it travels through transactions like any other).
@@ -598,7 +620,8 @@ pub(crate) fn new_document<'a>() -> Part<'a> {
              'partner', (SELECT to_jsonb(pa) FROM partners pa WHERE pa.id = p.id_parceiro), \
              'representative', (SELECT to_jsonb(rep) FROM (SELECT u.cpf, u.email, u.name, r.video_attendance_token \
                  FROM representatives r JOIN users u ON u.id = r.user_id WHERE r.id = p.id_representante) rep), \
-             'payment', (SELECT to_jsonb(pay) - 'id_proposta' FROM payment pay), \
+             'payment', (SELECT to_jsonb(pay) - 'id_proposta' - CASE WHEN pay.ispb IS NULL THEN 'ispb' ELSE '' END \
+                 FROM payment pay), \
              'signature', NULL, 'subscription', NULL) \
          FROM proposal p JOIN products pr ON pr.id = p.id_produto JOIN motivations m ON m.id = p.id_motivacao)"
     ))

@@ -266,6 +266,9 @@ pub struct PaymentRow {
     pub alterado_por: String,
     pub criado_em: DateTime<Utc>,
     pub alterado_em: DateTime<Utc>,
+    /// `PIX AUTOMÁTICO`'s payer's PSP (migration 000054): absent from every other document.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ispb: Option<String>,
 }
 
 impl TryFrom<PaymentRow> for PaymentView {
@@ -291,6 +294,7 @@ impl TryFrom<PaymentRow> for PaymentView {
                 .transpose()?,
             specie: r.especie,
             issuer_body: r.orgao_emissor,
+            ispb: r.ispb,
             stamp: ChangeStamp {
                 changed_by: r.alterado_por,
                 created_at: r.criado_em,

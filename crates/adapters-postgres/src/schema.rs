@@ -53,6 +53,7 @@ diesel::table! {
         criada_em -> Timestamptz,
         alterada_em -> Timestamptz,
         alterada_por -> Text,
+        pix_e2e -> Nullable<Text>,
     }
 }
 
@@ -338,6 +339,20 @@ diesel::table! {
 }
 
 diesel::table! {
+    pix_recurrences (id_proposta) {
+        id_proposta -> Int8,
+        id_rec -> Text,
+        status -> Text,
+        pix_copia_e_cola -> Nullable<Text>,
+        id_solic_rec -> Nullable<Text>,
+        motivo -> Nullable<Text>,
+        criada_em -> Timestamptz,
+        alterada_em -> Timestamptz,
+        alterada_por -> Text,
+    }
+}
+
+diesel::table! {
     privacy_consents (id) {
         id -> Int8,
         cpf -> Text,
@@ -566,6 +581,7 @@ diesel::table! {
         alterado_por -> Text,
         criado_em -> Timestamptz,
         alterado_em -> Timestamptz,
+        ispb -> Nullable<Text>,
     }
 }
 
@@ -874,6 +890,7 @@ diesel::joinable!(hook_replays -> hook_subscriptions (subscription_id));
 diesel::joinable!(hook_subscriptions -> partners (partner_id));
 diesel::joinable!(idempotency_keys -> users (user_id));
 diesel::joinable!(password_recovery_tokens -> users (user_id));
+diesel::joinable!(pix_recurrences -> proposals (id_proposta));
 diesel::joinable!(product_banks -> banks (codigo_banco));
 diesel::joinable!(product_banks -> products (product_id));
 diesel::joinable!(proposal_acceptances -> proposals (id_proposta));
@@ -936,6 +953,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     payment_customer_redactions,
     payment_events,
     personal_data_blocks,
+    pix_recurrences,
     privacy_consents,
     privacy_requests,
     privacy_retention_runs,

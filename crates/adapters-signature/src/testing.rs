@@ -93,6 +93,7 @@ pub fn long_proposal() -> ProposalDetail {
             sheet_type: Some(domain::values::SheetType::Benefit),
             specie: Some(41),
             issuer_body: Some("INSS".into()),
+            ispb: None,
             stamp: stamp("seed"),
         }),
         ..base

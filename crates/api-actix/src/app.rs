@@ -249,12 +249,22 @@ pub fn build_state_reading_from(
     };
     let catalog = CatalogService { store: catalog_store };
     let callback_secret = given_or_random(&config.outside.signature.callback_secret);
-    let signing = signing_service(config, &pool, stores.clone(), &callback_secret)?;
+    let mut signing = signing_service(config, &pool, stores.clone(), &callback_secret)?;
     // In development the clock the right of regret and the acceptance deadlines are judged by
     // can be moved forward (`POST /sandbox/clock`), for every instance at once.
     let shifted_clock = development_clock(config, &pool);
     let rules_clock = rules_clock(&shifted_clock);
-    let payments = payment_services(config, &pool, stores.clone(), &signing, rules_clock.clone(), outbox)?;
+    let pix = pix_collection(config, &pool, signing.claims.clone(), rules_clock.clone())?;
+    signing.after_signing = pix.as_ref().map(|(collection, _)| after_signing(collection));
+    let payments = payment_services(
+        config,
+        &pool,
+        stores.clone(),
+        &signing,
+        rules_clock.clone(),
+        outbox,
+        pix_refunds(&pix),
+    )?;
     // The legal holds are judged by the same clock (a hold's end can be lived through in tests).
     let privacy_clock = rules_clock.clone();
     let acceptance = acceptance_service(&pool, rules_clock);
@@ -318,7 +328,13 @@ pub fn build_state_reading_from(
         clock: privacy_clock.clone(),
     };
     let debits = debits_service(config, &pool, privacy_clock);
+    let pix = pix.map(|(collection, sandbox)| crate::state::PixState {
+        collection,
+        webhook: config.outside.pix_webhook.clone(),
+        sandbox,
+    });
     Ok(AppState {
+        pix,
         subject_requests,
         debits,
         debit_revocation,
@@ -357,7 +373,7 @@ pub const CALLBACK_MAX_BODY_BYTES: usize = 64 * 1024;
 /// Every route of the service: each module registers its own; this only mounts them.
 pub fn routes(cfg: &mut web::ServiceConfig, sandbox: bool) {
     use routes::{
-        acceptance, assets, auth, catalog, customer_requests, docs, ecommerce, health, hooks, privacy, proposals,
+        acceptance, assets, auth, catalog, customer_requests, docs, ecommerce, health, hooks, pix, privacy, proposals,
         recovery, sandbox, signing,
     };
     // Resources, not method-guarded services: a wrong method on a known path answers 405.
@@ -382,6 +398,12 @@ pub fn routes(cfg: &mut web::ServiceConfig, sandbox: bool) {
                 .app_data(web::PayloadConfig::new(CALLBACK_MAX_BODY_BYTES))
                 .configure(signing::callback_routes)
                 .configure(ecommerce::callback_routes),
+        )
+        .service(
+            // The PSP's notifications: small bodies, like the other callbacks.
+            web::scope("/pix")
+                .app_data(web::PayloadConfig::new(CALLBACK_MAX_BODY_BYTES))
+                .configure(pix::routes),
         )
         .service(web::scope("/ecommerce").configure(ecommerce::routes))
         .service(web::scope("/hooks").configure(hooks::routes))
@@ -535,6 +557,7 @@ fn signing_service(
         signing_deadline: config.outside.signature.deadline,
         callback_max_age: chrono::Duration::from_std(config.retention().callback_replay_window())
             .unwrap_or(chrono::Duration::days(15)),
+        after_signing: None,
     })
 }
 
@@ -792,6 +815,7 @@ pub fn debits_service(
 /// contract's charges are created under its claim, once per period, and a status moves once.
 fn spawn_billing_run(
     billing: domain::billing::service::BillingService,
+    pix: Option<domain::billing::pix_collection::PixCollection>,
     interval: std::time::Duration,
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
@@ -804,8 +828,60 @@ fn spawn_billing_run(
                 Ok(run) => tracing::info!(created = run.created, moved = run.moved.len(), "billing run"),
                 Err(error) => tracing::warn!(%error, "billing run could not complete"),
             }
+            // The Pix charges the run created, sent in their window (each under its claim).
+            if let Some(pix) = &pix {
+                match pix.run().await {
+                    Ok(pass) if pass == Default::default() => {}
+                    Ok(pass) => tracing::info!(?pass, "Pix collection pass"),
+                    Err(error) => tracing::warn!(%error, "Pix collection pass could not complete"),
+                }
+            }
         }
     })
+}
+
+/// The Pix collection and, in development, the sandbox PSP it runs against.
+pub type PixWiring = (
+    domain::billing::pix_collection::PixCollection,
+    Option<Arc<adapters_payment::pix::SandboxPsp>>,
+);
+
+/// Pix Automático's collection over the configured PSP (the sandbox in development); `None`
+/// where Pix is not offered. The sandbox PSP comes with it, for its on-demand moves.
+pub fn pix_collection(
+    config: &Config,
+    pool: &PgPool,
+    claims: Arc<dyn domain::proposals::operations::OperationClaims>,
+    clock: Arc<dyn domain::clock::Clock>,
+) -> Result<Option<PixWiring>, StartupError> {
+    let Some(psps) = pix_psp(config, pool, clock.clone())? else {
+        return Ok(None);
+    };
+    let collection = domain::billing::pix_collection::PixCollection {
+        store: Arc::new(adapters_postgres::pix::PgPix::new(pool.clone())),
+        claims,
+        psp: psps.psp,
+        billing: billing_service(pool, clock.clone()),
+        clock,
+    };
+    Ok(Some((collection, psps.sandbox)))
+}
+
+fn after_signing(
+    collection: &domain::billing::pix_collection::PixCollection,
+) -> Arc<dyn domain::proposals::signing::AfterSigning> {
+    Arc::new(collection.clone())
+}
+
+/// What a contract's end needs to give back Pix payments.
+fn pix_refunds<S>(
+    pix: &Option<(domain::billing::pix_collection::PixCollection, S)>,
+) -> Option<domain::billing::pix_collection::PixRefunds> {
+    pix.as_ref()
+        .map(|(collection, _)| domain::billing::pix_collection::PixRefunds {
+            store: collection.store.clone(),
+            psp: collection.psp.clone(),
+        })
 }
 
 /// Applies the retention schedule every `interval`. Every instance runs it: each person is taken
@@ -833,6 +909,7 @@ fn payment_services(
     signing: &SigningService,
     regret_clock: Arc<dyn domain::clock::Clock>,
     mail: Arc<dyn domain::mail::MailOutbox>,
+    pix: Option<domain::billing::pix_collection::PixRefunds>,
 ) -> Result<PaymentServices, StartupError> {
     let (gateway, sandbox_gateway) = payment_gateway(config, pool)?;
     // The IPCA follows the platform: the Central Bank's series with the real one, the sandbox's
@@ -854,6 +931,7 @@ fn payment_services(
         refunds: Arc::new(adapters_postgres::refunds::PgRefunds::new(pool.clone())),
         claims: signing.claims.clone(),
         mail,
+        pix,
         clock: regret_clock.clone(),
     };
     Ok(PaymentServices {
@@ -886,15 +964,18 @@ fn operation_recovery(
     ecommerce: &EcommerceService,
     withdrawal: &domain::proposals::withdrawal::WithdrawalService,
     settlement: &domain::proposals::settlement::SettlementService,
+    pix: Option<&domain::billing::pix_collection::PixCollection>,
 ) -> OperationRecovery {
+    let mut finishers: Vec<Arc<dyn domain::proposals::operations::OperationFinisher>> = vec![
+        Arc::new(signing.clone()),
+        Arc::new(ecommerce.clone()),
+        Arc::new(withdrawal.clone()),
+        Arc::new(settlement.clone()),
+    ];
+    finishers.extend(pix.map(|p| Arc::new(p.clone()) as Arc<dyn domain::proposals::operations::OperationFinisher>));
     OperationRecovery {
         claims: signing.claims.clone(),
-        finishers: vec![
-            Arc::new(signing.clone()),
-            Arc::new(ecommerce.clone()),
-            Arc::new(withdrawal.clone()),
-            Arc::new(settlement.clone()),
-        ],
+        finishers,
         clock: Arc::new(SystemClock),
         recover_after: chrono::Duration::from_std(config.outside.operation_recovery_after)
             .unwrap_or(chrono::Duration::minutes(1)),
@@ -957,13 +1038,15 @@ pub async fn run_worker(config: Config) -> Result<(), StartupError> {
     let engine = EngineTask::start(engine);
     // The signing deadlines too: the worker is where background work runs when `serve` is
     // scaled for requests (every instance may run it; each proposal expires once).
-    let signing = signing_service(
+    let mut signing = signing_service(
         &config,
         &pool,
         Arc::new(PgProposals::new(pool.clone())),
         &given_or_random(&config.outside.signature.callback_secret),
     )?;
     let development = development_clock(&config, &pool);
+    let pix = pix_collection(&config, &pool, signing.claims.clone(), rules_clock(&development))?;
+    signing.after_signing = pix.as_ref().map(|(collection, _)| after_signing(collection));
     let payments = payment_services(
         &config,
         &pool,
@@ -971,7 +1054,9 @@ pub async fn run_worker(config: Config) -> Result<(), StartupError> {
         &signing,
         rules_clock(&development),
         mailer(&config)?,
+        pix_refunds(&pix),
     )?;
+    let pix = pix.map(|(collection, _)| collection);
     let retention = spawn_retention_schedule(
         retention_service(&config, &pool, rules_clock(&development))?,
         config.privacy.retention_check_interval,
@@ -979,6 +1064,7 @@ pub async fn run_worker(config: Config) -> Result<(), StartupError> {
     // The billing judges by the clock the acceptance sweep keeps reading (the same shared shift).
     let billing = spawn_billing_run(
         billing_service(&pool, rules_clock(&development)),
+        pix.clone(),
         config.outside.billing_run_interval,
     );
     let acceptance = spawn_acceptance_sweep(
@@ -994,6 +1080,7 @@ pub async fn run_worker(config: Config) -> Result<(), StartupError> {
             &payments.ecommerce,
             &payments.withdrawal,
             &payments.settlement,
+            pix.as_ref(),
         ),
         config.outside.operation_recovery_after,
     );
@@ -1132,6 +1219,7 @@ impl Application {
                 &state.ecommerce,
                 &state.withdrawal,
                 &state.settlement,
+                state.pix.as_ref().map(|p| &p.collection),
             ),
             config.outside.operation_recovery_after,
         );
@@ -1148,6 +1236,7 @@ impl Application {
         ))
         .chain(std::iter::once(spawn_billing_run(
             billing_service(&retention_pool, rules_clock(&development)),
+            state.pix.as_ref().map(|p| p.collection.clone()),
             config.outside.billing_run_interval,
         )))
         .chain(spawn_clock_sync(development))

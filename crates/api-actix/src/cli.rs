@@ -688,6 +688,12 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             for moved in &run.moved {
                 println!("{}\t{} -> {}", moved.identifier, moved.from, moved.to);
             }
+            if let Some(pass) = run_pix(&config).await? {
+                println!(
+                    "Pix Automático: {} recorrência(s) criada(s); {} cobrança(s) enviada(s), {} nova(s) tentativa(s), {} sem envio possível; {} adiada(s)",
+                    pass.recurrences, pass.sent, pass.retried, pass.unsendable, pass.deferred
+                );
+            }
             Ok(())
         }
         Command::Charges {
@@ -1073,6 +1079,18 @@ pub async fn run_billing(config: &Config) -> Result<domain::billing::service::Bi
     let pool = build_pool(&pool_settings(config)).map_err(StartupError::from)?;
     let clock = rules_clock_now(config, &pool).await?;
     crate::app::billing_service(&pool, clock).run().await.map_err(failed)
+}
+
+/// `sales-api charges run`'s Pix pass: the recurrences not yet created and the Pix charges due
+/// sent or tried again, each under its proposal's claim; `None` where Pix is not offered.
+pub async fn run_pix(config: &Config) -> Result<Option<domain::billing::pix_collection::PixPass>, CliError> {
+    let pool = build_pool(&pool_settings(config)).map_err(StartupError::from)?;
+    let clock = rules_clock_now(config, &pool).await?;
+    let claims = std::sync::Arc::new(adapters_postgres::PgOperations::new(pool.clone()));
+    let Some((collection, _)) = crate::app::pix_collection(config, &pool, claims, clock)? else {
+        return Ok(None);
+    };
+    collection.run().await.map(Some).map_err(failed)
 }
 
 /// `sales-api charges mark-paid FILE`: an employer's report of payroll discounts applied, by

@@ -50,6 +50,17 @@ pub struct AppState {
     pub settlement: domain::proposals::settlement::SettlementService,
     /// The sandbox platform's payments on demand and the clock the sandbox moves: development only.
     pub sandbox_payments: Option<SandboxPayments>,
+    /// Pix Automático (issue 46): `None` where no PSP is configured (production without `PIX_*`).
+    pub pix: Option<PixState>,
+}
+
+/// Pix Automático's collection, who may notify it, and in development the sandbox PSP's moves.
+#[derive(Clone)]
+pub struct PixState {
+    pub collection: domain::billing::pix_collection::PixCollection,
+    pub webhook: crate::config::PixWebhookSettings,
+    /// The sandbox PSP, while it is the PSP (development without `PIX_*`).
+    pub sandbox: Option<Arc<adapters_payment::pix::SandboxPsp>>,
 }
 
 /// What the sandbox's payment pages and commands act on (development only).

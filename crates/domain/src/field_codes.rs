@@ -5,6 +5,7 @@
 /// same codes (a test in `api-actix` compares them).
 pub fn all() -> Vec<(&'static str, &'static str)> {
     use crate::auth::password;
+    use crate::billing::pix;
     use crate::hooks;
     use crate::validation::codes;
     use crate::values::{
@@ -94,6 +95,12 @@ pub fn all() -> Vec<(&'static str, &'static str)> {
         (bank_account::BANK_FORMAT, "banco sem o código de 3 dígitos"),
         (bank_account::AGENCY_FORMAT, "agência fora do formato 1234 ou 1234-5"),
         (bank_account::ACCOUNT_FORMAT, "conta fora do formato 12345 ou 12345-6"),
+        (
+            pix::ISPB_FORMAT,
+            "ISPB do banco do pagador fora de 8 caracteres [0-9A-Z]",
+        ),
+        (pix::PIX_AGENCY_FORMAT, "agência do pagador (Pix) fora de 1 a 4 dígitos"),
+        (pix::PIX_ACCOUNT_FORMAT, "conta do pagador (Pix) fora de até 20 dígitos"),
         (
             codes::UNKNOWN_REFERENCE,
             "referência a registro inexistente ou incompatível (produto, grupo de faturamento, banco, parceiro)",

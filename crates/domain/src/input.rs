@@ -471,6 +471,14 @@ impl<'v> Reading<'v> {
         self.within(name, trimmed.to_owned(), limits::HOUSE_NUMBER)
     }
 
+    /// [`Self::text_or_number`] when present; `None` when absent or `null`.
+    pub fn optional_text_or_number(&mut self, name: &str, field: Field<TextOrNumber>) -> Option<String> {
+        match field {
+            Field::Missing => None,
+            other => self.text_or_number(name, other),
+        }
+    }
+
     /// A required nested object, read by `read` with the object's path as prefix.
     pub fn object<T, R>(
         &mut self,

@@ -95,6 +95,7 @@ pub fn detail(status: &str) -> ProposalDetail {
         refunds: Vec::new(),
         charges: Vec::new(),
         billing: None,
+        pix_recurrence: None,
     }
 }
 

@@ -24,6 +24,7 @@ mod legal_hold;
 mod mother_name;
 mod observability;
 mod operation_claims;
+mod pix_automatico;
 mod privacy;
 mod privacy_notice;
 mod proposal_list;

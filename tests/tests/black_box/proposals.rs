@@ -618,6 +618,7 @@ async fn the_detail_has_every_member_of_the_spec_in_its_type() {
             ("modifiedBy", StringOrNull),
             ("createdAt", StringOrNull),
             ("updatedAt", StringOrNull),
+            ("pixAutomatico", ObjectOrNull),
         ],
     );
     assert_eq!(data["payment"]["sheetType"], "BENEFÍCIO");

@@ -203,7 +203,10 @@ async fn the_openapi_document_describes_the_bodies_from_their_types() {
         proposal["properties"]["typeOfPayments"]["$ref"],
         "#/components/schemas/PaymentType"
     );
-    assert_eq!(enum_of("PaymentType"), ["DÉBITO EM CONTA", "DESCONTO EM FOLHA"]);
+    assert_eq!(
+        enum_of("PaymentType"),
+        ["DÉBITO EM CONTA", "DESCONTO EM FOLHA", "PIX AUTOMÁTICO"]
+    );
     assert_eq!(
         proposal["properties"]["shippingType"]["$ref"],
         "#/components/schemas/ShippingType"
@@ -313,7 +316,7 @@ async fn the_docs_page_lists_each_body_member_with_its_type_and_each_answer_with
     // Route 5's members, their closed lists spelled out, no raw reference left for a reader.
     assert!(html.contains("Corpo: <code>ProposalBody</code>"), "{html}");
     assert!(html.contains(
-        "<td><code>typeOfPayments</code></td><td>um de: DÉBITO EM CONTA, DESCONTO EM FOLHA</td><td>sim</td>"
+        "<td><code>typeOfPayments</code></td><td>um de: DÉBITO EM CONTA, DESCONTO EM FOLHA, PIX AUTOMÁTICO</td><td>sim</td>"
     ));
     assert!(html.contains("<td><code>customer</code></td><td>objeto ProposalCustomerBody</td><td>sim</td>"));
     assert!(!html.contains("$ref"), "a reference shown raw");

@@ -393,6 +393,32 @@ impl PixPsp for PixClient {
         )
     }
 
+    async fn cancel_recurrence(&self, id_rec: &str) -> Result<Recurrence, PixError> {
+        let current = self.recurrence(id_rec).await?;
+        if current.status.is_final() {
+            return Ok(current);
+        }
+        let body = json!({"status": "CANCELADA"});
+        read_recurrence(
+            &self
+                .found(&request(Method::Patch, format!("/rec/{id_rec}"), Some(body)))
+                .await?,
+        )
+    }
+
+    async fn cancel_charge(&self, txid: &str) -> Result<PixCharge, PixError> {
+        let current = self.charge_status(txid).await?;
+        if !matches!(current.status, PixChargeStatus::Criada | PixChargeStatus::Ativa) {
+            return Ok(current);
+        }
+        let body = json!({"status": "CANCELADA"});
+        read_charge(
+            &self
+                .found(&request(Method::Patch, format!("/cobr/{txid}"), Some(body)))
+                .await?,
+        )
+    }
+
     async fn refund(
         &self,
         end_to_end_id: &str,

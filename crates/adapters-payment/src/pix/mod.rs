@@ -8,7 +8,7 @@ pub mod sandbox;
 pub mod schema;
 pub mod transport;
 
-pub use client::{PixClient, ReceiverAccount};
+pub use client::{PixClient, ReceiverAccount, notified_ids};
 pub use sandbox::SandboxPsp;
 pub use schema::PixSchema;
 pub use transport::{HttpsTransport, PixSettings, PixTransport};

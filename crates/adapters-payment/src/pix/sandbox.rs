@@ -171,6 +171,8 @@ impl SandboxPsp {
                 Some(rec) => (200, Some(self.with_qr(rec))),
                 None => not_found("recorrência não encontrada"),
             }),
+            (Method::Patch, ["rec", id]) => self.cancel_recurrence(id, body).await,
+            (Method::Patch, ["cobr", txid]) => self.cancel_charge(txid, body).await,
             (Method::Post, ["solicrec"]) => self.create_confirmation(body).await,
             (Method::Put, ["cobr", txid]) => self.create_charge(txid, body).await,
             (Method::Get, ["cobr", txid]) => Ok(match self.object(&format!("cobr:{txid}")).await? {
@@ -187,6 +189,63 @@ impl SandboxPsp {
             }
             _ => Ok(not_found("operação fora do subconjunto do sandbox")),
         }
+    }
+
+    /// `PATCH /rec/{idRec}` `{status: CANCELADA}`: by the payee, while it has not ended.
+    async fn cancel_recurrence(&self, id_rec: &str, body: Value) -> Result<Answer, PixError> {
+        let Some(mut rec) = self.object(id_rec).await? else {
+            return Ok(not_found("recorrência não encontrada"));
+        };
+        if body.get("status").and_then(Value::as_str) != Some("CANCELADA") {
+            return Ok(invalid(
+                "RecOperacaoInvalida",
+                "o sandbox só revisa o status para CANCELADA",
+            ));
+        }
+        if !matches!(rec.get("status").and_then(Value::as_str), Some("CRIADA" | "APROVADA")) {
+            return Ok(invalid("RecOperacaoInvalida", "a recorrência já foi encerrada"));
+        }
+        self.push_update(&mut rec, "CANCELADA");
+        rec["encerramento"] = json!({"cancelamento": {
+            "solicitante": "USUARIO_RECEBEDOR",
+            "codigo": "ACCL",
+            "descricao": "Cancelada pelo recebedor (sandbox)",
+        }});
+        self.replace(id_rec, &rec).await?;
+        Ok((200, Some(rec)))
+    }
+
+    /// `PATCH /cobr/{txid}` `{status: CANCELADA}`: a charge not settled, with its scheduled attempt.
+    async fn cancel_charge(&self, txid: &str, body: Value) -> Result<Answer, PixError> {
+        let key = format!("cobr:{txid}");
+        let Some(mut charge) = self.object(&key).await? else {
+            return Ok(not_found("cobrança não encontrada"));
+        };
+        if body.get("status").and_then(Value::as_str) != Some("CANCELADA") {
+            return Ok(invalid(
+                "CobROperacaoInvalida",
+                "o sandbox só revisa o status para CANCELADA",
+            ));
+        }
+        if !matches!(charge.get("status").and_then(Value::as_str), Some("CRIADA" | "ATIVA")) {
+            return Ok(invalid("CobROperacaoInvalida", "a cobrança já foi encerrada"));
+        }
+        let now = instant(self.now());
+        for attempt in charge
+            .get_mut("tentativas")
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+            .filter(|a| a.get("status").and_then(Value::as_str) == Some("AGENDADA"))
+        {
+            attempt["status"] = Value::from("CANCELADA");
+            if let Some(list) = attempt.get_mut("atualizacao").and_then(Value::as_array_mut) {
+                list.push(json!({"status": "CANCELADA", "data": now}));
+            }
+        }
+        self.push_update(&mut charge, "CANCELADA");
+        self.replace(&key, &charge).await?;
+        Ok((200, Some(charge)))
     }
 
     async fn create_location(&self) -> Result<Answer, PixError> {

@@ -18,8 +18,8 @@ mod webhooks;
 
 pub use database::{DatabaseSettings, PoolTimeouts, ReadReplicas};
 pub use outside::{
-    MailSettings, OutsideSettings, PixConfig, ReceiverAccountConfig, SANDBOX_RECEIVER_ACCOUNT, SignatureSettings,
-    parse_receiver_account,
+    MailSettings, OutsideSettings, PixConfig, PixWebhookSettings, ReceiverAccountConfig, SANDBOX_RECEIVER_ACCOUNT,
+    SignatureSettings, parse_receiver_account,
 };
 pub use privacy::PrivacySettings;
 pub use server::{Environment, RateLimitSettings, ServerSettings};

@@ -59,6 +59,27 @@ pub(super) struct Raw {
     pix_ca_file: Option<PathBuf>,
     pix_key: Option<String>,
     pix_receiver_account: Option<String>,
+    /// The header in which the proxy that ends the PSP's mutual TLS hands the verified client
+    /// certificate's subject to the service (`PIX_WEBHOOK_SUBJECT_HEADER`).
+    #[serde(default = "pix_webhook_subject_header")]
+    pix_webhook_subject_header: String,
+    /// The subjects (`;`-separated distinguished names) of the PSP's certificates whose
+    /// notifications are taken in (`PIX_WEBHOOK_SUBJECTS`); none: every notification refused.
+    #[serde(default)]
+    pix_webhook_subjects: String,
+}
+
+fn pix_webhook_subject_header() -> String {
+    "X-Client-Cert-Subject".to_owned()
+}
+
+/// Who may post the PSP's notifications (`/pix/webhook/rec`, `/pix/webhook/cobr`): the standard
+/// requires mutual TLS; where a proxy ends it, the verified certificate's subject reaches the
+/// service in `header`, and only the configured subjects are believed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PixWebhookSettings {
+    pub header: String,
+    pub subjects: Vec<String>,
 }
 
 /// The payee's PSP for Pix Automático (`PIX_*`): all of it, or none (then Pix Automático is not
@@ -233,6 +254,7 @@ pub struct OutsideSettings {
     pub debit_agreements: Vec<domain::billing::cnab150::Agreement>,
     /// The payee's PSP for Pix Automático; `None`: not configured.
     pub pix: Option<PixConfig>,
+    pub pix_webhook: PixWebhookSettings,
 }
 
 impl Raw {
@@ -300,6 +322,9 @@ impl Raw {
         let debit_agreements = domain::billing::cnab150::Agreement::parse_list(&self.debit_agreements)
             .map_err(|reason| bad("DEBIT_AGREEMENTS", &reason))?;
         let pix = self.pix()?;
+        if actix_web::http::header::HeaderName::from_bytes(self.pix_webhook_subject_header.trim().as_bytes()).is_err() {
+            return Err(bad("PIX_WEBHOOK_SUBJECT_HEADER", "deve ser um nome de cabeçalho HTTP"));
+        }
         if !(self.ipca_series_url.starts_with("https://") || self.ipca_series_url.starts_with("http://")) {
             return Err(bad("IPCA_SERIES_URL", "deve começar com https:// ou http://"));
         }
@@ -334,6 +359,16 @@ impl Raw {
             ipca_series_url: self.ipca_series_url.clone(),
             debit_agreements,
             pix,
+            pix_webhook: PixWebhookSettings {
+                header: self.pix_webhook_subject_header.trim().to_owned(),
+                subjects: self
+                    .pix_webhook_subjects
+                    .split(';')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect(),
+            },
         })
     }
 

@@ -208,6 +208,7 @@ pub fn proposal(detail: ProposalDetail, history: Vec<HistoryEntry>, me: &str) ->
         me => me,
         refunds => detail.refunds.iter().map(refund_row).collect::<Vec<_>>(),
         billing => detail.billing.as_ref().map(billing_line),
+        pix => detail.pix_recurrence.as_ref().map(pix_line),
         charges => detail.charges.iter().map(|c| charge_row(c, detail.billing.as_ref())).collect::<Vec<_>>(),
     }
 }
@@ -244,6 +245,19 @@ fn billing_line(b: &domain::billing::Billing) -> Value {
         BillingStatus::Suspended => ("suspenso por falta de pagamento", "bad"),
     };
     context! { status => text, status_class => class, since => formats::instant(b.since) }
+}
+
+/// The Pix Automático recurrence as the PSP last answered (issue 46).
+fn pix_line(r: &domain::billing::pix::RecurrenceView) -> Value {
+    use domain::billing::pix::RecurrenceStatus;
+    let (text, class) = match r.status {
+        RecurrenceStatus::Criada => ("aguardando a autorização do pagador", "warn"),
+        RecurrenceStatus::Aprovada => ("autorizada pelo pagador", "ok"),
+        RecurrenceStatus::Rejeitada => ("recusada pelo pagador", "bad"),
+        RecurrenceStatus::Expirada => ("expirada sem autorização", "bad"),
+        RecurrenceStatus::Cancelada => ("cancelada", "bad"),
+    };
+    context! { id_rec => r.id_rec, status => text, status_class => class, code => r.status.as_str() }
 }
 
 /// One charge of the contract, as a row of its table: an open one due before the contract fell
@@ -348,6 +362,7 @@ fn refund_row(r: &RefundRecord) -> Value {
         channel => match r.channel {
             RefundChannel::Platform => "cartão (plataforma)",
             RefundChannel::ToPay => "financeiro",
+            RefundChannel::Pix => "Pix (devolução)",
         },
         status => format!("{status} ({})", r.status),
         status_class => match r.status.as_str() {

@@ -113,6 +113,8 @@ error_codes! {
     PaymentUnavailable => ("plataforma_pagamento_indisponivel", SERVICE_UNAVAILABLE, "Plataforma de pagamento indisponível; nada foi cobrado. Tente novamente em instantes."),
     PaymentTimeout => ("plataforma_pagamento_sem_resposta", GATEWAY_TIMEOUT, "A plataforma de pagamento não respondeu a tempo. Tente novamente em instantes."),
     PaymentEventUnauthenticated => ("evento_pagamento_nao_autenticado", UNAUTHORIZED, "Assinatura do evento de pagamento inválida."),
+    PixPspUnavailable => ("psp_pix_indisponivel", SERVICE_UNAVAILABLE, "O PSP do Pix falhou; nada mudou. Tente novamente: nada é feito duas vezes."),
+    PixNotificationUnauthenticated => ("notificacao_pix_nao_autenticada", UNAUTHORIZED, "Notificação Pix sem o certificado verificado de um PSP autorizado."),
     HookNotFound => ("webhook_nao_encontrado", NOT_FOUND, "Assinatura de eventos não encontrada."),
     DeliveryNotFound => ("entrega_nao_encontrada", NOT_FOUND, "Entrega não encontrada nesta assinatura de eventos."),
     HookInactive => ("webhook_inativo", BAD_REQUEST, "Assinatura de eventos inativa: ative-a antes de pedir um evento de teste ou um reenvio."),
@@ -592,6 +594,24 @@ impl From<CertificateError> for ApiError {
     }
 }
 
+impl From<domain::billing::pix_collection::PixCollectionError> for ApiError {
+    fn from(error: domain::billing::pix_collection::PixCollectionError) -> Self {
+        use domain::billing::pix_collection::PixCollectionError;
+        match error {
+            PixCollectionError::Store(e) => e.into(),
+            PixCollectionError::NotPix => ApiError::new(ErrorCode::NotFound),
+            PixCollectionError::Psp(domain::billing::pix::PixError::NotFound(_)) => ApiError::new(ErrorCode::NotFound),
+            PixCollectionError::Psp(e @ domain::billing::pix::PixError::Refused(_)) => {
+                ApiError::with_message(ErrorCode::BadRequest, capitalised(&e))
+            }
+            PixCollectionError::Psp(e) => {
+                tracing::warn!(error = %e, "Pix PSP failed");
+                ApiError::new(ErrorCode::PixPspUnavailable)
+            }
+        }
+    }
+}
+
 impl From<domain::billing::revocation::RevocationError> for ApiError {
     fn from(error: domain::billing::revocation::RevocationError) -> Self {
         use domain::billing::revocation::RevocationError;
@@ -642,6 +662,13 @@ impl From<SettlementError> for ApiError {
                 ApiError::with_message(
                     ErrorCode::PaymentUnavailable,
                     "A plataforma de pagamento falhou; a proposta não mudou. Tente novamente: nenhum reembolso é feito duas vezes.",
+                )
+            }
+            SettlementError::Pix(e) => {
+                tracing::warn!(error = %e, "Pix PSP failed during a refusal or cancellation");
+                ApiError::with_message(
+                    ErrorCode::PixPspUnavailable,
+                    "O PSP do Pix falhou ao devolver o pagamento; a proposta não mudou. Tente novamente: nenhuma devolução é feita duas vezes.",
                 )
             }
             SettlementError::Store(e) => e.into(),

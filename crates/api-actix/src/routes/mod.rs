@@ -10,6 +10,7 @@ pub mod dto;
 pub mod ecommerce;
 pub mod health;
 pub mod hooks;
+pub mod pix;
 pub mod privacy;
 pub mod proposals;
 pub mod recovery;

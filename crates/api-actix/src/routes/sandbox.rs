@@ -24,7 +24,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                     .route(web::post().to(sandbox_sign)),
             )
             .service(web::resource("/document/{key}").route(web::get().to(sandbox_document)))
-            .configure(crate::routes::sandbox_payments::routes),
+            .configure(crate::routes::sandbox_payments::routes)
+            .configure(crate::routes::pix::sandbox_routes),
     );
 }
 

@@ -17,6 +17,7 @@ pub mod cnab150;
 pub mod debits;
 pub mod payroll;
 pub mod pix;
+pub mod pix_collection;
 pub mod ports;
 pub mod revocation;
 pub mod service;

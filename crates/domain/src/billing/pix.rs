@@ -14,6 +14,7 @@
 //! retry by its charge and day, a refund by its id; a recurrence, whose id the PSP assigns, is
 //! first looked for by its contract.
 
+use crate::validation::{Rejection, Violations, trim_ascii};
 use crate::values::Cpf;
 use async_trait::async_trait;
 use chrono::{DateTime, Days, NaiveDate, Utc};
@@ -37,6 +38,78 @@ pub struct PayerAccount {
     pub ispb: String,
     pub agencia: Option<String>,
     pub conta: String,
+}
+
+/// `pixAutomatico.ispb` out of the standard's `[0-9A-Z]{8}`.
+pub const ISPB_FORMAT: &str = "ispb_formato";
+/// `pixAutomatico.agencia` not 1 to 4 digits.
+pub const PIX_AGENCY_FORMAT: &str = "agencia_pix_formato";
+/// `pixAutomatico.conta` not 1 to 20 digits (a check digit after a hyphen joined to them).
+pub const PIX_ACCOUNT_FORMAT: &str = "conta_pix_formato";
+
+impl PayerAccount {
+    /// Checks each part given (a missing required one was already reported by the caller),
+    /// recording failures under `prefix` (`pixAutomatico.`). The account's check digit may come
+    /// after a hyphen (`12345-6`); the standard writes it joined (`123456`).
+    pub fn parse(
+        v: &mut Violations,
+        prefix: &str,
+        ispb: Option<&str>,
+        agencia: Option<&str>,
+        conta: Option<&str>,
+    ) -> Option<Self> {
+        let ispb = ispb.and_then(|ispb| {
+            let ispb = trim_ascii(ispb).to_ascii_uppercase();
+            let ok = ispb.len() == 8 && ispb.bytes().all(|b| b.is_ascii_digit() || b.is_ascii_uppercase());
+            let parsed = if ok {
+                Ok(ispb)
+            } else {
+                Err(Rejection::new(
+                    ISPB_FORMAT,
+                    "ispb deve ter 8 dígitos (o ISPB do banco do pagador)",
+                ))
+            };
+            v.check(&format!("{prefix}ispb"), parsed)
+        });
+        // Optional: absent or blank is no branch; given, it must be the standard's.
+        let agencia = match agencia.map(trim_ascii).filter(|a| !a.is_empty()) {
+            None => Some(None),
+            Some(agencia) if agencia.len() <= 4 && agencia.bytes().all(|b| b.is_ascii_digit()) => {
+                Some(Some(agencia.to_owned()))
+            }
+            Some(_) => {
+                v.add(
+                    format!("{prefix}agencia"),
+                    PIX_AGENCY_FORMAT,
+                    "agencia deve ter de 1 a 4 dígitos, sem dígito verificador",
+                );
+                None
+            }
+        };
+        let conta = conta.and_then(|conta| {
+            let conta = trim_ascii(conta);
+            let joined = match conta.split_once('-') {
+                Some((number, check)) if check.len() == 1 => format!("{number}{check}"),
+                Some(_) => String::new(),
+                None => conta.to_owned(),
+            };
+            let ok = !joined.is_empty() && joined.len() <= 20 && joined.bytes().all(|b| b.is_ascii_digit());
+            let parsed = if ok {
+                Ok(joined)
+            } else {
+                Err(Rejection::new(
+                    PIX_ACCOUNT_FORMAT,
+                    "conta deve ter até 20 dígitos, com dígito verificador opcional (12345-6)",
+                ))
+            };
+            v.check(&format!("{prefix}conta"), parsed)
+        });
+        Some(Self {
+            ispb: ispb?,
+            agencia: agencia?,
+            conta: conta?,
+        })
+    }
 }
 
 /// A recurrence's status, as the standard names it.
@@ -197,6 +270,15 @@ pub struct Recurrence {
     pub ended_because: Option<String>,
 }
 
+/// A contract's recurrence as route 7 shows it (`data.payment.pixAutomatico`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecurrenceView {
+    pub id_rec: String,
+    pub status: RecurrenceStatus,
+    /// The QR code's copy-and-paste text while the payer has not authorised it (jornada 2).
+    pub pix_copia_e_cola: Option<String>,
+}
+
 /// A confirmation request to the payer's PSP (jornada 1).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfirmationRequest {
@@ -334,6 +416,14 @@ pub trait PixPsp: Send + Sync {
     /// the charge has one on that day already.
     async fn retry(&self, txid: &str, on: NaiveDate) -> Result<PixCharge, PixError>;
 
+    /// Ends the recurrence (`PATCH /rec/{idRec}`, `CANCELADA`): the PSP sends no charge under it
+    /// again. One that has ended already is answered as it is.
+    async fn cancel_recurrence(&self, id_rec: &str) -> Result<Recurrence, PixError>;
+
+    /// Cancels a charge not settled (`PATCH /cobr/{txid}`, `CANCELADA`), with its scheduled
+    /// attempt. One that has ended already (paid, cancelled) is answered as it is.
+    async fn cancel_charge(&self, txid: &str) -> Result<PixCharge, PixError>;
+
     /// Gives back `amount_cents` of the Pix `end_to_end_id` under the refund `id`: the one made
     /// already under that id, else a new one (`PUT /pix/{e2eid}/devolucao/{id}`).
     async fn refund(
@@ -368,6 +458,14 @@ pub fn next_retry_day(due: NaiveDate, retries_made: usize, today: NaiveDate) -> 
 /// id, so that sending it twice is the same charge.
 pub fn charge_txid(charge_id: i64) -> String {
     format!("vendas{charge_id:020}cobr")
+}
+
+/// The charge a txid of [`charge_txid`] names; `None` for any other txid.
+pub fn charge_of_txid(txid: &str) -> Option<i64> {
+    let digits = txid.strip_prefix("vendas")?.strip_suffix("cobr")?;
+    (digits.len() == 20 && digits.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| digits.parse().ok())
+        .flatten()
 }
 
 /// A refund's id of the service's own (`[a-zA-Z0-9]{1,35}`): the charge's and the refund's.

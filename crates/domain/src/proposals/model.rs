@@ -1,5 +1,6 @@
 //! Proposals: what creating one needs, the stored record, and the detail read model.
 
+pub use crate::billing::pix::PayerAccount;
 pub use crate::customers::AddressView;
 use crate::customers::{AddressData, CustomerData, CustomerSnapshot, Seller};
 use crate::stamp::ChangeStamp;
@@ -18,6 +19,10 @@ pub enum PaymentDetails {
     },
     /// `DÉBITO EM CONTA`.
     AccountDebit(BankAccount),
+    /// `PIX AUTOMÁTICO`: the payer's account when the seller has it (the recurrence is then
+    /// offered to the payer by their own bank, jornada 1), else none (the customer reads the QR
+    /// code, jornada 2).
+    PixAutomatic(Option<PayerAccount>),
 }
 
 impl PaymentDetails {
@@ -26,6 +31,7 @@ impl PaymentDetails {
         match self {
             PaymentDetails::PayrollDiscount { .. } => PaymentType::PayrollDiscount,
             PaymentDetails::AccountDebit(_) => PaymentType::AccountDebit,
+            PaymentDetails::PixAutomatic(_) => PaymentType::PixAutomatic,
         }
     }
 }
@@ -138,6 +144,8 @@ pub struct ProposalDetail {
     pub charges: Vec<crate::billing::Charge>,
     /// The contract's billing status, from its acceptance on.
     pub billing: Option<crate::billing::Billing>,
+    /// The `PIX AUTOMÁTICO` contract's recurrence at the PSP, from the last signature on.
+    pub pix_recurrence: Option<crate::billing::pix::RecurrenceView>,
 }
 
 /// A proposal's subscription on the payment platform (route 7's `data.subscription`).
@@ -218,6 +226,9 @@ pub struct PaymentView {
     pub sheet_type: Option<SheetType>,
     pub specie: Option<i32>,
     pub issuer_body: Option<String>,
+    /// The payer's PSP (`PIX AUTOMÁTICO` with the payer's account; `agency` and `account` are then
+    /// that account's).
+    pub ispb: Option<String>,
     /// Who changed it last, and when it was made and changed.
     pub stamp: ChangeStamp,
 }

@@ -62,10 +62,15 @@ pub enum OperationKind {
     Refusal,
     /// A cancellation after the sale: the unused period refunded, the subscription cancelled.
     ContractCancellation,
+    /// The last signature of a `PIX AUTOMÁTICO` sale: its recurrence created at the PSP and, with
+    /// the payer's account, the payer's bank asked to confirm it.
+    PixRecurrence,
+    /// A charge of a `PIX AUTOMÁTICO` contract sent to the PSP, or tried again.
+    PixCharge,
 }
 
 impl OperationKind {
-    pub const ALL: [OperationKind; 7] = [
+    pub const ALL: [OperationKind; 9] = [
         Self::Sending,
         Self::Subscription,
         Self::Cancellation,
@@ -73,6 +78,8 @@ impl OperationKind {
         Self::StatusChange,
         Self::Refusal,
         Self::ContractCancellation,
+        Self::PixRecurrence,
+        Self::PixCharge,
     ];
 
     /// As stored.
@@ -85,6 +92,8 @@ impl OperationKind {
             Self::StatusChange => "mudanca_status",
             Self::Refusal => "recusa",
             Self::ContractCancellation => "cancelamento_contrato",
+            Self::PixRecurrence => "recorrencia_pix",
+            Self::PixCharge => "cobranca_pix",
         }
     }
 
@@ -102,6 +111,8 @@ impl OperationKind {
             Self::StatusChange => "mudança de status",
             Self::Refusal => "recusa com devolução",
             Self::ContractCancellation => "cancelamento do contrato",
+            Self::PixRecurrence => "criação da recorrência Pix",
+            Self::PixCharge => "envio de cobrança Pix",
         }
     }
 }

@@ -12,6 +12,8 @@
 
 use crate::access::{AccessError, Operation, Scope, authorize, scope_of};
 use crate::auth::model::Principal;
+use crate::billing::pix::{PixError, refund_id};
+use crate::billing::pix_collection::{PixCollectionError, PixRefunds};
 use crate::clock::Clock;
 use crate::contract::formats::{brasilia, instant, reais};
 use crate::ecommerce::{PaymentError, PaymentGateway};
@@ -27,13 +29,13 @@ use crate::proposals::requests::{Cancellation, CustomerRequestStore, NewCustomer
 use crate::proposals::signing::{SigningError, SigningService};
 use crate::proposals::withdrawal::{concluded_at, last_day, within_regret};
 use crate::refunds::correction::months_between;
-use crate::refunds::plan::{self, Payment, PlannedRefund};
+use crate::refunds::plan::{self, PaidPix, Payment, PlannedRefund};
 use crate::refunds::ports::{IndexError, PriceIndex, RefundStore, Settlement};
 use crate::refunds::{RefundChannel, RefundReason, RefundRecord, TO_PAY};
 use crate::signature::ChangeStatusError;
 use crate::store::StoreError;
 use crate::validation::{Violations, codes};
-use crate::values::{Email, ProposalStatus};
+use crate::values::{Email, PaymentType, ProposalStatus};
 use chrono::{DateTime, Months, NaiveDate, Utc};
 use std::sync::Arc;
 
@@ -76,6 +78,9 @@ pub enum SettlementError {
     Index(#[from] IndexError),
     #[error(transparent)]
     Payment(#[from] PaymentError),
+    /// The PSP failed a Pix `devolucao`: nothing was recorded.
+    #[error(transparent)]
+    Pix(#[from] PixError),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -145,6 +150,9 @@ pub struct SettlementService {
     pub refunds: Arc<dyn RefundStore>,
     pub claims: Arc<dyn OperationClaims>,
     pub mail: Arc<dyn MailOutbox>,
+    /// The `PIX AUTOMÁTICO` contracts' paid charges and the PSP that gives them back; `None` where
+    /// no PSP is configured (no contract is then paid by Pix).
+    pub pix: Option<PixRefunds>,
     /// The clock the regret's days, the periods and the corrections are judged by.
     pub clock: Arc<dyn Clock>,
 }
@@ -307,9 +315,19 @@ impl SettlementService {
                     .map(|invoice| invoice_payment(invoice, started))
                     .collect()
             }
-            None => match concluded_at(proposal.flow, &moments) {
-                Some(concluded) => plan::premiums(day_of(concluded), proposal.value, today),
-                None => Vec::new(),
+            None => match (&self.pix, detail.payment.as_ref().map(|p| p.payment_type)) {
+                // What the payer paid by Pix, charge by charge: each returned by its Pix.
+                (Some(pix), Some(PaymentType::PixAutomatic)) => pix
+                    .store
+                    .paid_charges(proposal.id)
+                    .await?
+                    .into_iter()
+                    .map(pix_payment)
+                    .collect(),
+                _ => match concluded_at(proposal.flow, &moments) {
+                    Some(concluded) => plan::premiums(day_of(concluded), proposal.value, today),
+                    None => Vec::new(),
+                },
             },
         };
         let rates = match plan::earliest_payment(&payments) {
@@ -330,6 +348,17 @@ impl SettlementService {
         let cancelled = match &subscription {
             Some(id) => Some(self.gateway.cancel_subscription(id).await?),
             None => None,
+        };
+        // A Pix contract: the PSP collects nothing more (its sent charges and its recurrence
+        // cancelled), as the platform's subscription is.
+        let pix_stopped = match (&self.pix, detail.payment.as_ref().map(|p| p.payment_type)) {
+            (Some(pix), Some(PaymentType::PixAutomatic)) => match pix.stop_collecting(proposal.id).await {
+                Ok(recurrence) => recurrence,
+                Err(PixCollectionError::Psp(e)) => return Err(e.into()),
+                Err(PixCollectionError::Store(e)) => return Err(e.into()),
+                Err(PixCollectionError::NotPix) => None,
+            },
+            _ => None,
         };
         let at = self.clock.now();
         let change = StatusChange {
@@ -372,6 +401,9 @@ impl SettlementService {
             }
             Err(ChangeStatusError::Store(e)) => return Err(e.into()),
         };
+        if let (Some(pix), Some(recurrence)) = (&self.pix, &pix_stopped) {
+            pix.record_stopped(recurrence, by, at).await;
+        }
         self.tell_customer(detail, end, reason, protocol.as_ref(), &settlement.refunds, at);
         Ok(Settled {
             event,
@@ -393,6 +425,46 @@ impl SettlementService {
     ) -> Result<Vec<RefundRecord>, SettlementError> {
         let mut records = Vec::new();
         let invoice_id = planned.payment.invoice.as_ref().map(|i| i.invoice_id.clone());
+        if let (Some(paid), Some(pix)) = (
+            planned.payment.pix.as_ref().filter(|_| planned.by_platform > 0),
+            &self.pix,
+        ) {
+            // One `devolucao` per charge: its id is the charge's, so a retry (or the worker)
+            // reaches the one made.
+            let description = format!("{} - devolução", end.reason().as_str());
+            let refund = match pix
+                .psp
+                .refund(
+                    &paid.end_to_end_id,
+                    &refund_id(paid.charge_id, 1),
+                    planned.by_platform,
+                    &description,
+                )
+                .await
+            {
+                Ok(refund) => refund,
+                Err(PixError::Refused(reason)) => {
+                    tracing::warn!(charge = paid.charge_id, %reason, "Pix refund refused: nothing recorded");
+                    return Err(SettlementError::RefundRefused {
+                        invoice: paid.txid.clone(),
+                        reason,
+                    });
+                }
+                Err(other) => return Err(other.into()),
+            };
+            records.push(RefundRecord {
+                id: refund.id,
+                invoice_id: Some(paid.txid.clone()),
+                reason: end.reason(),
+                channel: RefundChannel::Pix,
+                amount: refund.amount_cents,
+                nominal: planned.platform_nominal().min(refund.amount_cents),
+                status: refund.status.as_str().to_owned(),
+                correction: Some(planned.correction.clone()),
+                reference: None,
+                created_at: now,
+            });
+        }
         if let Some(invoice) = planned.payment.invoice.as_ref().filter(|_| planned.by_platform > 0) {
             let key = format!("{}-{proposal_id}-{}", end.key(), invoice.invoice_id);
             let refund = match self.gateway.refund(invoice, planned.by_platform, &key).await {
@@ -463,6 +535,7 @@ impl SettlementService {
                 .iter()
                 .map(|r| match r.channel {
                     RefundChannel::Platform => format!("{} devolvidos no cartão usado no pagamento", reais(r.amount)),
+                    RefundChannel::Pix => format!("{} devolvidos por Pix à conta que pagou", reais(r.amount)),
                     RefundChannel::ToPay => format!(
                         "{} a pagar por transferência para a conta cadastrada (até 10 dias úteis)",
                         reais(r.amount)
@@ -572,9 +645,26 @@ fn invoice_payment(invoice: crate::ecommerce::PaidInvoice, subscription_started:
     Payment {
         amount: invoice.amount,
         invoice: Some(invoice),
+        pix: None,
         paid_on,
         period_start,
         period_end,
+    }
+}
+
+/// A Pix charge paid as a payment: for the month from its due date.
+fn pix_payment(paid: crate::billing::pix_collection::PaidPixCharge) -> Payment {
+    Payment {
+        invoice: None,
+        pix: Some(PaidPix {
+            charge_id: paid.charge_id,
+            txid: paid.txid,
+            end_to_end_id: paid.end_to_end_id,
+        }),
+        amount: paid.amount_cents,
+        paid_on: day_of(paid.paid_at),
+        period_start: paid.due,
+        period_end: paid.due.checked_add_months(Months::new(1)).unwrap_or(NaiveDate::MAX),
     }
 }
 

@@ -167,6 +167,15 @@ pub struct SigningService {
     /// records of applied events are kept (`retention`), so that any event accepted again would
     /// still be recognised as a repeat.
     pub callback_max_age: chrono::Duration,
+    /// What follows a sale's last signature outside the signing (a Pix Automático recurrence).
+    pub after_signing: Option<Arc<dyn AfterSigning>>,
+}
+
+/// What another part of the service does once a sale's every party signed. It must not fail the
+/// signature: what it cannot do then, its own pass does later.
+#[async_trait::async_trait]
+pub trait AfterSigning: Send + Sync {
+    async fn signed(&self, identifier: &str);
 }
 
 /// The four parties of a proposal, from its detail.
@@ -609,7 +618,9 @@ impl SigningService {
                 OperationKind::Subscription
                 | OperationKind::Withdrawal
                 | OperationKind::Refusal
-                | OperationKind::ContractCancellation,
+                | OperationKind::ContractCancellation
+                | OperationKind::PixRecurrence
+                | OperationKind::PixCharge,
                 _,
             ) => {
                 return Err(SigningError::OperationInProgress { kind: operation.kind });
@@ -803,6 +814,12 @@ impl SigningService {
                 );
                 if event.kind == ProviderEventKind::Signed && may_complete {
                     self.complete(&event.request_key).await?;
+                    if let (Some(after), Some((identifier, _, _))) = (
+                        &self.after_signing,
+                        self.signatures.party_of_key(&event.request_key).await?,
+                    ) {
+                        after.signed(&identifier).await;
+                    }
                 }
                 Ok(outcome)
             }

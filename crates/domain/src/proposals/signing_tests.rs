@@ -93,6 +93,7 @@ impl Mocks {
             max_resends: 3,
             signing_deadline: chrono::Duration::days(10),
             callback_max_age: chrono::Duration::days(15),
+            after_signing: None,
         }
     }
 }

@@ -50,6 +50,8 @@ pub enum RefundChannel {
     Platform,
     /// A payment the finance team makes (payroll, account debit, a correction above the charge).
     ToPay,
+    /// A `devolucao` of the Pix that paid a `PIX AUTOMÁTICO` charge, at the PSP.
+    Pix,
 }
 
 impl RefundChannel {
@@ -57,11 +59,14 @@ impl RefundChannel {
         match self {
             Self::Platform => "plataforma",
             Self::ToPay => "a_pagar",
+            Self::Pix => "pix",
         }
     }
 
     pub fn parse(stored: &str) -> Option<Self> {
-        [Self::Platform, Self::ToPay].into_iter().find(|c| c.as_str() == stored)
+        [Self::Platform, Self::ToPay, Self::Pix]
+            .into_iter()
+            .find(|c| c.as_str() == stored)
     }
 }
 
@@ -73,9 +78,10 @@ pub const PAID: &str = "pago";
 /// One refund: one movement of money back to the customer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RefundRecord {
-    /// The platform's refund id (`re_…`), or this service's for a refund to pay (`ap_…`).
+    /// The platform's refund id (`re_…`), the `devolucao`'s id of a Pix (`D…N…`), or this
+    /// service's for a refund to pay (`ap_…`).
     pub id: String,
-    /// The platform's invoice it returns, when it returns one.
+    /// The platform's invoice it returns, when it returns one (a Pix charge's txid).
     pub invoice_id: Option<String>,
     pub reason: RefundReason,
     pub channel: RefundChannel,
@@ -108,7 +114,7 @@ mod tests {
         for reason in RefundReason::ALL {
             assert_eq!(RefundReason::parse(reason.as_str()), Some(reason));
         }
-        for channel in [RefundChannel::Platform, RefundChannel::ToPay] {
+        for channel in [RefundChannel::Platform, RefundChannel::ToPay, RefundChannel::Pix] {
             assert_eq!(RefundChannel::parse(channel.as_str()), Some(channel));
         }
         assert_eq!(RefundReason::parse("outro"), None);

@@ -14,12 +14,22 @@ use chrono::{Months, NaiveDate};
 pub struct Payment {
     /// The platform's invoice; `None` for a premium collected outside the platform.
     pub invoice: Option<PaidInvoice>,
+    /// The Pix that paid a `PIX AUTOMÁTICO` charge, given back by a `devolucao`.
+    pub pix: Option<PaidPix>,
     /// In cents.
     pub amount: i64,
     pub paid_on: NaiveDate,
     /// The period of cover it paid: `[start, end)`.
     pub period_start: NaiveDate,
     pub period_end: NaiveDate,
+}
+
+/// A `PIX AUTOMÁTICO` charge paid, and the Pix that paid it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaidPix {
+    pub charge_id: i64,
+    pub txid: String,
+    pub end_to_end_id: String,
 }
 
 /// The monthly premiums due from the sale's conclusion to `today`, the first on the conclusion's
@@ -41,6 +51,7 @@ pub fn premiums(concluded_on: NaiveDate, premium: i64, today: NaiveDate) -> Vec<
             .unwrap_or(NaiveDate::MAX);
         payments.push(Payment {
             invoice: None,
+            pix: None,
             amount: premium,
             paid_on: due,
             period_start: due,
@@ -57,7 +68,8 @@ pub struct PlannedRefund {
     /// What of the payment is returned, before correction.
     pub nominal: i64,
     pub correction: Correction,
-    /// What the platform returns to the card: the corrected amount, up to what it charged.
+    /// What the platform returns to the card (or the PSP to the Pix's payer): the corrected
+    /// amount, up to what it charged.
     pub by_platform: i64,
     /// What the finance team pays: the rest.
     pub to_pay: i64,
@@ -67,7 +79,7 @@ impl PlannedRefund {
     fn of(payment: &Payment, nominal: i64, today: NaiveDate, rates: &[MonthlyRate]) -> Self {
         let correction = Correction::compute(payment.paid_on, today.max(payment.paid_on), rates);
         let corrected = correction.apply(nominal);
-        let by_platform = if payment.invoice.is_some() {
+        let by_platform = if payment.invoice.is_some() || payment.pix.is_some() {
             corrected.min(payment.amount)
         } else {
             0
@@ -137,6 +149,7 @@ mod tests {
                 paid_at: None,
                 period: None,
             }),
+            pix: None,
             amount,
             paid_on,
             period_start: paid_on,

@@ -132,6 +132,7 @@ choice!(
     PaymentType, "tipo_pagamento_invalido", "tipo de pagamento", {
         AccountDebit => "DÉBITO EM CONTA",
         PayrollDiscount => "DESCONTO EM FOLHA",
+        PixAutomatic => "PIX AUTOMÁTICO",
     }
 );
 

@@ -15,6 +15,7 @@ mod event_catalog;
 mod mother_name;
 mod pending_events;
 mod personal_data_blocks;
+mod pix_automatico;
 mod privacy_consents;
 mod privacy_requests;
 mod privacy_retention_runs;

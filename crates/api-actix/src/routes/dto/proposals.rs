@@ -119,6 +119,24 @@ pub struct PaymentDto {
     pub modified_by: Option<String>,
     pub created_at: Option<String>,
     pub updated_at: Option<String>,
+    /// `null` unless the proposal is paid by `PIX AUTOMÁTICO`.
+    pub pix_automatico: Option<PixAutomaticoDto>,
+}
+
+/// A `PIX AUTOMÁTICO` proposal's recurrence at the PSP (issue 46).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(
+    description = "A recorrência do Pix Automático no PSP: criada na última assinatura (`idRec` e `status` nulos antes), com o status do padrão do Banco Central (`CRIADA` até o pagador autorizar, `APROVADA`, `REJEITADA`, `EXPIRADA`, `CANCELADA`) como o PSP o informou por último, o Pix Copia e Cola do QR code enquanto o pagador não autorizou (jornada 2) e o ISPB do banco do pagador quando a conta dele foi informada (jornada 1; `agency` e `account` são dessa conta)."
+)]
+pub struct PixAutomaticoDto {
+    #[schema(example = "RR9999900420261201abcdefghijk")]
+    pub id_rec: Option<String>,
+    #[schema(value_type = Option<String>, example = "APROVADA")]
+    pub status: Option<String>,
+    pub pix_copia_e_cola: Option<String>,
+    #[schema(example = "60701190")]
+    pub ispb: Option<String>,
 }
 
 /// The e-commerce sale's recurring subscription, as the payment platform last told it.
@@ -508,6 +526,15 @@ impl From<ProposalDetail> for ProposalDetailDto {
                     modified_by: Some(pay.stamp.changed_by),
                     created_at: Some(iso(pay.stamp.created_at)),
                     updated_at: Some(iso(pay.stamp.updated_at)),
+                    pix_automatico: (pay.payment_type == PaymentType::PixAutomatic).then(|| {
+                        let recurrence = d.pix_recurrence.as_ref();
+                        PixAutomaticoDto {
+                            id_rec: recurrence.map(|r| r.id_rec.clone()),
+                            status: recurrence.map(|r| r.status.as_str().to_owned()),
+                            pix_copia_e_cola: recurrence.and_then(|r| r.pix_copia_e_cola.clone()),
+                            ispb: pay.ispb,
+                        }
+                    }),
                 }
             })
             .unwrap_or_default();

@@ -2,6 +2,7 @@
 //! payment, read into the requests of `super::super::model`.
 
 use super::customer::{ProposalAddressBody, ProposalCustomerBody, ReadingRules, ShopCustomerBody};
+use crate::billing::pix::PayerAccount;
 use crate::input::{Field, Reading, TextOrNumber, limits};
 use crate::json_object;
 use crate::proposals::model::{EcommerceProposalRequest, PaymentDetails, ProposalRequest};
@@ -47,6 +48,29 @@ pub struct DebitAccountBody {
     pub operation: Field<String>,
 }
 
+/// `pixAutomatico`, optional when paying by `PIX AUTOMÁTICO`: the payer's account, so that their
+/// bank asks them to authorise the recurrence (jornada 1). Without it the customer receives the
+/// recurrence's QR code with the signing link (jornada 2).
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(
+        description = "`pixAutomatico`, opcional quando o pagamento é `PIX AUTOMÁTICO`: a conta do pagador, para que o banco dele lhe peça a autorização da recorrência (jornada 1). Sem ela, o cliente recebe o QR code da recorrência com o link de assinatura (jornada 2)."
+    )
+)]
+pub struct PixAutomaticoBody {
+    /// ISPB do banco do pagador (8 caracteres).
+    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^[0-9A-Z]{8}$", example = "60701190"))]
+    pub ispb: Field<TextOrNumber>,
+    /// Agência, de 1 a 4 dígitos (opcional).
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, pattern = r"^\d{1,4}$", example = "0001"))]
+    pub agencia: Field<TextOrNumber>,
+    /// Conta, até 20 dígitos, com dígito verificador opcional (12345-6).
+    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{1,19}(-?\d)?$", example = "12345-6"))]
+    pub conta: Field<TextOrNumber>,
+}
+
 /// Route 5's body. `discountOnSheet` is required for `DESCONTO EM FOLHA`, `debitAccount` for
 /// `DÉBITO EM CONTA`.
 #[derive(Debug, Deserialize)]
@@ -75,6 +99,8 @@ pub struct ProposalBody {
     pub discount_on_sheet: Field<DiscountOnSheetBody>,
     #[cfg_attr(feature = "openapi", schema(value_type = Option<DebitAccountBody>))]
     pub debit_account: Field<DebitAccountBody>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<PixAutomaticoBody>))]
+    pub pix_automatico: Field<PixAutomaticoBody>,
 }
 
 /// Route 6's body: the online shop's proposal.
@@ -101,14 +127,27 @@ pub struct ShopProposalBody {
     #[cfg_attr(feature = "openapi", schema(value_type = ProposalAddressBody))]
     pub address: Field<ProposalAddressBody>,
 }
-json_object!(DiscountOnSheetBody, DebitAccountBody, ProposalBody, ShopProposalBody);
+json_object!(
+    DiscountOnSheetBody,
+    DebitAccountBody,
+    PixAutomaticoBody,
+    ProposalBody,
+    ShopProposalBody
+);
+
+/// The payment's bodies as route 5 sent them: the one its type asks for is read.
+struct PaymentBodies {
+    sheet: Field<DiscountOnSheetBody>,
+    debit: Field<DebitAccountBody>,
+    pix: Field<PixAutomaticoBody>,
+}
 
 fn read_payment(
     r: &mut Reading<'_>,
     payment_type: Option<PaymentType>,
-    sheet: Field<DiscountOnSheetBody>,
-    debit: Field<DebitAccountBody>,
+    bodies: PaymentBodies,
 ) -> Option<PaymentDetails> {
+    let PaymentBodies { sheet, debit, pix } = bodies;
     match payment_type? {
         PaymentType::PayrollDiscount => r.object("discountOnSheet", sheet, |s, r| {
             let number = r.text_or_number("number", s.number);
@@ -142,6 +181,21 @@ fn read_payment(
             )
             .map(PaymentDetails::AccountDebit)
         }),
+        PaymentType::PixAutomatic => {
+            let given = !matches!(pix, Field::Missing);
+            let account = r.optional_object("pixAutomatico", pix, |p, r| {
+                let ispb = r.text_or_number("ispb", p.ispb);
+                let agencia = r.optional_text_or_number("agencia", p.agencia);
+                let conta = r.text_or_number("conta", p.conta);
+                let (v, prefix) = r.at_this_level();
+                PayerAccount::parse(v, prefix, ispb.as_deref(), agencia.as_deref(), conta.as_deref())
+            });
+            // Sent but not read (a bad member, or not an object): the errors say why.
+            match (given, account) {
+                (true, None) => None,
+                (_, account) => Some(PaymentDetails::PixAutomatic(account)),
+            }
+        }
     }
 }
 
@@ -156,7 +210,12 @@ impl ProposalBody {
         let shipping = r.parse("shippingType", self.shipping_type, ShippingType::parse);
         let customer = r.object("customer", self.customer, |c, r| c.read(r, at));
         let address = r.object("address", self.address, |a, r| a.read(r));
-        let payment = read_payment(&mut r, payment_type, self.discount_on_sheet, self.debit_account);
+        let bodies = PaymentBodies {
+            sheet: self.discount_on_sheet,
+            debit: self.debit_account,
+            pix: self.pix_automatico,
+        };
+        let payment = read_payment(&mut r, payment_type, bodies);
         let request = (|| {
             Some(ProposalRequest {
                 billing_code: billing_code?,

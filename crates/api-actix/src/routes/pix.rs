@@ -1,0 +1,152 @@
+//! Pix Automático's notifications (issue 46): the PSP posts `{webhookUrl}/rec` and
+//! `{webhookUrl}/cobr` (the service's `webhookUrl` is `{PUBLIC_URL}/pix/webhook`), authenticated
+//! by mutual TLS. The proxy that ends TLS hands the verified client certificate's subject over in
+//! `PIX_WEBHOOK_SUBJECT_HEADER`; only `PIX_WEBHOOK_SUBJECTS` are believed, and of what they post
+//! only the ids: each object is read back from the PSP before anything changes.
+//!
+//! In development, the sandbox PSP's moves on demand (`/sandbox/pix/...`): the payer approves or
+//! refuses a recurrence, their bank pays or refuses a charge's attempt; the notification the
+//! sandbox answers goes through the same use case.
+
+use crate::http::auth::SandboxOperator;
+use crate::http::envelope::Envelope;
+use crate::http::error::{ApiError, ErrorCode};
+use crate::state::{AppState, PixState};
+use actix_web::{HttpRequest, HttpResponse, web};
+use adapters_payment::pix::notified_ids;
+use domain::billing::pix_collection::PixCollectionError;
+use serde::Serialize;
+use serde_json::Value;
+
+/// The notifications, under `/pix`.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/webhook/rec").route(web::post().to(recurrences_notified)))
+        .service(web::resource("/webhook/cobr").route(web::post().to(charges_notified)));
+}
+
+/// The sandbox PSP's moves, under `/sandbox`.
+pub fn sandbox_routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/pix/rec/{idRec}/{action}").route(web::post().to(sandbox_recurrence)))
+        .service(web::resource("/pix/cobr/{txid}/{action}").route(web::post().to(sandbox_charge)));
+}
+
+fn pix(state: &AppState) -> Result<&PixState, ApiError> {
+    state.pix.as_ref().ok_or_else(|| ApiError::new(ErrorCode::NotFound))
+}
+
+/// The verified client certificate's subject, when it is one of the PSP's configured.
+fn authenticated(request: &HttpRequest, pix: &PixState) -> Result<(), ApiError> {
+    let subject = request
+        .headers()
+        .get(pix.webhook.header.as_str())
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim);
+    match subject {
+        Some(subject) if pix.webhook.subjects.iter().any(|s| s == subject) => Ok(()),
+        _ => {
+            tracing::warn!(
+                given = subject.is_some(),
+                "Pix notification without an authorised certificate refused"
+            );
+            Err(ApiError::new(ErrorCode::PixNotificationUnauthenticated))
+        }
+    }
+}
+
+fn json(body: &[u8]) -> Result<Value, ApiError> {
+    serde_json::from_slice(body).map_err(|_| ApiError::new(ErrorCode::MalformedBody))
+}
+
+#[derive(Serialize)]
+struct Notified {
+    /// The ids the notification named.
+    notified: Vec<String>,
+    /// Of them, those whose record changed after reading them back.
+    changed: usize,
+}
+
+fn answer(message: &str, notified: Vec<String>, changed: usize) -> HttpResponse {
+    HttpResponse::Ok().json(Envelope::data(message, Notified { notified, changed }))
+}
+
+/// `POST /pix/webhook/rec`: recurrences changed at the PSP.
+pub async fn recurrences_notified(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    let pix = pix(&state)?;
+    authenticated(&request, pix)?;
+    let ids = notified_ids(&json(&body)?, "recs", "idRec");
+    let changed = pix.collection.recurrences_notified(&ids).await?;
+    Ok(answer("Notificação de recorrências recebida.", ids, changed))
+}
+
+/// `POST /pix/webhook/cobr`: recurring charges changed at the PSP.
+pub async fn charges_notified(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    let pix = pix(&state)?;
+    authenticated(&request, pix)?;
+    let txids = notified_ids(&json(&body)?, "cobsr", "txid");
+    let changed = pix.collection.charges_notified(&txids).await?;
+    Ok(answer("Notificação de cobranças recebida.", txids, changed))
+}
+
+fn sandbox(state: &AppState) -> Result<(&PixState, &adapters_payment::pix::SandboxPsp), ApiError> {
+    let pix = pix(state)?;
+    let sandbox = pix
+        .sandbox
+        .as_deref()
+        .ok_or_else(|| ApiError::new(ErrorCode::NotFound))?;
+    Ok((pix, sandbox))
+}
+
+/// `POST /sandbox/pix/rec/{idRec}/{approve|reject}`: the payer's answer to the recurrence.
+pub async fn sandbox_recurrence(
+    _operator: SandboxOperator,
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (id_rec, action) = path.into_inner();
+    let (pix, sandbox) = sandbox(&state)?;
+    let notification = match action.as_str() {
+        "approve" => sandbox.approve(&id_rec).await,
+        "reject" => sandbox.reject(&id_rec).await,
+        _ => return Err(ApiError::new(ErrorCode::NotFound)),
+    }
+    .map_err(PixCollectionError::from)?;
+    let ids = notified_ids(&notification, "recs", "idRec");
+    let changed = pix.collection.recurrences_notified(&ids).await?;
+    Ok(answer(
+        "Recorrência respondida pelo pagador no PSP sandbox.",
+        ids,
+        changed,
+    ))
+}
+
+/// `POST /sandbox/pix/cobr/{txid}/{pay|fail}`: the payer's bank settles the charge's scheduled
+/// attempt, or does not.
+pub async fn sandbox_charge(
+    _operator: SandboxOperator,
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (txid, action) = path.into_inner();
+    let (pix, sandbox) = sandbox(&state)?;
+    let notification = match action.as_str() {
+        "pay" => sandbox.pay(&txid).await,
+        "fail" => sandbox.fail(&txid).await,
+        _ => return Err(ApiError::new(ErrorCode::NotFound)),
+    }
+    .map_err(PixCollectionError::from)?;
+    let txids = notified_ids(&notification, "cobsr", "txid");
+    let changed = pix.collection.charges_notified(&txids).await?;
+    Ok(answer(
+        "Tentativa de cobrança liquidada no PSP sandbox.",
+        txids,
+        changed,
+    ))
+}

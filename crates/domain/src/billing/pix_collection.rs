@@ -1,0 +1,848 @@
+//! Pix Automático's use cases (issue 46): a `PIX AUTOMÁTICO` contract's recurrence created at
+//! its last signature, its charges sent to the PSP in their window and tried again when the payer's
+//! bank does not pay, and the PSP's notifications believed only after reading each object back.
+//!
+//! Every call that makes something at the PSP (a recurrence, a confirmation request, a charge, a
+//! retry) happens under the proposal's claim ([`OperationKind::PixRecurrence`],
+//! [`OperationKind::PixCharge`]), and its record ends the operation in one transaction; an
+//! operation whose request died is finished by the worker with the same ids (a recurrence is found
+//! by its contract, a charge by its txid, a retry by its day), so the PSP answers what it made
+//! the first time.
+
+use super::pix::{
+    AttemptStatus, CONFIRMATION_DAYS, PayerAccount, PixChargeRequest, PixChargeStatus, PixError, PixPsp, Recurrence,
+    RecurrenceRequest, RecurrenceStatus, charge_txid, next_retry_day, send_window,
+};
+use super::service::BillingService;
+use super::{ChargeStatus, brasilia_day};
+use crate::clock::Clock;
+use crate::proposals::operations::{
+    ClaimError, NewOperation, OperationClaims, OperationFinisher, OperationId, OperationKind, PendingOperation,
+    RecoveryOutcome, end_if_failed,
+};
+use crate::store::StoreError;
+use crate::values::{Cpf, ProposalStatus};
+use async_trait::async_trait;
+use chrono::{DateTime, Days, NaiveDate, Utc};
+use std::sync::Arc;
+
+/// Who the history names for what the Pix collection records.
+pub const PIX_ACTOR: &str = "sistema:pix";
+
+/// How many recurrences or charges one pass takes.
+const PASS_LIMIT: i64 = 500;
+
+/// A signed `PIX AUTOMÁTICO` sale whose recurrence is to be created.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PixEnrolment {
+    pub proposal_id: i64,
+    pub identifier: String,
+    pub status: ProposalStatus,
+    pub debtor_cpf: Cpf,
+    pub debtor_name: String,
+    pub product_name: String,
+    /// The monthly premium, in centavos.
+    pub amount_cents: i64,
+    /// The payer's account (jornada 1), when the seller gave it.
+    pub payer: Option<PayerAccount>,
+    /// When the proposal was made: the recurrence is looked for at the PSP from then on.
+    pub created_at: DateTime<Utc>,
+    /// Whether its recurrence is recorded already.
+    pub recorded: bool,
+}
+
+/// A `PIX AUTOMÁTICO` charge as the collection judges it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PixChargeDue {
+    pub charge_id: i64,
+    pub proposal_id: i64,
+    pub identifier: String,
+    pub proposal_status: ProposalStatus,
+    /// The contract's recurrence, once created, and its status.
+    pub recurrence: Option<(String, RecurrenceStatus)>,
+    pub due: NaiveDate,
+    pub amount_cents: i64,
+    pub status: ChargeStatus,
+    /// Whether the PSP holds it (its txid recorded).
+    pub sent: bool,
+    /// Attempts asked of the PSP: the first and each retry.
+    pub attempts: i32,
+    /// A retry wanted (after a refused attempt) or scheduled, on this day.
+    pub next_attempt: Option<NaiveDate>,
+    pub product_name: String,
+}
+
+/// What a charge's record becomes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChargeOutcome {
+    /// Sent, or tried again: open at the PSP with `attempts` asked, the last on `settles_on`.
+    Sent { attempts: i32, settles_on: NaiveDate },
+    /// Paid by the Pix `end_to_end_id`.
+    Paid {
+        end_to_end_id: String,
+        amount_cents: i64,
+        at: DateTime<Utc>,
+    },
+    /// Refused by the payer's bank (or never sendable): tried again on `next_attempt` when it is
+    /// some, else failed for good.
+    Failed {
+        reason: String,
+        next_attempt: Option<NaiveDate>,
+    },
+}
+
+/// A `PIX AUTOMÁTICO` charge paid: what a refund of it needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaidPixCharge {
+    pub charge_id: i64,
+    pub txid: String,
+    pub end_to_end_id: String,
+    pub amount_cents: i64,
+    pub due: NaiveDate,
+    pub paid_at: DateTime<Utc>,
+}
+
+/// What a contract's end needs to give back what it paid by Pix, and to stop the PSP collecting.
+#[derive(Clone)]
+pub struct PixRefunds {
+    pub store: Arc<dyn PixStore>,
+    pub psp: Arc<dyn PixPsp>,
+}
+
+impl PixRefunds {
+    /// Under the ending contract's claim: its charges sent and not settled cancelled at the PSP,
+    /// then its recurrence (each answered as it is when ended already, so a retry redoes
+    /// nothing). Answers the recurrence as the PSP left it, to record after the end.
+    pub async fn stop_collecting(&self, proposal_id: i64) -> Result<Option<Recurrence>, PixCollectionError> {
+        let (id_rec, txids) = self.store.open_at_psp(proposal_id).await?;
+        for txid in &txids {
+            self.psp.cancel_charge(txid).await?;
+        }
+        match id_rec {
+            Some(id_rec) => Ok(Some(self.psp.cancel_recurrence(&id_rec).await?)),
+            None => Ok(None),
+        }
+    }
+
+    /// The recurrence the end cancelled, recorded; a store that cannot answer leaves it to the
+    /// PSP's next notification (logged, not the caller's error).
+    pub async fn record_stopped(&self, recurrence: &Recurrence, by: &str, at: DateTime<Utc>) {
+        if let Err(error) = self.store.update_recurrence(recurrence, by, at).await {
+            tracing::warn!(%error, "cancelled Pix recurrence not recorded: the PSP's notification will");
+        }
+    }
+}
+
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait PixStore: Send + Sync {
+    /// The contract's paid charges, oldest first.
+    async fn paid_charges(&self, proposal_id: i64) -> Result<Vec<PaidPixCharge>, StoreError>;
+    /// What the PSP may still collect for the contract: its recurrence while not ended, and the
+    /// txids of its charges sent and not settled.
+    async fn open_at_psp(&self, proposal_id: i64) -> Result<(Option<String>, Vec<String>), StoreError>;
+    /// The signed `PIX AUTOMÁTICO` sales (in `EM ANÁLISE` or `APROVADO`) with no recurrence
+    /// recorded, oldest first.
+    async fn awaiting_recurrence(&self, limit: i64) -> Result<Vec<PixEnrolment>, StoreError>;
+    /// One sale's enrolment by its identifier, if it is paid by `PIX AUTOMÁTICO`.
+    async fn enrolment(&self, identifier: &str) -> Result<Option<PixEnrolment>, StoreError>;
+    /// Records the recurrence the PSP made for the proposal and ends `operation`, with the
+    /// proposal's history and document, in one transaction.
+    async fn record_recurrence(
+        &self,
+        operation: OperationId,
+        proposal_id: i64,
+        recurrence: &Recurrence,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError>;
+    /// Applies the recurrence as the PSP answered it now to its stored record (status, QR text,
+    /// why it ended); `None` when no proposal has it, else whether it changed.
+    async fn update_recurrence(
+        &self,
+        recurrence: &Recurrence,
+        by: &str,
+        at: DateTime<Utc>,
+    ) -> Result<Option<bool>, StoreError>;
+    /// The `PIX AUTOMÁTICO` charges of running contracts that may need the PSP on `today`: open
+    /// ones not sent whose window opened, and failed ones with a retry wanted.
+    async fn charges_to_send(&self, today: NaiveDate, limit: i64) -> Result<Vec<PixChargeDue>, StoreError>;
+    /// One `PIX AUTOMÁTICO` charge.
+    async fn charge(&self, charge_id: i64) -> Result<Option<PixChargeDue>, StoreError>;
+    /// Applies `outcome` to the charge if it is still `expected` (with its event, its contract's
+    /// document and, when given, the end of `operation`), in one transaction; `false` when the
+    /// charge had moved (another instance, an earlier notification).
+    async fn record_charge(
+        &self,
+        charge_id: i64,
+        expected: ChargeStatus,
+        outcome: &ChargeOutcome,
+        operation: Option<OperationId>,
+        by: &str,
+        at: DateTime<Utc>,
+    ) -> Result<bool, StoreError>;
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PixCollectionError {
+    #[error(transparent)]
+    Psp(#[from] PixError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("a proposta não é paga por PIX AUTOMÁTICO")]
+    NotPix,
+}
+
+impl From<ClaimError> for PixCollectionError {
+    fn from(e: ClaimError) -> Self {
+        match e {
+            ClaimError::Store(e) => Self::Store(e),
+            other => Self::Store(StoreError::Unexpected(other.to_string())),
+        }
+    }
+}
+
+/// What a pass over the charges did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PixPass {
+    pub recurrences: usize,
+    pub sent: usize,
+    pub retried: usize,
+    /// Charges that could not be sent in their window (no approved recurrence): failed.
+    pub unsendable: usize,
+    /// Left for a later pass (another operation on the proposal, or the PSP did not answer).
+    pub deferred: usize,
+}
+
+/// What the collection does with one charge on a day.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChargeStep {
+    /// Send it (`PUT /cobr/{txid}`).
+    Send,
+    /// Ask the PSP to try it again on this day.
+    Retry(NaiveDate),
+    /// It can no longer be collected by Pix Automático.
+    Fail(String),
+    /// Nothing yet (its window has not opened, the payer has not authorised, a retry is
+    /// scheduled).
+    Wait,
+}
+
+/// The step a charge needs on `today`: sent within its window once its recurrence is approved;
+/// failed when the window closes first or the recurrence ended; a refused attempt tried again by
+/// the standard's rules ([`next_retry_day`]).
+pub fn step(charge: &PixChargeDue, today: NaiveDate) -> ChargeStep {
+    let recurrence = charge.recurrence.as_ref().map(|(_, status)| *status);
+    match charge.status {
+        ChargeStatus::Open if !charge.sent => {
+            let (opens, closes) = send_window(charge.due);
+            if let Some(status) = recurrence.filter(|s| s.is_final()) {
+                ChargeStep::Fail(format!("recorrência Pix {status}: cobrança não enviada"))
+            } else if today > closes {
+                ChargeStep::Fail("recorrência Pix não autorizada a tempo: janela de envio encerrada".into())
+            } else if today >= opens && recurrence == Some(RecurrenceStatus::Aprovada) {
+                ChargeStep::Send
+            } else {
+                ChargeStep::Wait
+            }
+        }
+        ChargeStatus::Failed if charge.sent && charge.next_attempt.is_some() => {
+            let retries_made = usize::try_from(charge.attempts - 1).unwrap_or(0);
+            match next_retry_day(charge.due, retries_made, today) {
+                Some(day) => ChargeStep::Retry(day),
+                None => ChargeStep::Fail("novas tentativas esgotadas (até 3 em 7 dias)".into()),
+            }
+        }
+        _ => ChargeStep::Wait,
+    }
+}
+
+/// What the PSP's charge, read back, makes of the stored one; `None` when nothing changed.
+pub fn outcome_of(stored: &PixChargeDue, at_psp: &super::pix::PixCharge, today: NaiveDate) -> Option<ChargeOutcome> {
+    if stored.status == ChargeStatus::Paid || stored.status == ChargeStatus::Cancelled {
+        return None;
+    }
+    match at_psp.status {
+        PixChargeStatus::Concluida => {
+            let paid = at_psp.payments.last()?;
+            Some(ChargeOutcome::Paid {
+                end_to_end_id: paid.end_to_end_id.clone(),
+                amount_cents: at_psp.payments.iter().map(|p| p.amount_cents).sum(),
+                at: paid.at,
+            })
+        }
+        PixChargeStatus::Ativa | PixChargeStatus::Criada => {
+            let last = at_psp.attempts.last()?;
+            if last.status != AttemptStatus::Rejeitada || stored.status == ChargeStatus::Failed {
+                return None;
+            }
+            let retries_made = at_psp.attempts.len().saturating_sub(1);
+            Some(ChargeOutcome::Failed {
+                reason: last
+                    .rejection
+                    .clone()
+                    .unwrap_or_else(|| "tentativa recusada pelo banco do pagador".into()),
+                next_attempt: next_retry_day(at_psp.due, retries_made, today),
+            })
+        }
+        PixChargeStatus::Rejeitada | PixChargeStatus::Expirada | PixChargeStatus::Cancelada => {
+            (stored.status != ChargeStatus::Failed || stored.next_attempt.is_some()).then(|| ChargeOutcome::Failed {
+                reason: at_psp
+                    .ended_because
+                    .clone()
+                    .unwrap_or_else(|| format!("cobrança {} no PSP", at_psp.status)),
+                next_attempt: None,
+            })
+        }
+    }
+}
+
+/// The Pix collection.
+#[derive(Clone)]
+pub struct PixCollection {
+    pub store: Arc<dyn PixStore>,
+    pub claims: Arc<dyn OperationClaims>,
+    pub psp: Arc<dyn PixPsp>,
+    /// Judges a contract again after a payment.
+    pub billing: BillingService,
+    pub clock: Arc<dyn Clock>,
+}
+
+impl PixCollection {
+    fn claim_of(
+        &self,
+        proposal_id: i64,
+        kind: OperationKind,
+        expected: ProposalStatus,
+        reason: String,
+    ) -> NewOperation {
+        NewOperation {
+            id: OperationId::new(),
+            proposal_id,
+            kind,
+            expected,
+            requested_by: PIX_ACTOR.to_owned(),
+            reason: Some(reason),
+            target: None,
+            at: self.clock.now(),
+        }
+    }
+
+    /// Claims `operation`; `None` when another operation holds the proposal or it moved (a later
+    /// pass takes it again).
+    async fn claim(&self, operation: NewOperation) -> Result<Option<OperationId>, PixCollectionError> {
+        match self.claims.claim(&operation).await {
+            Ok(()) => Ok(Some(operation.id)),
+            Err(ClaimError::Store(e)) => Err(e.into()),
+            Err(other) => {
+                tracing::info!(kind = operation.kind.as_str(), %other, "Pix operation deferred");
+                Ok(None)
+            }
+        }
+    }
+
+    /// The sale's recurrence created, right after its last signature; a sale not paid by Pix, or
+    /// whose recurrence exists already, is left as it is.
+    #[tracing::instrument(skip_all)]
+    pub async fn signed(&self, identifier: &str) -> Result<bool, PixCollectionError> {
+        match self.store.enrolment(identifier).await? {
+            Some(enrolment) if !enrolment.recorded => self.enrol(&enrolment).await,
+            _ => Ok(false),
+        }
+    }
+
+    async fn enrol(&self, enrolment: &PixEnrolment) -> Result<bool, PixCollectionError> {
+        let operation = self.claim_of(
+            enrolment.proposal_id,
+            OperationKind::PixRecurrence,
+            enrolment.status,
+            "recorrência Pix Automático".into(),
+        );
+        let Some(operation) = self.claim(operation).await? else {
+            return Ok(false);
+        };
+        let made = self.create_recurrence(enrolment, operation).await;
+        end_if_failed(self.claims.as_ref(), operation, &made, self.clock.now()).await;
+        made.map(|()| true)
+    }
+
+    /// The recurrence at the PSP (found by its contract when made before), the payer's bank asked
+    /// to confirm it when the payer's account is known, and its record.
+    async fn create_recurrence(&self, e: &PixEnrolment, operation: OperationId) -> Result<(), PixCollectionError> {
+        let now = self.clock.now();
+        let request = RecurrenceRequest {
+            contract: e.identifier.clone(),
+            debtor_cpf: e.debtor_cpf.clone(),
+            debtor_name: e.debtor_name.clone(),
+            object: e.product_name.clone(),
+            // No charge falls due before the acceptance, which comes after the signature.
+            first_due: brasilia_day(now) + Days::new(1),
+            amount_cents: e.amount_cents,
+            retries_allowed: true,
+            requested_at: e.created_at,
+        };
+        let mut recurrence = self.psp.create_recurrence(&request).await?;
+        if let Some(payer) = e
+            .payer
+            .as_ref()
+            .filter(|_| recurrence.status == RecurrenceStatus::Criada)
+        {
+            let expires = now + chrono::Duration::days(CONFIRMATION_DAYS as i64);
+            self.psp
+                .request_confirmation(&recurrence.id_rec, payer, &e.debtor_cpf, expires)
+                .await?;
+            recurrence = self.psp.recurrence(&recurrence.id_rec).await?;
+        }
+        self.store
+            .record_recurrence(operation, e.proposal_id, &recurrence, self.clock.now())
+            .await?;
+        tracing::info!(status = %recurrence.status, "Pix recurrence recorded");
+        Ok(())
+    }
+
+    /// One pass: the recurrences not made at the signature (the PSP did not answer then), then
+    /// every charge needing the PSP today.
+    #[tracing::instrument(skip_all)]
+    pub async fn run(&self) -> Result<PixPass, StoreError> {
+        let mut pass = PixPass::default();
+        for enrolment in self.store.awaiting_recurrence(PASS_LIMIT).await? {
+            match self.enrol(&enrolment).await {
+                Ok(true) => pass.recurrences += 1,
+                Ok(false) => pass.deferred += 1,
+                Err(PixCollectionError::Store(e)) => return Err(e),
+                Err(error) => {
+                    tracing::warn!(%error, "Pix recurrence not created: tried again on the next pass");
+                    pass.deferred += 1;
+                }
+            }
+        }
+        let today = brasilia_day(self.clock.now());
+        for charge in self.store.charges_to_send(today, PASS_LIMIT).await? {
+            let step = step(&charge, today);
+            match self.take_step(&charge, &step, None).await {
+                Ok(true) => match step {
+                    ChargeStep::Send => pass.sent += 1,
+                    ChargeStep::Retry(_) => pass.retried += 1,
+                    ChargeStep::Fail(_) => pass.unsendable += 1,
+                    ChargeStep::Wait => {}
+                },
+                Ok(false) => pass.deferred += usize::from(step != ChargeStep::Wait),
+                Err(PixCollectionError::Store(e)) => return Err(e),
+                Err(error) => {
+                    tracing::warn!(%error, charge = charge.charge_id, "Pix charge not sent: tried again on the next pass");
+                    pass.deferred += 1;
+                }
+            }
+        }
+        Ok(pass)
+    }
+
+    /// Takes `step` for the charge: under a new claim, or under `pending` (the worker's).
+    async fn take_step(
+        &self,
+        charge: &PixChargeDue,
+        step: &ChargeStep,
+        pending: Option<OperationId>,
+    ) -> Result<bool, PixCollectionError> {
+        let now = self.clock.now();
+        let txid = charge_txid(charge.charge_id);
+        let (id_rec, day) = match (step, &charge.recurrence) {
+            (ChargeStep::Wait, _) => return Ok(false),
+            (ChargeStep::Fail(reason), _) => {
+                let failed = ChargeOutcome::Failed {
+                    reason: reason.clone(),
+                    next_attempt: None,
+                };
+                return Ok(self
+                    .store
+                    .record_charge(charge.charge_id, charge.status, &failed, pending, PIX_ACTOR, now)
+                    .await?);
+            }
+            (ChargeStep::Send, Some((id_rec, _))) => (id_rec.clone(), None),
+            (ChargeStep::Retry(day), Some((id_rec, _))) => (id_rec.clone(), Some(*day)),
+            (_, None) => return Ok(false),
+        };
+        let operation = match pending {
+            Some(operation) => operation,
+            None => {
+                let reason = match day {
+                    Some(day) => format!("{txid} {day}"),
+                    None => txid.clone(),
+                };
+                let operation = self.claim_of(
+                    charge.proposal_id,
+                    OperationKind::PixCharge,
+                    charge.proposal_status,
+                    reason,
+                );
+                match self.claim(operation).await? {
+                    Some(operation) => operation,
+                    None => return Ok(false),
+                }
+            }
+        };
+        let asked = self.ask_psp(charge, &txid, &id_rec, day, operation).await;
+        end_if_failed(self.claims.as_ref(), operation, &asked, self.clock.now()).await;
+        asked.map(|()| true)
+    }
+
+    async fn ask_psp(
+        &self,
+        charge: &PixChargeDue,
+        txid: &str,
+        id_rec: &str,
+        retry_on: Option<NaiveDate>,
+        operation: OperationId,
+    ) -> Result<(), PixCollectionError> {
+        let at_psp = match retry_on {
+            None => {
+                let request = PixChargeRequest {
+                    txid: txid.to_owned(),
+                    id_rec: id_rec.to_owned(),
+                    due: charge.due,
+                    amount_cents: charge.amount_cents,
+                    description: format!("{} - {}", charge.product_name, charge.identifier),
+                };
+                self.psp.charge(&request).await?
+            }
+            Some(day) => self.psp.retry(txid, day).await?,
+        };
+        let settles_on = at_psp.attempts.last().map(|a| a.settles_on).unwrap_or(charge.due);
+        let sent = ChargeOutcome::Sent {
+            attempts: i32::try_from(at_psp.attempts.len()).unwrap_or(i32::MAX).max(1),
+            settles_on,
+        };
+        self.store
+            .record_charge(
+                charge.charge_id,
+                charge.status,
+                &sent,
+                Some(operation),
+                PIX_ACTOR,
+                self.clock.now(),
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// The PSP's notification of recurrences (`POST {webhookUrl}/rec`): each named one read back
+    /// and applied; the ids the service does not know are ignored.
+    #[tracing::instrument(skip_all, fields(count = ids.len()))]
+    pub async fn recurrences_notified(&self, ids: &[String]) -> Result<usize, PixCollectionError> {
+        let mut changed = 0;
+        for id in ids {
+            let recurrence = match self.psp.recurrence(id).await {
+                Ok(recurrence) => recurrence,
+                Err(PixError::NotFound(_)) => {
+                    tracing::warn!("notified recurrence unknown to the PSP: ignored");
+                    continue;
+                }
+                Err(other) => return Err(other.into()),
+            };
+            match self
+                .store
+                .update_recurrence(&recurrence, PIX_ACTOR, self.clock.now())
+                .await?
+            {
+                Some(true) => changed += 1,
+                Some(false) => {}
+                None => tracing::warn!("notified recurrence of no proposal: ignored"),
+            }
+        }
+        Ok(changed)
+    }
+
+    /// The PSP's notification of charges (`POST {webhookUrl}/cobr`): each named one read back,
+    /// applied once, and its contract judged again when paid.
+    #[tracing::instrument(skip_all, fields(count = txids.len()))]
+    pub async fn charges_notified(&self, txids: &[String]) -> Result<usize, PixCollectionError> {
+        let mut changed = 0;
+        for txid in txids {
+            let stored = match super::pix::charge_of_txid(txid) {
+                Some(id) => self.store.charge(id).await?,
+                None => None,
+            };
+            let Some(stored) = stored else {
+                tracing::warn!("notified charge of no contract: ignored");
+                continue;
+            };
+            let at_psp = self.psp.charge_status(txid).await?;
+            let today = brasilia_day(self.clock.now());
+            let Some(outcome) = outcome_of(&stored, &at_psp, today) else {
+                continue;
+            };
+            if self
+                .store
+                .record_charge(
+                    stored.charge_id,
+                    stored.status,
+                    &outcome,
+                    None,
+                    PIX_ACTOR,
+                    self.clock.now(),
+                )
+                .await?
+            {
+                changed += 1;
+                if matches!(outcome, ChargeOutcome::Paid { .. }) {
+                    self.billing.judge_now(&[stored.proposal_id]).await?;
+                }
+            }
+        }
+        Ok(changed)
+    }
+
+    /// The worker's end of an operation whose request died: the same call again (the PSP answers
+    /// what it made), then the record.
+    async fn finish(&self, operation: &PendingOperation) -> Result<RecoveryOutcome, PixCollectionError> {
+        let now = self.clock.now();
+        match operation.kind {
+            OperationKind::PixRecurrence => match self.store.enrolment(&operation.identifier).await? {
+                Some(enrolment) if !enrolment.recorded => {
+                    self.create_recurrence(&enrolment, operation.id).await?;
+                    Ok(RecoveryOutcome::Finished)
+                }
+                Some(_) => {
+                    self.claims
+                        .finish(operation.id, "recorrência já registrada", now)
+                        .await?;
+                    Ok(RecoveryOutcome::Finished)
+                }
+                None => {
+                    self.claims
+                        .fail(operation.id, "a proposta não é paga por Pix", now)
+                        .await?;
+                    Ok(RecoveryOutcome::Failed)
+                }
+            },
+            _ => {
+                let asked = operation.reason.as_deref().unwrap_or_default();
+                let (txid, day) = match asked.split_once(' ') {
+                    Some((txid, day)) => (txid, day.parse::<NaiveDate>().ok()),
+                    None => (asked, None),
+                };
+                let charge = match super::pix::charge_of_txid(txid) {
+                    Some(id) => self.store.charge(id).await?,
+                    None => None,
+                };
+                let step = match (&charge, day) {
+                    (Some(c), None) if c.status == ChargeStatus::Open && !c.sent => ChargeStep::Send,
+                    (Some(c), Some(day)) if c.status == ChargeStatus::Failed => ChargeStep::Retry(day),
+                    _ => ChargeStep::Wait,
+                };
+                match charge.filter(|_| step != ChargeStep::Wait) {
+                    Some(charge) => {
+                        self.take_step(&charge, &step, Some(operation.id)).await?;
+                        Ok(RecoveryOutcome::Finished)
+                    }
+                    None => {
+                        self.claims.finish(operation.id, "cobrança já registrada", now).await?;
+                        Ok(RecoveryOutcome::Finished)
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[async_trait]
+impl OperationFinisher for PixCollection {
+    fn kinds(&self) -> &'static [OperationKind] {
+        &[OperationKind::PixRecurrence, OperationKind::PixCharge]
+    }
+
+    async fn finish_pending(&self, operation: &PendingOperation) -> Result<RecoveryOutcome, String> {
+        match self.finish(operation).await {
+            Ok(outcome) => Ok(outcome),
+            Err(PixCollectionError::Psp(PixError::Refused(why))) => {
+                self.claims
+                    .fail(operation.id, &why, self.clock.now())
+                    .await
+                    .map_err(|e| e.to_string())?;
+                Ok(RecoveryOutcome::Failed)
+            }
+            Err(other) => Err(other.to_string()),
+        }
+    }
+}
+
+/// What the signing does after a sale's last signature: its Pix recurrence created. A failure is
+/// the collection's next pass's to mend, not the signature's.
+#[async_trait]
+impl crate::proposals::signing::AfterSigning for PixCollection {
+    async fn signed(&self, identifier: &str) {
+        if let Err(error) = PixCollection::signed(self, identifier).await {
+            tracing::warn!(%error, "Pix recurrence not created at the signature: the billing's next pass will");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::billing::pix::{PixAttempt, PixCharge, PixPayment};
+
+    fn day(d: u32) -> NaiveDate {
+        NaiveDate::from_ymd_opt(2026, 12, d).unwrap()
+    }
+
+    fn due_charge(status: ChargeStatus, sent: bool, recurrence: Option<RecurrenceStatus>) -> PixChargeDue {
+        PixChargeDue {
+            charge_id: 7,
+            proposal_id: 1,
+            identifier: "p-1".into(),
+            proposal_status: ProposalStatus::Approved,
+            recurrence: recurrence.map(|s| ("RR9999900420261201abcdefghijk".to_owned(), s)),
+            due: day(20),
+            amount_cents: 3500,
+            status,
+            sent,
+            attempts: i32::from(sent),
+            next_attempt: None,
+            product_name: "Seguro".into(),
+        }
+    }
+
+    #[test]
+    fn a_charge_is_sent_in_its_window_once_the_payer_authorised_and_failed_when_the_window_closes() {
+        let approved = due_charge(ChargeStatus::Open, false, Some(RecurrenceStatus::Aprovada));
+        assert_eq!(step(&approved, day(9)), ChargeStep::Wait, "11 days before: not yet");
+        assert_eq!(step(&approved, day(10)), ChargeStep::Send);
+        assert_eq!(
+            step(&approved, day(18)),
+            ChargeStep::Send,
+            "2 days before: the last day"
+        );
+        assert!(matches!(step(&approved, day(19)), ChargeStep::Fail(_)));
+        let awaiting = due_charge(ChargeStatus::Open, false, Some(RecurrenceStatus::Criada));
+        assert_eq!(
+            step(&awaiting, day(12)),
+            ChargeStep::Wait,
+            "the payer has not authorised yet"
+        );
+        assert!(matches!(step(&awaiting, day(19)), ChargeStep::Fail(reason) if reason.contains("a tempo")));
+        let refused = due_charge(ChargeStatus::Open, false, Some(RecurrenceStatus::Rejeitada));
+        assert!(matches!(step(&refused, day(12)), ChargeStep::Fail(reason) if reason.contains("REJEITADA")));
+        let sent = due_charge(ChargeStatus::Open, true, Some(RecurrenceStatus::Aprovada));
+        assert_eq!(step(&sent, day(12)), ChargeStep::Wait, "sent once");
+    }
+
+    #[test]
+    fn a_refused_attempt_is_tried_again_within_the_standards_limits() {
+        let mut failed = due_charge(ChargeStatus::Failed, true, Some(RecurrenceStatus::Aprovada));
+        failed.next_attempt = Some(day(21));
+        assert_eq!(
+            step(&failed, day(15)),
+            ChargeStep::Retry(day(21)),
+            "the day after the due date"
+        );
+        assert_eq!(step(&failed, day(22)), ChargeStep::Retry(day(23)));
+        failed.attempts = 4;
+        assert!(
+            matches!(step(&failed, day(22)), ChargeStep::Fail(_)),
+            "three retries made"
+        );
+        failed.next_attempt = None;
+        assert_eq!(step(&failed, day(22)), ChargeStep::Wait, "failed for good");
+    }
+
+    fn at_psp(status: PixChargeStatus, attempts: &[AttemptStatus], paid: bool) -> PixCharge {
+        PixCharge {
+            txid: charge_txid(7),
+            id_rec: "RR9999900420261201abcdefghijk".into(),
+            status,
+            due: day(20),
+            amount_cents: 3500,
+            attempts: attempts
+                .iter()
+                .map(|s| PixAttempt {
+                    settles_on: day(20),
+                    status: *s,
+                    end_to_end_id: "E99999004202612201200abcdefghij".into(),
+                    rejection: (*s == AttemptStatus::Rejeitada).then(|| "AM04 saldo insuficiente".into()),
+                })
+                .collect(),
+            payments: if paid {
+                vec![PixPayment {
+                    end_to_end_id: "E99999004202612201200abcdefghij".into(),
+                    amount_cents: 3500,
+                    at: Utc::now(),
+                }]
+            } else {
+                Vec::new()
+            },
+            ended_because: None,
+        }
+    }
+
+    #[test]
+    fn the_psps_charge_read_back_decides_the_record_once() {
+        let open = due_charge(ChargeStatus::Open, true, Some(RecurrenceStatus::Aprovada));
+        let paid = at_psp(PixChargeStatus::Concluida, &[AttemptStatus::Paga], true);
+        assert!(matches!(
+            outcome_of(&open, &paid, day(20)),
+            Some(ChargeOutcome::Paid { amount_cents: 3500, .. })
+        ));
+        let already = due_charge(ChargeStatus::Paid, true, Some(RecurrenceStatus::Aprovada));
+        assert_eq!(outcome_of(&already, &paid, day(20)), None, "paid once");
+
+        let refused = at_psp(PixChargeStatus::Ativa, &[AttemptStatus::Rejeitada], false);
+        assert_eq!(
+            outcome_of(&open, &refused, day(20)),
+            Some(ChargeOutcome::Failed {
+                reason: "AM04 saldo insuficiente".into(),
+                next_attempt: Some(day(21)),
+            })
+        );
+        let failed = due_charge(ChargeStatus::Failed, true, Some(RecurrenceStatus::Aprovada));
+        assert_eq!(
+            outcome_of(&failed, &refused, day(20)),
+            None,
+            "the same refusal told twice"
+        );
+        let scheduled = at_psp(PixChargeStatus::Ativa, &[AttemptStatus::Agendada], false);
+        assert_eq!(outcome_of(&open, &scheduled, day(20)), None);
+        let ended = at_psp(PixChargeStatus::Cancelada, &[AttemptStatus::Cancelada], false);
+        assert!(matches!(
+            outcome_of(&open, &ended, day(20)),
+            Some(ChargeOutcome::Failed { next_attempt: None, .. })
+        ));
+    }
+
+    #[test]
+    fn a_txid_names_its_charge_and_no_other_does() {
+        assert_eq!(super::super::pix::charge_of_txid(&charge_txid(42)), Some(42));
+        assert_eq!(super::super::pix::charge_of_txid("vendas42cobr"), None);
+        assert_eq!(super::super::pix::charge_of_txid("outro00000000000000000042cobr"), None);
+    }
+
+    #[test]
+    fn the_payers_account_is_read_as_the_standard_writes_it() {
+        let mut v = crate::validation::Violations::new();
+        let account = PayerAccount::parse(
+            &mut v,
+            "pixAutomatico.",
+            Some("60701190"),
+            Some("0001"),
+            Some("12345-6"),
+        );
+        assert_eq!(
+            account,
+            Some(PayerAccount {
+                ispb: "60701190".into(),
+                agencia: Some("0001".into()),
+                conta: "123456".into(),
+            })
+        );
+        let bad = PayerAccount::parse(&mut v, "pixAutomatico.", Some("6070"), Some("12345"), Some("12-34"));
+        assert_eq!(bad, None);
+        let fields: Vec<_> = v.errors().iter().map(|e| (e.field.as_str(), e.code)).collect();
+        assert_eq!(
+            fields,
+            [
+                ("pixAutomatico.ispb", super::super::pix::ISPB_FORMAT),
+                ("pixAutomatico.agencia", super::super::pix::PIX_AGENCY_FORMAT),
+                ("pixAutomatico.conta", super::super::pix::PIX_ACCOUNT_FORMAT),
+            ]
+        );
+    }
+}

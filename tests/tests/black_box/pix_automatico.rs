@@ -1,0 +1,337 @@
+//! Pix Automático end to end (issue 46), on the sandbox PSP whose every request and answer the
+//! Central Bank's `openapi.yaml` judges: a `PIX AUTOMÁTICO` proposal signed creates its recurrence
+//! (the payer's bank asked to confirm it, jornada 1), the payer approves it, the accepted
+//! contract's first charge is sent in its window and paid, the next refused by the payer's bank
+//! and tried again, and the contract's cancellation gives back the unused days by a `devolucao`
+//! of the Pix that paid them. The PSP's notifications are taken only with an authorised
+//! certificate's subject, and only their ids are believed.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use super::legal_hold::{Setup, days_later};
+use black_box_tests::{StatusCode, TestApp, assert_error, proposal_body};
+use serde_json::{Value, json};
+
+const CPF: &str = "52998224725";
+const PSP_SUBJECT: &str = "CN=psp.sandbox.example,O=PSP Sandbox,C=BR";
+
+async fn setup() -> Setup {
+    let app = TestApp::spawn_with(&[("PIX_WEBHOOK_SUBJECTS", PSP_SUBJECT)]).await;
+    app.seed_catalog().await;
+    Setup {
+        partner: app.token_for("rep@demo.com.br", "PARCEIRO", "11222333000181").await,
+        office: app.token_for("bo@demo.com.br", "BACKOFFICE", "").await,
+        app,
+    }
+}
+
+fn pix_body(cpf: &str, account: Option<Value>) -> Value {
+    let mut body = proposal_body(cpf);
+    let fields = body.as_object_mut().unwrap();
+    fields.remove("discountOnSheet");
+    fields.insert("typeOfPayments".into(), json!("PIX AUTOMÁTICO"));
+    if let Some(account) = account {
+        fields.insert("pixAutomatico".into(), account);
+    }
+    body
+}
+
+/// A Pix sale made, sent and signed by every party: its identifier.
+async fn signed_pix_sale(s: &Setup, account: Option<Value>) -> String {
+    let created = s
+        .app
+        .post_json_as("/proposal/create", &s.partner, &pix_body(CPF, account))
+        .await;
+    assert_eq!(
+        created.status(),
+        StatusCode::CREATED,
+        "{}",
+        created.text().await.unwrap()
+    );
+    let created: Value = created.json().await.unwrap();
+    let record = &created["document"][0];
+    let identifier = record["identificador"].as_str().unwrap().to_owned();
+    let sent = s
+        .app
+        .post_json_as(
+            "/signer",
+            &s.partner,
+            &json!({"customerId": record["id_cliente"], "identifier": identifier}),
+        )
+        .await;
+    assert_eq!(sent.status(), StatusCode::OK);
+    s.app.sign_as_every_party(&s.office, &identifier).await;
+    identifier
+}
+
+async fn run(s: &Setup) -> domain::billing::pix_collection::PixPass {
+    let config = TestApp::config(&s.app.db, &[]);
+    api_actix::cli::run_billing(&config).await.unwrap();
+    api_actix::cli::run_pix(&config)
+        .await
+        .unwrap()
+        .expect("the sandbox PSP in development")
+}
+
+async fn sandbox(s: &Setup, path: &str) -> Value {
+    let response = s.app.post_json(&format!("/sandbox/pix/{path}"), &json!({})).await;
+    assert_eq!(response.status(), StatusCode::OK, "{}", response.text().await.unwrap());
+    response.json::<Value>().await.unwrap()["data"].clone()
+}
+
+async fn notify(s: &Setup, kind: &str, subject: Option<&str>, body: &Value) -> reqwest::Response {
+    let mut request = s.app.client.post(s.app.url(&format!("/pix/webhook/{kind}"))).json(body);
+    if let Some(subject) = subject {
+        request = request.header("X-Client-Cert-Subject", subject);
+    }
+    request.send().await.unwrap()
+}
+
+fn charge(data: &Value, period: i64) -> Value {
+    data["charges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["period"] == period)
+        .cloned()
+        .unwrap_or_else(|| panic!("no charge {period}: {}", data["charges"]))
+}
+
+fn txid(data: &Value, period: i64) -> String {
+    charge(data, period)["externalId"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pix_sale_is_signed_authorised_charged_retried_and_refunded_through_the_psp() {
+    let s = setup().await;
+    let account = json!({"ispb": "60701190", "agencia": "0001", "conta": "12345-6"});
+    let identifier = signed_pix_sale(&s, Some(account)).await;
+
+    // The last signature created the recurrence and asked the payer's bank to confirm it.
+    let data = s.app.proposal_data(&identifier, &s.partner).await;
+    let pix = &data["payment"]["pixAutomatico"];
+    assert_eq!(data["payment"]["type"], "PIX AUTOMÁTICO");
+    assert_eq!(data["payment"]["account"], "123456");
+    assert_eq!(data["payment"]["agency"], "0001");
+    assert_eq!(pix["ispb"], "60701190");
+    assert_eq!(pix["status"], "CRIADA");
+    let id_rec = pix["idRec"].as_str().unwrap().to_owned();
+    assert!(id_rec.starts_with("RR"), "retries allowed: {id_rec}");
+
+    // Approved by the payer in their bank: the notification's id read back.
+    let approved = sandbox(&s, &format!("rec/{id_rec}/approve")).await;
+    assert_eq!(approved["changed"], 1);
+    let data = s.app.proposal_data(&identifier, &s.partner).await;
+    assert_eq!(data["payment"]["pixAutomatico"]["status"], "APROVADA");
+    assert_eq!(data["payment"]["pixAutomatico"]["pixCopiaECola"], Value::Null);
+
+    // Accepted: the first charge created and sent to the PSP in its window, once.
+    let accepted = s
+        .app
+        .change_status(&s.office, &identifier, "APROVADO", "Documentação conferida")
+        .await;
+    assert_eq!(accepted.status(), StatusCode::OK);
+    let pass = run(&s).await;
+    assert_eq!(pass.sent, 1, "{pass:?}");
+    assert_eq!(run(&s).await.sent, 0, "sent once");
+    let data = s.app.proposal_data(&identifier, &s.partner).await;
+    let first = charge(&data, 1);
+    assert_eq!(
+        (first["method"].as_str(), first["status"].as_str()),
+        (Some("PIX AUTOMÁTICO"), Some("aberta"))
+    );
+    assert_eq!(first["attempts"], 1);
+    let first_txid = txid(&data, 1);
+
+    // Paid by the payer's bank.
+    let paid = sandbox(&s, &format!("cobr/{first_txid}/pay")).await;
+    assert_eq!(paid["changed"], 1);
+    let data = s.app.proposal_data(&identifier, &s.partner).await;
+    assert_eq!(charge(&data, 1)["status"], "paga");
+    assert!(charge(&data, 1)["paidAt"].is_string());
+
+    // A month on, the second charge is sent and refused by the payer's bank (no balance)...
+    days_later(&s, 31).await;
+    assert_eq!(run(&s).await.sent, 1);
+    let data = s.app.proposal_data(&identifier, &s.partner).await;
+    let second_txid = txid(&data, 2);
+    sandbox(&s, &format!("cobr/{second_txid}/fail")).await;
+    let data = s.app.proposal_data(&identifier, &s.partner).await;
+    let second = charge(&data, 2);
+    assert_eq!(second["status"], "falhou");
+    assert!(second["reason"].as_str().unwrap().contains("AM02"), "{second}");
+    let due = second["dueDate"].as_str().unwrap().to_owned();
+    let retry_day = chrono::NaiveDate::parse_from_str(&due, "%Y-%m-%d").unwrap() + chrono::Days::new(1);
+    assert_eq!(
+        second["nextAttempt"],
+        retry_day.to_string(),
+        "the day after its due date"
+    );
+
+    // ...tried again by the next pass (the standard's retry) and paid on it.
+    assert_eq!(run(&s).await.retried, 1);
+    let data = s.app.proposal_data(&identifier, &s.partner).await;
+    assert_eq!(charge(&data, 2)["status"], "aberta");
+    assert_eq!(charge(&data, 2)["attempts"], 2);
+    sandbox(&s, &format!("cobr/{second_txid}/pay")).await;
+    let data = s.app.proposal_data(&identifier, &s.partner).await;
+    assert_eq!(charge(&data, 2)["status"], "paga");
+    assert_eq!(data["billing"]["status"], "em_dia");
+
+    // Another month on (the sandbox's clock is set 62 days ahead of today), the third charge is sent; before it is settled the contract is cancelled at
+    // the customer's request: the unused days of the period paid go back by a devolucao of the
+    // Pix that paid it, and the PSP collects nothing more (the charge and the recurrence
+    // cancelled there), all under the proposal's claim.
+    days_later(&s, 62).await;
+    let pass = run(&s).await;
+    let data = s.app.proposal_data(&identifier, &s.partner).await;
+    assert_eq!(pass.sent, 1, "{pass:?} {}", data["charges"]);
+    let third_txid = txid(&data, 3);
+    s.app
+        .cancel_at_customers_request(&s.partner, &identifier, "Cliente contratou outro seguro")
+        .await;
+    let data = s.app.proposal_data(&identifier, &s.office).await;
+    assert_eq!(data["proposal"]["status"], "CANCELADO");
+    let refunds = data["refunds"].as_array().unwrap();
+    assert_eq!(refunds.len(), 1, "{refunds:?}");
+    assert!(refunds[0]["id"].as_str().unwrap().starts_with('D'), "{refunds:?}");
+    assert!(refunds[0]["amount"].as_i64().unwrap() > 0);
+    assert_eq!(refunds[0]["reason"], "CANCELAMENTO");
+    assert_eq!(charge(&data, 3)["status"], "cancelada");
+    assert_eq!(data["payment"]["pixAutomatico"]["status"], "CANCELADA");
+    let settled = s
+        .app
+        .post_json(&format!("/sandbox/pix/cobr/{third_txid}/pay"), &json!({}))
+        .await;
+    assert_error(settled, StatusCode::BAD_REQUEST, "requisicao_invalida").await;
+    assert_eq!(run(&s).await, Default::default(), "nothing left to send");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn only_an_authorised_psps_notification_is_taken_and_only_its_ids_are_believed() {
+    let s = setup().await;
+    // Without the payer's account: the customer authorises by the QR code (jornada 2).
+    let identifier = signed_pix_sale(&s, None).await;
+    let data = s.app.proposal_data(&identifier, &s.partner).await;
+    let pix = &data["payment"]["pixAutomatico"];
+    assert_eq!(pix["ispb"], Value::Null);
+    assert!(
+        pix["pixCopiaECola"].as_str().unwrap().starts_with("000201"),
+        "an EMV QR code: {pix}"
+    );
+    let id_rec = pix["idRec"].as_str().unwrap().to_owned();
+    let body = json!({"recs": [{"idRec": id_rec, "status": "APROVADA"}]});
+
+    for subject in [None, Some("CN=outro.example,O=Outro,C=BR")] {
+        assert_error(
+            notify(&s, "rec", subject, &body).await,
+            StatusCode::UNAUTHORIZED,
+            "notificacao_pix_nao_autenticada",
+        )
+        .await;
+    }
+    // An authorised PSP claiming an approval the PSP does not hold changes nothing: the
+    // recurrence is read back, and it still awaits its payer.
+    let told = notify(&s, "rec", Some(PSP_SUBJECT), &body).await;
+    assert_eq!(told.status(), StatusCode::OK);
+    assert_eq!(told.json::<Value>().await.unwrap()["data"]["changed"], 0);
+    let data = s.app.proposal_data(&identifier, &s.partner).await;
+    assert_eq!(data["payment"]["pixAutomatico"]["status"], "CRIADA");
+
+    // Refused by the payer: the collection learns it by the notification, once.
+    sandbox(&s, &format!("rec/{id_rec}/reject")).await;
+    let data = s.app.proposal_data(&identifier, &s.partner).await;
+    assert_eq!(data["payment"]["pixAutomatico"]["status"], "REJEITADA");
+    let again = notify(&s, "rec", Some(PSP_SUBJECT), &body).await;
+    assert_eq!(again.json::<Value>().await.unwrap()["data"]["changed"], 0);
+
+    // A charge the service does not know is ignored.
+    let unknown = notify(
+        &s,
+        "cobr",
+        Some(PSP_SUBJECT),
+        &json!({"cobsr": [{"txid": "vendas00000000000000999999cobr"}]}),
+    )
+    .await;
+    assert_eq!(unknown.status(), StatusCode::OK);
+    assert_eq!(unknown.json::<Value>().await.unwrap()["data"]["changed"], 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_payers_account_is_checked_member_by_member() {
+    let s = setup().await;
+    let bad = json!({"ispb": "6070", "agencia": "12345", "conta": "12a"});
+    let refused = s
+        .app
+        .post_json_as("/proposal/create", &s.partner, &pix_body(CPF, Some(bad)))
+        .await;
+    let body = assert_error(refused, StatusCode::BAD_REQUEST, "dados_invalidos").await;
+    let fields: Vec<_> = body["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["field"].as_str().unwrap(), e["code"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            ("pixAutomatico.ispb", "ispb_formato"),
+            ("pixAutomatico.agencia", "agencia_pix_formato"),
+            ("pixAutomatico.conta", "conta_pix_formato"),
+        ]
+    );
+    let not_an_object = s
+        .app
+        .post_json_as("/proposal/create", &s.partner, &pix_body(CPF, Some(json!("60701190"))))
+        .await;
+    assert_error(not_an_object, StatusCode::BAD_REQUEST, "dados_invalidos").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_console_shows_the_recurrence_and_its_charges() {
+    use super::console::{photograph, sign_in, wait_for_text};
+    use fantoccini::Locator;
+
+    let s = setup().await;
+    let identifier = signed_pix_sale(&s, Some(json!({"ispb": "60701190", "conta": "123456"}))).await;
+    let data = s.app.proposal_data(&identifier, &s.partner).await;
+    let id_rec = data["payment"]["pixAutomatico"]["idRec"].as_str().unwrap().to_owned();
+    sandbox(&s, &format!("rec/{id_rec}/approve")).await;
+    let accepted = s
+        .app
+        .change_status(&s.office, &identifier, "APROVADO", "Documentação conferida")
+        .await;
+    assert_eq!(accepted.status(), StatusCode::OK);
+    run(&s).await;
+    let data = s.app.proposal_data(&identifier, &s.partner).await;
+    sandbox(&s, &format!("cobr/{}/fail", txid(&data, 1))).await;
+
+    let (_driver, browser) = black_box_tests::browser::start_browser().await;
+    sign_in(&browser, &s.app).await;
+    wait_for_text(&browser, "#proposal-list tbody", |t| t.contains("APROVADO")).await;
+    browser
+        .find(Locator::Css(&format!("button.open[data-identifier='{identifier}']")))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let recurrence = wait_for_text(&browser, "#pix-recurrence", |t| !t.is_empty()).await;
+    assert!(
+        recurrence.contains(&id_rec) && recurrence.contains("autorizada pelo pagador"),
+        "{recurrence}"
+    );
+    let charges = wait_for_text(&browser, "#charges tbody", |t| !t.is_empty()).await;
+    assert!(
+        charges.contains("PIX AUTOMÁTICO") && charges.contains("falhou") && charges.contains("nova tentativa em"),
+        "{charges}"
+    );
+    browser
+        .execute(
+            "document.getElementById('pix-recurrence').scrollIntoView({block: 'start'}); window.scrollBy(0, -80)",
+            vec![],
+        )
+        .await
+        .unwrap();
+    photograph(&browser, "pix-automatico").await;
+}
