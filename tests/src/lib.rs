@@ -445,9 +445,13 @@ impl TestApp {
     /// Creates a proposal through route 5 with a partner's token and sends it for signature
     /// (route 12); answers its identifier.
     pub async fn sent_proposal(&self, partner_token: &str, cpf: &str) -> String {
-        let created = self
-            .post_json_as("/proposal/create", partner_token, &proposal_body(cpf))
-            .await;
+        self.sent_proposal_of(partner_token, &proposal_body(cpf)).await
+    }
+
+    /// Creates the route 5 proposal `body` with a partner's token and sends it for signature
+    /// (route 12); answers its identifier.
+    pub async fn sent_proposal_of(&self, partner_token: &str, body: &Value) -> String {
+        let created = self.post_json_as("/proposal/create", partner_token, body).await;
         assert_eq!(created.status(), StatusCode::CREATED);
         let created: Value = created.json().await.unwrap();
         let record = &created["document"][0];

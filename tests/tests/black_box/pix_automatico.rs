@@ -38,28 +38,7 @@ fn pix_body(cpf: &str, account: Option<Value>) -> Value {
 
 /// A Pix sale made, sent and signed by every party: its identifier.
 async fn signed_pix_sale(s: &Setup, account: Option<Value>) -> String {
-    let created = s
-        .app
-        .post_json_as("/proposal/create", &s.partner, &pix_body(CPF, account))
-        .await;
-    assert_eq!(
-        created.status(),
-        StatusCode::CREATED,
-        "{}",
-        created.text().await.unwrap()
-    );
-    let created: Value = created.json().await.unwrap();
-    let record = &created["document"][0];
-    let identifier = record["identificador"].as_str().unwrap().to_owned();
-    let sent = s
-        .app
-        .post_json_as(
-            "/signer",
-            &s.partner,
-            &json!({"customerId": record["id_cliente"], "identifier": identifier}),
-        )
-        .await;
-    assert_eq!(sent.status(), StatusCode::OK);
+    let identifier = s.app.sent_proposal_of(&s.partner, &pix_body(CPF, account)).await;
     s.app.sign_as_every_party(&s.office, &identifier).await;
     identifier
 }
@@ -289,8 +268,7 @@ async fn the_payers_account_is_checked_member_by_member() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_console_shows_the_recurrence_and_its_charges() {
-    use super::console::{photograph, sign_in, wait_for_text};
-    use fantoccini::Locator;
+    use super::console::{open_proposal, photograph, sign_in, wait_for_text};
 
     let s = setup().await;
     let identifier = signed_pix_sale(&s, Some(json!({"ispb": "60701190", "conta": "123456"}))).await;
@@ -309,13 +287,7 @@ async fn the_console_shows_the_recurrence_and_its_charges() {
     let (_driver, browser) = black_box_tests::browser::start_browser().await;
     sign_in(&browser, &s.app).await;
     wait_for_text(&browser, "#proposal-list tbody", |t| t.contains("APROVADO")).await;
-    browser
-        .find(Locator::Css(&format!("button.open[data-identifier='{identifier}']")))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    open_proposal(&browser, &identifier).await;
     let recurrence = wait_for_text(&browser, "#pix-recurrence", |t| !t.is_empty()).await;
     assert!(
         recurrence.contains(&id_rec) && recurrence.contains("autorizada pelo pagador"),

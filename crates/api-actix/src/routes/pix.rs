@@ -104,6 +104,45 @@ fn sandbox(state: &AppState) -> Result<(&PixState, &adapters_payment::pix::Sandb
     Ok((pix, sandbox))
 }
 
+/// What the sandbox PSP does on demand: the payer's answer to a recurrence, or their bank's
+/// settling of a charge's scheduled attempt.
+#[derive(Debug, Clone, Copy)]
+enum SandboxMove {
+    Approve,
+    Reject,
+    Pay,
+    Fail,
+}
+
+/// The move on the sandbox PSP, then its notification through the webhooks' use case.
+async fn run_sandbox_move(state: &AppState, id: &str, action: SandboxMove) -> Result<HttpResponse, ApiError> {
+    let (pix, sandbox) = sandbox(state)?;
+    let notification = match action {
+        SandboxMove::Approve => sandbox.approve(id).await,
+        SandboxMove::Reject => sandbox.reject(id).await,
+        SandboxMove::Pay => sandbox.pay(id).await,
+        SandboxMove::Fail => sandbox.fail(id).await,
+    }
+    .map_err(PixCollectionError::from)?;
+    if matches!(action, SandboxMove::Approve | SandboxMove::Reject) {
+        let ids = notified_ids(&notification, "recs", "idRec");
+        let changed = pix.collection.recurrences_notified(&ids).await?;
+        Ok(answer(
+            "Recorrência respondida pelo pagador no PSP sandbox.",
+            ids,
+            changed,
+        ))
+    } else {
+        let txids = notified_ids(&notification, "cobsr", "txid");
+        let changed = pix.collection.charges_notified(&txids).await?;
+        Ok(answer(
+            "Tentativa de cobrança liquidada no PSP sandbox.",
+            txids,
+            changed,
+        ))
+    }
+}
+
 /// `POST /sandbox/pix/rec/{idRec}/{approve|reject}`: the payer's answer to the recurrence.
 pub async fn sandbox_recurrence(
     _operator: SandboxOperator,
@@ -111,20 +150,12 @@ pub async fn sandbox_recurrence(
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
     let (id_rec, action) = path.into_inner();
-    let (pix, sandbox) = sandbox(&state)?;
-    let notification = match action.as_str() {
-        "approve" => sandbox.approve(&id_rec).await,
-        "reject" => sandbox.reject(&id_rec).await,
+    let action = match action.as_str() {
+        "approve" => SandboxMove::Approve,
+        "reject" => SandboxMove::Reject,
         _ => return Err(ApiError::new(ErrorCode::NotFound)),
-    }
-    .map_err(PixCollectionError::from)?;
-    let ids = notified_ids(&notification, "recs", "idRec");
-    let changed = pix.collection.recurrences_notified(&ids).await?;
-    Ok(answer(
-        "Recorrência respondida pelo pagador no PSP sandbox.",
-        ids,
-        changed,
-    ))
+    };
+    run_sandbox_move(&state, &id_rec, action).await
 }
 
 /// `POST /sandbox/pix/cobr/{txid}/{pay|fail}`: the payer's bank settles the charge's scheduled
@@ -135,18 +166,10 @@ pub async fn sandbox_charge(
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
     let (txid, action) = path.into_inner();
-    let (pix, sandbox) = sandbox(&state)?;
-    let notification = match action.as_str() {
-        "pay" => sandbox.pay(&txid).await,
-        "fail" => sandbox.fail(&txid).await,
+    let action = match action.as_str() {
+        "pay" => SandboxMove::Pay,
+        "fail" => SandboxMove::Fail,
         _ => return Err(ApiError::new(ErrorCode::NotFound)),
-    }
-    .map_err(PixCollectionError::from)?;
-    let txids = notified_ids(&notification, "cobsr", "txid");
-    let changed = pix.collection.charges_notified(&txids).await?;
-    Ok(answer(
-        "Tentativa de cobrança liquidada no PSP sandbox.",
-        txids,
-        changed,
-    ))
+    };
+    run_sandbox_move(&state, &txid, action).await
 }

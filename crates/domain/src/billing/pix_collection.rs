@@ -845,4 +845,131 @@ mod tests {
             ]
         );
     }
+
+    fn collection(
+        store: MockPixStore,
+        psp: crate::billing::pix::MockPixPsp,
+        claims: crate::proposals::operations::MockOperationClaims,
+    ) -> PixCollection {
+        PixCollection {
+            store: Arc::new(store),
+            claims: Arc::new(claims),
+            psp: Arc::new(psp),
+            billing: BillingService {
+                store: Arc::new(crate::billing::ports::MockBillingStore::new()),
+                clock: Arc::new(crate::clock::SystemClock),
+            },
+            clock: Arc::new(crate::clock::SystemClock),
+        }
+    }
+
+    fn pending(kind: OperationKind, reason: &str) -> PendingOperation {
+        PendingOperation {
+            id: OperationId::new(),
+            proposal_id: 1,
+            identifier: "p-1".into(),
+            kind,
+            requested_by: PIX_ACTOR.into(),
+            reason: Some(reason.into()),
+            target: None,
+            started_at: Utc::now(),
+            attempts: 0,
+        }
+    }
+
+    fn recurrence(status: RecurrenceStatus) -> Recurrence {
+        Recurrence {
+            id_rec: "RR9999900420261201abcdefghijk".into(),
+            contract: "p-1".into(),
+            status,
+            pix_copia_e_cola: None,
+            confirmation_requests: vec!["SC9999900420261201abcdefghijk".into()],
+            ended_because: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn the_worker_finishes_a_recurrence_left_pending_under_the_same_operation() {
+        let operation = pending(OperationKind::PixRecurrence, "recorrência Pix Automático");
+        let id = operation.id;
+        let mut store = MockPixStore::new();
+        store.expect_enrolment().returning(|_| {
+            Ok(Some(PixEnrolment {
+                proposal_id: 1,
+                identifier: "p-1".into(),
+                status: ProposalStatus::InAnalysis,
+                debtor_cpf: Cpf::parse("52998224725").unwrap(),
+                debtor_name: "Maria da Silva".into(),
+                product_name: "Seguro".into(),
+                amount_cents: 4990,
+                payer: Some(PayerAccount {
+                    ispb: "60701190".into(),
+                    agencia: None,
+                    conta: "123456".into(),
+                }),
+                created_at: Utc::now(),
+                recorded: false,
+            }))
+        });
+        store
+            .expect_record_recurrence()
+            .withf(move |op, proposal, rec, _| *op == id && *proposal == 1 && rec.status == RecurrenceStatus::Criada)
+            .times(1)
+            .returning(|_, _, _, _| Ok(()));
+        let mut psp = crate::billing::pix::MockPixPsp::new();
+        // The client finds the recurrence the dead request made by its contract: one call.
+        psp.expect_create_recurrence()
+            .withf(|asked| asked.contract == "p-1" && asked.retries_allowed)
+            .times(1)
+            .returning(|_| Ok(recurrence(RecurrenceStatus::Criada)));
+        psp.expect_request_confirmation().times(1).returning(|_, _, _, _| {
+            Ok(super::super::pix::ConfirmationRequest {
+                id_solic_rec: "SC9999900420261201abcdefghijk".into(),
+                status: "ENVIADA".into(),
+            })
+        });
+        psp.expect_recurrence()
+            .returning(|_| Ok(recurrence(RecurrenceStatus::Criada)));
+        let claims = crate::proposals::operations::MockOperationClaims::new();
+        let outcome = collection(store, psp, claims).finish_pending(&operation).await;
+        assert_eq!(outcome, Ok(RecoveryOutcome::Finished));
+    }
+
+    #[tokio::test]
+    async fn the_worker_sends_a_charge_left_pending_once_and_ends_one_already_recorded() {
+        let operation = pending(OperationKind::PixCharge, &charge_txid(7));
+        let id = operation.id;
+        let mut store = MockPixStore::new();
+        let unsent = due_charge(ChargeStatus::Open, false, Some(RecurrenceStatus::Aprovada));
+        let sent = due_charge(ChargeStatus::Open, true, Some(RecurrenceStatus::Aprovada));
+        // First read: not sent yet; second: recorded meanwhile.
+        let mut answers = vec![Some(sent), Some(unsent)];
+        store.expect_charge().returning(move |_| Ok(answers.pop().flatten()));
+        store
+            .expect_record_charge()
+            .withf(move |charge, expected, outcome, op, _, _| {
+                *charge == 7
+                    && *expected == ChargeStatus::Open
+                    && matches!(outcome, ChargeOutcome::Sent { attempts: 1, .. })
+                    && *op == Some(id)
+            })
+            .times(1)
+            .returning(|_, _, _, _, _, _| Ok(true));
+        let mut psp = crate::billing::pix::MockPixPsp::new();
+        psp.expect_charge()
+            .withf(|asked| asked.txid == charge_txid(7) && asked.amount_cents == 3500)
+            .times(1)
+            .returning(|_| Ok(at_psp(PixChargeStatus::Ativa, &[AttemptStatus::Agendada], false)));
+        let mut claims = crate::proposals::operations::MockOperationClaims::new();
+        claims
+            .expect_finish()
+            .withf(move |op, _, _| *op == id)
+            .times(1)
+            .returning(|_, _, _| Ok(true));
+        let pix = collection(store, psp, claims);
+        // The request died after the claim: the worker sends it (the PSP answers the one made).
+        assert_eq!(pix.finish_pending(&operation).await, Ok(RecoveryOutcome::Finished));
+        // Recorded meanwhile: the operation is ended, nothing sent again.
+        assert_eq!(pix.finish_pending(&operation).await, Ok(RecoveryOutcome::Finished));
+    }
 }
