@@ -400,6 +400,53 @@ impl PixStore for PgPix {
         rows.into_iter().map(PixChargeDue::try_from).collect()
     }
 
+    async fn to_reconcile(
+        &self,
+        settled_before: Option<NaiveDate>,
+        limit: i64,
+    ) -> Result<(Vec<String>, Vec<String>), StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let recurrences: Vec<String> = match settled_before {
+            Some(_) => Vec::new(),
+            None => recurrences::table
+                .inner_join(crate::schema::proposals::table)
+                .filter(
+                    recurrences::status
+                        .eq_any([RecurrenceStatus::Criada.as_str(), RecurrenceStatus::Aprovada.as_str()]),
+                )
+                .filter(
+                    crate::schema::proposals::status
+                        .eq_any([ProposalStatus::InAnalysis.as_str(), ProposalStatus::Approved.as_str()]),
+                )
+                .order(recurrences::id_proposta)
+                .limit(limit)
+                .select(recurrences::id_rec)
+                .load(&mut conn)
+                .await
+                .map_err(query_error)?,
+        };
+        // The sent charges awaiting their settlement (the index of the unsettled Pix charges).
+        let mut sent = charges::table
+            .filter(charges::metodo.eq(PaymentType::PixAutomatic.as_str()))
+            .filter(charges::status.eq(ChargeStatus::Open.as_str()))
+            .filter(charges::id_externo.is_not_null())
+            .into_boxed();
+        if let Some(day) = settled_before {
+            sent = sent.filter(
+                diesel::dsl::sql::<diesel::sql_types::Bool>("coalesce(proxima_tentativa, vencimento) < ")
+                    .bind::<Date, _>(day),
+            );
+        }
+        let txids: Vec<Option<String>> = sent
+            .order(charges::vencimento)
+            .limit(limit)
+            .select(charges::id_externo)
+            .load(&mut conn)
+            .await
+            .map_err(query_error)?;
+        Ok((recurrences, txids.into_iter().flatten().collect()))
+    }
+
     async fn charge(&self, charge_id: i64) -> Result<Option<PixChargeDue>, StoreError> {
         let mut conn = connection(&self.pool).await?;
         let row: Option<ChargeRow> = diesel::sql_query(format!("{CHARGE} AND c.id = $1"))

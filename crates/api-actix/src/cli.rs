@@ -95,6 +95,11 @@ pub enum Command {
         #[command(subcommand)]
         command: ChargesCommand,
     },
+    /// Pix Automático at the PSP (issue 46).
+    Pix {
+        #[command(subcommand)]
+        command: PixCommand,
+    },
     /// Débito em conta's files for the banks (issue 46).
     Debits {
         #[command(subcommand)]
@@ -225,6 +230,14 @@ pub enum AcceptanceCommand {
     /// by silence (APROVADO, ACEITE_TACITO) where its product says so, and marked overdue
     /// otherwise. Every instance and the worker run it every ACCEPTANCE_CHECK_INTERVAL_MS.
     Sweep,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PixCommand {
+    /// Reads back from the PSP every recurrence not ended and every charge sent and not settled,
+    /// and applies each as a notification would (after notifications were lost): prints what it
+    /// read and mended.
+    Reconcile,
 }
 
 #[derive(Debug, Subcommand)]
@@ -696,6 +709,17 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             }
             Ok(())
         }
+        Command::Pix {
+            command: PixCommand::Reconcile,
+        } => {
+            let config = Config::from_env()?;
+            let done = reconcile_pix(&config).await?;
+            println!(
+                "{} recorrência(s) lida(s), {} corrigida(s); {} cobrança(s) lida(s), {} corrigida(s)",
+                done.recurrences_read, done.recurrences_mended, done.charges_read, done.charges_mended
+            );
+            Ok(())
+        }
         Command::Charges {
             command: ChargesCommand::MarkPaid { file },
         } => {
@@ -1084,13 +1108,25 @@ pub async fn run_billing(config: &Config) -> Result<domain::billing::service::Bi
 /// `sales-api charges run`'s Pix pass: the recurrences not yet created and the Pix charges due
 /// sent or tried again, each under its proposal's claim; `None` where Pix is not offered.
 pub async fn run_pix(config: &Config) -> Result<Option<domain::billing::pix_collection::PixPass>, CliError> {
+    match pix_collection(config).await? {
+        Some(collection) => collection.run().await.map(Some).map_err(failed),
+        None => Ok(None),
+    }
+}
+
+/// `sales-api pix reconcile`: what the service holds of Pix Automático made to agree with the PSP.
+pub async fn reconcile_pix(config: &Config) -> Result<domain::billing::pix_collection::PixReconciliation, CliError> {
+    let collection = pix_collection(config)
+        .await?
+        .ok_or_else(|| failed("Pix Automático não está configurado (PIX_*)"))?;
+    collection.reconcile().await.map_err(failed)
+}
+
+async fn pix_collection(config: &Config) -> Result<Option<domain::billing::pix_collection::PixCollection>, CliError> {
     let pool = build_pool(&pool_settings(config)).map_err(StartupError::from)?;
     let clock = rules_clock_now(config, &pool).await?;
     let claims = std::sync::Arc::new(adapters_postgres::PgOperations::new(pool.clone()));
-    let Some((collection, _)) = crate::app::pix_collection(config, &pool, claims, clock)? else {
-        return Ok(None);
-    };
-    collection.run().await.map(Some).map_err(failed)
+    Ok(crate::app::pix_collection(config, &pool, claims, clock)?.map(|(collection, _)| collection))
 }
 
 /// `sales-api charges mark-paid FILE`: an employer's report of payroll discounts applied, by

@@ -307,3 +307,53 @@ async fn the_console_shows_the_recurrence_and_its_charges() {
         .unwrap();
     photograph(&browser, "pix-automatico").await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn what_the_psp_changed_without_a_notification_is_read_back_by_the_reconciliation() {
+    use adapters_postgres::{PoolSettings, build_pool};
+    let s = setup().await;
+    let identifier = signed_pix_sale(&s, None).await;
+    let data = s.app.proposal_data(&identifier, &s.partner).await;
+    let id_rec = data["payment"]["pixAutomatico"]["idRec"].as_str().unwrap().to_owned();
+    let config = TestApp::config(&s.app.db, &[]);
+    let pool = build_pool(&PoolSettings::new(&s.app.db.url)).unwrap();
+    // The sandbox PSP moved by hand: its notifications are lost.
+    let psp = api_actix::app::pix_psp(&config, &pool, std::sync::Arc::new(domain::clock::SystemClock))
+        .unwrap()
+        .unwrap()
+        .sandbox
+        .unwrap();
+    psp.approve(&id_rec).await.unwrap();
+    let data = s.app.proposal_data(&identifier, &s.partner).await;
+    assert_eq!(
+        data["payment"]["pixAutomatico"]["status"], "CRIADA",
+        "nobody told the service"
+    );
+
+    let done = api_actix::cli::reconcile_pix(&config).await.unwrap();
+    assert_eq!((done.recurrences_read, done.recurrences_mended), (1, 1));
+    let data = s.app.proposal_data(&identifier, &s.partner).await;
+    assert_eq!(data["payment"]["pixAutomatico"]["status"], "APROVADA");
+
+    let accepted = s
+        .app
+        .change_status(&s.office, &identifier, "APROVADO", "Documentação conferida")
+        .await;
+    assert_eq!(accepted.status(), StatusCode::OK);
+    assert_eq!(run(&s).await.sent, 1);
+    let data = s.app.proposal_data(&identifier, &s.partner).await;
+    psp.pay(&txid(&data, 1)).await.unwrap();
+    // Before its due date the billing's pass leaves it to the notification...
+    assert_eq!(run(&s).await.mended, 0);
+    // ...past it, the pass reads the charge back itself.
+    days_later(&s, 11).await;
+    assert_eq!(run(&s).await.mended, 1);
+    let data = s.app.proposal_data(&identifier, &s.partner).await;
+    assert_eq!(charge(&data, 1)["status"], "paga");
+    let again = api_actix::cli::reconcile_pix(&config).await.unwrap();
+    assert_eq!(
+        (again.recurrences_mended, again.charges_read, again.charges_mended),
+        (0, 0, 0),
+        "in agreement: nothing to mend"
+    );
+}

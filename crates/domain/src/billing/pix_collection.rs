@@ -168,6 +168,14 @@ pub trait PixStore: Send + Sync {
     async fn charges_to_send(&self, today: NaiveDate, limit: i64) -> Result<Vec<PixChargeDue>, StoreError>;
     /// One `PIX AUTOMÁTICO` charge.
     async fn charge(&self, charge_id: i64) -> Result<Option<PixChargeDue>, StoreError>;
+    /// What to read back from the PSP to reconcile: the recurrences not ended of sales not
+    /// finished, and the txids of the charges sent and not settled whose settling day is before
+    /// `settled_before` (every such charge with `None`), oldest first, up to `limit` each.
+    async fn to_reconcile(
+        &self,
+        settled_before: Option<NaiveDate>,
+        limit: i64,
+    ) -> Result<(Vec<String>, Vec<String>), StoreError>;
     /// Applies `outcome` to the charge if it is still `expected` (with its event, its contract's
     /// document and, when given, the end of `operation`), in one transaction; `false` when the
     /// charge had moved (another instance, an earlier notification).
@@ -201,6 +209,18 @@ impl From<ClaimError> for PixCollectionError {
     }
 }
 
+/// What a reconciliation read back and mended.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PixReconciliation {
+    pub recurrences_read: usize,
+    pub recurrences_mended: usize,
+    pub charges_read: usize,
+    pub charges_mended: usize,
+}
+
+/// How many objects a reconciliation reads back at most, of each kind.
+const RECONCILE_LIMIT: i64 = 100_000;
+
 /// What a pass over the charges did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PixPass {
@@ -211,6 +231,8 @@ pub struct PixPass {
     pub unsendable: usize,
     /// Left for a later pass (another operation on the proposal, or the PSP did not answer).
     pub deferred: usize,
+    /// Charges past their settling day with no notification, read back and changed.
+    pub mended: usize,
 }
 
 /// What the collection does with one charge on a day.
@@ -416,6 +438,11 @@ impl PixCollection {
             }
         }
         let today = brasilia_day(self.clock.now());
+        match self.reconcile_overdue(today).await {
+            Ok(mended) => pass.mended = mended,
+            Err(PixCollectionError::Store(e)) => return Err(e),
+            Err(error) => tracing::warn!(%error, "overdue Pix charges not read back: the next pass will"),
+        }
         for charge in self.store.charges_to_send(today, PASS_LIMIT).await? {
             let step = step(&charge, today);
             match self.take_step(&charge, &step, None).await {
@@ -589,6 +616,27 @@ impl PixCollection {
             }
         }
         Ok(changed)
+    }
+
+    /// Every recurrence not ended and every charge sent and not settled read back from the PSP and
+    /// applied as if notified (`sales-api pix reconcile`, after notifications were lost): what
+    /// the service holds then agrees with the PSP.
+    #[tracing::instrument(skip_all)]
+    pub async fn reconcile(&self) -> Result<PixReconciliation, PixCollectionError> {
+        let (recurrences, charges) = self.store.to_reconcile(None, RECONCILE_LIMIT).await?;
+        Ok(PixReconciliation {
+            recurrences_read: recurrences.len(),
+            recurrences_mended: self.recurrences_notified(&recurrences).await?,
+            charges_read: charges.len(),
+            charges_mended: self.charges_notified(&charges).await?,
+        })
+    }
+
+    /// The pass's part of it: the charges whose settling day went by without a notification
+    /// (a PSP's notification lost), read back.
+    async fn reconcile_overdue(&self, today: NaiveDate) -> Result<usize, PixCollectionError> {
+        let (_, charges) = self.store.to_reconcile(Some(today), PASS_LIMIT).await?;
+        self.charges_notified(&charges).await
     }
 
     /// The worker's end of an operation whose request died: the same call again (the PSP answers
