@@ -949,6 +949,7 @@ fn payment_services(
             requests: signing.requests.clone(),
             gateway,
             claims: signing.claims.clone(),
+            pix: settlement.pix.clone(),
             clock: regret_clock,
         },
         settlement,

@@ -357,3 +357,36 @@ async fn what_the_psp_changed_without_a_notification_is_read_back_by_the_reconci
         "in agreement: nothing to mend"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_withdrawn_pix_sale_leaves_nothing_for_the_psp_to_collect() {
+    let s = setup().await;
+    let identifier = signed_pix_sale(&s, Some(json!({"ispb": "60701190", "conta": "123456"}))).await;
+    let data = s.app.proposal_data(&identifier, &s.partner).await;
+    let id_rec = data["payment"]["pixAutomatico"]["idRec"].as_str().unwrap().to_owned();
+    sandbox(&s, &format!("rec/{id_rec}/approve")).await;
+
+    let withdrawn = s
+        .app
+        .post_json_as(
+            &format!("/proposal/{identifier}/withdraw"),
+            &s.partner,
+            &json!({"reason": "Cliente desistiu"}),
+        )
+        .await;
+    assert_eq!(
+        withdrawn.status(),
+        StatusCode::OK,
+        "{}",
+        withdrawn.text().await.unwrap()
+    );
+    let data = s.app.proposal_data(&identifier, &s.partner).await;
+    assert_eq!(data["proposal"]["status"], "CANCELADO");
+    assert_eq!(data["payment"]["pixAutomatico"]["status"], "CANCELADA");
+    // The PSP refuses the payer's answer to a recurrence that has ended.
+    let late = s
+        .app
+        .post_json(&format!("/sandbox/pix/rec/{id_rec}/approve"), &json!({}))
+        .await;
+    assert_error(late, StatusCode::BAD_REQUEST, "requisicao_invalida").await;
+}

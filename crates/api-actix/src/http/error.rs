@@ -566,6 +566,13 @@ impl From<WithdrawalError> for ApiError {
                     "A plataforma de pagamento falhou; a proposta não mudou. Tente novamente: nenhum reembolso é feito duas vezes.",
                 )
             }
+            WithdrawalError::Pix(e) => {
+                tracing::warn!(error = %e, "Pix PSP failed during a withdrawal");
+                ApiError::with_message(
+                    ErrorCode::PixPspUnavailable,
+                    "O PSP do Pix falhou ao encerrar a recorrência; a proposta não mudou. Tente novamente: nada é feito duas vezes.",
+                )
+            }
             WithdrawalError::Store(e) => e.into(),
         }
     }

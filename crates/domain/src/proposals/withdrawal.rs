@@ -74,6 +74,9 @@ pub enum WithdrawalError {
     OperationInProgress { kind: OperationKind },
     #[error(transparent)]
     Payment(#[from] PaymentError),
+    /// The PSP failed to stop a Pix contract's collection: nothing was recorded.
+    #[error(transparent)]
+    Pix(#[from] crate::billing::pix::PixError),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -94,6 +97,9 @@ pub struct WithdrawalService {
     pub requests: Arc<dyn CustomerRequestStore>,
     pub gateway: Arc<dyn PaymentGateway>,
     pub claims: Arc<dyn OperationClaims>,
+    /// A Pix contract's collection, stopped at the PSP by the withdrawal; `None` where no PSP is
+    /// configured.
+    pub pix: Option<crate::billing::pix_collection::PixRefunds>,
     /// The clock the 7 days are judged by (in development, one the sandbox can move forward).
     pub clock: Arc<dyn Clock>,
 }
@@ -186,6 +192,17 @@ impl WithdrawalService {
             }
             None => (Vec::new(), None),
         };
+        // A Pix contract: the PSP debits nothing more (its sent charges and its recurrence
+        // cancelled there), as the subscription is cancelled.
+        let pix_stopped = match &self.pix {
+            Some(pix) => match pix.stop_collecting(proposal_id).await {
+                Ok(recurrence) => recurrence.map(|r| (pix, r)),
+                Err(crate::billing::pix_collection::PixCollectionError::Psp(e)) => return Err(e.into()),
+                Err(crate::billing::pix_collection::PixCollectionError::Store(e)) => return Err(e.into()),
+                Err(crate::billing::pix_collection::PixCollectionError::NotPix) => None,
+            },
+            None => None,
+        };
         let now = self.clock.now();
         let change = StatusChange {
             proposal_id,
@@ -208,12 +225,17 @@ impl WithdrawalService {
             .record_withdrawal(&change, &request, &refunds, subscription)
             .await
         {
-            Ok((event, protocol)) => Ok(Withdrawal {
-                identifier: identifier.to_owned(),
-                protocol,
-                event,
-                refunds,
-            }),
+            Ok((event, protocol)) => {
+                if let Some((pix, recurrence)) = &pix_stopped {
+                    pix.record_stopped(recurrence, by, now).await;
+                }
+                Ok(Withdrawal {
+                    identifier: identifier.to_owned(),
+                    protocol,
+                    event,
+                    refunds,
+                })
+            }
             Err(ChangeStatusError::Conflict { current }) => Err(WithdrawalError::NotWithdrawable { status: current }),
             Err(ChangeStatusError::Busy { kind }) => Err(WithdrawalError::OperationInProgress { kind }),
             Err(ChangeStatusError::OperationEnded) => Err(WithdrawalError::OperationInProgress {
@@ -378,6 +400,7 @@ mod tests {
                 requests: Arc::new(requests),
                 gateway: Arc::new(gateway),
                 claims: Arc::new(crate::proposals::operations::accepting_claims()),
+                pix: None,
                 clock: Arc::new(crate::clock::SystemClock),
             }
         }
