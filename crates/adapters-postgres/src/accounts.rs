@@ -3,6 +3,7 @@
 use crate::pool::{PgPool, connection, query_error};
 use crate::prepared::prepared;
 use crate::schema::{partners, representatives, signin_throttle, user_applications, users};
+use crate::sessions::SESSIONS_CHANNEL;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -287,6 +288,27 @@ impl UserAdministration for PgAccounts {
                 .execute(conn)
                 .await?;
             insert_applications(conn, id, applications).await?;
+            Ok::<_, DieselError>(Ok(()))
+        })
+        .await
+        .map_err(query_error)?
+    }
+
+    async fn pin_version<'a>(&self, email: &Email, version: Option<&'a str>) -> Result<(), AdministerUserError> {
+        let mut conn = connection(&self.pool).await?;
+        conn.transaction(async |conn| {
+            let changed = diesel::update(users::table.filter(users::email.eq(email.as_str())))
+                .set((users::api_version.eq(version), users::updated_at.eq(Utc::now())))
+                .execute(conn)
+                .await?;
+            if changed == 0 {
+                return Ok(Err(AdministerUserError::NotFound));
+            }
+            // Every instance drops its kept answers of "does this session hold?", which carry the
+            // pin: the user's next request reads the new one, its sessions go on.
+            diesel::sql_query(format!("SELECT pg_notify('{SESSIONS_CHANNEL}', '')"))
+                .execute(conn)
+                .await?;
             Ok::<_, DieselError>(Ok(()))
         })
         .await

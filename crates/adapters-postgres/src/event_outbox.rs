@@ -38,7 +38,8 @@ macro_rules! queued_text {
         concat!(
             "queued AS ( \
              INSERT INTO hook_deliveries (subscription_id, proposal_event_id, message_id, event_type, body, next_attempt_at) \
-             SELECT s.id, {evento}, ", $crate::event_outbox::message_id!(), ", {tipo}, {corpo}, now() \
+             SELECT s.id, {evento}, ", $crate::event_outbox::message_id!(), ", {tipo}, \
+                    coalesce({corpos_anteriores}::jsonb ->> s.api_version, {corpo}), now() \
              FROM hook_subscriptions s, ", $source, " \
              WHERE s.status = {ativo} AND s.deleted_at IS NULL AND {tipo} = ANY (s.events) \
                AND (s.owner_application = {backoffice} \
@@ -60,8 +61,16 @@ pub(crate) enum QueuedFor {
 
 /// `queued`: the deliveries of one event, one per active subscription that asked for its kind and
 /// whose owner may see the proposal (the back office's always; a partner's for its own flow; the
-/// shop's for the shop's).
-pub(crate) fn queued_deliveries<'a>(for_: QueuedFor, kind: EventKind, body: &'a str, audience: Audience) -> Part<'a> {
+/// shop's for the shop's). A subscription of an older contract version that reads the event
+/// otherwise gets its version's body from `older_bodies` ([`older_bodies`]); every other gets
+/// `body`.
+pub(crate) fn queued_deliveries<'a>(
+    for_: QueuedFor,
+    kind: EventKind,
+    body: &'a str,
+    older_bodies: &'a str,
+    audience: Audience,
+) -> Part<'a> {
     let (sql, event) = match for_ {
         QueuedFor::CreatedProposal => (queued_text!("proposal"), None),
         QueuedFor::Event(event) => (queued_text!("(SELECT 1) AS one"), event),
@@ -70,6 +79,7 @@ pub(crate) fn queued_deliveries<'a>(for_: QueuedFor, kind: EventKind, body: &'a 
         .value("evento", event)
         .value("tipo", kind.as_str())
         .value("corpo", body)
+        .value("corpos_anteriores", older_bodies)
         .value("id_parceiro", audience.partner)
         .value("loja", audience.shop)
         .value("ativo", HookStatus::Active.as_str())
@@ -77,6 +87,24 @@ pub(crate) fn queued_deliveries<'a>(for_: QueuedFor, kind: EventKind, body: &'a 
         .value("parceiro", Application::Partner.as_str())
         .value("ecommerce", Application::Ecommerce.as_str())
 }
+
+/// The bodies of an event for the contract versions that read it otherwise than the newest
+/// `body`: a JSON object of version → body text, `{}` for nearly every event (one a version reads
+/// alike is never parsed).
+pub(crate) fn older_bodies(kind: EventKind, body: &str) -> String {
+    let older = contract_versions::event_bodies_of_older_versions(kind.as_str(), body);
+    if older.is_empty() {
+        return NO_OLDER_BODIES.to_owned();
+    }
+    let by_version: serde_json::Map<String, serde_json::Value> = older
+        .into_iter()
+        .map(|(version, text)| (version.as_str().to_owned(), serde_json::Value::String(text)))
+        .collect();
+    serde_json::Value::Object(by_version).to_string()
+}
+
+/// The event every version reads alike (route 5's `PROPOSTA_CRIADA`, whose status is `NOVO`).
+pub(crate) const NO_OLDER_BODIES: &str = "{}";
 
 /// A relation of one row whose evaluation sends the `NOTIFY` (at commit) only when `queued` queued
 /// something: a statement joins it to send the wake-up with its own result.
@@ -237,12 +265,14 @@ pub(crate) async fn queue(
     body: &str,
     audience: Audience,
 ) -> QueryResult<()> {
+    let older = older_bodies(kind, body);
     Composed::new()
         .text("WITH ")
         .part(queued_deliveries(
             QueuedFor::Event(status_event_id),
             kind,
             body,
+            &older,
             audience,
         ))
         .text(NOTIFY_IF_QUEUED)

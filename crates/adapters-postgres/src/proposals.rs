@@ -3,7 +3,7 @@
 
 use crate::composed::{Composed, Part};
 use crate::customers::address;
-use crate::event_outbox::{Audience, QueuedFor, queued_deliveries};
+use crate::event_outbox::{Audience, NO_OLDER_BODIES, QueuedFor, queued_deliveries};
 use crate::list_statement::{NameHasWord, Older, WithPageLimit};
 use crate::person_columns::{new_copy, refreshed_copies, registration};
 use crate::pool::{PgPool, connection, is_blocked_person, query_error};
@@ -135,6 +135,7 @@ pub fn create_statement<'a>(p: &'a NewProposal, identifier: &'a str, created_eve
             QueuedFor::CreatedProposal,
             EventKind::ProposalCreated,
             created_event,
+            NO_OLDER_BODIES,
             audience,
         ))
         // The wake-up is sent after the commit (`event_outbox::Wakeups`), not inside it.

@@ -252,6 +252,7 @@ diesel::table! {
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
         deleted_at -> Nullable<Timestamptz>,
+        api_version -> Text,
     }
 }
 
@@ -872,6 +873,7 @@ diesel::table! {
         updated_at -> Timestamptz,
         credentials_epoch -> Int4,
         disabled_at -> Nullable<Timestamptz>,
+        api_version -> Nullable<Text>,
     }
 }
 

@@ -17,7 +17,7 @@ use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::auth::model::{NewSession, RefreshTokenRecord, RotateOutcome, SessionId};
-use domain::auth::ports::{SessionRegistry, SessionStore};
+use domain::auth::ports::{SessionHolding, SessionRegistry, SessionStore};
 use domain::store::StoreError;
 use quick_cache::sync::Cache;
 use std::sync::Arc;
@@ -38,21 +38,27 @@ impl PgSessions {
 }
 
 /// Whether the session holds: not ended, its user not disabled and its credentials of the
-/// generation the session opened under.
-async fn session_holds(conn: &mut diesel_async::AsyncPgConnection, session: SessionId) -> Result<bool, DieselError> {
-    let holds: Option<bool> = sessions::table
+/// generation the session opened under; and, when it holds, its user's pinned version.
+async fn session_holding(
+    conn: &mut diesel_async::AsyncPgConnection,
+    session: SessionId,
+) -> Result<Option<SessionHolding>, DieselError> {
+    let row: Option<(bool, Option<String>)> = sessions::table
         .inner_join(users::table)
         .filter(sessions::id.eq(session))
-        .select(
+        .select((
             sessions::ended_at
                 .is_null()
                 .and(users::disabled_at.is_null())
                 .and(sessions::credentials_epoch.eq(users::credentials_epoch)),
-        )
+            users::api_version,
+        ))
         .first(conn)
         .await
         .optional()?;
-    Ok(holds.unwrap_or(false))
+    Ok(row
+        .filter(|(holds, _)| *holds)
+        .map(|(_, pinned_version)| SessionHolding { pinned_version }))
 }
 
 #[async_trait]
@@ -105,7 +111,7 @@ impl SessionStore for PgSessions {
             // session holds is read after the token is spent: an end committed at any moment
             // around this is seen here or, later, by every check of the new tokens, which carry
             // the same session.
-            if session != next.session_id || !session_holds(conn, session).await? {
+            if session != next.session_id || session_holding(conn, session).await?.is_none() {
                 return Ok(RotateOutcome::Invalid);
             }
             insert_refresh_token(conn, next).await?;
@@ -183,21 +189,21 @@ async fn end_session(
 
 #[async_trait]
 impl SessionRegistry for PgSessions {
-    async fn is_active(&self, session: SessionId) -> Result<bool, StoreError> {
+    async fn holding(&self, session: SessionId) -> Result<Option<SessionHolding>, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        session_holds(&mut conn, session).await.map_err(query_error)
+        session_holding(&mut conn, session).await.map_err(query_error)
     }
 }
 
 /// `PgSessions`' answers to "does this session hold?" kept in memory until a session ends or a
-/// user's credentials move on anywhere. An ended session never holds again, so only a "holds"
-/// can go stale, and the notification that makes it so drops everything.
+/// user's credentials or pinned version move on anywhere. An ended session never holds again, so
+/// only a "holds" can go stale, and the notification that makes it so drops everything.
 #[derive(Clone)]
 pub struct CachedSessions {
     store: PgSessions,
     freshness: Arc<Freshness>,
-    /// Session → (generation read in, holds).
-    answers: Arc<Cache<SessionId, (u64, bool)>>,
+    /// Session → (generation read in, what it holds if it holds).
+    answers: Arc<Cache<SessionId, (u64, Option<SessionHolding>)>>,
 }
 
 impl CachedSessions {
@@ -225,7 +231,7 @@ impl CachedSessions {
 
 #[async_trait]
 impl SessionRegistry for CachedSessions {
-    async fn is_active(&self, session: SessionId) -> Result<bool, StoreError> {
+    async fn holding(&self, session: SessionId) -> Result<Option<SessionHolding>, StoreError> {
         let read_in = self.freshness.current();
         if let Some(generation) = read_in
             && let Some((stored_in, holds)) = self.answers.get(&session)
@@ -233,12 +239,12 @@ impl SessionRegistry for CachedSessions {
         {
             return Ok(holds);
         }
-        let holds = self.store.is_active(session).await?;
+        let holds = self.store.holding(session).await?;
         // Kept only if nothing moved on while it was read.
         if let Some(generation) = read_in
             && self.freshness.current() == Some(generation)
         {
-            self.answers.insert(session, (generation, holds));
+            self.answers.insert(session, (generation, holds.clone()));
         }
         Ok(holds)
     }

@@ -4,6 +4,7 @@
 use crate::config::Config;
 use crate::deployment::{self, Environment};
 use crate::http::body_deadline::{self, BodyReadTimeout, limit_body_read_time};
+use crate::http::contract_version::contract_version;
 use crate::http::error::{ApiError, ErrorCode};
 use crate::http::middleware::{RequestSpan, envelope_plain_errors, observe};
 use crate::http::rate_limit::rate_limit;
@@ -1270,6 +1271,7 @@ impl Application {
                 .app_data(web::QueryConfig::default().error_handler(query_error))
                 .wrap(from_fn(read_your_writes))
                 .wrap(from_fn(rate_limit))
+                .wrap(from_fn(contract_version))
                 .wrap(from_fn(limit_body_read_time))
                 .wrap(cors(&origins))
                 .wrap(ErrorHandlers::new().default_handler(envelope_plain_errors))

@@ -8,6 +8,7 @@ use crate::security::jwt::generate_key_pair;
 use crate::security::password::BcryptHasher;
 use adapters_postgres::{PgAccounts, PgHooks, ResealReport, build_pool, migrations, seed};
 use clap::{Parser, Subcommand};
+use contract_versions::ApiVersion;
 use domain::acceptance::service::AcceptanceService;
 use domain::acceptance::{AcceptancePolicy, SweepReport};
 use domain::users::{AdministerUserError, AdministerUsers, CreateUser, CreateUserError, NewUserInput};
@@ -73,8 +74,12 @@ pub enum Command {
         command: CheckCommand,
     },
     /// Prints the OpenAPI document the service serves at /openapi.json (docs/openapi.json is
-    /// this output, kept by a test).
-    Openapi,
+    /// this output, kept by a test); with --version, that contract version's
+    /// (docs/openapi/VERSION.json, served at /openapi.json?version=VERSION).
+    Openapi {
+        #[arg(long)]
+        version: Option<String>,
+    },
     /// Compares stored state with the outside services'.
     Reconcile {
         #[command(subcommand)]
@@ -381,6 +386,18 @@ pub enum UserCommand {
         #[arg(long = "application", required = true)]
         applications: Vec<String>,
     },
+    /// Pins a user's credential to a contract version (2026-11-21, 2026-11-29, 2026-12-01): its
+    /// requests that send no Sales-Version read it from the next one on; its sessions go on.
+    Version {
+        #[arg(long)]
+        email: String,
+        /// The version; without it, --unpin.
+        #[arg(long, required_unless_present = "unpin", conflicts_with = "unpin")]
+        version: Option<String>,
+        /// Back to never pinned (2026-11-29).
+        #[arg(long)]
+        unpin: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -592,6 +609,26 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
                 "aplicações de {email}: {}; suas sessões foram encerradas",
                 applications.join(",")
             );
+            Ok(())
+        }
+        Command::User {
+            command: UserCommand::Version { email, version, .. },
+        } => {
+            let version = version
+                .map(|name| ApiVersion::parse(&name))
+                .transpose()
+                .map_err(|unknown| CliError::Failed(unknown.to_string()))?;
+            administer_users()?
+                .pin_version(&email, version.map(ApiVersion::as_str))
+                .await
+                .map_err(describe_administration)?;
+            match version {
+                Some(version) => println!("{email} fixado na versão {version} do contrato"),
+                None => println!(
+                    "{email} sem versão fixada: lê {} quando não envia Sales-Version",
+                    ApiVersion::UNPINNED
+                ),
+            }
             Ok(())
         }
         Command::Config {
@@ -844,8 +881,12 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             }
             Ok(())
         }
-        Command::Openapi => {
-            println!("{}", crate::routes::docs::document_text());
+        Command::Openapi { version } => {
+            let version = match version {
+                Some(name) => ApiVersion::parse(&name).map_err(|unknown| CliError::Failed(unknown.to_string()))?,
+                None => ApiVersion::NEWEST,
+            };
+            println!("{}", crate::routes::docs::document_text_of(version));
             Ok(())
         }
         Command::Reconcile {

@@ -10,6 +10,7 @@ mod catalog;
 mod certificates;
 mod consents;
 mod console;
+mod contract_versions;
 mod customer_privacy;
 mod customers;
 mod debits;

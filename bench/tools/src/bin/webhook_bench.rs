@@ -161,6 +161,7 @@ async fn main() {
     )
     .create(
         &NewSubscription {
+            contract_version: "2026-11-29".into(),
             uuid: uuid::Uuid::new_v4(),
             owner: HookOwner::BackOffice,
             created_by: "bench".into(),

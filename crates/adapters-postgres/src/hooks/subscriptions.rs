@@ -249,6 +249,7 @@ impl HookStore for PgHooks {
                 diesel::insert_into(subs::table)
                     .values((
                         subs::uuid.eq(new.uuid),
+                        subs::api_version.eq(&new.contract_version),
                         subs::owner_application.eq(application),
                         subs::partner_id.eq(partner_id),
                         subs::created_by.eq(&new.created_by),

@@ -56,6 +56,7 @@ async fn store() -> (TestDatabase, PgPool, PgHooks) {
 fn new_subscription(owner: HookOwner) -> NewSubscription {
     NewSubscription {
         uuid: Uuid::new_v4(),
+        contract_version: "2026-11-29".into(),
         owner,
         created_by: "teste@demo.com.br".into(),
         endpoint: "https://example.com/hooks".into(),

@@ -1,10 +1,12 @@
 //! Who is calling: the bearer token's principal, and the caller's network address.
 
+use crate::http::contract_version::pinned;
 use crate::http::error::{ApiError, ErrorCode};
 use crate::state::AppState;
 use actix_web::dev::Payload;
 use actix_web::http::header;
 use actix_web::{FromRequest, HttpMessage, HttpRequest, web};
+use contract_versions::ApiVersion;
 use domain::auth::model::Principal;
 use domain::values::Application;
 use futures_util::future::LocalBoxFuture;
@@ -12,11 +14,20 @@ use ipnet::IpNet;
 use std::future::{Ready, ready};
 use std::net::IpAddr;
 
-/// A caller with a valid access token whose session holds. Missing, malformed, expired, badly
-/// signed, `alg: none` and refresh tokens all answer 401 `nao_autenticado`; a token of a session
-/// that is over (signed out, password reset, user disabled or changed) 401 `sessao_encerrada`.
+/// A caller with a valid access token whose session holds, and the contract version its user is
+/// pinned to. Missing, malformed, expired, badly signed, `alg: none` and refresh tokens all answer
+/// 401 `nao_autenticado`; a token of a session that is over (signed out, password reset, user
+/// disabled or changed) 401 `sessao_encerrada`.
 #[derive(Debug, Clone)]
-pub struct AuthenticatedUser(pub Principal);
+pub struct AuthenticatedUser(pub Principal, pub Option<ApiVersion>);
+
+impl AuthenticatedUser {
+    /// The caller a token names, kept on the request so that its answer is in the caller's version.
+    pub async fn identify(state: &AppState, token: &str) -> Result<Self, ApiError> {
+        let (principal, holding) = state.authenticator.identify(token).await?;
+        Ok(AuthenticatedUser(principal, pinned(holding.pinned_version.as_deref())))
+    }
+}
 
 impl AuthenticatedUser {
     /// 403 unless the token's application is one of `allowed`.
@@ -50,12 +61,14 @@ impl FromRequest for AuthenticatedUser {
         }
         let state = req.app_data::<web::Data<AppState>>().cloned();
         let token = bearer(req).map(str::to_owned);
+        let request = req.clone();
         Box::pin(async move {
             let state = state.ok_or_else(|| ApiError::new(ErrorCode::Internal))?;
             let token = token.ok_or_else(|| ApiError::new(ErrorCode::Unauthorized))?;
-            let principal = state.authenticator.authenticate(&token).await?;
-            tracing::Span::current().record("user_id", principal.user_id);
-            Ok(AuthenticatedUser(principal))
+            let user = AuthenticatedUser::identify(&state, &token).await?;
+            tracing::Span::current().record("user_id", user.0.user_id);
+            request.extensions_mut().insert(user.clone());
+            Ok(user)
         })
     }
 }
@@ -171,12 +184,15 @@ mod tests {
 
     #[test]
     fn a_token_outside_the_routes_applications_is_forbidden() {
-        let user = AuthenticatedUser(Principal {
-            user_id: 1,
-            email: "ana@exemplo.com.br".into(),
-            application: Application::Partner,
-            session_id: uuid::Uuid::nil(),
-        });
+        let user = AuthenticatedUser(
+            Principal {
+                user_id: 1,
+                email: "ana@exemplo.com.br".into(),
+                application: Application::Partner,
+                session_id: uuid::Uuid::nil(),
+            },
+            None,
+        );
         assert!(user.require(&[Application::Partner, Application::BackOffice]).is_ok());
         let refused = user.require(&[Application::BackOffice]).unwrap_err();
         assert_eq!(refused.code, ErrorCode::Forbidden);

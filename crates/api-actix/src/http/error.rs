@@ -60,6 +60,7 @@ macro_rules! error_codes {
 error_codes! {
     ValidationFailed => ("dados_invalidos", BAD_REQUEST, "Dados inválidos: verifique os campos indicados em errors."),
     BadRequest => ("requisicao_invalida", BAD_REQUEST, "Requisição inválida."),
+    UnknownVersion => ("versao_desconhecida", BAD_REQUEST, "Versão do contrato desconhecida em Sales-Version."),
     MalformedBody => ("corpo_malformado", UNPROCESSABLE_ENTITY, "Corpo da requisição malformado: envie um objeto JSON válido."),
     UnsupportedMediaType => ("tipo_conteudo_invalido", UNSUPPORTED_MEDIA_TYPE, "Content-Type deve ser application/json."),
     BodyTimeout => ("corpo_atrasado", REQUEST_TIMEOUT, "O corpo da requisição não chegou a tempo: envie-o de uma vez."),

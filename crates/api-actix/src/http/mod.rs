@@ -4,6 +4,7 @@ pub mod auth;
 pub mod body;
 pub mod body_deadline;
 pub mod callback;
+pub mod contract_version;
 pub mod envelope;
 pub mod error;
 pub mod html;

@@ -58,15 +58,15 @@ pub async fn rate_limit(
         return next.call(request).await.map(ServiceResponse::map_into_boxed_body);
     }
     let signed_in = match bearer(request.request()) {
-        Some(token) => state.authenticator.authenticate(token).await.ok(),
+        Some(token) => AuthenticatedUser::identify(&state, token).await.ok(),
         None => None,
     };
     let subject = match &signed_in {
-        Some(principal) => Some(RateSubject::User(principal.user_id)),
+        Some(user) => Some(RateSubject::User(user.0.user_id)),
         None => client_address(request.request(), &state.trusted_proxies).map(RateSubject::Address),
     };
-    if let Some(principal) = signed_in {
-        request.extensions_mut().insert(AuthenticatedUser(principal));
+    if let Some(user) = signed_in {
+        request.extensions_mut().insert(user);
     }
     let Some(subject) = subject else {
         return next.call(request).await.map(ServiceResponse::map_into_boxed_body);

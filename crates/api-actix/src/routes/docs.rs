@@ -2,9 +2,11 @@
 //! `/openapi.json`, and a plain HTML page at `/docs` rendered here from the same document, so that
 //! it works offline with no script or asset from elsewhere.
 
+use crate::http::contract_version::{SALES_VERSION, version_of};
 use crate::http::error::ErrorCode;
 use crate::http::html::escape;
 use actix_web::HttpResponse;
+use contract_versions::ApiVersion;
 use domain::hooks::payload::{
     ChargeChangedEvent, PaymentChangedEvent, PendingAnsweredEvent, PendingOpenedEvent, ProposalCreatedEvent,
     ProposalSentEvent, SignatureRecordedEvent, StatusChangeEvent, TestEvent,
@@ -114,6 +116,19 @@ pub struct ApiDoc;
 /// `code` enumerated from the error table, and the events delivered to subscribers under
 /// `webhooks` (OpenAPI 3.1). Built once: it never changes while the process runs.
 pub fn document() -> &'static Value {
+    document_of(ApiVersion::NEWEST)
+}
+
+/// The document of one contract version: the newest passed through the changes after it
+/// (`contract_versions`), its `info` naming the version. Built once per version.
+pub fn document_of(version: ApiVersion) -> &'static Value {
+    static DOCUMENTS: [OnceLock<Value>; ApiVersion::ALL.len()] = [const { OnceLock::new() }; ApiVersion::ALL.len()];
+    let index = ApiVersion::ALL.iter().position(|v| *v == version).unwrap_or(0);
+    DOCUMENTS[index].get_or_init(|| contract_versions::document_for(version, newest()))
+}
+
+/// The newest document as the routes and the domain's types declare it.
+fn newest() -> &'static Value {
     static DOCUMENT: OnceLock<Value> = OnceLock::new();
     DOCUMENT.get_or_init(|| {
         let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or_default();
@@ -130,7 +145,12 @@ pub fn document() -> &'static Value {
 
 /// The document as `docs/openapi.json` keeps it: indented, members in the generator's order.
 pub fn document_text() -> String {
-    serde_json::to_string_pretty(document()).unwrap_or_default()
+    document_text_of(ApiVersion::NEWEST)
+}
+
+/// One version's document as `docs/openapi/{version}.json` keeps it.
+pub fn document_text_of(version: ApiVersion) -> String {
+    serde_json::to_string_pretty(document_of(version)).unwrap_or_default()
 }
 
 /// The `POST`s wrapped by `http::idempotency` (those that create something).
@@ -510,9 +530,35 @@ fn webhooks() -> Value {
         .into()
 }
 
-/// The OpenAPI document.
-pub async fn openapi_json() -> HttpResponse {
-    HttpResponse::Ok().json(document())
+/// `GET /openapi.json?version=…`: the document of the version asked for by the query, else by
+/// `Sales-Version`, else the newest.
+#[derive(Debug, serde::Deserialize)]
+pub struct DocumentQuery {
+    version: Option<String>,
+}
+
+/// The OpenAPI document of one version (the newest unless asked), naming it in `Sales-Version`.
+pub async fn openapi_json(
+    request: actix_web::HttpRequest,
+    query: actix_web::web::Query<DocumentQuery>,
+) -> Result<HttpResponse, crate::http::error::ApiError> {
+    let version = match query.into_inner().version {
+        Some(name) => ApiVersion::parse(&name).map_err(|unknown| {
+            crate::http::error::ApiError::with_message(
+                ErrorCode::UnknownVersion,
+                format!(
+                    "Versão do contrato desconhecida em version: {:?}. As conhecidas são {}.",
+                    unknown.given,
+                    ApiVersion::known()
+                ),
+            )
+        })?,
+        None if request.headers().contains_key(SALES_VERSION) => version_of(&request),
+        None => ApiVersion::NEWEST,
+    };
+    Ok(HttpResponse::Ok()
+        .insert_header((SALES_VERSION, version.as_str()))
+        .json(document_of(version)))
 }
 
 /// A readable page of the same document, with nothing loaded from elsewhere.

@@ -3,6 +3,7 @@
 
 use crate::http::auth::AuthenticatedUser;
 use crate::http::body::Body;
+use crate::http::contract_version::version_of;
 use crate::http::envelope::Envelope;
 use crate::http::error::{ApiError, ErrorCode};
 use crate::http::idempotency::idempotent;
@@ -12,7 +13,7 @@ use crate::routes::schemas::envelope_doc;
 use crate::routes::schemas::{ErrorEnvelope, MessageEnvelope};
 use crate::state::AppState;
 use actix_web::middleware::from_fn;
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use domain::hooks::bodies::{HookBody, HookPatchBody, ReplayBody, wait_for_outcome};
 use domain::hooks::{Delivery, DeliveryPage, Subscription};
 use serde::Serialize;
@@ -47,10 +48,16 @@ fn one_hook(message: &str, subscription: Subscription) -> HttpResponse {
     ))]
 pub async fn create(
     state: web::Data<AppState>,
+    request: HttpRequest,
     user: AuthenticatedUser,
     body: Body<HookBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let subscription = state.hooks.create(&user.0, body.into_inner().read()?).await?;
+    // The subscription's events are delivered in the version this request reads.
+    let version = version_of(&request);
+    let subscription = state
+        .hooks
+        .create(&user.0, body.into_inner().read()?, version.as_str())
+        .await?;
     Ok(one_hook("Assinatura de eventos criada.", subscription))
 }
 

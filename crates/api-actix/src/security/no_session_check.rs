@@ -3,14 +3,14 @@
 
 use async_trait::async_trait;
 use domain::auth::model::SessionId;
-use domain::auth::ports::SessionRegistry;
+use domain::auth::ports::{SessionHolding, SessionRegistry};
 use domain::store::StoreError;
 
 pub struct NoSessionCheck;
 
 #[async_trait]
 impl SessionRegistry for NoSessionCheck {
-    async fn is_active(&self, _session: SessionId) -> Result<bool, StoreError> {
-        Ok(true)
+    async fn holding(&self, _session: SessionId) -> Result<Option<SessionHolding>, StoreError> {
+        Ok(Some(SessionHolding::default()))
     }
 }

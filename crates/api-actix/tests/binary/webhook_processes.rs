@@ -88,6 +88,7 @@ async fn world(n: i64, receiver: &MockServer) -> World {
     .create(
         &NewSubscription {
             uuid: Uuid::new_v4(),
+            contract_version: "2026-11-29".into(),
             owner: HookOwner::BackOffice,
             created_by: "teste".into(),
             endpoint: format!("{}/eventos", receiver.uri()),

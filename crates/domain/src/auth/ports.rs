@@ -83,9 +83,22 @@ pub trait SessionStore: Send + Sync {
 #[cfg_attr(feature = "mock", mockall::automock)]
 #[async_trait]
 pub trait SessionRegistry: Send + Sync {
-    /// False once the session ended, its user's credentials changed, or the user was disabled
-    /// (and for an id never opened).
-    async fn is_active(&self, session: SessionId) -> Result<bool, StoreError>;
+    /// `None` once the session ended, its user's credentials changed, or the user was disabled
+    /// (and for an id never opened); otherwise what the session's user carries with it.
+    async fn holding(&self, session: SessionId) -> Result<Option<SessionHolding>, StoreError>;
+
+    /// Whether the session holds.
+    async fn is_active(&self, session: SessionId) -> Result<bool, StoreError> {
+        Ok(self.holding(session).await?.is_some())
+    }
+}
+
+/// What a session that holds brings to each request besides its principal.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionHolding {
+    /// The contract version the user is pinned to (`users.api_version`), read by requests that
+    /// name none; `None` for a user never pinned. Its name is the HTTP edge's to check.
+    pub pinned_version: Option<String>,
 }
 
 /// Whether every counter of an attempt admitted it.

@@ -3,8 +3,8 @@
 use crate::auth::model::{NewSession, Principal, RotateOutcome, SessionId, ThrottleKey, TokenPair, UserAccount};
 use crate::auth::password::Password;
 use crate::auth::ports::{
-    Admission, HashError, PasswordHasher, SessionRegistry, SessionStore, SignInThrottle, TokenError, TokenService,
-    UserRepository,
+    Admission, HashError, PasswordHasher, SessionHolding, SessionRegistry, SessionStore, SignInThrottle, TokenError,
+    TokenService, UserRepository,
 };
 use crate::auth::throttle::ThrottlePolicy;
 use crate::auth::throttle::Tier;
@@ -90,14 +90,18 @@ pub struct Authenticator {
 
 impl Authenticator {
     pub async fn authenticate(&self, token: &str) -> Result<Principal, AuthenticationError> {
+        self.identify(token).await.map(|(principal, _)| principal)
+    }
+
+    /// The token's principal and what its session holds (the user's pinned contract version).
+    pub async fn identify(&self, token: &str) -> Result<(Principal, SessionHolding), AuthenticationError> {
         let principal = self
             .tokens
             .verify_access(token)
             .map_err(|_| AuthenticationError::InvalidToken)?;
-        if self.sessions.is_active(principal.session_id).await? {
-            Ok(principal)
-        } else {
-            Err(AuthenticationError::SessionEnded)
+        match self.sessions.holding(principal.session_id).await? {
+            Some(holding) => Ok((principal, holding)),
+            None => Err(AuthenticationError::SessionEnded),
         }
     }
 }

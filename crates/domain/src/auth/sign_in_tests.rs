@@ -362,9 +362,15 @@ fn authenticator(valid: bool, active: Result<bool, StoreError>) -> Authenticator
     });
     let mut sessions = MockSessionRegistry::new();
     sessions
-        .expect_is_active()
+        .expect_holding()
         .withf(|id| *id == Uuid::from_u128(5))
-        .returning(move |_| active.clone());
+        .returning(move |_| {
+            active.clone().map(|holds| {
+                holds.then(|| SessionHolding {
+                    pinned_version: Some("2026-12-01".into()),
+                })
+            })
+        });
     Authenticator {
         tokens: Arc::new(tokens),
         sessions: Arc::new(sessions),
@@ -384,6 +390,12 @@ async fn a_token_opens_only_while_its_session_holds() {
     assert_eq!(
         authenticator(false, Ok(true)).authenticate("t").await,
         Err(AuthenticationError::InvalidToken)
+    );
+    let (_, holding) = authenticator(true, Ok(true)).identify("t").await.unwrap();
+    assert_eq!(
+        holding.pinned_version.as_deref(),
+        Some("2026-12-01"),
+        "the user's pin comes along"
     );
     let down = StoreError::Unavailable("fora".into());
     assert_eq!(

@@ -65,6 +65,8 @@ pub struct HookPatch {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewSubscription {
     pub uuid: Uuid,
+    /// The contract version its events are delivered in: the one its creating request read.
+    pub contract_version: String,
     pub owner: HookOwner,
     pub created_by: String,
     pub endpoint: String,

@@ -69,11 +69,19 @@ impl HookService {
     }
 
     /// Route 17. An event kind named twice is kept once.
-    pub async fn create(&self, principal: &Principal, request: HookRequest) -> Result<Subscription, HookError> {
+    /// `contract_version` is the version the request reads (the HTTP edge's to resolve): the
+    /// subscription's events are delivered in it.
+    pub async fn create(
+        &self,
+        principal: &Principal,
+        request: HookRequest,
+        contract_version: &str,
+    ) -> Result<Subscription, HookError> {
         let owner = self.owner(principal).await?;
         self.check_endpoint(&request.endpoint).await?;
         let new = NewSubscription {
             uuid: Uuid::new_v4(),
+            contract_version: contract_version.to_owned(),
             owner,
             created_by: principal.email.clone(),
             endpoint: request.endpoint.as_str().to_owned(),

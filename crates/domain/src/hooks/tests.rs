@@ -91,7 +91,7 @@ async fn an_owner_at_its_subscription_limit_is_told_the_limit() {
     let mut store = MockHookStore::new();
     store.expect_create().returning(|_, _| Ok(None));
     let result = service(store, allow_all())
-        .create(&principal(Application::Partner), request())
+        .create(&principal(Application::Partner), request(), "2026-11-29")
         .await;
     assert!(matches!(result, Err(HookError::AtLimit { max: 20 })), "{result:?}");
 }
@@ -115,7 +115,7 @@ async fn a_partner_users_subscription_belongs_to_its_partner_with_a_generated_se
             }))
         });
     let created = service(store, allow_all())
-        .create(&principal(Application::Partner), request())
+        .create(&principal(Application::Partner), request(), "2026-11-29")
         .await
         .unwrap();
     assert_eq!(created.owner, HookOwner::Partner { partner_id: 42 });
@@ -151,7 +151,7 @@ async fn an_endpoint_the_guard_refuses_is_a_field_error_and_nothing_is_stored() 
     let mut store = MockHookStore::new();
     store.expect_create().never();
     let Err(HookError::Invalid(v)) = service(store, guard)
-        .create(&principal(Application::BackOffice), request())
+        .create(&principal(Application::BackOffice), request(), "2026-11-29")
         .await
     else {
         panic!("expected a validation failure");

@@ -6,7 +6,7 @@ use crate::customers::{AddressData, CustomerData, CustomerSnapshot, Seller};
 use crate::stamp::ChangeStamp;
 pub use crate::values::Flow;
 use crate::values::{BankAccount, PartyStatus, PaymentType, ProposalStatus, SheetType, ShippingType};
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Utc};
 
 /// How a standard proposal is paid, with the fields each way needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -231,14 +231,4 @@ pub struct PaymentView {
     pub ispb: Option<String>,
     /// Who changed it last, and when it was made and changed.
     pub stamp: ChangeStamp,
-}
-
-/// Route 7 shows the birth date as text: kept here so the format is one decision.
-pub fn birthday_text(date: NaiveDate) -> String {
-    // The form JavaScript's Date.prototype.toString gives for a UTC midnight, which is what the
-    // partner systems built on the spec's sample read.
-    format!(
-        "{} 00:00:00 GMT+0000 (Coordinated Universal Time)",
-        date.format("%a %b %d %Y")
-    )
 }

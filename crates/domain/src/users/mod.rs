@@ -128,6 +128,9 @@ pub trait UserAdministration: Send + Sync {
     /// tokens name applications it may no longer use). `NoPartner` when PARCEIRO is asked for a
     /// user that represents no partner.
     async fn set_applications(&self, email: &Email, applications: &[Application]) -> Result<(), AdministerUserError>;
+    /// Pins the user's credential to a contract version (`None`: never pinned again), read by its
+    /// requests that name none on every instance from its next request on; its sessions go on.
+    async fn pin_version<'a>(&self, email: &Email, version: Option<&'a str>) -> Result<(), AdministerUserError>;
 }
 
 /// The operator's changes to users (`sales-api user disable`, `sales-api user update`).
@@ -155,6 +158,17 @@ impl AdministerUsers {
             return Err(AdministerUserError::Invalid(Violations::new()));
         };
         self.store.set_applications(&email, &applications).await
+    }
+
+    /// `version` is a contract version's name the caller has checked (the HTTP edge knows them).
+    pub async fn pin_version(&self, email: &str, version: Option<&str>) -> Result<(), AdministerUserError> {
+        let mut v = Violations::new();
+        let email = v.check("email", Email::parse(email));
+        v.into_result().map_err(AdministerUserError::Invalid)?;
+        let Some(email) = email else {
+            return Err(AdministerUserError::Invalid(Violations::new()));
+        };
+        self.store.pin_version(&email, version).await
     }
 }
 

@@ -7,6 +7,7 @@ mod analyst_queue;
 mod anonymisation;
 mod certificates;
 mod charges;
+mod contract_versions;
 mod customer_requests;
 mod customers_per_seller;
 mod debit_revocation;

@@ -3,7 +3,7 @@
 
 use super::{cell_phone, iso, landline};
 use domain::customers::{AddressView, CustomerRecord};
-use domain::proposals::model::{ProposalCustomer, birthday_text};
+use domain::proposals::model::ProposalCustomer;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -93,7 +93,8 @@ pub struct CustomerView {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mother_name: Option<String>,
     pub cpf: String,
-    /// A textual date-time, as the spec shows it (not ISO 8601).
+    /// The birth date, ISO 8601 (`1990-05-01`). Versions before 2026-12-01 read the spec's text.
+    #[schema(format = Date, example = "1990-05-01")]
     pub birthday: String,
     pub gender: String,
     pub marital_status: Option<String>,
@@ -111,8 +112,9 @@ pub struct CustomerView {
     pub medication_description: Option<String>,
     pub cep: Option<String>,
     pub street: Option<String>,
-    /// The address number when it is numeric; `null` for `S/N` and the like.
-    pub number: Option<i64>,
+    /// The address number as it was sent (`123`, `123A`, `S/N`). Versions before 2026-12-01 read
+    /// an integer, or `null` when the text is not one.
+    pub number: Option<String>,
     pub neighborhood: Option<String>,
     pub city: Option<String>,
     pub state: Option<String>,
@@ -131,7 +133,7 @@ impl CustomerView {
             social_name: person.social_name,
             mother_name: person.mother_name,
             cpf: person.cpf,
-            birthday: birthday_text(person.birth_date),
+            birthday: person.birth_date.format("%Y-%m-%d").to_string(),
             gender: person.gender.as_str().to_owned(),
             marital_status: person.marital_status.map(|m| m.as_str().to_owned()),
             nationality: person.nationality,
@@ -148,7 +150,7 @@ impl CustomerView {
             medication_description: person.medication_description,
             cep: address.map(|a| a.cep.clone()),
             street: address.map(|a| a.street.clone()),
-            number: address.and_then(|a| a.number.parse().ok()),
+            number: address.map(|a| a.number.clone()),
             neighborhood: address.map(|a| a.neighborhood.clone()),
             city: address.map(|a| a.city.clone()),
             state: address.map(|a| a.state.clone()),

@@ -1,0 +1,138 @@
+//! The contract version of each request (`Sales-Version`, issue 49): the one the request names,
+//! else the one pinned to the caller's credential, else the version of a credential never pinned.
+//! Handlers write the newest shapes; an answer an older version reads otherwise is turned into
+//! that version's shape here, by the changes of `contract_versions`, and every answer names the
+//! version it is in.
+
+use crate::http::auth::AuthenticatedUser;
+use crate::http::error::{ApiError, ErrorCode};
+use crate::routes::docs;
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{CONTENT_TYPE, HeaderName, HeaderValue};
+use actix_web::middleware::Next;
+use actix_web::{Error, HttpMessage, HttpRequest, ResponseError};
+use contract_versions::{AnswerShapes, ApiVersion};
+use std::sync::OnceLock;
+
+/// The header a request names its version in, and every answer says its version in.
+pub const SALES_VERSION: HeaderName = HeaderName::from_static("sales-version");
+
+/// The version the request named, if it named one (kept on the request by [`contract_version`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct RequestedVersion(ApiVersion);
+
+/// Where each change applies in each answer, read once from the newest document.
+fn shapes() -> &'static AnswerShapes {
+    static SHAPES: OnceLock<AnswerShapes> = OnceLock::new();
+    SHAPES.get_or_init(|| AnswerShapes::from_document(docs::document()))
+}
+
+/// The version `request` reads: named, pinned to its caller, or that of a credential never pinned.
+pub fn version_of(request: &HttpRequest) -> ApiVersion {
+    let extensions = request.extensions();
+    if let Some(RequestedVersion(named)) = extensions.get::<RequestedVersion>() {
+        return *named;
+    }
+    extensions
+        .get::<AuthenticatedUser>()
+        .and_then(|user| user.1)
+        .unwrap_or(ApiVersion::UNPINNED)
+}
+
+/// A stored pin as a version. A name this binary does not know (pinned by a newer one during a
+/// rolling deploy) reads the newest this binary has, the nearest to what was asked for.
+pub fn pinned(name: Option<&str>) -> Option<ApiVersion> {
+    name.map(|name| ApiVersion::parse(name).unwrap_or(ApiVersion::NEWEST))
+}
+
+/// Reads `Sales-Version` (400 `versao_desconhecida` naming the known ones when it names none),
+/// then answers in the request's version.
+pub async fn contract_version(
+    request: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, Error> {
+    if let Some(value) = request.headers().get(&SALES_VERSION) {
+        match value.to_str().ok().map(ApiVersion::parse) {
+            Some(Ok(named)) => {
+                request.extensions_mut().insert(RequestedVersion(named));
+            }
+            refused => {
+                let given = match refused {
+                    Some(Err(unknown)) => unknown.given,
+                    _ => String::from_utf8_lossy(value.as_bytes()).into_owned(),
+                };
+                let error = ApiError::with_message(
+                    ErrorCode::UnknownVersion,
+                    format!(
+                        "Versão do contrato desconhecida em Sales-Version: {given:?}. As conhecidas são {}.",
+                        ApiVersion::known()
+                    ),
+                );
+                let mut response = request.into_response(error.error_response());
+                name_version(response.headers_mut(), ApiVersion::UNPINNED);
+                return Ok(response);
+            }
+        }
+    }
+    let response = next.call(request).await?.map_into_boxed_body();
+    let version = version_of(response.request());
+    let differs = version != ApiVersion::NEWEST && is_json(&response) && {
+        let route = response.request().match_pattern();
+        let method = response.request().method().as_str();
+        route
+            .as_deref()
+            .is_some_and(|route| shapes().differs(version, method, route, response.status().as_u16()))
+    };
+    let mut response = if differs {
+        in_version(response, version).await?
+    } else {
+        response
+    };
+    name_version(response.headers_mut(), version);
+    Ok(response)
+}
+
+/// Says the answer's version, unless its handler already did (the OpenAPI document of a version
+/// asked for by its query).
+fn name_version(headers: &mut actix_web::http::header::HeaderMap, version: ApiVersion) {
+    if !headers.contains_key(SALES_VERSION) {
+        headers.insert(SALES_VERSION, HeaderValue::from_static(version.as_str()));
+    }
+}
+
+fn is_json(response: &ServiceResponse<BoxBody>) -> bool {
+    response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"))
+}
+
+/// The answer's newest body turned into `version`'s. A body that does not read as JSON (none of
+/// ours) goes out as it was.
+async fn in_version(
+    response: ServiceResponse<BoxBody>,
+    version: ApiVersion,
+) -> Result<ServiceResponse<BoxBody>, Error> {
+    let (request, response) = response.into_parts();
+    let (head, body) = response.into_parts();
+    let bytes = actix_web::body::to_bytes(body)
+        .await
+        .map_err(|_| Error::from(ApiError::new(ErrorCode::Internal)))?;
+    let rewritten = match serde_json::from_slice::<serde_json::Value>(&bytes) {
+        Ok(mut value) => {
+            let route = request.match_pattern().unwrap_or_default();
+            shapes().downgrade(
+                version,
+                request.method().as_str(),
+                &route,
+                head.status().as_u16(),
+                &mut value,
+            );
+            serde_json::to_vec(&value).map_or(bytes, Into::into)
+        }
+        Err(_) => bytes,
+    };
+    Ok(ServiceResponse::new(request, head.set_body(BoxBody::new(rewritten))))
+}

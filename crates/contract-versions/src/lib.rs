@@ -1,0 +1,280 @@
+//! The dated versions of the HTTP contract (Stripe's model): every answer names its version in
+//! `Sales-Version`, a caller asks for one or gets the one pinned to its credential, and the
+//! handlers and the domain write only the newest. Each breaking change is one module of
+//! [`changes`] that turns the newest value into the previous version's; an older version's
+//! answers, events and OpenAPI document are the newest passed through the changes after it.
+
+pub mod changes;
+pub mod paths;
+mod version;
+
+pub use version::{ApiVersion, UnknownVersion};
+
+use changes::{CHANGES, Change, undone_for};
+use paths::{Path, Step, each_at, occurrences};
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// The answer an operation gives: its method (lower case, as OpenAPI writes it), its path
+/// template (`/proposal/byIdentifier/{identificador}`) and its status.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct AnswerKey {
+    method: String,
+    path: String,
+    status: u16,
+}
+
+/// The changes that apply to one answer, each with the paths of its values there.
+type AppliedChanges = Vec<(&'static dyn Change, Vec<Path>)>;
+
+/// Where each change applies in each answer, found once from the newest document.
+#[derive(Default)]
+pub struct AnswerShapes {
+    by_answer: HashMap<AnswerKey, AppliedChanges>,
+}
+
+impl std::fmt::Debug for AnswerShapes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AnswerShapes")
+            .field("answers", &self.by_answer.len())
+            .finish()
+    }
+}
+
+impl AnswerShapes {
+    /// Reads every operation's JSON answers in the newest `doc`.
+    pub fn from_document(doc: &Value) -> Self {
+        let mut by_answer: HashMap<AnswerKey, AppliedChanges> = HashMap::new();
+        let operations = doc
+            .get("paths")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .flat_map(|(path, item)| {
+                item.as_object()
+                    .into_iter()
+                    .flatten()
+                    .map(move |(method, operation)| (path, method, operation))
+            });
+        for (path, method, operation) in operations {
+            let answers = operation
+                .get("responses")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten();
+            for (status, answer) in answers {
+                let (Ok(status), Some(schema)) = (
+                    status.parse::<u16>(),
+                    answer.pointer("/content/application~1json/schema"),
+                ) else {
+                    continue;
+                };
+                for change in CHANGES {
+                    let found = targets_in(doc, schema, *change);
+                    if found.is_empty() {
+                        continue;
+                    }
+                    by_answer
+                        .entry(AnswerKey {
+                            method: method.to_ascii_lowercase(),
+                            path: path.clone(),
+                            status,
+                        })
+                        .or_default()
+                        .push((*change, found));
+                }
+            }
+        }
+        Self { by_answer }
+    }
+
+    /// Whether a caller of `version` reads this answer differently from the newest: when not, its
+    /// body goes out as written, never parsed.
+    pub fn differs(&self, version: ApiVersion, method: &str, path: &str, status: u16) -> bool {
+        self.changes_of(method, path, status)
+            .is_some_and(|changes| changes.iter().any(|(c, _)| c.introduced_in() > version))
+    }
+
+    /// Turns the newest `body` of this answer into `version`'s shape.
+    pub fn downgrade(&self, version: ApiVersion, method: &str, path: &str, status: u16, body: &mut Value) {
+        let Some(changes) = self.changes_of(method, path, status) else {
+            return;
+        };
+        for change in undone_for(version) {
+            for (_, paths) in changes.iter().filter(|(c, _)| same(*c, change)) {
+                for path in paths {
+                    each_at(body, path, &mut |value| change.downgrade(value));
+                }
+            }
+        }
+    }
+
+    fn changes_of(&self, method: &str, path: &str, status: u16) -> Option<&AppliedChanges> {
+        self.by_answer.get(&AnswerKey {
+            method: method.to_ascii_lowercase(),
+            path: path.to_owned(),
+            status,
+        })
+    }
+}
+
+/// The paths of a change's targets inside an instance of `schema`.
+fn targets_in(doc: &Value, schema: &Value, change: &dyn Change) -> Vec<Path> {
+    let mut found = Vec::new();
+    for target in change.answer_targets() {
+        for mut path in occurrences(doc, schema, target.schema) {
+            if let Some(member) = target.member {
+                path.push(Step::Member(member.to_owned()));
+            }
+            if !found.contains(&path) {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+/// Whether two references name the same change (each is one static value).
+fn same(a: &dyn Change, b: &dyn Change) -> bool {
+    a.name() == b.name()
+}
+
+/// Whether an event of `kind` reads differently for some older version than the newest.
+pub fn event_may_differ(kind: &str) -> bool {
+    CHANGES
+        .iter()
+        .any(|change| change.event_targets().iter().any(|t| t.kind == kind))
+}
+
+/// The event body (the newest, as queued) as a subscription of `version` receives it.
+pub fn downgrade_event(version: ApiVersion, kind: &str, body: &mut Value) {
+    for change in undone_for(version) {
+        for target in change.event_targets().iter().filter(|t| t.kind == kind) {
+            let path: Path = target.path.iter().map(|m| Step::Member((*m).to_owned())).collect();
+            each_at(body, &path, &mut |value| change.downgrade(value));
+        }
+    }
+}
+
+/// The bodies of one event for each older version whose body differs from the newest `body`
+/// (text as queued): (version, text). Empty for nearly every event, which every version reads
+/// alike.
+pub fn event_bodies_of_older_versions(kind: &str, body: &str) -> Vec<(ApiVersion, String)> {
+    if !event_may_differ(kind) {
+        return Vec::new();
+    }
+    let Ok(newest) = serde_json::from_str::<Value>(body) else {
+        return Vec::new();
+    };
+    let mut bodies = Vec::new();
+    for version in ApiVersion::ALL.into_iter().filter(|v| *v < ApiVersion::NEWEST) {
+        let mut older = newest.clone();
+        downgrade_event(version, kind, &mut older);
+        if older != newest {
+            bodies.push((version, older.to_string()));
+        }
+    }
+    bodies
+}
+
+/// The OpenAPI document of `version`: the newest passed through every change after it, its
+/// `info` naming the version.
+pub fn document_for(version: ApiVersion, newest: &Value) -> Value {
+    let mut doc = newest.clone();
+    for change in undone_for(version) {
+        change.document(&mut doc);
+    }
+    if let Some(info) = doc.get_mut("info").and_then(Value::as_object_mut) {
+        info.insert("x-sales-version".to_owned(), Value::from(version.as_str()));
+    }
+    doc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A document with route 7's shape in small: a status and a customer.
+    fn doc() -> Value {
+        json!({
+            "info": {"title": "t", "version": "1"},
+            "paths": {"/proposal/{id}": {"get": {"responses": {
+                "200": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Detail"}}}},
+                "404": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+            }}}},
+            "components": {"schemas": {
+                "ProposalStatus": {"type": "string", "enum": ["NOVO", "CANCELADO", "EXPIRADO"]},
+                "CustomerView": {"type": "object", "properties": {"birthday": {"type": "string", "format": "date"}, "number": {"type": ["string", "null"]}}},
+                "Detail": {"type": "object", "properties": {"data": {"type": "object", "properties": {
+                    "proposal": {"type": "object", "properties": {"status": {"$ref": "#/components/schemas/ProposalStatus"}}},
+                    "customer": {"$ref": "#/components/schemas/CustomerView"}
+                }}}},
+                "Error": {"type": "object", "properties": {"code": {"type": "string"}}}
+            }}
+        })
+    }
+
+    fn detail() -> Value {
+        json!({"data": {"proposal": {"status": "EXPIRADO"}, "customer": {"birthday": "1990-05-01", "number": "S/N"}}})
+    }
+
+    #[test]
+    fn each_version_reads_the_same_answer_in_its_own_shape() {
+        let shapes = AnswerShapes::from_document(&doc());
+        let read = |version| {
+            let mut body = detail();
+            shapes.downgrade(version, "GET", "/proposal/{id}", 200, &mut body);
+            body
+        };
+        assert_eq!(read(ApiVersion::V2026_12_01), detail());
+        assert_eq!(
+            read(ApiVersion::V2026_11_29),
+            json!({"data": {"proposal": {"status": "EXPIRADO"}, "customer": {
+                "birthday": "Tue May 01 1990 00:00:00 GMT+0000 (Coordinated Universal Time)", "number": null}}})
+        );
+        assert_eq!(read(ApiVersion::V2026_11_21)["data"]["proposal"]["status"], "CANCELADO");
+    }
+
+    #[test]
+    fn an_answer_no_change_touches_is_known_not_to_differ() {
+        let shapes = AnswerShapes::from_document(&doc());
+        assert!(shapes.differs(ApiVersion::V2026_11_29, "get", "/proposal/{id}", 200));
+        assert!(!shapes.differs(ApiVersion::V2026_12_01, "get", "/proposal/{id}", 200));
+        assert!(!shapes.differs(ApiVersion::V2026_11_21, "get", "/proposal/{id}", 404));
+        assert!(!shapes.differs(ApiVersion::V2026_11_21, "get", "/elsewhere", 200));
+    }
+
+    #[test]
+    fn an_events_body_differs_only_for_the_versions_that_read_it_otherwise() {
+        let body = json!({"type": "ALTERAÇÃO_STATUS", "data": {"statusAnterior": "AGUARDANDO ASSINATURA", "statusAtual": "EXPIRADO"}}).to_string();
+        let older = event_bodies_of_older_versions("ALTERAÇÃO_STATUS", &body);
+        assert_eq!(older.len(), 1, "{older:?}");
+        assert_eq!(older[0].0, ApiVersion::V2026_11_21);
+        let read: Value = serde_json::from_str(&older[0].1).unwrap_or_default();
+        assert_eq!(read["data"]["statusAtual"], "CANCELADO");
+        assert_eq!(read["data"]["statusAnterior"], "AGUARDANDO ASSINATURA");
+        let cancelled = body.replace("EXPIRADO", "CANCELADO");
+        assert!(event_bodies_of_older_versions("ALTERAÇÃO_STATUS", &cancelled).is_empty());
+        assert!(event_bodies_of_older_versions("TESTE", &body).is_empty());
+    }
+
+    #[test]
+    fn an_older_document_declares_the_older_shapes_and_names_its_version() {
+        let newest = doc();
+        let oldest = document_for(ApiVersion::V2026_11_21, &newest);
+        assert_eq!(oldest["info"]["x-sales-version"], "2026-11-21");
+        assert_eq!(
+            oldest["components"]["schemas"]["ProposalStatus"]["enum"],
+            json!(["NOVO", "CANCELADO"])
+        );
+        assert_eq!(
+            oldest["components"]["schemas"]["CustomerView"]["properties"]["number"]["type"],
+            json!(["integer", "null"])
+        );
+        assert_eq!(
+            document_for(ApiVersion::NEWEST, &newest)["components"],
+            newest["components"]
+        );
+    }
+}

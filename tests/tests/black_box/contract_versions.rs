@@ -1,0 +1,281 @@
+//! Dated contract versions (issue 49): every answer names its version in `Sales-Version`, a
+//! request may name one (an unknown one is refused naming the known ones), a credential may be
+//! pinned to one, and the same proposal and the same event read in each version's shape.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use super::hooks::{receiver, requests};
+use black_box_tests::{StatusCode, TestApp, assert_error, proposal_body};
+use serde_json::{Value, json};
+use std::time::Duration;
+
+const PARTNER: &str = "11222333000181";
+const VERSION: &str = "sales-version";
+
+fn version_of(response: &reqwest::Response) -> String {
+    response
+        .headers()
+        .get(VERSION)
+        .unwrap_or_else(|| panic!("no Sales-Version on {} {}", response.status(), response.url()))
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// Route 7 as `token` reads it, in `version` (none: the caller's own).
+async fn detail(app: &TestApp, identifier: &str, token: &str, version: Option<&str>) -> (String, Value) {
+    let mut request = app
+        .client
+        .get(app.url(&format!("/proposal/byIdentifier/{identifier}")))
+        .bearer_auth(token);
+    if let Some(version) = version {
+        request = request.header(VERSION, version);
+    }
+    let response = request.send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let named = version_of(&response);
+    (named, response.json::<Value>().await.unwrap()["data"].clone())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_answer_names_its_version_successes_errors_and_public_routes_alike() {
+    let app = TestApp::spawn().await;
+    app.seed_catalog().await;
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await;
+    let answers = [
+        app.get("/health/live", None).await,
+        app.get("/rota/que/nao/existe", None).await,
+        app.get("/hooks", None).await,
+        app.get("/hooks", Some(&partner)).await,
+        app.post_json_as("/proposal/create", &partner, &json!({})).await,
+        app.get("/docs", None).await,
+    ];
+    for answer in &answers {
+        assert_eq!(version_of(answer), "2026-11-29", "{}", answer.url());
+    }
+    assert_eq!(answers[1].status(), StatusCode::NOT_FOUND);
+    assert_eq!(answers[4].status(), StatusCode::BAD_REQUEST);
+    for version in ["2026-11-21", "2026-11-29", "2026-12-01"] {
+        let named = app
+            .client
+            .get(app.url("/hooks"))
+            .bearer_auth(&partner)
+            .header(VERSION, version)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(named.status(), StatusCode::OK);
+        assert_eq!(version_of(&named), version);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unknown_version_is_refused_naming_the_known_ones_and_nothing_is_written() {
+    let app = TestApp::spawn().await;
+    app.seed_catalog().await;
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await;
+    for sent in ["2025-01-01", "latest", ""] {
+        let response = app
+            .client
+            .post(app.url("/proposal/create"))
+            .bearer_auth(&partner)
+            .header(VERSION, sent)
+            .json(&proposal_body("12345678909"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(version_of(&response), "2026-11-29");
+        let body = assert_error(response, StatusCode::BAD_REQUEST, "versao_desconhecida").await;
+        let message = body["message"].as_str().unwrap();
+        assert!(message.contains("Sales-Version"), "{message}");
+        assert!(message.contains("2026-11-21, 2026-11-29, 2026-12-01"), "{message}");
+    }
+    assert_eq!(app.count("SELECT count(*) AS n FROM proposals").await, 0);
+    let document = app.get("/openapi.json?version=2020-01-01", None).await;
+    assert_error(document, StatusCode::BAD_REQUEST, "versao_desconhecida").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_proposal_reads_in_each_versions_shape_and_a_pinned_credential_reads_its_own() {
+    let app = TestApp::spawn().await;
+    app.seed_catalog().await;
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await;
+    let mut body = proposal_body("12345678909");
+    body["address"]["number"] = json!("123A");
+    let created = app.post_json_as("/proposal/create", &partner, &body).await;
+    assert_eq!(created.status(), StatusCode::CREATED);
+    let identifier = created.json::<Value>().await.unwrap()["document"][0]["identificador"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    // Never pinned: the shapes the service always served.
+    let (named, old) = detail(&app, &identifier, &partner, None).await;
+    assert_eq!(named, "2026-11-29");
+    assert_eq!(
+        old["customer"]["birthday"],
+        "Tue May 15 1990 00:00:00 GMT+0000 (Coordinated Universal Time)"
+    );
+    assert_eq!(old["customer"]["number"], Value::Null);
+    // The newest, asked for: an ISO date and the number as sent.
+    let (named, new) = detail(&app, &identifier, &partner, Some("2026-12-01")).await;
+    assert_eq!(named, "2026-12-01");
+    assert_eq!(new["customer"]["birthday"], "1990-05-15");
+    assert_eq!(new["customer"]["number"], "123A");
+    // Everything else reads alike.
+    let (mut a, mut b) = (old.clone(), new.clone());
+    for member in ["birthday", "number"] {
+        a["customer"].as_object_mut().unwrap().remove(member);
+        b["customer"].as_object_mut().unwrap().remove(member);
+    }
+    assert_eq!(a, b);
+
+    // Pinned to the newest, the credential reads it without asking; a request still chooses.
+    app.user_administration()
+        .pin_version("rep@demo.com.br", Some("2026-12-01"))
+        .await
+        .unwrap();
+    // Every instance hears of the pin through PostgreSQL: read until it arrives.
+    let (named, pinned) = read_until(&app, &identifier, &partner, "2026-12-01").await;
+    assert_eq!(
+        (named.as_str(), &pinned["customer"]["number"]),
+        ("2026-12-01", &json!("123A"))
+    );
+    let (named, asked) = detail(&app, &identifier, &partner, Some("2026-11-29")).await;
+    assert_eq!(
+        (named.as_str(), &asked["customer"]["number"]),
+        ("2026-11-29", &Value::Null)
+    );
+    // Unpinned again, the session going on all along.
+    app.user_administration()
+        .pin_version("rep@demo.com.br", None)
+        .await
+        .unwrap();
+    let (named, _) = read_until(&app, &identifier, &partner, "2026-11-29").await;
+    assert_eq!(named, "2026-11-29");
+}
+
+/// Route 7 in the caller's own version, read until that version is `expected` (5 s at most).
+async fn read_until(app: &TestApp, identifier: &str, token: &str, expected: &str) -> (String, Value) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let (named, data) = detail(app, identifier, token, None).await;
+        if named == expected || std::time::Instant::now() > deadline {
+            return (named, data);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_expired_proposal_and_its_event_read_as_cancelled_in_the_first_released_version() {
+    let app = TestApp::spawn_with(&[
+        ("SIGNATURE_EXPIRY_INTERVAL_MS", "100"),
+        ("HOOKS_ALLOWED_CIDRS", "127.0.0.0/8"),
+        ("HOOKS_POLL_INTERVAL_MS", "200"),
+    ])
+    .await;
+    app.seed_catalog().await;
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await;
+    let office = app.token_for("bo@demo.com.br", "BACKOFFICE", "").await;
+    // One subscription made under release 0.1.0's version, one never naming any.
+    let (first_released, unpinned) = (receiver(200).await, receiver(200).await);
+    for (server, version) in [(&first_released, Some("2026-11-21")), (&unpinned, None)] {
+        let mut request = app
+            .client
+            .post(app.url("/hooks"))
+            .bearer_auth(&office)
+            .json(&json!({"events": ["ALTERAÇÃO_STATUS"], "endpoint": server.uri(), "status": "ATIVO"}));
+        if let Some(version) = version {
+            request = request.header(VERSION, version);
+        }
+        assert_eq!(request.send().await.unwrap().status(), StatusCode::OK);
+    }
+    let identifier = app.sent_proposal(&partner, "12345678909").await;
+    app.sql("UPDATE signatures SET prazo_em = now() - interval '1 minute'")
+        .await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    while app
+        .count("SELECT count(*) AS n FROM proposals WHERE status = 'EXPIRADO'")
+        .await
+        < 1
+    {
+        assert!(std::time::Instant::now() < deadline, "the proposal did not expire");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    let (_, seen) = detail(&app, &identifier, &office, Some("2026-11-21")).await;
+    assert_eq!(seen["proposal"]["status"], "CANCELADO");
+    let (_, seen) = detail(&app, &identifier, &office, None).await;
+    assert_eq!(seen["proposal"]["status"], "EXPIRADO");
+    let listed: Value = app
+        .client
+        .get(app.url("/proposal/list"))
+        .bearer_auth(&office)
+        .header(VERSION, "2026-11-21")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(listed["document"][0]["status"], "CANCELADO");
+
+    // The expiry's event (after the sending's), each subscription in its version.
+    let last_change = |received: Vec<wiremock::Request>| {
+        received
+            .iter()
+            .map(|r| serde_json::from_slice::<Value>(&r.body).unwrap())
+            .rfind(|event| event["type"] == "ALTERAÇÃO_STATUS")
+            .unwrap()
+    };
+    let old = last_change(requests(&first_released, 2).await);
+    let current = last_change(requests(&unpinned, 2).await);
+    assert_eq!(old["data"]["statusAnterior"], "AGUARDANDO ASSINATURA");
+    assert_eq!(old["data"]["statusAtual"], "CANCELADO");
+    assert_eq!(current["data"]["statusAtual"], "EXPIRADO");
+    assert_eq!(old["data"]["sequence"], current["data"]["sequence"]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn each_versions_document_is_served_as_committed_and_names_itself() {
+    let app = TestApp::spawn().await;
+    // The newest is docs/openapi.json; each older one docs/openapi/{version}.json.
+    let committed = |name: &str| -> Value {
+        let file = if name == "2026-12-01" {
+            "openapi.json".to_owned()
+        } else {
+            format!("openapi/{name}.json")
+        };
+        let path = format!("{}/../docs/{file}", env!("CARGO_MANIFEST_DIR"));
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+    };
+    for version in ["2026-11-21", "2026-11-29", "2026-12-01"] {
+        let response = app.get(&format!("/openapi.json?version={version}"), None).await;
+        assert_eq!(version_of(&response), version);
+        let served: Value = response.json().await.unwrap();
+        assert_eq!(served["info"]["x-sales-version"], version);
+        assert!(
+            served == committed(version),
+            "o documento servido de {version} difere de docs/openapi/{version}.json: gere-o de novo com `sales-api openapi --version {version}`"
+        );
+    }
+    // Without a version, the newest; with Sales-Version and no query, that version's.
+    let newest: Value = app.get("/openapi.json", None).await.json().await.unwrap();
+    assert_eq!(newest["info"]["x-sales-version"], "2026-12-01");
+    let asked: Value = app
+        .client
+        .get(app.url("/openapi.json"))
+        .header(VERSION, "2026-11-21")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(asked["info"]["x-sales-version"], "2026-11-21");
+    let statuses = asked["components"]["schemas"]["ProposalStatus"]["enum"]
+        .as_array()
+        .unwrap();
+    assert!(!statuses.contains(&json!("EXPIRADO")), "{statuses:?}");
+}
