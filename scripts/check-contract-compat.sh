@@ -5,7 +5,7 @@
 # value, a new required member of a request) unless info.version's major moved.
 #
 # The last release is the newest heading of CHANGELOG.md of the form
-#   ## 1.2.0 — 2026-11-26 (commit 0123abc)
+#   ## 1.2.0 — 2026-11-26 (commit 0123abc), Sales-Version 2026-11-21
 # whose commit's docs/openapi.json is the released contract (the history travels with every
 # clone of main; tags may not).
 set -euo pipefail
@@ -32,5 +32,13 @@ if [ "$declared" != "$version" ]; then
   exit 1
 fi
 
-echo "Contrato atual contra a versão $version (commit $commit):" >&2
-cargo run --quiet -p openapi-compat -- "$released" docs/openapi.json
+# A release of a dated contract version (`, Sales-Version 2026-11-21` in its heading) is compared
+# with that version's document as served today (docs/openapi/VERSION.json, or docs/openapi.json
+# for the newest): a later version may change what the release's clients never read.
+current=docs/openapi.json
+pinned=$(sed -nE 's/.*Sales-Version ([0-9]{4}-[0-9]{2}-[0-9]{2}).*/\1/p' <<<"$release")
+if [ -n "$pinned" ] && [ -f "docs/openapi/$pinned.json" ]; then
+  current="docs/openapi/$pinned.json"
+fi
+echo "Contrato atual ($current) contra a versão $version (commit $commit):" >&2
+cargo run --quiet -p openapi-compat -- "$released" "$current"

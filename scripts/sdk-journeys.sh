@@ -48,13 +48,21 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The service on a database of its own with the demo data, started anew for each SDK generation
+# whose journey expects to be the first to use it (the released ones).
+fresh_service() {
+  if [ -n "${pid:-}" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
+  psql "$server/postgres" -qc "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" >/dev/null
+  "$bin" migrate --create-database >/dev/null
+  "$bin" seed demo >/dev/null
+  "$bin" serve --no-migrate >"$work/server.log" 2>&1 &
+  pid=$!
+  wait_until_ready "$base" "$pid" "$work/server.log"
+}
+
 "$bin" keys generate --out "$work/keys" >/dev/null
-"$bin" migrate --create-database >/dev/null
-"$bin" seed demo >/dev/null
-"$bin" serve --no-migrate >"$work/server.log" 2>&1 &
-pid=$!
 base="http://$BIND_ADDR"
-wait_until_ready "$base" "$pid" "$work/server.log"
+fresh_service
 python3 -c "import urllib.request; open('$out/openapi.json', 'wb').write(urllib.request.urlopen('$base/openapi.json').read())"
 
 status=0
@@ -62,7 +70,9 @@ echo "SDK Python (openapi-python-client):"
 "$venv/bin/openapi-python-client" generate --path "$out/openapi.json" --output-path "$out/python/sales_client" \
   --meta none --config tests/sdk/python/generator.yaml >"$out/python-generator.log" 2>&1 ||
   { cat "$out/python-generator.log" >&2; exit 1; }
-PYTHONPATH="$out/python" "$venv/bin/python" tests/sdk/python/journeys.py "$base" || status=$?
+# The SDKs name the version of the document they were generated from, as a partner's would.
+version=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["info"]["x-sales-version"])' "$out/openapi.json")
+PYTHONPATH="$out/python" "$venv/bin/python" tests/sdk/python/journeys.py "$base" "$version" || status=$?
 
 echo "SDK TypeScript (openapi-typescript + openapi-fetch, tsc --noEmit):"
 ts="$out/typescript"
@@ -74,8 +84,32 @@ cp tests/sdk/typescript/package.json tests/sdk/typescript/tsconfig.json tests/sd
   npx --no-install openapi-typescript "$out/openapi.json" --output schema.d.ts >/dev/null
   npx --no-install tsc --noEmit
   npx --no-install tsc --outDir dist
-  node dist/journeys.js "$base"
+  node dist/journeys.js "$base" "$version"
 ) || status=$?
+
+# Old SDKs keep working (issue 49): each released version's Python SDK, generated from the
+# OpenAPI of its release commit (CHANGELOG.md's headings), runs that release's own journey
+# unchanged against this service, the demo users pinned to the release's contract version
+# (those SDKs send no Sales-Version). Every version back to the first release, oldest last.
+releases=$(sed -nE 's/^## ([0-9]+\.[0-9]+\.[0-9]+) .*\(commit ([0-9a-f]+)\).*Sales-Version ([0-9]{4}-[0-9]{2}-[0-9]{2}).*/\1 \2 \3/p' CHANGELOG.md)
+[ -n "$releases" ] || { echo "CHANGELOG.md não nomeia versão publicada com seu Sales-Version" >&2; exit 1; }
+while read -r release commit pinned; do
+  echo "SDK Python da versão $release (commit $commit), fixado em $pinned:"
+  old="$out/released/$release"
+  mkdir -p "$old"
+  for file in docs/openapi.json tests/sdk/python/journeys.py tests/sdk/python/generator.yaml; do
+    git show "$commit:$file" >"$old/$(basename "$file")" ||
+      { echo "o commit $commit não está neste clone (clone raso? git fetch --unshallow)" >&2; exit 1; }
+  done
+  fresh_service
+  for email in parceiro@demo.com.br ecommerce@demo.com.br backoffice@demo.com.br; do
+    "$bin" user version --email "$email" --version "$pinned" >/dev/null
+  done
+  "$venv/bin/openapi-python-client" generate --path "$old/openapi.json" --output-path "$old/python/sales_client" \
+    --meta none --config "$old/generator.yaml" >"$old/generator.log" 2>&1 ||
+    { cat "$old/generator.log" >&2; exit 1; }
+  PYTHONPATH="$old/python" "$venv/bin/python" "$old/journeys.py" "$base" || status=$?
+done <<<"$releases"
 
 if [ "$status" != 0 ]; then
   echo "--- registro do servidor ---" >&2

@@ -70,17 +70,22 @@ def cpf(n):
     return "".join(map(str, digits))
 
 
+# The contract version of the document this SDK was generated from (its info.x-sales-version):
+# every request names it, as a partner's SDK pins the version it was written against.
+VERSION = {}
+
+
 def sign_in(base, email, password, application):
     answer = parsed(
         auth_sign_in.sync_detailed(
-            client=Client(base_url=base),
+            client=Client(base_url=base, headers=VERSION),
             body=SignInBody(email=email, password=password, aplicacao=application),
         ),
         200,
     )
     check(answer.token.count(".") == 2, "um JWT")
     check(answer.current_refresh_token, "um refresh token")
-    return AuthenticatedClient(base_url=base, token=answer.token)
+    return AuthenticatedClient(base_url=base, token=answer.token, headers=VERSION)
 
 
 def proposal_body(document):
@@ -275,6 +280,7 @@ def shop(base):
 
 if __name__ == "__main__":
     base_url = sys.argv[1]
+    VERSION["Sales-Version"] = sys.argv[2]
     partner(base_url)
     print("  jornada do parceiro (com aceitação e certificado): ok")
     shop(base_url)

@@ -7,6 +7,9 @@ import createClient from "openapi-fetch";
 import type { paths } from "./schema.js";
 
 const base = process.argv[2] ?? "http://127.0.0.1:8080";
+// The contract version of the document these types were generated from (its info.x-sales-version):
+// every request names it, as a partner's SDK pins the version it was written against.
+const version = { "Sales-Version": process.argv[3] ?? "2026-12-01" };
 
 function check(condition: unknown, what: string): asserts condition {
   if (!condition) {
@@ -26,12 +29,12 @@ function cpf(n: number): string {
 }
 
 async function signIn(email: string, password: string, aplicacao: "PARCEIRO" | "ECOMMERCE" | "BACKOFFICE") {
-  const { data, response } = await createClient<paths>({ baseUrl: base }).POST("/signin", {
+  const { data, response } = await createClient<paths>({ baseUrl: base, headers: version }).POST("/signin", {
     body: { email, password, aplicacao },
   });
   check(response.status === 200 && data, `entrada de ${email}: ${response.status}`);
   check(data.token.split(".").length === 3, "um JWT");
-  return createClient<paths>({ baseUrl: base, headers: { Authorization: `Bearer ${data.token}` } });
+  return createClient<paths>({ baseUrl: base, headers: { ...version, Authorization: `Bearer ${data.token}` } });
 }
 
 async function partner() {

@@ -49,7 +49,11 @@ async fn users_and_subscriptions_stored_before_read_the_shapes_they_always_read(
         "every user kept"
     );
     assert_eq!(
-        line(&mut conn, "SELECT string_agg(endpoint, ',' ORDER BY endpoint) AS line FROM hook_subscriptions").await,
+        line(
+            &mut conn,
+            "SELECT string_agg(endpoint, ',' ORDER BY endpoint) AS line FROM hook_subscriptions"
+        )
+        .await,
         "https://a.example/h,https://b.example/h",
         "every subscription kept"
     );
