@@ -4,7 +4,8 @@
 # openapi-fetch, type-checked by tsc with skipLibCheck off) are generated into target/sdk (ignored
 # by git), and each runs the partner's journey and the shop's against the service, asserting the
 # parsed values (tests/sdk/). Starts the real binary on a fresh database with the demo data. The
-# generators and their runtimes are pinned here and in tests/sdk/typescript/package.json.
+# generators and their runtimes are pinned here and in docs/sdk/ (the configurations published with
+# the contract: docs/sdk/python/generator.yaml, docs/sdk/typescript/package.json and tsconfig.json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/postgres.sh
@@ -68,7 +69,7 @@ python3 -c "import urllib.request; open('$out/openapi.json', 'wb').write(urllib.
 status=0
 echo "SDK Python (openapi-python-client):"
 "$venv/bin/openapi-python-client" generate --path "$out/openapi.json" --output-path "$out/python/sales_client" \
-  --meta none --config tests/sdk/python/generator.yaml >"$out/python-generator.log" 2>&1 ||
+  --meta none --config docs/sdk/python/generator.yaml >"$out/python-generator.log" 2>&1 ||
   { cat "$out/python-generator.log" >&2; exit 1; }
 # The SDKs name the version of the document they were generated from, as a partner's would.
 version=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["info"]["x-sales-version"])' "$out/openapi.json")
@@ -77,7 +78,7 @@ PYTHONPATH="$out/python" "$venv/bin/python" tests/sdk/python/journeys.py "$base"
 echo "SDK TypeScript (openapi-typescript + openapi-fetch, tsc --noEmit):"
 ts="$out/typescript"
 mkdir -p "$ts"
-cp tests/sdk/typescript/package.json tests/sdk/typescript/tsconfig.json tests/sdk/typescript/journeys.ts "$ts/"
+cp docs/sdk/typescript/package.json docs/sdk/typescript/tsconfig.json tests/sdk/typescript/journeys.ts "$ts/"
 (
   cd "$ts"
   npm install --no-audit --no-fund --loglevel=error >/dev/null
@@ -97,10 +98,13 @@ while read -r release commit pinned; do
   echo "SDK Python da versão $release (commit $commit), fixado em $pinned:"
   old="$out/released/$release"
   mkdir -p "$old"
-  for file in docs/openapi.json tests/sdk/python/journeys.py tests/sdk/python/generator.yaml; do
-    git show "$commit:$file" >"$old/$(basename "$file")" ||
-      { echo "o commit $commit não está neste clone (clone raso? git fetch --unshallow)" >&2; exit 1; }
-  done
+  git cat-file -e "$commit^{commit}" 2>/dev/null ||
+    { echo "o commit $commit não está neste clone (clone raso? git fetch --unshallow)" >&2; exit 1; }
+  git show "$commit:docs/openapi.json" >"$old/openapi.json"
+  git show "$commit:tests/sdk/python/journeys.py" >"$old/journeys.py"
+  # The generator's configuration lived in the test tree before it was published in docs/sdk/.
+  git show "$commit:docs/sdk/python/generator.yaml" >"$old/generator.yaml" 2>/dev/null ||
+    git show "$commit:tests/sdk/python/generator.yaml" >"$old/generator.yaml"
   fresh_service
   for email in parceiro@demo.com.br ecommerce@demo.com.br backoffice@demo.com.br; do
     "$bin" user version --email "$email" --version "$pinned" >/dev/null

@@ -38,6 +38,7 @@ use adapters_postgres::{
 };
 use adapters_signature::{ClicksignProvider, ClicksignSettings, PdfRenderer, SandboxProvider, SandboxSigningPages};
 use adapters_webhooks::{AddressPolicy, HttpWebhookSender, SenderSettings};
+use contract_versions::AnswerShapes;
 use domain::acceptance::service::AcceptanceService;
 use domain::auth::ports::HashError;
 use domain::auth::sign_in::{Authenticator, SignInService};
@@ -1260,9 +1261,12 @@ impl Application {
         // The sandboxes' pages exist only in development (each answers 404 while its sandbox is not
         // the one in use).
         let sandbox = state.sandbox.is_some() || state.sandbox_payments.is_some();
+        // Where each change between contract versions applies, read once from the newest document.
+        let answer_shapes = web::Data::new(AnswerShapes::from_document(routes::docs::document()));
         let server = HttpServer::new(move || {
             App::new()
                 .app_data(state.clone())
+                .app_data(answer_shapes.clone())
                 .app_data(reads.clone())
                 .app_data(web::JsonConfig::default().limit(max_body).error_handler(json_error))
                 .app_data(web::PayloadConfig::new(max_body))

@@ -44,6 +44,12 @@ impl ApiVersion {
             })
     }
 
+    /// A stored pin as a version. A name this binary does not know (pinned by a newer one during
+    /// a rolling deploy) reads the newest this binary has, the nearest to what was asked for.
+    pub fn from_pin(name: Option<&str>) -> Option<Self> {
+        name.map(|name| Self::parse(name).unwrap_or(Self::NEWEST))
+    }
+
     /// The known names, oldest first, comma separated (for messages).
     pub fn known() -> String {
         Self::ALL.map(Self::as_str).join(", ")
@@ -94,5 +100,12 @@ mod tests {
         );
         assert!(ApiVersion::parse("").is_err());
         assert_eq!(ApiVersion::parse(" 2026-12-01 "), Ok(ApiVersion::V2026_12_01));
+    }
+
+    #[test]
+    fn a_pin_reads_as_its_version_and_one_this_binary_does_not_know_as_the_newest() {
+        assert_eq!(ApiVersion::from_pin(None), None);
+        assert_eq!(ApiVersion::from_pin(Some("2026-11-21")), Some(ApiVersion::V2026_11_21));
+        assert_eq!(ApiVersion::from_pin(Some("2099-01-01")), Some(ApiVersion::NEWEST));
     }
 }

@@ -6,10 +6,13 @@
 //! - removes a member of a schema (a request's or an answer's), or a value of an enum;
 //! - makes a request need something it did not (a new required member, parameter or body).
 //!
+//! - breaks the code a generator made from it: removes a named component schema (a type of the
+//!   generated client), gives an answer's enum a value the client's closed enum refuses, or
+//!   changes a value's type or format (a string that becomes a date, an integer a string).
+//!
 //! Schemas are compared by meaning, not by position: `$ref`s are followed in each document and
-//! `allOf` members merged, so moving an inline schema into a named component is no change.
-//! Additions (operations, optional members, enum values, answers) never break. A change of a
-//! member's type is not judged here: the linters and the black-box tests hold the types.
+//! `allOf` members merged. Additions (operations, optional members, a request's enum values,
+//! answers, components) never break.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt;
@@ -38,6 +41,15 @@ pub enum ChangeKind {
     NewRequiredMember(String),
     NewRequiredParameter(String),
     NewRequiredBody,
+    /// A component schema the released document named (a generated type) is gone.
+    RemovedSchema(String),
+    /// An answer's enum lists a value the released one did not: a generated closed enum raises.
+    NewEnumValue(Value),
+    /// A value's JSON type or format changed (`integer` → `string`, no format → `date`).
+    ChangedType {
+        from: String,
+        to: String,
+    },
 }
 
 impl fmt::Display for BreakingChange {
@@ -54,6 +66,16 @@ impl fmt::Display for BreakingChange {
                 write!(f, "{location}: parâmetro {name} passou a ser obrigatório")
             }
             ChangeKind::NewRequiredBody => write!(f, "{location}: corpo passou a ser obrigatório"),
+            ChangeKind::RemovedSchema(name) => {
+                write!(f, "{location}: esquema {name} removido (um tipo do cliente gerado)")
+            }
+            ChangeKind::NewEnumValue(value) => {
+                write!(
+                    f,
+                    "{location}: valor {value} novo no enum de uma resposta (o enum gerado o recusa)"
+                )
+            }
+            ChangeKind::ChangedType { from, to } => write!(f, "{location}: tipo mudou de {from} para {to}"),
         }
     }
 }
@@ -81,8 +103,44 @@ impl fmt::Display for BadVersion {
 
 impl std::error::Error for BadVersion {}
 
+impl ChangeKind {
+    /// Whether it breaks the code a generator made rather than a hand-written client's reading.
+    pub fn breaks_generated_code(&self) -> bool {
+        matches!(
+            self,
+            ChangeKind::RemovedSchema(_) | ChangeKind::NewEnumValue(_) | ChangeKind::ChangedType { .. }
+        )
+    }
+}
+
+/// The comparison's conclusion and, for a release made before dated versions, what breaks its
+/// generated clients without failing the check: listed, for a reader to mend.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Judgement {
+    pub verdict: Verdict,
+    pub listed: Vec<BreakingChange>,
+}
+
+/// Like [`verdict`], but a release made before dated versions (its document names no
+/// `info.x-sales-version`) is judged by what broke a client then: the changes that break only
+/// generated code are listed, not failed. A release of a dated version is judged on everything.
+pub fn judge(released: &Value, current: &Value) -> Result<Judgement, BadVersion> {
+    let versioned = released["info"]["x-sales-version"].is_string();
+    let (judged, listed): (Vec<_>, Vec<_>) = breaking_changes(released, current)
+        .into_iter()
+        .partition(|c| versioned || !c.kind.breaks_generated_code());
+    Ok(Judgement {
+        verdict: conclude(released, current, judged)?,
+        listed,
+    })
+}
+
 /// Compares the released document with the new one, and judges by their `info.version`s.
 pub fn verdict(released: &Value, current: &Value) -> Result<Verdict, BadVersion> {
+    conclude(released, current, breaking_changes(released, current))
+}
+
+fn conclude(released: &Value, current: &Value, changes: Vec<BreakingChange>) -> Result<Verdict, BadVersion> {
     let major = |doc: &Value| {
         let text = doc["info"]["version"].as_str().unwrap_or_default();
         semver::Version::parse(text)
@@ -90,7 +148,6 @@ pub fn verdict(released: &Value, current: &Value) -> Result<Verdict, BadVersion>
             .map_err(|_| BadVersion(text.to_owned()))
     };
     let (before, after) = (major(released)?, major(current)?);
-    let changes = breaking_changes(released, current);
     Ok(if changes.is_empty() {
         Verdict::Compatible
     } else if after > before {
@@ -108,6 +165,11 @@ pub fn breaking_changes(released: &Value, current: &Value) -> Vec<BreakingChange
         changes: Vec::new(),
         seen: HashSet::new(),
     };
+    for (name, _) in entries(&released["components"]["schemas"]) {
+        if current["components"]["schemas"].get(name).is_none() {
+            comparison.report("components.schemas", ChangeKind::RemovedSchema(name.clone()));
+        }
+    }
     for (path, old_item) in entries(&released["paths"]) {
         let new_item = &current["paths"][path];
         for method in METHODS {
@@ -251,6 +313,16 @@ impl<'a> Comparison<'a> {
             for value in old_values.iter().filter(|v| !new_values.contains(v)) {
                 self.report(location, ChangeKind::RemovedEnumValue((*value).clone()));
             }
+            if direction == Direction::Answer {
+                for value in new_values.iter().filter(|v| !old_values.contains(v)) {
+                    self.report(location, ChangeKind::NewEnumValue((*value).clone()));
+                }
+            }
+        }
+        if let (Some(from), Some(to)) = (old.type_text(), new.type_text())
+            && from != to
+        {
+            self.report(location, ChangeKind::ChangedType { from, to });
         }
         // A schema that no longer lists members (widened to any value) removed none.
         if !new.members.is_empty() {
@@ -302,9 +374,25 @@ struct Shape<'a> {
     additional: Option<&'a Value>,
     /// The named alternatives of a `oneOf` or `anyOf`, by component name.
     variants: BTreeMap<String, &'a Value>,
+    /// The JSON types it allows (`type`, a name or a list), when it says.
+    types: Option<BTreeSet<String>>,
+    format: Option<&'a str>,
 }
 
 impl<'a> Shape<'a> {
+    /// Its type and format as one text (`integer/int64`, `null|string/date`), when it declares a
+    /// type: what a generator makes the value's type from.
+    fn type_text(&self) -> Option<String> {
+        let types = self.types.as_ref()?;
+        let names: Vec<&str> = types.iter().map(String::as_str).collect();
+        let mut text = names.join("|");
+        if let Some(format) = self.format {
+            text.push('/');
+            text.push_str(format);
+        }
+        Some(text)
+    }
+
     fn of(doc: &'a Value, schema: &'a Value) -> Self {
         let mut shape = Shape::default();
         shape.merge(doc, schema, 0);
@@ -330,6 +418,16 @@ impl<'a> Shape<'a> {
         }
         if let Some(values) = schema["enum"].as_array() {
             self.values = Some(values.iter().collect());
+        }
+        match &schema["type"] {
+            Value::String(name) => self.types = Some(BTreeSet::from([name.clone()])),
+            Value::Array(names) => {
+                self.types = Some(names.iter().filter_map(Value::as_str).map(str::to_owned).collect());
+            }
+            _ => {}
+        }
+        if let Some(format) = schema["format"].as_str() {
+            self.format = Some(format);
         }
         if let Some(value) = schema.get("const") {
             self.values = Some(vec![value]);

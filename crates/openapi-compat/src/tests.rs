@@ -205,3 +205,66 @@ fn a_breaking_change_passes_only_when_the_major_version_moves() {
     current["info"]["version"] = json!("dois");
     assert_eq!(verdict(&released(), &current), Err(BadVersion("dois".into())));
 }
+
+#[test]
+fn what_breaks_generated_code_is_seen_a_removed_component_a_new_answer_value_a_changed_type() {
+    let mut current = released();
+    current["components"]["schemas"]
+        .as_object_mut()
+        .unwrap()
+        .remove("Customer");
+    current["components"]["schemas"]["ProposalBody"]["properties"]
+        .as_object_mut()
+        .unwrap()
+        .remove("customer");
+    current["components"]["schemas"]["Event"]["properties"]["data"] = json!({"$ref": "#/components/schemas/Proposal"});
+    current["components"]["schemas"]["Proposal"]["properties"]["status"] = json!({"type": "string", "enum": ["NOVO"]});
+    current["components"]["schemas"]["Proposal"]["properties"]["identificador"] =
+        json!({"type": "string", "format": "uuid"});
+    let mut answer_codes = current["paths"]["/proposal/create"]["post"]["responses"]["400"]["content"]["application/json"]
+        ["schema"]["allOf"][1]["properties"]["code"]["enum"]
+        .as_array()
+        .unwrap()
+        .clone();
+    answer_codes.push(json!("versao_desconhecida"));
+    current["paths"]["/proposal/create"]["post"]["responses"]["400"]["content"]["application/json"]["schema"]["allOf"]
+        [1]["properties"]["code"]["enum"] = json!(answer_codes);
+    let changes = breaking_changes(&released(), &current);
+    let found = kinds(&changes);
+    assert!(
+        found.contains(&&ChangeKind::RemovedSchema("Customer".into())),
+        "{changes:?}"
+    );
+    assert!(
+        found.contains(&&ChangeKind::NewEnumValue(json!("versao_desconhecida"))),
+        "{changes:?}"
+    );
+    assert!(
+        found.contains(&&ChangeKind::ChangedType {
+            from: "string".into(),
+            to: "string/uuid".into()
+        }),
+        "{changes:?}"
+    );
+    // A request's enum may grow: a client sends only the values it knows.
+    let mut request_grows = released();
+    request_grows["components"]["schemas"]["ShippingType"]["enum"] = json!(["sms", "whatsapp", "email"]);
+    assert_eq!(breaking_changes(&released(), &request_grows), vec![]);
+}
+
+#[test]
+fn a_release_before_dated_versions_lists_what_breaks_generated_code_and_a_versioned_one_fails_on_it() {
+    let mut current = released();
+    current["components"]["schemas"]["Proposal"]["properties"]["identificador"] = json!({"type": "integer"});
+    let before = judge(&released(), &current).unwrap();
+    assert_eq!(before.verdict, Verdict::Compatible);
+    assert_eq!(before.listed.len(), 1, "{:?}", before.listed);
+    let mut versioned = released();
+    versioned["info"]["x-sales-version"] = json!("2026-12-01");
+    let after = judge(&versioned, &current).unwrap();
+    assert!(
+        matches!(after.verdict, Verdict::Breaking(ref c) if c.len() == 1),
+        "{after:?}"
+    );
+    assert!(after.listed.is_empty());
+}

@@ -1,6 +1,5 @@
 //! Who is calling: the bearer token's principal, and the caller's network address.
 
-use crate::http::contract_version::pinned;
 use crate::http::error::{ApiError, ErrorCode};
 use crate::state::AppState;
 use actix_web::dev::Payload;
@@ -25,7 +24,10 @@ impl AuthenticatedUser {
     /// The caller a token names, kept on the request so that its answer is in the caller's version.
     pub async fn identify(state: &AppState, token: &str) -> Result<Self, ApiError> {
         let (principal, holding) = state.authenticator.identify(token).await?;
-        Ok(AuthenticatedUser(principal, pinned(holding.pinned_version.as_deref())))
+        Ok(AuthenticatedUser(
+            principal,
+            ApiVersion::from_pin(holding.pinned_version.as_deref()),
+        ))
     }
 }
 

@@ -6,14 +6,12 @@
 
 use crate::http::auth::AuthenticatedUser;
 use crate::http::error::{ApiError, ErrorCode};
-use crate::routes::docs;
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{CONTENT_TYPE, HeaderName, HeaderValue};
 use actix_web::middleware::Next;
-use actix_web::{Error, HttpMessage, HttpRequest, ResponseError};
+use actix_web::{Error, HttpMessage, HttpRequest, ResponseError, web};
 use contract_versions::{AnswerShapes, ApiVersion};
-use std::sync::OnceLock;
 
 /// The header a request names its version in, and every answer says its version in.
 pub const SALES_VERSION: HeaderName = HeaderName::from_static("sales-version");
@@ -21,12 +19,6 @@ pub const SALES_VERSION: HeaderName = HeaderName::from_static("sales-version");
 /// The version the request named, if it named one (kept on the request by [`contract_version`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct RequestedVersion(ApiVersion);
-
-/// Where each change applies in each answer, read once from the newest document.
-fn shapes() -> &'static AnswerShapes {
-    static SHAPES: OnceLock<AnswerShapes> = OnceLock::new();
-    SHAPES.get_or_init(|| AnswerShapes::from_document(docs::document()))
-}
 
 /// The version `request` reads: named, pinned to its caller, or that of a credential never pinned.
 pub fn version_of(request: &HttpRequest) -> ApiVersion {
@@ -38,12 +30,6 @@ pub fn version_of(request: &HttpRequest) -> ApiVersion {
         .get::<AuthenticatedUser>()
         .and_then(|user| user.1)
         .unwrap_or(ApiVersion::UNPINNED)
-}
-
-/// A stored pin as a version. A name this binary does not know (pinned by a newer one during a
-/// rolling deploy) reads the newest this binary has, the nearest to what was asked for.
-pub fn pinned(name: Option<&str>) -> Option<ApiVersion> {
-    name.map(|name| ApiVersion::parse(name).unwrap_or(ApiVersion::NEWEST))
 }
 
 /// Reads `Sales-Version` (400 `versao_desconhecida` naming the known ones when it names none),
@@ -75,19 +61,13 @@ pub async fn contract_version(
             }
         }
     }
+    // Where each change applies in each answer, read once from the newest document (`app`).
+    let shapes = request.app_data::<web::Data<AnswerShapes>>().cloned();
     let response = next.call(request).await?.map_into_boxed_body();
     let version = version_of(response.request());
-    let differs = version != ApiVersion::NEWEST && is_json(&response) && {
-        let route = response.request().match_pattern();
-        let method = response.request().method().as_str();
-        route
-            .as_deref()
-            .is_some_and(|route| shapes().differs(version, method, route, response.status().as_u16()))
-    };
-    let mut response = if differs {
-        in_version(response, version).await?
-    } else {
-        response
+    let mut response = match shapes {
+        Some(shapes) if differs(&response, version, &shapes) => in_version(response, version, &shapes).await?,
+        _ => response,
     };
     name_version(response.headers_mut(), version);
     Ok(response)
@@ -99,6 +79,17 @@ fn name_version(headers: &mut actix_web::http::header::HeaderMap, version: ApiVe
     if !headers.contains_key(SALES_VERSION) {
         headers.insert(SALES_VERSION, HeaderValue::from_static(version.as_str()));
     }
+}
+
+/// Whether a caller of `version` reads this answer otherwise than as written.
+fn differs(response: &ServiceResponse<BoxBody>, version: ApiVersion, shapes: &AnswerShapes) -> bool {
+    if version == ApiVersion::NEWEST || !is_json(response) {
+        return false;
+    }
+    let request = response.request();
+    request
+        .match_pattern()
+        .is_some_and(|route| shapes.differs(version, request.method().as_str(), &route, response.status().as_u16()))
 }
 
 fn is_json(response: &ServiceResponse<BoxBody>) -> bool {
@@ -114,6 +105,7 @@ fn is_json(response: &ServiceResponse<BoxBody>) -> bool {
 async fn in_version(
     response: ServiceResponse<BoxBody>,
     version: ApiVersion,
+    shapes: &AnswerShapes,
 ) -> Result<ServiceResponse<BoxBody>, Error> {
     let (request, response) = response.into_parts();
     let (head, body) = response.into_parts();
@@ -123,7 +115,7 @@ async fn in_version(
     let rewritten = match serde_json::from_slice::<serde_json::Value>(&bytes) {
         Ok(mut value) => {
             let route = request.match_pattern().unwrap_or_default();
-            shapes().downgrade(
+            shapes.downgrade(
                 version,
                 request.method().as_str(),
                 &route,
