@@ -502,7 +502,14 @@ pub const STORED: &[StoredTable] = &[
             ("cpf", &[AccessRecords]),
             ("password_hash", &[AccessRecords]),
         ],
-        other: &["id", "created_at", "updated_at", "credentials_epoch", "disabled_at"],
+        other: &[
+            "id",
+            "created_at",
+            "updated_at",
+            "credentials_epoch",
+            "disabled_at",
+            "api_version",
+        ],
     },
     StoredTable {
         table: "sessions",

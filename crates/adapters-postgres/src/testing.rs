@@ -240,6 +240,26 @@ impl MigrationRoundTrip {
     }
 }
 
+/// Reverts every migration newer than `version` (leaving it applied), newest first, and answers
+/// them: a test of an older migration's down goes past the later ones first.
+pub async fn revert_after(url: &str, version: &str) -> Vec<String> {
+    let mut reverted = Vec::new();
+    loop {
+        let mut conn = AsyncPgConnection::establish(url)
+            .await
+            .unwrap_or_else(|e| panic!("conectar ao banco de teste: {e}"));
+        let newest = line(&mut conn, "SELECT max(version) AS line FROM __diesel_schema_migrations").await;
+        if newest.as_str() <= version {
+            return reverted;
+        }
+        reverted.push(
+            crate::migrations::revert_last(url)
+                .await
+                .unwrap_or_else(|e| panic!("reverter migração: {e}")),
+        );
+    }
+}
+
 /// Reverts migrations newest first down to and including `version` (a data-migration test of an
 /// older migration goes past every later one), and answers what it reverted, newest first.
 /// Panics when it reaches an older version without meeting `version`.

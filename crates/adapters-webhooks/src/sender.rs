@@ -171,6 +171,7 @@ impl WebhookSender for HttpWebhookSender {
             .header("webhook-id", &request.message_id)
             .header("webhook-timestamp", request.timestamp.to_string())
             .header("webhook-signature", &request.signature)
+            .header("sales-version", &request.contract_version)
             .body(request.body.clone());
         match outbound::send("webhook", delivery).await {
             Ok(response) => SendOutcome::Answered {

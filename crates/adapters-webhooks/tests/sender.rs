@@ -26,6 +26,7 @@ fn webhook(endpoint: String) -> OutgoingWebhook {
         timestamp: 1_700_000_000,
         signature: "v1,assinatura".into(),
         body: r#"{"type":"TESTE"}"#.into(),
+        contract_version: "2026-11-29".into(),
     }
 }
 

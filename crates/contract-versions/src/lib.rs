@@ -15,28 +15,29 @@ use paths::{Path, Step, each_at, occurrences};
 use serde_json::Value;
 use std::collections::HashMap;
 
-/// The answer an operation gives: its method (lower case, as OpenAPI writes it), its path
-/// template (`/proposal/byIdentifier/{identificador}`) and its status.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct AnswerKey {
-    method: String,
-    path: String,
-    status: u16,
-}
-
 /// The changes that apply to one answer, each with the paths of its values there.
 type AppliedChanges = Vec<(&'static dyn Change, Vec<Path>)>;
 
-/// Where each change applies in each answer, found once from the newest document.
+/// One answer of an operation at a path: its method (lower case, as OpenAPI writes it), its
+/// status, and the changes that apply to it.
+struct Answer {
+    method: String,
+    status: u16,
+    changes: AppliedChanges,
+}
+
+/// Where each change applies in each answer, found once from the newest document. Looked up by
+/// path template (`/proposal/byIdentifier/{identificador}`) without building a key: every request
+/// asks.
 #[derive(Default)]
 pub struct AnswerShapes {
-    by_answer: HashMap<AnswerKey, AppliedChanges>,
+    by_path: HashMap<String, Vec<Answer>>,
 }
 
 impl std::fmt::Debug for AnswerShapes {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AnswerShapes")
-            .field("answers", &self.by_answer.len())
+            .field("paths", &self.by_path.len())
             .finish()
     }
 }
@@ -44,7 +45,7 @@ impl std::fmt::Debug for AnswerShapes {
 impl AnswerShapes {
     /// Reads every operation's JSON answers in the newest `doc`.
     pub fn from_document(doc: &Value) -> Self {
-        let mut by_answer: HashMap<AnswerKey, AppliedChanges> = HashMap::new();
+        let mut by_path: HashMap<String, Vec<Answer>> = HashMap::new();
         let operations = doc
             .get("paths")
             .and_then(Value::as_object)
@@ -69,23 +70,21 @@ impl AnswerShapes {
                 ) else {
                     continue;
                 };
-                for change in CHANGES {
-                    let found = targets_in(doc, schema, *change);
-                    if found.is_empty() {
-                        continue;
-                    }
-                    by_answer
-                        .entry(AnswerKey {
-                            method: method.to_ascii_lowercase(),
-                            path: path.clone(),
-                            status,
-                        })
-                        .or_default()
-                        .push((*change, found));
+                let changes: AppliedChanges = CHANGES
+                    .iter()
+                    .map(|change| (*change, targets_in(doc, schema, *change)))
+                    .filter(|(_, found)| !found.is_empty())
+                    .collect();
+                if !changes.is_empty() {
+                    by_path.entry(path.clone()).or_default().push(Answer {
+                        method: method.to_ascii_lowercase(),
+                        status,
+                        changes,
+                    });
                 }
             }
         }
-        Self { by_answer }
+        Self { by_path }
     }
 
     /// Whether a caller of `version` reads this answer differently from the newest: when not, its
@@ -110,11 +109,11 @@ impl AnswerShapes {
     }
 
     fn changes_of(&self, method: &str, path: &str, status: u16) -> Option<&AppliedChanges> {
-        self.by_answer.get(&AnswerKey {
-            method: method.to_ascii_lowercase(),
-            path: path.to_owned(),
-            status,
-        })
+        self.by_path
+            .get(path)?
+            .iter()
+            .find(|a| a.status == status && a.method.eq_ignore_ascii_case(method))
+            .map(|a| &a.changes)
     }
 }
 

@@ -229,8 +229,21 @@ async fn an_expired_proposal_and_its_event_read_as_cancelled_in_the_first_releas
             .rfind(|event| event["type"] == "ALTERAÇÃO_STATUS")
             .unwrap()
     };
-    let old = last_change(requests(&first_released, 2).await);
-    let current = last_change(requests(&unpinned, 2).await);
+    let (old_requests, current_requests) = (requests(&first_released, 2).await, requests(&unpinned, 2).await);
+    // Each delivery names the version its body is in.
+    let named = |received: &[wiremock::Request]| {
+        received[0]
+            .headers
+            .get("sales-version")
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(named(&old_requests), "2026-11-21");
+    assert_eq!(named(&current_requests), "2026-11-29");
+    let old = last_change(old_requests);
+    let current = last_change(current_requests);
     assert_eq!(old["data"]["statusAnterior"], "AGUARDANDO ASSINATURA");
     assert_eq!(old["data"]["statusAtual"], "CANCELADO");
     assert_eq!(current["data"]["statusAtual"], "EXPIRADO");

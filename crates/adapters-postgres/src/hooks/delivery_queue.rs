@@ -37,6 +37,8 @@ struct ClaimedRow {
     secret_sealed: Vec<u8>,
     #[diesel(sql_type = Nullable<Bytea>)]
     previous_secret_sealed: Option<Vec<u8>>,
+    #[diesel(sql_type = Text)]
+    api_version: String,
 }
 
 /// One statement (one round trip, one transaction). Finds the active subscriptions with due
@@ -116,7 +118,8 @@ const CLAIM: &str = "
     FROM chosen c, hook_subscriptions s
     WHERE d.id = c.id AND s.id = d.subscription_id
     RETURNING d.id, d.attempts, d.message_id, d.body, s.endpoint, s.uuid, s.secret_sealed,
-              CASE WHEN s.previous_secret_until > now() THEN s.previous_secret_sealed END AS previous_secret_sealed";
+              CASE WHEN s.previous_secret_until > now() THEN s.previous_secret_sealed END AS previous_secret_sealed,
+              s.api_version";
 
 /// One statement: moves the delivery if this worker still holds it (the attempt number fences a
 /// lost lease), writes the attempt either way, and notes a success on the subscription at most
@@ -169,6 +172,7 @@ impl DeliveryQueue for PgHooks {
                     body: row.body,
                     endpoint: row.endpoint,
                     secrets,
+                    contract_version: row.api_version,
                 })
             })
             .collect()

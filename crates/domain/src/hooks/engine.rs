@@ -125,6 +125,7 @@ impl DeliveryEngine {
             message_id: delivery.message_id,
             timestamp,
             body: delivery.body,
+            contract_version: delivery.contract_version,
         };
         let started = Instant::now();
         let outcome = self.sender.send(&request).await;

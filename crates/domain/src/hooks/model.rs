@@ -183,6 +183,8 @@ pub struct ClaimedDelivery {
     pub body: String,
     pub endpoint: String,
     pub secrets: Vec<SigningSecret>,
+    /// The contract version the body is in (its subscription's), sent as `Sales-Version`.
+    pub contract_version: String,
 }
 
 /// The request a worker sends.
@@ -193,6 +195,8 @@ pub struct OutgoingWebhook {
     pub timestamp: i64,
     pub signature: String,
     pub body: String,
+    /// The contract version of `body` (`Sales-Version`).
+    pub contract_version: String,
 }
 
 /// What to write after an attempt.

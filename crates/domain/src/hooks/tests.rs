@@ -424,6 +424,7 @@ fn claimed(attempt: i32, secrets: Vec<SigningSecret>) -> ClaimedDelivery {
         body: r#"{"type":"TESTE"}"#.into(),
         endpoint: "https://parceiro.example.com/hooks".into(),
         secrets,
+        contract_version: "2026-11-29".into(),
     }
 }
 
