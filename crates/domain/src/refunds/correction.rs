@@ -103,9 +103,19 @@ pub fn first_of_month(day: NaiveDate) -> NaiveDate {
     day.with_day(1).unwrap_or(day)
 }
 
-/// The months from `from`'s to `to`'s, both included: what an index source is asked for.
+/// How many months before a period's first an index source is asked from: IBGE publishes a
+/// month's variation around the 10th of the next, so on any day the last variation published is
+/// at most two months back, and a period inside months not yet published still finds it.
+const PUBLISHED_LAG_MONTHS: u32 = 2;
+
+/// The months an index source is asked for: from the last that may be published before `from`'s
+/// month (the variation a month not yet published takes) to `to`'s, both included.
 pub fn months_between(from: NaiveDate, to: NaiveDate) -> (NaiveDate, NaiveDate) {
-    (first_of_month(from), first_of_month(to.max(from)))
+    let first = first_of_month(from);
+    let reach_back = first
+        .checked_sub_months(chrono::Months::new(PUBLISHED_LAG_MONTHS))
+        .unwrap_or(first);
+    (reach_back, first_of_month(to.max(from)))
 }
 
 /// The month's variation, or the last published before it (projected), or none at all (zero,
@@ -189,10 +199,24 @@ mod tests {
     }
 
     #[test]
-    fn the_months_asked_for_span_the_period() {
+    fn the_months_asked_for_span_the_period_and_reach_back_to_the_last_published() {
         assert_eq!(
             months_between(day(2026, 10, 17), day(2026, 11, 11)),
-            (day(2026, 10, 1), day(2026, 11, 1))
+            (day(2026, 8, 1), day(2026, 11, 1))
         );
+        assert_eq!(
+            months_between(day(2026, 12, 1), day(2026, 12, 17)),
+            (day(2026, 10, 1), day(2026, 12, 1))
+        );
+    }
+
+    #[test]
+    fn a_period_inside_a_month_not_yet_published_takes_the_last_published_variation() {
+        // Paid and returned in December, before November's variation is out: October's stands in.
+        let correction = Correction::compute(day(2026, 12, 1), day(2026, 12, 17), &[rate(2026, 10, 40)]);
+        assert_eq!(correction.months.len(), 1);
+        assert!(correction.months[0].projected);
+        assert_eq!(correction.months[0].hundredths, 40);
+        assert!(correction.factor > 100_000_000, "{correction:?}");
     }
 }
