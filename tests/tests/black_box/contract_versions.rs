@@ -37,6 +37,15 @@ async fn detail(app: &TestApp, identifier: &str, token: &str, version: Option<&s
     (named, response.json::<Value>().await.unwrap()["data"].clone())
 }
 
+/// `GET path` naming `version`, as JSON.
+async fn get_in(app: &TestApp, path: &str, token: Option<&str>, version: &str) -> Value {
+    let mut request = app.client.get(app.url(path)).header(VERSION, version);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    request.send().await.unwrap().json().await.unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn every_answer_names_its_version_successes_errors_and_public_routes_alike() {
     let app = TestApp::spawn().await;
@@ -208,17 +217,7 @@ async fn an_expired_proposal_and_its_event_read_as_cancelled_in_the_first_releas
     assert_eq!(seen["proposal"]["status"], "CANCELADO");
     let (_, seen) = detail(&app, &identifier, &office, None).await;
     assert_eq!(seen["proposal"]["status"], "EXPIRADO");
-    let listed: Value = app
-        .client
-        .get(app.url("/proposal/list"))
-        .bearer_auth(&office)
-        .header(VERSION, "2026-11-21")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let listed = get_in(&app, "/proposal/list", Some(&office), "2026-11-21").await;
     assert_eq!(listed["document"][0]["status"], "CANCELADO");
 
     // The expiry's event (after the sending's), each subscription in its version.
@@ -276,16 +275,7 @@ async fn each_versions_document_is_served_as_committed_and_names_itself() {
     // Without a version, the newest; with Sales-Version and no query, that version's.
     let newest: Value = app.get("/openapi.json", None).await.json().await.unwrap();
     assert_eq!(newest["info"]["x-sales-version"], "2026-12-01");
-    let asked: Value = app
-        .client
-        .get(app.url("/openapi.json"))
-        .header(VERSION, "2026-11-21")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let asked = get_in(&app, "/openapi.json", None, "2026-11-21").await;
     assert_eq!(asked["info"]["x-sales-version"], "2026-11-21");
     let statuses = asked["components"]["schemas"]["ProposalStatus"]["enum"]
         .as_array()
