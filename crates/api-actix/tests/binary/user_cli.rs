@@ -184,3 +184,60 @@ async fn user_disable_and_update_end_the_users_sessions_and_name_what_is_wrong()
     let (disabled, said) = user(&db, &["disable", "--email", "não-é-email"]);
     assert!(!disabled && said.contains("email"), "{said}");
 }
+
+/// The user's pinned contract version (`-` when never pinned).
+async fn pinned(db: &TestDatabase, email: &str) -> String {
+    use diesel_async::{AsyncConnection, AsyncPgConnection};
+    let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+    adapters_postgres::testing::line(
+        &mut conn,
+        &format!("SELECT coalesce(api_version, '-') AS line FROM users WHERE email = '{email}'"),
+    )
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn user_version_pins_and_unpins_and_refuses_an_unknown_version_naming_the_known_ones() {
+    let db = TestDatabase::new().await;
+    let (created, said) = create(&db, "ana@exemplo.com.br", &["--password-stdin"], "Vendas#2026\n");
+    assert!(created, "{said}");
+
+    let (done, said) = user(
+        &db,
+        &["version", "--email", "ana@exemplo.com.br", "--version", "2026-12-01"],
+    );
+    assert!(done && said.contains("2026-12-01"), "{said}");
+    assert_eq!(pinned(&db, "ana@exemplo.com.br").await, "2026-12-01");
+
+    // An unknown version changes nothing and says which there are.
+    let (done, said) = user(
+        &db,
+        &["version", "--email", "ana@exemplo.com.br", "--version", "2025-01-01"],
+    );
+    assert!(!done && said.contains("2026-11-21, 2026-11-29, 2026-12-01"), "{said}");
+    assert_eq!(pinned(&db, "ana@exemplo.com.br").await, "2026-12-01");
+    // Neither a version nor --unpin, or both: refused by the arguments.
+    let (done, said) = user(&db, &["version", "--email", "ana@exemplo.com.br"]);
+    assert!(!done && said.contains("--version"), "{said}");
+    let (done, _) = user(
+        &db,
+        &[
+            "version",
+            "--email",
+            "ana@exemplo.com.br",
+            "--version",
+            "2026-12-01",
+            "--unpin",
+        ],
+    );
+    assert!(!done);
+    // An unknown user, or a malformed e-mail, is named.
+    let (done, said) = user(&db, &["version", "--email", "ninguem@exemplo.com.br", "--unpin"]);
+    assert!(!done, "{said}");
+    let (done, said) = user(&db, &["version", "--email", "nao-e-email", "--unpin"]);
+    assert!(!done && said.contains("email"), "{said}");
+
+    let (done, said) = user(&db, &["version", "--email", "ana@exemplo.com.br", "--unpin"]);
+    assert!(done && said.contains("2026-11-29"), "{said}");
+    assert_eq!(pinned(&db, "ana@exemplo.com.br").await, "-");
+}
