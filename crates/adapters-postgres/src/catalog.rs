@@ -155,6 +155,9 @@ impl From<TxError> for CatalogWriteError {
 fn billing_groups_matching(query: &ListQuery<BillingGroupField>) -> Option<billing_groups::BoxedQuery<'static, Pg>> {
     use BillingGroupField as F;
     let mut q = billing_groups::table.into_boxed();
+    if let Some(after) = query.after {
+        q = q.filter(billing_groups::id.gt(after));
+    }
     for (field, value) in &query.conditions {
         q = match field {
             F::Id => match int8(value) {
@@ -194,6 +197,9 @@ fn billing_groups_matching(query: &ListQuery<BillingGroupField>) -> Option<billi
 fn products_matching(query: &ListQuery<ProductField>) -> Option<products::BoxedQuery<'static, Pg>> {
     use ProductField as F;
     let mut q = products::table.into_boxed();
+    if let Some(after) = query.after {
+        q = q.filter(products::id.gt(after));
+    }
     for (field, value) in &query.conditions {
         q = match field {
             F::Id | F::Value => {

@@ -6,12 +6,13 @@
 
 pub mod changes;
 pub mod paths;
+mod text;
 mod version;
 
 pub use version::{ApiVersion, UnknownVersion};
 
 use changes::{CHANGES, Change, undone_for};
-use paths::{Path, Step, each_at, occurrences};
+use paths::{Path, Step, occurrences, undo_at};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -102,10 +103,39 @@ impl AnswerShapes {
         for change in undone_for(version) {
             for (_, paths) in changes.iter().filter(|(c, _)| same(*c, change)) {
                 for path in paths {
-                    each_at(body, path, &mut |value| change.downgrade(value));
+                    undo_at(body, change, path);
                 }
             }
         }
+    }
+
+    /// The newest `body` (text) of this answer in `version`'s shape, rewritten only along the
+    /// changed members' paths; `None` when the body is not JSON (it goes out as written).
+    pub fn downgrade_text(
+        &self,
+        version: ApiVersion,
+        method: &str,
+        path: &str,
+        status: u16,
+        body: &str,
+    ) -> Option<String> {
+        let changes = self.changes_of(method, path, status)?;
+        let pending: Vec<text::Pending<'_>> = undone_for(version)
+            .flat_map(|change| {
+                changes
+                    .iter()
+                    .filter(move |(c, _)| same(*c, change))
+                    .flat_map(move |(_, paths)| paths.iter().map(move |p| (change, p.as_slice())))
+            })
+            .collect();
+        let mut out = String::with_capacity(body.len() + 64);
+        if text::rewrite(body, &pending, &mut out).is_some() {
+            return Some(out);
+        }
+        // What the text walk cannot borrow (a key with an escape): the whole body as a value.
+        let mut value: Value = serde_json::from_str(body).ok()?;
+        self.downgrade(version, method, path, status, &mut value);
+        serde_json::to_string(&value).ok()
     }
 
     fn changes_of(&self, method: &str, path: &str, status: u16) -> Option<&AppliedChanges> {
@@ -150,7 +180,7 @@ pub fn downgrade_event(version: ApiVersion, kind: &str, body: &mut Value) {
     for change in undone_for(version) {
         for target in change.event_targets().iter().filter(|t| t.kind == kind) {
             let path: Path = target.path.iter().map(|m| Step::Member((*m).to_owned())).collect();
-            each_at(body, &path, &mut |value| change.downgrade(value));
+            undo_at(body, change, &path);
         }
     }
 }
@@ -233,6 +263,86 @@ mod tests {
                 "birthday": "Tue May 01 1990 00:00:00 GMT+0000 (Coordinated Universal Time)", "number": null}}})
         );
         assert_eq!(read(ApiVersion::V2026_11_21)["data"]["proposal"]["status"], "CANCELADO");
+    }
+
+    /// The document with a list of details beside the one, for the walk through items.
+    fn doc_with_a_list() -> Value {
+        let mut doc = doc();
+        doc["paths"]["/proposals"] = json!({"get": {"responses": {"200": {"content": {"application/json": {"schema": {
+            "type": "object", "properties": {"data": {"type": "array", "items": {"$ref": "#/components/schemas/Detail"}}}
+        }}}}}}});
+        doc
+    }
+
+    #[test]
+    fn the_text_rewrite_changes_only_the_changed_members_and_keeps_the_rest_as_written() {
+        let shapes = AnswerShapes::from_document(&doc());
+        // Spaces, member order, a number's digits and an escaped text: all as the handler wrote them.
+        let body = r#"{"zeta": 1.50, "data": {"proposal": {"status": "EXPIRADO", "note": "a \"b\""}, "customer": {"number": "S/N", "birthday": "1990-05-01", "city": "Sé"}}, "alpha": [1, 2]}"#;
+        let read = shapes
+            .downgrade_text(ApiVersion::V2026_11_21, "get", "/proposal/{id}", 200, body)
+            .unwrap_or_default();
+        assert_eq!(
+            read,
+            r#"{"zeta":1.50,"data":{"proposal":{"status":"CANCELADO","note":"a \"b\""},"customer":{"number":null,"birthday":"Tue May 01 1990 00:00:00 GMT+0000 (Coordinated Universal Time)","city":"Sé"}},"alpha":[1, 2]}"#
+        );
+        // The same as the whole body parsed and changed as a value.
+        let mut whole: Value = serde_json::from_str(body).unwrap_or_default();
+        shapes.downgrade(ApiVersion::V2026_11_21, "get", "/proposal/{id}", 200, &mut whole);
+        assert_eq!(serde_json::from_str::<Value>(&read).ok(), Some(whole));
+    }
+
+    #[test]
+    fn the_text_rewrite_reaches_every_item_and_passes_over_what_is_absent_or_null() {
+        let shapes = AnswerShapes::from_document(&doc_with_a_list());
+        let body = r#"{"data":[{"data":{"proposal":{"status":"EXPIRADO"},"customer":null}},{"data":{"proposal":{"status":"NOVO"}}},{}]}"#;
+        let read = shapes.downgrade_text(ApiVersion::V2026_11_21, "get", "/proposals", 200, body);
+        assert_eq!(
+            read.as_deref(),
+            Some(
+                r#"{"data":[{"data":{"proposal":{"status":"CANCELADO"},"customer":null}},{"data":{"proposal":{"status":"NOVO"}}},{}]}"#
+            )
+        );
+        let newest = shapes.downgrade_text(ApiVersion::NEWEST, "get", "/proposals", 200, body);
+        assert_eq!(newest.as_deref(), Some(body));
+    }
+
+    #[test]
+    fn a_key_the_text_walk_cannot_borrow_is_rewritten_through_the_whole_value_and_what_is_not_json_is_left() {
+        let shapes = AnswerShapes::from_document(&doc());
+        let body = r#"{"d\u0061ta":{"proposal":{"status":"EXPIRADO"}}}"#;
+        let read = shapes
+            .downgrade_text(ApiVersion::V2026_11_21, "get", "/proposal/{id}", 200, body)
+            .and_then(|text| serde_json::from_str::<Value>(&text).ok());
+        assert_eq!(read, Some(json!({"data": {"proposal": {"status": "CANCELADO"}}})));
+        for broken in ["{\"data\": {\"proposal\": ", "texto", ""] {
+            assert_eq!(
+                shapes.downgrade_text(ApiVersion::V2026_11_21, "get", "/proposal/{id}", 200, broken),
+                None,
+                "{broken:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_member_a_version_added_is_left_out_of_the_older_answer_and_the_rest_kept_in_order() {
+        let mut doc = doc();
+        doc["paths"]["/pages"] = json!({"get": {"responses": {"200": {"content": {"application/json": {"schema": {
+            "type": "object", "properties": {"document": {"type": "array"}, "data": {"$ref": "#/components/schemas/ListPageDto"}}
+        }}}}}}});
+        doc["components"]["schemas"]["ListPageDto"] = json!({"type": "object", "properties": {"nextCursor": {"type": "string"}, "has_more": {"type": "boolean"}}});
+        let shapes = AnswerShapes::from_document(&doc);
+        let body = r#"{"document":[{"id":1}],"data":{"has_more":true,"nextCursor":"1"},"status":"success"}"#;
+        let older = shapes.downgrade_text(ApiVersion::V2026_11_29, "get", "/pages", 200, body);
+        assert_eq!(
+            older.as_deref(),
+            Some(r#"{"document":[{"id":1}],"data":{"nextCursor":"1"},"status":"success"}"#)
+        );
+        let mut whole: Value = serde_json::from_str(body).unwrap_or_default();
+        shapes.downgrade(ApiVersion::V2026_11_29, "get", "/pages", 200, &mut whole);
+        assert_eq!(whole.to_string(), older.unwrap_or_default());
+        let newest = shapes.downgrade_text(ApiVersion::NEWEST, "get", "/pages", 200, body);
+        assert_eq!(newest.as_deref(), Some(body));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Where a named schema sits inside an answer: found once from the newest OpenAPI document, so that
 //! a change to a schema reaches every answer that carries it, including routes added later.
 
+use crate::changes::Change;
 use serde_json::Value;
 
 /// One step into a JSON value.
@@ -74,7 +75,7 @@ fn walk<'d>(
 }
 
 /// A JSON pointer's escaping of one token.
-fn escape(token: &str) -> String {
+pub(crate) fn escape(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
 }
 
@@ -96,6 +97,19 @@ pub fn each_at(value: &mut Value, path: &[Step], visit: &mut dyn FnMut(&mut Valu
                 each_at(item, rest, visit);
             }
         }
+    }
+}
+
+/// Undoes `change` at every value `path` reaches in `value`: a member it added is removed from its
+/// object (the others keep their order); any other value is turned into the older shape.
+pub fn undo_at(value: &mut Value, change: &dyn Change, path: &[Step]) {
+    match path.split_last() {
+        Some((Step::Member(member), parent)) if change.adds_members() => each_at(value, parent, &mut |object| {
+            if let Some(object) = object.as_object_mut() {
+                object.shift_remove(member);
+            }
+        }),
+        _ => each_at(value, path, &mut |v| change.downgrade(v)),
     }
 }
 

@@ -282,3 +282,110 @@ async fn each_versions_document_is_served_as_committed_and_names_itself() {
         .unwrap();
     assert!(!statuses.contains(&json!("EXPIRADO")), "{statuses:?}");
 }
+
+/// `GET path` as `token` in `version`: (status, body).
+async fn listed(app: &TestApp, path: &str, token: &str, version: &str) -> (StatusCode, Value) {
+    let response = app
+        .client
+        .get(app.url(path))
+        .bearer_auth(token)
+        .header(VERSION, version)
+        .send()
+        .await
+        .unwrap();
+    (response.status(), response.json().await.unwrap())
+}
+
+/// Follows `data.nextCursor` from `first` (a path with `limit`) to the last page, in `2026-12-01`:
+/// the ids of every page, in order, and how many pages.
+async fn every_page(app: &TestApp, first: &str, token: &str, items: &str) -> (Vec<Value>, usize) {
+    let (mut ids, mut pages, mut path) = (Vec::new(), 0, first.to_owned());
+    loop {
+        let (status, body) = listed(app, &path, token, "2026-12-01").await;
+        assert_eq!(status, StatusCode::OK, "{path}: {body}");
+        pages += 1;
+        let list = body.pointer(items).and_then(Value::as_array).unwrap();
+        ids.extend(
+            list.iter()
+                .map(|item| item.get("id").or(item.get("uuid")).cloned().unwrap()),
+        );
+        let data = &body["data"];
+        assert_eq!(data["has_more"], json!(!data["nextCursor"].is_null()), "{path}: {data}");
+        match data["nextCursor"].as_str() {
+            Some(cursor) => path = format!("{first}&cursor={cursor}"),
+            None => return (ids, pages),
+        }
+        assert!(pages < 50, "the pages never end");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_list_pages_by_cursor_with_has_more_in_the_newest_and_as_before_in_the_older() {
+    let app = TestApp::spawn_with(&[("HOOKS_ALLOWED_CIDRS", "127.0.0.0/8")]).await;
+    app.seed_catalog().await;
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await;
+    for _ in 0..3 {
+        let body = json!({"events": ["ALTERAÇÃO_STATUS"], "endpoint": "http://127.0.0.1:9/hooks", "status": "INATIVO"});
+        assert_eq!(
+            app.post_json_as("/hooks", &partner, &body).await.status(),
+            StatusCode::OK
+        );
+    }
+
+    // The catalog: the pages by cursor hold, in order, what one page without a limit holds.
+    for listing in ["/billingGroup/list", "/product/list"] {
+        let (_, whole) = listed(&app, listing, &partner, "2026-12-01").await;
+        let all: Vec<Value> = whole["document"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].clone())
+            .collect();
+        assert!(all.len() >= 2, "{listing}: {whole}");
+        assert_eq!(
+            whole["data"],
+            json!({"nextCursor": null, "has_more": false}),
+            "{listing}"
+        );
+        let (paged, pages) = every_page(&app, &format!("{listing}?limit=1"), &partner, "/document").await;
+        assert_eq!((paged, pages), (all.clone(), all.len()), "{listing}");
+        // `offset` is still honoured; with a cursor it is refused, naming the cursor.
+        let (status, skipped) = listed(&app, &format!("{listing}?limit=1&offset=1"), &partner, "2026-12-01").await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(skipped["document"][0]["id"], all[1]);
+        let refused = app
+            .client
+            .get(app.url(&format!("{listing}?cursor=1&offset=1")))
+            .bearer_auth(&partner)
+            .send()
+            .await
+            .unwrap();
+        let refused = assert_error(refused, StatusCode::BAD_REQUEST, "dados_invalidos").await;
+        assert_eq!(refused["errors"][0]["field"], "cursor", "{refused}");
+        // The older versions read the listing as before: no `data`.
+        for version in ["2026-11-21", "2026-11-29"] {
+            let (_, older) = listed(&app, &format!("{listing}?limit=1"), &partner, version).await;
+            assert!(older.get("data").is_none(), "{listing} in {version}: {older}");
+            assert_eq!(older["document"][0]["id"], all[0]);
+        }
+    }
+
+    // Route 18: the subscriptions page oldest first, their items where the spec keeps them.
+    let (subscriptions, pages) = every_page(&app, "/hooks?limit=2", &partner, "/data/subscriptions").await;
+    assert_eq!((subscriptions.len(), pages), (3, 2));
+    let (status, refused) = listed(&app, "/hooks?limit=0", &partner, "2026-12-01").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(refused["errors"][0]["field"], "limit");
+    for version in ["2026-11-21", "2026-11-29"] {
+        let (_, older) = listed(&app, "/hooks", &partner, version).await;
+        let keys: Vec<&String> = older["data"].as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["subscriptions"], "{version}");
+        assert_eq!(older["data"]["subscriptions"].as_array().map(Vec::len), Some(3));
+    }
+
+    // The proposal list says whether another page follows from 2026-12-01 only.
+    let (_, newest) = listed(&app, "/proposal/list", &partner, "2026-12-01").await;
+    assert_eq!(newest["data"], json!({"nextCursor": null, "has_more": false}));
+    let (_, older) = listed(&app, "/proposal/list", &partner, "2026-11-29").await;
+    assert_eq!(older["data"], json!({"nextCursor": null}));
+}

@@ -16,7 +16,7 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::hooks::ports::HookStore;
 use domain::hooks::{
     Attempt, Delivery, DeliveryLog, DeliveryPage, DeliveryState, HookOwner, HookPatch, NewSubscription, Replay,
-    ReplayOutcome, ReplayWindow, Retried, SigningSecret, Subscription,
+    ReplayOutcome, ReplayWindow, Retried, SigningSecret, Subscription, SubscriptionPage,
 };
 use domain::store::StoreError;
 use domain::values::{Application, EventKind, HookStatus, StoredValueError};
@@ -270,14 +270,16 @@ impl HookStore for PgHooks {
         row.map(|row| self.subscription(row)).transpose()
     }
 
-    async fn list(&self, owner: HookOwner) -> Result<Vec<Subscription>, StoreError> {
+    async fn list(&self, owner: HookOwner, page: SubscriptionPage) -> Result<Vec<Subscription>, StoreError> {
         let (application, partner_id) = owner_columns(owner);
         let mut conn = connection(&self.pool).await?;
         let rows: Vec<SubscriptionRow> = subs::table
             .filter(subs::owner_application.eq(application))
             .filter(subs::partner_id.is_not_distinct_from(partner_id))
             .filter(subs::deleted_at.is_null())
+            .filter(subs::id.gt(page.after.unwrap_or(0)))
             .order(subs::id)
+            .limit(page.limit)
             .select(SubscriptionRow::as_select())
             .load(&mut conn)
             .await

@@ -10,7 +10,7 @@ use diesel_async::RunQueryDsl;
 use domain::hooks::ports::{DeliveryQueue, HookStore};
 use domain::hooks::{
     AttemptRecord, ClaimLimits, DeliveryPage, HookOwner, NewSubscription, RecordStep, Retried, SigningSecret,
-    Subscription,
+    Subscription, SubscriptionPage,
 };
 use domain::values::{DeliveryState, EventKind, HookStatus};
 use std::collections::HashSet;
@@ -657,7 +657,9 @@ async fn a_stored_subscription_status_or_event_outside_its_enum_is_an_internal_e
     )
     .await;
     assert_eq!(
-        hooks.list(HookOwner::BackOffice).await,
+        hooks
+            .list(HookOwner::BackOffice, SubscriptionPage { limit: 10, after: None })
+            .await,
         Err(domain::store::StoreError::Unexpected(
             "valor desconhecido em hook_subscriptions.events: \"PAGAMENTO\"".into()
         )),

@@ -295,7 +295,7 @@ pub async fn pending_file(
 
 /// The caller's webhook subscriptions.
 pub async fn hooks(state: web::Data<AppState>, BackOfficeUser(user): BackOfficeUser) -> Result<HttpResponse, ApiError> {
-    let subscriptions = state.hooks.list(&user.0).await?;
+    let subscriptions = state.hooks.all(&user.0).await?;
     render("hooks.html", views::hooks(subscriptions))
 }
 

@@ -100,8 +100,8 @@ fn is_json(response: &ServiceResponse<BoxBody>) -> bool {
         .is_some_and(|v| v.starts_with("application/json"))
 }
 
-/// The answer's newest body turned into `version`'s. A body that does not read as JSON (none of
-/// ours) goes out as it was.
+/// The answer's newest body turned into `version`'s, rewritten along its changed members only. A
+/// body that does not read as JSON (none of ours) goes out as it was.
 async fn in_version(
     response: ServiceResponse<BoxBody>,
     version: ApiVersion,
@@ -112,19 +112,12 @@ async fn in_version(
     let bytes = actix_web::body::to_bytes(body)
         .await
         .map_err(|_| Error::from(ApiError::new(ErrorCode::Internal)))?;
-    let rewritten = match serde_json::from_slice::<serde_json::Value>(&bytes) {
-        Ok(mut value) => {
-            let route = request.match_pattern().unwrap_or_default();
-            shapes.downgrade(
-                version,
-                request.method().as_str(),
-                &route,
-                head.status().as_u16(),
-                &mut value,
-            );
-            serde_json::to_vec(&value).map_or(bytes, Into::into)
-        }
-        Err(_) => bytes,
-    };
+    let route = request.match_pattern().unwrap_or_default();
+    let rewritten = std::str::from_utf8(&bytes)
+        .ok()
+        .and_then(|text| {
+            shapes.downgrade_text(version, request.method().as_str(), &route, head.status().as_u16(), text)
+        })
+        .map_or(bytes, Into::into);
     Ok(ServiceResponse::new(request, head.set_body(BoxBody::new(rewritten))))
 }

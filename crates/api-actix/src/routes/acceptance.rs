@@ -24,7 +24,7 @@ use utoipa::ToSchema;
 pub struct PendingOpenedDto {
     pub id: i64,
     pub identifier: String,
-    #[schema(example = "2026-11-28T09:30:00.000Z")]
+    #[schema(format = DateTime, example = "2026-11-28T09:30:00.000Z")]
     pub suspended_since: String,
 }
 
@@ -35,7 +35,7 @@ pub struct PendingOpenedDto {
 pub struct PendingAnsweredDto {
     pub id: i64,
     pub identifier: String,
-    #[schema(example = "2026-12-15T09:30:00.000Z")]
+    #[schema(format = DateTime, example = "2026-12-15T09:30:00.000Z")]
     pub deadline: String,
 }
 

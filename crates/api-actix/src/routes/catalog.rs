@@ -5,7 +5,7 @@ use crate::http::body::Body;
 use crate::http::envelope::Envelope;
 use crate::http::error::{ApiError, ErrorCode};
 use crate::http::idempotency::idempotent;
-use crate::routes::dto::{BillingGroupDto, ProductBanksDto, ProductDto};
+use crate::routes::dto::{BillingGroupDto, ListPageDto, ProductBanksDto, ProductDto};
 use crate::routes::schemas::{
     BillingGroupListEnvelope, BillingGroupWrittenEnvelope, ErrorEnvelope, ProductBanksEnvelope, ProductListEnvelope,
     ProductWrittenEnvelope,
@@ -38,13 +38,14 @@ fn project<T: Serialize, F: ListField>(record: T, fields: &[F]) -> Result<Value,
 }
 
 /// Route 10: `fields`, `conditions[campo]=valor` (equality), `limit` (default 100, at most 1000)
-/// and `offset`; ordered by `id`.
-#[utoipa::path(get, path = "/billingGroup/list", operation_id = "billingGroup.list", summary = "Grupos de faturamento (rota 10)", description = "`fields`, `conditions[campo]=valor` (igualdade), `limit` (padrão 100, no máximo 1000) e `offset`; em ordem de `id`.", tag = "catálogo", security(("bearer" = [])),
+/// and `cursor` (the page before's `data.nextCursor`; `offset` for the versions that list with
+/// it); ordered by `id`.
+#[utoipa::path(get, path = "/billingGroup/list", operation_id = "billingGroup.list", summary = "Grupos de faturamento (rota 10)", description = "`fields`, `conditions[campo]=valor` (igualdade), `limit` (padrão 100, no máximo 1000) e `cursor` (o `data.nextCursor` da página anterior); em ordem de `id`.", tag = "catálogo", security(("bearer" = [])),
     params(
         ("fields" = Option<String>, Query, description = "Campos separados por vírgula: id, alterado_em, alterado_por, criado_em, codigo_faturamento, descricao, codigo_integracao, codigo_produto"),
         ("conditions[codigo_produto]" = Option<i64>, Query, description = "Filtro por igualdade; vale para qualquer campo permitido"),
         ("limit" = Option<i64>, Query, description = "1 a 1000 (padrão 100)"),
-        ("offset" = Option<i64>, Query, description = "Registros a pular (padrão 0)"),
+        ("cursor" = Option<String>, Query, description = "O `data.nextCursor` da página anterior"),
     ),
     responses(
         (status = 200, description = "Grupos de faturamento, restritos aos campos pedidos", body = BillingGroupListEnvelope),
@@ -57,14 +58,16 @@ pub async fn billing_groups(
     query: web::Query<Vec<(String, String)>>,
 ) -> Result<HttpResponse, ApiError> {
     let query = ListQuery::<BillingGroupField>::parse(&query)?;
-    let groups = state.catalog.billing_groups(&user.0, &query).await?;
+    let page = state.catalog.billing_groups(&user.0, &query).await?;
     let selected = query.selected();
-    let document = groups
+    let document = page
+        .items
         .into_iter()
         .map(|g| project(BillingGroupDto::from(g), &selected))
         .collect::<Result<Vec<_>, _>>()?;
     let count = i64::try_from(document.len()).unwrap_or(i64::MAX);
-    Ok(HttpResponse::Ok().json(Envelope::list("Grupos de faturamento listados.", document, vec![count])))
+    let envelope = Envelope::list("Grupos de faturamento listados.", document, vec![count]);
+    Ok(HttpResponse::Ok().json(envelope.with_data(ListPageDto::before(page.next.map(|id| id.to_string())))))
 }
 
 /// The product listing the spec refers to: the same rules over the product's fields.
@@ -72,7 +75,7 @@ pub async fn billing_groups(
     params(
         ("fields" = Option<String>, Query, description = "id, codigo_produto, nome, codigo_integracao, ativo, valor, criado_em, alterado_em, alterado_por"),
         ("conditions[ativo]" = Option<bool>, Query, description = "Filtro por igualdade; vale para qualquer campo permitido"),
-        ("limit" = Option<i64>, Query), ("offset" = Option<i64>, Query),
+        ("limit" = Option<i64>, Query), ("cursor" = Option<String>, Query),
     ),
     responses(
         (status = 200, body = ProductListEnvelope),
@@ -84,14 +87,16 @@ pub async fn products(
     query: web::Query<Vec<(String, String)>>,
 ) -> Result<HttpResponse, ApiError> {
     let query = ListQuery::<ProductField>::parse(&query)?;
-    let products = state.catalog.products(&user.0, &query).await?;
+    let page = state.catalog.products(&user.0, &query).await?;
     let selected = query.selected();
-    let document = products
+    let document = page
+        .items
         .into_iter()
         .map(|p| project(ProductDto::from_product(p, false), &selected))
         .collect::<Result<Vec<_>, _>>()?;
     let count = i64::try_from(document.len()).unwrap_or(i64::MAX);
-    Ok(HttpResponse::Ok().json(Envelope::list("Produtos listados.", document, vec![count])))
+    let envelope = Envelope::list("Produtos listados.", document, vec![count]);
+    Ok(HttpResponse::Ok().json(envelope.with_data(ListPageDto::before(page.next.map(|id| id.to_string())))))
 }
 
 /// Route 11: the product and the banks it takes.

@@ -15,7 +15,7 @@ use crate::state::AppState;
 use actix_web::middleware::from_fn;
 use actix_web::{HttpRequest, HttpResponse, web};
 use domain::hooks::bodies::{HookBody, HookPatchBody, ReplayBody, wait_for_outcome};
-use domain::hooks::{Delivery, DeliveryPage, Subscription};
+use domain::hooks::{Delivery, DeliveryPage, Subscription, SubscriptionPage};
 use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -62,15 +62,27 @@ pub async fn create(
 }
 
 /// Route 18: the subscriptions of the caller's partner (or shop, or back office).
-#[utoipa::path(get, path = "/hooks", operation_id = "hook.list", summary = "Assinaturas de eventos (rota 18)", description = "As assinaturas de eventos do parceiro do chamador (ou da loja, ou da retaguarda).", tag = "eventos", security(("bearer" = [])),
+#[utoipa::path(get, path = "/hooks", operation_id = "hook.list", summary = "Assinaturas de eventos (rota 18)", description = "As assinaturas de eventos do parceiro do chamador (ou da loja, ou da retaguarda), das mais antigas às mais novas, uma página por vez (`data.nextCursor`, `data.has_more`).", tag = "eventos", security(("bearer" = [])),
+    params(
+        ("limit" = Option<i64>, Query, description = "1 a 100 (padrão 100)"),
+        ("cursor" = Option<String>, Query, description = "O `data.nextCursor` da página anterior"),
+    ),
     responses(
         (status = 200, body = HookListEnvelope),
+        (status = 400, description = "Paginação inválida", body = ErrorEnvelope),
         (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
     ))]
-pub async fn list(state: web::Data<AppState>, user: AuthenticatedUser) -> Result<HttpResponse, ApiError> {
-    let subscriptions = state.hooks.list(&user.0).await?;
+pub async fn list(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    query: web::Query<Vec<(String, String)>>,
+) -> Result<HttpResponse, ApiError> {
+    let page = SubscriptionPage::parse(&query)?;
+    let listed = state.hooks.list(&user.0, page).await?;
     let data = HookListDto {
-        subscriptions: subscriptions.into_iter().map(HookListItemDto::from).collect(),
+        subscriptions: listed.subscriptions.into_iter().map(HookListItemDto::from).collect(),
+        has_more: listed.next.is_some(),
+        next_cursor: listed.next.map(|id| id.to_string()),
     };
     Ok(HttpResponse::Ok().json(Envelope::data("Assinaturas de eventos.", data)))
 }
@@ -201,9 +213,8 @@ pub async fn deliveries(
     let page = DeliveryPage::parse(&query)?;
     let log = state.hooks.deliveries(&user.0, uuid, page).await?;
     let document: Vec<DeliveryDto> = log.deliveries.into_iter().map(DeliveryDto::from).collect();
-    let envelope = Envelope::list("Entregas da assinatura de eventos.", document, Vec::new()).with_data(ListPageDto {
-        next_cursor: log.next.map(|id| id.to_string()),
-    });
+    let envelope = Envelope::list("Entregas da assinatura de eventos.", document, Vec::new())
+        .with_data(ListPageDto::before(log.next.map(|id| id.to_string())));
     Ok(HttpResponse::Ok().json(envelope))
 }
 

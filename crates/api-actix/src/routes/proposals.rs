@@ -230,9 +230,8 @@ pub async fn list(
         "Propostas encontradas."
     };
     let document: Vec<ProposalRecordDto> = page.records.into_iter().map(|listed| listed.record.into()).collect();
-    let envelope = Envelope::list(message, document, vec![count]).with_data(ListPageDto {
-        next_cursor: page.next.map(|cursor| cursor.encode()),
-    });
+    let envelope = Envelope::list(message, document, vec![count])
+        .with_data(ListPageDto::before(page.next.map(|cursor| cursor.encode())));
     Ok(HttpResponse::Ok().json(envelope))
 }
 

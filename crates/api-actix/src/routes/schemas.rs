@@ -111,9 +111,15 @@ envelope_doc!(ProductBanksEnvelope, data = crate::routes::dto::ProductBanksDto);
 envelope_doc!(
     /// Records restricted to the requested fields: the document makes every member optional
     /// (`routes::docs`, the `Projection` schemas derived from the DTOs').
-    BillingGroupListEnvelope, document = crate::routes::dto::BillingGroupDto
+    BillingGroupListEnvelope,
+    document = crate::routes::dto::BillingGroupDto,
+    data = crate::routes::dto::ListPageDto
 );
-envelope_doc!(ProductListEnvelope, document = crate::routes::dto::ProductDto);
+envelope_doc!(
+    ProductListEnvelope,
+    document = crate::routes::dto::ProductDto,
+    data = crate::routes::dto::ListPageDto
+);
 envelope_doc!(ProductWrittenEnvelope, document = crate::routes::dto::ProductDto);
 envelope_doc!(
     BillingGroupWrittenEnvelope,

@@ -5,14 +5,18 @@
 
 mod address_number_text;
 mod birthday_iso_date;
+mod cursor_pages;
 mod expired_status;
+mod timestamp_format;
 
 use crate::ApiVersion;
 use serde_json::Value;
 
 pub use address_number_text::AddressNumberText;
 pub use birthday_iso_date::BirthdayIsoDate;
+pub use cursor_pages::CursorPages;
 pub use expired_status::ExpiredStatus;
+pub use timestamp_format::TimestampFormat;
 
 /// Where in an answer a change applies: every value of the component schema `schema`, or, with
 /// `member`, that member of each.
@@ -42,6 +46,11 @@ pub trait Change: Sync {
     fn event_targets(&self) -> &'static [EventTarget] {
         &[]
     }
+    /// Whether the change added the members at its targets: the previous version's answer goes
+    /// without them (`downgrade` is not asked), and is otherwise copied as written.
+    fn adds_members(&self) -> bool {
+        false
+    }
     /// One value (at a target) as the previous version shows it.
     fn downgrade(&self, value: &mut Value);
     /// The newest document as the previous version declares it.
@@ -49,7 +58,13 @@ pub trait Change: Sync {
 }
 
 /// Every change, oldest first (as they were introduced).
-pub static CHANGES: &[&dyn Change] = &[&ExpiredStatus, &BirthdayIsoDate, &AddressNumberText];
+pub static CHANGES: &[&dyn Change] = &[
+    &ExpiredStatus,
+    &BirthdayIsoDate,
+    &AddressNumberText,
+    &TimestampFormat,
+    &CursorPages,
+];
 
 /// The changes a caller of `version` must not see, newest first: the order they are undone in.
 pub fn undone_for(version: ApiVersion) -> impl Iterator<Item = &'static dyn Change> {

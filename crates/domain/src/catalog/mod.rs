@@ -7,7 +7,9 @@ pub mod ports;
 use crate::access::{AccessError, Operation, authorize};
 use crate::auth::model::Principal;
 use crate::store::StoreError;
-use model::{BillingGroup, BillingGroupField, BillingGroupInput, ListQuery, Product, ProductField, ProductInput};
+use model::{
+    BillingGroup, BillingGroupField, BillingGroupInput, CatalogPage, ListQuery, Product, ProductField, ProductInput,
+};
 use ports::{CatalogStore, CatalogWriteError};
 use std::sync::Arc;
 
@@ -37,6 +39,15 @@ fn everything<F>() -> ListQuery<F> {
         conditions: Vec::new(),
         limit: model::MAX_LIMIT,
         offset: 0,
+        after: None,
+    }
+}
+
+/// The query with one row more than its page: whether a next page exists.
+fn one_more<F: Clone>(query: &ListQuery<F>) -> ListQuery<F> {
+    ListQuery {
+        limit: query.limit.saturating_add(1),
+        ..query.clone()
     }
 }
 
@@ -46,22 +57,26 @@ pub struct CatalogService {
 }
 
 impl CatalogService {
+    /// One page of billing groups and the cursor of the next.
     pub async fn billing_groups(
         &self,
         principal: &Principal,
         query: &ListQuery<BillingGroupField>,
-    ) -> Result<Vec<BillingGroup>, CatalogError> {
+    ) -> Result<CatalogPage<BillingGroup>, CatalogError> {
         authorize(principal, Operation::ReadCatalog)?;
-        Ok(self.store.list_billing_groups(query).await?)
+        let rows = self.store.list_billing_groups(&one_more(query)).await?;
+        Ok(CatalogPage::of(rows, query, |g| g.id))
     }
 
+    /// One page of products and the cursor of the next.
     pub async fn products(
         &self,
         principal: &Principal,
         query: &ListQuery<ProductField>,
-    ) -> Result<Vec<Product>, CatalogError> {
+    ) -> Result<CatalogPage<Product>, CatalogError> {
         authorize(principal, Operation::ReadCatalog)?;
-        Ok(self.store.list_products(query).await?)
+        let rows = self.store.list_products(&one_more(query)).await?;
+        Ok(CatalogPage::of(rows, query, |p| p.id))
     }
 
     /// The whole catalog for the back office: every product (each with its terms) and every

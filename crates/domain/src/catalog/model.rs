@@ -184,13 +184,38 @@ impl ListField for ProductField {
 pub const DEFAULT_LIMIT: i64 = 100;
 pub const MAX_LIMIT: i64 = 1000;
 
-/// A checked listing request. `fields` empty means every field. Ordered by `id`.
+/// A checked listing request. `fields` empty means every field. Ordered by `id`; a page starts
+/// after the id `after` (the previous page's cursor) or skips `offset` rows (the older style,
+/// kept for the versions that list with it).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ListQuery<F> {
     pub fields: Vec<F>,
     pub conditions: Vec<(F, FilterValue)>,
     pub limit: i64,
     pub offset: i64,
+    pub after: Option<i64>,
+}
+
+/// One page of a catalog listing and the cursor of the next (`None` on the last page).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CatalogPage<T> {
+    pub items: Vec<T>,
+    pub next: Option<i64>,
+}
+
+impl<T> CatalogPage<T> {
+    /// The page of `query` from the rows read with one more than its limit: the extra row says
+    /// there is a next page, which starts after the last id kept.
+    pub fn of<F>(mut rows: Vec<T>, query: &ListQuery<F>, id: impl Fn(&T) -> i64) -> Self {
+        let limit = usize::try_from(query.limit).unwrap_or(usize::MAX);
+        let next = if rows.len() > limit {
+            rows.truncate(limit);
+            rows.last().map(id)
+        } else {
+            None
+        };
+        Self { items: rows, next }
+    }
 }
 
 fn field_named<F: ListField>(name: &str) -> Option<F> {
@@ -212,6 +237,7 @@ impl<F: ListField> ListQuery<F> {
             conditions: Vec::new(),
             limit: DEFAULT_LIMIT,
             offset: 0,
+            after: None,
         };
         for (name, value) in params {
             if name == "fields" {
@@ -272,13 +298,29 @@ impl<F: ListField> ListQuery<F> {
                         "offset deve ser um inteiro não negativo",
                     ),
                 }
+            } else if name == "cursor" {
+                match value.parse::<i64>() {
+                    Ok(n) if n > 0 => query.after = Some(n),
+                    _ => v.add(
+                        "cursor",
+                        codes::INVALID_VALUE,
+                        "cursor inválido; use o nextCursor da página anterior",
+                    ),
+                }
             } else {
                 v.add(
                     name.clone(),
                     codes::UNKNOWN_FIELD,
-                    "parâmetro desconhecido; use fields, conditions[campo], limit ou offset",
+                    "parâmetro desconhecido; use fields, conditions[campo], limit, cursor ou offset",
                 );
             }
+        }
+        if query.after.is_some() && query.offset != 0 {
+            v.add(
+                "cursor",
+                codes::INVALID_VALUE,
+                "cursor e offset não se combinam: a página seguinte começa no cursor",
+            );
         }
         v.into_result().map(|()| query)
     }
@@ -335,6 +377,32 @@ mod tests {
             (BillingGroupField::ProductCode, FilterValue::Integer(101))
         );
         assert_eq!((q.limit, q.offset), (10, 20));
+    }
+
+    #[test]
+    fn a_cursor_starts_the_page_after_its_id_and_is_refused_when_malformed_or_with_an_offset() {
+        let q = ListQuery::<BillingGroupField>::parse(&params(&[("cursor", "42"), ("limit", "2")])).unwrap();
+        assert_eq!((q.after, q.limit, q.offset), (Some(42), 2, 0));
+        for (given, with_offset) in [("0", false), ("-3", false), ("abc", false), ("7", true)] {
+            let mut sent = vec![("cursor", given)];
+            if with_offset {
+                sent.push(("offset", "10"));
+            }
+            let refused = ListQuery::<BillingGroupField>::parse(&params(&sent)).unwrap_err();
+            let named: Vec<_> = refused.errors().iter().map(|e| e.field.as_str()).collect();
+            assert_eq!(named, vec!["cursor"], "{given:?} with offset: {with_offset}");
+        }
+    }
+
+    #[test]
+    fn a_page_read_with_one_row_more_has_a_next_cursor_and_the_last_page_none() {
+        let query = ListQuery::<BillingGroupField>::parse(&params(&[("limit", "2")])).unwrap();
+        let full = CatalogPage::of(vec![10_i64, 11, 12], &query, |id| *id);
+        assert_eq!((full.items, full.next), (vec![10, 11], Some(11)));
+        let last = CatalogPage::of(vec![13_i64, 14], &query, |id| *id);
+        assert_eq!((last.items, last.next), (vec![13, 14], None));
+        let empty = CatalogPage::of(Vec::<i64>::new(), &query, |id| *id);
+        assert_eq!(empty.next, None);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The bodies of `POST /hooks` (route 17), `PATCH /hooks/:uuid` and `POST /hooks/:uuid/replay` as
 //! they arrive, and their reading into [`HookRequest`], [`HookPatch`] and [`ReplayRequest`].
 
-use super::{DeliveryPage, Endpoint, HookPatch, HookRequest, ReplayRequest};
+use super::{DeliveryPage, Endpoint, HookPatch, HookRequest, ReplayRequest, SubscriptionPage};
 use crate::input::{Field, Reading};
 use crate::json_object;
 use crate::validation::{Rejection, Violations, codes};
@@ -138,56 +138,72 @@ impl HookPatchBody {
 /// A page of the delivery log holds this many deliveries unless `limit` says fewer.
 pub const DELIVERIES_PER_PAGE: i64 = 100;
 
+/// A page of the subscription list holds this many subscriptions unless `limit` says fewer.
+pub const SUBSCRIPTIONS_PER_PAGE: i64 = 100;
+
 impl DeliveryPage {
     /// `GET /hooks/:uuid/deliveries`' query: `limit` (1 to 100) and `cursor` (the previous page's
     /// `data.nextCursor`); anything else, or a parameter given twice, is refused naming itself.
     pub fn parse(params: &[(String, String)]) -> Result<Self, Violations> {
-        crate::input::bounded_query(params)?;
-        let mut v = Violations::new();
-        let mut page = DeliveryPage {
-            limit: DELIVERIES_PER_PAGE,
-            before: None,
-        };
-        let mut seen: Vec<&str> = Vec::new();
-        for (name, raw) in params {
-            if raw.trim().is_empty() {
-                continue;
-            }
-            if seen.contains(&name.as_str()) {
-                v.add(
-                    name.clone(),
-                    codes::DUPLICATE,
-                    format!("{name} informado mais de uma vez"),
-                );
-                continue;
-            }
-            seen.push(name);
-            match name.as_str() {
-                "limit" => match raw.trim().parse::<i64>() {
-                    Ok(n) if (1..=DELIVERIES_PER_PAGE).contains(&n) => page.limit = n,
-                    _ => v.add(
-                        "limit",
-                        codes::INVALID_VALUE,
-                        format!("limit deve ser um inteiro de 1 a {DELIVERIES_PER_PAGE}"),
-                    ),
-                },
-                "cursor" => match raw.trim().parse::<i64>() {
-                    Ok(id) if id > 0 => page.before = Some(id),
-                    _ => v.add(
-                        "cursor",
-                        codes::INVALID_VALUE,
-                        "cursor inválido: use o data.nextCursor de uma página anterior",
-                    ),
-                },
-                _ => v.add(
-                    name.clone(),
-                    codes::UNKNOWN_FIELD,
-                    "parâmetro desconhecido; use limit, cursor",
-                ),
-            }
-        }
-        if v.is_empty() { Ok(page) } else { Err(v) }
+        let (limit, before) = limit_and_cursor(params, DELIVERIES_PER_PAGE)?;
+        Ok(DeliveryPage { limit, before })
     }
+}
+
+impl SubscriptionPage {
+    /// `GET /hooks`' query: `limit` (1 to 100) and `cursor` (the previous page's
+    /// `data.nextCursor`); anything else, or a parameter given twice, is refused naming itself.
+    pub fn parse(params: &[(String, String)]) -> Result<Self, Violations> {
+        let (limit, after) = limit_and_cursor(params, SUBSCRIPTIONS_PER_PAGE)?;
+        Ok(SubscriptionPage { limit, after })
+    }
+}
+
+/// A cursor-paged query: `limit` (1 to `per_page`, `per_page` when absent) and `cursor` (an id
+/// the previous page gave).
+fn limit_and_cursor(params: &[(String, String)], per_page: i64) -> Result<(i64, Option<i64>), Violations> {
+    crate::input::bounded_query(params)?;
+    let mut v = Violations::new();
+    let (mut limit, mut cursor) = (per_page, None);
+    let mut seen: Vec<&str> = Vec::new();
+    for (name, raw) in params {
+        if raw.trim().is_empty() {
+            continue;
+        }
+        if seen.contains(&name.as_str()) {
+            v.add(
+                name.clone(),
+                codes::DUPLICATE,
+                format!("{name} informado mais de uma vez"),
+            );
+            continue;
+        }
+        seen.push(name);
+        match name.as_str() {
+            "limit" => match raw.trim().parse::<i64>() {
+                Ok(n) if (1..=per_page).contains(&n) => limit = n,
+                _ => v.add(
+                    "limit",
+                    codes::INVALID_VALUE,
+                    format!("limit deve ser um inteiro de 1 a {per_page}"),
+                ),
+            },
+            "cursor" => match raw.trim().parse::<i64>() {
+                Ok(id) if id > 0 => cursor = Some(id),
+                _ => v.add(
+                    "cursor",
+                    codes::INVALID_VALUE,
+                    "cursor inválido: use o data.nextCursor de uma página anterior",
+                ),
+            },
+            _ => v.add(
+                name.clone(),
+                codes::UNKNOWN_FIELD,
+                "parâmetro desconhecido; use limit, cursor",
+            ),
+        }
+    }
+    if v.is_empty() { Ok((limit, cursor)) } else { Err(v) }
 }
 
 /// `POST /hooks/:uuid/test`'s query: whether to answer with the outcome (`wait=true`) or at once.

@@ -118,6 +118,21 @@ pub struct DeliveryPage {
     pub before: Option<i64>,
 }
 
+/// Where a page of the subscription list starts: oldest first, those after `after` (a
+/// subscription id, the previous page's cursor) when given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SubscriptionPage {
+    pub limit: i64,
+    pub after: Option<i64>,
+}
+
+/// One page of the subscription list, and the cursor of the next (none on the last).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubscriptionList {
+    pub subscriptions: Vec<Subscription>,
+    pub next: Option<i64>,
+}
+
 /// One page of the delivery log, and the cursor of the next (none on the last).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeliveryLog {

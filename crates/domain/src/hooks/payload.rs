@@ -25,7 +25,7 @@ macro_rules! event_body {
             #[serde(rename = "type")]
             #[cfg_attr(feature = "openapi", schema(value_type = EventKind))]
             pub kind: EventKind,
-            #[cfg_attr(feature = "openapi", schema(example = "2026-11-22T10:00:00.000Z"))]
+            #[cfg_attr(feature = "openapi", schema(format = DateTime, example = "2026-11-22T10:00:00.000Z"))]
             pub timestamp: String,
             pub data: $data,
         }
@@ -86,6 +86,7 @@ pub struct StatusChangeData {
     pub status_anterior: ProposalStatus,
     #[cfg_attr(feature = "openapi", schema(value_type = crate::values::ProposalStatus))]
     pub status_atual: ProposalStatus,
+    #[cfg_attr(feature = "openapi", schema(format = DateTime))]
     pub alterado_em: String,
     pub alterado_por: String,
     pub motivo: Option<String>,
@@ -112,6 +113,7 @@ pub struct ProposalCreatedData {
     /// Em centavos.
     #[cfg_attr(feature = "openapi", schema(example = 141200))]
     pub valor: i64,
+    #[cfg_attr(feature = "openapi", schema(format = DateTime))]
     pub criado_em: String,
     pub criado_por: String,
     pub sequence: i32,
@@ -132,6 +134,7 @@ pub struct ProposalSentData {
     pub reenvio: bool,
     #[cfg_attr(feature = "openapi", schema(value_type = crate::values::ShippingType))]
     pub canal: ShippingType,
+    #[cfg_attr(feature = "openapi", schema(format = DateTime))]
     pub enviado_em: String,
     pub enviado_por: String,
     pub sequence: i32,
@@ -153,6 +156,7 @@ pub struct SignatureRecordedData {
     pub parte: PartyRole,
     #[cfg_attr(feature = "openapi", schema(value_type = crate::values::PartyStatus))]
     pub status: PartyStatus,
+    #[cfg_attr(feature = "openapi", schema(format = DateTime))]
     pub registrado_em: String,
     pub sequence: i32,
 }
@@ -173,6 +177,7 @@ pub struct PaymentChangedData {
     pub status_anterior: Option<String>,
     #[cfg_attr(feature = "openapi", schema(example = "active"))]
     pub status: String,
+    #[cfg_attr(feature = "openapi", schema(format = DateTime))]
     pub alterado_em: String,
     pub sequence: i32,
 }
@@ -306,6 +311,7 @@ pub struct PendingOpenedData {
     pub pendencia: i64,
     pub itens: Vec<String>,
     pub nota: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(format = DateTime))]
     pub suspenso_em: String,
     pub sequence: i32,
 }
@@ -324,7 +330,9 @@ pub struct PendingAnsweredData {
     pub identificador: String,
     pub pendencia: i64,
     pub arquivos: i64,
+    #[cfg_attr(feature = "openapi", schema(format = DateTime))]
     pub respondido_em: String,
+    #[cfg_attr(feature = "openapi", schema(format = DateTime))]
     pub prazo: String,
     pub sequence: i32,
 }
@@ -398,6 +406,7 @@ pub struct ChargeData {
     pub tentativas: i32,
     #[cfg_attr(feature = "openapi", schema(format = Date))]
     pub proxima_tentativa: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(format = DateTime))]
     pub pago_em: Option<String>,
     pub motivo: Option<String>,
 }
@@ -434,7 +443,9 @@ pub struct ChargeChangedData {
     pub cobranca: Option<ChargeData>,
     #[cfg_attr(feature = "openapi", schema(value_type = BillingStatus))]
     pub situacao: BillingStatus,
+    #[cfg_attr(feature = "openapi", schema(format = DateTime))]
     pub situacao_desde: String,
+    #[cfg_attr(feature = "openapi", schema(format = DateTime))]
     pub alterado_em: String,
     pub sequence: i32,
 }

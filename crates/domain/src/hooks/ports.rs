@@ -3,7 +3,7 @@
 use super::endpoint::Endpoint;
 use super::model::{
     AttemptRecord, ClaimLimits, ClaimedDelivery, Delivery, DeliveryLog, DeliveryPage, HookOwner, HookPatch,
-    NewSubscription, OutgoingWebhook, ReplayOutcome, ReplayWindow, Retried, Subscription,
+    NewSubscription, OutgoingWebhook, ReplayOutcome, ReplayWindow, Retried, Subscription, SubscriptionPage,
 };
 use super::policy::SendOutcome;
 use super::signing::SigningSecret;
@@ -21,8 +21,9 @@ pub trait HookStore: Send + Sync {
     /// Stores the subscription unless its owner already keeps `max_per_owner` (then `None`);
     /// concurrent creates of one owner are counted one after the other.
     async fn create(&self, new: &NewSubscription, max_per_owner: usize) -> Result<Option<Subscription>, StoreError>;
-    /// The owner's subscriptions (deleted ones are gone), oldest first.
-    async fn list(&self, owner: HookOwner) -> Result<Vec<Subscription>, StoreError>;
+    /// The owner's subscriptions (deleted ones are gone), oldest first: at most `page.limit`, those
+    /// after the id `page.after` when given.
+    async fn list(&self, owner: HookOwner, page: SubscriptionPage) -> Result<Vec<Subscription>, StoreError>;
     async fn find(&self, owner: HookOwner, uuid: Uuid) -> Result<Option<Subscription>, StoreError>;
     /// Applies the present members; turning a subscription `ATIVO` clears its inactive reason.
     async fn update(&self, id: i64, patch: &HookPatch, at: DateTime<Utc>) -> Result<Subscription, StoreError>;

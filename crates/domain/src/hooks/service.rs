@@ -1,10 +1,10 @@
 //! The use cases of event subscriptions: routes 17 and 18 and the management routes beside them.
 
-use super::bodies::DELIVERIES_PER_PAGE;
+use super::bodies::{DELIVERIES_PER_PAGE, SUBSCRIPTIONS_PER_PAGE};
 use super::endpoint::{self, Endpoint};
 use super::model::{
     Delivery, DeliveryLog, DeliveryPage, HookOwner, HookPatch, HookRequest, NewSubscription, Replay, ReplayOutcome,
-    ReplayRequest, ReplayWindow, Retried, Subscription,
+    ReplayRequest, ReplayWindow, Retried, Subscription, SubscriptionList, SubscriptionPage,
 };
 use super::ports::{EndpointGuard, EndpointRefusal, HookStore, KeyGenerator};
 use super::signing::SigningSecret;
@@ -95,9 +95,40 @@ impl HookService {
     }
 
     /// Route 18: the caller's owner's subscriptions.
-    pub async fn list(&self, principal: &Principal) -> Result<Vec<Subscription>, HookError> {
+    /// One page of the caller's subscriptions, oldest first, and the cursor of the next.
+    pub async fn list(&self, principal: &Principal, page: SubscriptionPage) -> Result<SubscriptionList, HookError> {
         let owner = self.owner(principal).await?;
-        Ok(self.store.list(owner).await?)
+        // One more than the page: whether there is a next one.
+        let one_more = SubscriptionPage {
+            limit: page.limit.saturating_add(1),
+            ..page
+        };
+        let mut subscriptions = self.store.list(owner, one_more).await?;
+        let limit = usize::try_from(page.limit).unwrap_or(usize::MAX);
+        let next = if subscriptions.len() > limit {
+            subscriptions.truncate(limit);
+            subscriptions.last().map(|s| s.id)
+        } else {
+            None
+        };
+        Ok(SubscriptionList { subscriptions, next })
+    }
+
+    /// Every subscription of the caller, oldest first, page after page (the console's list).
+    pub async fn all(&self, principal: &Principal) -> Result<Vec<Subscription>, HookError> {
+        let mut all = Vec::new();
+        let mut page = SubscriptionPage {
+            limit: SUBSCRIPTIONS_PER_PAGE,
+            after: None,
+        };
+        loop {
+            let listed = self.list(principal, page).await?;
+            all.extend(listed.subscriptions);
+            match listed.next {
+                Some(after) => page.after = Some(after),
+                None => return Ok(all),
+            }
+        }
     }
 
     pub async fn get(&self, principal: &Principal, uuid: Uuid) -> Result<Subscription, HookError> {

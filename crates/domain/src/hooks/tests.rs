@@ -130,16 +130,48 @@ async fn the_back_office_and_the_shop_own_their_own_subscriptions() {
         let mut store = MockHookStore::new();
         store
             .expect_list()
-            .withf(move |o| *o == owner)
-            .returning(|_| Ok(vec![]));
-        assert!(
-            service(store, allow_all())
-                .list(&principal(application))
-                .await
-                .unwrap()
-                .is_empty()
-        );
+            .withf(move |o, _| *o == owner)
+            .returning(|_, _| Ok(vec![]));
+        let page = SubscriptionPage { limit: 10, after: None };
+        let listed = service(store, allow_all())
+            .list(&principal(application), page)
+            .await
+            .unwrap();
+        assert!(listed.subscriptions.is_empty() && listed.next.is_none());
     }
+}
+
+#[tokio::test]
+async fn a_page_of_subscriptions_is_read_with_one_more_and_names_the_next_by_its_last_id() {
+    let mut store = MockHookStore::new();
+    store
+        .expect_list()
+        .withf(|_, page| {
+            *page
+                == SubscriptionPage {
+                    limit: 3,
+                    after: Some(7),
+                }
+        })
+        .returning(|_, _| {
+            Ok([8, 9, 10]
+                .into_iter()
+                .map(|id| Subscription {
+                    id,
+                    ..subscription(HookOwner::BackOffice, HookStatus::Active)
+                })
+                .collect())
+        });
+    let page = SubscriptionPage {
+        limit: 2,
+        after: Some(7),
+    };
+    let listed = service(store, allow_all())
+        .list(&principal(Application::BackOffice), page)
+        .await
+        .unwrap();
+    let ids: Vec<i64> = listed.subscriptions.iter().map(|s| s.id).collect();
+    assert_eq!((ids, listed.next), (vec![8, 9], Some(9)));
 }
 
 #[tokio::test]

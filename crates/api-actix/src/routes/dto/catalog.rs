@@ -9,8 +9,10 @@ use utoipa::ToSchema;
 #[derive(Debug, Serialize, ToSchema)]
 pub struct BillingGroupDto {
     pub id: i64,
+    #[schema(format = DateTime)]
     pub alterado_em: String,
     pub alterado_por: String,
+    #[schema(format = DateTime)]
     pub criado_em: String,
     pub codigo_faturamento: i32,
     pub descricao: String,
@@ -50,7 +52,9 @@ pub struct ProductDto {
     pub ativo: bool,
     /// Value of a standard proposal, in cents.
     pub valor: i64,
+    #[schema(format = DateTime)]
     pub criado_em: String,
+    #[schema(format = DateTime)]
     pub alterado_em: String,
     pub alterado_por: String,
     /// The recurring price on the payment platform, when the product is sold online.

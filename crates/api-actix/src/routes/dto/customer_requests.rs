@@ -69,6 +69,7 @@ pub struct CancellationDto {
     pub status: ProposalStatus,
     pub reason: String,
     pub changed_by: String,
+    #[schema(format = DateTime)]
     pub changed_at: String,
     /// A ordem do evento `ALTERAÇÃO_STATUS` desta mudança entre os da proposta.
     pub sequence: i32,
@@ -102,6 +103,7 @@ pub struct CustomerRequestDto {
     pub identifier: String,
     pub reason: String,
     pub requested_by: String,
+    #[schema(format = DateTime)]
     pub requested_at: String,
 }
 
@@ -130,7 +132,7 @@ pub struct DebitRevocationDto {
     /// A situação da autorização depois do pedido: sempre `revogada`.
     #[schema(example = "revogada")]
     pub status: String,
-    #[schema(example = "2026-11-29T13:05:09.000Z")]
+    #[schema(format = DateTime, example = "2026-11-29T13:05:09.000Z")]
     pub revoked_at: String,
 }
 

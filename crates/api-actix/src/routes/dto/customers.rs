@@ -12,7 +12,9 @@ use utoipa::ToSchema;
 pub struct CustomerRecordDto {
     pub id: i64,
     pub alterado_por: String,
+    #[schema(format = DateTime)]
     pub criado_em: String,
+    #[schema(format = DateTime)]
     pub alterado_em: String,
     pub nome_completo: String,
     /// Nome social (Decreto 8.727/2016): presente somente quando informado, para que o registro
@@ -121,7 +123,9 @@ pub struct CustomerView {
     pub complement: Option<String>,
     pub modified_by: String,
     pub is_illiterate: bool,
+    #[schema(format = DateTime)]
     pub created_at: String,
+    #[schema(format = DateTime)]
     pub updated_at: String,
 }
 

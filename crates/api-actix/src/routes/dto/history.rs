@@ -18,7 +18,7 @@ pub struct FieldChangeDto {
 /// One entry of a proposal's history.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct HistoryEntryDto {
-    #[schema(example = "2026-11-23T13:05:09.000Z")]
+    #[schema(format = DateTime, example = "2026-11-23T13:05:09.000Z")]
     pub at: String,
     #[schema(example = "backoffice@demo.com.br")]
     pub by: String,

@@ -19,8 +19,10 @@ pub struct HookDto {
     #[schema(value_type = String)]
     pub status: HookStatus,
     #[serde(rename = "createdAt")]
+    #[schema(format = DateTime)]
     pub created_at: String,
     #[serde(rename = "updatedAt")]
+    #[schema(format = DateTime)]
     pub updated_at: String,
     /// Why the service turned it `INATIVO` (410, or failing for days); absent otherwise.
     #[serde(rename = "inactiveReason", skip_serializing_if = "Option::is_none")]
@@ -51,6 +53,7 @@ pub struct HookListItemDto {
     #[schema(value_type = String)]
     pub status: HookStatus,
     #[serde(rename = "createdAt")]
+    #[schema(format = DateTime)]
     pub created_at: String,
     #[schema(value_type = Vec<String>)]
     pub events: Vec<EventKind>,
@@ -69,15 +72,23 @@ impl From<Subscription> for HookListItemDto {
     }
 }
 
+// One page of the subscriptions, oldest first, and where the next starts.
 #[derive(Serialize, ToSchema)]
 pub struct HookListDto {
     pub subscriptions: Vec<HookListItemDto>,
+    /// Pass as `cursor` for the next page; `null` on the last page.
+    #[serde(rename = "nextCursor")]
+    #[schema(example = "42")]
+    pub next_cursor: Option<String>,
+    /// Whether a page follows this one (`nextCursor` is not `null`).
+    pub has_more: bool,
 }
 
 #[derive(Serialize, ToSchema)]
 pub struct AttemptDto {
     pub number: i32,
     #[serde(rename = "attemptedAt")]
+    #[schema(format = DateTime)]
     pub attempted_at: String,
     /// The receiver's HTTP status; absent when no answer came.
     #[serde(rename = "responseStatus")]
@@ -86,6 +97,7 @@ pub struct AttemptDto {
     pub duration_ms: i64,
     pub error: Option<String>,
     #[serde(rename = "nextAttemptAt")]
+    #[schema(format = DateTime)]
     pub next_attempt_at: Option<String>,
 }
 
@@ -100,10 +112,13 @@ pub struct DeliveryDto {
     /// `PENDENTE`, `ENTREGUE`, `ESGOTADA` or `CANCELADA`.
     pub status: String,
     #[serde(rename = "createdAt")]
+    #[schema(format = DateTime)]
     pub created_at: String,
     #[serde(rename = "deliveredAt")]
+    #[schema(format = DateTime)]
     pub delivered_at: Option<String>,
     #[serde(rename = "nextAttemptAt")]
+    #[schema(format = DateTime)]
     pub next_attempt_at: Option<String>,
     pub attempts: Vec<AttemptDto>,
 }
@@ -139,9 +154,9 @@ impl From<Delivery> for DeliveryDto {
 /// What a replay queued again.
 #[derive(Serialize, ToSchema)]
 pub struct ReplayDto {
-    #[schema(example = "2026-11-25T08:00:00.000Z")]
+    #[schema(format = DateTime, example = "2026-11-25T08:00:00.000Z")]
     pub since: String,
-    #[schema(example = "2026-11-25T18:00:00.000Z")]
+    #[schema(format = DateTime, example = "2026-11-25T18:00:00.000Z")]
     pub until: String,
     /// Quantas entregas voltaram a ser devidas.
     pub deliveries: i64,

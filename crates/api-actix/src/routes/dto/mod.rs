@@ -50,6 +50,7 @@ pub(super) fn landline(digits: &Option<String>) -> Option<String> {
     })
 }
 
+// Every list pages alike from 2026-12-01: `limit`, and `cursor` from the page before.
 /// Where the next page of a list starts.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ListPageDto {
@@ -57,6 +58,18 @@ pub struct ListPageDto {
     #[serde(rename = "nextCursor")]
     #[schema(example = "MTc5NTAwMDAwMDEyMzQ1Njo5ODE")]
     pub next_cursor: Option<String>,
+    /// Whether a page follows this one (`nextCursor` is not `null`).
+    pub has_more: bool,
+}
+
+impl ListPageDto {
+    /// The page whose next starts at `next_cursor` (none after the last).
+    pub fn before(next_cursor: Option<String>) -> Self {
+        Self {
+            has_more: next_cursor.is_some(),
+            next_cursor,
+        }
+    }
 }
 
 #[derive(Debug, Serialize, ToSchema)]

@@ -30,8 +30,10 @@ pub struct ProposalView {
     #[serde(rename = "inviteId")]
     pub invite_id: Option<String>,
     #[serde(rename = "createdAt")]
+    #[schema(format = DateTime)]
     pub created_at: String,
     #[serde(rename = "updatedAt")]
+    #[schema(format = DateTime)]
     pub updated_at: String,
 }
 
@@ -50,7 +52,9 @@ pub struct PartnerDto {
     pub fantasy_name: Option<String>,
     pub social_reason: Option<String>,
     pub modified_by: Option<String>,
+    #[schema(format = DateTime)]
     pub created_at: Option<String>,
+    #[schema(format = DateTime)]
     pub updated_at: Option<String>,
 }
 
@@ -91,7 +95,9 @@ pub struct SignDto {
     pub federation_status: Option<PartyStatus>,
     pub enterprise_status: Option<PartyStatus>,
     pub modified_by: Option<String>,
+    #[schema(format = DateTime)]
     pub updated_at: Option<String>,
+    #[schema(format = DateTime)]
     pub created_at: Option<String>,
     pub location: Option<LocationDto>,
 }
@@ -117,7 +123,9 @@ pub struct PaymentDto {
     pub specie: Option<i32>,
     pub issuer_body: Option<String>,
     pub modified_by: Option<String>,
+    #[schema(format = DateTime)]
     pub created_at: Option<String>,
+    #[schema(format = DateTime)]
     pub updated_at: Option<String>,
     /// `null` unless the proposal is paid by `PIX AUTOMÁTICO`.
     pub pix_automatico: Option<PixAutomaticoDto>,
@@ -151,7 +159,7 @@ pub struct SubscriptionDto {
     #[schema(example = "active")]
     pub status: String,
     /// The end of the period paid for.
-    #[schema(example = "2026-12-26T09:30:00.000Z")]
+    #[schema(format = DateTime, example = "2026-12-26T09:30:00.000Z")]
     pub current_period_end: Option<String>,
     #[schema(example = "paid")]
     pub latest_invoice_status: Option<String>,
@@ -225,11 +233,12 @@ pub struct BillingDto {
     description = "O prazo de aceitação da proposta (Circular SUSEP 642/2021), contado desde a entrada em `EM ANÁLISE` com a política do produto: `tacit` diz se o silêncio aceita no prazo; `suspendedSince` enquanto um pedido de documentos o suspende; `overdue` quando o prazo passou sem decisão num produto sem aceite tácito."
 )]
 pub struct AcceptanceDto {
-    #[schema(example = "2026-11-28T09:30:00.000Z")]
+    #[schema(format = DateTime, example = "2026-11-28T09:30:00.000Z")]
     pub received_at: String,
-    #[schema(example = "2026-12-13T09:30:00.000Z")]
+    #[schema(format = DateTime, example = "2026-12-13T09:30:00.000Z")]
     pub deadline: String,
     pub tacit: bool,
+    #[schema(format = DateTime)]
     pub suspended_since: Option<String>,
     pub overdue: bool,
     /// Os pedidos de documentos, do mais antigo ao mais recente.
@@ -246,6 +255,7 @@ pub struct PendingRequestDto {
     pub items: Vec<String>,
     pub note: Option<String>,
     pub requested_by: String,
+    #[schema(format = DateTime)]
     pub requested_at: String,
     pub answer: Option<PendingAnswerDto>,
 }
@@ -256,6 +266,7 @@ pub struct PendingRequestDto {
 pub struct PendingAnswerDto {
     pub note: String,
     pub answered_by: String,
+    #[schema(format = DateTime)]
     pub answered_at: String,
     pub files: Vec<PendingFileDto>,
 }
@@ -598,10 +609,10 @@ pub struct ProposalRecordDto {
     #[serde(rename = "alterado_por")]
     pub changed_by: String,
     #[serde(rename = "alterado_em", serialize_with = "domain::wire::serialize_timestamp")]
-    #[schema(value_type = String)]
+    #[schema(format = DateTime, value_type = String)]
     pub updated_at: DateTime<Utc>,
     #[serde(rename = "criado_em", serialize_with = "domain::wire::serialize_timestamp")]
-    #[schema(value_type = String)]
+    #[schema(format = DateTime, value_type = String)]
     pub created_at: DateTime<Utc>,
     #[serde(rename = "cnpj_associacao")]
     pub association_cnpj: Option<String>,

@@ -22,6 +22,7 @@ pub struct StatusEventDto {
     pub previous_status: ProposalStatus,
     pub status: ProposalStatus,
     pub changed_by: String,
+    #[schema(format = DateTime)]
     pub changed_at: String,
     pub sequence: i32,
     pub reason: Option<String>,
