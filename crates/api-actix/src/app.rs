@@ -200,6 +200,9 @@ pub fn build_state_reading_from(
     )?);
     let jwks = serde_json::json!({ "keys": tokens.jwks() });
     let accounts = Arc::new(PgAccounts::new(pool.clone()));
+    let users = domain::users::AdministerUsers {
+        store: accounts.clone(),
+    };
     let hasher = Arc::new(BcryptHasher::new(
         config.tokens.bcrypt_cost,
         config.tokens.bcrypt_max_concurrent,
@@ -336,6 +339,7 @@ pub fn build_state_reading_from(
         sandbox,
     });
     Ok(AppState {
+        users,
         pix,
         subject_requests,
         debits,
@@ -376,7 +380,7 @@ pub const CALLBACK_MAX_BODY_BYTES: usize = 64 * 1024;
 pub fn routes(cfg: &mut web::ServiceConfig, sandbox: bool) {
     use routes::{
         acceptance, assets, auth, catalog, customer_requests, docs, ecommerce, health, hooks, pix, privacy, proposals,
-        recovery, sandbox, signing,
+        recovery, sandbox, signing, users,
     };
     // Resources, not method-guarded services: a wrong method on a known path answers 405.
     // Grouped in scopes by their first segment: a static prefix is compared as text, so a
@@ -410,6 +414,7 @@ pub fn routes(cfg: &mut web::ServiceConfig, sandbox: bool) {
         .service(web::scope("/ecommerce").configure(ecommerce::routes))
         .service(web::scope("/hooks").configure(hooks::routes))
         .service(web::scope("/privacy").configure(privacy::routes))
+        .service(web::scope("/users").configure(users::routes))
         .service(web::scope("/console").configure(crate::console::routes))
         .service(web::scope("/billingGroup").configure(catalog::billing_group_routes))
         .service(web::scope("/product").configure(catalog::product_routes))

@@ -52,6 +52,8 @@ pub struct AppState {
     pub sandbox_payments: Option<SandboxPayments>,
     /// Pix Automático (issue 46): `None` where no PSP is configured (production without `PIX_*`).
     pub pix: Option<PixState>,
+    /// The back office's changes to a user's credential (its contract version, issue 49).
+    pub users: domain::users::AdministerUsers,
 }
 
 /// Pix Automático's collection, who may notify it, and in development the sandbox PSP's moves.

@@ -49,10 +49,12 @@ pub enum Operation {
     AnswerPending,
     /// The analyst's queue: reading it, and assigning a proposal in analysis to a back-office user.
     AnalyseProposals,
+    /// Pinning a user's credential to a contract version (issue 49).
+    PinContractVersion,
 }
 
 impl Operation {
-    pub const ALL: [Operation; 20] = [
+    pub const ALL: [Operation; 21] = [
         Operation::CreateCustomer,
         Operation::CheckCustomer,
         Operation::CreateProposal,
@@ -73,6 +75,7 @@ impl Operation {
         Operation::RequestDocuments,
         Operation::AnswerPending,
         Operation::AnalyseProposals,
+        Operation::PinContractVersion,
     ];
 
     /// The permission matrix (README lists it too).
@@ -89,7 +92,9 @@ impl Operation {
             EcommercePayments => application == Ecommerce,
             ReadSignLink => matches!(application, Partner | BackOffice),
             ManageHooks | CancelProposal => true,
-            ReadCustomerRequests | RequestDocuments | AnalyseProposals => application == BackOffice,
+            ReadCustomerRequests | RequestDocuments | AnalyseProposals | PinContractVersion => {
+                application == BackOffice
+            }
             AnswerPending => matches!(application, Partner | Ecommerce),
         }
     }
@@ -155,7 +160,7 @@ mod tests {
 
     #[test]
     fn the_whole_matrix() {
-        let expected: [(Operation, [bool; 3]); 20] = [
+        let expected: [(Operation, [bool; 3]); 21] = [
             // (operation, [ECOMMERCE, PARCEIRO, BACKOFFICE])
             (CreateCustomer, [false, true, false]),
             (CheckCustomer, [false, true, true]),
@@ -177,6 +182,7 @@ mod tests {
             (RequestDocuments, [false, false, true]),
             (AnswerPending, [true, true, false]),
             (AnalyseProposals, [false, false, true]),
+            (PinContractVersion, [false, false, true]),
         ];
         for (operation, row) in expected {
             for (app, allowed) in [Ecommerce, Partner, BackOffice].into_iter().zip(row) {

@@ -389,3 +389,102 @@ async fn every_list_pages_by_cursor_with_has_more_in_the_newest_and_as_before_in
     let (_, older) = listed(&app, "/proposal/list", &partner, "2026-11-29").await;
     assert_eq!(older["data"], json!({"nextCursor": null}));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_back_office_pins_and_unpins_a_users_credential_and_no_one_else_may() {
+    let app = TestApp::spawn().await;
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await;
+    let office = app.token_for("bo@demo.com.br", "BACKOFFICE", "").await;
+    let read_by_partner = || async {
+        let answer = app.get("/hooks", Some(&partner)).await;
+        assert_eq!(answer.status(), StatusCode::OK);
+        let version = version_of(&answer);
+        let data: Value = answer.json().await.unwrap();
+        (version, data["data"].clone())
+    };
+    assert_eq!(read_by_partner().await.0, "2026-11-29");
+
+    let pinned = app
+        .put_json_as(
+            "/users/rep@demo.com.br/version",
+            &office,
+            &json!({"version": "2026-12-01"}),
+        )
+        .await;
+    assert_eq!(pinned.status(), StatusCode::OK);
+    let body: Value = pinned.json().await.unwrap();
+    assert!(body["message"].as_str().unwrap().contains("2026-12-01"), "{body}");
+    // The partner's next request reads the pinned version, in its shape; its session goes on.
+    let (version, data) = read_by_partner().await;
+    assert_eq!(version, "2026-12-01");
+    assert_eq!(data["has_more"], false, "{data}");
+
+    let unpinned = app
+        .client
+        .delete(app.url("/users/rep@demo.com.br/version"))
+        .bearer_auth(&office)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unpinned.status(), StatusCode::OK);
+    let (version, data) = read_by_partner().await;
+    assert_eq!(version, "2026-11-29");
+    assert!(data.get("has_more").is_none(), "{data}");
+
+    // Refused, naming what is wrong, and nothing changes.
+    let unknown = assert_error(
+        app.put_json_as(
+            "/users/rep@demo.com.br/version",
+            &office,
+            &json!({"version": "2027-01-01"}),
+        )
+        .await,
+        StatusCode::BAD_REQUEST,
+        "dados_invalidos",
+    )
+    .await;
+    assert_eq!(unknown["errors"][0]["field"], "version");
+    assert!(
+        unknown["errors"][0]["message"].as_str().unwrap().contains("2026-11-21"),
+        "{unknown}"
+    );
+    let missing = assert_error(
+        app.put_json_as("/users/rep@demo.com.br/version", &office, &json!({}))
+            .await,
+        StatusCode::BAD_REQUEST,
+        "dados_invalidos",
+    )
+    .await;
+    assert_eq!(missing["errors"][0]["field"], "version");
+    let malformed = assert_error(
+        app.put_json_as("/users/nao-e-email/version", &office, &json!({"version": "2026-12-01"}))
+            .await,
+        StatusCode::BAD_REQUEST,
+        "dados_invalidos",
+    )
+    .await;
+    assert_eq!(malformed["errors"][0]["field"], "email");
+    assert_error(
+        app.put_json_as(
+            "/users/ninguem@demo.com.br/version",
+            &office,
+            &json!({"version": "2026-12-01"}),
+        )
+        .await,
+        StatusCode::NOT_FOUND,
+        "usuario_nao_encontrado",
+    )
+    .await;
+    assert_error(
+        app.put_json_as(
+            "/users/bo@demo.com.br/version",
+            &partner,
+            &json!({"version": "2026-12-01"}),
+        )
+        .await,
+        StatusCode::FORBIDDEN,
+        "sem_permissao",
+    )
+    .await;
+    assert_eq!(read_by_partner().await.0, "2026-11-29");
+}

@@ -27,6 +27,7 @@ use domain::proposals::withdrawal::WithdrawalError;
 use domain::recovery::{RecoveryError, ResetError};
 use domain::signature::CallbackError;
 use domain::store::StoreError;
+use domain::users::AdministerUserError;
 use domain::validation::{FieldError, Violations, codes};
 use domain::values::ProposalStatus;
 use serde::Serialize;
@@ -353,6 +354,18 @@ impl From<AccessError> for ApiError {
         match error {
             AccessError::Forbidden => ApiError::new(ErrorCode::Forbidden),
             AccessError::NoPartner => ApiError::new(ErrorCode::PartnerMissing),
+        }
+    }
+}
+
+impl From<AdministerUserError> for ApiError {
+    fn from(error: AdministerUserError) -> Self {
+        match error {
+            AdministerUserError::Access(access) => access.into(),
+            AdministerUserError::Invalid(violations) => violations.into(),
+            AdministerUserError::NotFound => ApiError::new(ErrorCode::UnknownUser),
+            AdministerUserError::NoPartner => ApiError::new(ErrorCode::PartnerMissing),
+            AdministerUserError::Store(store) => store.into(),
         }
     }
 }

@@ -94,6 +94,8 @@ impl Modify for BearerAuth {
         crate::routes::privacy::consent,
         crate::routes::privacy::file_request,
         crate::routes::privacy::notice,
+        crate::routes::users::pin_version,
+        crate::routes::users::unpin_version,
         crate::routes::health::live,
         crate::routes::health::ready,
     ),

@@ -18,6 +18,7 @@ pub mod sandbox;
 pub mod sandbox_payments;
 pub mod schemas;
 pub mod signing;
+pub mod users;
 
 use crate::http::error::{ApiError, ErrorCode};
 

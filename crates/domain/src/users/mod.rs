@@ -1,12 +1,16 @@
 //! Creating users: there is no sign-up route; operators create users with `sales-api user create`.
 
-use crate::auth::model::UserId;
+use crate::access::{AccessError, Operation, authorize};
+use crate::auth::model::{Principal, UserId};
 use crate::auth::password::{PasswordHash, PasswordPolicy};
 use crate::auth::ports::{HashError, PasswordHasher};
+use crate::input::{Field, Reading};
+use crate::json_object;
 use crate::store::StoreError;
 use crate::validation::{Violations, codes};
 use crate::values::{Application, Cnpj, Cpf, Email, FullName};
 use async_trait::async_trait;
+use serde::Deserialize;
 use std::sync::Arc;
 
 /// The fields of a new user, as given (the command line or a seed).
@@ -107,6 +111,8 @@ impl CreateUser {
 /// What an operator changes on an existing user.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AdministerUserError {
+    #[error(transparent)]
+    Access(#[from] AccessError),
     #[error("{0}")]
     Invalid(Violations),
     #[error("nenhum usuário com este e-mail")]
@@ -170,7 +176,49 @@ impl AdministerUsers {
         };
         self.store.pin_version(&email, version).await
     }
+
+    /// The back office pins a user's credential to a contract version (`None`: unpins it).
+    pub async fn pin_version_as(
+        &self,
+        principal: &Principal,
+        email: &str,
+        version: Option<&str>,
+    ) -> Result<(), AdministerUserError> {
+        authorize(principal, Operation::PinContractVersion)?;
+        self.pin_version(email, version).await
+    }
 }
+
+/// The body of `PUT /users/{email}/version`: the contract version the user's credential reads.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(description = "A versão do contrato que a credencial do usuário passa a ler.")
+)]
+pub struct VersionPinBody {
+    /// O nome de uma versão do contrato (`2026-11-21`, `2026-11-29`, `2026-12-01`).
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "2026-12-01"))]
+    pub version: Field<String>,
+}
+
+json_object!(VersionPinBody);
+
+impl VersionPinBody {
+    /// The version's name as sent, trimmed (which names exist, the HTTP edge knows).
+    pub fn read(self) -> Result<String, Violations> {
+        let mut v = Violations::new();
+        let mut r = Reading::root(&mut v);
+        let version = r.text_within("version", self.version, VERSION_NAME_MAX_CHARS);
+        match version {
+            Some(version) if v.is_empty() => Ok(version),
+            _ => Err(v),
+        }
+    }
+}
+
+/// A version's name is a date (`2026-12-01`); anything much longer is not one.
+const VERSION_NAME_MAX_CHARS: usize = 32;
 
 /// Each of `given` as an application, duplicates dropped; at least one.
 fn parse_applications(v: &mut Violations, given: &[String]) -> Vec<Application> {
