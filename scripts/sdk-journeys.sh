@@ -112,7 +112,9 @@ while read -r release commit pinned; do
   "$venv/bin/openapi-python-client" generate --path "$old/openapi.json" --output-path "$old/python/sales_client" \
     --meta none --config "$old/generator.yaml" >"$old/generator.log" 2>&1 ||
     { cat "$old/generator.log" >&2; exit 1; }
-  PYTHONPATH="$old/python" "$venv/bin/python" "$old/journeys.py" "$base" || status=$?
+  # The version as the journey's second argument too: a release's journey that names its
+  # version sends it (0.1.0's, from before versions, reads only the first).
+  PYTHONPATH="$old/python" "$venv/bin/python" "$old/journeys.py" "$base" "$pinned" || status=$?
 done <<<"$releases"
 
 if [ "$status" != 0 ]; then

@@ -33,6 +33,30 @@ struct Answer {
 #[derive(Default)]
 pub struct AnswerShapes {
     by_path: HashMap<String, Vec<Answer>>,
+    /// The document's templates by their shape (`/protocol/{}`): a router may name a path's
+    /// parameters otherwise than the document does (`{protocol}` for `{protocolo}`).
+    by_shape: HashMap<String, String>,
+}
+
+/// A path template with its parameters' names left out: `/proposal/{}/events`.
+fn shape_of(template: &str) -> String {
+    let mut shape = String::with_capacity(template.len());
+    let mut in_name = false;
+    for c in template.chars() {
+        match c {
+            '{' => {
+                in_name = true;
+                shape.push('{');
+            }
+            '}' => {
+                in_name = false;
+                shape.push('}');
+            }
+            _ if in_name => {}
+            _ => shape.push(c),
+        }
+    }
+    shape
 }
 
 impl std::fmt::Debug for AnswerShapes {
@@ -85,7 +109,8 @@ impl AnswerShapes {
                 }
             }
         }
-        Self { by_path }
+        let by_shape = by_path.keys().map(|path| (shape_of(path), path.clone())).collect();
+        Self { by_path, by_shape }
     }
 
     /// Whether a caller of `version` reads this answer differently from the newest: when not, its
@@ -139,8 +164,14 @@ impl AnswerShapes {
     }
 
     fn changes_of(&self, method: &str, path: &str, status: u16) -> Option<&AppliedChanges> {
-        self.by_path
-            .get(path)?
+        // The router's template is the document's for nearly every route (route 7's too): looked
+        // up as it is; by its shape only when that misses.
+        let answers = match self.by_path.get(path) {
+            Some(answers) => answers,
+            None if path.contains('{') => self.by_path.get(self.by_shape.get(&shape_of(path))?)?,
+            None => return None,
+        };
+        answers
             .iter()
             .find(|a| a.status == status && a.method.eq_ignore_ascii_case(method))
             .map(|a| &a.changes)
@@ -343,6 +374,16 @@ mod tests {
         assert_eq!(whole.to_string(), older.unwrap_or_default());
         let newest = shapes.downgrade_text(ApiVersion::NEWEST, "get", "/pages", 200, body);
         assert_eq!(newest.as_deref(), Some(body));
+    }
+
+    #[test]
+    fn a_router_naming_a_parameter_otherwise_than_the_document_finds_the_same_answer() {
+        let shapes = AnswerShapes::from_document(&doc());
+        assert!(shapes.differs(ApiVersion::V2026_11_21, "get", "/proposal/{identifier}", 200));
+        let mut body = detail();
+        shapes.downgrade(ApiVersion::V2026_11_21, "get", "/proposal/{identifier}", 200, &mut body);
+        assert_eq!(body["data"]["proposal"]["status"], "CANCELADO");
+        assert!(!shapes.differs(ApiVersion::V2026_11_21, "get", "/proposal/{id}/other", 200));
     }
 
     #[test]

@@ -131,6 +131,7 @@ pub mod idempotency;
 pub mod input;
 pub mod mail;
 pub mod masking;
+pub mod paging;
 pub mod privacy;
 pub mod proposals;
 pub mod rate_limit;

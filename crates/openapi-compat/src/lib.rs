@@ -113,28 +113,6 @@ impl ChangeKind {
     }
 }
 
-/// The comparison's conclusion and, for a release made before dated versions, what breaks its
-/// generated clients without failing the check: listed, for a reader to mend.
-#[derive(Debug, PartialEq, Eq)]
-pub struct Judgement {
-    pub verdict: Verdict,
-    pub listed: Vec<BreakingChange>,
-}
-
-/// Like [`verdict`], but a release made before dated versions (its document names no
-/// `info.x-sales-version`) is judged by what broke a client then: the changes that break only
-/// generated code are listed, not failed. A release of a dated version is judged on everything.
-pub fn judge(released: &Value, current: &Value) -> Result<Judgement, BadVersion> {
-    let versioned = released["info"]["x-sales-version"].is_string();
-    let (judged, listed): (Vec<_>, Vec<_>) = breaking_changes(released, current)
-        .into_iter()
-        .partition(|c| versioned || !c.kind.breaks_generated_code());
-    Ok(Judgement {
-        verdict: conclude(released, current, judged)?,
-        listed,
-    })
-}
-
 /// Compares the released document with the new one, and judges by their `info.version`s.
 pub fn verdict(released: &Value, current: &Value) -> Result<Verdict, BadVersion> {
     conclude(released, current, breaking_changes(released, current))

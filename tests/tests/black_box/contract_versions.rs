@@ -488,3 +488,94 @@ async fn the_back_office_pins_and_unpins_a_users_credential_and_no_one_else_may(
     .await;
     assert_eq!(read_by_partner().await.0, "2026-11-29");
 }
+
+/// `GET path` as `token` naming `version`: the status and the body.
+async fn answer_in(app: &TestApp, path: &str, token: &str, version: &str) -> (StatusCode, Value) {
+    let response = app
+        .client
+        .get(app.url(path))
+        .bearer_auth(token)
+        .header(VERSION, version)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(version_of(&response), version);
+    (response.status(), response.json().await.unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_first_released_version_reads_only_release_0_1_0s_error_codes_payment_types_and_event_kinds() {
+    let app = TestApp::spawn().await;
+    app.seed_catalog().await;
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await;
+    let office = app.token_for("bo@demo.com.br", "BACKOFFICE", "").await;
+
+    // A code added since 0.1.0 reads as its status's code of 0.1.0, the message as it is.
+    let (status, newest) = answer_in(&app, "/protocol/2026120299999999", &office, "2026-11-29").await;
+    assert_eq!(
+        (status, newest["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("protocolo_nao_encontrado"))
+    );
+    let (status, first) = answer_in(&app, "/protocol/2026120299999999", &office, "2026-11-21").await;
+    assert_eq!(
+        (status, first["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("nao_encontrado"))
+    );
+    assert_eq!(first["message"], newest["message"]);
+    // A code 0.1.0 had reads as it is.
+    let missing = "/proposal/byIdentifier/00000000-0000-0000-0000-000000000000";
+    let (status, kept) = answer_in(&app, missing, &office, "2026-11-21").await;
+    assert_eq!(
+        (status, kept["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("proposta_nao_encontrada"))
+    );
+
+    // A conflict 0.1.0 did not name reads as its one conflict with the records' state.
+    let identifier = super::console::in_analysis_with(&app, &partner, &office, proposal_body("52998224725")).await;
+    let certificate = format!("/proposal/{identifier}/certificate");
+    let (status, newest) = answer_in(&app, &certificate, &office, "2026-11-29").await;
+    assert_eq!(
+        (status, newest["code"].as_str()),
+        (StatusCode::CONFLICT, Some("proposta_nao_aceita"))
+    );
+    let (status, first) = answer_in(&app, &certificate, &office, "2026-11-21").await;
+    assert_eq!(
+        (status, first["code"].as_str()),
+        (StatusCode::CONFLICT, Some("anonimizacao_bloqueada"))
+    );
+
+    // A Pix Automático sale reads as the account debit 0.1.0 knew.
+    let mut pix = proposal_body("11144477735");
+    pix.as_object_mut().unwrap().remove("discountOnSheet");
+    pix["typeOfPayments"] = json!("PIX AUTOMÁTICO");
+    let created = app.post_json_as("/proposal/create", &partner, &pix).await;
+    assert_eq!(created.status(), StatusCode::CREATED);
+    let pix_sale = created.json::<Value>().await.unwrap()["document"][0]["identificador"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (_, newest) = detail(&app, &pix_sale, &partner, Some("2026-11-29")).await;
+    assert_eq!(newest["payment"]["type"], "PIX AUTOMÁTICO");
+    let (_, first) = detail(&app, &pix_sale, &partner, Some("2026-11-21")).await;
+    assert_eq!(first["payment"]["type"], "DÉBITO EM CONTA");
+
+    // That version's document closes its lists to 0.1.0's values.
+    let document = get_in(&app, "/openapi.json?version=2026-11-21", None, "2026-11-21").await;
+    let schemas = &document["components"]["schemas"];
+    assert_eq!(
+        schemas["EventKind"]["enum"].as_array().unwrap().len(),
+        6,
+        "{}",
+        schemas["EventKind"]
+    );
+    assert!(document["webhooks"].get("PENDENCIA_ABERTA").is_none());
+    assert_eq!(
+        schemas["PaymentType"]["enum"],
+        json!(["DÉBITO EM CONTA", "DESCONTO EM FOLHA"])
+    );
+    let not_found = schemas["NotFoundError"]["allOf"][1]["properties"]["code"]["enum"]
+        .as_array()
+        .unwrap();
+    assert!(not_found.contains(&json!("nao_encontrado")));
+    assert!(!not_found.contains(&json!("protocolo_nao_encontrado")));
+}

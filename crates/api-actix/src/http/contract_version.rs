@@ -11,7 +11,7 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{CONTENT_TYPE, HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{Error, HttpMessage, HttpRequest, ResponseError, web};
-use contract_versions::{AnswerShapes, ApiVersion};
+use contract_versions::{AnswerShapes, ApiVersion, UnknownVersion};
 
 /// The header a request names its version in, and every answer says its version in.
 pub const SALES_VERSION: HeaderName = HeaderName::from_static("sales-version");
@@ -44,17 +44,13 @@ pub async fn contract_version(
                 request.extensions_mut().insert(RequestedVersion(named));
             }
             refused => {
-                let given = match refused {
-                    Some(Err(unknown)) => unknown.given,
-                    _ => String::from_utf8_lossy(value.as_bytes()).into_owned(),
+                let unknown = match refused {
+                    Some(Err(unknown)) => unknown,
+                    _ => UnknownVersion {
+                        given: String::from_utf8_lossy(value.as_bytes()).into_owned(),
+                    },
                 };
-                let error = ApiError::with_message(
-                    ErrorCode::UnknownVersion,
-                    format!(
-                        "Versão do contrato desconhecida em Sales-Version: {given:?}. As conhecidas são {}.",
-                        ApiVersion::known()
-                    ),
-                );
+                let error = ApiError::unknown_version("Sales-Version", &unknown);
                 let mut response = request.into_response(error.error_response());
                 name_version(response.headers_mut(), ApiVersion::UNPINNED);
                 return Ok(response);

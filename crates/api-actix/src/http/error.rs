@@ -190,6 +190,19 @@ impl ApiError {
         }
     }
 
+    /// 400 `versao_desconhecida`: the version named in `place` (the `Sales-Version` header, the
+    /// document's `version` query) is none of these, which the message names.
+    pub fn unknown_version(place: &str, unknown: &contract_versions::UnknownVersion) -> Self {
+        Self::with_message(
+            ErrorCode::UnknownVersion,
+            format!(
+                "Versão do contrato desconhecida em {place}: {:?}. As conhecidas são {}.",
+                unknown.given,
+                contract_versions::ApiVersion::known()
+            ),
+        )
+    }
+
     pub fn with_success_member(self) -> Self {
         Self {
             success_member: true,
@@ -920,5 +933,18 @@ mod tests {
         codes.sort_unstable();
         codes.dedup();
         assert_eq!(codes.len(), count);
+    }
+
+    /// A caller of `2026-11-21` reads each code added since release 0.1.0 as a code of the same
+    /// status (`contract_versions::changes::NewerErrorCodes`).
+    #[test]
+    fn every_code_added_since_release_0_1_0_reads_as_a_code_of_its_status() {
+        let of = |code: &str| ErrorCode::ALL.iter().find(|c| c.code() == code).copied();
+        for (newer, older) in contract_versions::changes::AS_RELEASE_0_1_0 {
+            let (Some(newer_code), Some(older_code)) = (of(newer), of(older)) else {
+                panic!("{newer} → {older}: not a code of the table");
+            };
+            assert_eq!(newer_code.status(), older_code.status(), "{newer} → {older}");
+        }
     }
 }

@@ -2,6 +2,8 @@
 //! `/openapi.json`, and a plain HTML page at `/docs` rendered here from the same document, so that
 //! it works offline with no script or asset from elsewhere.
 
+mod links;
+
 use crate::http::contract_version::{SALES_VERSION, version_of};
 use crate::http::error::ErrorCode;
 use crate::http::html::escape;
@@ -141,6 +143,7 @@ fn newest() -> &'static Value {
         project_listings(&mut doc);
         doc["webhooks"] = webhooks();
         for_generators(&mut doc);
+        links::link_operations(&mut doc);
         doc
     })
 }
@@ -545,16 +548,8 @@ pub async fn openapi_json(
     query: actix_web::web::Query<DocumentQuery>,
 ) -> Result<HttpResponse, crate::http::error::ApiError> {
     let version = match query.into_inner().version {
-        Some(name) => ApiVersion::parse(&name).map_err(|unknown| {
-            crate::http::error::ApiError::with_message(
-                ErrorCode::UnknownVersion,
-                format!(
-                    "Versão do contrato desconhecida em version: {:?}. As conhecidas são {}.",
-                    unknown.given,
-                    ApiVersion::known()
-                ),
-            )
-        })?,
+        Some(name) => ApiVersion::parse(&name)
+            .map_err(|unknown| crate::http::error::ApiError::unknown_version("version", &unknown))?,
         None if request.headers().contains_key(SALES_VERSION) => version_of(&request),
         None => ApiVersion::NEWEST,
     };

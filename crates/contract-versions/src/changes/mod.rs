@@ -7,6 +7,9 @@ mod address_number_text;
 mod birthday_iso_date;
 mod cursor_pages;
 mod expired_status;
+mod newer_error_codes;
+mod newer_event_kinds;
+mod pix_automatic_payment;
 mod timestamp_format;
 
 use crate::ApiVersion;
@@ -16,6 +19,9 @@ pub use address_number_text::AddressNumberText;
 pub use birthday_iso_date::BirthdayIsoDate;
 pub use cursor_pages::CursorPages;
 pub use expired_status::ExpiredStatus;
+pub use newer_error_codes::{AS_RELEASE_0_1_0, NewerErrorCodes};
+pub use newer_event_kinds::NewerEventKinds;
+pub use pix_automatic_payment::PixAutomaticPayment;
 pub use timestamp_format::TimestampFormat;
 
 /// Where in an answer a change applies: every value of the component schema `schema`, or, with
@@ -60,6 +66,9 @@ pub trait Change: Sync {
 /// Every change, oldest first (as they were introduced).
 pub static CHANGES: &[&dyn Change] = &[
     &ExpiredStatus,
+    &NewerErrorCodes,
+    &PixAutomaticPayment,
+    &NewerEventKinds,
     &BirthdayIsoDate,
     &AddressNumberText,
     &TimestampFormat,

@@ -207,13 +207,7 @@ impl<T> CatalogPage<T> {
     /// The page of `query` from the rows read with one more than its limit: the extra row says
     /// there is a next page, which starts after the last id kept.
     pub fn of<F>(mut rows: Vec<T>, query: &ListQuery<F>, id: impl Fn(&T) -> i64) -> Self {
-        let limit = usize::try_from(query.limit).unwrap_or(usize::MAX);
-        let next = if rows.len() > limit {
-            rows.truncate(limit);
-            rows.last().map(id)
-        } else {
-            None
-        };
+        let next = crate::paging::keep_page(&mut rows, query.limit, id);
         Self { items: rows, next }
     }
 }

@@ -94,8 +94,7 @@ impl HookService {
         self.store.create(&new, max).await?.ok_or(HookError::AtLimit { max })
     }
 
-    /// Route 18: the caller's owner's subscriptions.
-    /// One page of the caller's subscriptions, oldest first, and the cursor of the next.
+    /// Route 18: one page of the caller's subscriptions, oldest first, and the cursor of the next.
     pub async fn list(&self, principal: &Principal, page: SubscriptionPage) -> Result<SubscriptionList, HookError> {
         let owner = self.owner(principal).await?;
         // One more than the page: whether there is a next one.
@@ -104,13 +103,7 @@ impl HookService {
             ..page
         };
         let mut subscriptions = self.store.list(owner, one_more).await?;
-        let limit = usize::try_from(page.limit).unwrap_or(usize::MAX);
-        let next = if subscriptions.len() > limit {
-            subscriptions.truncate(limit);
-            subscriptions.last().map(|s| s.id)
-        } else {
-            None
-        };
+        let next = crate::paging::keep_page(&mut subscriptions, page.limit, |last| last.id);
         Ok(SubscriptionList { subscriptions, next })
     }
 

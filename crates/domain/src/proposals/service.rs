@@ -357,16 +357,10 @@ impl ProposalService {
         authorize(principal, Operation::ReadProposal)?;
         let scope = self.scope(principal).await?;
         let mut records = self.proposals.search(search, scope).await?;
-        let limit = usize::try_from(search.limit).unwrap_or(usize::MAX);
-        let next = if records.len() > limit {
-            records.truncate(limit);
-            records.last().map(|last| ListCursor {
-                created_at: last.record.stamp.created_at,
-                id: last.record.id,
-            })
-        } else {
-            None
-        };
+        let next = crate::paging::keep_page(&mut records, search.limit, |last| ListCursor {
+            created_at: last.record.stamp.created_at,
+            id: last.record.id,
+        });
         Ok(ProposalPage { records, next })
     }
 
