@@ -38,7 +38,7 @@ impl Modify for BearerAuth {
 
 #[derive(OpenApi)]
 #[openapi(
-    info(title = "Sales API", description = "Propostas, clientes, assinatura eletrônica, e-commerce e eventos.", version = "0.1.0"),
+    info(title = "Sales API", description = "Propostas, clientes, assinatura eletrônica, e-commerce e eventos.", version = "0.2.0"),
     paths(
         crate::routes::auth::sign_in,
         crate::routes::auth::refresh,
