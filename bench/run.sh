@@ -22,6 +22,7 @@ set -euo pipefail
 trap 'echo "bench/run.sh: falhou na linha $LINENO: $BASH_COMMAND" >&2' ERR
 cd "$(dirname "$0")/.."
 source scripts/lib/postgres.sh
+source scripts/lib/service.sh
 source scripts/lib/pgbouncer.sh
 
 smoke="${BENCH_SMOKE:-0}"
@@ -60,8 +61,9 @@ server="$PG_SERVER_URL"
 [ "$pgbouncer_on" = 1 ] && ensure_pgbouncer
 work="$(mktemp -d)"
 chmod 755 "$work" # PgBouncer runs as postgres when we are root
-port=$((20000 + RANDOM % 20000))
-hello_port=$((port + 1))
+# Ports the system says are free now (a random one could be a client socket's).
+port=$(free_port)
+hello_port=$(free_port)
 # BENCH_BIN_DIR=<folder> measures binaries built elsewhere (an earlier commit's sales-api,
 # hello-json, bcrypt-verify and, from issue 27 on, create-proposal-script), so that a change is
 # measured before and after in one sitting.
@@ -226,7 +228,7 @@ row "GET /proposal/byIdentifier" "$rps" "$pg_select" "≥ 40% of pgbench -S, p99
 # same database, measured twice around one more run of the instance with it; the figure is the
 # two runs without it, the ceiling the two with it, so the ratio is what the limit leaves.
 if [ "${RATE_LIMIT_REQUESTS_PER_MINUTE}" != off ]; then
-  unlimited="127.0.0.1:$((port + 2))"
+  unlimited="127.0.0.1:$(free_port)"
   BIND_ADDR="$unlimited" RATE_LIMIT_REQUESTS_PER_MINUTE=off METRICS_ADDR=off \
     "$bin_dir/sales-api" serve --no-migrate > "$work/unlimited.log" 2>&1 &
   unlimited_pid=$!
@@ -340,7 +342,7 @@ stop_service
 # row above: the pools through it, LISTEN on the direct session. BENCH_PGBOUNCER=0 leaves it out.
 if [ "$pgbouncer_on" = 1 ]; then
   mkdir -p "$work/bouncer"
-  bouncer_port=$((port + 2))
+  bouncer_port=$(free_port)
   PGBOUNCER_POOL_SIZE=20 start_pgbouncer "$work/bouncer" "$bouncer_port"
   direct_url="$DATABASE_URL"
   DATABASE_DIRECT_URL="$direct_url" DATABASE_URL="postgres://postgres@127.0.0.1:$bouncer_port/sales_bench" start_service

@@ -14,6 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/postgres.sh
+source scripts/lib/service.sh
 
 if [ "${BENCH_SMOKE:-0}" = 1 ]; then
   : "${BENCH_RATE:=50}" "${BENCH_SECONDS:=1}" "${BENCH_SATURATION:=200}" "${BENCH_BACKLOG:=500}"
@@ -32,7 +33,8 @@ ensure_postgres
 server="$PG_SERVER_URL"
 db="sales_bench_hooks"
 work="$(mktemp -d)"
-port=$((20000 + RANDOM % 20000))
+# A port the system says is free now (a random one could be a client socket's).
+port=$(free_port)
 cargo build --profile "$profile" --bin sales-api --bin webhook-bench
 case "$profile" in dev) dir=debug ;; *) dir="$profile" ;; esac
 target="${CARGO_TARGET_DIR:-target}/$dir"

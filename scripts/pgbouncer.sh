@@ -9,6 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/postgres.sh
 source scripts/lib/pgbouncer.sh
+source scripts/lib/service.sh
 
 if [ -n "${TEST_DATABASE_URL:-}" ]; then
   PG_SERVER_URL="${TEST_DATABASE_URL%/*}"
@@ -24,11 +25,12 @@ bin="${CARGO_TARGET_DIR:-target}/debug/sales-api"
 work="$(mktemp -d)"
 chmod 755 "$work"
 db="sales_pgbouncer_$$_$RANDOM"
-base_port=$((20000 + RANDOM % 20000))
-bouncer_port=$base_port
-port_a=$((base_port + 1))
-port_b=$((base_port + 2))
-receiver_port=$((base_port + 3))
+# Ports the system says are free now: a random one in 20000-40000 could be a client socket's
+# (the ephemeral range starts at 32768).
+bouncer_port=$(free_port)
+port_a=$(free_port)
+port_b=$(free_port)
+receiver_port=$(free_port)
 pids=()
 
 cleanup() {
