@@ -283,7 +283,7 @@ async fn each_versions_document_is_served_as_committed_and_names_itself() {
     assert!(!statuses.contains(&json!("EXPIRADO")), "{statuses:?}");
 }
 
-/// `GET path` as `token` in `version`: (status, body).
+/// `GET path` as `token` in `version`, answered in it: (status, body).
 async fn listed(app: &TestApp, path: &str, token: &str, version: &str) -> (StatusCode, Value) {
     let response = app
         .client
@@ -293,6 +293,7 @@ async fn listed(app: &TestApp, path: &str, token: &str, version: &str) -> (Statu
         .send()
         .await
         .unwrap();
+    assert_eq!(version_of(&response), version);
     (response.status(), response.json().await.unwrap())
 }
 
@@ -489,20 +490,6 @@ async fn the_back_office_pins_and_unpins_a_users_credential_and_no_one_else_may(
     assert_eq!(read_by_partner().await.0, "2026-11-29");
 }
 
-/// `GET path` as `token` naming `version`: the status and the body.
-async fn answer_in(app: &TestApp, path: &str, token: &str, version: &str) -> (StatusCode, Value) {
-    let response = app
-        .client
-        .get(app.url(path))
-        .bearer_auth(token)
-        .header(VERSION, version)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(version_of(&response), version);
-    (response.status(), response.json().await.unwrap())
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn the_first_released_version_reads_only_release_0_1_0s_error_codes_payment_types_and_event_kinds() {
     let app = TestApp::spawn().await;
@@ -511,12 +498,12 @@ async fn the_first_released_version_reads_only_release_0_1_0s_error_codes_paymen
     let office = app.token_for("bo@demo.com.br", "BACKOFFICE", "").await;
 
     // A code added since 0.1.0 reads as its status's code of 0.1.0, the message as it is.
-    let (status, newest) = answer_in(&app, "/protocol/2026120299999999", &office, "2026-11-29").await;
+    let (status, newest) = listed(&app, "/protocol/2026120299999999", &office, "2026-11-29").await;
     assert_eq!(
         (status, newest["code"].as_str()),
         (StatusCode::NOT_FOUND, Some("protocolo_nao_encontrado"))
     );
-    let (status, first) = answer_in(&app, "/protocol/2026120299999999", &office, "2026-11-21").await;
+    let (status, first) = listed(&app, "/protocol/2026120299999999", &office, "2026-11-21").await;
     assert_eq!(
         (status, first["code"].as_str()),
         (StatusCode::NOT_FOUND, Some("nao_encontrado"))
@@ -524,7 +511,7 @@ async fn the_first_released_version_reads_only_release_0_1_0s_error_codes_paymen
     assert_eq!(first["message"], newest["message"]);
     // A code 0.1.0 had reads as it is.
     let missing = "/proposal/byIdentifier/00000000-0000-0000-0000-000000000000";
-    let (status, kept) = answer_in(&app, missing, &office, "2026-11-21").await;
+    let (status, kept) = listed(&app, missing, &office, "2026-11-21").await;
     assert_eq!(
         (status, kept["code"].as_str()),
         (StatusCode::NOT_FOUND, Some("proposta_nao_encontrada"))
@@ -533,12 +520,12 @@ async fn the_first_released_version_reads_only_release_0_1_0s_error_codes_paymen
     // A conflict 0.1.0 did not name reads as its one conflict with the records' state.
     let identifier = super::console::in_analysis_with(&app, &partner, &office, proposal_body("52998224725")).await;
     let certificate = format!("/proposal/{identifier}/certificate");
-    let (status, newest) = answer_in(&app, &certificate, &office, "2026-11-29").await;
+    let (status, newest) = listed(&app, &certificate, &office, "2026-11-29").await;
     assert_eq!(
         (status, newest["code"].as_str()),
         (StatusCode::CONFLICT, Some("proposta_nao_aceita"))
     );
-    let (status, first) = answer_in(&app, &certificate, &office, "2026-11-21").await;
+    let (status, first) = listed(&app, &certificate, &office, "2026-11-21").await;
     assert_eq!(
         (status, first["code"].as_str()),
         (StatusCode::CONFLICT, Some("anonimizacao_bloqueada"))
