@@ -57,6 +57,14 @@ fn environment() -> Environment<'static> {
             "contract_cancelled.html",
             include_str!("../templates/contract_cancelled.html"),
         ),
+        (
+            "withdrawal_confirmed.txt",
+            include_str!("../templates/withdrawal_confirmed.txt"),
+        ),
+        (
+            "withdrawal_confirmed.html",
+            include_str!("../templates/withdrawal_confirmed.html"),
+        ),
         ("certificate.txt", include_str!("../templates/certificate.txt")),
         ("certificate.html", include_str!("../templates/certificate.html")),
         ("personal_data.txt", include_str!("../templates/personal_data.txt")),
@@ -85,6 +93,11 @@ fn parts(message: &MailMessage) -> (&'static str, &'static str, minijinja::Value
         MailKind::ContractCancelled(notice) => (
             "Cancelamento do seu seguro confirmado",
             "contract_cancelled",
+            notice_values(notice),
+        ),
+        MailKind::WithdrawalConfirmed(notice) => (
+            "Arrependimento registrado: sua contratação foi desfeita",
+            "withdrawal_confirmed",
             notice_values(notice),
         ),
         MailKind::Certificate(notice) => (
@@ -279,6 +292,28 @@ mod tests {
         .unwrap();
         assert!(rendered.text.contains("Protocolo: 2026112700000012"));
         assert!(rendered.html.contains("2026112700000012") && rendered.html.contains("R$ 13,35"));
+    }
+
+    #[test]
+    fn a_withdrawal_tells_its_protocol_and_what_goes_back_corrected() {
+        let rendered = render(&message(MailKind::WithdrawalConfirmed(notice(
+            Some("2026120500000003"),
+            &[
+                "R$ 39,90 devolvidos no cartão usado no pagamento",
+                "R$ 0,03 a pagar por transferência",
+            ],
+        ))))
+        .unwrap();
+        assert_eq!(
+            rendered.subject,
+            "Arrependimento registrado: sua contratação foi desfeita"
+        );
+        for text in [&rendered.text, &rendered.html] {
+            assert!(text.contains("2026120500000003") && text.contains("art. 49"), "{text}");
+            assert!(text.contains("R$ 39,90") && text.contains("R$ 0,03") && text.contains("IPCA"));
+        }
+        let nothing_paid = render(&message(MailKind::WithdrawalConfirmed(notice(Some("1"), &[])))).unwrap();
+        assert!(nothing_paid.text.contains("nenhum pagamento foi recebido"));
     }
 
     #[test]

@@ -1,22 +1,17 @@
 //! A customer's requests about a proposal, each under its protocol: the domain's
 //! `CustomerRequestStore`. A request and the status move it makes are one transaction.
 
-use crate::ecommerce::store_state_in;
 use crate::pool::{PgPool, connection, query_error};
-use crate::read_model;
-use crate::refunds::insert_refunds;
 use crate::schema::{customer_requests as requests, proposals, signature_parties, signatures, subscriptions};
 use crate::status_changes::{ChangeError, apply_change};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-use domain::ecommerce::{PlatformSubscription, Refund};
 use domain::proposals::lifecycle::{StatusChange, StatusEvent};
 use domain::proposals::requests::{
     CustomerRequest, CustomerRequestStore, NewCustomerRequest, Protocol, RequestKind, SaleMoments, SubscriptionStart,
 };
-use domain::refunds::{RefundChannel, RefundReason, RefundRecord};
 use domain::signature::ChangeStatusError;
 use domain::store::StoreError;
 use domain::values::StoredValueError;
@@ -110,47 +105,9 @@ impl CustomerRequestStore for PgCustomerRequests {
         change: &StatusChange,
         request: &NewCustomerRequest,
     ) -> Result<(StatusEvent, Protocol), ChangeStatusError> {
-        self.record_withdrawal(change, request, &[], None).await
-    }
-
-    async fn record_withdrawal(
-        &self,
-        change: &StatusChange,
-        request: &NewCustomerRequest,
-        refunds: &[Refund],
-        subscription: Option<PlatformSubscription>,
-    ) -> Result<(StatusEvent, Protocol), ChangeStatusError> {
         let mut conn = connection(&self.pool).await?;
-        let read_at = change.at;
         let result = conn
-            .transaction(async |conn| {
-                let (event, protocol) = insert_request(conn, change, request).await?;
-                // The regret returns what was paid, in full, by the platform.
-                let records: Vec<RefundRecord> = refunds
-                    .iter()
-                    .map(|refund| RefundRecord {
-                        id: refund.id.clone(),
-                        invoice_id: Some(refund.invoice_id.clone()),
-                        reason: RefundReason::Withdrawal,
-                        channel: RefundChannel::Platform,
-                        amount: refund.amount,
-                        nominal: refund.amount,
-                        status: refund.status.clone(),
-                        correction: None,
-                        reference: None,
-                        created_at: change.at,
-                    })
-                    .collect();
-                insert_refunds(conn, change.proposal_id, Some(&protocol), &records).await?;
-                if let Some(subscription) = &subscription {
-                    store_state_in(conn, subscription, read_at).await?;
-                }
-                if !records.is_empty() {
-                    // The move wrote the document before the refunds were in.
-                    read_model::write_documents(conn, &[change.proposal_id]).await?;
-                }
-                Ok::<_, ChangeError>((event, protocol))
-            })
+            .transaction(async |conn| insert_request(conn, change, request).await)
             .await;
         result.map_err(ChangeStatusError::from)
     }

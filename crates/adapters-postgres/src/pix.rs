@@ -17,7 +17,7 @@ use diesel::sql_types::{BigInt, Date, Nullable, Text, Timestamptz};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::billing::ChargeStatus;
 use domain::billing::pix::{PayerAccount, Recurrence, RecurrenceStatus, RecurrenceView, charge_txid};
-use domain::billing::pix_collection::{ChargeOutcome, PaidPixCharge, PixChargeDue, PixEnrolment, PixStore};
+use domain::billing::pix_collection::{ChargeOutcome, PixChargeDue, PixEnrolment, PixStore};
 use domain::proposals::operations::OperationId;
 use domain::store::StoreError;
 use domain::values::{Cpf, PaymentType, ProposalStatus, StoredValueError};
@@ -209,48 +209,6 @@ const CHARGE: &str = "SELECT c.id, c.id_proposta, p.identificador, p.status AS s
 
 #[async_trait]
 impl PixStore for PgPix {
-    async fn paid_charges(&self, proposal_id: i64) -> Result<Vec<PaidPixCharge>, StoreError> {
-        let mut conn = connection(&self.pool).await?;
-        let rows: Vec<(
-            i64,
-            Option<String>,
-            Option<String>,
-            Option<i64>,
-            i64,
-            NaiveDate,
-            Option<DateTime<Utc>>,
-        )> = charges::table
-            .filter(charges::id_proposta.eq(proposal_id))
-            .filter(charges::metodo.eq(PaymentType::PixAutomatic.as_str()))
-            .filter(charges::status.eq(ChargeStatus::Paid.as_str()))
-            .order(charges::periodo)
-            .select((
-                charges::id,
-                charges::id_externo,
-                charges::pix_e2e,
-                charges::valor_pago,
-                charges::valor,
-                charges::vencimento,
-                charges::pago_em,
-            ))
-            .load(&mut conn)
-            .await
-            .map_err(query_error)?;
-        Ok(rows
-            .into_iter()
-            .filter_map(|(id, txid, e2e, paid, amount, due, paid_at)| {
-                Some(PaidPixCharge {
-                    charge_id: id,
-                    txid: txid.unwrap_or_else(|| charge_txid(id)),
-                    end_to_end_id: e2e?,
-                    amount_cents: paid.unwrap_or(amount),
-                    due,
-                    paid_at: paid_at?,
-                })
-            })
-            .collect())
-    }
-
     async fn open_at_psp(&self, proposal_id: i64) -> Result<(Option<String>, Vec<String>), StoreError> {
         let mut conn = connection(&self.pool).await?;
         let id_rec: Option<String> = recurrences::table

@@ -7,15 +7,18 @@ use crate::customer_requests::insert_request;
 use crate::ecommerce::store_state_in;
 use crate::pool::{PgPool, connection, query_error};
 use crate::read_model;
-use crate::schema::{proposals, refunds};
+use crate::schema::{charges, proposals, refunds};
 use crate::status_changes::{ChangeError, apply_change};
 use async_trait::async_trait;
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use domain::billing::ChargeStatus;
+use domain::billing::pix::charge_txid;
 use domain::proposals::lifecycle::StatusEvent;
 use domain::proposals::requests::Protocol;
 use domain::refunds::correction::Correction;
+use domain::refunds::plan::{PaidCharge, PaidPix};
 use domain::refunds::ports::{MarkedPaid, RefundStore, RefundToPay, Settlement};
 use domain::refunds::{PAID, RefundChannel, RefundReason, RefundRecord, TO_PAY};
 use domain::signature::ChangeStatusError;
@@ -97,6 +100,54 @@ impl RefundStore for PgRefunds {
             })
             .await;
         result.map_err(ChangeStatusError::from)
+    }
+
+    async fn paid_charges(&self, proposal_id: i64) -> Result<Vec<PaidCharge>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        type Row = (
+            i64,
+            i64,
+            Option<i64>,
+            NaiveDate,
+            Option<DateTime<Utc>>,
+            Option<String>,
+            Option<String>,
+        );
+        let rows: Vec<Row> = charges::table
+            .filter(charges::id_proposta.eq(proposal_id))
+            .filter(charges::status.eq(ChargeStatus::Paid.as_str()))
+            .order(charges::periodo)
+            .select((
+                charges::id,
+                charges::valor,
+                charges::valor_pago,
+                charges::vencimento,
+                charges::pago_em,
+                charges::id_externo,
+                charges::pix_e2e,
+            ))
+            .load(&mut conn)
+            .await
+            .map_err(query_error)?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(id, due_amount, received, due, paid_at, txid, e2e)| {
+                Some(PaidCharge {
+                    charge_id: id,
+                    // Written by every rail's payment since migration 51; a paid charge without it
+                    // was paid at its amount (the payroll report and the bank return require it).
+                    received: received.unwrap_or(due_amount),
+                    due,
+                    // `charges_paid` makes every paid charge carry when.
+                    paid_at: paid_at?,
+                    pix: e2e.map(|end_to_end_id| PaidPix {
+                        charge_id: id,
+                        txid: txid.unwrap_or_else(|| charge_txid(id)),
+                        end_to_end_id,
+                    }),
+                })
+            })
+            .collect())
     }
 
     async fn to_pay(&self) -> Result<Vec<RefundToPay>, StoreError> {

@@ -20,6 +20,9 @@ pub enum MailKind {
     /// The contract was cancelled at the customer's request after the sale: the protocol, and
     /// what goes back.
     ContractCancelled(EndNotice),
+    /// The sale was undone within the right of regret (CDC art. 49): the protocol, and what goes
+    /// back, corrected.
+    WithdrawalConfirmed(EndNotice),
     /// The accepted contract's certificate, attached.
     Certificate(CertificateNotice),
     /// The answer to a data-subject request (LGPD art. 18, II and V): the person's data, attached
@@ -61,9 +64,10 @@ pub struct EndNotice {
     pub customer_name: String,
     pub identifier: String,
     pub product: String,
-    /// The refusal's justification, or the cancellation's reason as the customer gave it.
+    /// The refusal's justification, or the cancellation's or withdrawal's reason as the customer
+    /// gave it.
     pub reason: String,
-    /// The cancellation's protocol.
+    /// The cancellation's or withdrawal's protocol.
     pub protocol: Option<String>,
     /// Each refund as people read it (`R$ 40,02 no cartão`, `R$ 0,12 por transferência`).
     pub refunds: Vec<String>,
@@ -82,6 +86,7 @@ impl std::fmt::Debug for MailKind {
             // The notices carry the customer's name: the kind and the proposal only.
             MailKind::ProposalRefused(n) => write!(f, "ProposalRefused {{ identifier: {} }}", n.identifier),
             MailKind::ContractCancelled(n) => write!(f, "ContractCancelled {{ identifier: {} }}", n.identifier),
+            MailKind::WithdrawalConfirmed(n) => write!(f, "WithdrawalConfirmed {{ identifier: {} }}", n.identifier),
             MailKind::Certificate(n) => write!(
                 f,
                 "Certificate {{ identifier: {}, sha256: {} }}",
@@ -105,6 +110,7 @@ impl MailKind {
             MailKind::PasswordChanged => "senha_alterada",
             MailKind::ProposalRefused(_) => "proposta_recusada",
             MailKind::ContractCancelled(_) => "contrato_cancelado",
+            MailKind::WithdrawalConfirmed(_) => "arrependimento_confirmado",
             MailKind::Certificate(_) => "certificado",
             MailKind::Terms { .. } => "termos",
             MailKind::PersonalData(_) => "dados_pessoais",

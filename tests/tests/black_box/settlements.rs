@@ -199,7 +199,7 @@ async fn a_refusal_needs_its_justification_returns_the_card_payment_corrected_an
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_partners_refusal_records_the_premium_to_pay_and_finance_marks_it_paid() {
+async fn a_partners_refusal_before_any_collection_returns_nothing() {
     let app = TestApp::spawn().await;
     app.seed_catalog().await;
     let partner = app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await;
@@ -215,54 +215,21 @@ async fn a_partners_refusal_records_the_premium_to_pay_and_finance_marks_it_paid
     .await;
     assert_eq!(refused.status(), StatusCode::OK);
 
-    // The first premium, due at the signature, collected by payroll discount: to pay, corrected
-    // for three days.
+    // A partner's sale is billed from its acceptance: refused in analysis, nothing was ever
+    // received, so nothing goes back (until 2026-12-05 a premium was taken as collected).
     let refunds = app.proposal_data(&identifier, &partner).await["refunds"].clone();
-    assert_eq!(refunds.as_array().unwrap().len(), 1, "{refunds}");
-    let refund = &refunds[0];
-    assert_eq!(refund["status"], "a_pagar");
-    assert_eq!(refund["reason"], "RECUSA");
-    let factor = factor_of(&refund["correction"]);
-    assert_eq!(refund["amount"].as_i64().unwrap(), corrected(4990, factor));
-    let id = refund["id"].as_str().unwrap().to_owned();
-
-    let config = TestApp::config(&app.db, &[]);
-    let finance = api_actix::cli::refunds_of(&config).unwrap();
-    let pending = finance.pending().await.unwrap();
-    assert_eq!(pending.len(), 1);
-    assert_eq!(pending[0].refund.id, id);
-    assert_eq!(pending[0].identifier, identifier);
-
-    assert_eq!(
-        finance.mark_paid(&id, "  ", "financeiro").await,
-        Err(RefundsError::Reference)
-    );
-    assert!(matches!(
-        finance.mark_paid("ap_desconhecido", "TED 1", "financeiro").await,
-        Err(RefundsError::NotFound(_))
-    ));
-    finance
-        .mark_paid(&id, "E0000000020261128123456789012345", "financeiro")
-        .await
-        .unwrap();
-    assert!(matches!(
-        finance.mark_paid(&id, "TED 2", "financeiro").await,
-        Err(RefundsError::AlreadyPaid { reference, .. }) if reference == "E0000000020261128123456789012345"
-    ));
+    assert!(refunds.is_null() || refunds == json!([]), "{refunds}");
+    assert_eq!(app.count("SELECT count(*) AS n FROM refunds").await, 0);
+    let finance = api_actix::cli::refunds_of(&TestApp::config(&app.db, &[])).unwrap();
     assert!(finance.pending().await.unwrap().is_empty());
-    let paid = app.proposal_data(&identifier, &office).await["refunds"][0].clone();
-    assert_eq!(paid["status"], "pago");
-    assert_eq!(paid["amount"], refund["amount"]);
 
     let mails = app
         .mails_to("maria@exemplo.com.br", "Sua proposta não foi aceita")
         .await;
     assert_eq!(mails.len(), 1);
-    assert!(
-        mails[0].text().contains("a pagar por transferência"),
-        "{}",
-        mails[0].text()
-    );
+    let text = mails[0].text();
+    assert!(text.contains(JUSTIFIED), "{text}");
+    assert!(!text.contains("a pagar por transferência"), "{text}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -336,6 +303,26 @@ async fn within_the_regret_a_cancellation_is_refused_and_after_it_the_unused_day
     assert!(text.contains("Cliente não quer mais"), "{text}");
 }
 
+/// The employer's report of payroll discounts (`sales-api charges mark-paid`): each line
+/// `identifier;MM/YYYY;reais;DD/MM/YYYY`.
+async fn employer_reports(app: &TestApp, lines: &[String]) -> domain::billing::service::DiscountSummary {
+    let text = format!("identificador;competencia;valor;data_desconto\n{}\n", lines.join("\n"));
+    api_actix::cli::record_discounts(&TestApp::config(&app.db, &[]), &text)
+        .await
+        .unwrap()
+}
+
+/// The billing's run once (`sales-api charges run`).
+async fn billing_run(app: &TestApp) {
+    api_actix::cli::run_billing(&TestApp::config(&app.db, &[]))
+        .await
+        .unwrap();
+}
+
+fn day_of(value: &Value) -> NaiveDate {
+    NaiveDate::parse_from_str(value.as_str().unwrap(), "%Y-%m-%d").unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn an_accepted_contract_is_cancelled_at_any_time_returning_the_rest_of_the_month_being_paid() {
     let app = TestApp::spawn().await;
@@ -352,30 +339,120 @@ async fn an_accepted_contract_is_cancelled_at_any_time_returning_the_rest_of_the
     .await;
     assert_eq!(approved.status(), StatusCode::OK);
 
+    // The employer discounts the first two months; the third charge is made and left open.
+    billing_run(&app).await;
     days_later(&app, 40).await;
+    billing_run(&app).await;
+    let charges = app.proposal_data(&identifier, &partner).await["charges"].clone();
+    let dues: Vec<NaiveDate> = charges
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| day_of(&c["dueDate"]))
+        .collect();
+    assert_eq!(dues.len(), 2, "{charges}");
+    let lines: Vec<String> = dues
+        .iter()
+        .map(|due| {
+            format!(
+                "{identifier};{};49,90;{}",
+                due.format("%m/%Y"),
+                brasilia_day(40).min(*due).format("%d/%m/%Y")
+            )
+        })
+        .collect();
+    assert_eq!(employer_reports(&app, &lines).await.paid, 2);
+    // Into the second period, on the day the third charge is made (10 days before it falls due).
+    let third_due = dues[1].checked_add_months(Months::new(1)).unwrap();
+    let cancelled_on = (third_due - Days::new(10) - brasilia_day(0)).num_days();
+    days_later(&app, cancelled_on).await;
+    billing_run(&app).await;
     let cancelled = cancel(&app, &partner, &identifier, "Cliente mudou de emprego").await;
     assert_eq!(cancelled.status(), StatusCode::OK);
     assert_eq!(
         cancelled.json::<Value>().await.unwrap()["data"]["previousStatus"],
         "APROVADO"
     );
-    // Premiums fall due on the signature's day each month: on day 40 the second month is being
-    // paid, and its days left return, to be paid by the finance team.
-    let signed = brasilia_day(0);
-    let (start, end) = (
-        signed.checked_add_months(Months::new(1)).unwrap(),
-        signed.checked_add_months(Months::new(2)).unwrap(),
-    );
-    let nominal = 4990 * (end - brasilia_day(40)).num_days() / (end - start).num_days();
-    let refunds = app.proposal_data(&identifier, &partner).await["refunds"].clone();
-    assert_eq!(refunds.as_array().unwrap().len(), 1, "{refunds}");
-    let refund = &refunds[0];
-    assert_eq!(refund["reason"], "CANCELAMENTO");
-    assert_eq!(refund["status"], "a_pagar");
-    assert_eq!(refund["correction"]["from"], start.to_string());
+    // Each period paid returns its days from today (from its start, if later) to its end, pro
+    // rata, corrected, to be paid by the finance team; a period over returns nothing, and the
+    // open charge, never paid, returns nothing and is cancelled.
+    let today = brasilia_day(cancelled_on as u64);
+    let expected: Vec<(NaiveDate, i64)> = dues
+        .iter()
+        .map(|start| {
+            let end = start.checked_add_months(Months::new(1)).unwrap();
+            let unused = (end - today.max(*start)).num_days().clamp(0, (end - *start).num_days());
+            (*start, 4990 * unused / (end - *start).num_days())
+        })
+        .filter(|(_, nominal)| *nominal > 0)
+        .collect();
     assert_eq!(
-        refund["amount"].as_i64().unwrap(),
-        corrected(nominal, factor_of(&refund["correction"]))
+        expected.len(),
+        1,
+        "the day falls within the second period paid: {expected:?}"
+    );
+    let data = app.proposal_data(&identifier, &partner).await;
+    let refunds = data["refunds"].as_array().unwrap();
+    let returned: Vec<i64> = refunds
+        .iter()
+        .map(|r| {
+            assert_eq!(r["reason"], "CANCELAMENTO");
+            assert_eq!(r["status"], "a_pagar");
+            let nominal = r["amount"].as_i64().unwrap() - r["correction"]["amount"].as_i64().unwrap();
+            assert_eq!(
+                r["amount"].as_i64().unwrap(),
+                corrected(nominal, factor_of(&r["correction"]))
+            );
+            nominal
+        })
+        .collect();
+    assert_eq!(
+        returned,
+        expected.iter().map(|(_, n)| *n).collect::<Vec<_>>(),
+        "{refunds:?}"
+    );
+    let statuses: Vec<&str> = data["charges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["paga", "paga", "cancelada"]);
+
+    // The finance team pays each with the bank's reference, once.
+    let config = TestApp::config(&app.db, &[]);
+    let finance = api_actix::cli::refunds_of(&config).unwrap();
+    let pending = finance.pending().await.unwrap();
+    assert_eq!(pending.len(), expected.len());
+    assert_eq!(pending[0].identifier, identifier);
+    let id = pending[0].refund.id.clone();
+    assert_eq!(
+        finance.mark_paid(&id, "  ", "financeiro").await,
+        Err(RefundsError::Reference)
+    );
+    assert!(matches!(
+        finance.mark_paid("ap_desconhecido", "TED 1", "financeiro").await,
+        Err(RefundsError::NotFound(_))
+    ));
+    finance
+        .mark_paid(&id, "E0000000020261128123456789012345", "financeiro")
+        .await
+        .unwrap();
+    assert!(matches!(
+        finance.mark_paid(&id, "TED 2", "financeiro").await,
+        Err(RefundsError::AlreadyPaid { reference, .. }) if reference == "E0000000020261128123456789012345"
+    ));
+    assert_eq!(finance.pending().await.unwrap().len(), expected.len() - 1);
+    let paid = app.proposal_data(&identifier, &office).await["refunds"][0].clone();
+    assert_eq!(paid["status"], "pago");
+    let mails = app
+        .mails_to("maria@exemplo.com.br", "Cancelamento do seu seguro confirmado")
+        .await;
+    assert_eq!(mails.len(), 1);
+    assert!(
+        mails[0].text().contains("a pagar por transferência"),
+        "{}",
+        mails[0].text()
     );
 
     // Finished: nothing left to cancel.

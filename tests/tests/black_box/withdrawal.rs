@@ -207,3 +207,47 @@ async fn a_signed_sale_is_withdrawn_by_its_seller_from_its_last_signature_and_no
     assert_eq!(request["changes"]["tipo"]["to"], "arrependimento");
     assert_eq!(request["changes"]["protocolo"]["to"], data["protocol"]);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_regret_returns_what_was_paid_monetarily_corrected_and_confirms_it_to_the_customer() {
+    let app = TestApp::spawn_with(&[("PAYMENT_WEBHOOK_SECRET", WEBHOOK_SECRET)]).await;
+    let (shop, identifier, _) = paid_sale(&app, "52998224725", "joao@exemplo.com.br").await;
+    days_later(&app, 5).await;
+    let response = withdraw(&app, &shop, &identifier, json!({"reason": "Mudei de ideia"})).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let data = response.json::<Value>().await.unwrap()["data"].clone();
+    let protocol = data["protocol"].as_str().unwrap().to_owned();
+
+    // CDC art. 49, sole paragraph: what was paid returns "monetariamente atualizado". The card
+    // takes back what it was charged; the correction above it is the finance team's to pay.
+    let refunds = app.proposal_data(&identifier, &shop).await["refunds"].clone();
+    let card = &refunds[0];
+    assert_eq!(card["reason"], "ARREPENDIMENTO");
+    assert_eq!(card["amount"], 3990);
+    let correction = &card["correction"];
+    assert_eq!(correction["index"], "IPCA", "{refunds}");
+    let factor: f64 = correction["factor"].as_str().unwrap().parse().unwrap();
+    assert!(factor > 1.0, "five days of IPCA: {correction}");
+    let corrected = (3990.0 * factor).round() as i64;
+    let to_pay: i64 = refunds
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["status"] == "a_pagar")
+        .map(|r| r["amount"].as_i64().unwrap())
+        .sum();
+    assert_eq!(3990 + to_pay, corrected, "{refunds}");
+
+    // The customer is told, as a cancellation's customer is: the protocol and what goes back.
+    let mails = app
+        .mails_to(
+            "joao@exemplo.com.br",
+            "Arrependimento registrado: sua contratação foi desfeita",
+        )
+        .await;
+    assert_eq!(mails.len(), 1);
+    let text = mails[0].text();
+    assert!(text.contains(&format!("Protocolo: {protocol}")), "{text}");
+    assert!(text.contains("R$ 39,90 devolvidos no cartão"), "{text}");
+    assert!(text.contains("Mudei de ideia"), "{text}");
+}

@@ -600,6 +600,10 @@ impl From<WithdrawalError> for ApiError {
                     "O PSP do Pix falhou ao encerrar a recorrência; a proposta não mudou. Tente novamente: nada é feito duas vezes.",
                 )
             }
+            WithdrawalError::Index(e) => {
+                tracing::warn!(error = %e, "IPCA source failed: nothing refunded");
+                ApiError::new(ErrorCode::IndexUnavailable)
+            }
             WithdrawalError::Store(e) => e.into(),
         }
     }

@@ -91,17 +91,6 @@ pub enum ChargeOutcome {
     },
 }
 
-/// A `PIX AUTOMÁTICO` charge paid: what a refund of it needs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PaidPixCharge {
-    pub charge_id: i64,
-    pub txid: String,
-    pub end_to_end_id: String,
-    pub amount_cents: i64,
-    pub due: NaiveDate,
-    pub paid_at: DateTime<Utc>,
-}
-
 /// What a contract's end needs to give back what it paid by Pix, and to stop the PSP collecting.
 #[derive(Clone)]
 pub struct PixRefunds {
@@ -136,8 +125,6 @@ impl PixRefunds {
 #[cfg_attr(feature = "mock", mockall::automock)]
 #[async_trait]
 pub trait PixStore: Send + Sync {
-    /// The contract's paid charges, oldest first.
-    async fn paid_charges(&self, proposal_id: i64) -> Result<Vec<PaidPixCharge>, StoreError>;
     /// What the PSP may still collect for the contract: its recurrence while not ended, and the
     /// txids of its charges sent and not settled.
     async fn open_at_psp(&self, proposal_id: i64) -> Result<(Option<String>, Vec<String>), StoreError>;

@@ -2,7 +2,6 @@
 //! asks the insurer to give one for every request and to keep it): the cancellation of a proposal
 //! by the seller that owns it or by the back office, and the withdrawal within the right of regret.
 
-use crate::ecommerce::{PlatformSubscription, Refund};
 use crate::proposals::lifecycle::{StatusChange, StatusEvent};
 use crate::signature::ChangeStatusError;
 use crate::store::StoreError;
@@ -122,15 +121,6 @@ pub trait CustomerRequestStore: Send + Sync {
     async fn of_proposal(&self, proposal_id: i64) -> Result<Vec<CustomerRequest>, StoreError>;
     /// When the proposal's sale was concluded: its last signature and its subscription's start.
     async fn sale_moments(&self, proposal_id: i64) -> Result<SaleMoments, StoreError>;
-    /// Records a withdrawal as [`Self::record`] does, with the refunds made and the subscription's
-    /// state after its cancellation, in the same transaction.
-    async fn record_withdrawal(
-        &self,
-        change: &StatusChange,
-        request: &NewCustomerRequest,
-        refunds: &[Refund],
-        subscription: Option<PlatformSubscription>,
-    ) -> Result<(StatusEvent, Protocol), ChangeStatusError>;
 }
 
 /// When a sale was concluded, as far as the store knows.

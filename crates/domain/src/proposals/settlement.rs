@@ -27,9 +27,9 @@ use crate::proposals::operations::{
 use crate::proposals::ports::{PartnerDirectory, ProposalStore};
 use crate::proposals::requests::{Cancellation, CustomerRequestStore, NewCustomerRequest, RequestKind};
 use crate::proposals::signing::{SigningError, SigningService};
-use crate::proposals::withdrawal::{concluded_at, last_day, within_regret};
+use crate::proposals::withdrawal::{WITHDRAWAL_REASON, concluded_at, last_day, within_regret};
 use crate::refunds::correction::months_between;
-use crate::refunds::plan::{self, PaidPix, Payment, PlannedRefund};
+use crate::refunds::plan::{self, Payment, PlannedRefund};
 use crate::refunds::ports::{IndexError, PriceIndex, RefundStore, Settlement};
 use crate::refunds::{RefundChannel, RefundReason, RefundRecord, TO_PAY};
 use crate::signature::ChangeStatusError;
@@ -96,16 +96,19 @@ impl From<crate::access::ScopeError> for SettlementError {
 
 /// Which end, with what it records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum End {
+pub(crate) enum End {
     Refusal,
     Cancellation,
+    /// The right of regret (CDC art. 49), judged by [`crate::proposals::withdrawal`]: everything
+    /// received goes back, corrected.
+    Withdrawal,
 }
 
 impl End {
     fn target(self) -> ProposalStatus {
         match self {
             End::Refusal => ProposalStatus::Rejected,
-            End::Cancellation => ProposalStatus::Cancelled,
+            End::Cancellation | End::Withdrawal => ProposalStatus::Cancelled,
         }
     }
 
@@ -113,6 +116,7 @@ impl End {
         match self {
             End::Refusal => OperationKind::Refusal,
             End::Cancellation => OperationKind::ContractCancellation,
+            End::Withdrawal => OperationKind::Withdrawal,
         }
     }
 
@@ -120,6 +124,7 @@ impl End {
         match self {
             End::Refusal => RefundReason::Refusal,
             End::Cancellation => RefundReason::Cancellation,
+            End::Withdrawal => RefundReason::Withdrawal,
         }
     }
 
@@ -128,15 +133,16 @@ impl End {
         match self {
             End::Refusal => "refusal",
             End::Cancellation => "cancellation",
+            End::Withdrawal => "withdrawal",
         }
     }
 }
 
 /// What an end recorded.
-struct Settled {
-    event: StatusEvent,
-    protocol: Option<crate::proposals::requests::Protocol>,
-    refunds: Vec<RefundRecord>,
+pub(crate) struct Settled {
+    pub(crate) event: StatusEvent,
+    pub(crate) protocol: Option<crate::proposals::requests::Protocol>,
+    pub(crate) refunds: Vec<RefundRecord>,
 }
 
 #[derive(Clone)]
@@ -283,7 +289,7 @@ impl SettlementService {
                     to: ProposalStatus::Rejected,
                 }
                 .into(),
-                End::Cancellation => SettlementError::NotCancellable { status: current },
+                End::Cancellation | End::Withdrawal => SettlementError::NotCancellable { status: current },
             }),
             Err(ClaimError::Store(e)) => Err(e.into()),
         }
@@ -292,7 +298,7 @@ impl SettlementService {
     /// The end's effects and record, under its claim: by the request, or by the worker finishing
     /// an operation whose request died (the same keys: the platform answers the refunds it made
     /// and the subscription it cancelled).
-    async fn settle(
+    pub(crate) async fn settle(
         &self,
         detail: &ProposalDetail,
         end: End,
@@ -305,7 +311,7 @@ impl SettlementService {
         let today = now.with_timezone(&brasilia()).date_naive();
         let moments = self.requests.sale_moments(proposal.id).await?;
         let subscription = moments.subscription.as_ref().map(|s| s.platform_id.clone());
-        let payments = match &subscription {
+        let payments: Vec<Payment> = match &subscription {
             Some(id) => {
                 let started = moments.subscription.as_ref().map_or(now, |s| s.started_at);
                 self.gateway
@@ -315,20 +321,16 @@ impl SettlementService {
                     .map(|invoice| invoice_payment(invoice, started))
                     .collect()
             }
-            None => match (&self.pix, detail.payment.as_ref().map(|p| p.payment_type)) {
-                // What the payer paid by Pix, charge by charge: each returned by its Pix.
-                (Some(pix), Some(PaymentType::PixAutomatic)) => pix
-                    .store
-                    .paid_charges(proposal.id)
-                    .await?
-                    .into_iter()
-                    .map(pix_payment)
-                    .collect(),
-                _ => match concluded_at(proposal.flow, &moments) {
-                    Some(concluded) => plan::premiums(day_of(concluded), proposal.value, today),
-                    None => Vec::new(),
-                },
-            },
+            // The service's own billing (payroll, account debit, Pix): the charges paid, at what
+            // each rail reported received. A Pix goes back by its `devolucao` where a PSP is
+            // configured; anything else is to pay.
+            None => self
+                .refunds
+                .paid_charges(proposal.id)
+                .await?
+                .iter()
+                .map(|charge| charge.payment(self.pix.is_some()))
+                .collect(),
         };
         let rates = match plan::earliest_payment(&payments) {
             Some(first) => {
@@ -338,7 +340,7 @@ impl SettlementService {
             None => Vec::new(),
         };
         let planned = match end {
-            End::Refusal => plan::refusal(&payments, today, &rates),
+            End::Refusal | End::Withdrawal => plan::refusal(&payments, today, &rates),
             End::Cancellation => plan::cancellation(&payments, today, &rates),
         };
         let mut refunds = Vec::new();
@@ -366,12 +368,25 @@ impl SettlementService {
             from: proposal.status,
             to: end.target(),
             changed_by: by.to_owned(),
-            reason: Some(reason.to_owned()),
+            // A withdrawal's move always says why in one word; the customer's words are its request's.
+            reason: Some(
+                if end == End::Withdrawal {
+                    WITHDRAWAL_REASON
+                } else {
+                    reason
+                }
+                .to_owned(),
+            ),
             at,
             operation: Some(operation),
         };
-        let request = (end == End::Cancellation).then(|| NewCustomerRequest {
-            kind: RequestKind::Cancellation,
+        let request_kind = match end {
+            End::Refusal => None,
+            End::Cancellation => Some(RequestKind::Cancellation),
+            End::Withdrawal => Some(RequestKind::Withdrawal),
+        };
+        let request = request_kind.map(|kind| NewCustomerRequest {
+            kind,
             reason: reason.to_owned(),
             requested_by: by.to_owned(),
             at,
@@ -392,7 +407,7 @@ impl SettlementService {
                         to: ProposalStatus::Rejected,
                     }
                     .into(),
-                    End::Cancellation => SettlementError::NotCancellable { status: current },
+                    End::Cancellation | End::Withdrawal => SettlementError::NotCancellable { status: current },
                 });
             }
             Err(ChangeStatusError::Busy { kind }) => return Err(SettlementError::OperationInProgress { kind }),
@@ -547,6 +562,7 @@ impl SettlementService {
         let kind = match end {
             End::Refusal => MailKind::ProposalRefused(notice),
             End::Cancellation => MailKind::ContractCancelled(notice),
+            End::Withdrawal => MailKind::WithdrawalConfirmed(notice),
         };
         self.mail.enqueue(MailMessage { to, kind });
     }
@@ -649,22 +665,6 @@ fn invoice_payment(invoice: crate::ecommerce::PaidInvoice, subscription_started:
         paid_on,
         period_start,
         period_end,
-    }
-}
-
-/// A Pix charge paid as a payment: for the month from its due date.
-fn pix_payment(paid: crate::billing::pix_collection::PaidPixCharge) -> Payment {
-    Payment {
-        invoice: None,
-        pix: Some(PaidPix {
-            charge_id: paid.charge_id,
-            txid: paid.txid,
-            end_to_end_id: paid.end_to_end_id,
-        }),
-        amount: paid.amount_cents,
-        paid_on: day_of(paid.paid_at),
-        period_start: paid.due,
-        period_end: paid.due.checked_add_months(Months::new(1)).unwrap_or(NaiveDate::MAX),
     }
 }
 

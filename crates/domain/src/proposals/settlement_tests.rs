@@ -10,10 +10,11 @@ use crate::proposals::model::Flow;
 use crate::proposals::ports::{MockPartnerDirectory, MockProposalStore};
 use crate::proposals::requests::{MockCustomerRequestStore, Protocol, SaleMoments, SubscriptionStart};
 use crate::refunds::correction::MonthlyRate;
+use crate::refunds::plan::PaidCharge;
 use crate::refunds::ports::{MockPriceIndex, MockRefundStore};
 use crate::signature::{MockSignatureProvider, MockSignatureStore};
 use crate::values::{Application, EventKind};
-use chrono::TimeZone;
+use chrono::{Datelike, TimeZone};
 
 /// A clock stopped at one instant.
 struct At(DateTime<Utc>);
@@ -270,26 +271,154 @@ async fn a_refused_refund_cancels_nothing_and_records_nothing() {
     );
 }
 
+/// The partner's contract's charges paid, as the store reports them: what each received, when.
+fn paid_charges(refunds: &mut MockRefundStore, charges: Vec<PaidCharge>) {
+    refunds.expect_paid_charges().returning(move |_| Ok(charges.clone()));
+}
+
+fn payroll(charge_id: i64, received: i64, due: NaiveDate) -> PaidCharge {
+    PaidCharge {
+        charge_id,
+        received,
+        due,
+        paid_at: noon(due.year(), due.month(), due.day()),
+        pix: None,
+    }
+}
+
 #[tokio::test]
-async fn a_partners_refusal_records_each_premium_collected_as_a_refund_to_pay() {
-    let mut m = Mocks::partner("EM ANÁLISE", noon(2026, 11, 1));
+async fn a_partners_refusal_before_any_collection_returns_nothing() {
+    let mut m = Mocks::partner("EM ANÁLISE", noon(2026, 11, 4));
+    paid_charges(&mut m.refunds, Vec::new());
     m.gateway.expect_refund().never();
     m.gateway.expect_cancel_subscription().never();
     m.refunds.expect_record_settlement().times(1).returning(|s| {
-        let refunds: Vec<_> = s
-            .refunds
-            .iter()
-            .map(|r| (r.channel, r.amount, r.status.as_str()))
-            .collect();
-        assert_eq!(refunds, [(RefundChannel::ToPay, 2500, TO_PAY)]);
-        assert!(s.refunds[0].id.starts_with("ap_"));
+        assert!(
+            s.refunds.is_empty(),
+            "nothing received, nothing returned: {:?}",
+            s.refunds
+        );
         Ok((event(s), None))
     });
-    m.mail.expect_enqueue().times(1).return_const(());
+    m.mail
+        .expect_enqueue()
+        .withf(|m| matches!(&m.kind, MailKind::ProposalRefused(n) if n.refunds.is_empty()))
+        .times(1)
+        .return_const(());
     m.service()
         .refuse(&office(), "id-1", Some(JUSTIFIED.into()))
         .await
         .unwrap();
+}
+
+#[tokio::test]
+async fn a_partners_cancellation_returns_the_unused_days_of_the_periods_received_at_what_they_received() {
+    // Paid: October's period (over) and November's, the latter short of 100 cents at the rail;
+    // December's charge was never paid.
+    let mut m = Mocks::partner("APROVADO", noon(2026, 11, 21));
+    paid_charges(
+        &mut m.refunds,
+        vec![
+            payroll(1, 2500, NaiveDate::from_ymd_opt(2026, 10, 11).unwrap()),
+            payroll(2, 2400, NaiveDate::from_ymd_opt(2026, 11, 11).unwrap()),
+        ],
+    );
+    m.gateway.expect_refund().never();
+    m.refunds.expect_record_settlement().times(1).returning(|s| {
+        // 20 of the 30 days from 11 November unused, of the R$ 24,00 received: R$ 16,00.
+        let refunds: Vec<_> = s.refunds.iter().map(|r| (r.channel, r.nominal)).collect();
+        assert_eq!(refunds, [(RefundChannel::ToPay, 1600)]);
+        assert!(s.refunds[0].amount >= 1600, "corrected");
+        let request = s.request.as_ref().expect("the customer's request");
+        Ok((event(s), Some(Protocol::new(request.day, 8))))
+    });
+    m.mail.expect_enqueue().times(1).return_const(());
+    m.service()
+        .cancel(&office(), "id-1", "Cliente pediu".into())
+        .await
+        .unwrap();
+}
+
+fn withdrawal(m: Mocks) -> crate::proposals::withdrawal::WithdrawalService {
+    crate::proposals::withdrawal::WithdrawalService {
+        settlement: m.service(),
+    }
+}
+
+#[tokio::test]
+async fn a_withdrawal_refused_by_the_platform_cancels_nothing_and_records_nothing() {
+    let mut m = Mocks::online("EM ANÁLISE", noon(2026, 11, 6));
+    m.gateway
+        .expect_refund()
+        .returning(|_, _, _| Err(PaymentError::Declined("refund_declined".into())));
+    m.gateway.expect_cancel_subscription().never();
+    m.refunds.expect_record_settlement().never();
+    m.mail.expect_enqueue().never();
+    let result = withdrawal(m).withdraw(&office(), "id-1", None).await;
+    assert_eq!(
+        result,
+        Err(crate::proposals::withdrawal::WithdrawalError::RefundRefused {
+            invoice: "in_1".into(),
+            reason: "refund_declined".into()
+        })
+    );
+}
+
+#[tokio::test]
+async fn a_withdrawal_returns_everything_corrected_before_the_cancellation_and_confirms_it_by_mail() {
+    use crate::proposals::withdrawal::WITHDRAWAL_REASON;
+    // Paid on 1 November, withdrawn on the 6th: 5 days of November's 0,60 %.
+    let mut m = Mocks::online("EM ANÁLISE", noon(2026, 11, 6));
+    m.gateway
+        .expect_refund()
+        .withf(|invoice, amount, key| invoice.payment_intent == "pi_1" && *amount == 3990 && key == "withdrawal-1-in_1")
+        .times(1)
+        .returning(|invoice, amount, _| {
+            Ok(Refund {
+                id: "re_1".into(),
+                invoice_id: invoice.invoice_id.clone(),
+                amount,
+                status: "succeeded".into(),
+            })
+        });
+    cancelled_subscription(&mut m.gateway);
+    m.refunds.expect_record_settlement().times(1).returning(|s| {
+        assert_eq!(s.change.reason.as_deref(), Some(WITHDRAWAL_REASON));
+        assert_eq!(s.change.to, ProposalStatus::Cancelled);
+        let request = s.request.as_ref().expect("the withdrawal's request");
+        assert_eq!(
+            (request.kind, request.reason.as_str()),
+            (RequestKind::Withdrawal, WITHDRAWAL_REASON)
+        );
+        assert_eq!(s.subscription.as_ref().map(|s| s.status.as_str()), Some("canceled"));
+        let card = &s.refunds[0];
+        assert_eq!(
+            (card.channel, card.amount, card.reason),
+            (RefundChannel::Platform, 3990, RefundReason::Withdrawal)
+        );
+        let correction = card.correction.as_ref().expect("corrected like every refund");
+        assert!(correction.factor > 100_000_000, "{correction:?}");
+        // The correction above what the card was charged is to pay.
+        let to_pay: i64 = s
+            .refunds
+            .iter()
+            .filter(|r| r.channel == RefundChannel::ToPay)
+            .map(|r| r.amount)
+            .sum();
+        assert_eq!(to_pay, correction.apply(3990) - 3990);
+        Ok((event(s), Some(Protocol::new(request.day, 3))))
+    });
+    m.mail
+        .expect_enqueue()
+        .withf(|m| {
+            matches!(&m.kind, MailKind::WithdrawalConfirmed(n)
+                if n.protocol.as_deref() == Some("2026110600000003") && n.refunds[0].starts_with("R$ 39,90"))
+        })
+        .times(1)
+        .return_const(());
+    let done = withdrawal(m).withdraw(&office(), "id-1", None).await.unwrap();
+    assert_eq!(done.refunds.len(), 1, "the answer lists the money moved now");
+    assert_eq!(done.event.to, ProposalStatus::Cancelled);
 }
 
 #[tokio::test]

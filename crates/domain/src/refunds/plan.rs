@@ -4,15 +4,15 @@
 
 use crate::ecommerce::PaidInvoice;
 use crate::refunds::correction::{Correction, MonthlyRate};
-use chrono::{Months, NaiveDate};
+use chrono::{DateTime, Months, NaiveDate, Utc};
 
-/// A payment the customer made: a platform invoice, or a premium collected outside the platform
-/// (payroll discount or account debit, which this service does not see: each monthly premium due
-/// since the sale's conclusion is taken as collected, and the finance team checks it against the
-/// collection's return files before paying).
+/// A payment the customer made, as it happened: a platform invoice paid, or a charge of the
+/// service's own billing paid (a payroll discount reported, an account debit returned paid, a Pix
+/// settled), at the amount received. Nothing is assumed collected: what was never received is
+/// never returned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Payment {
-    /// The platform's invoice; `None` for a premium collected outside the platform.
+    /// The platform's invoice; `None` for a charge of the service's own billing.
     pub invoice: Option<PaidInvoice>,
     /// The Pix that paid a `PIX AUTOMÁTICO` charge, given back by a `devolucao`.
     pub pix: Option<PaidPix>,
@@ -32,33 +32,31 @@ pub struct PaidPix {
     pub end_to_end_id: String,
 }
 
-/// The monthly premiums due from the sale's conclusion to `today`, the first on the conclusion's
-/// day and one each month after.
-pub fn premiums(concluded_on: NaiveDate, premium: i64, today: NaiveDate) -> Vec<Payment> {
-    let mut payments = Vec::new();
-    if premium <= 0 {
-        return payments;
-    }
-    for k in 0.. {
-        let Some(due) = concluded_on.checked_add_months(Months::new(k)) else {
-            break;
-        };
-        if due > today {
-            break;
-        }
-        let period_end = concluded_on
-            .checked_add_months(Months::new(k + 1))
-            .unwrap_or(NaiveDate::MAX);
-        payments.push(Payment {
+/// A charge of the service's own billing that was paid, as its rail reported it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaidCharge {
+    pub charge_id: i64,
+    /// What was received, in cents (the amount the rail reported, not the amount due).
+    pub received: i64,
+    pub due: NaiveDate,
+    pub paid_at: DateTime<Utc>,
+    /// The Pix that paid it (a `PIX AUTOMÁTICO` charge), with its txid and end-to-end id.
+    pub pix: Option<PaidPix>,
+}
+
+impl PaidCharge {
+    /// The charge as a payment for the month from its due date. `pix_refunds` says whether a PSP
+    /// can give a Pix back: without one, what a Pix paid is to pay like any other charge.
+    pub fn payment(&self, pix_refunds: bool) -> Payment {
+        Payment {
             invoice: None,
-            pix: None,
-            amount: premium,
-            paid_on: due,
-            period_start: due,
-            period_end,
-        });
+            pix: self.pix.clone().filter(|_| pix_refunds),
+            amount: self.received,
+            paid_on: crate::billing::brasilia_day(self.paid_at),
+            period_start: self.due,
+            period_end: self.due.checked_add_months(Months::new(1)).unwrap_or(NaiveDate::MAX),
+        }
     }
-    payments
 }
 
 /// One amount to return.
@@ -108,22 +106,22 @@ pub fn refusal(payments: &[Payment], today: NaiveDate, rates: &[MonthlyRate]) ->
         .collect()
 }
 
-/// A cancellation returns the unused days of the period being paid for when it takes effect
-/// (pro rata die: the days from `today` to the period's end over the period's days, rounded down
-/// to the cent), corrected; a period already over or not yet begun returns nothing.
+/// A cancellation returns the unused days of every period actually paid (pro rata die: the days
+/// from `today`, or from the period's start when it has not begun, to the period's end, over the
+/// period's days, rounded down to the cent), each corrected from its payment; a period already
+/// over returns nothing.
 pub fn cancellation(payments: &[Payment], today: NaiveDate, rates: &[MonthlyRate]) -> Vec<PlannedRefund> {
     payments
         .iter()
-        .filter(|p| p.amount > 0 && p.period_start <= today && today < p.period_end)
-        .max_by_key(|p| p.period_start)
-        .map(|p| {
+        .filter(|p| p.amount > 0 && today < p.period_end)
+        .filter_map(|p| {
             let period_days = (p.period_end - p.period_start).num_days().max(1);
-            let unused = (p.period_end - today).num_days().clamp(0, period_days);
+            let unused = (p.period_end - today.max(p.period_start))
+                .num_days()
+                .clamp(0, period_days);
             let nominal = (i128::from(p.amount) * i128::from(unused) / i128::from(period_days)) as i64;
-            PlannedRefund::of(p, nominal, today, rates)
+            (nominal > 0).then(|| PlannedRefund::of(p, nominal, today, rates))
         })
-        .filter(|planned| planned.nominal > 0)
-        .into_iter()
         .collect()
 }
 
@@ -135,6 +133,7 @@ pub fn earliest_payment(payments: &[Payment]) -> Option<NaiveDate> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use chrono::TimeZone;
 
     fn day(y: i32, m: u32, d: u32) -> NaiveDate {
         NaiveDate::from_ymd_opt(y, m, d).unwrap()
@@ -165,15 +164,6 @@ mod tests {
     }
 
     #[test]
-    fn premiums_fall_due_on_the_conclusions_day_each_month() {
-        let due = premiums(day(2026, 9, 30), 2500, day(2026, 11, 29));
-        let days: Vec<_> = due.iter().map(|p| p.paid_on).collect();
-        assert_eq!(days, [day(2026, 9, 30), day(2026, 10, 30)]);
-        assert_eq!(due[1].period_end, day(2026, 11, 30));
-        assert!(premiums(day(2026, 9, 30), 0, day(2026, 11, 29)).is_empty());
-    }
-
-    #[test]
     fn a_refusal_returns_each_payment_corrected_the_card_up_to_its_charge() {
         let planned = refusal(&[card(3990, day(2026, 11, 1))], day(2026, 11, 16), &rates());
         assert_eq!(planned.len(), 1);
@@ -185,11 +175,45 @@ mod tests {
         assert_eq!(refund.platform_nominal(), 3990);
     }
 
+    fn payroll(charge_id: i64, received: i64, due: NaiveDate) -> PaidCharge {
+        PaidCharge {
+            charge_id,
+            received,
+            due,
+            paid_at: crate::contract::formats::brasilia()
+                .from_local_datetime(&due.and_hms_opt(0, 0, 0).unwrap())
+                .single()
+                .unwrap()
+                .with_timezone(&Utc),
+            pix: None,
+        }
+    }
+
     #[test]
-    fn a_premium_collected_outside_the_platform_is_all_to_pay() {
-        let due = premiums(day(2026, 11, 1), 2500, day(2026, 11, 1));
-        let planned = refusal(&due, day(2026, 11, 1), &rates());
-        assert_eq!((planned[0].by_platform, planned[0].to_pay), (0, 2500));
+    fn a_charge_paid_outside_the_platform_is_all_to_pay_at_the_amount_received() {
+        let paid = payroll(7, 2400, day(2026, 11, 1)).payment(true);
+        assert_eq!((paid.paid_on, paid.period_end), (day(2026, 11, 1), day(2026, 12, 1)));
+        let planned = refusal(&[paid], day(2026, 11, 1), &rates());
+        assert_eq!((planned[0].by_platform, planned[0].to_pay), (0, 2400));
+    }
+
+    #[test]
+    fn nothing_received_nothing_returned() {
+        assert!(refusal(&[], day(2026, 11, 1), &rates()).is_empty());
+        assert!(cancellation(&[], day(2026, 11, 1), &rates()).is_empty());
+    }
+
+    #[test]
+    fn a_pix_without_a_psp_to_give_it_back_is_to_pay() {
+        let mut charge = payroll(9, 4990, day(2026, 11, 1));
+        charge.pix = Some(PaidPix {
+            charge_id: 9,
+            txid: "t".into(),
+            end_to_end_id: "e".into(),
+        });
+        assert!(charge.payment(true).pix.is_some());
+        let planned = refusal(&[charge.payment(false)], day(2026, 11, 1), &rates());
+        assert_eq!((planned[0].by_platform, planned[0].to_pay), (0, 4990));
     }
 
     #[test]
@@ -214,12 +238,17 @@ mod tests {
     }
 
     #[test]
-    fn a_cancellation_takes_the_latest_period_only() {
-        let payments = premiums(day(2026, 9, 10), 3000, day(2026, 11, 20));
+    fn a_cancellation_returns_the_unused_days_of_every_period_paid_and_nothing_of_those_over() {
+        // Paid: September (over), November (being used) and December (paid ahead); October unpaid.
+        let payments = [
+            payroll(1, 3000, day(2026, 9, 10)).payment(false),
+            payroll(3, 3000, day(2026, 11, 10)).payment(false),
+            payroll(4, 3000, day(2026, 12, 10)).payment(false),
+        ];
         let planned = cancellation(&payments, day(2026, 11, 20), &rates());
-        assert_eq!(planned.len(), 1);
-        assert_eq!(planned[0].payment.period_start, day(2026, 11, 10));
-        // 20 of the 30 days from 10 November to 10 December unused.
-        assert_eq!(planned[0].nominal, 2000);
+        let periods: Vec<_> = planned.iter().map(|p| (p.payment.period_start, p.nominal)).collect();
+        // 20 of the 30 days from 10 November unused; all of December's 31.
+        assert_eq!(periods, [(day(2026, 11, 10), 2000), (day(2026, 12, 10), 3000)]);
+        assert!(planned.iter().all(|p| p.to_pay >= p.nominal && p.by_platform == 0));
     }
 }

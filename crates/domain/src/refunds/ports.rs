@@ -6,6 +6,7 @@ use crate::proposals::lifecycle::{StatusChange, StatusEvent};
 use crate::proposals::requests::{NewCustomerRequest, Protocol};
 use crate::refunds::RefundRecord;
 use crate::refunds::correction::MonthlyRate;
+use crate::refunds::plan::PaidCharge;
 use crate::signature::ChangeStatusError;
 use crate::store::StoreError;
 use async_trait::async_trait;
@@ -70,6 +71,9 @@ pub trait RefundStore: Send + Sync {
         &self,
         settlement: &Settlement,
     ) -> Result<(StatusEvent, Option<Protocol>), ChangeStatusError>;
+    /// The charges of the contract's own billing that were paid (payroll, account debit, Pix),
+    /// each at the amount its rail reported received, oldest period first.
+    async fn paid_charges(&self, proposal_id: i64) -> Result<Vec<PaidCharge>, StoreError>;
     /// The refunds to pay not yet paid, oldest first.
     async fn to_pay(&self) -> Result<Vec<RefundToPay>, StoreError>;
     /// Marks a refund to pay as paid with the bank's reference.

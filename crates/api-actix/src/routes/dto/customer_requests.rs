@@ -39,7 +39,9 @@ impl From<Refund> for RefundDto {
 pub struct WithdrawalDto {
     #[serde(flatten)]
     pub cancellation: CancellationDto,
-    /// Os reembolsos feitos, um por fatura paga (vazio quando nada foi pago pela plataforma).
+    /// Os reembolsos feitos agora, no cartão (um por fatura paga) ou por devolução do Pix, já
+    /// corrigidos até o valor cobrado (vazio quando nada foi pago por esses meios); o que o
+    /// financeiro paga está em `data.refunds` da rota 7.
     pub refunds: Vec<RefundDto>,
 }
 
