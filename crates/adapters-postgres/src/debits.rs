@@ -14,7 +14,8 @@ use diesel::sql_types::{Array, BigInt, Date, Integer, Nullable, Text, Timestampt
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::billing::cnab150::{Agreement, DebitOrder, DebitResult, DebitReturn, Remessa, Retorno};
 use domain::billing::debits::{
-    DebitFile, DebitStore, RetornoSummary, failure_reason, parse_reference, reference, result_of,
+    DebitFile, DebitStore, RefusedReturn, RetornoSummary, failure_reason, paid_amount_mismatch, parse_reference,
+    reference, result_of,
 };
 use domain::billing::revocation::{AuthorizationStatus, AuthorizationStore, RevocationOutcome};
 use domain::billing::{ChargeStatus, DunningPolicy, RUN_ACTOR, next_attempt};
@@ -348,9 +349,41 @@ async fn read_retorno(
             summary.unknown += 1;
             continue;
         };
-        let recorded = diesel::sql_query(
+        // The debit as this file's bank and agreement were sent it, under its row lock.
+        let sent: Option<SentItem> = diesel::sql_query(
+            "SELECT i.valor, i.codigo_retorno FROM debit_file_items i \
+             JOIN debit_files f ON f.id = i.id_remessa \
+             WHERE i.id_cobranca = $1 AND i.tentativa = $2 AND f.banco = $3 AND f.convenio = $4 \
+             FOR UPDATE OF i",
+        )
+        .bind::<BigInt, _>(charge_id)
+        .bind::<Integer, _>(attempt)
+        .bind::<Text, _>(&retorno.bank)
+        .bind::<Text, _>(&retorno.agreement)
+        .get_result(conn)
+        .await
+        .optional()?;
+        let Some(sent) = sent else {
+            summary.unknown += 1;
+            continue;
+        };
+        if sent.codigo_retorno.is_some() {
+            summary.already_applied += 1;
+            continue;
+        }
+        if result_of(&debit.code) == DebitResult::Paid
+            && let Some(reason) = paid_amount_mismatch(sent.valor, debit.amount)
+        {
+            summary.refused.push(RefusedReturn {
+                line: debit.line,
+                reference: debit.reference.clone(),
+                reason,
+            });
+            continue;
+        }
+        diesel::sql_query(
             "UPDATE debit_file_items SET codigo_retorno = $3, id_retorno = $4, lido_em = $5 \
-             WHERE id_cobranca = $1 AND tentativa = $2 AND codigo_retorno IS NULL",
+             WHERE id_cobranca = $1 AND tentativa = $2",
         )
         .bind::<BigInt, _>(charge_id)
         .bind::<Integer, _>(attempt)
@@ -359,22 +392,6 @@ async fn read_retorno(
         .bind::<Timestamptz, _>(at)
         .execute(conn)
         .await?;
-        if recorded == 0 {
-            let sent: i64 = diesel::sql_query(
-                "SELECT count(*) AS id FROM debit_file_items WHERE id_cobranca = $1 AND tentativa = $2",
-            )
-            .bind::<BigInt, _>(charge_id)
-            .bind::<Integer, _>(attempt)
-            .get_result::<FileId>(conn)
-            .await?
-            .id;
-            if sent == 0 {
-                summary.unknown += 1;
-            } else {
-                summary.already_applied += 1;
-            }
-            continue;
-        }
         let (result, charge) = apply_result(conn, (charge_id, attempt), debit, today, at).await?;
         match result {
             DebitResult::Paid => summary.paid += 1,
@@ -388,13 +405,15 @@ async fn read_retorno(
         let Ok(proposal_id) = opt.client.parse::<i64>() else {
             continue;
         };
+        // Only the file's bank can report its customer's opt-out.
         summary.revoked += diesel::sql_query(
             "UPDATE debit_authorizations SET situacao = 'revogada', situacao_em = $2, situacao_por = 'banco', \
                  motivo = 'exclusão do débito automático informada pelo banco' \
-             WHERE id_proposta = $1 AND situacao = 'ativa'",
+             WHERE id_proposta = $1 AND situacao = 'ativa' AND banco = $3",
         )
         .bind::<BigInt, _>(proposal_id)
         .bind::<Timestamptz, _>(at)
+        .bind::<Text, _>(&retorno.bank)
         .execute(conn)
         .await?;
     }
@@ -430,6 +449,7 @@ async fn read_retorno(
         (summary.already_applied, "já aplicada(s)"),
         (summary.unknown, "desconhecida(s)"),
         (summary.revoked, "revogação(ões)"),
+        (summary.refused.len(), "recusada(s) por valor divergente"),
     ]
     .iter()
     .filter(|(n, _)| *n > 0)
@@ -445,6 +465,14 @@ async fn read_retorno(
         .execute(conn)
         .await?;
     Ok(summary)
+}
+
+#[derive(QueryableByName)]
+struct SentItem {
+    #[diesel(sql_type = BigInt)]
+    valor: i64,
+    #[diesel(sql_type = Nullable<Text>)]
+    codigo_retorno: Option<String>,
 }
 
 #[derive(QueryableByName)]

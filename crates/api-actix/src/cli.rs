@@ -277,7 +277,8 @@ pub enum DebitsCommand {
         until: Option<chrono::NaiveDate>,
     },
     /// Reads a bank's CNAB 150 retorno and applies each result once (B, F and J records),
-    /// whatever order or how many times the files arrive; prints a summary.
+    /// whatever order or how many times the files arrive; prints a summary. A paid result whose
+    /// amount is not the debit sent is refused and listed, and the command exits 1.
     Retorno {
         /// The bank's file.
         file: PathBuf,
@@ -811,6 +812,18 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             for moved in &report.moved {
                 println!("{}\t{} -> {}", moved.identifier, moved.from, moved.to);
             }
+            for refused in &s.refused {
+                println!(
+                    "recusada\tlinha {}\t{}\t{}",
+                    refused.line, refused.reference, refused.reason
+                );
+            }
+            if !s.refused.is_empty() {
+                return Err(CliError::Failed(format!(
+                    "{} linha(s) do retorno recusada(s), nada delas aplicado: confira com o banco",
+                    s.refused.len()
+                )));
+            }
             Ok(())
         }
         Command::Certificates {
@@ -1137,6 +1150,17 @@ pub async fn read_retorno(
         .retorno(&name, &text)
         .await
         .map_err(failed)
+}
+
+/// How `sales-api debits retorno` ends: a failure (exit 1) when a line was refused, so that a
+/// scheduler's run of it is noticed.
+pub fn retorno_outcome(report: &domain::billing::debits::RetornoReport) -> Result<(), CliError> {
+    match report.summary.refused.len() {
+        0 => Ok(()),
+        n => Err(CliError::Failed(format!(
+            "{n} linha(s) do retorno recusada(s), nada delas aplicado: confira com o banco"
+        ))),
+    }
 }
 
 /// `sales-api charges run`: one pass of the billing now, by the clock every instance judges by.

@@ -205,7 +205,8 @@ async fn the_analyst_takes_an_overdue_proposal_asks_for_documents_reads_the_answ
     assert_eq!(file.bytes().await.unwrap().as_ref(), pdf.as_slice());
     assert_eq!(app.get(&href, Some(&partner)).await.status(), StatusCode::FORBIDDEN);
 
-    // The decision: refused with its reason; the premium collected by payroll is a refund to pay.
+    // The decision: refused with its reason; a partner's sale is billed from its acceptance, so
+    // nothing was received and nothing goes back (decision 242), which the page says.
     decide(
         &browser,
         "REPROVADO",
@@ -213,11 +214,8 @@ async fn the_analyst_takes_an_overdue_proposal_asks_for_documents_reads_the_answ
     )
     .await;
     wait_for_text(&browser, "#proposal-status", |t| t == "REPROVADO").await;
-    let refunds = wait_for_text(&browser, "#refunds", |t| t.contains("RECUSA")).await;
-    assert!(
-        refunds.contains("a pagar pelo financeiro") && refunds.contains("IPCA"),
-        "{refunds}"
-    );
+    wait_for_text(&browser, "#refunds", |t| t.contains("Nada a devolver")).await;
+    assert_eq!(app.count("SELECT count(*) AS n FROM refunds").await, 0);
     let timeline = wait_for_text(&browser, "#timeline", |t| {
         t.contains("Declaração de saúde incompatível")
     })

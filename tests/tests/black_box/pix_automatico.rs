@@ -15,8 +15,14 @@ use serde_json::{Value, json};
 const CPF: &str = "52998224725";
 const PSP_SUBJECT: &str = "CN=psp.sandbox.example,O=PSP Sandbox,C=BR";
 
+/// The service behind its TLS proxy on this machine's 127.0.0.1, which verifies the PSP's client
+/// certificate and passes its subject on (decision 245: the header is believed only from it).
 async fn setup() -> Setup {
-    let app = TestApp::spawn_with(&[("PIX_WEBHOOK_SUBJECTS", PSP_SUBJECT)]).await;
+    let app = TestApp::spawn_with(&[
+        ("PIX_WEBHOOK_SUBJECTS", PSP_SUBJECT),
+        ("TRUSTED_PROXIES", "127.0.0.1/32"),
+    ])
+    .await;
     app.seed_catalog().await;
     Setup {
         partner: app.token_for("rep@demo.com.br", "PARCEIRO", "11222333000181").await,
@@ -389,4 +395,57 @@ async fn a_withdrawn_pix_sale_leaves_nothing_for_the_psp_to_collect() {
         .post_json(&format!("/sandbox/pix/rec/{id_rec}/approve"), &json!({}))
         .await;
     assert_error(late, StatusCode::BAD_REQUEST, "requisicao_invalida").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_notification_is_believed_only_from_the_proxy_read_back_once_per_id_at_most_a_hundred_and_echoes_nothing() {
+    let s = setup().await;
+    let identifier = signed_pix_sale(&s, None).await;
+    let id_rec = s.app.proposal_data(&identifier, &s.partner).await["payment"]["pixAutomatico"]["idRec"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    sandbox(&s, &format!("rec/{id_rec}/reject")).await;
+
+    // A peer that is not the proxy (127.0.0.2 is this machine too, but not TRUSTED_PROXIES)
+    // writing the PSP's subject itself is refused.
+    let elsewhere = reqwest::Client::builder()
+        .local_address(std::net::IpAddr::from([127, 0, 0, 2]))
+        .build()
+        .unwrap();
+    let forged = elsewhere
+        .post(s.app.url("/pix/webhook/rec"))
+        .header("X-Client-Cert-Subject", PSP_SUBJECT)
+        .json(&json!({"recs": [{"idRec": id_rec}]}))
+        .send()
+        .await
+        .unwrap();
+    assert_error(forged, StatusCode::UNAUTHORIZED, "notificacao_pix_nao_autenticada").await;
+
+    // The same id named three times is read back once; the answer counts, and names no id.
+    let repeated = json!({"recs": [{"idRec": id_rec}, {"idRec": id_rec}, {"idRec": id_rec}]});
+    let told = notify(&s, "rec", Some(PSP_SUBJECT), &repeated).await;
+    assert_eq!(told.status(), StatusCode::OK);
+    let text = told.text().await.unwrap();
+    assert!(!text.contains(&id_rec), "{text}");
+    let data: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        data["data"],
+        json!({"received": 1, "readBack": 1, "deferred": 0, "changed": 0})
+    );
+
+    // A body naming 250 charges: 100 read back in the request, the rest left to the
+    // reconciliation; nothing echoed.
+    let many: Vec<Value> = (0..250)
+        .map(|n| json!({"txid": format!("vendas{:020}cobr", 900_000 + n)}))
+        .collect();
+    let flood = notify(&s, "cobr", Some(PSP_SUBJECT), &json!({"cobsr": many})).await;
+    assert_eq!(flood.status(), StatusCode::OK);
+    let text = flood.text().await.unwrap();
+    assert!(!text.contains("cobr\""), "{text}");
+    let data: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        data["data"],
+        json!({"received": 250, "readBack": 100, "deferred": 150, "changed": 0})
+    );
 }

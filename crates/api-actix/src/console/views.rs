@@ -201,6 +201,8 @@ pub fn proposal(detail: ProposalDetail, history: Vec<HistoryEntry>, me: &str) ->
             // A concluded sale may be undone within the right of regret (the use case judges the days).
             withdrawable => matches!(p.status, ProposalStatus::InAnalysis | ProposalStatus::Approved),
             open => !moves.is_empty(),
+            // An end that returns what was received: without a refund, the page says why.
+            settled => matches!(p.status, ProposalStatus::Rejected | ProposalStatus::Cancelled),
         },
         decisions => moves,
         history => entries,

@@ -14,7 +14,7 @@ use crate::http::error::{ApiError, ErrorCode};
 use crate::state::{AppState, PixState};
 use actix_web::{HttpRequest, HttpResponse, web};
 use adapters_payment::pix::notified_ids;
-use domain::billing::pix_collection::PixCollectionError;
+use domain::billing::pix_collection::{NotificationOutcome, PixCollectionError};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -34,18 +34,24 @@ fn pix(state: &AppState) -> Result<&PixState, ApiError> {
     state.pix.as_ref().ok_or_else(|| ApiError::new(ErrorCode::NotFound))
 }
 
-/// The verified client certificate's subject, when it is one of the PSP's configured.
-fn authenticated(request: &HttpRequest, pix: &PixState) -> Result<(), ApiError> {
+/// The verified client certificate's subject, when it is one of the PSP's configured and the
+/// header came from the proxy that verified it: a peer outside `TRUSTED_PROXIES` could write any
+/// subject it likes, so from anyone else the header is not believed.
+fn authenticated(request: &HttpRequest, state: &AppState, pix: &PixState) -> Result<(), ApiError> {
+    let from_proxy = request
+        .peer_addr()
+        .is_some_and(|peer| state.trusted_proxies.iter().any(|net| net.contains(&peer.ip())));
     let subject = request
         .headers()
         .get(pix.webhook.header.as_str())
         .and_then(|v| v.to_str().ok())
         .map(str::trim);
     match subject {
-        Some(subject) if pix.webhook.subjects.iter().any(|s| s == subject) => Ok(()),
+        Some(subject) if from_proxy && pix.webhook.subjects.iter().any(|s| s == subject) => Ok(()),
         _ => {
             tracing::warn!(
                 given = subject.is_some(),
+                from_proxy,
                 "Pix notification without an authorised certificate refused"
             );
             Err(ApiError::new(ErrorCode::PixNotificationUnauthenticated))
@@ -57,16 +63,31 @@ fn json(body: &[u8]) -> Result<Value, ApiError> {
     serde_json::from_slice(body).map_err(|_| ApiError::new(ErrorCode::MalformedBody))
 }
 
+/// What a notification did, in counts: no id is echoed (an answer is no place to confirm which
+/// ids the service holds).
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct Notified {
-    /// The ids the notification named.
-    notified: Vec<String>,
-    /// Of them, those whose record changed after reading them back.
+    /// The distinct ids named.
+    received: usize,
+    /// Read back from the PSP now (at most `NOTIFIED_READ_BACK_MAX`).
+    read_back: usize,
+    /// Left to the reconciliation pass.
+    deferred: usize,
+    /// Records changed after reading them back.
     changed: usize,
 }
 
-fn answer(message: &str, notified: Vec<String>, changed: usize) -> HttpResponse {
-    HttpResponse::Ok().json(Envelope::data(message, Notified { notified, changed }))
+fn answer(message: &str, outcome: NotificationOutcome) -> HttpResponse {
+    HttpResponse::Ok().json(Envelope::data(
+        message,
+        Notified {
+            received: outcome.received,
+            read_back: outcome.read_back,
+            deferred: outcome.deferred,
+            changed: outcome.changed,
+        },
+    ))
 }
 
 /// `POST /pix/webhook/rec`: recurrences changed at the PSP.
@@ -76,10 +97,10 @@ pub async fn recurrences_notified(
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
     let pix = pix(&state)?;
-    authenticated(&request, pix)?;
+    authenticated(&request, &state, pix)?;
     let ids = notified_ids(&json(&body)?, "recs", "idRec");
-    let changed = pix.collection.recurrences_notified(&ids).await?;
-    Ok(answer("Notificação de recorrências recebida.", ids, changed))
+    let outcome = pix.collection.recurrences_notified(&ids).await?;
+    Ok(answer("Notificação de recorrências recebida.", outcome))
 }
 
 /// `POST /pix/webhook/cobr`: recurring charges changed at the PSP.
@@ -89,10 +110,10 @@ pub async fn charges_notified(
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
     let pix = pix(&state)?;
-    authenticated(&request, pix)?;
+    authenticated(&request, &state, pix)?;
     let txids = notified_ids(&json(&body)?, "cobsr", "txid");
-    let changed = pix.collection.charges_notified(&txids).await?;
-    Ok(answer("Notificação de cobranças recebida.", txids, changed))
+    let outcome = pix.collection.charges_notified(&txids).await?;
+    Ok(answer("Notificação de cobranças recebida.", outcome))
 }
 
 fn sandbox(state: &AppState) -> Result<(&PixState, &adapters_payment::pix::SandboxPsp), ApiError> {
@@ -126,20 +147,12 @@ async fn run_sandbox_move(state: &AppState, id: &str, action: SandboxMove) -> Re
     .map_err(PixCollectionError::from)?;
     if matches!(action, SandboxMove::Approve | SandboxMove::Reject) {
         let ids = notified_ids(&notification, "recs", "idRec");
-        let changed = pix.collection.recurrences_notified(&ids).await?;
-        Ok(answer(
-            "Recorrência respondida pelo pagador no PSP sandbox.",
-            ids,
-            changed,
-        ))
+        let outcome = pix.collection.recurrences_notified(&ids).await?;
+        Ok(answer("Recorrência respondida pelo pagador no PSP sandbox.", outcome))
     } else {
         let txids = notified_ids(&notification, "cobsr", "txid");
-        let changed = pix.collection.charges_notified(&txids).await?;
-        Ok(answer(
-            "Tentativa de cobrança liquidada no PSP sandbox.",
-            txids,
-            changed,
-        ))
+        let outcome = pix.collection.charges_notified(&txids).await?;
+        Ok(answer("Tentativa de cobrança liquidada no PSP sandbox.", outcome))
     }
 }
 

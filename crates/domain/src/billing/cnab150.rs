@@ -257,6 +257,8 @@ pub struct OptChange {
 /// One debit's result (`F`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DebitReturn {
+    /// The record's line in the file (1 is the header), to name it when it is refused.
+    pub line: usize,
     pub client: String,
     pub agency: String,
     pub account: String,
@@ -299,12 +301,18 @@ fn date_at(line: &str, number: usize, from: usize) -> Result<NaiveDate, RetornoE
     })
 }
 
+/// A CNAB number: zero-filled digits only. A sign, a space or a decimal point is not a number a
+/// bank writes (`i64`'s parser would take `-0000000004990` as a debit returned negative).
 fn number_at(line: &str, number: usize, from: usize, to: usize) -> Result<i64, RetornoError> {
     let text = field(line, from, to);
-    text.parse::<i64>().map_err(|_| RetornoError {
+    let invalid = || RetornoError {
         line: number,
-        reason: format!("número inválido nas posições {from} a {to}: {text:?}"),
-    })
+        reason: format!("número inválido nas posições {from} a {to} (só algarismos): {text:?}"),
+    };
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(invalid());
+    }
+    text.parse::<i64>().map_err(|_| invalid())
 }
 
 /// Reads a retorno: every line 150 characters, `A` (a return: A02 = 2) first and `Z` last, whose
@@ -361,6 +369,7 @@ pub fn read_retorno(text: &str) -> Result<Retorno, RetornoError> {
                 let amount = number_at(line, n, 53, 67)?;
                 total += amount;
                 retorno.debits.push(DebitReturn {
+                    line: n,
                     client: field(line, 2, 26).trim().to_owned(),
                     agency: field(line, 27, 30).to_owned(),
                     account: field(line, 31, 44).trim().to_owned(),
@@ -407,6 +416,21 @@ pub fn return_line(order: &DebitOrder, code: &str) -> String {
         alpha(&order.reference, 60),
         alpha("", 20),
         "0".to_owned(),
+    ]
+    .concat()
+}
+
+/// The bank's report that the customer of a remessa's debit excluded the automatic debit (`B`,
+/// movement 1), as a bank writes it (the tests').
+pub fn opt_out_line(order: &DebitOrder, on: NaiveDate) -> String {
+    [
+        "B".to_owned(),
+        alpha(&order.client, 25),
+        number(branch(&order.agency), 4),
+        alpha(&order.account, 14),
+        on.format("%Y%m%d").to_string(),
+        alpha("", 97),
+        "1".to_owned(),
     ]
     .concat()
 }
@@ -570,6 +594,17 @@ mod tests {
             (retorno.bank.as_str(), retorno.agreement.as_str(), retorno.nsa),
             ("001", "123456", 3)
         );
+        let out = opt_out_line(&order("C1T1", 4990), NaiveDate::from_ymd_opt(2026, 12, 9).unwrap());
+        assert_eq!(out.len(), LINE);
+        let with_out = retorno_text(
+            &agreement(),
+            4,
+            NaiveDate::from_ymd_opt(2026, 12, 9).unwrap(),
+            &[out],
+            None,
+        );
+        let opted = read_retorno(&with_out).unwrap().opt_changes;
+        assert_eq!((opted.len(), opted[0].included), (1, false));
         assert_eq!(retorno.debits.len(), 2);
         assert_eq!(retorno.debits[0].code, "00");
         assert_eq!(retorno.debits[1].reference, "C2T1");
@@ -582,6 +617,34 @@ mod tests {
         assert_eq!(read_retorno(&remessa).unwrap_err().line, 1);
         let cut = text.replacen("C2T1", "C2T", 1);
         assert!(read_retorno(&cut).unwrap_err().reason.contains("150"));
+        assert_eq!(retorno.debits.iter().map(|d| d.line).collect::<Vec<_>>(), [2, 3]);
+    }
+
+    #[test]
+    fn a_signed_or_spaced_amount_is_no_number_and_refuses_the_file() {
+        let order = order("C1T1", 4990);
+        let line = return_line(&order, "00");
+        // Positions 53 to 67: the amount, 15 zero-filled digits.
+        for written in [
+            "-00000000004990",
+            "+00000000004990",
+            "       00004990",
+            "00000000049,90 ",
+        ] {
+            let mut bad = line.clone();
+            bad.replace_range(52..67, written);
+            assert_eq!(bad.len(), LINE);
+            let text = retorno_text(
+                &agreement(),
+                3,
+                NaiveDate::from_ymd_opt(2026, 12, 9).unwrap(),
+                &[bad],
+                None,
+            );
+            let refused = read_retorno(&text).unwrap_err();
+            assert_eq!(refused.line, 2, "{written}: {refused}");
+            assert!(refused.reason.contains("só algarismos"), "{refused}");
+        }
     }
 
     #[test]

@@ -40,8 +40,33 @@ pub struct RetornoSummary {
     pub unknown: usize,
     /// Authorisations revoked at the bank (B, exclusion).
     pub revoked: usize,
+    /// Lines refused, nothing of them applied: a paid result whose amount is not the debit sent.
+    /// The finance team takes them up with the bank (`debits retorno` exits 1).
+    pub refused: Vec<RefusedReturn>,
     /// Proposals whose charges changed (judged again at once).
     pub touched: Vec<i64>,
+}
+
+/// A return line refused, with why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefusedReturn {
+    /// The line in the file.
+    pub line: usize,
+    /// The debit it names (`C<charge>T<attempt>`).
+    pub reference: String,
+    pub reason: String,
+}
+
+/// Why a paid result does not pay its charge: the bank reports moving another amount than the
+/// debit sent (no partial payments: a charge is paid at its amount or not at all).
+pub fn paid_amount_mismatch(sent: i64, reported: i64) -> Option<String> {
+    (sent != reported).then(|| {
+        format!(
+            "o banco informa débito de {} para o item enviado de {}: nada aplicado; confira com o banco",
+            crate::contract::formats::reais(reported),
+            crate::contract::formats::reais(sent)
+        )
+    })
 }
 
 /// A file sent or read, as the console lists it.
@@ -81,7 +106,10 @@ pub trait DebitStore: Send + Sync {
     /// Applies a retorno in one transaction: the file recorded by its SHA-256 (read again, it
     /// applies nothing), each debit's result to its charge's attempt once (a paid charge stays
     /// paid; a failure moves only the charge's latest attempt), each opt-out to its
-    /// authorisation, each confirmation to its remessa.
+    /// authorisation, each confirmation to its remessa. Only what this file's bank and agreement
+    /// were sent is matched (an `F` to a debit of their remessas, a `B` to an authorisation at
+    /// that bank); a paid `F` whose amount is not the debit sent is refused
+    /// ([`paid_amount_mismatch`]).
     async fn apply_retorno(
         &self,
         retorno: &Retorno,
@@ -203,5 +231,16 @@ mod tests {
         assert_eq!(parse_reference("42T2"), None);
         assert_eq!(parse_reference("CxT2"), None);
         assert_eq!(failure_reason("01"), "01: insuficiência de fundos");
+    }
+
+    #[test]
+    fn a_paid_result_counts_only_at_the_amount_sent() {
+        assert_eq!(paid_amount_mismatch(4990, 4990), None);
+        let one_cent = paid_amount_mismatch(4990, 1).unwrap();
+        assert!(
+            one_cent.contains("R$ 0,01") && one_cent.contains("R$ 49,90"),
+            "{one_cent}"
+        );
+        assert!(paid_amount_mismatch(4990, 5990).is_some(), "nor more than sent");
     }
 }

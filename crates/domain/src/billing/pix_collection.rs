@@ -29,6 +29,41 @@ use std::sync::Arc;
 /// Who the history names for what the Pix collection records.
 pub const PIX_ACTOR: &str = "sistema:pix";
 
+/// The most objects one notification has read back from the PSP in its request. A notification
+/// names ids only, and each costs a call to the PSP: a body of thousands (61 KB named 1,396)
+/// would hold the request and the PSP's rate for minutes. The rest are left to the billing's
+/// pass and `sales-api pix reconcile`, which read back every charge and recurrence not settled.
+pub const NOTIFIED_READ_BACK_MAX: usize = 100;
+
+/// What a notification did: how many distinct ids it named, how many were read back now, how
+/// many were left to the reconciliation, and how many records changed. No id is echoed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NotificationOutcome {
+    pub received: usize,
+    pub read_back: usize,
+    pub deferred: usize,
+    pub changed: usize,
+}
+
+fn as_strs(ids: &[String]) -> Vec<&str> {
+    ids.iter().map(String::as_str).collect()
+}
+
+/// The ids a notification names, each once (the first time it appears, in order), at most
+/// [`NOTIFIED_READ_BACK_MAX`] of them read back now; the rest counted as deferred.
+pub fn notified_batch(ids: &[String]) -> (Vec<&str>, NotificationOutcome) {
+    let mut seen = std::collections::HashSet::new();
+    let distinct: Vec<&str> = ids.iter().map(String::as_str).filter(|id| seen.insert(*id)).collect();
+    let read_back = distinct.len().min(NOTIFIED_READ_BACK_MAX);
+    let outcome = NotificationOutcome {
+        received: distinct.len(),
+        read_back,
+        deferred: distinct.len() - read_back,
+        changed: 0,
+    };
+    (distinct.into_iter().take(read_back).collect(), outcome)
+}
+
 /// How many recurrences or charges one pass takes.
 const PASS_LIMIT: i64 = 500;
 
@@ -539,11 +574,25 @@ impl PixCollection {
     }
 
     /// The PSP's notification of recurrences (`POST {webhookUrl}/rec`): each named one read back
-    /// and applied; the ids the service does not know are ignored.
+    /// once and applied (at most [`NOTIFIED_READ_BACK_MAX`]); the ids the service does not know
+    /// are ignored.
     #[tracing::instrument(skip_all, fields(count = ids.len()))]
-    pub async fn recurrences_notified(&self, ids: &[String]) -> Result<usize, PixCollectionError> {
+    pub async fn recurrences_notified(&self, ids: &[String]) -> Result<NotificationOutcome, PixCollectionError> {
+        let (ids, mut outcome) = notified_batch(ids);
+        if outcome.deferred > 0 {
+            tracing::warn!(
+                deferred = outcome.deferred,
+                "notified recurrences past the read-back limit: left to the reconciliation"
+            );
+        }
+        outcome.changed = self.read_back_recurrences(&ids).await?;
+        Ok(outcome)
+    }
+
+    /// Each recurrence read back from the PSP and applied once; the number changed.
+    async fn read_back_recurrences(&self, ids: &[&str]) -> Result<usize, PixCollectionError> {
         let mut changed = 0;
-        for id in ids {
+        for &id in ids {
             let recurrence = match self.psp.recurrence(id).await {
                 Ok(recurrence) => recurrence,
                 Err(PixError::NotFound(_)) => {
@@ -568,9 +617,23 @@ impl PixCollection {
     /// The PSP's notification of charges (`POST {webhookUrl}/cobr`): each named one read back,
     /// applied once, and its contract judged again when paid.
     #[tracing::instrument(skip_all, fields(count = txids.len()))]
-    pub async fn charges_notified(&self, txids: &[String]) -> Result<usize, PixCollectionError> {
+    pub async fn charges_notified(&self, txids: &[String]) -> Result<NotificationOutcome, PixCollectionError> {
+        let (txids, mut outcome) = notified_batch(txids);
+        if outcome.deferred > 0 {
+            tracing::warn!(
+                deferred = outcome.deferred,
+                "notified charges past the read-back limit: left to the reconciliation"
+            );
+        }
+        outcome.changed = self.read_back_charges(&txids).await?;
+        Ok(outcome)
+    }
+
+    /// Each charge read back from the PSP and applied once (its contract judged again when
+    /// paid); the number changed.
+    async fn read_back_charges(&self, txids: &[&str]) -> Result<usize, PixCollectionError> {
         let mut changed = 0;
-        for txid in txids {
+        for &txid in txids {
             let stored = match super::pix::charge_of_txid(txid) {
                 Some(id) => self.store.charge(id).await?,
                 None => None,
@@ -613,9 +676,9 @@ impl PixCollection {
         let (recurrences, charges) = self.store.to_reconcile(None, RECONCILE_LIMIT).await?;
         Ok(PixReconciliation {
             recurrences_read: recurrences.len(),
-            recurrences_mended: self.recurrences_notified(&recurrences).await?,
+            recurrences_mended: self.read_back_recurrences(&as_strs(&recurrences)).await?,
             charges_read: charges.len(),
-            charges_mended: self.charges_notified(&charges).await?,
+            charges_mended: self.read_back_charges(&as_strs(&charges)).await?,
         })
     }
 
@@ -623,7 +686,7 @@ impl PixCollection {
     /// (a PSP's notification lost), read back.
     async fn reconcile_overdue(&self, today: NaiveDate) -> Result<usize, PixCollectionError> {
         let (_, charges) = self.store.to_reconcile(Some(today), PASS_LIMIT).await?;
-        self.charges_notified(&charges).await
+        self.read_back_charges(&as_strs(&charges)).await
     }
 
     /// The worker's end of an operation whose request died: the same call again (the PSP answers
@@ -715,6 +778,18 @@ impl crate::proposals::signing::AfterSigning for PixCollection {
 mod tests {
     use super::*;
     use crate::billing::pix::{PixAttempt, PixCharge, PixPayment};
+
+    #[test]
+    fn a_notification_reads_back_each_id_once_and_at_most_a_hundred() {
+        let ids: Vec<String> = ["b", "a", "b", "c", "a"].iter().map(|s| (*s).to_owned()).collect();
+        let (now, outcome) = notified_batch(&ids);
+        assert_eq!(now, ["b", "a", "c"], "first appearance, in order");
+        assert_eq!((outcome.received, outcome.read_back, outcome.deferred), (3, 3, 0));
+        let many: Vec<String> = (0..NOTIFIED_READ_BACK_MAX + 7).map(|n| n.to_string()).collect();
+        let (now, outcome) = notified_batch(&many);
+        assert_eq!(now.len(), NOTIFIED_READ_BACK_MAX);
+        assert_eq!((outcome.received, outcome.deferred), (NOTIFIED_READ_BACK_MAX + 7, 7));
+    }
 
     fn day(d: u32) -> NaiveDate {
         NaiveDate::from_ymd_opt(2026, 12, d).unwrap()
