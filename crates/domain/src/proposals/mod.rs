@@ -5,6 +5,7 @@ pub mod lifecycle;
 pub mod model;
 pub mod operations;
 pub mod ports;
+pub mod regret;
 pub mod requests;
 pub mod search;
 pub mod service;

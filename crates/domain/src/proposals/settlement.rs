@@ -25,9 +25,9 @@ use crate::proposals::operations::{
     RecoveryOutcome, end_if_failed,
 };
 use crate::proposals::ports::{PartnerDirectory, ProposalStore};
+use crate::proposals::regret::{WITHDRAWAL_REASON, concluded_at, last_day, within_regret};
 use crate::proposals::requests::{Cancellation, CustomerRequestStore, NewCustomerRequest, RequestKind};
 use crate::proposals::signing::{SigningError, SigningService};
-use crate::proposals::withdrawal::{WITHDRAWAL_REASON, concluded_at, last_day, within_regret};
 use crate::refunds::correction::months_between;
 use crate::refunds::plan::{self, Payment, PlannedRefund};
 use crate::refunds::ports::{IndexError, PriceIndex, RefundStore, Settlement};
@@ -99,7 +99,7 @@ impl From<crate::access::ScopeError> for SettlementError {
 pub(crate) enum End {
     Refusal,
     Cancellation,
-    /// The right of regret (CDC art. 49), judged by [`crate::proposals::withdrawal`]: everything
+    /// The right of regret (CDC art. 49), judged by the withdrawal's use case: everything
     /// received goes back, corrected.
     Withdrawal,
 }

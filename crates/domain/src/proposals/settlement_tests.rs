@@ -366,7 +366,7 @@ async fn a_withdrawal_refused_by_the_platform_cancels_nothing_and_records_nothin
 
 #[tokio::test]
 async fn a_withdrawal_returns_everything_corrected_before_the_cancellation_and_confirms_it_by_mail() {
-    use crate::proposals::withdrawal::WITHDRAWAL_REASON;
+    use crate::proposals::regret::WITHDRAWAL_REASON;
     // Paid on 1 November, withdrawn on the 6th: 5 days of November's 0,60 %.
     let mut m = Mocks::online("EM ANÁLISE", noon(2026, 11, 6));
     m.gateway
