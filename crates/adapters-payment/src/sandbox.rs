@@ -42,6 +42,15 @@ pub trait SandboxLedger: Send + Sync {
     async fn find(&self, kind: &str, containing: serde_json::Value) -> Result<Vec<serde_json::Value>, StoreError>;
     /// Replaces the stored object with this id (what an update through the platform's API does).
     async fn replace(&self, id: &str, object: serde_json::Value) -> Result<(), StoreError>;
+    /// Replaces the stored object only while it is still `expected` (compare and set): a real
+    /// provider moves an object atomically, so two moves at once (a payer's bank settling a
+    /// charge while the payee cancels it) never both win. `false` when it had changed.
+    async fn replace_if(
+        &self,
+        id: &str,
+        expected: &serde_json::Value,
+        object: serde_json::Value,
+    ) -> Result<bool, StoreError>;
 }
 pub const DECLINING_EMAIL_MARK: &str = "recusado";
 /// A customer whose e-mail contains this has every refund refused.

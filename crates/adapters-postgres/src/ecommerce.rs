@@ -528,6 +528,21 @@ impl adapters_payment::sandbox::SandboxLedger for PgSandboxLedger {
         Ok(())
     }
 
+    async fn replace_if(
+        &self,
+        id: &str,
+        expected: &serde_json::Value,
+        object: serde_json::Value,
+    ) -> Result<bool, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let replaced = diesel::update(sandbox::table.find(id).filter(sandbox::object.eq(expected)))
+            .set(sandbox::object.eq(object))
+            .execute(&mut conn)
+            .await
+            .map_err(query_error)?;
+        Ok(replaced == 1)
+    }
+
     async fn get(&self, id: &str) -> Result<Option<serde_json::Value>, StoreError> {
         if names_no_row(id) {
             return Ok(None);

@@ -17,7 +17,7 @@ use diesel::sql_types::{BigInt, Date, Nullable, Text, Timestamptz};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::billing::ChargeStatus;
 use domain::billing::pix::{PayerAccount, Recurrence, RecurrenceStatus, RecurrenceView, charge_txid};
-use domain::billing::pix_collection::{ChargeOutcome, PixChargeDue, PixEnrolment, PixStore};
+use domain::billing::pix_collection::{CANCELLED_READ_BACK_DAYS, ChargeOutcome, PixChargeDue, PixEnrolment, PixStore};
 use domain::proposals::operations::OperationId;
 use domain::store::StoreError;
 use domain::values::{Cpf, PaymentType, ProposalStatus, StoredValueError};
@@ -196,6 +196,9 @@ impl TryFrom<ChargeRow> for PixChargeDue {
         })
     }
 }
+
+/// A Pix charge the service cancelled with its contract that the PSP reports settled.
+const PAID_AFTER_THE_END: &str = "paga pelo Pix depois do encerramento do contrato: a devolver";
 
 const CHARGE: &str = "SELECT c.id, c.id_proposta, p.identificador, p.status AS situacao_proposta, r.id_rec, \
          r.status AS situacao_rec, c.vencimento, c.valor, c.status, c.id_externo, c.tentativas, \
@@ -383,10 +386,15 @@ impl PixStore for PgPix {
                 .await
                 .map_err(query_error)?,
         };
-        // The sent charges awaiting their settlement (the index of the unsettled Pix charges).
+        // The sent charges awaiting their settlement (the index of the unsettled Pix charges), and
+        // those cancelled lately with their contract, which a PSP may have settled anyway.
         let mut sent = charges::table
             .filter(charges::metodo.eq(PaymentType::PixAutomatic.as_str()))
-            .filter(charges::status.eq(ChargeStatus::Open.as_str()))
+            .filter(charges::status.eq(ChargeStatus::Open.as_str()).or(
+                charges::status.eq(ChargeStatus::Cancelled.as_str()).and(
+                    charges::alterada_em.gt(chrono::Utc::now() - chrono::Duration::days(CANCELLED_READ_BACK_DAYS)),
+                ),
+            ))
             .filter(charges::id_externo.is_not_null())
             .into_boxed();
         if let Some(day) = settled_before {
@@ -403,6 +411,18 @@ impl PixStore for PgPix {
             .await
             .map_err(query_error)?;
         Ok((recurrences, txids.into_iter().flatten().collect()))
+    }
+
+    async fn recurrence_status(&self, id_rec: &str) -> Result<Option<RecurrenceStatus>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let status: Option<String> = recurrences::table
+            .filter(recurrences::id_rec.eq(id_rec))
+            .select(recurrences::status)
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(query_error)?;
+        Ok(status.as_deref().and_then(RecurrenceStatus::parse))
     }
 
     async fn charge(&self, charge_id: i64) -> Result<Option<PixChargeDue>, StoreError> {
@@ -427,6 +447,16 @@ impl PixStore for PgPix {
     ) -> Result<bool, StoreError> {
         let mut conn = connection(&self.pool).await?;
         conn.transaction(async |tx| {
+            // One lock order with a contract's end (its move locks the proposal, then closing its
+            // billing locks the charges): the proposal first, then the charge. Taken the other way
+            // round, a notification and a cancellation at once deadlocked.
+            diesel::sql_query(
+                "SELECT p.id FROM proposals p JOIN charges c ON c.id_proposta = p.id WHERE c.id = $1 \
+                 FOR NO KEY UPDATE OF p",
+            )
+            .bind::<BigInt, _>(charge_id)
+            .execute(tx)
+            .await?;
             let found = diesel::update(charges::table.find(charge_id))
                 .filter(charges::status.eq(expected.as_str()))
                 .filter(charges::metodo.eq(PaymentType::PixAutomatic.as_str()));
@@ -457,7 +487,7 @@ impl PixStore for PgPix {
                         charges::valor_pago.eq(Some(*amount_cents)),
                         charges::pix_e2e.eq(Some(end_to_end_id)),
                         charges::proxima_tentativa.eq(None::<NaiveDate>),
-                        charges::motivo.eq(None::<String>),
+                        charges::motivo.eq((expected == ChargeStatus::Cancelled).then_some(PAID_AFTER_THE_END)),
                         charges::alterada_em.eq(at),
                         charges::alterada_por.eq(by),
                     ))

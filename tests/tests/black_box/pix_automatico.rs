@@ -336,7 +336,7 @@ async fn what_the_psp_changed_without_a_notification_is_read_back_by_the_reconci
         "nobody told the service"
     );
 
-    let done = api_actix::cli::reconcile_pix(&config).await.unwrap();
+    let done = api_actix::cli::reconcile_pix(&config, true).await.unwrap();
     assert_eq!((done.recurrences_read, done.recurrences_mended), (1, 1));
     let data = s.app.proposal_data(&identifier, &s.partner).await;
     assert_eq!(data["payment"]["pixAutomatico"]["status"], "APROVADA");
@@ -356,7 +356,7 @@ async fn what_the_psp_changed_without_a_notification_is_read_back_by_the_reconci
     assert_eq!(run(&s).await.mended, 1);
     let data = s.app.proposal_data(&identifier, &s.partner).await;
     assert_eq!(charge(&data, 1)["status"], "paga");
-    let again = api_actix::cli::reconcile_pix(&config).await.unwrap();
+    let again = api_actix::cli::reconcile_pix(&config, true).await.unwrap();
     assert_eq!(
         (again.recurrences_mended, again.charges_read, again.charges_mended),
         (0, 0, 0),
@@ -448,4 +448,141 @@ async fn a_notification_is_believed_only_from_the_proxy_read_back_once_per_id_at
         data["data"],
         json!({"received": 250, "readBack": 100, "deferred": 150, "changed": 0})
     );
+}
+
+/// A Pix contract accepted with its first charge sent to the PSP: its identifier and the txid.
+async fn contract_with_a_charge_sent(s: &Setup, cpf: &str) -> (String, String) {
+    let identifier = s.app.sent_proposal_of(&s.partner, &pix_body(cpf, None)).await;
+    s.app.sign_as_every_party(&s.office, &identifier).await;
+    let id_rec = s.app.proposal_data(&identifier, &s.partner).await["payment"]["pixAutomatico"]["idRec"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    sandbox(s, &format!("rec/{id_rec}/approve")).await;
+    let accepted = s
+        .app
+        .change_status(&s.office, &identifier, "APROVADO", "Documentação conferida")
+        .await;
+    assert_eq!(accepted.status(), StatusCode::OK);
+    run(s).await;
+    let data = s.app.proposal_data(&identifier, &s.partner).await;
+    (identifier, txid(&data, 1))
+}
+
+/// Every cent the PSP settled for the contract went back by a `devolucao` (the period paid had
+/// not begun: all of it, corrected up to what the Pix paid) or is owed back by transfer.
+fn every_settled_cent_returned(data: &Value) {
+    let first = charge(data, 1);
+    let refunds = data["refunds"].as_array().cloned().unwrap_or_default();
+    match first["status"].as_str().unwrap() {
+        "paga" => {
+            let by_pix: Vec<&Value> = refunds
+                .iter()
+                .filter(|r| r["id"].as_str().unwrap().starts_with('D'))
+                .collect();
+            assert_eq!(by_pix.len(), 1, "{refunds:?}");
+            let returned: i64 = refunds.iter().map(|r| r["amount"].as_i64().unwrap()).sum();
+            let nominal: i64 = refunds
+                .iter()
+                .map(|r| r["amount"].as_i64().unwrap() - r["correction"]["amount"].as_i64().unwrap())
+                .sum();
+            assert_eq!(
+                nominal,
+                first["amount"].as_i64().unwrap(),
+                "the whole period, not begun: {refunds:?}"
+            );
+            assert!(returned >= nominal);
+        }
+        "cancelada" => assert!(refunds.is_empty(), "nothing received, nothing returned: {refunds:?}"),
+        other => panic!("the first charge ended {other}: {first}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pix_settled_at_the_psp_while_its_contract_ends_is_recorded_and_given_back() {
+    let s = setup().await;
+    let (identifier, first_txid) = contract_with_a_charge_sent(&s, CPF).await;
+    // The payer's bank settles the charge; its notification never arrives.
+    let settled = sandbox(&s, &format!("cobr/{first_txid}/settle-unnotified")).await;
+    assert_eq!(settled["changed"], 0);
+    assert_eq!(
+        charge(&s.app.proposal_data(&identifier, &s.partner).await, 1)["status"],
+        "aberta"
+    );
+    let config = TestApp::config(&s.app.db, &[]);
+    let drift = api_actix::cli::reconcile_pix(&config, false).await.unwrap();
+    assert_eq!(drift.drifted, 1, "the dry run sees the settlement: {drift:?}");
+    assert_eq!(drift.charges_mended, 0, "and mends nothing");
+
+    // Past the regret the contract is cancelled: stopping the collection finds the charge
+    // settled, records it paid, and the end gives it back, all under its claim.
+    days_later(&s, 8).await;
+    s.app
+        .cancel_at_customers_request(&s.partner, &identifier, "Cliente contratou outro seguro")
+        .await;
+    let data = s.app.proposal_data(&identifier, &s.office).await;
+    assert_eq!(data["proposal"]["status"], "CANCELADO");
+    assert_eq!(charge(&data, 1)["status"], "paga");
+    every_settled_cent_returned(&data);
+    let clean = api_actix::cli::reconcile_pix(&config, false).await.unwrap();
+    assert_eq!(clean.drifted, 0, "{clean:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pix_settled_while_its_contract_is_cancelled_is_never_kept_in_twenty_rounds() {
+    let s = setup().await;
+    let mut contracts = Vec::new();
+    for round in 0..20 {
+        contracts.push(contract_with_a_charge_sent(&s, &black_box_tests::cpf_from(100 + round)).await);
+    }
+    days_later(&s, 8).await;
+    let mut outcomes = std::collections::BTreeMap::new();
+    for (round, (identifier, txid)) in contracts.iter().enumerate() {
+        // The payer's bank and the seller at once, a random gap (0 to 9 ms) between them.
+        let gap = std::time::Duration::from_millis(
+            (std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .subsec_nanos() as u64
+                + round as u64)
+                % 10,
+        );
+        let pay = async {
+            if round % 2 == 0 {
+                tokio::time::sleep(gap).await;
+            }
+            s.app
+                .post_json(&format!("/sandbox/pix/cobr/{txid}/pay"), &json!({}))
+                .await
+                .status()
+        };
+        let cancel = async {
+            if round % 2 == 1 {
+                tokio::time::sleep(gap).await;
+            }
+            s.app
+                .post_json_as(
+                    &format!("/proposal/{identifier}/cancel"),
+                    &s.partner,
+                    &json!({"reason": "Cliente contratou outro seguro"}),
+                )
+                .await
+                .status()
+        };
+        let (paid, cancelled) = tokio::join!(pay, cancel);
+        assert!(
+            paid == StatusCode::OK || paid.is_client_error(),
+            "round {round}: pay {paid}"
+        );
+        assert_eq!(cancelled, StatusCode::OK, "round {round}");
+        let data = s.app.proposal_data(identifier, &s.office).await;
+        assert_eq!(data["proposal"]["status"], "CANCELADO");
+        every_settled_cent_returned(&data);
+        *outcomes
+            .entry(charge(&data, 1)["status"].as_str().unwrap().to_owned())
+            .or_insert(0) += 1;
+    }
+    let config = TestApp::config(&s.app.db, &[]);
+    let clean = api_actix::cli::reconcile_pix(&config, false).await.unwrap();
+    assert_eq!(clean.drifted, 0, "{clean:?} after {outcomes:?}");
 }

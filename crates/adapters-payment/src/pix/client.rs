@@ -412,11 +412,23 @@ impl PixPsp for PixClient {
             return Ok(current);
         }
         let body = json!({"status": "CANCELADA"});
-        read_charge(
-            &self
-                .found(&request(Method::Patch, format!("/cobr/{txid}"), Some(body)))
-                .await?,
-        )
+        match self
+            .found(&request(Method::Patch, format!("/cobr/{txid}"), Some(body)))
+            .await
+        {
+            Ok(answer) => read_charge(&answer),
+            // The payer's bank settled it between the read and the cancellation, and the PSP
+            // refuses to cancel an ended charge: the charge as it is now says how it ended
+            // (`CONCLUIDA` is money received, never to be taken for a cancellation).
+            Err(PixError::Refused(reason)) => {
+                let now = self.charge_status(txid).await?;
+                match now.status {
+                    PixChargeStatus::Criada | PixChargeStatus::Ativa => Err(PixError::Refused(reason)),
+                    _ => Ok(now),
+                }
+            }
+            Err(other) => Err(other),
+        }
     }
 
     async fn refund(

@@ -153,6 +153,11 @@ impl SandboxPsp {
         self.ledger.replace(id, object.clone()).await.map_err(stored)
     }
 
+    /// A move of a charge, only if nobody moved it since it was read (as a PSP's own record).
+    async fn moved_from(&self, id: &str, read: &Value, object: &Value) -> Result<bool, PixError> {
+        self.ledger.replace_if(id, read, object.clone()).await.map_err(stored)
+    }
+
     fn push_update(&self, object: &mut Value, status: &str) {
         object["status"] = Value::from(status);
         if let Some(list) = object.get_mut("atualizacao").and_then(Value::as_array_mut) {
@@ -218,9 +223,10 @@ impl SandboxPsp {
     /// `PATCH /cobr/{txid}` `{status: CANCELADA}`: a charge not settled, with its scheduled attempt.
     async fn cancel_charge(&self, txid: &str, body: Value) -> Result<Answer, PixError> {
         let key = format!("cobr:{txid}");
-        let Some(mut charge) = self.object(&key).await? else {
+        let Some(read) = self.object(&key).await? else {
             return Ok(not_found("cobrança não encontrada"));
         };
+        let mut charge = read.clone();
         if body.get("status").and_then(Value::as_str) != Some("CANCELADA") {
             return Ok(invalid(
                 "CobROperacaoInvalida",
@@ -244,7 +250,10 @@ impl SandboxPsp {
             }
         }
         self.push_update(&mut charge, "CANCELADA");
-        self.replace(&key, &charge).await?;
+        if !self.moved_from(&key, &read, &charge).await? {
+            // Settled (or moved) by the payer's bank meanwhile: a settled charge is not cancelled.
+            return Ok(invalid("CobROperacaoInvalida", "a cobrança já foi encerrada"));
+        }
         Ok((200, Some(charge)))
     }
 
@@ -672,7 +681,8 @@ impl SandboxPsp {
 
     /// The payer's bank settles the scheduled attempt. Answers the notification.
     pub async fn pay(&self, txid: &str) -> Result<Value, PixError> {
-        let (key, mut charge) = self.scheduled_attempt(txid).await?;
+        let (key, read) = self.scheduled_attempt(txid).await?;
+        let mut charge = read.clone();
         let attempt = self
             .settle_last_attempt(&mut charge, "PAGA")
             .ok_or_else(|| PixError::Malformed("tentativa ausente".into()))?;
@@ -683,14 +693,19 @@ impl SandboxPsp {
             "horario": instant(self.now()),
         }]);
         self.push_update(&mut charge, "CONCLUIDA");
-        self.replace(&key, &charge).await?;
+        if !self.moved_from(&key, &read, &charge).await? {
+            return Err(PixError::Refused(format!(
+                "a cobrança {txid} mudou antes da liquidação (cancelada pelo recebedor)"
+            )));
+        }
         self.charge_notification(&charge)
     }
 
     /// The payer's bank does not settle the scheduled attempt (no balance). Answers the
     /// notification; the charge stays active for a retry.
     pub async fn fail(&self, txid: &str) -> Result<Value, PixError> {
-        let (key, mut charge) = self.scheduled_attempt(txid).await?;
+        let (key, read) = self.scheduled_attempt(txid).await?;
+        let mut charge = read.clone();
         self.settle_last_attempt(&mut charge, "REJEITADA");
         if let Some(attempt) = charge
             .get_mut("tentativas")
@@ -702,7 +717,11 @@ impl SandboxPsp {
                 "descricao": "Pagamento não realizado pelo PSP do pagador (sandbox)",
             });
         }
-        self.replace(&key, &charge).await?;
+        if !self.moved_from(&key, &read, &charge).await? {
+            return Err(PixError::Refused(format!(
+                "a cobrança {txid} mudou antes da tentativa (cancelada pelo recebedor)"
+            )));
+        }
         self.charge_notification(&charge)
     }
 }

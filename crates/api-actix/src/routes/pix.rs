@@ -132,6 +132,9 @@ enum SandboxMove {
     Approve,
     Reject,
     Pay,
+    /// The payer's bank settles, and the PSP's notification never arrives (lost, or late): what
+    /// only reading the PSP back finds.
+    SettleUnnotified,
     Fail,
 }
 
@@ -141,10 +144,16 @@ async fn run_sandbox_move(state: &AppState, id: &str, action: SandboxMove) -> Re
     let notification = match action {
         SandboxMove::Approve => sandbox.approve(id).await,
         SandboxMove::Reject => sandbox.reject(id).await,
-        SandboxMove::Pay => sandbox.pay(id).await,
+        SandboxMove::Pay | SandboxMove::SettleUnnotified => sandbox.pay(id).await,
         SandboxMove::Fail => sandbox.fail(id).await,
     }
     .map_err(PixCollectionError::from)?;
+    if matches!(action, SandboxMove::SettleUnnotified) {
+        return Ok(answer(
+            "Tentativa de cobrança liquidada no PSP sandbox, sem notificação.",
+            NotificationOutcome::default(),
+        ));
+    }
     if matches!(action, SandboxMove::Approve | SandboxMove::Reject) {
         let ids = notified_ids(&notification, "recs", "idRec");
         let outcome = pix.collection.recurrences_notified(&ids).await?;
@@ -171,8 +180,8 @@ pub async fn sandbox_recurrence(
     run_sandbox_move(&state, &id_rec, action).await
 }
 
-/// `POST /sandbox/pix/cobr/{txid}/{pay|fail}`: the payer's bank settles the charge's scheduled
-/// attempt, or does not.
+/// `POST /sandbox/pix/cobr/{txid}/{pay|settle-unnotified|fail}`: the payer's bank settles the
+/// charge's scheduled attempt (with the PSP's notification, or without it), or does not.
 pub async fn sandbox_charge(
     _operator: SandboxOperator,
     state: web::Data<AppState>,
@@ -181,6 +190,7 @@ pub async fn sandbox_charge(
     let (txid, action) = path.into_inner();
     let action = match action.as_str() {
         "pay" => SandboxMove::Pay,
+        "settle-unnotified" => SandboxMove::SettleUnnotified,
         "fail" => SandboxMove::Fail,
         _ => return Err(ApiError::new(ErrorCode::NotFound)),
     };

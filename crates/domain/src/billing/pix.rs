@@ -421,7 +421,9 @@ pub trait PixPsp: Send + Sync {
     async fn cancel_recurrence(&self, id_rec: &str) -> Result<Recurrence, PixError>;
 
     /// Cancels a charge not settled (`PATCH /cobr/{txid}`, `CANCELADA`), with its scheduled
-    /// attempt. One that has ended already (paid, cancelled) is answered as it is.
+    /// attempt. One that has ended already (paid, cancelled), or that the payer's bank settles
+    /// while it is being cancelled, is answered as it is: a `CONCLUIDA` answer is a payment
+    /// received, which the caller records and gives back.
     async fn cancel_charge(&self, txid: &str) -> Result<PixCharge, PixError>;
 
     /// Gives back `amount_cents` of the Pix `end_to_end_id` under the refund `id`: the one made

@@ -126,6 +126,15 @@ pub enum ChargeOutcome {
     },
 }
 
+/// What stopping a contract's collection at the PSP found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoppedCollection {
+    /// The recurrence as the PSP left it, to record.
+    pub recurrence: Option<Recurrence>,
+    /// Charges the PSP had settled, now recorded paid.
+    pub settled: usize,
+}
+
 /// What a contract's end needs to give back what it paid by Pix, and to stop the PSP collecting.
 #[derive(Clone)]
 pub struct PixRefunds {
@@ -136,16 +145,46 @@ pub struct PixRefunds {
 impl PixRefunds {
     /// Under the ending contract's claim: its charges sent and not settled cancelled at the PSP,
     /// then its recurrence (each answered as it is when ended already, so a retry redoes
-    /// nothing). Answers the recurrence as the PSP left it, to record after the end.
-    pub async fn stop_collecting(&self, proposal_id: i64) -> Result<Option<Recurrence>, PixCollectionError> {
+    /// nothing). A charge the PSP answers settled (`CONCLUIDA`: the payer's bank paid it before
+    /// or while it was being cancelled) is money received: it is recorded paid at once, so that
+    /// the end that follows reads it and gives it back. Answers the recurrence as the PSP left
+    /// it, to record, and how many charges were found settled.
+    pub async fn stop_collecting(
+        &self,
+        proposal_id: i64,
+        by: &str,
+        at: DateTime<Utc>,
+    ) -> Result<StoppedCollection, PixCollectionError> {
         let (id_rec, txids) = self.store.open_at_psp(proposal_id).await?;
+        let mut settled = 0;
         for txid in &txids {
-            self.psp.cancel_charge(txid).await?;
+            let at_psp = self.psp.cancel_charge(txid).await?;
+            if at_psp.status != PixChargeStatus::Concluida {
+                continue;
+            }
+            let stored = match super::pix::charge_of_txid(txid) {
+                Some(id) => self.store.charge(id).await?,
+                None => None,
+            };
+            let Some(stored) = stored else { continue };
+            if let Some(outcome @ ChargeOutcome::Paid { .. }) = outcome_of(&stored, &at_psp, brasilia_day(at))
+                && self
+                    .store
+                    .record_charge(stored.charge_id, stored.status, &outcome, None, by, at)
+                    .await?
+            {
+                tracing::info!(
+                    charge = stored.charge_id,
+                    "Pix charge found settled while its contract ended: recorded paid, to be given back"
+                );
+                settled += 1;
+            }
         }
-        match id_rec {
-            Some(id_rec) => Ok(Some(self.psp.cancel_recurrence(&id_rec).await?)),
-            None => Ok(None),
-        }
+        let recurrence = match id_rec {
+            Some(id_rec) => Some(self.psp.cancel_recurrence(&id_rec).await?),
+            None => None,
+        };
+        Ok(StoppedCollection { recurrence, settled })
     }
 
     /// The recurrence the end cancelled, recorded; a store that cannot answer leaves it to the
@@ -190,9 +229,13 @@ pub trait PixStore: Send + Sync {
     async fn charges_to_send(&self, today: NaiveDate, limit: i64) -> Result<Vec<PixChargeDue>, StoreError>;
     /// One `PIX AUTOMÁTICO` charge.
     async fn charge(&self, charge_id: i64) -> Result<Option<PixChargeDue>, StoreError>;
+    /// The status of the recurrence `id_rec` as stored, if the service holds it.
+    async fn recurrence_status(&self, id_rec: &str) -> Result<Option<RecurrenceStatus>, StoreError>;
     /// What to read back from the PSP to reconcile: the recurrences not ended of sales not
-    /// finished, and the txids of the charges sent and not settled whose settling day is before
-    /// `settled_before` (every such charge with `None`), oldest first, up to `limit` each.
+    /// finished, and the txids of the charges sent and not settled, and of those sent and
+    /// cancelled with their contract in the last [`CANCELLED_READ_BACK_DAYS`] (a PSP that settled
+    /// one anyway is money to give back), whose settling day is before `settled_before` (every
+    /// such charge with `None`), oldest first, up to `limit` each.
     async fn to_reconcile(
         &self,
         settled_before: Option<NaiveDate>,
@@ -238,7 +281,14 @@ pub struct PixReconciliation {
     pub recurrences_mended: usize,
     pub charges_read: usize,
     pub charges_mended: usize,
+    /// Objects whose stored record differs from the PSP's: mended, or with `--dry-run` only
+    /// counted.
+    pub drifted: usize,
 }
+
+/// How long a charge sent and then cancelled is still read back from the PSP: a Pix settles
+/// within seven days of its due date (`PERMITE_3R_7D`), so a month covers every late settlement.
+pub const CANCELLED_READ_BACK_DAYS: i64 = 35;
 
 /// How many objects a reconciliation reads back at most, of each kind.
 const RECONCILE_LIMIT: i64 = 100_000;
@@ -302,18 +352,27 @@ pub fn step(charge: &PixChargeDue, today: NaiveDate) -> ChargeStep {
 
 /// What the PSP's charge, read back, makes of the stored one; `None` when nothing changed.
 pub fn outcome_of(stored: &PixChargeDue, at_psp: &super::pix::PixCharge, today: NaiveDate) -> Option<ChargeOutcome> {
-    if stored.status == ChargeStatus::Paid || stored.status == ChargeStatus::Cancelled {
+    if stored.status == ChargeStatus::Paid {
         return None;
     }
+    let settled = || {
+        let paid = at_psp.payments.last()?;
+        Some(ChargeOutcome::Paid {
+            end_to_end_id: paid.end_to_end_id.clone(),
+            amount_cents: at_psp.payments.iter().map(|p| p.amount_cents).sum(),
+            at: paid.at,
+        })
+    };
+    if stored.status == ChargeStatus::Cancelled {
+        // Cancelled here with its contract, but settled at the PSP: money moved is never left
+        // unrecorded; it is recorded paid, and marked to be given back.
+        return match at_psp.status {
+            PixChargeStatus::Concluida => settled(),
+            _ => None,
+        };
+    }
     match at_psp.status {
-        PixChargeStatus::Concluida => {
-            let paid = at_psp.payments.last()?;
-            Some(ChargeOutcome::Paid {
-                end_to_end_id: paid.end_to_end_id.clone(),
-                amount_cents: at_psp.payments.iter().map(|p| p.amount_cents).sum(),
-                at: paid.at,
-            })
-        }
+        PixChargeStatus::Concluida => settled(),
         PixChargeStatus::Ativa | PixChargeStatus::Criada => {
             let last = at_psp.attempts.last()?;
             if last.status != AttemptStatus::Rejeitada || stored.status == ChargeStatus::Failed {
@@ -668,17 +727,55 @@ impl PixCollection {
         Ok(changed)
     }
 
-    /// Every recurrence not ended and every charge sent and not settled read back from the PSP and
-    /// applied as if notified (`sales-api pix reconcile`, after notifications were lost): what
-    /// the service holds then agrees with the PSP.
+    /// Every recurrence not ended, every charge sent and not settled and every charge sent and
+    /// cancelled lately read back from the PSP and applied as if notified (`sales-api pix
+    /// reconcile`, after notifications were lost): what the service holds then agrees with the
+    /// PSP. With `apply` false nothing is written: each object whose record differs from the PSP's
+    /// is counted (`--dry-run`).
     #[tracing::instrument(skip_all)]
-    pub async fn reconcile(&self) -> Result<PixReconciliation, PixCollectionError> {
+    pub async fn reconcile(&self, apply: bool) -> Result<PixReconciliation, PixCollectionError> {
         let (recurrences, charges) = self.store.to_reconcile(None, RECONCILE_LIMIT).await?;
+        let (recurrences_read, charges_read) = (recurrences.len(), charges.len());
+        if apply {
+            let recurrences_mended = self.read_back_recurrences(&as_strs(&recurrences)).await?;
+            let charges_mended = self.read_back_charges(&as_strs(&charges)).await?;
+            return Ok(PixReconciliation {
+                recurrences_read,
+                recurrences_mended,
+                charges_read,
+                charges_mended,
+                drifted: recurrences_mended + charges_mended,
+            });
+        }
+        let mut drifted = 0;
+        for id_rec in &recurrences {
+            let at_psp = match self.psp.recurrence(id_rec).await {
+                Ok(recurrence) => recurrence,
+                Err(PixError::NotFound(_)) => continue,
+                Err(other) => return Err(other.into()),
+            };
+            if self.store.recurrence_status(id_rec).await? != Some(at_psp.status) {
+                drifted += 1;
+            }
+        }
+        let today = brasilia_day(self.clock.now());
+        for txid in &charges {
+            let stored = match super::pix::charge_of_txid(txid) {
+                Some(id) => self.store.charge(id).await?,
+                None => None,
+            };
+            let Some(stored) = stored else { continue };
+            let at_psp = self.psp.charge_status(txid).await?;
+            if outcome_of(&stored, &at_psp, today).is_some() {
+                drifted += 1;
+            }
+        }
         Ok(PixReconciliation {
-            recurrences_read: recurrences.len(),
-            recurrences_mended: self.read_back_recurrences(&as_strs(&recurrences)).await?,
-            charges_read: charges.len(),
-            charges_mended: self.read_back_charges(&as_strs(&charges)).await?,
+            recurrences_read,
+            recurrences_mended: 0,
+            charges_read,
+            charges_mended: 0,
+            drifted,
         })
     }
 

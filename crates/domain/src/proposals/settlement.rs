@@ -311,6 +311,23 @@ impl SettlementService {
         let today = now.with_timezone(&brasilia()).date_naive();
         let moments = self.requests.sale_moments(proposal.id).await?;
         let subscription = moments.subscription.as_ref().map(|s| s.platform_id.clone());
+        // A Pix contract stops collecting first: its sent charges and its recurrence cancelled at
+        // the PSP, and any charge the PSP answers settled recorded paid, so that what follows
+        // reads every cent received (a Pix settled while the contract ends is given back too).
+        if let (Some(pix), Some(PaymentType::PixAutomatic)) =
+            (&self.pix, detail.payment.as_ref().map(|p| p.payment_type))
+        {
+            match pix.stop_collecting(proposal.id, by, now).await {
+                Ok(stopped) => {
+                    if let Some(recurrence) = &stopped.recurrence {
+                        pix.record_stopped(recurrence, by, now).await;
+                    }
+                }
+                Err(PixCollectionError::Psp(e)) => return Err(e.into()),
+                Err(PixCollectionError::Store(e)) => return Err(e.into()),
+                Err(PixCollectionError::NotPix) => {}
+            }
+        }
         let payments: Vec<Payment> = match &subscription {
             Some(id) => {
                 let started = moments.subscription.as_ref().map_or(now, |s| s.started_at);
@@ -350,17 +367,6 @@ impl SettlementService {
         let cancelled = match &subscription {
             Some(id) => Some(self.gateway.cancel_subscription(id).await?),
             None => None,
-        };
-        // A Pix contract: the PSP collects nothing more (its sent charges and its recurrence
-        // cancelled), as the platform's subscription is.
-        let pix_stopped = match (&self.pix, detail.payment.as_ref().map(|p| p.payment_type)) {
-            (Some(pix), Some(PaymentType::PixAutomatic)) => match pix.stop_collecting(proposal.id).await {
-                Ok(recurrence) => recurrence,
-                Err(PixCollectionError::Psp(e)) => return Err(e.into()),
-                Err(PixCollectionError::Store(e)) => return Err(e.into()),
-                Err(PixCollectionError::NotPix) => None,
-            },
-            _ => None,
         };
         let at = self.clock.now();
         let change = StatusChange {
@@ -416,9 +422,6 @@ impl SettlementService {
             }
             Err(ChangeStatusError::Store(e)) => return Err(e.into()),
         };
-        if let (Some(pix), Some(recurrence)) = (&self.pix, &pix_stopped) {
-            pix.record_stopped(recurrence, by, at).await;
-        }
         self.tell_customer(detail, end, reason, protocol.as_ref(), &settlement.refunds, at);
         Ok(Settled {
             event,
