@@ -16,16 +16,24 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::billing::ChargeStatus;
 use domain::billing::pix::charge_txid;
 use domain::proposals::lifecycle::StatusEvent;
+use domain::proposals::operations::OperationId;
 use domain::proposals::requests::Protocol;
+use domain::proposals::settlement::LATE_REFUND_ACTOR;
 use domain::refunds::correction::Correction;
 use domain::refunds::plan::{PaidCharge, PaidPix};
-use domain::refunds::ports::{MarkedPaid, RefundStore, RefundToPay, Settlement};
+use domain::refunds::ports::{LatePayment, MarkedPaid, RefundStore, RefundToPay, Settlement};
 use domain::refunds::{PAID, RefundChannel, RefundReason, RefundRecord, TO_PAY};
 use domain::signature::ChangeStatusError;
 use domain::store::StoreError;
+use domain::values::ProposalStatus;
 use domain::values::StoredValueError;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+
+/// How a charge paid after its contract ended says it is to be given back (both rails write it),
+/// and what it says once given back.
+const TO_GIVE_BACK: &str = ": a devolver";
+const GIVEN_BACK: &str = ": devolvida";
 
 #[derive(Clone)]
 pub struct PgRefunds {
@@ -148,6 +156,140 @@ impl RefundStore for PgRefunds {
                 })
             })
             .collect())
+    }
+
+    async fn paid_after_end(&self, limit: i64) -> Result<Vec<LatePayment>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        type Row = (
+            i64,
+            String,
+            String,
+            i64,
+            i64,
+            Option<i64>,
+            NaiveDate,
+            Option<DateTime<Utc>>,
+            Option<String>,
+            Option<String>,
+        );
+        let rows: Vec<Row> = charges::table
+            .inner_join(proposals::table.on(proposals::id.eq(charges::id_proposta)))
+            .filter(charges::status.eq(ChargeStatus::Paid.as_str()))
+            .filter(charges::motivo.like(format!("%{TO_GIVE_BACK}")))
+            .order(charges::id)
+            .limit(limit)
+            .select((
+                proposals::id,
+                proposals::identificador,
+                proposals::status,
+                charges::id,
+                charges::valor,
+                charges::valor_pago,
+                charges::vencimento,
+                charges::pago_em,
+                charges::id_externo,
+                charges::pix_e2e,
+            ))
+            .load(&mut conn)
+            .await
+            .map_err(query_error)?;
+        rows.into_iter()
+            .filter_map(
+                |(proposal_id, identifier, status, id, due_amount, received, due, paid_at, txid, e2e)| {
+                    let status = ProposalStatus::from_stored(&status, "proposals", "status");
+                    Some((
+                        proposal_id,
+                        identifier,
+                        status,
+                        id,
+                        due_amount,
+                        received,
+                        due,
+                        paid_at?,
+                        txid,
+                        e2e,
+                    ))
+                },
+            )
+            .map(
+                |(proposal_id, identifier, status, id, due_amount, received, due, paid_at, txid, e2e)| {
+                    Ok(LatePayment {
+                        proposal_id,
+                        identifier,
+                        status: status?,
+                        charge: PaidCharge {
+                            charge_id: id,
+                            received: received.unwrap_or(due_amount),
+                            due,
+                            paid_at,
+                            pix: e2e.map(|end_to_end_id| PaidPix {
+                                charge_id: id,
+                                txid: txid.unwrap_or_else(|| charge_txid(id)),
+                                end_to_end_id,
+                            }),
+                        },
+                    })
+                },
+            )
+            .collect::<Result<_, StoredValueError>>()
+            .map_err(StoreError::from)
+    }
+
+    async fn record_late_refund(
+        &self,
+        late: &LatePayment,
+        records: &[RefundRecord],
+        operation: OperationId,
+        at: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        conn.transaction(async |tx| {
+            // The proposal first, then its charge: the order every writer of both keeps.
+            diesel::sql_query("SELECT id FROM proposals WHERE id = $1 FOR NO KEY UPDATE")
+                .bind::<diesel::sql_types::BigInt, _>(late.proposal_id)
+                .execute(tx)
+                .await?;
+            let marked = diesel::update(
+                charges::table
+                    .find(late.charge.charge_id)
+                    .filter(charges::status.eq(ChargeStatus::Paid.as_str()))
+                    .filter(charges::motivo.like(format!("%{TO_GIVE_BACK}"))),
+            )
+            .set((
+                charges::motivo.eq(
+                    diesel::dsl::sql::<diesel::sql_types::Nullable<diesel::sql_types::Text>>(&format!(
+                        "replace(motivo, '{TO_GIVE_BACK}', '{GIVEN_BACK}')"
+                    )),
+                ),
+                charges::alterada_em.eq(at),
+                charges::alterada_por.eq(LATE_REFUND_ACTOR),
+            ))
+            .execute(tx)
+            .await?;
+            if marked == 0 {
+                crate::operations::end_in_checked(tx, operation, "pagamento já devolvido", at).await?;
+                return Ok(false);
+            }
+            insert_refunds(tx, late.proposal_id, None, records).await?;
+            if !crate::operations::end_in_checked(
+                tx,
+                operation,
+                &format!("cobrança {} devolvida", late.charge.charge_id),
+                at,
+            )
+            .await?
+            {
+                // The worker ended it first, with the same refunds: this rolls back.
+                return Err(diesel::result::Error::RollbackTransaction);
+            }
+            read_model::write_documents(tx, &[late.proposal_id]).await?;
+            Ok::<_, diesel::result::Error>(true)
+        })
+        .await
+        .or_else(|e| match e {
+            diesel::result::Error::RollbackTransaction => Ok(false),
+            other => Err(query_error(other)),
+        })
     }
 
     async fn to_pay(&self) -> Result<Vec<RefundToPay>, StoreError> {

@@ -823,6 +823,7 @@ pub fn debits_service(
 fn spawn_billing_run(
     billing: domain::billing::service::BillingService,
     pix: Option<domain::billing::pix_collection::PixCollection>,
+    settlement: domain::proposals::settlement::SettlementService,
     interval: std::time::Duration,
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
@@ -842,6 +843,12 @@ fn spawn_billing_run(
                     Ok(pass) => tracing::info!(?pass, "Pix collection pass"),
                     Err(error) => tracing::warn!(%error, "Pix collection pass could not complete"),
                 }
+            }
+            // What a rail reported paid after its contract ended goes back (each under its claim).
+            match settlement.give_back_late_payments().await {
+                Ok(0) => {}
+                Ok(given) => tracing::info!(given, "payments received after the end given back"),
+                Err(error) => tracing::warn!(%error, "late payments' refunds could not complete"),
             }
         }
     })
@@ -1067,6 +1074,7 @@ pub async fn run_worker(config: Config) -> Result<(), StartupError> {
     let billing = spawn_billing_run(
         billing_service(&pool, rules_clock(&development)),
         pix.clone(),
+        payments.settlement.clone(),
         config.outside.billing_run_interval,
     );
     let acceptance = spawn_acceptance_sweep(
@@ -1239,6 +1247,7 @@ impl Application {
         .chain(std::iter::once(spawn_billing_run(
             billing_service(&retention_pool, rules_clock(&development)),
             state.pix.as_ref().map(|p| p.collection.clone()),
+            state.settlement.clone(),
             config.outside.billing_run_interval,
         )))
         .chain(spawn_clock_sync(development))

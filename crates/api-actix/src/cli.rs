@@ -1162,6 +1162,14 @@ pub async fn read_retorno(
         .map_err(failed)
 }
 
+/// The billing pass's give-back of the payments received after their contracts ended, once now
+/// (every instance and the worker run it with the billing).
+pub async fn give_back_late_payments(config: &Config) -> Result<usize, CliError> {
+    let pool = build_pool(&pool_settings(config)).map_err(StartupError::from)?;
+    let state = crate::app::build_state(config, pool, None)?;
+    state.settlement.give_back_late_payments().await.map_err(failed)
+}
+
 /// How `sales-api debits retorno` ends: a failure (exit 1) when a line was refused, so that a
 /// scheduler's run of it is noticed.
 pub fn retorno_outcome(report: &domain::billing::debits::RetornoReport) -> Result<(), CliError> {

@@ -197,3 +197,56 @@ async fn another_banks_file_reaches_nothing_this_bank_was_sent() {
     assert_eq!((report.summary.paid, report.summary.revoked), (1, 1));
     assert_eq!(charge_status(&s, &identifier).await, "paga");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_debit_the_bank_pays_after_the_contract_ended_is_given_back_by_the_billings_pass() {
+    let (s, identifier, order, folder) = debit_sent().await;
+    // Past the regret the contract is cancelled while its debit is at the bank.
+    super::legal_hold::days_later(&s, 8).await;
+    s.app
+        .cancel_at_customers_request(&s.partner, &identifier, "Cliente mudou de banco")
+        .await;
+    assert_eq!(charge_status(&s, &identifier).await, "cancelada");
+    assert_eq!(
+        s.app.proposal_data(&identifier, &s.partner).await["refunds"],
+        json!([]),
+        "nothing received yet, nothing returned"
+    );
+
+    // The bank debits it anyway: money moved is recorded, marked to be given back...
+    let text = retorno_text(&agreement("001"), 1, order.date, &[return_line(&order, "00")], None);
+    let report = read(&s, &folder, "RET.RET", &text).await.unwrap();
+    assert_eq!(report.summary.paid, 1);
+    let data = s.app.proposal_data(&identifier, &s.partner).await;
+    assert_eq!(data["charges"][0]["status"], "paga");
+    assert!(data["charges"][0]["reason"].as_str().unwrap().ends_with(": a devolver"));
+
+    // ...and the billing's pass gives all of it back, corrected, under the proposal's claim, once.
+    let config = config(&s);
+    assert_eq!(api_actix::cli::give_back_late_payments(&config).await.unwrap(), 1);
+    assert_eq!(
+        api_actix::cli::give_back_late_payments(&config).await.unwrap(),
+        0,
+        "once"
+    );
+    let data = s.app.proposal_data(&identifier, &s.partner).await;
+    let refunds = data["refunds"].as_array().unwrap();
+    assert_eq!(refunds.len(), 1, "{refunds:?}");
+    let refund = &refunds[0];
+    assert_eq!(
+        (refund["status"].as_str(), refund["reason"].as_str()),
+        (Some("a_pagar"), Some("CANCELAMENTO"))
+    );
+    assert_eq!(
+        refund["amount"].as_i64().unwrap() - refund["correction"]["amount"].as_i64().unwrap(),
+        order.amount,
+        "all of it: the charge had been cancelled with the contract"
+    );
+    assert!(data["charges"][0]["reason"].as_str().unwrap().ends_with(": devolvida"));
+    assert_eq!(
+        s.app
+            .count("SELECT count(*) AS n FROM proposal_operations WHERE kind = 'devolucao_tardia' AND state = 'done'")
+            .await,
+        1
+    );
+}

@@ -67,10 +67,13 @@ pub enum OperationKind {
     PixRecurrence,
     /// A charge of a `PIX AUTOMÁTICO` contract sent to the PSP, or tried again.
     PixCharge,
+    /// A payment received after the contract ended (a charge cancelled with it, then settled)
+    /// given back: a `devolucao` of its Pix, or a refund to pay.
+    LateRefund,
 }
 
 impl OperationKind {
-    pub const ALL: [OperationKind; 9] = [
+    pub const ALL: [OperationKind; 10] = [
         Self::Sending,
         Self::Subscription,
         Self::Cancellation,
@@ -80,6 +83,7 @@ impl OperationKind {
         Self::ContractCancellation,
         Self::PixRecurrence,
         Self::PixCharge,
+        Self::LateRefund,
     ];
 
     /// As stored.
@@ -94,6 +98,7 @@ impl OperationKind {
             Self::ContractCancellation => "cancelamento_contrato",
             Self::PixRecurrence => "recorrencia_pix",
             Self::PixCharge => "cobranca_pix",
+            Self::LateRefund => "devolucao_tardia",
         }
     }
 
@@ -113,6 +118,7 @@ impl OperationKind {
             Self::ContractCancellation => "cancelamento do contrato",
             Self::PixRecurrence => "criação da recorrência Pix",
             Self::PixCharge => "envio de cobrança Pix",
+            Self::LateRefund => "devolução de pagamento recebido após o encerramento",
         }
     }
 }

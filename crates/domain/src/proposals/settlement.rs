@@ -30,7 +30,7 @@ use crate::proposals::requests::{Cancellation, CustomerRequestStore, NewCustomer
 use crate::proposals::signing::{SigningError, SigningService};
 use crate::refunds::correction::months_between;
 use crate::refunds::plan::{self, Payment, PlannedRefund};
-use crate::refunds::ports::{IndexError, PriceIndex, RefundStore, Settlement};
+use crate::refunds::ports::{IndexError, LatePayment, PriceIndex, RefundStore, Settlement};
 use crate::refunds::{RefundChannel, RefundReason, RefundRecord, TO_PAY};
 use crate::signature::ChangeStatusError;
 use crate::store::StoreError;
@@ -38,6 +38,12 @@ use crate::validation::{Violations, codes};
 use crate::values::{Email, PaymentType, ProposalStatus};
 use chrono::{DateTime, Months, NaiveDate, Utc};
 use std::sync::Arc;
+
+/// Who gives back the payments received after their contract ended, in the operations' record.
+pub const LATE_REFUND_ACTOR: &str = "sistema:devolucao";
+
+/// How many late payments one pass gives back at most.
+const LATE_PASS_LIMIT: i64 = 500;
 
 /// The shortest and longest justification of a refusal (characters, trimmed): it reaches the
 /// customer, so it says something.
@@ -570,9 +576,78 @@ impl SettlementService {
         self.mail.enqueue(MailMessage { to, kind });
     }
 
+    /// Gives back every payment received after its contract ended (every instance's billing pass
+    /// and the worker's): each under the proposal's claim, all of it, corrected by the IPCA from
+    /// its payment, by a `devolucao` of its Pix or as a refund to pay. The contract had cancelled
+    /// the charge: nothing of it was owed (decision 243 nets no arrears, and collects none
+    /// either). Answers how many were given back; one the PSP refuses stays to the next pass.
+    #[tracing::instrument(skip_all)]
+    pub async fn give_back_late_payments(&self) -> Result<usize, SettlementError> {
+        let mut given = 0;
+        for late in self.refunds.paid_after_end(LATE_PASS_LIMIT).await? {
+            let operation = NewOperation {
+                id: OperationId::new(),
+                proposal_id: late.proposal_id,
+                kind: OperationKind::LateRefund,
+                expected: late.status,
+                requested_by: LATE_REFUND_ACTOR.to_owned(),
+                reason: Some(late_reason(late.charge.charge_id)),
+                target: None,
+                at: self.clock.now(),
+            };
+            match self.claims.claim(&operation).await {
+                Ok(()) => {}
+                Err(ClaimError::InProgress { .. } | ClaimError::Moved { .. }) => continue,
+                Err(ClaimError::Store(e)) => return Err(e.into()),
+            }
+            let result = self.give_back(&late, operation.id).await;
+            end_if_failed(self.claims.as_ref(), operation.id, &result, self.clock.now()).await;
+            match result {
+                Ok(true) => given += 1,
+                Ok(false) => {}
+                Err(SettlementError::RefundRefused { invoice, reason }) => {
+                    tracing::warn!(%invoice, %reason, "late payment's refund refused: tried again by the next pass");
+                }
+                Err(other) => return Err(other),
+            }
+        }
+        Ok(given)
+    }
+
+    /// One late payment given back under `operation`: all of it, corrected.
+    async fn give_back(&self, late: &LatePayment, operation: OperationId) -> Result<bool, SettlementError> {
+        let now = self.clock.now();
+        let today = day_of(now);
+        let payment = late.charge.payment(self.pix.is_some());
+        let (first, last) = months_between(payment.paid_on, today);
+        let rates = self.index.monthly(first, last).await?;
+        let end = match late.status {
+            ProposalStatus::Rejected => End::Refusal,
+            _ => End::Cancellation,
+        };
+        let mut records = Vec::new();
+        for (n, planned) in plan::refusal(&[payment], today, &rates).iter().enumerate() {
+            records.extend(self.pay_back(late.proposal_id, end, operation, n, planned, now).await?);
+        }
+        let recorded = self
+            .refunds
+            .record_late_refund(late, &records, operation, self.clock.now())
+            .await?;
+        if recorded {
+            tracing::info!(
+                charge = late.charge.charge_id,
+                "payment received after the end given back"
+            );
+        }
+        Ok(recorded)
+    }
+
     /// The worker's end of a refusal or cancellation whose request died: the same steps again
     /// under the same keys. The regret's window is not judged again: the customer asked in time.
     async fn finish(&self, operation: &PendingOperation) -> Result<RecoveryOutcome, SettlementError> {
+        if operation.kind == OperationKind::LateRefund {
+            return self.finish_late(operation).await;
+        }
         let detail = self
             .proposals
             .detail(&operation.identifier, Scope::Everything)
@@ -601,10 +676,47 @@ impl SettlementService {
     }
 }
 
+impl SettlementService {
+    /// The worker's end of a late payment's refund whose pass died: the same refund again (the
+    /// PSP answers the `devolucao` it made under the charge's id), or ended when it was recorded.
+    async fn finish_late(&self, operation: &PendingOperation) -> Result<RecoveryOutcome, SettlementError> {
+        let late = self
+            .refunds
+            .paid_after_end(LATE_PASS_LIMIT)
+            .await?
+            .into_iter()
+            .find(|l| operation.reason.as_deref() == Some(late_reason(l.charge.charge_id).as_str()));
+        let Some(late) = late else {
+            self.claims
+                .finish(operation.id, "pagamento já devolvido", self.clock.now())
+                .await?;
+            return Ok(RecoveryOutcome::Finished);
+        };
+        match self.give_back(&late, operation.id).await {
+            Ok(_) => Ok(RecoveryOutcome::Finished),
+            Err(SettlementError::RefundRefused { invoice, reason }) => {
+                let why = format!("devolução de {invoice} recusada: {reason}");
+                self.claims.fail(operation.id, &why, self.clock.now()).await?;
+                Ok(RecoveryOutcome::Failed)
+            }
+            Err(other) => Err(other),
+        }
+    }
+}
+
+/// The late refund's operation names its charge.
+fn late_reason(charge_id: i64) -> String {
+    format!("cobrança {charge_id} paga após o encerramento")
+}
+
 #[async_trait::async_trait]
 impl OperationFinisher for SettlementService {
     fn kinds(&self) -> &'static [OperationKind] {
-        &[OperationKind::Refusal, OperationKind::ContractCancellation]
+        &[
+            OperationKind::Refusal,
+            OperationKind::ContractCancellation,
+            OperationKind::LateRefund,
+        ]
     }
 
     async fn finish_pending(&self, operation: &PendingOperation) -> Result<RecoveryOutcome, String> {

@@ -620,7 +620,8 @@ impl SigningService {
                 | OperationKind::Refusal
                 | OperationKind::ContractCancellation
                 | OperationKind::PixRecurrence
-                | OperationKind::PixCharge,
+                | OperationKind::PixCharge
+                | OperationKind::LateRefund,
                 _,
             ) => {
                 return Err(SigningError::OperationInProgress { kind: operation.kind });

@@ -3,12 +3,14 @@
 
 use crate::ecommerce::PlatformSubscription;
 use crate::proposals::lifecycle::{StatusChange, StatusEvent};
+use crate::proposals::operations::OperationId;
 use crate::proposals::requests::{NewCustomerRequest, Protocol};
 use crate::refunds::RefundRecord;
 use crate::refunds::correction::MonthlyRate;
 use crate::refunds::plan::PaidCharge;
 use crate::signature::ChangeStatusError;
 use crate::store::StoreError;
+use crate::values::ProposalStatus;
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 
@@ -38,6 +40,17 @@ pub struct Settlement {
     pub request: Option<NewCustomerRequest>,
     pub refunds: Vec<RefundRecord>,
     pub subscription: Option<PlatformSubscription>,
+}
+
+/// A payment received after its contract ended: a charge cancelled with the contract that its
+/// rail then reported paid (a Pix the PSP settled, a debit the bank returned paid).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LatePayment {
+    pub proposal_id: i64,
+    pub identifier: String,
+    /// The proposal's status now (`CANCELADO`, `REPROVADO`): the claim expects it.
+    pub status: ProposalStatus,
+    pub charge: PaidCharge,
 }
 
 /// A refund the finance team has to pay, as `sales-api refunds pending` lists it.
@@ -74,6 +87,18 @@ pub trait RefundStore: Send + Sync {
     /// The charges of the contract's own billing that were paid (payroll, account debit, Pix),
     /// each at the amount its rail reported received, oldest period first.
     async fn paid_charges(&self, proposal_id: i64) -> Result<Vec<PaidCharge>, StoreError>;
+    /// The payments received after their contract ended and not given back yet, oldest first.
+    async fn paid_after_end(&self, limit: i64) -> Result<Vec<LatePayment>, StoreError>;
+    /// Records the refunds that give a late payment back, marks its charge given back, rewrites
+    /// the proposal's document and ends `operation`, in one transaction; `false` when the charge
+    /// had been given back already (nothing written).
+    async fn record_late_refund(
+        &self,
+        late: &LatePayment,
+        refunds: &[RefundRecord],
+        operation: OperationId,
+        at: DateTime<Utc>,
+    ) -> Result<bool, StoreError>;
     /// The refunds to pay not yet paid, oldest first.
     async fn to_pay(&self) -> Result<Vec<RefundToPay>, StoreError>;
     /// Marks a refund to pay as paid with the bank's reference.

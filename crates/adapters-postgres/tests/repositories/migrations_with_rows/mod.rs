@@ -13,6 +13,7 @@ mod customers_per_seller;
 mod debit_revocation;
 mod delivery_replays;
 mod event_catalog;
+mod late_refunds;
 mod mother_name;
 mod pending_events;
 mod personal_data_blocks;
