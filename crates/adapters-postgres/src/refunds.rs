@@ -35,6 +35,31 @@ use std::collections::HashMap;
 const TO_GIVE_BACK: &str = ": a devolver";
 const GIVEN_BACK: &str = ": devolvida";
 
+/// A paid charge's row as what was received: `valor_pago` is written by every rail's payment
+/// since migration 51 (a paid charge without it was paid at its amount: the payroll report and the
+/// bank's return require it), and `charges_paid` makes every paid charge carry when.
+fn paid_charge(
+    id: i64,
+    due_amount: i64,
+    received: Option<i64>,
+    due: NaiveDate,
+    paid_at: Option<DateTime<Utc>>,
+    txid: Option<String>,
+    e2e: Option<String>,
+) -> Option<PaidCharge> {
+    Some(PaidCharge {
+        charge_id: id,
+        received: received.unwrap_or(due_amount),
+        due,
+        paid_at: paid_at?,
+        pix: e2e.map(|end_to_end_id| PaidPix {
+            charge_id: id,
+            txid: txid.unwrap_or_else(|| charge_txid(id)),
+            end_to_end_id,
+        }),
+    })
+}
+
 #[derive(Clone)]
 pub struct PgRefunds {
     pool: PgPool,
@@ -140,20 +165,7 @@ impl RefundStore for PgRefunds {
         Ok(rows
             .into_iter()
             .filter_map(|(id, due_amount, received, due, paid_at, txid, e2e)| {
-                Some(PaidCharge {
-                    charge_id: id,
-                    // Written by every rail's payment since migration 51; a paid charge without it
-                    // was paid at its amount (the payroll report and the bank return require it).
-                    received: received.unwrap_or(due_amount),
-                    due,
-                    // `charges_paid` makes every paid charge carry when.
-                    paid_at: paid_at?,
-                    pix: e2e.map(|end_to_end_id| PaidPix {
-                        charge_id: id,
-                        txid: txid.unwrap_or_else(|| charge_txid(id)),
-                        end_to_end_id,
-                    }),
-                })
+                paid_charge(id, due_amount, received, due, paid_at, txid, e2e)
             })
             .collect())
     }
@@ -196,39 +208,15 @@ impl RefundStore for PgRefunds {
         rows.into_iter()
             .filter_map(
                 |(proposal_id, identifier, status, id, due_amount, received, due, paid_at, txid, e2e)| {
-                    let status = ProposalStatus::from_stored(&status, "proposals", "status");
-                    Some((
-                        proposal_id,
-                        identifier,
-                        status,
-                        id,
-                        due_amount,
-                        received,
-                        due,
-                        paid_at?,
-                        txid,
-                        e2e,
-                    ))
-                },
-            )
-            .map(
-                |(proposal_id, identifier, status, id, due_amount, received, due, paid_at, txid, e2e)| {
-                    Ok(LatePayment {
-                        proposal_id,
-                        identifier,
-                        status: status?,
-                        charge: PaidCharge {
-                            charge_id: id,
-                            received: received.unwrap_or(due_amount),
-                            due,
-                            paid_at,
-                            pix: e2e.map(|end_to_end_id| PaidPix {
-                                charge_id: id,
-                                txid: txid.unwrap_or_else(|| charge_txid(id)),
-                                end_to_end_id,
-                            }),
-                        },
-                    })
+                    let charge = paid_charge(id, due_amount, received, due, paid_at, txid, e2e)?;
+                    Some(
+                        ProposalStatus::from_stored(&status, "proposals", "status").map(|status| LatePayment {
+                            proposal_id,
+                            identifier,
+                            status,
+                            charge,
+                        }),
+                    )
                 },
             )
             .collect::<Result<_, StoredValueError>>()

@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::legal_hold::Setup;
-use black_box_tests::{StatusCode, TestApp, proposal_body};
+use black_box_tests::TestApp;
 use chrono::NaiveDate;
 use domain::billing::cnab150::{Agreement, DebitOrder, opt_out_line, read_remessa_debits, retorno_text, return_line};
 use serde_json::{Value, json};
@@ -35,29 +35,7 @@ async fn debit_sent() -> (Setup, String, DebitOrder, std::path::PathBuf) {
         office: app.token_for("bo@demo.com.br", "BACKOFFICE", "").await,
         app,
     };
-    let mut body = proposal_body("52998224725");
-    body["typeOfPayments"] = json!("DÉBITO EM CONTA");
-    body.as_object_mut().unwrap().remove("discountOnSheet");
-    body["debitAccount"] = json!({"bank": "001", "agency": "1234-5", "account": "56789-0"});
-    let created = s.app.post_json_as("/proposal/create", &s.partner, &body).await;
-    assert_eq!(created.status(), StatusCode::CREATED);
-    let record = created.json::<Value>().await.unwrap()["document"][0].clone();
-    let identifier = record["identificador"].as_str().unwrap().to_owned();
-    let sent = s
-        .app
-        .post_json_as(
-            "/signer",
-            &s.partner,
-            &json!({"customerId": record["id_cliente"], "identifier": identifier}),
-        )
-        .await;
-    assert_eq!(sent.status(), StatusCode::OK);
-    s.app.sign_as_every_party(&s.office, &identifier).await;
-    let approved = s
-        .app
-        .change_status(&s.office, &identifier, "APROVADO", "Documentação conferida")
-        .await;
-    assert_eq!(approved.status(), StatusCode::OK);
+    let identifier = super::debits::debit_contract(&s, "52998224725").await;
     api_actix::cli::run_billing(&config(&s)).await.unwrap();
     let due = NaiveDate::parse_from_str(
         s.app.proposal_data(&identifier, &s.partner).await["charges"][0]["dueDate"]

@@ -29,7 +29,7 @@ async fn debit_sale() -> Setup {
 }
 
 /// A contract paid by debit from the customer's account at bank 001: made, sent, signed, approved.
-async fn debit_contract(s: &Setup, cpf: &str) -> String {
+pub(super) async fn debit_contract(s: &Setup, cpf: &str) -> String {
     let mut body = proposal_body(cpf);
     body["typeOfPayments"] = json!("DÉBITO EM CONTA");
     body.as_object_mut().unwrap().remove("discountOnSheet");
