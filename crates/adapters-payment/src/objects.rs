@@ -17,11 +17,17 @@ pub fn subscription(object: Value) -> Option<PlatformSubscription> {
     let current_period_end = timestamp(&object["current_period_end"])
         .or_else(|| timestamp(&object["items"]["data"][0]["current_period_end"]));
     let latest_invoice_status = object["latest_invoice"]["status"].as_str().map(str::to_owned);
+    let latest_paid_invoice = if latest_invoice_status.as_deref() == Some("paid") {
+        paid_invoice(&object["latest_invoice"])
+    } else {
+        None
+    };
     Some(PlatformSubscription {
         id,
         status,
         current_period_end,
         latest_invoice_status,
+        latest_paid_invoice,
         object,
     })
 }
@@ -83,6 +89,20 @@ mod tests {
         let read = subscription(on_items).unwrap();
         assert_eq!(read.current_period_end.unwrap().timestamp(), 1_800_000_000);
         assert_eq!(read.latest_invoice_status.as_deref(), Some("paid"));
+        assert_eq!(
+            read.latest_paid_invoice, None,
+            "a paid invoice read without its payment is not one to enter"
+        );
+        let paid = json!({"id": "sub_1", "status": "active", "latest_invoice": {"id": "in_7", "status": "paid",
+            "amount_paid": 4990, "payment_intent": "pi_7", "status_transitions": {"paid_at": 1_800_000_000}}});
+        let read = subscription(paid).unwrap();
+        assert_eq!(
+            read.latest_paid_invoice.map(|i| (i.invoice_id, i.amount)),
+            Some(("in_7".into(), 4990))
+        );
+        let open = json!({"id": "sub_1", "status": "past_due", "latest_invoice": {"id": "in_8", "status": "open",
+            "amount_paid": 0, "payment_intent": "pi_8"}});
+        assert_eq!(subscription(open).unwrap().latest_paid_invoice, None);
         let on_object =
             json!({"id": "sub_1", "status": "past_due", "current_period_end": 1_700_000_000, "latest_invoice": "in_1"});
         let read = subscription(on_object).unwrap();

@@ -396,14 +396,20 @@ impl PaymentGateway for SandboxGateway {
         let stored_id = stored["id"].as_str().unwrap_or_default().to_owned();
         // The first invoice, paid, under the id the subscription names (once, however often asked).
         let invoice_id = stored["latest_invoice"].as_str().unwrap_or_default().to_owned();
-        if self.object(&invoice_id).await?.is_none() {
-            let mut invoice = invoice_object(&stored_id, &stored["customer"], amount_of(&request.price_id), now);
-            invoice["id"] = json!(invoice_id);
-            self.put(&invoice).await?;
-        }
+        let invoice = match self.object(&invoice_id).await? {
+            Some(invoice) => invoice,
+            None => {
+                let mut invoice = invoice_object(&stored_id, &stored["customer"], amount_of(&request.price_id), now);
+                invoice["id"] = json!(invoice_id);
+                self.put(&invoice).await?;
+                invoice
+            }
+        };
         let mut subscription = crate::objects::subscription(stored)
             .ok_or_else(|| PaymentError::Unavailable("objeto sem id ou status".into()))?;
         subscription.latest_invoice_status = Some("paid".into());
+        // As the platform answers with `expand[]=latest_invoice.payments`.
+        subscription.latest_paid_invoice = crate::objects::paid_invoice(&invoice);
         Ok(subscription)
     }
 

@@ -268,6 +268,8 @@ impl PaymentGateway for StripeGateway {
             // A refused card fails the call (402) instead of leaving an incomplete subscription.
             pair("payment_behavior", "error_if_incomplete"),
             pair("metadata[proposal]", request.proposal_identifier.clone()),
+            // The first invoice with its payment: the ledger enters it paid.
+            pair("expand[0]", "latest_invoice.payments"),
         ];
         let object = self.post("/v1/subscriptions", form, &request.idempotency_key).await?;
         objects::subscription(object).ok_or_else(|| PaymentError::Invalid("resposta sem id ou status".into()))
@@ -278,7 +280,11 @@ impl PaymentGateway for StripeGateway {
             return Ok(None);
         }
         let Some(object) = self
-            .get(&format!("/v1/subscriptions/{id}"), &[("expand[]", "latest_invoice")])
+            .get(
+                &format!("/v1/subscriptions/{id}"),
+                // The latest invoice with its payment: a paid one enters the ledger.
+                &[("expand[]", "latest_invoice"), ("expand[]", "latest_invoice.payments")],
+            )
             .await?
         else {
             return Ok(None);

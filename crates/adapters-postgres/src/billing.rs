@@ -224,7 +224,8 @@ async fn close(conn: &mut AsyncPgConnection, change: &StatusChange) -> QueryResu
     };
     let cancelled: Vec<ChargePart> = diesel::update(charges::table)
         .filter(charges::id_proposta.eq(change.proposal_id))
-        .filter(charges::status.eq(ChargeStatus::Open.as_str()))
+        // Every unpaid charge, open or failed for good, ends with its contract (decision 249).
+        .filter(charges::status.eq_any([ChargeStatus::Open.as_str(), ChargeStatus::Failed.as_str()]))
         .set((
             charges::status.eq(ChargeStatus::Cancelled.as_str()),
             charges::motivo.eq(CONTRACT_ENDED),

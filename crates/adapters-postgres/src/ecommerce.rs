@@ -1,6 +1,7 @@
 //! E-commerce in PostgreSQL: the domain's `EcommerceStore`, and the sandbox platform's ledger.
 
 use crate::event_outbox;
+use crate::ledger::InvoicesOf;
 use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::read_model;
 use crate::schema::{
@@ -238,6 +239,9 @@ impl EcommerceStore for PgEcommerce {
                 .get_result(conn)
                 .await?;
             event_outbox::queue_payment(conn, proposal_id, None, &subscription.status).await?;
+            // The first invoice, collected with the subscription's creation, enters the ledger.
+            let paid: Vec<_> = subscription.latest_paid_invoice.iter().cloned().collect();
+            crate::ledger::record_card_invoices(conn, InvoicesOf::Subscription(&subscription.id), &paid, at).await?;
             match &change {
                 // The move ends the operation in its transaction.
                 Some(change) => {
@@ -470,6 +474,15 @@ pub(crate) async fn store_state_in(
         event_outbox::queue_payment(conn, proposal_id, Some(&status), &platform.status).await?;
         changed |= differs;
         shown_by.push(proposal_id);
+    }
+    // A paid invoice is a fact whatever the order of the reads: the ledger enters it once.
+    let paid: Vec<_> = platform.latest_paid_invoice.iter().cloned().collect();
+    for proposal_id in
+        crate::ledger::record_card_invoices(conn, InvoicesOf::Subscription(&platform.id), &paid, read_at).await?
+    {
+        if !shown_by.contains(&proposal_id) {
+            shown_by.push(proposal_id);
+        }
     }
     read_model::write_documents(conn, &shown_by).await?;
     Ok(changed)

@@ -16,6 +16,7 @@ pub mod ecommerce;
 mod event_outbox;
 pub mod hooks;
 pub mod idempotency;
+pub mod ledger;
 mod list_statement;
 mod listener;
 pub mod migrations;

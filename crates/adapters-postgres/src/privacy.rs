@@ -97,6 +97,11 @@ SELECT jsonb_build_object(
                     ORDER BY rf.created_at, rf.meio DESC, rf.id)
                 FROM refunds rf WHERE rf.proposal_id = p.id),
                 '[]'::jsonb),
+            'razao', coalesce((
+                SELECT jsonb_agg(jsonb_build_object('tipo', l.tipo, 'valor_centavos', l.valor, 'origem', l.origem,
+                        'id_origem', l.id_origem, 'trilho', l.trilho, 'em', l.ocorrido_em) ORDER BY l.id)
+                FROM ledger_entries l WHERE l.id_proposta = p.id),
+                '[]'::jsonb),
             'historico', coalesce((
                 SELECT jsonb_agg(jsonb_build_object('at', h.at, 'by', h.changed_by, 'action', h.action, 'changes', h.changes)
                     ORDER BY h.id)

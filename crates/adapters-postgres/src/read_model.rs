@@ -14,6 +14,7 @@
 use crate::acceptance::{AcceptancePart, acceptances_of};
 use crate::billing::{BillingPart, ChargePart, billings_of, charges_of};
 use crate::composed::Part;
+use crate::ledger::{LedgerPart, ledgers_of};
 use crate::pix::{RecurrencePart, recurrences_of};
 use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::prepared::prepared;
@@ -68,6 +69,9 @@ pub(crate) struct ProposalDocument {
     /// The `PIX AUTOMÁTICO` contract's recurrence (migration 000054): absent before its creation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pix_recurrence: Option<RecurrencePart>,
+    /// The contract's balances from its ledger (migration 000057): absent while all are zero.
+    #[serde(default, skip_serializing_if = "LedgerPart::is_empty")]
+    ledger: LedgerPart,
 }
 
 /// The proposal's latest subscription known to the payment platform.
@@ -201,6 +205,7 @@ impl TryFrom<ProposalDocument> for ProposalDetail {
                 .pix_recurrence
                 .map(domain::billing::pix::RecurrenceView::try_from)
                 .transpose()?,
+            ledger: d.ledger.into(),
         })
     }
 }
@@ -457,7 +462,7 @@ pub(crate) async fn build_documents(
     let shared: &AsyncPgConnection = conn;
     let (mut for_parts, mut for_signatures, mut for_subscriptions, mut for_acceptances, mut for_refunds) =
         (shared, shared, shared, shared, shared);
-    let (mut for_billings, mut for_charges, mut for_recurrences) = (shared, shared, shared);
+    let (mut for_billings, mut for_charges, mut for_recurrences, mut for_ledgers) = (shared, shared, shared, shared);
     let parts = parts_of!(ids).load::<PartsRow>(&mut for_parts);
     let signatures = signatures_of!(ids).load::<SignatureRow>(&mut for_signatures);
     let subscriptions = subscriptions_of!(ids).load::<(i64, SubscriptionPart)>(&mut for_subscriptions);
@@ -466,6 +471,7 @@ pub(crate) async fn build_documents(
     let billings = billings_of(&mut for_billings, ids);
     let charges = charges_of(&mut for_charges, ids);
     let recurrences = recurrences_of(&mut for_recurrences, ids);
+    let ledgers = ledgers_of(&mut for_ledgers, ids);
     let (
         parts,
         signature_rows,
@@ -475,6 +481,7 @@ pub(crate) async fn build_documents(
         mut billings,
         mut charges,
         mut recurrences,
+        mut ledgers,
     ) = futures_util::try_join!(
         parts,
         signatures,
@@ -483,7 +490,8 @@ pub(crate) async fn build_documents(
         refunds,
         billings,
         charges,
-        recurrences
+        recurrences,
+        ledgers
     )?;
 
     let mut signatures: HashMap<i64, SignaturePart> = HashMap::new();
@@ -538,6 +546,7 @@ pub(crate) async fn build_documents(
                         billing: billings.remove(&id),
                         charges: charges.remove(&id).unwrap_or_default(),
                         pix_recurrence: recurrences.remove(&id),
+                        ledger: ledgers.remove(&id).unwrap_or_default(),
                     },
                 )?;
                 Ok((id, document))
@@ -584,6 +593,7 @@ impl ProposalDocument {
             billing: money.billing,
             charges: money.charges,
             pix_recurrence: money.pix_recurrence,
+            ledger: money.ledger,
             proposal,
         })
     }
@@ -594,6 +604,7 @@ struct Money {
     billing: Option<BillingPart>,
     charges: Vec<ChargePart>,
     pix_recurrence: Option<RecurrencePart>,
+    ledger: LedgerPart,
 }
 
 /// A row read as its JSON, as diesel's error (it travels through transactions like any other).

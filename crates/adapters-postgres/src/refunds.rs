@@ -5,6 +5,7 @@
 
 use crate::customer_requests::insert_request;
 use crate::ecommerce::store_state_in;
+use crate::ledger::{InvoicesOf, record_card_invoices};
 use crate::pool::{PgPool, connection, query_error};
 use crate::read_model;
 use crate::schema::{charges, proposals, refunds};
@@ -123,6 +124,15 @@ impl RefundStore for PgRefunds {
                     }
                     None => (apply_change(conn, change).await?, None),
                 };
+                // What the card paid enters the ledger before what returns it (once: an event may
+                // have entered it already).
+                record_card_invoices(
+                    conn,
+                    InvoicesOf::Proposal(change.proposal_id),
+                    &settlement.card_invoices,
+                    change.at,
+                )
+                .await?;
                 insert_refunds(conn, change.proposal_id, protocol.as_ref(), &settlement.refunds).await?;
                 if let Some(subscription) = &settlement.subscription {
                     store_state_in(conn, subscription, change.at).await?;

@@ -36,6 +36,17 @@ diesel::table! {
 }
 
 diesel::table! {
+    card_invoices (id_fatura) {
+        id_fatura -> Text,
+        id_proposta -> Int8,
+        id_assinatura -> Text,
+        valor -> Int8,
+        pago_em -> Timestamptz,
+        registrada_em -> Timestamptz,
+    }
+}
+
+diesel::table! {
     charges (id) {
         id -> Int8,
         id_proposta -> Int8,
@@ -270,6 +281,31 @@ diesel::table! {
         answer_sealed -> Nullable<Bytea>,
         subjects -> Array<Nullable<Bytea>>,
         forgotten_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    ledger_checks (dia) {
+        dia -> Date,
+        iniciada_em -> Timestamptz,
+        concluida_em -> Nullable<Timestamptz>,
+        contratos -> Nullable<Int8>,
+        contratos_divergentes -> Nullable<Int8>,
+        lancamentos_inseridos -> Nullable<Int8>,
+    }
+}
+
+diesel::table! {
+    ledger_entries (id) {
+        id -> Int8,
+        id_proposta -> Int8,
+        tipo -> Text,
+        valor -> Int8,
+        origem -> Text,
+        id_origem -> Text,
+        trilho -> Text,
+        ocorrido_em -> Timestamptz,
+        registrado_em -> Timestamptz,
     }
 }
 
@@ -877,6 +913,7 @@ diesel::table! {
     }
 }
 
+diesel::joinable!(card_invoices -> proposals (id_proposta));
 diesel::joinable!(charges -> contract_billings (id_proposta));
 diesel::joinable!(contract_billings -> proposals (id_proposta));
 diesel::joinable!(customer_requests -> proposals (proposal_id));
@@ -891,6 +928,7 @@ diesel::joinable!(hook_deliveries -> proposal_events (proposal_event_id));
 diesel::joinable!(hook_replays -> hook_subscriptions (subscription_id));
 diesel::joinable!(hook_subscriptions -> partners (partner_id));
 diesel::joinable!(idempotency_keys -> users (user_id));
+diesel::joinable!(ledger_entries -> proposals (id_proposta));
 diesel::joinable!(password_recovery_tokens -> users (user_id));
 diesel::joinable!(pix_recurrences -> proposals (id_proposta));
 diesel::joinable!(product_banks -> banks (codigo_banco));
@@ -935,6 +973,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     addresses,
     banks,
     billing_groups,
+    card_invoices,
     charges,
     contract_billings,
     customer_requests,
@@ -949,6 +988,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     hook_replays,
     hook_subscriptions,
     idempotency_keys,
+    ledger_checks,
+    ledger_entries,
     motivations,
     partners,
     password_recovery_tokens,

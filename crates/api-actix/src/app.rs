@@ -824,6 +824,7 @@ fn spawn_billing_run(
     billing: domain::billing::service::BillingService,
     pix: Option<domain::billing::pix_collection::PixCollection>,
     settlement: domain::proposals::settlement::SettlementService,
+    ledger: domain::ledger::check::LedgerCheck,
     interval: std::time::Duration,
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
@@ -850,8 +851,30 @@ fn spawn_billing_run(
                 Ok(given) => tracing::info!(given, "payments received after the end given back"),
                 Err(error) => tracing::warn!(%error, "late payments' refunds could not complete"),
             }
+            // The ledger's nightly check, by the first instance to take the day.
+            match ledger.nightly().await {
+                Ok(None) => {}
+                Ok(Some(report)) if report.drift_count == 0 => {
+                    tracing::info!(contracts = report.contracts, "ledger check: no drift")
+                }
+                Ok(Some(report)) => tracing::error!(
+                    contracts = report.contracts,
+                    drifts = report.drift_count,
+                    drifted_contracts = report.drifted_contracts,
+                    "ledger check: entries differ from the facts (sales-api ledger check --dry-run lists them)"
+                ),
+                Err(error) => tracing::warn!(%error, "ledger check could not complete"),
+            }
         }
     })
+}
+
+/// The contracts' ledger check (issue 65), judged by `clock`.
+pub fn ledger_check(pool: &PgPool, clock: Arc<dyn domain::clock::Clock>) -> domain::ledger::check::LedgerCheck {
+    domain::ledger::check::LedgerCheck {
+        store: Arc::new(adapters_postgres::ledger::PgLedger::new(pool.clone())),
+        clock,
+    }
 }
 
 /// The Pix collection and, in development, the sandbox PSP it runs against.
@@ -1075,6 +1098,7 @@ pub async fn run_worker(config: Config) -> Result<(), StartupError> {
         billing_service(&pool, rules_clock(&development)),
         pix.clone(),
         payments.settlement.clone(),
+        ledger_check(&pool, rules_clock(&development)),
         config.outside.billing_run_interval,
     );
     let acceptance = spawn_acceptance_sweep(
@@ -1248,6 +1272,7 @@ impl Application {
             billing_service(&retention_pool, rules_clock(&development)),
             state.pix.as_ref().map(|p| p.collection.clone()),
             state.settlement.clone(),
+            ledger_check(&retention_pool, rules_clock(&development)),
             config.outside.billing_run_interval,
         )))
         .chain(spawn_clock_sync(development))

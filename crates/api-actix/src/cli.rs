@@ -110,6 +110,11 @@ pub enum Command {
         #[command(subcommand)]
         command: DebitsCommand,
     },
+    /// The contracts' ledger (issue 65).
+    Ledger {
+        #[command(subcommand)]
+        command: LedgerCommand,
+    },
     /// The certificates of accepted contracts.
     Certificates {
         #[command(subcommand)]
@@ -235,6 +240,18 @@ pub enum AcceptanceCommand {
     /// by silence (APROVADO, ACEITE_TACITO) where its product says so, and marked overdue
     /// otherwise. Every instance and the worker run it every ACCEPTANCE_CHECK_INTERVAL_MS.
     Sweep,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LedgerCommand {
+    /// Compares every contract's ledger with the facts each rail recorded (the charges paid by
+    /// payroll, debit and Pix, the card invoices, the refunds): enters what a fact lacks and lists
+    /// what differs; exits 1 when anything differs that entering could not mend.
+    Check {
+        /// Only compare and list, entering nothing; exits 1 on any drift.
+        #[arg(long)]
+        dry_run: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -768,6 +785,14 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
             }
             Ok(())
         }
+        Command::Ledger {
+            command: LedgerCommand::Check { dry_run },
+        } => {
+            let config = Config::from_env()?;
+            let report = check_ledger(&config, !dry_run).await?;
+            print!("{}", ledger_report(&report, !dry_run));
+            ledger_outcome(&report, !dry_run)
+        }
         Command::Charges {
             command: ChargesCommand::MarkPaid { file },
         } => {
@@ -1213,6 +1238,59 @@ async fn pix_collection(config: &Config) -> Result<Option<domain::billing::pix_c
     let clock = rules_clock_now(config, &pool).await?;
     let claims = std::sync::Arc::new(adapters_postgres::PgOperations::new(pool.clone()));
     Ok(crate::app::pix_collection(config, &pool, claims, clock)?.map(|(collection, _)| collection))
+}
+
+/// `sales-api ledger check`: every contract's ledger against its facts; with `mend`, the missing
+/// entries entered.
+pub async fn check_ledger(config: &Config, mend: bool) -> Result<domain::ledger::check::LedgerReport, CliError> {
+    let pool = build_pool(&pool_settings(config)).map_err(StartupError::from)?;
+    let clock = rules_clock_now(config, &pool).await?;
+    crate::app::ledger_check(&pool, clock).run(mend).await.map_err(failed)
+}
+
+/// The check's lines: the counts, then each drift (an entry missing, without its fact, or at
+/// another amount), by proposal.
+pub fn ledger_report(report: &domain::ledger::check::LedgerReport, mended: bool) -> String {
+    let mut out = format!(
+        "{} contrato(s) conferido(s); {} divergência(s) em {} contrato(s); {} lançamento(s) inserido(s)\n",
+        report.contracts, report.drift_count, report.drifted_contracts, report.entered
+    );
+    for d in &report.drifts {
+        let what = match (d.ledger, d.fact) {
+            (None, Some(fact)) if mended => format!("lançamento ausente, inserido ({fact} centavos)"),
+            (None, Some(fact)) => format!("lançamento ausente ({fact} centavos)"),
+            (Some(entry), None) => format!("lançamento sem fato ({entry} centavos)"),
+            (Some(entry), Some(fact)) => format!("lançado {entry}, fato {fact} centavos"),
+            (None, None) => "sem lançamento nem fato".to_owned(),
+        };
+        out.push_str(&format!(
+            "{} {} {} {}: {what}\n",
+            d.identifier,
+            d.source.origin,
+            d.source.id,
+            d.source.kind.as_str()
+        ));
+    }
+    if report.drifts.len() < report.drift_count as usize {
+        out.push_str(&format!(
+            "… e mais {} divergência(s)\n",
+            report.drift_count as usize - report.drifts.len()
+        ));
+    }
+    out
+}
+
+/// Exit 1 when anything differs that was not mended (with --dry-run, any drift).
+pub fn ledger_outcome(report: &domain::ledger::check::LedgerReport, mended: bool) -> Result<(), CliError> {
+    match report.remaining(mended) {
+        0 => Ok(()),
+        n if mended => Err(CliError::Failed(format!(
+            "{n} divergência(s) do razão que só uma pessoa resolve (um lançamento sem fato ou com outro valor)"
+        ))),
+        n => Err(CliError::Failed(format!(
+            "{n} divergência(s) do razão; insira os lançamentos ausentes com: sales-api ledger check"
+        ))),
+    }
 }
 
 /// `sales-api charges mark-paid FILE`: an employer's report of payroll discounts applied, by

@@ -139,6 +139,16 @@ async fn metrics_page(scrape: web::Data<Scrape>) -> HttpResponse {
         Ok(Err(error)) => tracing::warn!(%error, "data subject requests not sampled"),
         Err(_) => tracing::warn!("data subject requests not sampled in time"),
     }
+    let last_check = adapters_postgres::ledger::last_ledger_check(&scrape.sampled.queue);
+    match tokio::time::timeout(SAMPLE_TIMEOUT, last_check).await {
+        Ok(Ok(Some(summary))) => {
+            metrics::gauge!(metric::LEDGER_DRIFTED_CONTRACTS).set(summary.drifted_contracts as f64);
+            metrics::gauge!(metric::LEDGER_CHECKED_CONTRACTS).set(summary.contracts as f64);
+        }
+        Ok(Ok(None)) => {}
+        Ok(Err(error)) => tracing::warn!(%error, "ledger check not sampled"),
+        Err(_) => tracing::warn!("ledger check not sampled in time"),
+    }
     scrape.process.collect();
     scrape.handle.run_upkeep();
     HttpResponse::Ok()

@@ -72,6 +72,9 @@ pub struct PlatformSubscription {
     /// The status of the subscription's latest invoice (`paid`, `open`, `void`, …), when the
     /// platform answered it.
     pub latest_invoice_status: Option<String>,
+    /// The latest invoice when the platform answered it paid (read with the subscription): the
+    /// ledger enters it as due and received.
+    pub latest_paid_invoice: Option<PaidInvoice>,
     pub object: serde_json::Value,
 }
 

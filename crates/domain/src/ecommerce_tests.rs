@@ -121,6 +121,7 @@ async fn an_active_subscription_moves_a_new_proposal_to_analysis_in_the_same_wri
             status: "active".into(),
             current_period_end: None,
             latest_invoice_status: Some("paid".into()),
+            latest_paid_invoice: None,
             object: serde_json::json!({"id": "sub_1"}),
         })
     });

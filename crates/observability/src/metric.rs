@@ -76,6 +76,10 @@ pub const PRIVACY_RETENTION_APPLIED: &str = "privacy_retention_applied_total";
 // (LGPD art. 19, II).
 pub const PRIVACY_REQUESTS_OPEN: &str = "privacy_requests_open";
 pub const PRIVACY_REQUESTS_OVERDUE: &str = "privacy_requests_overdue";
+// The contracts whose ledger differs from their facts at the last nightly check (issue 65), and
+// how many it checked: sampled from the record of the checks, wherever they ran.
+pub const LEDGER_DRIFTED_CONTRACTS: &str = "ledger_drifted_contracts";
+pub const LEDGER_CHECKED_CONTRACTS: &str = "ledger_checked_contracts";
 
 /// What kind of metric a name is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -208,6 +212,16 @@ pub const CATALOGUE: &[(&str, Kind, &str)] = &[
         PRIVACY_REQUESTS_OVERDUE,
         Kind::Gauge,
         "Pedidos de titulares sem resposta além do prazo de 15 dias (LGPD art. 19, II)",
+    ),
+    (
+        LEDGER_DRIFTED_CONTRACTS,
+        Kind::Gauge,
+        "Contratos cujo razão diverge dos fatos na última conferência noturna (sales-api ledger check)",
+    ),
+    (
+        LEDGER_CHECKED_CONTRACTS,
+        Kind::Gauge,
+        "Contratos conferidos na última conferência noturna do razão",
     ),
 ];
 

@@ -22,6 +22,7 @@ mod history;
 mod hooks;
 mod idempotency;
 mod input_bounds;
+mod ledger;
 mod legal_hold;
 mod mother_name;
 mod observability;

@@ -472,7 +472,13 @@ async fn the_detail_has_every_member_of_the_spec_in_its_type() {
             // Issue 46: the accepted contract's last charges and its billing, none before.
             ("charges", Array),
             ("billing", ObjectOrNull),
+            // Issue 65: the contract's ledger, zeros before anything is charged.
+            ("ledger", Object),
         ],
+    );
+    assert_eq!(
+        data["ledger"],
+        json!({"due": 0, "received": 0, "refunded": 0, "owedBack": 0})
     );
     assert_eq!(data["subscription"], Value::Null);
     assert_eq!(data["acceptance"], Value::Null);

@@ -212,6 +212,18 @@ pub fn proposal(detail: ProposalDetail, history: Vec<HistoryEntry>, me: &str) ->
         billing => detail.billing.as_ref().map(billing_line),
         pix => detail.pix_recurrence.as_ref().map(pix_line),
         charges => detail.charges.iter().map(|c| charge_row(c, detail.billing.as_ref())).collect::<Vec<_>>(),
+        ledger => (!detail.ledger.is_empty()).then(|| ledger_line(&detail.ledger)),
+    }
+}
+
+/// The contract's ledger as the back office reads it (issue 65): the four balances, in reais.
+fn ledger_line(l: &domain::ledger::LedgerBalance) -> Value {
+    context! {
+        due => formats::reais(l.due),
+        received => formats::reais(l.received),
+        refunded => formats::reais(l.refunded),
+        owed_back => formats::reais(l.owed_back),
+        owes => l.owed_back > 0,
     }
 }
 

@@ -146,6 +146,8 @@ pub struct ProposalDetail {
     pub billing: Option<crate::billing::Billing>,
     /// The `PIX AUTOMÁTICO` contract's recurrence at the PSP, from the last signature on.
     pub pix_recurrence: Option<crate::billing::pix::RecurrenceView>,
+    /// The contract's money as its ledger has it (issue 65): due, received, refunded, owed back.
+    pub ledger: crate::ledger::LedgerBalance,
 }
 
 /// A proposal's subscription on the payment platform (route 7's `data.subscription`).

@@ -334,13 +334,16 @@ impl SettlementService {
                 Err(PixCollectionError::NotPix) => {}
             }
         }
+        let card_invoices = match &subscription {
+            Some(id) => self.gateway.paid_invoices(id).await?,
+            None => Vec::new(),
+        };
         let payments: Vec<Payment> = match &subscription {
-            Some(id) => {
+            Some(_) => {
                 let started = moments.subscription.as_ref().map_or(now, |s| s.started_at);
-                self.gateway
-                    .paid_invoices(id)
-                    .await?
-                    .into_iter()
+                card_invoices
+                    .iter()
+                    .cloned()
                     .map(|invoice| invoice_payment(invoice, started))
                     .collect()
             }
@@ -409,6 +412,7 @@ impl SettlementService {
             request,
             refunds,
             subscription: cancelled,
+            card_invoices,
         };
         let (event, protocol) = match self.refunds.record_settlement(&settlement).await {
             Ok(recorded) => recorded,

@@ -178,6 +178,7 @@ fn cancelled_subscription(gateway: &mut MockPaymentGateway) {
             status: "canceled".into(),
             current_period_end: None,
             latest_invoice_status: None,
+            latest_paid_invoice: None,
             object: serde_json::json!({}),
         })
     });

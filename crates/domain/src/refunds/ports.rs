@@ -1,7 +1,7 @@
 //! What refunds need from outside: the IPCA's published months, and where refunds are kept with
 //! the proposal's move that made them.
 
-use crate::ecommerce::PlatformSubscription;
+use crate::ecommerce::{PaidInvoice, PlatformSubscription};
 use crate::proposals::lifecycle::{StatusChange, StatusEvent};
 use crate::proposals::operations::OperationId;
 use crate::proposals::requests::{NewCustomerRequest, Protocol};
@@ -32,14 +32,16 @@ pub trait PriceIndex: Send + Sync {
 }
 
 /// A proposal's end with money: the move, the customer's request when there is one (a
-/// cancellation's protocol), the refunds made and to pay, and the subscription as the platform
-/// left it after its cancellation.
+/// cancellation's protocol), the refunds made and to pay, the subscription as the platform left it
+/// after its cancellation, and the card invoices the platform reported paid (entered in the
+/// ledger with the refunds that return them, when no event entered them before).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settlement {
     pub change: StatusChange,
     pub request: Option<NewCustomerRequest>,
     pub refunds: Vec<RefundRecord>,
     pub subscription: Option<PlatformSubscription>,
+    pub card_invoices: Vec<PaidInvoice>,
 }
 
 /// A payment received after its contract ended: a charge cancelled with the contract that its

@@ -7,6 +7,7 @@ mod analyst_queue;
 mod anonymisation;
 mod certificates;
 mod charges;
+mod contract_ledger;
 mod contract_versions;
 mod customer_requests;
 mod customers_per_seller;

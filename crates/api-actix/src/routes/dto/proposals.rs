@@ -226,6 +226,34 @@ pub struct BillingDto {
     pub since: String,
 }
 
+/// The contract's money as its ledger has it (issue 65).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(
+    description = "O razão do contrato, em centavos, derivado de lançamentos imutáveis escritos com cada fato: `due` (cobrado e não cancelado: cobranças criadas, faturas do cartão pagas), `received` (o que cada trilho informou recebido), `refunded` (devolvido pela plataforma, pelo PSP ou pago pelo financeiro) e `owedBack` (devoluções a pagar ainda não pagas). Zeros quando nada foi cobrado."
+)]
+pub struct LedgerDto {
+    #[schema(example = 9980)]
+    pub due: i64,
+    #[schema(example = 4990)]
+    pub received: i64,
+    #[schema(example = 0)]
+    pub refunded: i64,
+    #[schema(example = 1663)]
+    pub owed_back: i64,
+}
+
+impl From<domain::ledger::LedgerBalance> for LedgerDto {
+    fn from(b: domain::ledger::LedgerBalance) -> Self {
+        LedgerDto {
+            due: b.due,
+            received: b.received,
+            refunded: b.refunded,
+            owed_back: b.owed_back,
+        }
+    }
+}
+
 /// The acceptance clock (issue 45): from the proposal's entry in `EM ANÁLISE`.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -432,6 +460,8 @@ pub struct ProposalDetailDto {
     pub charges: Vec<ChargeDto>,
     /// `null` before the acceptance and for a card sale.
     pub billing: Option<BillingDto>,
+    /// The contract's ledger: always present (zeros when nothing was charged).
+    pub ledger: LedgerDto,
 }
 
 impl From<ProposalDetail> for ProposalDetailDto {
@@ -558,6 +588,7 @@ impl From<ProposalDetail> for ProposalDetailDto {
         let acceptance = d.acceptance.map(AcceptanceDto::from);
         let refunds = d.refunds.into_iter().map(ProposalRefundDto::from).collect();
         let charges = d.charges.into_iter().map(ChargeDto::from).collect();
+        let ledger = LedgerDto::from(d.ledger);
         let billing = d.billing.map(|b| BillingDto {
             status: b.status,
             since: iso(b.since),
@@ -576,6 +607,7 @@ impl From<ProposalDetail> for ProposalDetailDto {
             refunds,
             charges,
             billing,
+            ledger,
         }
     }
 }
