@@ -70,5 +70,5 @@ pub use read_model::{ReadModelReport, check_read_model};
 pub use recovery::PgRecovery;
 pub use replicas::{Lsn, ReadAfter, ReadPools, ReplicaPolicy, reading_after};
 pub use retention::{PartitionLevel, PgExpiredRecords, partition_levels};
-pub use sessions::{CachedSessions, PgSessions};
+pub use sessions::{CachedSessions, ForgettingAdministration, PgSessions};
 pub use signatures::PgSignatures;

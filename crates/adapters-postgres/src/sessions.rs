@@ -19,6 +19,8 @@ use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::auth::model::{NewSession, RefreshTokenRecord, RotateOutcome, SessionId};
 use domain::auth::ports::{SessionHolding, SessionRegistry, SessionStore};
 use domain::store::StoreError;
+use domain::users::{AdministerUserError, UserAdministration};
+use domain::values::{Application, Email};
 use quick_cache::sync::Cache;
 use std::sync::Arc;
 use uuid::Uuid;
@@ -226,6 +228,43 @@ impl CachedSessions {
     /// Whether answers are being kept: the listener is connected.
     pub fn is_listening(&self) -> bool {
         self.freshness.current().is_some()
+    }
+
+    /// Drops what this instance kept, now: a change this instance made is read by its next
+    /// request without waiting for its own notification (every other instance drops it when the
+    /// notification arrives).
+    pub fn forget(&self) {
+        self.freshness.move_on();
+        self.answers.clear();
+    }
+}
+
+/// The operator's changes to users, each followed on this instance by [`CachedSessions::forget`]:
+/// a user pinned, unpinned, disabled or given other applications is read so by the next request
+/// this instance serves (read-your-writes), not only once the notification comes back.
+pub struct ForgettingAdministration {
+    pub inner: Arc<dyn UserAdministration>,
+    pub sessions: CachedSessions,
+}
+
+#[async_trait]
+impl UserAdministration for ForgettingAdministration {
+    async fn disable(&self, email: &Email) -> Result<(), AdministerUserError> {
+        let done = self.inner.disable(email).await;
+        self.sessions.forget();
+        done
+    }
+
+    async fn set_applications(&self, email: &Email, applications: &[Application]) -> Result<(), AdministerUserError> {
+        let done = self.inner.set_applications(email, applications).await;
+        self.sessions.forget();
+        done
+    }
+
+    async fn pin_version<'a>(&self, email: &Email, version: Option<&'a str>) -> Result<(), AdministerUserError> {
+        let done = self.inner.pin_version(email, version).await;
+        self.sessions.forget();
+        done
     }
 }
 

@@ -200,9 +200,6 @@ pub fn build_state_reading_from(
     )?);
     let jwks = serde_json::json!({ "keys": tokens.jwks() });
     let accounts = Arc::new(PgAccounts::new(pool.clone()));
-    let users = domain::users::AdministerUsers {
-        store: accounts.clone(),
-    };
     let hasher = Arc::new(BcryptHasher::new(
         config.tokens.bcrypt_cost,
         config.tokens.bcrypt_max_concurrent,
@@ -221,6 +218,21 @@ pub fn build_state_reading_from(
         password_policy: config.tokens.password_policy,
     };
     let sessions = PgSessions::new(pool.clone());
+    let cached_sessions = match (config.tokens.sessions.check, config.tokens.sessions.cache_entries) {
+        (true, entries) if entries > 0 => Some(CachedSessions::start(sessions.clone(), config.session_url(), entries)),
+        _ => None,
+    };
+    // The operator's changes are read by this instance's next request (its own kept answers
+    // dropped at once); the others drop theirs on the notification.
+    let users = domain::users::AdministerUsers {
+        store: match &cached_sessions {
+            Some(cached) => Arc::new(adapters_postgres::ForgettingAdministration {
+                inner: accounts.clone(),
+                sessions: cached.clone(),
+            }),
+            None => accounts.clone(),
+        },
+    };
     let sign_in = SignInService {
         users: accounts.clone(),
         hasher,
@@ -232,10 +244,10 @@ pub fn build_state_reading_from(
     };
     let authenticator = Authenticator {
         tokens,
-        sessions: match (config.tokens.sessions.check, config.tokens.sessions.cache_entries) {
+        sessions: match (config.tokens.sessions.check, cached_sessions) {
             (false, _) => Arc::new(NoSessionCheck),
-            (true, 0) => Arc::new(sessions),
-            (true, entries) => Arc::new(CachedSessions::start(sessions, config.session_url(), entries)),
+            (true, Some(cached)) => Arc::new(cached),
+            (true, None) => Arc::new(sessions),
         },
     };
     let stores = Arc::new(PgProposals::new(pool.clone()).reading_from(reads.clone()));

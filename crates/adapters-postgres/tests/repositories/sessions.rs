@@ -289,3 +289,25 @@ async fn each_instance_keeps_the_answer_until_any_instance_ends_the_session() {
     f.accounts.disable(&f.user.email).await.unwrap();
     eventually_ended(&one, &third).await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_instance_that_pins_a_user_reads_the_pin_at_its_next_request() {
+    let f = fixture().await;
+    let cached = instance(&f).await;
+    let (session, _) = f.open().await;
+    let holding = cached.holding(session.id).await.unwrap().unwrap();
+    assert_eq!(holding.pinned_version, None);
+    let forgetting = adapters_postgres::ForgettingAdministration {
+        inner: std::sync::Arc::new(f.accounts.clone()),
+        sessions: cached.clone(),
+    };
+    let email = Email::parse("ana@exemplo.com.br").unwrap();
+    // Pinned and unpinned over and over: each next read names the pin just written, never the
+    // one kept before (the notification may arrive later).
+    for round in 0..20 {
+        let version = (round % 2 == 0).then_some("2026-12-01");
+        forgetting.pin_version(&email, version).await.unwrap();
+        let holding = cached.holding(session.id).await.unwrap().unwrap();
+        assert_eq!(holding.pinned_version.as_deref(), version, "round {round}");
+    }
+}
