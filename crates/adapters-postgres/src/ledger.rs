@@ -8,7 +8,7 @@ use crate::schema::{ledger_checks, ledger_entries};
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{Array, BigInt, Int8, Nullable, Text, Timestamptz};
+use diesel::sql_types::{BigInt, Int8, Nullable, Text, Timestamptz};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::ecommerce::PaidInvoice;
 use domain::ledger::ports::{CheckSummary, CheckedBatch, LedgerStore};
@@ -127,23 +127,24 @@ pub(crate) async fn ledgers_of(conn: &mut &AsyncPgConnection, ids: &[i64]) -> Qu
         .collect())
 }
 
-/// The entries every fact of the proposals `$1` calls for, as the triggers write them: the same
-/// rules, read from the facts as they stand (a charge paid after its contract's end, as its
-/// motivo says, was cancelled first).
+/// The entries every fact of the proposals with ids in `($1, $2]` calls for, as the triggers
+/// write them: the same rules, read from the facts as they stand (a charge paid after its
+/// contract's end, as its motivo says, was cancelled first). A range, not a list of ids: each
+/// table is read by one range scan (ten times faster over a million contracts, docs/performance.md).
 const FACTS: &str = "\
     SELECT id_proposta, 'cobranca' AS origem, id::text AS id_origem, 'devido' AS tipo, valor FROM charges \
-        WHERE id_proposta = ANY($1) \
+        WHERE id_proposta > $1 AND id_proposta <= $2 \
     UNION ALL SELECT id_proposta, 'cobranca', id::text, 'recebido', coalesce(valor_pago, valor) FROM charges \
-        WHERE id_proposta = ANY($1) AND status = 'paga' \
+        WHERE id_proposta > $1 AND id_proposta <= $2 AND status = 'paga' \
     UNION ALL SELECT id_proposta, 'cobranca', id::text, 'cancelado', valor FROM charges \
-        WHERE id_proposta = ANY($1) AND (status = 'cancelada' \
+        WHERE id_proposta > $1 AND id_proposta <= $2 AND (status = 'cancelada' \
             OR (status = 'paga' AND motivo LIKE '%depois do encerramento do contrato%')) \
-    UNION ALL SELECT id_proposta, 'fatura', id_fatura, 'devido', valor FROM card_invoices WHERE id_proposta = ANY($1) \
-    UNION ALL SELECT id_proposta, 'fatura', id_fatura, 'recebido', valor FROM card_invoices WHERE id_proposta = ANY($1) \
+    UNION ALL SELECT id_proposta, 'fatura', id_fatura, 'devido', valor FROM card_invoices WHERE id_proposta > $1 AND id_proposta <= $2 \
+    UNION ALL SELECT id_proposta, 'fatura', id_fatura, 'recebido', valor FROM card_invoices WHERE id_proposta > $1 AND id_proposta <= $2 \
     UNION ALL SELECT proposal_id, 'reembolso', id, CASE WHEN meio = 'a_pagar' THEN 'a_devolver' ELSE 'devolvido' END, \
-        amount_cents FROM refunds WHERE proposal_id = ANY($1) \
+        amount_cents FROM refunds WHERE proposal_id > $1 AND proposal_id <= $2 \
     UNION ALL SELECT proposal_id, 'reembolso', id, 'devolucao_paga', amount_cents FROM refunds \
-        WHERE proposal_id = ANY($1) AND meio = 'a_pagar' AND status = 'pago'";
+        WHERE proposal_id > $1 AND proposal_id <= $2 AND meio = 'a_pagar' AND status = 'pago'";
 
 #[derive(QueryableByName)]
 struct DriftRow {
@@ -163,11 +164,11 @@ struct DriftRow {
     fato: Option<i64>,
 }
 
-/// Each entry of the proposals `$1` against the one its fact calls for: those that differ.
+/// Each entry of the proposals in `($1, $2]` against the one its fact calls for: those that differ.
 fn drift_statement() -> String {
     format!(
         "WITH facts AS ({FACTS}), \
-         entries AS (SELECT id_proposta, origem, id_origem, tipo, valor FROM ledger_entries WHERE id_proposta = ANY($1)) \
+         entries AS (SELECT id_proposta, origem, id_origem, tipo, valor FROM ledger_entries WHERE id_proposta > $1 AND id_proposta <= $2) \
          SELECT coalesce(e.id_proposta, f.id_proposta) AS id_proposta, p.identificador, \
                 coalesce(e.origem, f.origem) AS origem, coalesce(e.id_origem, f.id_origem) AS id_origem, \
                 coalesce(e.tipo, f.tipo) AS tipo, e.valor AS lancado, f.valor AS fato \
@@ -179,7 +180,7 @@ fn drift_statement() -> String {
     )
 }
 
-/// The facts of the proposals `$1` whose entries are missing, entered now.
+/// The facts of the proposals in `($1, $2]` whose entries are missing, entered now.
 fn mend_statement() -> String {
     format!(
         "WITH facts AS ({FACTS}) \
@@ -189,6 +190,14 @@ fn mend_statement() -> String {
              WHERE e.origem = f.origem AND e.id_origem = f.id_origem AND e.tipo = f.tipo) \
          ON CONFLICT ON CONSTRAINT ledger_entries_once DO NOTHING"
     )
+}
+
+#[derive(QueryableByName)]
+struct Batch {
+    #[diesel(sql_type = BigInt)]
+    contracts: i64,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    last: Option<i64>,
 }
 
 #[derive(Clone)]
@@ -222,26 +231,31 @@ fn drift_of(row: DriftRow) -> Result<LedgerDrift, StoreError> {
 impl LedgerStore for PgLedger {
     async fn check_batch(&self, after: i64, limit: i64, mend: bool) -> Result<CheckedBatch, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        let ids: Vec<i64> = crate::schema::proposals::table
-            .filter(crate::schema::proposals::id.gt(after))
-            .order(crate::schema::proposals::id)
-            .limit(limit)
-            .select(crate::schema::proposals::id)
-            .load(&mut conn)
-            .await
-            .map_err(query_error)?;
-        let Some(&last) = ids.last() else {
+        // The batch: the next `limit` proposals by id, as the range they span.
+        let (contracts, last): (i64, Option<i64>) = diesel::sql_query(
+            "SELECT count(*) AS contracts, max(id) AS last FROM \
+             (SELECT id FROM proposals WHERE id > $1 ORDER BY id LIMIT $2) batch",
+        )
+        .bind::<Int8, _>(after)
+        .bind::<Int8, _>(limit)
+        .get_result::<Batch>(&mut conn)
+        .await
+        .map(|b| (b.contracts, b.last))
+        .map_err(query_error)?;
+        let Some(last) = last else {
             return Ok(CheckedBatch::default());
         };
         let (drifts, entered) = conn
             .transaction(async |tx| {
                 let drifts: Vec<DriftRow> = diesel::sql_query(drift_statement())
-                    .bind::<Array<Int8>, _>(&ids)
+                    .bind::<Int8, _>(after)
+                    .bind::<Int8, _>(last)
                     .load(tx)
                     .await?;
                 let entered = if mend && drifts.iter().any(|d| d.lancado.is_none()) {
                     let entered = diesel::sql_query(mend_statement())
-                        .bind::<Array<Int8>, _>(&ids)
+                        .bind::<Int8, _>(after)
+                        .bind::<Int8, _>(last)
                         .execute(tx)
                         .await?;
                     let touched: Vec<i64> = drifts.iter().map(|d| d.id_proposta).collect();
@@ -255,7 +269,7 @@ impl LedgerStore for PgLedger {
             .await
             .map_err(query_error)?;
         Ok(CheckedBatch {
-            contracts: ids.len() as u64,
+            contracts: u64::try_from(contracts).unwrap_or(0),
             last: Some(last),
             drifts: drifts.into_iter().map(drift_of).collect::<Result<_, _>>()?,
             entered: entered as u64,

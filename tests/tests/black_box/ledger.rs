@@ -6,29 +6,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::ecommerce::WEBHOOK_SECRET;
+use super::settlements::{billing_run, brasilia_day, days_later, decide, employer_reports, signed_partner_sale};
 use super::subscriptions::paid_sale;
 use black_box_tests::{StatusCode, TestApp};
-use chrono::{Days, FixedOffset, Months, NaiveDate, Utc};
+use chrono::{Days, Months, NaiveDate};
 use serde_json::{Value, json};
 
 const PARTNER: &str = "11222333000181";
-
-async fn days_later(app: &TestApp, days: i64) {
-    let moved = app.post_json("/sandbox/clock", &json!({"daysAhead": days})).await;
-    assert_eq!(moved.status(), StatusCode::OK);
-}
-
-fn brasilia_day(days: u64) -> NaiveDate {
-    (Utc::now() + Days::new(days))
-        .with_timezone(&FixedOffset::west_opt(3 * 3600).unwrap())
-        .date_naive()
-}
-
-async fn billing_run(app: &TestApp) {
-    api_actix::cli::run_billing(&TestApp::config(&app.db, &[]))
-        .await
-        .unwrap();
-}
 
 /// `sales-api ledger check`, with or without `--dry-run`: the report and the exit's outcome.
 async fn ledger_check(app: &TestApp, dry_run: bool) -> (domain::ledger::check::LedgerReport, Result<(), String>) {
@@ -48,16 +32,14 @@ fn balances(data: &Value) -> (i64, i64, i64, i64) {
 
 /// A partner's payroll contract of demo product 101 (R$ 49,90 a month), signed and approved.
 async fn approved_payroll_contract(app: &TestApp, partner: &str, office: &str, cpf: &str) -> String {
-    let identifier = app.sent_proposal(partner, cpf).await;
-    app.sign_as_every_party(office, &identifier).await;
-    let approved = app
-        .client
-        .patch(app.url(&format!("/proposal/{identifier}/status")))
-        .bearer_auth(office)
-        .json(&json!({"status": "APROVADO", "reason": "Conferida"}))
-        .send()
-        .await
-        .unwrap();
+    let identifier = signed_partner_sale(app, partner, office, cpf).await;
+    let approved = decide(
+        app,
+        office,
+        &identifier,
+        json!({"status": "APROVADO", "reason": "Conferida"}),
+    )
+    .await;
     assert_eq!(approved.status(), StatusCode::OK);
     identifier
 }
@@ -82,15 +64,12 @@ async fn a_payroll_contracts_ledger_follows_each_fact_from_its_charge_to_the_ref
     let first_due = NaiveDate::parse_from_str(data["charges"][0]["dueDate"].as_str().unwrap(), "%Y-%m-%d").unwrap();
 
     // The employer discounts it at R$ 49,90: received.
-    let report = format!(
-        "identificador;competencia;valor;data_desconto\n{identifier};{};49,90;{}\n",
+    let line = format!(
+        "{identifier};{};49,90;{}",
         first_due.format("%m/%Y"),
         brasilia_day(0).min(first_due).format("%d/%m/%Y")
     );
-    let discounts = api_actix::cli::record_discounts(&TestApp::config(&app.db, &[]), &report)
-        .await
-        .unwrap();
-    assert_eq!(discounts.paid, 1);
+    assert_eq!(employer_reports(&app, &[line]).await.paid, 1);
     assert_eq!(
         balances(&app.proposal_data(&identifier, &partner).await),
         (4990, 4990, 0, 0)

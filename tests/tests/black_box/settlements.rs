@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 const PARTNER: &str = "11222333000181";
 const JUSTIFIED: &str = "Declaração de saúde incompatível com as condições do produto";
 
-async fn decide(app: &TestApp, office: &str, identifier: &str, body: Value) -> reqwest::Response {
+pub(super) async fn decide(app: &TestApp, office: &str, identifier: &str, body: Value) -> reqwest::Response {
     app.client
         .patch(app.url(&format!("/proposal/{identifier}/status")))
         .bearer_auth(office)
@@ -38,13 +38,13 @@ async fn cancel(app: &TestApp, token: &str, identifier: &str, reason: &str) -> r
 }
 
 /// Moves the shared clock `days` ahead of today.
-async fn days_later(app: &TestApp, days: i64) {
+pub(super) async fn days_later(app: &TestApp, days: i64) {
     let moved = app.post_json("/sandbox/clock", &json!({"daysAhead": days})).await;
     assert_eq!(moved.status(), StatusCode::OK);
 }
 
 /// Today in Brasília, `days` ahead.
-fn brasilia_day(days: u64) -> NaiveDate {
+pub(super) fn brasilia_day(days: u64) -> NaiveDate {
     (Utc::now() + Days::new(days))
         .with_timezone(&FixedOffset::west_opt(3 * 3600).unwrap())
         .date_naive()
@@ -65,7 +65,7 @@ fn corrected(cents: i64, factor: i64) -> i64 {
 
 /// A partner's proposal of demo product 101 (R$ 49,90 a month by payroll discount), sent and
 /// signed by every party: in analysis.
-async fn signed_partner_sale(app: &TestApp, partner: &str, office: &str, cpf: &str) -> String {
+pub(super) async fn signed_partner_sale(app: &TestApp, partner: &str, office: &str, cpf: &str) -> String {
     let identifier = app.sent_proposal(partner, cpf).await;
     app.sign_as_every_party(office, &identifier).await;
     identifier
@@ -305,7 +305,7 @@ async fn within_the_regret_a_cancellation_is_refused_and_after_it_the_unused_day
 
 /// The employer's report of payroll discounts (`sales-api charges mark-paid`): each line
 /// `identifier;MM/YYYY;reais;DD/MM/YYYY`.
-async fn employer_reports(app: &TestApp, lines: &[String]) -> domain::billing::service::DiscountSummary {
+pub(super) async fn employer_reports(app: &TestApp, lines: &[String]) -> domain::billing::service::DiscountSummary {
     let text = format!("identificador;competencia;valor;data_desconto\n{}\n", lines.join("\n"));
     api_actix::cli::record_discounts(&TestApp::config(&app.db, &[]), &text)
         .await
@@ -313,7 +313,7 @@ async fn employer_reports(app: &TestApp, lines: &[String]) -> domain::billing::s
 }
 
 /// The billing's run once (`sales-api charges run`).
-async fn billing_run(app: &TestApp) {
+pub(super) async fn billing_run(app: &TestApp) {
     api_actix::cli::run_billing(&TestApp::config(&app.db, &[]))
         .await
         .unwrap();

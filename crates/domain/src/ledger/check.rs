@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// Contracts compared per batch: one statement each, bounded memory over a million.
-pub const CHECK_BATCH: i64 = 10_000;
+pub const CHECK_BATCH: i64 = 100_000;
 /// The Brasília hour from which the day's check may run.
 pub const NIGHTLY_FROM_HOUR: u32 = 2;
 /// Drifts kept in a report (the count is always whole).
@@ -137,21 +137,21 @@ mod tests {
         let mut store = MockLedgerStore::new();
         let mut batches = vec![
             CheckedBatch {
-                contracts: 10_000,
-                last: Some(10_000),
+                contracts: 100_000,
+                last: Some(100_000),
                 drifts: vec![drift(7), drift(7), drift(9)],
                 entered: 0,
             },
             CheckedBatch {
                 contracts: 2,
-                last: Some(10_002),
-                drifts: vec![drift(10_001)],
+                last: Some(100_002),
+                drifts: vec![drift(100_001)],
                 entered: 0,
             },
             CheckedBatch::default(),
         ]
         .into_iter();
-        let mut expected_after = vec![0, 10_000, 10_002].into_iter();
+        let mut expected_after = vec![0, 100_000, 100_002].into_iter();
         store
             .expect_check_batch()
             .times(3)
@@ -166,7 +166,7 @@ mod tests {
             clock: clock(),
         };
         let report = check.run(false).await.unwrap();
-        assert_eq!(report.contracts, 10_002);
+        assert_eq!(report.contracts, 100_002);
         assert_eq!(report.drift_count, 4);
         assert_eq!(report.drifted_contracts, 3);
         assert_eq!(report.remaining(false), 4);
