@@ -9,7 +9,13 @@
 use black_box_tests::{StatusCode, TestApp, cpf_from};
 use prom_text_format_parser::{Metric, Scrape, Type, ValueType};
 
+/// One scrape at a time in this process: its services share one recorder, and a scrape sets the
+/// sampled gauges from its own database before it renders them, so two at once could each render
+/// the other's figures.
+static ONE_SCRAPE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 async fn scrape(app: &TestApp) -> Scrape {
+    let _alone = ONE_SCRAPE_AT_A_TIME.lock().await;
     let address = app.metrics_address.as_ref().expect("metrics listener on");
     let response = reqwest::get(format!("{address}/metrics")).await.unwrap();
     assert_eq!(response.status(), StatusCode::OK);
