@@ -70,6 +70,14 @@ fn environment() -> Environment<'static> {
         ("personal_data.txt", include_str!("../templates/personal_data.txt")),
         ("personal_data.html", include_str!("../templates/personal_data.html")),
         ("terms.txt", include_str!("../templates/terms.txt")),
+        (
+            "refund_destination.txt",
+            include_str!("../templates/refund_destination.txt"),
+        ),
+        (
+            "refund_destination.html",
+            include_str!("../templates/refund_destination.html"),
+        ),
         ("terms.html", include_str!("../templates/terms.html")),
     ];
     for (name, source) in templates {
@@ -129,6 +137,19 @@ fn parts(message: &MailMessage) -> (&'static str, &'static str, minijinja::Value
                 product => notice.product,
                 sha256 => notice.sha256,
                 regret_until => regret_until,
+            },
+        ),
+        MailKind::RefundDestination(notice) => (
+            "Seu reembolso: onde vamos pagar",
+            "refund_destination",
+            context! {
+                name => notice.customer_name,
+                identifier => notice.identifier,
+                product => notice.product,
+                destination => notice.destination,
+                owed => notice.owed,
+                total => notice.total,
+                at => notice.at,
             },
         ),
     }
@@ -240,6 +261,31 @@ mod tests {
                 .contains(&format!("href=\"{link}\""))
         );
         assert!(rendered.html.contains("ana@exemplo.com.br"));
+    }
+
+    #[test]
+    fn the_refund_destination_says_where_what_and_by_when_or_that_nothing_is_owed() {
+        let notice = |owed: &[&str], total: Option<&str>| {
+            MailKind::RefundDestination(domain::mail::RefundDestinationNotice {
+                customer_name: "Maria".into(),
+                identifier: "P-1".into(),
+                product: "Seguro Vida".into(),
+                destination: "Pix para a chave e-mail m***@exemplo.com.br".into(),
+                owed: owed.iter().map(|o| (*o).to_owned()).collect(),
+                total: total.map(str::to_owned),
+                at: "05/12/2026 13:05:09 UTC".into(),
+            })
+        };
+        let owed = render(&message(notice(&["R$ 12,34 até 15/12/2026"], Some("R$ 12,34")))).unwrap();
+        assert_eq!(owed.subject, "Seu reembolso: onde vamos pagar");
+        // HTML escaping writes `/` as `&#x2f;`, which mail readers show as `/`.
+        for part in [owed.text.clone(), owed.html.replace("&#x2f;", "/")] {
+            assert!(part.contains("m***@exemplo.com.br"), "{part}");
+            assert!(part.contains("R$ 12,34 até 15/12/2026"), "{part}");
+            assert!(part.contains("corrigido de novo"), "{part}");
+        }
+        let nothing = render(&message(notice(&[], None))).unwrap();
+        assert!(nothing.text.contains("não há valor a devolver"), "{}", nothing.text);
     }
 
     #[test]

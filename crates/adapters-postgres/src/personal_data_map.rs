@@ -311,7 +311,21 @@ pub const STORED: &[StoredTable] = &[
             "correcao",
             "referencia",
             "pago_em",
+            "vence_em",
+            "atraso_de",
         ],
+    },
+    StoredTable {
+        // Where the customer's refunds are paid: their Pix key (a CPF, an e-mail, a phone) or account.
+        table: "refund_destinations",
+        personal: &[
+            ("chave", &[Identity, Contact, Financial]),
+            ("banco", &[Financial]),
+            ("agencia", &[Financial]),
+            ("conta", &[Financial]),
+            ("registrado_por", AUTHOR),
+        ],
+        other: &["id_proposta", "tipo", "tipo_chave", "tipo_conta", "registrado_em"],
     },
     StoredTable {
         table: "contract_billings",

@@ -93,10 +93,13 @@ SELECT jsonb_build_object(
                 SELECT jsonb_agg(jsonb_build_object('id', rf.id, 'protocolo', rf.protocolo, 'fatura', rf.invoice_id,
                         'valor_centavos', rf.amount_cents, 'status', rf.status, 'em', rf.created_at,
                         'motivo', rf.motivo, 'meio', rf.meio, 'valor_pago_centavos', coalesce(rf.nominal_cents, rf.amount_cents),
-                        'correcao', rf.correcao, 'referencia', rf.referencia, 'pago_em', rf.pago_em)
+                        'correcao', rf.correcao, 'referencia', rf.referencia, 'pago_em', rf.pago_em,
+                        'vence_em', rf.vence_em, 'corrige_atraso_de', rf.atraso_de)
                     ORDER BY rf.created_at, rf.meio DESC, rf.id)
                 FROM refunds rf WHERE rf.proposal_id = p.id),
                 '[]'::jsonb),
+            'destino_reembolso', (SELECT to_jsonb(rd) - 'id_proposta' FROM refund_destinations rd
+                WHERE rd.id_proposta = p.id),
             'razao', coalesce((
                 SELECT jsonb_agg(jsonb_build_object('tipo', l.tipo, 'valor_centavos', l.valor, 'origem', l.origem,
                         'id_origem', l.id_origem, 'trilho', l.trilho, 'em', l.ocorrido_em) ORDER BY l.id)
@@ -267,6 +270,13 @@ const ANONYMIZE_PENDING_ANSWERS: &str = "\
 UPDATE proposal_pending_requests SET resposta = history_reason_marker()
 WHERE id_proposta = ANY($1) AND resposta IS NOT NULL";
 
+/// Where refunds were paid: forgotten, unless a refund is still to pay there (the insurer owes it,
+/// and the destination is how it pays; the next anonymisation or retention pass takes it).
+const FORGET_REFUND_DESTINATIONS: &str = "\
+DELETE FROM refund_destinations d
+WHERE d.id_proposta = ANY($1)
+  AND NOT EXISTS (SELECT 1 FROM refunds r WHERE r.proposal_id = d.id_proposta AND r.status = 'a_pagar')";
+
 /// The documents of proposals that never became a contract (no signed version: never signed, or
 /// cancelled before the last signature) are deleted and the proposals remembered as such.
 const REMOVE_UNSIGNED_DOCUMENTS: &str = "\
@@ -360,6 +370,7 @@ pub(crate) async fn anonymize_contents(conn: &mut AsyncPgConnection, ids: &[i64]
         ANONYMIZE_SUBSCRIPTIONS,
         ANONYMIZE_PENDING_FILES,
         ANONYMIZE_PENDING_ANSWERS,
+        FORGET_REFUND_DESTINATIONS,
     ] {
         sql_query(statement).bind::<Array<BigInt>, _>(ids).execute(conn).await?;
     }

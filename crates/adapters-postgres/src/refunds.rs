@@ -8,7 +8,7 @@ use crate::ecommerce::store_state_in;
 use crate::ledger::{InvoicesOf, record_card_invoices};
 use crate::pool::{PgPool, connection, query_error};
 use crate::read_model;
-use crate::schema::{charges, proposals, refunds};
+use crate::schema::{charges, proposals, refund_destinations, refunds};
 use crate::status_changes::{ChangeError, apply_change};
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
@@ -21,13 +21,14 @@ use domain::proposals::operations::OperationId;
 use domain::proposals::requests::Protocol;
 use domain::proposals::settlement::LATE_REFUND_ACTOR;
 use domain::refunds::correction::Correction;
+use domain::refunds::destination::{AccountKind, PixKey, RefundDestination, TransferAccount};
 use domain::refunds::plan::{PaidCharge, PaidPix};
-use domain::refunds::ports::{LatePayment, MarkedPaid, RefundStore, RefundToPay, Settlement};
+use domain::refunds::ports::{LatePayment, MarkedPaid, RefundDestinationStore, RefundStore, RefundToPay, Settlement};
 use domain::refunds::{PAID, RefundChannel, RefundReason, RefundRecord, TO_PAY};
 use domain::signature::ChangeStatusError;
 use domain::store::StoreError;
 use domain::values::ProposalStatus;
-use domain::values::StoredValueError;
+use domain::values::{BankAccount, StoredValueError};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -100,10 +101,49 @@ pub(crate) async fn insert_refunds(
                 refunds::meio.eq(refund.channel.as_str()),
                 refunds::correcao.eq(correction),
                 refunds::created_at.eq(refund.created_at),
+                refunds::vence_em.eq(refund.due_on),
             ))
             .execute(conn)
             .await?;
     }
+    Ok(())
+}
+
+/// Records the correction of a late payment, paid with the refund it corrects (`atraso_de`),
+/// inside the caller's transaction: the ledger enters it owed and paid back.
+async fn insert_late_correction(
+    conn: &mut AsyncPgConnection,
+    proposal_id: i64,
+    corrects: &str,
+    late: &RefundRecord,
+    by: &str,
+) -> QueryResult<()> {
+    let correction = late
+        .correction
+        .as_ref()
+        .map(serde_json::to_value)
+        .transpose()
+        .map_err(|e| diesel::result::Error::SerializationError(Box::new(e)))?;
+    diesel::insert_into(refunds::table)
+        .values((
+            refunds::id.eq(&late.id),
+            refunds::proposal_id.eq(proposal_id),
+            refunds::invoice_id.eq(&late.invoice_id),
+            refunds::amount_cents.eq(late.amount),
+            refunds::nominal_cents.eq(Some(late.nominal)),
+            refunds::status.eq(PAID),
+            refunds::motivo.eq(late.reason.as_str()),
+            refunds::meio.eq(RefundChannel::ToPay.as_str()),
+            refunds::correcao.eq(correction),
+            refunds::created_at.eq(late.created_at),
+            refunds::vence_em.eq(late.due_on),
+            refunds::referencia.eq(&late.reference),
+            refunds::pago_em.eq(late.created_at),
+            refunds::pago_por.eq(by),
+            refunds::atraso_de.eq(corrects),
+        ))
+        .execute(conn)
+        .await?;
     Ok(())
 }
 
@@ -292,23 +332,42 @@ impl RefundStore for PgRefunds {
 
     async fn to_pay(&self) -> Result<Vec<RefundToPay>, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        let rows: Vec<(String, RefundPart)> = refunds::table
+        let rows: Vec<(String, RefundPart, Option<DestinationRow>)> = refunds::table
             .inner_join(proposals::table)
+            .left_join(refund_destinations::table.on(refund_destinations::id_proposta.eq(refunds::proposal_id)))
             .filter(refunds::status.eq(TO_PAY))
             .order((refunds::created_at, refunds::id))
-            .select((proposals::identificador, refund_columns!()))
+            .select((
+                proposals::identificador,
+                refund_columns!(),
+                Option::<DestinationRow>::as_select(),
+            ))
             .load(&mut conn)
             .await
             .map_err(query_error)?;
         rows.into_iter()
-            .map(|(identifier, part)| {
+            .map(|(identifier, part, destination)| {
                 Ok(RefundToPay {
                     refund: part.try_into()?,
                     identifier,
+                    destination: destination.map(RefundDestination::try_from).transpose()?,
+                    late_correction: None,
                 })
             })
             .collect::<Result<_, StoredValueError>>()
             .map_err(StoreError::from)
+    }
+
+    async fn find(&self, id: &str) -> Result<Option<RefundRecord>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let part: Option<RefundPart> = refunds::table
+            .find(id)
+            .select(refund_columns!())
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(query_error)?;
+        Ok(part.map(RefundRecord::try_from).transpose()?)
     }
 
     async fn mark_paid(
@@ -317,6 +376,7 @@ impl RefundStore for PgRefunds {
         reference: &str,
         by: &str,
         at: DateTime<Utc>,
+        late: Option<RefundRecord>,
     ) -> Result<MarkedPaid, StoreError> {
         let mut conn = connection(&self.pool).await?;
         conn.transaction(async |conn| {
@@ -352,11 +412,132 @@ impl RefundStore for PgRefunds {
                 ))
                 .execute(conn)
                 .await?;
+            if let Some(late) = &late {
+                insert_late_correction(conn, proposal_id, id, late, by).await?;
+            }
             read_model::write_documents(conn, &[proposal_id]).await?;
             Ok::<_, diesel::result::Error>(MarkedPaid::Marked)
         })
         .await
         .map_err(query_error)
+    }
+
+    async fn overdue_count(&self, today: NaiveDate) -> Result<i64, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        refunds::table
+            .filter(refunds::status.eq(TO_PAY))
+            .filter(refunds::vence_em.lt(today))
+            .count()
+            .get_result(&mut conn)
+            .await
+            .map_err(query_error)
+    }
+}
+
+#[async_trait]
+impl RefundDestinationStore for PgRefunds {
+    async fn record(
+        &self,
+        proposal_id: i64,
+        destination: &RefundDestination,
+        by: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let row = DestinationRow::from(destination);
+        let values = (
+            refund_destinations::id_proposta.eq(proposal_id),
+            refund_destinations::tipo.eq(&row.tipo),
+            refund_destinations::tipo_chave.eq(&row.tipo_chave),
+            refund_destinations::chave.eq(&row.chave),
+            refund_destinations::banco.eq(&row.banco),
+            refund_destinations::agencia.eq(&row.agencia),
+            refund_destinations::conta.eq(&row.conta),
+            refund_destinations::tipo_conta.eq(&row.tipo_conta),
+            refund_destinations::registrado_por.eq(by),
+            refund_destinations::registrado_em.eq(at),
+        );
+        diesel::insert_into(refund_destinations::table)
+            .values(values)
+            .on_conflict(refund_destinations::id_proposta)
+            .do_update()
+            .set(values)
+            .execute(&mut conn)
+            .await
+            .map_err(query_error)?;
+        Ok(())
+    }
+}
+
+/// The sampled count of refunds to pay past their due date (`refunds_to_pay_overdue`).
+pub async fn refunds_overdue(pool: &PgPool, today: NaiveDate) -> Result<i64, StoreError> {
+    PgRefunds::new(pool.clone()).overdue_count(today).await
+}
+
+/// A contract's refund destination as stored.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
+#[diesel(table_name = refund_destinations)]
+pub(crate) struct DestinationRow {
+    pub tipo: String,
+    pub tipo_chave: Option<String>,
+    pub chave: Option<String>,
+    pub banco: Option<String>,
+    pub agencia: Option<String>,
+    pub conta: Option<String>,
+    pub tipo_conta: Option<String>,
+}
+
+impl From<&RefundDestination> for DestinationRow {
+    fn from(destination: &RefundDestination) -> Self {
+        match destination {
+            RefundDestination::Pix(key) => Self {
+                tipo: destination.kind().to_owned(),
+                tipo_chave: Some(key.kind().to_owned()),
+                chave: Some(key.as_str().to_owned()),
+                banco: None,
+                agencia: None,
+                conta: None,
+                tipo_conta: None,
+            },
+            RefundDestination::Account(TransferAccount { account, kind }) => Self {
+                tipo: destination.kind().to_owned(),
+                tipo_chave: None,
+                chave: None,
+                banco: Some(account.bank.clone()),
+                agencia: Some(account.agency.clone()),
+                conta: Some(account.account.clone()),
+                tipo_conta: Some(kind.as_str().to_owned()),
+            },
+        }
+    }
+}
+
+impl TryFrom<DestinationRow> for RefundDestination {
+    type Error = StoredValueError;
+
+    /// Read back through the rules that took it: a row no rule would take is reported, not paid.
+    fn try_from(row: DestinationRow) -> Result<Self, StoredValueError> {
+        let bad = |column: &'static str, value: &str| StoredValueError::new("refund_destinations", column, value);
+        match (
+            row.tipo.as_str(),
+            row.chave,
+            row.banco,
+            row.agencia,
+            row.conta,
+            row.tipo_conta,
+        ) {
+            ("pix", Some(key), ..) => PixKey::parse(&key)
+                .map(RefundDestination::Pix)
+                .map_err(|_| bad("chave", &key)),
+            ("conta", None, Some(bank), Some(agency), Some(number), Some(kind)) => {
+                let mut v = domain::validation::Violations::new();
+                let account = BankAccount::parse(&mut v, "", Some(&bank), Some(&agency), Some(&number), None)
+                    .ok_or_else(|| bad("conta", &number))?;
+                let kind = AccountKind::parse(&kind).map_err(|_| bad("tipo_conta", &kind))?;
+                Ok(RefundDestination::Account(TransferAccount { account, kind }))
+            }
+            (other, ..) => Err(bad("tipo", other)),
+        }
     }
 }
 
@@ -375,6 +556,9 @@ pub(crate) struct RefundPart {
     pub correcao: Option<serde_json::Value>,
     pub referencia: Option<String>,
     pub created_at: DateTime<Utc>,
+    /// `None` in documents written before migration 58.
+    #[serde(default)]
+    pub vence_em: Option<NaiveDate>,
 }
 
 macro_rules! refund_columns {
@@ -390,6 +574,7 @@ macro_rules! refund_columns {
             refunds::correcao,
             refunds::referencia,
             refunds::created_at,
+            refunds::vence_em,
         )
     };
 }
@@ -417,6 +602,11 @@ impl TryFrom<RefundPart> for RefundRecord {
             status: r.status,
             correction,
             reference: r.referencia,
+            // A refund to pay an instance older than migration 58 wrote: the default's days.
+            due_on: r.vence_em.or_else(|| {
+                (r.meio == RefundChannel::ToPay.as_str())
+                    .then(|| domain::refunds::due_date(r.created_at, domain::refunds::DEFAULT_DUE_DAYS))
+            }),
             created_at: r.created_at,
         })
     }

@@ -732,6 +732,21 @@ diesel::table! {
 }
 
 diesel::table! {
+    refund_destinations (id_proposta) {
+        id_proposta -> Int8,
+        tipo -> Text,
+        tipo_chave -> Nullable<Text>,
+        chave -> Nullable<Text>,
+        banco -> Nullable<Text>,
+        agencia -> Nullable<Text>,
+        conta -> Nullable<Text>,
+        tipo_conta -> Nullable<Text>,
+        registrado_por -> Text,
+        registrado_em -> Timestamptz,
+    }
+}
+
+diesel::table! {
     refunds (id) {
         id -> Text,
         protocolo -> Nullable<Text>,
@@ -747,6 +762,8 @@ diesel::table! {
         referencia -> Nullable<Text>,
         pago_em -> Nullable<Timestamptz>,
         pago_por -> Nullable<Text>,
+        vence_em -> Nullable<Date>,
+        atraso_de -> Nullable<Text>,
     }
 }
 
@@ -953,6 +970,7 @@ diesel::joinable!(proposals -> products (id_produto));
 diesel::joinable!(proposals -> representatives (id_representante));
 diesel::joinable!(refresh_tokens -> sessions (session_id));
 diesel::joinable!(refresh_tokens -> users (user_id));
+diesel::joinable!(refund_destinations -> proposals (id_proposta));
 diesel::joinable!(refunds -> customer_requests (protocolo));
 diesel::joinable!(refunds -> proposals (proposal_id));
 diesel::joinable!(removed_documents -> proposals (proposal_id));
@@ -1019,6 +1037,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     provider_signed_copies,
     rate_limit_counters,
     refresh_tokens,
+    refund_destinations,
     refunds,
     removed_documents,
     representatives,

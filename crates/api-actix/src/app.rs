@@ -279,7 +279,7 @@ pub fn build_state_reading_from(
         stores.clone(),
         &signing,
         rules_clock.clone(),
-        outbox,
+        outbox.clone(),
         pix_refunds(&pix),
     )?;
     // The legal holds are judged by the same clock (a hold's end can be lived through in tests).
@@ -344,6 +344,13 @@ pub fn build_state_reading_from(
         store: Arc::new(adapters_postgres::PgDebits::new(pool.clone())),
         clock: privacy_clock.clone(),
     };
+    let refund_destinations = domain::refunds::destinations::RefundDestinationService {
+        proposals: stores.clone(),
+        partners: stores.clone(),
+        store: Arc::new(adapters_postgres::refunds::PgRefunds::new(pool.clone())),
+        mail: outbox.clone(),
+        clock: privacy_clock.clone(),
+    };
     let debits = debits_service(config, &pool, privacy_clock);
     let pix = pix.map(|(collection, sandbox)| crate::state::PixState {
         collection,
@@ -356,6 +363,7 @@ pub fn build_state_reading_from(
         subject_requests,
         debits,
         debit_revocation,
+        refund_destinations,
         sandbox,
         acceptance,
         withdrawal,
@@ -961,15 +969,7 @@ fn payment_services(
     pix: Option<domain::billing::pix_collection::PixRefunds>,
 ) -> Result<PaymentServices, StartupError> {
     let (gateway, sandbox_gateway) = payment_gateway(config, pool)?;
-    // The IPCA follows the platform: the Central Bank's series with the real one, the sandbox's
-    // index with the sandbox (development only).
-    let index: Arc<dyn domain::refunds::ports::PriceIndex> = match &config.outside.stripe {
-        Some(_) => Arc::new(
-            adapters_payment::BcbIpca::new(&config.outside.ipca_series_url)
-                .map_err(|e| StartupError::Config(format!("IPCA_SERIES_URL: {e}")))?,
-        ),
-        None => Arc::new(adapters_payment::SandboxIpca),
-    };
+    let index = price_index(config)?;
     let settlement = domain::proposals::settlement::SettlementService {
         signing: signing.clone(),
         proposals: stores.clone(),
@@ -982,6 +982,7 @@ fn payment_services(
         mail,
         pix,
         clock: regret_clock.clone(),
+        refund_due_days: config.outside.refund_due_days,
     };
     Ok(PaymentServices {
         ecommerce: EcommerceService {
@@ -997,6 +998,18 @@ fn payment_services(
         },
         settlement,
         sandbox_gateway,
+    })
+}
+
+/// The IPCA follows the platform: the Central Bank's series with the real one, the sandbox's
+/// index with the sandbox (development only).
+pub fn price_index(config: &Config) -> Result<Arc<dyn domain::refunds::ports::PriceIndex>, StartupError> {
+    Ok(match &config.outside.stripe {
+        Some(_) => Arc::new(
+            adapters_payment::BcbIpca::new(&config.outside.ipca_series_url)
+                .map_err(|e| StartupError::Config(format!("IPCA_SERIES_URL: {e}")))?,
+        ),
+        None => Arc::new(adapters_payment::SandboxIpca),
     })
 }
 
@@ -1077,6 +1090,7 @@ pub async fn run_worker(config: Config) -> Result<(), StartupError> {
             pools: vec![("webhooks".to_owned(), pool.clone())],
             queue: pool.clone(),
             operation_recovery_after: config.outside.operation_recovery_after,
+            development_clock: development_clock(&config, &pool),
         },
     )?;
     let engine = EngineTask::start(engine);
@@ -1226,6 +1240,7 @@ impl Application {
             pools: vec![("api".to_owned(), pool.clone())],
             queue: pool.clone(),
             operation_recovery_after: config.outside.operation_recovery_after,
+            development_clock: development_clock(&config, &pool),
         };
         let engine = if config.hooks.run_worker {
             let (engine, engine_pool) = delivery_engine(&config)?;

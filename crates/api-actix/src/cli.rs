@@ -884,29 +884,26 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         } => {
             let config = Config::from_env()?;
             let pending = refunds_of(&config)?.pending().await.map_err(failed)?;
-            println!("{} reembolso(s) a pagar", pending.len());
-            for item in &pending {
-                let refund = &item.refund;
-                println!(
-                    "{}\t{}\t{}\t{}\t{}",
-                    refund.id,
-                    item.identifier,
-                    refund.reason.as_str(),
-                    domain::contract::formats::reais(refund.amount),
-                    domain::contract::formats::instant(refund.created_at),
-                );
-            }
+            print!("{}", pending_refunds_text(&pending));
             Ok(())
         }
         Command::Refunds {
             command: RefundsCommand::Paid { id, reference, by },
         } => {
             let config = Config::from_env()?;
-            refunds_of(&config)?
+            let paid = refunds_of(&config)?
                 .mark_paid(&id, &reference, &by)
                 .await
                 .map_err(failed)?;
             println!("reembolso {id} marcado como pago (referência {})", reference.trim());
+            if let Some(late) = &paid.late {
+                println!(
+                    "pago depois do vencimento: correção do atraso de {} registrada como {} (total {})",
+                    domain::contract::formats::reais(late.amount),
+                    late.id,
+                    domain::contract::formats::reais(paid.total())
+                );
+            }
             Ok(())
         }
         Command::Privacy {
@@ -1111,12 +1108,50 @@ pub async fn deliver_certificates(config: &Config) -> Result<domain::certificate
         .map_err(failed)
 }
 
+/// `refunds pending`'s text: one line per refund to pay, with what paying it today transfers, its
+/// due date (and how late it is) and where to pay it.
+pub fn pending_refunds_text(pending: &[domain::refunds::ports::RefundToPay]) -> String {
+    use domain::contract::formats::{date, instant, reais};
+    let mut text = format!("{} reembolso(s) a pagar\n", pending.len());
+    for item in pending {
+        let refund = &item.refund;
+        let due = match (refund.due_on, &item.late_correction) {
+            (Some(due), Some(late)) => format!(
+                "venceu em {} ({} dia(s) de atraso; correção {})",
+                date(due),
+                (late.to - due).num_days(),
+                reais(item.owed_today() - refund.amount)
+            ),
+            (Some(due), None) => format!("vence em {}", date(due)),
+            (None, _) => "sem vencimento".to_owned(),
+        };
+        let destination = item
+            .destination
+            .as_ref()
+            .map_or_else(|| "destino não informado".to_owned(), |d| d.for_payment());
+        text.push_str(&format!(
+            "{}\t{}\t{}\t{}\t{}\t{due}\t{destination}\n",
+            refund.id,
+            item.identifier,
+            refund.reason.as_str(),
+            reais(item.owed_today()),
+            instant(refund.created_at),
+        ));
+    }
+    text
+}
+
 /// The finance team's refunds use cases over the configured database.
 pub fn refunds_of(config: &Config) -> Result<domain::refunds::service::RefundsService, CliError> {
     let pool = build_pool(&pool_settings(config)).map_err(StartupError::from)?;
+    let clock = match crate::app::development_clock(config, &pool) {
+        Some(dev) => domain::clock::FreshClock::shared(dev.clock, dev.store),
+        None => domain::clock::FreshClock::fixed(std::sync::Arc::new(domain::clock::SystemClock)),
+    };
     Ok(domain::refunds::service::RefundsService {
+        index: crate::app::price_index(config)?,
         store: std::sync::Arc::new(adapters_postgres::refunds::PgRefunds::new(pool)),
-        clock: std::sync::Arc::new(domain::clock::SystemClock),
+        clock,
     })
 }
 

@@ -63,6 +63,9 @@ pub struct Sampled {
     /// How long an operation may stay pending before it counts as overdue
     /// (`OPERATION_RECOVERY_AFTER_MS`).
     pub operation_recovery_after: Duration,
+    /// In development, the shared clock the refunds' due dates are judged by (read again at each
+    /// scrape); else the machine's.
+    pub development_clock: Option<crate::state::DevelopmentClock>,
 }
 
 struct Scrape {
@@ -149,11 +152,28 @@ async fn metrics_page(scrape: web::Data<Scrape>) -> HttpResponse {
         Ok(Err(error)) => tracing::warn!(%error, "ledger check not sampled"),
         Err(_) => tracing::warn!("ledger check not sampled in time"),
     }
+    match tokio::time::timeout(SAMPLE_TIMEOUT, refunds_overdue_now(&scrape.sampled)).await {
+        Ok(Ok(count)) => metrics::gauge!(metric::REFUNDS_TO_PAY_OVERDUE).set(count as f64),
+        Ok(Err(error)) => tracing::warn!(%error, "overdue refunds to pay not sampled"),
+        Err(_) => tracing::warn!("overdue refunds to pay not sampled in time"),
+    }
     scrape.process.collect();
     scrape.handle.run_upkeep();
     HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4; charset=utf-8")
         .body(scrape.handle.render())
+}
+
+/// The refunds to pay past their due date, by the day the rules are judged by.
+async fn refunds_overdue_now(sampled: &Sampled) -> Result<i64, domain::store::StoreError> {
+    let now = match &sampled.development_clock {
+        Some(dev) => {
+            dev.refresh().await?;
+            domain::clock::Clock::now(dev.clock.as_ref())
+        }
+        None => chrono::Utc::now(),
+    };
+    adapters_postgres::refunds::refunds_overdue(&sampled.queue, domain::billing::brasilia_day(now)).await
 }
 
 /// The bound metrics listener: its handle, its port, and the future that serves it (and folds

@@ -28,6 +28,7 @@ pub struct AppState {
     pub debits: domain::billing::debits::DebitsService,
     /// The customer's revocation of the debits' authorisation (issue 46).
     pub debit_revocation: domain::billing::revocation::RevocationService,
+    pub refund_destinations: domain::refunds::destinations::RefundDestinationService,
     /// The keys of creating requests (`Idempotency-Key`).
     pub idempotency: domain::idempotency::Idempotency,
     /// Who a bearer token belongs to, while its session holds.

@@ -62,6 +62,37 @@ impl Clock for ShiftedClock {
     }
 }
 
+/// A clock read afresh before each reading, for a process that does not keep a copy of the
+/// shared shift up to date (the command line): the machine's, or in development the shift every
+/// process shares, read again from its store.
+#[derive(Clone)]
+pub struct FreshClock {
+    clock: std::sync::Arc<dyn Clock>,
+    shared: Option<(std::sync::Arc<ShiftedClock>, std::sync::Arc<dyn ClockShiftStore>)>,
+}
+
+impl FreshClock {
+    /// A clock that needs no refreshing (the machine's, or a test's).
+    pub fn fixed(clock: std::sync::Arc<dyn Clock>) -> Self {
+        Self { clock, shared: None }
+    }
+
+    /// The development clock, its shift read from `store` before each reading.
+    pub fn shared(clock: std::sync::Arc<ShiftedClock>, store: std::sync::Arc<dyn ClockShiftStore>) -> Self {
+        Self {
+            clock: clock.clone(),
+            shared: Some((clock, store)),
+        }
+    }
+
+    pub async fn now(&self) -> Result<DateTime<Utc>, StoreError> {
+        if let Some((clock, store)) = &self.shared {
+            clock.refresh(store.as_ref()).await?;
+        }
+        Ok(self.clock.now())
+    }
+}
+
 /// Where the development clock's shift is kept, shared by every process of the service.
 #[cfg_attr(feature = "mock", mockall::automock)]
 #[async_trait]

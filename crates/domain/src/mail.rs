@@ -34,6 +34,25 @@ pub enum MailKind {
         notice: CertificateNotice,
         regret_until: String,
     },
+    /// Where the contract's refunds to pay will be paid, as the seller or the back office
+    /// recorded it, and what is owed (issue 65).
+    RefundDestination(RefundDestinationNotice),
+}
+
+/// What the customer is told when their refund destination is recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefundDestinationNotice {
+    pub customer_name: String,
+    pub identifier: String,
+    pub product: String,
+    /// Where, as people read it, the key or account shown in part (`Pix para a chave e-mail m***@…`).
+    pub destination: String,
+    /// Each refund still to pay (`R$ 12,34 até 15/12/2026`).
+    pub owed: Vec<String>,
+    /// Their sum, when there are any.
+    pub total: Option<String>,
+    /// When it was recorded, in Brasília.
+    pub at: String,
 }
 
 /// The certificate's message: who, which proposal, and the PDF with its SHA-256.
@@ -99,6 +118,7 @@ impl std::fmt::Debug for MailKind {
                 "Terms {{ identifier: {}, sha256: {} }}",
                 notice.identifier, notice.sha256
             ),
+            MailKind::RefundDestination(n) => write!(f, "RefundDestination {{ identifier: {} }}", n.identifier),
         }
     }
 }
@@ -114,6 +134,7 @@ impl MailKind {
             MailKind::Certificate(_) => "certificado",
             MailKind::Terms { .. } => "termos",
             MailKind::PersonalData(_) => "dados_pessoais",
+            MailKind::RefundDestination(_) => "destino_reembolso",
         }
     }
 }

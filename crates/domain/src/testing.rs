@@ -126,3 +126,13 @@ pub fn person() -> CustomerSnapshot {
         political_office: None,
     }
 }
+
+/// A clock stopped at one instant.
+#[derive(Debug, Clone, Copy)]
+pub struct At(pub chrono::DateTime<Utc>);
+
+impl crate::clock::Clock for At {
+    fn now(&self) -> chrono::DateTime<Utc> {
+        self.0
+    }
+}

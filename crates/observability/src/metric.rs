@@ -80,6 +80,8 @@ pub const PRIVACY_REQUESTS_OVERDUE: &str = "privacy_requests_overdue";
 // how many it checked: sampled from the record of the checks, wherever they ran.
 pub const LEDGER_DRIFTED_CONTRACTS: &str = "ledger_drifted_contracts";
 pub const LEDGER_CHECKED_CONTRACTS: &str = "ledger_checked_contracts";
+// The refunds to pay past their due date and not paid (issue 65): sampled at each scrape.
+pub const REFUNDS_TO_PAY_OVERDUE: &str = "refunds_to_pay_overdue";
 
 /// What kind of metric a name is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -222,6 +224,11 @@ pub const CATALOGUE: &[(&str, Kind, &str)] = &[
         LEDGER_CHECKED_CONTRACTS,
         Kind::Gauge,
         "Contratos conferidos na última conferência noturna do razão",
+    ),
+    (
+        REFUNDS_TO_PAY_OVERDUE,
+        Kind::Gauge,
+        "Reembolsos a pagar vencidos e ainda não pagos (REFUND_DUE_DAYS)",
     ),
 ];
 

@@ -36,6 +36,7 @@ mod rate_limits;
 mod read_replicas;
 mod records_of_processing;
 mod recovery;
+mod refund_destinations;
 mod retention_schedule;
 mod sandbox_access;
 mod security_headers;

@@ -585,4 +585,11 @@ async fn a_pix_settled_while_its_contract_is_cancelled_is_never_kept_in_twenty_r
     let config = TestApp::config(&s.app.db, &[]);
     let clean = api_actix::cli::reconcile_pix(&config, false).await.unwrap();
     assert_eq!(clean.drifted, 0, "{clean:?} after {outcomes:?}");
+    // And every contract's ledger agrees with what the rails recorded (`ledger check --dry-run`).
+    let report = api_actix::cli::check_ledger(&config, false).await.unwrap();
+    assert_eq!(
+        api_actix::cli::ledger_outcome(&report, false).map_err(|e| e.to_string()),
+        Ok(()),
+        "{report:?} after {outcomes:?}"
+    );
 }

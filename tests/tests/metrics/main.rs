@@ -272,3 +272,32 @@ async fn unanswered_data_subject_requests_and_the_overdue_among_them_are_on_the_
     assert_eq!(gauge(&scraped, "privacy_requests_open"), 2.0);
     assert_eq!(gauge(&scraped, "privacy_requests_overdue"), 1.0);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn refunds_to_pay_past_their_due_date_and_unpaid_are_on_the_listener() {
+    let app = TestApp::spawn_with(&[("METRICS_ADDR", "127.0.0.1:0")]).await;
+    app.seed_catalog().await;
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", "11222333000181").await;
+    let identifier = app.create_proposal(&partner, &cpf_from(4_242)).await;
+    // Due yesterday and unpaid (overdue), due yesterday and paid, due tomorrow (neither counts).
+    app.sql(&format!(
+        "INSERT INTO refunds (id, proposal_id, amount_cents, nominal_cents, status, motivo, meio, created_at, vence_em,
+                              referencia, pago_em, pago_por)
+         SELECT v.id, p.id, 1000, 1000, v.status, 'CANCELAMENTO', 'a_pagar', now() - interval '11 days', v.due,
+                v.reference, v.paid_at, v.paid_by
+         FROM proposals p, (VALUES
+             ('ap_vencido', 'a_pagar', (now() AT TIME ZONE 'America/Sao_Paulo')::date - 1, NULL, NULL::timestamptz, NULL),
+             ('ap_pago', 'pago', (now() AT TIME ZONE 'America/Sao_Paulo')::date - 1, 'TED 1', now(), 'financeiro'),
+             ('ap_no_prazo', 'a_pagar', (now() AT TIME ZONE 'America/Sao_Paulo')::date + 1, NULL, NULL, NULL)
+         ) AS v (id, status, due, reference, paid_at, paid_by)
+         WHERE p.identificador = '{identifier}'"
+    ))
+    .await;
+    assert_eq!(gauge(&scrape(&app).await, "refunds_to_pay_overdue"), 1.0);
+    // Moving the development clock two days on makes the one due tomorrow late too.
+    let moved = app
+        .post_json("/sandbox/clock", &serde_json::json!({"daysAhead": 2}))
+        .await;
+    assert_eq!(moved.status(), StatusCode::OK);
+    assert_eq!(gauge(&scrape(&app).await, "refunds_to_pay_overdue"), 2.0);
+}

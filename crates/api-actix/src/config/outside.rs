@@ -31,6 +31,8 @@ pub(super) struct Raw {
     acceptance_check_interval_ms: u64,
     #[serde(default = "billing_run_interval_ms")]
     billing_run_interval_ms: u64,
+    #[serde(default = "refund_due_days")]
+    refund_due_days: u32,
     #[serde(serialize_with = "masked::optional_url")]
     smtp_url: Option<String>,
     #[serde(default = "mail_from")]
@@ -158,6 +160,10 @@ fn acceptance_check_interval_ms() -> u64 {
 }
 /// The billing's run: every hour, so that a fleet restarting often still runs it daily (each pass
 /// creates and judges only what is due, once).
+fn refund_due_days() -> u32 {
+    domain::refunds::DEFAULT_DUE_DAYS
+}
+
 fn billing_run_interval_ms() -> u64 {
     3_600_000
 }
@@ -245,6 +251,8 @@ pub struct OutsideSettings {
     /// How often each instance and the worker run the billing: the charges due created, the
     /// contracts with unpaid charges judged (`BILLING_RUN_INTERVAL_MS`).
     pub billing_run_interval: std::time::Duration,
+    /// The calendar days a refund to pay is due in, from its day (`REFUND_DUE_DAYS`, 10).
+    pub refund_due_days: u32,
     /// The IPCA's monthly series that corrects refunds (`IPCA_SERIES_URL`, the Central Bank's
     /// SGS 433); read with Stripe configured, the sandbox index standing in with the sandbox
     /// platform.
@@ -298,6 +306,9 @@ impl Raw {
         }
         if self.billing_run_interval_ms < 100 {
             return Err(bad("BILLING_RUN_INTERVAL_MS", "deve ser ao menos 100"));
+        }
+        if !(1..=60).contains(&self.refund_due_days) {
+            return Err(bad("REFUND_DUE_DAYS", "deve estar entre 1 e 60"));
         }
         if self.signature_expiry_interval_ms < 100 {
             return Err(bad("SIGNATURE_EXPIRY_INTERVAL_MS", "deve ser ao menos 100"));
@@ -356,6 +367,7 @@ impl Raw {
             operation_recovery_after: std::time::Duration::from_millis(self.operation_recovery_after_ms),
             acceptance_check_interval: std::time::Duration::from_millis(self.acceptance_check_interval_ms),
             billing_run_interval: std::time::Duration::from_millis(self.billing_run_interval_ms),
+            refund_due_days: self.refund_due_days,
             ipca_series_url: self.ipca_series_url.clone(),
             debit_agreements,
             pix,

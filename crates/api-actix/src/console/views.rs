@@ -378,7 +378,10 @@ fn refund_row(r: &RefundRecord) -> Value {
             RefundChannel::ToPay => "financeiro",
             RefundChannel::Pix => "Pix (devolução)",
         },
-        status => format!("{status} ({})", r.status),
+        status => match (r.status.as_str(), r.due_on) {
+            ("a_pagar", Some(due)) => format!("{status} ({}) · vence em {}", r.status, formats::date(due)),
+            _ => format!("{status} ({})", r.status),
+        },
         status_class => match r.status.as_str() {
             "succeeded" | "pago" => "ok",
             "failed" | "canceled" => "bad",

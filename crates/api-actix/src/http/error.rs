@@ -666,6 +666,18 @@ impl From<domain::billing::revocation::RevocationError> for ApiError {
     }
 }
 
+impl From<domain::refunds::destinations::DestinationError> for ApiError {
+    fn from(error: domain::refunds::destinations::DestinationError) -> Self {
+        use domain::refunds::destinations::DestinationError;
+        match error {
+            DestinationError::Access(e) => e.into(),
+            DestinationError::NotFound => ApiError::new(ErrorCode::ProposalNotFound),
+            DestinationError::Invalid(v) => ApiError::invalid(v),
+            DestinationError::Store(e) => e.into(),
+        }
+    }
+}
+
 impl From<SettlementError> for ApiError {
     fn from(error: SettlementError) -> Self {
         match error {

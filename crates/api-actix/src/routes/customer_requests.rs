@@ -6,13 +6,16 @@ use crate::http::body::Body;
 use crate::http::envelope::Envelope;
 use crate::http::error::ApiError;
 use crate::http::idempotency::idempotent;
-use crate::routes::dto::{CancellationDto, CustomerRequestDto, DebitRevocationDto, WithdrawalDto};
+use crate::routes::dto::{
+    CancellationDto, CustomerRequestDto, DebitRevocationDto, RefundDestinationDto, WithdrawalDto,
+};
 use crate::routes::schemas::{ErrorEnvelope, envelope_doc};
 use crate::state::AppState;
 use actix_web::middleware::from_fn;
 use actix_web::{HttpResponse, web};
 use domain::proposals::bodies::{CancelBody, DebitRevocationBody, WithdrawBody};
 use domain::proposals::requests::Protocol;
+use domain::refunds::destination::RefundDestinationBody;
 use domain::validation::{Violations, codes};
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -21,6 +24,7 @@ envelope_doc!(CancellationEnvelope, data = CancellationDto);
 envelope_doc!(CustomerRequestEnvelope, data = CustomerRequestDto);
 envelope_doc!(WithdrawalEnvelope, data = WithdrawalDto);
 envelope_doc!(DebitRevocationEnvelope, data = DebitRevocationDto);
+envelope_doc!(RefundDestinationEnvelope, data = RefundDestinationDto);
 
 /// Cancels a proposal at the customer's request: before it is signed, or after, at any time.
 #[utoipa::path(post, path = "/proposal/{identificador}/cancel", operation_id = "proposal.cancel", summary = "Cancelar a pedido do cliente", description = "O vendedor dono da proposta (o parceiro dela, ou a loja para as do e-commerce) ou a retaguarda cancela a proposta a pedido do cliente, a qualquer tempo (Decreto 7.962/2013, art. 4). Em `NOVO` ou `AGUARDANDO ASSINATURA`, o envelope do provedor de assinatura é cancelado antes (ninguém assina depois; se o provedor falhar, nada muda: 502), e a rota 13 passa a responder 409 `proposta_cancelada`. Depois da venda (`EM ANÁLISE` ou `APROVADO`), o cancelamento vale na hora: a assinatura recorrente é cancelada, a parte não usada de cada período efetivamente pago volta proporcional aos dias (pro rata die) e corrigida pelo IPCA (`data.refunds` da rota 7; nada recebido, nada a devolver), as cobranças em aberto são canceladas e o cliente recebe a confirmação por e-mail com o protocolo; dentro dos 7 dias do arrependimento, este prevalece (devolução integral): 409 `cancelamento_nao_permitido` nomeando o último dia e a rota `/withdraw`. Em todos os casos a proposta vai para `CANCELADO` com o motivo no evento `ALTERAÇÃO_STATUS` e no histórico, e o pedido recebe um protocolo (`data.protocol`), que a retaguarda encontra em `GET /protocol/{protocolo}`.", tag = "assinatura", security(("bearer" = [])),
@@ -105,6 +109,32 @@ pub async fn revoke_debit_authorization(
     )))
 }
 
+/// Where the contract's refunds to pay go: the customer's Pix key or account.
+#[utoipa::path(put, path = "/proposal/{identificador}/refund-destination", operation_id = "proposal.setRefundDestination", summary = "Destino dos reembolsos a pagar", description = "O vendedor dono da proposta ou a retaguarda registra onde o cliente recebe os reembolsos a pagar do contrato (os que a plataforma ou o PSP não devolvem: desconto em folha, débito em conta, a correção acima do cobrado no cartão): exatamente um de `pixKey` (CPF — o do próprio cliente —, e-mail, celular `+55…` ou chave aleatória; chave de CNPJ não) ou `refundAccount` `{bank, agency, account, type}` (`corrente`, `poupanca` ou `pagamento`). Substitui o destino anterior. O cliente recebe por e-mail o destino (a chave ou a conta só em parte), cada valor a receber com a data até a qual será pago (`REFUND_DUE_DAYS` depois do reembolso) e o aviso de que, se o pagamento atrasar, o valor é corrigido de novo pelo IPCA até o dia do pagamento; o financeiro vê o destino em `sales-api refunds pending`. A resposta mostra o destino só em parte e os reembolsos ainda a pagar (`owed`).", tag = "assinatura", security(("bearer" = [])),
+    params(("identificador" = String, Path, description = "Identificador da proposta")),
+    request_body(content = RefundDestinationBody, example = json!({"pixKey": "cliente@exemplo.com.br"})),
+    responses(
+        (status = 200, description = "Registrado: o destino, em parte, e o que será pago ali", body = RefundDestinationEnvelope),
+        (status = 400, description = "Nenhum ou os dois destinos, chave Pix fora do formato, de CNPJ ou com o CPF de outra pessoa, conta fora do formato (o campo é nomeado)", body = ErrorEnvelope),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
+        (status = 404, description = "Proposta não encontrada (ou de outro vendedor)", body = ErrorEnvelope),
+        (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope),
+        (status = 503, body = ErrorEnvelope),
+    ))]
+pub async fn set_refund_destination(
+    state: web::Data<AppState>,
+    user: AuthenticatedUser,
+    path: web::Path<String>,
+    body: Body<RefundDestinationBody>,
+) -> Result<HttpResponse, ApiError> {
+    let destination = body.into_inner().read()?;
+    let recorded = state.refund_destinations.record(&user.0, &path, destination).await?;
+    Ok(HttpResponse::Ok().json(Envelope::data(
+        "Destino dos reembolsos registrado; o cliente foi avisado por e-mail.",
+        RefundDestinationDto::from(recorded),
+    )))
+}
+
 /// The back office finds a customer's request by its protocol.
 #[utoipa::path(get, path = "/protocol/{protocolo}", operation_id = "customerRequest.get", summary = "Pedido do cliente por protocolo", description = "A retaguarda encontra um pedido do cliente (um cancelamento ou um arrependimento) pelo protocolo que ele recebeu: o que pediu, de qual proposta, por quê, quem registrou e quando.", tag = "assinatura", security(("bearer" = [])),
     params(("protocolo" = String, Path, description = "O protocolo: o dia (AAAAMMDD) e ao menos oito dígitos", example = "2026112600001234")),
@@ -133,7 +163,8 @@ pub async fn by_protocol(
     Ok(HttpResponse::Ok().json(Envelope::data("Pedido encontrado.", CustomerRequestDto::from(request))))
 }
 
-/// Under `/proposal`: the cancellation, the withdrawal and the revocation of the debits.
+/// Under `/proposal`: the cancellation, the withdrawal, the revocation of the debits and the
+/// refunds' destination.
 pub fn proposal_routes(cfg: &mut web::ServiceConfig) {
     cfg.service(
         web::resource("/{identifier}/cancel")
@@ -149,7 +180,8 @@ pub fn proposal_routes(cfg: &mut web::ServiceConfig) {
         web::resource("/{identifier}/debit-authorization/revoke")
             .wrap(from_fn(idempotent))
             .route(web::post().to(revoke_debit_authorization)),
-    );
+    )
+    .service(web::resource("/{identifier}/refund-destination").route(web::put().to(set_refund_destination)));
 }
 
 /// `/protocol/{protocolo}`.

@@ -74,6 +74,7 @@ impl Modify for BearerAuth {
         crate::routes::customer_requests::cancel,
         crate::routes::customer_requests::withdraw,
         crate::routes::customer_requests::revoke_debit_authorization,
+        crate::routes::customer_requests::set_refund_destination,
         crate::routes::acceptance::open,
         crate::routes::acceptance::answer,
         crate::routes::customer_requests::by_protocol,

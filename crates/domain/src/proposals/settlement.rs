@@ -167,6 +167,8 @@ pub struct SettlementService {
     pub pix: Option<PixRefunds>,
     /// The clock the regret's days, the periods and the corrections are judged by.
     pub clock: Arc<dyn Clock>,
+    /// The calendar days a refund to pay is due in (`REFUND_DUE_DAYS`).
+    pub refund_due_days: u32,
 }
 
 impl SettlementService {
@@ -491,6 +493,7 @@ impl SettlementService {
                 correction: Some(planned.correction.clone()),
                 reference: None,
                 created_at: now,
+                due_on: None,
             });
         }
         if let Some(invoice) = planned.payment.invoice.as_ref().filter(|_| planned.by_platform > 0) {
@@ -517,6 +520,7 @@ impl SettlementService {
                 correction: Some(planned.correction.clone()),
                 reference: None,
                 created_at: now,
+                due_on: None,
             });
         }
         if planned.to_pay > 0 {
@@ -532,6 +536,7 @@ impl SettlementService {
                 correction: Some(planned.correction.clone()),
                 reference: None,
                 created_at: now,
+                due_on: Some(crate::refunds::due_date(now, self.refund_due_days)),
             });
         }
         Ok(records)
@@ -565,8 +570,11 @@ impl SettlementService {
                     RefundChannel::Platform => format!("{} devolvidos no cartão usado no pagamento", reais(r.amount)),
                     RefundChannel::Pix => format!("{} devolvidos por Pix à conta que pagou", reais(r.amount)),
                     RefundChannel::ToPay => format!(
-                        "{} a pagar por transferência para a conta cadastrada (até 10 dias úteis)",
-                        reais(r.amount)
+                        "{} a pagar por transferência ou Pix{}, na chave Pix ou conta sua que você informar ao seu vendedor",
+                        reais(r.amount),
+                        r.due_on
+                            .map(|due| format!(" até {}", crate::contract::formats::date(due)))
+                            .unwrap_or_default()
                     ),
                 })
                 .collect(),

@@ -153,6 +153,7 @@ impl Mocks {
             claims,
             mail: Arc::new(self.mail),
             clock,
+            refund_due_days: 10,
         }
     }
 }

@@ -9,11 +9,13 @@
 //! bank's reference (`sales-api refunds pending|paid`).
 
 pub mod correction;
+pub mod destination;
+pub mod destinations;
 pub mod plan;
 pub mod ports;
 pub mod service;
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use correction::Correction;
 
 /// Why money goes back.
@@ -96,6 +98,19 @@ pub struct RefundRecord {
     /// The bank's reference of a refund to pay, once paid.
     pub reference: Option<String>,
     pub created_at: DateTime<Utc>,
+    /// The day a refund to pay is due by (Brasília): [`due_date`] of its day; `None` for what the
+    /// platform or the PSP returned.
+    pub due_on: Option<NaiveDate>,
+}
+
+/// `REFUND_DUE_DAYS`' default: the calendar days a refund to pay is due in.
+pub const DEFAULT_DUE_DAYS: u32 = 10;
+
+/// The day a refund to pay made at `at` is due by: `days` calendar days after its day in Brasília
+/// (`REFUND_DUE_DAYS`, decision 253).
+pub fn due_date(at: DateTime<Utc>, days: u32) -> NaiveDate {
+    let day = crate::billing::brasilia_day(at);
+    day.checked_add_days(chrono::Days::new(u64::from(days))).unwrap_or(day)
 }
 
 impl RefundRecord {

@@ -6,7 +6,8 @@ use crate::proposals::lifecycle::{StatusChange, StatusEvent};
 use crate::proposals::operations::OperationId;
 use crate::proposals::requests::{NewCustomerRequest, Protocol};
 use crate::refunds::RefundRecord;
-use crate::refunds::correction::MonthlyRate;
+use crate::refunds::correction::{Correction, MonthlyRate};
+use crate::refunds::destination::RefundDestination;
 use crate::refunds::plan::PaidCharge;
 use crate::signature::ChangeStatusError;
 use crate::store::StoreError;
@@ -61,6 +62,20 @@ pub struct RefundToPay {
     pub refund: RefundRecord,
     /// The proposal's identifier.
     pub identifier: String,
+    /// Where the customer asked it paid; `None` until the seller or the back office records it.
+    pub destination: Option<RefundDestination>,
+    /// Past its due date: the correction from the refund's day to today, which paying it today
+    /// adds (decision 253); set by the refunds service's `pending`.
+    pub late_correction: Option<Correction>,
+}
+
+impl RefundToPay {
+    /// What paying it today transfers: the amount, and the correction for the delay if late.
+    pub fn owed_today(&self) -> i64 {
+        self.late_correction
+            .as_ref()
+            .map_or(self.refund.amount, |c| c.apply(self.refund.amount))
+    }
 }
 
 /// What marking a refund paid did.
@@ -101,9 +116,35 @@ pub trait RefundStore: Send + Sync {
         operation: OperationId,
         at: DateTime<Utc>,
     ) -> Result<bool, StoreError>;
-    /// The refunds to pay not yet paid, oldest first.
+    /// The refunds to pay not yet paid, oldest first, each with its contract's destination.
     async fn to_pay(&self) -> Result<Vec<RefundToPay>, StoreError>;
-    /// Marks a refund to pay as paid with the bank's reference.
-    async fn mark_paid(&self, id: &str, reference: &str, by: &str, at: DateTime<Utc>)
-    -> Result<MarkedPaid, StoreError>;
+    /// One refund by its id.
+    async fn find(&self, id: &str) -> Result<Option<RefundRecord>, StoreError>;
+    /// Under the refund's row lock: marks a refund to pay as paid with the bank's reference and,
+    /// when it was paid late, records `late` (the correction for the delay, paid with it), in one
+    /// transaction.
+    async fn mark_paid(
+        &self,
+        id: &str,
+        reference: &str,
+        by: &str,
+        at: DateTime<Utc>,
+        late: Option<RefundRecord>,
+    ) -> Result<MarkedPaid, StoreError>;
+    /// How many refunds to pay were due before `today` and are not paid yet.
+    async fn overdue_count(&self, today: NaiveDate) -> Result<i64, StoreError>;
+}
+
+/// Where the refunds to pay of each contract go.
+#[cfg_attr(feature = "mock", mockall::automock)]
+#[async_trait]
+pub trait RefundDestinationStore: Send + Sync {
+    /// Records (or replaces) the contract's destination, with who recorded it and when.
+    async fn record(
+        &self,
+        proposal_id: i64,
+        destination: &RefundDestination,
+        by: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError>;
 }

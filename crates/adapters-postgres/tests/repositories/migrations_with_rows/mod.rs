@@ -25,6 +25,7 @@ mod privacy_retention_runs;
 mod proposal_notices;
 mod rate_limit_counters;
 mod read_model_in_rust;
+mod refund_destinations;
 mod refunds_settled;
 mod signing_deadlines;
 mod social_name;

@@ -150,3 +150,70 @@ impl From<domain::billing::revocation::Revocation> for DebitRevocationDto {
         }
     }
 }
+
+/// A refund still to pay at the destination recorded.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OwedRefundDto {
+    #[schema(example = "ap_0c9a5b0e6f2d4c1e8a7b3d2f1e0c9b8a_0")]
+    pub id: String,
+    /// Em centavos, com a correção.
+    #[schema(example = 1234)]
+    pub amount: i64,
+    /// Até quando será pago (dia de Brasília).
+    #[schema(format = Date, example = "2026-12-15")]
+    pub due_date: Option<String>,
+}
+
+/// Where the contract's refunds to pay go, as answered: the key or account shown in part.
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RefundDestinationDto {
+    /// O identificador da proposta.
+    pub identifier: String,
+    /// `pix` ou `conta`.
+    #[schema(example = "pix")]
+    pub kind: String,
+    /// O tipo da chave Pix (`cpf`, `email`, `telefone`, `aleatoria`); `null` para uma conta.
+    #[schema(example = "email")]
+    pub pix_key_type: Option<String>,
+    /// O destino como o cliente o lê no e-mail, sem a chave ou a conta inteira.
+    #[schema(example = "Pix para a chave e-mail c***@exemplo.com.br")]
+    pub shown: String,
+    /// Os reembolsos a pagar do contrato, que serão pagos ali.
+    pub owed: Vec<OwedRefundDto>,
+    /// A soma deles, em centavos.
+    #[schema(example = 1234)]
+    pub owed_total: i64,
+    #[schema(example = "vendedor@parceiro.com.br")]
+    pub recorded_by: String,
+    #[schema(format = DateTime, example = "2026-12-05T13:05:09.000Z")]
+    pub recorded_at: String,
+}
+
+impl From<domain::refunds::destinations::RecordedDestination> for RefundDestinationDto {
+    fn from(r: domain::refunds::destinations::RecordedDestination) -> Self {
+        use domain::refunds::destination::RefundDestination;
+        Self {
+            identifier: r.identifier,
+            kind: r.destination.kind().to_owned(),
+            pix_key_type: match &r.destination {
+                RefundDestination::Pix(key) => Some(key.kind().to_owned()),
+                RefundDestination::Account(_) => None,
+            },
+            shown: r.destination.described(),
+            owed_total: r.owed.iter().map(|o| o.amount).sum(),
+            owed: r
+                .owed
+                .into_iter()
+                .map(|o| OwedRefundDto {
+                    id: o.id,
+                    amount: o.amount,
+                    due_date: o.due_on.map(|d| d.to_string()),
+                })
+                .collect(),
+            recorded_by: r.recorded_by,
+            recorded_at: iso(r.at),
+        }
+    }
+}

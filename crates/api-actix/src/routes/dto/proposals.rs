@@ -354,7 +354,7 @@ impl From<domain::acceptance::AcceptanceView> for AcceptanceDto {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[schema(
-    description = "Um reembolso da proposta: `amount` em centavos, correção incluída; `status` como a plataforma de pagamento o escreve (`succeeded`, `pending`, …) ou, quando pago pelo financeiro (desconto em folha, débito em conta, correção acima do valor cobrado no cartão), `a_pagar` e depois `pago`; `reason` `ARREPENDIMENTO`, `RECUSA` ou `CANCELAMENTO`; `correction` a correção pelo IPCA pro rata die desde o pagamento (`null` nos reembolsos de arrependimento)."
+    description = "Um reembolso da proposta: `amount` em centavos, correção incluída; `status` como a plataforma de pagamento o escreve (`succeeded`, `pending`, …) ou, quando pago pelo financeiro (desconto em folha, débito em conta, correção acima do valor cobrado no cartão), `a_pagar` e depois `pago`; `reason` `ARREPENDIMENTO`, `RECUSA` ou `CANCELAMENTO`; `correction` a correção pelo IPCA pro rata die desde o pagamento (`null` nos reembolsos de arrependimento); `dueDate` o dia até o qual um reembolso a pagar é pago (`null` nos da plataforma e do PSP); pago depois dele, a correção do atraso entra como outro reembolso, `{id}_atraso`, já `pago`."
 )]
 pub struct ProposalRefundDto {
     #[schema(example = "re_3Q2w3E4r5T6y7U8i")]
@@ -366,6 +366,8 @@ pub struct ProposalRefundDto {
     #[schema(example = "RECUSA")]
     pub reason: String,
     pub correction: Option<CorrectionDto>,
+    #[schema(format = Date, example = "2026-12-15")]
+    pub due_date: Option<String>,
 }
 
 /// An IPCA correction as recorded with its refund.
@@ -427,6 +429,7 @@ impl From<domain::refunds::RefundRecord> for ProposalRefundDto {
             amount: r.amount,
             status: r.status,
             reason: r.reason.as_str().to_owned(),
+            due_date: r.due_on.map(|d| d.to_string()),
         }
     }
 }
