@@ -73,6 +73,16 @@ impl PgRefunds {
     }
 }
 
+/// A refund's correction as its `correcao` column keeps it.
+fn correction_json(refund: &RefundRecord) -> QueryResult<Option<serde_json::Value>> {
+    refund
+        .correction
+        .as_ref()
+        .map(serde_json::to_value)
+        .transpose()
+        .map_err(|e| diesel::result::Error::SerializationError(Box::new(e)))
+}
+
 /// Records refunds of a proposal inside the caller's transaction (a withdrawal's under its
 /// protocol, a refusal's without one).
 pub(crate) async fn insert_refunds(
@@ -82,12 +92,7 @@ pub(crate) async fn insert_refunds(
     records: &[RefundRecord],
 ) -> QueryResult<()> {
     for refund in records {
-        let correction = refund
-            .correction
-            .as_ref()
-            .map(serde_json::to_value)
-            .transpose()
-            .map_err(|e| diesel::result::Error::SerializationError(Box::new(e)))?;
+        let correction = correction_json(refund)?;
         diesel::insert_into(refunds::table)
             .values((
                 refunds::id.eq(&refund.id),
@@ -118,12 +123,7 @@ async fn insert_late_correction(
     late: &RefundRecord,
     by: &str,
 ) -> QueryResult<()> {
-    let correction = late
-        .correction
-        .as_ref()
-        .map(serde_json::to_value)
-        .transpose()
-        .map_err(|e| diesel::result::Error::SerializationError(Box::new(e)))?;
+    let correction = correction_json(late)?;
     diesel::insert_into(refunds::table)
         .values((
             refunds::id.eq(&late.id),

@@ -31,7 +31,7 @@ fn balances(data: &Value) -> (i64, i64, i64, i64) {
 }
 
 /// A partner's payroll contract of demo product 101 (R$ 49,90 a month), signed and approved.
-async fn approved_payroll_contract(app: &TestApp, partner: &str, office: &str, cpf: &str) -> String {
+pub(super) async fn approved_payroll_contract(app: &TestApp, partner: &str, office: &str, cpf: &str) -> String {
     let identifier = signed_partner_sale(app, partner, office, cpf).await;
     let approved = decide(
         app,

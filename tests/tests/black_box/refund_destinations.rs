@@ -5,7 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use super::settlements::{billing_run, brasilia_day, days_later, decide, employer_reports, signed_partner_sale};
+use super::ledger::approved_payroll_contract;
+use super::settlements::{billing_run, brasilia_day, days_later, employer_reports};
 use black_box_tests::{StatusCode, TestApp, assert_error};
 use chrono::{Days, Months, NaiveDate};
 use serde_json::{Value, json};
@@ -18,15 +19,7 @@ const CUSTOMER_CPF: &str = "52998224725";
 /// the ledger's test does): the unused days of the period paid are a refund to pay. Answers the
 /// proposal and how many days ahead of today it was cancelled.
 async fn cancelled_with_a_refund_to_pay(app: &TestApp, partner: &str, office: &str) -> (String, i64) {
-    let identifier = signed_partner_sale(app, partner, office, CUSTOMER_CPF).await;
-    let approved = decide(
-        app,
-        office,
-        &identifier,
-        json!({"status": "APROVADO", "reason": "Conferida"}),
-    )
-    .await;
-    assert_eq!(approved.status(), StatusCode::OK);
+    let identifier = approved_payroll_contract(app, partner, office, CUSTOMER_CPF).await;
     billing_run(app).await;
     let data = app.proposal_data(&identifier, partner).await;
     let first_due = NaiveDate::parse_from_str(data["charges"][0]["dueDate"].as_str().unwrap(), "%Y-%m-%d").unwrap();
