@@ -9,6 +9,7 @@ use super::ledger::approved_payroll_contract;
 use super::settlements::{billing_run, brasilia_day, days_later, employer_reports};
 use black_box_tests::{StatusCode, TestApp, assert_error};
 use chrono::{Days, Months, NaiveDate};
+use domain::refunds::service::RefundsError;
 use serde_json::{Value, json};
 
 const PARTNER: &str = "11222333000181";
@@ -199,7 +200,26 @@ async fn a_refund_to_pay_is_due_by_its_day_paid_where_the_customer_asked_and_cor
     assert!(owed_today > amount, "{owed_today} > {amount}");
     let listed = api_actix::cli::pending_refunds_text(&pending);
     assert!(listed.contains("5 dia(s) de atraso"), "{listed}");
-    let paid = finance.mark_paid(&id, "TED 777", "financeiro").await.unwrap();
+    // Two of the finance team mark it at once: the refund's row lock lets one through, the other
+    // is told it was paid; one correction of the delay is recorded.
+    let other = api_actix::cli::refunds_of(&TestApp::config(&app.db, &[])).unwrap();
+    let (first, second) = tokio::join!(
+        finance.mark_paid(&id, "TED 777", "financeiro"),
+        other.mark_paid(&id, "TED 777", "financeiro")
+    );
+    let (paid, refused) = match (first, second) {
+        (Ok(paid), refused) | (refused, Ok(paid)) => (paid, refused),
+        both => panic!("neither marked it paid: {both:?}"),
+    };
+    assert!(
+        matches!(&refused, Err(RefundsError::AlreadyPaid { reference, .. }) if reference == "TED 777"),
+        "{refused:?}"
+    );
+    assert_eq!(
+        app.count(&format!("SELECT count(*) AS n FROM refunds WHERE atraso_de = '{id}'"))
+            .await,
+        1
+    );
     assert_eq!(paid.total(), owed_today);
     let correction = paid.late.clone().unwrap();
     assert_eq!(correction.id, format!("{id}_atraso"));
