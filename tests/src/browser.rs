@@ -118,3 +118,92 @@ pub async fn start_browser() -> (Driver, fantoccini::Client) {
         }
     }
 }
+
+/// How long a page may take to reach the state a test waits for before the test fails.
+const PAGE_DEADLINE: Duration = Duration::from_secs(15);
+/// How often a waiting test looks at the page again.
+const PAGE_POLL: Duration = Duration::from_millis(50);
+
+/// Whether the page has loaded and htmx has no request, swap or settle in flight: an element
+/// found now stays on the page until the next action (htmx marks what it is working on with
+/// these classes).
+const QUIET: &str = "return document.readyState === 'complete' \
+    && !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling');";
+
+/// Waits until the page is quiet (see [`QUIET`]).
+pub async fn quiet(browser: &fantoccini::Client) {
+    let started = Instant::now();
+    loop {
+        if browser.execute(QUIET, vec![]).await.unwrap() == Value::Bool(true) {
+            return;
+        }
+        assert!(started.elapsed() < PAGE_DEADLINE, "a página não terminou de desenhar");
+        tokio::time::sleep(PAGE_POLL).await;
+    }
+}
+
+/// The element `locator` finds once the page is quiet and the element is shown (a test acts on
+/// the page the person would see, never on one half drawn).
+async fn shown(browser: &fantoccini::Client, locator: fantoccini::Locator<'_>) -> fantoccini::elements::Element {
+    let started = Instant::now();
+    loop {
+        quiet(browser).await;
+        match browser.find(locator).await {
+            Ok(element) => match element.is_displayed().await {
+                Ok(true) => return element,
+                Ok(false) => {}
+                // Replaced since it was found: the next look finds the one drawn since.
+                Err(error) if error.is_stale_element_reference() => {}
+                Err(error) => panic!("{locator:?}: {error}"),
+            },
+            Err(error) if error.is_no_such_element() => {}
+            Err(error) => panic!("{locator:?}: {error}"),
+        }
+        assert!(started.elapsed() < PAGE_DEADLINE, "{locator:?} não apareceu na página");
+        tokio::time::sleep(PAGE_POLL).await;
+    }
+}
+
+/// Clicks the element `locator` finds, once shown on a quiet page. A list drawn again between
+/// the find and the click leaves a stale element: it is found again on the page drawn since;
+/// any other refusal fails the test.
+pub async fn click(browser: &fantoccini::Client, locator: fantoccini::Locator<'_>) {
+    let started = Instant::now();
+    loop {
+        match shown(browser, locator).await.click().await {
+            Ok(()) => return,
+            Err(error) if error.is_stale_element_reference() && started.elapsed() < PAGE_DEADLINE => {}
+            Err(error) => panic!("{locator:?}: {error}"),
+        }
+    }
+}
+
+/// Types `text` into the element `locator` finds, once shown on a quiet page (a stale element is
+/// found again, as [`click`] does).
+pub async fn type_into(browser: &fantoccini::Client, locator: fantoccini::Locator<'_>, text: &str) {
+    let started = Instant::now();
+    loop {
+        match shown(browser, locator).await.send_keys(text).await {
+            Ok(()) => return,
+            Err(error) if error.is_stale_element_reference() && started.elapsed() < PAGE_DEADLINE => {}
+            Err(error) => panic!("{locator:?}: {error}"),
+        }
+    }
+}
+
+/// Waits until `check` holds on the text of the element `selector` finds on a quiet page, and
+/// returns that text.
+pub async fn wait_for_text(browser: &fantoccini::Client, selector: &str, check: impl Fn(&str) -> bool) -> String {
+    let started = Instant::now();
+    loop {
+        quiet(browser).await;
+        if let Ok(element) = browser.find(fantoccini::Locator::Css(selector)).await
+            && let Ok(text) = element.text().await
+            && check(&text)
+        {
+            return text;
+        }
+        assert!(started.elapsed() < PAGE_DEADLINE, "{selector} não chegou ao esperado");
+        tokio::time::sleep(PAGE_POLL).await;
+    }
+}

@@ -18,40 +18,11 @@ use domain::ecommerce::{
     EcommerceCustomer, PaidInvoice, PaymentError, PaymentEvent, PaymentEventError, PaymentGateway,
     PlatformSubscription, Refund, SetupIntent, SubscriptionRequest,
 };
-use domain::store::StoreError;
+use domain::sandbox::SandboxLedger;
 use rand::Rng;
 use serde_json::{Value, json};
 use std::sync::Arc;
 
-/// Storage of the sandbox payment platform's objects, so that it behaves the same across restarts
-/// and instances (PostgreSQL's is `adapters_postgres::PgSandboxLedger`). A port of this adapter, not
-/// of the domain: only the sandbox needs it.
-#[async_trait]
-pub trait SandboxLedger: Send + Sync {
-    /// Stores `object` under `id` unless `(kind, idempotency_key)` was stored before, in which case
-    /// answers the earlier object.
-    async fn put_once(
-        &self,
-        kind: &str,
-        idempotency_key: &str,
-        id: &str,
-        object: serde_json::Value,
-    ) -> Result<serde_json::Value, StoreError>;
-    async fn get(&self, id: &str) -> Result<Option<serde_json::Value>, StoreError>;
-    /// The objects of this kind that contain `containing` (JSON containment), oldest first.
-    async fn find(&self, kind: &str, containing: serde_json::Value) -> Result<Vec<serde_json::Value>, StoreError>;
-    /// Replaces the stored object with this id (what an update through the platform's API does).
-    async fn replace(&self, id: &str, object: serde_json::Value) -> Result<(), StoreError>;
-    /// Replaces the stored object only while it is still `expected` (compare and set): a real
-    /// provider moves an object atomically, so two moves at once (a payer's bank settling a
-    /// charge while the payee cancels it) never both win. `false` when it had changed.
-    async fn replace_if(
-        &self,
-        id: &str,
-        expected: &serde_json::Value,
-        object: serde_json::Value,
-    ) -> Result<bool, StoreError>;
-}
 pub const DECLINING_EMAIL_MARK: &str = "recusado";
 /// A customer whose e-mail contains this has every refund refused.
 pub const REFUSING_REFUNDS_EMAIL_MARK: &str = "reembolso-negado";

@@ -1,38 +1,31 @@
 //! The billing of accepted contracts (issue 46): the domain's `BillingStore`. A contract's billing
-//! is written in the move into `APROVADO`'s transaction ([`on_status_change`]) and closed, its
+//! is written in the move into `APROVADO`'s transaction (`unit_of_work::on_move::billing`) and closed, its
 //! open charges cancelled, in the move out of it; the run creates charges under claims
 //! (`FOR UPDATE SKIP LOCKED` on the billings, a unique period per contract) and moves billing
 //! statuses by compare-and-set. Each change queues its `COBRANCA_ALTERADA` and writes the
 //! proposal's document in its own transaction; the history is the triggers'
 //! (`migrations-repeatable/proposal_history_on_billing.sql`).
 
-use crate::event_outbox::{facts_of, next_sequence, queue};
 use crate::pool::{PgPool, connection, query_error};
 use crate::read_model;
-use crate::schema::{charges, contract_billings as billings, products, proposals};
+use crate::read_model::parts::billing::{BillingPart, ChargePart};
+use crate::rows::stored;
+use crate::schema::{charges, contract_billings as billings, proposals};
+use crate::unit_of_work::on_move::queue_charge_event;
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
-use diesel::dsl::sql;
 use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Date, Integer, Nullable, Text};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::billing::payroll::ReportedDiscount;
 use domain::billing::ports::{BillingCheck, BillingStore, DiscountOutcome};
-use domain::billing::{
-    Billing, BillingStatus, CHARGES_SHOWN, Charge, ChargeStatus, DunningPolicy, brasilia_day, due_date, first_due_date,
-};
-use domain::hooks::payload;
-use domain::proposals::lifecycle::StatusChange;
+use domain::billing::{Billing, BillingStatus, Charge, ChargeStatus, due_date};
 use domain::store::StoreError;
-use domain::values::{EventKind, Flow, PaymentType, ProposalStatus, StoredValueError};
-use serde::{Deserialize, Serialize};
+use domain::values::{PaymentType, StoredValueError};
 use std::collections::HashMap;
 
 /// How many billings one transaction of the run claims.
 const RUN_BATCH: i64 = 500;
-
-/// Why a charge was cancelled when its contract left `APROVADO`.
-const CONTRACT_ENDED: &str = "contrato encerrado";
 
 #[derive(Clone)]
 pub struct PgBilling {
@@ -43,219 +36,6 @@ impl PgBilling {
     pub fn new(pool: PgPool) -> Self {
         Self { pool }
     }
-}
-
-/// A charge as the read model keeps it: the row's columns by their names.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Queryable, Selectable)]
-#[diesel(table_name = charges)]
-pub(crate) struct ChargePart {
-    pub periodo: i32,
-    pub vencimento: NaiveDate,
-    pub valor: i64,
-    pub metodo: String,
-    pub status: String,
-    pub tentativas: i32,
-    pub proxima_tentativa: Option<NaiveDate>,
-    pub id_externo: Option<String>,
-    pub motivo: Option<String>,
-    pub pago_em: Option<DateTime<Utc>>,
-    pub criada_em: DateTime<Utc>,
-    pub alterada_em: DateTime<Utc>,
-}
-
-impl TryFrom<ChargePart> for Charge {
-    type Error = StoredValueError;
-
-    fn try_from(c: ChargePart) -> Result<Self, StoredValueError> {
-        Ok(Charge {
-            period: c.periodo,
-            due_date: c.vencimento,
-            amount: c.valor,
-            method: c.metodo,
-            status: ChargeStatus::from_stored(&c.status, "charges", "status")?,
-            attempts: c.tentativas,
-            next_attempt: c.proxima_tentativa,
-            external_id: c.id_externo,
-            reason: c.motivo,
-            paid_at: c.pago_em,
-            created_at: c.criada_em,
-            updated_at: c.alterada_em,
-        })
-    }
-}
-
-/// A contract's billing status as the read model keeps it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Queryable, Selectable)]
-#[diesel(table_name = billings)]
-pub(crate) struct BillingPart {
-    pub situacao: String,
-    pub situacao_desde: DateTime<Utc>,
-}
-
-impl TryFrom<BillingPart> for Billing {
-    type Error = StoredValueError;
-
-    fn try_from(b: BillingPart) -> Result<Self, StoredValueError> {
-        Ok(Billing {
-            status: BillingStatus::from_stored(&b.situacao, "contract_billings", "situacao")?,
-            since: b.situacao_desde,
-        })
-    }
-}
-
-pub(crate) fn stored<T>(value: Result<T, StoredValueError>) -> QueryResult<T> {
-    value.map_err(|e| diesel::result::Error::DeserializationError(e.to_string().into()))
-}
-
-/// The billing of each proposal of `ids` that has one: the read model's `billing` part.
-pub(crate) async fn billings_of(conn: &mut &AsyncPgConnection, ids: &[i64]) -> QueryResult<HashMap<i64, BillingPart>> {
-    let rows: Vec<(i64, BillingPart)> = billings::table
-        .filter(billings::id_proposta.eq_any(ids))
-        .select((billings::id_proposta, BillingPart::as_select()))
-        .load(conn)
-        .await?;
-    Ok(rows.into_iter().collect())
-}
-
-/// The last [`CHARGES_SHOWN`] charges of each proposal of `ids`, oldest first: the read model's
-/// `charges` part.
-pub(crate) async fn charges_of(
-    conn: &mut &AsyncPgConnection,
-    ids: &[i64],
-) -> QueryResult<HashMap<i64, Vec<ChargePart>>> {
-    // The window keeps each contract's last periods; the unique (contract, period) index serves it.
-    let shown = i32::try_from(CHARGES_SHOWN).unwrap_or(i32::MAX);
-    let rows: Vec<(i64, ChargePart)> = charges::table
-        .filter(charges::id_proposta.eq_any(ids))
-        .filter(
-            charges::periodo.gt(sql::<Integer>(
-                "coalesce((SELECT max(l.periodo) FROM charges l WHERE l.id_proposta = charges.id_proposta), 0) - ",
-            )
-            .bind::<Integer, _>(shown)),
-        )
-        .order((charges::id_proposta, charges::periodo))
-        .select((charges::id_proposta, ChargePart::as_select()))
-        .load(conn)
-        .await?;
-    let mut by_proposal: HashMap<i64, Vec<ChargePart>> = HashMap::new();
-    for (proposal_id, part) in rows {
-        by_proposal.entry(proposal_id).or_default().push(part);
-    }
-    Ok(by_proposal)
-}
-
-/// In a status move's transaction: entering `APROVADO` starts the billing of a partner's contract
-/// paid by debit or payroll discount, with its product's policy as it is now; leaving it closes
-/// the billing and cancels its open charges, each with its event.
-pub(crate) async fn on_status_change(conn: &mut AsyncPgConnection, change: &StatusChange) -> QueryResult<()> {
-    if change.to == ProposalStatus::Approved {
-        start(conn, change).await
-    } else if change.from == ProposalStatus::Approved {
-        close(conn, change).await
-    } else {
-        Ok(())
-    }
-}
-
-type PolicyRow = (String, Option<String>, i64, i32, Vec<Option<i32>>, i32, i32);
-
-async fn start(conn: &mut AsyncPgConnection, change: &StatusChange) -> QueryResult<()> {
-    let row: Option<PolicyRow> = proposals::table
-        .inner_join(products::table)
-        .filter(proposals::id.eq(change.proposal_id))
-        .select((
-            proposals::fluxo,
-            proposals::tipo_pagamento,
-            proposals::valor,
-            products::cobranca_primeiro_vencimento_dias,
-            products::cobranca_retentativas_dias,
-            products::cobranca_carencia_dias,
-            products::cobranca_suspensao_dias,
-        ))
-        .first(conn)
-        .await
-        .optional()?;
-    let Some((flow, method, amount, first_due_days, retry_days, grace_days, suspension_days)) = row else {
-        return Ok(());
-    };
-    let billed_here =
-        flow == Flow::Partner.as_str() && method.as_deref().is_some_and(|m| PaymentType::parse(m).is_ok());
-    let Some(method) = method.filter(|_| billed_here) else {
-        return Ok(());
-    };
-    let policy = DunningPolicy {
-        first_due_days: u32::try_from(first_due_days).unwrap_or(10),
-        ..DunningPolicy::default()
-    };
-    let first_due = first_due_date(brasilia_day(change.at), &policy);
-    diesel::insert_into(billings::table)
-        .values((
-            billings::id_proposta.eq(change.proposal_id),
-            billings::metodo.eq(&method),
-            billings::valor.eq(amount),
-            billings::aceita_em.eq(change.at),
-            billings::primeiro_vencimento.eq(first_due),
-            billings::proximo_vencimento.eq(first_due),
-            billings::retentativas_dias.eq(retry_days),
-            billings::carencia_dias.eq(grace_days),
-            billings::suspensao_dias.eq(suspension_days),
-            billings::situacao_desde.eq(change.at),
-            billings::situacao_por.eq(&change.changed_by),
-        ))
-        .on_conflict_do_nothing()
-        .execute(conn)
-        .await?;
-    if method == PaymentType::AccountDebit.as_str() {
-        crate::debits::authorize(conn, change.proposal_id, change.at).await?;
-    }
-    Ok(())
-}
-
-async fn close(conn: &mut AsyncPgConnection, change: &StatusChange) -> QueryResult<()> {
-    let closed = diesel::update(billings::table.find(change.proposal_id))
-        .filter(billings::encerrada_em.is_null())
-        .set(billings::encerrada_em.eq(change.at))
-        .returning(BillingPart::as_returning())
-        .get_result(conn)
-        .await
-        .optional()?;
-    let Some(billing) = closed else {
-        return Ok(());
-    };
-    let cancelled: Vec<ChargePart> = diesel::update(charges::table)
-        .filter(charges::id_proposta.eq(change.proposal_id))
-        // Every unpaid charge, open or failed for good, ends with its contract (decision 249).
-        .filter(charges::status.eq_any([ChargeStatus::Open.as_str(), ChargeStatus::Failed.as_str()]))
-        .set((
-            charges::status.eq(ChargeStatus::Cancelled.as_str()),
-            charges::motivo.eq(CONTRACT_ENDED),
-            charges::proxima_tentativa.eq(None::<NaiveDate>),
-            charges::alterada_em.eq(change.at),
-            charges::alterada_por.eq(&change.changed_by),
-        ))
-        .returning(ChargePart::as_returning())
-        .get_results(conn)
-        .await?;
-    let billing = stored(Billing::try_from(billing))?;
-    for charge in cancelled {
-        let charge = stored(Charge::try_from(charge))?;
-        queue_charge_event(conn, change.proposal_id, Some(&charge), &billing, change.at).await?;
-    }
-    Ok(())
-}
-
-/// `COBRANCA_ALTERADA` for one proposal, in the caller's transaction.
-pub(crate) async fn queue_charge_event(
-    conn: &mut AsyncPgConnection,
-    proposal_id: i64,
-    charge: Option<&Charge>,
-    billing: &Billing,
-    at: DateTime<Utc>,
-) -> QueryResult<()> {
-    let facts = facts_of(conn, proposal_id).await?;
-    let (sequence, _) = next_sequence(conn, proposal_id, EventKind::ChargeChanged).await?;
-    let body = payload::charge_changed(&facts.identifier, charge, billing, at, sequence);
-    queue(conn, EventKind::ChargeChanged, None, &body, facts.audience).await
 }
 
 /// `COBRANCA_ALTERADA` for each changed charge, with its contract's billing as it stands, and the

@@ -1,5 +1,5 @@
 //! The certificates of accepted proposals (issue 45): the domain's `CertificateStore`. The move
-//! into `APROVADO` writes that one is due ([`on_status_change`], in the move's transaction); the
+//! into `APROVADO` writes that one is due (`unit_of_work::on_move::documents_due`, in the move's transaction); the
 //! pass takes the undelivered ones under a lease (`FOR UPDATE SKIP LOCKED`), the first issued
 //! PDF is kept, and the delivery is recorded.
 
@@ -8,12 +8,10 @@ use crate::schema::{products, proposal_certificates as certificates};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
-use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use diesel_async::RunQueryDsl;
 use domain::certificates::{CertificateStore, DeliveredDocument, DueCertificate, IssuedCertificate};
 use domain::contract::certificate::{IncompleteCover, ProductCover};
-use domain::proposals::lifecycle::StatusChange;
 use domain::store::StoreError;
-use domain::values::ProposalStatus;
 
 #[derive(Clone)]
 pub struct PgCertificates {
@@ -46,29 +44,6 @@ impl PgCertificates {
             .map_err(query_error)?;
         Ok(changed > 0)
     }
-}
-
-/// A move into `APROVADO` makes the proposal's certificate due (once: a proposal is accepted
-/// once); an online sale's payment (`NOVO` to `EM ANÁLISE`, which only the payment makes), its
-/// terms. In the move's transaction.
-pub(crate) async fn on_status_change(conn: &mut AsyncPgConnection, change: &StatusChange) -> QueryResult<()> {
-    let due = match (change.from, change.to) {
-        (_, ProposalStatus::Approved) => Some(DeliveredDocument::Certificate),
-        (ProposalStatus::New, ProposalStatus::InAnalysis) => Some(DeliveredDocument::Terms),
-        _ => None,
-    };
-    if let Some(kind) = due {
-        diesel::insert_into(certificates::table)
-            .values((
-                certificates::id_proposta.eq(change.proposal_id),
-                certificates::tipo.eq(kind.as_str()),
-                certificates::aceita_em.eq(change.at),
-            ))
-            .on_conflict_do_nothing()
-            .execute(conn)
-            .await?;
-    }
-    Ok(())
 }
 
 type CoverRow = (

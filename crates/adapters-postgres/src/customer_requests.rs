@@ -3,7 +3,8 @@
 
 use crate::pool::{PgPool, connection, query_error};
 use crate::schema::{customer_requests as requests, proposals, signature_parties, signatures, subscriptions};
-use crate::status_changes::{ChangeError, apply_change};
+use crate::unit_of_work::change_error::ChangeError;
+use crate::unit_of_work::status_change::apply_change;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;

@@ -1,9 +1,9 @@
 //! The sellers' registrations of customers in PostgreSQL: the domain's `CustomerStore` (route 3's
-//! write is one statement, `REGISTER`), and the address's part of the write statements, shared
-//! with proposal creation (the registration's and the copies' parts are in `person_columns`).
+//! write is one statement, `REGISTER`; its parts, the registration's, the address's and the
+//! copies', are in `person_columns`, shared with proposal creation).
 
-use crate::composed::{Composed, Part};
-use crate::person_columns::{refreshed_copies, registration};
+use crate::composed::Composed;
+use crate::person_columns::{address, refreshed_copies, registration};
 use crate::pool::{connection, is_blocked_person, query_error};
 use crate::proposals::PgProposals;
 use crate::read_model;
@@ -20,31 +20,6 @@ use domain::customers::{
 };
 use domain::store::StoreError;
 use domain::values::Cpf;
-
-/// `address`, after `person_columns::registration`: with an address, the registration's address
-/// written under the id the registration holds (given by `registration` to a registration without
-/// one): updated when it is stored, inserted when not. Without one the part writes nothing.
-pub(crate) fn address(a: Option<&AddressData>) -> Part<'_> {
-    Part::new(
-        "address",
-        "address AS ( \
-         INSERT INTO addresses (id, cep, endereco, numero, bairro, cidade, estado, complemento) \
-         SELECT r.id_endereco, {cep}, {endereco}, {numero}, {bairro}, {cidade}, {estado}, {complemento} \
-         FROM registration r WHERE {com_endereco} \
-         ON CONFLICT (id) DO UPDATE SET cep = EXCLUDED.cep, endereco = EXCLUDED.endereco, numero = EXCLUDED.numero, \
-             bairro = EXCLUDED.bairro, cidade = EXCLUDED.cidade, estado = EXCLUDED.estado, \
-             complemento = EXCLUDED.complemento, alterado_em = now() \
-         RETURNING *)",
-    )
-    .value("com_endereco", a.is_some())
-    .value("cep", a.map(|a| a.cep.as_str()))
-    .value("endereco", a.map(|a| a.street.as_str()))
-    .value("numero", a.map(|a| a.number.as_str()))
-    .value("bairro", a.map(|a| a.neighborhood.as_str()))
-    .value("cidade", a.map(|a| a.city.as_str()))
-    .value("estado", a.map(|a| a.state.as_str()))
-    .value("complemento", a.and_then(|a| a.complement.as_deref()))
-}
 
 /// Route 3's write, in one statement: the seller's registration by CPF, its address when sent,
 /// and its `NOVO` proposals' copies refreshed with their documents.

@@ -4,8 +4,10 @@
 //! debit's result lands on its (charge, attempt) item once, so the same file read twice, or two
 //! files reporting one debit, change a charge once.
 
-use crate::billing::{ChargePart, stored, tell_changes};
+use crate::billing::tell_changes;
 use crate::pool::{PgPool, connection, query_error};
+use crate::read_model::parts::billing::ChargePart;
+use crate::rows::stored;
 use crate::schema::{charges, contract_billings as billings, debit_agreements as agreements, debit_files as files};
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
@@ -35,25 +37,6 @@ impl PgDebits {
     pub fn new(pool: PgPool) -> Self {
         Self { pool }
     }
-}
-
-/// In the billing's start (the move into `APROVADO`): the customer's authorisation of the debits,
-/// given by signing the proposal: when every party had signed, and the sealed document's SHA-256.
-pub(crate) async fn authorize(conn: &mut AsyncPgConnection, proposal_id: i64, at: DateTime<Utc>) -> QueryResult<()> {
-    diesel::sql_query(
-        "INSERT INTO debit_authorizations (id_proposta, banco, autorizada_em, evidencia_sha256, situacao_em) \
-         SELECT pp.id_proposta, pp.banco, \
-             coalesce((SELECT max(e.changed_at) FROM proposal_events e \
-                       WHERE e.proposal_id = pp.id_proposta AND e.to_status = 'EM ANÁLISE'), $2), \
-             (SELECT s.sha256 FROM sealed_documents s WHERE s.proposal_id = pp.id_proposta), $2 \
-         FROM proposal_payments pp WHERE pp.id_proposta = $1 AND pp.banco ~ '^[0-9]{3}$' \
-         ON CONFLICT DO NOTHING",
-    )
-    .bind::<BigInt, _>(proposal_id)
-    .bind::<Timestamptz, _>(at)
-    .execute(conn)
-    .await?;
-    Ok(())
 }
 
 #[derive(QueryableByName)]

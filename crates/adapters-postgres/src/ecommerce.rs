@@ -8,7 +8,7 @@ use crate::schema::{
     customers, payment_events, products, proposals, refunds, sandbox_payment_objects as sandbox, setup_intents,
     subscriptions,
 };
-use crate::status_changes::ChangeError;
+use crate::unit_of_work::change_error::ChangeError;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -245,10 +245,10 @@ impl EcommerceStore for PgEcommerce {
             match &change {
                 // The move ends the operation in its transaction.
                 Some(change) => {
-                    crate::status_changes::apply_change(conn, change).await?;
+                    crate::unit_of_work::status_change::apply_change(conn, change).await?;
                 }
                 None => {
-                    if !crate::operations::end_in_checked(
+                    if !crate::unit_of_work::operation_end::end_in_checked(
                         conn,
                         operation,
                         "assinatura registrada sem mudança de status",
@@ -501,7 +501,7 @@ impl PgSandboxLedger {
 }
 
 #[async_trait]
-impl adapters_payment::sandbox::SandboxLedger for PgSandboxLedger {
+impl domain::sandbox::SandboxLedger for PgSandboxLedger {
     async fn put_once(
         &self,
         kind: &str,

@@ -1,7 +1,7 @@
 //! The outbox of a proposal's events: an event is queued as one delivery per active subscription
 //! that asked for its kind and whose owner may see the proposal, inside the transaction of the
 //! change it tells, so that it is sent if and only if the change commits. The status changes
-//! (`status_changes`), the creation (`proposals::create_statement`, in its one statement), the
+//! (`unit_of_work::status_change`), the creation (`proposals::create_statement`, in its one statement), the
 //! sendings and signatures (`signatures`) and the payments (`ecommerce`) all queue here.
 
 use crate::composed::{Composed, Part};
@@ -12,6 +12,7 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Integer, Nullable, Text, Timestamptz};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use domain::hooks::payload;
+use domain::hooks::ports::EventVersions;
 use domain::signature::PartyRole;
 use domain::values::{Application, EventKind, Flow, HookStatus, PartyStatus, ShippingType};
 use std::sync::Arc;
@@ -88,17 +89,32 @@ pub(crate) fn queued_deliveries<'a>(
         .value("ecommerce", Application::Ecommerce.as_str())
 }
 
+/// The contract versions the composition root handed in ([`use_event_versions`]): a pure function
+/// of the event, the same in every instance, kept once per process because the outbox is reached
+/// from inside every store's transaction. None handed in: only the newest body.
+static EVENT_VERSIONS: std::sync::OnceLock<Box<dyn EventVersions>> = std::sync::OnceLock::new();
+
+/// Hands the contract's event versions to the outbox, once per process (the composition root
+/// does, before any store queues an event); a second call keeps the first (they are the same
+/// function of the event in one build).
+pub fn use_event_versions(versions: Box<dyn EventVersions>) {
+    let _ = EVENT_VERSIONS.set(versions);
+}
+
 /// The bodies of an event for the contract versions that read it otherwise than the newest
 /// `body`: a JSON object of version → body text, `{}` for nearly every event (one a version reads
 /// alike is never parsed).
 pub(crate) fn older_bodies(kind: EventKind, body: &str) -> String {
-    let older = contract_versions::event_bodies_of_older_versions(kind.as_str(), body);
+    let older = EVENT_VERSIONS
+        .get()
+        .map(|versions| versions.older_bodies(kind, body))
+        .unwrap_or_default();
     if older.is_empty() {
         return NO_OLDER_BODIES.to_owned();
     }
     let by_version: serde_json::Map<String, serde_json::Value> = older
         .into_iter()
-        .map(|(version, text)| (version.as_str().to_owned(), serde_json::Value::String(text)))
+        .map(|(version, text)| (version, serde_json::Value::String(text)))
         .collect();
     serde_json::Value::Object(by_version).to_string()
 }

@@ -45,9 +45,9 @@ pub mod sealing;
 pub mod seed;
 pub mod sessions;
 pub mod signatures;
-mod status_changes;
 #[cfg(feature = "testing")]
 pub mod testing;
+mod unit_of_work;
 
 pub use acceptance::{PgAcceptance, PgClockShift, acceptance_overdue};
 pub use accounts::{PgAccounts, UserListing};
@@ -57,6 +57,7 @@ pub use catalog_cache::CachedCatalog;
 pub use customer_requests::PgCustomerRequests;
 pub use debits::PgDebits;
 pub use ecommerce::{PgEcommerce, PgSandboxLedger};
+pub use event_outbox::use_event_versions;
 pub use hooks::{PgDeliveryWakeups, PgHooks, ResealReport, SealingKeys, WebhookBacklog, webhook_backlog};
 pub use idempotency::PgIdempotency;
 pub use operations::{OperationLevel, PgOperations, operation_levels};

@@ -1,15 +1,16 @@
 //! The claims of operations with an outside effect (`domain::proposals::operations`): recorded
 //! under the proposal's row lock, ended in the transaction of the status move they make
-//! (`status_changes::apply_change`), and taken by the worker when their request died.
+//! (`unit_of_work::status_change::apply_change`), and taken by the worker when their request died.
 
 use crate::pool::{PgPool, connection, query_error};
 use crate::rows::stored;
 use crate::schema::{proposal_operations as operations, proposals};
+use crate::unit_of_work::operation_end::{OperationState, end, pending_on, stored_kind};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
-use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::proposals::operations::{
     ClaimError, NewOperation, OperationClaims, OperationId, OperationKind, PendingOperation,
 };
@@ -18,107 +19,6 @@ use domain::values::{ProposalStatus, StoredValueError};
 
 /// The partial unique index that holds one pending operation per proposal.
 const ONE_PENDING_INDEX: &str = "proposal_operations_one_pending";
-
-/// How an operation ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum OperationState {
-    Done,
-    Failed,
-}
-
-impl OperationState {
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::Done => "done",
-            Self::Failed => "failed",
-        }
-    }
-}
-
-fn stored_kind(kind: &str) -> Result<OperationKind, StoredValueError> {
-    OperationKind::parse(kind).ok_or_else(|| StoredValueError::new("proposal_operations", "kind", kind))
-}
-
-/// The pending operation on a proposal, if any (read after the proposal's row lock is held, so
-/// that a claim committed meanwhile is seen).
-async fn pending_on(
-    conn: &mut AsyncPgConnection,
-    proposal_id: i64,
-) -> QueryResult<Option<(OperationId, OperationKind)>> {
-    let pending: Option<(uuid::Uuid, String)> = operations::table
-        .filter(operations::proposal_id.eq(proposal_id))
-        .filter(operations::state.eq("pending"))
-        .select((operations::id, operations::kind))
-        .first(conn)
-        .await
-        .optional()?;
-    pending
-        .map(|(id, kind)| Ok((OperationId(id), stored(stored_kind(&kind))?)))
-        .transpose()
-}
-
-/// Whether a status move may be applied to a proposal whose row lock the caller holds: refused
-/// while an operation other than `ending` is pending; `ending` must still be pending.
-pub(crate) async fn admit_move(
-    conn: &mut AsyncPgConnection,
-    proposal_id: i64,
-    ending: Option<OperationId>,
-) -> Result<(), crate::status_changes::ChangeError> {
-    use crate::status_changes::ChangeError;
-    match (pending_on(conn, proposal_id).await?, ending) {
-        (Some((pending, _)), Some(ending)) if pending == ending => Ok(()),
-        (Some((_, kind)), _) => Err(ChangeError::Busy(kind)),
-        (None, Some(_)) => Err(ChangeError::OperationEnded),
-        (None, None) => Ok(()),
-    }
-}
-
-/// Ends a pending operation inside the caller's transaction; a rollback if it is no longer
-/// pending (the worker ended it first), so that nothing is recorded twice.
-pub(crate) async fn end_in(
-    conn: &mut AsyncPgConnection,
-    id: OperationId,
-    state: OperationState,
-    outcome: &str,
-    at: DateTime<Utc>,
-) -> QueryResult<()> {
-    if end(conn, id, state, outcome, at).await? {
-        Ok(())
-    } else {
-        Err(DieselError::RollbackTransaction)
-    }
-}
-
-/// Ends a pending operation as done inside the caller's transaction; false when it was no
-/// longer pending.
-pub(crate) async fn end_in_checked(
-    conn: &mut AsyncPgConnection,
-    id: OperationId,
-    outcome: &str,
-    at: DateTime<Utc>,
-) -> QueryResult<bool> {
-    end(conn, id, OperationState::Done, outcome, at).await
-}
-
-async fn end(
-    conn: &mut AsyncPgConnection,
-    id: OperationId,
-    state: OperationState,
-    outcome: &str,
-    at: DateTime<Utc>,
-) -> QueryResult<bool> {
-    let ended = diesel::update(operations::table.find(id.0))
-        .filter(operations::state.eq("pending"))
-        .set((
-            operations::state.eq(state.as_str()),
-            operations::finished_at.eq(at),
-            operations::outcome.eq(outcome),
-            operations::lease_until.eq(None::<DateTime<Utc>>),
-        ))
-        .execute(conn)
-        .await?;
-    Ok(ended == 1)
-}
 
 #[derive(Clone)]
 pub struct PgOperations {

@@ -2,14 +2,15 @@
 //! proposal's copy of it (`proposal_customers`) hold the same columns; this module is the only
 //! Rust that names them all: how they read into the domain's [`CustomerSnapshot`], how a route's data
 //! writes them (the parts of the one-statement writes of routes 3, 5 and 6), how the proposals'
-//! copies follow the registration, and what anonymisation leaves in them. A personal field is added here and in its migration (the read model's document, the
+//! copies follow the registration, and what anonymisation leaves in them; and the address's part
+//! of those writes. A personal field is added here and in its migration (the read model's document, the
 //! export and the back office's view take every column of the rows as stored).
 
 use crate::composed::Part;
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::QueryableByName;
 use diesel::sql_types::{Bool, Date, Int8, Nullable, Text, Timestamptz};
-use domain::customers::{CustomerData, CustomerSnapshot, PersonGender, Seller};
+use domain::customers::{AddressData, CustomerData, CustomerSnapshot, PersonGender, Seller};
 use domain::stamp::ChangeStamp;
 use domain::values::{MaritalStatus, ProposalStatus, StoredValueError};
 use serde::{Deserialize, Serialize};
@@ -368,3 +369,28 @@ pub(crate) const DROP_COPY_HEALTH: &str = concat!(
      alterado_por = $2 WHERE id_proposta = ANY($1) AND ",
     holds_health_answers!("")
 );
+
+/// `address`, after `person_columns::registration`: with an address, the registration's address
+/// written under the id the registration holds (given by `registration` to a registration without
+/// one): updated when it is stored, inserted when not. Without one the part writes nothing.
+pub(crate) fn address(a: Option<&AddressData>) -> Part<'_> {
+    Part::new(
+        "address",
+        "address AS ( \
+         INSERT INTO addresses (id, cep, endereco, numero, bairro, cidade, estado, complemento) \
+         SELECT r.id_endereco, {cep}, {endereco}, {numero}, {bairro}, {cidade}, {estado}, {complemento} \
+         FROM registration r WHERE {com_endereco} \
+         ON CONFLICT (id) DO UPDATE SET cep = EXCLUDED.cep, endereco = EXCLUDED.endereco, numero = EXCLUDED.numero, \
+             bairro = EXCLUDED.bairro, cidade = EXCLUDED.cidade, estado = EXCLUDED.estado, \
+             complemento = EXCLUDED.complemento, alterado_em = now() \
+         RETURNING *)",
+    )
+    .value("com_endereco", a.is_some())
+    .value("cep", a.map(|a| a.cep.as_str()))
+    .value("endereco", a.map(|a| a.street.as_str()))
+    .value("numero", a.map(|a| a.number.as_str()))
+    .value("bairro", a.map(|a| a.neighborhood.as_str()))
+    .value("cidade", a.map(|a| a.city.as_str()))
+    .value("estado", a.map(|a| a.state.as_str()))
+    .value("complemento", a.and_then(|a| a.complement.as_deref()))
+}

@@ -4,61 +4,24 @@
 //! `COBRANCA_ALTERADA` event, its contract's document and (when sent under a claim) the end of
 //! that operation, in one transaction.
 
-use crate::billing::{ChargePart, tell_changes};
-use crate::operations::OperationState;
-use crate::operations::{end_in, end_in_checked};
+use crate::billing::tell_changes;
 use crate::pool::{PgPool, connection, query_error};
+use crate::read_model::parts::billing::ChargePart;
 use crate::read_model::write_documents;
 use crate::schema::{charges, pix_recurrences as recurrences};
+use crate::unit_of_work::operation_end::OperationState;
+use crate::unit_of_work::operation_end::{end_in, end_in_checked};
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Date, Nullable, Text, Timestamptz};
-use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::billing::ChargeStatus;
-use domain::billing::pix::{PayerAccount, Recurrence, RecurrenceStatus, RecurrenceView, charge_txid};
+use domain::billing::pix::{PayerAccount, Recurrence, RecurrenceStatus, charge_txid};
 use domain::billing::pix_collection::{CANCELLED_READ_BACK_DAYS, ChargeOutcome, PixChargeDue, PixEnrolment, PixStore};
 use domain::proposals::operations::OperationId;
 use domain::store::StoreError;
 use domain::values::{Cpf, PaymentType, ProposalStatus, StoredValueError};
-use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
-
-/// The recurrence in a proposal's document.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Queryable, Selectable)]
-#[diesel(table_name = recurrences)]
-pub(crate) struct RecurrencePart {
-    pub id_rec: String,
-    pub status: String,
-    pub pix_copia_e_cola: Option<String>,
-}
-
-impl TryFrom<RecurrencePart> for RecurrenceView {
-    type Error = StoredValueError;
-
-    fn try_from(r: RecurrencePart) -> Result<Self, StoredValueError> {
-        Ok(RecurrenceView {
-            status: RecurrenceStatus::parse(&r.status)
-                .ok_or_else(|| StoredValueError::new("pix_recurrences", "status", &r.status))?,
-            id_rec: r.id_rec,
-            // The QR code is for the payer to authorise: shown only while they have not.
-            pix_copia_e_cola: r.pix_copia_e_cola,
-        })
-    }
-}
-
-/// The recurrence of each proposal of `ids` that has one: the read model's `pix_recurrence` part.
-pub(crate) async fn recurrences_of(
-    conn: &mut &AsyncPgConnection,
-    ids: &[i64],
-) -> QueryResult<HashMap<i64, RecurrencePart>> {
-    let rows: Vec<(i64, RecurrencePart)> = recurrences::table
-        .filter(recurrences::id_proposta.eq_any(ids))
-        .select((recurrences::id_proposta, RecurrencePart::as_select()))
-        .load(conn)
-        .await?;
-    Ok(rows.into_iter().collect())
-}
 
 #[derive(Clone)]
 pub struct PgPix {

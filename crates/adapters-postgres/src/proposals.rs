@@ -2,9 +2,9 @@
 //! partners `partners`, route 7's document `read_model`).
 
 use crate::composed::{Composed, Part};
-use crate::customers::address;
 use crate::event_outbox::{Audience, NO_OLDER_BODIES, QueuedFor, queued_deliveries};
 use crate::list_statement::{NameHasWord, Older, WithPageLimit};
+use crate::person_columns::address;
 use crate::person_columns::{new_copy, refreshed_copies, registration};
 use crate::pool::{PgPool, connection, is_blocked_person, query_error};
 use crate::read_model;

@@ -8,7 +8,8 @@ use crate::schema::{
     proposal_notices, proposals, provider_signed_copies, removed_documents, sealed_documents, signature_callbacks,
     signature_parties as parties, signatures, signed_documents,
 };
-use crate::status_changes::{ChangeError, apply_change, events_of};
+use crate::unit_of_work::change_error::ChangeError;
+use crate::unit_of_work::status_change::{apply_change, events_of};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -584,7 +585,7 @@ impl SignatureStore for PgSignatures {
                 let current = stored(ProposalStatus::from_stored(&current, "proposals", "status"))?;
                 // An operation holds the proposal (a cancellation closing the envelope, a send):
                 // nothing of the event is recorded now, and the provider's retry finds it ended.
-                match crate::operations::admit_move(conn, proposal_id, None).await {
+                match crate::unit_of_work::operation_end::admit_move(conn, proposal_id, None).await {
                     Ok(()) => {}
                     Err(ChangeError::Db(e)) => return Err(e),
                     Err(ChangeError::Busy(_) | ChangeError::Conflict(_) | ChangeError::OperationEnded) => {

@@ -9,10 +9,14 @@ pub mod console;
 mod decisions_index_tests;
 pub mod deployment;
 pub mod http;
+pub mod jobs;
+mod lifecycle;
 pub mod routes;
 pub mod scrape;
 pub mod security;
+pub mod services;
 pub mod state;
+pub mod stores;
 pub mod telemetry;
 
 /// TLS clients (SMTP, the signature provider) use rustls with *ring*; chosen once for the process so

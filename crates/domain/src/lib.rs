@@ -139,6 +139,7 @@ pub mod rate_limit;
 pub mod recovery;
 pub mod refunds;
 pub mod retention;
+pub mod sandbox;
 pub mod scope;
 pub mod signature;
 pub mod stamp;

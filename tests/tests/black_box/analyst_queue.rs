@@ -41,27 +41,13 @@ async fn scroll_to(browser: &Client, id: &str) {
 async fn open_from_queue(browser: &Client, identifier: &str) {
     click(browser, "nav-queue").await;
     wait_for_text(browser, "#queue-list", |t| !t.is_empty()).await;
-    // The queue is drawn again when its reading arrives: a row found in the list shown before
-    // may be replaced before the click lands (a stale element), so the click is tried again on
-    // the list drawn since.
-    let button = format!("#queue-list button.open[data-identifier='{identifier}']");
-    let started = std::time::Instant::now();
-    loop {
-        match browser.find(Locator::Css(&button)).await {
-            Ok(open) => match open.click().await {
-                Ok(()) => break,
-                Err(error) if started.elapsed() < std::time::Duration::from_secs(10) => {
-                    assert!(format!("{error:?}").contains("StaleElementReference"), "{error:?}");
-                }
-                Err(error) => panic!("{error:?}"),
-            },
-            Err(error) => assert!(
-                started.elapsed() < std::time::Duration::from_secs(10),
-                "{button}: {error:?}"
-            ),
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    // The queue is drawn again when its reading arrives: the click waits for the page to be
+    // quiet and finds the row again if the list was drawn since.
+    black_box_tests::browser::click(
+        browser,
+        Locator::Css(&format!("#queue-list button.open[data-identifier='{identifier}']")),
+    )
+    .await;
     wait_for_text(browser, "#acceptance", |t| !t.is_empty()).await;
 }
 
@@ -104,15 +90,11 @@ async fn the_analyst_takes_an_overdue_proposal_asks_for_documents_reads_the_answ
     photograph(&browser, "fila-de-analise").await;
 
     // Assigned to another analyst from the queue: "sem analista" then lists only the other one.
-    browser
-        .find(Locator::Css(&format!(
-            "select[data-identifier='{tacit}'] option[value='{ANALYST}']"
-        )))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    black_box_tests::browser::click(
+        &browser,
+        Locator::Css(&format!("select[data-identifier='{tacit}'] option[value='{ANALYST}']")),
+    )
+    .await;
     wait_for_text(&browser, "#queue-list", |_| true).await;
     let started = std::time::Instant::now();
     while app
@@ -126,13 +108,7 @@ async fn the_analyst_takes_an_overdue_proposal_asks_for_documents_reads_the_answ
         assert!(started.elapsed() < std::time::Duration::from_secs(10), "never assigned");
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    browser
-        .find(Locator::Css("#queue-assigned option[value='sem_analista']"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    black_box_tests::browser::click(&browser, Locator::Css("#queue-assigned option[value='sem_analista']")).await;
     click(&browser, "queue-apply").await;
     wait_for_text(&browser, "#queue-list tbody", |t| !t.contains("Carlos Eduardo Souza")).await;
     assert_eq!(queue_order(&browser).await, std::slice::from_ref(&overdue));

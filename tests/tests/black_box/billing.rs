@@ -267,13 +267,11 @@ async fn the_console_shows_a_suspended_contract_and_its_charges() {
     let (_driver, browser) = black_box_tests::browser::start_browser().await;
     sign_in(&browser, &s.app).await;
     wait_for_text(&browser, "#proposal-list tbody", |t| t.contains("APROVADO")).await;
-    browser
-        .find(Locator::Css(&format!("button.open[data-identifier='{identifier}']")))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    black_box_tests::browser::click(
+        &browser,
+        Locator::Css(&format!("button.open[data-identifier='{identifier}']")),
+    )
+    .await;
     let billing = wait_for_text(&browser, "#billing", |t| !t.is_empty()).await;
     assert!(billing.contains("suspenso por falta de pagamento"), "{billing}");
     let charges = wait_for_text(&browser, "#charges tbody", |t| !t.is_empty()).await;

@@ -65,13 +65,7 @@ async fn a_person_opens_each_sandbox_link_clicks_sign_and_the_proposal_moves_to_
                 .unwrap(),
             "PENDENTE"
         );
-        browser
-            .find(Locator::Id("assinar"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        black_box_tests::browser::click(&browser, Locator::Id("assinar")).await;
         // The form posts and the page comes back showing the party signed.
         let started = Instant::now();
         loop {

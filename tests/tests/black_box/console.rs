@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use black_box_tests::browser::start_browser;
+use black_box_tests::browser::{self, start_browser};
 use black_box_tests::{StatusCode, TestApp, proposal_body};
 use fantoccini::{Client, Locator};
 use serde_json::{Value, json};
@@ -17,22 +17,9 @@ pub(crate) const PARTNER: &str = "11222333000181";
 pub(crate) const OFFICE_EMAIL: &str = "bo@demo.com.br";
 const OFFICE_PASSWORD: &str = "Vendas#2026";
 
-/// Waits until `check` holds on the page's text of `selector` (10 s at most).
+/// Waits until `check` holds on the page's text of `selector`, the page quiet.
 pub(crate) async fn wait_for_text(browser: &Client, selector: &str, check: impl Fn(&str) -> bool) -> String {
-    let started = Instant::now();
-    loop {
-        if let Ok(element) = browser.find(Locator::Css(selector)).await
-            && let Ok(text) = element.text().await
-            && check(&text)
-        {
-            return text;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "{selector} não chegou ao esperado"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    browser::wait_for_text(browser, selector, check).await
 }
 
 /// Whether the element with this id is shown.
@@ -109,20 +96,17 @@ async fn sign_in_filter_open_approve_and_see_the_entry_in_the_timeline() {
     photograph(&browser, "propostas").await;
 
     // Accents and case do not matter.
-    let q = browser.find(Locator::Id("filter-q")).await.unwrap();
-    q.send_keys("jose conceicao").await.unwrap();
+    type_into(&browser, "filter-q", "jose conceicao").await;
     click(&browser, "filter-apply").await;
     let filtered = wait_for_text(&browser, "#proposal-list tbody", |t| !t.contains("Maria da Silva")).await;
     assert!(filtered.contains("José Antônio da Conceição") && !filtered.contains("Ana Beatriz"));
     assert!(filtered.contains("EM ANÁLISE"));
 
-    browser
-        .find(Locator::Css(&format!("button.open[data-identifier='{identifier}']")))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    browser::click(
+        &browser,
+        Locator::Css(&format!("button.open[data-identifier='{identifier}']")),
+    )
+    .await;
     wait_for_text(&browser, "#timeline", |t| t.contains("Assinatura registrada")).await;
     assert_eq!(
         browser
@@ -217,36 +201,19 @@ async fn a_failed_webhook_delivery_is_retried_from_the_console() {
     wait_for_text(&browser, "#proposal-list tbody", |t| t.contains("CANCELADO")).await;
     click(&browser, "nav-hooks").await;
     wait_for_text(&browser, "#hook-list", |t| t.contains(&receiver.uri())).await;
-    browser
-        .find(Locator::Css("button.deliveries"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    browser::click(&browser, Locator::Css("button.deliveries")).await;
     let log = wait_for_text(&browser, "#delivery-list", |t| t.contains("HTTP 503")).await;
     assert!(log.contains("PENDENTE"), "{log}");
     photograph(&browser, "webhooks").await;
 
-    browser
-        .find(Locator::Css("button.retry"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    browser::click(&browser, Locator::Css("button.retry")).await;
     wait_for_text(&browser, "#delivery-notice", |t| t.contains("reagendada")).await;
     // The worker makes the attempt at once; the log shows it once reloaded.
     let started = Instant::now();
     loop {
-        browser
-            .find(Locator::Css("button.deliveries"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        browser::click(&browser, Locator::Css("button.deliveries")).await;
+        // The click starts htmx's request at once: quiet again means the log is drawn anew.
+        browser::quiet(&browser).await;
         let text = browser
             .find(Locator::Id("delivery-list"))
             .await
@@ -432,44 +399,34 @@ async fn a_partners_token_in_the_console_is_refused_and_the_sign_in_shown_again(
     browser.close().await.unwrap();
 }
 
-/// Types `text` into the element with this id.
+/// Types `text` into the element with this id, once shown on a quiet page.
 pub(crate) async fn type_into(browser: &Client, id: &str, text: &str) {
-    browser
-        .find(Locator::Id(id))
-        .await
-        .unwrap()
-        .send_keys(text)
-        .await
-        .unwrap();
+    browser::type_into(browser, Locator::Id(id), text).await;
 }
 
-/// Clicks the element with this id.
+/// Clicks the element with this id, once shown on a quiet page.
 pub(crate) async fn click(browser: &Client, id: &str) {
-    browser.find(Locator::Id(id)).await.unwrap().click().await.unwrap();
+    browser::click(browser, Locator::Id(id)).await;
 }
 
 /// Chooses the decision on the open proposal, gives the reason and registers it.
 pub(crate) async fn decide(browser: &Client, status: &str, reason: &str) {
-    browser
-        .find(Locator::Css(&format!("#decision-status option[value='{status}']")))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    browser::click(
+        browser,
+        Locator::Css(&format!("#decision-status option[value='{status}']")),
+    )
+    .await;
     type_into(browser, "decision-reason", reason).await;
     click(browser, "decision-apply").await;
 }
 
 /// Opens the proposal from the list (all proposals are the back office's).
 pub(crate) async fn open_proposal(browser: &Client, identifier: &str) {
-    browser
-        .find(Locator::Css(&format!("button.open[data-identifier='{identifier}']")))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    browser::click(
+        browser,
+        Locator::Css(&format!("button.open[data-identifier='{identifier}']")),
+    )
+    .await;
     wait_for_text(browser, "#proposal-status", |t| !t.is_empty()).await;
 }
 

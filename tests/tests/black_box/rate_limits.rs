@@ -18,6 +18,22 @@ async fn a_fresh_window() {
     }
 }
 
+/// Waits until the caller's shared row holds `hits` requests (what every instance flushed).
+async fn shared_count_reaches(app: &TestApp, hits: i64) {
+    let started = std::time::Instant::now();
+    while app
+        .count("SELECT coalesce(max(hits), 0) AS n FROM rate_limit_counters")
+        .await
+        < hits
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the shared count never reached {hits}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 fn field(response: &reqwest::Response, name: &str) -> String {
     response.headers()[name].to_str().unwrap().to_owned()
 }
@@ -46,8 +62,9 @@ async fn a_callers_limit_is_shared_by_every_instance_and_told_on_every_answer() 
         left.push(remaining(&response));
     }
     assert_eq!(left, [9, 8, 7, 6, 5, 4]);
-    // The other instance learns the count from the shared one.
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    // The other instance learns the count from the shared one: its first request of the window
+    // reads the row, once this instance's flush has written the six.
+    shared_count_reaches(&app, 6).await;
     for expected in [3, 2, 1, 0] {
         let response = reqwest::Client::new()
             .get(other.url("/billingGroup/list"))
@@ -72,7 +89,9 @@ async fn a_callers_limit_is_shared_by_every_instance_and_told_on_every_answer() 
         body["message"].as_str().unwrap().contains("10 requisições por minuto"),
         "{body}"
     );
-    // Refused on the first instance too, once it has heard.
+    // Refused on the first instance too, once it has heard: the other's five are in the row, and
+    // the first reads the row back at its next flush (every 50 ms; eight of them allowed).
+    shared_count_reaches(&app, 11).await;
     tokio::time::sleep(Duration::from_millis(400)).await;
     assert_error(
         app.get("/billingGroup/list", Some(&office)).await,

@@ -220,13 +220,7 @@ async fn the_console_shows_the_overdue_first_and_records_the_answer_with_the_fil
     // The request received by phone, filed from the console (its form folded while requests wait).
     click(&browser, "subject-file-toggle").await;
     type_into(&browser, "subject-cpf", "529.982.247-25").await;
-    browser
-        .find(Locator::Css("#subject-kind option[value='eliminacao']"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    black_box_tests::browser::click(&browser, Locator::Css("#subject-kind option[value='eliminacao']")).await;
     type_into(&browser, "subject-note", "Pediu a eliminação por telefone").await;
     click(&browser, "subject-file").await;
     let notice = wait_for_text(&browser, "#subject-notice", |t| t.contains("protocolo")).await;
@@ -250,15 +244,11 @@ async fn the_console_shows_the_overdue_first_and_records_the_answer_with_the_fil
     photograph(&browser, "pedidos-lgpd").await;
 
     // Answered with the person's data, sent by e-mail.
-    browser
-        .find(Locator::Css(&format!(
-            "#subject-list button.open[data-protocol='{old_protocol}']"
-        )))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    black_box_tests::browser::click(
+        &browser,
+        Locator::Css(&format!("#subject-list button.open[data-protocol='{old_protocol}']")),
+    )
+    .await;
     wait_for_text(&browser, "#subject-request", |t| t.contains("Portabilidade")).await;
     let deadline = wait_for_text(&browser, "#subject-deadline", |_| true).await;
     assert!(!deadline.is_empty());
@@ -308,13 +298,7 @@ async fn the_console_shows_the_overdue_first_and_records_the_answer_with_the_fil
     // The answered list shows it; the open one stays in the queue.
     click(&browser, "subject-back").await;
     wait_for_text(&browser, "#subject-list", |t| !t.contains("Portabilidade")).await;
-    browser
-        .find(Locator::Css("#subject-state option[value='respondidos']"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    black_box_tests::browser::click(&browser, Locator::Css("#subject-state option[value='respondidos']")).await;
     click(&browser, "subject-apply").await;
     let answered = wait_for_text(&browser, "#subject-list", |t| t.contains("Portabilidade")).await;
     assert!(answered.contains("respondido fora do prazo"), "{answered}");

@@ -9,11 +9,11 @@
 
 use super::schema::{Method, Notification, PixSchema};
 use super::transport::{AccessToken, PixAnswer, PixRequest, PixTransport};
-use crate::sandbox::SandboxLedger;
 use async_trait::async_trait;
 use chrono::{DateTime, Days, NaiveDate, SecondsFormat, Utc};
 use domain::billing::pix::{MAX_PIX_RETRIES, PixError, RETRY_WINDOW_DAYS, amount_text, parse_amount};
 use domain::clock::Clock;
+use domain::sandbox::SandboxLedger;
 use rand::Rng;
 use rand::distributions::Alphanumeric;
 use serde_json::{Value, json};

@@ -1,6 +1,6 @@
 //! How the Pix client reaches a PSP: over HTTPS with the payee's certificate (mutual TLS, as the
 //! Manual de Segurança do Pix requires) and an OAuth2 token of client credentials, or, in
-//! development, the sandbox PSP in process ([`super::sandbox::SandboxPsp`]).
+//! development, the sandbox PSP in process (`SandboxPsp`, beside this module).
 
 use super::schema::Method;
 use async_trait::async_trait;

@@ -13,7 +13,6 @@ mod masking;
 mod migrations_with_rows;
 mod monthly_partitions;
 mod personal_data_map;
-mod pix_sandbox;
 mod proposal_operations;
 mod proposals;
 mod rate_counters;

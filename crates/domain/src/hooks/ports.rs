@@ -116,3 +116,21 @@ pub trait EndpointGuard: Send + Sync {
 pub trait KeyGenerator: Send + Sync {
     fn key(&self) -> [u8; 32];
 }
+
+/// The bodies of one event for the contract versions that read it otherwise than the newest:
+/// (version, body text), none for nearly every event. The outbox asks it when it queues an event,
+/// so that each subscription gets the body of its own version; the contract's versions answer it
+/// at the edge (`api-actix` installs them), the store knowing nothing of them.
+pub trait EventVersions: Send + Sync {
+    fn older_bodies(&self, kind: crate::values::EventKind, body: &str) -> Vec<(String, String)>;
+}
+
+/// Only the newest body: what a store that was handed no contract versions queues.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NewestBodyOnly;
+
+impl EventVersions for NewestBodyOnly {
+    fn older_bodies(&self, _kind: crate::values::EventKind, _body: &str) -> Vec<(String, String)> {
+        Vec::new()
+    }
+}

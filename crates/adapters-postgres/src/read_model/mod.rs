@@ -11,35 +11,41 @@
 //! read with the same row types (and the same conversions into the domain) as the statement that
 //! joins the parts.
 
-use crate::acceptance::{AcceptancePart, acceptances_of};
-use crate::billing::{BillingPart, ChargePart, billings_of, charges_of};
+mod check;
+pub(crate) mod parts;
+mod reads;
+
+pub use check::{ReadModelReport, built_detail, check_read_model, stored_and_built_json};
+pub(crate) use reads::read_detail;
+
 use crate::composed::Part;
-use crate::ledger::{LedgerPart, ledgers_of};
-use crate::pix::{RecurrencePart, recurrences_of};
-use crate::pool::{PgPool, connection, names_no_row, query_error};
+use crate::pool::query_error;
 use crate::prepared::prepared;
-use crate::refunds::{RefundPart, refunds_of};
-use crate::replicas::ReadPools;
 use crate::rows::{PartnerRow, PaymentRow, ProposalCustomerRow, ProposalRow, row_of_json};
 use crate::schema::{
-    motivations, partners, products, proposal_customers, proposal_payments, proposal_read_models, proposals,
-    representatives, signature_parties, signatures, subscriptions, users,
+    motivations, partners, products, proposal_customers, proposal_payments, proposals, representatives,
+    signature_parties, signatures, subscriptions, users,
 };
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{Array, Int8, Jsonb, Nullable, Text};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-use domain::access::Scope;
-use domain::proposals::model::{
-    Flow, PaymentView, ProposalDetail, RepresentativeView, SignatureView, SubscriptionView,
-};
+use domain::proposals::model::{PaymentView, ProposalDetail, RepresentativeView, SignatureView, SubscriptionView};
 use domain::signature::PartyRole;
 use domain::stamp::ChangeStamp;
 use domain::store::StoreError;
 use domain::values::{PartyStatus, StoredValueError};
+use parts::acceptance::{AcceptancePart, acceptances_of};
+use parts::billing::{BillingPart, ChargePart, billings_of, charges_of};
+use parts::ledger::{LedgerPart, ledgers_of};
+use parts::pix::{RecurrencePart, recurrences_of};
+use parts::refunds::{RefundPart, refunds_of};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
+/// Proposals compared (or written) per statement: each batch is one short read, so that a check
+/// of millions of proposals never holds one long snapshot.
+pub(crate) const CHECK_BATCH: i64 = 2_000;
 /// A proposal's stored document: its parts, each stored row under its own key.
 #[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct ProposalDocument {
@@ -209,139 +215,6 @@ impl TryFrom<ProposalDocument> for ProposalDetail {
         })
     }
 }
-
-#[derive(QueryableByName)]
-struct StoredDocument {
-    #[diesel(sql_type = Text)]
-    documento: String,
-    /// Marked by the guard: a write that skipped the service changed a part since it was written.
-    #[diesel(sql_type = diesel::sql_types::Bool)]
-    stale: bool,
-}
-
-// One statement per scope, each kept prepared: the document by its unique identifier, and
-// whether it is marked (an index probe of a table that is nearly always empty).
-const DOCUMENT: &str = "SELECT documento::text AS documento, \
-     EXISTS (SELECT 1 FROM proposal_read_model_stale s WHERE s.id_proposta = m.id_proposta) AS stale \
-     FROM proposal_read_models m WHERE identificador = $1";
-const PARTNER_DOCUMENT: &str = "SELECT documento::text AS documento, \
-     EXISTS (SELECT 1 FROM proposal_read_model_stale s WHERE s.id_proposta = m.id_proposta) AS stale \
-     FROM proposal_read_models m WHERE identificador = $1 AND id_parceiro = $2 AND fluxo = $3 AND NOT bloqueado";
-const FLOW_DOCUMENT: &str = "SELECT documento::text AS documento, \
-     EXISTS (SELECT 1 FROM proposal_read_model_stale s WHERE s.id_proposta = m.id_proposta) AS stale \
-     FROM proposal_read_models m WHERE identificador = $1 AND fluxo = $2 AND NOT bloqueado";
-
-/// The document as the domain's detail: a document that does not read as one is an internal
-/// error naming the proposal (the check command finds and mends it).
-pub(crate) fn detail_of(identifier: &str, document: &str) -> Result<ProposalDetail, StoreError> {
-    let parsed: ProposalDocument = serde_json::from_str(document).map_err(|error| {
-        tracing::error!(%error, "documento de leitura ilegível");
-        StoreError::Unexpected(format!(
-            "documento de leitura ilegível da proposta {identifier}: {error}"
-        ))
-    })?;
-    Ok(ProposalDetail::try_from(parsed)?)
-}
-
-/// Route 7's read: one row by key, within the caller's scope. A document the guard marked, or a
-/// proposal without one (both left by a write that skipped the service), is built now from its
-/// parts and written on the primary (`mend`) before it is answered.
-pub(crate) async fn read_detail(
-    primary: &PgPool,
-    reads: &ReadPools,
-    identifier: &str,
-    scope: Scope,
-) -> Result<Option<ProposalDetail>, StoreError> {
-    if names_no_row(identifier) {
-        return Ok(None);
-    }
-    let found: Option<StoredDocument> = reads
-        .read_existing(|mut conn| async move {
-            match scope {
-                Scope::Partner { partner_id, .. } => {
-                    prepared(PARTNER_DOCUMENT, |q| {
-                        q.bind::<Text, _>(identifier)
-                            .bind::<Int8, _>(partner_id)
-                            .bind::<Text, _>(Flow::Partner.as_str())
-                    })
-                    .get_result(&mut conn)
-                    .await
-                }
-                Scope::Ecommerce => {
-                    prepared(FLOW_DOCUMENT, |q| {
-                        q.bind::<Text, _>(identifier).bind::<Text, _>(Flow::Ecommerce.as_str())
-                    })
-                    .get_result(&mut conn)
-                    .await
-                }
-                Scope::Everything => {
-                    prepared(DOCUMENT, |q| q.bind::<Text, _>(identifier))
-                        .get_result(&mut conn)
-                        .await
-                }
-            }
-            .optional()
-            .map_err(query_error)
-        })
-        .await?;
-    match found {
-        Some(stored) if !stored.stale => detail_of(identifier, &stored.documento).map(Some),
-        _ => mend(primary, identifier, scope).await,
-    }
-}
-
-/// Writes the document of the proposal with this identifier as its parts are now, and answers
-/// it within the caller's scope (the scope is the proposal's, as the stored row's keys say).
-async fn mend(primary: &PgPool, identifier: &str, scope: Scope) -> Result<Option<ProposalDetail>, StoreError> {
-    let mut conn = connection(primary).await?;
-    let Some(id) = id_of(&mut conn, identifier).await? else {
-        return Ok(None);
-    };
-    let written = conn
-        .transaction(async |tx| write_documents(tx, &[id]).await)
-        .await
-        .map_err(query_error)?;
-    let Some(document) = written
-        .into_iter()
-        .find(|(written_id, _)| *written_id == id)
-        .map(|(_, d)| d)
-    else {
-        return Ok(None);
-    };
-    let p = &document.proposal;
-    // A person's data blocked under a legal hold is the back office's only.
-    let blocked = !matches!(scope, Scope::Everything)
-        && diesel::select(diesel::dsl::exists(
-            proposal_read_models::table
-                .filter(proposal_read_models::id_proposta.eq(id))
-                .filter(proposal_read_models::bloqueado),
-        ))
-        .get_result::<bool>(&mut conn)
-        .await
-        .map_err(query_error)?;
-    let visible = !blocked
-        && match scope {
-            Scope::Partner { partner_id, .. } => p.id_parceiro == Some(partner_id) && p.fluxo == Flow::Partner.as_str(),
-            Scope::Ecommerce => p.fluxo == Flow::Ecommerce.as_str(),
-            Scope::Everything => true,
-        };
-    tracing::info!("documento de leitura marcado reescrito na leitura");
-    Ok(visible.then(|| ProposalDetail::try_from(document)).transpose()?)
-}
-
-/// What `check read-model` found: how many proposals it compared, the identifiers of those whose
-/// stored document differs from the one their parts make now (missing, stale or left over), and
-/// how many it rewrote (only when asked to repair).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ReadModelReport {
-    pub checked: u64,
-    pub drifted: Vec<String>,
-    pub repaired: u64,
-}
-
-/// Proposals compared per statement: each batch is one short read, so that a check of millions
-/// of proposals never holds one long snapshot.
-const CHECK_BATCH: i64 = 2_000;
 
 /// What [`build_documents`]'s main statement reads per proposal: the proposal; its product's name
 /// and code and its motivation; its copy of the customer and address (as the row's `to_jsonb`:
@@ -805,65 +678,6 @@ impl StoredRow {
     }
 }
 
-#[derive(QueryableByName)]
-struct Listed {
-    #[diesel(sql_type = Int8)]
-    id: i64,
-    #[diesel(sql_type = Text)]
-    identificador: String,
-}
-
-/// Builds every proposal's document again and compares it with the stored one (missing, stale,
-/// marked by the guard, left over or unreadable: drifted); with `repair`, rewrites each batch's
-/// drifted documents in one transaction.
-pub async fn check_read_model(pool: &PgPool, repair: bool) -> Result<ReadModelReport, StoreError> {
-    let mut conn = connection(pool).await?;
-    let conn: &mut AsyncPgConnection = &mut conn;
-    let mut report = ReadModelReport::default();
-    let mut after = 0_i64;
-    loop {
-        let batch: Vec<Listed> = prepared(
-            "SELECT id, identificador FROM proposals WHERE id > $1 ORDER BY id LIMIT $2",
-            |q| q.bind::<Int8, _>(after).bind::<Int8, _>(CHECK_BATCH),
-        )
-        .load(conn)
-        .await
-        .map_err(query_error)?;
-        let Some(last) = batch.last() else { break };
-        after = last.id;
-        report.checked += batch.len() as u64;
-        let ids: Vec<i64> = batch.iter().map(|p| p.id).collect();
-        let built = build_documents(conn, &ids).await.map_err(query_error)?;
-        let stored: Vec<StoredRow> = prepared(
-            "SELECT id_proposta, identificador, fluxo, id_parceiro, documento::text AS documento, \
-                 EXISTS (SELECT 1 FROM proposal_read_model_stale s WHERE s.id_proposta = m.id_proposta) AS stale \
-             FROM proposal_read_models m WHERE id_proposta = ANY($1)",
-            |q| q.bind::<Array<Int8>, _>(&ids),
-        )
-        .load(conn)
-        .await
-        .map_err(query_error)?;
-        let stored: HashMap<i64, StoredRow> = stored.into_iter().map(|row| (row.id_proposta, row)).collect();
-        let (drifted, identifiers): (Vec<i64>, Vec<String>) = batch
-            .into_iter()
-            .filter(|p| match (stored.get(&p.id), built.get(&p.id)) {
-                (Some(row), Some(document)) => !row.matches(document),
-                (None, None) => false,
-                _ => true,
-            })
-            .map(|p| (p.id, p.identificador))
-            .unzip();
-        if repair && !drifted.is_empty() {
-            conn.transaction(async |tx| write_documents(tx, &drifted).await.map(drop))
-                .await
-                .map_err(query_error)?;
-            report.repaired += drifted.len() as u64;
-        }
-        report.drifted.extend(identifiers);
-    }
-    Ok(report)
-}
-
 /// Writes again the documents the guard marked (writes that skipped the service: `migrate` calls
 /// it after the migrations), in batches, each its own transaction; answers how many.
 pub(crate) async fn write_marked(conn: &mut AsyncPgConnection) -> QueryResult<u64> {
@@ -903,46 +717,4 @@ async fn id_of(conn: &mut AsyncPgConnection, identifier: &str) -> Result<Option<
         .await
         .optional()
         .map_err(query_error)
-}
-
-/// Builds the document of the proposal with this identifier from its parts now, as its stored
-/// document must read (the read model's tests compare the two).
-pub async fn built_detail(pool: &PgPool, identifier: &str) -> Result<Option<ProposalDetail>, StoreError> {
-    if names_no_row(identifier) {
-        return Ok(None);
-    }
-    let mut conn = connection(pool).await?;
-    let Some(id) = id_of(&mut conn, identifier).await? else {
-        return Ok(None);
-    };
-    let mut built = build_documents(&mut conn, &[id]).await.map_err(query_error)?;
-    Ok(built.remove(&id).map(ProposalDetail::try_from).transpose()?)
-}
-
-/// The stored document of the proposal with this identifier, and the one its parts build now,
-/// each as JSON: the read-model tests compare their keys (a statement that writes a document
-/// itself, as route 5's does, must write the keys [`ProposalDocument`] keeps, no more).
-#[cfg(feature = "testing")]
-pub async fn stored_and_built_json(
-    pool: &PgPool,
-    identifier: &str,
-) -> Result<Option<(serde_json::Value, serde_json::Value)>, StoreError> {
-    let mut conn = connection(pool).await?;
-    let Some(id) = id_of(&mut conn, identifier).await? else {
-        return Ok(None);
-    };
-    let stored: Option<StoredDocument> = prepared(DOCUMENT, |q| q.bind::<Text, _>(identifier))
-        .get_result(&mut conn)
-        .await
-        .optional()
-        .map_err(query_error)?;
-    let mut built = build_documents(&mut conn, &[id]).await.map_err(query_error)?;
-    let (Some(stored), Some(built)) = (stored, built.remove(&id)) else {
-        return Ok(None);
-    };
-    let unexpected = |error: serde_json::Error| StoreError::Unexpected(error.to_string());
-    Ok(Some((
-        serde_json::from_str(&stored.documento).map_err(unexpected)?,
-        serde_json::to_value(&built).map_err(unexpected)?,
-    )))
 }

@@ -3,9 +3,10 @@
 //! commits). Every store that moves a proposal (signatures, the shop's payments, the back office)
 //! goes through `apply_change` here.
 
-use crate::acceptance;
+use super::change_error::ChangeError;
+use super::on_move;
+use super::operation_end::{self, OperationState};
 use crate::event_outbox;
-use crate::operations::{self, OperationState};
 use crate::pool::{PgPool, connection, query_error};
 use crate::prepared::prepared;
 use crate::read_model;
@@ -13,12 +14,9 @@ use crate::rows::stored;
 use crate::schema::{proposal_events as events, proposals};
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
-use diesel::result::Error as DieselError;
 use diesel::sql_types::{BigInt, Nullable, Text, Timestamptz};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use domain::proposals::lifecycle::{StatusChange, StatusEvent};
-use domain::proposals::operations::OperationKind;
-use domain::signature::ChangeStatusError;
 use domain::store::StoreError;
 use domain::values::{EventKind, ProposalStatus, StoredValueError};
 
@@ -54,36 +52,10 @@ impl TryFrom<EventRow> for StatusEvent {
     }
 }
 
-/// Errors inside a status-change transaction: diesel's, the proposal not being where expected,
-/// another operation pending on it, or the operation the move was to end already ended.
-pub(crate) enum ChangeError {
-    Db(DieselError),
-    Conflict(ProposalStatus),
-    Busy(OperationKind),
-    OperationEnded,
-}
-
-impl From<DieselError> for ChangeError {
-    fn from(e: DieselError) -> Self {
-        ChangeError::Db(e)
-    }
-}
-
-impl From<ChangeError> for ChangeStatusError {
-    fn from(e: ChangeError) -> Self {
-        match e {
-            ChangeError::Conflict(current) => ChangeStatusError::Conflict { current },
-            ChangeError::Busy(kind) => ChangeStatusError::Busy { kind },
-            ChangeError::OperationEnded => ChangeStatusError::OperationEnded,
-            ChangeError::Db(e) => ChangeStatusError::Store(query_error(e)),
-        }
-    }
-}
-
 /// Moves the proposal if it is still in `change.from`, writes the event with the next sequence
 /// number and queues its webhook deliveries (the transactional outbox). The proposal's row is
 /// locked first, which serialises concurrent changes of one proposal and the claims of its
-/// operations (`operations::claim` takes the same lock): a move is refused while an operation
+/// operations (`PgOperations`' claim takes the same lock): a move is refused while an operation
 /// other than the one it ends is pending, before anything is written, and a move that ends an
 /// operation marks it done in the same transaction. The proposal's document is written last.
 pub(crate) async fn apply_change(
@@ -96,7 +68,7 @@ pub(crate) async fn apply_change(
         .for_update()
         .first(conn)
         .await?;
-    operations::admit_move(conn, change.proposal_id, change.operation).await?;
+    operation_end::admit_move(conn, change.proposal_id, change.operation).await?;
     let current = stored(ProposalStatus::from_stored(&current, "proposals", "status"))?;
     if current != change.from {
         return Err(ChangeError::Conflict(current));
@@ -117,7 +89,7 @@ pub(crate) async fn apply_change(
             .get_result(conn)
             .await?;
     if let Some(operation) = change.operation {
-        operations::end_in(conn, operation, OperationState::Done, "estado registrado", change.at).await?;
+        operation_end::end_in(conn, operation, OperationState::Done, "estado registrado", change.at).await?;
     }
     // The next sequence number is read in the insert itself: the proposal's row lock, taken by
     // the UPDATE above, serialises changes of one proposal.
@@ -145,9 +117,9 @@ pub(crate) async fn apply_change(
     if change.is_first_sending() {
         event_outbox::queue_sending(conn, &facts, 1, &change.changed_by, change.at).await?;
     }
-    acceptance::on_status_change(conn, change).await?;
-    crate::certificates::on_status_change(conn, change).await?;
-    crate::billing::on_status_change(conn, change).await?;
+    on_move::acceptance_clock(conn, change).await?;
+    on_move::documents_due(conn, change).await?;
+    on_move::billing(conn, change).await?;
     read_model::write_documents(conn, &[change.proposal_id]).await?;
     Ok(event)
 }

@@ -1,0 +1,52 @@
+//! The billing's run: the charges due, Pix Automático's pass and the late payments given back.
+
+/// Runs the billing every `interval`, the first pass at the start. Every instance runs it: each
+/// contract's charges are created under its claim, once per period, and a status moves once.
+pub(crate) fn spawn_billing_run(
+    billing: domain::billing::service::BillingService,
+    pix: Option<domain::billing::pix_collection::PixCollection>,
+    settlement: domain::proposals::settlement::SettlementService,
+    ledger: domain::ledger::check::LedgerCheck,
+    interval: std::time::Duration,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut ticks = tokio::time::interval(interval);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            ticks.tick().await;
+            match billing.run().await {
+                Ok(run) if run.created == 0 && run.moved.is_empty() => {}
+                Ok(run) => tracing::info!(created = run.created, moved = run.moved.len(), "billing run"),
+                Err(error) => tracing::warn!(%error, "billing run could not complete"),
+            }
+            // The Pix charges the run created, sent in their window (each under its claim).
+            if let Some(pix) = &pix {
+                match pix.run().await {
+                    Ok(pass) if pass == Default::default() => {}
+                    Ok(pass) => tracing::info!(?pass, "Pix collection pass"),
+                    Err(error) => tracing::warn!(%error, "Pix collection pass could not complete"),
+                }
+            }
+            // What a rail reported paid after its contract ended goes back (each under its claim).
+            match settlement.give_back_late_payments().await {
+                Ok(0) => {}
+                Ok(given) => tracing::info!(given, "payments received after the end given back"),
+                Err(error) => tracing::warn!(%error, "late payments' refunds could not complete"),
+            }
+            // The ledger's nightly check, by the first instance to take the day.
+            match ledger.nightly().await {
+                Ok(None) => {}
+                Ok(Some(report)) if report.drift_count == 0 => {
+                    tracing::info!(contracts = report.contracts, "ledger check: no drift")
+                }
+                Ok(Some(report)) => tracing::error!(
+                    contracts = report.contracts,
+                    drifts = report.drift_count,
+                    drifted_contracts = report.drifted_contracts,
+                    "ledger check: entries differ from the facts (sales-api ledger check --dry-run lists them)"
+                ),
+                Err(error) => tracing::warn!(%error, "ledger check could not complete"),
+            }
+        }
+    })
+}
