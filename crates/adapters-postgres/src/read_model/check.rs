@@ -1,6 +1,7 @@
 //! `check read-model`: every document built again and compared with the stored one (reported, or
 //! mended), and the built documents the tests compare.
 
+#[cfg(feature = "testing")]
 use super::reads::{DOCUMENT, StoredDocument};
 use super::*;
 use crate::pool::{PgPool, connection, names_no_row, query_error};

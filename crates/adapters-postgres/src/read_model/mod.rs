@@ -15,7 +15,9 @@ mod check;
 pub(crate) mod parts;
 mod reads;
 
-pub use check::{ReadModelReport, built_detail, check_read_model, stored_and_built_json};
+#[cfg(feature = "testing")]
+pub use check::stored_and_built_json;
+pub use check::{ReadModelReport, built_detail, check_read_model};
 pub(crate) use reads::read_detail;
 
 use crate::composed::Part;
