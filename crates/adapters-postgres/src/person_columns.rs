@@ -15,92 +15,103 @@ use domain::stamp::ChangeStamp;
 use domain::values::{MaritalStatus, ProposalStatus, StoredValueError};
 use serde::{Deserialize, Serialize};
 
-/// The personal columns of a registration or of a proposal's copy, read from a statement's row
-/// or from a row's `to_jsonb` (the read model's document keeps the copy so).
-#[derive(Debug, Clone, PartialEq, QueryableByName, Serialize, Deserialize)]
-pub struct PersonColumns {
-    #[diesel(sql_type = Text)]
-    pub cpf: String,
-    #[diesel(sql_type = Text)]
-    pub nome_completo: String,
-    #[diesel(sql_type = Nullable<Text>)]
-    pub nome_social: Option<String>,
-    #[diesel(sql_type = Nullable<Text>)]
-    pub nome_mae: Option<String>,
-    #[diesel(sql_type = Date)]
-    pub data_nascimento: NaiveDate,
-    #[diesel(sql_type = Text)]
-    pub sexo: String,
-    #[diesel(sql_type = Nullable<Text>)]
-    pub estado_civil: Option<String>,
-    #[diesel(sql_type = Nullable<Text>)]
-    pub nacionalidade: Option<String>,
-    #[diesel(sql_type = Nullable<Text>)]
-    pub celular: Option<String>,
-    #[diesel(sql_type = Nullable<Text>)]
-    pub telefone_fixo: Option<String>,
-    #[diesel(sql_type = Nullable<Text>)]
-    pub email: Option<String>,
-    #[diesel(sql_type = Nullable<Text>)]
-    pub profissao: Option<String>,
-    #[diesel(sql_type = Nullable<Int8>)]
-    pub salario: Option<i64>,
-    #[diesel(sql_type = Bool)]
-    pub trabalhando: bool,
-    #[diesel(sql_type = Bool)]
-    pub servidor_publico: bool,
-    #[diesel(sql_type = Bool)]
-    pub pep: bool,
-    #[diesel(sql_type = Bool)]
-    pub afastado: bool,
-    #[diesel(sql_type = Bool)]
-    pub medicamento: bool,
-    #[diesel(sql_type = Nullable<Text>)]
-    pub medicamento_descricao: Option<String>,
-    #[diesel(sql_type = Bool)]
-    pub e_analfabeto: bool,
-    #[diesel(sql_type = Nullable<Text>)]
-    pub cargo_politico: Option<String>,
+/// The registry: each personal column of a registration and of a proposal's copy, once. A line
+/// says, in order: the column and its SQL type; its Rust type; the LGPD category it holds (the
+/// records of processing, `personal_data_map`; `Health` is what the retention schedule drops
+/// first); how routes 3, 5 and 6 write it over a stored registration (`key`: never, it is the
+/// CPF; `replace`: always; `keep`: kept when not sent; `flag`: a yes/no kept when not sent, false
+/// when new; `unwritten`: not written by them); what anonymisation leaves in it; the domain's
+/// field it reads into; and the value a route's data binds to it. Every statement, row type and
+/// list below is generated from it: a new personal field is one line here and its migration.
+macro_rules! person_registry {
+    ($($then:ident)::+ $(($($pass:tt)*))?) => {
+        $($then)::+! { ($($($pass)*)?)
+            cpf: Text => String [Identity] key "$2"
+                { cpf: cpf } |c| c.cpf.as_str();
+            nome_completo: Text => String [Identity] replace "'Titular anonimizado'"
+                { full_name: nome_completo } |c| c.full_name.as_str();
+            nome_social: Nullable<Text> => Option<String> [Identity] keep "NULL"
+                { social_name: nome_social } |c| c.social_name.as_ref().map(|n| n.as_str());
+            nome_mae: Nullable<Text> => Option<String> [Identity] keep "NULL"
+                { mother_name: nome_mae } |c| c.mother_name.as_ref().map(|n| n.as_str());
+            data_nascimento: Date => NaiveDate [Identity] replace "DATE '1900-01-01'"
+                { birth_date: data_nascimento } |c| c.birth_date.date();
+            sexo: Text => String [Identity] replace "'Não informado'"
+                { gender: PersonGender::from_stored(&sexo, TABLE, "sexo")? } |c| c.gender.as_str();
+            estado_civil: Nullable<Text> => Option<String> [Identity] keep "NULL"
+                { marital_status: estado_civil.as_deref()
+                    .map(|m| MaritalStatus::from_stored(m, TABLE, "estado_civil")).transpose()? }
+                |c| c.marital_status.map(|m| m.as_str());
+            nacionalidade: Nullable<Text> => Option<String> [Identity] keep "NULL"
+                { nationality: nacionalidade } |c| c.nationality.as_deref();
+            celular: Nullable<Text> => Option<String> [Contact] keep "NULL"
+                { cell_phone: celular } |c| c.cell_phone.as_ref().map(|p| p.as_str());
+            telefone_fixo: Nullable<Text> => Option<String> [Contact] keep "NULL"
+                { landline: telefone_fixo } |c| c.landline.as_ref().map(|p| p.as_str());
+            email: Nullable<Text> => Option<String> [Contact] keep "NULL"
+                { email: email } |c| c.email.as_ref().map(|e| e.as_str());
+            profissao: Nullable<Text> => Option<String> [Identity] keep "NULL"
+                { profession: profissao } |c| c.profession.as_deref();
+            salario: Nullable<Int8> => Option<i64> [Financial] keep "NULL"
+                { salary: salario } |c| c.salary.map(|s| s.cents());
+            trabalhando: Bool => bool [Financial] flag "false"
+                { working: trabalhando } |c| c.working;
+            servidor_publico: Bool => bool [Financial] flag "false"
+                { public_servant: servidor_publico } |c| c.public_servant;
+            pep: Bool => bool [Identity] flag "false"
+                { pep: pep } |c| c.pep;
+            afastado: Bool => bool [Health] flag "false"
+                { absent: afastado } |c| c.absent;
+            medicamento: Bool => bool [Health] flag "false"
+                { medication: medicamento } |c| c.medication;
+            medicamento_descricao: Nullable<Text> => Option<String> [Health] keep "NULL"
+                { medication_description: medicamento_descricao } |c| c.medication_description.as_deref();
+            e_analfabeto: Bool => bool [Identity] flag "false"
+                { illiterate: e_analfabeto } |c| c.illiterate;
+            cargo_politico: Nullable<Text> => Option<String> [Identity] unwritten "NULL"
+                { political_office: cargo_politico };
+        }
+    };
 }
+
+pub(crate) use person_registry;
+
+/// The row type and its reading into the domain, from the registry.
+macro_rules! person_row {
+    (() $($col:ident: $sql:ty => $rust:ty [$cat:ident] $rule:ident $anon:literal
+        { $field:ident: $read:expr } $(|$c:ident| $bind:expr)?;)*) => {
+        /// The personal columns of a registration or of a proposal's copy, read from a statement's
+        /// row or from a row's `to_jsonb` (the read model's document keeps the copy so).
+        #[derive(Debug, Clone, PartialEq, QueryableByName, Serialize, Deserialize)]
+        pub struct PersonColumns {
+            $(
+                #[diesel(sql_type = $sql)]
+                pub $col: $rust,
+            )*
+        }
+
+        impl TryFrom<PersonColumns> for CustomerSnapshot {
+            type Error = StoredValueError;
+
+            /// The gender and the marital status read as their choices (a stored value none spells
+            /// is an error naming where).
+            fn try_from(row: PersonColumns) -> Result<Self, StoredValueError> {
+                let PersonColumns { $($col),* } = row;
+                Ok(CustomerSnapshot { $($field: $read,)* })
+            }
+        }
+
+        /// The values a route's data binds to `registration`'s placeholders.
+        fn bind_person<'a>(part: Part<'a>, customer: &'a CustomerData) -> Part<'a> {
+            part $($(.value(stringify!($col), { let $c = customer; $bind }))?)*
+        }
+    };
+}
+
+person_registry!(person_row);
 
 /// The table a stored value error names (the copy holds the same columns and spellings).
 const TABLE: &str = "customers";
-
-impl TryFrom<PersonColumns> for CustomerSnapshot {
-    type Error = StoredValueError;
-
-    /// The gender and the marital status read as their choices (a stored value none spells is
-    /// an error naming where).
-    fn try_from(r: PersonColumns) -> Result<Self, StoredValueError> {
-        Ok(CustomerSnapshot {
-            cpf: r.cpf,
-            full_name: r.nome_completo,
-            social_name: r.nome_social,
-            mother_name: r.nome_mae,
-            birth_date: r.data_nascimento,
-            gender: PersonGender::from_stored(&r.sexo, TABLE, "sexo")?,
-            marital_status: r
-                .estado_civil
-                .as_deref()
-                .map(|m| MaritalStatus::from_stored(m, TABLE, "estado_civil"))
-                .transpose()?,
-            nationality: r.nacionalidade,
-            cell_phone: r.celular,
-            landline: r.telefone_fixo,
-            email: r.email,
-            profession: r.profissao,
-            salary: r.salario,
-            working: r.trabalhando,
-            public_servant: r.servidor_publico,
-            pep: r.pep,
-            absent: r.afastado,
-            medication: r.medicamento,
-            medication_description: r.medicamento_descricao,
-            illiterate: r.e_analfabeto,
-            political_office: r.cargo_politico,
-        })
-    }
-}
 
 /// Who changed a row and when (`alterado_por`, `criado_em`, `alterado_em`).
 #[derive(Debug, Clone, PartialEq, QueryableByName, Serialize, Deserialize)]
@@ -123,53 +134,90 @@ impl From<StampColumns> for ChangeStamp {
     }
 }
 
-/// The personal columns, in the order every statement here lists them, each qualified by
-/// `$prefix` (`""` or `"r."`).
+/// The personal columns, each qualified by `$prefix` (`""` or `"r."`) and followed by `, `, in
+/// the registry's order (every statement here lists them so).
 macro_rules! person_columns {
     ($p:literal) => {
+        $crate::person_columns::person_registry!(crate::person_columns::person_column_list($p))
+    };
+}
+
+macro_rules! person_column_list {
+    (($p:literal) $($col:ident: $sql:ty => $rust:ty [$cat:ident] $rule:ident $anon:literal
+        { $field:ident: $read:expr } $(|$c:ident| $bind:expr)?;)*) => {
+        concat!($($p, stringify!($col), ", ",)*)
+    };
+}
+
+pub(crate) use person_column_list;
+
+/// How routes 3, 5 and 6 write each kind of column (the registry's `key`, `replace`, `keep`,
+/// `flag`, `unwritten`): its name in the INSERT, its value there, its update on conflict.
+macro_rules! written_column {
+    (unwritten, $col:ident) => {
+        ""
+    };
+    ($rule:ident, $col:ident) => {
+        concat!(stringify!($col), ", ")
+    };
+}
+
+macro_rules! written_value {
+    (unwritten, $col:ident) => {
+        ""
+    };
+    (flag, $col:ident) => {
+        concat!("COALESCE({", stringify!($col), "}, false), ")
+    };
+    ($rule:ident, $col:ident) => {
+        concat!("{", stringify!($col), "}, ")
+    };
+}
+
+macro_rules! updated_on_conflict {
+    (replace, $col:ident) => {
+        concat!(stringify!($col), " = EXCLUDED.", stringify!($col), ", ")
+    };
+    (keep, $col:ident) => {
         concat!(
-            $p,
-            "cpf, ",
-            $p,
-            "nome_completo, ",
-            $p,
-            "data_nascimento, ",
-            $p,
-            "sexo, ",
-            $p,
-            "estado_civil, ",
-            $p,
-            "nacionalidade, ",
-            $p,
-            "celular, ",
-            $p,
-            "telefone_fixo, ",
-            $p,
-            "email, ",
-            $p,
-            "profissao, ",
-            $p,
-            "salario, ",
-            $p,
-            "trabalhando, ",
-            $p,
-            "servidor_publico, ",
-            $p,
-            "pep, ",
-            $p,
-            "afastado, ",
-            $p,
-            "medicamento, ",
-            $p,
-            "medicamento_descricao, ",
-            $p,
-            "e_analfabeto, ",
-            $p,
-            "cargo_politico, ",
-            $p,
-            "nome_social, ",
-            $p,
-            "nome_mae"
+            stringify!($col),
+            " = COALESCE(EXCLUDED.",
+            stringify!($col),
+            ", customers.",
+            stringify!($col),
+            "), "
+        )
+    };
+    // A yes/no not sent binds null: the stored one stays (EXCLUDED holds the insert's false).
+    (flag, $col:ident) => {
+        concat!(
+            stringify!($col),
+            " = COALESCE({",
+            stringify!($col),
+            "}, customers.",
+            stringify!($col),
+            "), "
+        )
+    };
+    ($rule:ident, $col:ident) => {
+        ""
+    };
+}
+
+macro_rules! registration_statement {
+    (() $($col:ident: $sql:ty => $rust:ty [$cat:ident] $rule:ident $anon:literal
+        { $field:ident: $read:expr } $(|$c:ident| $bind:expr)?;)*) => {
+        concat!(
+            "registration AS (INSERT INTO customers (",
+            $(written_column!($rule, $col),)*
+            "alterado_por, aplicacao_vendedor, id_parceiro_vendedor, id_endereco) VALUES (",
+            $(written_value!($rule, $col),)*
+            "{alterado_por}, {aplicacao_vendedor}, {id_parceiro_vendedor}, \
+             CASE WHEN {com_endereco} THEN nextval('addresses_id_seq') END) \
+             ON CONFLICT ON CONSTRAINT customers_seller_cpf_key DO UPDATE SET ",
+            $(updated_on_conflict!($rule, $col),)*
+            "id_endereco = COALESCE(customers.id_endereco, EXCLUDED.id_endereco), \
+             alterado_por = EXCLUDED.alterado_por, alterado_em = now() RETURNING *)"
         )
     };
 }
@@ -186,63 +234,11 @@ pub(crate) fn registration<'a>(
     changed_by: &'a str,
     with_address: bool,
 ) -> Part<'a> {
-    Part::new(
-        "registration",
-        "registration AS ( \
-         INSERT INTO customers (cpf, nome_completo, data_nascimento, sexo, estado_civil, nacionalidade, celular, \
-             telefone_fixo, email, profissao, salario, trabalhando, servidor_publico, pep, afastado, medicamento, \
-             medicamento_descricao, e_analfabeto, alterado_por, aplicacao_vendedor, id_parceiro_vendedor, nome_social, \
-             nome_mae, id_endereco) \
-         VALUES ({cpf}, {nome_completo}, {data_nascimento}, {sexo}, {estado_civil}, {nacionalidade}, {celular}, \
-             {telefone_fixo}, {email}, {profissao}, {salario}, COALESCE({trabalhando}, false), \
-             COALESCE({servidor_publico}, false), COALESCE({pep}, false), COALESCE({afastado}, false), \
-             COALESCE({medicamento}, false), {medicamento_descricao}, COALESCE({e_analfabeto}, false), {alterado_por}, \
-             {aplicacao_vendedor}, {id_parceiro_vendedor}, {nome_social}, {nome_mae}, \
-             CASE WHEN {com_endereco} THEN nextval('addresses_id_seq') END) \
-         ON CONFLICT ON CONSTRAINT customers_seller_cpf_key DO UPDATE SET \
-             nome_completo = EXCLUDED.nome_completo, data_nascimento = EXCLUDED.data_nascimento, sexo = EXCLUDED.sexo, \
-             estado_civil = COALESCE(EXCLUDED.estado_civil, customers.estado_civil), \
-             nacionalidade = COALESCE(EXCLUDED.nacionalidade, customers.nacionalidade), \
-             celular = COALESCE(EXCLUDED.celular, customers.celular), \
-             telefone_fixo = COALESCE(EXCLUDED.telefone_fixo, customers.telefone_fixo), \
-             email = COALESCE(EXCLUDED.email, customers.email), profissao = COALESCE(EXCLUDED.profissao, customers.profissao), \
-             salario = COALESCE(EXCLUDED.salario, customers.salario), \
-             trabalhando = COALESCE({trabalhando}, customers.trabalhando), \
-             servidor_publico = COALESCE({servidor_publico}, customers.servidor_publico), \
-             pep = COALESCE({pep}, customers.pep), afastado = COALESCE({afastado}, customers.afastado), \
-             medicamento = COALESCE({medicamento}, customers.medicamento), \
-             medicamento_descricao = COALESCE(EXCLUDED.medicamento_descricao, customers.medicamento_descricao), \
-             e_analfabeto = COALESCE({e_analfabeto}, customers.e_analfabeto), \
-             nome_social = COALESCE(EXCLUDED.nome_social, customers.nome_social), \
-             nome_mae = COALESCE(EXCLUDED.nome_mae, customers.nome_mae), \
-             id_endereco = COALESCE(customers.id_endereco, EXCLUDED.id_endereco), \
-             alterado_por = EXCLUDED.alterado_por, alterado_em = now() \
-         RETURNING *)",
-    )
-    .value("cpf", c.cpf.as_str())
-    .value("nome_completo", c.full_name.as_str())
-    .value("data_nascimento", c.birth_date.date())
-    .value("sexo", c.gender.as_str())
-    .value("estado_civil", c.marital_status.map(|m| m.as_str()))
-    .value("nacionalidade", c.nationality.as_deref())
-    .value("celular", c.cell_phone.as_ref().map(|p| p.as_str()))
-    .value("telefone_fixo", c.landline.as_ref().map(|p| p.as_str()))
-    .value("email", c.email.as_ref().map(|e| e.as_str()))
-    .value("profissao", c.profession.as_deref())
-    .value("salario", c.salary.map(|s| s.cents()))
-    .value("trabalhando", c.working)
-    .value("servidor_publico", c.public_servant)
-    .value("pep", c.pep)
-    .value("afastado", c.absent)
-    .value("medicamento", c.medication)
-    .value("medicamento_descricao", c.medication_description.as_deref())
-    .value("e_analfabeto", c.illiterate)
-    .value("alterado_por", changed_by)
-    .value("aplicacao_vendedor", seller.application())
-    .value("id_parceiro_vendedor", seller.partner_id())
-    .value("nome_social", c.social_name.as_ref().map(|n| n.as_str()))
-    .value("nome_mae", c.mother_name.as_ref().map(|n| n.as_str()))
-    .value("com_endereco", with_address)
+    bind_person(Part::new("registration", person_registry!(registration_statement)), c)
+        .value("alterado_por", changed_by)
+        .value("aplicacao_vendedor", seller.application())
+        .value("id_parceiro_vendedor", seller.partner_id())
+        .value("com_endereco", with_address)
 }
 
 /// The proposal's copy's columns past its two keys: the person, the address, the stamp.
@@ -250,7 +246,7 @@ macro_rules! copy_columns {
     () => {
         concat!(
             $crate::person_columns::person_columns!(""),
-            ", cep, endereco, numero, bairro, cidade, estado, complemento, alterado_por, criado_em, alterado_em"
+            "cep, endereco, numero, bairro, cidade, estado, complemento, alterado_por, criado_em, alterado_em"
         )
     };
 }
@@ -263,7 +259,7 @@ pub(crate) fn new_copy<'a>() -> Part<'a> {
         copy_columns!(),
         ") SELECT p.id, r.id, ",
         person_columns!("r."),
-        ", a.cep, a.endereco, a.numero, a.bairro, a.cidade, a.estado, a.complemento, \
+        "a.cep, a.endereco, a.numero, a.bairro, a.cidade, a.estado, a.complemento, \
          r.alterado_por, r.criado_em, r.alterado_em \
          FROM proposal p, registration r, address a RETURNING *)"
     ))
@@ -284,7 +280,7 @@ pub(crate) fn refreshed_copies<'a>() -> Part<'a> {
             copy_columns!(),
             ") = (",
             person_columns!("r."),
-            ", coalesce(a.cep, pc.cep), coalesce(a.endereco, pc.endereco), coalesce(a.numero, pc.numero), \
+            "coalesce(a.cep, pc.cep), coalesce(a.endereco, pc.endereco), coalesce(a.numero, pc.numero), \
              coalesce(a.bairro, pc.bairro), coalesce(a.cidade, pc.cidade), coalesce(a.estado, pc.estado), \
              CASE WHEN a.id IS NULL THEN pc.complemento ELSE a.complemento END, \
              r.alterado_por, r.criado_em, r.alterado_em) \
@@ -299,29 +295,32 @@ pub(crate) fn refreshed_copies<'a>() -> Part<'a> {
 
 pub(crate) use person_columns;
 
-/// The personal fields of a registration replaced: the name says what happened, the birth date is
-/// a placeholder day, every other personal value is emptied, with the registration's own keys.
+/// What anonymisation leaves in each personal column (`$2` the value that stands for the CPF):
+/// the name says what happened, the birth date is a placeholder day, every other value emptied.
+macro_rules! anonymized_sets {
+    (() $($col:ident: $sql:ty => $rust:ty [$cat:ident] $rule:ident $anon:literal
+        { $field:ident: $read:expr } $(|$c:ident| $bind:expr)?;)*) => {
+        concat!($(stringify!($col), " = ", $anon, ", ",)*)
+    };
+}
+
+/// The personal fields of a registration replaced, with the registration's own keys.
 /// `$1` the registration, `$2` the value that stands for the CPF, `$3` who anonymised it.
-pub(crate) const ANONYMIZE_REGISTRATION: &str = "\
-UPDATE customers SET cpf = $2, nome_completo = 'Titular anonimizado', nome_social = NULL, nome_mae = NULL, data_nascimento = DATE '1900-01-01',
-    sexo = 'Não informado', estado_civil = NULL, nacionalidade = NULL, celular = NULL, telefone_fixo = NULL,
-    email = NULL, profissao = NULL, salario = NULL, trabalhando = false, servidor_publico = false, pep = false,
-    afastado = false, medicamento = false, medicamento_descricao = NULL, e_analfabeto = false, cargo_politico = NULL,
-    key_cliente = NULL, codigo_jave = NULL, id_endereco = NULL, ecommerce_customer_id = NULL, payment_method_id = NULL,
-    alterado_por = $3, alterado_em = now()
-WHERE id = $1";
+pub(crate) const ANONYMIZE_REGISTRATION: &str = concat!(
+    "UPDATE customers SET ",
+    person_registry!(anonymized_sets),
+    "key_cliente = NULL, codigo_jave = NULL, id_endereco = NULL, ecommerce_customer_id = NULL, \
+     payment_method_id = NULL, alterado_por = $3, alterado_em = now() WHERE id = $1"
+);
 
 /// What anonymisation writes in a proposal's copy of the person, with the copy's address.
 macro_rules! anonymized_copy {
     ($which:literal) => {
         concat!(
-            "UPDATE proposal_customers SET cpf = $2, nome_completo = 'Titular anonimizado', nome_social = NULL, \
-             nome_mae = NULL, data_nascimento = DATE '1900-01-01', sexo = 'Não informado', estado_civil = NULL, \
-             nacionalidade = NULL, celular = NULL, telefone_fixo = NULL, email = NULL, profissao = NULL, salario = NULL, \
-             trabalhando = false, servidor_publico = false, pep = false, afastado = false, medicamento = false, \
-             medicamento_descricao = NULL, e_analfabeto = false, cargo_politico = NULL, cep = '', endereco = '', \
-             numero = '', bairro = '', cidade = '', estado = '', complemento = NULL, alterado_por = $3, \
-             alterado_em = now() WHERE ",
+            "UPDATE proposal_customers SET ",
+            person_registry!(anonymized_sets),
+            "cep = '', endereco = '', numero = '', bairro = '', cidade = '', estado = '', complemento = NULL, \
+             alterado_por = $3, alterado_em = now() WHERE ",
             $which
         )
     };
@@ -337,36 +336,58 @@ pub(crate) const ANONYMIZE_PROPOSAL_COPY: &str = anonymized_copy!("id_proposta =
 /// The name anonymisation leaves: a registration or copy so named has nothing left to keep.
 pub(crate) const ANONYMIZED_NAME: &str = "Titular anonimizado";
 
-/// A row whose health answers (LGPD art. 11: the medication taken, its description, the leave
-/// from work) are still held, with an optional table alias (`"pc."`).
+/// A row whose health answers (LGPD art. 11: the registry's `Health` columns) are still held,
+/// with an optional table alias (`"pc."`): any of them not what dropping leaves.
 macro_rules! holds_health_answers {
     ($alias:literal) => {
-        concat!(
-            "(",
-            $alias,
-            "medicamento OR ",
-            $alias,
-            "medicamento_descricao IS NOT NULL OR ",
-            $alias,
-            "afastado)"
-        )
+        $crate::person_columns::person_registry!(crate::person_columns::health_held($alias))
     };
 }
 
+macro_rules! health_held {
+    (($alias:literal) $($col:ident: $sql:ty => $rust:ty [$cat:ident] $rule:ident $anon:literal
+        { $field:ident: $read:expr } $(|$c:ident| $bind:expr)?;)*) => {
+        concat!("(false", $(crate::person_columns::health_column!($cat, concat!(" OR ", $alias, stringify!($col), " IS DISTINCT FROM ", $anon)),)* ")")
+    };
+}
+
+pub(crate) use health_held;
+
+/// `$text` for a column of the `Health` category, nothing for the others.
+macro_rules! health_column {
+    (Health, $text:expr) => {
+        $text
+    };
+    ($cat:ident, $text:expr) => {
+        ""
+    };
+}
+
+pub(crate) use health_column;
 pub(crate) use holds_health_answers;
+
+/// What dropping the health answers leaves in them (the anonymised values).
+macro_rules! health_dropped {
+    (() $($col:ident: $sql:ty => $rust:ty [$cat:ident] $rule:ident $anon:literal
+        { $field:ident: $read:expr } $(|$c:ident| $bind:expr)?;)*) => {
+        concat!($(health_column!($cat, concat!(stringify!($col), " = ", $anon, ", ")),)*)
+    };
+}
 
 /// The health answers dropped from the registrations of the CPF `$1` (by `$2`), the rest kept,
 /// and the change's time left as it was: the schedule's later steps count from the last change.
 pub(crate) const DROP_REGISTRATION_HEALTH: &str = concat!(
-    "UPDATE customers SET medicamento = false, medicamento_descricao = NULL, afastado = false, alterado_por = $2 \
-     WHERE cpf = $1 AND ",
+    "UPDATE customers SET ",
+    person_registry!(health_dropped),
+    "alterado_por = $2 WHERE cpf = $1 AND ",
     holds_health_answers!("")
 );
 
 /// The same for the copies of the proposals `$1`.
 pub(crate) const DROP_COPY_HEALTH: &str = concat!(
-    "UPDATE proposal_customers SET medicamento = false, medicamento_descricao = NULL, afastado = false, \
-     alterado_por = $2 WHERE id_proposta = ANY($1) AND ",
+    "UPDATE proposal_customers SET ",
+    person_registry!(health_dropped),
+    "alterado_por = $2 WHERE id_proposta = ANY($1) AND ",
     holds_health_answers!("")
 );
 

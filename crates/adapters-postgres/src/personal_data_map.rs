@@ -48,34 +48,18 @@ const SESSION_RECORD: &[(&str, &[Category])] = &[
 ];
 const SESSION_OTHER: &[&str] = &["id", "application", "credentials_epoch", "expires_at"];
 
-/// The columns of a registration and of a proposal's copy of it.
+/// The columns of a registration and of a proposal's copy of it: the person's, each with its
+/// category from the registry (`person_columns`), who changed it, and the table's own.
 macro_rules! person {
     ($($extra:expr),* $(,)?) => {
-        &[
-            ("cpf", &[Identity]),
-            ("nome_completo", &[Identity]),
-            ("nome_social", &[Identity]),
-            ("nome_mae", &[Identity]),
-            ("data_nascimento", &[Identity]),
-            ("sexo", &[Identity]),
-            ("estado_civil", &[Identity]),
-            ("nacionalidade", &[Identity]),
-            ("profissao", &[Identity]),
-            ("pep", &[Identity]),
-            ("cargo_politico", &[Identity]),
-            ("e_analfabeto", &[Identity]),
-            ("celular", &[Contact]),
-            ("telefone_fixo", &[Contact]),
-            ("email", &[Contact]),
-            ("salario", &[Financial]),
-            ("trabalhando", &[Financial]),
-            ("servidor_publico", &[Financial]),
-            ("afastado", &[Health]),
-            ("medicamento", &[Health]),
-            ("medicamento_descricao", &[Health]),
-            ("alterado_por", AUTHOR),
-            $($extra),*
-        ]
+        crate::person_columns::person_registry!(person_categories($($extra),*))
+    };
+}
+
+macro_rules! person_categories {
+    (($($extra:expr),*) $($col:ident: $sql:ty => $rust:ty [$cat:ident] $rule:ident $anon:literal
+        { $field:ident: $read:expr } $(|$c:ident| $bind:expr)?;)*) => {
+        &[$((stringify!($col), &[$cat]),)* ("alterado_por", AUTHOR), $($extra),*]
     };
 }
 
