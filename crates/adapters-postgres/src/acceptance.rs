@@ -9,6 +9,7 @@ use crate::schema::{
     products, proposal_acceptances as clocks, proposal_pending_files as files, proposal_pending_requests as requests,
     proposals, sandbox_clock, user_applications, users,
 };
+use crate::statement::built_at_run_time;
 use crate::unit_of_work::change_error::ChangeError;
 use crate::unit_of_work::status_change::apply_change;
 use async_trait::async_trait;
@@ -487,7 +488,7 @@ impl AcceptanceStore for PgAcceptance {
             Assignment::Nobody => (queue_statement!("AND a.analista IS NULL AND $1::text IS NULL"), None),
             Assignment::To(email) => (queue_statement!("AND a.analista = $1"), Some(email.as_str())),
         };
-        let rows: Vec<QueueRow> = diesel::sql_query(statement)
+        let rows: Vec<QueueRow> = built_at_run_time(statement)
             .bind::<diesel::sql_types::Nullable<Text>, _>(analyst)
             .bind::<Bool, _>(after_not_overdue)
             .bind::<Timestamptz, _>(after_deadline)

@@ -4,6 +4,7 @@ use crate::pool::{PgPool, connection, query_error};
 use crate::prepared::prepared;
 use crate::schema::{partners, representatives, signin_throttle, user_applications, users};
 use crate::sessions::SESSIONS_CHANNEL;
+use crate::statement::{built_at_run_time, statement};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -306,7 +307,7 @@ impl UserAdministration for PgAccounts {
             }
             // Every instance drops its kept answers of "does this session hold?", which carry the
             // pin: the user's next request reads the new one, its sessions go on.
-            diesel::sql_query(format!("SELECT pg_notify('{SESSIONS_CHANNEL}', '')"))
+            built_at_run_time(format!("SELECT pg_notify('{SESSIONS_CHANNEL}', '')"))
                 .execute(conn)
                 .await?;
             Ok::<_, DieselError>(Ok(()))
@@ -316,10 +317,12 @@ impl UserAdministration for PgAccounts {
     }
 }
 
-/// The latest refusal among the counters, read without locks.
-const LATEST_REFUSAL: &str = "
+statement! {
+    /// The latest refusal among the counters, read without locks.
+    LATEST_REFUSAL => LatestRefusal = "
     SELECT max(blocked_until) AS until FROM signin_throttle
     WHERE (scope, key) IN (SELECT * FROM unnest($1::text[], $2::text[])) AND blocked_until > $3";
+}
 
 #[derive(diesel::QueryableByName)]
 struct LatestRefusal {

@@ -11,6 +11,7 @@ use crate::read_model;
 use crate::read_model::parts::billing::{BillingPart, ChargePart};
 use crate::rows::stored;
 use crate::schema::{charges, contract_billings as billings, proposals};
+use crate::statement::statement;
 use crate::unit_of_work::on_move::queue_charge_event;
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
@@ -85,6 +86,10 @@ async fn create_batch(
     horizon: NaiveDate,
     at: DateTime<Utc>,
 ) -> QueryResult<(usize, u64)> {
+    statement! {
+        ADVANCE_BILLINGS = "UPDATE contract_billings b SET proximo_periodo = n.periodo, proximo_vencimento = n.vencimento \
+             FROM unnest($1::int8[], $2::int4[], $3::date[]) AS n (id, periodo, vencimento) WHERE b.id_proposta = n.id";
+    }
     let due: Vec<DueBilling> = billings::table
         .filter(billings::encerrada_em.is_null())
         .filter(billings::proximo_vencimento.le(horizon))
@@ -137,15 +142,13 @@ async fn create_batch(
         .returning((charges::id_proposta, ChargePart::as_returning()))
         .get_results(conn)
         .await?;
-    diesel::sql_query(
-        "UPDATE contract_billings b SET proximo_periodo = n.periodo, proximo_vencimento = n.vencimento \
-         FROM unnest($1, $2, $3) AS n (id, periodo, vencimento) WHERE b.id_proposta = n.id",
-    )
-    .bind::<Array<BigInt>, _>(&ids)
-    .bind::<Array<Integer>, _>(&next_periods)
-    .bind::<Array<Date>, _>(&next_dues)
-    .execute(conn)
-    .await?;
+    ADVANCE_BILLINGS
+        .query()
+        .bind::<Array<BigInt>, _>(&ids)
+        .bind::<Array<Integer>, _>(&next_periods)
+        .bind::<Array<Date>, _>(&next_dues)
+        .execute(conn)
+        .await?;
     let states: HashMap<i64, (&str, DateTime<Utc>)> = due
         .iter()
         .map(|b| (b.id_proposta, (b.situacao.as_str(), b.situacao_desde)))
@@ -233,21 +236,29 @@ impl BillingStore for PgBilling {
     }
 
     async fn to_judge(&self, today: NaiveDate) -> Result<Vec<BillingCheck>, StoreError> {
+        statement! {
+            CHECK_DUE => CheckRow = check_statement!(
+                "(b.situacao <> 'em_dia' OR b.id_proposta IN (SELECT c.id_proposta FROM charges c \
+                 WHERE c.status IN ('aberta', 'falhou') AND c.vencimento < $1)) ORDER BY b.id_proposta"
+            );
+        }
         let mut conn = connection(&self.pool).await?;
-        let rows: Vec<CheckRow> = diesel::sql_query(check_statement!(
-            "(b.situacao <> 'em_dia' OR b.id_proposta IN (SELECT c.id_proposta FROM charges c \
-             WHERE c.status IN ('aberta', 'falhou') AND c.vencimento < $1)) ORDER BY b.id_proposta"
-        ))
-        .bind::<Date, _>(today)
-        .load(&mut conn)
-        .await
-        .map_err(query_error)?;
+        let rows: Vec<CheckRow> = CHECK_DUE
+            .query()
+            .bind::<Date, _>(today)
+            .load(&mut conn)
+            .await
+            .map_err(query_error)?;
         Ok(rows.into_iter().map(BillingCheck::try_from).collect::<Result<_, _>>()?)
     }
 
     async fn check_of(&self, proposal_id: i64) -> Result<Option<BillingCheck>, StoreError> {
+        statement! {
+            CHECK_ONE => CheckRow = check_statement!("b.id_proposta = $1");
+        }
         let mut conn = connection(&self.pool).await?;
-        let row: Option<CheckRow> = diesel::sql_query(check_statement!("b.id_proposta = $1"))
+        let row: Option<CheckRow> = CHECK_ONE
+            .query()
             .bind::<BigInt, _>(proposal_id)
             .get_result(&mut conn)
             .await

@@ -5,6 +5,7 @@
 
 use crate::pool::{PgPool, connection, query_error};
 use crate::schema::{products, proposal_certificates as certificates};
+use crate::statement::statement;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -180,21 +181,23 @@ impl CertificateStore for PgCertificates {
         lease: chrono::Duration,
         limit: i64,
     ) -> Result<Vec<DueCertificate>, StoreError> {
+        statement! {
+            LOCK_PROPOSAL_CERTIFICATES => DueRow = "WITH due AS (SELECT c.id_proposta, c.tipo FROM proposal_certificates c \
+                     WHERE c.enviado_em IS NULL AND (c.reservado_ate IS NULL OR c.reservado_ate < $1) \
+                     ORDER BY c.aceita_em LIMIT $3 FOR UPDATE SKIP LOCKED) \
+                 UPDATE proposal_certificates c SET reservado_ate = $2 FROM due, proposals p \
+                 WHERE c.id_proposta = due.id_proposta AND c.tipo = due.tipo AND p.id = c.id_proposta \
+                 RETURNING c.id_proposta, c.tipo, p.identificador, c.aceita_em";
+        }
         let mut conn = connection(&self.pool).await?;
-        let rows = diesel::sql_query(
-            "WITH due AS (SELECT c.id_proposta, c.tipo FROM proposal_certificates c \
-                 WHERE c.enviado_em IS NULL AND (c.reservado_ate IS NULL OR c.reservado_ate < $1) \
-                 ORDER BY c.aceita_em LIMIT $3 FOR UPDATE SKIP LOCKED) \
-             UPDATE proposal_certificates c SET reservado_ate = $2 FROM due, proposals p \
-             WHERE c.id_proposta = due.id_proposta AND c.tipo = due.tipo AND p.id = c.id_proposta \
-             RETURNING c.id_proposta, c.tipo, p.identificador, c.aceita_em",
-        )
-        .bind::<diesel::sql_types::Timestamptz, _>(now)
-        .bind::<diesel::sql_types::Timestamptz, _>(now + lease)
-        .bind::<diesel::sql_types::BigInt, _>(limit)
-        .load::<DueRow>(&mut conn)
-        .await
-        .map_err(query_error)?;
+        let rows = LOCK_PROPOSAL_CERTIFICATES
+            .query()
+            .bind::<diesel::sql_types::Timestamptz, _>(now)
+            .bind::<diesel::sql_types::Timestamptz, _>(now + lease)
+            .bind::<diesel::sql_types::BigInt, _>(limit)
+            .load::<DueRow>(&mut conn)
+            .await
+            .map_err(query_error)?;
         Ok(rows
             .into_iter()
             .filter_map(|row| {

@@ -9,6 +9,7 @@ use crate::pool::{PgPool, connection, query_error};
 use crate::read_model::parts::billing::ChargePart;
 use crate::rows::stored;
 use crate::schema::{charges, contract_billings as billings, debit_agreements as agreements, debit_files as files};
+use crate::statement::statement;
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use diesel::prelude::*;
@@ -71,6 +72,21 @@ async fn build_remessa(
     on: NaiveDate,
     at: DateTime<Utc>,
 ) -> QueryResult<Option<Remessa>> {
+    statement! {
+        FILE_ITEMS = "INSERT INTO debit_file_items (id_cobranca, tentativa, id_remessa, data_debito, valor) \
+             SELECT i.id, i.tentativa, $5, i.dia, i.valor FROM unnest($1::int8[], $2::int4[], $3::date[], $4::int8[]) AS i (id, tentativa, dia, valor)";
+    }
+    statement! {
+        LOCK_CHARGES => DueDebit = "SELECT c.id, c.id_proposta, greatest(coalesce(c.proxima_tentativa, c.vencimento), $3) AS dia, c.valor, \
+                 c.tentativas, pp.agencia, pp.conta \
+             FROM charges c \
+             JOIN debit_authorizations a ON a.id_proposta = c.id_proposta \
+             JOIN proposal_payments pp ON pp.id_proposta = c.id_proposta \
+             WHERE c.status = 'aberta' AND c.metodo = 'DÉBITO EM CONTA' AND a.situacao = 'ativa' AND a.banco = $1 \
+               AND coalesce(c.proxima_tentativa, c.vencimento) <= $2 \
+               AND NOT EXISTS (SELECT 1 FROM debit_file_items i WHERE i.id_cobranca = c.id AND i.codigo_retorno IS NULL) \
+             ORDER BY c.id FOR UPDATE OF c SKIP LOCKED";
+    }
     diesel::insert_into(agreements::table)
         .values((
             agreements::banco.eq(&agreement.bank),
@@ -86,22 +102,13 @@ async fn build_remessa(
         .first(conn)
         .await?;
     // A debit's day is its retry's, else its due date; never before the file's day.
-    let due: Vec<DueDebit> = diesel::sql_query(
-        "SELECT c.id, c.id_proposta, greatest(coalesce(c.proxima_tentativa, c.vencimento), $3) AS dia, c.valor, \
-             c.tentativas, pp.agencia, pp.conta \
-         FROM charges c \
-         JOIN debit_authorizations a ON a.id_proposta = c.id_proposta \
-         JOIN proposal_payments pp ON pp.id_proposta = c.id_proposta \
-         WHERE c.status = 'aberta' AND c.metodo = 'DÉBITO EM CONTA' AND a.situacao = 'ativa' AND a.banco = $1 \
-           AND coalesce(c.proxima_tentativa, c.vencimento) <= $2 \
-           AND NOT EXISTS (SELECT 1 FROM debit_file_items i WHERE i.id_cobranca = c.id AND i.codigo_retorno IS NULL) \
-         ORDER BY c.id FOR UPDATE OF c SKIP LOCKED",
-    )
-    .bind::<Text, _>(&agreement.bank)
-    .bind::<Date, _>(until)
-    .bind::<Date, _>(on)
-    .load(conn)
-    .await?;
+    let due: Vec<DueDebit> = LOCK_CHARGES
+        .query()
+        .bind::<Text, _>(&agreement.bank)
+        .bind::<Date, _>(until)
+        .bind::<Date, _>(on)
+        .load(conn)
+        .await?;
     if due.is_empty() {
         return Ok(None);
     }
@@ -147,17 +154,15 @@ async fn build_remessa(
     let attempts: Vec<i32> = due.iter().map(|d| d.tentativas + 1).collect();
     let days: Vec<NaiveDate> = due.iter().map(|d| d.dia).collect();
     let amounts: Vec<i64> = due.iter().map(|d| d.valor).collect();
-    diesel::sql_query(
-        "INSERT INTO debit_file_items (id_cobranca, tentativa, id_remessa, data_debito, valor) \
-         SELECT i.id, i.tentativa, $5, i.dia, i.valor FROM unnest($1, $2, $3, $4) AS i (id, tentativa, dia, valor)",
-    )
-    .bind::<Array<BigInt>, _>(&ids)
-    .bind::<Array<Integer>, _>(&attempts)
-    .bind::<Array<Date>, _>(&days)
-    .bind::<Array<BigInt>, _>(&amounts)
-    .bind::<BigInt, _>(file_id)
-    .execute(conn)
-    .await?;
+    FILE_ITEMS
+        .query()
+        .bind::<Array<BigInt>, _>(&ids)
+        .bind::<Array<Integer>, _>(&attempts)
+        .bind::<Array<Date>, _>(&days)
+        .bind::<Array<BigInt>, _>(&amounts)
+        .bind::<BigInt, _>(file_id)
+        .execute(conn)
+        .await?;
     let changed: Vec<(i64, ChargePart)> = diesel::update(charges::table.filter(charges::id.eq_any(&ids)))
         .set((
             charges::tentativas.eq(charges::tentativas + 1),
@@ -185,6 +190,10 @@ async fn apply_result(
     today: NaiveDate,
     at: DateTime<Utc>,
 ) -> QueryResult<(DebitResult, Option<(i64, ChargePart)>)> {
+    statement! {
+        REFUSED_BY_BANK = "UPDATE debit_authorizations SET situacao = 'recusada', situacao_em = $2, motivo = $3, situacao_por = 'banco' \
+                     WHERE id_proposta = $1 AND situacao = 'ativa'";
+    }
     let (code, debited_on, amount) = (debit.code.as_str(), debit.date, debit.amount);
     let (proposal_id, status, attempts, due, retry_days): ChargeState = charges::table
         .inner_join(billings::table)
@@ -260,15 +269,13 @@ async fn apply_result(
             )
         }
         DebitResult::AuthorizationRefused => {
-            diesel::sql_query(
-                "UPDATE debit_authorizations SET situacao = 'recusada', situacao_em = $2, motivo = $3, situacao_por = 'banco' \
-                 WHERE id_proposta = $1 AND situacao = 'ativa'",
-            )
-            .bind::<BigInt, _>(proposal_id)
-            .bind::<Timestamptz, _>(at)
-            .bind::<Text, _>(&reason)
-            .execute(conn)
-            .await?;
+            REFUSED_BY_BANK
+                .query()
+                .bind::<BigInt, _>(proposal_id)
+                .bind::<Timestamptz, _>(at)
+                .bind::<Text, _>(&reason)
+                .execute(conn)
+                .await?;
             if status == ChargeStatus::Open {
                 Some(
                     change
@@ -300,25 +307,46 @@ async fn read_retorno(
     today: NaiveDate,
     at: DateTime<Utc>,
 ) -> QueryResult<RetornoSummary> {
+    statement! {
+        FORGET_ANSWERED_FILES = "UPDATE debit_files f SET conteudo = NULL WHERE f.tipo = 'remessa' AND f.conteudo IS NOT NULL \
+             AND NOT EXISTS (SELECT 1 FROM debit_file_items i WHERE i.id_remessa = f.id AND i.codigo_retorno IS NULL)";
+    }
+    statement! {
+        REVOKED_BY_BANK = "UPDATE debit_authorizations SET situacao = 'revogada', situacao_em = $2, situacao_por = 'banco', \
+                     motivo = 'exclusão do débito automático informada pelo banco' \
+                 WHERE id_proposta = $1 AND situacao = 'ativa' AND banco = $3";
+    }
+    statement! {
+        ITEM_ANSWERED = "UPDATE debit_file_items SET codigo_retorno = $3, id_retorno = $4, lido_em = $5 \
+                 WHERE id_cobranca = $1 AND tentativa = $2";
+    }
+    statement! {
+        LOCK_DEBIT_FILE_ITEMS => SentItem = "SELECT i.valor, i.codigo_retorno FROM debit_file_items i \
+                 JOIN debit_files f ON f.id = i.id_remessa \
+                 WHERE i.id_cobranca = $1 AND i.tentativa = $2 AND f.banco = $3 AND f.convenio = $4 \
+                 FOR UPDATE OF i";
+    }
+    statement! {
+        RECORD_RETURN_FILE => FileId = "INSERT INTO debit_files (tipo, banco, convenio, nsa, nome, registros, valor_total, sha256, em) \
+             VALUES ('retorno', $1, $2, $3, $4, $5, $6, $7, $8) \
+             ON CONFLICT (sha256) WHERE tipo = 'retorno' DO NOTHING RETURNING id";
+    }
     let total: i64 = retorno.debits.iter().map(|d| d.amount).sum();
     let records = retorno.opt_changes.len() + retorno.debits.len() + retorno.confirmed.len() + 2;
-    let file: Option<i64> = diesel::sql_query(
-        "INSERT INTO debit_files (tipo, banco, convenio, nsa, nome, registros, valor_total, sha256, em) \
-         VALUES ('retorno', $1, $2, $3, $4, $5, $6, $7, $8) \
-         ON CONFLICT (sha256) WHERE tipo = 'retorno' DO NOTHING RETURNING id",
-    )
-    .bind::<Text, _>(&retorno.bank)
-    .bind::<Text, _>(&retorno.agreement)
-    .bind::<Integer, _>(i32::try_from(retorno.nsa).unwrap_or(i32::MAX))
-    .bind::<Text, _>(name)
-    .bind::<Integer, _>(i32::try_from(records).unwrap_or(i32::MAX))
-    .bind::<BigInt, _>(total)
-    .bind::<Text, _>(sha256)
-    .bind::<Timestamptz, _>(at)
-    .get_result::<FileId>(conn)
-    .await
-    .optional()?
-    .map(|f| f.id);
+    let file: Option<i64> = RECORD_RETURN_FILE
+        .query()
+        .bind::<Text, _>(&retorno.bank)
+        .bind::<Text, _>(&retorno.agreement)
+        .bind::<Integer, _>(i32::try_from(retorno.nsa).unwrap_or(i32::MAX))
+        .bind::<Text, _>(name)
+        .bind::<Integer, _>(i32::try_from(records).unwrap_or(i32::MAX))
+        .bind::<BigInt, _>(total)
+        .bind::<Text, _>(sha256)
+        .bind::<Timestamptz, _>(at)
+        .get_result::<FileId>(conn)
+        .await
+        .optional()?
+        .map(|f| f.id);
     let Some(file) = file else {
         return Ok(RetornoSummary {
             already_read: true,
@@ -333,19 +361,15 @@ async fn read_retorno(
             continue;
         };
         // The debit as this file's bank and agreement were sent it, under its row lock.
-        let sent: Option<SentItem> = diesel::sql_query(
-            "SELECT i.valor, i.codigo_retorno FROM debit_file_items i \
-             JOIN debit_files f ON f.id = i.id_remessa \
-             WHERE i.id_cobranca = $1 AND i.tentativa = $2 AND f.banco = $3 AND f.convenio = $4 \
-             FOR UPDATE OF i",
-        )
-        .bind::<BigInt, _>(charge_id)
-        .bind::<Integer, _>(attempt)
-        .bind::<Text, _>(&retorno.bank)
-        .bind::<Text, _>(&retorno.agreement)
-        .get_result(conn)
-        .await
-        .optional()?;
+        let sent: Option<SentItem> = LOCK_DEBIT_FILE_ITEMS
+            .query()
+            .bind::<BigInt, _>(charge_id)
+            .bind::<Integer, _>(attempt)
+            .bind::<Text, _>(&retorno.bank)
+            .bind::<Text, _>(&retorno.agreement)
+            .get_result(conn)
+            .await
+            .optional()?;
         let Some(sent) = sent else {
             summary.unknown += 1;
             continue;
@@ -364,17 +388,15 @@ async fn read_retorno(
             });
             continue;
         }
-        diesel::sql_query(
-            "UPDATE debit_file_items SET codigo_retorno = $3, id_retorno = $4, lido_em = $5 \
-             WHERE id_cobranca = $1 AND tentativa = $2",
-        )
-        .bind::<BigInt, _>(charge_id)
-        .bind::<Integer, _>(attempt)
-        .bind::<Text, _>(&debit.code)
-        .bind::<BigInt, _>(file)
-        .bind::<Timestamptz, _>(at)
-        .execute(conn)
-        .await?;
+        ITEM_ANSWERED
+            .query()
+            .bind::<BigInt, _>(charge_id)
+            .bind::<Integer, _>(attempt)
+            .bind::<Text, _>(&debit.code)
+            .bind::<BigInt, _>(file)
+            .bind::<Timestamptz, _>(at)
+            .execute(conn)
+            .await?;
         let (result, charge) = apply_result(conn, (charge_id, attempt), debit, today, at).await?;
         match result {
             DebitResult::Paid => summary.paid += 1,
@@ -389,16 +411,13 @@ async fn read_retorno(
             continue;
         };
         // Only the file's bank can report its customer's opt-out.
-        summary.revoked += diesel::sql_query(
-            "UPDATE debit_authorizations SET situacao = 'revogada', situacao_em = $2, situacao_por = 'banco', \
-                 motivo = 'exclusão do débito automático informada pelo banco' \
-             WHERE id_proposta = $1 AND situacao = 'ativa' AND banco = $3",
-        )
-        .bind::<BigInt, _>(proposal_id)
-        .bind::<Timestamptz, _>(at)
-        .bind::<Text, _>(&retorno.bank)
-        .execute(conn)
-        .await?;
+        summary.revoked += REVOKED_BY_BANK
+            .query()
+            .bind::<BigInt, _>(proposal_id)
+            .bind::<Timestamptz, _>(at)
+            .bind::<Text, _>(&retorno.bank)
+            .execute(conn)
+            .await?;
     }
     let confirmed: Vec<i32> = retorno
         .confirmed
@@ -418,12 +437,7 @@ async fn read_retorno(
     .await?;
     // A remessa's text (its accounts) is kept only while a debit of it awaits its return: to
     // send it again. Answered whole, only its digest and counts stay (LGPD art. 6, III).
-    diesel::sql_query(
-        "UPDATE debit_files f SET conteudo = NULL WHERE f.tipo = 'remessa' AND f.conteudo IS NOT NULL \
-         AND NOT EXISTS (SELECT 1 FROM debit_file_items i WHERE i.id_remessa = f.id AND i.codigo_retorno IS NULL)",
-    )
-    .execute(conn)
-    .await?;
+    FORGET_ANSWERED_FILES.query().execute(conn).await?;
     summary.touched = tell_changes(conn, changed, at).await?;
     let told: Vec<String> = [
         (summary.paid, "paga(s)"),
@@ -562,14 +576,22 @@ struct AuthorizationRow {
 #[async_trait]
 impl AuthorizationStore for PgDebits {
     async fn revoke(&self, proposal_id: i64, request: &NewCustomerRequest) -> Result<RevocationOutcome, StoreError> {
+        statement! {
+            REVOKE_AT_CUSTOMERS_REQUEST = "UPDATE debit_authorizations SET situacao = 'revogada', situacao_em = $2, situacao_por = $3, \
+                         motivo = left('revogada a pedido do cliente: ' || $4, 200) \
+                     WHERE id_proposta = $1";
+        }
+        statement! {
+            LOCK_DEBIT_AUTHORIZATIONS => AuthorizationRow = "SELECT situacao FROM debit_authorizations WHERE id_proposta = $1 FOR UPDATE";
+        }
         let mut conn = connection(&self.pool).await?;
         conn.transaction(async |conn| {
-            let current: Option<AuthorizationRow> =
-                diesel::sql_query("SELECT situacao FROM debit_authorizations WHERE id_proposta = $1 FOR UPDATE")
-                    .bind::<BigInt, _>(proposal_id)
-                    .get_result(conn)
-                    .await
-                    .optional()?;
+            let current: Option<AuthorizationRow> = LOCK_DEBIT_AUTHORIZATIONS
+                .query()
+                .bind::<BigInt, _>(proposal_id)
+                .get_result(conn)
+                .await
+                .optional()?;
             let Some(current) = current else {
                 return Ok(RevocationOutcome::NoAuthorization);
             };
@@ -582,17 +604,14 @@ impl AuthorizationStore for PgDebits {
                     ));
                 }
             }
-            diesel::sql_query(
-                "UPDATE debit_authorizations SET situacao = 'revogada', situacao_em = $2, situacao_por = $3, \
-                     motivo = left('revogada a pedido do cliente: ' || $4, 200) \
-                 WHERE id_proposta = $1",
-            )
-            .bind::<BigInt, _>(proposal_id)
-            .bind::<Timestamptz, _>(request.at)
-            .bind::<Text, _>(&request.requested_by)
-            .bind::<Text, _>(&request.reason)
-            .execute(conn)
-            .await?;
+            REVOKE_AT_CUSTOMERS_REQUEST
+                .query()
+                .bind::<BigInt, _>(proposal_id)
+                .bind::<Timestamptz, _>(request.at)
+                .bind::<Text, _>(&request.requested_by)
+                .bind::<Text, _>(&request.reason)
+                .execute(conn)
+                .await?;
             let protocol = crate::customer_requests::record_request(conn, proposal_id, request).await?;
             Ok(RevocationOutcome::Revoked(protocol))
         })

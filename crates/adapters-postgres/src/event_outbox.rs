@@ -7,6 +7,7 @@
 use crate::composed::{Composed, Part};
 use crate::pool::{PgPool, connection};
 use crate::prepared::prepared;
+use crate::statement::statement;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Integer, Nullable, Text, Timestamptz};
@@ -164,13 +165,16 @@ impl Wakeups {
 
     /// Asks for a wake-up after what the caller just committed.
     pub(crate) fn announce(&self) {
+        statement! {
+            NOTIFY_EVENTS = concat!("NOTIFY ", channel!());
+        }
         self.started.get_or_init(|| {
             let (pool, wanted) = (self.pool.clone(), self.wanted.clone());
             tokio::spawn(async move {
                 loop {
                     wanted.notified().await;
                     let sent = match connection(&pool).await {
-                        Ok(mut conn) => diesel::sql_query(concat!("NOTIFY ", channel!()))
+                        Ok(mut conn) => NOTIFY_EVENTS.query()
                             .execute(&mut conn)
                             .await
                             .map_err(|e| e.to_string()),
@@ -240,12 +244,12 @@ struct FactsRow {
 
 /// The facts of a proposal, read inside the caller's transaction.
 pub(crate) async fn facts_of(conn: &mut AsyncPgConnection, proposal_id: i64) -> QueryResult<ProposalFacts> {
-    let row: FactsRow = prepared(
-        "SELECT identificador, id_parceiro, fluxo, tipo_envio FROM proposals WHERE id = $1",
-        |q| q.bind::<BigInt, _>(proposal_id),
-    )
-    .get_result(conn)
-    .await?;
+    statement! {
+        SELECT_PROPOSALS => FactsRow = "SELECT identificador, id_parceiro, fluxo, tipo_envio FROM proposals WHERE id = $1";
+    }
+    let row: FactsRow = prepared(SELECT_PROPOSALS, |q| q.bind::<BigInt, _>(proposal_id))
+        .get_result(conn)
+        .await?;
     facts_from(
         proposal_id,
         row.identificador,
@@ -312,13 +316,15 @@ pub(crate) async fn next_sequence(
     proposal_id: i64,
     kind: EventKind,
 ) -> QueryResult<(i32, DateTime<Utc>)> {
-    let row: SequenceRow = prepared(
-        "INSERT INTO proposal_event_sequences (proposal_id, kind, last_sequence) VALUES ($1, $2, 1)
-         ON CONFLICT (proposal_id, kind)
-         DO UPDATE SET last_sequence = proposal_event_sequences.last_sequence + 1
-         RETURNING last_sequence, now() AS at",
-        |q| q.bind::<BigInt, _>(proposal_id).bind::<Text, _>(kind.as_str()),
-    )
+    statement! {
+        INSERT_PROPOSAL_EVENT_SEQUENCES => SequenceRow = "INSERT INTO proposal_event_sequences (proposal_id, kind, last_sequence) VALUES ($1, $2, 1)
+             ON CONFLICT (proposal_id, kind)
+             DO UPDATE SET last_sequence = proposal_event_sequences.last_sequence + 1
+             RETURNING last_sequence, now() AS at";
+    }
+    let row: SequenceRow = prepared(INSERT_PROPOSAL_EVENT_SEQUENCES, |q| {
+        q.bind::<BigInt, _>(proposal_id).bind::<Text, _>(kind.as_str())
+    })
     .get_result(conn)
     .await?;
     Ok((row.last_sequence, row.at))

@@ -10,6 +10,7 @@
 use crate::pool::{PgPool, connection, query_error};
 use crate::schema::idempotency_keys as keys;
 use crate::sealing::SecretSealer;
+use crate::statement::built_at_run_time;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -55,7 +56,7 @@ pub(crate) async fn forget_subject(
     sealer: &SecretSealer,
     cpf: &Cpf,
 ) -> QueryResult<usize> {
-    diesel::sql_query(format!(
+    built_at_run_time(format!(
         "UPDATE idempotency_keys k
          SET forgotten_at = now(), body = NULL, answer_sealed = NULL, subjects = '{{}}',
              fingerprint = repeat('0', 64)

@@ -5,6 +5,7 @@
 
 use crate::pool::{PgPool, connection, query_error};
 use crate::schema::ledger_checks;
+use crate::statement::{built_at_run_time, statement};
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
@@ -42,7 +43,7 @@ pub(crate) async fn record_card_invoices(
     );
     let mut gained = Vec::new();
     for invoice in invoices {
-        let proposal_id: Option<i64> = diesel::sql_query(&statement)
+        let proposal_id: Option<i64> = built_at_run_time(&statement)
             .bind::<Text, _>(&invoice.invoice_id)
             .bind::<BigInt, _>(invoice.amount)
             .bind::<Timestamptz, _>(invoice.paid_at.unwrap_or(read_at))
@@ -166,30 +167,32 @@ fn drift_of(row: DriftRow) -> Result<LedgerDrift, StoreError> {
 #[async_trait]
 impl LedgerStore for PgLedger {
     async fn check_batch(&self, after: i64, limit: i64, mend: bool) -> Result<CheckedBatch, StoreError> {
+        statement! {
+            SELECT_PROPOSALS => Batch = "SELECT count(*) AS contracts, max(id) AS last FROM \
+                 (SELECT id FROM proposals WHERE id > $1 ORDER BY id LIMIT $2) batch";
+        }
         let mut conn = connection(&self.pool).await?;
         // The batch: the next `limit` proposals by id, as the range they span.
-        let (contracts, last): (i64, Option<i64>) = diesel::sql_query(
-            "SELECT count(*) AS contracts, max(id) AS last FROM \
-             (SELECT id FROM proposals WHERE id > $1 ORDER BY id LIMIT $2) batch",
-        )
-        .bind::<Int8, _>(after)
-        .bind::<Int8, _>(limit)
-        .get_result::<Batch>(&mut conn)
-        .await
-        .map(|b| (b.contracts, b.last))
-        .map_err(query_error)?;
+        let (contracts, last): (i64, Option<i64>) = SELECT_PROPOSALS
+            .query()
+            .bind::<Int8, _>(after)
+            .bind::<Int8, _>(limit)
+            .get_result::<Batch>(&mut conn)
+            .await
+            .map(|b| (b.contracts, b.last))
+            .map_err(query_error)?;
         let Some(last) = last else {
             return Ok(CheckedBatch::default());
         };
         let (drifts, entered) = conn
             .transaction(async |tx| {
-                let drifts: Vec<DriftRow> = diesel::sql_query(drift_statement())
+                let drifts: Vec<DriftRow> = built_at_run_time(drift_statement())
                     .bind::<Int8, _>(after)
                     .bind::<Int8, _>(last)
                     .load(tx)
                     .await?;
                 let entered = if mend && drifts.iter().any(|d| d.lancado.is_none()) {
-                    let entered = diesel::sql_query(mend_statement())
+                    let entered = built_at_run_time(mend_statement())
                         .bind::<Int8, _>(after)
                         .bind::<Int8, _>(last)
                         .execute(tx)

@@ -45,6 +45,7 @@ pub mod sealing;
 pub mod seed;
 pub mod sessions;
 pub mod signatures;
+mod statement;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod unit_of_work;

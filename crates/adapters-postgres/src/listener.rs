@@ -1,6 +1,7 @@
 //! One dedicated `LISTEN` connection per channel, re-established when it drops. What a
 //! notification means is the caller's: a wake-up for the delivery engine, a stale catalog.
 
+use crate::statement::built_at_run_time;
 use diesel::result::Error as DieselError;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use futures_util::StreamExt;
@@ -41,7 +42,7 @@ async fn listen(url: &str, channel: &str, on_event: &impl Fn(ListenEvent)) -> Re
     let mut conn = AsyncPgConnection::establish(url)
         .await
         .map_err(|e| DieselError::QueryBuilderError(e.to_string().into()))?;
-    diesel::sql_query(format!("LISTEN {channel}"))
+    built_at_run_time(format!("LISTEN {channel}"))
         .execute(&mut conn)
         .await?;
     on_event(ListenEvent::Listening);

@@ -1,8 +1,37 @@
 //! The schema changes in `migrations/`, embedded in the binary.
 
+use crate::statement::{built_at_run_time, statement};
 use diesel_async::AsyncPgConnection;
 use diesel_async::async_connection_wrapper::AsyncConnectionWrapper;
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+
+#[derive(diesel::QueryableByName)]
+struct Recorded {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    name: String,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    sha256: String,
+}
+
+#[derive(diesel::QueryableByName)]
+struct Found {
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    found: bool,
+}
+
+statement! {
+    /// The repeatable files applied, with the digest of each as applied.
+    RECORDED_REPEATABLE => Recorded = "SELECT name, sha256 FROM __repeatable_sql";
+}
+statement! {
+    /// A repeatable file recorded as applied (`$1` its name, `$2` its digest).
+    RECORD_REPEATABLE = "INSERT INTO __repeatable_sql (name, sha256) VALUES ($1, $2)
+         ON CONFLICT (name) DO UPDATE SET sha256 = EXCLUDED.sha256, applied_at = now()";
+}
+statement! {
+    /// Whether the database `$1` exists on the server.
+    DATABASE_EXISTS => Found = "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1) AS found";
+}
 
 pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations");
 
@@ -48,7 +77,7 @@ async fn apply_pending(url: &str) -> Result<Vec<String>, MigrationError> {
         let mut conn = AsyncConnectionWrapper::<AsyncPgConnection>::establish(&url)
             .map_err(|e| MigrationError::Connect(e.to_string()))?;
         let lock = |sql: &str, conn: &mut AsyncConnectionWrapper<AsyncPgConnection>| {
-            diesel::sql_query(sql)
+            built_at_run_time(sql)
                 .bind::<diesel::sql_types::BigInt, _>(MIGRATION_LOCK)
                 .execute(conn)
                 .map_err(|e| MigrationError::Apply(e.to_string()))
@@ -129,22 +158,14 @@ pub const REPEATABLE: &[Repeatable] = repeatable![
 /// whose file changed. Each file is `CREATE OR REPLACE`, so applying one again changes nothing.
 fn apply_repeatable(conn: &mut AsyncConnectionWrapper<AsyncPgConnection>, migrated: bool) -> diesel::QueryResult<()> {
     use diesel::connection::SimpleConnection;
-    use diesel::{Connection, QueryableByName, RunQueryDsl};
+    use diesel::{Connection, RunQueryDsl};
     use sha2::{Digest, Sha256};
-
-    #[derive(QueryableByName)]
-    struct Recorded {
-        #[diesel(sql_type = diesel::sql_types::Text)]
-        name: String,
-        #[diesel(sql_type = diesel::sql_types::Text)]
-        sha256: String,
-    }
 
     conn.batch_execute(
         "CREATE TABLE IF NOT EXISTS __repeatable_sql (
              name TEXT PRIMARY KEY, sha256 TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())",
     )?;
-    let recorded: Vec<Recorded> = diesel::sql_query("SELECT name, sha256 FROM __repeatable_sql").load(conn)?;
+    let recorded: Vec<Recorded> = RECORDED_REPEATABLE.query().load(conn)?;
     for file in REPEATABLE {
         let sha256 = hex::encode(Sha256::digest(file.sql.as_bytes()));
         let current = recorded.iter().any(|r| r.name == file.name && r.sha256 == sha256);
@@ -153,14 +174,12 @@ fn apply_repeatable(conn: &mut AsyncConnectionWrapper<AsyncPgConnection>, migrat
         }
         conn.transaction(|conn| {
             conn.batch_execute(file.sql)?;
-            diesel::sql_query(
-                "INSERT INTO __repeatable_sql (name, sha256) VALUES ($1, $2)
-                 ON CONFLICT (name) DO UPDATE SET sha256 = EXCLUDED.sha256, applied_at = now()",
-            )
-            .bind::<diesel::sql_types::Text, _>(file.name)
-            .bind::<diesel::sql_types::Text, _>(&sha256)
-            .execute(conn)
-            .map(|_| ())
+            RECORD_REPEATABLE
+                .query()
+                .bind::<diesel::sql_types::Text, _>(file.name)
+                .bind::<diesel::sql_types::Text, _>(&sha256)
+                .execute(conn)
+                .map(|_| ())
         })?;
     }
     Ok(())
@@ -200,14 +219,7 @@ pub async fn revert_last(url: &str) -> Result<String, MigrationError> {
 /// Creates the database named by `url` when it does not exist yet, connecting to the server's
 /// `postgres` database to do so. Answers whether it was created.
 pub async fn create_database_if_missing(url: &str) -> Result<bool, MigrationError> {
-    use diesel::prelude::*;
     use diesel_async::{AsyncConnection, RunQueryDsl};
-
-    #[derive(QueryableByName)]
-    struct Found {
-        #[diesel(sql_type = diesel::sql_types::Bool)]
-        found: bool,
-    }
 
     let path = url.split('?').next().unwrap_or(url);
     let name = path
@@ -222,7 +234,8 @@ pub async fn create_database_if_missing(url: &str) -> Result<bool, MigrationErro
     let mut conn = AsyncPgConnection::establish(&admin)
         .await
         .map_err(|e| MigrationError::Connect(e.to_string()))?;
-    let exists = diesel::sql_query("SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1) AS found")
+    let exists = DATABASE_EXISTS
+        .query()
         .bind::<diesel::sql_types::Text, _>(name.to_owned());
     let found = exists
         .clone()
@@ -232,7 +245,7 @@ pub async fn create_database_if_missing(url: &str) -> Result<bool, MigrationErro
     if found.found {
         return Ok(false);
     }
-    let created = diesel::sql_query(format!("CREATE DATABASE \"{name}\""))
+    let created = built_at_run_time(format!("CREATE DATABASE \"{name}\""))
         .execute(&mut conn)
         .await;
     match created {

@@ -7,6 +7,7 @@
 //! export and the back office's view take every column of the rows as stored).
 
 use crate::composed::Part;
+use crate::statement::statement;
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::QueryableByName;
 use diesel::sql_types::{Bool, Date, Int8, Nullable, Text, Timestamptz};
@@ -304,14 +305,16 @@ macro_rules! anonymized_sets {
     };
 }
 
-/// The personal fields of a registration replaced, with the registration's own keys.
-/// `$1` the registration, `$2` the value that stands for the CPF, `$3` who anonymised it.
-pub(crate) const ANONYMIZE_REGISTRATION: &str = concat!(
+statement! {
+    /// The personal fields of a registration replaced, with the registration's own keys.
+    /// `$1` the registration, `$2` the value that stands for the CPF, `$3` who anonymised it.
+    pub(crate) ANONYMIZE_REGISTRATION = concat!(
     "UPDATE customers SET ",
     person_registry!(anonymized_sets),
     "key_cliente = NULL, codigo_jave = NULL, id_endereco = NULL, ecommerce_customer_id = NULL, \
      payment_method_id = NULL, alterado_por = $3, alterado_em = now() WHERE id = $1"
 );
+}
 
 /// What anonymisation writes in a proposal's copy of the person, with the copy's address.
 macro_rules! anonymized_copy {
@@ -326,12 +329,16 @@ macro_rules! anonymized_copy {
     };
 }
 
-/// The same for every proposal's copy of the registration `$1`.
-pub(crate) const ANONYMIZE_COPIES: &str = anonymized_copy!("id_cliente = $1");
+statement! {
+    /// The same for every proposal's copy of the registration `$1`.
+    pub(crate) ANONYMIZE_COPIES = anonymized_copy!("id_cliente = $1");
+}
 
-/// The same for the copy of the proposal `$1` alone (the retention schedule's unconcluded
-/// proposal of a person whose registration still serves another).
-pub(crate) const ANONYMIZE_PROPOSAL_COPY: &str = anonymized_copy!("id_proposta = $1");
+statement! {
+    /// The same for the copy of the proposal `$1` alone (the retention schedule's unconcluded
+    /// proposal of a person whose registration still serves another).
+    pub(crate) ANONYMIZE_PROPOSAL_COPY = anonymized_copy!("id_proposta = $1");
+}
 
 /// The name anonymisation leaves: a registration or copy so named has nothing left to keep.
 pub(crate) const ANONYMIZED_NAME: &str = "Titular anonimizado";
@@ -374,22 +381,26 @@ macro_rules! health_dropped {
     };
 }
 
-/// The health answers dropped from the registrations of the CPF `$1` (by `$2`), the rest kept,
-/// and the change's time left as it was: the schedule's later steps count from the last change.
-pub(crate) const DROP_REGISTRATION_HEALTH: &str = concat!(
+statement! {
+    /// The health answers dropped from the registrations of the CPF `$1` (by `$2`), the rest kept,
+    /// and the change's time left as it was: the schedule's later steps count from the last change.
+    pub(crate) DROP_REGISTRATION_HEALTH = concat!(
     "UPDATE customers SET ",
     person_registry!(health_dropped),
     "alterado_por = $2 WHERE cpf = $1 AND ",
     holds_health_answers!("")
 );
+}
 
-/// The same for the copies of the proposals `$1`.
-pub(crate) const DROP_COPY_HEALTH: &str = concat!(
+statement! {
+    /// The same for the copies of the proposals `$1`.
+    pub(crate) DROP_COPY_HEALTH = concat!(
     "UPDATE proposal_customers SET ",
     person_registry!(health_dropped),
     "alterado_por = $2 WHERE id_proposta = ANY($1) AND ",
     holds_health_answers!("")
 );
+}
 
 /// `address`, after `person_columns::registration`: with an address, the registration's address
 /// written under the id the registration holds (given by `registration` to a registration without

@@ -9,6 +9,7 @@ use crate::pool::{PgPool, connection, query_error};
 use crate::read_model::parts::billing::ChargePart;
 use crate::read_model::write_documents;
 use crate::schema::{charges, pix_recurrences as recurrences};
+use crate::statement::{built_at_run_time, statement};
 use crate::unit_of_work::operation_end::OperationState;
 use crate::unit_of_work::operation_end::{end_in, end_in_checked};
 use async_trait::async_trait;
@@ -202,7 +203,7 @@ impl PixStore for PgPix {
 
     async fn awaiting_recurrence(&self, limit: i64) -> Result<Vec<PixEnrolment>, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        let rows: Vec<EnrolmentRow> = diesel::sql_query(format!(
+        let rows: Vec<EnrolmentRow> = built_at_run_time(format!(
             "{ENROLMENT} AND p.status IN ('EM ANÁLISE', 'APROVADO') \
              AND NOT EXISTS (SELECT 1 FROM pix_recurrences r WHERE r.id_proposta = p.id) \
              ORDER BY p.id LIMIT $1"
@@ -220,7 +221,7 @@ impl PixStore for PgPix {
 
     async fn enrolment(&self, identifier: &str) -> Result<Option<PixEnrolment>, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        let row: Option<EnrolmentRow> = diesel::sql_query(format!("{ENROLMENT} AND p.identificador = $1"))
+        let row: Option<EnrolmentRow> = built_at_run_time(format!("{ENROLMENT} AND p.identificador = $1"))
             .bind::<Text, _>(identifier)
             .get_result(&mut conn)
             .await
@@ -310,7 +311,7 @@ impl PixStore for PgPix {
     async fn charges_to_send(&self, today: NaiveDate, limit: i64) -> Result<Vec<PixChargeDue>, StoreError> {
         let mut conn = connection(&self.pool).await?;
         // The window opens 10 days before the due date; a failed one waits for its retry.
-        let rows: Vec<ChargeRow> = diesel::sql_query(format!(
+        let rows: Vec<ChargeRow> = built_at_run_time(format!(
             "{CHARGE} AND b.encerrada_em IS NULL AND c.status IN ('aberta', 'falhou') \
              AND ((c.status = 'aberta' AND c.id_externo IS NULL AND c.vencimento <= $1::date + 10) \
                   OR (c.status = 'falhou' AND c.proxima_tentativa IS NOT NULL)) \
@@ -390,7 +391,7 @@ impl PixStore for PgPix {
 
     async fn charge(&self, charge_id: i64) -> Result<Option<PixChargeDue>, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        let row: Option<ChargeRow> = diesel::sql_query(format!("{CHARGE} AND c.id = $1"))
+        let row: Option<ChargeRow> = built_at_run_time(format!("{CHARGE} AND c.id = $1"))
             .bind::<BigInt, _>(charge_id)
             .get_result(&mut conn)
             .await
@@ -408,18 +409,16 @@ impl PixStore for PgPix {
         by: &str,
         at: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
+        statement! {
+            LOCK_PROPOSALS = "SELECT p.id FROM proposals p JOIN charges c ON c.id_proposta = p.id WHERE c.id = $1 \
+                     FOR NO KEY UPDATE OF p";
+        }
         let mut conn = connection(&self.pool).await?;
         conn.transaction(async |tx| {
             // One lock order with a contract's end (its move locks the proposal, then closing its
             // billing locks the charges): the proposal first, then the charge. Taken the other way
             // round, a notification and a cancellation at once deadlocked.
-            diesel::sql_query(
-                "SELECT p.id FROM proposals p JOIN charges c ON c.id_proposta = p.id WHERE c.id = $1 \
-                 FOR NO KEY UPDATE OF p",
-            )
-            .bind::<BigInt, _>(charge_id)
-            .execute(tx)
-            .await?;
+            LOCK_PROPOSALS.query().bind::<BigInt, _>(charge_id).execute(tx).await?;
             let found = diesel::update(charges::table.find(charge_id))
                 .filter(charges::status.eq(expected.as_str()))
                 .filter(charges::metodo.eq(PaymentType::PixAutomatic.as_str()));

@@ -1,5 +1,6 @@
 //! The connection pool, and the translation of its failures and diesel's into the domain's.
 
+use crate::statement::statement;
 use deadpool::managed::TimeoutType;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel_async::AsyncPgConnection;
@@ -175,11 +176,11 @@ fn is_unavailable_sqlstate(message: &str) -> bool {
 
 /// Whether the database answers a trivial query now.
 pub async fn ping(pool: &PgPool) -> Result<(), StoreError> {
+    statement! {
+        PING = "SELECT 1";
+    }
     let mut conn = connection(pool).await?;
-    diesel::sql_query("SELECT 1")
-        .execute(&mut conn)
-        .await
-        .map_err(query_error)?;
+    PING.query().execute(&mut conn).await.map_err(query_error)?;
     Ok(())
 }
 

@@ -10,12 +10,14 @@ use diesel::pg::Pg;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId, SqlQuery};
 use diesel::result::QueryResult;
 
+use crate::statement::Statement;
+
 /// A constant statement with its binds, prepared once per connection.
 pub(crate) struct KeepPrepared<Q>(Q);
 
-/// `diesel::sql_query(sql)` with `bind` applied, kept prepared.
-pub(crate) fn prepared<Q>(sql: &'static str, bind: impl FnOnce(SqlQuery) -> Q) -> KeepPrepared<Q> {
-    KeepPrepared(bind(diesel::sql_query(sql)))
+/// The declared `statement` with `bind` applied, kept prepared.
+pub(crate) fn prepared<Q>(statement: Statement, bind: impl FnOnce(SqlQuery) -> Q) -> KeepPrepared<Q> {
+    KeepPrepared(bind(statement.query()))
 }
 
 impl<Q: QueryFragment<Pg>> QueryFragment<Pg> for KeepPrepared<Q> {

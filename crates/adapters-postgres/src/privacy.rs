@@ -7,11 +7,12 @@ use crate::read_model;
 use crate::replicas::ReadPools;
 use crate::rows::stored;
 use crate::sealing::SecretSealer;
+use crate::statement::{Statement, built_at_run_time, statement};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use diesel::QueryableByName;
 use diesel::result::Error as DieselError;
 use diesel::sql_types::{Array, BigInt, Bool, Bytea, Jsonb, Nullable, Text, Timestamptz};
-use diesel::{QueryableByName, sql_query};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::history::actions;
 use domain::privacy::consents::{ConsentOutcome, ConsentRecord, NewConsent};
@@ -45,9 +46,10 @@ impl PgPersonalData {
     }
 }
 
-/// Everything held under a CPF, in one statement: rows as stored (`to_jsonb`), documents by
-/// digest only (their bytes are the contract, not a list of data).
-const EXPORT: &str = "\
+statement! {
+    /// Everything held under a CPF, in one statement: rows as stored (`to_jsonb`), documents by
+    /// digest only (their bytes are the contract, not a list of data).
+    EXPORT => Document = "\
 SELECT jsonb_build_object(
     'cpf', $1::text,
     'cadastros', coalesce((
@@ -125,6 +127,7 @@ SELECT jsonb_build_object(
             'protocolo', r.protocolo, 'tipo', r.tipo, 'canal', r.canal, 'recebidoEm', r.recebido_em, 'prazo', r.prazo,
             'respondidoEm', r.respondido_em) ORDER BY r.recebido_em, r.protocolo))
         FROM privacy_requests r WHERE r.cpf = $1 HAVING count(*) > 0), '{}'::jsonb) AS document";
+}
 
 #[derive(QueryableByName)]
 struct Document {
@@ -169,14 +172,16 @@ macro_rules! left_approval_at {
 
 pub(crate) use {left_approval_at, reached_approval};
 
-/// The person's contracts, each with when it left `APROVADO` (`NULL` while in force).
-const CONTRACTS: &str = concat!(
+statement! {
+    /// The person's contracts, each with when it left `APROVADO` (`NULL` while in force).
+    CONTRACTS => Contract = concat!(
     "SELECT p.identificador, ",
     left_approval_at!(),
     " AS ended_at FROM proposals p WHERE p.id = ANY($1) AND ",
     reached_approval!(),
     " ORDER BY p.id"
 );
+}
 
 #[derive(QueryableByName)]
 struct Contract {
@@ -186,29 +191,40 @@ struct Contract {
     ended_at: Option<DateTime<Utc>>,
 }
 
-/// The block recorded (its end moved to the hold's latest), and the proposals' documents kept
-/// out of the sellers' reads.
-const BLOCK: &str = "\
+statement! {
+    /// The block recorded (its end moved to the hold's latest), and the proposals' documents kept
+    /// out of the sellers' reads.
+    BLOCK = "\
 INSERT INTO personal_data_blocks (cpf, base, retido_ate, bloqueado_por) VALUES ($1, $2, $3, $4)
 ON CONFLICT (cpf) DO UPDATE SET base = EXCLUDED.base, retido_ate = EXCLUDED.retido_ate";
-const BLOCK_DOCUMENTS: &str = "UPDATE proposal_read_models SET bloqueado = true WHERE id_proposta = ANY($1)";
-/// Each request refused under the hold is in every proposal's history, with the basis and end.
-const BLOCK_HISTORY: &str = "\
+}
+statement! {
+    BLOCK_DOCUMENTS = "UPDATE proposal_read_models SET bloqueado = true WHERE id_proposta = ANY($1)";
+}
+statement! {
+    /// Each request refused under the hold is in every proposal's history, with the basis and end.
+    BLOCK_HISTORY = "\
 INSERT INTO proposal_history (proposal_id, changed_by, action, changes)
 SELECT id, $2, $3, jsonb_build_object('base', jsonb_build_object('from', NULL, 'to', $4::text),
     'ate', jsonb_build_object('from', NULL, 'to', $5::timestamptz))
 FROM unnest($1::bigint[]) AS id ORDER BY id";
-/// Anonymised, the person is no longer blocked: nothing of them is left to block.
-const UNBLOCK: &str = "DELETE FROM personal_data_blocks WHERE cpf = $1";
-const UNBLOCK_DOCUMENTS: &str =
-    "UPDATE proposal_read_models SET bloqueado = false WHERE id_proposta = ANY($1) AND bloqueado";
+}
+statement! {
+    /// Anonymised, the person is no longer blocked: nothing of them is left to block.
+    UNBLOCK = "DELETE FROM personal_data_blocks WHERE cpf = $1";
+}
+statement! {
+    UNBLOCK_DOCUMENTS = "UPDATE proposal_read_models SET bloqueado = false WHERE id_proposta = ANY($1) AND bloqueado";
+}
 
-/// Whether anything is held under the CPF (its registrations locked for the transaction) and
-/// whether the person is blocked.
-const CONSENT_SUBJECT: &str = "\
+statement! {
+    /// Whether anything is held under the CPF (its registrations locked for the transaction) and
+    /// whether the person is blocked.
+    CONSENT_SUBJECT => PersonState = "\
 SELECT (EXISTS (SELECT 1 FROM (SELECT id FROM customers WHERE cpf = $1 FOR SHARE) AS r)
         OR EXISTS (SELECT 1 FROM proposals WHERE cpf_cliente = $1)) AS held,
     EXISTS (SELECT 1 FROM personal_data_blocks WHERE cpf = $1) AS blocked";
+}
 
 #[derive(QueryableByName)]
 struct PersonState {
@@ -240,46 +256,61 @@ struct Kept {
     sha256: String,
 }
 
-const ANONYMIZE_PROPOSALS: &str = "\
+statement! {
+    ANONYMIZE_PROPOSALS = "\
 UPDATE proposals SET cpf_cliente = $2, alterado_por = $3, alterado_em = now() WHERE id_cliente = $1";
+}
 
-/// How the contract was paid stays (the kind, the bank, the benefit's kind and species); the
-/// person's means of payment go (the numbers a kind requires become `***`).
-const ANONYMIZE_PAYMENTS: &str = "\
+statement! {
+    /// How the contract was paid stays (the kind, the bank, the benefit's kind and species); the
+    /// person's means of payment go (the numbers a kind requires become `***`).
+    ANONYMIZE_PAYMENTS = "\
 UPDATE proposal_payments SET nome_cartao = NULL, numero_cartao = NULL, validade = NULL,
     agencia = CASE WHEN agencia IS NULL THEN NULL ELSE '***' END, conta = CASE WHEN conta IS NULL THEN NULL ELSE '***' END,
     operacao = NULL, numero_folha = CASE WHEN numero_folha IS NULL THEN NULL ELSE '***' END, orgao_emissor = NULL,
     alterado_por = $2, alterado_em = now()
 WHERE id_proposta = ANY($1)";
+}
 
-/// The client's address, browser and location at signing: the signed document's evidence page
-/// keeps them as the contract's evidence.
-const ANONYMIZE_CLIENT_SIGNATURES: &str = "\
+statement! {
+    /// The client's address, browser and location at signing: the signed document's evidence page
+    /// keeps them as the contract's evidence.
+    ANONYMIZE_CLIENT_SIGNATURES = "\
 UPDATE signature_parties sp SET ip = NULL, user_agent = NULL, latitude = NULL, longitude = NULL
 FROM signatures s WHERE s.id = sp.signature_id AND s.proposal_id = ANY($1) AND sp.role = 'client'";
+}
 
-/// The platform's subscription objects carry the buyer's name and e-mail.
-const ANONYMIZE_SUBSCRIPTIONS: &str = "UPDATE subscriptions SET object = NULL WHERE proposal_id = ANY($1)";
+statement! {
+    /// The platform's subscription objects carry the buyer's name and e-mail.
+    ANONYMIZE_SUBSCRIPTIONS = "UPDATE subscriptions SET object = NULL WHERE proposal_id = ANY($1)";
+}
 
-/// The files the seller sent in answer to requests for documents (issue 45) are the person's
-/// documents: deleted, and the answers' notes become the history's marker.
-const ANONYMIZE_PENDING_FILES: &str = "\
+statement! {
+    /// The files the seller sent in answer to requests for documents (issue 45) are the person's
+    /// documents: deleted, and the answers' notes become the history's marker.
+    ANONYMIZE_PENDING_FILES = "\
 DELETE FROM proposal_pending_files f USING proposal_pending_requests r
 WHERE r.id = f.id_pendencia AND r.id_proposta = ANY($1)";
-const ANONYMIZE_PENDING_ANSWERS: &str = "\
+}
+statement! {
+    ANONYMIZE_PENDING_ANSWERS = "\
 UPDATE proposal_pending_requests SET resposta = history_reason_marker()
 WHERE id_proposta = ANY($1) AND resposta IS NOT NULL";
+}
 
-/// Where refunds were paid: forgotten, unless a refund is still to pay there (the insurer owes it,
-/// and the destination is how it pays; the next anonymisation or retention pass takes it).
-const FORGET_REFUND_DESTINATIONS: &str = "\
+statement! {
+    /// Where refunds were paid: forgotten, unless a refund is still to pay there (the insurer owes it,
+    /// and the destination is how it pays; the next anonymisation or retention pass takes it).
+    FORGET_REFUND_DESTINATIONS = "\
 DELETE FROM refund_destinations d
 WHERE d.id_proposta = ANY($1)
   AND NOT EXISTS (SELECT 1 FROM refunds r WHERE r.proposal_id = d.id_proposta AND r.status = 'a_pagar')";
+}
 
-/// The documents of proposals that never became a contract (no signed version: never signed, or
-/// cancelled before the last signature) are deleted and the proposals remembered as such.
-const REMOVE_UNSIGNED_DOCUMENTS: &str = "\
+statement! {
+    /// The documents of proposals that never became a contract (no signed version: never signed, or
+    /// cancelled before the last signature) are deleted and the proposals remembered as such.
+    REMOVE_UNSIGNED_DOCUMENTS = "\
 WITH never_signed AS (
     SELECT p FROM unnest($1::bigint[]) AS p
     WHERE NOT EXISTS (SELECT 1 FROM signed_documents g WHERE g.proposal_id = p)
@@ -289,26 +320,44 @@ WITH never_signed AS (
 INSERT INTO removed_documents (proposal_id, removed_by)
 SELECT p, $2 FROM never_signed
 ON CONFLICT (proposal_id) DO NOTHING";
+}
 
+statement! {
+    REASONS_OUT_OF_DELIVERIES = "UPDATE hook_deliveries d
+     SET body = jsonb_set(d.body::jsonb, '{data,motivo}', to_jsonb(history_reason_marker()))::text
+     FROM proposal_events e
+     WHERE d.proposal_event_id = e.id AND e.proposal_id = ANY($1) AND e.reason IS NOT NULL";
+}
+statement! {
+    REASONS_OUT_OF_EVENTS = "UPDATE proposal_events SET reason = history_reason_marker()
+     WHERE proposal_id = ANY($1) AND reason IS NOT NULL";
+}
+statement! {
+    REASONS_OUT_OF_REQUESTS =
+        "UPDATE customer_requests SET motivo = history_reason_marker() WHERE proposal_id = ANY($1)";
+}
+statement! {
+    REASONS_OUT_OF_OPERATIONS = "UPDATE proposal_operations SET reason = history_reason_marker()
+     WHERE proposal_id = ANY($1) AND reason IS NOT NULL";
+}
+statement! {
+    REASONS_OUT_OF_HISTORY = "UPDATE proposal_history SET changes = history_without_reasons(changes)
+     WHERE proposal_id = ANY($1) AND changes ? 'motivo'";
+}
 /// What people wrote about the customer when moving a proposal (its reasons) becomes the
 /// history's marker: in the events, in the webhook deliveries' copies, in the customer's requests
 /// (their protocols stay), in the operations that carried them (decision 158) and in the history
 /// (the one update its append-only rule admits, decision 128).
-const REMOVE_REASONS: [&str; 5] = [
-    "UPDATE hook_deliveries d
-     SET body = jsonb_set(d.body::jsonb, '{data,motivo}', to_jsonb(history_reason_marker()))::text
-     FROM proposal_events e
-     WHERE d.proposal_event_id = e.id AND e.proposal_id = ANY($1) AND e.reason IS NOT NULL",
-    "UPDATE proposal_events SET reason = history_reason_marker()
-     WHERE proposal_id = ANY($1) AND reason IS NOT NULL",
-    "UPDATE customer_requests SET motivo = history_reason_marker() WHERE proposal_id = ANY($1)",
-    "UPDATE proposal_operations SET reason = history_reason_marker()
-     WHERE proposal_id = ANY($1) AND reason IS NOT NULL",
-    "UPDATE proposal_history SET changes = history_without_reasons(changes)
-     WHERE proposal_id = ANY($1) AND changes ? 'motivo'",
+const REMOVE_REASONS: [Statement; 5] = [
+    REASONS_OUT_OF_DELIVERIES,
+    REASONS_OUT_OF_EVENTS,
+    REASONS_OUT_OF_REQUESTS,
+    REASONS_OUT_OF_OPERATIONS,
+    REASONS_OUT_OF_HISTORY,
 ];
 
-const KEPT_DOCUMENTS: &str = "\
+statement! {
+    KEPT_DOCUMENTS => Kept = "\
 SELECT p.identificador, 'selado' AS versao, sd.sha256 FROM sealed_documents sd JOIN proposals p ON p.id = sd.proposal_id
 WHERE p.id = ANY($1)
 UNION ALL
@@ -318,6 +367,7 @@ UNION ALL
 SELECT p.identificador, 'provedor', pv.sha256 FROM provider_signed_copies pv JOIN proposals p ON p.key_documento = pv.document_key
 WHERE p.id = ANY($1)
 ORDER BY 1, 2";
+}
 
 /// The transaction's body; `Err(Blocked)` rolls it back with nothing changed.
 pub(crate) enum Stop {
@@ -333,18 +383,21 @@ impl From<DieselError> for Stop {
 
 /// Blocks the person under `hold` (their proposals `ids`): the transaction then commits.
 async fn block(conn: &mut AsyncPgConnection, cpf: &Cpf, ids: &[i64], hold: &LegalHold, by: &str) -> Result<(), Stop> {
-    sql_query(BLOCK)
+    BLOCK
+        .query()
         .bind::<Text, _>(cpf.as_str())
         .bind::<Text, _>(hold.basis)
         .bind::<Nullable<Timestamptz>, _>(hold.until)
         .bind::<Text, _>(by)
         .execute(conn)
         .await?;
-    sql_query(BLOCK_DOCUMENTS)
+    BLOCK_DOCUMENTS
+        .query()
         .bind::<Array<BigInt>, _>(ids)
         .execute(conn)
         .await?;
-    sql_query(BLOCK_HISTORY)
+    BLOCK_HISTORY
+        .query()
         .bind::<Array<BigInt>, _>(ids)
         .bind::<Text, _>(by)
         .bind::<Text, _>(actions::BLOCKED)
@@ -360,7 +413,8 @@ async fn block(conn: &mut AsyncPgConnection, cpf: &Cpf, ids: &[i64], hold: &Lega
 /// for requests for documents, the documents never signed and the reasons people wrote. Run
 /// with `sales.history_action = 'anonimizacao'` (the reasons' history entries change under it).
 pub(crate) async fn anonymize_contents(conn: &mut AsyncPgConnection, ids: &[i64], by: &str) -> Result<(), DieselError> {
-    sql_query(ANONYMIZE_PAYMENTS)
+    ANONYMIZE_PAYMENTS
+        .query()
         .bind::<Array<BigInt>, _>(ids)
         .bind::<Text, _>(by)
         .execute(conn)
@@ -372,15 +426,16 @@ pub(crate) async fn anonymize_contents(conn: &mut AsyncPgConnection, ids: &[i64]
         ANONYMIZE_PENDING_ANSWERS,
         FORGET_REFUND_DESTINATIONS,
     ] {
-        sql_query(statement).bind::<Array<BigInt>, _>(ids).execute(conn).await?;
+        statement.query().bind::<Array<BigInt>, _>(ids).execute(conn).await?;
     }
-    sql_query(REMOVE_UNSIGNED_DOCUMENTS)
+    REMOVE_UNSIGNED_DOCUMENTS
+        .query()
         .bind::<Array<BigInt>, _>(ids)
         .bind::<Text, _>(by)
         .execute(conn)
         .await?;
     for statement in REMOVE_REASONS {
-        sql_query(statement).bind::<Array<BigInt>, _>(ids).execute(conn).await?;
+        statement.query().bind::<Array<BigInt>, _>(ids).execute(conn).await?;
     }
     Ok(())
 }
@@ -393,21 +448,39 @@ pub(crate) async fn anonymize_in(
     now: DateTime<Utc>,
     policy: HoldPolicy,
 ) -> Result<AnonymizeOutcome, Stop> {
+    statement! {
+        UPDATE_PRIVACY_REQUESTS = "UPDATE privacy_requests SET cpf = $2, observacao = NULL, arquivo_enviado_para = NULL,
+                 resposta = CASE WHEN resposta IS NULL THEN NULL ELSE history_reason_marker() END
+             WHERE cpf = $1";
+    }
+    statement! {
+        UPDATE_PRIVACY_CONSENTS = "UPDATE privacy_consents SET cpf = $2 WHERE cpf = $1";
+    }
+    statement! {
+        DELETE_ADDRESSES = "DELETE FROM addresses a WHERE a.id = $1 AND NOT EXISTS (SELECT 1 FROM customers c WHERE c.id_endereco = a.id)";
+    }
+    statement! {
+        INSERT_PAYMENT_CUSTOMER_REDACTIONS => PlatformCustomer = "INSERT INTO payment_customer_redactions (platform_customer_id, requested_by)
+             SELECT DISTINCT ecommerce_customer_id, $2 FROM customers
+             WHERE cpf = $1 AND ecommerce_customer_id IS NOT NULL
+             ON CONFLICT (platform_customer_id) DO UPDATE
+                 SET requested_by = EXCLUDED.requested_by, requested_at = now(), answered_at = NULL, error = NULL
+             RETURNING platform_customer_id";
+    }
+    statement! {
+        LOCK_PROPOSALS => ProposalOfCpf = "SELECT id, identificador, status FROM proposals WHERE cpf_cliente = $1 ORDER BY id FOR UPDATE";
+    }
+    statement! {
+        LOCK_CUSTOMERS => Registration = "SELECT id, id_endereco FROM customers WHERE cpf = $1 ORDER BY id FOR UPDATE";
+    }
+    statement! {
+        HISTORY_SAYS_ANONYMISATION = "SET LOCAL sales.history_action = 'anonimizacao'";
+    }
     // The history's entries of this transaction say `anonimizacao`.
-    sql_query("SET LOCAL sales.history_action = 'anonimizacao'")
-        .execute(conn)
-        .await?;
+    HISTORY_SAYS_ANONYMISATION.query().execute(conn).await?;
     // Locked first, so that no registration of the CPF changes while it is anonymised.
-    let registrations: Vec<Registration> =
-        sql_query("SELECT id, id_endereco FROM customers WHERE cpf = $1 ORDER BY id FOR UPDATE")
-            .bind::<Text, _>(cpf.as_str())
-            .load(conn)
-            .await?;
-    let proposals: Vec<ProposalOfCpf> =
-        sql_query("SELECT id, identificador, status FROM proposals WHERE cpf_cliente = $1 ORDER BY id FOR UPDATE")
-            .bind::<Text, _>(cpf.as_str())
-            .load(conn)
-            .await?;
+    let registrations: Vec<Registration> = LOCK_CUSTOMERS.query().bind::<Text, _>(cpf.as_str()).load(conn).await?;
+    let proposals: Vec<ProposalOfCpf> = LOCK_PROPOSALS.query().bind::<Text, _>(cpf.as_str()).load(conn).await?;
     let mut open = Vec::new();
     for p in &proposals {
         if !stored(ProposalStatus::from_stored(&p.status, "proposals", "status"))?.is_finished() {
@@ -420,7 +493,7 @@ pub(crate) async fn anonymize_in(
     let ids: Vec<i64> = proposals.iter().map(|p| p.id).collect();
     // A contract the law says to keep blocks the person instead (committed: the block is the
     // answer to the request).
-    let contracts: Vec<Contract> = sql_query(CONTRACTS).bind::<Array<BigInt>, _>(&ids).load(conn).await?;
+    let contracts: Vec<Contract> = CONTRACTS.query().bind::<Array<BigInt>, _>(&ids).load(conn).await?;
     let terms: Vec<ContractTerm> = contracts
         .into_iter()
         .map(|c| ContractTerm {
@@ -439,25 +512,20 @@ pub(crate) async fn anonymize_in(
     }
     // The payment platform's customers of the person, recorded before their ids are cleared:
     // the use case asks the platform to redact each once this commits.
-    let platform_customers: Vec<PlatformCustomer> = sql_query(
-        "INSERT INTO payment_customer_redactions (platform_customer_id, requested_by)
-         SELECT DISTINCT ecommerce_customer_id, $2 FROM customers
-         WHERE cpf = $1 AND ecommerce_customer_id IS NOT NULL
-         ON CONFLICT (platform_customer_id) DO UPDATE
-             SET requested_by = EXCLUDED.requested_by, requested_at = now(), answered_at = NULL, error = NULL
-         RETURNING platform_customer_id",
-    )
-    .bind::<Text, _>(cpf.as_str())
-    .bind::<Text, _>(by)
-    .load(conn)
-    .await?;
+    let platform_customers: Vec<PlatformCustomer> = INSERT_PAYMENT_CUSTOMER_REDACTIONS
+        .query()
+        .bind::<Text, _>(cpf.as_str())
+        .bind::<Text, _>(by)
+        .load(conn)
+        .await?;
     let placeholder = |id: i64| Cpf::anonymous_placeholder(id.unsigned_abs());
     // Every proposal of the CPF was made from one of its registrations (`id_cliente`): each
     // registration, its proposals' copies and the proposals take that registration's placeholder.
     for registration in &registrations {
         let stand_in = placeholder(registration.id);
         for statement in [ANONYMIZE_REGISTRATION, ANONYMIZE_COPIES, ANONYMIZE_PROPOSALS] {
-            sql_query(statement)
+            statement
+                .query()
                 .bind::<BigInt, _>(registration.id)
                 .bind::<Text, _>(&stand_in)
                 .bind::<Text, _>(by)
@@ -466,7 +534,8 @@ pub(crate) async fn anonymize_in(
         }
         // Its address, now referenced by nothing (each registration has its own).
         if let Some(address) = registration.id_endereco {
-            sql_query("DELETE FROM addresses a WHERE a.id = $1 AND NOT EXISTS (SELECT 1 FROM customers c WHERE c.id_endereco = a.id)")
+            DELETE_ADDRESSES
+                .query()
                 .bind::<BigInt, _>(address)
                 .execute(conn)
                 .await?;
@@ -474,33 +543,29 @@ pub(crate) async fn anonymize_in(
     }
     // The consents' trail stays, tied to no one: the first registration's stand-in.
     let trail_stand_in = placeholder(registrations.iter().map(|r| r.id).min().unwrap_or(0));
-    sql_query("UPDATE privacy_consents SET cpf = $2 WHERE cpf = $1")
+    UPDATE_PRIVACY_CONSENTS
+        .query()
         .bind::<Text, _>(cpf.as_str())
         .bind::<Text, _>(&trail_stand_in)
         .execute(conn)
         .await?;
     // So do the person's requests: what was asked, when and how it was answered, in time or not;
     // what people wrote about them goes.
-    sql_query(
-        "UPDATE privacy_requests SET cpf = $2, observacao = NULL, arquivo_enviado_para = NULL,
-             resposta = CASE WHEN resposta IS NULL THEN NULL ELSE history_reason_marker() END
-         WHERE cpf = $1",
-    )
-    .bind::<Text, _>(cpf.as_str())
-    .bind::<Text, _>(&trail_stand_in)
-    .execute(conn)
-    .await?;
-    sql_query(UNBLOCK).bind::<Text, _>(cpf.as_str()).execute(conn).await?;
-    sql_query(UNBLOCK_DOCUMENTS)
+    UPDATE_PRIVACY_REQUESTS
+        .query()
+        .bind::<Text, _>(cpf.as_str())
+        .bind::<Text, _>(&trail_stand_in)
+        .execute(conn)
+        .await?;
+    UNBLOCK.query().bind::<Text, _>(cpf.as_str()).execute(conn).await?;
+    UNBLOCK_DOCUMENTS
+        .query()
         .bind::<Array<BigInt>, _>(&ids)
         .execute(conn)
         .await?;
     anonymize_contents(conn, &ids, by).await?;
     read_model::write_documents(conn, &ids).await?;
-    let kept: Vec<Kept> = sql_query(KEPT_DOCUMENTS)
-        .bind::<Array<BigInt>, _>(&ids)
-        .load(conn)
-        .await?;
+    let kept: Vec<Kept> = KEPT_DOCUMENTS.query().bind::<Array<BigInt>, _>(&ids).load(conn).await?;
     Ok(AnonymizeOutcome::Done(Anonymized {
         registrations: i64::try_from(registrations.len()).unwrap_or(i64::MAX),
         forgotten_answers: i64::try_from(forgotten_answers).unwrap_or(i64::MAX),
@@ -526,6 +591,10 @@ pub(crate) async fn anonymize_in(
 #[async_trait]
 impl PersonalDataStore for PgPersonalData {
     async fn export(&self, cpf: &Cpf, by: &str) -> Result<serde_json::Value, StoreError> {
+        statement! {
+            INSERT_PROPOSAL_HISTORY = "INSERT INTO proposal_history (proposal_id, changed_by, action, changes) \
+                 SELECT id, $2, 'exportacao', '{}'::jsonb FROM proposals WHERE cpf_cliente = $1 ORDER BY id";
+        }
         let tags = subject_tags(&self.sealer, cpf);
         // Read in one snapshot (a replica's when one is fresh enough); the export's entry in the
         // history is then written on the primary, and the answer waits for it.
@@ -538,10 +607,9 @@ impl PersonalDataStore for PgPersonalData {
                         .read_only()
                         .repeatable_read()
                         .run(async |conn| {
-                            let found: Document =
-                                sql_query(EXPORT).bind::<Text, _>(cpf.as_str()).get_result(conn).await?;
+                            let found: Document = EXPORT.query().bind::<Text, _>(cpf.as_str()).get_result(conn).await?;
                             // That answers about the person are kept for retries (never their content).
-                            let answers: Document = sql_query(kept_answers_query())
+                            let answers: Document = built_at_run_time(kept_answers_query())
                                 .bind::<Array<Bytea>, _>(tags)
                                 .bind::<Text, _>(cpf.as_str())
                                 .bind::<Text, _>(cpf.formatted())
@@ -560,24 +628,27 @@ impl PersonalDataStore for PgPersonalData {
             members.insert("respostas_idempotentes".into(), answers);
         }
         let mut conn = connection(&self.pool).await?;
-        sql_query(
-            "INSERT INTO proposal_history (proposal_id, changed_by, action, changes) \
-             SELECT id, $2, 'exportacao', '{}'::jsonb FROM proposals WHERE cpf_cliente = $1 ORDER BY id",
-        )
-        .bind::<Text, _>(cpf.as_str())
-        .bind::<Text, _>(by)
-        .execute(&mut conn)
-        .await
-        .map_err(query_error)?;
+        INSERT_PROPOSAL_HISTORY
+            .query()
+            .bind::<Text, _>(cpf.as_str())
+            .bind::<Text, _>(by)
+            .execute(&mut conn)
+            .await
+            .map_err(query_error)?;
         Ok(found)
     }
 
     async fn record_consent(&self, cpf: &Cpf, consent: NewConsent, by: &str) -> Result<ConsentOutcome, StoreError> {
+        statement! {
+            INSERT_PRIVACY_CONSENTS => RecordedConsent = "INSERT INTO privacy_consents (cpf, finalidade, concedido, registrado_por) VALUES ($1, $2, $3, $4)
+                     RETURNING registrado_em";
+        }
         let mut conn = connection(&self.pool).await?;
         conn.transaction(async |conn| {
             // Shared locks on the registrations: an anonymisation under way finishes first, and
             // then nothing is held under the CPF any more.
-            let person: PersonState = sql_query(CONSENT_SUBJECT)
+            let person: PersonState = CONSENT_SUBJECT
+                .query()
                 .bind::<Text, _>(cpf.as_str())
                 .get_result(conn)
                 .await?;
@@ -587,16 +658,14 @@ impl PersonalDataStore for PgPersonalData {
             if person.blocked && consent.granted {
                 return Ok(ConsentOutcome::Blocked);
             }
-            let recorded: RecordedConsent = sql_query(
-                "INSERT INTO privacy_consents (cpf, finalidade, concedido, registrado_por) VALUES ($1, $2, $3, $4)
-                 RETURNING registrado_em",
-            )
-            .bind::<Text, _>(cpf.as_str())
-            .bind::<Text, _>(consent.purpose.code())
-            .bind::<Bool, _>(consent.granted)
-            .bind::<Text, _>(by)
-            .get_result(conn)
-            .await?;
+            let recorded: RecordedConsent = INSERT_PRIVACY_CONSENTS
+                .query()
+                .bind::<Text, _>(cpf.as_str())
+                .bind::<Text, _>(consent.purpose.code())
+                .bind::<Bool, _>(consent.granted)
+                .bind::<Text, _>(by)
+                .get_result(conn)
+                .await?;
             Ok(ConsentOutcome::Recorded(ConsentRecord {
                 purpose: consent.purpose,
                 granted: consent.granted,
@@ -609,15 +678,17 @@ impl PersonalDataStore for PgPersonalData {
     }
 
     async fn record_redaction(&self, platform_customer: &str, error: Option<String>) -> Result<(), StoreError> {
+        statement! {
+            UPDATE_PAYMENT_CUSTOMER_REDACTIONS = "UPDATE payment_customer_redactions SET answered_at = now(), error = $2 WHERE platform_customer_id = $1";
+        }
         let mut conn = connection(&self.pool).await?;
-        sql_query(
-            "UPDATE payment_customer_redactions SET answered_at = now(), error = $2 WHERE platform_customer_id = $1",
-        )
-        .bind::<Text, _>(platform_customer)
-        .bind::<Nullable<Text>, _>(error)
-        .execute(&mut conn)
-        .await
-        .map_err(query_error)?;
+        UPDATE_PAYMENT_CUSTOMER_REDACTIONS
+            .query()
+            .bind::<Text, _>(platform_customer)
+            .bind::<Nullable<Text>, _>(error)
+            .execute(&mut conn)
+            .await
+            .map_err(query_error)?;
         Ok(())
     }
 

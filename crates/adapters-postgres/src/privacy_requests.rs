@@ -2,9 +2,9 @@
 //! overdue counts the metrics listener samples.
 
 use crate::pool::{PgPool, connection, query_error};
+use crate::statement::{built_at_run_time, statement};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use diesel::sql_query;
 use diesel::sql_types::{BigInt, Nullable, Text, Timestamptz};
 use diesel::{OptionalExtension, QueryableByName};
 use diesel_async::{AsyncConnection, RunQueryDsl};
@@ -109,15 +109,18 @@ impl SubjectRequestStore for PgSubjectRequests {
         received_at: DateTime<Utc>,
         deadline: DateTime<Utc>,
     ) -> Result<SubjectRequest, StoreError> {
+        statement! {
+            NEXT_NUMBER => Number = "SELECT nextval('customer_request_numbers') AS n";
+        }
         let mut conn = connection(&self.pool).await?;
         let day = received_at.with_timezone(&brasilia()).date_naive();
         let row: Row = conn
             .transaction(async |conn| {
-                let number: Number = sql_query("SELECT nextval('customer_request_numbers') AS n")
+                let number: Number = NEXT_NUMBER.query()
                     .get_result(conn)
                     .await?;
                 let protocol = Protocol::new(day, number.n);
-                sql_query(format!(
+                built_at_run_time(format!(
                     "INSERT INTO privacy_requests (protocolo, cpf, tipo, canal, observacao, recebido_em, recebido_por, prazo)
                      VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING {COLUMNS}"
                 ))
@@ -139,12 +142,13 @@ impl SubjectRequestStore for PgSubjectRequests {
 
     async fn find(&self, protocol: &Protocol) -> Result<Option<SubjectRequest>, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        let row: Option<Row> = sql_query(format!("SELECT {COLUMNS} FROM privacy_requests WHERE protocolo = $1"))
-            .bind::<Text, _>(protocol.as_str())
-            .get_result(&mut conn)
-            .await
-            .optional()
-            .map_err(query_error)?;
+        let row: Option<Row> =
+            built_at_run_time(format!("SELECT {COLUMNS} FROM privacy_requests WHERE protocolo = $1"))
+                .bind::<Text, _>(protocol.as_str())
+                .get_result(&mut conn)
+                .await
+                .optional()
+                .map_err(query_error)?;
         row.map(request_of).transpose()
     }
 
@@ -159,7 +163,7 @@ impl SubjectRequestStore for PgSubjectRequests {
                  ORDER BY respondido_em DESC, protocolo LIMIT $1"
             ),
         };
-        let rows: Vec<Row> = sql_query(statement)
+        let rows: Vec<Row> = built_at_run_time(statement)
             .bind::<BigInt, _>(limit)
             .load(&mut conn)
             .await
@@ -173,7 +177,7 @@ impl SubjectRequestStore for PgSubjectRequests {
         let (answered, found): (Option<Row>, Option<Row>) = conn
             .transaction(async |conn| {
                 // Answered only once: the first answer stands; a second finds it recorded.
-                let answered: Option<Row> = sql_query(format!(
+                let answered: Option<Row> = built_at_run_time(format!(
                     "UPDATE privacy_requests SET resposta = $2, respondido_em = $3, respondido_por = $4,
                          arquivo_nome = $5, arquivo_sha256 = $6, arquivo_bytes = $7, arquivo_enviado_para = $8
                      WHERE protocolo = $1 AND respondido_em IS NULL RETURNING {COLUMNS}"
@@ -191,7 +195,7 @@ impl SubjectRequestStore for PgSubjectRequests {
                 .optional()?;
                 let found = match answered {
                     Some(_) => None,
-                    None => sql_query(format!("SELECT {COLUMNS} FROM privacy_requests WHERE protocolo = $1"))
+                    None => built_at_run_time(format!("SELECT {COLUMNS} FROM privacy_requests WHERE protocolo = $1"))
                         .bind::<Text, _>(protocol.as_str())
                         .get_result(conn)
                         .await
@@ -226,14 +230,16 @@ struct Levels {
 
 /// For the metrics listener (`privacy_requests_open`, `privacy_requests_overdue`).
 pub async fn subject_request_levels(pool: &PgPool) -> Result<SubjectRequestLevels, StoreError> {
+    statement! {
+        SELECT_PRIVACY_REQUESTS => Levels = "SELECT count(*) AS open, count(*) FILTER (WHERE prazo < now()) AS overdue
+             FROM privacy_requests WHERE respondido_em IS NULL";
+    }
     let mut conn = connection(pool).await?;
-    let levels: Levels = sql_query(
-        "SELECT count(*) AS open, count(*) FILTER (WHERE prazo < now()) AS overdue
-         FROM privacy_requests WHERE respondido_em IS NULL",
-    )
-    .get_result(&mut conn)
-    .await
-    .map_err(query_error)?;
+    let levels: Levels = SELECT_PRIVACY_REQUESTS
+        .query()
+        .get_result(&mut conn)
+        .await
+        .map_err(query_error)?;
     Ok(SubjectRequestLevels {
         open: levels.open,
         overdue: levels.overdue,

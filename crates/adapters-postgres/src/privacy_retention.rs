@@ -11,11 +11,12 @@ use crate::privacy::{Stop, anonymize_contents, anonymize_in, left_approval_at, r
 use crate::read_model;
 use crate::rows::stored;
 use crate::sealing::SecretSealer;
+use crate::statement::statement;
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
+use diesel::QueryableByName;
 use diesel::result::Error as DieselError;
 use diesel::sql_types::{Array, BigInt, Bool, Integer, Nullable, Text, Timestamptz};
-use diesel::{QueryableByName, sql_query};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::privacy::hold::ContractTerm;
 use domain::privacy::retention::{
@@ -40,14 +41,20 @@ impl PgRetention {
     }
 }
 
-/// A superset of the people with something due (each is judged by the domain's plan): with a
-/// registration idle past the health days that still holds health answers or is idle past the
-/// unconcluded days, and no contract or sale in progress; with an unconcluded proposal idle as
-/// long that is not yet anonymised; blocked past the hold's end; with a contract that ended
-/// longer ago than the hold's years (in days of 365, which errs on the early side).
-/// `$1` now less the health days, `$2` now less the unconcluded days, `$3` now, `$4` now less the
-/// hold's years, `$5` the anonymised name, `$6` the unconcluded final statuses.
-const CANDIDATES: &str = concat!(
+statement! {
+    /// The proposal `$1`'s CPF replaced by its registration's stand-in `$2` (by `$3`).
+    STAND_IN_PROPOSAL_CPF = "UPDATE proposals SET cpf_cliente = $2, alterado_por = $3, alterado_em = now() WHERE id = $1";
+}
+
+statement! {
+    /// A superset of the people with something due (each is judged by the domain's plan): with a
+    /// registration idle past the health days that still holds health answers or is idle past the
+    /// unconcluded days, and no contract or sale in progress; with an unconcluded proposal idle as
+    /// long that is not yet anonymised; blocked past the hold's end; with a contract that ended
+    /// longer ago than the hold's years (in days of 365, which errs on the early side).
+    /// `$1` now less the health days, `$2` now less the unconcluded days, `$3` now, `$4` now less the
+    /// hold's years, `$5` the anonymised name, `$6` the unconcluded final statuses.
+    CANDIDATES => CandidateRow = concat!(
     "SELECT c.cpf FROM customers c
      WHERE c.alterado_em <= $1 AND c.nome_completo <> $5 AND (",
     holds_health_answers!("c."),
@@ -68,6 +75,7 @@ const CANDIDATES: &str = concat!(
      WHERE e.from_status = 'APROVADO' AND e.changed_at <= $4 AND pc.nome_completo <> $5
      ORDER BY 1"
 );
+}
 
 #[derive(QueryableByName)]
 struct CandidateRow {
@@ -75,12 +83,14 @@ struct CandidateRow {
     cpf: String,
 }
 
-/// The registrations of the CPF: their latest change and whether any holds health answers.
-const REGISTRATIONS: &str = concat!(
+statement! {
+    /// The registrations of the CPF: their latest change and whether any holds health answers.
+    REGISTRATIONS => RegistrationsRow = concat!(
     "SELECT max(alterado_em) AS changed, coalesce(bool_or(",
     holds_health_answers!(""),
     "), false) AS health FROM customers WHERE cpf = $1"
 );
+}
 
 #[derive(QueryableByName)]
 struct RegistrationsRow {
@@ -90,9 +100,10 @@ struct RegistrationsRow {
     health: bool,
 }
 
-/// The proposals of the CPF, each with its registration, whether its copy holds health answers,
-/// and, for a contract (reached `APROVADO`), when it left `APROVADO` (`NULL` while in force).
-const PROPOSALS: &str = concat!(
+statement! {
+    /// The proposals of the CPF, each with its registration, whether its copy holds health answers,
+    /// and, for a contract (reached `APROVADO`), when it left `APROVADO` (`NULL` while in force).
+    PROPOSALS => ProposalRow = concat!(
     "SELECT p.id, p.id_cliente, p.identificador, p.status, p.alterado_em,
          coalesce(",
     holds_health_answers!("pc."),
@@ -104,6 +115,7 @@ const PROPOSALS: &str = concat!(
      FROM proposals p LEFT JOIN proposal_customers pc ON pc.id_proposta = p.id
      WHERE p.cpf_cliente = $1 ORDER BY p.id"
 );
+}
 
 #[derive(QueryableByName)]
 struct ProposalRow {
@@ -139,11 +151,12 @@ async fn read_records(
     conn: &mut AsyncPgConnection,
     cpf: &Cpf,
 ) -> Result<(PersonRecords, Vec<ProposalRow>), DieselError> {
-    let registrations: RegistrationsRow = sql_query(REGISTRATIONS)
+    let registrations: RegistrationsRow = REGISTRATIONS
+        .query()
         .bind::<Text, _>(cpf.as_str())
         .get_result(conn)
         .await?;
-    let rows: Vec<ProposalRow> = sql_query(PROPOSALS).bind::<Text, _>(cpf.as_str()).load(conn).await?;
+    let rows: Vec<ProposalRow> = PROPOSALS.query().bind::<Text, _>(cpf.as_str()).load(conn).await?;
     let mut proposals = Vec::with_capacity(rows.len());
     for row in &rows {
         let status = stored(ProposalStatus::from_stored(&row.status, "proposals", "status"))?;
@@ -174,6 +187,12 @@ async fn apply_partial(
     due: &RetentionPlan,
     rows: &[ProposalRow],
 ) -> Result<(), DieselError> {
+    statement! {
+        HISTORY_SAYS_ANONYMISATION = "SET LOCAL sales.history_action = 'anonimizacao'";
+    }
+    statement! {
+        HISTORY_SAYS_RETENTION = "SET LOCAL sales.history_action = 'retencao'";
+    }
     let ids_of = |identifiers: &[String]| -> Vec<i64> {
         rows.iter()
             .filter(|r| identifiers.contains(&r.identificador))
@@ -182,35 +201,31 @@ async fn apply_partial(
     };
     let health = ids_of(&due.proposals_health);
     let anonymised = ids_of(&due.proposals_anonymised);
-    sql_query("SET LOCAL sales.history_action = 'retencao'")
-        .execute(conn)
-        .await?;
+    HISTORY_SAYS_RETENTION.query().execute(conn).await?;
     if due.registrations_health {
-        sql_query(DROP_REGISTRATION_HEALTH)
+        DROP_REGISTRATION_HEALTH
+            .query()
             .bind::<Text, _>(cpf.as_str())
             .bind::<Text, _>(RETENTION_AUTHOR)
             .execute(conn)
             .await?;
     }
     if !health.is_empty() {
-        sql_query(DROP_COPY_HEALTH)
+        DROP_COPY_HEALTH
+            .query()
             .bind::<Array<BigInt>, _>(&health)
             .bind::<Text, _>(RETENTION_AUTHOR)
             .execute(conn)
             .await?;
     }
     if !anonymised.is_empty() {
-        sql_query("SET LOCAL sales.history_action = 'anonimizacao'")
-            .execute(conn)
-            .await?;
+        HISTORY_SAYS_ANONYMISATION.query().execute(conn).await?;
         for row in rows.iter().filter(|r| anonymised.contains(&r.id)) {
             // The registration's stand-in, which its own anonymisation will take too.
             let stand_in = Cpf::anonymous_placeholder(row.id_cliente.unsigned_abs());
-            for statement in [
-                ANONYMIZE_PROPOSAL_COPY,
-                "UPDATE proposals SET cpf_cliente = $2, alterado_por = $3, alterado_em = now() WHERE id = $1",
-            ] {
-                sql_query(statement)
+            for statement in [ANONYMIZE_PROPOSAL_COPY, STAND_IN_PROPOSAL_CPF] {
+                statement
+                    .query()
                     .bind::<BigInt, _>(row.id)
                     .bind::<Text, _>(&stand_in)
                     .bind::<Text, _>(RETENTION_AUTHOR)
@@ -239,7 +254,8 @@ impl RetentionStore for PgRetention {
     async fn candidates(&self, now: DateTime<Utc>, schedule: RetentionSchedule) -> Result<Vec<Cpf>, StoreError> {
         let mut conn = connection(&self.pool).await?;
         let days = |n: u32| now - Duration::days(i64::from(n));
-        let rows: Vec<CandidateRow> = sql_query(CANDIDATES)
+        let rows: Vec<CandidateRow> = CANDIDATES
+            .query()
             .bind::<Timestamptz, _>(days(schedule.health_days))
             .bind::<Timestamptz, _>(days(schedule.unconcluded_days))
             .bind::<Timestamptz, _>(now)
@@ -265,24 +281,35 @@ impl RetentionStore for PgRetention {
         now: DateTime<Utc>,
         schedule: RetentionSchedule,
     ) -> Result<Option<(RetentionPlan, Option<Anonymized>)>, StoreError> {
+        statement! {
+            LOCK_PROPOSALS = "SELECT id FROM proposals WHERE cpf_cliente = $1 ORDER BY id FOR UPDATE";
+        }
+        statement! {
+            LOCK_CUSTOMERS = "SELECT id FROM customers WHERE cpf = $1 ORDER BY id FOR UPDATE";
+        }
+        statement! {
+            CLAIM_PERSON => Claimed = "SELECT pg_try_advisory_xact_lock(hashtext('retencao'), hashtext($1)) AS claimed";
+        }
         let mut conn = connection(&self.pool).await?;
         let sealer = self.sealer.clone();
         let applied = conn
             .transaction(async |conn| {
-                let claimed: Claimed =
-                    sql_query("SELECT pg_try_advisory_xact_lock(hashtext('retencao'), hashtext($1)) AS claimed")
-                        .bind::<Text, _>(cpf.as_str())
-                        .get_result(conn)
-                        .await?;
+                let claimed: Claimed = CLAIM_PERSON
+                    .query()
+                    .bind::<Text, _>(cpf.as_str())
+                    .get_result(conn)
+                    .await?;
                 if !claimed.claimed {
                     return Ok(Applied::Busy);
                 }
                 // The person's rows locked before they are judged: a request changing them waits.
-                sql_query("SELECT id FROM customers WHERE cpf = $1 ORDER BY id FOR UPDATE")
+                LOCK_CUSTOMERS
+                    .query()
                     .bind::<Text, _>(cpf.as_str())
                     .execute(conn)
                     .await?;
-                sql_query("SELECT id FROM proposals WHERE cpf_cliente = $1 ORDER BY id FOR UPDATE")
+                LOCK_PROPOSALS
+                    .query()
                     .bind::<Text, _>(cpf.as_str())
                     .execute(conn)
                     .await?;
@@ -310,18 +337,20 @@ impl RetentionStore for PgRetention {
     }
 
     async fn record_run(&self, report: &RetentionReport, at: DateTime<Utc>) -> Result<(), StoreError> {
+        statement! {
+            INSERT_PRIVACY_RETENTION_RUNS = "INSERT INTO privacy_retention_runs (referencia, titulares, propostas, respostas_saude) VALUES ($1, $2, $3, $4)";
+        }
         let count = |n: usize| i32::try_from(n).unwrap_or(i32::MAX);
         let mut conn = connection(&self.pool).await?;
-        sql_query(
-            "INSERT INTO privacy_retention_runs (referencia, titulares, propostas, respostas_saude) VALUES ($1, $2, $3, $4)",
-        )
-        .bind::<Timestamptz, _>(at)
-        .bind::<Integer, _>(count(report.persons_anonymised()))
-        .bind::<Integer, _>(count(report.proposals_anonymised()))
-        .bind::<Integer, _>(count(report.health_answers_dropped()))
-        .execute(&mut conn)
-        .await
-        .map_err(query_error)?;
+        INSERT_PRIVACY_RETENTION_RUNS
+            .query()
+            .bind::<Timestamptz, _>(at)
+            .bind::<Integer, _>(count(report.persons_anonymised()))
+            .bind::<Integer, _>(count(report.proposals_anonymised()))
+            .bind::<Integer, _>(count(report.health_answers_dropped()))
+            .execute(&mut conn)
+            .await
+            .map_err(query_error)?;
         Ok(())
     }
 }
@@ -344,13 +373,15 @@ pub struct RetentionTotals {
 }
 
 pub async fn retention_totals(pool: &PgPool) -> Result<RetentionTotals, StoreError> {
+    statement! {
+        RETENTION_TOTALS => RetentionTotals = "SELECT coalesce(sum(titulares), 0)::bigint AS persons, coalesce(sum(propostas), 0)::bigint AS proposals,
+                 coalesce(sum(respostas_saude), 0)::bigint AS health_answers
+             FROM privacy_retention_runs";
+    }
     let mut conn = connection(pool).await?;
-    sql_query(
-        "SELECT coalesce(sum(titulares), 0)::bigint AS persons, coalesce(sum(propostas), 0)::bigint AS proposals,
-             coalesce(sum(respostas_saude), 0)::bigint AS health_answers
-         FROM privacy_retention_runs",
-    )
-    .get_result(&mut conn)
-    .await
-    .map_err(query_error)
+    RETENTION_TOTALS
+        .query()
+        .get_result(&mut conn)
+        .await
+        .map_err(query_error)
 }

@@ -11,6 +11,7 @@
 
 use crate::pool::{PgPool, connection, query_error};
 use crate::prepared::prepared;
+use crate::statement::statement;
 use async_trait::async_trait;
 use diesel::QueryableByName;
 use diesel::sql_types::{Array, BigInt, Text};
@@ -66,9 +67,10 @@ struct CounterRow {
     hits: i64,
 }
 
-/// Adds each instance's counts in one statement, in key order so that two instances adding the
-/// same keys take their row locks in the same order.
-const ADD: &str = "
+statement! {
+    /// Adds each instance's counts in one statement, in key order so that two instances adding the
+    /// same keys take their row locks in the same order.
+    ADD => CounterRow = "
     INSERT INTO rate_limit_counters (subject, window_start, hits)
     SELECT subject, window_start, hits FROM unnest($1::text[], $2::bigint[], $3::bigint[])
         AS added (subject, window_start, hits)
@@ -76,11 +78,14 @@ const ADD: &str = "
     ON CONFLICT (subject, window_start)
     DO UPDATE SET hits = rate_limit_counters.hits + EXCLUDED.hits
     RETURNING subject, window_start, hits";
+}
 
-/// This window's totals of callers this instance knows.
-const READ: &str = "
+statement! {
+    /// This window's totals of callers this instance knows.
+    READ => CounterRow = "
     SELECT subject, window_start, hits FROM rate_limit_counters
     WHERE subject = ANY ($1::text[]) AND window_start = $2";
+}
 
 fn to_u64(n: i64) -> u64 {
     u64::try_from(n).unwrap_or(0)
@@ -148,6 +153,9 @@ impl PgRateCounter {
     /// Adds what this instance counted since the last flush, learns every instance's totals,
     /// and forgets windows that are over (in memory, and in the table two windows later).
     pub async fn flush(&self, now: i64) -> Result<(), StoreError> {
+        statement! {
+            DELETE_RATE_LIMIT_COUNTERS = "DELETE FROM rate_limit_counters WHERE window_start < $1";
+        }
         let current = now - now.rem_euclid(WINDOW_SECS);
         // What to add (counted here since the last flush), and what only to learn (this window's
         // callers that sent nothing here since: the others may have counted them).
@@ -211,7 +219,8 @@ impl PgRateCounter {
                     .map_err(query_error)?;
             self.learn(rows, false);
         }
-        diesel::sql_query("DELETE FROM rate_limit_counters WHERE window_start < $1")
+        DELETE_RATE_LIMIT_COUNTERS
+            .query()
             .bind::<BigInt, _>(current - 2 * WINDOW_SECS)
             .execute(&mut conn)
             .await
@@ -267,15 +276,17 @@ struct HitsRow {
 #[async_trait]
 impl RateCounter for PgRateCounter {
     async fn hit(&self, key: &str, window: i64) -> Result<u64, StoreError> {
+        statement! {
+            SELECT_RATE_LIMIT_COUNTERS => HitsRow = "SELECT hits FROM rate_limit_counters WHERE subject = $1 AND window_start = $2";
+        }
         if let Some(total) = self.count_known(key, window) {
             return Ok(total);
         }
         // First sight of this caller's window here: start from what the others counted.
         let mut conn = connection(&self.pool).await?;
-        let shared: Vec<HitsRow> = prepared(
-            "SELECT hits FROM rate_limit_counters WHERE subject = $1 AND window_start = $2",
-            |q| q.bind::<Text, _>(key).bind::<BigInt, _>(window),
-        )
+        let shared: Vec<HitsRow> = prepared(SELECT_RATE_LIMIT_COUNTERS, |q| {
+            q.bind::<Text, _>(key).bind::<BigInt, _>(window)
+        })
         .load(&mut conn)
         .await
         .map_err(query_error)?;

@@ -10,6 +10,7 @@ use crate::pool::{PgPool, connection, query_error};
 use crate::read_model;
 use crate::read_model::parts::refunds::{RefundPart, refund_columns};
 use crate::schema::{charges, proposals, refund_destinations, refunds};
+use crate::statement::statement;
 use crate::unit_of_work::change_error::ChangeError;
 use crate::unit_of_work::status_change::apply_change;
 use async_trait::async_trait;
@@ -279,10 +280,14 @@ impl RefundStore for PgRefunds {
         operation: OperationId,
         at: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
+        statement! {
+            LOCK_PROPOSALS = "SELECT id FROM proposals WHERE id = $1 FOR NO KEY UPDATE";
+        }
         let mut conn = connection(&self.pool).await?;
         conn.transaction(async |tx| {
             // The proposal first, then its charge: the order every writer of both keeps.
-            diesel::sql_query("SELECT id FROM proposals WHERE id = $1 FOR NO KEY UPDATE")
+            LOCK_PROPOSALS
+                .query()
                 .bind::<diesel::sql_types::BigInt, _>(late.proposal_id)
                 .execute(tx)
                 .await?;

@@ -17,6 +17,7 @@
 
 use crate::pool::{PgPool, PooledConnection, connection, query_error};
 use crate::prepared::prepared;
+use crate::statement::statement;
 use diesel::QueryableByName;
 use diesel::sql_types::{Bool, Int8, Nullable, Text};
 use diesel_async::RunQueryDsl;
@@ -198,10 +199,12 @@ struct ReplayState {
 // A standby that has replayed all it received is not behind. After a restart it counts from the
 // start of the segment it streams from, below what it replayed from its own files, and has no
 // replayed commit's time until the primary writes: an idle primary would keep it lagging forever.
-const REPLAY_STATE: &str = "SELECT pg_is_in_recovery() AS in_recovery, \
+statement! {
+    REPLAY_STATE => ReplayState = "SELECT pg_is_in_recovery() AS in_recovery, \
      pg_last_wal_replay_lsn()::text AS replayed, \
      CASE WHEN pg_last_wal_receive_lsn() <= pg_last_wal_replay_lsn() THEN 0 \
           ELSE (extract(epoch FROM clock_timestamp() - pg_last_xact_replay_timestamp()) * 1000)::int8 END AS lag_ms";
+}
 
 #[derive(QueryableByName)]
 struct Position {
@@ -296,10 +299,13 @@ impl ReadPools {
     }
 
     async fn primary_position(&self) -> Result<Lsn, StoreError> {
+        statement! {
+            WAL_POSITION => Position = "SELECT pg_current_wal_insert_lsn()::text AS position";
+        }
         let mut conn = connection(&self.primary).await?;
         // The insert position: at or past every commit record written so far, whether or not it
         // has been flushed (the webhooks' pool commits without waiting for the flush).
-        let found: Position = prepared("SELECT pg_current_wal_insert_lsn()::text AS position", |q| q)
+        let found: Position = prepared(WAL_POSITION, |q| q)
             .get_result(&mut conn)
             .await
             .map_err(query_error)?;

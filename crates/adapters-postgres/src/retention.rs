@@ -3,6 +3,7 @@
 //! long beside the service's traffic.
 
 use crate::pool::{PgPool, connection, query_error};
+use crate::statement::{built_at_run_time, statement};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::QueryableByName;
@@ -86,11 +87,12 @@ pub const PARTITIONED_TABLES: [&str; 6] = [
 /// How many months ahead of the current one the housekeeping keeps partitions made.
 pub const PARTITION_MONTHS_AHEAD: i32 = 3;
 
-/// Makes the current month's partition and the next `$3` of each table (`$1`, keyed on `$2`) when
-/// missing, and the webhook deliveries' with their attempts' (a delivery moving out of DEFAULT
-/// carries its attempts); rows a DEFAULT partition held for a month made move in. Answers how
-/// many it made.
-const ENSURE_PARTITIONS: &str = "
+statement! {
+    /// Makes the current month's partition and the next `$3` of each table (`$1`, keyed on `$2`) when
+    /// missing, and the webhook deliveries' with their attempts' (a delivery moving out of DEFAULT
+    /// carries its attempts); rows a DEFAULT partition held for a month made move in. Answers how
+    /// many it made.
+    ENSURE_PARTITIONS => Made = "
     WITH months AS (
         SELECT now_month + make_interval(months => ahead) AS month
         FROM (SELECT $4::timestamptz AS now_month) AS now, generate_series(0, $3) AS ahead
@@ -101,6 +103,7 @@ const ENSURE_PARTITIONS: &str = "
         SELECT ensure_delivery_month_partition(months.month) FROM months
     )
     SELECT count(*) FILTER (WHERE made) AS made FROM made";
+}
 
 #[derive(QueryableByName)]
 struct Dropped {
@@ -128,7 +131,8 @@ impl PgExpiredRecords {
     /// [`PARTITION_MONTHS_AHEAD`] months after `now`'s; answers how many were made.
     pub async fn ensure_partitions(&self, now: DateTime<Utc>) -> Result<u64, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        let found: Made = diesel::sql_query(ENSURE_PARTITIONS)
+        let found: Made = ENSURE_PARTITIONS
+            .query()
             .bind::<Array<Text>, _>(MONTHLY_PARTITIONED.map(|(table, _)| table).to_vec())
             .bind::<Array<Text>, _>(MONTHLY_PARTITIONED.map(|(_, key)| key).to_vec())
             .bind::<Integer, _>(PARTITION_MONTHS_AHEAD)
@@ -152,7 +156,7 @@ impl PgExpiredRecords {
         let mut removed = 0u64;
         loop {
             let mut conn = connection(&self.pool).await?;
-            let deleted = diesel::sql_query(statement)
+            let deleted = built_at_run_time(statement)
                 .bind::<Timestamptz, _>(before)
                 .bind::<BigInt, _>(batch)
                 .execute(&mut conn)
@@ -174,7 +178,11 @@ pub(crate) async fn drop_months_before(
     table: &str,
     before: DateTime<Utc>,
 ) -> Result<u64, StoreError> {
-    let found: Dropped = diesel::sql_query("SELECT drop_month_partitions_counted($1::regclass, $2) AS dropped")
+    statement! {
+        DROP_PARTITIONS => Dropped = "SELECT drop_month_partitions_counted($1::regclass, $2) AS dropped";
+    }
+    let found: Dropped = DROP_PARTITIONS
+        .query()
         .bind::<Text, _>(table)
         .bind::<Timestamptz, _>(before)
         .get_result(conn)
@@ -223,7 +231,7 @@ fn partition_levels_query() -> String {
 /// Where every partitioned table stands: sampled when the metrics are scraped.
 pub async fn partition_levels(pool: &PgPool) -> Result<Vec<PartitionLevel>, StoreError> {
     let mut conn = connection(pool).await?;
-    diesel::sql_query(partition_levels_query())
+    built_at_run_time(partition_levels_query())
         .load(&mut conn)
         .await
         .map_err(query_error)

@@ -2,8 +2,13 @@
 //! and never see each other's rows. The template is made once per set of migrations (under an
 //! advisory lock, as test processes run side by side) and reused by later runs.
 
+// The harness runs the SQL a test hands it, and makes databases by name.
+#![allow(clippy::disallowed_methods)]
+
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+
+pub use crate::statement::{Declared, ReadRows, check_statements, declared, read_rows};
 
 /// An online sale of "José da Conceição" (product 101 and its billing group, an address, the
 /// shop's registration, the proposal and its copy of the customer), in the columns every schema

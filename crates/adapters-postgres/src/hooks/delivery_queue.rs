@@ -6,6 +6,7 @@ use crate::pool::{PgPool, connection, query_error};
 use crate::prepared::prepared;
 use crate::retention::drop_months_before;
 use crate::schema::{hook_deliveries as deliveries, hook_replays, hook_subscriptions as subs};
+use crate::statement::statement;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -41,17 +42,18 @@ struct ClaimedRow {
     api_version: String,
 }
 
-/// One statement (one round trip, one transaction). Finds the active subscriptions with due
-/// deliveries and numbers each owner's (its first, second… subscription with work); locks them in
-/// that order, owners in turn, skipping those another worker holds (`FOR NO KEY UPDATE` never
-/// blocks a status change's foreign-key check), so their in-flight counts cannot change
-/// meanwhile; counts each subscription's and each owner's requests in flight (on the index of
-/// leased rows, so the cost follows the batch, not the backlog); leases their due deliveries,
-/// oldest first, within both limits, the owners' first deliveries before anyone's second. Rows
-/// are locked and rechecked on their newest version: one whose attempt is being recorded just as
-/// its lease ran out is skipped, never leased twice. One owner's failing receivers hold at most
-/// `$4` slots, so another owner's delivery always finds one.
-const CLAIM: &str = "
+statement! {
+    /// One statement (one round trip, one transaction). Finds the active subscriptions with due
+    /// deliveries and numbers each owner's (its first, second… subscription with work); locks them in
+    /// that order, owners in turn, skipping those another worker holds (`FOR NO KEY UPDATE` never
+    /// blocks a status change's foreign-key check), so their in-flight counts cannot change
+    /// meanwhile; counts each subscription's and each owner's requests in flight (on the index of
+    /// leased rows, so the cost follows the batch, not the backlog); leases their due deliveries,
+    /// oldest first, within both limits, the owners' first deliveries before anyone's second. Rows
+    /// are locked and rechecked on their newest version: one whose attempt is being recorded just as
+    /// its lease ran out is skipped, never leased twice. One owner's failing receivers hold at most
+    /// `$4` slots, so another owner's delivery always finds one.
+    CLAIM => ClaimedRow = "
     WITH due AS (
         SELECT s.id,
                row_number() OVER (PARTITION BY s.owner_application, s.partner_id ORDER BY s.id) AS turn
@@ -120,12 +122,14 @@ const CLAIM: &str = "
     RETURNING d.id, d.attempts, d.message_id, d.body, s.endpoint, s.uuid, s.secret_sealed,
               CASE WHEN s.previous_secret_until > now() THEN s.previous_secret_sealed END AS previous_secret_sealed,
               s.api_version";
+}
 
-/// One statement: moves the delivery if this worker still holds it (the attempt number fences a
-/// lost lease), writes the attempt either way, and notes a success on the subscription at most
-/// once a minute (so busy receivers do not queue on its row). Answers the subscription when the
-/// delivery moved.
-const RECORD: &str = "
+statement! {
+    /// One statement: moves the delivery if this worker still holds it (the attempt number fences a
+    /// lost lease), writes the attempt either way, and notes a success on the subscription at most
+    /// once a minute (so busy receivers do not queue on its row). Answers the subscription when the
+    /// delivery moved.
+    RECORD => IdRow = "
     WITH moved AS (
         UPDATE hook_deliveries
         SET state = $3, next_attempt_at = $4, leased_until = NULL, delivered_at = $5
@@ -142,6 +146,7 @@ const RECORD: &str = "
           AND (s.last_success_at IS NULL OR s.last_success_at < $6 - interval '1 minute')
     )
     SELECT subscription_id AS id FROM moved";
+}
 
 #[async_trait]
 impl DeliveryQueue for PgHooks {
@@ -149,7 +154,8 @@ impl DeliveryQueue for PgHooks {
         let mut conn = connection(&self.pool).await?;
         // Not kept prepared (decision 72): a cached generic plan of this statement, whose limits
         // are parameters, was much slower than planning it each time (docs/performance.md).
-        let rows: Vec<ClaimedRow> = diesel::sql_query(CLAIM)
+        let rows: Vec<ClaimedRow> = CLAIM
+            .query()
             .bind::<BigInt, _>(to_i64(limits.batch))
             .bind::<BigInt, _>(to_i64(limits.per_subscription))
             .bind::<Double, _>(lease.as_secs_f64())
@@ -275,18 +281,21 @@ pub struct WebhookBacklog {
     pub oldest_due_age_secs: f64,
 }
 
-const BACKLOG: &str = "
+statement! {
+    BACKLOG => WebhookBacklog = "
     SELECT count(*) AS due,
            COALESCE(EXTRACT(EPOCH FROM now() - min(d.next_attempt_at)), 0)::float8 AS oldest_due_age_secs
     FROM hook_deliveries d
     JOIN hook_subscriptions s ON s.id = d.subscription_id
     WHERE d.state = $1 AND d.next_attempt_at <= now()
       AND s.status = $2 AND s.deleted_at IS NULL";
+}
 
 /// The due backlog of the whole queue (every instance's): sampled when the metrics are scraped.
 pub async fn webhook_backlog(pool: &PgPool) -> Result<WebhookBacklog, StoreError> {
     let mut conn = connection(pool).await?;
-    diesel::sql_query(BACKLOG)
+    BACKLOG
+        .query()
         .bind::<Text, _>(DeliveryState::Pending.as_str())
         .bind::<Text, _>(HookStatus::Active.as_str())
         .get_result(&mut conn)

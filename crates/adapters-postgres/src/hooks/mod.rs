@@ -15,6 +15,7 @@ pub use wakeups::PgDeliveryWakeups;
 
 use crate::pool::PgPool;
 use crate::sealing::SecretSealer;
+use crate::statement::built_at_run_time;
 use diesel::QueryableByName;
 use diesel::prelude::*;
 use diesel::sql_types::BigInt;
@@ -55,7 +56,7 @@ impl PgHooks {
 
 /// Announces queued deliveries on `CHANNEL` (sent by PostgreSQL at commit).
 pub(super) async fn notify(conn: &mut AsyncPgConnection) -> QueryResult<()> {
-    diesel::sql_query(format!("NOTIFY {CHANNEL}"))
+    built_at_run_time(format!("NOTIFY {CHANNEL}"))
         .execute(conn)
         .await
         .map(|_| ())

@@ -6,6 +6,7 @@ use crate::rows::stored;
 use crate::schema::{
     hook_attempts as attempts, hook_deliveries as deliveries, hook_replays as replays, hook_subscriptions as subs,
 };
+use crate::statement::{built_at_run_time, statement};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::pg::Pg;
@@ -223,19 +224,21 @@ async fn load_deliveries(conn: &mut AsyncPgConnection, rows: Vec<DeliveryRow>) -
 #[async_trait]
 impl HookStore for PgHooks {
     async fn create(&self, new: &NewSubscription, max_per_owner: usize) -> Result<Option<Subscription>, StoreError> {
+        statement! {
+            LOCK_OWNER = "SELECT pg_advisory_xact_lock(hashtext('hook_owner:' || $1 || ':' || coalesce($2::text, '')))";
+        }
         let (application, partner_id) = owner_columns(new.owner);
         let sealed = self.sealer.seal(new.uuid, &new.secret)?;
         let mut conn = connection(&self.pool).await?;
         let row = conn
             .transaction(async |conn| {
                 // Creates of one owner queue here, so that each counts the ones before it.
-                diesel::sql_query(
-                    "SELECT pg_advisory_xact_lock(hashtext('hook_owner:' || $1 || ':' || coalesce($2::text, '')))",
-                )
-                .bind::<Text, _>(application)
-                .bind::<Nullable<BigInt>, _>(partner_id)
-                .execute(conn)
-                .await?;
+                LOCK_OWNER
+                    .query()
+                    .bind::<Text, _>(application)
+                    .bind::<Nullable<BigInt>, _>(partner_id)
+                    .execute(conn)
+                    .await?;
                 let kept: i64 = subs::table
                     .filter(subs::owner_application.eq(application))
                     .filter(subs::partner_id.is_not_distinct_from(partner_id))
@@ -381,7 +384,7 @@ impl HookStore for PgHooks {
                 if !make_room_for_test(conn, id, None).await? {
                     return Ok(None);
                 }
-                let delivery_id: i64 = diesel::sql_query(format!(
+                let delivery_id: i64 = built_at_run_time(format!(
                     "INSERT INTO hook_deliveries (subscription_id, message_id, event_type, body, next_attempt_at)
                      VALUES ($1, {MESSAGE_ID}, $2, $3, now()) RETURNING id"
                 ))

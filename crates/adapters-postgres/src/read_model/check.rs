@@ -6,6 +6,7 @@ use super::reads::{DOCUMENT, StoredDocument};
 use super::*;
 use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::prepared::prepared;
+use crate::statement::statement;
 use diesel::prelude::*;
 use diesel::sql_types::{Array, Int8, Text};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
@@ -35,15 +36,22 @@ struct Listed {
 /// marked by the guard, left over or unreadable: drifted); with `repair`, rewrites each batch's
 /// drifted documents in one transaction.
 pub async fn check_read_model(pool: &PgPool, repair: bool) -> Result<ReadModelReport, StoreError> {
+    statement! {
+        SELECT_PROPOSAL_READ_MODEL_STALE => StoredRow = "SELECT id_proposta, identificador, fluxo, id_parceiro, documento::text AS documento, \
+                     EXISTS (SELECT 1 FROM proposal_read_model_stale s WHERE s.id_proposta = m.id_proposta) AS stale \
+                 FROM proposal_read_models m WHERE id_proposta = ANY($1)";
+    }
+    statement! {
+        SELECT_PROPOSALS => Listed = "SELECT id, identificador FROM proposals WHERE id > $1 ORDER BY id LIMIT $2";
+    }
     let mut conn = connection(pool).await?;
     let conn: &mut AsyncPgConnection = &mut conn;
     let mut report = ReadModelReport::default();
     let mut after = 0_i64;
     loop {
-        let batch: Vec<Listed> = prepared(
-            "SELECT id, identificador FROM proposals WHERE id > $1 ORDER BY id LIMIT $2",
-            |q| q.bind::<Int8, _>(after).bind::<Int8, _>(CHECK_BATCH),
-        )
+        let batch: Vec<Listed> = prepared(SELECT_PROPOSALS, |q| {
+            q.bind::<Int8, _>(after).bind::<Int8, _>(CHECK_BATCH)
+        })
         .load(conn)
         .await
         .map_err(query_error)?;
@@ -52,15 +60,10 @@ pub async fn check_read_model(pool: &PgPool, repair: bool) -> Result<ReadModelRe
         report.checked += batch.len() as u64;
         let ids: Vec<i64> = batch.iter().map(|p| p.id).collect();
         let built = build_documents(conn, &ids).await.map_err(query_error)?;
-        let stored: Vec<StoredRow> = prepared(
-            "SELECT id_proposta, identificador, fluxo, id_parceiro, documento::text AS documento, \
-                 EXISTS (SELECT 1 FROM proposal_read_model_stale s WHERE s.id_proposta = m.id_proposta) AS stale \
-             FROM proposal_read_models m WHERE id_proposta = ANY($1)",
-            |q| q.bind::<Array<Int8>, _>(&ids),
-        )
-        .load(conn)
-        .await
-        .map_err(query_error)?;
+        let stored: Vec<StoredRow> = prepared(SELECT_PROPOSAL_READ_MODEL_STALE, |q| q.bind::<Array<Int8>, _>(&ids))
+            .load(conn)
+            .await
+            .map_err(query_error)?;
         let stored: HashMap<i64, StoredRow> = stored.into_iter().map(|row| (row.id_proposta, row)).collect();
         let (drifted, identifiers): (Vec<i64>, Vec<String>) = batch
             .into_iter()

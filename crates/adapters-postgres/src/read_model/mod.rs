@@ -28,6 +28,7 @@ use crate::schema::{
     motivations, partners, products, proposal_customers, proposal_payments, proposals, representatives,
     signature_parties, signatures, subscriptions, users,
 };
+use crate::statement::statement;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{Array, Int8, Jsonb, Nullable, Text};
@@ -528,17 +529,21 @@ pub(crate) fn refreshed_documents<'a>() -> Part<'a> {
     ))
 }
 
-/// The proposals' row locks, shared, in id order (`$1` the ids).
-const LOCK: &str = "SELECT 1 FROM proposals WHERE id = ANY($1) ORDER BY id FOR SHARE";
+statement! {
+    /// The proposals' row locks, shared, in id order (`$1` the ids).
+    LOCK = "SELECT 1 FROM proposals WHERE id = ANY($1) ORDER BY id FOR SHARE";
+}
 
-/// The documents written, column by column, and the guard's marks of them removed (the table is
-/// nearly always empty: one index probe).
-const UPSERT: &str = "WITH unmarked AS (DELETE FROM proposal_read_model_stale WHERE id_proposta = ANY($1)) \
+statement! {
+    /// The documents written, column by column, and the guard's marks of them removed (the table is
+    /// nearly always empty: one index probe).
+    UPSERT = "WITH unmarked AS (DELETE FROM proposal_read_model_stale WHERE id_proposta = ANY($1)) \
      INSERT INTO proposal_read_models (id_proposta, identificador, fluxo, id_parceiro, documento) \
      SELECT * FROM unnest($1::int8[], $2::text[], $3::text[], $4::int8[], $5::jsonb[]) \
      ON CONFLICT (id_proposta) DO UPDATE SET \
          identificador = EXCLUDED.identificador, fluxo = EXCLUDED.fluxo, \
          id_parceiro = EXCLUDED.id_parceiro, documento = EXCLUDED.documento";
+}
 
 /// Writes the documents of `ids` as their parts are now, inside the caller's transaction, and
 /// removes those whose proposal (or its copy of the customer) is gone. Every write of a part calls
@@ -550,6 +555,10 @@ pub(crate) async fn write_documents(
     conn: &mut AsyncPgConnection,
     ids: &[i64],
 ) -> QueryResult<Vec<(i64, ProposalDocument)>> {
+    statement! {
+        DELETE_PROPOSAL_READ_MODEL_STALE = "WITH unmarked AS (DELETE FROM proposal_read_model_stale WHERE id_proposta = ANY($1)) \
+                 DELETE FROM proposal_read_models WHERE id_proposta = ANY($1)";
+    }
     if ids.is_empty() {
         return Ok(Vec::new());
     }
@@ -579,13 +588,9 @@ pub(crate) async fn write_documents(
         .await?;
     }
     if !gone.is_empty() {
-        prepared(
-            "WITH unmarked AS (DELETE FROM proposal_read_model_stale WHERE id_proposta = ANY($1)) \
-             DELETE FROM proposal_read_models WHERE id_proposta = ANY($1)",
-            |q| q.bind::<Array<Int8>, _>(&gone),
-        )
-        .execute(conn)
-        .await?;
+        prepared(DELETE_PROPOSAL_READ_MODEL_STALE, |q| q.bind::<Array<Int8>, _>(&gone))
+            .execute(conn)
+            .await?;
     }
     Ok(written)
 }
@@ -683,17 +688,17 @@ impl StoredRow {
 /// Writes again the documents the guard marked (writes that skipped the service: `migrate` calls
 /// it after the migrations), in batches, each its own transaction; answers how many.
 pub(crate) async fn write_marked(conn: &mut AsyncPgConnection) -> QueryResult<u64> {
+    statement! {
+        SELECT_PROPOSAL_READ_MODEL_STALE => Marked = "SELECT id_proposta FROM proposal_read_model_stale ORDER BY id_proposta LIMIT $1";
+    }
     let mut written = 0;
     loop {
-        let marked: Vec<i64> = prepared(
-            "SELECT id_proposta FROM proposal_read_model_stale ORDER BY id_proposta LIMIT $1",
-            |q| q.bind::<Int8, _>(CHECK_BATCH),
-        )
-        .load::<Marked>(conn)
-        .await?
-        .into_iter()
-        .map(|m| m.id_proposta)
-        .collect();
+        let marked: Vec<i64> = prepared(SELECT_PROPOSAL_READ_MODEL_STALE, |q| q.bind::<Int8, _>(CHECK_BATCH))
+            .load::<Marked>(conn)
+            .await?
+            .into_iter()
+            .map(|m| m.id_proposta)
+            .collect();
         if marked.is_empty() {
             return Ok(written);
         }

@@ -6,6 +6,7 @@ use crate::pool::{PgPool, connection, names_no_row, query_error};
 use crate::prepared::prepared;
 use crate::replicas::ReadPools;
 use crate::schema::proposal_read_models;
+use crate::statement::statement;
 use diesel::prelude::*;
 use diesel::sql_types::{Int8, Text};
 use diesel_async::{AsyncConnection, RunQueryDsl};
@@ -24,17 +25,23 @@ pub(super) struct StoredDocument {
 
 // One statement per scope, each kept prepared: the document by its unique identifier, and
 // whether it is marked (an index probe of a table that is nearly always empty).
-pub(super) const DOCUMENT: &str = "SELECT documento::text AS documento, \
+statement! {
+    pub(super) DOCUMENT => StoredDocument = "SELECT documento::text AS documento, \
      EXISTS (SELECT 1 FROM proposal_read_model_stale s WHERE s.id_proposta = m.id_proposta) AS stale \
      FROM proposal_read_models m WHERE identificador = $1";
+}
 
-const PARTNER_DOCUMENT: &str = "SELECT documento::text AS documento, \
+statement! {
+    PARTNER_DOCUMENT => StoredDocument = "SELECT documento::text AS documento, \
      EXISTS (SELECT 1 FROM proposal_read_model_stale s WHERE s.id_proposta = m.id_proposta) AS stale \
      FROM proposal_read_models m WHERE identificador = $1 AND id_parceiro = $2 AND fluxo = $3 AND NOT bloqueado";
+}
 
-const FLOW_DOCUMENT: &str = "SELECT documento::text AS documento, \
+statement! {
+    FLOW_DOCUMENT => StoredDocument = "SELECT documento::text AS documento, \
      EXISTS (SELECT 1 FROM proposal_read_model_stale s WHERE s.id_proposta = m.id_proposta) AS stale \
      FROM proposal_read_models m WHERE identificador = $1 AND fluxo = $2 AND NOT bloqueado";
+}
 
 /// The document as the domain's detail: a document that does not read as one is an internal
 /// error naming the proposal (the check command finds and mends it).

@@ -11,6 +11,7 @@ use crate::schema::{
     charges, contract_billings as billings, products, proposal_acceptances as clocks,
     proposal_certificates as certificates, proposals,
 };
+use crate::statement::statement;
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Timestamptz};
@@ -206,18 +207,20 @@ pub(crate) async fn queue_charge_event(
 /// In the billing's start (the move into `APROVADO`): the customer's authorisation of the debits,
 /// given by signing the proposal: when every party had signed, and the sealed document's SHA-256.
 async fn debit_authorization(conn: &mut AsyncPgConnection, proposal_id: i64, at: DateTime<Utc>) -> QueryResult<()> {
-    diesel::sql_query(
-        "INSERT INTO debit_authorizations (id_proposta, banco, autorizada_em, evidencia_sha256, situacao_em) \
-         SELECT pp.id_proposta, pp.banco, \
-             coalesce((SELECT max(e.changed_at) FROM proposal_events e \
-                       WHERE e.proposal_id = pp.id_proposta AND e.to_status = 'EM ANÁLISE'), $2), \
-             (SELECT s.sha256 FROM sealed_documents s WHERE s.proposal_id = pp.id_proposta), $2 \
-         FROM proposal_payments pp WHERE pp.id_proposta = $1 AND pp.banco ~ '^[0-9]{3}$' \
-         ON CONFLICT DO NOTHING",
-    )
-    .bind::<BigInt, _>(proposal_id)
-    .bind::<Timestamptz, _>(at)
-    .execute(conn)
-    .await?;
+    statement! {
+        INSERT_DEBIT_AUTHORIZATIONS = "INSERT INTO debit_authorizations (id_proposta, banco, autorizada_em, evidencia_sha256, situacao_em) \
+             SELECT pp.id_proposta, pp.banco, \
+                 coalesce((SELECT max(e.changed_at) FROM proposal_events e \
+                           WHERE e.proposal_id = pp.id_proposta AND e.to_status = 'EM ANÁLISE'), $2), \
+                 (SELECT s.sha256 FROM sealed_documents s WHERE s.proposal_id = pp.id_proposta), $2 \
+             FROM proposal_payments pp WHERE pp.id_proposta = $1 AND pp.banco ~ '^[0-9]{3}$' \
+             ON CONFLICT DO NOTHING";
+    }
+    INSERT_DEBIT_AUTHORIZATIONS
+        .query()
+        .bind::<BigInt, _>(proposal_id)
+        .bind::<Timestamptz, _>(at)
+        .execute(conn)
+        .await?;
     Ok(())
 }

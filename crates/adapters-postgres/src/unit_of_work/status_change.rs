@@ -12,6 +12,7 @@ use crate::prepared::prepared;
 use crate::read_model;
 use crate::rows::stored;
 use crate::schema::{proposal_events as events, proposals};
+use crate::statement::statement;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Nullable, Text, Timestamptz};
@@ -62,6 +63,12 @@ pub(crate) async fn apply_change(
     conn: &mut AsyncPgConnection,
     change: &StatusChange,
 ) -> Result<StatusEvent, ChangeError> {
+    statement! {
+        INSERT_PROPOSAL_EVENTS => EventRow = "INSERT INTO proposal_events (proposal_id, kind, from_status, to_status, changed_by, changed_at, sequence, reason)
+             SELECT $1, $2, $3, $4, $5, $6, coalesce(max(sequence), 0) + 1, $7
+             FROM proposal_events WHERE proposal_id = $1
+             RETURNING id, proposal_id, kind, from_status, to_status, changed_by, changed_at, sequence, reason";
+    }
     let current: String = proposals::table
         .find(change.proposal_id)
         .select(proposals::status)
@@ -93,21 +100,15 @@ pub(crate) async fn apply_change(
     }
     // The next sequence number is read in the insert itself: the proposal's row lock, taken by
     // the UPDATE above, serialises changes of one proposal.
-    let row: EventRow = prepared(
-        "INSERT INTO proposal_events (proposal_id, kind, from_status, to_status, changed_by, changed_at, sequence, reason)
-         SELECT $1, $2, $3, $4, $5, $6, coalesce(max(sequence), 0) + 1, $7
-         FROM proposal_events WHERE proposal_id = $1
-         RETURNING id, proposal_id, kind, from_status, to_status, changed_by, changed_at, sequence, reason",
-        |q| {
-            q.bind::<BigInt, _>(change.proposal_id)
-                .bind::<Text, _>(EventKind::StatusChange.as_str())
-                .bind::<Text, _>(change.from.as_str())
-                .bind::<Text, _>(change.to.as_str())
-                .bind::<Text, _>(&change.changed_by)
-                .bind::<Timestamptz, _>(change.at)
-                .bind::<Nullable<Text>, _>(change.reason.as_deref())
-        },
-    )
+    let row: EventRow = prepared(INSERT_PROPOSAL_EVENTS, |q| {
+        q.bind::<BigInt, _>(change.proposal_id)
+            .bind::<Text, _>(EventKind::StatusChange.as_str())
+            .bind::<Text, _>(change.from.as_str())
+            .bind::<Text, _>(change.to.as_str())
+            .bind::<Text, _>(&change.changed_by)
+            .bind::<Timestamptz, _>(change.at)
+            .bind::<Nullable<Text>, _>(change.reason.as_deref())
+    })
     .get_result(conn)
     .await?;
     let event = stored(StatusEvent::try_from(row))?;

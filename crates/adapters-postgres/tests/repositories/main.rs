@@ -2,6 +2,9 @@
 //! database, `adapters_postgres::testing::TestDatabase`, so they run in parallel): the
 //! repositories by area, and each data-moving migration up, down and up with rows.
 
+// Tests poke the database directly, with SQL of their own (the adapter's is declared).
+#![allow(clippy::disallowed_methods)]
+
 mod accounts;
 mod callback_partitions;
 mod catalog_cache;
@@ -21,3 +24,4 @@ mod repeatable_sql;
 mod replicas;
 mod retention;
 mod sessions;
+mod statements;
