@@ -9,7 +9,7 @@ use crate::schema::{
     products, proposal_acceptances as clocks, proposal_pending_files as files, proposal_pending_requests as requests,
     proposals, sandbox_clock, user_applications, users,
 };
-use crate::statement::built_at_run_time;
+use crate::statement::statement;
 use crate::unit_of_work::change_error::ChangeError;
 use crate::unit_of_work::status_change::apply_change;
 use async_trait::async_trait;
@@ -149,6 +149,16 @@ macro_rules! queue_statement {
              LIMIT $5"
         )
     };
+}
+
+statement! {
+    QUEUE_OF_ANYONE => QueueRow = queue_statement!("AND $1::text IS NULL");
+}
+statement! {
+    QUEUE_OF_NOBODY => QueueRow = queue_statement!("AND a.analista IS NULL AND $1::text IS NULL");
+}
+statement! {
+    QUEUE_OF_ANALYST => QueueRow = queue_statement!("AND a.analista = $1");
 }
 
 #[derive(QueryableByName)]
@@ -484,11 +494,12 @@ impl AcceptanceStore for PgAcceptance {
                 (!c.overdue, c.deadline, c.proposal_id)
             });
         let (statement, analyst) = match &query.assignment {
-            Assignment::Anyone => (queue_statement!("AND $1::text IS NULL"), None),
-            Assignment::Nobody => (queue_statement!("AND a.analista IS NULL AND $1::text IS NULL"), None),
-            Assignment::To(email) => (queue_statement!("AND a.analista = $1"), Some(email.as_str())),
+            Assignment::Anyone => (QUEUE_OF_ANYONE, None),
+            Assignment::Nobody => (QUEUE_OF_NOBODY, None),
+            Assignment::To(email) => (QUEUE_OF_ANALYST, Some(email.as_str())),
         };
-        let rows: Vec<QueueRow> = built_at_run_time(statement)
+        let rows: Vec<QueueRow> = statement
+            .query()
             .bind::<diesel::sql_types::Nullable<Text>, _>(analyst)
             .bind::<Bool, _>(after_not_overdue)
             .bind::<Timestamptz, _>(after_deadline)

@@ -4,7 +4,12 @@ use crate::pool::{PgPool, connection, query_error};
 use crate::prepared::prepared;
 use crate::schema::{partners, representatives, signin_throttle, user_applications, users};
 use crate::sessions::SESSIONS_CHANNEL;
-use crate::statement::{built_at_run_time, statement};
+
+statement! {
+    /// Tells every instance on the channel `$1` that sessions changed (sent at commit).
+    NOTIFY_SESSIONS = "SELECT pg_notify($1, '')";
+}
+use crate::statement::statement;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -307,7 +312,9 @@ impl UserAdministration for PgAccounts {
             }
             // Every instance drops its kept answers of "does this session hold?", which carry the
             // pin: the user's next request reads the new one, its sessions go on.
-            built_at_run_time(format!("SELECT pg_notify('{SESSIONS_CHANNEL}', '')"))
+            NOTIFY_SESSIONS
+                .query()
+                .bind::<diesel::sql_types::Text, _>(SESSIONS_CHANNEL)
                 .execute(conn)
                 .await?;
             Ok::<_, DieselError>(Ok(()))

@@ -195,9 +195,6 @@ impl Wakeups {
 /// The channel a queued delivery is announced on.
 pub(crate) const CHANNEL: &str = channel!();
 
-/// A new message id, for the `webhook-id` header.
-pub(crate) const MESSAGE_ID: &str = message_id!();
-
 /// The statement's tail after `queued`: the wake-up sent (at commit) when it queued something.
 const NOTIFY_IF_QUEUED: &str = concat!(" SELECT notified FROM ", notify_if_queued!());
 
@@ -408,7 +405,7 @@ mod tests {
 
     #[test]
     fn the_queue_statement_announces_on_the_channel_the_workers_listen_to() {
-        assert!(queued_text!("proposal").contains(MESSAGE_ID));
+        assert!(queued_text!("proposal").contains(message_id!()));
         assert!(NOTIFY_IF_QUEUED.contains(&format!("pg_notify('{CHANNEL}', '')")));
     }
 

@@ -10,7 +10,7 @@
 use crate::pool::{PgPool, connection, query_error};
 use crate::schema::idempotency_keys as keys;
 use crate::sealing::SecretSealer;
-use crate::statement::built_at_run_time;
+use crate::statement::statement;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -48,6 +48,17 @@ pub(crate) fn subject_tags(sealer: &SecretSealer, cpf: &Cpf) -> Vec<Vec<u8>> {
         .collect()
 }
 
+statement! {
+    /// Every kept answer about the person forgotten (`concerns_the_person!`'s parameters).
+    FORGET_SUBJECT = concat!(
+        "UPDATE idempotency_keys k \
+         SET forgotten_at = now(), body = NULL, answer_sealed = NULL, subjects = '{}', \
+             fingerprint = repeat('0', 64) \
+         WHERE ",
+        concerns_the_person!()
+    );
+}
+
 /// Erases every kept answer about the person (found by digest, or in the clear text of rows from
 /// before sealing, formatted or not), inside the caller's transaction: the rows stay, forgotten, so
 /// that a retry is told the answer is gone instead of running again. Answers how many.
@@ -56,39 +67,43 @@ pub(crate) async fn forget_subject(
     sealer: &SecretSealer,
     cpf: &Cpf,
 ) -> QueryResult<usize> {
-    built_at_run_time(format!(
-        "UPDATE idempotency_keys k
-         SET forgotten_at = now(), body = NULL, answer_sealed = NULL, subjects = '{{}}',
-             fingerprint = repeat('0', 64)
-         WHERE {CONCERNS_THE_PERSON}"
-    ))
-    .bind::<Array<Bytea>, _>(subject_tags(sealer, cpf))
-    .bind::<Text, _>(cpf.as_str())
-    .bind::<Text, _>(cpf.formatted())
-    .execute(conn)
-    .await
+    FORGET_SUBJECT
+        .query()
+        .bind::<Array<Bytea>, _>(subject_tags(sealer, cpf))
+        .bind::<Text, _>(cpf.as_str())
+        .bind::<Text, _>(cpf.formatted())
+        .execute(conn)
+        .await
 }
 
 /// The kept, not yet forgotten answers about a person: by keyed digest (`$1`, under every known
 /// key), or for rows from before sealing by their clear text holding the CPF (`$2` digits, `$3`
 /// formatted).
-const CONCERNS_THE_PERSON: &str = "\
-k.forgotten_at IS NULL AND k.status IS NOT NULL
+macro_rules! concerns_the_person {
+    () => {
+        "k.forgotten_at IS NULL AND k.status IS NOT NULL
   AND (k.subjects && $1
        OR (k.body IS NOT NULL AND (position(convert_to($2, 'UTF8') IN k.body) > 0
-                                   OR position(convert_to($3, 'UTF8') IN k.body) > 0)))";
+                                   OR position(convert_to($3, 'UTF8') IN k.body) > 0)))"
+    };
+}
 
 /// The kept answers about the person (for the export): key and when, never the answer; the
-/// parameters are [`CONCERNS_THE_PERSON`]'s.
-pub(crate) fn kept_answers_query() -> String {
-    format!(
-        "SELECT coalesce(jsonb_agg(jsonb_build_object(
+/// parameters are `concerns_the_person!`'s.
+macro_rules! kept_answers {
+    () => {
+        concat!(
+            "SELECT coalesce(jsonb_agg(jsonb_build_object(
                 'chave', k.key, 'usuario', u.email, 'status', k.status, 'em', k.completed_at)
                 ORDER BY k.completed_at), '[]'::jsonb) AS document
-         FROM idempotency_keys k JOIN users u ON u.id = k.user_id
-         WHERE {CONCERNS_THE_PERSON}"
-    )
+             FROM idempotency_keys k JOIN users u ON u.id = k.user_id
+             WHERE ",
+            $crate::idempotency::concerns_the_person!()
+        )
+    };
 }
+
+pub(crate) use {concerns_the_person, kept_answers};
 
 impl PgIdempotency {
     pub fn new(pool: PgPool, sealer: Arc<SecretSealer>) -> Self {

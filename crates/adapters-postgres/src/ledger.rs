@@ -5,7 +5,7 @@
 
 use crate::pool::{PgPool, connection, query_error};
 use crate::schema::ledger_checks;
-use crate::statement::{built_at_run_time, statement};
+use crate::statement::statement;
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
@@ -23,6 +23,28 @@ pub(crate) enum InvoicesOf<'a> {
     Proposal(i64),
 }
 
+/// A paid card invoice recorded once (`$1` its id, `$2` its amount, `$3` when paid) for the latest
+/// subscription `$4` names (by its platform id) or `$5`'s (the proposal's); the other is null.
+macro_rules! card_invoice {
+    ($filter:literal) => {
+        concat!(
+            "INSERT INTO card_invoices (id_fatura, id_proposta, id_assinatura, valor, pago_em) \
+             SELECT $1, s.proposal_id, s.platform_id, $2, $3 FROM subscriptions s WHERE ",
+            $filter,
+            " ORDER BY s.id DESC LIMIT 1 \
+             ON CONFLICT (id_fatura) DO NOTHING RETURNING id_proposta"
+        )
+    };
+}
+
+statement! {
+    INVOICE_OF_SUBSCRIPTION => ProposalId = card_invoice!("s.platform_id = $4 AND $5::int8 IS NULL");
+}
+statement! {
+    INVOICE_OF_PROPOSAL => ProposalId =
+        card_invoice!("s.proposal_id = $5 AND s.platform_id IS NOT NULL AND $4::text IS NULL");
+}
+
 /// Records the card invoices the platform reported paid, each once (the ledger enters it due and
 /// received); answers the proposals that gained one.
 pub(crate) async fn record_card_invoices(
@@ -31,19 +53,14 @@ pub(crate) async fn record_card_invoices(
     invoices: &[PaidInvoice],
     read_at: DateTime<Utc>,
 ) -> QueryResult<Vec<i64>> {
-    let (filter, subscription, proposal) = match of {
-        InvoicesOf::Subscription(id) => ("s.platform_id = $4", Some(id), None),
-        InvoicesOf::Proposal(id) => ("s.proposal_id = $5 AND s.platform_id IS NOT NULL", None, Some(id)),
+    let (statement, subscription, proposal) = match of {
+        InvoicesOf::Subscription(id) => (INVOICE_OF_SUBSCRIPTION, Some(id), None),
+        InvoicesOf::Proposal(id) => (INVOICE_OF_PROPOSAL, None, Some(id)),
     };
-    let statement = format!(
-        "INSERT INTO card_invoices (id_fatura, id_proposta, id_assinatura, valor, pago_em) \
-         SELECT $1, s.proposal_id, s.platform_id, $2, $3 FROM subscriptions s WHERE {filter} \
-         ORDER BY s.id DESC LIMIT 1 \
-         ON CONFLICT (id_fatura) DO NOTHING RETURNING id_proposta"
-    );
     let mut gained = Vec::new();
     for invoice in invoices {
-        let proposal_id: Option<i64> = built_at_run_time(&statement)
+        let proposal_id: Option<i64> = statement
+            .query()
             .bind::<Text, _>(&invoice.invoice_id)
             .bind::<BigInt, _>(invoice.amount)
             .bind::<Timestamptz, _>(invoice.paid_at.unwrap_or(read_at))
@@ -68,8 +85,9 @@ struct ProposalId {
 /// write them: the same rules, read from the facts as they stand (a charge paid after its
 /// contract's end, as its motivo says, was cancelled first). A range, not a list of ids: each
 /// table is read by one range scan (ten times faster over a million contracts, docs/performance.md).
-const FACTS: &str = "\
-    SELECT id_proposta, 'cobranca' AS origem, id::text AS id_origem, 'devido' AS tipo, valor FROM charges \
+macro_rules! facts {
+    () => {
+        "SELECT id_proposta, 'cobranca' AS origem, id::text AS id_origem, 'devido' AS tipo, valor FROM charges \
         WHERE id_proposta > $1 AND id_proposta <= $2 \
     UNION ALL SELECT id_proposta, 'cobranca', id::text, 'recebido', coalesce(valor_pago, valor) FROM charges \
         WHERE id_proposta > $1 AND id_proposta <= $2 AND status = 'paga' \
@@ -81,7 +99,9 @@ const FACTS: &str = "\
     UNION ALL SELECT proposal_id, 'reembolso', id, CASE WHEN meio = 'a_pagar' THEN 'a_devolver' ELSE 'devolvido' END, \
         amount_cents FROM refunds WHERE proposal_id > $1 AND proposal_id <= $2 \
     UNION ALL SELECT proposal_id, 'reembolso', id, 'devolucao_paga', amount_cents FROM refunds \
-        WHERE proposal_id > $1 AND proposal_id <= $2 AND meio = 'a_pagar' AND status = 'pago'";
+        WHERE proposal_id > $1 AND proposal_id <= $2 AND meio = 'a_pagar' AND status = 'pago'"
+    };
+}
 
 #[derive(QueryableByName)]
 struct DriftRow {
@@ -101,10 +121,12 @@ struct DriftRow {
     fato: Option<i64>,
 }
 
-/// Each entry of the proposals in `($1, $2]` against the one its fact calls for: those that differ.
-fn drift_statement() -> String {
-    format!(
-        "WITH facts AS ({FACTS}), \
+statement! {
+    /// Each entry of the proposals in `($1, $2]` against the one its fact calls for: those that differ.
+    DRIFTS => DriftRow = concat!(
+        "WITH facts AS (",
+        facts!(),
+        "), \
          entries AS (SELECT id_proposta, origem, id_origem, tipo, valor FROM ledger_entries WHERE id_proposta > $1 AND id_proposta <= $2) \
          SELECT coalesce(e.id_proposta, f.id_proposta) AS id_proposta, p.identificador, \
                 coalesce(e.origem, f.origem) AS origem, coalesce(e.id_origem, f.id_origem) AS id_origem, \
@@ -114,19 +136,21 @@ fn drift_statement() -> String {
          JOIN proposals p ON p.id = coalesce(e.id_proposta, f.id_proposta) \
          WHERE e.valor IS DISTINCT FROM f.valor \
          ORDER BY 1, 3, 4, 5"
-    )
+    );
 }
 
-/// The facts of the proposals in `($1, $2]` whose entries are missing, entered now.
-fn mend_statement() -> String {
-    format!(
-        "WITH facts AS ({FACTS}) \
+statement! {
+    /// The facts of the proposals in `($1, $2]` whose entries are missing, entered now.
+    MEND_FROM_FACTS = concat!(
+        "WITH facts AS (",
+        facts!(),
+        ") \
          INSERT INTO ledger_entries (id_proposta, tipo, valor, origem, id_origem, trilho, ocorrido_em) \
          SELECT f.id_proposta, f.tipo, f.valor, f.origem, f.id_origem, 'RECONCILIAÇÃO', now() FROM facts f \
          WHERE NOT EXISTS (SELECT 1 FROM ledger_entries e \
              WHERE e.origem = f.origem AND e.id_origem = f.id_origem AND e.tipo = f.tipo) \
          ON CONFLICT ON CONSTRAINT ledger_entries_once DO NOTHING"
-    )
+    );
 }
 
 #[derive(QueryableByName)]
@@ -186,13 +210,15 @@ impl LedgerStore for PgLedger {
         };
         let (drifts, entered) = conn
             .transaction(async |tx| {
-                let drifts: Vec<DriftRow> = built_at_run_time(drift_statement())
+                let drifts: Vec<DriftRow> = DRIFTS
+                    .query()
                     .bind::<Int8, _>(after)
                     .bind::<Int8, _>(last)
                     .load(tx)
                     .await?;
                 let entered = if mend && drifts.iter().any(|d| d.lancado.is_none()) {
-                    let entered = built_at_run_time(mend_statement())
+                    let entered = MEND_FROM_FACTS
+                        .query()
                         .bind::<Int8, _>(after)
                         .bind::<Int8, _>(last)
                         .execute(tx)

@@ -1,6 +1,6 @@
 //! The schema changes in `migrations/`, embedded in the binary.
 
-use crate::statement::{built_at_run_time, statement};
+use crate::statement::{Statement, built_at_run_time, statement};
 use diesel_async::AsyncPgConnection;
 use diesel_async::async_connection_wrapper::AsyncConnectionWrapper;
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
@@ -19,6 +19,13 @@ struct Found {
     found: bool,
 }
 
+statement! {
+    /// The migrations' lock (`$1`), held by one process at a time.
+    MIGRATION_LOCK_TAKEN = "SELECT pg_advisory_lock($1)";
+}
+statement! {
+    MIGRATION_LOCK_RELEASED = "SELECT pg_advisory_unlock($1)";
+}
 statement! {
     /// The repeatable files applied, with the digest of each as applied.
     RECORDED_REPEATABLE => Recorded = "SELECT name, sha256 FROM __repeatable_sql";
@@ -76,13 +83,14 @@ async fn apply_pending(url: &str) -> Result<Vec<String>, MigrationError> {
         use diesel::{Connection, RunQueryDsl};
         let mut conn = AsyncConnectionWrapper::<AsyncPgConnection>::establish(&url)
             .map_err(|e| MigrationError::Connect(e.to_string()))?;
-        let lock = |sql: &str, conn: &mut AsyncConnectionWrapper<AsyncPgConnection>| {
-            built_at_run_time(sql)
+        let lock = |statement: Statement, conn: &mut AsyncConnectionWrapper<AsyncPgConnection>| {
+            statement
+                .query()
                 .bind::<diesel::sql_types::BigInt, _>(MIGRATION_LOCK)
                 .execute(conn)
                 .map_err(|e| MigrationError::Apply(e.to_string()))
         };
-        lock("SELECT pg_advisory_lock($1)", &mut conn)?;
+        lock(MIGRATION_LOCK_TAKEN, &mut conn)?;
         let applied = conn
             .run_pending_migrations(MIGRATIONS)
             .map(|applied| applied.iter().map(ToString::to_string).collect())
@@ -92,7 +100,7 @@ async fn apply_pending(url: &str) -> Result<Vec<String>, MigrationError> {
                 Ok(applied)
             });
         // Released with the session anyway; said explicitly so a pooled caller could reuse it.
-        let unlocked = lock("SELECT pg_advisory_unlock($1)", &mut conn);
+        let unlocked = lock(MIGRATION_LOCK_RELEASED, &mut conn);
         let applied = applied?;
         unlocked?;
         Ok(applied)

@@ -9,7 +9,7 @@ use crate::pool::{PgPool, connection, query_error};
 use crate::read_model::parts::billing::ChargePart;
 use crate::read_model::write_documents;
 use crate::schema::{charges, pix_recurrences as recurrences};
-use crate::statement::{built_at_run_time, statement};
+use crate::statement::statement;
 use crate::unit_of_work::operation_end::OperationState;
 use crate::unit_of_work::operation_end::{end_in, end_in_checked};
 use async_trait::async_trait;
@@ -93,14 +93,18 @@ impl EnrolmentRow {
     }
 }
 
-const ENROLMENT: &str = "SELECT p.id, p.identificador, p.status, pc.cpf, pc.nome_completo, pr.nome AS produto, \
+macro_rules! enrolment {
+    () => {
+        "SELECT p.id, p.identificador, p.status, pc.cpf, pc.nome_completo, pr.nome AS produto, \
          p.valor, pp.ispb, pp.agencia, pp.conta, p.criado_em, \
          EXISTS (SELECT 1 FROM pix_recurrences r WHERE r.id_proposta = p.id) AS registrada \
      FROM proposals p \
      JOIN proposal_payments pp ON pp.id_proposta = p.id \
      JOIN proposal_customers pc ON pc.id_proposta = p.id \
      JOIN products pr ON pr.id = p.id_produto \
-     WHERE p.tipo_pagamento = 'PIX AUTOMÁTICO' ";
+     WHERE p.tipo_pagamento = 'PIX AUTOMÁTICO' "
+    };
+}
 
 #[derive(QueryableByName)]
 struct ChargeRow {
@@ -164,7 +168,9 @@ impl TryFrom<ChargeRow> for PixChargeDue {
 /// A Pix charge the service cancelled with its contract that the PSP reports settled.
 const PAID_AFTER_THE_END: &str = "paga pelo Pix depois do encerramento do contrato: a devolver";
 
-const CHARGE: &str = "SELECT c.id, c.id_proposta, p.identificador, p.status AS situacao_proposta, r.id_rec, \
+macro_rules! charge {
+    () => {
+        "SELECT c.id, c.id_proposta, p.identificador, p.status AS situacao_proposta, r.id_rec, \
          r.status AS situacao_rec, c.vencimento, c.valor, c.status, c.id_externo, c.tentativas, \
          c.proxima_tentativa, pr.nome AS produto \
      FROM charges c \
@@ -172,7 +178,9 @@ const CHARGE: &str = "SELECT c.id, c.id_proposta, p.identificador, p.status AS s
      JOIN proposals p ON p.id = c.id_proposta \
      JOIN products pr ON pr.id = p.id_produto \
      LEFT JOIN pix_recurrences r ON r.id_proposta = c.id_proposta \
-     WHERE c.metodo = 'PIX AUTOMÁTICO' ";
+     WHERE c.metodo = 'PIX AUTOMÁTICO' "
+    };
+}
 
 #[async_trait]
 impl PixStore for PgPix {
@@ -202,16 +210,18 @@ impl PixStore for PgPix {
     }
 
     async fn awaiting_recurrence(&self, limit: i64) -> Result<Vec<PixEnrolment>, StoreError> {
-        let mut conn = connection(&self.pool).await?;
-        let rows: Vec<EnrolmentRow> = built_at_run_time(format!(
-            "{ENROLMENT} AND p.status IN ('EM ANÁLISE', 'APROVADO') \
+        statement! {
+            DUE_ENROLMENTS => EnrolmentRow = concat!(enrolment!(), " AND p.status IN ('EM ANÁLISE', 'APROVADO') \
              AND NOT EXISTS (SELECT 1 FROM pix_recurrences r WHERE r.id_proposta = p.id) \
-             ORDER BY p.id LIMIT $1"
-        ))
-        .bind::<BigInt, _>(limit)
-        .load(&mut conn)
-        .await
-        .map_err(query_error)?;
+             ORDER BY p.id LIMIT $1");
+        }
+        let mut conn = connection(&self.pool).await?;
+        let rows: Vec<EnrolmentRow> = DUE_ENROLMENTS
+            .query()
+            .bind::<BigInt, _>(limit)
+            .load(&mut conn)
+            .await
+            .map_err(query_error)?;
         let mut found = Vec::new();
         for row in rows {
             found.extend(row.into_enrolment()?);
@@ -220,8 +230,12 @@ impl PixStore for PgPix {
     }
 
     async fn enrolment(&self, identifier: &str) -> Result<Option<PixEnrolment>, StoreError> {
+        statement! {
+            ENROLMENT_OF => EnrolmentRow = concat!(enrolment!(), " AND p.identificador = $1");
+        }
         let mut conn = connection(&self.pool).await?;
-        let row: Option<EnrolmentRow> = built_at_run_time(format!("{ENROLMENT} AND p.identificador = $1"))
+        let row: Option<EnrolmentRow> = ENROLMENT_OF
+            .query()
             .bind::<Text, _>(identifier)
             .get_result(&mut conn)
             .await
@@ -309,19 +323,21 @@ impl PixStore for PgPix {
     }
 
     async fn charges_to_send(&self, today: NaiveDate, limit: i64) -> Result<Vec<PixChargeDue>, StoreError> {
-        let mut conn = connection(&self.pool).await?;
-        // The window opens 10 days before the due date; a failed one waits for its retry.
-        let rows: Vec<ChargeRow> = built_at_run_time(format!(
-            "{CHARGE} AND b.encerrada_em IS NULL AND c.status IN ('aberta', 'falhou') \
+        statement! {
+            DUE_CHARGES => ChargeRow = concat!(charge!(), " AND b.encerrada_em IS NULL AND c.status IN ('aberta', 'falhou') \
              AND ((c.status = 'aberta' AND c.id_externo IS NULL AND c.vencimento <= $1::date + 10) \
                   OR (c.status = 'falhou' AND c.proxima_tentativa IS NOT NULL)) \
-             ORDER BY c.vencimento, c.id LIMIT $2"
-        ))
-        .bind::<Date, _>(today)
-        .bind::<BigInt, _>(limit)
-        .load(&mut conn)
-        .await
-        .map_err(query_error)?;
+             ORDER BY c.vencimento, c.id LIMIT $2");
+        }
+        let mut conn = connection(&self.pool).await?;
+        // The window opens 10 days before the due date; a failed one waits for its retry.
+        let rows: Vec<ChargeRow> = DUE_CHARGES
+            .query()
+            .bind::<Date, _>(today)
+            .bind::<BigInt, _>(limit)
+            .load(&mut conn)
+            .await
+            .map_err(query_error)?;
         rows.into_iter().map(PixChargeDue::try_from).collect()
     }
 
@@ -390,8 +406,12 @@ impl PixStore for PgPix {
     }
 
     async fn charge(&self, charge_id: i64) -> Result<Option<PixChargeDue>, StoreError> {
+        statement! {
+            CHARGE_OF => ChargeRow = concat!(charge!(), " AND c.id = $1");
+        }
         let mut conn = connection(&self.pool).await?;
-        let row: Option<ChargeRow> = built_at_run_time(format!("{CHARGE} AND c.id = $1"))
+        let row: Option<ChargeRow> = CHARGE_OF
+            .query()
             .bind::<BigInt, _>(charge_id)
             .get_result(&mut conn)
             .await

@@ -1,13 +1,13 @@
 //! A data subject's rights in PostgreSQL: the domain's `PersonalDataStore`.
 
-use crate::idempotency::{forget_subject, kept_answers_query, subject_tags};
+use crate::idempotency::{forget_subject, subject_tags};
 use crate::person_columns::{ANONYMIZE_COPIES, ANONYMIZE_REGISTRATION};
 use crate::pool::{PgPool, connection, query_error};
 use crate::read_model;
 use crate::replicas::ReadPools;
 use crate::rows::stored;
 use crate::sealing::SecretSealer;
-use crate::statement::{Statement, built_at_run_time, statement};
+use crate::statement::{Statement, statement};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::QueryableByName;
@@ -357,6 +357,12 @@ const REMOVE_REASONS: [Statement; 5] = [
 ];
 
 statement! {
+    /// The kept answers about the person: key and when (`$1` the CPF's digests, `$2` and `$3` its
+    /// digits and its formatted text).
+    KEPT_ANSWERS => Document = crate::idempotency::kept_answers!();
+}
+
+statement! {
     KEPT_DOCUMENTS => Kept = "\
 SELECT p.identificador, 'selado' AS versao, sd.sha256 FROM sealed_documents sd JOIN proposals p ON p.id = sd.proposal_id
 WHERE p.id = ANY($1)
@@ -609,7 +615,8 @@ impl PersonalDataStore for PgPersonalData {
                         .run(async |conn| {
                             let found: Document = EXPORT.query().bind::<Text, _>(cpf.as_str()).get_result(conn).await?;
                             // That answers about the person are kept for retries (never their content).
-                            let answers: Document = built_at_run_time(kept_answers_query())
+                            let answers: Document = KEPT_ANSWERS
+                                .query()
                                 .bind::<Array<Bytea>, _>(tags)
                                 .bind::<Text, _>(cpf.as_str())
                                 .bind::<Text, _>(cpf.formatted())

@@ -2,7 +2,7 @@
 //! overdue counts the metrics listener samples.
 
 use crate::pool::{PgPool, connection, query_error};
-use crate::statement::{built_at_run_time, statement};
+use crate::statement::statement;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::sql_types::{BigInt, Nullable, Text, Timestamptz};
@@ -28,9 +28,30 @@ impl PgSubjectRequests {
     }
 }
 
-const COLUMNS: &str = "protocolo, cpf, tipo, canal, observacao, recebido_em, recebido_por, prazo, resposta, \
-     respondido_em, respondido_por, arquivo_nome, arquivo_sha256, arquivo_bytes, arquivo_enviado_para";
+macro_rules! columns {
+    () => {
+        "protocolo, cpf, tipo, canal, observacao, recebido_em, recebido_por, prazo, resposta, \
+     respondido_em, respondido_por, arquivo_nome, arquivo_sha256, arquivo_bytes, arquivo_enviado_para"
+    };
+}
 
+statement! {
+    /// The request under the protocol `$1`.
+    REQUEST => Row = concat!("SELECT ", columns!(), " FROM privacy_requests WHERE protocolo = $1");
+}
+statement! {
+    /// The requests answered, latest first (`$1` how many).
+    ANSWERED_QUEUE => Row = concat!(
+        "SELECT ", columns!(), " FROM privacy_requests WHERE respondido_em IS NOT NULL \
+         ORDER BY respondido_em DESC, protocolo LIMIT $1"
+    );
+}
+statement! {
+    /// The requests not yet answered, nearest deadline first (`$1` how many).
+    OPEN_QUEUE => Row = concat!(
+        "SELECT ", columns!(), " FROM privacy_requests WHERE respondido_em IS NULL ORDER BY prazo, protocolo LIMIT $1"
+    );
+}
 #[derive(QueryableByName)]
 struct Row {
     #[diesel(sql_type = Text)]
@@ -110,30 +131,30 @@ impl SubjectRequestStore for PgSubjectRequests {
         deadline: DateTime<Utc>,
     ) -> Result<SubjectRequest, StoreError> {
         statement! {
+            INSERT_REQUEST => Row = concat!("INSERT INTO privacy_requests (protocolo, cpf, tipo, canal, observacao, recebido_em, recebido_por, prazo)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ", columns!());
+        }
+        statement! {
             NEXT_NUMBER => Number = "SELECT nextval('customer_request_numbers') AS n";
         }
         let mut conn = connection(&self.pool).await?;
         let day = received_at.with_timezone(&brasilia()).date_naive();
         let row: Row = conn
             .transaction(async |conn| {
-                let number: Number = NEXT_NUMBER.query()
-                    .get_result(conn)
-                    .await?;
+                let number: Number = NEXT_NUMBER.query().get_result(conn).await?;
                 let protocol = Protocol::new(day, number.n);
-                built_at_run_time(format!(
-                    "INSERT INTO privacy_requests (protocolo, cpf, tipo, canal, observacao, recebido_em, recebido_por, prazo)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING {COLUMNS}"
-                ))
-                .bind::<Text, _>(protocol.as_str())
-                .bind::<Text, _>(request.cpf.as_str())
-                .bind::<Text, _>(request.kind.code())
-                .bind::<Text, _>(request.channel.code())
-                .bind::<Nullable<Text>, _>(request.note.as_deref())
-                .bind::<Timestamptz, _>(received_at)
-                .bind::<Text, _>(by)
-                .bind::<Timestamptz, _>(deadline)
-                .get_result(conn)
-                .await
+                INSERT_REQUEST
+                    .query()
+                    .bind::<Text, _>(protocol.as_str())
+                    .bind::<Text, _>(request.cpf.as_str())
+                    .bind::<Text, _>(request.kind.code())
+                    .bind::<Text, _>(request.channel.code())
+                    .bind::<Nullable<Text>, _>(request.note.as_deref())
+                    .bind::<Timestamptz, _>(received_at)
+                    .bind::<Text, _>(by)
+                    .bind::<Timestamptz, _>(deadline)
+                    .get_result(conn)
+                    .await
             })
             .await
             .map_err(query_error)?;
@@ -142,28 +163,24 @@ impl SubjectRequestStore for PgSubjectRequests {
 
     async fn find(&self, protocol: &Protocol) -> Result<Option<SubjectRequest>, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        let row: Option<Row> =
-            built_at_run_time(format!("SELECT {COLUMNS} FROM privacy_requests WHERE protocolo = $1"))
-                .bind::<Text, _>(protocol.as_str())
-                .get_result(&mut conn)
-                .await
-                .optional()
-                .map_err(query_error)?;
+        let row: Option<Row> = REQUEST
+            .query()
+            .bind::<Text, _>(protocol.as_str())
+            .get_result(&mut conn)
+            .await
+            .optional()
+            .map_err(query_error)?;
         row.map(request_of).transpose()
     }
 
     async fn queue(&self, filter: QueueFilter, limit: i64) -> Result<Vec<SubjectRequest>, StoreError> {
         let mut conn = connection(&self.pool).await?;
         let statement = match filter {
-            QueueFilter::Open => format!(
-                "SELECT {COLUMNS} FROM privacy_requests WHERE respondido_em IS NULL ORDER BY prazo, protocolo LIMIT $1"
-            ),
-            QueueFilter::Answered => format!(
-                "SELECT {COLUMNS} FROM privacy_requests WHERE respondido_em IS NOT NULL
-                 ORDER BY respondido_em DESC, protocolo LIMIT $1"
-            ),
+            QueueFilter::Open => OPEN_QUEUE,
+            QueueFilter::Answered => ANSWERED_QUEUE,
         };
-        let rows: Vec<Row> = built_at_run_time(statement)
+        let rows: Vec<Row> = statement
+            .query()
             .bind::<BigInt, _>(limit)
             .load(&mut conn)
             .await
@@ -172,30 +189,33 @@ impl SubjectRequestStore for PgSubjectRequests {
     }
 
     async fn answer(&self, protocol: &Protocol, answer: &RequestAnswer) -> Result<AnswerOutcome, StoreError> {
+        statement! {
+            ANSWER_ONCE => Row = concat!("UPDATE privacy_requests SET resposta = $2, respondido_em = $3, respondido_por = $4,
+                         arquivo_nome = $5, arquivo_sha256 = $6, arquivo_bytes = $7, arquivo_enviado_para = $8
+                     WHERE protocolo = $1 AND respondido_em IS NULL RETURNING ", columns!());
+        }
         let mut conn = connection(&self.pool).await?;
         let file = answer.file.as_ref();
         let (answered, found): (Option<Row>, Option<Row>) = conn
             .transaction(async |conn| {
                 // Answered only once: the first answer stands; a second finds it recorded.
-                let answered: Option<Row> = built_at_run_time(format!(
-                    "UPDATE privacy_requests SET resposta = $2, respondido_em = $3, respondido_por = $4,
-                         arquivo_nome = $5, arquivo_sha256 = $6, arquivo_bytes = $7, arquivo_enviado_para = $8
-                     WHERE protocolo = $1 AND respondido_em IS NULL RETURNING {COLUMNS}"
-                ))
-                .bind::<Text, _>(protocol.as_str())
-                .bind::<Text, _>(&answer.text)
-                .bind::<Timestamptz, _>(answer.at)
-                .bind::<Text, _>(&answer.by)
-                .bind::<Nullable<Text>, _>(file.map(|f| f.name.as_str()))
-                .bind::<Nullable<Text>, _>(file.map(|f| f.sha256.as_str()))
-                .bind::<Nullable<BigInt>, _>(file.map(|f| f.bytes))
-                .bind::<Nullable<Text>, _>(file.map(|f| f.sent_to.as_str()))
-                .get_result(conn)
-                .await
-                .optional()?;
+                let answered: Option<Row> = ANSWER_ONCE
+                    .query()
+                    .bind::<Text, _>(protocol.as_str())
+                    .bind::<Text, _>(&answer.text)
+                    .bind::<Timestamptz, _>(answer.at)
+                    .bind::<Text, _>(&answer.by)
+                    .bind::<Nullable<Text>, _>(file.map(|f| f.name.as_str()))
+                    .bind::<Nullable<Text>, _>(file.map(|f| f.sha256.as_str()))
+                    .bind::<Nullable<BigInt>, _>(file.map(|f| f.bytes))
+                    .bind::<Nullable<Text>, _>(file.map(|f| f.sent_to.as_str()))
+                    .get_result(conn)
+                    .await
+                    .optional()?;
                 let found = match answered {
                     Some(_) => None,
-                    None => built_at_run_time(format!("SELECT {COLUMNS} FROM privacy_requests WHERE protocolo = $1"))
+                    None => REQUEST
+                        .query()
                         .bind::<Text, _>(protocol.as_str())
                         .get_result(conn)
                         .await

@@ -3,7 +3,7 @@
 //! long beside the service's traffic.
 
 use crate::pool::{PgPool, connection, query_error};
-use crate::statement::{built_at_run_time, statement};
+use crate::statement::{Statement, built_at_run_time, statement};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::QueryableByName;
@@ -12,15 +12,18 @@ use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use domain::retention::{ExpiredRecords, Purged, RetentionPolicy};
 use domain::store::StoreError;
 
-/// Refresh tokens past their expiry (used ones included: until then a replay ends the session).
-const REFRESH_TOKENS: &str = "
+statement! {
+    /// Refresh tokens past their expiry (used ones included: until then a replay ends the session).
+    REFRESH_TOKENS = "
     DELETE FROM refresh_tokens WHERE jti IN (
         SELECT jti FROM refresh_tokens WHERE expires_at < $1 LIMIT $2)";
+}
 
-/// Sessions whose last refresh token has expired move to the record of ended sessions (migration
-/// 000035; their tokens go with them): ended when that was recorded, else at that expiry, by the
-/// user's credentials if they moved on meanwhile.
-const SESSIONS: &str = "
+statement! {
+    /// Sessions whose last refresh token has expired move to the record of ended sessions (migration
+    /// 000035; their tokens go with them): ended when that was recorded, else at that expiry, by the
+    /// user's credentials if they moved on meanwhile.
+    SESSIONS = "
     WITH moved AS (
         DELETE FROM sessions WHERE id IN (SELECT id FROM sessions WHERE expires_at < $1 LIMIT $2)
         RETURNING *
@@ -33,36 +36,49 @@ const SESSIONS: &str = "
                     CASE WHEN u.disabled_at IS NOT NULL OR u.credentials_epoch <> m.credentials_epoch
                          THEN 'credentials' ELSE 'expiry' END)
     FROM moved m JOIN users u ON u.id = m.user_id";
+}
 
-/// The record of ended sessions past its retention that sits in the DEFAULT partition (its months
-/// go whole): only when the housekeeping made no month for it.
-const ENDED_SESSIONS_UNPARTITIONED: &str = "
+statement! {
+    /// The record of ended sessions past its retention that sits in the DEFAULT partition (its months
+    /// go whole): only when the housekeeping made no month for it.
+    ENDED_SESSIONS_UNPARTITIONED = "
     DELETE FROM ended_sessions_default WHERE id IN (
         SELECT id FROM ended_sessions_default WHERE ended_at < $1 LIMIT $2)";
+}
 
-/// Recovery tokens expired, used or revoked: none of them can work again.
-const RECOVERY_TOKENS: &str = "
+statement! {
+    /// Recovery tokens expired, used or revoked: none of them can work again.
+    RECOVERY_TOKENS = "
     DELETE FROM password_recovery_tokens WHERE id IN (
         SELECT id FROM password_recovery_tokens
         WHERE expires_at < $1 OR used_at IS NOT NULL OR revoked_at IS NOT NULL LIMIT $2)";
+}
 
-/// Throttle counters whose window started before the cut-off and that block nothing now.
-const THROTTLE_COUNTERS: &str = "
+statement! {
+    /// Throttle counters whose window started before the cut-off and that block nothing now.
+    THROTTLE_COUNTERS = "
     DELETE FROM signin_throttle WHERE (scope, key) IN (
         SELECT scope, key FROM signin_throttle
         WHERE window_started_at < $1 AND (blocked_until IS NULL OR blocked_until < now()) LIMIT $2)";
+}
 
-const SIGNATURE_CALLBACKS: &str = "
+statement! {
+    SIGNATURE_CALLBACKS = "
     DELETE FROM signature_callbacks WHERE event_id IN (
         SELECT event_id FROM signature_callbacks WHERE received_at < $1 LIMIT $2)";
+}
 
-const PAYMENT_EVENTS: &str = "
+statement! {
+    PAYMENT_EVENTS = "
     DELETE FROM payment_events WHERE event_id IN (
         SELECT event_id FROM payment_events WHERE received_at < $1 LIMIT $2)";
+}
 
-const IDEMPOTENCY_KEYS: &str = "
+statement! {
+    IDEMPOTENCY_KEYS = "
     DELETE FROM idempotency_keys WHERE (user_id, key) IN (
         SELECT user_id, key FROM idempotency_keys WHERE created_at < $1 LIMIT $2)";
+}
 
 /// The tables kept in monthly partitions (migrations 000032, 000033 and 000035) and their
 /// partition keys. The webhook deliveries' months and their attempts' are made together
@@ -152,11 +168,12 @@ impl PgExpiredRecords {
 
     /// Runs `statement` with the cut-off until a batch removes fewer than `batch` rows; answers
     /// how many it removed. Each batch is its own statement (and transaction).
-    async fn in_batches(&self, statement: &'static str, before: DateTime<Utc>, batch: i64) -> Result<u64, StoreError> {
+    async fn in_batches(&self, statement: Statement, before: DateTime<Utc>, batch: i64) -> Result<u64, StoreError> {
         let mut removed = 0u64;
         loop {
             let mut conn = connection(&self.pool).await?;
-            let deleted = built_at_run_time(statement)
+            let deleted = statement
+                .query()
                 .bind::<Timestamptz, _>(before)
                 .bind::<BigInt, _>(batch)
                 .execute(&mut conn)

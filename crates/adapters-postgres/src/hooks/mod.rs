@@ -15,7 +15,7 @@ pub use wakeups::PgDeliveryWakeups;
 
 use crate::pool::PgPool;
 use crate::sealing::SecretSealer;
-use crate::statement::built_at_run_time;
+use crate::statement::statement;
 use diesel::QueryableByName;
 use diesel::prelude::*;
 use diesel::sql_types::BigInt;
@@ -23,7 +23,7 @@ use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use std::sync::Arc;
 
 /// The channel queued deliveries are announced on, and the message ids: the outbox's.
-pub(crate) use crate::event_outbox::{CHANNEL, MESSAGE_ID};
+pub(crate) use crate::event_outbox::CHANNEL;
 
 #[derive(Clone)]
 pub struct PgHooks {
@@ -54,12 +54,14 @@ impl PgHooks {
     }
 }
 
+statement! {
+    /// Announces queued deliveries on the workers' channel (sent by PostgreSQL at commit).
+    NOTIFY_DELIVERIES = concat!("NOTIFY ", crate::event_outbox::channel!());
+}
+
 /// Announces queued deliveries on `CHANNEL` (sent by PostgreSQL at commit).
 pub(super) async fn notify(conn: &mut AsyncPgConnection) -> QueryResult<()> {
-    built_at_run_time(format!("NOTIFY {CHANNEL}"))
-        .execute(conn)
-        .await
-        .map(|_| ())
+    NOTIFY_DELIVERIES.query().execute(conn).await.map(|_| ())
 }
 
 #[derive(QueryableByName)]

@@ -1,12 +1,12 @@
 //! The subscriptions and their delivery log: the domain's `HookStore`.
 
-use super::{IdRow, MESSAGE_ID, PgHooks, notify, to_i64};
+use super::{IdRow, PgHooks, notify, to_i64};
 use crate::pool::{connection, query_error};
 use crate::rows::stored;
 use crate::schema::{
     hook_attempts as attempts, hook_deliveries as deliveries, hook_replays as replays, hook_subscriptions as subs,
 };
-use crate::statement::{built_at_run_time, statement};
+use crate::statement::statement;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::pg::Pg;
@@ -221,6 +221,15 @@ async fn load_deliveries(conn: &mut AsyncPgConnection, rows: Vec<DeliveryRow>) -
         .collect()
 }
 
+statement! {
+    /// A test delivery to the subscription `$1` (`$2` its event type, `$3` its body), due now.
+    TEST_DELIVERY => IdRow = concat!(
+        "INSERT INTO hook_deliveries (subscription_id, message_id, event_type, body, next_attempt_at) VALUES ($1, ",
+        crate::event_outbox::message_id!(),
+        ", $2, $3, now()) RETURNING id"
+    );
+}
+
 #[async_trait]
 impl HookStore for PgHooks {
     async fn create(&self, new: &NewSubscription, max_per_owner: usize) -> Result<Option<Subscription>, StoreError> {
@@ -384,16 +393,14 @@ impl HookStore for PgHooks {
                 if !make_room_for_test(conn, id, None).await? {
                     return Ok(None);
                 }
-                let delivery_id: i64 = built_at_run_time(format!(
-                    "INSERT INTO hook_deliveries (subscription_id, message_id, event_type, body, next_attempt_at)
-                     VALUES ($1, {MESSAGE_ID}, $2, $3, now()) RETURNING id"
-                ))
-                .bind::<BigInt, _>(id)
-                .bind::<Text, _>(EventKind::Test.as_str())
-                .bind::<Text, _>(body)
-                .get_result::<IdRow>(conn)
-                .await?
-                .id;
+                let delivery_id: i64 = TEST_DELIVERY
+                    .query()
+                    .bind::<BigInt, _>(id)
+                    .bind::<Text, _>(EventKind::Test.as_str())
+                    .bind::<Text, _>(body)
+                    .get_result::<IdRow>(conn)
+                    .await?
+                    .id;
                 notify(conn).await?;
                 deliveries::table
                     .filter(deliveries::id.eq(delivery_id))
