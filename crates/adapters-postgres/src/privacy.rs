@@ -16,10 +16,11 @@ use diesel::sql_types::{Array, BigInt, Bool, Bytea, Jsonb, Nullable, Text, Times
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::history::actions;
 use domain::privacy::consents::{ConsentOutcome, ConsentRecord, NewConsent};
-use domain::privacy::hold::{ContractTerm, HoldPolicy, LegalHold, legal_hold};
+use domain::privacy::hold::{ContractTerm, HoldPolicy, LegalHold, StatusMove, legal_hold};
 use domain::privacy::{AnonymizeOutcome, Anonymized, KeptDocument, PersonalDataStore, PlatformRedaction};
 use domain::store::StoreError;
 use domain::values::{Cpf, ProposalStatus};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 #[derive(Clone)]
@@ -153,42 +154,49 @@ struct ProposalOfCpf {
     status: String,
 }
 
-/// A proposal (alias `p`) that became a contract: in `APROVADO` now, or moved there once. The
-/// legal hold and the retention schedule judge contracts by it.
-macro_rules! reached_approval {
-    () => {
-        "(p.status = 'APROVADO' OR EXISTS (SELECT 1 FROM proposal_events e \
-         WHERE e.proposal_id = p.id AND e.to_status = 'APROVADO'))"
-    };
-}
-
-/// When a contract (alias `p`) left `APROVADO`: `NULL` while in force.
-macro_rules! left_approval_at {
-    () => {
-        "CASE WHEN p.status = 'APROVADO' THEN NULL ELSE (SELECT min(e.changed_at) FROM proposal_events e \
-         WHERE e.proposal_id = p.id AND e.from_status = 'APROVADO') END"
-    };
-}
-
-pub(crate) use {left_approval_at, reached_approval};
-
 statement! {
-    /// The person's contracts, each with when it left `APROVADO` (`NULL` while in force).
-    CONTRACTS => Contract = concat!(
-    "SELECT p.identificador, ",
-    left_approval_at!(),
-    " AS ended_at FROM proposals p WHERE p.id = ANY($1) AND ",
-    reached_approval!(),
-    " ORDER BY p.id"
-);
+    /// The status moves of the proposals `$1`, as their events record them.
+    STATUS_MOVES => MoveRow = "SELECT proposal_id, from_status, to_status, changed_at FROM proposal_events \
+         WHERE proposal_id = ANY($1) ORDER BY id";
 }
 
 #[derive(QueryableByName)]
-struct Contract {
+struct MoveRow {
+    #[diesel(sql_type = BigInt)]
+    proposal_id: i64,
     #[diesel(sql_type = Text)]
-    identificador: String,
-    #[diesel(sql_type = Nullable<Timestamptz>)]
-    ended_at: Option<DateTime<Utc>>,
+    from_status: String,
+    #[diesel(sql_type = Text)]
+    to_status: String,
+    #[diesel(sql_type = Timestamptz)]
+    changed_at: DateTime<Utc>,
+}
+
+/// The contract term of each proposal `(id, identifier, status)` that became a contract, by id,
+/// as the domain reads it from the proposal's status and its moves (`ContractTerm::of`): the
+/// legal hold and the retention schedule judge contracts by it.
+pub(crate) async fn contract_terms(
+    conn: &mut AsyncPgConnection,
+    proposals: &[(i64, &str, ProposalStatus)],
+) -> Result<HashMap<i64, ContractTerm>, DieselError> {
+    let ids: Vec<i64> = proposals.iter().map(|(id, _, _)| *id).collect();
+    let rows: Vec<MoveRow> = STATUS_MOVES.query().bind::<Array<BigInt>, _>(&ids).load(conn).await?;
+    let mut moves: HashMap<i64, Vec<StatusMove>> = HashMap::new();
+    for row in rows {
+        let status = |s: &str, column| stored(ProposalStatus::from_stored(s, "proposal_events", column));
+        moves.entry(row.proposal_id).or_default().push(StatusMove {
+            from: status(&row.from_status, "from_status")?,
+            to: status(&row.to_status, "to_status")?,
+            at: row.changed_at,
+        });
+    }
+    Ok(proposals
+        .iter()
+        .filter_map(|(id, identifier, status)| {
+            let moves = moves.get(id).map(Vec::as_slice).unwrap_or_default();
+            ContractTerm::of(identifier, *status, moves).map(|term| (*id, term))
+        })
+        .collect())
 }
 
 statement! {
@@ -499,13 +507,18 @@ pub(crate) async fn anonymize_in(
     let ids: Vec<i64> = proposals.iter().map(|p| p.id).collect();
     // A contract the law says to keep blocks the person instead (committed: the block is the
     // answer to the request).
-    let contracts: Vec<Contract> = CONTRACTS.query().bind::<Array<BigInt>, _>(&ids).load(conn).await?;
-    let terms: Vec<ContractTerm> = contracts
-        .into_iter()
-        .map(|c| ContractTerm {
-            identifier: c.identificador,
-            ended_at: c.ended_at,
-        })
+    let mut statuses = Vec::with_capacity(proposals.len());
+    for p in &proposals {
+        statuses.push((
+            p.id,
+            p.identificador.as_str(),
+            stored(ProposalStatus::from_stored(&p.status, "proposals", "status"))?,
+        ));
+    }
+    let mut terms_by_id = contract_terms(conn, &statuses).await?;
+    let terms: Vec<ContractTerm> = statuses
+        .iter()
+        .filter_map(|(id, _, _)| terms_by_id.remove(id))
         .collect();
     if let Some(hold) = legal_hold(&terms, now, policy) {
         block(conn, cpf, &ids, &hold, by).await?;

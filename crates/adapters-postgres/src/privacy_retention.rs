@@ -7,7 +7,7 @@ use crate::person_columns::{
     ANONYMIZE_PROPOSAL_COPY, ANONYMIZED_NAME, DROP_COPY_HEALTH, DROP_REGISTRATION_HEALTH, holds_health_answers,
 };
 use crate::pool::{PgPool, connection, query_error};
-use crate::privacy::{Stop, anonymize_contents, anonymize_in, left_approval_at, reached_approval};
+use crate::privacy::{Stop, anonymize_contents, anonymize_in, contract_terms};
 use crate::read_model;
 use crate::rows::stored;
 use crate::sealing::SecretSealer;
@@ -18,7 +18,6 @@ use diesel::QueryableByName;
 use diesel::result::Error as DieselError;
 use diesel::sql_types::{Array, BigInt, Bool, Integer, Nullable, Text, Timestamptz};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-use domain::privacy::hold::ContractTerm;
 use domain::privacy::retention::{
     KeptProposal, PersonRecords, RETENTION_AUTHOR, RetentionPlan, RetentionReport, RetentionSchedule, RetentionStore,
     plan,
@@ -102,16 +101,12 @@ struct RegistrationsRow {
 
 statement! {
     /// The proposals of the CPF, each with its registration, whether its copy holds health answers,
-    /// and, for a contract (reached `APROVADO`), when it left `APROVADO` (`NULL` while in force).
+    /// (whether each was a contract, and until when, is `contract_terms`'s).
     PROPOSALS => ProposalRow = concat!(
     "SELECT p.id, p.id_cliente, p.identificador, p.status, p.alterado_em,
          coalesce(",
     holds_health_answers!("pc."),
-    ", false) AS health, ",
-    reached_approval!(),
-    " AS contract, ",
-    left_approval_at!(),
-    " AS ended_at
+    ", false) AS health
      FROM proposals p LEFT JOIN proposal_customers pc ON pc.id_proposta = p.id
      WHERE p.cpf_cliente = $1 ORDER BY p.id"
 );
@@ -131,10 +126,6 @@ struct ProposalRow {
     alterado_em: DateTime<Utc>,
     #[diesel(sql_type = Bool)]
     health: bool,
-    #[diesel(sql_type = Bool)]
-    contract: bool,
-    #[diesel(sql_type = Nullable<Timestamptz>)]
-    ended_at: Option<DateTime<Utc>>,
 }
 
 /// The statuses in which a proposal ended without becoming a contract (when it never reached
@@ -157,16 +148,21 @@ async fn read_records(
         .get_result(conn)
         .await?;
     let rows: Vec<ProposalRow> = PROPOSALS.query().bind::<Text, _>(cpf.as_str()).load(conn).await?;
-    let mut proposals = Vec::with_capacity(rows.len());
+    let mut statuses = Vec::with_capacity(rows.len());
     for row in &rows {
-        let status = stored(ProposalStatus::from_stored(&row.status, "proposals", "status"))?;
+        statuses.push((
+            row.id,
+            row.identificador.as_str(),
+            stored(ProposalStatus::from_stored(&row.status, "proposals", "status"))?,
+        ));
+    }
+    let mut terms = contract_terms(conn, &statuses).await?;
+    let mut proposals = Vec::with_capacity(rows.len());
+    for (row, (_, _, status)) in rows.iter().zip(&statuses) {
         proposals.push(KeptProposal {
             identifier: row.identificador.clone(),
             finished: status.is_finished(),
-            contract: row.contract.then(|| ContractTerm {
-                identifier: row.identificador.clone(),
-                ended_at: row.ended_at,
-            }),
+            contract: terms.remove(&row.id),
             last_change: row.alterado_em,
             health_answers: row.health,
         });

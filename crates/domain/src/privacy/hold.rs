@@ -6,6 +6,7 @@
 //! asks that they be blocked meanwhile (art. 18, IV): kept, shown to no seller, used for nothing
 //! new. A person with no contract, only proposals that never concluded, is anonymised at once.
 
+use crate::values::ProposalStatus;
 use chrono::{DateTime, Months, Utc};
 
 /// The basis of the hold, as the refusal and the export name it.
@@ -30,6 +31,37 @@ impl Default for HoldPolicy {
 pub struct ContractTerm {
     pub identifier: String,
     pub ended_at: Option<DateTime<Utc>>,
+}
+
+/// A proposal's move between statuses, as its events record it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StatusMove {
+    pub from: ProposalStatus,
+    pub to: ProposalStatus,
+    pub at: DateTime<Utc>,
+}
+
+impl ContractTerm {
+    /// The one reading of "a contract, ended when", behind the export's notice, the retention
+    /// schedule's plan and the legal hold: a proposal became a contract when it is or ever was
+    /// `APROVADO`; a contract ended when it first left `APROVADO`, and is in force while it is
+    /// `APROVADO` (a contract suspended for a late payment is still `APROVADO`). `None`: never a
+    /// contract.
+    pub fn of(identifier: &str, status: ProposalStatus, moves: &[StatusMove]) -> Option<ContractTerm> {
+        let approved = ProposalStatus::Approved;
+        if status != approved && !moves.iter().any(|m| m.to == approved) {
+            return None;
+        }
+        let ended_at = if status == approved {
+            None
+        } else {
+            moves.iter().filter(|m| m.from == approved).map(|m| m.at).min()
+        };
+        Some(ContractTerm {
+            identifier: identifier.to_owned(),
+            ended_at,
+        })
+    }
 }
 
 /// Why and until when the person's data is kept, blocked.
@@ -97,6 +129,43 @@ mod tests {
             identifier: identifier.into(),
             ended_at,
         }
+    }
+
+    fn moved(from: ProposalStatus, to: ProposalStatus, at: DateTime<Utc>) -> StatusMove {
+        StatusMove { from, to, at }
+    }
+
+    #[test]
+    fn a_proposal_never_approved_is_no_contract() {
+        use ProposalStatus::*;
+        let moves = [
+            moved(New, InAnalysis, at(2026, 1, 1)),
+            moved(InAnalysis, Rejected, at(2026, 1, 2)),
+        ];
+        assert_eq!(ContractTerm::of("a", Rejected, &moves), None);
+        assert_eq!(ContractTerm::of("a", New, &[]), None);
+    }
+
+    #[test]
+    fn an_approved_proposal_is_a_contract_in_force() {
+        use ProposalStatus::*;
+        let moves = [moved(InAnalysis, Approved, at(2026, 1, 2))];
+        assert_eq!(ContractTerm::of("a", Approved, &moves), Some(contract("a", None)));
+        // Approved with no recorded move (rows from before the events): in force all the same.
+        assert_eq!(ContractTerm::of("a", Approved, &[]), Some(contract("a", None)));
+    }
+
+    #[test]
+    fn a_contract_ended_when_it_first_left_approval() {
+        use ProposalStatus::*;
+        let moves = [
+            moved(InAnalysis, Approved, at(2026, 1, 2)),
+            moved(Approved, Cancelled, at(2026, 3, 4)),
+        ];
+        assert_eq!(
+            ContractTerm::of("a", Cancelled, &moves),
+            Some(contract("a", Some(at(2026, 3, 4))))
+        );
     }
 
     #[test]

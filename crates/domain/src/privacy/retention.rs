@@ -13,7 +13,7 @@
 //!   Idle for `health_days` only, their registrations' health answers go first.
 //! - A proposal in progress is the sale's business, never the schedule's.
 
-use super::hold::{ContractTerm, HoldPolicy, legal_hold};
+use super::hold::{ContractTerm, HoldPolicy, StatusMove, legal_hold};
 use super::{Anonymized, PersonalDataStore, redact_platform_customers};
 use crate::clock::Clock;
 use crate::store::StoreError;
@@ -284,26 +284,23 @@ pub fn retention_notice(
         let events = item["eventos"].as_array().unwrap_or(&empty);
         let status = proposal["status"].as_str().unwrap_or_default();
         let last_change = instant(&proposal["alterado_em"]).unwrap_or(now);
-        let was_contract = status == "APROVADO" || events.iter().any(|e| e["to_status"] == "APROVADO");
-        let finished = crate::values::ProposalStatus::parse(status).is_ok_and(|s| s.is_finished());
-        let (until, health_until, reason) = if was_contract {
-            let ended_at = (status != "APROVADO")
-                .then(|| {
-                    events
-                        .iter()
-                        .filter(|e| e["from_status"] == "APROVADO")
-                        .filter_map(|e| instant(&e["changed_at"]))
-                        .min()
+        let parsed_status = crate::values::ProposalStatus::parse(status).ok();
+        // The export's events, read as the status moves they record.
+        let moves: Vec<StatusMove> = events
+            .iter()
+            .filter_map(|e| {
+                Some(StatusMove {
+                    from: crate::values::ProposalStatus::parse(e["from_status"].as_str()?).ok()?,
+                    to: crate::values::ProposalStatus::parse(e["to_status"].as_str()?).ok()?,
+                    at: instant(&e["changed_at"])?,
                 })
-                .flatten();
-            let hold = super::hold::legal_hold(
-                &[ContractTerm {
-                    identifier: String::new(),
-                    ended_at,
-                }],
-                now,
-                schedule.hold,
-            );
+            })
+            .collect();
+        let term = parsed_status.and_then(|status| ContractTerm::of("", status, &moves));
+        let finished = parsed_status.is_some_and(|s| s.is_finished());
+        let (until, health_until, reason) = if let Some(term) = term {
+            let ended_at = term.ended_at;
+            let hold = super::hold::legal_hold(&[term], now, schedule.hold);
             let until = ended_at.map(|end| super::hold::hold_end(end, schedule.hold));
             let reason = match &hold {
                 Some(hold) => format!(
