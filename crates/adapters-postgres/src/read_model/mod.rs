@@ -12,22 +12,20 @@
 //! joins the parts.
 
 mod check;
+pub(crate) mod declaration;
 pub(crate) mod parts;
 mod reads;
 
 #[cfg(feature = "testing")]
 pub use check::stored_and_built_json;
 pub use check::{ReadModelReport, built_detail, check_read_model};
+pub(crate) use declaration::{new_document, refreshed_documents};
 pub(crate) use reads::read_detail;
 
-use crate::composed::Part;
 use crate::pool::query_error;
 use crate::prepared::prepared;
-use crate::rows::{PartnerRow, PaymentRow, ProposalCustomerRow, ProposalRow, row_of_json};
-use crate::schema::{
-    motivations, partners, products, proposal_customers, proposal_payments, proposals, representatives,
-    signature_parties, signatures, subscriptions, users,
-};
+use crate::rows::{PartnerRow, PaymentRow, ProposalCustomerRow, ProposalRow};
+use crate::schema::{proposals, signature_parties, signatures, subscriptions};
 use crate::statement::statement;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -59,9 +57,13 @@ pub(crate) struct ProposalDocument {
     partner: Option<PartnerRow>,
     representative: Option<RepresentativePart>,
     payment: Option<PaymentRow>,
+    /// Absent until the proposal is sent for signature (null in documents written before
+    /// decision 262).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     signature: Option<SignaturePart>,
-    /// Absent from documents written before migration 000030 (read while it rewrote them).
-    #[serde(default)]
+    /// Absent until the payment platform knows a subscription (and from documents written before
+    /// migration 000030; null in those written before decision 262).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     subscription: Option<SubscriptionPart>,
     /// The acceptance clock, from the entry in `EM ANÁLISE` (migration 000040): absent before.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -219,19 +221,6 @@ impl TryFrom<ProposalDocument> for ProposalDetail {
     }
 }
 
-/// What [`build_documents`]'s main statement reads per proposal: the proposal; its product's name
-/// and code and its motivation; its copy of the customer and address (as the row's `to_jsonb`:
-/// the person's columns are one declaration for two tables); the partner; the representative
-/// (CPF, e-mail, name, video token); the payment.
-type PartsRow = (
-    ProposalRow,
-    (String, i32, String),
-    serde_json::Value,
-    Option<PartnerRow>,
-    Option<(Option<String>, String, Option<String>, Option<String>)>,
-    Option<PaymentRow>,
-);
-
 /// A signature's row with one of its parties (none when it has no party yet): the proposal, the
 /// signature's id, who changed it and when, and the party's role, request key, status, latitude
 /// and longitude.
@@ -243,43 +232,6 @@ type SignatureRow = (
     DateTime<Utc>,
     Option<(String, String, String, Option<String>, Option<String>)>,
 );
-
-/// A proposal's copy of the customer as its document keeps it (`$row` a `proposal_customers`
-/// row): its columns, without the proposal's id (the document's key) and the search name (the
-/// list's). Both the build and route 3's and 5's statements read it so.
-macro_rules! customer_part {
-    ($row:literal) => {
-        concat!("(to_jsonb(", $row, ") - 'id_proposta' - 'nome_busca')")
-    };
-}
-
-/// The proposals `$ids` with what each has at most one of (`PartsRow`).
-macro_rules! parts_of {
-    ($ids:expr) => {
-        proposals::table
-            .inner_join(products::table)
-            .inner_join(motivations::table)
-            .inner_join(proposal_customers::table)
-            .left_join(partners::table)
-            .left_join(representatives::table.inner_join(users::table))
-            .left_join(proposal_payments::table)
-            .filter(proposals::id.eq_any($ids))
-            .select((
-                ProposalRow::as_select(),
-                (products::nome, products::codigo_produto, motivations::descricao),
-                diesel::dsl::sql::<Jsonb>(customer_part!("proposal_customers.*")),
-                Option::<PartnerRow>::as_select(),
-                (
-                    users::cpf,
-                    users::email,
-                    users::name,
-                    representatives::video_attendance_token,
-                )
-                    .nullable(),
-                Option::<PaymentRow>::as_select(),
-            ))
-    };
-}
 
 /// The signatures of the proposals `$ids`, each row with one party (`SignatureRow`).
 macro_rules! signatures_of {
@@ -328,9 +280,10 @@ macro_rules! subscriptions_of {
 
 /// The documents of `ids` as their parts make them now, by proposal id: the one definition of
 /// the read model. A proposal without its copy of the customer (route 7 finds nothing without it)
-/// has none. Three statements, pipelined on one connection (inside the caller's transaction when
-/// it has one): the proposal with what it has at most one of, its signature's parties, and its
-/// latest subscription known to the payment platform.
+/// has none. One statement per source, pipelined on one connection (inside the caller's
+/// transaction when it has one): the parts a proposal has from its creation (the declaration's
+/// [`BUILD`](declaration::BUILD)), its signature's parties, its latest subscription known to the
+/// payment platform, and each later part's own.
 pub(crate) async fn build_documents(
     conn: &mut AsyncPgConnection,
     ids: &[i64],
@@ -339,7 +292,8 @@ pub(crate) async fn build_documents(
     let (mut for_parts, mut for_signatures, mut for_subscriptions, mut for_acceptances, mut for_refunds) =
         (shared, shared, shared, shared, shared);
     let (mut for_billings, mut for_charges, mut for_recurrences, mut for_ledgers) = (shared, shared, shared, shared);
-    let parts = parts_of!(ids).load::<PartsRow>(&mut for_parts);
+    let created =
+        prepared(declaration::BUILD, |q| q.bind::<Array<Int8>, _>(ids)).load::<declaration::Built>(&mut for_parts);
     let signatures = signatures_of!(ids).load::<SignatureRow>(&mut for_signatures);
     let subscriptions = subscriptions_of!(ids).load::<(i64, SubscriptionPart)>(&mut for_subscriptions);
     let acceptances = acceptances_of(&mut for_acceptances, ids);
@@ -349,7 +303,7 @@ pub(crate) async fn build_documents(
     let recurrences = recurrences_of(&mut for_recurrences, ids);
     let ledgers = ledgers_of(&mut for_ledgers, ids);
     let (
-        parts,
+        created,
         signature_rows,
         subscriptions,
         mut acceptances,
@@ -359,7 +313,7 @@ pub(crate) async fn build_documents(
         mut recurrences,
         mut ledgers,
     ) = futures_util::try_join!(
-        parts,
+        created,
         signatures,
         subscriptions,
         acceptances,
@@ -391,142 +345,31 @@ pub(crate) async fn build_documents(
     }
     let mut subscriptions: HashMap<i64, SubscriptionPart> = subscriptions.into_iter().collect();
 
-    parts
+    created
         .into_iter()
-        .map(
-            |(proposal, (nome, codigo_produto, motivation), customer, partner, representative, payment)| {
-                let id = proposal.id;
-                let shown = ShownParts {
-                    product: ProductPart { nome, codigo_produto },
-                    motivation,
-                    customer,
-                    partner,
-                    representative: representative.map(|(cpf, email, name, video_attendance_token)| {
-                        RepresentativePart {
-                            cpf,
-                            email,
-                            name,
-                            video_attendance_token,
-                        }
-                    }),
-                    payment,
-                };
-                let document = ProposalDocument::assemble(
-                    proposal,
-                    shown,
-                    signatures.remove(&id),
-                    subscriptions.remove(&id),
-                    acceptances.remove(&id),
-                    refunds.remove(&id).unwrap_or_default(),
-                    Money {
-                        billing: billings.remove(&id),
-                        charges: charges.remove(&id).unwrap_or_default(),
-                        pix_recurrence: recurrences.remove(&id),
-                        ledger: ledgers.remove(&id).unwrap_or_default(),
-                    },
-                )?;
-                Ok((id, document))
-            },
-        )
-        .collect()
-}
-
-/// What a proposal's document shows besides the proposal itself, its signature and its
-/// subscription: its product, its motivation, its copy of the customer (the row's JSON: the
-/// person's columns are one declaration for two tables), its partner, its representative and its
-/// payment.
-struct ShownParts {
-    product: ProductPart,
-    motivation: String,
-    customer: serde_json::Value,
-    partner: Option<PartnerRow>,
-    representative: Option<RepresentativePart>,
-    payment: Option<PaymentRow>,
-}
-
-impl ProposalDocument {
-    /// The one assembly of a document from its parts, wherever they were read.
-    fn assemble(
-        proposal: ProposalRow,
-        shown: ShownParts,
-        signature: Option<SignaturePart>,
-        subscription: Option<SubscriptionPart>,
-        acceptance: Option<AcceptancePart>,
-        refunds: Vec<RefundPart>,
-        money: Money,
-    ) -> QueryResult<Self> {
-        Ok(ProposalDocument {
-            customer: json_row("proposal_customers", shown.customer)?,
-            product: shown.product,
-            motivation: shown.motivation,
-            partner: shown.partner,
-            representative: shown.representative,
-            payment: shown.payment,
-            signature,
-            subscription,
-            acceptance,
-            refunds,
-            billing: money.billing,
-            charges: money.charges,
-            pix_recurrence: money.pix_recurrence,
-            ledger: money.ledger,
-            proposal,
+        .map(|row| {
+            let id = row.id;
+            // The created parts read as the document keeps them; the later ones are absent.
+            let document: ProposalDocument = serde_json::from_str(&row.documento).map_err(|error| {
+                tracing::error!(%error, "partes da proposta ilegíveis");
+                diesel::result::Error::DeserializationError(Box::new(error))
+            })?;
+            Ok((
+                id,
+                ProposalDocument {
+                    signature: signatures.remove(&id),
+                    subscription: subscriptions.remove(&id),
+                    acceptance: acceptances.remove(&id),
+                    refunds: refunds.remove(&id).unwrap_or_default(),
+                    billing: billings.remove(&id),
+                    charges: charges.remove(&id).unwrap_or_default(),
+                    pix_recurrence: recurrences.remove(&id),
+                    ledger: ledgers.remove(&id).unwrap_or_default(),
+                    ..document
+                },
+            ))
         })
-    }
-}
-
-/// What an accepted contract's billing adds to its document.
-struct Money {
-    billing: Option<BillingPart>,
-    charges: Vec<ChargePart>,
-    pix_recurrence: Option<RecurrencePart>,
-    ledger: LedgerPart,
-}
-
-/// A row read as its JSON, as diesel's error (it travels through transactions like any other).
-fn json_row<T: serde::de::DeserializeOwned>(table: &str, row: serde_json::Value) -> QueryResult<T> {
-    row_of_json(table, row).map_err(|error| diesel::result::Error::DeserializationError(error.to_string().into()))
-}
-
-/// `document`: the new proposal's document, written by route 5's own statement (decision 172)
-/// from the rows its `proposal`, `copied` and `payment` parts wrote and those they name, each
-/// under its key as [`ProposalDocument`] keeps it, without the columns the document's rows do not
-/// read; a new proposal has no signature nor subscription yet. A separate write of the document
-/// in the statement's transaction cost route 5 a fifth of its rate (docs/performance.md); the
-/// read-model tests prove this one reads back as [`build_documents`] builds it, key for key.
-pub(crate) fn new_document<'a>() -> Part<'a> {
-    Part::text(concat!(
-        "document AS (INSERT INTO proposal_read_models (id_proposta, identificador, fluxo, id_parceiro, documento) \
-         SELECT p.id, p.identificador, p.fluxo, p.id_parceiro, jsonb_build_object( \
-             'proposal', to_jsonb(p) - 'tipo_pagamento' - 'cpf_cliente', \
-             'product', jsonb_build_object('nome', pr.nome, 'codigo_produto', pr.codigo_produto), \
-             'motivation', m.descricao, \
-             'customer', (SELECT ",
-        customer_part!("c"),
-        " FROM copied c), \
-             'partner', (SELECT to_jsonb(pa) FROM partners pa WHERE pa.id = p.id_parceiro), \
-             'representative', (SELECT to_jsonb(rep) FROM (SELECT u.cpf, u.email, u.name, r.video_attendance_token \
-                 FROM representatives r JOIN users u ON u.id = r.user_id WHERE r.id = p.id_representante) rep), \
-             'payment', (SELECT to_jsonb(pay) - 'id_proposta' - CASE WHEN pay.ispb IS NULL THEN 'ispb' ELSE '' END \
-                 FROM payment pay), \
-             'signature', NULL, 'subscription', NULL) \
-         FROM proposal p JOIN products pr ON pr.id = p.id_produto JOIN motivations m ON m.id = p.id_motivacao)"
-    ))
-}
-
-/// `refreshed_documents`: the documents of the proposals whose copies the statement's `refreshed`
-/// part wrote (route 3's and 5's), their customer replaced by the copy as it now is, in the same
-/// statement. `refreshed` holds each proposal's row lock (shared) as a status move or a claim
-/// does, so a document written meanwhile by another transaction is the one updated here. A
-/// proposal without its document, or one the guard marked, keeps its mark and is built whole at
-/// its next read (the guard marks the one without a document at commit).
-pub(crate) fn refreshed_documents<'a>() -> Part<'a> {
-    Part::text(concat!(
-        "refreshed_documents AS (UPDATE proposal_read_models d \
-         SET documento = d.documento || jsonb_build_object('customer', ",
-        customer_part!("pc"),
-        ") FROM refreshed pc WHERE d.id_proposta = pc.id_proposta)"
-    ))
+        .collect()
 }
 
 statement! {

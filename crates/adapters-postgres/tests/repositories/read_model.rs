@@ -696,6 +696,42 @@ async fn route_5_and_route_3_write_their_documents_in_their_one_statement_key_fo
         "the first proposal's copy follows"
     );
     assert_eq!(read.address.unwrap().street, STREETS[2]);
+
+    // A shop sale paid by Pix: no partner nor representative (the left-joined parts are null),
+    // and its payment's ISPB written where the debit's is absent.
+    let shop = NewProposal {
+        flow: Flow::Ecommerce,
+        seller: Seller::Shop,
+        payment: Some(PaymentDetails::PixAutomatic(Some(domain::billing::pix::PayerAccount {
+            ispb: "60701190".into(),
+            agencia: Some("0001".into()),
+            conta: "123456".into(),
+        }))),
+        partner: None,
+        // Another person: the first one has this product's sale open.
+        customer: CustomerData {
+            cpf: Cpf::parse("52998224725").unwrap(),
+            ..customer(NAMES[0])
+        },
+        address: address(STREETS[0]),
+        ..new
+    };
+    let third = world.proposals.create(&shop).await.unwrap().identifier;
+    written_as_built(&world, &third).await;
+    let (stored, _) = read_model::stored_and_built_json(&world.pool, &third)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored["partner"], serde_json::Value::Null, "{stored}");
+    assert_eq!(stored["representative"], serde_json::Value::Null, "{stored}");
+    assert_eq!(stored["payment"]["ispb"], "60701190", "{stored}");
+    let read = world
+        .proposals
+        .detail(&third, Scope::Everything)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(read.partner.is_none() && read.representative.is_none());
 }
 
 /// How many proposals the guard has marked (documents a write left unwritten).
