@@ -17,7 +17,9 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::history::actions;
 use domain::privacy::consents::{ConsentOutcome, ConsentRecord, NewConsent};
 use domain::privacy::hold::{ContractTerm, HoldPolicy, LegalHold, StatusMove, legal_hold};
-use domain::privacy::{AnonymizeOutcome, Anonymized, KeptDocument, PersonalDataStore, PlatformRedaction};
+use domain::privacy::{
+    AnonymizeOutcome, Anonymized, KeptDocument, PersonalDataExport, PersonalDataStore, PlatformRedaction,
+};
 use domain::store::StoreError;
 use domain::values::{Cpf, ProposalStatus};
 use std::collections::HashMap;
@@ -609,7 +611,7 @@ pub(crate) async fn anonymize_in(
 
 #[async_trait]
 impl PersonalDataStore for PgPersonalData {
-    async fn export(&self, cpf: &Cpf, by: &str) -> Result<serde_json::Value, StoreError> {
+    async fn export(&self, cpf: &Cpf, by: &str) -> Result<PersonalDataExport, StoreError> {
         statement! {
             INSERT_PROPOSAL_HISTORY = "INSERT INTO proposal_history (proposal_id, changed_by, action, changes) \
                  SELECT id, $2, 'exportacao', '{}'::jsonb FROM proposals WHERE cpf_cliente = $1 ORDER BY id";
@@ -647,6 +649,8 @@ impl PersonalDataStore for PgPersonalData {
         if let Some(members) = found.as_object_mut().filter(|_| any) {
             members.insert("respostas_idempotentes".into(), answers);
         }
+        // Read before the history says it was exported.
+        let export = PersonalDataExport::of(found)?;
         let mut conn = connection(&self.pool).await?;
         INSERT_PROPOSAL_HISTORY
             .query()
@@ -655,7 +659,7 @@ impl PersonalDataStore for PgPersonalData {
             .execute(&mut conn)
             .await
             .map_err(query_error)?;
-        Ok(found)
+        Ok(export)
     }
 
     async fn record_consent(&self, cpf: &Cpf, consent: NewConsent, by: &str) -> Result<ConsentOutcome, StoreError> {

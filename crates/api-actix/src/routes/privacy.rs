@@ -36,8 +36,11 @@ pub async fn export(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let cpf = parameter("cpf", Cpf::parse(&path))?;
-    let document = state.privacy.export(&user.0, &cpf).await?;
-    Ok(HttpResponse::Ok().json(Envelope::data("Dados pessoais mantidos para este CPF.", document)))
+    let export = state.privacy.export(&user.0, &cpf).await?;
+    Ok(HttpResponse::Ok().json(Envelope::data(
+        "Dados pessoais mantidos para este CPF.",
+        export.document,
+    )))
 }
 
 /// Removes or replaces the person's data where no legal obligation requires keeping it.

@@ -114,13 +114,13 @@ pub enum ConsentOutcome {
     Blocked,
 }
 
-/// One recorded consent as the export's rows carry it.
-#[derive(Debug, Deserialize)]
-struct StoredConsent {
-    finalidade: String,
-    concedido: bool,
-    em: Value,
-    por: Value,
+/// One recorded consent as the export's rows carry it (its instant and author shown as stored).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct StoredConsent {
+    pub finalidade: String,
+    pub concedido: bool,
+    pub em: Value,
+    pub por: Value,
 }
 
 #[derive(Debug, Serialize)]
@@ -131,10 +131,9 @@ struct ConsentChange {
 }
 
 /// The export's `consentimentos`: per purpose the person ever answered, whether the consent
-/// stands now (the latest record), its basis and every record in order. `records` are the
-/// store's rows (`finalidade`, `concedido`, `em`, `por`), oldest first.
-pub fn consent_notice(records: &Value) -> Value {
-    let rows: Vec<StoredConsent> = serde_json::from_value(records.clone()).unwrap_or_default();
+/// stands now (the latest record), its basis and every record in order. `rows` are the export's,
+/// oldest first.
+pub fn consent_notice(rows: &[StoredConsent]) -> Value {
     let mut notice = Vec::new();
     for purpose in ConsentPurpose::ALL {
         let changes: Vec<ConsentChange> = rows
@@ -202,6 +201,7 @@ mod tests {
             {"finalidade": "ofertas_parceiro", "concedido": true, "em": "2026-11-02T10:00:00Z", "por": "a@x"},
             {"finalidade": "ofertas", "concedido": false, "em": "2026-11-03T10:00:00Z", "por": "b@x"},
         ]);
+        let rows: Vec<StoredConsent> = serde_json::from_value(rows).unwrap();
         let notice = consent_notice(&rows);
         assert_eq!(notice[0]["finalidade"], "ofertas");
         assert_eq!(notice[0]["concedido"], false);
@@ -211,6 +211,6 @@ mod tests {
         assert_eq!(notice[0]["baseLegal"], CONSENT_BASIS);
         assert_eq!(notice[1]["finalidade"], "ofertas_parceiro");
         assert_eq!(notice[1]["concedido"], true);
-        assert_eq!(consent_notice(&json!([])), json!([]));
+        assert_eq!(consent_notice(&[]), json!([]));
     }
 }

@@ -5,6 +5,8 @@
 //! processing (`sales-api privacy ropa`, `docs/privacy.md`) and the export's `basesLegais` are
 //! printed from here.
 
+use super::export::{ExportRecord, ExportedProposal};
+use crate::values::{Application, ProposalStatus};
 use serde::Serialize;
 
 /// A category of personal data the service holds about a customer or a user.
@@ -239,21 +241,19 @@ pub fn categories_sent_to(recipient: Recipient) -> Vec<Category> {
         .collect()
 }
 
-/// With whom the person's data was shared (LGPD art. 18, VII), read from the export's own
-/// document (`cadastros`, `propostas`): the signature provider for each proposal sent for
-/// signature, the payment platform for each shop sale, each partner that registered the person,
-/// the insurer for each proposal submitted (past `NOVO`). Each entry names the categories the
-/// recipient receives and the proposals (or the partner) concerned.
-pub fn disclosures(export: &serde_json::Value) -> serde_json::Value {
+/// With whom the person's data was shared (LGPD art. 18, VII), read from the export's record:
+/// the signature provider for each proposal sent for signature, the payment platform for each
+/// shop sale, each partner that registered the person, the insurer for each proposal submitted
+/// (past `NOVO`). Each entry names the categories the recipient receives and the proposals (or
+/// the partner) concerned.
+pub fn disclosures(export: &ExportRecord) -> serde_json::Value {
     use serde_json::{Value, json};
-    let empty = Vec::new();
-    let proposals = export["propostas"].as_array().unwrap_or(&empty);
-    let registrations = export["cadastros"].as_array().unwrap_or(&empty);
-    let identifiers = |keep: &dyn Fn(&Value) -> bool| -> Vec<Value> {
-        proposals
+    let identifiers = |keep: &dyn Fn(&ExportedProposal) -> bool| -> Vec<&str> {
+        export
+            .proposals
             .iter()
             .filter(|p| keep(p))
-            .map(|p| p["proposta"]["identificador"].clone())
+            .map(|p| p.proposal.identifier.as_str())
             .collect()
     };
     let entry = |recipient: Recipient, concerning: Value| {
@@ -268,23 +268,23 @@ pub fn disclosures(export: &serde_json::Value) -> serde_json::Value {
         item
     };
     let mut shared = Vec::new();
-    let signed = identifiers(&|p| !p["assinatura"].is_null());
+    let signed = identifiers(&|p| p.sent_for_signature);
     if !signed.is_empty() {
         shared.push(entry(Recipient::SignatureProvider, json!({"propostas": signed})));
     }
-    let paid = identifiers(&|p| p["assinaturas_pagamento"].as_array().is_some_and(|a| !a.is_empty()));
-    let platform_customer = registrations.iter().any(|r| !r["ecommerce_customer_id"].is_null());
+    let paid = identifiers(&|p| p.platform_subscriptions > 0);
+    let platform_customer = export.registrations.iter().any(|r| r.platform_customer.is_some());
     if !paid.is_empty() || platform_customer {
         shared.push(entry(Recipient::PaymentPlatform, json!({"propostas": paid})));
     }
-    let mut partners: Vec<(String, String)> = registrations
+    let mut partners: Vec<(&str, &str)> = export
+        .registrations
         .iter()
-        .filter(|r| r["vendedor"]["aplicacao"] == "PARCEIRO")
+        .filter(|r| r.seller.application == Application::Partner)
         .map(|r| {
-            let seller = &r["vendedor"];
             (
-                seller["cpf_cnpj_parceiro"].as_str().unwrap_or_default().to_owned(),
-                seller["nome_parceiro"].as_str().unwrap_or_default().to_owned(),
+                r.seller.partner_document.as_deref().unwrap_or_default(),
+                r.seller.partner_name.as_deref().unwrap_or_default(),
             )
         })
         .collect();
@@ -296,7 +296,7 @@ pub fn disclosures(export: &serde_json::Value) -> serde_json::Value {
             json!({"parceiro": {"documento": document, "nome": name}}),
         ));
     }
-    let submitted = identifiers(&|p| p["proposta"]["status"].as_str().is_some_and(|s| s != "NOVO"));
+    let submitted = identifiers(&|p| p.proposal.status != ProposalStatus::New);
     if !submitted.is_empty() {
         shared.push(entry(Recipient::Insurer, json!({"propostas": submitted})));
     }
@@ -363,6 +363,7 @@ pub fn records_markdown(records: &[ProcessingRecord]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::privacy::export::PersonalDataExport;
 
     #[test]
     fn every_category_is_declared_once_in_order_with_a_basis() {
@@ -399,12 +400,13 @@ mod tests {
                  "ecommerce_customer_id": null}
             ],
             "propostas": [
-                {"proposta": {"identificador": "a", "status": "NOVO"}, "assinatura": null, "assinaturas_pagamento": []},
-                {"proposta": {"identificador": "b", "status": "APROVADO"}, "assinatura": {"id": 1},
-                 "assinaturas_pagamento": []}
+                {"proposta": {"identificador": "a", "status": "NOVO", "alterado_em": "2026-01-01T00:00:00Z"},
+                 "assinatura": null, "assinaturas_pagamento": []},
+                {"proposta": {"identificador": "b", "status": "APROVADO", "alterado_em": "2026-01-01T00:00:00Z"},
+                 "assinatura": {"id": 1}, "assinaturas_pagamento": []}
             ]
         });
-        let shared = disclosures(&export);
+        let shared = disclosures(&PersonalDataExport::of(export).unwrap().record);
         let recipients: Vec<&str> = shared
             .as_array()
             .unwrap()
@@ -438,10 +440,7 @@ mod tests {
                 .unwrap()
                 .contains(&serde_json::json!("saude"))
         );
-        assert_eq!(
-            disclosures(&serde_json::json!({"cadastros": [], "propostas": []})),
-            serde_json::json!([])
-        );
+        assert_eq!(disclosures(&ExportRecord::default()), serde_json::json!([]));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 pub mod consents;
 pub mod declarations;
+pub mod export;
 pub mod hold;
 pub mod notice;
 pub mod retention;
@@ -18,6 +19,7 @@ use crate::values::Cpf;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use consents::{ConsentOutcome, ConsentRecord, NewConsent};
+pub use export::PersonalDataExport;
 use hold::{HoldPolicy, LegalHold};
 use std::sync::Arc;
 
@@ -73,9 +75,10 @@ pub enum AnonymizeOutcome {
 pub trait PersonalDataStore: Send + Sync {
     /// Everything held under the CPF, as one JSON document (every registration by every seller
     /// with its address, and every proposal with its copy of the customer, payment, signature
-    /// records, documents' digests, subscriptions, events and history); in the same transaction,
-    /// an `exportacao` entry in the history of each proposal, by `by`.
-    async fn export(&self, cpf: &Cpf, by: &str) -> Result<serde_json::Value, StoreError>;
+    /// records, documents' digests, subscriptions, events and history) and the record the domain
+    /// reads of it ([`PersonalDataExport::of`]); in the same transaction, an `exportacao` entry
+    /// in the history of each proposal, by `by`.
+    async fn export(&self, cpf: &Cpf, by: &str) -> Result<PersonalDataExport, StoreError>;
 
     /// In one transaction: refuses if any proposal of the CPF is unfinished; blocks the person
     /// when a contract of theirs is under a legal hold at `now` ([`hold::legal_hold`] by
@@ -135,19 +138,16 @@ pub struct PrivacyService {
 impl PrivacyService {
     /// `GET /privacy/customers/:cpf`.
     #[tracing::instrument(skip_all, fields(cpf = %cpf.masked()))]
-    pub async fn export(&self, principal: &Principal, cpf: &Cpf) -> Result<serde_json::Value, PrivacyError> {
+    pub async fn export(&self, principal: &Principal, cpf: &Cpf) -> Result<PersonalDataExport, PrivacyError> {
         authorize(principal, Operation::ManagePersonalData)?;
-        let mut document = self.store.export(cpf, &principal.email).await?;
+        let mut export = self.store.export(cpf, &principal.email).await?;
         // Why each category is held, with whom it was shared and until when it is kept (art. 9
         // and art. 18, VII), for a person of whom anything is held.
-        let held = ["cadastros", "propostas"]
-            .iter()
-            .any(|m| document[m].as_array().is_some_and(|a| !a.is_empty()));
-        if held {
-            let shared = declarations::disclosures(&document);
-            let kept = retention::retention_notice(&document, self.clock.now(), &self.schedule);
-            let consents = consents::consent_notice(&document["consentimentos"]);
-            if let Some(members) = document.as_object_mut() {
+        if export.holds_anything() {
+            let shared = declarations::disclosures(&export.record);
+            let kept = retention::retention_notice(&export.record, self.clock.now(), &self.schedule);
+            let consents = consents::consent_notice(&export.record.consents);
+            if let Some(members) = export.document.as_object_mut() {
                 members.insert("consentimentos".into(), consents);
                 members.insert("retencao".into(), kept);
                 members.insert(
@@ -158,7 +158,7 @@ impl PrivacyService {
             }
         }
         tracing::info!("personal data exported");
-        Ok(document)
+        Ok(export)
     }
 
     /// `POST /privacy/customers/:cpf/consents`.

@@ -13,7 +13,8 @@
 //!   Idle for `health_days` only, their registrations' health answers go first.
 //! - A proposal in progress is the sale's business, never the schedule's.
 
-use super::hold::{ContractTerm, HoldPolicy, StatusMove, legal_hold};
+use super::export::ExportRecord;
+use super::hold::{ContractTerm, HoldPolicy, legal_hold};
 use super::{Anonymized, PersonalDataStore, redact_platform_customers};
 use crate::clock::Clock;
 use crate::store::StoreError;
@@ -262,42 +263,18 @@ const IN_PROGRESS_REASON: &str = "venda em andamento: mantida para concluí-la (
 
 /// Until when and why each of the person's proposals is kept, and the person as a whole (the
 /// latest of them; `null` while a sale is in progress or a contract in force): the export's
-/// `retencao`, read from the export's own rows (`propostas[].proposta`, `propostas[].eventos`)
-/// by the schedule's rules.
-pub fn retention_notice(
-    export: &serde_json::Value,
-    now: DateTime<Utc>,
-    schedule: &RetentionSchedule,
-) -> serde_json::Value {
-    use serde_json::{Value, json};
-    let instant = |v: &Value| {
-        v.as_str()
-            .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
-            .map(|t| t.with_timezone(&Utc))
-    };
-    let empty = Vec::new();
+/// `retencao`, read from the export's record (each proposal's status, last change and status
+/// moves) by the schedule's rules.
+pub fn retention_notice(export: &ExportRecord, now: DateTime<Utc>, schedule: &RetentionSchedule) -> serde_json::Value {
+    use serde_json::json;
     let mut proposals = Vec::new();
     // The person's end: `None` once any record has no end yet.
     let mut person_until: Option<Option<DateTime<Utc>>> = None;
-    for item in export["propostas"].as_array().unwrap_or(&empty) {
-        let proposal = &item["proposta"];
-        let events = item["eventos"].as_array().unwrap_or(&empty);
-        let status = proposal["status"].as_str().unwrap_or_default();
-        let last_change = instant(&proposal["alterado_em"]).unwrap_or(now);
-        let parsed_status = crate::values::ProposalStatus::parse(status).ok();
-        // The export's events, read as the status moves they record.
-        let moves: Vec<StatusMove> = events
-            .iter()
-            .filter_map(|e| {
-                Some(StatusMove {
-                    from: crate::values::ProposalStatus::parse(e["from_status"].as_str()?).ok()?,
-                    to: crate::values::ProposalStatus::parse(e["to_status"].as_str()?).ok()?,
-                    at: instant(&e["changed_at"])?,
-                })
-            })
-            .collect();
-        let term = parsed_status.and_then(|status| ContractTerm::of("", status, &moves));
-        let finished = parsed_status.is_some_and(|s| s.is_finished());
+    for item in &export.proposals {
+        let proposal = &item.proposal;
+        let last_change = proposal.changed_at;
+        let term = ContractTerm::of("", proposal.status, &item.moves);
+        let finished = proposal.status.is_finished();
         let (until, health_until, reason) = if let Some(term) = term {
             let ended_at = term.ended_at;
             let hold = super::hold::legal_hold(&[term], now, schedule.hold);
@@ -327,7 +304,7 @@ pub fn retention_notice(
             _ => None,
         });
         let mut entry = json!({
-            "identificador": proposal["identificador"],
+            "identificador": proposal.identifier,
             "ate": until,
             "motivo": reason,
         });
@@ -487,6 +464,10 @@ mod tests {
         assert!(plan(&PersonRecords::default(), at(1000), &schedule()).is_empty());
     }
 
+    fn record(document: serde_json::Value) -> ExportRecord {
+        crate::privacy::export::PersonalDataExport::of(document).unwrap().record
+    }
+
     #[test]
     fn the_notice_says_until_when_each_proposal_is_kept_and_why() {
         let export = serde_json::json!({"propostas": [
@@ -496,7 +477,7 @@ mod tests {
              "eventos": [{"from_status": "EM ANÁLISE", "to_status": "APROVADO", "changed_at": "2026-01-02T12:00:00+00:00"},
                          {"from_status": "APROVADO", "to_status": "CANCELADO", "changed_at": "2026-01-11T12:00:00+00:00"}]}
         ]});
-        let notice = retention_notice(&export, at(20), &schedule());
+        let notice = retention_notice(&record(export), at(20), &schedule());
         let unconcluded = &notice["propostas"][0];
         assert_eq!(unconcluded["ate"], serde_json::json!(at(180)));
         assert_eq!(unconcluded["saudeAte"], serde_json::json!(at(30)));
@@ -516,7 +497,7 @@ mod tests {
             {"proposta": {"identificador": "c", "status": "APROVADO", "alterado_em": "2026-01-01T12:00:00+00:00"}, "eventos": []},
             {"proposta": {"identificador": "r", "status": "REPROVADO", "alterado_em": "2026-01-01T12:00:00+00:00"}, "eventos": []}
         ]});
-        let notice = retention_notice(&in_force, at(20), &schedule());
+        let notice = retention_notice(&record(in_force), at(20), &schedule());
         assert_eq!(notice["propostas"][0]["ate"], serde_json::Value::Null);
         assert!(
             notice["propostas"][0]["motivo"]

@@ -10,6 +10,7 @@ use crate::clock::Clock;
 use crate::input::{Field, Reading};
 use crate::json_object;
 use crate::mail::{MailKind, MailMessage, MailSender, PersonalDataNotice};
+use crate::privacy::export::ExportRecord;
 use crate::privacy::{PrivacyError, PrivacyService};
 use crate::proposals::requests::Protocol;
 use crate::store::StoreError;
@@ -394,8 +395,9 @@ impl SubjectRequestService {
         }
         let cpf = Cpf::parse(&request.cpf).map_err(|_| PrivacyError::NothingHeld)?;
         let export = self.privacy.export(principal, &cpf).await?;
-        let to = latest_email(&export).ok_or(SubjectRequestError::NoEmail)?;
-        let json = serde_json::to_vec_pretty(&export).map_err(|e| SubjectRequestError::NotSent(e.to_string()))?;
+        let to = latest_email(&export.record).ok_or(SubjectRequestError::NoEmail)?;
+        let json =
+            serde_json::to_vec_pretty(&export.document).map_err(|e| SubjectRequestError::NotSent(e.to_string()))?;
         let sha256 = hex::encode(Sha256::digest(&json));
         let name = format!("dados-pessoais-{}.json", request.protocol);
         let bytes = i64::try_from(json.len()).unwrap_or(i64::MAX);
@@ -423,19 +425,20 @@ impl SubjectRequestService {
 
 /// The e-mail held for the person that was given last: the latest registration's, else the
 /// latest proposal's copy.
-fn latest_email(export: &serde_json::Value) -> Option<Email> {
-    let registrations = export["cadastros"].as_array().into_iter().flatten().rev();
-    let copies = export["propostas"].as_array().into_iter().flatten().rev();
-    registrations
-        .map(|r| &r["email"])
-        .chain(copies.map(|p| &p["cliente"]["email"]))
-        .filter_map(|e| e.as_str())
-        .find_map(|e| Email::parse(e).ok())
+fn latest_email(export: &ExportRecord) -> Option<Email> {
+    let registrations = export.registrations.iter().rev().map(|r| r.email.as_deref());
+    let copies = export
+        .proposals
+        .iter()
+        .rev()
+        .map(|p| p.copy.as_ref().and_then(|c| c.email.as_deref()));
+    registrations.chain(copies).flatten().find_map(|e| Email::parse(e).ok())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::privacy::export::PersonalDataExport;
     use serde_json::json;
 
     fn body(value: serde_json::Value) -> SubjectRequestBody {
@@ -474,15 +477,26 @@ mod tests {
 
     #[test]
     fn the_data_goes_to_the_latest_registrations_email_or_else_a_proposals() {
-        let export = json!({
-            "cadastros": [{"email": "antigo@exemplo.com.br"}, {"email": "novo@exemplo.com.br"}],
-            "propostas": [{"cliente": {"email": "proposta@exemplo.com.br"}}]
+        let record = |document: serde_json::Value| PersonalDataExport::of(document).unwrap().record;
+        let seller = json!({"aplicacao": "ECOMMERCE", "cpf_cnpj_parceiro": null, "nome_parceiro": null});
+        let copy = json!({
+            "proposta": {"identificador": "p", "status": "NOVO", "alterado_em": "2026-01-01T00:00:00Z"},
+            "cliente": {"email": "proposta@exemplo.com.br"}
         });
+        let export = record(json!({
+            "cadastros": [
+                {"email": "antigo@exemplo.com.br", "ecommerce_customer_id": null, "vendedor": seller},
+                {"email": "novo@exemplo.com.br", "ecommerce_customer_id": null, "vendedor": seller}
+            ],
+            "propostas": [copy]
+        }));
         assert_eq!(latest_email(&export).unwrap().as_str(), "novo@exemplo.com.br");
-        let only_copy =
-            json!({"cadastros": [{"email": null}], "propostas": [{"cliente": {"email": "proposta@exemplo.com.br"}}]});
+        let only_copy = record(json!({
+            "cadastros": [{"email": null, "ecommerce_customer_id": null, "vendedor": seller}],
+            "propostas": [copy]
+        }));
         assert_eq!(latest_email(&only_copy).unwrap().as_str(), "proposta@exemplo.com.br");
-        assert_eq!(latest_email(&json!({"cadastros": [], "propostas": []})), None);
+        assert_eq!(latest_email(&ExportRecord::default()), None);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use crate::store::StoreError;
 use crate::validation::{Rejection, trim_ascii};
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A stored value that is none of its type's spellings: a broken invariant (a migration or a
 /// hand edit wrote it), reported as an internal error naming the table, the column and the value.
@@ -73,6 +73,19 @@ macro_rules! choice {
         impl Serialize for $name {
             fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 s.serialize_str(self.as_str())
+            }
+        }
+
+        /// Read from a record the store hands in (the export's rows): exactly one of the
+        /// spellings, as [`from_stored`](Self::from_stored) reads a column.
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let value = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+                Self::ALL
+                    .iter()
+                    .copied()
+                    .find(|v| v.as_str() == value)
+                    .ok_or_else(|| serde::de::Error::unknown_variant(&value, &[$($text),+]))
             }
         }
 
