@@ -174,6 +174,23 @@ struct MoveRow {
     changed_at: DateTime<Utc>,
 }
 
+/// Each proposal `(id, identifier, status as stored)` with its status read: a status no proposal
+/// can have is the store's broken invariant, naming the column.
+pub(crate) fn read_statuses<'a>(
+    proposals: impl IntoIterator<Item = (i64, &'a str, &'a str)>,
+) -> Result<Vec<(i64, &'a str, ProposalStatus)>, DieselError> {
+    proposals
+        .into_iter()
+        .map(|(id, identifier, status)| {
+            Ok((
+                id,
+                identifier,
+                stored(ProposalStatus::from_stored(status, "proposals", "status"))?,
+            ))
+        })
+        .collect()
+}
+
 /// The contract term of each proposal `(id, identifier, status)` that became a contract, by id,
 /// as the domain reads it from the proposal's status and its moves (`ContractTerm::of`): the
 /// legal hold and the retention schedule judge contracts by it.
@@ -509,14 +526,11 @@ pub(crate) async fn anonymize_in(
     let ids: Vec<i64> = proposals.iter().map(|p| p.id).collect();
     // A contract the law says to keep blocks the person instead (committed: the block is the
     // answer to the request).
-    let mut statuses = Vec::with_capacity(proposals.len());
-    for p in &proposals {
-        statuses.push((
-            p.id,
-            p.identificador.as_str(),
-            stored(ProposalStatus::from_stored(&p.status, "proposals", "status"))?,
-        ));
-    }
+    let statuses = read_statuses(
+        proposals
+            .iter()
+            .map(|p| (p.id, p.identificador.as_str(), p.status.as_str())),
+    )?;
     let mut terms_by_id = contract_terms(conn, &statuses).await?;
     let terms: Vec<ContractTerm> = statuses
         .iter()

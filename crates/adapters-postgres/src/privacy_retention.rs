@@ -7,9 +7,8 @@ use crate::person_columns::{
     ANONYMIZE_PROPOSAL_COPY, ANONYMIZED_NAME, DROP_COPY_HEALTH, DROP_REGISTRATION_HEALTH, holds_health_answers,
 };
 use crate::pool::{PgPool, connection, query_error};
-use crate::privacy::{Stop, anonymize_contents, anonymize_in, contract_terms};
+use crate::privacy::{Stop, anonymize_contents, anonymize_in, contract_terms, read_statuses};
 use crate::read_model;
-use crate::rows::stored;
 use crate::sealing::SecretSealer;
 use crate::statement::statement;
 use async_trait::async_trait;
@@ -148,14 +147,7 @@ async fn read_records(
         .get_result(conn)
         .await?;
     let rows: Vec<ProposalRow> = PROPOSALS.query().bind::<Text, _>(cpf.as_str()).load(conn).await?;
-    let mut statuses = Vec::with_capacity(rows.len());
-    for row in &rows {
-        statuses.push((
-            row.id,
-            row.identificador.as_str(),
-            stored(ProposalStatus::from_stored(&row.status, "proposals", "status"))?,
-        ));
-    }
+    let statuses = read_statuses(rows.iter().map(|r| (r.id, r.identificador.as_str(), r.status.as_str())))?;
     let mut terms = contract_terms(conn, &statuses).await?;
     let mut proposals = Vec::with_capacity(rows.len());
     for (row, (_, _, status)) in rows.iter().zip(&statuses) {

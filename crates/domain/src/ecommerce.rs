@@ -745,49 +745,49 @@ impl EcommerceService {
 /// The bodies of routes 14 to 16 as they arrive.
 pub mod bodies {
     use crate::input::{Field, Reading};
-    use crate::json_object;
     use crate::validation::Violations;
     use crate::values::Cpf;
-    use serde::Deserialize;
 
-    /// The body of routes 14 and 15: the buyer's CPF.
-    #[derive(Debug, Deserialize)]
-    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-    #[cfg_attr(
-        feature = "openapi",
-        schema(description = "Corpo das rotas 14 e 15: o CPF do comprador.")
-    )]
-    pub struct CpfBody {
-        #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{11}|\d{3}\.\d{3}\.\d{3}-\d{2})$", example = "52998224725"))]
-        pub cpf: Field<String>,
+    crate::wire_body! {
+        /// The body of routes 14 and 15: the buyer's CPF.
+        #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+        #[cfg_attr(
+            feature = "openapi",
+            schema(description = "Corpo das rotas 14 e 15: o CPF do comprador.")
+        )]
+        pub struct CpfBody => CpfMembers {
+            #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{11}|\d{3}\.\d{3}\.\d{3}-\d{2})$", example = "52998224725"))]
+            cpf: Field<String>,
+        }
     }
 
-    /// Route 16's body: the e-commerce proposal to subscribe.
-    #[derive(Debug, Deserialize)]
-    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-    #[cfg_attr(
-        feature = "openapi",
-        schema(description = "Corpo da rota 16: a proposta de e-commerce a assinar.")
-    )]
-    pub struct SubscriptionBody {
-        #[cfg_attr(feature = "openapi", schema(value_type = String, example = "4c938c72-29ae-4a6a-81f4-b5a436aceab9"))]
-        pub identifier: Field<String>,
+    crate::wire_body! {
+        /// Route 16's body: the e-commerce proposal to subscribe.
+        #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+        #[cfg_attr(
+            feature = "openapi",
+            schema(description = "Corpo da rota 16: a proposta de e-commerce a assinar.")
+        )]
+        pub struct SubscriptionBody => SubscriptionMembers {
+            #[cfg_attr(feature = "openapi", schema(value_type = String, example = "4c938c72-29ae-4a6a-81f4-b5a436aceab9"))]
+            identifier: Field<String>,
+        }
     }
-
-    json_object!(CpfBody, SubscriptionBody);
 
     impl CpfBody {
         pub fn read(self) -> Result<Cpf, Violations> {
+            let m = self.named();
             let mut v = Violations::new();
-            Reading::root(&mut v).parse("cpf", self.cpf, Cpf::parse).ok_or(v)
+            Reading::root(&mut v).parse(m.cpf.0, m.cpf.1, Cpf::parse).ok_or(v)
         }
     }
 
     impl SubscriptionBody {
         /// The proposal's identifier, trimmed and not blank.
         pub fn read(self) -> Result<String, Violations> {
+            let m = self.named();
             let mut v = Violations::new();
-            Reading::root(&mut v).text("identifier", self.identifier).ok_or(v)
+            Reading::root(&mut v).text(m.identifier.0, m.identifier.1).ok_or(v)
         }
     }
 }

@@ -181,6 +181,70 @@ macro_rules! json_object {
     )+};
 }
 
+/// Declares a request body whose every member is named on the wire once: its identifier, or the
+/// literal after `as` (what serde reads it by); `named()` gives each member beside that name, for
+/// [`Reading`]'s paths, so no reading restates a member's name. The body is a JSON object
+/// ([`json_object!`]); `=> Named` names the struct of named members.
+///
+/// ```
+/// domain::wire_body! {
+///     /// A body.
+///     pub struct Body => BodyMembers {
+///         full_name as "fullName": domain::input::Field<String>,
+///         cpf: domain::input::Field<String>,
+///     }
+/// }
+/// let body: Body = domain::input::body(serde_json::json!({"fullName": "Ana", "cpf": 1})).unwrap();
+/// let named = body.named();
+/// assert_eq!(named.full_name, ("fullName", domain::input::Field::Given("Ana".to_owned())));
+/// assert_eq!(named.cpf, ("cpf", domain::input::Field::WrongType));
+/// ```
+#[macro_export]
+macro_rules! wire_body {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident => $named:ident {
+            $(
+                $(#[$member_meta:meta])*
+                // `tt`, not `literal`: a derive (utoipa's) reads the rename's token as it is.
+                $member:ident $(as $wire:tt)? : $ty:ty
+            ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, serde::Deserialize)]
+        $vis struct $name {
+            $(
+                $(#[$member_meta])*
+                $(#[serde(rename = $wire)])?
+                pub $member: $ty,
+            )*
+        }
+
+        /// Each member of the body beside its name on the wire.
+        $vis struct $named {
+            $(pub $member: (&'static str, $ty),)*
+        }
+
+        impl $name {
+            /// Each member beside its name on the wire (the one spelling, the declaration's).
+            pub fn named(self) -> $named {
+                $named {
+                    $($member: ($crate::wire_body!(@name $member $(, $wire)?), self.$member),)*
+                }
+            }
+        }
+
+        $crate::json_object!($name);
+    };
+    (@name $member:ident) => {
+        stringify!($member)
+    };
+    (@name $member:ident, $wire:literal) => {
+        $wire
+    };
+}
+
 /// Why a whole body was refused before any member was read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("o corpo da requisição deve ser um objeto JSON")]

@@ -4,10 +4,8 @@
 //! resumes it, the deadline moved by the time it stood suspended.
 
 use crate::input::{Field, Reading};
-use crate::json_object;
 use crate::validation::{Rejection, Violations, codes};
 use base64::Engine;
-use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 /// The most items one request names.
@@ -25,58 +23,59 @@ pub const FILE_NAME_MAX_CHARS: usize = 200;
 /// The largest answer body: its files in base64 and room for the rest.
 pub const MAX_ANSWER_BODY_BYTES: usize = MAX_FILES * MAX_FILE_BYTES.div_ceil(3) * 4 + 64 * 1024;
 
-/// `POST /proposal/{identificador}/pending`'s body.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(
-    feature = "openapi",
-    schema(
-        description = "Pedido de documentos da retaguarda: suspende o prazo de aceitação até a resposta do vendedor."
-    )
-)]
-pub struct PendingBody {
-    /// O que falta, um item por documento (de 1 a 20 itens, cada um com até 200 caracteres).
-    #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>, example = json!(["Comprovante de residência"])))]
-    pub items: Field<Vec<Field<String>>>,
-    /// Uma observação ao vendedor (até 1000 caracteres).
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Enviar frente e verso"))]
-    pub note: Field<String>,
+crate::wire_body! {
+    /// `POST /proposal/{identificador}/pending`'s body.
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            description = "Pedido de documentos da retaguarda: suspende o prazo de aceitação até a resposta do vendedor."
+        )
+    )]
+    pub struct PendingBody => PendingMembers {
+        /// O que falta, um item por documento (de 1 a 20 itens, cada um com até 200 caracteres).
+        #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>, example = json!(["Comprovante de residência"])))]
+        items: Field<Vec<Field<String>>>,
+        /// Uma observação ao vendedor (até 1000 caracteres).
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Enviar frente e verso"))]
+        note: Field<String>,
+    }
 }
 
-/// `POST /proposal/{identificador}/pending/{id}/answer`'s body.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(
-    feature = "openapi",
-    schema(
-        description = "A resposta do vendedor a um pedido de documentos: retoma o prazo de aceitação, adiado pelo tempo suspenso."
-    )
-)]
-pub struct AnswerBody {
-    /// A resposta (de 1 a 1000 caracteres).
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Segue o comprovante"))]
-    pub note: Field<String>,
-    /// Até 3 arquivos PDF, JPEG ou PNG de até 5 MiB cada (o tipo é lido do conteúdo).
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<Vec<FileBody>>))]
-    pub files: Field<Vec<Field<FileBody>>>,
+crate::wire_body! {
+    /// `POST /proposal/{identificador}/pending/{id}/answer`'s body.
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            description = "A resposta do vendedor a um pedido de documentos: retoma o prazo de aceitação, adiado pelo tempo suspenso."
+        )
+    )]
+    pub struct AnswerBody => AnswerMembers {
+        /// A resposta (de 1 a 1000 caracteres).
+        #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Segue o comprovante"))]
+        note: Field<String>,
+        /// Até 3 arquivos PDF, JPEG ou PNG de até 5 MiB cada (o tipo é lido do conteúdo).
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<Vec<FileBody>>))]
+        files: Field<Vec<Field<FileBody>>>,
+    }
 }
 
-/// A file of an answer.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(
-    feature = "openapi",
-    schema(description = "Um arquivo: o nome e o conteúdo em base64.")
-)]
-pub struct FileBody {
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "comprovante.pdf"))]
-    pub name: Field<String>,
-    /// O conteúdo em base64 (RFC 4648, com preenchimento).
-    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Byte))]
-    pub content: Field<String>,
+crate::wire_body! {
+    /// A file of an answer.
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(description = "Um arquivo: o nome e o conteúdo em base64.")
+    )]
+    pub struct FileBody => FileMembers {
+        #[cfg_attr(feature = "openapi", schema(value_type = String, example = "comprovante.pdf"))]
+        name: Field<String>,
+        /// O conteúdo em base64 (RFC 4648, com preenchimento).
+        #[cfg_attr(feature = "openapi", schema(value_type = String, format = Byte))]
+        content: Field<String>,
+    }
 }
-
-json_object!(PendingBody, AnswerBody, FileBody);
 
 /// A request for documents as asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -148,17 +147,18 @@ fn item(text: &str) -> Result<String, Rejection> {
 
 impl PendingBody {
     pub fn read(self) -> Result<DocumentsRequest, Violations> {
+        let m = self.named();
         let mut v = Violations::new();
         let mut r = Reading::root(&mut v);
-        let items = r.parse_list("items", self.items, true, item);
+        let items = r.parse_list(m.items.0, m.items.1, true, item);
         if items.as_ref().is_some_and(|items| items.len() > MAX_ITEMS) {
             r.add(
-                "items",
+                m.items.0,
                 codes::TOO_MANY,
-                format!("items deve ter no máximo {MAX_ITEMS} itens"),
+                format!("{} deve ter no máximo {MAX_ITEMS} itens", m.items.0),
             );
         }
-        let note = r.optional_text_within("note", self.note, NOTE_MAX_CHARS);
+        let note = r.optional_text_within(m.note.0, m.note.1, NOTE_MAX_CHARS);
         match items {
             Some(items) if v.is_empty() => Ok(DocumentsRequest { items, note }),
             _ => Err(v),
@@ -168,18 +168,20 @@ impl PendingBody {
 
 impl AnswerBody {
     pub fn read(self) -> Result<PendingAnswerInput, Violations> {
+        let m = self.named();
         let mut v = Violations::new();
         let mut r = Reading::root(&mut v);
-        let note = r.text_within("note", self.note, NOTE_MAX_CHARS);
-        let files = match self.files {
+        let note = r.text_within(m.note.0, m.note.1, NOTE_MAX_CHARS);
+        let (files_name, files) = m.files;
+        let files = match files {
             Field::Missing => Some(Vec::new()),
-            files => r.objects("files", files, read_file),
+            files => r.objects(files_name, files, read_file),
         };
         if files.as_ref().is_some_and(|files| files.len() > MAX_FILES) {
             r.add(
-                "files",
+                files_name,
                 codes::TOO_MANY,
-                format!("files deve ter no máximo {MAX_FILES} arquivos"),
+                format!("{files_name} deve ter no máximo {MAX_FILES} arquivos"),
             );
         }
         match (note, files) {
@@ -192,42 +194,54 @@ impl AnswerBody {
 /// A file's name and content: the content base64, at most [`MAX_FILE_BYTES`] once decoded, of a
 /// type read from its first bytes.
 fn read_file(file: FileBody, r: &mut Reading<'_>) -> Option<UploadedFile> {
-    let name = r.text_within("name", file.name, FILE_NAME_MAX_CHARS);
+    let FileMembers {
+        name: (name_member, name),
+        content: (content_member, content),
+    } = file.named();
+    let name = r.text_within(name_member, name, FILE_NAME_MAX_CHARS);
     if name
         .as_deref()
         .is_some_and(|n| n.chars().any(|c| c.is_control() || c == '/' || c == '\\'))
     {
         r.add(
-            "name",
+            name_member,
             codes::INVALID_VALUE,
-            "name não pode conter barras nem caracteres de controle",
+            format!("{name_member} não pode conter barras nem caracteres de controle"),
         );
         return None;
     }
-    let content = r.string("content", file.content)?;
+    let content = r.string(content_member, content)?;
     // Refused by its length before it is decoded: a huge body costs no decoding.
     if content.len() > MAX_FILE_BYTES.div_ceil(3) * 4 {
         r.add(
-            "content",
+            content_member,
             codes::TOO_LONG,
             format!("o arquivo deve ter no máximo {} MiB", MAX_FILE_BYTES / (1024 * 1024)),
         );
         return None;
     }
     let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(content.trim()) else {
-        r.add("content", codes::INVALID_VALUE, "content deve ser base64 (RFC 4648)");
+        r.add(
+            content_member,
+            codes::INVALID_VALUE,
+            format!("{content_member} deve ser base64 (RFC 4648)"),
+        );
         return None;
     };
     if bytes.is_empty() || bytes.len() > MAX_FILE_BYTES {
         r.add(
-            "content",
+            content_member,
             codes::INVALID_VALUE,
             format!("o arquivo deve ter de 1 byte a {} MiB", MAX_FILE_BYTES / (1024 * 1024)),
         );
         return None;
     }
     let Some(content_type) = content_type_of(&bytes) else {
-        r.add("content", codes::INVALID_VALUE, "o arquivo deve ser PDF, JPEG ou PNG");
+        r.add(
+            content_member,
+            codes::INVALID_VALUE,
+            "o arquivo deve ser PDF, JPEG ou PNG",
+        );
         return None;
     };
     let sha256 = hex::encode(Sha256::digest(&bytes));

@@ -3,62 +3,61 @@
 
 use super::{DeliveryPage, Endpoint, HookPatch, HookRequest, ReplayRequest, SubscriptionPage};
 use crate::input::{Field, Reading};
-use crate::json_object;
 use crate::validation::{Rejection, Violations, codes};
 use crate::values::{EventKind, HookStatus};
 use chrono::{DateTime, Utc};
-use serde::Deserialize;
 
-/// Route 17's body.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(feature = "openapi", schema(description = "Corpo da rota 17."))]
-pub struct HookBody {
-    /// Os tipos de evento a receber; ao menos um.
-    #[cfg_attr(feature = "openapi", schema(value_type = Vec<EventKind>, min_items = 1))]
-    pub events: Field<Vec<Field<String>>>,
-    /// Para onde as entregas são enviadas: `https://` (ou `http://` em desenvolvimento), um host público.
-    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = "^https?://", example = "https://parceiro.example.com/webhooks"))]
-    pub endpoint: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = HookStatus))]
-    pub status: Field<String>,
+crate::wire_body! {
+    /// Route 17's body.
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[cfg_attr(feature = "openapi", schema(description = "Corpo da rota 17."))]
+    pub struct HookBody => HookMembers {
+        /// Os tipos de evento a receber; ao menos um.
+        #[cfg_attr(feature = "openapi", schema(value_type = Vec<EventKind>, min_items = 1))]
+        events: Field<Vec<Field<String>>>,
+        /// Para onde as entregas são enviadas: `https://` (ou `http://` em desenvolvimento), um host público.
+        #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = "^https?://", example = "https://parceiro.example.com/webhooks"))]
+        endpoint: Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = HookStatus))]
+        status: Field<String>,
+    }
 }
 
-/// The body of `PATCH /hooks/:uuid`: absent members stay as they are; at least one is needed.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(
-    feature = "openapi",
-    schema(
-        description = "Corpo de `PATCH /hooks/{uuid}`: membros ausentes ficam como estão; ao menos um é necessário."
-    )
-)]
-pub struct HookPatchBody {
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<Vec<EventKind>>, min_items = 1))]
-    pub events: Field<Vec<Field<String>>>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, pattern = "^https?://"))]
-    pub endpoint: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<HookStatus>))]
-    pub status: Field<String>,
+crate::wire_body! {
+    /// The body of `PATCH /hooks/:uuid`: absent members stay as they are; at least one is needed.
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            description = "Corpo de `PATCH /hooks/{uuid}`: membros ausentes ficam como estão; ao menos um é necessário."
+        )
+    )]
+    pub struct HookPatchBody => HookPatchMembers {
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<Vec<EventKind>>, min_items = 1))]
+        events: Field<Vec<Field<String>>>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, pattern = "^https?://"))]
+        endpoint: Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<HookStatus>))]
+        status: Field<String>,
+    }
 }
 
-/// The body of `POST /hooks/:uuid/replay`: the window of deliveries to send again.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(
-    feature = "openapi",
-    schema(
-        description = "Corpo de `POST /hooks/{uuid}/replay`: a janela (ISO 8601 com fuso) das entregas a reenviar; `until` ausente vale agora. No máximo 7 dias."
-    )
-)]
-pub struct ReplayBody {
-    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime, example = "2026-11-25T08:00:00Z"))]
-    pub since: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime, example = "2026-11-25T18:00:00Z"))]
-    pub until: Field<String>,
+crate::wire_body! {
+    /// The body of `POST /hooks/:uuid/replay`: the window of deliveries to send again.
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            description = "Corpo de `POST /hooks/{uuid}/replay`: a janela (ISO 8601 com fuso) das entregas a reenviar; `until` ausente vale agora. No máximo 7 dias."
+        )
+    )]
+    pub struct ReplayBody => ReplayMembers {
+        #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime, example = "2026-11-25T08:00:00Z"))]
+        since: Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime, example = "2026-11-25T18:00:00Z"))]
+        until: Field<String>,
+    }
 }
-
-json_object!(HookBody, HookPatchBody, ReplayBody);
 
 /// A timestamp with its offset (RFC 3339), as UTC.
 fn timestamp(input: &str) -> Result<DateTime<Utc>, Rejection> {
@@ -78,10 +77,11 @@ pub const TIMESTAMP_INVALID: &str = "data_hora_invalida";
 impl ReplayBody {
     /// The window as asked; its bounds are the use case's to check (`HookService::replay`).
     pub fn read(self) -> Result<ReplayRequest, Violations> {
+        let m = self.named();
         let mut v = Violations::new();
         let mut r = Reading::root(&mut v);
-        let since = r.parse("since", self.since, timestamp);
-        let until = r.parse_optional("until", self.until, timestamp);
+        let since = r.parse(m.since.0, m.since.1, timestamp);
+        let until = r.parse_optional(m.until.0, m.until.1, timestamp);
         match since {
             Some(since) if v.is_empty() => Ok(ReplayRequest { since, until }),
             _ => Err(v),
@@ -100,11 +100,12 @@ pub enum HookPatchRefusal {
 
 impl HookBody {
     pub fn read(self) -> Result<HookRequest, Violations> {
+        let m = self.named();
         let mut v = Violations::new();
         let mut r = Reading::root(&mut v);
-        let events = r.parse_list("events", self.events, true, EventKind::parse);
-        let endpoint = r.parse("endpoint", self.endpoint, Endpoint::parse);
-        let status = r.parse("status", self.status, HookStatus::parse);
+        let events = r.parse_list(m.events.0, m.events.1, true, EventKind::parse);
+        let endpoint = r.parse(m.endpoint.0, m.endpoint.1, Endpoint::parse);
+        let status = r.parse(m.status.0, m.status.1, HookStatus::parse);
         match (events, endpoint, status) {
             (Some(events), Some(endpoint), Some(status)) if v.is_empty() => Ok(HookRequest {
                 events,
@@ -118,12 +119,13 @@ impl HookBody {
 
 impl HookPatchBody {
     pub fn read(self) -> Result<HookPatch, HookPatchRefusal> {
+        let m = self.named();
         let mut v = Violations::new();
         let mut r = Reading::root(&mut v);
         let patch = HookPatch {
-            events: r.parse_list("events", self.events, false, EventKind::parse),
-            endpoint: r.parse_optional("endpoint", self.endpoint, Endpoint::parse),
-            status: r.parse_optional("status", self.status, HookStatus::parse),
+            events: r.parse_list(m.events.0, m.events.1, false, EventKind::parse),
+            endpoint: r.parse_optional(m.endpoint.0, m.endpoint.1, Endpoint::parse),
+            status: r.parse_optional(m.status.0, m.status.1, HookStatus::parse),
         };
         if !v.is_empty() {
             return Err(HookPatchRefusal::Invalid(v));

@@ -5,7 +5,6 @@
 //! is a new record: the history is never overwritten.
 
 use crate::input::{Field, Reading};
-use crate::json_object;
 use crate::validation::{Rejection, Violations, codes};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -54,25 +53,25 @@ impl ConsentPurpose {
     }
 }
 
-/// The body of `POST /privacy/customers/{cpf}/consents`.
-#[derive(Debug, Default, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(
-    feature = "openapi",
-    schema(description = "Um consentimento dado ou revogado pelo titular para uma finalidade.")
-)]
-pub struct ConsentBody {
-    /// A finalidade: `ofertas` ou `ofertas_parceiro`.
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "ofertas"))]
-    #[serde(default)]
-    pub purpose: Field<String>,
-    /// `true` quando o titular consente; `false` quando revoga (LGPD art. 8º, § 5º).
-    #[cfg_attr(feature = "openapi", schema(value_type = bool, example = true))]
-    #[serde(default)]
-    pub granted: Field<bool>,
+crate::wire_body! {
+    /// The body of `POST /privacy/customers/{cpf}/consents`.
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(description = "Um consentimento dado ou revogado pelo titular para uma finalidade.")
+    )]
+    #[derive(Default)]
+    pub struct ConsentBody => ConsentMembers {
+        /// A finalidade: `ofertas` ou `ofertas_parceiro`.
+        #[cfg_attr(feature = "openapi", schema(value_type = String, example = "ofertas"))]
+        #[serde(default)]
+        purpose: Field<String>,
+        /// `true` quando o titular consente; `false` quando revoga (LGPD art. 8º, § 5º).
+        #[cfg_attr(feature = "openapi", schema(value_type = bool, example = true))]
+        #[serde(default)]
+        granted: Field<bool>,
+    }
 }
-
-json_object!(ConsentBody);
 
 /// A consent to record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,10 +82,11 @@ pub struct NewConsent {
 
 impl ConsentBody {
     pub fn read(self) -> Result<NewConsent, Violations> {
+        let m = self.named();
         let mut v = Violations::new();
         let mut r = Reading::root(&mut v);
-        let purpose = r.parse("purpose", self.purpose, ConsentPurpose::parse);
-        let granted = r.boolean("granted", self.granted);
+        let purpose = r.parse(m.purpose.0, m.purpose.1, ConsentPurpose::parse);
+        let granted = r.boolean(m.granted.0, m.granted.1);
         match (purpose, granted) {
             (Some(purpose), Some(granted)) if v.is_empty() => Ok(NewConsent { purpose, granted }),
             _ => Err(v),

@@ -8,7 +8,6 @@ use crate::access::{AccessError, Operation, authorize};
 use crate::auth::model::Principal;
 use crate::clock::Clock;
 use crate::input::{Field, Reading};
-use crate::json_object;
 use crate::mail::{MailKind, MailMessage, MailSender, PersonalDataNotice};
 use crate::privacy::export::ExportRecord;
 use crate::privacy::{PrivacyError, PrivacyService};
@@ -18,7 +17,6 @@ use crate::validation::{Rejection, Violations, codes};
 use crate::values::{Cpf, Email};
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
-use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
 
@@ -95,34 +93,34 @@ impl RequestKind {
     }
 }
 
-/// The body of `POST /privacy/requests`.
-#[derive(Debug, Default, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(
-    feature = "openapi",
-    schema(description = "Um pedido do titular (LGPD art. 18), recebido pela retaguarda.")
-)]
-pub struct SubjectRequestBody {
-    /// O CPF do titular, com ou sem máscara.
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "529.982.247-25"))]
-    #[serde(default)]
-    pub cpf: Field<String>,
-    /// `acesso`, `correcao`, `anonimizacao`, `portabilidade`, `eliminacao`, `compartilhamento` ou
-    /// `revogacao_consentimento`.
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "acesso"))]
-    #[serde(default)]
-    pub kind: Field<String>,
-    /// Por onde chegou: `telefone`, `email`, `chat`, `carta` ou `presencial`.
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "telefone"))]
-    #[serde(default)]
-    pub channel: Field<String>,
-    /// O que o titular disse, se for útil (até 1000 caracteres).
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, max_length = 1000, example = "Pediu cópia dos dados por e-mail"))]
-    #[serde(default)]
-    pub note: Field<String>,
+crate::wire_body! {
+    /// The body of `POST /privacy/requests`.
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(description = "Um pedido do titular (LGPD art. 18), recebido pela retaguarda.")
+    )]
+    #[derive(Default)]
+    pub struct SubjectRequestBody => SubjectRequestMembers {
+        /// O CPF do titular, com ou sem máscara.
+        #[cfg_attr(feature = "openapi", schema(value_type = String, example = "529.982.247-25"))]
+        #[serde(default)]
+        cpf: Field<String>,
+        /// `acesso`, `correcao`, `anonimizacao`, `portabilidade`, `eliminacao`, `compartilhamento` ou
+        /// `revogacao_consentimento`.
+        #[cfg_attr(feature = "openapi", schema(value_type = String, example = "acesso"))]
+        #[serde(default)]
+        kind: Field<String>,
+        /// Por onde chegou: `telefone`, `email`, `chat`, `carta` ou `presencial`.
+        #[cfg_attr(feature = "openapi", schema(value_type = String, example = "telefone"))]
+        #[serde(default)]
+        channel: Field<String>,
+        /// O que o titular disse, se for útil (até 1000 caracteres).
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, max_length = 1000, example = "Pediu cópia dos dados por e-mail"))]
+        #[serde(default)]
+        note: Field<String>,
+    }
 }
-
-json_object!(SubjectRequestBody);
 
 /// A request to file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -135,12 +133,13 @@ pub struct NewSubjectRequest {
 
 impl SubjectRequestBody {
     pub fn read(self) -> Result<NewSubjectRequest, Violations> {
+        let m = self.named();
         let mut v = Violations::new();
         let mut r = Reading::root(&mut v);
-        let cpf = r.parse("cpf", self.cpf, Cpf::parse);
-        let kind = r.parse("kind", self.kind, RequestKind::parse);
-        let channel = r.parse("channel", self.channel, RequestChannel::parse);
-        let note = r.optional_text_within("note", self.note, NOTE_MAX_CHARS);
+        let cpf = r.parse(m.cpf.0, m.cpf.1, Cpf::parse);
+        let kind = r.parse(m.kind.0, m.kind.1, RequestKind::parse);
+        let channel = r.parse(m.channel.0, m.channel.1, RequestChannel::parse);
+        let note = r.optional_text_within(m.note.0, m.note.1, NOTE_MAX_CHARS);
         match (cpf, kind, channel) {
             (Some(cpf), Some(kind), Some(channel)) if v.is_empty() => Ok(NewSubjectRequest {
                 cpf,

@@ -9,7 +9,6 @@ use crate::refunds::RefundRecord;
 use crate::validation::{Rejection, Violations, trim_ascii};
 use crate::values::cpf::Cpf;
 use crate::values::{BankAccount, CellPhone, Email, Landline};
-use serde::Deserialize;
 
 pub const PIX_KEY_FORMAT: &str = "chave_pix_formato";
 pub const PIX_KEY_HOLDER: &str = "chave_pix_titular";
@@ -194,71 +193,73 @@ impl RefundDestination {
     }
 }
 
-/// The body of `PUT /proposal/{identificador}/refund-destination`: exactly one of `pixKey` or
-/// `refundAccount`.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(
-    feature = "openapi",
-    schema(
-        description = "Onde o cliente recebe os reembolsos a pagar do contrato: exatamente um de `pixKey` ou `refundAccount`, do próprio cliente."
-    )
-)]
-#[serde(rename_all = "camelCase")]
-pub struct RefundDestinationBody {
-    /// Chave Pix do cliente: CPF (o dele), e-mail, celular no formato `+5511912345678` ou chave
-    /// aleatória.
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "cliente@exemplo.com.br"))]
-    pub pix_key: Field<String>,
-    /// Uma conta do cliente, para transferência.
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<RefundAccountBody>))]
-    pub refund_account: Field<RefundAccountBody>,
+crate::wire_body! {
+    /// The body of `PUT /proposal/{identificador}/refund-destination`: exactly one of `pixKey` or
+    /// `refundAccount`.
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            description = "Onde o cliente recebe os reembolsos a pagar do contrato: exatamente um de `pixKey` ou `refundAccount`, do próprio cliente."
+        )
+    )]
+    pub struct RefundDestinationBody => RefundDestinationMembers {
+        /// Chave Pix do cliente: CPF (o dele), e-mail, celular no formato `+5511912345678` ou chave
+        /// aleatória.
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "cliente@exemplo.com.br"))]
+        pix_key as "pixKey": Field<String>,
+        /// Uma conta do cliente, para transferência.
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<RefundAccountBody>))]
+        refund_account as "refundAccount": Field<RefundAccountBody>,
+    }
 }
 
-/// `refundAccount`: the customer's bank account.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(
-    feature = "openapi",
-    schema(description = "Conta do cliente para a transferência do reembolso.")
-)]
-pub struct RefundAccountBody {
-    /// Código de 3 dígitos do banco (COMPE).
-    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{3}$", example = "001"))]
-    pub bank: Field<TextOrNumber>,
-    /// Até 5 dígitos, com dígito verificador opcional (1234-5).
-    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{1,5}(-[0-9X])?$", example = "1234-5"))]
-    pub agency: Field<TextOrNumber>,
-    /// Até 12 dígitos, com dígito verificador opcional (12345-6).
-    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{1,12}(-[0-9X])?$", example = "12345-6"))]
-    pub account: Field<TextOrNumber>,
-    /// `corrente`, `poupanca` ou `pagamento`.
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "corrente"))]
-    pub r#type: Field<String>,
+crate::wire_body! {
+    /// `refundAccount`: the customer's bank account.
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(description = "Conta do cliente para a transferência do reembolso.")
+    )]
+    pub struct RefundAccountBody => RefundAccountMembers {
+        /// Código de 3 dígitos do banco (COMPE).
+        #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{3}$", example = "001"))]
+        bank: Field<TextOrNumber>,
+        /// Até 5 dígitos, com dígito verificador opcional (1234-5).
+        #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{1,5}(-[0-9X])?$", example = "1234-5"))]
+        agency: Field<TextOrNumber>,
+        /// Até 12 dígitos, com dígito verificador opcional (12345-6).
+        #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{1,12}(-[0-9X])?$", example = "12345-6"))]
+        account: Field<TextOrNumber>,
+        /// `corrente`, `poupanca` ou `pagamento`.
+        #[cfg_attr(feature = "openapi", schema(value_type = String, example = "corrente"))]
+        r#type as "type": Field<String>,
+    }
 }
-
-crate::json_object!(RefundDestinationBody, RefundAccountBody);
 
 impl RefundDestinationBody {
     /// The destination, every bad member named.
     pub fn read(self) -> Result<RefundDestination, Violations> {
         let mut v = Violations::new();
         let mut r = Reading::root(&mut v);
-        let destination = match (self.pix_key, self.refund_account) {
+        let m = self.named();
+        let ((key_name, key), (account_name, account)) = (m.pix_key, m.refund_account);
+        let destination = match (key, account) {
             (Field::Missing, Field::Missing) | (Field::Given(_), Field::Given(_)) => {
                 r.add(
-                    "pixKey",
+                    key_name,
                     ONE_DESTINATION,
-                    "informe exatamente um destino: pixKey ou refundAccount",
+                    format!("informe exatamente um destino: {key_name} ou {account_name}"),
                 );
                 None
             }
-            (key, Field::Missing) => r.parse("pixKey", key, PixKey::parse).map(RefundDestination::Pix),
-            (Field::Missing, account) => r.object("refundAccount", account, |a, r| {
-                let bank = r.text_or_number("bank", a.bank);
-                let agency = r.text_or_number("agency", a.agency);
-                let number = r.text_or_number("account", a.account);
-                let kind = r.parse("type", a.r#type, AccountKind::parse);
+            (key, Field::Missing) => r.parse(key_name, key, PixKey::parse).map(RefundDestination::Pix),
+            (Field::Missing, account) => r.object(account_name, account, |a, r| {
+                let a = a.named();
+                let bank = r.text_or_number(a.bank.0, a.bank.1);
+                let agency = r.text_or_number(a.agency.0, a.agency.1);
+                let number = r.text_or_number(a.account.0, a.account.1);
+                let kind = r.parse(a.r#type.0, a.r#type.1, AccountKind::parse);
                 let (v, prefix) = r.at_this_level();
                 let account =
                     BankAccount::parse(v, prefix, bank.as_deref(), agency.as_deref(), number.as_deref(), None);
@@ -269,8 +270,8 @@ impl RefundDestinationBody {
             }),
             // One of them of the wrong type, the other absent or wrong too.
             (key, account) => {
-                r.parse("pixKey", key, PixKey::parse);
-                r.object("refundAccount", account, |_, _| None::<()>);
+                r.parse(key_name, key, PixKey::parse);
+                r.object(account_name, account, |_, _| None::<()>);
                 None
             }
         };

@@ -5,12 +5,10 @@ use crate::auth::model::{Principal, UserId};
 use crate::auth::password::{PasswordHash, PasswordPolicy};
 use crate::auth::ports::{HashError, PasswordHasher};
 use crate::input::{Field, Reading};
-use crate::json_object;
 use crate::store::StoreError;
 use crate::validation::{Violations, codes};
 use crate::values::{Application, Cnpj, Cpf, Email, FullName};
 use async_trait::async_trait;
-use serde::Deserialize;
 use std::sync::Arc;
 
 /// The fields of a new user, as given (the command line or a seed).
@@ -189,27 +187,27 @@ impl AdministerUsers {
     }
 }
 
-/// The body of `PUT /users/{email}/version`: the contract version the user's credential reads.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(
-    feature = "openapi",
-    schema(description = "A versão do contrato que a credencial do usuário passa a ler.")
-)]
-pub struct VersionPinBody {
-    /// O nome de uma versão do contrato (`2026-11-21`, `2026-11-29`, `2026-12-01`).
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "2026-12-01"))]
-    pub version: Field<String>,
+crate::wire_body! {
+    /// The body of `PUT /users/{email}/version`: the contract version the user's credential reads.
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(description = "A versão do contrato que a credencial do usuário passa a ler.")
+    )]
+    pub struct VersionPinBody => VersionPinMembers {
+        /// O nome de uma versão do contrato (`2026-11-21`, `2026-11-29`, `2026-12-01`).
+        #[cfg_attr(feature = "openapi", schema(value_type = String, example = "2026-12-01"))]
+        version: Field<String>,
+    }
 }
-
-json_object!(VersionPinBody);
 
 impl VersionPinBody {
     /// The version's name as sent, trimmed (which names exist, the HTTP edge knows).
     pub fn read(self) -> Result<String, Violations> {
+        let m = self.named();
         let mut v = Violations::new();
         let mut r = Reading::root(&mut v);
-        let version = r.text_within("version", self.version, VERSION_NAME_MAX_CHARS);
+        let version = r.text_within(m.version.0, m.version.1, VERSION_NAME_MAX_CHARS);
         match version {
             Some(version) if v.is_empty() => Ok(version),
             _ => Err(v),

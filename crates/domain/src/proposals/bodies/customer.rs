@@ -3,210 +3,203 @@
 
 use crate::customers::{AddressData, CustomerData, CustomerRules};
 use crate::input::{Field, Reading, TextOrNumber, limits};
-use crate::json_object;
 use crate::validation::{Violations, codes};
 use crate::values::*;
+use crate::wire_body;
 use chrono::NaiveDate;
-use serde::Deserialize;
 
-/// Route 3's `cliente`.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(feature = "openapi", schema(description = "O `cliente` da rota 3."))]
-pub struct RegistrationCustomerBody {
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Maria da Silva"))]
-    pub nome_completo: Field<String>,
-    /// O nome pelo qual a pessoa é conhecida (Decreto 8.727/2016), com as regras do nome completo.
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Maria Souza"))]
-    pub nome_social: Field<String>,
-    /// O nome da mãe (usado na conferência de identidade), com as regras do nome completo.
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Ana da Silva"))]
-    pub nome_mae: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{11}|\d{3}\.\d{3}\.\d{3}-\d{2})$", example = "123.456.789-09"))]
-    pub cpf: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{4}-\d{2}-\d{2}", example = "1990-05-15T00:00:00.000Z"))]
-    pub data_nascimento: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Gender))]
-    pub sexo: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<MaritalStatus>))]
-    pub estado_civil: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Brasileira"))]
-    pub nacionalidade: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{11}|\(\d{2}\) \d{5}-\d{4})$", example = "(11) 91234-5678"))]
-    pub celular: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, pattern = r"^(\d{10}|\(\d{2}\) \d{4}-\d{4})$"))]
-    pub telefone_fixo: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Email, example = "maria@exemplo.com.br"))]
-    pub email: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Professora"))]
-    pub profissao: Field<String>,
-    /// Em centavos.
-    #[cfg_attr(feature = "openapi", schema(value_type = i64, minimum = 0, example = 250000))]
-    pub salario: Field<i64>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
-    pub trabalhando: Field<bool>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
-    pub servidor_publico: Field<bool>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
-    pub pep: Field<bool>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
-    pub afastado: Field<bool>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
-    pub medicamento: Field<bool>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
-    pub medicamento_descricao: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
-    pub e_analfabeto: Field<bool>,
+wire_body! {
+    /// Route 3's `cliente`.
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[cfg_attr(feature = "openapi", schema(description = "O `cliente` da rota 3."))]
+    pub struct RegistrationCustomerBody => RegistrationCustomerMembers {
+        #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Maria da Silva"))]
+        nome_completo: Field<String>,
+        /// O nome pelo qual a pessoa é conhecida (Decreto 8.727/2016), com as regras do nome completo.
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Maria Souza"))]
+        nome_social: Field<String>,
+        /// O nome da mãe (usado na conferência de identidade), com as regras do nome completo.
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Ana da Silva"))]
+        nome_mae: Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{11}|\d{3}\.\d{3}\.\d{3}-\d{2})$", example = "123.456.789-09"))]
+        cpf: Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{4}-\d{2}-\d{2}", example = "1990-05-15T00:00:00.000Z"))]
+        data_nascimento: Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Gender))]
+        sexo: Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<MaritalStatus>))]
+        estado_civil: Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Brasileira"))]
+        nacionalidade: Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{11}|\(\d{2}\) \d{5}-\d{4})$", example = "(11) 91234-5678"))]
+        celular: Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, pattern = r"^(\d{10}|\(\d{2}\) \d{4}-\d{4})$"))]
+        telefone_fixo: Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = String, format = Email, example = "maria@exemplo.com.br"))]
+        email: Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Professora"))]
+        profissao: Field<String>,
+        /// Em centavos.
+        #[cfg_attr(feature = "openapi", schema(value_type = i64, minimum = 0, example = 250000))]
+        salario: Field<i64>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
+        trabalhando: Field<bool>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
+        servidor_publico: Field<bool>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
+        pep: Field<bool>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
+        afastado: Field<bool>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
+        medicamento: Field<bool>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+        medicamento_descricao: Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
+        e_analfabeto: Field<bool>,
+    }
 }
 
-/// Route 3's `endereco`.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(feature = "openapi", schema(description = "O `endereco` da rota 3."))]
-pub struct RegistrationAddressBody {
-    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{8}|\d{5}-\d{3})$", example = "01310100"))]
-    pub cep: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Avenida Paulista"))]
-    pub endereco: Field<String>,
-    /// Texto ou inteiro não negativo (1000, 123A, S/N).
-    #[cfg_attr(feature = "openapi", schema(value_type = TextOrNumber, inline, example = 1000))]
-    pub numero: Field<TextOrNumber>,
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Bela Vista"))]
-    pub bairro: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "São Paulo"))]
-    pub cidade: Field<String>,
-    /// Sigla da UF, em qualquer caixa; guardada em maiúsculas.
-    #[cfg_attr(feature = "openapi", schema(value_type = Uf))]
-    pub estado: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
-    pub complemento: Field<String>,
+wire_body! {
+    /// Route 3's `endereco`.
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[cfg_attr(feature = "openapi", schema(description = "O `endereco` da rota 3."))]
+    pub struct RegistrationAddressBody => RegistrationAddressMembers {
+        #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{8}|\d{5}-\d{3})$", example = "01310100"))]
+        cep: Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Avenida Paulista"))]
+        endereco: Field<String>,
+        /// Texto ou inteiro não negativo (1000, 123A, S/N).
+        #[cfg_attr(feature = "openapi", schema(value_type = TextOrNumber, inline, example = 1000))]
+        numero: Field<TextOrNumber>,
+        #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Bela Vista"))]
+        bairro: Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = String, example = "São Paulo"))]
+        cidade: Field<String>,
+        /// Sigla da UF, em qualquer caixa; guardada em maiúsculas.
+        #[cfg_attr(feature = "openapi", schema(value_type = Uf))]
+        estado: Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+        complemento: Field<String>,
+    }
 }
 
-/// Route 3's body: the customer and, optionally, its address.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(
-    feature = "openapi",
-    schema(description = "Corpo da rota 3: o cliente e, opcionalmente, seu endereço.")
-)]
-pub struct RegistrationBody {
-    #[cfg_attr(feature = "openapi", schema(value_type = RegistrationCustomerBody))]
-    pub cliente: Field<RegistrationCustomerBody>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<RegistrationAddressBody>))]
-    pub endereco: Field<RegistrationAddressBody>,
+wire_body! {
+    /// Route 3's body: the customer and, optionally, its address.
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(description = "Corpo da rota 3: o cliente e, opcionalmente, seu endereço.")
+    )]
+    pub struct RegistrationBody => RegistrationMembers {
+        #[cfg_attr(feature = "openapi", schema(value_type = RegistrationCustomerBody))]
+        cliente: Field<RegistrationCustomerBody>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<RegistrationAddressBody>))]
+        endereco: Field<RegistrationAddressBody>,
+    }
 }
 
-/// The `customer` of route 5.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(feature = "openapi", schema(description = "O `customer` da rota 5."))]
-pub struct ProposalCustomerBody {
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Maria da Silva"))]
-    pub full_name: Field<String>,
-    /// Nome social (Decreto 8.727/2016), com as regras do nome completo.
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Maria Souza"))]
-    pub social_name: Field<String>,
-    /// O nome da mãe (usado na conferência de identidade), com as regras do nome completo.
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Ana da Silva"))]
-    pub mother_name: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{11}|\d{3}\.\d{3}\.\d{3}-\d{2})$", example = "12345678909"))]
-    pub cpf: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{4}-\d{2}-\d{2}", example = "1990-05-15"))]
-    pub birth_date: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Gender))]
-    pub gender: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = MaritalStatus))]
-    pub marital_status: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Brasileira"))]
-    pub nationality: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{11}|\(\d{2}\) \d{5}-\d{4})$", example = "(11) 91234-5678"))]
-    pub cell_phone: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, pattern = r"^(\d{10}|\(\d{2}\) \d{4}-\d{4})$"))]
-    pub phone: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Email, example = "maria@exemplo.com.br"))]
-    pub email: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Professora"))]
-    pub profession: Field<String>,
-    /// Em centavos; ao menos o mínimo configurado (`MIN_SALARY_CENTS`, 141200 por padrão).
-    #[cfg_attr(feature = "openapi", schema(value_type = i64, minimum = 0, example = 141200))]
-    pub salary: Field<i64>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
-    pub working: Field<bool>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
-    pub public_server: Field<bool>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
-    pub pep: Field<bool>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
-    pub absent: Field<bool>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
-    pub medication: Field<bool>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
-    pub medication_description: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
-    pub is_illiterate: Field<bool>,
+wire_body! {
+    /// The `customer` of route 5.
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[cfg_attr(feature = "openapi", schema(description = "O `customer` da rota 5."))]
+    pub struct ProposalCustomerBody => ProposalCustomerMembers {
+        #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Maria da Silva"))]
+        full_name as "fullName": Field<String>,
+        /// Nome social (Decreto 8.727/2016), com as regras do nome completo.
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Maria Souza"))]
+        social_name as "socialName": Field<String>,
+        /// O nome da mãe (usado na conferência de identidade), com as regras do nome completo.
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Ana da Silva"))]
+        mother_name as "motherName": Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{11}|\d{3}\.\d{3}\.\d{3}-\d{2})$", example = "12345678909"))]
+        cpf: Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{4}-\d{2}-\d{2}", example = "1990-05-15"))]
+        birth_date as "birthDate": Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Gender))]
+        gender: Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = MaritalStatus))]
+        marital_status as "maritalStatus": Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Brasileira"))]
+        nationality: Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{11}|\(\d{2}\) \d{5}-\d{4})$", example = "(11) 91234-5678"))]
+        cell_phone as "cellPhone": Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, pattern = r"^(\d{10}|\(\d{2}\) \d{4}-\d{4})$"))]
+        phone: Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = String, format = Email, example = "maria@exemplo.com.br"))]
+        email: Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Professora"))]
+        profession: Field<String>,
+        /// Em centavos; ao menos o mínimo configurado (`MIN_SALARY_CENTS`, 141200 por padrão).
+        #[cfg_attr(feature = "openapi", schema(value_type = i64, minimum = 0, example = 141200))]
+        salary: Field<i64>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
+        working: Field<bool>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
+        public_server as "publicServer": Field<bool>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
+        pep: Field<bool>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
+        absent: Field<bool>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
+        medication: Field<bool>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+        medication_description as "medicationDescription": Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<bool>))]
+        is_illiterate as "isIlliterate": Field<bool>,
+    }
 }
 
-/// The `address` of routes 5 and 6.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(feature = "openapi", schema(description = "O `address` das rotas 5 e 6."))]
-pub struct ProposalAddressBody {
-    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{8}|\d{5}-\d{3})$", example = "01310100"))]
-    pub zip_code: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Avenida Paulista"))]
-    pub address: Field<String>,
-    /// Texto ou inteiro não negativo (1000, 123A, S/N).
-    #[cfg_attr(feature = "openapi", schema(value_type = TextOrNumber, inline, example = 1000))]
-    pub number: Field<TextOrNumber>,
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Bela Vista"))]
-    pub neighborhood: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "São Paulo"))]
-    pub city: Field<String>,
-    /// Sigla da UF, em qualquer caixa; guardada em maiúsculas.
-    #[cfg_attr(feature = "openapi", schema(value_type = Uf))]
-    pub state: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
-    pub complement: Field<String>,
+wire_body! {
+    /// The `address` of routes 5 and 6.
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[cfg_attr(feature = "openapi", schema(description = "O `address` das rotas 5 e 6."))]
+    pub struct ProposalAddressBody => ProposalAddressMembers {
+        #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{8}|\d{5}-\d{3})$", example = "01310100"))]
+        zip_code as "zipCode": Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Avenida Paulista"))]
+        address: Field<String>,
+        /// Texto ou inteiro não negativo (1000, 123A, S/N).
+        #[cfg_attr(feature = "openapi", schema(value_type = TextOrNumber, inline, example = 1000))]
+        number: Field<TextOrNumber>,
+        #[cfg_attr(feature = "openapi", schema(value_type = String, example = "Bela Vista"))]
+        neighborhood: Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = String, example = "São Paulo"))]
+        city: Field<String>,
+        /// Sigla da UF, em qualquer caixa; guardada em maiúsculas.
+        #[cfg_attr(feature = "openapi", schema(value_type = Uf))]
+        state: Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+        complement: Field<String>,
+    }
 }
 
-/// The reduced `customer` of route 6.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(feature = "openapi", schema(description = "O `customer` reduzido da rota 6."))]
-pub struct ShopCustomerBody {
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "João Souza"))]
-    pub full_name: Field<String>,
-    /// Nome social (Decreto 8.727/2016), com as regras do nome completo.
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Joana Souza"))]
-    pub social_name: Field<String>,
-    /// O nome da mãe (usado na conferência de identidade), com as regras do nome completo.
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Ana Souza"))]
-    pub mother_name: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{11}|\d{3}\.\d{3}\.\d{3}-\d{2})$", example = "52998224725"))]
-    pub cpf: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{4}-\d{2}-\d{2}", example = "1985-03-10"))]
-    pub birth_date: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Gender))]
-    pub gender: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<MaritalStatus>))]
-    pub marital_status: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, pattern = r"^(\d{11}|\(\d{2}\) \d{5}-\d{4})$", example = "(21) 99876-5432"))]
-    pub cell_phone: Field<String>,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = Email, example = "joao@exemplo.com.br"))]
-    pub email: Field<String>,
+wire_body! {
+    /// The reduced `customer` of route 6.
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[cfg_attr(feature = "openapi", schema(description = "O `customer` reduzido da rota 6."))]
+    pub struct ShopCustomerBody => ShopCustomerMembers {
+        #[cfg_attr(feature = "openapi", schema(value_type = String, example = "João Souza"))]
+        full_name as "fullName": Field<String>,
+        /// Nome social (Decreto 8.727/2016), com as regras do nome completo.
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Joana Souza"))]
+        social_name as "socialName": Field<String>,
+        /// O nome da mãe (usado na conferência de identidade), com as regras do nome completo.
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Ana Souza"))]
+        mother_name as "motherName": Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^(\d{11}|\d{3}\.\d{3}\.\d{3}-\d{2})$", example = "52998224725"))]
+        cpf: Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = r"^\d{4}-\d{2}-\d{2}", example = "1985-03-10"))]
+        birth_date as "birthDate": Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Gender))]
+        gender: Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<MaritalStatus>))]
+        marital_status as "maritalStatus": Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, pattern = r"^(\d{11}|\(\d{2}\) \d{5}-\d{4})$", example = "(21) 99876-5432"))]
+        cell_phone as "cellPhone": Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = Email, example = "joao@exemplo.com.br"))]
+        email: Field<String>,
+    }
 }
-
-json_object!(
-    RegistrationCustomerBody,
-    RegistrationAddressBody,
-    RegistrationBody,
-    ProposalCustomerBody,
-    ProposalAddressBody,
-    ShopCustomerBody,
-);
 
 /// What reading a customer needs besides its members: today, and the bounds of the route.
 #[derive(Debug, Clone, Copy)]
@@ -340,14 +333,15 @@ fn read_address(m: AddressMembers, r: &mut Reading<'_>) -> Option<AddressData> {
 
 impl RegistrationAddressBody {
     fn read(self, r: &mut Reading<'_>) -> Option<AddressData> {
+        let m = self.named();
         let members = AddressMembers {
-            cep: ("cep", self.cep),
-            street: ("endereco", self.endereco),
-            number: ("numero", self.numero),
-            neighborhood: ("bairro", self.bairro),
-            city: ("cidade", self.cidade),
-            state: ("estado", self.estado),
-            complement: ("complemento", self.complemento),
+            cep: m.cep,
+            street: m.endereco,
+            number: m.numero,
+            neighborhood: m.bairro,
+            city: m.cidade,
+            state: m.estado,
+            complement: m.complemento,
         };
         read_address(members, r)
     }
@@ -355,14 +349,15 @@ impl RegistrationAddressBody {
 
 impl ProposalAddressBody {
     pub(super) fn read(self, r: &mut Reading<'_>) -> Option<AddressData> {
+        let m = self.named();
         let members = AddressMembers {
-            cep: ("zipCode", self.zip_code),
-            street: ("address", self.address),
-            number: ("number", self.number),
-            neighborhood: ("neighborhood", self.neighborhood),
-            city: ("city", self.city),
-            state: ("state", self.state),
-            complement: ("complement", self.complement),
+            cep: m.zip_code,
+            street: m.address,
+            number: m.number,
+            neighborhood: m.neighborhood,
+            city: m.city,
+            state: m.state,
+            complement: m.complement,
         };
         read_address(members, r)
     }
@@ -370,29 +365,30 @@ impl ProposalAddressBody {
 
 impl RegistrationCustomerBody {
     fn read(self, r: &mut Reading<'_>, at: &ReadingRules) -> Option<CustomerData> {
+        let m = self.named();
         let members = CustomerMembers {
-            full_name: ("nome_completo", self.nome_completo),
-            social_name: ("nome_social", self.nome_social),
-            mother_name: ("nome_mae", self.nome_mae),
-            cpf: ("cpf", self.cpf),
-            birth_date: ("data_nascimento", self.data_nascimento),
-            gender: ("sexo", self.sexo),
-            marital_status: ("estado_civil", self.estado_civil),
-            nationality: ("nacionalidade", self.nacionalidade),
-            cell_phone: ("celular", self.celular),
-            landline: ("telefone_fixo", self.telefone_fixo),
-            email: ("email", self.email),
-            profession: ("profissao", self.profissao),
-            salary: ("salario", self.salario),
+            full_name: m.nome_completo,
+            social_name: m.nome_social,
+            mother_name: m.nome_mae,
+            cpf: m.cpf,
+            birth_date: m.data_nascimento,
+            gender: m.sexo,
+            marital_status: m.estado_civil,
+            nationality: m.nacionalidade,
+            cell_phone: m.celular,
+            landline: m.telefone_fixo,
+            email: m.email,
+            profession: m.profissao,
+            salary: m.salario,
             flags: [
-                ("trabalhando", self.trabalhando),
-                ("servidor_publico", self.servidor_publico),
-                ("pep", self.pep),
-                ("afastado", self.afastado),
-                ("medicamento", self.medicamento),
-                ("e_analfabeto", self.e_analfabeto),
+                m.trabalhando,
+                m.servidor_publico,
+                m.pep,
+                m.afastado,
+                m.medicamento,
+                m.e_analfabeto,
             ],
-            medication_description: ("medicamento_descricao", self.medicamento_descricao),
+            medication_description: m.medicamento_descricao,
         };
         // The registration accepts 0: not every customer has an income.
         let policy = CustomerPolicy {
@@ -405,29 +401,30 @@ impl RegistrationCustomerBody {
 
 impl ProposalCustomerBody {
     pub(super) fn read(self, r: &mut Reading<'_>, at: &ReadingRules) -> Option<CustomerData> {
+        let m = self.named();
         let members = CustomerMembers {
-            full_name: ("fullName", self.full_name),
-            social_name: ("socialName", self.social_name),
-            mother_name: ("motherName", self.mother_name),
-            cpf: ("cpf", self.cpf),
-            birth_date: ("birthDate", self.birth_date),
-            gender: ("gender", self.gender),
-            marital_status: ("maritalStatus", self.marital_status),
-            nationality: ("nationality", self.nationality),
-            cell_phone: ("cellPhone", self.cell_phone),
-            landline: ("phone", self.phone),
-            email: ("email", self.email),
-            profession: ("profession", self.profession),
-            salary: ("salary", self.salary),
+            full_name: m.full_name,
+            social_name: m.social_name,
+            mother_name: m.mother_name,
+            cpf: m.cpf,
+            birth_date: m.birth_date,
+            gender: m.gender,
+            marital_status: m.marital_status,
+            nationality: m.nationality,
+            cell_phone: m.cell_phone,
+            landline: m.phone,
+            email: m.email,
+            profession: m.profession,
+            salary: m.salary,
             flags: [
-                ("working", self.working),
-                ("publicServer", self.public_server),
-                ("pep", self.pep),
-                ("absent", self.absent),
-                ("medication", self.medication),
-                ("isIlliterate", self.is_illiterate),
+                m.working,
+                m.public_server,
+                m.pep,
+                m.absent,
+                m.medication,
+                m.is_illiterate,
             ],
-            medication_description: ("medicationDescription", self.medication_description),
+            medication_description: m.medication_description,
         };
         let policy = CustomerPolicy {
             marital_status_required: true,
@@ -439,17 +436,18 @@ impl ProposalCustomerBody {
 
 impl ShopCustomerBody {
     pub(super) fn read(self, r: &mut Reading<'_>, at: &ReadingRules) -> Option<CustomerData> {
-        let full_name = r.parse("fullName", self.full_name, FullName::parse);
-        let social_name = r.parse_optional("socialName", self.social_name, FullName::parse);
-        let mother_name = r.parse_optional("motherName", self.mother_name, FullName::parse);
-        let cpf = r.parse("cpf", self.cpf, Cpf::parse);
-        let birth_date = r.parse("birthDate", self.birth_date, |s| {
+        let m = self.named();
+        let full_name = r.parse(m.full_name.0, m.full_name.1, FullName::parse);
+        let social_name = r.parse_optional(m.social_name.0, m.social_name.1, FullName::parse);
+        let mother_name = r.parse_optional(m.mother_name.0, m.mother_name.1, FullName::parse);
+        let cpf = r.parse(m.cpf.0, m.cpf.1, Cpf::parse);
+        let birth_date = r.parse(m.birth_date.0, m.birth_date.1, |s| {
             BirthDate::parse(s, at.today, at.rules.age)
         });
-        let gender = r.parse("gender", self.gender, Gender::parse);
-        let marital_status = r.parse_optional("maritalStatus", self.marital_status, MaritalStatus::parse);
-        let cell_phone = r.parse_optional("cellPhone", self.cell_phone, CellPhone::parse);
-        let email = r.parse_optional("email", self.email, Email::parse);
+        let gender = r.parse(m.gender.0, m.gender.1, Gender::parse);
+        let marital_status = r.parse_optional(m.marital_status.0, m.marital_status.1, MaritalStatus::parse);
+        let cell_phone = r.parse_optional(m.cell_phone.0, m.cell_phone.1, CellPhone::parse);
+        let email = r.parse_optional(m.email.0, m.email.1, Email::parse);
         Some(CustomerData {
             social_name,
             mother_name,
@@ -464,10 +462,11 @@ impl ShopCustomerBody {
 impl RegistrationBody {
     /// Every bad member at once, or the customer and its address (if one was sent).
     pub fn read(self, at: &ReadingRules) -> Result<(CustomerData, Option<AddressData>), Violations> {
+        let m = self.named();
         let mut v = Violations::new();
         let mut r = Reading::root(&mut v);
-        let customer = r.object("cliente", self.cliente, |c, r| c.read(r, at));
-        let address = r.optional_object("endereco", self.endereco, |a, r| a.read(r));
+        let customer = r.object(m.cliente.0, m.cliente.1, |c, r| c.read(r, at));
+        let address = r.optional_object(m.endereco.0, m.endereco.1, |a, r| a.read(r));
         match customer {
             Some(customer) if v.is_empty() => Ok((customer, address)),
             _ => Err(v),

@@ -2,26 +2,25 @@
 //! a cancellation and the customer's withdrawal.
 
 use crate::input::{Field, Reading, limits};
-use crate::json_object;
 use crate::validation::Violations;
 use crate::values::*;
-use serde::Deserialize;
+use crate::wire_body;
 
-/// Route 12's body: the proposal and its customer, to send for signature.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(
-    feature = "openapi",
-    schema(description = "Corpo da rota 12: a proposta e seu cliente, para enviar à assinatura.")
-)]
-pub struct SignerBody {
-    /// O `id_cliente` do cliente da proposta.
-    #[cfg_attr(feature = "openapi", schema(value_type = i64, example = 1))]
-    pub customer_id: Field<i64>,
-    /// O identificador da proposta.
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "4c938c72-29ae-4a6a-81f4-b5a436aceab9"))]
-    pub identifier: Field<String>,
+wire_body! {
+    /// Route 12's body: the proposal and its customer, to send for signature.
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(description = "Corpo da rota 12: a proposta e seu cliente, para enviar à assinatura.")
+    )]
+    pub struct SignerBody => SignerMembers {
+        /// O `id_cliente` do cliente da proposta.
+        #[cfg_attr(feature = "openapi", schema(value_type = i64, example = 1))]
+        customer_id as "customerId": Field<i64>,
+        /// O identificador da proposta.
+        #[cfg_attr(feature = "openapi", schema(value_type = String, example = "4c938c72-29ae-4a6a-81f4-b5a436aceab9"))]
+        identifier: Field<String>,
+    }
 }
 
 /// The proposal to send and the customer the caller says is its own.
@@ -31,19 +30,20 @@ pub struct SendRequest {
     pub identifier: String,
 }
 
-/// The body of the back office's status change.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(
-    feature = "openapi",
-    schema(description = "Corpo da mudança de status pela retaguarda.")
-)]
-pub struct StatusChangeBody {
-    #[cfg_attr(feature = "openapi", schema(value_type = ProposalStatus))]
-    pub status: Field<String>,
-    /// O motivo, guardado com o evento.
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Documentação conferida"))]
-    pub reason: Field<String>,
+wire_body! {
+    /// The body of the back office's status change.
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(description = "Corpo da mudança de status pela retaguarda.")
+    )]
+    pub struct StatusChangeBody => StatusChangeMembers {
+        #[cfg_attr(feature = "openapi", schema(value_type = ProposalStatus))]
+        status: Field<String>,
+        /// O motivo, guardado com o evento.
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Documentação conferida"))]
+        reason: Field<String>,
+    }
 }
 
 /// The status asked for and its reason.
@@ -53,66 +53,62 @@ pub struct StatusChangeRequest {
     pub reason: Option<String>,
 }
 
-/// The body of a cancellation at the customer's request.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(
-    feature = "openapi",
-    schema(description = "Corpo do cancelamento de uma proposta a pedido do cliente.")
-)]
-pub struct CancelBody {
-    /// Por que o cliente pediu o cancelamento (de 3 a 500 caracteres), guardado com o protocolo,
-    /// o evento e o histórico.
+wire_body! {
+    /// The body of a cancellation at the customer's request.
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
     #[cfg_attr(
         feature = "openapi",
-        schema(value_type = String, min_length = 3, max_length = 500, example = "Cliente desistiu da contratação")
+        schema(description = "Corpo do cancelamento de uma proposta a pedido do cliente.")
     )]
-    pub reason: Field<String>,
+    pub struct CancelBody => CancelMembers {
+        /// Por que o cliente pediu o cancelamento (de 3 a 500 caracteres), guardado com o protocolo,
+        /// o evento e o histórico.
+        #[cfg_attr(
+            feature = "openapi",
+            schema(value_type = String, min_length = 3, max_length = 500, example = "Cliente desistiu da contratação")
+        )]
+        reason: Field<String>,
+    }
 }
 
-/// The body of `POST /proposal/{identificador}/withdraw`: the right of regret (CDC art. 49).
-#[derive(Debug, Default, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(
-    feature = "openapi",
-    schema(description = "Corpo do arrependimento (CDC, art. 49): o motivo, se o cliente quiser dá-lo.")
-)]
-pub struct WithdrawBody {
-    /// O que o cliente disse, se disse algo (de 3 a 500 caracteres); o motivo da mudança de
-    /// status é sempre `ARREPENDIMENTO`.
+wire_body! {
+    /// The body of `POST /proposal/{identificador}/withdraw`: the right of regret (CDC art. 49).
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
     #[cfg_attr(
         feature = "openapi",
-        schema(value_type = Option<String>, min_length = 3, max_length = 500, example = "Encontrei um plano mais barato")
+        schema(description = "Corpo do arrependimento (CDC, art. 49): o motivo, se o cliente quiser dá-lo.")
     )]
-    #[serde(default)]
-    pub reason: Field<String>,
+    #[derive(Default)]
+    pub struct WithdrawBody => WithdrawMembers {
+        /// O que o cliente disse, se disse algo (de 3 a 500 caracteres); o motivo da mudança de
+        /// status é sempre `ARREPENDIMENTO`.
+        #[cfg_attr(
+            feature = "openapi",
+            schema(value_type = Option<String>, min_length = 3, max_length = 500, example = "Encontrei um plano mais barato")
+        )]
+        #[serde(default)]
+        reason: Field<String>,
+    }
 }
 
-/// The body of `POST /proposal/{identificador}/debit-authorization/revoke`: the customer revokes
-/// the authorisation of the debits (Resolução CMN 4.790/2020, art. 9).
-#[derive(Debug, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(
-    feature = "openapi",
-    schema(description = "Corpo da revogação da autorização de débito em conta a pedido do cliente.")
-)]
-pub struct DebitRevocationBody {
-    /// O que o cliente disse ao revogar (de 3 a 500 caracteres), guardado com o protocolo e no
-    /// histórico.
+wire_body! {
+    /// The body of `POST /proposal/{identificador}/debit-authorization/revoke`: the customer revokes
+    /// the authorisation of the debits (Resolução CMN 4.790/2020, art. 9).
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
     #[cfg_attr(
         feature = "openapi",
-        schema(value_type = String, min_length = 3, max_length = 500, example = "Cliente vai pagar por outro meio")
+        schema(description = "Corpo da revogação da autorização de débito em conta a pedido do cliente.")
     )]
-    pub reason: Field<String>,
+    pub struct DebitRevocationBody => DebitRevocationMembers {
+        /// O que o cliente disse ao revogar (de 3 a 500 caracteres), guardado com o protocolo e no
+        /// histórico.
+        #[cfg_attr(
+            feature = "openapi",
+            schema(value_type = String, min_length = 3, max_length = 500, example = "Cliente vai pagar por outro meio")
+        )]
+        reason: Field<String>,
+    }
 }
-
-json_object!(
-    SignerBody,
-    StatusChangeBody,
-    CancelBody,
-    WithdrawBody,
-    DebitRevocationBody
-);
 
 impl DebitRevocationBody {
     /// The reason, trimmed, of 3 to 500 characters.
@@ -124,10 +120,11 @@ impl DebitRevocationBody {
 impl WithdrawBody {
     /// The reason, when given: trimmed, of 3 to 500 characters.
     pub fn read(self) -> Result<Option<String>, Violations> {
+        let m = self.named();
         let mut v = Violations::new();
         let mut r = Reading::root(&mut v);
-        let reason = r.optional_text_within("reason", self.reason, limits::REASON);
-        refuse_short_reason(&mut r, reason.as_deref());
+        let reason = r.optional_text_within(m.reason.0, m.reason.1, limits::REASON);
+        refuse_short_reason(&mut r, m.reason.0, reason.as_deref());
         if v.is_empty() { Ok(reason) } else { Err(v) }
     }
 }
@@ -135,10 +132,11 @@ impl WithdrawBody {
 impl CancelBody {
     /// The reason, trimmed, of 3 to 500 characters.
     pub fn read(self) -> Result<String, Violations> {
+        let m = self.named();
         let mut v = Violations::new();
         let mut r = Reading::root(&mut v);
-        let reason = r.text_within("reason", self.reason, limits::REASON);
-        refuse_short_reason(&mut r, reason.as_deref());
+        let reason = r.text_within(m.reason.0, m.reason.1, limits::REASON);
+        refuse_short_reason(&mut r, m.reason.0, reason.as_deref());
         match reason {
             Some(reason) if v.is_empty() => Ok(reason),
             _ => Err(v),
@@ -149,23 +147,24 @@ impl CancelBody {
 /// A customer request's reason says something: at least [`REASON_MIN_CHARS`] characters.
 ///
 /// [`REASON_MIN_CHARS`]: crate::proposals::requests::REASON_MIN_CHARS
-fn refuse_short_reason(r: &mut Reading<'_>, reason: Option<&str>) {
+fn refuse_short_reason(r: &mut Reading<'_>, name: &str, reason: Option<&str>) {
     let min = crate::proposals::requests::REASON_MIN_CHARS;
     if reason.is_some_and(|reason| reason.chars().count() < min) {
         r.add(
-            "reason",
+            name,
             crate::validation::codes::TOO_SHORT,
-            format!("reason deve ter ao menos {min} caracteres"),
+            format!("{name} deve ter ao menos {min} caracteres"),
         );
     }
 }
 
 impl SignerBody {
     pub fn read(self) -> Result<SendRequest, Violations> {
+        let m = self.named();
         let mut v = Violations::new();
         let mut r = Reading::root(&mut v);
-        let customer_id = r.integer("customerId", self.customer_id);
-        let identifier = r.text("identifier", self.identifier);
+        let customer_id = r.integer(m.customer_id.0, m.customer_id.1);
+        let identifier = r.text(m.identifier.0, m.identifier.1);
         match (customer_id, identifier) {
             (Some(customer_id), Some(identifier)) => Ok(SendRequest {
                 customer_id,
@@ -178,10 +177,11 @@ impl SignerBody {
 
 impl StatusChangeBody {
     pub fn read(self) -> Result<StatusChangeRequest, Violations> {
+        let m = self.named();
         let mut v = Violations::new();
         let mut r = Reading::root(&mut v);
-        let status = r.parse("status", self.status, ProposalStatus::parse);
-        let reason = r.optional_text_within("reason", self.reason, limits::REASON);
+        let status = r.parse(m.status.0, m.status.1, ProposalStatus::parse);
+        let reason = r.optional_text_within(m.reason.0, m.reason.1, limits::REASON);
         match status {
             Some(status) if v.is_empty() => Ok(StatusChangeRequest { status, reason }),
             _ => Err(v),
@@ -196,12 +196,13 @@ impl StatusChangeBody {
     ///
     /// [`REASON_MIN_CHARS`]: crate::proposals::requests::REASON_MIN_CHARS
     pub fn read_with_reason(self) -> Result<(ProposalStatus, String), Violations> {
+        let m = self.named();
         let mut v = Violations::new();
         let mut r = Reading::root(&mut v);
-        let status = r.parse("status", self.status, ProposalStatus::parse);
-        let reason = r.text_within("reason", self.reason, limits::REASON);
+        let status = r.parse(m.status.0, m.status.1, ProposalStatus::parse);
+        let reason = r.text_within(m.reason.0, m.reason.1, limits::REASON);
         if status == Some(ProposalStatus::Cancelled) {
-            refuse_short_reason(&mut r, reason.as_deref());
+            refuse_short_reason(&mut r, m.reason.0, reason.as_deref());
         }
         match (status, reason) {
             (Some(status), Some(reason)) if v.is_empty() => Ok((status, reason)),

@@ -4,7 +4,6 @@
 use crate::input::{Field, Reading};
 use crate::validation::{Violations, codes};
 use crate::values::*;
-use serde::Deserialize;
 
 /// Whose open proposals routes 8 and 9 look for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,46 +61,58 @@ impl AvailabilityQuery {
     }
 }
 
-/// Route 13's query: the proposal whose signing link is asked for.
-#[derive(Debug, Deserialize)]
-pub struct SignLinkQuery {
-    pub identifier: Field<String>,
+crate::wire_body! {
+    /// Route 13's query: the proposal whose signing link is asked for.
+    pub struct SignLinkQuery => SignLinkQueryMembers {
+        identifier: Field<String>,
+    }
 }
 
 impl SignLinkQuery {
     /// The identifier, trimmed; absent and blank are the same refusal.
     pub fn read(self) -> Result<String, Violations> {
+        let m = self.named();
         let mut v = Violations::new();
         let mut r = Reading::root(&mut v);
-        match r.optional_text("identifier", self.identifier) {
+        match r.optional_text(m.identifier.0, m.identifier.1) {
             Some(identifier) => Ok(identifier),
             None => {
-                r.add("identifier", codes::REQUIRED, "identifier é obrigatório");
+                r.add(
+                    m.identifier.0,
+                    codes::REQUIRED,
+                    format!("{} é obrigatório", m.identifier.0),
+                );
                 Err(v)
             }
         }
     }
 }
 
-/// The query of `GET /proposal/:identifier/document`: `version=sealed` asks for the bytes sent for
-/// signature even once the signed version exists; `version=provider` for the provider's own
-/// signed copy.
-#[derive(Debug, Deserialize)]
-pub struct DocumentQuery {
-    pub version: Field<String>,
+crate::wire_body! {
+    /// The query of `GET /proposal/:identifier/document`: `version=sealed` asks for the bytes sent for
+    /// signature even once the signed version exists; `version=provider` for the provider's own
+    /// signed copy.
+    pub struct DocumentQuery => DocumentQueryMembers {
+        version: Field<String>,
+    }
 }
 
 impl DocumentQuery {
     pub fn read(self) -> Result<crate::proposals::signing::DocumentRequest, Violations> {
         use crate::proposals::signing::DocumentRequest;
+        let m = self.named();
         let mut v = Violations::new();
         let mut r = Reading::root(&mut v);
-        match r.optional_text("version", self.version).as_deref() {
+        match r.optional_text(m.version.0, m.version.1).as_deref() {
             None => Ok(DocumentRequest::Latest),
             Some("sealed") => Ok(DocumentRequest::Sealed),
             Some("provider") => Ok(DocumentRequest::Provider),
             Some(_) => {
-                r.add("version", codes::INVALID_VALUE, "version aceita sealed ou provider");
+                r.add(
+                    m.version.0,
+                    codes::INVALID_VALUE,
+                    format!("{} aceita sealed ou provider", m.version.0),
+                );
                 Err(v)
             }
         }
