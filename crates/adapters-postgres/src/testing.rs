@@ -232,6 +232,14 @@ impl MigrationRoundTrip {
         self.connect().await
     }
 
+    /// Tries `version`'s own down, the later migrations reverted first (so the test still meets
+    /// its own migration when newer ones land), and answers what the down said: a test of a
+    /// refused down reads the refusal.
+    pub async fn try_down(&self) -> Result<String, crate::migrations::MigrationError> {
+        revert_after(&self.db.url, self.version).await;
+        crate::migrations::revert_last(&self.db.url).await
+    }
+
     /// Back to just before `version` again.
     pub async fn down(&self) -> AsyncPgConnection {
         assert_eq!(

@@ -50,11 +50,7 @@ async fn the_operations_stored_before_are_kept_and_a_late_refund_is_never_forgot
     );
 
     // With one, going down is refused whole (the later migrations reverted first).
-    adapters_postgres::testing::revert_through(&migration.db.url, "20261205000057").await;
-    let kept = adapters_postgres::migrations::revert_last(&migration.db.url)
-        .await
-        .unwrap_err()
-        .to_string();
+    let kept = migration.try_down().await.unwrap_err().to_string();
     assert!(kept.contains("devoluções tardias"), "{kept}");
     assert_eq!(
         line(&mut conn, OPERATIONS).await,

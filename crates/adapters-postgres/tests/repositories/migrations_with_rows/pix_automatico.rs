@@ -94,11 +94,7 @@ async fn pix_sales_are_taken_in_and_the_debit_contracts_keep_every_row() {
     assert_eq!(line(&mut conn, DEBITS).await, before);
     conn.batch_execute(PIX_SALE).await.unwrap();
     // The migrations after 54 go down first; 54's own down is then refused.
-    adapters_postgres::testing::revert_after(&migration.db.url, "20261129000054").await;
-    let kept = adapters_postgres::migrations::revert_last(&migration.db.url)
-        .await
-        .unwrap_err()
-        .to_string();
+    let kept = migration.try_down().await.unwrap_err().to_string();
     assert!(kept.contains("PIX AUTOMÁTICO"), "{kept}");
     assert_eq!(
         line(&mut conn, "SELECT string_agg(status, ',') AS line FROM pix_recurrences").await,

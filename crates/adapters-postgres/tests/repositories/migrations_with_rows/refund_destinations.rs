@@ -45,10 +45,7 @@ async fn refunds_to_pay_are_dated_and_a_destination_owed_is_never_forgotten() {
     conn.batch_execute(DESTINATION).await.unwrap();
 
     // A destination kept for a refund still to pay: going down is refused whole.
-    let kept = adapters_postgres::migrations::revert_last(&migration.db.url)
-        .await
-        .unwrap_err()
-        .to_string();
+    let kept = migration.try_down().await.unwrap_err().to_string();
     assert!(kept.contains("refunds still to pay"), "{kept}");
     assert_eq!(
         line(&mut conn, "SELECT count(*)::text AS line FROM refund_destinations").await,
