@@ -25,6 +25,15 @@ use domain::store::StoreError;
 use domain::values::{PaymentType, StoredValueError};
 use std::collections::HashMap;
 
+diesel::define_sql_function! {
+    /// A charge's first presentation: the one it has, else `at` (a retry is no new presentation).
+    #[sql_name = "coalesce"]
+    fn first_presented(
+        presented: Nullable<diesel::sql_types::Timestamptz>,
+        at: diesel::sql_types::Timestamptz,
+    ) -> Nullable<diesel::sql_types::Timestamptz>;
+}
+
 /// How many billings one transaction of the run claims.
 const RUN_BATCH: i64 = 500;
 
@@ -120,6 +129,9 @@ async fn create_batch(
                 charges::vencimento.eq(due_date(billing.primeiro_vencimento, period)),
                 charges::valor.eq(billing.valor),
                 charges::metodo.eq(billing.metodo.clone()),
+                // A payroll discount is asked of the employer with its charge (until the
+                // averbação, issue 67); a debit is presented by its remessa, a Pix by its sending.
+                charges::apresentada_em.eq((billing.metodo == PaymentType::PayrollDiscount.as_str()).then_some(at)),
                 charges::criada_em.eq(at),
                 charges::alterada_em.eq(at),
                 charges::alterada_por.eq(domain::billing::RUN_ACTOR),
@@ -203,13 +215,25 @@ impl TryFrom<CheckRow> for BillingCheck {
     }
 }
 
-/// The check of the billings `$condition` selects (`b` the billing): the oldest unpaid due date.
+/// The day charge `c` is unpaid from, once presented: its due date or, presented later, the
+/// Brasília day it was (decision 265).
+macro_rules! payable_from {
+    () => {
+        "greatest(c.vencimento, (c.apresentada_em AT TIME ZONE 'America/Sao_Paulo')::date)"
+    };
+}
+
+/// The check of the billings `$condition` selects (`b` the billing): the oldest day a presented
+/// charge is unpaid from.
 macro_rules! check_statement {
-    ($condition:literal) => {
+    ($condition:expr) => {
         concat!(
             "SELECT b.id_proposta, p.identificador, b.situacao, b.carencia_dias, b.suspensao_dias, \
-             (SELECT min(c.vencimento) FROM charges c \
-              WHERE c.id_proposta = b.id_proposta AND c.status IN ('aberta', 'falhou')) AS mais_antiga \
+             (SELECT min(",
+            payable_from!(),
+            ") FROM charges c \
+              WHERE c.id_proposta = b.id_proposta AND c.status IN ('aberta', 'falhou') \
+                AND c.apresentada_em IS NOT NULL) AS mais_antiga \
              FROM contract_billings b JOIN proposals p ON p.id = b.id_proposta \
              WHERE b.encerrada_em IS NULL AND ",
             $condition
@@ -237,10 +261,12 @@ impl BillingStore for PgBilling {
 
     async fn to_judge(&self, today: NaiveDate) -> Result<Vec<BillingCheck>, StoreError> {
         statement! {
-            CHECK_DUE => CheckRow = check_statement!(
+            CHECK_DUE => CheckRow = check_statement!(concat!(
                 "(b.situacao <> 'em_dia' OR b.id_proposta IN (SELECT c.id_proposta FROM charges c \
-                 WHERE c.status IN ('aberta', 'falhou') AND c.vencimento < $1)) ORDER BY b.id_proposta"
-            );
+                 WHERE c.status IN ('aberta', 'falhou') AND c.apresentada_em IS NOT NULL AND ",
+                payable_from!(),
+                " < $1)) ORDER BY b.id_proposta"
+            ));
         }
         let mut conn = connection(&self.pool).await?;
         let rows: Vec<CheckRow> = CHECK_DUE

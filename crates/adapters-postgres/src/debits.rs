@@ -4,7 +4,7 @@
 //! debit's result lands on its (charge, attempt) item once, so the same file read twice, or two
 //! files reporting one debit, change a charge once.
 
-use crate::billing::tell_changes;
+use crate::billing::{first_presented, tell_changes};
 use crate::pool::{PgPool, connection, query_error};
 use crate::read_model::parts::billing::ChargePart;
 use crate::rows::stored;
@@ -168,6 +168,8 @@ async fn build_remessa(
             charges::tentativas.eq(charges::tentativas + 1),
             charges::proxima_tentativa.eq(None::<NaiveDate>),
             charges::id_externo.eq(format!("CNAB150 {}/{} NSA {nsa}", agreement.bank, agreement.code)),
+            // Presented by its first remessa (decision 265); a retry keeps that day.
+            charges::apresentada_em.eq(first_presented(charges::apresentada_em, at)),
             charges::alterada_em.eq(at),
             charges::alterada_por.eq(RUN_ACTOR),
         ))

@@ -397,6 +397,7 @@ pub const STORED: &[StoredTable] = &[
             "valor_pago",
             "criada_em",
             "alterada_em",
+            "apresentada_em",
         ],
     },
     StoredTable {

@@ -447,6 +447,8 @@ impl PixStore for PgPix {
                     .set((
                         charges::status.eq(ChargeStatus::Open.as_str()),
                         charges::id_externo.eq(charge_txid(charge_id)),
+                        // Presented by its first sending (decision 265); a retry keeps that day.
+                        charges::apresentada_em.eq(crate::billing::first_presented(charges::apresentada_em, at)),
                         charges::tentativas.eq(*attempts),
                         // A retry's day is when it is tried again; a first attempt settles on the due date.
                         charges::proxima_tentativa.eq((*attempts > 1).then_some(*settles_on)),

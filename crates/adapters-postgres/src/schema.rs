@@ -65,6 +65,7 @@ diesel::table! {
         alterada_em -> Timestamptz,
         alterada_por -> Text,
         pix_e2e -> Nullable<Text>,
+        apresentada_em -> Nullable<Timestamptz>,
     }
 }
 

@@ -242,6 +242,65 @@ async fn a_remessa_is_read_back_and_the_banks_retorno_applies_each_result_once()
     super::console::photograph(&browser, "debito-em-conta").await;
 }
 
+/// A debit never put in a remessa was never asked of the customer: the contract stays up to date
+/// however long past its due date (decision 265). Presented late, it is late from the day it
+/// was presented, not from the due date the bank never saw.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_debit_never_presented_makes_nobody_late_and_one_presented_late_counts_from_its_remessa() {
+    let s = debit_sale().await;
+    let folder = folder(&s);
+    let identifier = debit_contract(&s, "52998224725").await;
+    let run = || async { api_actix::cli::run_billing(&config(&s)).await.unwrap() };
+    run().await;
+    let due = day(&s.app.proposal_data(&identifier, &s.partner).await["charges"][0]["dueDate"]);
+
+    // Sixty days on, no remessa made: the first charge is 50 days past due and never presented.
+    days_later(&s, 60).await;
+    let judged = run().await;
+    assert_eq!(judged.moved, [], "nothing moved");
+    let data = s.app.proposal_data(&identifier, &s.partner).await;
+    assert_eq!(data["billing"]["status"], "em_dia");
+    let charges = data["charges"].as_array().unwrap();
+    assert!(
+        charges.len() >= 2,
+        "the later periods are made all the same: {charges:?}"
+    );
+    assert!(
+        charges
+            .iter()
+            .all(|c| c["presentedAt"].is_null() && c["attempts"] == 0 && c["status"] == "aberta"),
+        "{charges:?}"
+    );
+
+    // The remessa made now presents the charges due by now, debited today; their grace days run
+    // from today.
+    let today = due + chrono::Days::new(50);
+    let sent = remessas(&s, folder.as_path(), today).await;
+    assert_eq!(sent.len(), 1);
+    assert!(
+        read_remessa_debits(&sent[0].1).iter().all(|o| o.date >= today),
+        "debited from the file's day on"
+    );
+    let data = s.app.proposal_data(&identifier, &s.partner).await;
+    let presented = data["charges"][0]["presentedAt"].as_str().unwrap().to_owned();
+    assert_eq!(data["charges"][1]["presentedAt"], presented, "one remessa");
+    days_later(&s, 65).await;
+    run().await;
+    assert_eq!(
+        s.app.proposal_data(&identifier, &s.partner).await["billing"]["status"],
+        "em_dia",
+        "five days after the remessa: within the grace days"
+    );
+    days_later(&s, 66).await;
+    run().await;
+    let data = s.app.proposal_data(&identifier, &s.partner).await;
+    assert_eq!(data["billing"]["status"], "em_atraso", "six days after the remessa");
+    assert_eq!(
+        data["charges"][0]["presentedAt"], presented,
+        "the first presentation is kept"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_retorno_of_another_agreement_or_out_of_layout_is_refused_whole() {
     let s = debit_sale().await;

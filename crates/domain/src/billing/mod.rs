@@ -8,7 +8,10 @@
 //! before ([`due_date`]). A daily run on every instance and on the worker creates each charge
 //! [`CREATION_LEAD_DAYS`] before it falls due, once per contract and period, and judges the
 //! contracts with unpaid charges ([`judge`]): late past the grace days (`em_atraso`), suspended
-//! from the product's unpaid days (`suspenso`), up to date again when paid. A failed attempt is
+//! from the product's unpaid days (`suspenso`), up to date again when paid. Only a charge the
+//! insurer presented counts ([`Charge::presented_at`]: the debit in a remessa, the Pix charge
+//! sent to the PSP, the payroll discount asked): nobody is late for money nobody asked for
+//! (Código Civil art. 396; decision 265). A failed attempt is
 //! tried again on the policy's retry days after the due date ([`next_attempt`]); after the last
 //! one the charge has failed. The online shop's card contracts are billed by the payment
 //! platform's subscription (`data.subscription`), not here.
@@ -146,8 +149,8 @@ pub fn next_attempt(
 }
 
 /// A contract's billing status on `today`, from the due date of its oldest unpaid charge (open
-/// or failed): up to date while none is more than the grace days late, suspended once one is the
-/// suspension days late, late between.
+/// or failed) that was presented: up to date while none is more than the grace days late,
+/// suspended once one is the suspension days late, late between.
 pub fn judge(
     oldest_unpaid_due: Option<NaiveDate>,
     today: NaiveDate,
@@ -180,6 +183,9 @@ pub struct Charge {
     pub status: ChargeStatus,
     /// Attempts made to collect it (a payroll charge has none: the employer reports it).
     pub attempts: i32,
+    /// When the insurer first presented it to be paid (the debit's remessa, the Pix charge's
+    /// sending, the payroll discount's request): until then it makes nobody late (decision 265).
+    pub presented_at: Option<DateTime<Utc>>,
     /// When it is tried again, after a failed attempt.
     pub next_attempt: Option<NaiveDate>,
     /// The outside service's id of it (a bank file's debit, a Pix charge's txid).

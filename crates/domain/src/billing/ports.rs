@@ -12,7 +12,9 @@ pub struct BillingCheck {
     pub proposal_id: i64,
     pub identifier: String,
     pub status: BillingStatus,
-    /// The due date of its oldest charge still open or failed.
+    /// The day its oldest presented charge still open or failed is unpaid from: its due date or,
+    /// presented later, the Brasília day it was (a charge never presented makes nobody late,
+    /// decision 265).
     pub oldest_unpaid_due: Option<NaiveDate>,
     pub grace_days: u32,
     pub suspension_days: u32,
@@ -44,7 +46,7 @@ pub trait BillingStore: Send + Sync {
     async fn create_due(&self, horizon: NaiveDate, at: DateTime<Utc>) -> Result<u64, StoreError>;
 
     /// The running contracts whose billing status may differ on `today`: those not up to date,
-    /// and those with an unpaid charge due before `today`.
+    /// and those with a presented unpaid charge due before `today`.
     async fn to_judge(&self, today: NaiveDate) -> Result<Vec<BillingCheck>, StoreError>;
 
     /// One running contract's check, if it has a billing.

@@ -27,6 +27,10 @@ pub(crate) struct ChargePart {
     pub pago_em: Option<DateTime<Utc>>,
     pub criada_em: DateTime<Utc>,
     pub alterada_em: DateTime<Utc>,
+    /// Absent from documents built before migration 000059 (read as never presented until built
+    /// again: the migration marks them).
+    #[serde(default)]
+    pub apresentada_em: Option<DateTime<Utc>>,
 }
 
 impl TryFrom<ChargePart> for Charge {
@@ -40,6 +44,7 @@ impl TryFrom<ChargePart> for Charge {
             method: c.metodo,
             status: ChargeStatus::from_stored(&c.status, "charges", "status")?,
             attempts: c.tentativas,
+            presented_at: c.apresentada_em,
             next_attempt: c.proxima_tentativa,
             external_id: c.id_externo,
             reason: c.motivo,

@@ -7,6 +7,7 @@ mod analyst_queue;
 mod anonymisation;
 mod certificates;
 mod charges;
+mod charges_presented;
 mod contract_ledger;
 mod contract_versions;
 mod customer_requests;

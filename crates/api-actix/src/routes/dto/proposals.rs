@@ -184,6 +184,11 @@ pub struct ChargeDto {
     pub status: domain::values::ChargeStatus,
     #[schema(example = 0)]
     pub attempts: i32,
+    /// Quando a seguradora a apresentou para pagamento pela primeira vez (a remessa do débito, o
+    /// envio da cobrança Pix, o pedido do desconto em folha): antes disso não deixa o contrato em
+    /// atraso.
+    #[schema(format = DateTime)]
+    pub presented_at: Option<String>,
     #[schema(format = Date)]
     pub next_attempt: Option<String>,
     pub external_id: Option<String>,
@@ -205,6 +210,7 @@ impl From<domain::billing::Charge> for ChargeDto {
             method: c.method,
             status: c.status,
             attempts: c.attempts,
+            presented_at: c.presented_at.map(iso),
             next_attempt: c.next_attempt.map(|d| d.to_string()),
             external_id: c.external_id,
             reason: c.reason,
