@@ -262,8 +262,10 @@ impl BillingStore for PgBilling {
     async fn to_judge(&self, today: NaiveDate) -> Result<Vec<BillingCheck>, StoreError> {
         statement! {
             CHECK_DUE => CheckRow = check_statement!(concat!(
+                // `c.vencimento < $1` follows from the day payable and keeps the unpaid charges'
+                // index (`charges_unpaid`) in use.
                 "(b.situacao <> 'em_dia' OR b.id_proposta IN (SELECT c.id_proposta FROM charges c \
-                 WHERE c.status IN ('aberta', 'falhou') AND c.apresentada_em IS NOT NULL AND ",
+                 WHERE c.status IN ('aberta', 'falhou') AND c.vencimento < $1 AND c.apresentada_em IS NOT NULL AND ",
                 payable_from!(),
                 " < $1)) ORDER BY b.id_proposta"
             ));

@@ -31,6 +31,19 @@ INSERT INTO proposal_customers (id_proposta, id_cliente, cpf, nome_completo, dat
     FROM proposals p JOIN customers c ON c.id = p.id_cliente;
 ";
 
+/// [`ONE_SHOP_SALE`]'s proposal made a partner's accepted contract paid by `payment`, R$ 39,90,
+/// sold by the representative of partner 11222333000181 (the migration tests of the money after
+/// the acceptance start from it).
+pub fn one_partner_contract(payment: &str) -> String {
+    format!(
+        "INSERT INTO partners (cpf_cnpj, social_reason, alterado_por) VALUES ('11222333000181', 'Parceiro', 'x');
+         INSERT INTO users (email, password_hash) VALUES ('rep@x', 'x');
+         INSERT INTO representatives (user_id, partner_id) SELECT u.id, p.id FROM users u, partners p;
+         UPDATE proposals SET status = 'APROVADO', fluxo = 'PARCEIRO', tipo_pagamento = '{payment}', valor = 3990,
+             id_parceiro = (SELECT id FROM partners), id_representante = (SELECT id FROM representatives);"
+    )
+}
+
 #[derive(QueryableByName)]
 struct Line {
     #[diesel(sql_type = diesel::sql_types::Text)]

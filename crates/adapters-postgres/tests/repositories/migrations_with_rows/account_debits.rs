@@ -6,7 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use adapters_postgres::testing::{MigrationRoundTrip, ONE_SHOP_SALE, line};
+use adapters_postgres::testing::{MigrationRoundTrip, ONE_SHOP_SALE, line, one_partner_contract};
 use diesel_async::SimpleAsyncConnection;
 
 const AUTHORIZATIONS: &str = "SELECT coalesce(string_agg(p.identificador || ':' || a.banco || ':' || a.situacao || ':' \
@@ -18,13 +18,11 @@ async fn a_contract_billed_by_debit_holds_its_authorisation_both_ways() {
     let migration = MigrationRoundTrip::before("20261128000052").await;
     let mut conn = migration.connect().await;
     conn.batch_execute(ONE_SHOP_SALE).await.unwrap();
+    conn.batch_execute(&one_partner_contract("DÉBITO EM CONTA"))
+        .await
+        .unwrap();
     conn.batch_execute(&format!(
-        "INSERT INTO partners (cpf_cnpj, social_reason, alterado_por) VALUES ('11222333000181', 'Parceiro', 'x');
-         INSERT INTO users (email, password_hash) VALUES ('rep@x', 'x');
-         INSERT INTO representatives (user_id, partner_id) SELECT u.id, p.id FROM users u, partners p;
-         UPDATE proposals SET status = 'APROVADO', fluxo = 'PARCEIRO', tipo_pagamento = 'DÉBITO EM CONTA', valor = 3990,
-             id_parceiro = (SELECT id FROM partners), id_representante = (SELECT id FROM representatives);
-         INSERT INTO proposals (identificador, id_cliente, cpf_cliente, alterado_por, tipo_envio, fluxo, id_produto,
+        "INSERT INTO proposals (identificador, id_cliente, cpf_cliente, alterado_por, tipo_envio, fluxo, id_produto,
                                 codigo_faturamento, status, id_parceiro, id_representante, tipo_pagamento, valor)
          SELECT 'p-2', id_cliente, cpf_cliente, 'x', 'sms', 'PARCEIRO', id_produto, codigo_faturamento, 'APROVADO',
                 id_parceiro, id_representante, 'DESCONTO EM FOLHA', 1990 FROM proposals;

@@ -6,7 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use adapters_postgres::testing::{MigrationRoundTrip, ONE_SHOP_SALE, line};
+use adapters_postgres::testing::{MigrationRoundTrip, ONE_SHOP_SALE, line, one_partner_contract};
 use diesel_async::SimpleAsyncConnection;
 
 const BILLINGS: &str = "SELECT coalesce(string_agg(p.identificador || ':' || b.metodo || ':' || b.valor || ':' || b.situacao \
@@ -20,14 +20,12 @@ async fn an_accepted_partner_contract_starts_its_billing_both_ways() {
     let migration = MigrationRoundTrip::before("20261128000051").await;
     let mut conn = migration.connect().await;
     conn.batch_execute(ONE_SHOP_SALE).await.unwrap();
+    conn.batch_execute(&one_partner_contract("DESCONTO EM FOLHA"))
+        .await
+        .unwrap();
     // p-1 becomes a partner's contract paid by payroll discount; p-2, an accepted card sale.
     conn.batch_execute(
-        "INSERT INTO partners (cpf_cnpj, social_reason, alterado_por) VALUES ('11222333000181', 'Parceiro', 'x');
-         INSERT INTO users (email, password_hash) VALUES ('rep@x', 'x');
-         INSERT INTO representatives (user_id, partner_id) SELECT u.id, p.id FROM users u, partners p;
-         UPDATE proposals SET status = 'APROVADO', fluxo = 'PARCEIRO', tipo_pagamento = 'DESCONTO EM FOLHA', valor = 3990,
-             id_parceiro = (SELECT id FROM partners), id_representante = (SELECT id FROM representatives);
-         INSERT INTO proposals (identificador, id_cliente, cpf_cliente, alterado_por, tipo_envio, fluxo, id_produto,
+        "INSERT INTO proposals (identificador, id_cliente, cpf_cliente, alterado_por, tipo_envio, fluxo, id_produto,
                                 codigo_faturamento, status)
          SELECT 'p-2', id_cliente, cpf_cliente, 'x', 'sms', 'ECOMMERCE', id_produto, codigo_faturamento, 'APROVADO'
          FROM proposals;

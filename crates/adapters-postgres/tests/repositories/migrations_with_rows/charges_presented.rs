@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use adapters_postgres::testing::{MigrationRoundTrip, ONE_SHOP_SALE, line};
+use adapters_postgres::testing::{MigrationRoundTrip, ONE_SHOP_SALE, line, one_partner_contract};
 use diesel_async::SimpleAsyncConnection;
 
 const CHARGES: &str = "SELECT string_agg(p.identificador || '/' || c.periodo || ':' || c.status || ':' || c.valor, ',' \
@@ -19,15 +19,13 @@ async fn each_charge_presented_before_is_dated_from_what_happened_both_ways() {
     let migration = MigrationRoundTrip::before("20261206000059").await;
     let mut conn = migration.connect().await;
     conn.batch_execute(ONE_SHOP_SALE).await.unwrap();
+    conn.batch_execute(&one_partner_contract("DÉBITO EM CONTA"))
+        .await
+        .unwrap();
     // Three contracts: by debit (period 1 in two remessas, period 2 in none), by Pix (period 1
     // sent, period 2 not yet) and by payroll.
     conn.batch_execute(
-        "INSERT INTO partners (cpf_cnpj, social_reason, alterado_por) VALUES ('11222333000181', 'Parceiro', 'x');
-         INSERT INTO users (email, password_hash) VALUES ('rep@x', 'x');
-         INSERT INTO representatives (user_id, partner_id) SELECT u.id, p.id FROM users u, partners p;
-         UPDATE proposals SET status = 'APROVADO', fluxo = 'PARCEIRO', tipo_pagamento = 'DÉBITO EM CONTA', valor = 3990,
-             id_parceiro = (SELECT id FROM partners), id_representante = (SELECT id FROM representatives);
-         INSERT INTO proposals (identificador, id_cliente, cpf_cliente, alterado_por, tipo_envio, fluxo, id_produto,
+        "INSERT INTO proposals (identificador, id_cliente, cpf_cliente, alterado_por, tipo_envio, fluxo, id_produto,
                                 codigo_faturamento, status, id_parceiro, id_representante, tipo_pagamento, valor)
          SELECT v.id, id_cliente, cpf_cliente, 'x', 'sms', 'PARCEIRO', id_produto, codigo_faturamento, 'APROVADO',
                 id_parceiro, id_representante, v.tipo, 1990

@@ -6,7 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use adapters_postgres::testing::{MigrationRoundTrip, ONE_SHOP_SALE, line};
+use adapters_postgres::testing::{MigrationRoundTrip, ONE_SHOP_SALE, line, one_partner_contract};
 use diesel_async::SimpleAsyncConnection;
 
 const AUTHORIZATIONS: &str = "SELECT string_agg(p.identificador || ':' || a.situacao || ':' || a.situacao_por, ',' \
@@ -18,13 +18,11 @@ async fn who_changed_each_authorisation_is_kept_and_a_revocation_is_a_request() 
     let migration = MigrationRoundTrip::before("20261129000053").await;
     let mut conn = migration.connect().await;
     conn.batch_execute(ONE_SHOP_SALE).await.unwrap();
+    conn.batch_execute(&one_partner_contract("DÉBITO EM CONTA"))
+        .await
+        .unwrap();
     conn.batch_execute(
-        "INSERT INTO partners (cpf_cnpj, social_reason, alterado_por) VALUES ('11222333000181', 'Parceiro', 'x');
-         INSERT INTO users (email, password_hash) VALUES ('rep@x', 'x');
-         INSERT INTO representatives (user_id, partner_id) SELECT u.id, p.id FROM users u, partners p;
-         UPDATE proposals SET status = 'APROVADO', fluxo = 'PARCEIRO', tipo_pagamento = 'DÉBITO EM CONTA', valor = 3990,
-             id_parceiro = (SELECT id FROM partners), id_representante = (SELECT id FROM representatives);
-         INSERT INTO proposals (identificador, id_cliente, cpf_cliente, alterado_por, tipo_envio, fluxo, id_produto,
+        "INSERT INTO proposals (identificador, id_cliente, cpf_cliente, alterado_por, tipo_envio, fluxo, id_produto,
                                 codigo_faturamento, status, id_parceiro, id_representante, tipo_pagamento, valor)
          SELECT 'p-2', id_cliente, cpf_cliente, 'x', 'sms', 'PARCEIRO', id_produto, codigo_faturamento, 'APROVADO',
                 id_parceiro, id_representante, 'DÉBITO EM CONTA', 3990 FROM proposals;

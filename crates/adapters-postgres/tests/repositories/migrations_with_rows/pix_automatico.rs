@@ -6,7 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use adapters_postgres::testing::{MigrationRoundTrip, ONE_SHOP_SALE, line};
+use adapters_postgres::testing::{MigrationRoundTrip, ONE_SHOP_SALE, line, one_partner_contract};
 use diesel_async::SimpleAsyncConnection;
 
 const DEBITS: &str = "SELECT string_agg(p.identificador || ':' || pp.tipo || ':' || b.metodo || ':' || c.status, ',' \
@@ -43,13 +43,11 @@ async fn pix_sales_are_taken_in_and_the_debit_contracts_keep_every_row() {
     let migration = MigrationRoundTrip::before("20261129000054").await;
     let mut conn = migration.connect().await;
     conn.batch_execute(ONE_SHOP_SALE).await.unwrap();
+    conn.batch_execute(&one_partner_contract("DÉBITO EM CONTA"))
+        .await
+        .unwrap();
     conn.batch_execute(
-        "INSERT INTO partners (cpf_cnpj, social_reason, alterado_por) VALUES ('11222333000181', 'Parceiro', 'x');
-         INSERT INTO users (email, password_hash) VALUES ('rep@x', 'x');
-         INSERT INTO representatives (user_id, partner_id) SELECT u.id, p.id FROM users u, partners p;
-         UPDATE proposals SET status = 'APROVADO', fluxo = 'PARCEIRO', tipo_pagamento = 'DÉBITO EM CONTA', valor = 3990,
-             id_parceiro = (SELECT id FROM partners), id_representante = (SELECT id FROM representatives);
-         INSERT INTO proposal_payments (id_proposta, tipo, alterado_por, banco, agencia, conta)
+        "INSERT INTO proposal_payments (id_proposta, tipo, alterado_por, banco, agencia, conta)
          SELECT id, 'DÉBITO EM CONTA', 'x', '001', '1234', '12345-6' FROM proposals;
          INSERT INTO contract_billings (id_proposta, metodo, valor, aceita_em, primeiro_vencimento, proximo_vencimento,
              retentativas_dias, carencia_dias, suspensao_dias, situacao_desde, situacao_por)
