@@ -1,5 +1,6 @@
 //! Rendering a domain message into an e-mail, from the templates kept as files.
 
+use domain::billing::arrears::NoticeKind;
 use domain::mail::{MailKind, MailMessage};
 use lettre::Message;
 use lettre::message::header::ContentType;
@@ -79,6 +80,8 @@ fn environment() -> Environment<'static> {
             include_str!("../templates/refund_destination.html"),
         ),
         ("terms.html", include_str!("../templates/terms.html")),
+        ("arrears_notice.txt", include_str!("../templates/arrears_notice.txt")),
+        ("arrears_notice.html", include_str!("../templates/arrears_notice.html")),
     ];
     for (name, source) in templates {
         // The templates are part of the binary; a syntax error is caught by this crate's tests.
@@ -88,9 +91,9 @@ fn environment() -> Environment<'static> {
 }
 
 /// The subject, and the template pair with its values.
-fn parts(message: &MailMessage) -> (&'static str, &'static str, minijinja::Value) {
+fn parts(message: &MailMessage) -> (String, &'static str, minijinja::Value) {
     let email = message.to.as_str();
-    match &message.kind {
+    let (subject, template, values) = match &message.kind {
         MailKind::PasswordRecovery { link, valid_hours } => (
             "Redefinição de senha",
             "password_recovery",
@@ -152,7 +155,39 @@ fn parts(message: &MailMessage) -> (&'static str, &'static str, minijinja::Value
                 at => notice.at,
             },
         ),
-    }
+        MailKind::ArrearsNotice(notice) => {
+            // The notice names the contract in its subject, so that it reads as what it is in a
+            // mailbox's list (Lei 15.040/2024 art. 20 §2).
+            let subject = match notice.kind {
+                NoticeKind::Late => format!("Aviso de atraso: proposta {}", notice.identifier),
+                NoticeKind::EndWarning => format!(
+                    "Aviso de atraso: seu seguro será cancelado em {} (proposta {})",
+                    notice.ends_on, notice.identifier
+                ),
+                NoticeKind::Ended => format!(
+                    "Seu seguro foi cancelado por falta de pagamento (proposta {})",
+                    notice.identifier
+                ),
+            };
+            return (
+                subject,
+                "arrears_notice",
+                context! {
+                    kind => notice.kind.as_str(),
+                    name => notice.customer_name,
+                    identifier => notice.identifier,
+                    product => notice.product,
+                    period => notice.period,
+                    due_date => notice.due_date,
+                    amount => notice.amount,
+                    notice_days => notice.notice_days,
+                    ends_on => notice.ends_on,
+                    refunds => notice.refunds,
+                },
+            );
+        }
+    };
+    (subject.to_owned(), template, values)
 }
 
 /// The values of a proposal's end notice.
@@ -171,7 +206,7 @@ fn notice_values(notice: &domain::mail::EndNotice) -> minijinja::Value {
 /// A message rendered from its templates, before MIME encoding.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rendered {
-    pub subject: &'static str,
+    pub subject: String,
     pub text: String,
     pub html: String,
 }
@@ -425,5 +460,59 @@ mod tests {
         let raw = String::from_utf8(email.formatted()).unwrap();
         assert!(raw.contains("multipart/alternative") && raw.contains("text/plain") && raw.contains("text/html"));
         assert!(raw.contains("To: ana@exemplo.com.br"));
+    }
+
+    fn arrears(kind: NoticeKind, refunds: &[&str]) -> MailMessage {
+        message(MailKind::ArrearsNotice(domain::mail::ArrearsNotice {
+            kind,
+            customer_name: "Maria <Silva>".into(),
+            identifier: "abc-123".into(),
+            product: "Seguro Vida".into(),
+            period: 2,
+            due_date: "16/01/2027".into(),
+            amount: "R$ 39,90".into(),
+            notice_days: 15,
+            ends_on: "17/03/2027".into(),
+            refunds: refunds.iter().map(|r| (*r).to_owned()).collect(),
+        }))
+    }
+
+    #[test]
+    fn each_notice_of_an_unpaid_premium_names_the_contract_and_says_what_the_law_makes_of_it() {
+        let late = render(&arrears(NoticeKind::Late, &[])).unwrap();
+        assert_eq!(late.subject, "Aviso de atraso: proposta abc-123");
+        // HTML escaping writes `/` as `&#x2f;`, which mail readers show as `/`.
+        for text in [late.text.clone(), late.html.replace("&#x2f;", "/")] {
+            assert!(text.contains("15 dias, contados do recebimento deste aviso"), "{text}");
+            assert!(text.contains("a cobertura do seguro será suspensa"), "{text}");
+            assert!(text.contains("sinistros ocorridos a partir de 16/01/2027"), "{text}");
+            assert!(text.contains("R$ 39,90") && text.contains("abc-123"), "{text}");
+        }
+        assert!(late.html.contains("Maria &lt;Silva&gt;"), "escaped: {}", late.html);
+
+        let warning = render(&arrears(NoticeKind::EndWarning, &[])).unwrap();
+        assert_eq!(
+            warning.subject,
+            "Aviso de atraso: seu seguro será cancelado em 17/03/2027 (proposta abc-123)"
+        );
+        assert!(
+            warning.text.contains("o seguro será cancelado em 17/03/2027"),
+            "{}",
+            warning.text
+        );
+
+        let ended = render(&arrears(
+            NoticeKind::Ended,
+            &["R$ 12,00 devolvidos por Pix à conta que pagou"],
+        ))
+        .unwrap();
+        assert!(
+            ended
+                .subject
+                .starts_with("Seu seguro foi cancelado por falta de pagamento")
+        );
+        assert!(ended.text.contains("- R$ 12,00 devolvidos por Pix"), "{}", ended.text);
+        let nothing = render(&arrears(NoticeKind::Ended, &[])).unwrap();
+        assert!(!nothing.text.contains("devolvida"), "{}", nothing.text);
     }
 }

@@ -10,7 +10,7 @@ use crate::pool::{PgPool, connection, query_error};
 use crate::read_model;
 use crate::read_model::parts::billing::{BillingPart, ChargePart};
 use crate::rows::stored;
-use crate::schema::{charges, contract_billings as billings, proposals};
+use crate::schema::{billing_notices, charges, contract_billings as billings, proposals};
 use crate::statement::statement;
 use crate::unit_of_work::on_move::queue_charge_event;
 use async_trait::async_trait;
@@ -198,6 +198,8 @@ struct CheckRow {
     carencia_dias: i32,
     #[diesel(sql_type = Integer)]
     suspensao_dias: i32,
+    #[diesel(sql_type = Nullable<Date>)]
+    aviso_desde: Option<NaiveDate>,
 }
 
 impl TryFrom<CheckRow> for BillingCheck {
@@ -211,6 +213,7 @@ impl TryFrom<CheckRow> for BillingCheck {
             oldest_unpaid_due: r.mais_antiga,
             grace_days: u32::try_from(r.carencia_dias).unwrap_or_default(),
             suspension_days: u32::try_from(r.suspensao_dias).unwrap_or_default(),
+            notice_from: r.aviso_desde,
         })
     }
 }
@@ -224,7 +227,8 @@ macro_rules! payable_from {
 }
 
 /// The check of the billings `$condition` selects (`b` the billing): the oldest day a presented
-/// charge is unpaid from.
+/// charge is unpaid from, and the day its open notice of lateness counts from (its receipt, or
+/// its frustration; Lei 15.040 art. 20 §§1, 3).
 macro_rules! check_statement {
     ($condition:expr) => {
         concat!(
@@ -233,7 +237,10 @@ macro_rules! check_statement {
             payable_from!(),
             ") FROM charges c \
               WHERE c.id_proposta = b.id_proposta AND c.status IN ('aberta', 'falhou') \
-                AND c.apresentada_em IS NOT NULL) AS mais_antiga \
+                AND c.apresentada_em IS NOT NULL) AS mais_antiga, \
+             (SELECT (coalesce(n.recebido_em, n.frustrado_em) AT TIME ZONE 'America/Sao_Paulo')::date \
+              FROM billing_notices n WHERE n.id_proposta = b.id_proposta AND n.tipo = 'atraso' \
+                AND n.fechado_em IS NULL) AS aviso_desde \
              FROM contract_billings b JOIN proposals p ON p.id = b.id_proposta \
              WHERE b.encerrada_em IS NULL AND ",
             $condition
@@ -317,6 +324,15 @@ impl BillingStore for PgBilling {
                 .await?;
             if moved == 0 {
                 return Ok(false);
+            }
+            // Paid: the arrears' notices are closed, a later one starts over (art. 20 §1).
+            if to == BillingStatus::UpToDate {
+                diesel::update(billing_notices::table)
+                    .filter(billing_notices::id_proposta.eq(proposal_id))
+                    .filter(billing_notices::fechado_em.is_null())
+                    .set(billing_notices::fechado_em.eq(at))
+                    .execute(conn)
+                    .await?;
             }
             let billing = Billing { status: to, since: at };
             queue_charge_event(conn, proposal_id, None, &billing, at).await?;

@@ -328,6 +328,8 @@ pub const STORED: &[StoredTable] = &[
             "situacao",
             "situacao_desde",
             "encerrada_em",
+            "primeira_parcela",
+            "encerramento_dias",
         ],
     },
     StoredTable {
@@ -398,6 +400,23 @@ pub const STORED: &[StoredTable] = &[
             "criada_em",
             "alterada_em",
             "apresentada_em",
+        ],
+    },
+    StoredTable {
+        table: "billing_notice_deliveries",
+        // Where a notice of an unpaid premium went, masked (`m***@exemplo.com.br`,
+        // `(11) *****-5678`): the proof that it reached the contact the proposal keeps.
+        personal: &[("destino", &[Contact])],
+        other: &[
+            "id",
+            "id_aviso",
+            "canal",
+            "id_externo",
+            "status",
+            "motivo",
+            "enviado_em",
+            "entregue_em",
+            "falhou_em",
         ],
     },
     StoredTable {

@@ -36,6 +36,36 @@ diesel::table! {
 }
 
 diesel::table! {
+    billing_notice_deliveries (id) {
+        id -> Int8,
+        id_aviso -> Int8,
+        canal -> Text,
+        destino -> Text,
+        id_externo -> Nullable<Text>,
+        status -> Text,
+        motivo -> Nullable<Text>,
+        enviado_em -> Timestamptz,
+        entregue_em -> Nullable<Timestamptz>,
+        falhou_em -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    billing_notices (id) {
+        id -> Int8,
+        id_proposta -> Int8,
+        tipo -> Text,
+        periodo -> Nullable<Int4>,
+        vencimento -> Nullable<Date>,
+        valor -> Nullable<Int8>,
+        criado_em -> Timestamptz,
+        recebido_em -> Nullable<Timestamptz>,
+        frustrado_em -> Nullable<Timestamptz>,
+        fechado_em -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
     card_invoices (id_fatura) {
         id_fatura -> Text,
         id_proposta -> Int8,
@@ -85,6 +115,8 @@ diesel::table! {
         situacao_desde -> Timestamptz,
         situacao_por -> Text,
         encerrada_em -> Nullable<Timestamptz>,
+        primeira_parcela -> Text,
+        encerramento_dias -> Int4,
     }
 }
 
@@ -466,6 +498,8 @@ diesel::table! {
         cobranca_retentativas_dias -> Array<Nullable<Int4>>,
         cobranca_carencia_dias -> Int4,
         cobranca_suspensao_dias -> Int4,
+        cobranca_primeira_parcela -> Text,
+        cobranca_encerramento_dias -> Int4,
     }
 }
 
@@ -931,6 +965,8 @@ diesel::table! {
     }
 }
 
+diesel::joinable!(billing_notice_deliveries -> billing_notices (id_aviso));
+diesel::joinable!(billing_notices -> contract_billings (id_proposta));
 diesel::joinable!(card_invoices -> proposals (id_proposta));
 diesel::joinable!(charges -> contract_billings (id_proposta));
 diesel::joinable!(contract_billings -> proposals (id_proposta));
@@ -992,6 +1028,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     addresses,
     banks,
     billing_groups,
+    billing_notice_deliveries,
+    billing_notices,
     card_invoices,
     charges,
     contract_billings,

@@ -246,6 +246,7 @@ impl Application {
         ))
         .chain(std::iter::once(spawn_billing_run(
             services.billing(services.rules_clock()),
+            services.arrears(services.rules_clock(), Arc::new(state.settlement.clone()))?,
             state.pix.as_ref().map(|p| p.collection.clone()),
             state.settlement.clone(),
             services.ledger_check(services.rules_clock()),

@@ -139,6 +139,22 @@ impl Services {
         billing_service(&self.pool, clock)
     }
 
+    /// The notices of an unpaid premium and the contracts' end for it (issue 67), judged by
+    /// `clock`; `ender` is the settlement that ends a contract with its money.
+    pub fn arrears(
+        &self,
+        clock: Arc<dyn domain::clock::Clock>,
+        ender: Arc<dyn domain::billing::arrears::ContractEnd>,
+    ) -> Result<domain::billing::arrears::ArrearsService, StartupError> {
+        Ok(domain::billing::arrears::ArrearsService {
+            store: Arc::new(adapters_postgres::PgArrears::new(self.pool.clone())),
+            ender,
+            mail: mailer(&self.config)?,
+            messenger: messenger(&self.config, clock.clone()),
+            clock,
+        })
+    }
+
     pub fn debits(&self, clock: Arc<dyn domain::clock::Clock>) -> domain::billing::debits::DebitsService {
         debits_service(&self.config, &self.pool, clock)
     }
@@ -543,6 +559,22 @@ pub fn mailer(config: &Config) -> Result<Arc<BackgroundMailer>, StartupError> {
         None => Delivery::files(&config.outside.mail.directory)?,
     };
     Ok(Arc::new(BackgroundMailer::new(delivery, &config.outside.mail.from)?))
+}
+
+/// The provider of the notices' text messages: development's sandbox (every message delivered at
+/// once, save to numbers ending in 0000); none in production yet, where the notices go by e-mail
+/// alone (decision 266).
+fn messenger(
+    config: &Config,
+    clock: Arc<dyn domain::clock::Clock>,
+) -> Option<(Arc<dyn domain::messaging::Messenger>, domain::messaging::MessageChannel)> {
+    match config.server.environment {
+        crate::config::Environment::Development => Some((
+            Arc::new(adapters_messaging::SandboxMessenger::new(clock)),
+            domain::messaging::MessageChannel::Sms,
+        )),
+        crate::config::Environment::Production => None,
+    }
 }
 
 /// The use cases that move money on the payment platform (Stripe, or the sandbox platform in

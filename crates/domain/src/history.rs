@@ -56,9 +56,12 @@ pub mod actions {
     /// The authorisation of the debits refused by the bank or revoked (at the bank or through the
     /// insurer), with its reason.
     pub const DEBIT_AUTHORIZATION: &str = "autorizacao_debito";
+    /// A notice of an unpaid premium sent (Lei 15.040/2024 arts. 20–21): its kind, the period and
+    /// each channel's delivery.
+    pub const BILLING_NOTICE: &str = "aviso_cobranca";
 
     /// Every action, in the order a proposal's life meets them.
-    pub const ALL: [&str; 20] = [
+    pub const ALL: [&str; 21] = [
         CREATED,
         CORRECTED,
         SENT,
@@ -75,6 +78,7 @@ pub mod actions {
         CHARGE,
         BILLING_STATUS,
         DEBIT_AUTHORIZATION,
+        BILLING_NOTICE,
         EXPORTED,
         BLOCKED,
         RETENTION,
@@ -104,6 +108,7 @@ pub mod actions {
             CHARGE => "Cobrança",
             BILLING_STATUS => "Situação da cobrança",
             DEBIT_AUTHORIZATION => "Autorização de débito em conta",
+            BILLING_NOTICE => "Aviso de cobrança (atraso, cancelamento)",
             _ => "Alteração",
         }
     }

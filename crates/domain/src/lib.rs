@@ -132,6 +132,7 @@ pub mod input;
 pub mod ledger;
 pub mod mail;
 pub mod masking;
+pub mod messaging;
 pub mod paging;
 pub mod privacy;
 pub mod proposals;

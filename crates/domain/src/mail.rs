@@ -37,6 +37,28 @@ pub enum MailKind {
     /// Where the contract's refunds to pay will be paid, as the seller or the back office
     /// recorded it, and what is owed (issue 65).
     RefundDestination(RefundDestinationNotice),
+    /// A notice of an unpaid premium (Lei 15.040/2024 arts. 20–21, issue 67): late, the end
+    /// ahead, or the contract ended.
+    ArrearsNotice(ArrearsNotice),
+}
+
+/// The values of a notice of an unpaid premium, as people read them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArrearsNotice {
+    pub kind: crate::billing::notice_kind::NoticeKind,
+    pub customer_name: String,
+    pub identifier: String,
+    pub product: String,
+    /// The unpaid charge's period, due date (`08/12/2026`) and amount (`R$ 39,90`).
+    pub period: i32,
+    pub due_date: String,
+    pub amount: String,
+    /// The days to pay from the receipt (art. 20 §1).
+    pub notice_days: u32,
+    /// The first day the contract may end (art. 21), for the notice of the end.
+    pub ends_on: String,
+    /// What goes back, for the notice of the end made.
+    pub refunds: Vec<String>,
 }
 
 /// What the customer is told when their refund destination is recorded.
@@ -119,6 +141,12 @@ impl std::fmt::Debug for MailKind {
                 notice.identifier, notice.sha256
             ),
             MailKind::RefundDestination(n) => write!(f, "RefundDestination {{ identifier: {} }}", n.identifier),
+            MailKind::ArrearsNotice(n) => write!(
+                f,
+                "ArrearsNotice {{ kind: {}, identifier: {} }}",
+                n.kind.as_str(),
+                n.identifier
+            ),
         }
     }
 }
@@ -135,6 +163,7 @@ impl MailKind {
             MailKind::Terms { .. } => "termos",
             MailKind::PersonalData(_) => "dados_pessoais",
             MailKind::RefundDestination(_) => "destino_reembolso",
+            MailKind::ArrearsNotice(_) => "aviso_cobranca",
         }
     }
 }

@@ -261,6 +261,10 @@ async fn the_console_shows_a_suspended_contract_and_its_charges() {
     let (s, _receiver) = billed_sale().await;
     let identifier = contract(&s, CPF).await;
     run(&s).await;
+    // Late six days past due, and noticed then: the cover may be suspended 15 days after the
+    // notice's receipt (Lei 15.040/2024 art. 20 §1, decision 266), so thirty days past due it is.
+    days_later(&s, 16).await;
+    run(&s).await;
     days_later(&s, 40).await;
     run(&s).await;
 

@@ -3,6 +3,7 @@
 
 mod acceptance;
 mod analyst_queue;
+mod arrears;
 mod bank_returns;
 mod billing;
 mod browser;

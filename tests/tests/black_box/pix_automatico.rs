@@ -17,7 +17,7 @@ const PSP_SUBJECT: &str = "CN=psp.sandbox.example,O=PSP Sandbox,C=BR";
 
 /// The service behind its TLS proxy on this machine's 127.0.0.1, which verifies the PSP's client
 /// certificate and passes its subject on (decision 245: the header is believed only from it).
-async fn setup() -> Setup {
+pub(super) async fn setup() -> Setup {
     let app = TestApp::spawn_with(&[
         ("PIX_WEBHOOK_SUBJECTS", PSP_SUBJECT),
         ("TRUSTED_PROXIES", "127.0.0.1/32"),
@@ -43,13 +43,13 @@ fn pix_body(cpf: &str, account: Option<Value>) -> Value {
 }
 
 /// A Pix sale made, sent and signed by every party: its identifier.
-async fn signed_pix_sale(s: &Setup, account: Option<Value>) -> String {
+pub(super) async fn signed_pix_sale(s: &Setup, account: Option<Value>) -> String {
     let identifier = s.app.sent_proposal_of(&s.partner, &pix_body(CPF, account)).await;
     s.app.sign_as_every_party(&s.office, &identifier).await;
     identifier
 }
 
-async fn run(s: &Setup) -> domain::billing::pix_collection::PixPass {
+pub(super) async fn run(s: &Setup) -> domain::billing::pix_collection::PixPass {
     let config = TestApp::config(&s.app.db, &[]);
     api_actix::cli::run_billing(&config).await.unwrap();
     api_actix::cli::run_pix(&config)
@@ -58,7 +58,7 @@ async fn run(s: &Setup) -> domain::billing::pix_collection::PixPass {
         .expect("the sandbox PSP in development")
 }
 
-async fn sandbox(s: &Setup, path: &str) -> Value {
+pub(super) async fn sandbox(s: &Setup, path: &str) -> Value {
     let response = s.app.post_json(&format!("/sandbox/pix/{path}"), &json!({})).await;
     assert_eq!(response.status(), StatusCode::OK, "{}", response.text().await.unwrap());
     response.json::<Value>().await.unwrap()["data"].clone()
@@ -72,7 +72,7 @@ async fn notify(s: &Setup, kind: &str, subject: Option<&str>, body: &Value) -> r
     request.send().await.unwrap()
 }
 
-fn charge(data: &Value, period: i64) -> Value {
+pub(super) fn charge(data: &Value, period: i64) -> Value {
     data["charges"]
         .as_array()
         .unwrap()
@@ -82,7 +82,7 @@ fn charge(data: &Value, period: i64) -> Value {
         .unwrap_or_else(|| panic!("no charge {period}: {}", data["charges"]))
 }
 
-fn txid(data: &Value, period: i64) -> String {
+pub(super) fn txid(data: &Value, period: i64) -> String {
     charge(data, period)["externalId"].as_str().unwrap().to_owned()
 }
 

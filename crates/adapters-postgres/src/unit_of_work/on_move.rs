@@ -103,7 +103,17 @@ pub(crate) async fn billing(conn: &mut AsyncPgConnection, change: &StatusChange)
     }
 }
 
-type PolicyRow = (String, Option<String>, i64, i32, Vec<Option<i32>>, i32, i32);
+type PolicyRow = (
+    String,
+    Option<String>,
+    i64,
+    i32,
+    Vec<Option<i32>>,
+    i32,
+    i32,
+    String,
+    i32,
+);
 
 async fn start(conn: &mut AsyncPgConnection, change: &StatusChange) -> QueryResult<()> {
     let row: Option<PolicyRow> = proposals::table
@@ -117,11 +127,24 @@ async fn start(conn: &mut AsyncPgConnection, change: &StatusChange) -> QueryResu
             products::cobranca_retentativas_dias,
             products::cobranca_carencia_dias,
             products::cobranca_suspensao_dias,
+            products::cobranca_primeira_parcela,
+            products::cobranca_encerramento_dias,
         ))
         .first(conn)
         .await
         .optional()?;
-    let Some((flow, method, amount, first_due_days, retry_days, grace_days, suspension_days)) = row else {
+    let Some((
+        flow,
+        method,
+        amount,
+        first_due_days,
+        retry_days,
+        grace_days,
+        suspension_days,
+        first_instalment,
+        end_days,
+    )) = row
+    else {
         return Ok(());
     };
     let billed_here =
@@ -145,6 +168,8 @@ async fn start(conn: &mut AsyncPgConnection, change: &StatusChange) -> QueryResu
             billings::retentativas_dias.eq(retry_days),
             billings::carencia_dias.eq(grace_days),
             billings::suspensao_dias.eq(suspension_days),
+            billings::primeira_parcela.eq(first_instalment),
+            billings::encerramento_dias.eq(end_days),
             billings::situacao_desde.eq(change.at),
             billings::situacao_por.eq(&change.changed_by),
         ))

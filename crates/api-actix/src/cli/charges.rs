@@ -5,6 +5,7 @@ use super::{CliError, failed};
 use crate::config::Config;
 use crate::services::Services;
 use clap::Subcommand;
+use std::sync::Arc;
 
 #[derive(Debug, Subcommand)]
 pub enum ChargesCommand {
@@ -25,7 +26,10 @@ pub enum ChargesCommand {
 pub async fn run_billing(config: &Config) -> Result<domain::billing::service::BillingRun, CliError> {
     let services = Services::build(config)?;
     let clock = services.rules_clock_now().await.map_err(failed)?;
-    services.billing(clock).run().await.map_err(failed)
+    let mut run = services.billing(clock.clone()).run().await.map_err(failed)?;
+    let ender = Arc::new(services.whole_state()?.settlement.clone());
+    run.arrears = services.arrears(clock, ender)?.run().await.map_err(failed)?;
+    Ok(run)
 }
 
 /// `sales-api charges mark-paid FILE`: an employer's report of payroll discounts applied, by

@@ -4,6 +4,7 @@
 /// contract's charges are created under its claim, once per period, and a status moves once.
 pub(crate) fn spawn_billing_run(
     billing: domain::billing::service::BillingService,
+    arrears: domain::billing::arrears::ArrearsService,
     pix: Option<domain::billing::pix_collection::PixCollection>,
     settlement: domain::proposals::settlement::SettlementService,
     ledger: domain::ledger::check::LedgerCheck,
@@ -18,6 +19,17 @@ pub(crate) fn spawn_billing_run(
                 Ok(run) if run.created == 0 && run.moved.is_empty() => {}
                 Ok(run) => tracing::info!(created = run.created, moved = run.moved.len(), "billing run"),
                 Err(error) => tracing::warn!(%error, "billing run could not complete"),
+            }
+            // The law's notices of the contracts the run found behind, and their ends.
+            match arrears.run().await {
+                Ok(pass) if pass == Default::default() => {}
+                Ok(pass) => tracing::info!(
+                    notices = pass.notices.len(),
+                    ended = pass.ended.len(),
+                    receipts = pass.receipts,
+                    "arrears pass"
+                ),
+                Err(error) => tracing::warn!(%error, "arrears pass could not complete"),
             }
             // The Pix charges the run created, sent in their window (each under its claim).
             if let Some(pix) = &pix {

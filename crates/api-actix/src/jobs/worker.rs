@@ -70,6 +70,7 @@ pub async fn run_worker(config: Config) -> Result<(), StartupError> {
     // The billing judges by the clock the acceptance sweep keeps reading (the same shared shift).
     let billing = spawn_billing_run(
         services.billing(services.rules_clock()),
+        services.arrears(services.rules_clock(), Arc::new(payments.settlement.clone()))?,
         pix.clone(),
         payments.settlement.clone(),
         services.ledger_check(services.rules_clock()),

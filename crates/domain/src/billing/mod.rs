@@ -11,13 +11,17 @@
 //! from the product's unpaid days (`suspenso`), up to date again when paid. Only a charge the
 //! insurer presented counts ([`Charge::presented_at`]: the debit in a remessa, the Pix charge
 //! sent to the PSP, the payroll discount asked): nobody is late for money nobody asked for
-//! (Código Civil art. 396; decision 265). A failed attempt is
+//! (Código Civil art. 396; decision 265). A late contract is suspended only once a notice's days
+//! have run from its receipt, and ended later still ([`arrears`], Lei 15.040/2024 arts. 20–21).
+//! A failed attempt is
 //! tried again on the policy's retry days after the due date ([`next_attempt`]); after the last
 //! one the charge has failed. The online shop's card contracts are billed by the payment
 //! platform's subscription (`data.subscription`), not here.
 
+pub mod arrears;
 pub mod cnab150;
 pub mod debits;
+pub mod notice_kind;
 pub mod payroll;
 pub mod pix;
 pub mod pix_collection;

@@ -18,6 +18,9 @@ pub struct BillingCheck {
     pub oldest_unpaid_due: Option<NaiveDate>,
     pub grace_days: u32,
     pub suspension_days: u32,
+    /// The Brasília day the open notice of lateness counts from (its receipt, or every delivery
+    /// failed): the cover is suspended no sooner than its days after it (Lei 15.040 art. 20 §1).
+    pub notice_from: Option<NaiveDate>,
 }
 
 /// What became of one line of an employer's report.

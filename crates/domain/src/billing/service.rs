@@ -23,6 +23,8 @@ pub struct BillingRun {
     /// Charges created.
     pub created: u64,
     pub moved: Vec<BillingMove>,
+    /// The notices sent and the contracts ended by the arrears pass that follows the run.
+    pub arrears: super::arrears::ArrearsPass,
 }
 
 /// What an employer's report did.
@@ -64,7 +66,11 @@ impl BillingService {
         for check in self.store.to_judge(today).await? {
             moved.extend(self.settle(check, today, now).await?);
         }
-        Ok(BillingRun { created, moved })
+        Ok(BillingRun {
+            created,
+            moved,
+            ..BillingRun::default()
+        })
     }
 
     /// Judges the contracts of `proposal_ids` now (after payments outside the run: a bank's
@@ -134,7 +140,14 @@ impl BillingService {
         today: NaiveDate,
         now: DateTime<Utc>,
     ) -> Result<Option<BillingMove>, StoreError> {
-        let to = judge(check.oldest_unpaid_due, today, check.grace_days, check.suspension_days);
+        let mut to = judge(check.oldest_unpaid_due, today, check.grace_days, check.suspension_days);
+        // Not suspended before the notice's days ran from its receipt: late until then.
+        if to == BillingStatus::Suspended
+            && check.status != BillingStatus::Suspended
+            && !super::arrears::may_suspend(check.notice_from, today)
+        {
+            to = BillingStatus::Late;
+        }
         if to == check.status {
             return Ok(None);
         }
@@ -176,6 +189,7 @@ mod tests {
             oldest_unpaid_due: oldest.map(day),
             grace_days: 5,
             suspension_days: 30,
+            notice_from: Some(day("2026-12-14")),
         }
     }
 
@@ -219,6 +233,45 @@ mod tests {
                 to: BillingStatus::Suspended
             }]
         );
+    }
+
+    #[tokio::test]
+    async fn a_late_contract_is_not_suspended_before_fifteen_days_from_its_notices_receipt() {
+        let now = "2027-01-07T12:00:00Z".parse().unwrap();
+        let mut store = MockBillingStore::new();
+        store.expect_create_due().returning(|_, _| Ok(0));
+        store.expect_to_judge().returning(|_| {
+            let received_late = BillingCheck {
+                notice_from: Some(day("2026-12-24")),
+                ..check(BillingStatus::Late, Some("2026-12-08"))
+            };
+            let never_noticed = BillingCheck {
+                proposal_id: 8,
+                notice_from: None,
+                ..check(BillingStatus::UpToDate, Some("2026-12-08"))
+            };
+            Ok(vec![received_late, never_noticed])
+        });
+        // Thirty days unpaid: the first stays late (14 days since the receipt), the second only
+        // becomes late (no notice yet).
+        store
+            .expect_move_status()
+            .with(
+                eq(8),
+                eq(BillingStatus::UpToDate),
+                eq(BillingStatus::Late),
+                eq(RUN_ACTOR),
+                eq(now),
+            )
+            .times(1)
+            .returning(|_, _, _, _, _| Ok(true));
+        let service = BillingService {
+            store: Arc::new(store),
+            clock: Arc::new(At(now)),
+        };
+        let run = service.run().await.unwrap();
+        assert_eq!(run.moved.len(), 1);
+        assert_eq!(run.moved[0].to, BillingStatus::Late);
     }
 
     #[tokio::test]

@@ -8,6 +8,7 @@
 //! AGUARDANDO ASSINATURA ──the signing deadline passes──▶ EXPIRADO
 //! EM ANÁLISE ──the acceptance deadline passes, the product accepting by silence──▶ APROVADO
 //! EM ANÁLISE, APROVADO ──regret within 7 days, or cancellation after them──▶ CANCELADO
+//! APROVADO ──the premium unpaid (Lei 15.040/2024 arts. 20–21)──▶ CANCELADO
 //! ```
 //! Any other move is refused naming both states. Finished states free the customer to open a new
 //! proposal for the product.
@@ -39,6 +40,9 @@ pub enum Trigger {
     /// The contract cancelled at the customer's request after the sale, at any time (issue 45):
     /// the seller that owns it or the back office, the unused period returned.
     ContractCancellation,
+    /// The premium unpaid: the first instalment for good, or a later one past the notice, the
+    /// suspension and its days (Lei 15.040/2024 arts. 20–21, the billing's arrears pass).
+    PremiumUnpaid,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -65,6 +69,7 @@ pub fn check(from: ProposalStatus, to: ProposalStatus, trigger: Trigger) -> Resu
         Trigger::Withdrawal => matches!((from, to), (InAnalysis, Cancelled) | (Approved, Cancelled)),
         Trigger::TacitAcceptance => from == InAnalysis && to == Approved,
         Trigger::ContractCancellation => matches!((from, to), (InAnalysis, Cancelled) | (Approved, Cancelled)),
+        Trigger::PremiumUnpaid => from == Approved && to == Cancelled,
     };
     if allowed {
         Ok(())

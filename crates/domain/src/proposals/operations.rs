@@ -70,10 +70,13 @@ pub enum OperationKind {
     /// A payment received after the contract ended (a charge cancelled with it, then settled)
     /// given back: a `devolucao` of its Pix, or a refund to pay.
     LateRefund,
+    /// The contract ended for its unpaid premium (Lei 15.040/2024 arts. 20–21): the collection
+    /// stopped, what a later period paid left unused given back.
+    DefaultEnd,
 }
 
 impl OperationKind {
-    pub const ALL: [OperationKind; 10] = [
+    pub const ALL: [OperationKind; 11] = [
         Self::Sending,
         Self::Subscription,
         Self::Cancellation,
@@ -84,6 +87,7 @@ impl OperationKind {
         Self::PixRecurrence,
         Self::PixCharge,
         Self::LateRefund,
+        Self::DefaultEnd,
     ];
 
     /// As stored.
@@ -99,6 +103,7 @@ impl OperationKind {
             Self::PixRecurrence => "recorrencia_pix",
             Self::PixCharge => "cobranca_pix",
             Self::LateRefund => "devolucao_tardia",
+            Self::DefaultEnd => "encerramento_inadimplencia",
         }
     }
 
@@ -119,6 +124,7 @@ impl OperationKind {
             Self::PixRecurrence => "criação da recorrência Pix",
             Self::PixCharge => "envio de cobrança Pix",
             Self::LateRefund => "devolução de pagamento recebido após o encerramento",
+            Self::DefaultEnd => "encerramento por falta de pagamento",
         }
     }
 }

@@ -12,6 +12,7 @@
 
 use crate::access::{AccessError, Operation, Scope, authorize, scope_of};
 use crate::auth::model::Principal;
+use crate::billing::arrears::{ARREARS_ACTOR, ContractEnd, DEFAULT_REASON, EndCause, EndError, EndedForDefault};
 use crate::billing::pix::{PixError, refund_id};
 use crate::billing::pix_collection::{PixCollectionError, PixRefunds};
 use crate::clock::Clock;
@@ -108,13 +109,16 @@ pub(crate) enum End {
     /// The right of regret (CDC art. 49), judged by the withdrawal's use case: everything
     /// received goes back, corrected.
     Withdrawal,
+    /// The premium unpaid (Lei 15.040/2024 arts. 20–21), by the billing's arrears pass: what a
+    /// later period paid left unused goes back, as on a cancellation.
+    Default,
 }
 
 impl End {
     fn target(self) -> ProposalStatus {
         match self {
             End::Refusal => ProposalStatus::Rejected,
-            End::Cancellation | End::Withdrawal => ProposalStatus::Cancelled,
+            End::Cancellation | End::Withdrawal | End::Default => ProposalStatus::Cancelled,
         }
     }
 
@@ -123,13 +127,14 @@ impl End {
             End::Refusal => OperationKind::Refusal,
             End::Cancellation => OperationKind::ContractCancellation,
             End::Withdrawal => OperationKind::Withdrawal,
+            End::Default => OperationKind::DefaultEnd,
         }
     }
 
     fn reason(self) -> RefundReason {
         match self {
             End::Refusal => RefundReason::Refusal,
-            End::Cancellation => RefundReason::Cancellation,
+            End::Cancellation | End::Default => RefundReason::Cancellation,
             End::Withdrawal => RefundReason::Withdrawal,
         }
     }
@@ -140,6 +145,7 @@ impl End {
             End::Refusal => "refusal",
             End::Cancellation => "cancellation",
             End::Withdrawal => "withdrawal",
+            End::Default => "default",
         }
     }
 }
@@ -297,7 +303,9 @@ impl SettlementService {
                     to: ProposalStatus::Rejected,
                 }
                 .into(),
-                End::Cancellation | End::Withdrawal => SettlementError::NotCancellable { status: current },
+                End::Cancellation | End::Withdrawal | End::Default => {
+                    SettlementError::NotCancellable { status: current }
+                }
             }),
             Err(ClaimError::Store(e)) => Err(e.into()),
         }
@@ -369,7 +377,7 @@ impl SettlementService {
         };
         let planned = match end {
             End::Refusal | End::Withdrawal => plan::refusal(&payments, today, &rates),
-            End::Cancellation => plan::cancellation(&payments, today, &rates),
+            End::Cancellation | End::Default => plan::cancellation(&payments, today, &rates),
         };
         let mut refunds = Vec::new();
         for (n, refund) in planned.iter().enumerate() {
@@ -398,7 +406,7 @@ impl SettlementService {
             operation: Some(operation),
         };
         let request_kind = match end {
-            End::Refusal => None,
+            End::Refusal | End::Default => None,
             End::Cancellation => Some(RequestKind::Cancellation),
             End::Withdrawal => Some(RequestKind::Withdrawal),
         };
@@ -425,7 +433,9 @@ impl SettlementService {
                         to: ProposalStatus::Rejected,
                     }
                     .into(),
-                    End::Cancellation | End::Withdrawal => SettlementError::NotCancellable { status: current },
+                    End::Cancellation | End::Withdrawal | End::Default => {
+                        SettlementError::NotCancellable { status: current }
+                    }
                 });
             }
             Err(ChangeStatusError::Busy { kind }) => return Err(SettlementError::OperationInProgress { kind }),
@@ -564,26 +574,15 @@ impl SettlementService {
             product: detail.product_name.clone(),
             reason: reason.to_owned(),
             protocol: protocol.map(|p| p.to_string()),
-            refunds: refunds
-                .iter()
-                .map(|r| match r.channel {
-                    RefundChannel::Platform => format!("{} devolvidos no cartão usado no pagamento", reais(r.amount)),
-                    RefundChannel::Pix => format!("{} devolvidos por Pix à conta que pagou", reais(r.amount)),
-                    RefundChannel::ToPay => format!(
-                        "{} a pagar por transferência ou Pix{}, na chave Pix ou conta sua que você informar ao seu vendedor",
-                        reais(r.amount),
-                        r.due_on
-                            .map(|due| format!(" até {}", crate::contract::formats::date(due)))
-                            .unwrap_or_default()
-                    ),
-                })
-                .collect(),
+            refunds: refunds.iter().map(refund_line).collect(),
             at: instant(at),
         };
         let kind = match end {
             End::Refusal => MailKind::ProposalRefused(notice),
             End::Cancellation => MailKind::ContractCancelled(notice),
             End::Withdrawal => MailKind::WithdrawalConfirmed(notice),
+            // The arrears pass tells the customer by its own notice, recorded with its receipt.
+            End::Default => return,
         };
         self.mail.enqueue(MailMessage { to, kind });
     }
@@ -667,6 +666,7 @@ impl SettlementService {
             .ok_or(SettlementError::NotFound)?;
         let end = match operation.kind {
             OperationKind::Refusal => End::Refusal,
+            OperationKind::DefaultEnd => End::Default,
             _ => End::Cancellation,
         };
         let reason = operation
@@ -728,6 +728,7 @@ impl OperationFinisher for SettlementService {
             OperationKind::Refusal,
             OperationKind::ContractCancellation,
             OperationKind::LateRefund,
+            OperationKind::DefaultEnd,
         ]
     }
 
@@ -803,3 +804,65 @@ fn day_of(at: DateTime<Utc>) -> NaiveDate {
 #[cfg(test)]
 #[path = "settlement_tests.rs"]
 mod tests;
+
+/// A refund as the customer reads it (`R$ 40,02 devolvidos no cartão usado no pagamento`).
+fn refund_line(refund: &RefundRecord) -> String {
+    match refund.channel {
+        RefundChannel::Platform => format!("{} devolvidos no cartão usado no pagamento", reais(refund.amount)),
+        RefundChannel::Pix => format!("{} devolvidos por Pix à conta que pagou", reais(refund.amount)),
+        RefundChannel::ToPay => format!(
+            "{} a pagar por transferência ou Pix{}, na chave Pix ou conta sua que você informar ao seu vendedor",
+            reais(refund.amount),
+            refund
+                .due_on
+                .map(|due| format!(" até {}", crate::contract::formats::date(due)))
+                .unwrap_or_default()
+        ),
+    }
+}
+
+/// The billing's arrears pass ends a contract for its unpaid premium here: under the proposal's
+/// claim, the collection stopped (a Pix contract's recurrence and sent charges cancelled at the
+/// PSP), what a later period paid left unused given back, and the move `APROVADO` → `CANCELADO`
+/// with the reason `INADIMPLENCIA`, as every other end.
+#[async_trait::async_trait]
+impl ContractEnd for SettlementService {
+    async fn end_for_default(&self, identifier: &str, cause: EndCause) -> Result<Option<EndedForDefault>, EndError> {
+        let failed = |e: SettlementError| EndError(e.to_string());
+        let detail = self
+            .proposals
+            .detail(identifier, Scope::Everything)
+            .await
+            .map_err(|e| EndError(e.to_string()))?;
+        let Some(detail) = detail.filter(|d| d.proposal.status == ProposalStatus::Approved) else {
+            return Ok(None);
+        };
+        check(
+            detail.proposal.status,
+            ProposalStatus::Cancelled,
+            Trigger::PremiumUnpaid,
+        )
+        .map_err(|e| failed(e.into()))?;
+        let operation = match self.claim(&detail, End::Default, ARREARS_ACTOR, DEFAULT_REASON).await {
+            Ok(operation) => operation,
+            // Another operation holds the proposal, or it moved: the next pass sees it again.
+            Err(SettlementError::OperationInProgress { .. } | SettlementError::NotCancellable { .. }) => {
+                return Ok(None);
+            }
+            Err(other) => return Err(failed(other)),
+        };
+        let settled = self
+            .settle(&detail, End::Default, operation, ARREARS_ACTOR, DEFAULT_REASON)
+            .await;
+        end_if_failed(self.claims.as_ref(), operation, &settled, self.clock.now()).await;
+        let settled = settled.map_err(failed)?;
+        tracing::info!(
+            ?cause,
+            refunds = settled.refunds.len(),
+            "contract ended for its unpaid premium"
+        );
+        Ok(Some(EndedForDefault {
+            refunds: settled.refunds.iter().map(refund_line).collect(),
+        }))
+    }
+}

@@ -45,6 +45,11 @@ impl CellPhone {
         let d = &self.0;
         format!("({}) {}-{}", &d[..2], &d[2..7], &d[7..])
     }
+
+    /// `(11) *****-5678`: what a record of a message sent to it keeps.
+    pub fn masked(&self) -> String {
+        format!("({}) *****-{}", &self.0[..2], &self.0[7..])
+    }
 }
 
 /// A landline, stored as 10 digits: area code, then a number starting with 2 to 5.

@@ -28,7 +28,9 @@ pub struct HistoryEntryDto {
     /// cliente, com `protocolo` e `tipo`), pagamento, cobranca (uma cobrança do contrato paga, falha
     /// ou cancelada, com `periodo` e `status`), cobranca_situacao (a situação da cobrança: em_dia,
     /// em_atraso, suspenso), autorizacao_debito (a autorização de débito em conta recusada pelo
-    /// banco ou revogada, com `situacao` e `motivo`), exportacao, bloqueio (dados do titular
+    /// banco ou revogada, com `situacao` e `motivo`), aviso_cobranca (um aviso de prêmio não pago,
+    /// Lei 15.040/2024 arts. 20–21, com `aviso`: atraso, aviso_encerramento ou encerramento,
+    /// `periodo` e `canais`: cada canal e sua entrega), exportacao, bloqueio (dados do titular
     /// bloqueados por retenção legal, com `base` e `ate`), retencao (respostas de saúde descartadas
     /// pelo prazo de retenção, por `sistema:retencao`) ou anonimizacao (a pedido ou pelo prazo).
     #[schema(example = "status")]

@@ -53,7 +53,8 @@ impl SigningService {
                 | OperationKind::ContractCancellation
                 | OperationKind::PixRecurrence
                 | OperationKind::PixCharge
-                | OperationKind::LateRefund,
+                | OperationKind::LateRefund
+                | OperationKind::DefaultEnd,
                 _,
             ) => {
                 return Err(SigningError::OperationInProgress { kind: operation.kind });
