@@ -7,6 +7,11 @@
 #      connection too). Target: the run's charges per second ≥ 30% of it.
 #   2. a remessa of 100,000 debits (`sales-api debits remessa`) and its return read
 #      (`sales-api debits retorno`, every debit paid), each timed.
+#   3. the notice pass (issue 67, Lei 15.040/2024 art. 20): 1% of the contracts (10,000 of the
+#      1,000,000) made 20 days past due, then one `sales-api charges run`: the billing judges them
+#      late and the arrears pass notices each (an e-mail written, a sandbox text message, the
+#      notice and its deliveries recorded with the history), against pgbench's single-row UPDATEs
+#      of a billing on the same server (one client).
 #
 #   bench/charges.sh                                   # 1,000,000 contracts, 100,000 debits
 #   BENCH_CONTRACTS=100000 BENCH_DEBITS=10000 bench/charges.sh
@@ -145,15 +150,40 @@ retorno_s=$(python3 -c "print(f'{$finished - $started:.2f}')")
 paid=$(psql "$DATABASE_URL" -Atc "SELECT count(*) FROM charges WHERE status = 'paga'")
 [ "$paid" = "$debits" ] || { echo "o retorno pagou $paid cobranças, esperava $debits: $(cat "$work/retorno.out")" >&2; exit 1; }
 
+# 3. The notice pass: 1% of the payroll contracts' first charges presented and due 20 days ago.
+late=$((contracts / 100))
+psql "$DATABASE_URL" -q -v late="$late" -v debits="$debits" <<'SQL'
+\set ON_ERROR_STOP on
+UPDATE charges SET vencimento = vencimento - 25, apresentada_em = now() - interval '25 days'
+WHERE id IN (SELECT id FROM charges WHERE metodo = 'DESCONTO EM FOLHA' ORDER BY id LIMIT :late);
+ANALYZE charges;
+SQL
+started=$(date +%s.%N)
+"$bin" charges run > "$work/notices.out"
+finished=$(date +%s.%N)
+notices_s=$(python3 -c "print(f'{$finished - $started:.2f}')")
+noticed=$(psql "$DATABASE_URL" -Atc "SELECT count(*) FROM billing_notices WHERE tipo = 'atraso' AND recebido_em IS NOT NULL")
+[ "$noticed" = "$late" ] || { echo "a passada avisou $noticed contratos, esperava $late: $(cat "$work/notices.out")" >&2; exit 1; }
+notice_rate=$(python3 -c "print(f'{$noticed / ($finished - $started):.0f}')")
+cat > "$work/update.sql" <<SQL
+\set id random(1, $running)
+UPDATE contract_billings SET situacao_por = 'bench' WHERE id_proposta = (SELECT min(id_proposta) FROM contract_billings) + :id - 1;
+SQL
+update_tps=$("$pgbench_bin" -n -c 1 -j 1 -T "$seconds" -f "$work/update.sql" "$DATABASE_URL" 2>/dev/null \
+  | awk '/^tps = / {print $3; exit}')
+update_tps=$(python3 -c "print(f'{$update_tps:.0f}')")
+notice_ratio=$(python3 -c "print(f'{100 * $notice_rate / $update_tps:.0f}')")
+
 table="| Figure | Seconds | Per second | Ceiling | Ratio | Target |
 |---|---|---|---|---|---|
 | \`sales-api charges run\`: $created charges created for $running running contracts (events, documents) | $run_s | $run_rate | $tps single-row INSERTs/s (pgbench, 1 client, ${seconds} s) | ${ratio}% | ≥ 30% |
 | \`sales-api debits remessa\`: one CNAB 150 file of $sent debits | $remessa_s | $(python3 -c "print(f'{$sent / $remessa_s:.0f}')") | | | |
-| \`sales-api debits retorno\`: its return read, $paid debits paid | $retorno_s | $(python3 -c "print(f'{$paid / $retorno_s:.0f}')") | | | |"
+| \`sales-api debits retorno\`: its return read, $paid debits paid | $retorno_s | $(python3 -c "print(f'{$paid / $retorno_s:.0f}')") | | | |
+| \`sales-api charges run\` with the notice pass: $noticed of $running contracts late and noticed (e-mail, text message, history) | $notices_s | $notice_rate | $update_tps single-row UPDATEs/s (pgbench, 1 client, ${seconds} s) | ${notice_ratio}% | |"
 echo "$table"
 [ "$record" = 1 ] || exit 0
 {
-  echo "## Billing: the charge run, a remessa and its return, run of $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB"
+  echo "## Billing: the charge run, a remessa and its return, the notice pass, run of $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB"
   echo
   echo "$table"
   echo

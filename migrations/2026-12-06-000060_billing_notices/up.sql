@@ -36,6 +36,8 @@ CREATE TABLE billing_notices (
     fechado_em   TIMESTAMPTZ
 );
 CREATE UNIQUE INDEX billing_notices_one_open ON billing_notices (id_proposta, tipo) WHERE fechado_em IS NULL;
+-- The open notices no channel delivered, which the metrics count at every scrape.
+CREATE INDEX billing_notices_frustrated ON billing_notices (id_proposta) WHERE frustrado_em IS NOT NULL AND fechado_em IS NULL;
 
 -- Each channel's delivery of a notice: `destino` masked (what was proven is that it went to the
 -- address or phone the proposal keeps), the provider's id, and the receipt or the failure.

@@ -176,6 +176,7 @@ fn parts(message: &MailMessage) -> (String, &'static str, minijinja::Value) {
                     kind => notice.kind.as_str(),
                     name => notice.customer_name,
                     identifier => notice.identifier,
+                    certificate => notice.certificate,
                     product => notice.product,
                     period => notice.period,
                     due_date => notice.due_date,
@@ -467,6 +468,7 @@ mod tests {
             kind,
             customer_name: "Maria <Silva>".into(),
             identifier: "abc-123".into(),
+            certificate: "101-2026-00000042".into(),
             product: "Seguro Vida".into(),
             period: 2,
             due_date: "16/01/2027".into(),
@@ -487,6 +489,11 @@ mod tests {
             assert!(text.contains("a cobertura do seguro será suspensa"), "{text}");
             assert!(text.contains("sinistros ocorridos a partir de 16/01/2027"), "{text}");
             assert!(text.contains("R$ 39,90") && text.contains("abc-123"), "{text}");
+            assert!(
+                text.replace("<strong>", "")
+                    .contains("certificado nº 101-2026-00000042"),
+                "{text}"
+            );
         }
         assert!(late.html.contains("Maria &lt;Silva&gt;"), "escaped: {}", late.html);
 

@@ -39,6 +39,10 @@ struct CaseRow {
     identificador: String,
     #[diesel(sql_type = Text)]
     produto: String,
+    #[diesel(sql_type = Integer)]
+    codigo_produto: i32,
+    #[diesel(sql_type = Timestamptz)]
+    aceita_em: DateTime<Utc>,
     #[diesel(sql_type = Text)]
     metodo: String,
     #[diesel(sql_type = Text)]
@@ -89,6 +93,11 @@ impl TryFrom<CaseRow> for ArrearsCase {
         };
         Ok(ArrearsCase {
             proposal_id: r.id_proposta,
+            certificate: domain::contract::certificate::certificate_number(
+                r.codigo_produto,
+                r.aceita_em,
+                r.id_proposta,
+            ),
             identifier: r.identificador,
             product: r.produto,
             method: r.metodo,
@@ -185,11 +194,27 @@ impl DeliveryColumns {
     }
 }
 
+/// The sampled count of the open notices of running contracts that no channel delivered
+/// (`billing_notices_undelivered`): the customer's contacts to be checked.
+pub async fn undelivered_notices(pool: &PgPool) -> Result<i64, StoreError> {
+    let mut conn = connection(pool).await?;
+    notices::table
+        .inner_join(crate::schema::contract_billings::table)
+        .filter(notices::frustrado_em.is_not_null())
+        .filter(notices::fechado_em.is_null())
+        .filter(crate::schema::contract_billings::encerrada_em.is_null())
+        .count()
+        .get_result(&mut conn)
+        .await
+        .map_err(query_error)
+}
+
 #[async_trait]
 impl ArrearsStore for PgArrears {
     async fn cases(&self) -> Result<Vec<ArrearsCase>, StoreError> {
         statement! {
-            CASES => CaseRow = "SELECT b.id_proposta, p.identificador, pr.nome AS produto, b.metodo, b.situacao, \
+            CASES => CaseRow = "SELECT b.id_proposta, p.identificador, pr.nome AS produto, pr.codigo_produto, \
+                 b.aceita_em, b.metodo, b.situacao, \
                  b.situacao_desde, b.primeira_parcela, b.encerramento_dias, \
                  EXISTS (SELECT 1 FROM charges f WHERE f.id_proposta = b.id_proposta AND f.periodo = 1 \
                      AND f.status = 'falhou' AND f.proxima_tentativa IS NULL) AS primeira_falhou, \

@@ -157,6 +157,12 @@ async fn metrics_page(scrape: web::Data<Scrape>) -> HttpResponse {
         Ok(Err(error)) => tracing::warn!(%error, "overdue refunds to pay not sampled"),
         Err(_) => tracing::warn!("overdue refunds to pay not sampled in time"),
     }
+    let undelivered = adapters_postgres::arrears::undelivered_notices(&scrape.sampled.queue);
+    match tokio::time::timeout(SAMPLE_TIMEOUT, undelivered).await {
+        Ok(Ok(count)) => metrics::gauge!(metric::BILLING_NOTICES_UNDELIVERED).set(count as f64),
+        Ok(Err(error)) => tracing::warn!(%error, "undelivered billing notices not sampled"),
+        Err(_) => tracing::warn!("undelivered billing notices not sampled in time"),
+    }
     scrape.process.collect();
     scrape.handle.run_upkeep();
     HttpResponse::Ok()

@@ -150,7 +150,7 @@ impl Services {
             store: Arc::new(adapters_postgres::PgArrears::new(self.pool.clone())),
             ender,
             mail: mailer(&self.config)?,
-            messenger: messenger(&self.config, clock.clone()),
+            messenger: messenger(&self.config, clock.clone())?,
             clock,
         })
     }
@@ -177,6 +177,33 @@ impl Services {
             store: Arc::new(adapters_postgres::refunds::PgRefunds::new(self.pool.clone())),
             clock: self.fresh_clock(),
         })
+    }
+
+    /// The contracts' ends with their money (a refusal, a cancellation, the regret, an unpaid
+    /// premium), composed as the worker composes them: no HTTP state and no token keys, so a
+    /// command of the billing runs where the worker runs.
+    pub fn settlement(
+        &self,
+        clock: Arc<dyn domain::clock::Clock>,
+    ) -> Result<domain::proposals::settlement::SettlementService, StartupError> {
+        let proposals = Arc::new(PgProposals::new(self.pool.clone()));
+        let signing = signing_service(
+            &self.config,
+            &self.pool,
+            proposals.clone(),
+            &given_or_random(&self.config.outside.signature.callback_secret),
+        )?;
+        let pix = pix_collection(&self.config, &self.pool, signing.claims.clone(), clock.clone())?;
+        let payments = payment_services(
+            &self.config,
+            &self.pool,
+            proposals,
+            &signing,
+            clock,
+            mailer(&self.config)?,
+            pix_refunds(&pix),
+        )?;
+        Ok(payments.settlement)
     }
 
     /// Pix Automático's collection (`None` where Pix is not offered), its claims in this pool.
@@ -561,20 +588,30 @@ pub fn mailer(config: &Config) -> Result<Arc<BackgroundMailer>, StartupError> {
     Ok(Arc::new(BackgroundMailer::new(delivery, &config.outside.mail.from)?))
 }
 
-/// The provider of the notices' text messages: development's sandbox (every message delivered at
-/// once, save to numbers ending in 0000); none in production yet, where the notices go by e-mail
-/// alone (decision 266).
-fn messenger(
-    config: &Config,
-    clock: Arc<dyn domain::clock::Clock>,
-) -> Option<(Arc<dyn domain::messaging::Messenger>, domain::messaging::MessageChannel)> {
-    match config.server.environment {
+/// The provider of the notices' text messages: Twilio when `TWILIO_*` is set; else development's
+/// sandbox (every message delivered at once, save to numbers ending in 0000), and none in
+/// production, where the notices then go by e-mail alone (decision 266).
+type TextMessages = Option<(Arc<dyn domain::messaging::Messenger>, domain::messaging::MessageChannel)>;
+
+fn messenger(config: &Config, clock: Arc<dyn domain::clock::Clock>) -> Result<TextMessages, StartupError> {
+    if let Some(twilio) = &config.outside.messaging {
+        let messenger = adapters_messaging::TwilioMessenger::new(adapters_messaging::TwilioSettings {
+            base_url: twilio.api_base.clone(),
+            account_sid: twilio.account_sid.clone(),
+            auth_token: twilio.auth_token.clone(),
+            from: twilio.from.clone(),
+            timeout: std::time::Duration::from_secs(15),
+        })
+        .map_err(|e| StartupError::Config(e.to_string()))?;
+        return Ok(Some((Arc::new(messenger), twilio.channel)));
+    }
+    Ok(match config.server.environment {
         crate::config::Environment::Development => Some((
             Arc::new(adapters_messaging::SandboxMessenger::new(clock)),
             domain::messaging::MessageChannel::Sms,
         )),
         crate::config::Environment::Production => None,
-    }
+    })
 }
 
 /// The use cases that move money on the payment platform (Stripe, or the sandbox platform in

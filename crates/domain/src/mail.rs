@@ -48,6 +48,8 @@ pub struct ArrearsNotice {
     pub kind: crate::billing::notice_kind::NoticeKind,
     pub customer_name: String,
     pub identifier: String,
+    /// The certificate's number.
+    pub certificate: String,
     pub product: String,
     /// The unpaid charge's period, due date (`08/12/2026`) and amount (`R$ 39,90`).
     pub period: i32,

@@ -82,6 +82,9 @@ pub const LEDGER_DRIFTED_CONTRACTS: &str = "ledger_drifted_contracts";
 pub const LEDGER_CHECKED_CONTRACTS: &str = "ledger_checked_contracts";
 // The refunds to pay past their due date and not paid (issue 65): sampled at each scrape.
 pub const REFUNDS_TO_PAY_OVERDUE: &str = "refunds_to_pay_overdue";
+// The open notices of an unpaid premium of running contracts that no channel delivered (issue 67,
+// Lei 15.040/2024 art. 20 §3): sampled at each scrape.
+pub const BILLING_NOTICES_UNDELIVERED: &str = "billing_notices_undelivered";
 
 /// What kind of metric a name is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -229,6 +232,11 @@ pub const CATALOGUE: &[(&str, Kind, &str)] = &[
         REFUNDS_TO_PAY_OVERDUE,
         Kind::Gauge,
         "Reembolsos a pagar vencidos e ainda não pagos (REFUND_DUE_DAYS)",
+    ),
+    (
+        BILLING_NOTICES_UNDELIVERED,
+        Kind::Gauge,
+        "Avisos de prêmio não pago em aberto que nenhum canal entregou (contratos em vigor)",
     ),
 ];
 

@@ -9,26 +9,18 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::legal_hold::{Setup, days_later};
-use super::pix_automatico::{charge, sandbox, setup, signed_pix_sale, txid};
-use black_box_tests::{StatusCode, TestApp};
+use super::pix_automatico::{charge, contract_with_a_charge_sent, sandbox, setup, txid};
+use black_box_tests::TestApp;
 use chrono::{Days, NaiveDate};
 use serde_json::{Value, json};
 
+const CPF: &str = "52998224725";
 const EMAIL: &str = "maria@exemplo.com.br";
 
 /// An accepted Pix contract (the payer's recurrence approved): its identifier and the Brasília
 /// day it was accepted (the sandbox clock's day 0).
 async fn accepted_pix_contract(s: &Setup) -> (String, NaiveDate) {
-    let identifier = signed_pix_sale(s, Some(json!({"ispb": "60701190", "conta": "123456"}))).await;
-    let data = s.app.proposal_data(&identifier, &s.partner).await;
-    let id_rec = data["payment"]["pixAutomatico"]["idRec"].as_str().unwrap().to_owned();
-    sandbox(s, &format!("rec/{id_rec}/approve")).await;
-    let accepted = s
-        .app
-        .change_status(&s.office, &identifier, "APROVADO", "Documentação conferida")
-        .await;
-    assert_eq!(accepted.status(), StatusCode::OK);
-    run(s).await;
+    let (identifier, _) = contract_with_a_charge_sent(s, CPF).await;
     let data = s.app.proposal_data(&identifier, &s.partner).await;
     // The first charge falls due 10 days after the acceptance (the product's policy).
     let start = due_of(&charge(&data, 1)) - Days::new(10);
@@ -111,6 +103,14 @@ async fn a_later_instalment_unpaid_is_noticed_suspended_fifteen_days_after_the_r
     let mails = s.app.mails_to(EMAIL, &subject).await;
     assert_eq!(mails.len(), 1, "one notice");
     let text = mails[0].text();
+    let proposal_id = s.app.proposal_data(&identifier, &s.office).await["proposal"]["id"]
+        .as_i64()
+        .unwrap();
+    let year = start.format("%Y");
+    assert!(
+        text.contains("certificado nº ") && text.contains(&format!("-{year}-{proposal_id:08}")),
+        "the certificate's number: {text}"
+    );
     assert!(
         text.contains(&identifier)
             && text.contains("15 dias, contados do recebimento deste aviso")

@@ -43,13 +43,13 @@ fn pix_body(cpf: &str, account: Option<Value>) -> Value {
 }
 
 /// A Pix sale made, sent and signed by every party: its identifier.
-pub(super) async fn signed_pix_sale(s: &Setup, account: Option<Value>) -> String {
+async fn signed_pix_sale(s: &Setup, account: Option<Value>) -> String {
     let identifier = s.app.sent_proposal_of(&s.partner, &pix_body(CPF, account)).await;
     s.app.sign_as_every_party(&s.office, &identifier).await;
     identifier
 }
 
-pub(super) async fn run(s: &Setup) -> domain::billing::pix_collection::PixPass {
+async fn run(s: &Setup) -> domain::billing::pix_collection::PixPass {
     let config = TestApp::config(&s.app.db, &[]);
     api_actix::cli::run_billing(&config).await.unwrap();
     api_actix::cli::run_pix(&config)
@@ -451,7 +451,7 @@ async fn a_notification_is_believed_only_from_the_proxy_read_back_once_per_id_at
 }
 
 /// A Pix contract accepted with its first charge sent to the PSP: its identifier and the txid.
-async fn contract_with_a_charge_sent(s: &Setup, cpf: &str) -> (String, String) {
+pub(super) async fn contract_with_a_charge_sent(s: &Setup, cpf: &str) -> (String, String) {
     let identifier = s.app.sent_proposal_of(&s.partner, &pix_body(cpf, None)).await;
     s.app.sign_as_every_party(&s.office, &identifier).await;
     let id_rec = s.app.proposal_data(&identifier, &s.partner).await["payment"]["pixAutomatico"]["idRec"]

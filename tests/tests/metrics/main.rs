@@ -301,3 +301,36 @@ async fn refunds_to_pay_past_their_due_date_and_unpaid_are_on_the_listener() {
     assert_eq!(moved.status(), StatusCode::OK);
     assert_eq!(gauge(&scrape(&app).await, "refunds_to_pay_overdue"), 2.0);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn open_notices_of_running_contracts_that_no_channel_delivered_are_on_the_listener() {
+    let app = TestApp::spawn_with(&[("METRICS_ADDR", "127.0.0.1:0")]).await;
+    app.seed_catalog().await;
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", "11222333000181").await;
+    let running = app.create_proposal(&partner, &cpf_from(4_343)).await;
+    let ended = app.create_proposal(&partner, &cpf_from(4_444)).await;
+    // Two running billings and one ended; notices frustrated (open and closed) and delivered.
+    app.sql(&format!(
+        "INSERT INTO contract_billings (id_proposta, metodo, valor, aceita_em, primeiro_vencimento, proximo_vencimento,
+             retentativas_dias, carencia_dias, suspensao_dias, situacao, situacao_desde, situacao_por, encerrada_em)
+         SELECT id, 'DESCONTO EM FOLHA', 1990, now(), current_date, current_date, '{{1}}', 5, 30, 'em_atraso', now(), 'x',
+                CASE WHEN identificador = '{ended}' THEN now() END
+         FROM proposals WHERE identificador IN ('{running}', '{ended}')"
+    ))
+    .await;
+    app.sql(
+        "INSERT INTO billing_notices (id_proposta, tipo, criado_em, recebido_em, frustrado_em, fechado_em)
+         SELECT b.id_proposta, v.tipo, now(), v.recebido, v.frustrado, v.fechado
+         FROM contract_billings b, (VALUES
+             ('atraso', NULL::timestamptz, now(), NULL::timestamptz),
+             ('aviso_encerramento', now(), NULL, NULL),
+             ('encerramento', NULL, now(), now())
+         ) AS v (tipo, recebido, frustrado, fechado)",
+    )
+    .await;
+    assert_eq!(
+        gauge(&scrape(&app).await, "billing_notices_undelivered"),
+        1.0,
+        "the running contract's open frustrated notice only"
+    );
+}

@@ -27,7 +27,7 @@ pub async fn run_billing(config: &Config) -> Result<domain::billing::service::Bi
     let services = Services::build(config)?;
     let clock = services.rules_clock_now().await.map_err(failed)?;
     let mut run = services.billing(clock.clone()).run().await.map_err(failed)?;
-    let ender = Arc::new(services.whole_state()?.settlement.clone());
+    let ender = Arc::new(services.settlement(clock.clone())?);
     run.arrears = services.arrears(clock, ender)?.run().await.map_err(failed)?;
     Ok(run)
 }

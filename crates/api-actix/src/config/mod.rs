@@ -322,6 +322,21 @@ pub(super) fn text_or_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<S
     })
 }
 
+/// An optional variable that may be all digits (a phone number in E.164, `+5511…`, reaches us
+/// as a number, its `+` read as a sign): taken as text, the number's digits.
+pub(super) fn optional_text_or_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum TextOrNumber {
+        Text(String),
+        Number(u64),
+    }
+    Ok(Option::<TextOrNumber>::deserialize(d)?.map(|value| match value {
+        TextOrNumber::Text(text) => text,
+        TextOrNumber::Number(n) => n.to_string(),
+    }))
+}
+
 /// A comma-separated list of CIDRs or single addresses.
 pub(super) fn networks(var: &str, value: &str) -> Result<Vec<IpNet>, ConfigError> {
     split_list(value)
@@ -911,6 +926,37 @@ mod tests {
                 .signature
                 .clicksign
                 .is_some()
+        );
+    }
+
+    #[test]
+    fn twilio_needs_its_sid_token_and_an_e164_sender_and_the_channel_is_sms_or_whatsapp() {
+        let mut pairs = BASE.to_vec();
+        assert!(Config::from_pairs(&pairs).unwrap().outside.messaging.is_none());
+        pairs.push(("TWILIO_ACCOUNT_SID", "AC123"));
+        let refused = Config::from_pairs(&pairs).unwrap_err().to_string();
+        assert!(refused.contains("TWILIO_AUTH_TOKEN"), "{refused}");
+        pairs.push(("TWILIO_AUTH_TOKEN", "tw-secret-42"));
+        pairs.push(("TWILIO_FROM", "11 90000-0000"));
+        let refused = Config::from_pairs(&pairs).unwrap_err().to_string();
+        assert!(
+            refused.contains("TWILIO_FROM") && refused.contains("E.164"),
+            "{refused}"
+        );
+        pairs.pop();
+        pairs.push(("TWILIO_FROM", "+5511900000000"));
+        pairs.push(("MESSAGING_CHANNEL", "telegram"));
+        let refused = Config::from_pairs(&pairs).unwrap_err().to_string();
+        assert!(refused.contains("MESSAGING_CHANNEL"), "{refused}");
+        pairs.pop();
+        pairs.push(("MESSAGING_CHANNEL", "whatsapp"));
+        let twilio = Config::from_pairs(&pairs).unwrap().outside.messaging.unwrap();
+        assert_eq!(twilio.channel, domain::messaging::MessageChannel::WhatsApp);
+        assert_eq!(twilio.from, "+5511900000000", "the sign read as a number keeps its +");
+        assert_eq!(twilio.api_base, "https://api.twilio.com");
+        assert!(
+            !format!("{twilio:?}").contains("tw-secret-42"),
+            "the token is never printed"
         );
     }
 

@@ -45,6 +45,19 @@ pub(super) struct Raw {
     operation_recovery_after_ms: u64,
     #[serde(default = "ipca_series_url")]
     ipca_series_url: String,
+    /// Twilio's Messages API for the notices' text messages (issue 67): the account's SID and
+    /// token and the sender; none set, no text messages in production (the sandbox's in
+    /// development).
+    twilio_account_sid: Option<String>,
+    #[serde(serialize_with = "masked::secret")]
+    twilio_auth_token: Option<String>,
+    #[serde(default, deserialize_with = "super::optional_text_or_number")]
+    twilio_from: Option<String>,
+    #[serde(default = "twilio_api_base")]
+    twilio_api_base: String,
+    /// `sms` or `whatsapp`: the channel the notices' text messages go by.
+    #[serde(default = "messaging_channel")]
+    messaging_channel: String,
     /// `bank:agreement:company;…`: the banks' agreements for débito automático (issue 46).
     #[serde(default)]
     debit_agreements: String,
@@ -138,6 +151,14 @@ pub fn parse_receiver_account(text: &str) -> Result<ReceiverAccountConfig, Strin
 
 fn ipca_series_url() -> String {
     adapters_payment::price_index::BCB_IPCA_SERIES_URL.into()
+}
+
+fn twilio_api_base() -> String {
+    "https://api.twilio.com".into()
+}
+
+fn messaging_channel() -> String {
+    "sms".into()
 }
 
 fn stripe_api_base() -> String {
@@ -237,6 +258,9 @@ impl std::fmt::Debug for MailSettings {
 pub struct OutsideSettings {
     /// Stripe's API base and secret key; when absent, the sandbox platform.
     pub stripe: Option<(String, String)>,
+    /// Twilio's settings for the notices' text messages; when absent, the sandbox in development
+    /// and none in production.
+    pub messaging: Option<MessagingSettings>,
     pub payment_webhook_secret: Option<Vec<u8>>,
     pub signature: SignatureSettings,
     pub mail: MailSettings,
@@ -333,6 +357,7 @@ impl Raw {
         let debit_agreements = domain::billing::cnab150::Agreement::parse_list(&self.debit_agreements)
             .map_err(|reason| bad("DEBIT_AGREEMENTS", &reason))?;
         let pix = self.pix()?;
+        let messaging = self.messaging()?;
         if actix_web::http::header::HeaderName::from_bytes(self.pix_webhook_subject_header.trim().as_bytes()).is_err() {
             return Err(bad("PIX_WEBHOOK_SUBJECT_HEADER", "deve ser um nome de cabeçalho HTTP"));
         }
@@ -350,6 +375,7 @@ impl Raw {
                 .clone()
                 .map(|key| (self.stripe_api_base.clone(), key)),
             payment_webhook_secret: self.payment_webhook_secret.clone().map(String::into_bytes),
+            messaging,
             signature: SignatureSettings {
                 max_resends: self.signature_max_resends,
                 deadline: chrono::Duration::days(self.signature_deadline_days),
@@ -382,6 +408,38 @@ impl Raw {
                     .collect(),
             },
         })
+    }
+
+    /// `TWILIO_*`: the SID, the token and the sender, or none; `MESSAGING_CHANNEL` either way.
+    fn messaging(&self) -> Result<Option<MessagingSettings>, ConfigError> {
+        let channel = domain::messaging::MessageChannel::parse(self.messaging_channel.trim())
+            .ok_or_else(|| bad("MESSAGING_CHANNEL", "deve ser sms ou whatsapp"))?;
+        let (sid, token, from) = match (&self.twilio_account_sid, &self.twilio_auth_token, &self.twilio_from) {
+            (None, None, None) => return Ok(None),
+            (Some(sid), Some(token), Some(from)) => (sid, token, from),
+            (None, _, _) => return Err(bad("TWILIO_ACCOUNT_SID", "variável obrigatória ausente")),
+            (_, None, _) => return Err(bad("TWILIO_AUTH_TOKEN", "variável obrigatória ausente")),
+            (_, _, None) => return Err(bad("TWILIO_FROM", "variável obrigatória ausente")),
+        };
+        if !(self.twilio_api_base.starts_with("https://") || self.twilio_api_base.starts_with("http://")) {
+            return Err(bad("TWILIO_API_BASE", "deve começar com https:// ou http://"));
+        }
+        // E.164: a `+` and 8 to 15 digits (the environment may have read the `+` as a sign).
+        let digits = from.trim().trim_start_matches('+');
+        if !((8..=15).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit())) {
+            return Err(bad(
+                "TWILIO_FROM",
+                "deve ser um número no formato E.164 (+5511999999999)",
+            ));
+        }
+        let from = format!("+{digits}");
+        Ok(Some(MessagingSettings {
+            api_base: self.twilio_api_base.clone(),
+            account_sid: sid.clone(),
+            auth_token: token.clone(),
+            from,
+            channel,
+        }))
     }
 
     /// `PIX_*`: all the required ones or none, each checked and named when wrong.
@@ -457,5 +515,29 @@ impl Raw {
             key: key.trim().to_owned(),
             receiver,
         }))
+    }
+}
+
+/// Twilio's account for the notices' text messages, and the channel they go by.
+#[derive(Clone)]
+pub struct MessagingSettings {
+    pub api_base: String,
+    pub account_sid: String,
+    pub auth_token: String,
+    /// E.164.
+    pub from: String,
+    pub channel: domain::messaging::MessageChannel,
+}
+
+impl std::fmt::Debug for MessagingSettings {
+    // The token is a credential: never printed.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MessagingSettings")
+            .field("api_base", &self.api_base)
+            .field("account_sid", &self.account_sid)
+            .field("auth_token", &"***")
+            .field("from", &self.from)
+            .field("channel", &self.channel)
+            .finish()
     }
 }

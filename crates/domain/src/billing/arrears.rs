@@ -113,6 +113,8 @@ pub struct Contact {
 pub struct ArrearsCase {
     pub proposal_id: i64,
     pub identifier: String,
+    /// Its certificate's number ([`crate::contract::certificate::certificate_number`]).
+    pub certificate: String,
     pub product: String,
     pub method: String,
     pub status: BillingStatus,
@@ -414,6 +416,7 @@ impl NoticeWording {
             kind,
             customer_name: case.contact.name.clone(),
             identifier: case.identifier.clone(),
+            certificate: case.certificate.clone(),
             product: case.product.clone(),
             period,
             due_date: due.clone(),
@@ -424,10 +427,10 @@ impl NoticeWording {
         };
         let text = match kind {
             NoticeKind::Late => format!(
-                "{}: a parcela {period} de {amount}, vencida em {due}, não foi paga (proposta {}). Pague em até \
-                 {NOTICE_DAYS} dias do recebimento deste aviso ou a cobertura será suspensa; sem o pagamento, \
-                 sinistros desde {due} não serão indenizados.",
-                case.product, case.identifier
+                "{}: a parcela {period} de {amount}, vencida em {due}, não foi paga (certificado {}, proposta {}). \
+                 Pague em até {NOTICE_DAYS} dias do recebimento deste aviso ou a cobertura será suspensa; sem o \
+                 pagamento, sinistros desde {due} não serão indenizados.",
+                case.product, case.certificate, case.identifier
             ),
             NoticeKind::EndWarning => format!(
                 "{}: a cobertura está suspensa por falta de pagamento da parcela {period} de {amount} (proposta \

@@ -1,14 +1,8 @@
 use super::*;
 use crate::mail::{MailError, MockMailSender};
 use crate::messaging::{MockMessenger, SentMessage};
+use crate::testing::At;
 use mockall::predicate::{always, eq};
-
-struct At(DateTime<Utc>);
-impl Clock for At {
-    fn now(&self) -> DateTime<Utc> {
-        self.0
-    }
-}
 
 fn day(text: &str) -> NaiveDate {
     NaiveDate::parse_from_str(text, "%Y-%m-%d").unwrap()
@@ -30,6 +24,7 @@ fn case(status: BillingStatus) -> ArrearsCase {
     ArrearsCase {
         proposal_id: 7,
         identifier: "p-7".into(),
+        certificate: "101-2026-00000007".into(),
         product: "Vida Individual".into(),
         method: PaymentType::PixAutomatic.as_str().into(),
         status,
@@ -198,7 +193,11 @@ async fn a_late_contracts_notice_goes_by_email_and_sms_with_the_laws_warnings_an
     mail.expect_send()
         .withf(|m| match &m.kind {
             MailKind::ArrearsNotice(n) => {
-                n.kind == NoticeKind::Late && n.identifier == "p-7" && n.amount == "R$ 39,90" && n.notice_days == 15
+                n.kind == NoticeKind::Late
+                    && n.identifier == "p-7"
+                    && n.certificate == "101-2026-00000007"
+                    && n.amount == "R$ 39,90"
+                    && n.notice_days == 15
             }
             _ => false,
         })
@@ -209,6 +208,7 @@ async fn a_late_contracts_notice_goes_by_email_and_sms_with_the_laws_warnings_an
         .expect_send()
         .withf(|m| {
             m.text.contains("15 dias do recebimento")
+                && m.text.contains("certificado 101-2026-00000007")
                 && m.text.contains("suspensa")
                 && m.text.contains("sinistros desde 08/12/2026")
                 && m.text.chars().count() <= MAX_TEXT_CHARS

@@ -167,18 +167,18 @@ impl BillingService {
 mod tests {
     use super::*;
     use crate::billing::ports::MockBillingStore;
-    use crate::clock::Clock;
+    use crate::testing::At;
     use mockall::predicate::eq;
-
-    struct At(DateTime<Utc>);
-    impl Clock for At {
-        fn now(&self) -> DateTime<Utc> {
-            self.0
-        }
-    }
 
     fn day(text: &str) -> NaiveDate {
         NaiveDate::parse_from_str(text, "%Y-%m-%d").unwrap()
+    }
+
+    fn billing(store: MockBillingStore, now: DateTime<Utc>) -> BillingService {
+        BillingService {
+            store: Arc::new(store),
+            clock: Arc::new(At(now)),
+        }
     }
 
     fn check(status: BillingStatus, oldest: Option<&str>) -> BillingCheck {
@@ -219,10 +219,7 @@ mod tests {
             )
             .times(1)
             .returning(|_, _, _, _, _| Ok(true));
-        let service = BillingService {
-            store: Arc::new(store),
-            clock: Arc::new(At(now)),
-        };
+        let service = billing(store, now);
         let run = service.run().await.unwrap();
         assert_eq!(run.created, 3);
         assert_eq!(
@@ -265,10 +262,7 @@ mod tests {
             )
             .times(1)
             .returning(|_, _, _, _, _| Ok(true));
-        let service = BillingService {
-            store: Arc::new(store),
-            clock: Arc::new(At(now)),
-        };
+        let service = billing(store, now);
         let run = service.run().await.unwrap();
         assert_eq!(run.moved.len(), 1);
         assert_eq!(run.moved[0].to, BillingStatus::Late);
@@ -283,10 +277,7 @@ mod tests {
             .expect_to_judge()
             .returning(|_| Ok(vec![check(BillingStatus::UpToDate, Some("2026-12-20"))]));
         store.expect_move_status().times(1).returning(|_, _, _, _, _| Ok(false));
-        let service = BillingService {
-            store: Arc::new(store),
-            clock: Arc::new(At(now)),
-        };
+        let service = billing(store, now);
         assert_eq!(service.run().await.unwrap().moved, []);
     }
 
@@ -319,10 +310,7 @@ mod tests {
             )
             .times(1)
             .returning(|_, _, _, _, _| Ok(true));
-        let service = BillingService {
-            store: Arc::new(store),
-            clock: Arc::new(At(now)),
-        };
+        let service = billing(store, now);
         let report = format!(
             "{}\np-7;12/2026;39,90;05/12/2026\np-7;12/2026;39,90;05/12/2026\np-8;12/2026;19,90;05/12/2026\np-9;x;1,00;05/12/2026\n",
             crate::billing::payroll::HEADER

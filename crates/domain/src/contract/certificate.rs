@@ -15,6 +15,14 @@ pub const CONSUMIDOR_GOV: &str = "https://www.consumidor.gov.br";
 /// How long a certificate's cover runs from its start: a year, renewed with the payments.
 pub const COVER_MONTHS: u32 = 12;
 
+/// The certificate's number (decision 267): the product's code, the Brasília year of the
+/// acceptance and the proposal's own number, eight digits (`101-2026-00001234`). Derived from what
+/// the contract holds, so the certificate, the notices and whoever reads them agree on it.
+pub fn certificate_number(product_code: i32, accepted_at: DateTime<Utc>, proposal_id: i64) -> String {
+    let year = accepted_at.with_timezone(&formats::brasilia()).format("%Y");
+    format!("{product_code}-{year}-{proposal_id:08}")
+}
+
 /// What a product's certificate says besides the proposal: kept with the product in the catalog.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProductCover {
@@ -155,6 +163,10 @@ impl PrintedDocument {
                     field("Nome", insured_name),
                     field("CPF", formats::cpf(&c.cpf)),
                     field("Proposta", p.identifier.clone()),
+                    field(
+                        "Certificado nº",
+                        certificate_number(detail.product_code, accepted_at, p.id),
+                    ),
                 ],
             },
             Section {
@@ -248,9 +260,18 @@ mod tests {
             "0800 000 0001",
             "0800 000 0002",
             CONSUMIDOR_GOV,
+            &certificate_number(detail.product_code, accepted, detail.proposal.id),
         ] {
             assert!(texts.contains(needle), "{needle} missing from:\n{texts}");
         }
+    }
+
+    #[test]
+    fn the_certificates_number_is_the_products_code_the_acceptances_brasilia_year_and_the_proposal() {
+        let new_years_eve = Utc.with_ymd_and_hms(2027, 1, 1, 2, 30, 0).unwrap();
+        assert_eq!(certificate_number(101, new_years_eve, 1234), "101-2026-00001234");
+        let after = Utc.with_ymd_and_hms(2027, 1, 1, 3, 0, 0).unwrap();
+        assert_eq!(certificate_number(7, after, 123_456_789), "7-2027-123456789");
     }
 
     #[test]
