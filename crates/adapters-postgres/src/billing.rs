@@ -10,7 +10,7 @@ use crate::pool::{PgPool, connection, query_error};
 use crate::read_model;
 use crate::read_model::parts::billing::{BillingPart, ChargePart};
 use crate::rows::stored;
-use crate::schema::{billing_notices, charges, contract_billings as billings, proposals};
+use crate::schema::{averbacoes, billing_notices, charges, contract_billings as billings, proposals};
 use crate::statement::statement;
 use crate::unit_of_work::on_move::queue_charge_event;
 use async_trait::async_trait;
@@ -18,6 +18,7 @@ use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Date, Integer, Nullable, Text};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use domain::billing::averbacao::AverbacaoStatus;
 use domain::billing::payroll::ReportedDiscount;
 use domain::billing::ports::{BillingCheck, BillingStore, DiscountOutcome};
 use domain::billing::{Billing, BillingStatus, Charge, ChargeStatus, due_date};
@@ -99,9 +100,20 @@ async fn create_batch(
         ADVANCE_BILLINGS = "UPDATE contract_billings b SET proximo_periodo = n.periodo, proximo_vencimento = n.vencimento \
              FROM unnest($1::int8[], $2::int4[], $3::date[]) AS n (id, periodo, vencimento) WHERE b.id_proposta = n.id";
     }
+    // A payroll contract is billed only under an active averbação (issue 67, decision 268).
+    let payroll_registered = diesel::dsl::exists(
+        averbacoes::table
+            .filter(averbacoes::id_proposta.eq(billings::id_proposta))
+            .filter(averbacoes::situacao.eq(AverbacaoStatus::Active.as_str())),
+    );
     let due: Vec<DueBilling> = billings::table
         .filter(billings::encerrada_em.is_null())
         .filter(billings::proximo_vencimento.le(horizon))
+        .filter(
+            billings::metodo
+                .ne(PaymentType::PayrollDiscount.as_str())
+                .or(payroll_registered),
+        )
         .order(billings::proximo_vencimento.asc())
         .limit(RUN_BATCH)
         .select((
@@ -129,8 +141,8 @@ async fn create_batch(
                 charges::vencimento.eq(due_date(billing.primeiro_vencimento, period)),
                 charges::valor.eq(billing.valor),
                 charges::metodo.eq(billing.metodo.clone()),
-                // A payroll discount is asked of the employer with its charge (until the
-                // averbação, issue 67); a debit is presented by its remessa, a Pix by its sending.
+                // A payroll discount is asked of the payroll with its charge, under its active
+                // averbação; a debit is presented by its remessa, a Pix by its sending.
                 charges::apresentada_em.eq((billing.metodo == PaymentType::PayrollDiscount.as_str()).then_some(at)),
                 charges::criada_em.eq(at),
                 charges::alterada_em.eq(at),

@@ -5,6 +5,7 @@
 pub mod acceptance;
 pub mod accounts;
 pub mod arrears;
+pub mod averbacoes;
 pub mod billing;
 pub mod catalog;
 pub mod catalog_cache;
@@ -54,6 +55,7 @@ mod unit_of_work;
 pub use acceptance::{PgAcceptance, PgClockShift, acceptance_overdue};
 pub use accounts::{PgAccounts, UserListing};
 pub use arrears::PgArrears;
+pub use averbacoes::PgAverbacoes;
 pub use billing::PgBilling;
 pub use catalog::PgCatalog;
 pub use catalog_cache::CachedCatalog;

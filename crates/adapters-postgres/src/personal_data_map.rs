@@ -333,6 +333,13 @@ pub const STORED: &[StoredTable] = &[
         ],
     },
     StoredTable {
+        table: "averbacoes",
+        // The margin left on the person's payroll (it tells of their pay), the platform's reason
+        // (a refusal may name the benefit's state), and who recorded it (a back-office user).
+        personal: &[("margem", &[Payroll]), ("motivo", WRITTEN), ("alterada_por", AUTHOR)],
+        other: &["id_proposta", "id_externo", "situacao", "solicitada_em", "situacao_em"],
+    },
+    StoredTable {
         table: "pix_recurrences",
         // Why it ended, in the payer's PSP's words (a refusal, a cancellation).
         personal: &[("alterada_por", AUTHOR), ("motivo", WRITTEN)],

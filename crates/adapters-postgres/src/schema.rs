@@ -16,6 +16,19 @@ diesel::table! {
 }
 
 diesel::table! {
+    averbacoes (id_proposta) {
+        id_proposta -> Int8,
+        id_externo -> Nullable<Text>,
+        situacao -> Text,
+        margem -> Nullable<Int8>,
+        motivo -> Nullable<Text>,
+        solicitada_em -> Timestamptz,
+        situacao_em -> Timestamptz,
+        alterada_por -> Text,
+    }
+}
+
+diesel::table! {
     banks (codigo_banco) {
         codigo_banco -> Text,
         nome -> Text,
@@ -965,6 +978,7 @@ diesel::table! {
     }
 }
 
+diesel::joinable!(averbacoes -> contract_billings (id_proposta));
 diesel::joinable!(billing_notice_deliveries -> billing_notices (id_aviso));
 diesel::joinable!(billing_notices -> contract_billings (id_proposta));
 diesel::joinable!(card_invoices -> proposals (id_proposta));
@@ -1026,6 +1040,7 @@ diesel::joinable!(user_applications -> users (user_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     addresses,
+    averbacoes,
     banks,
     billing_groups,
     billing_notice_deliveries,

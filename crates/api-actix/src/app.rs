@@ -230,6 +230,7 @@ impl Application {
                 &state.withdrawal,
                 &state.settlement,
                 state.pix.as_ref().map(|p| &p.collection),
+                services.averbacao(services.rules_clock()),
             ),
             config.outside.operation_recovery_after,
         );
@@ -245,6 +246,7 @@ impl Application {
             config.outside.acceptance_check_interval,
         ))
         .chain(std::iter::once(spawn_billing_run(
+            services.averbacao(services.rules_clock()),
             services.billing(services.rules_clock()),
             services.arrears(services.rules_clock(), Arc::new(state.settlement.clone()))?,
             state.pix.as_ref().map(|p| p.collection.clone()),

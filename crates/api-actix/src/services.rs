@@ -155,6 +155,12 @@ impl Services {
         })
     }
 
+    /// The payroll discounts' averbações (issue 67), judged by `clock`: the sandbox platform in
+    /// development, none in production (the back office registers them, decision 268).
+    pub fn averbacao(&self, clock: Arc<dyn domain::clock::Clock>) -> domain::billing::averbacao::AverbacaoService {
+        averbacao_service(&self.config, &self.pool, clock)
+    }
+
     pub fn debits(&self, clock: Arc<dyn domain::clock::Clock>) -> domain::billing::debits::DebitsService {
         debits_service(&self.config, &self.pool, clock)
     }
@@ -742,6 +748,26 @@ pub fn billing_service(
     }
 }
 
+/// The payroll discounts' averbações over the consignment platform: development's sandbox, none
+/// in production (decision 268).
+pub fn averbacao_service(
+    config: &Config,
+    pool: &PgPool,
+    clock: Arc<dyn domain::clock::Clock>,
+) -> domain::billing::averbacao::AverbacaoService {
+    let platform = match config.server.environment {
+        Environment::Development => Some(Arc::new(adapters_consignment::SandboxConsignment::new(clock.clone()))
+            as Arc<dyn domain::billing::averbacao::ConsignmentPlatform>),
+        Environment::Production => None,
+    };
+    domain::billing::averbacao::AverbacaoService {
+        store: Arc::new(adapters_postgres::PgAverbacoes::new(pool.clone())),
+        claims: Arc::new(PgOperations::new(pool.clone())),
+        platform,
+        clock,
+    }
+}
+
 /// Débito em conta's files (issue 46) under the configured agreements, judged by `clock`.
 pub fn debits_service(
     config: &Config,
@@ -871,6 +897,7 @@ pub(crate) fn operation_recovery(
     withdrawal: &domain::proposals::withdrawal::WithdrawalService,
     settlement: &domain::proposals::settlement::SettlementService,
     pix: Option<&domain::billing::pix_collection::PixCollection>,
+    averbacao: domain::billing::averbacao::AverbacaoService,
 ) -> OperationRecovery {
     let mut finishers: Vec<Arc<dyn domain::proposals::operations::OperationFinisher>> = vec![
         Arc::new(signing.clone()),
@@ -879,6 +906,7 @@ pub(crate) fn operation_recovery(
         Arc::new(settlement.clone()),
     ];
     finishers.extend(pix.map(|p| Arc::new(p.clone()) as Arc<dyn domain::proposals::operations::OperationFinisher>));
+    finishers.push(Arc::new(averbacao));
     OperationRecovery {
         claims: signing.claims.clone(),
         finishers,

@@ -59,9 +59,11 @@ pub mod actions {
     /// A notice of an unpaid premium sent (Lei 15.040/2024 arts. 20–21): its kind, the period and
     /// each channel's delivery.
     pub const BILLING_NOTICE: &str = "aviso_cobranca";
+    /// The payroll discount's averbação asked, decided or cancelled at the consignment platform.
+    pub const AVERBACAO: &str = "averbacao";
 
     /// Every action, in the order a proposal's life meets them.
-    pub const ALL: [&str; 21] = [
+    pub const ALL: [&str; 22] = [
         CREATED,
         CORRECTED,
         SENT,
@@ -78,6 +80,7 @@ pub mod actions {
         CHARGE,
         BILLING_STATUS,
         DEBIT_AUTHORIZATION,
+        AVERBACAO,
         BILLING_NOTICE,
         EXPORTED,
         BLOCKED,
@@ -109,6 +112,7 @@ pub mod actions {
             BILLING_STATUS => "Situação da cobrança",
             DEBIT_AUTHORIZATION => "Autorização de débito em conta",
             BILLING_NOTICE => "Aviso de cobrança (atraso, cancelamento)",
+            AVERBACAO => "Averbação do desconto em folha",
             _ => "Alteração",
         }
     }

@@ -96,6 +96,7 @@ pub fn detail(status: &str) -> ProposalDetail {
         charges: Vec::new(),
         billing: None,
         pix_recurrence: None,
+        averbacao: None,
         ledger: Default::default(),
     }
 }

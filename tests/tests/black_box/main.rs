@@ -4,6 +4,7 @@
 mod acceptance;
 mod analyst_queue;
 mod arrears;
+mod averbacao;
 mod bank_returns;
 mod billing;
 mod browser;

@@ -37,6 +37,7 @@ use domain::stamp::ChangeStamp;
 use domain::store::StoreError;
 use domain::values::{PartyStatus, StoredValueError};
 use parts::acceptance::{AcceptancePart, acceptances_of};
+use parts::averbacao::{AverbacaoPart, averbacoes_of};
 use parts::billing::{BillingPart, ChargePart, billings_of, charges_of};
 use parts::ledger::{LedgerPart, ledgers_of};
 use parts::pix::{RecurrencePart, recurrences_of};
@@ -80,6 +81,9 @@ pub(crate) struct ProposalDocument {
     /// The `PIX AUTOMÁTICO` contract's recurrence (migration 000054): absent before its creation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pix_recurrence: Option<RecurrencePart>,
+    /// The `DESCONTO EM FOLHA` contract's averbação (migration 000061): absent before its request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    averbacao: Option<AverbacaoPart>,
     /// The contract's balances from its ledger (migration 000057): absent while all are zero.
     #[serde(default, skip_serializing_if = "LedgerPart::is_empty")]
     ledger: LedgerPart,
@@ -216,6 +220,10 @@ impl TryFrom<ProposalDocument> for ProposalDetail {
                 .pix_recurrence
                 .map(domain::billing::pix::RecurrenceView::try_from)
                 .transpose()?,
+            averbacao: d
+                .averbacao
+                .map(domain::billing::averbacao::AverbacaoView::try_from)
+                .transpose()?,
             ledger: d.ledger.into(),
         })
     }
@@ -291,7 +299,8 @@ pub(crate) async fn build_documents(
     let shared: &AsyncPgConnection = conn;
     let (mut for_parts, mut for_signatures, mut for_subscriptions, mut for_acceptances, mut for_refunds) =
         (shared, shared, shared, shared, shared);
-    let (mut for_billings, mut for_charges, mut for_recurrences, mut for_ledgers) = (shared, shared, shared, shared);
+    let (mut for_billings, mut for_charges, mut for_recurrences, mut for_ledgers, mut for_averbacoes) =
+        (shared, shared, shared, shared, shared);
     let created =
         prepared(declaration::BUILD, |q| q.bind::<Array<Int8>, _>(ids)).load::<declaration::Built>(&mut for_parts);
     let signatures = signatures_of!(ids).load::<SignatureRow>(&mut for_signatures);
@@ -302,6 +311,7 @@ pub(crate) async fn build_documents(
     let charges = charges_of(&mut for_charges, ids);
     let recurrences = recurrences_of(&mut for_recurrences, ids);
     let ledgers = ledgers_of(&mut for_ledgers, ids);
+    let averbacoes = averbacoes_of(&mut for_averbacoes, ids);
     let (
         created,
         signature_rows,
@@ -312,6 +322,7 @@ pub(crate) async fn build_documents(
         mut charges,
         mut recurrences,
         mut ledgers,
+        mut averbacoes,
     ) = futures_util::try_join!(
         created,
         signatures,
@@ -321,7 +332,8 @@ pub(crate) async fn build_documents(
         billings,
         charges,
         recurrences,
-        ledgers
+        ledgers,
+        averbacoes
     )?;
 
     let mut signatures: HashMap<i64, SignaturePart> = HashMap::new();
@@ -364,6 +376,7 @@ pub(crate) async fn build_documents(
                     billing: billings.remove(&id),
                     charges: charges.remove(&id).unwrap_or_default(),
                     pix_recurrence: recurrences.remove(&id),
+                    averbacao: averbacoes.remove(&id),
                     ledger: ledgers.remove(&id).unwrap_or_default(),
                     ..document
                 },

@@ -23,7 +23,7 @@ mod users;
 pub use acceptance::{AcceptanceCommand, sweep_acceptance};
 pub use catalog::{CatalogCommand, CoverArgs};
 pub use certificates::{CertificatesCommand, deliver_certificates};
-pub use charges::{ChargesCommand, record_discounts, run_billing};
+pub use charges::{ChargesCommand, record_averbacao, record_discounts, run_billing};
 pub use check::CheckCommand;
 pub use configuration::ConfigCommand;
 pub use debits::{DebitsCommand, give_back_late_payments, read_retorno, retorno_outcome, write_remessas};

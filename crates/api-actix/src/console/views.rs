@@ -211,6 +211,7 @@ pub fn proposal(detail: ProposalDetail, history: Vec<HistoryEntry>, me: &str) ->
         refunds => detail.refunds.iter().map(refund_row).collect::<Vec<_>>(),
         billing => detail.billing.as_ref().map(billing_line),
         pix => detail.pix_recurrence.as_ref().map(pix_line),
+        averbacao => detail.averbacao.as_ref().map(averbacao_line),
         charges => detail.charges.iter().map(|c| charge_row(c, detail.billing.as_ref())).collect::<Vec<_>>(),
         ledger => (!detail.ledger.is_empty()).then(|| ledger_line(&detail.ledger)),
     }
@@ -272,6 +273,26 @@ fn pix_line(r: &domain::billing::pix::RecurrenceView) -> Value {
         RecurrenceStatus::Cancelada => ("cancelada", "bad"),
     };
     context! { id_rec => r.id_rec, status => text, status_class => class, code => r.status.as_str() }
+}
+
+/// The payroll discount's averbação as the back office reads it (issue 67).
+fn averbacao_line(a: &domain::billing::averbacao::AverbacaoView) -> Value {
+    use domain::billing::averbacao::AverbacaoStatus;
+    let (text, class) = match a.status {
+        AverbacaoStatus::Pending => ("aguardando o empregador", "warn"),
+        AverbacaoStatus::Active => ("ativa", "ok"),
+        AverbacaoStatus::Refused => ("recusada", "bad"),
+        AverbacaoStatus::Cancelled => ("cancelada", "bad"),
+    };
+    context! {
+        id => a.id,
+        status => text,
+        status_class => class,
+        code => a.status.as_str(),
+        since => formats::instant(a.updated_at),
+        reason => a.reason,
+        awaiting => a.status == AverbacaoStatus::Pending,
+    }
 }
 
 /// One charge of the contract, as a row of its table: an open one due before the contract fell

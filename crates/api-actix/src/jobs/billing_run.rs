@@ -1,8 +1,10 @@
-//! The billing's run: the charges due, Pix Automático's pass and the late payments given back.
+//! The billing's run: the payroll discounts' averbações, the charges due, the notices of an
+//! unpaid premium, Pix Automático's pass and the late payments given back.
 
 /// Runs the billing every `interval`, the first pass at the start. Every instance runs it: each
 /// contract's charges are created under its claim, once per period, and a status moves once.
 pub(crate) fn spawn_billing_run(
+    averbacao: domain::billing::averbacao::AverbacaoService,
     billing: domain::billing::service::BillingService,
     arrears: domain::billing::arrears::ArrearsService,
     pix: Option<domain::billing::pix_collection::PixCollection>,
@@ -15,6 +17,12 @@ pub(crate) fn spawn_billing_run(
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             ticks.tick().await;
+            // The averbações first: a payroll contract is billed only under an active one.
+            match averbacao.run().await {
+                Ok(pass) if pass == Default::default() => {}
+                Ok(pass) => tracing::info!(?pass, "averbação pass"),
+                Err(error) => tracing::warn!(%error, "averbação pass could not complete"),
+            }
             match billing.run().await {
                 Ok(run) if run.created == 0 && run.moved.is_empty() => {}
                 Ok(run) => tracing::info!(created = run.created, moved = run.moved.len(), "billing run"),

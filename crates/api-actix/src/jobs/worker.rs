@@ -69,6 +69,7 @@ pub async fn run_worker(config: Config) -> Result<(), StartupError> {
     );
     // The billing judges by the clock the acceptance sweep keeps reading (the same shared shift).
     let billing = spawn_billing_run(
+        services.averbacao(services.rules_clock()),
         services.billing(services.rules_clock()),
         services.arrears(services.rules_clock(), Arc::new(payments.settlement.clone()))?,
         pix.clone(),
@@ -90,6 +91,7 @@ pub async fn run_worker(config: Config) -> Result<(), StartupError> {
             &payments.withdrawal,
             &payments.settlement,
             pix.as_ref(),
+            services.averbacao(services.rules_clock()),
         ),
         config.outside.operation_recovery_after,
     );

@@ -19,6 +19,7 @@
 //! platform's subscription (`data.subscription`), not here.
 
 pub mod arrears;
+pub mod averbacao;
 pub mod cnab150;
 pub mod debits;
 pub mod notice_kind;

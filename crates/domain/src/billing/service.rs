@@ -25,6 +25,8 @@ pub struct BillingRun {
     pub moved: Vec<BillingMove>,
     /// The notices sent and the contracts ended by the arrears pass that follows the run.
     pub arrears: super::arrears::ArrearsPass,
+    /// The payroll discounts' averbações asked, read back and cancelled before the run.
+    pub averbacao: super::averbacao::AverbacaoPass,
 }
 
 /// What an employer's report did.

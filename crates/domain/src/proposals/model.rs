@@ -146,6 +146,8 @@ pub struct ProposalDetail {
     pub billing: Option<crate::billing::Billing>,
     /// The `PIX AUTOMÁTICO` contract's recurrence at the PSP, from the last signature on.
     pub pix_recurrence: Option<crate::billing::pix::RecurrenceView>,
+    /// The `DESCONTO EM FOLHA` contract's averbação, from its request on (issue 67).
+    pub averbacao: Option<crate::billing::averbacao::AverbacaoView>,
     /// The contract's money as its ledger has it (issue 65): due, received, refunded, owed back.
     pub ledger: crate::ledger::LedgerBalance,
 }

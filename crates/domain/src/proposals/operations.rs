@@ -73,10 +73,14 @@ pub enum OperationKind {
     /// The contract ended for its unpaid premium (Lei 15.040/2024 arts. 20–21): the collection
     /// stopped, what a later period paid left unused given back.
     DefaultEnd,
+    /// A payroll discount registered with the consignment platform (its averbação).
+    Averbacao,
+    /// The averbação of an ended contract cancelled at the consignment platform.
+    AverbacaoCancel,
 }
 
 impl OperationKind {
-    pub const ALL: [OperationKind; 11] = [
+    pub const ALL: [OperationKind; 13] = [
         Self::Sending,
         Self::Subscription,
         Self::Cancellation,
@@ -88,6 +92,8 @@ impl OperationKind {
         Self::PixCharge,
         Self::LateRefund,
         Self::DefaultEnd,
+        Self::Averbacao,
+        Self::AverbacaoCancel,
     ];
 
     /// As stored.
@@ -104,6 +110,8 @@ impl OperationKind {
             Self::PixCharge => "cobranca_pix",
             Self::LateRefund => "devolucao_tardia",
             Self::DefaultEnd => "encerramento_inadimplencia",
+            Self::Averbacao => "averbacao",
+            Self::AverbacaoCancel => "cancelamento_averbacao",
         }
     }
 
@@ -125,6 +133,8 @@ impl OperationKind {
             Self::PixCharge => "envio de cobrança Pix",
             Self::LateRefund => "devolução de pagamento recebido após o encerramento",
             Self::DefaultEnd => "encerramento por falta de pagamento",
+            Self::Averbacao => "averbação do desconto em folha",
+            Self::AverbacaoCancel => "cancelamento da averbação",
         }
     }
 }

@@ -5,6 +5,7 @@
 //! their rows through these types too; nothing here imports a store.
 
 pub(crate) mod acceptance;
+pub(crate) mod averbacao;
 pub(crate) mod billing;
 pub(crate) mod ledger;
 pub(crate) mod pix;

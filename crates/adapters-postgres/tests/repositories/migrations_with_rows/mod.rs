@@ -5,6 +5,7 @@ mod acceptance_clock;
 mod account_debits;
 mod analyst_queue;
 mod anonymisation;
+mod averbacoes;
 mod billing_notices;
 mod certificates;
 mod charges;

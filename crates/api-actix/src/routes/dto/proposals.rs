@@ -131,6 +131,25 @@ pub struct PaymentDto {
     pub pix_automatico: Option<PixAutomaticoDto>,
 }
 
+/// A `DESCONTO EM FOLHA` contract's averbação at the consignment platform (issue 67).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(
+    description = "A averbação do desconto em folha na plataforma de consignação: pedida depois do aceite (`id` e `status` nulos antes); o contrato só é cobrado com ela `ativa`, e a primeira cobrança vence os dias do produto depois dela. `status`: `pendente` (aguarda o empregador ou o INSS), `ativa`, `recusada` (com `reason`, p. ex. margem insuficiente) ou `cancelada` (o contrato encerrado). `margin`: a margem consignável restante informada pela plataforma, em centavos. `id` nulo com `status` `ativa`: desconto pedido ao empregador antes do registro de averbações."
+)]
+pub struct AverbacaoDto {
+    #[schema(example = "AV-2026-000123")]
+    pub id: Option<String>,
+    #[schema(example = "ativa")]
+    pub status: Option<String>,
+    pub margin: Option<i64>,
+    pub reason: Option<String>,
+    #[schema(format = DateTime)]
+    pub requested_at: Option<String>,
+    #[schema(format = DateTime)]
+    pub updated_at: Option<String>,
+}
+
 /// A `PIX AUTOMÁTICO` proposal's recurrence at the PSP (issue 46).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -230,6 +249,8 @@ pub struct BillingDto {
     pub status: domain::values::BillingStatus,
     #[schema(format = DateTime, example = "2026-11-28T12:00:00.000Z")]
     pub since: String,
+    /// `null` unless the contract is paid by `DESCONTO EM FOLHA`.
+    pub averbacao: Option<AverbacaoDto>,
 }
 
 /// The contract's money as its ledger has it (issue 65).
@@ -550,6 +571,10 @@ impl From<ProposalDetail> for ProposalDetailDto {
                 }),
             })
             .unwrap_or_default();
+        let payroll = d
+            .payment
+            .as_ref()
+            .is_some_and(|pay| pay.payment_type == PaymentType::PayrollDiscount);
         let payment = d
             .payment
             .map(|pay| {
@@ -598,9 +623,18 @@ impl From<ProposalDetail> for ProposalDetailDto {
         let refunds = d.refunds.into_iter().map(ProposalRefundDto::from).collect();
         let charges = d.charges.into_iter().map(ChargeDto::from).collect();
         let ledger = LedgerDto::from(d.ledger);
+        let averbacao = d.averbacao.as_ref();
         let billing = d.billing.map(|b| BillingDto {
             status: b.status,
             since: iso(b.since),
+            averbacao: payroll.then(|| AverbacaoDto {
+                id: averbacao.and_then(|a| a.id.clone()),
+                status: averbacao.map(|a| a.status.as_str().to_owned()),
+                margin: averbacao.and_then(|a| a.margin_cents),
+                reason: averbacao.and_then(|a| a.reason.clone()),
+                requested_at: averbacao.map(|a| iso(a.requested_at)),
+                updated_at: averbacao.map(|a| iso(a.updated_at)),
+            }),
         });
         Self {
             proposal,

@@ -54,7 +54,9 @@ impl SigningService {
                 | OperationKind::PixRecurrence
                 | OperationKind::PixCharge
                 | OperationKind::LateRefund
-                | OperationKind::DefaultEnd,
+                | OperationKind::DefaultEnd
+                | OperationKind::Averbacao
+                | OperationKind::AverbacaoCancel,
                 _,
             ) => {
                 return Err(SigningError::OperationInProgress { kind: operation.kind });
