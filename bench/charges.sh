@@ -61,7 +61,8 @@ echo "Semeando $contracts contratos..." >&2
 psql "$DATABASE_URL" -q -v first=1 -v last="$contracts" -f bench/seed.sql
 # Every bench proposal an accepted contract whose first charge falls due in 5 days (within the
 # run's 10); the first $debits paid by débito em conta at bank 341 with an active authorisation,
-# the rest by payroll discount. Written past the service and its triggers (bench data).
+# the rest by payroll discount under an active averbação. Written past the service and its
+# triggers (bench data).
 psql "$DATABASE_URL" -q -v debits="$debits" <<'SQL'
 \set ON_ERROR_STOP on
 BEGIN;
@@ -82,10 +83,15 @@ SELECT p.id, p.tipo_pagamento, p.valor, now() - interval '5 days',
 FROM proposals p WHERE p.alterado_por = 'bench';
 INSERT INTO debit_authorizations (id_proposta, banco, autorizada_em, situacao_em)
 SELECT b.id_proposta, '341', b.aceita_em, now() FROM contract_billings b WHERE b.metodo = 'DÉBITO EM CONTA';
+-- The payroll contracts in force are registered with their payroll (decision 268).
+INSERT INTO averbacoes (id_proposta, id_externo, situacao, solicitada_em, situacao_em, alterada_por)
+SELECT b.id_proposta, 'BENCH-' || b.id_proposta, 'ativa', b.aceita_em, b.aceita_em, 'bench'
+FROM contract_billings b WHERE b.metodo = 'DESCONTO EM FOLHA';
 COMMIT;
 VACUUM ANALYZE proposals;
 VACUUM ANALYZE contract_billings;
 VACUUM ANALYZE debit_authorizations;
+VACUUM ANALYZE averbacoes;
 SQL
 running=$(psql "$DATABASE_URL" -Atc "SELECT count(*) FROM contract_billings WHERE encerrada_em IS NULL")
 
