@@ -82,6 +82,8 @@ fn environment() -> Environment<'static> {
         ("terms.html", include_str!("../templates/terms.html")),
         ("arrears_notice.txt", include_str!("../templates/arrears_notice.txt")),
         ("arrears_notice.html", include_str!("../templates/arrears_notice.html")),
+        ("term_notice.txt", include_str!("../templates/term_notice.txt")),
+        ("term_notice.html", include_str!("../templates/term_notice.html")),
     ];
     for (name, source) in templates {
         // The templates are part of the binary; a syntax error is caught by this crate's tests.
@@ -159,12 +161,13 @@ fn parts(message: &MailMessage) -> (String, &'static str, minijinja::Value) {
             // The notice names the contract in its subject, so that it reads as what it is in a
             // mailbox's list (Lei 15.040/2024 art. 20 §2).
             let subject = match notice.kind {
+                // The term's notices go as `TermNotice`; worded as the arrears' end if ever here.
                 NoticeKind::Late => format!("Aviso de atraso: proposta {}", notice.identifier),
                 NoticeKind::EndWarning => format!(
                     "Aviso de atraso: seu seguro será cancelado em {} (proposta {})",
                     notice.ends_on, notice.identifier
                 ),
-                NoticeKind::Ended => format!(
+                NoticeKind::Ended | NoticeKind::Renewal | NoticeKind::TermEnd => format!(
                     "Seu seguro foi cancelado por falta de pagamento (proposta {})",
                     notice.identifier
                 ),
@@ -184,6 +187,32 @@ fn parts(message: &MailMessage) -> (String, &'static str, minijinja::Value) {
                     notice_days => notice.notice_days,
                     ends_on => notice.ends_on,
                     refunds => notice.refunds,
+                },
+            );
+        }
+        MailKind::TermNotice(notice) => {
+            let subject = match notice.kind {
+                NoticeKind::Renewal => format!(
+                    "Aviso de renovação: seu seguro será renovado em {} (proposta {})",
+                    notice.term_end, notice.identifier
+                ),
+                _ => format!(
+                    "Aviso de fim de vigência: seu seguro termina em {} (proposta {})",
+                    notice.ends_on, notice.identifier
+                ),
+            };
+            return (
+                subject,
+                "term_notice",
+                context! {
+                    kind => notice.kind.as_str(),
+                    name => notice.customer_name,
+                    identifier => notice.identifier,
+                    certificate => notice.certificate,
+                    product => notice.product,
+                    term_end => notice.term_end,
+                    ends_on => notice.ends_on,
+                    renewed_until => notice.renewed_until,
                 },
             );
         }
@@ -461,6 +490,52 @@ mod tests {
         let raw = String::from_utf8(email.formatted()).unwrap();
         assert!(raw.contains("multipart/alternative") && raw.contains("text/plain") && raw.contains("text/html"));
         assert!(raw.contains("To: ana@exemplo.com.br"));
+    }
+
+    fn term(kind: NoticeKind) -> MailMessage {
+        message(MailKind::TermNotice(domain::mail::TermNotice {
+            kind,
+            customer_name: "Maria".into(),
+            identifier: "abc-123".into(),
+            certificate: "101-2026-00000042".into(),
+            product: "Seguro Vida".into(),
+            term_end: "28/11/2027".into(),
+            ends_on: "28/11/2027".into(),
+            renewed_until: (kind == NoticeKind::Renewal).then(|| "28/11/2028".into()),
+        }))
+    }
+
+    #[test]
+    fn the_terms_notices_name_the_contract_and_the_day_it_renews_or_ends() {
+        let renewal = render(&term(NoticeKind::Renewal)).unwrap();
+        assert_eq!(
+            renewal.subject,
+            "Aviso de renovação: seu seguro será renovado em 28/11/2027 (proposta abc-123)"
+        );
+        for text in [
+            renewal.text.clone(),
+            renewal
+                .html
+                .replace("&#x2f;", "/")
+                .replace("<strong>", "")
+                .replace("</strong>", ""),
+        ] {
+            assert!(
+                text.contains("renovado automaticamente por igual período, até 28/11/2028"),
+                "{text}"
+            );
+            assert!(text.contains("certificado nº 101-2026-00000042"), "{text}");
+        }
+        let end = render(&term(NoticeKind::TermEnd)).unwrap();
+        assert_eq!(
+            end.subject,
+            "Aviso de fim de vigência: seu seguro termina em 28/11/2027 (proposta abc-123)"
+        );
+        assert!(
+            end.text.contains("não será renovada") && end.text.contains("Nada será cobrado depois dela"),
+            "{}",
+            end.text
+        );
     }
 
     fn arrears(kind: NoticeKind, refunds: &[&str]) -> MailMessage {

@@ -199,14 +199,85 @@ impl DeliveryColumns {
 pub async fn undelivered_notices(pool: &PgPool) -> Result<i64, StoreError> {
     let mut conn = connection(pool).await?;
     notices::table
-        .inner_join(crate::schema::contract_billings::table)
+        .inner_join(crate::schema::proposals::table)
         .filter(notices::frustrado_em.is_not_null())
         .filter(notices::fechado_em.is_null())
-        .filter(crate::schema::contract_billings::encerrada_em.is_null())
+        .filter(crate::schema::proposals::status.eq(domain::values::ProposalStatus::Approved.as_str()))
         .count()
         .get_result(&mut conn)
         .await
         .map_err(query_error)
+}
+
+/// Records a notice's deliveries, its receipt (the earliest delivered) or its frustration, and its
+/// history entry, in one transaction: the arrears' notices and the term's alike.
+pub(crate) async fn record_notice_deliveries(
+    pool: &PgPool,
+    notice_id: i64,
+    sent: &[NoticeDelivery],
+    at: DateTime<Utc>,
+) -> Result<(), StoreError> {
+    statement! {
+        NOTICE_HISTORY = "INSERT INTO proposal_history (proposal_id, at, changed_by, action, changes) \
+             VALUES ($1, $2, $3, 'aviso_cobranca', jsonb_build_object( \
+                 'aviso', jsonb_build_object('from', NULL, 'to', $4::text), \
+                 'periodo', jsonb_build_object('from', NULL, 'to', $5::int4), \
+                 'canais', jsonb_build_object('from', NULL, 'to', $6::text)))";
+    }
+    let mut conn = connection(pool).await?;
+    conn.transaction(async |conn| {
+        for delivery in sent {
+            let DeliveryColumns {
+                status,
+                delivered,
+                failed,
+                reason,
+            } = DeliveryColumns::of(&delivery.status);
+            diesel::insert_into(deliveries::table)
+                .values((
+                    deliveries::id_aviso.eq(notice_id),
+                    deliveries::canal.eq(&delivery.channel),
+                    deliveries::destino.eq(delivery.destination.chars().take(120).collect::<String>()),
+                    deliveries::id_externo.eq(&delivery.external_id),
+                    deliveries::status.eq(status),
+                    deliveries::motivo.eq(reason),
+                    deliveries::enviado_em.eq(at),
+                    deliveries::entregue_em.eq(delivered),
+                    deliveries::falhou_em.eq(failed),
+                ))
+                .on_conflict_do_nothing()
+                .execute(conn)
+                .await?;
+        }
+        let notice = settle_notice(conn, notice_id, at).await?;
+        let channels = sent
+            .iter()
+            .map(|d| format!("{} {}", d.channel, DeliveryColumns::of(&d.status).status))
+            .collect::<Vec<_>>()
+            .join(", ");
+        NOTICE_HISTORY
+            .query()
+            .bind::<BigInt, _>(notice.id_proposta)
+            .bind::<Timestamptz, _>(at)
+            .bind::<Text, _>(domain::billing::arrears::ARREARS_ACTOR)
+            .bind::<Text, _>(&notice.tipo)
+            .bind::<Nullable<Integer>, _>(notice.periodo)
+            .bind::<Text, _>(if channels.is_empty() {
+                "nenhum".to_owned()
+            } else {
+                channels
+            })
+            .execute(conn)
+            .await?;
+        tracing::debug!(
+            received = notice.recebido_em.is_some(),
+            frustrated = notice.frustrado_em.is_some(),
+            "notice recorded"
+        );
+        Ok(())
+    })
+    .await
+    .map_err(query_error)
 }
 
 #[async_trait]
@@ -276,67 +347,7 @@ impl ArrearsStore for PgArrears {
         sent: &[NoticeDelivery],
         at: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        statement! {
-            NOTICE_HISTORY = "INSERT INTO proposal_history (proposal_id, at, changed_by, action, changes) \
-                 VALUES ($1, $2, $3, 'aviso_cobranca', jsonb_build_object( \
-                     'aviso', jsonb_build_object('from', NULL, 'to', $4::text), \
-                     'periodo', jsonb_build_object('from', NULL, 'to', $5::int4), \
-                     'canais', jsonb_build_object('from', NULL, 'to', $6::text)))";
-        }
-        let mut conn = connection(&self.pool).await?;
-        conn.transaction(async |conn| {
-            for delivery in sent {
-                let DeliveryColumns {
-                    status,
-                    delivered,
-                    failed,
-                    reason,
-                } = DeliveryColumns::of(&delivery.status);
-                diesel::insert_into(deliveries::table)
-                    .values((
-                        deliveries::id_aviso.eq(notice_id),
-                        deliveries::canal.eq(&delivery.channel),
-                        deliveries::destino.eq(delivery.destination.chars().take(120).collect::<String>()),
-                        deliveries::id_externo.eq(&delivery.external_id),
-                        deliveries::status.eq(status),
-                        deliveries::motivo.eq(reason),
-                        deliveries::enviado_em.eq(at),
-                        deliveries::entregue_em.eq(delivered),
-                        deliveries::falhou_em.eq(failed),
-                    ))
-                    .on_conflict_do_nothing()
-                    .execute(conn)
-                    .await?;
-            }
-            let notice = settle_notice(conn, notice_id, at).await?;
-            let channels = sent
-                .iter()
-                .map(|d| format!("{} {}", d.channel, DeliveryColumns::of(&d.status).status))
-                .collect::<Vec<_>>()
-                .join(", ");
-            NOTICE_HISTORY
-                .query()
-                .bind::<BigInt, _>(notice.id_proposta)
-                .bind::<Timestamptz, _>(at)
-                .bind::<Text, _>(domain::billing::arrears::ARREARS_ACTOR)
-                .bind::<Text, _>(&notice.tipo)
-                .bind::<Nullable<Integer>, _>(notice.periodo)
-                .bind::<Text, _>(if channels.is_empty() {
-                    "nenhum".to_owned()
-                } else {
-                    channels
-                })
-                .execute(conn)
-                .await?;
-            tracing::debug!(
-                received = notice.recebido_em.is_some(),
-                frustrated = notice.frustrado_em.is_some(),
-                "notice recorded"
-            );
-            Ok(())
-        })
-        .await
-        .map_err(query_error)
+        record_notice_deliveries(&self.pool, notice_id, sent, at).await
     }
 
     async fn awaiting_receipt(&self) -> Result<Vec<(i64, String)>, StoreError> {

@@ -10,7 +10,7 @@ use crate::pool::{PgPool, connection, query_error};
 use crate::read_model;
 use crate::read_model::parts::billing::{BillingPart, ChargePart};
 use crate::rows::stored;
-use crate::schema::{averbacoes, billing_notices, charges, contract_billings as billings, proposals};
+use crate::schema::{averbacoes, billing_notices, charges, contract_billings as billings, contract_terms, proposals};
 use crate::statement::statement;
 use crate::unit_of_work::on_move::queue_charge_event;
 use async_trait::async_trait;
@@ -19,6 +19,7 @@ use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Date, Integer, Nullable, Text};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::billing::averbacao::AverbacaoStatus;
+use domain::billing::notice_kind::NoticeKind;
 use domain::billing::payroll::ReportedDiscount;
 use domain::billing::ports::{BillingCheck, BillingStore, DiscountOutcome};
 use domain::billing::{Billing, BillingStatus, Charge, ChargeStatus, due_date};
@@ -86,6 +87,8 @@ struct DueBilling {
     proximo_periodo: i32,
     situacao: String,
     situacao_desde: DateTime<Utc>,
+    /// The current term's end (none recorded: billed as before terms, decision 270).
+    fim_vigencia: Option<NaiveDate>,
 }
 
 /// One claimed batch: the charges up to `horizon` of at most [`RUN_BATCH`] billings created, their
@@ -106,9 +109,24 @@ async fn create_batch(
             .filter(averbacoes::id_proposta.eq(billings::id_proposta))
             .filter(averbacoes::situacao.eq(AverbacaoStatus::Active.as_str())),
     );
+    // No charge falls due on or after the current term's end: a renewal's next term lets the
+    // next ones be created (decision 270).
+    let term_end = contract_terms::table
+        .filter(contract_terms::id_proposta.eq(billings::id_proposta))
+        .select(diesel::dsl::max(contract_terms::fim))
+        .single_value();
+    let within_term = diesel::dsl::not(diesel::dsl::exists(
+        contract_terms::table.filter(contract_terms::id_proposta.eq(billings::id_proposta)),
+    ))
+    .or(diesel::dsl::exists(
+        contract_terms::table
+            .filter(contract_terms::id_proposta.eq(billings::id_proposta))
+            .filter(contract_terms::fim.gt(billings::proximo_vencimento)),
+    ));
     let due: Vec<DueBilling> = billings::table
         .filter(billings::encerrada_em.is_null())
         .filter(billings::proximo_vencimento.le(horizon))
+        .filter(within_term)
         .filter(
             billings::metodo
                 .ne(PaymentType::PayrollDiscount.as_str())
@@ -124,6 +142,7 @@ async fn create_batch(
             billings::proximo_periodo,
             billings::situacao,
             billings::situacao_desde,
+            term_end,
         ))
         .for_update()
         .skip_locked()
@@ -134,7 +153,10 @@ async fn create_batch(
     let (mut ids, mut next_periods, mut next_dues) = (Vec::new(), Vec::new(), Vec::new());
     for billing in &due {
         let mut period = u32::try_from(billing.proximo_periodo).unwrap_or(1);
-        while due_date(billing.primeiro_vencimento, period) <= horizon {
+        let within = |due: NaiveDate| billing.fim_vigencia.is_none_or(|end| due < end);
+        while due_date(billing.primeiro_vencimento, period) <= horizon
+            && within(due_date(billing.primeiro_vencimento, period))
+        {
             rows.push((
                 charges::id_proposta.eq(billing.id_proposta),
                 charges::periodo.eq(period as i32),
@@ -341,6 +363,7 @@ impl BillingStore for PgBilling {
             if to == BillingStatus::UpToDate {
                 diesel::update(billing_notices::table)
                     .filter(billing_notices::id_proposta.eq(proposal_id))
+                    .filter(billing_notices::tipo.eq_any(NoticeKind::ARREARS.map(NoticeKind::as_str)))
                     .filter(billing_notices::fechado_em.is_null())
                     .set(billing_notices::fechado_em.eq(at))
                     .execute(conn)

@@ -57,6 +57,7 @@ type CoverRow = (
     Option<i64>,
     Option<String>,
     Option<String>,
+    crate::proposals::RulesColumns,
 );
 
 #[async_trait]
@@ -68,7 +69,7 @@ impl CertificateStore for PgCertificates {
     ) -> Result<Option<DateTime<Utc>>, StoreError> {
         let mut conn = connection(&self.pool).await?;
         certificates::table
-            .find((proposal_id, kind.as_str()))
+            .find((proposal_id, kind.as_str(), 1))
             .select(certificates::aceita_em)
             .first(&mut conn)
             .await
@@ -90,11 +91,18 @@ impl CertificateStore for PgCertificates {
                 products::capital_segurado,
                 products::sac,
                 products::ouvidoria,
+                (
+                    products::cobranca_carencia_dias,
+                    products::cobranca_suspensao_dias,
+                    products::cobranca_encerramento_dias,
+                    products::cobranca_primeira_parcela,
+                ),
             ))
             .first(&mut conn)
             .await
             .map_err(query_error)?;
-        let (code, premium, insurer, cnpj, process, coverage, capital, sac, ombudsman) = row;
+        let (code, premium, insurer, cnpj, process, coverage, capital, sac, ombudsman, rules) = row;
+        let payment = crate::proposals::payment_rules(rules)?;
         let mut missing = Vec::new();
         for (name, given) in [
             ("--insurer", insurer.is_some()),
@@ -127,15 +135,21 @@ impl CertificateStore for PgCertificates {
                 premium,
                 sac,
                 ombudsman,
+                payment,
             }),
             _ => Err(IncompleteCover { product: code, missing }),
         })
     }
 
-    async fn issued(&self, proposal_id: i64, kind: DeliveredDocument) -> Result<Option<IssuedCertificate>, StoreError> {
+    async fn issued(
+        &self,
+        proposal_id: i64,
+        kind: DeliveredDocument,
+        term: u32,
+    ) -> Result<Option<IssuedCertificate>, StoreError> {
         let mut conn = connection(&self.pool).await?;
         let row: Option<(Option<Vec<u8>>, Option<String>, Option<DateTime<Utc>>)> = certificates::table
-            .find((proposal_id, kind.as_str()))
+            .find((proposal_id, kind.as_str(), term_column(term)))
             .select((certificates::pdf, certificates::sha256, certificates::emitido_em))
             .first(&mut conn)
             .await
@@ -151,6 +165,7 @@ impl CertificateStore for PgCertificates {
         &self,
         proposal_id: i64,
         kind: DeliveredDocument,
+        term: u32,
         issued: &IssuedCertificate,
     ) -> Result<IssuedCertificate, StoreError> {
         let mut conn = connection(&self.pool).await?;
@@ -158,6 +173,7 @@ impl CertificateStore for PgCertificates {
             certificates::table
                 .filter(certificates::id_proposta.eq(proposal_id))
                 .filter(certificates::tipo.eq(kind.as_str()))
+                .filter(certificates::vigencia.eq(term_column(term)))
                 .filter(certificates::pdf.is_null()),
         )
         .set((
@@ -170,7 +186,7 @@ impl CertificateStore for PgCertificates {
         .map_err(query_error)?;
         // Whoever stored first, the stored one.
         drop(conn);
-        self.issued(proposal_id, kind)
+        self.issued(proposal_id, kind, term)
             .await?
             .ok_or_else(|| StoreError::Unavailable(format!("{} da proposta {proposal_id} não gravado", kind.as_str())))
     }
@@ -182,12 +198,13 @@ impl CertificateStore for PgCertificates {
         limit: i64,
     ) -> Result<Vec<DueCertificate>, StoreError> {
         statement! {
-            LOCK_PROPOSAL_CERTIFICATES => DueRow = "WITH due AS (SELECT c.id_proposta, c.tipo FROM proposal_certificates c \
+            LOCK_PROPOSAL_CERTIFICATES => DueRow = "WITH due AS (SELECT c.id_proposta, c.tipo, c.vigencia FROM proposal_certificates c \
                      WHERE c.enviado_em IS NULL AND (c.reservado_ate IS NULL OR c.reservado_ate < $1) \
                      ORDER BY c.aceita_em LIMIT $3 FOR UPDATE SKIP LOCKED) \
                  UPDATE proposal_certificates c SET reservado_ate = $2 FROM due, proposals p \
-                 WHERE c.id_proposta = due.id_proposta AND c.tipo = due.tipo AND p.id = c.id_proposta \
-                 RETURNING c.id_proposta, c.tipo, p.identificador, c.aceita_em";
+                 WHERE c.id_proposta = due.id_proposta AND c.tipo = due.tipo AND c.vigencia = due.vigencia \
+                   AND p.id = c.id_proposta \
+                 RETURNING c.id_proposta, c.tipo, c.vigencia, p.identificador, c.aceita_em";
         }
         let mut conn = connection(&self.pool).await?;
         let rows = LOCK_PROPOSAL_CERTIFICATES
@@ -205,6 +222,7 @@ impl CertificateStore for PgCertificates {
                     kind: DeliveredDocument::parse(&row.tipo)?,
                     proposal_id: row.id_proposta,
                     identifier: row.identificador,
+                    term: u32::try_from(row.vigencia).unwrap_or(1),
                     accepted_at: row.aceita_em,
                 })
             })
@@ -215,6 +233,7 @@ impl CertificateStore for PgCertificates {
         &self,
         proposal_id: i64,
         kind: DeliveredDocument,
+        term: u32,
         to: &str,
         sha256: &str,
         at: DateTime<Utc>,
@@ -224,6 +243,7 @@ impl CertificateStore for PgCertificates {
             certificates::table
                 .filter(certificates::id_proposta.eq(proposal_id))
                 .filter(certificates::tipo.eq(kind.as_str()))
+                .filter(certificates::vigencia.eq(term_column(term)))
                 .filter(certificates::sha256.eq(sha256)),
         )
         .set((
@@ -244,8 +264,15 @@ struct DueRow {
     id_proposta: i64,
     #[diesel(sql_type = diesel::sql_types::Text)]
     tipo: String,
+    #[diesel(sql_type = diesel::sql_types::Integer)]
+    vigencia: i32,
     #[diesel(sql_type = diesel::sql_types::Text)]
     identificador: String,
     #[diesel(sql_type = diesel::sql_types::Timestamptz)]
     aceita_em: DateTime<Utc>,
+}
+
+/// A term's number as the column keeps it.
+fn term_column(term: u32) -> i32 {
+    i32::try_from(term).unwrap_or(i32::MAX)
 }

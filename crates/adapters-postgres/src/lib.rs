@@ -48,6 +48,7 @@ pub mod seed;
 pub mod sessions;
 pub mod signatures;
 mod statement;
+pub mod terms;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod unit_of_work;

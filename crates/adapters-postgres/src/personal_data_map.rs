@@ -213,6 +213,7 @@ pub const STORED: &[StoredTable] = &[
             "enviado_em",
             "reservado_ate",
             "tipo",
+            "vigencia",
         ],
     },
     StoredTable {

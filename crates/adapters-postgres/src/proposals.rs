@@ -22,12 +22,13 @@ use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel::sql_types::{Bool, Int8};
 use diesel_async::RunQueryDsl;
 use domain::access::Scope;
+use domain::contract::terms::{PaymentRules, ProductTerms};
 use domain::history::{FieldChange, HistoryEntry};
 use domain::proposals::model::{Flow, NewProposal, PaymentDetails, ProposalDetail, ProposalRecord};
 use domain::proposals::ports::{CreateProposalError, ProposalStore};
 use domain::proposals::search::{ListedProposal, ProposalSearch, SearchText};
 use domain::store::StoreError;
-use domain::values::{CellPhone, Cpf, EventKind, ProposalStatus};
+use domain::values::{CellPhone, Cpf, EventKind, ProposalStatus, StoredValueError};
 use std::collections::BTreeMap;
 
 const OPEN_PROPOSAL_INDEX: &str = "proposals_one_open_per_cpf_product";
@@ -67,6 +68,31 @@ where
         Scope::Ecommerce => Some(Box::new(proposals::fluxo.eq(Flow::Ecommerce.as_str()))),
         Scope::Everything => None,
     }
+}
+
+/// A product's grace, suspension and end days and its first instalment's rule, as stored.
+pub(crate) type RulesColumns = (i32, i32, i32, String);
+use domain::billing::term::{Renewal, TermPolicy};
+
+/// The payment rules a product's terms print, from its stored columns.
+pub(crate) fn payment_rules((grace, suspension, end, first): RulesColumns) -> Result<PaymentRules, StoreError> {
+    let days = |value: i32| u32::try_from(value).unwrap_or_default();
+    Ok(PaymentRules {
+        grace_days: days(grace),
+        suspension_days: days(suspension),
+        end_days: days(end),
+        first_instalment: domain::billing::arrears::FirstInstalment::parse(&first)
+            .ok_or_else(|| StoredValueError::new("products", "cobranca_primeira_parcela", &first))?,
+    })
+}
+
+/// A product's term, from its stored months and renewal (decision 270).
+pub(crate) fn term_policy((months, renewal): (i32, String)) -> Result<TermPolicy, StoreError> {
+    Ok(TermPolicy {
+        months: u32::try_from(months)
+            .map_err(|_| StoredValueError::new("products", "vigencia_meses", &months.to_string()))?,
+        renewal: Renewal::parse(&renewal).ok_or_else(|| StoredValueError::new("products", "renovacao", &renewal))?,
+    })
 }
 
 #[derive(Clone)]
@@ -425,16 +451,32 @@ impl ProposalStore for PgProposals {
         ))
     }
 
-    async fn product_terms(&self, product_id: i64) -> Result<Option<String>, StoreError> {
+    async fn product_terms(&self, product_id: i64) -> Result<ProductTerms, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        let terms: Option<Option<String>> = products::table
+        let found: Option<(Option<String>, RulesColumns, (i32, String))> = products::table
             .find(product_id)
-            .select(products::termos)
+            .select((
+                products::termos,
+                (
+                    products::cobranca_carencia_dias,
+                    products::cobranca_suspensao_dias,
+                    products::cobranca_encerramento_dias,
+                    products::cobranca_primeira_parcela,
+                ),
+                (products::vigencia_meses, products::renovacao),
+            ))
             .first(&mut conn)
             .await
             .optional()
             .map_err(query_error)?;
-        Ok(terms.flatten())
+        Ok(match found {
+            Some((text, rules, term)) => ProductTerms {
+                text,
+                payment: payment_rules(rules)?,
+                term: term_policy(term)?,
+            },
+            None => ProductTerms::default(),
+        })
     }
 
     async fn detail(&self, identifier: &str, scope: Scope) -> Result<Option<ProposalDetail>, StoreError> {

@@ -75,6 +75,7 @@ diesel::table! {
         recebido_em -> Nullable<Timestamptz>,
         frustrado_em -> Nullable<Timestamptz>,
         fechado_em -> Nullable<Timestamptz>,
+        vigencia -> Nullable<Int4>,
     }
 }
 
@@ -130,6 +131,19 @@ diesel::table! {
         encerrada_em -> Nullable<Timestamptz>,
         primeira_parcela -> Text,
         encerramento_dias -> Int4,
+    }
+}
+
+diesel::table! {
+    contract_terms (id_proposta, sequencia) {
+        id_proposta -> Int8,
+        sequencia -> Int4,
+        inicio -> Date,
+        fim -> Date,
+        meses -> Int4,
+        renovacao -> Text,
+        renovada_em -> Nullable<Timestamptz>,
+        criada_em -> Timestamptz,
     }
 }
 
@@ -513,6 +527,8 @@ diesel::table! {
         cobranca_suspensao_dias -> Int4,
         cobranca_primeira_parcela -> Text,
         cobranca_encerramento_dias -> Int4,
+        vigencia_meses -> Int4,
+        renovacao -> Text,
     }
 }
 
@@ -533,7 +549,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    proposal_certificates (id_proposta, tipo) {
+    proposal_certificates (id_proposta, tipo, vigencia) {
         id_proposta -> Int8,
         aceita_em -> Timestamptz,
         pdf -> Nullable<Bytea>,
@@ -543,6 +559,7 @@ diesel::table! {
         enviado_em -> Nullable<Timestamptz>,
         reservado_ate -> Nullable<Timestamptz>,
         tipo -> Text,
+        vigencia -> Int4,
     }
 }
 
@@ -980,10 +997,11 @@ diesel::table! {
 
 diesel::joinable!(averbacoes -> contract_billings (id_proposta));
 diesel::joinable!(billing_notice_deliveries -> billing_notices (id_aviso));
-diesel::joinable!(billing_notices -> contract_billings (id_proposta));
+diesel::joinable!(billing_notices -> proposals (id_proposta));
 diesel::joinable!(card_invoices -> proposals (id_proposta));
 diesel::joinable!(charges -> contract_billings (id_proposta));
 diesel::joinable!(contract_billings -> proposals (id_proposta));
+diesel::joinable!(contract_terms -> proposals (id_proposta));
 diesel::joinable!(customer_requests -> proposals (proposal_id));
 diesel::joinable!(customers -> addresses (id_endereco));
 diesel::joinable!(customers -> partners (id_parceiro_vendedor));
@@ -1048,6 +1066,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     card_invoices,
     charges,
     contract_billings,
+    contract_terms,
     customer_requests,
     customers,
     debit_agreements,

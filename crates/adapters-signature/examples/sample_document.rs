@@ -1,5 +1,6 @@
 //! Writes the sample long proposal's documents: `<dir>/contrato.pdf` (as sealed for signature),
-//! `<dir>/contrato-assinado.pdf` (followed by its evidence page) and `<dir>/rascunho.pdf`.
+//! `<dir>/contrato-assinado.pdf` (followed by its evidence page), `<dir>/rascunho.pdf` and
+//! `<dir>/certificado.pdf` (its certificate once accepted, in its first term).
 //! `scripts/render-document-pages.sh` turns them into the PNGs under `docs/documento/`.
 
 use adapters_signature::PdfRenderer;
@@ -13,13 +14,37 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::create_dir_all(&dir)?;
     let renderer = PdfRenderer;
     let detail = sample::long_proposal();
-    let sealed = SealedDocument::of(renderer.render(&PrintedDocument::contract(&detail, None, Stage::ForSignature))?);
+    let sealed = SealedDocument::of(renderer.render(&PrintedDocument::contract(
+        &detail,
+        &Default::default(),
+        Stage::ForSignature,
+    ))?);
     let pages = renderer.page_count(&sealed.pdf)?;
     let signed = renderer.append(&sealed.pdf, &sample::evidence(&sealed.sha256, pages).page())?;
-    let draft = renderer.render(&PrintedDocument::contract(&detail, None, Stage::Draft))?;
+    let draft = renderer.render(&PrintedDocument::contract(&detail, &Default::default(), Stage::Draft))?;
     std::fs::write(dir.join("contrato.pdf"), &sealed.pdf)?;
     std::fs::write(dir.join("contrato-assinado.pdf"), signed)?;
     std::fs::write(dir.join("rascunho.pdf"), draft)?;
+    let accepted = detail.proposal.stamp.created_at + chrono::Duration::days(3);
+    let mut contract = detail.clone();
+    contract.term = Some(domain::billing::term::first_term(
+        Some(detail.proposal.stamp.created_at + chrono::Duration::days(1)),
+        accepted,
+        Default::default(),
+    ));
+    let cover = domain::contract::certificate::ProductCover {
+        insurer: "Seguradora Exemplo S.A.".to_owned(),
+        insurer_cnpj: "11222333000181".to_owned(),
+        susep_process: "15414.900001/2026-11".to_owned(),
+        coverage: "Morte por qualquer causa e invalidez permanente total por acidente".to_owned(),
+        capital: 5_000_000,
+        premium: detail.proposal.value,
+        sac: "0800 000 0001".to_owned(),
+        ombudsman: "0800 000 0002".to_owned(),
+        payment: Default::default(),
+    };
+    let certificate = renderer.render(&PrintedDocument::certificate(&contract, &cover, accepted))?;
+    std::fs::write(dir.join("certificado.pdf"), certificate)?;
     println!("{} páginas seladas; SHA-256 {}", pages, sealed.sha256);
     Ok(())
 }

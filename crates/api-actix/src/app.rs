@@ -12,7 +12,7 @@ use crate::http::middleware::{RequestSpan, envelope_plain_errors, observe};
 use crate::http::rate_limit::rate_limit;
 use crate::http::read_your_writes::{READ_AFTER_HEADER, read_your_writes};
 use crate::jobs::acceptance_sweep::spawn_acceptance_sweep;
-use crate::jobs::billing_run::spawn_billing_run;
+use crate::jobs::billing_run::{BillingPasses, spawn_billing_run};
 use crate::jobs::clock_sync::spawn_clock_sync;
 use crate::jobs::deliveries::EngineTask;
 use crate::jobs::deliveries::delivery_engine;
@@ -246,12 +246,15 @@ impl Application {
             config.outside.acceptance_check_interval,
         ))
         .chain(std::iter::once(spawn_billing_run(
-            services.averbacao(services.rules_clock()),
-            services.billing(services.rules_clock()),
-            services.arrears(services.rules_clock(), Arc::new(state.settlement.clone()))?,
-            state.pix.as_ref().map(|p| p.collection.clone()),
-            state.settlement.clone(),
-            services.ledger_check(services.rules_clock()),
+            BillingPasses {
+                averbacao: services.averbacao(services.rules_clock()),
+                billing: services.billing(services.rules_clock()),
+                arrears: services.arrears(services.rules_clock(), Arc::new(state.settlement.clone()))?,
+                terms: services.terms(services.rules_clock(), Arc::new(state.settlement.clone()))?,
+                pix: state.pix.as_ref().map(|p| p.collection.clone()),
+                settlement: state.settlement.clone(),
+                ledger: services.ledger_check(services.rules_clock()),
+            },
             config.outside.billing_run_interval,
         )))
         .chain(spawn_clock_sync(development))

@@ -155,6 +155,22 @@ impl Services {
         })
     }
 
+    /// The contracts' terms (issue 67, decision 270): the notices of their end, the renewals and
+    /// the ends at term, judged by `clock`; `ender` is the settlement that ends a contract.
+    pub fn terms(
+        &self,
+        clock: Arc<dyn domain::clock::Clock>,
+        ender: Arc<dyn domain::billing::arrears::ContractEnd>,
+    ) -> Result<domain::billing::term::TermService, StartupError> {
+        Ok(domain::billing::term::TermService {
+            store: Arc::new(adapters_postgres::terms::PgTerms::new(self.pool.clone())),
+            ender,
+            mail: mailer(&self.config)?,
+            messenger: messenger(&self.config, clock.clone())?,
+            clock,
+        })
+    }
+
     /// The payroll discounts' averbações (issue 67), judged by `clock`: the sandbox platform in
     /// development, none in production (the back office registers them, decision 268).
     pub fn averbacao(&self, clock: Arc<dyn domain::clock::Clock>) -> domain::billing::averbacao::AverbacaoService {

@@ -60,6 +60,9 @@ pub struct DueCertificate {
     pub proposal_id: i64,
     pub identifier: String,
     pub kind: DeliveredDocument,
+    /// The contract's term it is of (the terms' and the first certificate's: 1; each renewal's
+    /// certificate its term's, decision 270).
+    pub term: u32,
     /// When it fell due: the acceptance (the certificate) or the payment (the terms).
     pub accepted_at: DateTime<Utc>,
 }
@@ -72,13 +75,19 @@ pub trait CertificateStore: Send + Sync {
     -> Result<Option<DateTime<Utc>>, StoreError>;
     /// The product's cover as the catalog holds it, or what of it is missing.
     async fn cover(&self, product_id: i64) -> Result<Result<ProductCover, IncompleteCover>, StoreError>;
-    async fn issued(&self, proposal_id: i64, kind: DeliveredDocument) -> Result<Option<IssuedCertificate>, StoreError>;
+    async fn issued(
+        &self,
+        proposal_id: i64,
+        kind: DeliveredDocument,
+        term: u32,
+    ) -> Result<Option<IssuedCertificate>, StoreError>;
     /// Stores the document unless one is stored already, and answers the stored one (the first
     /// wins: two instances issuing at once keep one).
     async fn store_issued(
         &self,
         proposal_id: i64,
         kind: DeliveredDocument,
+        term: u32,
         issued: &IssuedCertificate,
     ) -> Result<IssuedCertificate, StoreError>;
     /// Takes up to `limit` documents not yet delivered, each for `lease`
@@ -94,6 +103,7 @@ pub trait CertificateStore: Send + Sync {
         &self,
         proposal_id: i64,
         kind: DeliveredDocument,
+        term: u32,
         to: &str,
         sha256: &str,
         at: DateTime<Utc>,
@@ -173,7 +183,9 @@ impl CertificateService {
                 .ok_or(CertificateError::NotAccepted {
                     status: detail.proposal.status,
                 })?;
-        self.issue(&detail, kind, accepted_at).await
+        // The certificate of the contract's current term (a renewal's is its own).
+        let term = detail.term.map_or(1, |t| t.sequence);
+        self.issue(&detail, kind, term, accepted_at).await
     }
 
     /// The stored document, or one issued now and stored (the first stored wins): the
@@ -182,9 +194,10 @@ impl CertificateService {
         &self,
         detail: &ProposalDetail,
         kind: DeliveredDocument,
+        term: u32,
         due_at: DateTime<Utc>,
     ) -> Result<IssuedCertificate, CertificateError> {
-        if let Some(issued) = self.store.issued(detail.proposal.id, kind).await? {
+        if let Some(issued) = self.store.issued(detail.proposal.id, kind, term).await? {
             return Ok(issued);
         }
         let document = match kind {
@@ -194,7 +207,7 @@ impl CertificateService {
             }
             DeliveredDocument::Terms => {
                 let terms = self.proposals.product_terms(detail.proposal.product_id).await?;
-                PrintedDocument::contract(detail, terms.as_deref(), Stage::ForSignature)
+                PrintedDocument::contract(detail, &terms, Stage::ForSignature)
             }
         };
         let pdf = self.renderer.render(&document)?;
@@ -203,7 +216,7 @@ impl CertificateService {
             pdf,
             issued_at: self.clock.now(),
         };
-        Ok(self.store.store_issued(detail.proposal.id, kind, &issued).await?)
+        Ok(self.store.store_issued(detail.proposal.id, kind, term, &issued).await?)
     }
 
     /// One pass over the certificates not yet delivered: each issued (when it was not) and
@@ -234,14 +247,21 @@ impl CertificateService {
             .detail(&due.identifier, Scope::Everything)
             .await?
             .ok_or(CertificateError::NotFound)?;
-        let issued = self.issue(&detail, due.kind, due.accepted_at).await?;
+        let issued = self.issue(&detail, due.kind, due.term, due.accepted_at).await?;
         let person = &detail.customer.person;
         let Some(to) = person.email.as_deref().and_then(|e| Email::parse(e).ok()) else {
             // Nowhere to send it: recorded as delivered to no one, so that the pass does not
             // take it again; the seller hands it over.
             tracing::warn!(identifier = %due.identifier, kind = due.kind.as_str(), "customer without a usable e-mail: document not mailed");
             self.store
-                .record_delivery(due.proposal_id, due.kind, "", &issued.sha256, self.clock.now())
+                .record_delivery(
+                    due.proposal_id,
+                    due.kind,
+                    due.term,
+                    "",
+                    &issued.sha256,
+                    self.clock.now(),
+                )
                 .await?;
             return Ok(());
         };
@@ -262,7 +282,14 @@ impl CertificateService {
         };
         self.mail.send(MailMessage { to, kind }).await?;
         self.store
-            .record_delivery(due.proposal_id, due.kind, &address, &issued.sha256, self.clock.now())
+            .record_delivery(
+                due.proposal_id,
+                due.kind,
+                due.term,
+                &address,
+                &issued.sha256,
+                self.clock.now(),
+            )
             .await?;
         tracing::info!(identifier = %due.identifier, kind = due.kind.as_str(), "document issued and mailed");
         Ok(())

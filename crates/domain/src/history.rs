@@ -61,9 +61,11 @@ pub mod actions {
     pub const BILLING_NOTICE: &str = "aviso_cobranca";
     /// The payroll discount's averbação asked, decided or cancelled at the consignment platform.
     pub const AVERBACAO: &str = "averbacao";
+    /// The contract renewed for a new term (decision 270): the term's number and its end.
+    pub const TERM: &str = "vigencia";
 
     /// Every action, in the order a proposal's life meets them.
-    pub const ALL: [&str; 22] = [
+    pub const ALL: [&str; 23] = [
         CREATED,
         CORRECTED,
         SENT,
@@ -82,6 +84,7 @@ pub mod actions {
         DEBIT_AUTHORIZATION,
         AVERBACAO,
         BILLING_NOTICE,
+        TERM,
         EXPORTED,
         BLOCKED,
         RETENTION,
@@ -111,7 +114,8 @@ pub mod actions {
             CHARGE => "Cobrança",
             BILLING_STATUS => "Situação da cobrança",
             DEBIT_AUTHORIZATION => "Autorização de débito em conta",
-            BILLING_NOTICE => "Aviso de cobrança (atraso, cancelamento)",
+            BILLING_NOTICE => "Aviso ao cliente (atraso, cancelamento, fim da vigência)",
+            TERM => "Vigência renovada",
             AVERBACAO => "Averbação do desconto em folha",
             _ => "Alteração",
         }

@@ -40,6 +40,27 @@ pub enum MailKind {
     /// A notice of an unpaid premium (Lei 15.040/2024 arts. 20–21, issue 67): late, the end
     /// ahead, or the contract ended.
     ArrearsNotice(ArrearsNotice),
+    /// The term's end ahead: the renewal or the contract's end (issue 67, decision 270).
+    TermNotice(TermNotice),
+}
+
+/// The values of a notice of the term's end, as people read them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TermNotice {
+    /// [`crate::billing::notice_kind::NoticeKind::Renewal`] or `TermEnd`.
+    pub kind: crate::billing::notice_kind::NoticeKind,
+    pub customer_name: String,
+    pub identifier: String,
+    /// The certificate's number, of the term ending.
+    pub certificate: String,
+    pub product: String,
+    /// The term's end (`08/12/2027`).
+    pub term_end: String,
+    /// The day the contract ends when it does not renew (the term's end, or later after a late
+    /// notice).
+    pub ends_on: String,
+    /// The new term's end, for a renewal.
+    pub renewed_until: Option<String>,
 }
 
 /// The values of a notice of an unpaid premium, as people read them.
@@ -149,6 +170,12 @@ impl std::fmt::Debug for MailKind {
                 n.kind.as_str(),
                 n.identifier
             ),
+            MailKind::TermNotice(n) => write!(
+                f,
+                "TermNotice {{ kind: {}, identifier: {} }}",
+                n.kind.as_str(),
+                n.identifier
+            ),
         }
     }
 }
@@ -166,6 +193,7 @@ impl MailKind {
             MailKind::PersonalData(_) => "dados_pessoais",
             MailKind::RefundDestination(_) => "destino_reembolso",
             MailKind::ArrearsNotice(_) => "aviso_cobranca",
+            MailKind::TermNotice(_) => "aviso_vigencia",
         }
     }
 }

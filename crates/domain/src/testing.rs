@@ -97,6 +97,7 @@ pub fn detail(status: &str) -> ProposalDetail {
         billing: None,
         pix_recurrence: None,
         averbacao: None,
+        term: None,
         ledger: Default::default(),
     }
 }

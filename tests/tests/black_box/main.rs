@@ -51,6 +51,7 @@ mod signing_deadlines;
 mod social_name;
 mod subject_requests;
 mod subscriptions;
+mod terms;
 mod throttling;
 mod tokens;
 mod withdrawal;

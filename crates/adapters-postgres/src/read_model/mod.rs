@@ -42,6 +42,7 @@ use parts::billing::{BillingPart, ChargePart, billings_of, charges_of};
 use parts::ledger::{LedgerPart, ledgers_of};
 use parts::pix::{RecurrencePart, recurrences_of};
 use parts::refunds::{RefundPart, refunds_of};
+use parts::term::{TermPart, terms_of};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -84,6 +85,9 @@ pub(crate) struct ProposalDocument {
     /// The `DESCONTO EM FOLHA` contract's averbação (migration 000061): absent before its request.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     averbacao: Option<AverbacaoPart>,
+    /// The contract's current term (migration 000062): absent before the acceptance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    term: Option<TermPart>,
     /// The contract's balances from its ledger (migration 000057): absent while all are zero.
     #[serde(default, skip_serializing_if = "LedgerPart::is_empty")]
     ledger: LedgerPart,
@@ -224,6 +228,7 @@ impl TryFrom<ProposalDocument> for ProposalDetail {
                 .averbacao
                 .map(domain::billing::averbacao::AverbacaoView::try_from)
                 .transpose()?,
+            term: d.term.map(domain::billing::term::ContractTerm::try_from).transpose()?,
             ledger: d.ledger.into(),
         })
     }
@@ -301,6 +306,7 @@ pub(crate) async fn build_documents(
         (shared, shared, shared, shared, shared);
     let (mut for_billings, mut for_charges, mut for_recurrences, mut for_ledgers, mut for_averbacoes) =
         (shared, shared, shared, shared, shared);
+    let mut for_terms = shared;
     let created =
         prepared(declaration::BUILD, |q| q.bind::<Array<Int8>, _>(ids)).load::<declaration::Built>(&mut for_parts);
     let signatures = signatures_of!(ids).load::<SignatureRow>(&mut for_signatures);
@@ -312,6 +318,7 @@ pub(crate) async fn build_documents(
     let recurrences = recurrences_of(&mut for_recurrences, ids);
     let ledgers = ledgers_of(&mut for_ledgers, ids);
     let averbacoes = averbacoes_of(&mut for_averbacoes, ids);
+    let terms = terms_of(&mut for_terms, ids);
     let (
         created,
         signature_rows,
@@ -323,6 +330,7 @@ pub(crate) async fn build_documents(
         mut recurrences,
         mut ledgers,
         mut averbacoes,
+        mut terms,
     ) = futures_util::try_join!(
         created,
         signatures,
@@ -333,7 +341,8 @@ pub(crate) async fn build_documents(
         charges,
         recurrences,
         ledgers,
-        averbacoes
+        averbacoes,
+        terms
     )?;
 
     let mut signatures: HashMap<i64, SignaturePart> = HashMap::new();
@@ -377,6 +386,7 @@ pub(crate) async fn build_documents(
                     charges: charges.remove(&id).unwrap_or_default(),
                     pix_recurrence: recurrences.remove(&id),
                     averbacao: averbacoes.remove(&id),
+                    term: terms.remove(&id),
                     ledger: ledgers.remove(&id).unwrap_or_default(),
                     ..document
                 },

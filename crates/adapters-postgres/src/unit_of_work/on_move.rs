@@ -1,6 +1,7 @@
 //! What a status move does to the proposal's other tables, in the move's transaction
 //! (`status_change::apply_change` calls each): the acceptance clock started on entering
-//! `EM ANÁLISE` and closed on leaving it, the documents due (terms, certificate), and the billing
+//! `EM ANÁLISE` and closed on leaving it, the documents due (terms, certificate), the contract's
+//! first term on entering `APROVADO`, and the billing
 //! of a contract started on entering `APROVADO` (its debit authorisation asked) and closed on
 //! leaving it, its open charges cancelled with their events.
 
@@ -8,7 +9,7 @@ use crate::event_outbox::{facts_of, next_sequence, queue};
 use crate::read_model::parts::billing::{BillingPart, ChargePart};
 use crate::rows::stored;
 use crate::schema::{
-    charges, contract_billings as billings, products, proposal_acceptances as clocks,
+    charges, contract_billings as billings, contract_terms, products, proposal_acceptances as clocks,
     proposal_certificates as certificates, proposals,
 };
 use crate::statement::statement;
@@ -17,6 +18,7 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Timestamptz};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use domain::acceptance::{AcceptanceClock, AcceptancePolicy};
+use domain::billing::term::{DEFAULT_TERM_MONTHS, Renewal, TermPolicy, first_term};
 use domain::billing::{Billing, Charge, ChargeStatus, DunningPolicy, brasilia_day, first_due_date};
 use domain::certificates::DeliveredDocument;
 use domain::hooks::payload;
@@ -84,6 +86,46 @@ pub(crate) async fn documents_due(conn: &mut AsyncPgConnection, change: &StatusC
             .execute(conn)
             .await?;
     }
+    Ok(())
+}
+
+/// In a status move's transaction: entering `APROVADO` writes the contract's first term, with its
+/// product's months and renewal as they are now, from the day the insurer received the proposal
+/// (decision 270).
+pub(crate) async fn term(conn: &mut AsyncPgConnection, change: &StatusChange) -> QueryResult<()> {
+    if change.to != ProposalStatus::Approved {
+        return Ok(());
+    }
+    let (months, renewal): (i32, String) = proposals::table
+        .inner_join(products::table)
+        .filter(proposals::id.eq(change.proposal_id))
+        .select((products::vigencia_meses, products::renovacao))
+        .first(conn)
+        .await?;
+    let received: Option<DateTime<Utc>> = clocks::table
+        .find(change.proposal_id)
+        .select(clocks::recebida_em)
+        .first(conn)
+        .await
+        .optional()?;
+    let policy = TermPolicy {
+        months: u32::try_from(months).unwrap_or(DEFAULT_TERM_MONTHS),
+        renewal: Renewal::parse(&renewal).unwrap_or(Renewal::Automatic),
+    };
+    let first = first_term(received, change.at, policy);
+    diesel::insert_into(contract_terms::table)
+        .values((
+            contract_terms::id_proposta.eq(change.proposal_id),
+            contract_terms::sequencia.eq(1),
+            contract_terms::inicio.eq(first.start),
+            contract_terms::fim.eq(first.end),
+            contract_terms::meses.eq(months),
+            contract_terms::renovacao.eq(&renewal),
+            contract_terms::criada_em.eq(change.at),
+        ))
+        .on_conflict_do_nothing()
+        .execute(conn)
+        .await?;
     Ok(())
 }
 

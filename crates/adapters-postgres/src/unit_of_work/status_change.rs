@@ -120,6 +120,7 @@ pub(crate) async fn apply_change(
     }
     on_move::acceptance_clock(conn, change).await?;
     on_move::documents_due(conn, change).await?;
+    on_move::term(conn, change).await?;
     on_move::billing(conn, change).await?;
     read_model::write_documents(conn, &[change.proposal_id]).await?;
     Ok(event)

@@ -87,7 +87,7 @@ fn page_text(words: &[Word], page: usize) -> String {
 }
 
 fn render(stage: Stage) -> (PrintedDocument, Vec<u8>) {
-    let document = PrintedDocument::contract(&sample::long_proposal(), None, stage);
+    let document = PrintedDocument::contract(&sample::long_proposal(), &Default::default(), stage);
     let pdf = PdfRenderer.render(&document).unwrap();
     (document, pdf)
 }

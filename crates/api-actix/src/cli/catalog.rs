@@ -5,6 +5,7 @@ use crate::config::Config;
 use crate::services::Services;
 use clap::Subcommand;
 use domain::acceptance::AcceptancePolicy;
+use domain::billing::term::TermPolicy;
 
 #[derive(Debug, Subcommand)]
 pub enum CatalogCommand {
@@ -24,6 +25,21 @@ pub enum CatalogCommand {
         /// Requests for documents that may suspend the clock (0 to 10).
         #[arg(long)]
         suspensions: Option<i64>,
+    },
+    /// Sets a product's term (decision 270): how many months each contract runs from the day the
+    /// insurer received its proposal, and whether it renews automatically at the end (a notice
+    /// 30 days before, a new term and certificate) or ends (a notice 30 days before, then
+    /// CANCELADO with the reason FIM_DE_VIGENCIA). Contracts already accepted keep the term they
+    /// began with. Without options, prints the term in effect.
+    Term {
+        /// The product's code (`codigo_produto`).
+        product: i32,
+        /// Months of each term (1 to 60).
+        #[arg(long)]
+        months: Option<i64>,
+        /// At the end: automatica (renews) or nenhuma (ends).
+        #[arg(long, value_parser = ["automatica", "nenhuma"])]
+        renewal: Option<String>,
     },
     /// Sets what the product's certificates say besides the proposal (issue 45): the insurer,
     /// the SUSEP process, the coverage and its capital, the SAC and the ombudsman. Certificates
@@ -105,6 +121,36 @@ pub(super) async fn run(command: CatalogCommand) -> Result<(), CliError> {
                 policy.days,
                 if policy.tacit { "sim" } else { "não" },
                 policy.suspensions
+            );
+            Ok(())
+        }
+        CatalogCommand::Term {
+            product,
+            months,
+            renewal,
+        } => {
+            let config = Config::from_env()?;
+            let terms = adapters_postgres::terms::PgTerms::new(Services::build(&config)?.pool);
+            let current = terms
+                .policy(product)
+                .await
+                .map_err(failed)?
+                .ok_or_else(|| CliError::Failed(format!("produto {product} não encontrado")))?;
+            let policy = if months.is_none() && renewal.is_none() {
+                current
+            } else {
+                let policy = TermPolicy::new(
+                    months.unwrap_or(i64::from(current.months)),
+                    renewal.as_deref().unwrap_or(current.renewal.as_str()),
+                )
+                .map_err(|v| CliError::Failed(lines_of(&v)))?;
+                terms.set_policy(product, policy).await.map_err(failed)?;
+                policy
+            };
+            println!(
+                "produto {product}: vigência de {} mes(es); renovação: {}",
+                policy.months,
+                policy.renewal.as_str()
             );
             Ok(())
         }

@@ -68,7 +68,12 @@ pub async fn run_billing(config: &Config) -> Result<domain::billing::service::Bi
     let mut run = services.billing(clock.clone()).run().await.map_err(failed)?;
     run.averbacao = averbacao;
     let ender = Arc::new(services.settlement(clock.clone())?);
-    run.arrears = services.arrears(clock, ender)?.run().await.map_err(failed)?;
+    run.arrears = services
+        .arrears(clock.clone(), ender.clone())?
+        .run()
+        .await
+        .map_err(failed)?;
+    run.term = services.terms(clock, ender)?.run().await.map_err(failed)?;
     Ok(run)
 }
 
@@ -106,6 +111,18 @@ pub(super) async fn run(command: ChargesCommand) -> Result<(), CliError> {
                 "averbações: {} pedida(s), {} ativa(s), {} recusada(s), {} cancelada(s), {} adiada(s), {} aguardando o backoffice",
                 a.requested, a.activated, a.refused, a.cancelled, a.deferred, a.awaiting_office
             );
+            println!(
+                "vigências: {} aviso(s) enviado(s), {} renovada(s), {} encerrada(s)",
+                run.term.notices.len(),
+                run.term.renewed.len(),
+                run.term.ended.len()
+            );
+            for renewed in &run.term.renewed {
+                println!("{renewed}	renovada");
+            }
+            for ended in &run.term.ended {
+                println!("{ended}	encerrada no fim da vigência");
+            }
             if let Some(pass) = run_pix(&config).await? {
                 println!(
                     "Pix Automático: {} recorrência(s) criada(s); {} cobrança(s) enviada(s), {} nova(s) tentativa(s), {} sem envio possível; {} adiada(s)",

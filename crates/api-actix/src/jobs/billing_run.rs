@@ -1,17 +1,30 @@
 //! The billing's run: the payroll discounts' averbações, the charges due, the notices of an
-//! unpaid premium, Pix Automático's pass and the late payments given back.
+//! unpaid premium, the terms' ends and renewals, Pix Automático's pass and the late payments
+//! given back.
+
+/// The passes the billing's run makes, in their order.
+pub(crate) struct BillingPasses {
+    pub averbacao: domain::billing::averbacao::AverbacaoService,
+    pub billing: domain::billing::service::BillingService,
+    pub arrears: domain::billing::arrears::ArrearsService,
+    pub terms: domain::billing::term::TermService,
+    pub pix: Option<domain::billing::pix_collection::PixCollection>,
+    pub settlement: domain::proposals::settlement::SettlementService,
+    pub ledger: domain::ledger::check::LedgerCheck,
+}
 
 /// Runs the billing every `interval`, the first pass at the start. Every instance runs it: each
 /// contract's charges are created under its claim, once per period, and a status moves once.
-pub(crate) fn spawn_billing_run(
-    averbacao: domain::billing::averbacao::AverbacaoService,
-    billing: domain::billing::service::BillingService,
-    arrears: domain::billing::arrears::ArrearsService,
-    pix: Option<domain::billing::pix_collection::PixCollection>,
-    settlement: domain::proposals::settlement::SettlementService,
-    ledger: domain::ledger::check::LedgerCheck,
-    interval: std::time::Duration,
-) -> tokio::task::JoinHandle<()> {
+pub(crate) fn spawn_billing_run(passes: BillingPasses, interval: std::time::Duration) -> tokio::task::JoinHandle<()> {
+    let BillingPasses {
+        averbacao,
+        billing,
+        arrears,
+        terms,
+        pix,
+        settlement,
+        ledger,
+    } = passes;
     tokio::spawn(async move {
         let mut ticks = tokio::time::interval(interval);
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -38,6 +51,17 @@ pub(crate) fn spawn_billing_run(
                     "arrears pass"
                 ),
                 Err(error) => tracing::warn!(%error, "arrears pass could not complete"),
+            }
+            // The terms' end: the notices 30 days before, the renewals and the ends (decision 270).
+            match terms.run().await {
+                Ok(pass) if pass == Default::default() => {}
+                Ok(pass) => tracing::info!(
+                    notices = pass.notices.len(),
+                    renewed = pass.renewed.len(),
+                    ended = pass.ended.len(),
+                    "term pass"
+                ),
+                Err(error) => tracing::warn!(%error, "term pass could not complete"),
             }
             // The Pix charges the run created, sent in their window (each under its claim).
             if let Some(pix) = &pix {

@@ -3,7 +3,7 @@
 use crate::config::Config;
 use crate::deployment::{self};
 use crate::jobs::acceptance_sweep::spawn_acceptance_sweep;
-use crate::jobs::billing_run::spawn_billing_run;
+use crate::jobs::billing_run::{BillingPasses, spawn_billing_run};
 use crate::jobs::deliveries::EngineTask;
 use crate::jobs::deliveries::delivery_engine;
 use crate::jobs::expiry::spawn_expiry;
@@ -69,12 +69,15 @@ pub async fn run_worker(config: Config) -> Result<(), StartupError> {
     );
     // The billing judges by the clock the acceptance sweep keeps reading (the same shared shift).
     let billing = spawn_billing_run(
-        services.averbacao(services.rules_clock()),
-        services.billing(services.rules_clock()),
-        services.arrears(services.rules_clock(), Arc::new(payments.settlement.clone()))?,
-        pix.clone(),
-        payments.settlement.clone(),
-        services.ledger_check(services.rules_clock()),
+        BillingPasses {
+            averbacao: services.averbacao(services.rules_clock()),
+            billing: services.billing(services.rules_clock()),
+            arrears: services.arrears(services.rules_clock(), Arc::new(payments.settlement.clone()))?,
+            terms: services.terms(services.rules_clock(), Arc::new(payments.settlement.clone()))?,
+            pix: pix.clone(),
+            settlement: payments.settlement.clone(),
+            ledger: services.ledger_check(services.rules_clock()),
+        },
         config.outside.billing_run_interval,
     );
     let acceptance = spawn_acceptance_sweep(

@@ -113,7 +113,7 @@ pub struct Contact {
 pub struct ArrearsCase {
     pub proposal_id: i64,
     pub identifier: String,
-    /// Its certificate's number ([`crate::contract::certificate::certificate_number`]).
+    /// Its certificate's number (the contract's module makes it from the acceptance; decision 267).
     pub certificate: String,
     pub product: String,
     pub method: String,
@@ -140,6 +140,9 @@ pub enum EndCause {
     FirstInstalment,
     /// Art. 21: suspended, noticed, and the end days passed.
     AfterSuspension,
+    /// Not the premium: the term ended, noticed, on a product that does not renew
+    /// (the billing's term module); the same end under the claim, with its own reason.
+    TermEnded,
 }
 
 /// What the law asks next of a contract.
@@ -332,60 +335,15 @@ impl ArrearsService {
             return Ok(None);
         };
         let wording = NoticeWording::of(case, kind, refunds);
-        let mut deliveries = Vec::new();
-        if let Some(email) = case.contact.email.as_deref().and_then(|e| Email::parse(e).ok()) {
-            let destination = email.masked();
-            let sent = self
-                .mail
-                .send(MailMessage {
-                    to: email,
-                    kind: MailKind::ArrearsNotice(wording.mail.clone()),
-                })
-                .await;
-            deliveries.push(NoticeDelivery {
-                channel: "email".to_owned(),
-                destination,
-                external_id: None,
-                // The mail server's acceptance is the e-mail's proof of delivery (decision 266).
-                status: match sent {
-                    Ok(()) => MessageStatus::Delivered { at: self.clock.now() },
-                    Err(error) => MessageStatus::Failed {
-                        at: self.clock.now(),
-                        reason: error.to_string(),
-                    },
-                },
-            });
-        }
-        if let (Some((messenger, channel)), Some(phone)) = (
-            &self.messenger,
-            case.contact
-                .cell_phone
-                .as_deref()
-                .and_then(|p| CellPhone::parse(p).ok()),
-        ) {
-            let destination = phone.masked();
-            let message = TextMessage {
-                to: phone,
-                channel: *channel,
-                text: wording.text.clone(),
-            };
-            let (external_id, status) = match messenger.send(&message).await {
-                Ok(sent) => (Some(sent.id), sent.status),
-                Err(error) => (
-                    None,
-                    MessageStatus::Failed {
-                        at: self.clock.now(),
-                        reason: error.to_string(),
-                    },
-                ),
-            };
-            deliveries.push(NoticeDelivery {
-                channel: channel.as_str().to_owned(),
-                destination,
-                external_id,
-                status,
-            });
-        }
+        let deliveries = send_by_every_channel(
+            self.mail.as_ref(),
+            self.messenger.as_ref(),
+            self.clock.as_ref(),
+            &case.contact,
+            MailKind::ArrearsNotice(wording.mail),
+            wording.text,
+        )
+        .await;
         self.store
             .record_deliveries(notice_id, &deliveries, self.clock.now())
             .await?;
@@ -396,6 +354,65 @@ impl ArrearsService {
             deliveries,
         }))
     }
+}
+
+/// Sends one notice to `contact` by e-mail and, where a provider is configured and the contact
+/// has a mobile, by text message; answers each channel's delivery as it stands (the mail
+/// server's acceptance is the e-mail's proof of delivery, decision 266). The arrears' and the
+/// term's notices go this one way.
+pub(crate) async fn send_by_every_channel(
+    mail: &dyn MailSender,
+    messenger: Option<&(Arc<dyn Messenger>, MessageChannel)>,
+    clock: &dyn Clock,
+    contact: &Contact,
+    kind: MailKind,
+    text: String,
+) -> Vec<NoticeDelivery> {
+    let mut deliveries = Vec::new();
+    if let Some(email) = contact.email.as_deref().and_then(|e| Email::parse(e).ok()) {
+        let destination = email.masked();
+        let sent = mail.send(MailMessage { to: email, kind }).await;
+        deliveries.push(NoticeDelivery {
+            channel: "email".to_owned(),
+            destination,
+            external_id: None,
+            status: match sent {
+                Ok(()) => MessageStatus::Delivered { at: clock.now() },
+                Err(error) => MessageStatus::Failed {
+                    at: clock.now(),
+                    reason: error.to_string(),
+                },
+            },
+        });
+    }
+    if let (Some((messenger, channel)), Some(phone)) = (
+        messenger,
+        contact.cell_phone.as_deref().and_then(|p| CellPhone::parse(p).ok()),
+    ) {
+        let destination = phone.masked();
+        let message = TextMessage {
+            to: phone,
+            channel: *channel,
+            text,
+        };
+        let (external_id, status) = match messenger.send(&message).await {
+            Ok(sent) => (Some(sent.id), sent.status),
+            Err(error) => (
+                None,
+                MessageStatus::Failed {
+                    at: clock.now(),
+                    reason: error.to_string(),
+                },
+            ),
+        };
+        deliveries.push(NoticeDelivery {
+            channel: channel.as_str().to_owned(),
+            destination,
+            external_id,
+            status,
+        });
+    }
+    deliveries
 }
 
 /// A notice's words: the e-mail's values and the text message.
@@ -437,7 +454,8 @@ impl NoticeWording {
                  {}). Sem o pagamento, o seguro será cancelado em {ends_on}.",
                 case.product, case.identifier
             ),
-            NoticeKind::Ended => format!(
+            // The term's notices are worded by the term's pass (the billing's term module), never sent here.
+            NoticeKind::Ended | NoticeKind::Renewal | NoticeKind::TermEnd => format!(
                 "{}: o seguro da proposta {} foi cancelado por falta de pagamento do prêmio. Detalhes no seu \
                  e-mail.",
                 case.product, case.identifier

@@ -29,6 +29,7 @@ pub mod pix_collection;
 pub mod ports;
 pub mod revocation;
 pub mod service;
+pub mod term;
 
 use crate::validation::{Violations, codes};
 pub use crate::values::{BillingStatus, ChargeStatus};

@@ -27,6 +27,8 @@ pub struct BillingRun {
     pub arrears: super::arrears::ArrearsPass,
     /// The payroll discounts' averbações asked, read back and cancelled before the run.
     pub averbacao: super::averbacao::AverbacaoPass,
+    /// The term's notices, renewals and ends by the pass after the arrears'.
+    pub term: super::term::TermPass,
 }
 
 /// What an employer's report did.

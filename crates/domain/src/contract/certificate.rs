@@ -12,8 +12,9 @@ use chrono::{DateTime, Months, NaiveDate, Utc};
 /// The consumer protection platform every certificate names.
 pub const CONSUMIDOR_GOV: &str = "https://www.consumidor.gov.br";
 
-/// How long a certificate's cover runs from its start: a year, renewed with the payments.
-pub const COVER_MONTHS: u32 = 12;
+/// How long a certificate's cover runs from its start when the contract has no term recorded:
+/// the default term's months.
+pub const COVER_MONTHS: u32 = crate::billing::term::DEFAULT_TERM_MONTHS;
 
 /// The certificate's number (decision 267): the product's code, the Brasília year of the
 /// acceptance and the proposal's own number, eight digits (`101-2026-00001234`). Derived from what
@@ -21,6 +22,22 @@ pub const COVER_MONTHS: u32 = 12;
 pub fn certificate_number(product_code: i32, accepted_at: DateTime<Utc>, proposal_id: i64) -> String {
     let year = accepted_at.with_timezone(&formats::brasilia()).format("%Y");
     format!("{product_code}-{year}-{proposal_id:08}")
+}
+
+/// The number of the certificate of a contract's term `sequence`: the first term's is
+/// [`certificate_number`]; each renewal's adds its term (`101-2026-00001234-2`, decision 270).
+pub fn term_certificate_number(
+    product_code: i32,
+    accepted_at: DateTime<Utc>,
+    proposal_id: i64,
+    sequence: u32,
+) -> String {
+    let first = certificate_number(product_code, accepted_at, proposal_id);
+    if sequence <= 1 {
+        first
+    } else {
+        format!("{first}-{sequence}")
+    }
 }
 
 /// What a product's certificate says besides the proposal: kept with the product in the catalog.
@@ -39,6 +56,9 @@ pub struct ProductCover {
     pub sac: String,
     /// The insurer's ombudsman contact.
     pub ombudsman: String,
+    /// What the product's terms say of an unpaid premium (read with the cover when a certificate
+    /// is issued), printed as the proposal prints it.
+    pub payment: super::terms::PaymentRules,
 }
 
 /// The longest text a cover's field keeps (characters, trimmed).
@@ -105,6 +125,7 @@ impl CoverInput {
                 premium: 0,
                 sac,
                 ombudsman,
+                payment: Default::default(),
             }),
             _ => Err(v),
         }
@@ -138,7 +159,25 @@ impl PrintedDocument {
         let p = &detail.proposal;
         let c = &detail.customer.person;
         let received = detail.acceptance.as_ref().map(|a| a.received_at);
-        let (start, end) = cover_period(received, accepted_at);
+        // The contract's term as it stands (a renewal's certificate prints its own); a contract
+        // without one recorded prints the first term's period.
+        let (start, end) = match &detail.term {
+            Some(term) => (term.start, term.end),
+            None => cover_period(received, accepted_at),
+        };
+        let sequence = detail.term.map_or(1, |t| t.sequence);
+        let renewal = match detail.term.map(|t| t.renewal) {
+            Some(crate::billing::term::Renewal::None) => format!(
+                "sem renovação: o seguro termina em {}, com aviso ao(à) segurado(a) ao menos {} dias antes",
+                formats::date(end),
+                crate::billing::term::NOTICE_DAYS_BEFORE_END
+            ),
+            _ => format!(
+                "automática, por igual período, com aviso ao(à) segurado(a) ao menos {} dias antes do fim da \
+                 vigência; o(a) segurado(a) pode cancelar a qualquer tempo",
+                crate::billing::term::NOTICE_DAYS_BEFORE_END
+            ),
+        };
         let payment = match &detail.payment {
             Some(pay) => format!("{}, mensal", pay.payment_type.as_str()),
             None => "cartão de crédito, mensal, na plataforma de pagamento".to_owned(),
@@ -165,7 +204,7 @@ impl PrintedDocument {
                     field("Proposta", p.identifier.clone()),
                     field(
                         "Certificado nº",
-                        certificate_number(detail.product_code, accepted_at, p.id),
+                        term_certificate_number(detail.product_code, accepted_at, p.id, sequence),
                     ),
                 ],
             },
@@ -176,6 +215,7 @@ impl PrintedDocument {
                     field("Capital segurado", formats::reais(cover.capital)),
                     field("Início da vigência", formats::date(start)),
                     field("Fim da vigência", formats::date(end)),
+                    field("Renovação", renewal),
                     field("Aceita em", formats::instant(accepted_at)),
                 ],
             },
@@ -184,6 +224,17 @@ impl PrintedDocument {
                 blocks: vec![
                     field("Prêmio mensal", formats::reais(cover.premium)),
                     field("Forma de pagamento", payment),
+                    Block::Paragraph(
+                        if detail
+                            .payment
+                            .as_ref()
+                            .is_some_and(|p| p.payment_type == crate::values::PaymentType::PayrollDiscount)
+                        {
+                            super::terms::payroll_payment_clause(&cover.payment)
+                        } else {
+                            super::terms::payment_clause(&cover.payment)
+                        },
+                    ),
                 ],
             },
             Section {
@@ -236,6 +287,12 @@ mod tests {
             premium: 4990,
             sac: "0800 000 0001".into(),
             ombudsman: "0800 000 0002".into(),
+            payment: super::super::terms::PaymentRules {
+                grace_days: 7,
+                suspension_days: 40,
+                end_days: 45,
+                first_instalment: crate::billing::arrears::FirstInstalment::Ends,
+            },
         }
     }
 
@@ -261,9 +318,45 @@ mod tests {
             "0800 000 0002",
             CONSUMIDOR_GOV,
             &certificate_number(detail.product_code, accepted, detail.proposal.id),
+            // The lateness clause, with the product's own days (issue 67).
+            "em até 7 dias do vencimento",
+            "nunca antes de 40 dias do vencimento",
+            "cancelado 45 dias após a suspensão",
         ] {
             assert!(texts.contains(needle), "{needle} missing from:\n{texts}");
         }
+    }
+
+    #[test]
+    fn a_renewed_terms_certificate_prints_its_own_period_number_and_renewal() {
+        use crate::billing::term::{ContractTerm, Renewal};
+        let accepted = Utc.with_ymd_and_hms(2026, 11, 28, 15, 0, 0).unwrap();
+        let mut detail = crate::testing::detail("APROVADO");
+        detail.term = Some(ContractTerm {
+            sequence: 2,
+            start: NaiveDate::from_ymd_opt(2027, 11, 28).unwrap(),
+            end: NaiveDate::from_ymd_opt(2028, 11, 28).unwrap(),
+            renewal: Renewal::Automatic,
+            renewed_at: Some(Utc.with_ymd_and_hms(2027, 11, 28, 12, 0, 0).unwrap()),
+        });
+        let texts = PrintedDocument::certificate(&detail, &cover(), accepted)
+            .texts()
+            .join("\n");
+        let first = certificate_number(detail.product_code, accepted, detail.proposal.id);
+        assert!(texts.contains(&format!("{first}-2")), "{texts}");
+        assert!(texts.contains("28/11/2027") && texts.contains("28/11/2028"));
+        assert!(texts.contains("automática, por igual período"));
+        detail.term = detail.term.map(|t| ContractTerm {
+            renewal: Renewal::None,
+            ..t
+        });
+        let texts = PrintedDocument::certificate(&detail, &cover(), accepted)
+            .texts()
+            .join("\n");
+        assert!(
+            texts.contains("sem renovação: o seguro termina em 28/11/2028"),
+            "{texts}"
+        );
     }
 
     #[test]

@@ -107,8 +107,18 @@ pub fn address_line(detail: &ProposalDetail) -> String {
     }
 }
 
-/// A placeholder's value for this proposal (see [`terms::PLACEHOLDERS`]).
-fn placeholder(detail: &ProposalDetail, name: &str) -> String {
+/// A placeholder's value for this proposal under its product's rules (see [`terms::PLACEHOLDERS`]).
+fn placeholder(detail: &ProposalDetail, product: &terms::ProductTerms, name: &str) -> String {
+    let payroll = detail
+        .payment
+        .as_ref()
+        .is_some_and(|p| p.payment_type == crate::values::PaymentType::PayrollDiscount);
+    if name == "pagamento" && payroll {
+        return terms::payroll_payment_clause(&product.payment);
+    }
+    if let Some(value) = terms::rule_value(product, name) {
+        return value;
+    }
     let partner = detail.partner.as_ref();
     match name {
         "nome" => detail.customer.person.full_name.clone(),
@@ -153,10 +163,10 @@ pub fn channel_label(shipping: ShippingType) -> &'static str {
 }
 
 impl PrintedDocument {
-    /// The contract of a proposal: its facts, its parties and its product's terms (`None`: the
-    /// default terms). The proposal's status is not part of it (it changes; what was agreed does
-    /// not).
-    pub fn contract(detail: &ProposalDetail, terms: Option<&str>, stage: Stage) -> Self {
+    /// The contract of a proposal: its facts, its parties and its product's terms (its text, or
+    /// the default terms, with its payment rules). The proposal's status is not part of it (it
+    /// changes; what was agreed does not).
+    pub fn contract(detail: &ProposalDetail, product: &terms::ProductTerms, stage: Stage) -> Self {
         let p = &detail.proposal;
         let c = &detail.customer.person;
         let created = p.stamp.created_at.with_timezone(&formats::brasilia()).date_naive();
@@ -243,8 +253,8 @@ impl PrintedDocument {
                 named(Some(&partner.social_reason), Some(&partner.document)),
             ));
         }
-        let template = terms.unwrap_or(terms::DEFAULT_TERMS);
-        let mut conditions: Vec<Block> = terms::fill(template, |name| placeholder(detail, name))
+        let template = product.text.as_deref().unwrap_or(terms::DEFAULT_TERMS);
+        let mut conditions: Vec<Block> = terms::fill(template, |name| placeholder(detail, product, name))
             .into_iter()
             .map(Block::Paragraph)
             .collect();

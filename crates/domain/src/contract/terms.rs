@@ -1,7 +1,15 @@
 //! A product's terms: the contract text the back office writes (`termos`), with placeholders
 //! `{{nome}}` that each proposal fills with its own values. Paragraphs are separated by a blank
 //! line. A product without terms prints [`DEFAULT_TERMS`].
+//!
+//! What the terms say of an unpaid premium is written from the values the billing applies
+//! ([`PaymentRules`], read from the product with its text): the clause [`payment_clause`] and the
+//! placeholders `{{carencia}}`, `{{aviso}}`, `{{suspensao}}`, `{{encerramento}}`, so that no
+//! printed number differs from the rule the code follows (issue 67).
 
+use crate::billing::DunningPolicy;
+use crate::billing::arrears::{END_MIN_DAYS, FirstInstalment, NOTICE_DAYS};
+use crate::billing::term::{NOTICE_DAYS_BEFORE_END, Renewal, TermPolicy};
 use crate::validation::Rejection;
 
 pub const UNKNOWN_PLACEHOLDER: &str = "termos_marcador";
@@ -24,7 +32,130 @@ pub const PLACEHOLDERS: &[(&str, &str)] = &[
     ("associacao", "nome e CNPJ da associação"),
     ("federacao", "nome e CNPJ da federação"),
     ("empresa", "razão social e CNPJ da empresa"),
+    (
+        "pagamento",
+        "a cláusula da falta de pagamento, com os prazos do produto",
+    ),
+    ("carencia", "dias de tolerância do produto antes do aviso de atraso"),
+    ("aviso", "dias para pagar contados do recebimento do aviso (15, a lei)"),
+    (
+        "suspensao",
+        "dias do vencimento a partir dos quais a garantia pode ser suspensa",
+    ),
+    ("encerramento", "dias entre a suspensão e o cancelamento do contrato"),
+    (
+        "vigencia",
+        "o prazo de vigência do produto e sua renovação (ou o fim ao termo)",
+    ),
 ];
+
+/// What a product's terms say of an unpaid premium: the values the billing applies to its
+/// contracts (a contract keeps those of its acceptance).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PaymentRules {
+    /// Days after the due date an unpaid charge is tolerated before the contract is late.
+    pub grace_days: u32,
+    /// Days after the due date from which the cover may be suspended.
+    pub suspension_days: u32,
+    /// Days between the suspension and the contract's end (at least 30, art. 21).
+    pub end_days: u32,
+    /// What an unpaid first instalment does.
+    pub first_instalment: FirstInstalment,
+}
+
+impl Default for PaymentRules {
+    /// The default dunning policy's days, the law's 30 to the end, and the law's rule for the
+    /// first instalment.
+    fn default() -> Self {
+        let policy = DunningPolicy::default();
+        Self {
+            grace_days: policy.grace_days,
+            suspension_days: policy.suspension_days,
+            end_days: END_MIN_DAYS,
+            first_instalment: FirstInstalment::Ends,
+        }
+    }
+}
+
+/// A product's terms text (`None`: [`DEFAULT_TERMS`]) with the rules its clauses print.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ProductTerms {
+    pub text: Option<String>,
+    pub payment: PaymentRules,
+    pub term: TermPolicy,
+}
+
+/// The clause on the term, from the product's months and renewal (decision 270): how long the
+/// contract runs from the insurer's receipt of the proposal and what happens at the end.
+pub fn term_clause(term: &TermPolicy) -> String {
+    let months = term.months;
+    let notice = NOTICE_DAYS_BEFORE_END;
+    match term.renewal {
+        Renewal::Automatic => format!(
+            "vigora por {months} meses a partir do seu recebimento pela seguradora e se renova \
+             automaticamente por iguais períodos, com novo certificado; o(a) segurado(a) é avisado(a) \
+             ao menos {notice} dias antes do fim de cada vigência."
+        ),
+        Renewal::None => format!(
+            "vigora por {months} meses a partir do seu recebimento pela seguradora e termina ao fim \
+             desse prazo, sem renovação e sem cobrança posterior; o(a) segurado(a) é avisado(a) ao \
+             menos {notice} dias antes."
+        ),
+    }
+}
+
+/// The clause on an unpaid premium, from the product's values (Lei 15.040/2024 arts. 20 and 21):
+/// what the proposal's default terms print and the certificate repeats.
+pub fn payment_clause(rules: &PaymentRules) -> String {
+    let first = match rules.first_instalment {
+        FirstInstalment::Ends => {
+            "A falta de pagamento da primeira parcela, esgotadas as tentativas de cobrança, resolve o contrato."
+        }
+        FirstInstalment::Suspends => "A falta de pagamento da primeira parcela segue as regras das demais.",
+    };
+    format!(
+        "O prêmio é cobrado pela forma de pagamento indicada e só fica em atraso depois de apresentado \
+         para pagamento. {first} Parcela não paga em até {grace} dias do vencimento: o(a) segurado(a) \
+         recebe aviso, por meio que comprove o recebimento, e tem {notice} dias, contados do \
+         recebimento, para pagá-la; não paga nesse prazo, a garantia fica suspensa, nunca antes de \
+         {suspension} dias do vencimento, e não haverá indenização de sinistro ocorrido a partir do \
+         vencimento da parcela não paga. Paga a parcela, a garantia é retomada. Mantida a falta de \
+         pagamento, o contrato é cancelado {end} dias após a suspensão, com novo aviso prévio \
+         (Lei nº 15.040/2024, arts. 20 e 21).",
+        grace = rules.grace_days,
+        notice = NOTICE_DAYS,
+        suspension = rules.suspension_days,
+        end = rules.end_days,
+    )
+}
+
+/// The clause on an unpaid premium for a contract paid by `DESCONTO EM FOLHA`: the employer's
+/// failure to discount or pass on is never the insured's mora, the first discount included
+/// (decision 266), so the first instalment's rule is not printed as ending the contract.
+pub fn payroll_payment_clause(rules: &PaymentRules) -> String {
+    let payroll = PaymentRules {
+        first_instalment: FirstInstalment::Suspends,
+        ..*rules
+    };
+    format!(
+        "{} O desconto em folha não feito ou não repassado pelo empregador não coloca o(a) segurado(a) em atraso.",
+        payment_clause(&payroll)
+    )
+}
+
+/// A placeholder's value that comes from the product's rules, if `name` is one of those.
+pub fn rule_value(terms: &ProductTerms, name: &str) -> Option<String> {
+    let rules = &terms.payment;
+    Some(match name {
+        "vigencia" => term_clause(&terms.term),
+        "pagamento" => payment_clause(rules),
+        "carencia" => rules.grace_days.to_string(),
+        "aviso" => NOTICE_DAYS.to_string(),
+        "suspensao" => rules.suspension_days.to_string(),
+        "encerramento" => rules.end_days.to_string(),
+        _ => return None,
+    })
+}
 
 /// The terms of a product whose back office has not written its own.
 pub const DEFAULT_TERMS: &str = "\
@@ -35,13 +166,11 @@ aqui descritas.
 2. Partes. Assinam esta proposta, além do(a) proponente, a associação {{associacao}}, a federação \
 {{federacao}} e a empresa {{empresa}}, por intermédio do parceiro {{parceiro}}.
 
-3. Pagamento. O valor será cobrado pela forma de pagamento indicada nesta proposta. A falta de \
-pagamento por prazo superior a 60 (sessenta) dias poderá suspender os benefícios do produto até a \
-regularização.
+3. Pagamento. {{pagamento}}
 
-4. Vigência. A adesão vigora por prazo indeterminado a partir da aprovação desta proposta nº \
-{{identificador}}, de {{data}}, e pode ser cancelada pelo(a) proponente a qualquer tempo, sem \
-multa, mediante solicitação a qualquer das partes.
+4. Vigência. A adesão desta proposta nº {{identificador}}, de {{data}}, {{vigencia}} Pode ser \
+cancelada pelo(a) proponente a qualquer tempo, sem multa, mediante solicitação a qualquer das \
+partes.
 
 5. Dados pessoais. Os dados informados são tratados para a execução deste contrato, nos termos da \
 Lei nº 13.709/2018 (LGPD). O(A) proponente pode solicitar acesso, correção ou eliminação dos seus \
@@ -123,6 +252,69 @@ pub fn fill(template: &str, value: impl Fn(&str) -> String) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_payment_clause_prints_the_days_the_billing_applies_and_no_other() {
+        let rules = PaymentRules {
+            grace_days: 7,
+            suspension_days: 45,
+            end_days: 60,
+            first_instalment: FirstInstalment::Suspends,
+        };
+        let clause = payment_clause(&rules);
+        for said in [
+            "em até 7 dias do vencimento",
+            "tem 15 dias, contados do recebimento",
+            "nunca antes de 45 dias do vencimento",
+            "cancelado 60 dias após a suspensão",
+            "primeira parcela segue as regras das demais",
+        ] {
+            assert!(clause.contains(said), "{said}: {clause}");
+        }
+        assert!(!clause.contains("60 (sessenta)"));
+        let default = payment_clause(&PaymentRules::default());
+        assert!(default.contains("em até 5 dias") && default.contains("nunca antes de 30 dias"));
+        assert!(default.contains("primeira parcela, esgotadas as tentativas de cobrança, resolve o contrato"));
+        let terms = ProductTerms {
+            text: None,
+            payment: rules,
+            term: TermPolicy::default(),
+        };
+        let filled = fill(DEFAULT_TERMS, |name| rule_value(&terms, name).unwrap_or_default());
+        assert_eq!(filled[2], format!("3. Pagamento. {clause}"));
+        assert_eq!(rule_value(&terms, "encerramento").as_deref(), Some("60"));
+        assert_eq!(rule_value(&terms, "nome"), None);
+    }
+
+    #[test]
+    fn a_payroll_contracts_clause_never_ends_it_for_the_employers_failure() {
+        let clause = payroll_payment_clause(&PaymentRules::default());
+        assert!(
+            clause.contains("primeira parcela segue as regras das demais"),
+            "{clause}"
+        );
+        assert!(clause.contains("não repassado pelo empregador não coloca o(a) segurado(a) em atraso"));
+        assert!(!clause.contains("resolve o contrato"));
+    }
+
+    #[test]
+    fn the_term_clause_prints_the_products_months_and_renewal_and_never_an_indefinite_term() {
+        let renewing = ProductTerms::default();
+        let filled = fill(DEFAULT_TERMS, |name| rule_value(&renewing, name).unwrap_or_default());
+        assert!(filled[3].contains("vigora por 12 meses"), "{}", filled[3]);
+        assert!(filled[3].contains("se renova automaticamente"));
+        assert!(filled[3].contains("ao menos 30 dias antes"));
+        assert!(!filled[3].contains("prazo indeterminado"));
+        let ending = TermPolicy {
+            months: 24,
+            renewal: Renewal::None,
+        };
+        let clause = term_clause(&ending);
+        assert!(
+            clause.contains("vigora por 24 meses") && clause.contains("sem renovação"),
+            "{clause}"
+        );
+    }
 
     #[test]
     fn the_default_terms_use_only_known_placeholders() {

@@ -43,6 +43,8 @@ pub enum Trigger {
     /// The premium unpaid: the first instalment for good, or a later one past the notice, the
     /// suspension and its days (Lei 15.040/2024 arts. 20–21, the billing's arrears pass).
     PremiumUnpaid,
+    /// The term ended on a product that does not renew, after its notice (decision 270).
+    TermEnded,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -69,7 +71,7 @@ pub fn check(from: ProposalStatus, to: ProposalStatus, trigger: Trigger) -> Resu
         Trigger::Withdrawal => matches!((from, to), (InAnalysis, Cancelled) | (Approved, Cancelled)),
         Trigger::TacitAcceptance => from == InAnalysis && to == Approved,
         Trigger::ContractCancellation => matches!((from, to), (InAnalysis, Cancelled) | (Approved, Cancelled)),
-        Trigger::PremiumUnpaid => from == Approved && to == Cancelled,
+        Trigger::PremiumUnpaid | Trigger::TermEnded => from == Approved && to == Cancelled,
     };
     if allowed {
         Ok(())

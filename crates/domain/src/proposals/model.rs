@@ -148,6 +148,8 @@ pub struct ProposalDetail {
     pub pix_recurrence: Option<crate::billing::pix::RecurrenceView>,
     /// The `DESCONTO EM FOLHA` contract's averbação, from its request on (issue 67).
     pub averbacao: Option<crate::billing::averbacao::AverbacaoView>,
+    /// The contract's current term, from its acceptance on (issue 67, decision 270).
+    pub term: Option<crate::billing::term::ContractTerm>,
     /// The contract's money as its ledger has it (issue 65): due, received, refunded, owed back.
     pub ledger: crate::ledger::LedgerBalance,
 }

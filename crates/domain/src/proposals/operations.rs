@@ -77,10 +77,12 @@ pub enum OperationKind {
     Averbacao,
     /// The averbação of an ended contract cancelled at the consignment platform.
     AverbacaoCancel,
+    /// The contract ended at its term, the product not renewing (decision 270).
+    TermEnd,
 }
 
 impl OperationKind {
-    pub const ALL: [OperationKind; 13] = [
+    pub const ALL: [OperationKind; 14] = [
         Self::Sending,
         Self::Subscription,
         Self::Cancellation,
@@ -94,6 +96,7 @@ impl OperationKind {
         Self::DefaultEnd,
         Self::Averbacao,
         Self::AverbacaoCancel,
+        Self::TermEnd,
     ];
 
     /// As stored.
@@ -112,6 +115,7 @@ impl OperationKind {
             Self::DefaultEnd => "encerramento_inadimplencia",
             Self::Averbacao => "averbacao",
             Self::AverbacaoCancel => "cancelamento_averbacao",
+            Self::TermEnd => "encerramento_vigencia",
         }
     }
 
@@ -135,6 +139,7 @@ impl OperationKind {
             Self::DefaultEnd => "encerramento por falta de pagamento",
             Self::Averbacao => "averbação do desconto em folha",
             Self::AverbacaoCancel => "cancelamento da averbação",
+            Self::TermEnd => "encerramento no fim da vigência",
         }
     }
 }

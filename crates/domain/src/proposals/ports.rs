@@ -46,7 +46,7 @@ pub trait ProposalStore: Send + Sync {
 
     /// The contract text of a product (`termos`), read only when a document is made: route 7's
     /// detail does not carry it.
-    async fn product_terms(&self, product_id: i64) -> Result<Option<String>, StoreError>;
+    async fn product_terms(&self, product_id: i64) -> Result<crate::contract::terms::ProductTerms, StoreError>;
 
     /// Whether an unfinished proposal exists, whoever sells it, for the CPF and the product with
     /// this integration code; `None` when no product has that code.

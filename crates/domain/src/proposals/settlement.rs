@@ -15,6 +15,7 @@ use crate::auth::model::Principal;
 use crate::billing::arrears::{ARREARS_ACTOR, ContractEnd, DEFAULT_REASON, EndCause, EndError, EndedForDefault};
 use crate::billing::pix::{PixError, refund_id};
 use crate::billing::pix_collection::{PixCollectionError, PixRefunds};
+use crate::billing::term::TERM_END_REASON;
 use crate::clock::Clock;
 use crate::contract::formats::{brasilia, instant, reais};
 use crate::ecommerce::{PaymentError, PaymentGateway};
@@ -112,13 +113,16 @@ pub(crate) enum End {
     /// The premium unpaid (Lei 15.040/2024 arts. 20–21), by the billing's arrears pass: what a
     /// later period paid left unused goes back, as on a cancellation.
     Default,
+    /// The term ended on a product that does not renew (decision 270), by the billing's term
+    /// pass: what a period paid past the end left unused goes back, as on a cancellation.
+    AtTerm,
 }
 
 impl End {
     fn target(self) -> ProposalStatus {
         match self {
             End::Refusal => ProposalStatus::Rejected,
-            End::Cancellation | End::Withdrawal | End::Default => ProposalStatus::Cancelled,
+            End::Cancellation | End::Withdrawal | End::Default | End::AtTerm => ProposalStatus::Cancelled,
         }
     }
 
@@ -128,13 +132,14 @@ impl End {
             End::Cancellation => OperationKind::ContractCancellation,
             End::Withdrawal => OperationKind::Withdrawal,
             End::Default => OperationKind::DefaultEnd,
+            End::AtTerm => OperationKind::TermEnd,
         }
     }
 
     fn reason(self) -> RefundReason {
         match self {
             End::Refusal => RefundReason::Refusal,
-            End::Cancellation | End::Default => RefundReason::Cancellation,
+            End::Cancellation | End::Default | End::AtTerm => RefundReason::Cancellation,
             End::Withdrawal => RefundReason::Withdrawal,
         }
     }
@@ -146,6 +151,7 @@ impl End {
             End::Cancellation => "cancellation",
             End::Withdrawal => "withdrawal",
             End::Default => "default",
+            End::AtTerm => "term",
         }
     }
 }
@@ -303,7 +309,7 @@ impl SettlementService {
                     to: ProposalStatus::Rejected,
                 }
                 .into(),
-                End::Cancellation | End::Withdrawal | End::Default => {
+                End::Cancellation | End::Withdrawal | End::Default | End::AtTerm => {
                     SettlementError::NotCancellable { status: current }
                 }
             }),
@@ -377,7 +383,7 @@ impl SettlementService {
         };
         let planned = match end {
             End::Refusal | End::Withdrawal => plan::refusal(&payments, today, &rates),
-            End::Cancellation | End::Default => plan::cancellation(&payments, today, &rates),
+            End::Cancellation | End::Default | End::AtTerm => plan::cancellation(&payments, today, &rates),
         };
         let mut refunds = Vec::new();
         for (n, refund) in planned.iter().enumerate() {
@@ -406,7 +412,7 @@ impl SettlementService {
             operation: Some(operation),
         };
         let request_kind = match end {
-            End::Refusal | End::Default => None,
+            End::Refusal | End::Default | End::AtTerm => None,
             End::Cancellation => Some(RequestKind::Cancellation),
             End::Withdrawal => Some(RequestKind::Withdrawal),
         };
@@ -433,7 +439,7 @@ impl SettlementService {
                         to: ProposalStatus::Rejected,
                     }
                     .into(),
-                    End::Cancellation | End::Withdrawal | End::Default => {
+                    End::Cancellation | End::Withdrawal | End::Default | End::AtTerm => {
                         SettlementError::NotCancellable { status: current }
                     }
                 });
@@ -579,7 +585,8 @@ impl SettlementService {
         };
         let kind = match end {
             End::Refusal => MailKind::ProposalRefused(notice),
-            End::Cancellation => MailKind::ContractCancelled(notice),
+            // The term's end was noticed before; this tells what went back, if anything.
+            End::Cancellation | End::AtTerm => MailKind::ContractCancelled(notice),
             End::Withdrawal => MailKind::WithdrawalConfirmed(notice),
             // The arrears pass tells the customer by its own notice, recorded with its receipt.
             End::Default => return,
@@ -667,6 +674,7 @@ impl SettlementService {
         let end = match operation.kind {
             OperationKind::Refusal => End::Refusal,
             OperationKind::DefaultEnd => End::Default,
+            OperationKind::TermEnd => End::AtTerm,
             _ => End::Cancellation,
         };
         let reason = operation
@@ -729,6 +737,7 @@ impl OperationFinisher for SettlementService {
             OperationKind::ContractCancellation,
             OperationKind::LateRefund,
             OperationKind::DefaultEnd,
+            OperationKind::TermEnd,
         ]
     }
 
@@ -837,13 +846,14 @@ impl ContractEnd for SettlementService {
         let Some(detail) = detail.filter(|d| d.proposal.status == ProposalStatus::Approved) else {
             return Ok(None);
         };
-        check(
-            detail.proposal.status,
-            ProposalStatus::Cancelled,
-            Trigger::PremiumUnpaid,
-        )
-        .map_err(|e| failed(e.into()))?;
-        let operation = match self.claim(&detail, End::Default, ARREARS_ACTOR, DEFAULT_REASON).await {
+        let (end, trigger, reason) = match cause {
+            EndCause::TermEnded => (End::AtTerm, Trigger::TermEnded, TERM_END_REASON),
+            EndCause::FirstInstalment | EndCause::AfterSuspension => {
+                (End::Default, Trigger::PremiumUnpaid, DEFAULT_REASON)
+            }
+        };
+        check(detail.proposal.status, ProposalStatus::Cancelled, trigger).map_err(|e| failed(e.into()))?;
+        let operation = match self.claim(&detail, end, ARREARS_ACTOR, reason).await {
             Ok(operation) => operation,
             // Another operation holds the proposal, or it moved: the next pass sees it again.
             Err(SettlementError::OperationInProgress { .. } | SettlementError::NotCancellable { .. }) => {
@@ -851,15 +861,13 @@ impl ContractEnd for SettlementService {
             }
             Err(other) => return Err(failed(other)),
         };
-        let settled = self
-            .settle(&detail, End::Default, operation, ARREARS_ACTOR, DEFAULT_REASON)
-            .await;
+        let settled = self.settle(&detail, end, operation, ARREARS_ACTOR, reason).await;
         end_if_failed(self.claims.as_ref(), operation, &settled, self.clock.now()).await;
         let settled = settled.map_err(failed)?;
         tracing::info!(
             ?cause,
             refunds = settled.refunds.len(),
-            "contract ended for its unpaid premium"
+            "contract ended by the billing's pass"
         );
         Ok(Some(EndedForDefault {
             refunds: settled.refunds.iter().map(refund_line).collect(),

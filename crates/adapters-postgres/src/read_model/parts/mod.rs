@@ -10,3 +10,4 @@ pub(crate) mod billing;
 pub(crate) mod ledger;
 pub(crate) mod pix;
 pub(crate) mod refunds;
+pub(crate) mod term;

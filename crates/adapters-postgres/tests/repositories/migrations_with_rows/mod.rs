@@ -11,6 +11,7 @@ mod certificates;
 mod charges;
 mod charges_presented;
 mod contract_ledger;
+mod contract_terms;
 mod contract_versions;
 mod customer_requests;
 mod customers_per_seller;

@@ -285,7 +285,7 @@ impl From<domain::ledger::LedgerBalance> for LedgerDto {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[schema(
-    description = "O prazo de aceitação da proposta (Circular SUSEP 642/2021), contado desde a entrada em `EM ANÁLISE` com a política do produto: `tacit` diz se o silêncio aceita no prazo; `suspendedSince` enquanto um pedido de documentos o suspende; `overdue` quando o prazo passou sem decisão num produto sem aceite tácito."
+    description = "O prazo de aceitação da proposta (Circular SUSEP 642/2021), contado desde a entrada em `EM ANÁLISE` com a política do produto: `tacit` diz se o silêncio aceita no prazo; `suspendedSince` enquanto um pedido de documentos o suspende; `overdue` quando o prazo passou sem decisão num produto sem aceite tácito; `term`, depois do aceite, a vigência do contrato que ele formou."
 )]
 pub struct AcceptanceDto {
     #[schema(format = DateTime, example = "2026-11-28T09:30:00.000Z")]
@@ -298,6 +298,36 @@ pub struct AcceptanceDto {
     pub overdue: bool,
     /// Os pedidos de documentos, do mais antigo ao mais recente.
     pub pending: Vec<PendingRequestDto>,
+    /// A vigência do contrato aceito: `null` antes do aceite.
+    pub term: Option<TermDto>,
+}
+
+/// The accepted contract's current term (issue 67, decision 270).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(
+    description = "A vigência atual do contrato aceito (decisão 270): de `start` (o dia em que a seguradora recebeu a proposta) até `end`, pelos meses do produto; nenhuma cobrança vence em `end` ou depois sem renovação. `renewal`: `automatica` (aviso ao cliente 30 dias antes, nova vigência e novo certificado em `end`) ou `nenhuma` (aviso 30 dias antes e o contrato termina em `end`, `CANCELADO` com o motivo `FIM_DE_VIGENCIA`). `renewedAt`: quando esta vigência nasceu de uma renovação (`null` na primeira)."
+)]
+pub struct TermDto {
+    #[schema(format = Date, example = "2026-11-28")]
+    pub start: String,
+    #[schema(format = Date, example = "2027-11-28")]
+    pub end: String,
+    #[schema(example = "automatica")]
+    pub renewal: String,
+    #[schema(format = DateTime)]
+    pub renewed_at: Option<String>,
+}
+
+impl From<domain::billing::term::ContractTerm> for TermDto {
+    fn from(t: domain::billing::term::ContractTerm) -> Self {
+        Self {
+            start: t.start.to_string(),
+            end: t.end.to_string(),
+            renewal: t.renewal.as_str().to_owned(),
+            renewed_at: t.renewed_at.map(iso),
+        }
+    }
 }
 
 /// A request for documents and its answer.
@@ -346,6 +376,8 @@ impl From<domain::acceptance::AcceptanceView> for AcceptanceDto {
             tacit: a.tacit,
             suspended_since: a.suspended_since.map(iso),
             overdue: a.overdue,
+            // The contract's term, set by route 7 from the detail (it is not the clock's).
+            term: None,
             pending: a
                 .pending
                 .into_iter()
@@ -619,7 +651,11 @@ impl From<ProposalDetail> for ProposalDetailDto {
             current_period_end: sub.current_period_end.map(iso),
             latest_invoice_status: sub.latest_invoice_status,
         });
-        let acceptance = d.acceptance.map(AcceptanceDto::from);
+        // The term in the acceptance: `data`'s members are the spec's (decision 270).
+        let acceptance = d.acceptance.map(|a| AcceptanceDto {
+            term: d.term.map(TermDto::from),
+            ..AcceptanceDto::from(a)
+        });
         let refunds = d.refunds.into_iter().map(ProposalRefundDto::from).collect();
         let charges = d.charges.into_iter().map(ChargeDto::from).collect();
         let ledger = LedgerDto::from(d.ledger);

@@ -49,7 +49,7 @@ impl SigningService {
             return Err(SigningError::NotSent);
         }
         let terms = self.proposals.product_terms(detail.proposal.product_id).await?;
-        let draft = PrintedDocument::contract(&detail, terms.as_deref(), Stage::Draft);
+        let draft = PrintedDocument::contract(&detail, &terms, Stage::Draft);
         Ok(ProposalDocument {
             document: SealedDocument::of(self.renderer.render(&draft)?),
             version: DocumentVersion::Draft,

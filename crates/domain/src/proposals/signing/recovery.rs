@@ -56,7 +56,8 @@ impl SigningService {
                 | OperationKind::LateRefund
                 | OperationKind::DefaultEnd
                 | OperationKind::Averbacao
-                | OperationKind::AverbacaoCancel,
+                | OperationKind::AverbacaoCancel
+                | OperationKind::TermEnd,
                 _,
             ) => {
                 return Err(SigningError::OperationInProgress { kind: operation.kind });

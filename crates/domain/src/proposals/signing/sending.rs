@@ -161,10 +161,10 @@ impl SigningService {
                     Some(sealed) => sealed,
                     None => {
                         let terms = self.proposals.product_terms(detail.proposal.product_id).await?;
-                        let contract = PrintedDocument::contract(detail, terms.as_deref(), Stage::ForSignature);
+                        let contract = PrintedDocument::contract(detail, &terms, Stage::ForSignature);
                         let rendered = SealedDocument::of(self.renderer.render(&contract)?);
                         let shown = NoticesShown::with_terms(
-                            terms.as_deref().unwrap_or(crate::contract::terms::DEFAULT_TERMS),
+                            terms.text.as_deref().unwrap_or(crate::contract::terms::DEFAULT_TERMS),
                             detail.proposal.shipping,
                         );
                         self.signatures.seal(proposal_id, &rendered, &shown, by).await?
