@@ -10,7 +10,9 @@ use crate::pool::{PgPool, connection, query_error};
 use crate::read_model;
 use crate::read_model::parts::billing::{BillingPart, ChargePart};
 use crate::rows::stored;
-use crate::schema::{averbacoes, billing_notices, charges, contract_billings as billings, contract_terms, proposals};
+use crate::schema::{
+    averbacoes, billing_notices, charges, contract_billings as billings, contract_terms, products, proposals,
+};
 use crate::statement::statement;
 use crate::unit_of_work::on_move::queue_charge_event;
 use async_trait::async_trait;
@@ -22,7 +24,7 @@ use domain::billing::averbacao::AverbacaoStatus;
 use domain::billing::notice_kind::NoticeKind;
 use domain::billing::payroll::ReportedDiscount;
 use domain::billing::ports::{BillingCheck, BillingStore, DiscountOutcome};
-use domain::billing::{Billing, BillingStatus, Charge, ChargeStatus, due_date};
+use domain::billing::{Billing, BillingStatus, Charge, ChargeStatus, ProductBilling, due_date};
 use domain::store::StoreError;
 use domain::values::{PaymentType, StoredValueError};
 use std::collections::HashMap;
@@ -47,6 +49,63 @@ pub struct PgBilling {
 impl PgBilling {
     pub fn new(pool: PgPool) -> Self {
         Self { pool }
+    }
+
+    /// A product's billing rules as the catalog holds them (`sales-api catalog billing`); `None`
+    /// for an unknown product.
+    pub async fn product_billing(&self, product_code: i32) -> Result<Option<ProductBilling>, StoreError> {
+        type Row = (i32, Vec<Option<i32>>, i32, i32, String, i32);
+        let mut conn = connection(&self.pool).await?;
+        let row: Option<Row> = products::table
+            .filter(products::codigo_produto.eq(product_code))
+            .select((
+                products::cobranca_primeiro_vencimento_dias,
+                products::cobranca_retentativas_dias,
+                products::cobranca_carencia_dias,
+                products::cobranca_suspensao_dias,
+                products::cobranca_primeira_parcela,
+                products::cobranca_encerramento_dias,
+            ))
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(query_error)?;
+        let Some((first_due, retries, grace, suspension, first, end)) = row else {
+            return Ok(None);
+        };
+        let retries: Vec<i64> = retries.into_iter().flatten().map(i64::from).collect();
+        ProductBilling::new(
+            (i64::from(first_due), &retries, i64::from(grace), i64::from(suspension)),
+            &first,
+            i64::from(end),
+        )
+        .map(Some)
+        .map_err(|v| StoreError::Unavailable(format!("regras de cobrança do produto {product_code} inválidas: {v}")))
+    }
+
+    /// Sets a product's billing rules for the contracts accepted from now on (each keeps its
+    /// own); false for an unknown product.
+    pub async fn set_product_billing(&self, product_code: i32, rules: &ProductBilling) -> Result<bool, StoreError> {
+        let days = |d: u32| i32::try_from(d).unwrap_or(i32::MAX);
+        let mut conn = connection(&self.pool).await?;
+        let changed = diesel::update(products::table.filter(products::codigo_produto.eq(product_code)))
+            .set((
+                products::cobranca_primeiro_vencimento_dias.eq(days(rules.policy.first_due_days)),
+                products::cobranca_retentativas_dias.eq(rules
+                    .policy
+                    .retry_days
+                    .iter()
+                    .map(|d| Some(days(*d)))
+                    .collect::<Vec<_>>()),
+                products::cobranca_carencia_dias.eq(days(rules.policy.grace_days)),
+                products::cobranca_suspensao_dias.eq(days(rules.policy.suspension_days)),
+                products::cobranca_primeira_parcela.eq(rules.first_instalment.as_str()),
+                products::cobranca_encerramento_dias.eq(days(rules.end_days)),
+            ))
+            .execute(&mut conn)
+            .await
+            .map_err(query_error)?;
+        Ok(changed > 0)
     }
 }
 

@@ -376,3 +376,77 @@ async fn a_nul_character_in_a_text_member_is_a_field_error_and_nothing_is_writte
     )
     .await;
 }
+
+/// `sales-api catalog billing` (issue 67): a product's billing rules set by the back office,
+/// refused out of the law's bounds naming each option, kept by the contracts accepted after, and
+/// printed by their proposal as the billing applies them (decision 269).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_products_billing_rules_are_refused_out_of_the_laws_bounds_kept_by_its_contracts_and_printed() {
+    use api_actix::cli::{BillingArgs, set_product_billing};
+    let (app, partner, office) = setup().await;
+    let config = TestApp::config(&app.db, &[]);
+    let refused = set_product_billing(
+        &config,
+        101,
+        BillingArgs {
+            end_days: Some(10),
+            first_instalment: Some("encerra".into()),
+            ..BillingArgs::default()
+        },
+    )
+    .await
+    .unwrap_err()
+    .to_string();
+    assert!(
+        refused.contains("firstInstalment") && refused.contains("endDays deve estar entre 30"),
+        "{refused}"
+    );
+    let unknown = set_product_billing(&config, 999, BillingArgs::default())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(unknown.contains("produto 999 não encontrado"), "{unknown}");
+    let rules = set_product_billing(
+        &config,
+        101,
+        BillingArgs {
+            grace_days: Some(7),
+            suspension_days: Some(40),
+            first_instalment: Some("suspende".into()),
+            end_days: Some(45),
+            ..BillingArgs::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!((rules.policy.grace_days, rules.end_days), (7, 45));
+    assert_eq!(rules.policy.first_due_days, 10, "what was not given is kept");
+
+    let identifier = app.sent_proposal(&partner, "52998224725").await;
+    app.sign_as_every_party(&office, &identifier).await;
+    let approved = app
+        .change_status(&office, &identifier, "APROVADO", "Documentação conferida")
+        .await;
+    assert_eq!(approved.status(), StatusCode::OK);
+    let kept = app
+        .text(&format!(
+            "SELECT b.carencia_dias || ':' || b.suspensao_dias || ':' || b.primeira_parcela || ':' || b.encerramento_dias \
+             AS line FROM contract_billings b JOIN proposals p ON p.id = b.id_proposta \
+             WHERE p.identificador = '{identifier}'"
+        ))
+        .await;
+    assert_eq!(kept, "7:40:suspende:45");
+    let document = app
+        .get(&format!("/proposal/{identifier}/document"), Some(&partner))
+        .await;
+    assert_eq!(document.status(), StatusCode::OK);
+    let text = black_box_tests::pdf_text(&document.bytes().await.unwrap());
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    for said in [
+        "em até 7 dias do vencimento",
+        "nunca antes de 40 dias do vencimento",
+        "cancelado 45 dias após a suspensão",
+    ] {
+        assert!(flat.contains(said), "{said} missing from:\n{flat}");
+    }
+}

@@ -26,6 +26,20 @@ pub enum CatalogCommand {
         #[arg(long)]
         suspensions: Option<i64>,
     },
+    /// Sets how a product's contracts are billed (issue 67): the days from the acceptance to the
+    /// first charge, the retries after a failed one, the grace days before a contract is late,
+    /// the days from the due date before its cover may be suspended (never before the law's 15
+    /// days from the notice's receipt), what an unpaid first instalment does (resolve: the law's
+    /// rule, the contract ends; suspende: noticed like any other) and the days from the
+    /// suspension to the end (30 to 180, Lei 15.040/2024 art. 21). The proposals and
+    /// certificates print them. Contracts already accepted keep theirs. Without options, prints
+    /// the rules in effect.
+    Billing {
+        /// The product's code (`codigo_produto`).
+        product: i32,
+        #[command(flatten)]
+        rules: BillingArgs,
+    },
     /// Sets a product's term (decision 270): how many months each contract runs from the day the
     /// insurer received its proposal, and whether it renews automatically at the end (a notice
     /// 30 days before, a new term and certificate) or ends (a notice 30 days before, then
@@ -50,6 +64,86 @@ pub enum CatalogCommand {
         #[command(flatten)]
         cover: CoverArgs,
     },
+}
+
+/// A product's billing rules as given on the command line; each one left out keeps its value.
+#[derive(Debug, Default, clap::Args)]
+pub struct BillingArgs {
+    /// Days from the acceptance to the first charge (1 to 30).
+    #[arg(long)]
+    pub first_due_days: Option<i64>,
+    /// Days after the due date a failed charge is tried again, ascending, comma-separated (at
+    /// most 5, each 1 to 60; `none` for no retry).
+    #[arg(long)]
+    pub retry_days: Option<String>,
+    /// Days after the due date before the contract is late (0 to 60).
+    #[arg(long)]
+    pub grace_days: Option<i64>,
+    /// Days after the due date from which the cover may be suspended (more than the grace days,
+    /// at most 180).
+    #[arg(long)]
+    pub suspension_days: Option<i64>,
+    /// What an unpaid first instalment does: resolve (the contract ends) or suspende.
+    #[arg(long)]
+    pub first_instalment: Option<String>,
+    /// Days from the suspension to the end (30 to 180).
+    #[arg(long)]
+    pub end_days: Option<i64>,
+}
+
+impl BillingArgs {
+    fn is_empty(&self) -> bool {
+        self.first_due_days.is_none()
+            && self.retry_days.is_none()
+            && self.grace_days.is_none()
+            && self.suspension_days.is_none()
+            && self.first_instalment.is_none()
+            && self.end_days.is_none()
+    }
+}
+
+/// `sales-api catalog billing`: the product's billing rules with `changes` applied (stored unless
+/// no option was given), or what is wrong with them, each named by its option.
+pub async fn set_product_billing(
+    config: &Config,
+    product: i32,
+    changes: BillingArgs,
+) -> Result<domain::billing::ProductBilling, CliError> {
+    let billing = adapters_postgres::billing::PgBilling::new(Services::build(config)?.pool);
+    let current = billing
+        .product_billing(product)
+        .await
+        .map_err(failed)?
+        .ok_or_else(|| CliError::Failed(format!("produto {product} não encontrado")))?;
+    if changes.is_empty() {
+        return Ok(current);
+    }
+    let retries: Vec<i64> = match changes.retry_days.as_deref() {
+        None => current.policy.retry_days.iter().map(|d| i64::from(*d)).collect(),
+        Some("none") => Vec::new(),
+        Some(list) => list
+            .split(',')
+            .map(|d| d.trim().parse::<i64>())
+            .collect::<Result<_, _>>()
+            .map_err(|_| CliError::Failed(format!("retryDays: {list} não é uma lista de dias (ex.: 1,3,5)")))?,
+    };
+    let policy = &current.policy;
+    let rules = domain::billing::ProductBilling::new(
+        (
+            changes.first_due_days.unwrap_or(i64::from(policy.first_due_days)),
+            &retries,
+            changes.grace_days.unwrap_or(i64::from(policy.grace_days)),
+            changes.suspension_days.unwrap_or(i64::from(policy.suspension_days)),
+        ),
+        changes
+            .first_instalment
+            .as_deref()
+            .unwrap_or(current.first_instalment.as_str()),
+        changes.end_days.unwrap_or(i64::from(current.end_days)),
+    )
+    .map_err(|v| CliError::Failed(lines_of(&v)))?;
+    billing.set_product_billing(product, &rules).await.map_err(failed)?;
+    Ok(rules)
 }
 
 /// What a product's certificate says besides the proposal.
@@ -121,6 +215,21 @@ pub(super) async fn run(command: CatalogCommand) -> Result<(), CliError> {
                 policy.days,
                 if policy.tacit { "sim" } else { "não" },
                 policy.suspensions
+            );
+            Ok(())
+        }
+        CatalogCommand::Billing { product, rules } => {
+            let config = Config::from_env()?;
+            let rules = set_product_billing(&config, product, rules).await?;
+            let p = &rules.policy;
+            println!(
+                "produto {product}: 1ª cobrança {} dia(s) após o aceite; novas tentativas nos dias {:?}; em atraso após {} dia(s); suspensão a partir de {} dia(s) do vencimento; primeira parcela: {}; encerramento {} dia(s) após a suspensão",
+                p.first_due_days,
+                p.retry_days,
+                p.grace_days,
+                p.suspension_days,
+                rules.first_instalment.as_str(),
+                rules.end_days
             );
             Ok(())
         }

@@ -21,7 +21,7 @@ mod seed;
 mod users;
 
 pub use acceptance::{AcceptanceCommand, sweep_acceptance};
-pub use catalog::{CatalogCommand, CoverArgs};
+pub use catalog::{BillingArgs, CatalogCommand, CoverArgs, set_product_billing};
 pub use certificates::{CertificatesCommand, deliver_certificates};
 pub use charges::{ChargesCommand, record_averbacao, record_discounts, run_billing};
 pub use check::CheckCommand;

@@ -121,6 +121,53 @@ impl DunningPolicy {
     }
 }
 
+/// What a product's contracts are billed by (`sales-api catalog billing`): its dunning policy and
+/// what the law's steps take from the product (issue 67): an unpaid first instalment's rule and
+/// the days from the suspension to the end. A contract keeps those of its acceptance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProductBilling {
+    pub policy: DunningPolicy,
+    pub first_instalment: arrears::FirstInstalment,
+    pub end_days: u32,
+}
+
+impl ProductBilling {
+    /// Rules within the service's and the law's bounds, each bad value named by its option.
+    pub fn new(policy: (i64, &[i64], i64, i64), first_instalment: &str, end_days: i64) -> Result<Self, Violations> {
+        let (first_due_days, retry_days, grace_days, suspension_days) = policy;
+        let mut v = match DunningPolicy::new(first_due_days, retry_days, grace_days, suspension_days) {
+            Ok(_) => Violations::new(),
+            Err(violations) => violations,
+        };
+        let first = arrears::FirstInstalment::parse(first_instalment);
+        if first.is_none() {
+            v.add(
+                "firstInstalment",
+                codes::INVALID_VALUE,
+                "firstInstalment deve ser resolve (a lei: a primeira parcela não paga encerra o contrato) ou suspende",
+            );
+        }
+        let bounds = i64::from(arrears::END_MIN_DAYS)..=i64::from(arrears::END_MAX_DAYS);
+        if !bounds.contains(&end_days) {
+            v.add(
+                "endDays",
+                codes::INVALID_VALUE,
+                format!(
+                    "endDays deve estar entre {} (Lei 15.040/2024, art. 21) e {}",
+                    arrears::END_MIN_DAYS,
+                    arrears::END_MAX_DAYS
+                ),
+            );
+        }
+        v.into_result()?;
+        Ok(Self {
+            policy: DunningPolicy::new(first_due_days, retry_days, grace_days, suspension_days)?,
+            first_instalment: first.unwrap_or(arrears::FirstInstalment::Ends),
+            end_days: end_days as u32,
+        })
+    }
+}
+
 /// The Brasília calendar day of an instant: the day contracts, due dates and bank files speak of.
 pub fn brasilia_day(at: DateTime<Utc>) -> NaiveDate {
     at.with_timezone(&crate::contract::formats::brasilia()).date_naive()
@@ -282,6 +329,22 @@ mod tests {
         assert_eq!(
             DunningPolicy::new(10, &[1, 3, 5], 5, 30).unwrap(),
             DunningPolicy::default()
+        );
+    }
+
+    #[test]
+    fn a_products_billing_rules_name_each_value_out_of_the_laws_bounds() {
+        let refused = ProductBilling::new((10, &[1, 3, 5], 5, 30), "encerra", 29).unwrap_err();
+        let fields: Vec<&str> = refused.errors().iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["firstInstalment", "endDays"]);
+        let refused = ProductBilling::new((0, &[1], 5, 30), "resolve", 181).unwrap_err();
+        let fields: Vec<&str> = refused.errors().iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["firstDueDays", "endDays"]);
+        let kept = ProductBilling::new((10, &[1, 3, 5], 5, 30), "suspende", 45).unwrap();
+        assert_eq!(kept.policy, DunningPolicy::default());
+        assert_eq!(
+            (kept.first_instalment, kept.end_days),
+            (arrears::FirstInstalment::Suspends, 45)
         );
     }
 
