@@ -198,11 +198,22 @@ impl DeliveryColumns {
 /// (`billing_notices_undelivered`): the customer's contacts to be checked.
 pub async fn undelivered_notices(pool: &PgPool) -> Result<i64, StoreError> {
     let mut conn = connection(pool).await?;
+    use crate::schema::{contract_billings as billings, proposals};
+    // A contract billed here runs while its billing is open; one billed elsewhere (the shop's
+    // card, whose term's notices are here too) while it is APROVADO.
+    let billed = billings::table.filter(billings::id_proposta.eq(notices::id_proposta));
+    let running = diesel::dsl::exists(billed.filter(billings::encerrada_em.is_null())).or(diesel::dsl::not(
+        diesel::dsl::exists(billed),
+    )
+    .and(diesel::dsl::exists(
+        proposals::table
+            .filter(proposals::id.eq(notices::id_proposta))
+            .filter(proposals::status.eq(domain::values::ProposalStatus::Approved.as_str())),
+    )));
     notices::table
-        .inner_join(crate::schema::proposals::table)
         .filter(notices::frustrado_em.is_not_null())
         .filter(notices::fechado_em.is_null())
-        .filter(crate::schema::proposals::status.eq(domain::values::ProposalStatus::Approved.as_str()))
+        .filter(running)
         .count()
         .get_result(&mut conn)
         .await
