@@ -357,7 +357,13 @@ impl PaymentGateway for SandboxGateway {
             return Err(PaymentError::Declined("Your card was declined. (card_declined)".into()));
         }
         let now = Utc::now();
-        let object = subscription_object(request, now);
+        let mut object = subscription_object(request, now);
+        if let Some(until) = request.hold_until {
+            // Held until the acceptance: a trial, as the platform makes it (decision 271).
+            object["status"] = json!(domain::ecommerce::collection::HELD_STATUS);
+            object["trial_start"] = json!(now.timestamp());
+            object["trial_end"] = json!(until.timestamp());
+        }
         let id = object["id"].as_str().unwrap_or_default().to_owned();
         let stored = self
             .ledger
@@ -370,8 +376,14 @@ impl PaymentGateway for SandboxGateway {
         let invoice = match self.object(&invoice_id).await? {
             Some(invoice) => invoice,
             None => {
-                let mut invoice = invoice_object(&stored_id, &stored["customer"], amount_of(&request.price_id), now);
+                let held = stored["status"] == domain::ecommerce::collection::HELD_STATUS;
+                let amount = if held { 0 } else { amount_of(&request.price_id) };
+                let mut invoice = invoice_object(&stored_id, &stored["customer"], amount, now);
                 invoice["id"] = json!(invoice_id);
+                if held {
+                    // The trial's invoice: of zero, paid by no payment.
+                    invoice["payments"] = json!({"object": "list", "data": [], "has_more": false});
+                }
                 self.put(&invoice).await?;
                 invoice
             }
@@ -382,6 +394,42 @@ impl PaymentGateway for SandboxGateway {
         // As the platform answers with `expand[]=latest_invoice.payments`.
         subscription.latest_paid_invoice = crate::objects::paid_invoice(&invoice);
         Ok(subscription)
+    }
+
+    async fn end_hold(
+        &self,
+        subscription_id: &str,
+        idempotency_key: &str,
+    ) -> Result<PlatformSubscription, PaymentError> {
+        let mut subscription = self.stored_subscription(subscription_id).await?;
+        if subscription["status"] == domain::ecommerce::collection::HELD_STATUS {
+            // The trial ends now: the first period invoiced and paid with the saved card, the
+            // period counted from now (as the platform does when a trial ends early).
+            let now = Utc::now();
+            let amount = subscription["plan"]["amount"].as_i64().unwrap_or(0);
+            let mut invoice = invoice_object(subscription_id, &subscription["customer"], amount, now);
+            invoice["billing_reason"] = json!("subscription_update");
+            let invoice_id = invoice["id"].as_str().unwrap_or_default().to_owned();
+            let stored = self
+                .ledger
+                .put_once("invoice", idempotency_key, &invoice_id, invoice)
+                .await
+                .map_err(unavailable)?;
+            let period_end = now.checked_add_months(Months::new(1)).unwrap_or(now).timestamp();
+            subscription["status"] = json!("active");
+            subscription["trial_end"] = json!(now.timestamp());
+            subscription["billing_cycle_anchor"] = json!(now.timestamp());
+            subscription["latest_invoice"] = stored["id"].clone();
+            subscription["items"]["data"][0]["current_period_start"] = json!(now.timestamp());
+            subscription["items"]["data"][0]["current_period_end"] = json!(period_end);
+            self.ledger
+                .replace(subscription_id, subscription)
+                .await
+                .map_err(unavailable)?;
+        }
+        self.subscription(subscription_id)
+            .await?
+            .ok_or_else(|| PaymentError::Invalid(format!("No such subscription: '{subscription_id}'")))
     }
 
     async fn subscription(&self, id: &str) -> Result<Option<PlatformSubscription>, PaymentError> {
@@ -547,6 +595,7 @@ mod tests {
             payment_method: "pm_1".into(),
             idempotency_key: "k".into(),
             proposal_identifier: "p".into(),
+            hold_until: None,
         };
         let object = subscription_object(&request, Utc::now());
         assert_eq!(object["currency"], "brl");

@@ -260,7 +260,7 @@ impl PaymentGateway for StripeGateway {
     }
 
     async fn create_subscription(&self, request: &SubscriptionRequest) -> Result<PlatformSubscription, PaymentError> {
-        let form = vec![
+        let mut form = vec![
             pair("customer", request.platform_customer.clone()),
             pair("items[0][price]", request.price_id.clone()),
             pair("default_payment_method", request.payment_method.clone()),
@@ -271,7 +271,44 @@ impl PaymentGateway for StripeGateway {
             // The first invoice with its payment: the ledger enters it paid.
             pair("expand[0]", "latest_invoice.payments"),
         ];
+        // Held until the acceptance: a trial, which the platform does not charge (its first
+        // invoice is of zero), ended by `end_hold` (decision 271).
+        if let Some(until) = request.hold_until {
+            form.push(pair("trial_end", until.timestamp().to_string()));
+        }
         let object = self.post("/v1/subscriptions", form, &request.idempotency_key).await?;
+        objects::subscription(object).ok_or_else(|| PaymentError::Invalid("resposta sem id ou status".into()))
+    }
+
+    async fn end_hold(
+        &self,
+        subscription_id: &str,
+        idempotency_key: &str,
+    ) -> Result<PlatformSubscription, PaymentError> {
+        if !is_object_id(subscription_id) {
+            return Err(PaymentError::Invalid(format!(
+                "assinatura {subscription_id} inexistente"
+            )));
+        }
+        let current = self
+            .subscription(subscription_id)
+            .await?
+            .ok_or_else(|| PaymentError::Invalid(format!("assinatura {subscription_id} inexistente")))?;
+        if current.status != domain::ecommerce::collection::HELD_STATUS {
+            return Ok(current);
+        }
+        // `trial_end=now` ends the trial: the platform invoices the first period and charges the
+        // saved card at once; a refused card leaves the subscription `past_due` in its dunning
+        // (`allow_incomplete`), as a monthly charge refused would.
+        let form = vec![
+            pair("trial_end", "now"),
+            pair("off_session", "true"),
+            pair("payment_behavior", "allow_incomplete"),
+            pair("expand[0]", "latest_invoice.payments"),
+        ];
+        let object = self
+            .post(&format!("/v1/subscriptions/{subscription_id}"), form, idempotency_key)
+            .await?;
         objects::subscription(object).ok_or_else(|| PaymentError::Invalid("resposta sem id ou status".into()))
     }
 

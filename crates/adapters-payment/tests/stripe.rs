@@ -28,6 +28,7 @@ fn request() -> SubscriptionRequest {
         payment_method: "pm_1".into(),
         idempotency_key: "subscription-1-pm_1".into(),
         proposal_identifier: "p-1".into(),
+        hold_until: None,
     }
 }
 
@@ -56,6 +57,70 @@ async fn a_subscription_is_created_form_encoded_with_version_key_and_idempotency
         created.object["unmodelled"]["kept"], true,
         "members not modelled are passed through"
     );
+}
+
+#[tokio::test]
+async fn a_subscription_collected_at_acceptance_is_created_as_a_trial_and_its_hold_ended_with_trial_end_now() {
+    let server = MockServer::start().await;
+    let until = chrono::DateTime::from_timestamp(1_830_000_000, 0).unwrap();
+    Mock::given(method("POST"))
+        .and(path("/v1/subscriptions"))
+        .and(body_string_contains("trial_end=1830000000"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(
+            json!({"id": "sub_1", "object": "subscription", "status": "trialing", "trial_end": 1_830_000_000}),
+        ))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let held = gateway(&server)
+        .create_subscription(&SubscriptionRequest {
+            hold_until: Some(until),
+            ..request()
+        })
+        .await
+        .unwrap();
+    assert_eq!(held.status, "trialing");
+
+    // Ending the hold reads the subscription first: one still held is updated with
+    // `trial_end=now` under the collection's key; one already charged is answered as it is.
+    Mock::given(method("GET"))
+        .and(path("/v1/subscriptions/sub_1"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"id": "sub_1", "object": "subscription", "status": "trialing"})),
+        )
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/v1/subscriptions/sub_1"))
+        .and(header("idempotency-key", "collect-at-acceptance-1"))
+        .and(body_string_contains("trial_end=now"))
+        .and(body_string_contains("payment_behavior=allow_incomplete"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(
+            json!({"id": "sub_1", "object": "subscription", "status": "active",
+                   "latest_invoice": {"id": "in_1", "status": "paid", "amount_paid": 1990,
+                       "payments": {"data": [{"status": "paid", "payment": {"payment_intent": "pi_1"}}]}}}),
+        ))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let charged = gateway(&server)
+        .end_hold("sub_1", "collect-at-acceptance-1")
+        .await
+        .unwrap();
+    assert_eq!(charged.status, "active");
+    assert_eq!(charged.latest_paid_invoice.map(|i| i.amount), Some(1990));
+    Mock::given(method("GET"))
+        .and(path("/v1/subscriptions/sub_1"))
+        .respond_with(subscription())
+        .mount(&server)
+        .await;
+    let again = gateway(&server)
+        .end_hold("sub_1", "collect-at-acceptance-1")
+        .await
+        .unwrap();
+    assert_eq!(again.status, "active", "answered as it is, with no second update");
 }
 
 #[tokio::test]

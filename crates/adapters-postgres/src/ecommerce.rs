@@ -16,8 +16,10 @@ use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::access::Scope;
 use domain::customers::Seller;
+use domain::ecommerce::collection::PremiumCollection;
 use domain::ecommerce::{
-    EcommerceCustomer, EcommerceStore, PaymentEvent, PlatformSubscription, SetupIntent, StoredSubscription,
+    EcommerceCustomer, EcommerceStore, PaymentEvent, PlatformSubscription, ProductOffer, SetupIntent,
+    StoredSubscription,
 };
 use domain::proposals::lifecycle::StatusChange;
 use domain::proposals::operations::OperationId;
@@ -164,16 +166,22 @@ impl EcommerceStore for PgEcommerce {
         .map_err(query_error)
     }
 
-    async fn product_price(&self, product_id: i64) -> Result<Option<String>, StoreError> {
+    async fn product_offer(&self, product_id: i64) -> Result<Option<ProductOffer>, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        let price: Option<Option<String>> = products::table
+        let found: Option<(Option<String>, String)> = products::table
             .find(product_id)
-            .select(products::price_id)
+            .select((products::price_id, products::cobranca_premio))
             .first(&mut conn)
             .await
             .optional()
             .map_err(query_error)?;
-        Ok(price.flatten())
+        let Some((Some(price_id), collection)) = found else {
+            return Ok(None);
+        };
+        Ok(Some(ProductOffer {
+            price_id,
+            collection: premium_collection(&collection)?,
+        }))
     }
 
     async fn claim_subscription(
@@ -486,6 +494,12 @@ pub(crate) async fn store_state_in(
     }
     read_model::write_documents(conn, &shown_by).await?;
     Ok(changed)
+}
+
+/// A product's stored `cobranca_premio`.
+pub(crate) fn premium_collection(stored: &str) -> Result<PremiumCollection, StoreError> {
+    PremiumCollection::parse(stored)
+        .ok_or_else(|| domain::values::StoredValueError::new("products", "cobranca_premio", stored).into())
 }
 
 /// The sandbox payment platform's objects.

@@ -28,6 +28,7 @@ mod person_columns;
 pub mod personal_data_map;
 pub mod pix;
 pub mod pool;
+pub mod premium_collection;
 mod prepared;
 pub mod privacy;
 pub mod privacy_requests;

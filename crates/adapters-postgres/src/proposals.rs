@@ -453,7 +453,7 @@ impl ProposalStore for PgProposals {
 
     async fn product_terms(&self, product_id: i64) -> Result<ProductTerms, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        let found: Option<(Option<String>, RulesColumns, (i32, String))> = products::table
+        let found: Option<(Option<String>, RulesColumns, (i32, String), String)> = products::table
             .find(product_id)
             .select((
                 products::termos,
@@ -464,16 +464,18 @@ impl ProposalStore for PgProposals {
                     products::cobranca_primeira_parcela,
                 ),
                 (products::vigencia_meses, products::renovacao),
+                products::cobranca_premio,
             ))
             .first(&mut conn)
             .await
             .optional()
             .map_err(query_error)?;
         Ok(match found {
-            Some((text, rules, term)) => ProductTerms {
+            Some((text, rules, term, collection)) => ProductTerms {
                 text,
                 payment: payment_rules(rules)?,
                 term: term_policy(term)?,
+                collection: crate::ecommerce::premium_collection(&collection)?,
             },
             None => ProductTerms::default(),
         })

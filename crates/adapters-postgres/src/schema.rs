@@ -529,6 +529,7 @@ diesel::table! {
         cobranca_encerramento_dias -> Int4,
         vigencia_meses -> Int4,
         renovacao -> Text,
+        cobranca_premio -> Text,
     }
 }
 
@@ -545,6 +546,7 @@ diesel::table! {
         analista -> Nullable<Text>,
         atribuida_por -> Nullable<Text>,
         atribuida_em -> Nullable<Timestamptz>,
+        cobertura_provisoria_desde -> Nullable<Timestamptz>,
     }
 }
 

@@ -8,6 +8,7 @@ use crate::schema::{banks, billing_groups, partners, product_banks, products, us
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::acceptance::AcceptancePolicy;
+use domain::ecommerce::collection::PremiumCollection;
 use domain::store::StoreError;
 
 /// The partner the demo `PARCEIRO` user represents.
@@ -102,6 +103,58 @@ pub async fn seed_demo_decided_product(pool: &PgPool) -> Result<(), StoreError> 
                 "Mensal - boleto residencial",
                 9201,
                 DEMO_DECIDED_PRODUCT,
+            ),
+        )
+        .await?;
+        Ok::<_, diesel::result::Error>(())
+    })
+    .await
+    .map_err(query_error)
+}
+
+/// The shop's second demo product (decision 271): it collects only at acceptance, so that the
+/// shop sells both ways (the demo's 103 collects at the sale, with provisional cover). With its
+/// billing group; rows already there are left as they are. `seed demo` loads it with the
+/// catalog.
+pub const DEMO_AT_ACCEPTANCE_PRODUCT: i32 = 104;
+/// Its billing group.
+pub const DEMO_AT_ACCEPTANCE_BILLING_GROUP: i32 = 5005;
+
+pub async fn seed_demo_at_acceptance_product(pool: &PgPool) -> Result<(), StoreError> {
+    let mut conn = connection(pool).await?;
+    conn.transaction(async |conn| {
+        let product_id: i64 = diesel::insert_into(products::table)
+            .values((
+                products::codigo_produto.eq(DEMO_AT_ACCEPTANCE_PRODUCT),
+                products::nome.eq("Seguro Acidentes Pessoais Online"),
+                products::codigo_integracao.eq(9104),
+                products::valor.eq(1990_i64),
+                products::price_id.eq("price_sandbox_1990"),
+                products::cobranca_premio.eq(PremiumCollection::AtAcceptance.as_str()),
+                products::alterado_por.eq(SEEDED_BY),
+            ))
+            .on_conflict(products::codigo_produto)
+            .do_update()
+            .set(products::alterado_por.eq(products::alterado_por))
+            .returning(products::id)
+            .get_result(conn)
+            .await?;
+        take_banks(conn, product_id, &["260", "341"]).await?;
+        set_demo_cover(
+            conn,
+            DEMO_AT_ACCEPTANCE_PRODUCT,
+            "15414.900104/2026-05",
+            "Morte e invalidez por acidente",
+            2_000_000,
+        )
+        .await?;
+        insert_billing_group(
+            conn,
+            (
+                DEMO_AT_ACCEPTANCE_BILLING_GROUP,
+                "Recorrente - cartão cobrado na aceitação",
+                9104,
+                DEMO_AT_ACCEPTANCE_PRODUCT,
             ),
         )
         .await?;

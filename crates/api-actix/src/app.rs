@@ -230,7 +230,7 @@ impl Application {
                 &state.withdrawal,
                 &state.settlement,
                 state.pix.as_ref().map(|p| &p.collection),
-                services.averbacao(services.rules_clock()),
+                crate::services::BackgroundFinishers::of(&services)?,
             ),
             config.outside.operation_recovery_after,
         );
@@ -241,6 +241,7 @@ impl Application {
         );
         let acceptance = std::iter::once(spawn_acceptance_sweep(
             state.acceptance.clone(),
+            services.collection(services.rules_clock())?,
             state.certificates.clone(),
             development.clone(),
             config.outside.acceptance_check_interval,

@@ -177,6 +177,23 @@ impl Services {
         averbacao_service(&self.config, &self.pool, clock)
     }
 
+    /// The shop's first premium collected at acceptance (decision 271), judged by `clock`, on
+    /// the configured payment platform.
+    pub fn collection(
+        &self,
+        clock: Arc<dyn domain::clock::Clock>,
+    ) -> Result<domain::ecommerce::collection::CollectionService, StartupError> {
+        let (gateway, _) = payment_gateway(&self.config, &self.pool)?;
+        Ok(domain::ecommerce::collection::CollectionService {
+            store: Arc::new(adapters_postgres::premium_collection::PgPremiumCollection::new(
+                self.pool.clone(),
+            )),
+            gateway,
+            claims: Arc::new(PgOperations::new(self.pool.clone())),
+            clock,
+        })
+    }
+
     pub fn debits(&self, clock: Arc<dyn domain::clock::Clock>) -> domain::billing::debits::DebitsService {
         debits_service(&self.config, &self.pool, clock)
     }
@@ -904,6 +921,22 @@ pub fn price_index(config: &Config) -> Result<Arc<dyn domain::refunds::ports::Pr
     })
 }
 
+/// The finishers of the operations the background passes claim (no request makes them).
+pub(crate) struct BackgroundFinishers {
+    pub(crate) averbacao: domain::billing::averbacao::AverbacaoService,
+    pub(crate) collection: domain::ecommerce::collection::CollectionService,
+}
+
+impl BackgroundFinishers {
+    /// Both over `services`, judged by the clock every instance judges the rules by.
+    pub(crate) fn of(services: &Services) -> Result<Self, StartupError> {
+        Ok(Self {
+            averbacao: services.averbacao(services.rules_clock()),
+            collection: services.collection(services.rules_clock())?,
+        })
+    }
+}
+
 /// The worker's pass over operations left pending by a request that died, for the use cases
 /// that own them.
 pub(crate) fn operation_recovery(
@@ -913,7 +946,7 @@ pub(crate) fn operation_recovery(
     withdrawal: &domain::proposals::withdrawal::WithdrawalService,
     settlement: &domain::proposals::settlement::SettlementService,
     pix: Option<&domain::billing::pix_collection::PixCollection>,
-    averbacao: domain::billing::averbacao::AverbacaoService,
+    background: BackgroundFinishers,
 ) -> OperationRecovery {
     let mut finishers: Vec<Arc<dyn domain::proposals::operations::OperationFinisher>> = vec![
         Arc::new(signing.clone()),
@@ -922,7 +955,8 @@ pub(crate) fn operation_recovery(
         Arc::new(settlement.clone()),
     ];
     finishers.extend(pix.map(|p| Arc::new(p.clone()) as Arc<dyn domain::proposals::operations::OperationFinisher>));
-    finishers.push(Arc::new(averbacao));
+    finishers.push(Arc::new(background.averbacao));
+    finishers.push(Arc::new(background.collection));
     OperationRecovery {
         claims: signing.claims.clone(),
         finishers,

@@ -1,5 +1,10 @@
 //! E-commerce on the payment platform (routes 14 to 16): the platform customer, a SetupIntent for
-//! off-session card use, and the recurring subscription that commits the sale.
+//! off-session card use, and the recurring subscription that commits the sale, collected at the
+//! sale or held until the acceptance as the product says (the `collection` module).
+
+pub mod collection;
+
+use crate::premium_collection::{HELD_STATUS, PremiumCollection};
 
 use crate::access::{AccessError, Operation, Scope, ScopeError, authorize, scope_of};
 use crate::auth::model::Principal;
@@ -59,6 +64,16 @@ pub struct SubscriptionRequest {
     /// Derived from the proposal and the payment method: a retried call never charges twice.
     pub idempotency_key: String,
     pub proposal_identifier: String,
+    /// Set when the product collects only at acceptance: the platform holds the subscription
+    /// uncollected (a trial) until this instant, or until [`PaymentGateway::end_hold`].
+    pub hold_until: Option<DateTime<Utc>>,
+}
+
+/// What route 16 sells of a product: its price at the platform and when it is collected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProductOffer {
+    pub price_id: String,
+    pub collection: PremiumCollection,
 }
 
 /// The platform's subscription: the few typed fields used here, and its whole JSON, passed through.
@@ -228,6 +243,15 @@ pub trait PaymentGateway: Send + Sync {
         idempotency_key: &str,
     ) -> Result<SetupIntent, PaymentError>;
     async fn create_subscription(&self, request: &SubscriptionRequest) -> Result<PlatformSubscription, PaymentError>;
+    /// Ends the hold of a subscription created held ([`SubscriptionRequest::hold_until`]): the
+    /// platform charges its first invoice now (a refused card leaves it `past_due`, in the
+    /// platform's dunning). The key makes a retry answer the first answer; a subscription no
+    /// longer held is answered as it is.
+    async fn end_hold(
+        &self,
+        subscription_id: &str,
+        idempotency_key: &str,
+    ) -> Result<PlatformSubscription, PaymentError>;
     /// Erases the person from the platform's customer (name, e-mail, phone, description and
     /// metadata emptied), keeping the customer and its payments (anonymisation).
     async fn redact_customer(&self, platform_customer: &str) -> Result<(), PaymentError>;
@@ -265,7 +289,8 @@ pub trait EcommerceStore: Send + Sync {
     async fn set_platform_customer(&self, customer_id: i64, platform_id: &str) -> Result<String, StoreError>;
     /// Records a SetupIntent (never its secret); a succeeded one saves the payment method.
     async fn record_setup_intent(&self, customer_id: i64, intent: &SetupIntent) -> Result<(), StoreError>;
-    async fn product_price(&self, product_id: i64) -> Result<Option<String>, StoreError>;
+    /// The product's price at the platform and when it is collected; `None` without a price.
+    async fn product_offer(&self, product_id: i64) -> Result<Option<ProductOffer>, StoreError>;
     /// Claims the one live subscription of the customer and product; `None` when one exists.
     async fn claim_subscription(
         &self,
@@ -444,9 +469,9 @@ impl EcommerceService {
             .ok_or(EcommerceError::CustomerNotFound)?;
         let platform_customer = customer.platform_id.ok_or(EcommerceError::MissingPlatformCustomer)?;
         let payment_method = customer.payment_method.ok_or(EcommerceError::MissingPaymentMethod)?;
-        let price_id = self
+        let offer = self
             .store
-            .product_price(proposal.product_id)
+            .product_offer(proposal.product_id)
             .await?
             .ok_or(EcommerceError::MissingPrice)?;
         // Only a new proposal is paid for: one sent for signature, in analysis or closed is not
@@ -507,10 +532,11 @@ impl EcommerceService {
         };
         let request = SubscriptionRequest {
             platform_customer,
-            price_id,
+            price_id: offer.price_id,
             idempotency_key: subscription_key(proposal.id, &payment_method),
             payment_method,
             proposal_identifier: proposal.identifier.clone(),
+            hold_until: offer.collection.hold_until(operation.at),
         };
         let subscription = match self.gateway.create_subscription(&request).await {
             Ok(subscription) => subscription,
@@ -530,8 +556,8 @@ impl EcommerceService {
         Ok(subscription)
     }
 
-    /// Stores the platform's subscription, moves an active one's `NOVO` proposal to `EM ANÁLISE`
-    /// and ends the operation, in one transaction.
+    /// Stores the platform's subscription, moves an active (paid) or held one's `NOVO` proposal
+    /// to `EM ANÁLISE` and ends the operation, in one transaction.
     async fn complete(
         &self,
         proposal_id: i64,
@@ -542,7 +568,8 @@ impl EcommerceService {
     ) -> Result<(), EcommerceError> {
         let now = self.clock.now();
         // Claimed in `NOVO`, and nothing moved it since: the claim holds every move off.
-        let change = (subscription.status == "active"
+        let committed = subscription.status == "active" || subscription.status == HELD_STATUS;
+        let change = (committed
             && check(
                 ProposalStatus::New,
                 ProposalStatus::InAnalysis,
@@ -554,7 +581,11 @@ impl EcommerceService {
             from: ProposalStatus::New,
             to: ProposalStatus::InAnalysis,
             changed_by: by.to_owned(),
-            reason: Some(format!("assinatura {} ativa", subscription.id)),
+            reason: Some(if subscription.status == HELD_STATUS {
+                format!("assinatura {} registrada, cobrada na aceitação", subscription.id)
+            } else {
+                format!("assinatura {} ativa", subscription.id)
+            }),
             at: now,
             operation: Some(operation),
         });
@@ -604,12 +635,12 @@ impl EcommerceService {
             .customer(detail.proposal.customer_id)
             .await
             .map_err(|e| e.to_string())?;
-        let price = self
+        let offer = self
             .store
-            .product_price(detail.proposal.product_id)
+            .product_offer(detail.proposal.product_id)
             .await
             .map_err(|e| e.to_string())?;
-        let (Some(customer), Some(price_id)) = (customer, price) else {
+        let (Some(customer), Some(offer)) = (customer, offer) else {
             return self
                 .give_up_subscription(operation, claim, "cliente ou preço ausente")
                 .await;
@@ -621,10 +652,12 @@ impl EcommerceService {
         };
         let request = SubscriptionRequest {
             platform_customer,
-            price_id,
+            price_id: offer.price_id,
             idempotency_key: subscription_key(operation.proposal_id, &payment_method),
             payment_method,
             proposal_identifier: operation.identifier.clone(),
+            // From the claim's instant: the platform answers the same key with what it made.
+            hold_until: offer.collection.hold_until(operation.started_at),
         };
         let subscription = match self.gateway.create_subscription(&request).await {
             Ok(subscription) => subscription,

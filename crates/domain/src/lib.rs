@@ -134,6 +134,7 @@ pub mod mail;
 pub mod masking;
 pub mod messaging;
 pub mod paging;
+pub mod premium_collection;
 pub mod privacy;
 pub mod proposals;
 pub mod rate_limit;

@@ -30,6 +30,7 @@ mod mother_name;
 mod observability;
 mod operation_claims;
 mod pix_automatico;
+mod premium_collection;
 mod privacy;
 mod privacy_notice;
 mod proposal_list;

@@ -1,6 +1,6 @@
 //! What a status move does to the proposal's other tables, in the move's transaction
 //! (`status_change::apply_change` calls each): the acceptance clock started on entering
-//! `EM ANÁLISE` and closed on leaving it, the documents due (terms, certificate), the contract's
+//! `EM ANÁLISE` (with a shop sale's provisional cover) and closed on leaving it, the documents due (terms, certificate), the contract's
 //! first term on entering `APROVADO`, and the billing
 //! of a contract started on entering `APROVADO` (its debit authorisation asked) and closed on
 //! leaving it, its open charges cancelled with their events.
@@ -21,6 +21,7 @@ use domain::acceptance::{AcceptanceClock, AcceptancePolicy};
 use domain::billing::term::{DEFAULT_TERM_MONTHS, Renewal, TermPolicy, first_term};
 use domain::billing::{Billing, Charge, ChargeStatus, DunningPolicy, brasilia_day, first_due_date};
 use domain::certificates::DeliveredDocument;
+use domain::ecommerce::collection::PremiumCollection;
 use domain::hooks::payload;
 use domain::proposals::lifecycle::StatusChange;
 use domain::values::{EventKind, Flow, PaymentType, ProposalStatus};
@@ -29,16 +30,24 @@ use domain::values::{EventKind, Flow, PaymentType, ProposalStatus};
 /// it with the product's policy as it is now ([`AcceptanceClock::start`]); leaving it closes it.
 pub(crate) async fn acceptance_clock(conn: &mut AsyncPgConnection, change: &StatusChange) -> QueryResult<()> {
     if change.to == ProposalStatus::InAnalysis {
-        let (days, tacit, suspensions): (i32, bool, i32) = proposals::table
+        let (days, tacit, suspensions, flow, collection): (i32, bool, i32, String, String) = proposals::table
             .inner_join(products::table)
             .filter(proposals::id.eq(change.proposal_id))
             .select((
                 products::aceite_dias,
                 products::aceite_tacito,
                 products::aceite_suspensoes,
+                proposals::fluxo,
+                products::cobranca_premio,
             ))
             .first(conn)
             .await?;
+        // A shop's sale enters analysis by its subscription (route 16): paid at the sale, its
+        // provisional cover begins now (decision 271); held until the acceptance, none does.
+        let provisional_from = (change.from == ProposalStatus::New
+            && flow == Flow::Ecommerce.as_str()
+            && PremiumCollection::parse(&collection) == Some(PremiumCollection::ProvisionalCover))
+        .then_some(change.at);
         let policy = AcceptancePolicy {
             days: u32::try_from(days).unwrap_or(AcceptancePolicy::default().days),
             tacit,
@@ -52,6 +61,7 @@ pub(crate) async fn acceptance_clock(conn: &mut AsyncPgConnection, change: &Stat
                 clocks::prazo_em.eq(clock.deadline),
                 clocks::tacito.eq(clock.tacit),
                 clocks::suspensoes_permitidas.eq(suspensions),
+                clocks::cobertura_provisoria_desde.eq(provisional_from),
             ))
             .on_conflict_do_nothing()
             .execute(conn)

@@ -6,6 +6,7 @@ use crate::services::Services;
 use clap::Subcommand;
 use domain::acceptance::AcceptancePolicy;
 use domain::billing::term::TermPolicy;
+use domain::ecommerce::collection::PremiumCollection;
 
 #[derive(Debug, Subcommand)]
 pub enum CatalogCommand {
@@ -54,6 +55,18 @@ pub enum CatalogCommand {
         /// At the end: automatica (renews) or nenhuma (ends).
         #[arg(long, value_parser = ["automatica", "nenhuma"])]
         renewal: Option<String>,
+    },
+    /// Sets when the shop collects a product's premium (decision 271; Lei 15.040/2024 art. 19
+    /// §2): cobertura_provisoria (at the sale, with provisional cover from the payment until
+    /// the insurer's decision) or na_aceitacao (the card saved, the subscription held, the first
+    /// premium charged only once the insurer accepts; nothing on a refusal). Sales already made
+    /// keep theirs. Without options, prints the setting in effect.
+    Collection {
+        /// The product's code (`codigo_produto`).
+        product: i32,
+        /// cobertura_provisoria or na_aceitacao.
+        #[arg(long)]
+        at: Option<String>,
     },
     /// Sets what the product's certificates say besides the proposal (issue 45): the insurer,
     /// the SUSEP process, the coverage and its capital, the SAC and the ombudsman. Certificates
@@ -144,6 +157,33 @@ pub async fn set_product_billing(
     .map_err(|v| CliError::Failed(lines_of(&v)))?;
     billing.set_product_billing(product, &rules).await.map_err(failed)?;
     Ok(rules)
+}
+
+/// `sales-api catalog collection`: the product's collection, set to `at` when given (an
+/// unknown value named with the ones accepted).
+pub async fn set_product_collection(
+    config: &Config,
+    product: i32,
+    at: Option<&str>,
+) -> Result<PremiumCollection, CliError> {
+    let store = adapters_postgres::premium_collection::PgPremiumCollection::new(Services::build(config)?.pool);
+    let Some(at) = at else {
+        return store
+            .collection(product)
+            .await
+            .map_err(failed)?
+            .ok_or_else(|| CliError::Failed(format!("produto {product} não encontrado")));
+    };
+    let collection = PremiumCollection::parse(at.trim()).ok_or_else(|| {
+        CliError::Failed(format!(
+            "at: {at} não é uma cobrança conhecida; use {}",
+            PremiumCollection::ALL.map(PremiumCollection::as_str).join(" ou ")
+        ))
+    })?;
+    if !store.set_collection(product, collection).await.map_err(failed)? {
+        return Err(CliError::Failed(format!("produto {product} não encontrado")));
+    }
+    Ok(collection)
 }
 
 /// What a product's certificate says besides the proposal.
@@ -260,6 +300,19 @@ pub(super) async fn run(command: CatalogCommand) -> Result<(), CliError> {
                 "produto {product}: vigência de {} mes(es); renovação: {}",
                 policy.months,
                 policy.renewal.as_str()
+            );
+            Ok(())
+        }
+        CatalogCommand::Collection { product, at } => {
+            let config = Config::from_env()?;
+            let collection = set_product_collection(&config, product, at.as_deref()).await?;
+            println!(
+                "produto {product}: {}",
+                match collection {
+                    PremiumCollection::ProvisionalCover =>
+                        "cobrado na contratação, com cobertura provisória até a decisão da seguradora",
+                    PremiumCollection::AtAcceptance => "cobrado só na aceitação; nada antes nem na recusa",
+                }
             );
             Ok(())
         }

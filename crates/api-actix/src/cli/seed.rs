@@ -73,6 +73,9 @@ pub(super) async fn run(command: SeedCommand) -> Result<(), CliError> {
             adapters_postgres::seed::seed_demo_decided_product(&pool)
                 .await
                 .map_err(|e| CliError::Failed(e.to_string()))?;
+            adapters_postgres::seed::seed_demo_at_acceptance_product(&pool)
+                .await
+                .map_err(|e| CliError::Failed(e.to_string()))?;
             let pool_for_rep = pool.clone();
             let service = create_user_service(&config, PgAccounts::new(pool))?;
             println!("Usuários de demonstração (e-mail / senha / aplicação):");

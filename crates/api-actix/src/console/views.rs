@@ -485,7 +485,8 @@ fn subscription_line(s: &SubscriptionView) -> String {
         "canceled" => "cancelada",
         "incomplete" => "incompleta",
         "incomplete_expired" => "incompleta e expirada",
-        "trialing" => "em período de teste",
+        // A subscription held until the acceptance (decision 271): nothing charged yet.
+        "trialing" => "retida até a aceitação, nada cobrado",
         "paused" => "pausada",
         _ => "situação desconhecida",
     };

@@ -1,12 +1,15 @@
-//! The acceptance clocks' sweep and the certificates it makes due.
+//! The acceptance clocks' sweep, the first premiums collected at acceptance and the
+//! certificates it makes due.
 
 use domain::acceptance::service::AcceptanceService;
 use domain::certificates::CertificateService;
+use domain::ecommerce::collection::CollectionService;
 
 /// Settles the acceptance clocks due every `interval` (tacit acceptance or overdue). Every
 /// instance runs it: the store claims each due clock for one pass only (`FOR UPDATE SKIP LOCKED`).
 pub(crate) fn spawn_acceptance_sweep(
     acceptance: AcceptanceService,
+    collection: CollectionService,
     certificates: CertificateService,
     clock: Option<crate::state::DevelopmentClock>,
     interval: std::time::Duration,
@@ -30,6 +33,17 @@ pub(crate) fn spawn_acceptance_sweep(
                     "acceptance clocks settled"
                 ),
                 Err(error) => tracing::warn!(%error, "acceptance clocks could not be checked"),
+            }
+            // The shop's contracts accepted since whose product collects only at acceptance
+            // have their first premium charged now (decision 271), each under its claim.
+            match collection.run().await {
+                Ok(pass) if pass == Default::default() => {}
+                Ok(pass) => tracing::info!(
+                    collected = pass.collected.len(),
+                    deferred = pass.deferred,
+                    "first premiums collected at acceptance"
+                ),
+                Err(error) => tracing::warn!(%error, "collection at acceptance could not complete"),
             }
             // The contracts accepted since (by the analysts or by this sweep) get their
             // certificate.

@@ -82,6 +82,7 @@ pub async fn run_worker(config: Config) -> Result<(), StartupError> {
     );
     let acceptance = spawn_acceptance_sweep(
         services.acceptance(services.rules_clock()),
+        services.collection(services.rules_clock())?,
         services.certificates()?,
         services.development.clone(),
         config.outside.acceptance_check_interval,
@@ -94,7 +95,7 @@ pub async fn run_worker(config: Config) -> Result<(), StartupError> {
             &payments.withdrawal,
             &payments.settlement,
             pix.as_ref(),
-            services.averbacao(services.rules_clock()),
+            crate::services::BackgroundFinishers::of(&services)?,
         ),
         config.outside.operation_recovery_after,
     );

@@ -192,6 +192,9 @@ pub struct AcceptanceView {
     pub pending: Vec<PendingRequest>,
     /// The back-office user the proposal is assigned to (the console's; not in route 7).
     pub analyst: Option<String>,
+    /// A shop's sale collected at the sale: its provisional cover, from the payment until the
+    /// insurer's decision (decision 271).
+    pub provisional_cover: Option<crate::premium_collection::ProvisionalCover>,
 }
 
 /// A request for documents and, once given, the seller's answer.

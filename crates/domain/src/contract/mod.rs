@@ -228,7 +228,18 @@ impl PrintedDocument {
                 }
                 blocks
             }
-            None => vec![field("Forma", "assinatura recorrente (e-commerce)")],
+            // The shop's sale: when its premium is collected, and its provisional cover when it
+            // is collected at the sale (decision 271).
+            None => vec![
+                field("Forma", "assinatura recorrente (e-commerce)"),
+                field(
+                    "Cobrança",
+                    crate::premium_collection::collection_clause(
+                        product.collection,
+                        detail.acceptance.as_ref().and_then(|a| a.provisional_cover.as_ref()),
+                    ),
+                ),
+            ],
         };
         let partner = detail.partner.as_ref();
         let mut parties = vec![field(

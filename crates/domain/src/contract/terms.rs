@@ -83,6 +83,8 @@ pub struct ProductTerms {
     pub text: Option<String>,
     pub payment: PaymentRules,
     pub term: TermPolicy,
+    /// When the shop collects the premium (decision 271): printed in a shop sale's payment.
+    pub collection: crate::premium_collection::PremiumCollection,
 }
 
 /// The clause on the term, from the product's months and renewal (decision 270): how long the
@@ -279,6 +281,7 @@ mod tests {
             text: None,
             payment: rules,
             term: TermPolicy::default(),
+            collection: Default::default(),
         };
         let filled = fill(DEFAULT_TERMS, |name| rule_value(&terms, name).unwrap_or_default());
         assert_eq!(filled[2], format!("3. Pagamento. {clause}"));

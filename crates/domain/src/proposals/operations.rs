@@ -79,10 +79,13 @@ pub enum OperationKind {
     AverbacaoCancel,
     /// The contract ended at its term, the product not renewing (decision 270).
     TermEnd,
+    /// The first premium of a shop's contract collected at its acceptance, the product not
+    /// declaring provisional cover (Lei 15.040/2024 art. 19 §2, decision 271).
+    Collection,
 }
 
 impl OperationKind {
-    pub const ALL: [OperationKind; 14] = [
+    pub const ALL: [OperationKind; 15] = [
         Self::Sending,
         Self::Subscription,
         Self::Cancellation,
@@ -97,6 +100,7 @@ impl OperationKind {
         Self::Averbacao,
         Self::AverbacaoCancel,
         Self::TermEnd,
+        Self::Collection,
     ];
 
     /// As stored.
@@ -116,6 +120,7 @@ impl OperationKind {
             Self::Averbacao => "averbacao",
             Self::AverbacaoCancel => "cancelamento_averbacao",
             Self::TermEnd => "encerramento_vigencia",
+            Self::Collection => "cobranca_aceite",
         }
     }
 
@@ -140,6 +145,7 @@ impl OperationKind {
             Self::Averbacao => "averbação do desconto em folha",
             Self::AverbacaoCancel => "cancelamento da averbação",
             Self::TermEnd => "encerramento no fim da vigência",
+            Self::Collection => "cobrança do prêmio no aceite",
         }
     }
 }

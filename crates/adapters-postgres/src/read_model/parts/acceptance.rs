@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use domain::acceptance::{AcceptanceView, PendingAnswer, PendingFile, PendingRequest};
+use domain::ecommerce::collection::ProvisionalCover;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -23,6 +24,9 @@ pub(crate) struct AcceptancePart {
     /// Documents written before migration 45 have none.
     #[serde(default)]
     pub analista: Option<String>,
+    /// A shop's sale paid with provisional cover (migration 000063): when the cover began.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cobertura_provisoria_desde: Option<DateTime<Utc>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -57,6 +61,10 @@ impl From<AcceptancePart> for AcceptanceView {
             overdue: a.vencida_em.is_some() && a.decidida_em.is_none(),
             pending: a.pending.into_iter().map(Into::into).collect(),
             analyst: a.analista,
+            provisional_cover: a.cobertura_provisoria_desde.map(|from| ProvisionalCover {
+                from,
+                until: a.decidida_em,
+            }),
         }
     }
 }
@@ -102,6 +110,7 @@ type ClockRow = (
     Option<DateTime<Utc>>,
     Option<DateTime<Utc>>,
     Option<String>,
+    Option<DateTime<Utc>>,
 );
 
 type RequestRow = (
@@ -134,6 +143,7 @@ pub(crate) async fn acceptances_of(
             clocks::vencida_em,
             clocks::decidida_em,
             clocks::analista,
+            clocks::cobertura_provisoria_desde,
         ))
         .load::<ClockRow>(&mut for_clocks);
     let request_rows = requests::table
@@ -183,7 +193,7 @@ pub(crate) async fn acceptances_of(
     Ok(clock_rows
         .into_iter()
         .map(
-            |(id, received, deadline, tacit, suspended, overdue, decided, analyst)| {
+            |(id, received, deadline, tacit, suspended, overdue, decided, analyst, provisional_from)| {
                 (
                     id,
                     AcceptancePart {
@@ -195,6 +205,7 @@ pub(crate) async fn acceptances_of(
                         decidida_em: decided,
                         pending: pending_of.remove(&id).unwrap_or_default(),
                         analista: analyst,
+                        cobertura_provisoria_desde: provisional_from,
                     },
                 )
             },

@@ -23,6 +23,7 @@ mod mother_name;
 mod pending_events;
 mod personal_data_blocks;
 mod pix_automatico;
+mod premium_collection;
 mod privacy_consents;
 mod privacy_requests;
 mod privacy_retention_runs;

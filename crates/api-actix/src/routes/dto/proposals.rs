@@ -285,7 +285,7 @@ impl From<domain::ledger::LedgerBalance> for LedgerDto {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[schema(
-    description = "O prazo de aceitação da proposta (Circular SUSEP 642/2021), contado desde a entrada em `EM ANÁLISE` com a política do produto: `tacit` diz se o silêncio aceita no prazo; `suspendedSince` enquanto um pedido de documentos o suspende; `overdue` quando o prazo passou sem decisão num produto sem aceite tácito; `term`, depois do aceite, a vigência do contrato que ele formou."
+    description = "O prazo de aceitação da proposta (Circular SUSEP 642/2021), contado desde a entrada em `EM ANÁLISE` com a política do produto: `tacit` diz se o silêncio aceita no prazo; `suspendedSince` enquanto um pedido de documentos o suspende; `overdue` quando o prazo passou sem decisão num produto sem aceite tácito; `term`, depois do aceite, a vigência do contrato que ele formou; `provisionalCover`, numa venda da loja cobrada na contratação, a cobertura provisória do pagamento à decisão."
 )]
 pub struct AcceptanceDto {
     #[schema(format = DateTime, example = "2026-11-28T09:30:00.000Z")]
@@ -300,6 +300,21 @@ pub struct AcceptanceDto {
     pub pending: Vec<PendingRequestDto>,
     /// A vigência do contrato aceito: `null` antes do aceite.
     pub term: Option<TermDto>,
+    /// A cobertura provisória de uma venda da loja paga na contratação: `null` quando não há.
+    pub provisional_cover: Option<ProvisionalCoverDto>,
+}
+
+/// A shop sale's provisional cover (decision 271).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(
+    description = "A cobertura provisória de uma venda da loja cobrada na contratação (Lei nº 15.040/2024, art. 19, § 2º; decisão 271): de `from` (o pagamento na rota 16) até `until`, a decisão da seguradora (o aceite, quando começa a vigência, ou a recusa); `until` é `null` enquanto a proposta está em análise. Um produto que cobra só na aceitação não tem cobertura provisória: nada é cobrado antes do aceite."
+)]
+pub struct ProvisionalCoverDto {
+    #[schema(format = DateTime, example = "2026-12-06T13:05:00.000Z")]
+    pub from: String,
+    #[schema(format = DateTime)]
+    pub until: Option<String>,
 }
 
 /// The accepted contract's current term (issue 67, decision 270).
@@ -378,6 +393,10 @@ impl From<domain::acceptance::AcceptanceView> for AcceptanceDto {
             overdue: a.overdue,
             // The contract's term, set by route 7 from the detail (it is not the clock's).
             term: None,
+            provisional_cover: a.provisional_cover.map(|c| ProvisionalCoverDto {
+                from: iso(c.from),
+                until: c.until.map(iso),
+            }),
             pending: a
                 .pending
                 .into_iter()

@@ -57,7 +57,8 @@ impl SigningService {
                 | OperationKind::DefaultEnd
                 | OperationKind::Averbacao
                 | OperationKind::AverbacaoCancel
-                | OperationKind::TermEnd,
+                | OperationKind::TermEnd
+                | OperationKind::Collection,
                 _,
             ) => {
                 return Err(SigningError::OperationInProgress { kind: operation.kind });
