@@ -82,6 +82,14 @@ fn environment() -> Environment<'static> {
         ("terms.html", include_str!("../templates/terms.html")),
         ("arrears_notice.txt", include_str!("../templates/arrears_notice.txt")),
         ("arrears_notice.html", include_str!("../templates/arrears_notice.html")),
+        (
+            "policyholder_notice.txt",
+            include_str!("../templates/policyholder_notice.txt"),
+        ),
+        (
+            "policyholder_notice.html",
+            include_str!("../templates/policyholder_notice.html"),
+        ),
         ("term_notice.txt", include_str!("../templates/term_notice.txt")),
         ("term_notice.html", include_str!("../templates/term_notice.html")),
     ];
@@ -187,6 +195,40 @@ fn parts(message: &MailMessage) -> (String, &'static str, minijinja::Value) {
                     notice_days => notice.notice_days,
                     ends_on => notice.ends_on,
                     refunds => notice.refunds,
+                },
+            );
+        }
+        MailKind::PolicyholderNotice(copy) => {
+            let notice = &copy.notice;
+            let subject = match notice.kind {
+                NoticeKind::Late => format!(
+                    "Aviso ao estipulante: segurado em atraso (proposta {})",
+                    notice.identifier
+                ),
+                NoticeKind::EndWarning => format!(
+                    "Aviso ao estipulante: seguro será cancelado em {} (proposta {})",
+                    notice.ends_on, notice.identifier
+                ),
+                _ => format!(
+                    "Aviso ao estipulante: seguro cancelado por falta de pagamento (proposta {})",
+                    notice.identifier
+                ),
+            };
+            return (
+                subject,
+                "policyholder_notice",
+                context! {
+                    kind => notice.kind.as_str(),
+                    policyholder => copy.policyholder,
+                    name => notice.customer_name,
+                    identifier => notice.identifier,
+                    certificate => notice.certificate,
+                    product => notice.product,
+                    period => notice.period,
+                    due_date => notice.due_date,
+                    amount => notice.amount,
+                    notice_days => notice.notice_days,
+                    ends_on => notice.ends_on,
                 },
             );
         }
@@ -596,5 +638,50 @@ mod tests {
         assert!(ended.text.contains("- R$ 12,00 devolvidos por Pix"), "{}", ended.text);
         let nothing = render(&arrears(NoticeKind::Ended, &[])).unwrap();
         assert!(!nothing.text.contains("devolvida"), "{}", nothing.text);
+    }
+
+    #[test]
+    fn the_policyholders_copy_names_the_insured_the_contract_and_the_end_ninety_days_on() {
+        let copy = |kind| {
+            let MailKind::ArrearsNotice(notice) = arrears(kind, &[]).kind else {
+                unreachable!("an arrears notice")
+            };
+            message(MailKind::PolicyholderNotice(domain::mail::PolicyholderNotice {
+                policyholder: "Associação Nacional dos Segurados".into(),
+                notice,
+            }))
+        };
+        let late = render(&copy(NoticeKind::Late)).unwrap();
+        assert_eq!(
+            late.subject,
+            "Aviso ao estipulante: segurado em atraso (proposta abc-123)"
+        );
+        assert!(
+            late.text
+                .starts_with("Prezados(as), Associação Nacional dos Segurados,"),
+            "{}",
+            late.text
+        );
+        assert!(late.text.contains("art. 21, § 2º"), "{}", late.text);
+        assert!(late.text.contains("segurado(a) Maria <Silva>"), "{}", late.text);
+        assert!(late.html.contains("Maria &lt;Silva&gt;"), "escaped: {}", late.html);
+        let warning = render(&copy(NoticeKind::EndWarning)).unwrap();
+        assert_eq!(
+            warning.subject,
+            "Aviso ao estipulante: seguro será cancelado em 17/03/2027 (proposta abc-123)"
+        );
+        assert!(
+            warning
+                .text
+                .contains("será cancelado em 17/03/2027, não antes de 90 dias contados deste aviso"),
+            "{}",
+            warning.text
+        );
+        let ended = render(&copy(NoticeKind::Ended)).unwrap();
+        assert!(
+            ended.subject.starts_with("Aviso ao estipulante: seguro cancelado"),
+            "{}",
+            ended.subject
+        );
     }
 }

@@ -5,7 +5,7 @@
 //! again (`PgBilling::move_status`), so that a later arrears starts over.
 
 use crate::pool::{PgPool, connection, query_error};
-use crate::schema::{billing_notice_deliveries as deliveries, billing_notices as notices};
+use crate::schema::{billing_notice_deliveries as deliveries, billing_notices as notices, products};
 use crate::statement::statement;
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
@@ -14,11 +14,12 @@ use diesel::sql_types::{BigInt, Bool, Date, Integer, Nullable, Text, Timestamptz
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::billing::BillingStatus;
 use domain::billing::arrears::{
-    ArrearsCase, ArrearsStore, Contact, FirstInstalment, NoticeDelivery, NoticeKind, NoticeStanding, UnpaidCharge,
+    ArrearsCase, ArrearsStore, Contact, FirstInstalment, NoticeDelivery, NoticeKind, NoticeStanding, Policyholder,
+    UnpaidCharge,
 };
 use domain::messaging::MessageStatus;
 use domain::store::StoreError;
-use domain::values::StoredValueError;
+use domain::values::{Email, StoredValueError};
 
 #[derive(Clone)]
 pub struct PgArrears {
@@ -28,6 +29,44 @@ pub struct PgArrears {
 impl PgArrears {
     pub fn new(pool: PgPool) -> Self {
         Self { pool }
+    }
+
+    /// A product's policyholder (name, e-mail) when it is declared collective life (art. 21 §2),
+    /// `Some(None)` when it is not; `None` for an unknown product.
+    pub async fn collective_life(&self, product_code: i32) -> Result<Option<Option<(String, String)>>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let row: Option<(bool, Option<String>, Option<String>)> = products::table
+            .filter(products::codigo_produto.eq(product_code))
+            .select((
+                products::seguro_coletivo_vida,
+                products::estipulante_nome,
+                products::estipulante_email,
+            ))
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(query_error)?;
+        Ok(row.map(|(collective, name, email)| collective.then_some(name.zip(email)).flatten()))
+    }
+
+    /// Declares the product collective life with its policyholder, or not (`None`), for the
+    /// contracts accepted from now on (each keeps its own); false for an unknown product.
+    pub async fn set_collective_life(
+        &self,
+        product_code: i32,
+        policyholder: Option<(&str, &Email)>,
+    ) -> Result<bool, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let changed = diesel::update(products::table.filter(products::codigo_produto.eq(product_code)))
+            .set((
+                products::seguro_coletivo_vida.eq(policyholder.is_some()),
+                products::estipulante_nome.eq(policyholder.map(|(name, _)| name)),
+                products::estipulante_email.eq(policyholder.map(|(_, email)| email.as_str())),
+            ))
+            .execute(&mut conn)
+            .await
+            .map_err(query_error)?;
+        Ok(changed > 0)
     }
 }
 
@@ -79,6 +118,14 @@ struct CaseRow {
     email: Option<String>,
     #[diesel(sql_type = Nullable<Text>)]
     celular: Option<String>,
+    #[diesel(sql_type = Bool)]
+    coletivo_vida: bool,
+    #[diesel(sql_type = Nullable<Text>)]
+    estipulante_nome: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    estipulante_email: Option<String>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    encerramento_estipulante_em: Option<DateTime<Utc>>,
 }
 
 impl TryFrom<CaseRow> for ArrearsCase {
@@ -126,6 +173,13 @@ impl TryFrom<CaseRow> for ArrearsCase {
                 email: r.email,
                 cell_phone: r.celular,
             },
+            // A collective life contract (art. 21 §2) with its product's policyholder; the
+            // product's check keeps the name with the declaration.
+            policyholder: r.coletivo_vida.then(|| Policyholder {
+                name: r.estipulante_nome.unwrap_or_default(),
+                email: r.estipulante_email,
+                end_warning_at: r.encerramento_estipulante_em,
+            }),
         })
     }
 }
@@ -305,7 +359,9 @@ impl ArrearsStore for PgArrears {
                  la.frustrado_em AS atraso_frustrado, \
                  ew.id IS NOT NULL AS encerramento_enviado, ew.recebido_em AS encerramento_recebido, \
                  ew.frustrado_em AS encerramento_frustrado, \
-                 coalesce(pc.nome_social, pc.nome_completo) AS nome, pc.email, pc.celular \
+                 coalesce(pc.nome_social, pc.nome_completo) AS nome, pc.email, pc.celular, \
+                 b.coletivo_vida, pr.estipulante_nome, pr.estipulante_email, \
+                 ew.estipulante_em AS encerramento_estipulante_em \
                  FROM contract_billings b \
                  JOIN proposals p ON p.id = b.id_proposta \
                  JOIN products pr ON pr.id = p.id_produto \
@@ -376,6 +432,25 @@ impl ArrearsStore for PgArrears {
             .into_iter()
             .filter_map(|(id, external)| Some((id, external?)))
             .collect())
+    }
+
+    async fn record_policyholder_notice(
+        &self,
+        notice_id: i64,
+        destination: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        diesel::update(notices::table.find(notice_id))
+            .filter(notices::estipulante_em.is_null())
+            .set((
+                notices::estipulante_em.eq(at),
+                notices::estipulante_destino.eq(destination),
+            ))
+            .execute(&mut conn)
+            .await
+            .map_err(query_error)?;
+        Ok(())
     }
 
     async fn record_receipt(&self, delivery_id: i64, status: &MessageStatus) -> Result<(), StoreError> {

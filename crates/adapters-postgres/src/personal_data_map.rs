@@ -331,6 +331,7 @@ pub const STORED: &[StoredTable] = &[
             "encerrada_em",
             "primeira_parcela",
             "encerramento_dias",
+            "coletivo_vida",
         ],
     },
     StoredTable {

@@ -76,6 +76,8 @@ diesel::table! {
         frustrado_em -> Nullable<Timestamptz>,
         fechado_em -> Nullable<Timestamptz>,
         vigencia -> Nullable<Int4>,
+        estipulante_em -> Nullable<Timestamptz>,
+        estipulante_destino -> Nullable<Text>,
     }
 }
 
@@ -131,6 +133,7 @@ diesel::table! {
         encerrada_em -> Nullable<Timestamptz>,
         primeira_parcela -> Text,
         encerramento_dias -> Int4,
+        coletivo_vida -> Bool,
     }
 }
 
@@ -530,6 +533,9 @@ diesel::table! {
         vigencia_meses -> Int4,
         renovacao -> Text,
         cobranca_premio -> Text,
+        seguro_coletivo_vida -> Bool,
+        estipulante_nome -> Nullable<Text>,
+        estipulante_email -> Nullable<Text>,
     }
 }
 

@@ -42,6 +42,18 @@ pub enum MailKind {
     ArrearsNotice(ArrearsNotice),
     /// The term's end ahead: the renewal or the contract's end (issue 67, decision 270).
     TermNotice(TermNotice),
+    /// A collective life contract's arrears told to its policyholder (the estipulante; Lei
+    /// 15.040/2024 art. 21 §2, decision 272).
+    PolicyholderNotice(PolicyholderNotice),
+}
+
+/// The policyholder's copy of an arrears notice: whom it goes to, and the insured's notice.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolicyholderNotice {
+    /// The policyholder's name, as its product names it.
+    pub policyholder: String,
+    /// The notice the insured received (its `customer_name` is the insured's).
+    pub notice: ArrearsNotice,
 }
 
 /// The values of a notice of the term's end, as people read them.
@@ -176,6 +188,12 @@ impl std::fmt::Debug for MailKind {
                 n.kind.as_str(),
                 n.identifier
             ),
+            MailKind::PolicyholderNotice(n) => write!(
+                f,
+                "PolicyholderNotice {{ kind: {}, identifier: {} }}",
+                n.notice.kind.as_str(),
+                n.notice.identifier
+            ),
         }
     }
 }
@@ -194,6 +212,7 @@ impl MailKind {
             MailKind::RefundDestination(_) => "destino_reembolso",
             MailKind::ArrearsNotice(_) => "aviso_cobranca",
             MailKind::TermNotice(_) => "aviso_vigencia",
+            MailKind::PolicyholderNotice(_) => "aviso_estipulante",
         }
     }
 }

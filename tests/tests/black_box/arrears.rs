@@ -250,3 +250,86 @@ async fn the_first_instalment_unpaid_for_good_ends_the_contract() {
     assert_eq!(notices(&s).await.len(), 1, "{:?}", notices(&s).await);
     assert!(notices(&s).await[0].starts_with("encerramento 1: email entregue"));
 }
+
+/// Lei 15.040/2024 art. 21 §2 (decision 272): a collective life product's policyholder gets a
+/// copy of each notice, and a suspended contract ends no sooner than 90 days after the last one.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_collective_life_contract_is_noticed_to_its_policyholder_and_ends_ninety_days_after_its_last_notice() {
+    use api_actix::cli::{CollectiveLife, set_product_collective};
+    const POLICYHOLDER: &str = "estipulante@associacao.org.br";
+    let s = setup().await;
+    let config = TestApp::config(&s.app.db, &[]);
+    let refused = set_product_collective(
+        &config,
+        101,
+        CollectiveLife::Collective {
+            policyholder: "  ".into(),
+            email: "nao-e-email".into(),
+        },
+    )
+    .await
+    .unwrap_err()
+    .to_string();
+    assert!(
+        refused.contains("policyholder: informe o nome do estipulante")
+            && refused.contains("policyholderEmail: nao-e-email não é um e-mail válido"),
+        "{refused}"
+    );
+    assert_eq!(
+        set_product_collective(&config, 101, CollectiveLife::Show)
+            .await
+            .unwrap(),
+        None
+    );
+    set_product_collective(
+        &config,
+        101,
+        CollectiveLife::Collective {
+            policyholder: "Associação Nacional dos Segurados".into(),
+            email: POLICYHOLDER.into(),
+        },
+    )
+    .await
+    .unwrap();
+    let (identifier, start, due, _) = second_charge_refused(&s).await;
+
+    on(&s, start, due + Days::new(20)).await;
+    run(&s).await;
+    let copy = format!("Aviso ao estipulante: segurado em atraso (proposta {identifier})");
+    let mails = s.app.mails_to(POLICYHOLDER, &copy).await;
+    assert_eq!(mails.len(), 1);
+    assert!(
+        mails[0]
+            .text()
+            .contains("Prezados(as), Associação Nacional dos Segurados")
+    );
+
+    // Suspended 15 days after the receipt: the end is 90 days after the policyholder's copy of
+    // the end's notice, not 30 after the suspension.
+    on(&s, start, due + Days::new(35)).await;
+    run(&s).await;
+    assert_eq!(billing_status(&s, &identifier).await, "suspenso");
+    let ends_on = (due + Days::new(125)).format("%d/%m/%Y");
+    let warning = format!("Aviso de atraso: seu seguro será cancelado em {ends_on} (proposta {identifier})");
+    assert_eq!(s.app.mails_to(EMAIL, &warning).await.len(), 1);
+    let copy = format!("Aviso ao estipulante: seguro será cancelado em {ends_on} (proposta {identifier})");
+    assert_eq!(s.app.mails_to(POLICYHOLDER, &copy).await.len(), 1);
+    assert_eq!(
+        s.app
+            .text(
+                "SELECT string_agg(tipo || ' ' || estipulante_destino, ', ' ORDER BY id) AS line FROM billing_notices"
+            )
+            .await,
+        "atraso e***@associacao.org.br, aviso_encerramento e***@associacao.org.br"
+    );
+    for day in [65, 124] {
+        on(&s, start, due + Days::new(day)).await;
+        assert_eq!(run(&s).await.arrears.ended, Vec::<String>::new(), "day {day}");
+    }
+    on(&s, start, due + Days::new(125)).await;
+    assert_eq!(run(&s).await.arrears.ended, std::slice::from_ref(&identifier));
+    assert_eq!(
+        s.app.proposal_data(&identifier, &s.office).await["proposal"]["status"],
+        "CANCELADO"
+    );
+}

@@ -165,6 +165,7 @@ type PolicyRow = (
     i32,
     String,
     i32,
+    bool,
 );
 
 async fn start(conn: &mut AsyncPgConnection, change: &StatusChange) -> QueryResult<()> {
@@ -181,6 +182,7 @@ async fn start(conn: &mut AsyncPgConnection, change: &StatusChange) -> QueryResu
             products::cobranca_suspensao_dias,
             products::cobranca_primeira_parcela,
             products::cobranca_encerramento_dias,
+            products::seguro_coletivo_vida,
         ))
         .first(conn)
         .await
@@ -195,6 +197,7 @@ async fn start(conn: &mut AsyncPgConnection, change: &StatusChange) -> QueryResu
         suspension_days,
         first_instalment,
         end_days,
+        collective_life,
     )) = row
     else {
         return Ok(());
@@ -222,6 +225,7 @@ async fn start(conn: &mut AsyncPgConnection, change: &StatusChange) -> QueryResu
             billings::suspensao_dias.eq(suspension_days),
             billings::primeira_parcela.eq(first_instalment),
             billings::encerramento_dias.eq(end_days),
+            billings::coletivo_vida.eq(collective_life),
             billings::situacao_desde.eq(change.at),
             billings::situacao_por.eq(&change.changed_by),
         ))

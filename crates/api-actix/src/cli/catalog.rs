@@ -68,6 +68,24 @@ pub enum CatalogCommand {
         #[arg(long)]
         at: Option<String>,
     },
+    /// Declares a product collective life (Lei 15.040/2024 art. 21 §2, decision 272) with its
+    /// policyholder (the estipulante) and the address its notices go to: each arrears notice is
+    /// copied to it, and a contract suspended for its premium ends no sooner than 90 days after
+    /// the policyholder's last notice. --individual takes the declaration back. Contracts already
+    /// accepted keep theirs. Without options, prints the declaration in effect.
+    Collective {
+        /// The product's code (`codigo_produto`).
+        product: i32,
+        /// The policyholder's name.
+        #[arg(long)]
+        policyholder: Option<String>,
+        /// The policyholder's e-mail for the notices.
+        #[arg(long)]
+        policyholder_email: Option<String>,
+        /// Not collective life (every contract ends 30 days after its suspension, art. 21).
+        #[arg(long, conflicts_with_all = ["policyholder", "policyholder_email"])]
+        individual: bool,
+    },
     /// Sets what the product's certificates say besides the proposal (issue 45): the insurer,
     /// the SUSEP process, the coverage and its capital, the SAC and the ombudsman. Certificates
     /// of a product without them wait until they are set.
@@ -184,6 +202,69 @@ pub async fn set_product_collection(
         return Err(CliError::Failed(format!("produto {product} não encontrado")));
     }
     Ok(collection)
+}
+
+/// What `sales-api catalog collective` asks of a product.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CollectiveLife {
+    /// Prints the declaration in effect.
+    Show,
+    /// Collective life, with the policyholder's name and e-mail as given.
+    Collective {
+        policyholder: String,
+        email: String,
+    },
+    Individual,
+}
+
+/// `sales-api catalog collective`: the product's policyholder after `change` (`None`: not
+/// collective life), or what is wrong with it, each value named by its option.
+pub async fn set_product_collective(
+    config: &Config,
+    product: i32,
+    change: CollectiveLife,
+) -> Result<Option<(String, String)>, CliError> {
+    let arrears = adapters_postgres::PgArrears::new(Services::build(config)?.pool);
+    let not_found = || CliError::Failed(format!("produto {product} não encontrado"));
+    let (name, email) = match change {
+        CollectiveLife::Show => {
+            return arrears
+                .collective_life(product)
+                .await
+                .map_err(failed)?
+                .ok_or_else(not_found);
+        }
+        CollectiveLife::Individual => {
+            if !arrears.set_collective_life(product, None).await.map_err(failed)? {
+                return Err(not_found());
+            }
+            return Ok(None);
+        }
+        CollectiveLife::Collective { policyholder, email } => (policyholder, email),
+    };
+    let mut wrong = Vec::new();
+    let name = name.trim().to_owned();
+    if name.is_empty() {
+        wrong.push("policyholder: informe o nome do estipulante".to_owned());
+    }
+    let email = match domain::values::Email::parse(email.trim()) {
+        Ok(email) => Some(email),
+        Err(_) => {
+            wrong.push(format!("policyholderEmail: {email} não é um e-mail válido"));
+            None
+        }
+    };
+    let Some(email) = email.filter(|_| wrong.is_empty()) else {
+        return Err(CliError::Failed(wrong.join("\n")));
+    };
+    if !arrears
+        .set_collective_life(product, Some((&name, &email)))
+        .await
+        .map_err(failed)?
+    {
+        return Err(not_found());
+    }
+    Ok(Some((name, email.as_str().to_owned())))
 }
 
 /// What a product's certificate says besides the proposal.
@@ -314,6 +395,31 @@ pub(super) async fn run(command: CatalogCommand) -> Result<(), CliError> {
                     PremiumCollection::AtAcceptance => "cobrado só na aceitação; nada antes nem na recusa",
                 }
             );
+            Ok(())
+        }
+        CatalogCommand::Collective {
+            product,
+            policyholder,
+            policyholder_email,
+            individual,
+        } => {
+            let config = Config::from_env()?;
+            let change = match (individual, policyholder, policyholder_email) {
+                (true, _, _) => CollectiveLife::Individual,
+                (false, None, None) => CollectiveLife::Show,
+                (false, policyholder, email) => CollectiveLife::Collective {
+                    policyholder: policyholder.unwrap_or_default(),
+                    email: email.unwrap_or_default(),
+                },
+            };
+            match set_product_collective(&config, product, change).await? {
+                Some((name, email)) => println!(
+                    "produto {product}: seguro coletivo de vida; estipulante {name} <{email}>; o contrato suspenso termina ao menos 90 dias após o último aviso ao estipulante"
+                ),
+                None => println!(
+                    "produto {product}: seguro individual; o contrato suspenso termina ao menos 30 dias após a suspensão"
+                ),
+            }
             Ok(())
         }
         CatalogCommand::Cover { product, cover } => {

@@ -21,7 +21,10 @@ mod seed;
 mod users;
 
 pub use acceptance::{AcceptanceCommand, collect_at_acceptance, sweep_acceptance};
-pub use catalog::{BillingArgs, CatalogCommand, CoverArgs, set_product_billing, set_product_collection};
+pub use catalog::{
+    BillingArgs, CatalogCommand, CollectiveLife, CoverArgs, set_product_billing, set_product_collection,
+    set_product_collective,
+};
 pub use certificates::{CertificatesCommand, deliver_certificates};
 pub use charges::{ChargesCommand, record_averbacao, record_discounts, run_billing};
 pub use check::CheckCommand;

@@ -10,6 +10,9 @@
 //!   failed (art. 20 §§1, 3);
 //! - a suspended contract gets a second notice, of its end, and ends (`INADIMPLENCIA`) no sooner
 //!   than the product's end days (at least [`END_MIN_DAYS`]) after the suspension (art. 21);
+//! - a collective life contract (art. 21 §2) has each notice sent to its policyholder too (the
+//!   estipulante, by e-mail) and ends no sooner than [`COLLECTIVE_LIFE_END_DAYS`] after the last
+//!   one the policyholder received (decision 272);
 //! - paid meanwhile, the cover resumes and the notices are closed: a later arrears starts over.
 //!
 //! The billing's run moves the statuses (the billing service, the suspension held
@@ -33,6 +36,9 @@ use std::sync::Arc;
 pub const NOTICE_DAYS: u32 = 15;
 /// Art. 21: the fewest days between the suspension and the contract's end.
 pub const END_MIN_DAYS: u32 = 30;
+/// Art. 21 §2: in collective life and personal-integrity insurance, the days between the last
+/// notice to the policyholder and the contract's end.
+pub const COLLECTIVE_LIFE_END_DAYS: u32 = 90;
 /// The most a product may wait after the suspension before the end.
 pub const END_MAX_DAYS: u32 = 180;
 /// The reason of a contract ended for an unpaid premium, in its status move.
@@ -91,6 +97,18 @@ pub fn ends_from(suspended_on: NaiveDate, end_days: u32) -> NaiveDate {
     suspended_on + Days::new(u64::from(end_days.max(END_MIN_DAYS)))
 }
 
+/// The first day the suspended contract of `case` may end: [`ends_from`] its suspension and, for
+/// a collective life contract, [`COLLECTIVE_LIFE_END_DAYS`] after its policyholder's last notice
+/// (`policyholder_noticed_on`; `None` while it has none: it may not end, art. 21 §2).
+pub fn earliest_end(case: &ArrearsCase, policyholder_noticed_on: Option<NaiveDate>) -> Option<NaiveDate> {
+    let after_suspension = ends_from(brasilia_day(case.since), case.end_days);
+    match &case.policyholder {
+        None => Some(after_suspension),
+        Some(_) => policyholder_noticed_on
+            .map(|noticed| after_suspension.max(noticed + Days::new(u64::from(COLLECTIVE_LIFE_END_DAYS)))),
+    }
+}
+
 /// The charge a notice is about.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnpaidCharge {
@@ -106,6 +124,15 @@ pub struct Contact {
     pub name: String,
     pub email: Option<String>,
     pub cell_phone: Option<String>,
+}
+
+/// The policyholder (estipulante) of a collective life contract, as its product names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Policyholder {
+    pub name: String,
+    pub email: Option<String>,
+    /// When it received the open notice of the end (the last before the end), if it did.
+    pub end_warning_at: Option<DateTime<Utc>>,
 }
 
 /// A running contract behind on its premium, with what the law's steps need.
@@ -131,6 +158,8 @@ pub struct ArrearsCase {
     /// The open notice of the end, if sent.
     pub end_warning: Option<NoticeStanding>,
     pub contact: Contact,
+    /// Its policyholder, for a collective life contract (art. 21 §2): `None` for any other.
+    pub policyholder: Option<Policyholder>,
 }
 
 /// Why a contract ends for its premium.
@@ -167,7 +196,12 @@ pub fn next_step(case: &ArrearsCase, today: NaiveDate) -> ArrearsStep {
         BillingStatus::Suspended => match case.end_warning {
             None => ArrearsStep::Notify(NoticeKind::EndWarning),
             Some(warning) if warning.counts_from().is_some() => {
-                if ends_from(brasilia_day(case.since), case.end_days) <= today {
+                let policyholder_noticed = case
+                    .policyholder
+                    .as_ref()
+                    .and_then(|p| p.end_warning_at)
+                    .map(brasilia_day);
+                if earliest_end(case, policyholder_noticed).is_some_and(|end| end <= today) {
                     ArrearsStep::End(EndCause::AfterSuspension)
                 } else {
                     ArrearsStep::Nothing
@@ -251,6 +285,15 @@ pub trait ArrearsStore: Send + Sync {
     /// A text message's delivery as the provider now reports it, the notice's receipt or
     /// frustration updated.
     async fn record_receipt(&self, delivery_id: i64, status: &MessageStatus) -> Result<(), StoreError>;
+
+    /// Records that the notice reached the collective contract's policyholder (`destination`
+    /// masked) at `at`, with its history entry (art. 21 §2).
+    async fn record_policyholder_notice(
+        &self,
+        notice_id: i64,
+        destination: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError>;
 }
 
 /// What one pass did.
@@ -334,13 +377,13 @@ impl ArrearsService {
         else {
             return Ok(None);
         };
-        let wording = NoticeWording::of(case, kind, refunds);
+        let wording = NoticeWording::of(case, kind, refunds, brasilia_day(now));
         let deliveries = send_by_every_channel(
             self.mail.as_ref(),
             self.messenger.as_ref(),
             self.clock.as_ref(),
             &case.contact,
-            MailKind::ArrearsNotice(wording.mail),
+            MailKind::ArrearsNotice(wording.mail.clone()),
             wording.text,
         )
         .await;
@@ -348,11 +391,52 @@ impl ArrearsService {
             .record_deliveries(notice_id, &deliveries, self.clock.now())
             .await?;
         tracing::info!(kind = kind.as_str(), channels = deliveries.len(), "billing notice sent");
+        if let Some(policyholder) = &case.policyholder {
+            self.notify_policyholder(policyholder, notice_id, wording.mail).await?;
+        }
         Ok(Some(SentNotice {
             identifier: case.identifier.clone(),
             kind,
             deliveries,
         }))
+    }
+}
+
+impl ArrearsService {
+    /// The collective contract's policyholder gets the notice too (art. 21 §2), recorded once
+    /// its mail server took it: the end counts from it. Without an address, or refused, nothing
+    /// is recorded and the contract does not end (a warning says why).
+    async fn notify_policyholder(
+        &self,
+        policyholder: &Policyholder,
+        notice_id: i64,
+        notice: crate::mail::ArrearsNotice,
+    ) -> Result<(), StoreError> {
+        let Some(email) = policyholder.email.as_deref().and_then(|e| Email::parse(e).ok()) else {
+            tracing::warn!(
+                "collective contract's policyholder without an e-mail: the contract will not end until noticed"
+            );
+            return Ok(());
+        };
+        let destination = email.masked();
+        let message = MailMessage {
+            to: email,
+            kind: MailKind::PolicyholderNotice(crate::mail::PolicyholderNotice {
+                policyholder: policyholder.name.clone(),
+                notice,
+            }),
+        };
+        match self.mail.send(message).await {
+            Ok(()) => {
+                self.store
+                    .record_policyholder_notice(notice_id, &destination, self.clock.now())
+                    .await
+            }
+            Err(error) => {
+                tracing::warn!(%error, "policyholder's notice not sent: the contract will not end until noticed");
+                Ok(())
+            }
+        }
     }
 }
 
@@ -422,13 +506,15 @@ struct NoticeWording {
 }
 
 impl NoticeWording {
-    fn of(case: &ArrearsCase, kind: NoticeKind, refunds: &[String]) -> Self {
+    fn of(case: &ArrearsCase, kind: NoticeKind, refunds: &[String], today: NaiveDate) -> Self {
         let (period, due, amount) = match &case.oldest_unpaid {
             Some(c) => (c.period, date(c.due_date), reais(c.amount)),
             None => (0, String::new(), String::new()),
         };
-        // Sent while suspended: the end's first day counts from the suspension (art. 21).
-        let ends_on = date(ends_from(brasilia_day(case.since), case.end_days));
+        // Sent while suspended: the end's first day counts from the suspension (art. 21) and,
+        // for a collective contract, from its policyholder's notice sent with this one (§2).
+        let ends_on =
+            date(earliest_end(case, Some(today)).unwrap_or_else(|| ends_from(brasilia_day(case.since), case.end_days)));
         let mail = crate::mail::ArrearsNotice {
             kind,
             customer_name: case.contact.name.clone(),

@@ -44,6 +44,7 @@ fn case(status: BillingStatus) -> ArrearsCase {
             email: Some("maria@example.com".into()),
             cell_phone: Some("(11) 91234-5678".into()),
         },
+        policyholder: None,
     }
 }
 
@@ -325,4 +326,113 @@ async fn a_text_messages_receipt_reported_later_is_read_back_and_recorded() {
         .await
         .unwrap();
     assert_eq!(pass.receipts, 1);
+}
+
+#[test]
+fn a_collective_life_contract_ends_no_sooner_than_ninety_days_after_its_policyholders_last_notice() {
+    let policyholder = |at: Option<&str>| Policyholder {
+        name: "Associação Nacional dos Segurados".into(),
+        email: Some("cadastro@associacao.org.br".into()),
+        end_warning_at: at.map(instant),
+    };
+    // Suspended on 7 January, the end's notice received by the insured the same day.
+    let warned = ArrearsCase {
+        status: BillingStatus::Suspended,
+        since: instant("2027-01-07T12:00:00Z"),
+        late_notice: Some(received("2026-12-14T12:00:00Z")),
+        end_warning: Some(received("2027-01-07T12:05:00Z")),
+        policyholder: Some(policyholder(Some("2027-01-07T12:06:00Z"))),
+        ..case(BillingStatus::Suspended)
+    };
+    // Thirty days after the suspension an individual contract would end; this one does not.
+    assert_eq!(next_step(&warned, day("2027-02-06")), ArrearsStep::Nothing);
+    assert_eq!(next_step(&warned, day("2027-04-06")), ArrearsStep::Nothing, "89 days");
+    assert_eq!(
+        next_step(&warned, day("2027-04-07")),
+        ArrearsStep::End(EndCause::AfterSuspension),
+        "90 days after the policyholder's notice"
+    );
+    assert_eq!(earliest_end(&warned, Some(day("2027-01-07"))), Some(day("2027-04-07")));
+    // A product whose end days exceed the ninety keeps its own.
+    let longer = ArrearsCase {
+        end_days: 120,
+        ..warned.clone()
+    };
+    assert_eq!(earliest_end(&longer, Some(day("2027-01-07"))), Some(day("2027-05-07")));
+    // Never noticed (no address, or its mail refused): it never ends by itself.
+    let unnoticed = ArrearsCase {
+        policyholder: Some(policyholder(None)),
+        ..warned
+    };
+    assert_eq!(next_step(&unnoticed, day("2028-01-01")), ArrearsStep::Nothing);
+    assert_eq!(earliest_end(&unnoticed, None), None);
+}
+
+#[tokio::test]
+async fn a_collective_contracts_notice_goes_to_its_policyholder_too_and_is_recorded_once_taken() {
+    let now = instant("2026-12-14T12:00:00Z");
+    let mut store = MockArrearsStore::new();
+    store.expect_awaiting_receipt().returning(|| Ok(vec![]));
+    store.expect_cases().returning(|| {
+        Ok(vec![ArrearsCase {
+            status: BillingStatus::Suspended,
+            late_notice: Some(received("2026-11-20T12:00:00Z")),
+            policyholder: Some(Policyholder {
+                name: "Associação Nacional dos Segurados".into(),
+                email: Some("cadastro@associacao.org.br".into()),
+                end_warning_at: None,
+            }),
+            ..case(BillingStatus::Suspended)
+        }])
+    });
+    store.expect_open_notice().returning(|_, _, _, _| Ok(Some(42)));
+    store.expect_record_deliveries().times(1).returning(|_, _, _| Ok(()));
+    store
+        .expect_record_policyholder_notice()
+        .withf(move |id, destination, at| *id == 42 && destination == "c***@associacao.org.br" && *at == now)
+        .times(1)
+        .returning(|_, _, _| Ok(()));
+    let mut mail = MockMailSender::new();
+    // The insured's end notice names the end 90 days after the policyholder's (sent now).
+    mail.expect_send()
+        .withf(|m| matches!(&m.kind, MailKind::ArrearsNotice(n) if n.kind == NoticeKind::EndWarning && n.ends_on == "14/03/2027"))
+        .times(1)
+        .returning(|_| Ok(()));
+    mail.expect_send()
+        .withf(|m| {
+            m.to.as_str() == "cadastro@associacao.org.br"
+                && matches!(&m.kind, MailKind::PolicyholderNotice(n)
+                    if n.policyholder == "Associação Nacional dos Segurados"
+                        && n.notice.customer_name == "Maria da Silva"
+                        && n.notice.ends_on == "14/03/2027")
+        })
+        .times(1)
+        .returning(|_| Ok(()));
+    let pass = service(store, MockContractEnd::new(), mail, None).run().await.unwrap();
+    assert_eq!(pass.notices.len(), 1);
+
+    // The policyholder's mail refused: nothing recorded, so the end will wait for a notice.
+    let mut store = MockArrearsStore::new();
+    store.expect_cases().returning(|| {
+        Ok(vec![ArrearsCase {
+            policyholder: Some(Policyholder {
+                name: "Associação".into(),
+                email: Some("cadastro@associacao.org.br".into()),
+                end_warning_at: None,
+            }),
+            ..case(BillingStatus::Late)
+        }])
+    });
+    store.expect_open_notice().returning(|_, _, _, _| Ok(Some(43)));
+    store.expect_record_deliveries().returning(|_, _, _| Ok(()));
+    store.expect_record_policyholder_notice().never();
+    let mut mail = MockMailSender::new();
+    mail.expect_send()
+        .withf(|m| matches!(m.kind, MailKind::ArrearsNotice(_)))
+        .returning(|_| Ok(()));
+    mail.expect_send()
+        .withf(|m| matches!(m.kind, MailKind::PolicyholderNotice(_)))
+        .times(1)
+        .returning(|_| Err(MailError("550".into())));
+    service(store, MockContractEnd::new(), mail, None).run().await.unwrap();
 }

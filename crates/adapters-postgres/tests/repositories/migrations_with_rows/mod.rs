@@ -10,6 +10,7 @@ mod billing_notices;
 mod certificates;
 mod charges;
 mod charges_presented;
+mod collective_life;
 mod contract_ledger;
 mod contract_terms;
 mod contract_versions;
