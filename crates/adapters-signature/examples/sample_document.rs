@@ -1,6 +1,8 @@
 //! Writes the sample long proposal's documents: `<dir>/contrato.pdf` (as sealed for signature),
 //! `<dir>/contrato-assinado.pdf` (followed by its evidence page), `<dir>/rascunho.pdf` and
-//! `<dir>/certificado.pdf` (its certificate once accepted, in its first term).
+//! `<dir>/certificado.pdf` (its certificate once accepted, in its first term) and
+//! `<dir>/termos-loja.pdf` (the same proposal sold by the shop, paid with provisional cover, as
+//! its terms are mailed after route 16; decision 271).
 //! `scripts/render-document-pages.sh` turns them into the PNGs under `docs/documento/`.
 
 use adapters_signature::PdfRenderer;
@@ -45,6 +47,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let certificate = renderer.render(&PrintedDocument::certificate(&contract, &cover, accepted))?;
     std::fs::write(dir.join("certificado.pdf"), certificate)?;
+    let paid_at = detail.proposal.stamp.created_at + chrono::Duration::minutes(4);
+    let mut shop_sale = detail.clone();
+    shop_sale.payment = None;
+    shop_sale.acceptance = Some(domain::acceptance::AcceptanceView {
+        received_at: paid_at,
+        deadline: paid_at + chrono::Duration::days(15),
+        tacit: true,
+        suspended_since: None,
+        overdue: false,
+        pending: Vec::new(),
+        analyst: None,
+        provisional_cover: Some(domain::premium_collection::ProvisionalCover {
+            from: paid_at,
+            until: None,
+        }),
+    });
+    let terms = renderer.render(&PrintedDocument::contract(
+        &shop_sale,
+        &Default::default(),
+        Stage::ForSignature,
+    ))?;
+    std::fs::write(dir.join("termos-loja.pdf"), terms)?;
     println!("{} páginas seladas; SHA-256 {}", pages, sealed.sha256);
     Ok(())
 }
