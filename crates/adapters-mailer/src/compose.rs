@@ -180,23 +180,7 @@ fn parts(message: &MailMessage) -> (String, &'static str, minijinja::Value) {
                     notice.identifier
                 ),
             };
-            return (
-                subject,
-                "arrears_notice",
-                context! {
-                    kind => notice.kind.as_str(),
-                    name => notice.customer_name,
-                    identifier => notice.identifier,
-                    certificate => notice.certificate,
-                    product => notice.product,
-                    period => notice.period,
-                    due_date => notice.due_date,
-                    amount => notice.amount,
-                    notice_days => notice.notice_days,
-                    ends_on => notice.ends_on,
-                    refunds => notice.refunds,
-                },
-            );
+            return (subject, "arrears_notice", arrears_values(notice, None));
         }
         MailKind::PolicyholderNotice(copy) => {
             let notice = &copy.notice;
@@ -217,19 +201,7 @@ fn parts(message: &MailMessage) -> (String, &'static str, minijinja::Value) {
             return (
                 subject,
                 "policyholder_notice",
-                context! {
-                    kind => notice.kind.as_str(),
-                    policyholder => copy.policyholder,
-                    name => notice.customer_name,
-                    identifier => notice.identifier,
-                    certificate => notice.certificate,
-                    product => notice.product,
-                    period => notice.period,
-                    due_date => notice.due_date,
-                    amount => notice.amount,
-                    notice_days => notice.notice_days,
-                    ends_on => notice.ends_on,
-                },
+                arrears_values(notice, Some(&copy.policyholder)),
             );
         }
         MailKind::TermNotice(notice) => {
@@ -260,6 +232,24 @@ fn parts(message: &MailMessage) -> (String, &'static str, minijinja::Value) {
         }
     };
     (subject.to_owned(), template, values)
+}
+
+/// The values of an arrears notice, the insured's or its policyholder's copy (`policyholder`).
+fn arrears_values(notice: &domain::mail::ArrearsNotice, policyholder: Option<&str>) -> minijinja::Value {
+    context! {
+        kind => notice.kind.as_str(),
+        policyholder => policyholder,
+        name => notice.customer_name,
+        identifier => notice.identifier,
+        certificate => notice.certificate,
+        product => notice.product,
+        period => notice.period,
+        due_date => notice.due_date,
+        amount => notice.amount,
+        notice_days => notice.notice_days,
+        ends_on => notice.ends_on,
+        refunds => notice.refunds,
+    }
 }
 
 /// The values of a proposal's end notice.
