@@ -87,11 +87,11 @@ def main():
     print(f"{PROPOSALS} propostas criadas em paralelo pelas duas instâncias e lidas pela outra")
 
     # A catalog change through A is seen by B, whose cache held the listing before.
-    listing = f"{B}/product/list?conditions[codigo_produto]=104"
+    listing = f"{B}/product/list?conditions[codigo_produto]=105"
     status, body = call("GET", listing, partner)
     assert status == 200 and body["document"] == [], (status, body)
     status, body = call("POST", f"{A}/product", office, {
-        "codigo_produto": 104, "nome": "Seguro Residencial", "codigo_integracao": 9104, "valor": 3990,
+        "codigo_produto": 105, "nome": "Seguro Residencial", "codigo_integracao": 9105, "valor": 3990,
         "bank": [{"codigoBanco": "001", "nome": "Banco do Brasil"}]})
     assert status == 201, ("product", status, body)
     deadline = time.time() + 10
