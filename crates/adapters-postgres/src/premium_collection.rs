@@ -11,6 +11,7 @@ use crate::unit_of_work::operation_end::end_in_checked;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
+use diesel::sql_types::Bool;
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::ecommerce::PlatformSubscription;
 use domain::ecommerce::collection::{CollectionStore, HELD_STATUS, HeldSubscription, PremiumCollection};
@@ -73,12 +74,17 @@ fn held(row: HeldRow) -> Result<Option<HeldSubscription>, StoreError> {
 impl CollectionStore for PgPremiumCollection {
     async fn held_after_acceptance(&self, limit: i64) -> Result<Vec<HeldSubscription>, StoreError> {
         let mut conn = connection(&self.pool).await?;
+        // The held status as a literal, not a bound parameter: it is the predicate of the partial
+        // index `subscriptions_held` (migration 65), which a generic plan over a parameter could
+        // not prove it may use; driven from it, the pass reads only the held subscriptions.
+        let held_predicate = diesel::dsl::sql::<Bool>(&format!(
+            "subscriptions.status = '{HELD_STATUS}' AND subscriptions.platform_id IS NOT NULL"
+        ));
         let rows: Vec<HeldRow> = subscriptions::table
             .inner_join(proposals::table)
-            .filter(subscriptions::status.eq(HELD_STATUS))
-            .filter(subscriptions::platform_id.is_not_null())
+            .filter(held_predicate)
             .filter(proposals::status.eq(ProposalStatus::Approved.as_str()))
-            .order(proposals::alterado_em.asc())
+            .order(subscriptions::id.asc())
             .limit(limit)
             .select((
                 proposals::id,

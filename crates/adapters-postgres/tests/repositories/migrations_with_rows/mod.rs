@@ -19,6 +19,7 @@ mod customers_per_seller;
 mod debit_revocation;
 mod delivery_replays;
 mod event_catalog;
+mod held_subscriptions_index;
 mod late_refunds;
 mod mother_name;
 mod pending_events;
