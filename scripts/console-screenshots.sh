@@ -14,4 +14,5 @@ cargo test -p black-box-tests --test black_box subject_requests:: -- --test-thre
 cargo test -p black-box-tests --test black_box billing::the_console -- --test-threads=1
 cargo test -p black-box-tests --test black_box debits::a_remessa -- --test-threads=1
 cargo test -p black-box-tests --test black_box pix_automatico::the_console -- --test-threads=1
+cargo test -p black-box-tests --test black_box contract_news::the_console -- --test-threads=1
 ls "$CONSOLE_SCREENSHOTS"

@@ -5,5 +5,5 @@
 mod sandbox;
 mod twilio;
 
-pub use sandbox::{SANDBOX_UNREACHABLE_ENDING, SandboxMessenger};
+pub use sandbox::{SANDBOX_LATER_REPORT_ENDING, SANDBOX_UNREACHABLE_ENDING, SandboxMessenger};
 pub use twilio::{TwilioMessenger, TwilioSettings};

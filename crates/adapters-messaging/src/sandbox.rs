@@ -1,7 +1,10 @@
 //! [`SandboxMessenger`] is development's provider (`SALES_ENV=development`): it sends nothing,
 //! and reports every message delivered when taken, save to a number ending in `0000`, which it
 //! reports failed ("número inexistente"), so that a notice whose delivery is frustrated (Lei
-//! 15.040/2024 art. 20 §3) can be tried without an account anywhere. It keeps nothing in memory:
+//! 15.040/2024 art. 20 §3) can be tried without an account anywhere, and save to a number ending
+//! in `1111`, which it takes without a report and reports delivered when next asked (as a
+//! carrier's report reaches Twilio later), so that a receipt learned after the sending can be
+//! tried too. It keeps nothing in memory:
 //! a status asked of any instance answers the same. Its times are the service's rules clock
 //! (development's shifted clock), as a provider's would be the world's.
 
@@ -12,6 +15,8 @@ use std::sync::Arc;
 
 /// The ending of the numbers the sandbox cannot reach.
 pub const SANDBOX_UNREACHABLE_ENDING: &str = "0000";
+/// The ending of the numbers whose delivery the sandbox reports only when asked after sending.
+pub const SANDBOX_LATER_REPORT_ENDING: &str = "1111";
 
 /// Development's provider: see the crate's documentation.
 #[derive(Clone)]
@@ -24,9 +29,12 @@ impl SandboxMessenger {
         Self { clock }
     }
 
-    fn status_of(&self, id: &str) -> MessageStatus {
+    /// The status of message `id`: when `asked`, a later report is known.
+    fn status_of(&self, id: &str, asked: bool) -> MessageStatus {
         let at = self.clock.now();
-        if id.starts_with("SBX-F-") {
+        if id.starts_with("SBX-L-") && !asked {
+            MessageStatus::Accepted
+        } else if id.starts_with("SBX-F-") {
             MessageStatus::Failed {
                 at,
                 reason: "número inexistente (sandbox)".to_owned(),
@@ -45,13 +53,16 @@ impl Messenger for SandboxMessenger {
                 "texto com mais de {MAX_TEXT_CHARS} caracteres"
             )));
         }
-        let unreachable = message.to.as_str().ends_with(SANDBOX_UNREACHABLE_ENDING);
+        let to = message.to.as_str();
+        let fate = if to.ends_with(SANDBOX_UNREACHABLE_ENDING) {
+            "F"
+        } else if to.ends_with(SANDBOX_LATER_REPORT_ENDING) {
+            "L"
+        } else {
+            "D"
+        };
         // The id says what became of it, so that a status asked later needs no memory.
-        let id = format!(
-            "SBX-{}-{}",
-            if unreachable { "F" } else { "D" },
-            uuid::Uuid::new_v4().simple()
-        );
+        let id = format!("SBX-{fate}-{}", uuid::Uuid::new_v4().simple());
         tracing::info!(
             channel = message.channel.as_str(),
             to = %message.to.masked(),
@@ -59,7 +70,7 @@ impl Messenger for SandboxMessenger {
             "sandbox message taken"
         );
         Ok(SentMessage {
-            status: self.status_of(&id),
+            status: self.status_of(&id, false),
             id,
         })
     }
@@ -68,7 +79,7 @@ impl Messenger for SandboxMessenger {
         if !id.starts_with("SBX-") {
             return Err(MessagingError::Refused(format!("mensagem {id} desconhecida")));
         }
-        Ok(self.status_of(id))
+        Ok(self.status_of(id, true))
     }
 }
 
@@ -107,6 +118,14 @@ mod tests {
             matches!(&sent.status, MessageStatus::Failed { reason, .. } if reason.contains("inexistente")),
             "{sent:?}"
         );
+    }
+
+    #[tokio::test]
+    async fn a_number_ending_in_1111_is_taken_without_a_report_and_delivered_when_asked_later() {
+        let sent = sandbox().send(&message("(11) 91234-1111", "Aviso")).await.unwrap();
+        assert_eq!(sent.status, MessageStatus::Accepted, "{sent:?}");
+        let later = sandbox().status(&sent.id).await.unwrap();
+        assert!(matches!(later, MessageStatus::Delivered { .. }), "{later:?}");
     }
 
     #[tokio::test]

@@ -4,6 +4,7 @@
 //! with its history entry in one transaction, and it is closed when the contract is up to date
 //! again (`PgBilling::move_status`), so that a later arrears starts over.
 
+use crate::event_outbox::queue_notice;
 use crate::pool::{PgPool, connection, query_error};
 use crate::schema::{billing_notice_deliveries as deliveries, billing_notices as notices, products};
 use crate::statement::statement;
@@ -17,9 +18,11 @@ use domain::billing::arrears::{
     ArrearsCase, ArrearsStore, Contact, FirstInstalment, NoticeDelivery, NoticeKind, NoticeStanding, Policyholder,
     UnpaidCharge,
 };
+use domain::hooks::payload::{NoticeChannelData, NoticeStandingFacts};
 use domain::messaging::MessageStatus;
 use domain::store::StoreError;
 use domain::values::{Email, StoredValueError};
+use domain::wire::timestamp;
 
 #[derive(Clone)]
 pub struct PgArrears {
@@ -126,6 +129,8 @@ struct CaseRow {
     estipulante_email: Option<String>,
     #[diesel(sql_type = Nullable<Timestamptz>)]
     encerramento_estipulante_em: Option<DateTime<Utc>>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    encerramento_id: Option<i64>,
 }
 
 impl TryFrom<CaseRow> for ArrearsCase {
@@ -179,6 +184,7 @@ impl TryFrom<CaseRow> for ArrearsCase {
                 name: r.estipulante_nome.unwrap_or_default(),
                 email: r.estipulante_email,
                 end_warning_at: r.encerramento_estipulante_em,
+                end_warning_owed: r.encerramento_id.filter(|_| r.encerramento_estipulante_em.is_none()),
             }),
         })
     }
@@ -193,7 +199,7 @@ const SETTLE_NOTICE: &str = "UPDATE billing_notices n SET \
      frustrado_em = CASE WHEN NOT EXISTS (SELECT 1 FROM billing_notice_deliveries d \
          WHERE d.id_aviso = n.id AND d.status <> 'falhou') \
          THEN coalesce((SELECT max(d.falhou_em) FROM billing_notice_deliveries d WHERE d.id_aviso = n.id), $2) END \
-     WHERE n.id = $1 RETURNING n.id_proposta, n.tipo, n.periodo, n.recebido_em, n.frustrado_em";
+     WHERE n.id = $1 RETURNING n.id_proposta, n.tipo, n.periodo, n.criado_em, n.recebido_em, n.frustrado_em";
 
 #[derive(QueryableByName)]
 struct SettledNotice {
@@ -203,6 +209,8 @@ struct SettledNotice {
     tipo: String,
     #[diesel(sql_type = Nullable<Integer>)]
     periodo: Option<i32>,
+    #[diesel(sql_type = Timestamptz)]
+    criado_em: DateTime<Utc>,
     #[diesel(sql_type = Nullable<Timestamptz>)]
     recebido_em: Option<DateTime<Utc>>,
     #[diesel(sql_type = Nullable<Timestamptz>)]
@@ -220,6 +228,36 @@ async fn settle_notice(conn: &mut AsyncPgConnection, notice_id: i64, at: DateTim
         .bind::<Timestamptz, _>(at)
         .get_result(conn)
         .await
+}
+
+impl SettledNotice {
+    /// Whether the notice's receipt or frustration is known now and was not before.
+    fn newly_settled(&self, before: (Option<DateTime<Utc>>, Option<DateTime<Utc>>)) -> bool {
+        (self.recebido_em, self.frustrado_em) != before && (self.recebido_em.is_some() || self.frustrado_em.is_some())
+    }
+}
+
+/// The notice as its partners are told it (`AVISO_REGISTRADO`, decision 273): its standing and
+/// every channel's delivery, queued in the caller's transaction.
+async fn tell_notice(conn: &mut AsyncPgConnection, notice_id: i64, notice: &SettledNotice) -> QueryResult<()> {
+    let channels: Vec<(String, String)> = deliveries::table
+        .filter(deliveries::id_aviso.eq(notice_id))
+        .order(deliveries::id.asc())
+        .select((deliveries::canal, deliveries::status))
+        .load(conn)
+        .await?;
+    let standing = NoticeStandingFacts {
+        kind: notice.tipo.clone(),
+        period: notice.periodo,
+        sent_at: notice.criado_em,
+        received_at: notice.recebido_em,
+        frustrated_at: notice.frustrado_em,
+        channels: channels
+            .into_iter()
+            .map(|(canal, status)| NoticeChannelData { canal, status })
+            .collect(),
+    };
+    queue_notice(conn, notice.id_proposta, standing).await
 }
 
 /// A delivery's status as stored: its spelling, when it was delivered or failed, and why.
@@ -334,6 +372,7 @@ pub(crate) async fn record_notice_deliveries(
             })
             .execute(conn)
             .await?;
+        tell_notice(conn, notice_id, &notice).await?;
         tracing::debug!(
             received = notice.recebido_em.is_some(),
             frustrated = notice.frustrado_em.is_some(),
@@ -361,7 +400,7 @@ impl ArrearsStore for PgArrears {
                  ew.frustrado_em AS encerramento_frustrado, \
                  coalesce(pc.nome_social, pc.nome_completo) AS nome, pc.email, pc.celular, \
                  b.coletivo_vida, pr.estipulante_nome, pr.estipulante_email, \
-                 ew.estipulante_em AS encerramento_estipulante_em \
+                 ew.estipulante_em AS encerramento_estipulante_em, ew.id AS encerramento_id \
                  FROM contract_billings b \
                  JOIN proposals p ON p.id = b.id_proposta \
                  JOIN products pr ON pr.id = p.id_produto \
@@ -454,6 +493,13 @@ impl ArrearsStore for PgArrears {
     }
 
     async fn record_receipt(&self, delivery_id: i64, status: &MessageStatus) -> Result<(), StoreError> {
+        statement! {
+            RECEIPT_HISTORY = "INSERT INTO proposal_history (proposal_id, at, changed_by, action, changes) \
+                 VALUES ($1, $2, $3, 'aviso_recebimento', jsonb_strip_nulls(jsonb_build_object( \
+                     'aviso', jsonb_build_object('from', NULL, 'to', $4::text), \
+                     'recebido_em', CASE WHEN $5::text IS NOT NULL THEN jsonb_build_object('from', NULL, 'to', $5::text) END, \
+                     'frustrado_em', CASE WHEN $6::text IS NOT NULL THEN jsonb_build_object('from', NULL, 'to', $6::text) END)))";
+        }
         let DeliveryColumns {
             status: stored_status,
             delivered,
@@ -474,8 +520,29 @@ impl ArrearsStore for PgArrears {
                 .get_result(conn)
                 .await
                 .optional()?;
-            if let (Some(notice), Some(at)) = (notice, delivered.or(failed)) {
-                settle_notice(conn, notice, at).await?;
+            if let (Some(notice_id), Some(at)) = (notice, delivered.or(failed)) {
+                let before: (Option<DateTime<Utc>>, Option<DateTime<Utc>>) = notices::table
+                    .find(notice_id)
+                    .select((notices::recebido_em, notices::frustrado_em))
+                    .for_update()
+                    .first(conn)
+                    .await?;
+                let notice = settle_notice(conn, notice_id, at).await?;
+                if notice.newly_settled(before) {
+                    // The day the law's periods count from, on the timeline and to the partners.
+                    RECEIPT_HISTORY
+                        .query()
+                        .bind::<BigInt, _>(notice.id_proposta)
+                        .bind::<Timestamptz, _>(at)
+                        .bind::<Text, _>(domain::billing::arrears::ARREARS_ACTOR)
+                        .bind::<Text, _>(&notice.tipo)
+                        // As the answers write an instant (UTC, milliseconds).
+                        .bind::<Nullable<Text>, _>(notice.recebido_em.map(timestamp))
+                        .bind::<Nullable<Text>, _>(notice.frustrado_em.map(timestamp))
+                        .execute(conn)
+                        .await?;
+                    tell_notice(conn, notice_id, &notice).await?;
+                }
             }
             Ok(())
         })

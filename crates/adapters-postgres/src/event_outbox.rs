@@ -12,7 +12,9 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Integer, Nullable, Text, Timestamptz};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use domain::billing::term::ContractTerm;
 use domain::hooks::payload;
+use domain::hooks::payload::NoticeStandingFacts;
 use domain::hooks::ports::EventVersions;
 use domain::signature::PartyRole;
 use domain::values::{Application, EventKind, Flow, HookStatus, PartyStatus, ShippingType};
@@ -367,6 +369,32 @@ pub(crate) async fn queue_payment(
     let (sequence, at) = next_sequence(conn, proposal_id, EventKind::PaymentChanged).await?;
     let body = payload::payment_changed(&facts.identifier, previous, status, at, sequence);
     queue(conn, EventKind::PaymentChanged, None, &body, facts.audience).await
+}
+
+/// `AVISO_REGISTRADO`: a notice to the customer sent, or its receipt or frustration learned
+/// (decision 273), in the caller's transaction.
+pub(crate) async fn queue_notice(
+    conn: &mut AsyncPgConnection,
+    proposal_id: i64,
+    notice: NoticeStandingFacts,
+) -> QueryResult<()> {
+    let facts = facts_of(conn, proposal_id).await?;
+    let (sequence, at) = next_sequence(conn, proposal_id, EventKind::NoticeRecorded).await?;
+    let body = payload::notice_recorded(&facts.identifier, notice, at, sequence);
+    queue(conn, EventKind::NoticeRecorded, None, &body, facts.audience).await
+}
+
+/// `VIGENCIA_RENOVADA`: the contract renewed for `term` (decision 273), in the caller's
+/// transaction.
+pub(crate) async fn queue_term_renewed(
+    conn: &mut AsyncPgConnection,
+    proposal_id: i64,
+    term: &ContractTerm,
+) -> QueryResult<()> {
+    let facts = facts_of(conn, proposal_id).await?;
+    let (sequence, at) = next_sequence(conn, proposal_id, EventKind::TermRenewed).await?;
+    let body = payload::term_renewed(&facts.identifier, term, at, sequence);
+    queue(conn, EventKind::TermRenewed, None, &body, facts.audience).await
 }
 
 /// `PENDENCIA_ABERTA`: the back office asked the seller for documents.

@@ -6,6 +6,7 @@
 //! history entry (the term's primary key: two instances never renew one twice).
 
 use crate::arrears::record_notice_deliveries;
+use crate::event_outbox::queue_term_renewed;
 use crate::pool::{PgPool, connection, query_error};
 use crate::read_model;
 use crate::schema::{
@@ -289,6 +290,15 @@ impl TermStore for PgTerms {
                 .bind::<Text, _>(next.end.to_string())
                 .execute(conn)
                 .await?;
+            queue_term_renewed(
+                conn,
+                proposal_id,
+                &ContractTerm {
+                    renewed_at: Some(at),
+                    ..*next
+                },
+            )
+            .await?;
             read_model::write_documents(conn, &[proposal_id]).await?;
             Ok(true)
         })

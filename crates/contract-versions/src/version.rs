@@ -13,13 +13,20 @@ pub enum ApiVersion {
     V2026_11_29,
     /// The partner's frictions fixed: `birthday` an ISO date, address numbers as the text sent.
     V2026_12_01,
+    /// A contract's notices and renewals told as events: `AVISO_REGISTRADO`, `VIGENCIA_RENOVADA`.
+    V2026_12_06,
 }
 
 impl ApiVersion {
     /// Every version, oldest first.
-    pub const ALL: [ApiVersion; 3] = [Self::V2026_11_21, Self::V2026_11_29, Self::V2026_12_01];
+    pub const ALL: [ApiVersion; 4] = [
+        Self::V2026_11_21,
+        Self::V2026_11_29,
+        Self::V2026_12_01,
+        Self::V2026_12_06,
+    ];
     /// The version handlers and the domain write.
-    pub const NEWEST: ApiVersion = Self::V2026_12_01;
+    pub const NEWEST: ApiVersion = Self::V2026_12_06;
     /// The version of a credential never pinned and of a request that names none: what such
     /// callers read before versions existed, so that nothing changes under them.
     pub const UNPINNED: ApiVersion = Self::V2026_11_29;
@@ -30,6 +37,7 @@ impl ApiVersion {
             Self::V2026_11_21 => "2026-11-21",
             Self::V2026_11_29 => "2026-11-29",
             Self::V2026_12_01 => "2026-12-01",
+            Self::V2026_12_06 => "2026-12-06",
         }
     }
 

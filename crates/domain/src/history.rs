@@ -59,13 +59,16 @@ pub mod actions {
     /// A notice of an unpaid premium sent (Lei 15.040/2024 arts. 20–21): its kind, the period and
     /// each channel's delivery.
     pub const BILLING_NOTICE: &str = "aviso_cobranca";
+    /// A notice's receipt or frustration learned after it was sent (a text message's report from
+    /// the provider): the day the law's periods count from (art. 20 §§2–3).
+    pub const NOTICE_RECEIPT: &str = "aviso_recebimento";
     /// The payroll discount's averbação asked, decided or cancelled at the consignment platform.
     pub const AVERBACAO: &str = "averbacao";
     /// The contract renewed for a new term (decision 270): the term's number and its end.
     pub const TERM: &str = "vigencia";
 
     /// Every action, in the order a proposal's life meets them.
-    pub const ALL: [&str; 23] = [
+    pub const ALL: [&str; 24] = [
         CREATED,
         CORRECTED,
         SENT,
@@ -84,6 +87,7 @@ pub mod actions {
         DEBIT_AUTHORIZATION,
         AVERBACAO,
         BILLING_NOTICE,
+        NOTICE_RECEIPT,
         TERM,
         EXPORTED,
         BLOCKED,
@@ -115,6 +119,7 @@ pub mod actions {
             BILLING_STATUS => "Situação da cobrança",
             DEBIT_AUTHORIZATION => "Autorização de débito em conta",
             BILLING_NOTICE => "Aviso ao cliente (atraso, cancelamento, fim da vigência)",
+            NOTICE_RECEIPT => "Recebimento do aviso (ou entrega frustrada)",
             TERM => "Vigência renovada",
             AVERBACAO => "Averbação do desconto em folha",
             _ => "Alteração",

@@ -28,7 +28,7 @@ async fn accepted_pix_contract(s: &Setup) -> (String, NaiveDate) {
 }
 
 /// The billing's run (with its arrears pass) and Pix Automático's, as every instance makes them.
-async fn run(s: &Setup) -> domain::billing::service::BillingRun {
+pub(super) async fn run(s: &Setup) -> domain::billing::service::BillingRun {
     let config = TestApp::config(&s.app.db, &[]);
     let run = api_actix::cli::run_billing(&config).await.unwrap();
     api_actix::cli::run_pix(&config).await.unwrap();
@@ -36,7 +36,7 @@ async fn run(s: &Setup) -> domain::billing::service::BillingRun {
 }
 
 /// The sandbox clock on `day`, counted from the acceptance's day.
-async fn on(s: &Setup, start: NaiveDate, day: NaiveDate) {
+pub(super) async fn on(s: &Setup, start: NaiveDate, day: NaiveDate) {
     days_later(s, (day - start).num_days()).await;
 }
 
@@ -46,7 +46,7 @@ fn due_of(charge: &Value) -> NaiveDate {
 
 /// The contract's notices as `kind: channel status, …` lines, oldest first, with whether each
 /// has its receipt (or frustration) recorded.
-async fn notices(s: &Setup) -> Vec<String> {
+pub(super) async fn notices(s: &Setup) -> Vec<String> {
     let text = s
         .app
         .text(
@@ -62,7 +62,7 @@ async fn notices(s: &Setup) -> Vec<String> {
     text.split(" | ").filter(|l| !l.is_empty()).map(str::to_owned).collect()
 }
 
-async fn billing_status(s: &Setup, identifier: &str) -> String {
+pub(super) async fn billing_status(s: &Setup, identifier: &str) -> String {
     s.app.proposal_data(identifier, &s.partner).await["billing"]["status"]
         .as_str()
         .unwrap()
@@ -70,7 +70,7 @@ async fn billing_status(s: &Setup, identifier: &str) -> String {
 }
 
 /// A contract whose second charge is sent and refused by the payer's bank, the first paid.
-async fn second_charge_refused(s: &Setup) -> (String, NaiveDate, NaiveDate, String) {
+pub(super) async fn second_charge_refused(s: &Setup) -> (String, NaiveDate, NaiveDate, String) {
     let (identifier, start) = accepted_pix_contract(s).await;
     let data = s.app.proposal_data(&identifier, &s.partner).await;
     sandbox(s, &format!("cobr/{}/pay", txid(&data, 1))).await;

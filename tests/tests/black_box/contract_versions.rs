@@ -253,8 +253,9 @@ async fn an_expired_proposal_and_its_event_read_as_cancelled_in_the_first_releas
 async fn each_versions_document_is_served_as_committed_and_names_itself() {
     let app = TestApp::spawn().await;
     // The newest is docs/openapi.json; each older one docs/openapi/{version}.json.
+    // Decision 273: 2026-12-06 is the newest; 2026-12-01 became an older one.
     let committed = |name: &str| -> Value {
-        let file = if name == "2026-12-01" {
+        let file = if name == "2026-12-06" {
             "openapi.json".to_owned()
         } else {
             format!("openapi/{name}.json")
@@ -262,7 +263,7 @@ async fn each_versions_document_is_served_as_committed_and_names_itself() {
         let path = format!("{}/../docs/{file}", env!("CARGO_MANIFEST_DIR"));
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
     };
-    for version in ["2026-11-21", "2026-11-29", "2026-12-01"] {
+    for version in ["2026-11-21", "2026-11-29", "2026-12-01", "2026-12-06"] {
         let response = app.get(&format!("/openapi.json?version={version}"), None).await;
         assert_eq!(version_of(&response), version);
         let served: Value = response.json().await.unwrap();
@@ -274,7 +275,7 @@ async fn each_versions_document_is_served_as_committed_and_names_itself() {
     }
     // Without a version, the newest; with Sales-Version and no query, that version's.
     let newest: Value = app.get("/openapi.json", None).await.json().await.unwrap();
-    assert_eq!(newest["info"]["x-sales-version"], "2026-12-01");
+    assert_eq!(newest["info"]["x-sales-version"], "2026-12-06");
     let asked = get_in(&app, "/openapi.json", None, "2026-11-21").await;
     assert_eq!(asked["info"]["x-sales-version"], "2026-11-21");
     let statuses = asked["components"]["schemas"]["ProposalStatus"]["enum"]

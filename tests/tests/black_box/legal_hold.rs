@@ -23,7 +23,12 @@ pub(super) struct Setup {
 }
 
 pub(super) async fn setup() -> Setup {
-    let app = TestApp::spawn().await;
+    setup_with(&[]).await
+}
+
+/// [`setup`] with some of the service's settings.
+pub(super) async fn setup_with(settings: &[(&str, &str)]) -> Setup {
+    let app = TestApp::spawn_with(settings).await;
     app.seed_catalog().await;
     Setup {
         partner: app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await,

@@ -13,6 +13,7 @@ mod catalog;
 mod certificates;
 mod consents;
 mod console;
+mod contract_news;
 mod contract_versions;
 mod customer_privacy;
 mod customers;

@@ -15,11 +15,11 @@ use std::future::Future;
 use std::time::Duration;
 
 /// How many times each race is run.
-const RUNS: u32 = 12;
+pub(super) const RUNS: u32 = 12;
 
 /// Runs both requests, the second started 0 to 30 ms after the first, which goes first chosen
 /// at random.
-async fn together<A: Future, B: Future>(a: A, b: B) -> (A::Output, B::Output) {
+pub(super) async fn together<A: Future, B: Future>(a: A, b: B) -> (A::Output, B::Output) {
     let gap = Duration::from_millis(rand::random::<u64>() % 31);
     let a_first: bool = rand::random();
     tokio::join!(
@@ -38,7 +38,7 @@ async fn together<A: Future, B: Future>(a: A, b: B) -> (A::Output, B::Output) {
     )
 }
 
-async fn answered(response: reqwest::Response) -> (StatusCode, Value) {
+pub(super) async fn answered(response: reqwest::Response) -> (StatusCode, Value) {
     let status = response.status();
     let body = response.json::<Value>().await.unwrap_or(Value::Null);
     assert!(!status.is_server_error(), "{status}: {body}");
@@ -87,7 +87,7 @@ async fn status_of(app: &TestApp, identifier: &str, office: &str) -> String {
 
 /// The reconciliation of payments and the read model's check find nothing, and every
 /// subscription and refund the platform holds is one the service recorded.
-async fn nothing_drifted(app: &TestApp) {
+pub(super) async fn nothing_drifted(app: &TestApp) {
     let config = TestApp::config(&app.db, &[("PAYMENT_WEBHOOK_SECRET", WEBHOOK_SECRET)]);
     let pool = adapters_postgres::build_pool(&api_actix::app::pool_settings(&config)).unwrap();
     let state = api_actix::app::build_state(&config, pool.clone(), None).unwrap();
@@ -596,7 +596,7 @@ async fn wait_for_status(app: &TestApp, identifier: &str, office: &str, wanted: 
 }
 
 /// Both outcomes of a race are legitimate; the runs' mix is printed for whoever reads the log.
-fn print_outcomes(outcomes: &[String]) {
+pub(super) fn print_outcomes(outcomes: &[String]) {
     let mut counted: Vec<(String, usize)> = Vec::new();
     for outcome in outcomes {
         match counted.iter_mut().find(|(o, _)| o == outcome) {

@@ -18,11 +18,17 @@ const PSP_SUBJECT: &str = "CN=psp.sandbox.example,O=PSP Sandbox,C=BR";
 /// The service behind its TLS proxy on this machine's 127.0.0.1, which verifies the PSP's client
 /// certificate and passes its subject on (decision 245: the header is believed only from it).
 pub(super) async fn setup() -> Setup {
-    let app = TestApp::spawn_with(&[
+    setup_with(&[]).await
+}
+
+/// [`setup`] with more of the service's settings.
+pub(super) async fn setup_with(more: &[(&str, &str)]) -> Setup {
+    let mut settings = vec![
         ("PIX_WEBHOOK_SUBJECTS", PSP_SUBJECT),
         ("TRUSTED_PROXIES", "127.0.0.1/32"),
-    ])
-    .await;
+    ];
+    settings.extend_from_slice(more);
+    let app = TestApp::spawn_with(&settings).await;
     app.seed_catalog().await;
     Setup {
         partner: app.token_for("rep@demo.com.br", "PARCEIRO", "11222333000181").await,

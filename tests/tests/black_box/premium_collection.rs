@@ -264,3 +264,83 @@ async fn the_back_office_sets_when_a_product_collects_and_a_value_not_known_is_r
     let (_, _, subscription) = another_paid_sale(&app, &shop, "52998224725", "joao@exemplo.com.br").await;
     assert_eq!(charged(&app, &subscription).await, 0);
 }
+
+/// The collection at acceptance and the customer's regret, together, many times over (issue 67,
+/// decision 271): both move money under the proposal's claim, so either the regret wins (nothing
+/// was charged, the held subscription cancelled) or the collection does (then the regret, if it
+/// came after, returns all of it, or is refused while the collection runs). The card is never
+/// charged more than once, what it keeps is what the proposal's state says, and the
+/// reconciliation and the ledger's check find nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_collection_at_acceptance_and_the_customers_regret_together_charge_at_most_once_and_return_it_all() {
+    use super::operation_claims::{RUNS, answered, nothing_drifted, print_outcomes, together};
+    let app = app().await;
+    let shop = shop(&app).await;
+    seed_second_shop_product(&app).await;
+    let office = app.token_for("bo@demo.com.br", "BACKOFFICE", "").await;
+    let mut outcomes = Vec::new();
+    for run in 0..RUNS {
+        let cpf = black_box_tests::cpf_from(640_000 + run);
+        let (identifier, subscription) = held_sale(&app, &shop, &cpf, "joao@exemplo.com.br").await;
+        let subscription_id = subscription["id"].as_str().unwrap().to_owned();
+        let accepted = decide(
+            &app,
+            &office,
+            &identifier,
+            json!({"status": "APROVADO", "reason": "Conferida"}),
+        )
+        .await;
+        assert_eq!(accepted.status(), StatusCode::OK);
+        let (pass, (withdrawn, withdrawal)) = together(collect(&app), async {
+            answered(
+                app.post_json_as(
+                    &format!("/proposal/{identifier}/withdraw"),
+                    &shop,
+                    &json!({"reason": "Mudei de ideia"}),
+                )
+                .await,
+            )
+            .await
+        })
+        .await;
+        let data = app.proposal_data(&identifier, &office).await;
+        let charged = charged(&app, &subscription_id).await;
+        assert!(charged == 0 || charged == 1990, "run {run}: charged {charged}");
+        let (received, refunded) = (
+            data["ledger"]["received"].as_i64().unwrap_or(0),
+            data["ledger"]["refunded"].as_i64().unwrap_or(0),
+        );
+        assert_eq!(received, charged, "run {run}: the ledger is what the card paid: {data}");
+        let status = data["proposal"]["status"].as_str().unwrap().to_owned();
+        match status.as_str() {
+            "CANCELADO" => {
+                assert_eq!(withdrawn, StatusCode::OK, "{withdrawal}");
+                assert_eq!(
+                    refunded, charged,
+                    "run {run}: the regret returns all that was paid: {data}"
+                );
+                assert_eq!(data["subscription"]["status"], "canceled");
+            }
+            "APROVADO" => {
+                assert_eq!(withdrawn, StatusCode::CONFLICT, "{withdrawal}");
+                assert_eq!(withdrawal["code"], "operacao_em_andamento", "{withdrawal}");
+                assert_eq!(pass.collected, std::slice::from_ref(&identifier));
+                assert_eq!((charged, refunded), (1990, 0));
+                assert_eq!(data["subscription"]["status"], "active");
+            }
+            other => panic!("run {run}: {other} ({withdrawn}: {withdrawal})"),
+        }
+        outcomes.push(format!("{status} cobrado {charged}"));
+    }
+    // Nothing held is left to collect, and nothing drifted from the platform.
+    assert_eq!(collect(&app).await, Default::default());
+    nothing_drifted(&app).await;
+    let report = api_actix::cli::check_ledger(&TestApp::config(&app.db, &[]), false)
+        .await
+        .unwrap();
+    assert!(
+        api_actix::cli::ledger_outcome(&report, false).is_ok(),
+        "the ledger's check finds nothing: {report:?}"
+    );
+    print_outcomes(&outcomes);
+}

@@ -262,6 +262,8 @@ async fn the_openapi_document_describes_the_bodies_from_their_types() {
             "PENDENCIA_ABERTA",
             "PENDENCIA_RESPONDIDA",
             "COBRANCA_ALTERADA",
+            "AVISO_REGISTRADO",
+            "VIGENCIA_RENOVADA",
             "TESTE"
         ]
     );

@@ -51,7 +51,7 @@ pub enum UserCommand {
         #[arg(long = "application", required = true)]
         applications: Vec<String>,
     },
-    /// Pins a user's credential to a contract version (2026-11-21, 2026-11-29, 2026-12-01): its
+    /// Pins a user's credential to a contract version (2026-11-21, 2026-11-29, 2026-12-01, 2026-12-06): its
     /// requests that send no Sales-Version read it from the next one on; its sessions go on.
     Version {
         #[arg(long)]

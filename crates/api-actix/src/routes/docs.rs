@@ -10,8 +10,8 @@ use crate::http::html::escape;
 use actix_web::HttpResponse;
 use contract_versions::ApiVersion;
 use domain::hooks::payload::{
-    ChargeChangedEvent, PaymentChangedEvent, PendingAnsweredEvent, PendingOpenedEvent, ProposalCreatedEvent,
-    ProposalSentEvent, SignatureRecordedEvent, StatusChangeEvent, TestEvent,
+    ChargeChangedEvent, NoticeRecordedEvent, PaymentChangedEvent, PendingAnsweredEvent, PendingOpenedEvent,
+    ProposalCreatedEvent, ProposalSentEvent, SignatureRecordedEvent, StatusChangeEvent, TermRenewedEvent, TestEvent,
 };
 use domain::values::EventKind;
 use serde_json::{Value, json};
@@ -111,6 +111,8 @@ impl Modify for BearerAuth {
         PendingOpenedEvent,
         PendingAnsweredEvent,
         ChargeChangedEvent,
+        NoticeRecordedEvent,
+        TermRenewedEvent,
         TestEvent
     )),
     modifiers(&BearerAuth),
@@ -487,6 +489,16 @@ fn catalog_entry(kind: EventKind) -> CatalogEntry {
             "webhook.chargeChanged",
             "Cobrança do contrato criada ou alterada, ou situação da cobrança alterada",
             "ChargeChangedEvent",
+        ),
+        EventKind::NoticeRecorded => (
+            "webhook.noticeRecorded",
+            "Aviso ao cliente enviado, ou seu recebimento (ou a entrega frustrada) conhecido depois",
+            "NoticeRecordedEvent",
+        ),
+        EventKind::TermRenewed => (
+            "webhook.termRenewed",
+            "Vigência do contrato renovada: nova vigência e novo certificado",
+            "TermRenewedEvent",
         ),
         EventKind::Test => (
             "webhook.test",

@@ -9,6 +9,7 @@ mod cursor_pages;
 mod expired_status;
 mod newer_error_codes;
 mod newer_event_kinds;
+mod notice_and_term_events;
 mod pix_automatic_payment;
 mod timestamp_format;
 
@@ -21,6 +22,7 @@ pub use cursor_pages::CursorPages;
 pub use expired_status::ExpiredStatus;
 pub use newer_error_codes::{AS_RELEASE_0_1_0, NewerErrorCodes};
 pub use newer_event_kinds::NewerEventKinds;
+pub use notice_and_term_events::NoticeAndTermEvents;
 pub use pix_automatic_payment::PixAutomaticPayment;
 pub use timestamp_format::TimestampFormat;
 
@@ -73,6 +75,7 @@ pub static CHANGES: &[&dyn Change] = &[
     &AddressNumberText,
     &TimestampFormat,
     &CursorPages,
+    &NoticeAndTermEvents,
 ];
 
 /// The changes a caller of `version` must not see, newest first: the order they are undone in.

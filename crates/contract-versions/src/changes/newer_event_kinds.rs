@@ -52,39 +52,46 @@ impl Change for NewerEventKinds {
     }
 
     fn document(&self, doc: &mut Value) {
-        if let Some(kinds) = doc
-            .pointer_mut("/components/schemas/EventKind/enum")
-            .and_then(Value::as_array_mut)
-        {
-            kinds.retain(|kind| !is_newer(kind));
+        hide_event_kinds(doc, &NEWER);
+    }
+}
+
+/// The newest document without the event `kinds` (each with its delivery's body schema): gone
+/// from the `EventKind` enum and the webhooks, their bodies' schemas gone with the schemas only
+/// those bodies used. For a version whose clients were generated before the kinds existed.
+pub(crate) fn hide_event_kinds(doc: &mut Value, kinds: &[(&str, &str)]) {
+    if let Some(listed) = doc
+        .pointer_mut("/components/schemas/EventKind/enum")
+        .and_then(Value::as_array_mut)
+    {
+        listed.retain(|kind| !kind.as_str().is_some_and(|kind| kinds.iter().any(|(k, _)| *k == kind)));
+    }
+    let mut removed = Vec::new();
+    for (kind, body) in kinds {
+        if let Some(webhooks) = doc.get_mut("webhooks").and_then(Value::as_object_mut) {
+            webhooks.remove(*kind);
         }
-        let mut removed = Vec::new();
-        for (kind, body) in NEWER {
-            if let Some(webhooks) = doc.get_mut("webhooks").and_then(Value::as_object_mut) {
-                webhooks.remove(kind);
-            }
-            if let Some(schema) = doc
+        if let Some(schema) = doc
+            .pointer_mut("/components/schemas")
+            .and_then(Value::as_object_mut)
+            .and_then(|schemas| schemas.remove(*body))
+        {
+            removed.push(schema);
+        }
+    }
+    // The schemas only those bodies used (their `data`) go with them.
+    while let Some(schema) = removed.pop() {
+        let mut names = Vec::new();
+        references(&schema, &mut names);
+        let mut still_used = Vec::new();
+        references(doc, &mut still_used);
+        for name in names.into_iter().filter(|n| !still_used.contains(n)) {
+            if let Some(orphan) = doc
                 .pointer_mut("/components/schemas")
                 .and_then(Value::as_object_mut)
-                .and_then(|schemas| schemas.remove(body))
+                .and_then(|schemas| schemas.remove(&name))
             {
-                removed.push(schema);
-            }
-        }
-        // The schemas only those bodies used (their `data`) go with them.
-        while let Some(schema) = removed.pop() {
-            let mut names = Vec::new();
-            references(&schema, &mut names);
-            let mut still_used = Vec::new();
-            references(doc, &mut still_used);
-            for name in names.into_iter().filter(|n| !still_used.contains(n)) {
-                if let Some(orphan) = doc
-                    .pointer_mut("/components/schemas")
-                    .and_then(Value::as_object_mut)
-                    .and_then(|schemas| schemas.remove(&name))
-                {
-                    removed.push(orphan);
-                }
+                removed.push(orphan);
             }
         }
     }

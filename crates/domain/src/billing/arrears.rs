@@ -133,6 +133,9 @@ pub struct Policyholder {
     pub email: Option<String>,
     /// When it received the open notice of the end (the last before the end), if it did.
     pub end_warning_at: Option<DateTime<Utc>>,
+    /// The open notice of the end whose copy its mail server has not taken yet: sent again on
+    /// every pass until it is, since the end counts from it.
+    pub end_warning_owed: Option<i64>,
 }
 
 /// A running contract behind on its premium, with what the law's steps need.
@@ -325,6 +328,7 @@ impl ArrearsService {
         };
         let today = brasilia_day(self.clock.now());
         for case in self.store.cases().await? {
+            self.copy_owed_to_policyholder(&case, today).await?;
             match next_step(&case, today) {
                 ArrearsStep::Nothing => {}
                 ArrearsStep::Notify(kind) => pass.notices.extend(self.notify(&case, kind, &[]).await?),
@@ -403,9 +407,25 @@ impl ArrearsService {
 }
 
 impl ArrearsService {
+    /// The copy of the end's notice a collective contract's policyholder has not received yet
+    /// (its mail server refused it, or was down): sent again, naming the end counted from now, as
+    /// the end will be once it is taken.
+    async fn copy_owed_to_policyholder(&self, case: &ArrearsCase, today: NaiveDate) -> Result<(), StoreError> {
+        let Some(policyholder) = &case.policyholder else {
+            return Ok(());
+        };
+        let Some(notice_id) = policyholder.end_warning_owed else {
+            return Ok(());
+        };
+        tracing::info!("policyholder's copy of the end's notice sent again");
+        let wording = NoticeWording::of(case, NoticeKind::EndWarning, &[], today);
+        self.notify_policyholder(policyholder, notice_id, wording.mail).await
+    }
+
     /// The collective contract's policyholder gets the notice too (art. 21 §2), recorded once
     /// its mail server took it: the end counts from it. Without an address, or refused, nothing
-    /// is recorded and the contract does not end (a warning says why).
+    /// is recorded and the contract does not end (a warning says why); the copy of the end's
+    /// notice is sent again on the next pass.
     async fn notify_policyholder(
         &self,
         policyholder: &Policyholder,

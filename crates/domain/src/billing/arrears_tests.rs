@@ -334,6 +334,7 @@ fn a_collective_life_contract_ends_no_sooner_than_ninety_days_after_its_policyho
         name: "Associação Nacional dos Segurados".into(),
         email: Some("cadastro@associacao.org.br".into()),
         end_warning_at: at.map(instant),
+        end_warning_owed: None,
     };
     // Suspended on 7 January, the end's notice received by the insured the same day.
     let warned = ArrearsCase {
@@ -381,6 +382,7 @@ async fn a_collective_contracts_notice_goes_to_its_policyholder_too_and_is_recor
                 name: "Associação Nacional dos Segurados".into(),
                 email: Some("cadastro@associacao.org.br".into()),
                 end_warning_at: None,
+                end_warning_owed: None,
             }),
             ..case(BillingStatus::Suspended)
         }])
@@ -419,6 +421,7 @@ async fn a_collective_contracts_notice_goes_to_its_policyholder_too_and_is_recor
                 name: "Associação".into(),
                 email: Some("cadastro@associacao.org.br".into()),
                 end_warning_at: None,
+                end_warning_owed: None,
             }),
             ..case(BillingStatus::Late)
         }])
@@ -435,4 +438,53 @@ async fn a_collective_contracts_notice_goes_to_its_policyholder_too_and_is_recor
         .times(1)
         .returning(|_| Err(MailError("550".into())));
     service(store, MockContractEnd::new(), mail, None).run().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_copy_of_the_end_notice_the_policyholder_never_received_is_sent_again_until_taken() {
+    let now = instant("2027-01-20T12:00:00Z");
+    let owed = || ArrearsCase {
+        status: BillingStatus::Suspended,
+        since: instant("2027-01-07T12:00:00Z"),
+        late_notice: Some(received("2026-12-14T12:00:00Z")),
+        end_warning: Some(received("2027-01-07T12:05:00Z")),
+        policyholder: Some(Policyholder {
+            name: "Associação Nacional dos Segurados".into(),
+            email: Some("cadastro@associacao.org.br".into()),
+            end_warning_at: None,
+            end_warning_owed: Some(44),
+        }),
+        ..case(BillingStatus::Suspended)
+    };
+    let mut store = MockArrearsStore::new();
+    store.expect_cases().returning(move || Ok(vec![owed()]));
+    store.expect_open_notice().never();
+    store
+        .expect_record_policyholder_notice()
+        .withf(move |id, destination, at| *id == 44 && destination == "c***@associacao.org.br" && *at == now)
+        .times(1)
+        .returning(|_, _, _| Ok(()));
+    let mut mail = MockMailSender::new();
+    // The end named from today's copy: 90 days after 20 January.
+    mail.expect_send()
+        .withf(|m| {
+            m.to.as_str() == "cadastro@associacao.org.br"
+                && matches!(&m.kind, MailKind::PolicyholderNotice(n)
+                    if n.notice.kind == NoticeKind::EndWarning && n.notice.ends_on == "20/04/2027")
+        })
+        .times(1)
+        .returning(|_| Ok(()));
+    let ender = MockContractEnd::new();
+    let pass = ArrearsService {
+        store: Arc::new(store),
+        ender: Arc::new(ender),
+        mail: Arc::new(mail),
+        messenger: None,
+        clock: Arc::new(At(now)),
+    }
+    .run()
+    .await
+    .unwrap();
+    assert_eq!(pass.notices, Vec::new(), "the insured is not noticed again");
+    assert_eq!(pass.ended, Vec::<String>::new());
 }

@@ -4,6 +4,7 @@
 //! …), so that a receiver can drop one older than one it already applied. No kind carries
 //! personal data: a receiver reads the customer through route 7.
 
+use crate::billing::term::ContractTerm;
 use crate::billing::{Billing, Charge};
 use crate::proposals::lifecycle::StatusEvent;
 use crate::signature::PartyRole;
@@ -63,6 +64,14 @@ event_body!(
 event_body!(
     /// The body of a `COBRANCA_ALTERADA` delivery.
     ChargeChangedEvent, ChargeChangedData, "Corpo de uma entrega `COBRANCA_ALTERADA`."
+);
+event_body!(
+    /// The body of an `AVISO_REGISTRADO` delivery.
+    NoticeRecordedEvent, NoticeRecordedData, "Corpo de uma entrega `AVISO_REGISTRADO`."
+);
+event_body!(
+    /// The body of a `VIGENCIA_RENOVADA` delivery.
+    TermRenewedEvent, TermRenewedData, "Corpo de uma entrega `VIGENCIA_RENOVADA`."
 );
 event_body!(
     /// The body of a `TESTE` delivery.
@@ -472,6 +481,120 @@ pub fn charge_changed(
     })
 }
 
+/// One channel of a notice and where its delivery stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(
+        description = "Um canal do aviso (`email`, `sms`, `whatsapp`) e sua entrega: `enviado` (sem confirmação ainda), `entregue` ou `falhou`."
+    )
+)]
+pub struct NoticeChannelData {
+    #[cfg_attr(feature = "openapi", schema(example = "sms"))]
+    pub canal: String,
+    #[cfg_attr(feature = "openapi", schema(example = "entregue"))]
+    pub status: String,
+}
+
+/// The data of `AVISO_REGISTRADO` (issue 67, decision 273): a notice to the customer sent, or its
+/// receipt or frustration learned after (a text message's report). No address or phone: those
+/// stay in route 7.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(
+        description = "Dados de `AVISO_REGISTRADO`: um aviso ao cliente enviado, ou seu recebimento (ou a entrega frustrada) conhecido depois, como o relatório de um SMS. `tipo`: atraso, aviso_encerramento ou encerramento (Lei 15.040/2024, arts. 20 e 21), renovacao ou fim_vigencia (o fim da vigência); `periodo` é o da parcela não paga. `recebidoEm` (a entrega mais cedo) ou `frustradoEm` (nenhum canal entregou) contam os prazos da lei. `canais` traz cada canal e sua entrega, sem endereço nem telefone. `sequence` conta os avisos registrados da proposta."
+    )
+)]
+pub struct NoticeRecordedData {
+    pub identificador: String,
+    #[cfg_attr(feature = "openapi", schema(example = "atraso"))]
+    pub tipo: String,
+    pub periodo: Option<i32>,
+    #[cfg_attr(feature = "openapi", schema(format = DateTime))]
+    pub enviado_em: String,
+    #[cfg_attr(feature = "openapi", schema(format = DateTime))]
+    pub recebido_em: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(format = DateTime))]
+    pub frustrado_em: Option<String>,
+    pub canais: Vec<NoticeChannelData>,
+    pub sequence: i32,
+}
+
+/// A notice as it stands: its kind and unpaid period, when it was sent, received or frustrated,
+/// and each channel's delivery.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoticeStandingFacts {
+    pub kind: String,
+    pub period: Option<i32>,
+    pub sent_at: DateTime<Utc>,
+    pub received_at: Option<DateTime<Utc>>,
+    pub frustrated_at: Option<DateTime<Utc>>,
+    pub channels: Vec<NoticeChannelData>,
+}
+
+/// A notice sent, or its receipt or frustration learned (`AVISO_REGISTRADO`).
+pub fn notice_recorded(identifier: &str, notice: NoticeStandingFacts, at: DateTime<Utc>, sequence: i32) -> String {
+    serialise(&NoticeRecordedEvent {
+        kind: EventKind::NoticeRecorded,
+        timestamp: timestamp(at),
+        data: NoticeRecordedData {
+            identificador: identifier.to_owned(),
+            tipo: notice.kind,
+            periodo: notice.period,
+            enviado_em: timestamp(notice.sent_at),
+            recebido_em: notice.received_at.map(timestamp),
+            frustrado_em: notice.frustrated_at.map(timestamp),
+            canais: notice.channels,
+            sequence,
+        },
+    })
+}
+
+/// The data of `VIGENCIA_RENOVADA` (issue 67, decision 273): the contract renewed for a new term.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(
+        description = "Dados de `VIGENCIA_RENOVADA`: o contrato renovado. `vigencia` é o número da nova vigência (2 para a primeira renovação), `inicio` e `fim` seus primeiro e último dias (dias de Brasília), `renovacao` se ela também renova (`automatica` ou `nenhuma`); o novo certificado segue ao cliente por e-mail. `sequence` conta as renovações da proposta."
+    )
+)]
+pub struct TermRenewedData {
+    pub identificador: String,
+    pub vigencia: i32,
+    #[cfg_attr(feature = "openapi", schema(format = Date, example = "2027-12-06"))]
+    pub inicio: String,
+    #[cfg_attr(feature = "openapi", schema(format = Date, example = "2028-12-05"))]
+    pub fim: String,
+    #[cfg_attr(feature = "openapi", schema(example = "automatica"))]
+    pub renovacao: String,
+    #[cfg_attr(feature = "openapi", schema(format = DateTime))]
+    pub renovada_em: String,
+    pub sequence: i32,
+}
+
+/// The contract renewed for the term `term` (`VIGENCIA_RENOVADA`).
+pub fn term_renewed(identifier: &str, term: &ContractTerm, at: DateTime<Utc>, sequence: i32) -> String {
+    serialise(&TermRenewedEvent {
+        kind: EventKind::TermRenewed,
+        timestamp: timestamp(at),
+        data: TermRenewedData {
+            identificador: identifier.to_owned(),
+            vigencia: i32::try_from(term.sequence).unwrap_or(i32::MAX),
+            inicio: term.start.to_string(),
+            fim: term.end.to_string(),
+            renovacao: term.renewal.as_str().to_owned(),
+            renovada_em: timestamp(term.renewed_at.unwrap_or(at)),
+            sequence,
+        },
+    })
+}
+
 /// The test event `POST /hooks/:uuid/test` sends.
 pub fn test(subscription: Uuid, at: DateTime<Utc>) -> String {
     serialise(&TestEvent {
@@ -577,6 +700,48 @@ mod tests {
             json!({"type": "PAGAMENTO_ALTERADO", "timestamp": "2026-11-26T09:30:00.000Z", "data": {
                 "identificador": "PROP-1", "statusAnterior": null, "status": "active",
                 "alteradoEm": "2026-11-26T09:30:00.000Z", "sequence": 1}})
+        );
+    }
+
+    #[test]
+    fn a_notice_names_its_kind_period_standing_and_channels_and_a_renewal_its_new_term() {
+        let notice = NoticeStandingFacts {
+            kind: "atraso".into(),
+            period: Some(2),
+            sent_at: at(),
+            received_at: Some(at() + chrono::Duration::days(3)),
+            frustrated_at: None,
+            channels: vec![
+                NoticeChannelData {
+                    canal: "email".into(),
+                    status: "falhou".into(),
+                },
+                NoticeChannelData {
+                    canal: "sms".into(),
+                    status: "entregue".into(),
+                },
+            ],
+        };
+        assert_eq!(
+            parsed(notice_recorded("PROP-1", notice, at(), 2)),
+            json!({"type": "AVISO_REGISTRADO", "timestamp": "2026-11-26T09:30:00.000Z", "data": {
+                "identificador": "PROP-1", "tipo": "atraso", "periodo": 2,
+                "enviadoEm": "2026-11-26T09:30:00.000Z", "recebidoEm": "2026-11-29T09:30:00.000Z",
+                "frustradoEm": null,
+                "canais": [{"canal": "email", "status": "falhou"}, {"canal": "sms", "status": "entregue"}],
+                "sequence": 2}})
+        );
+        let term = ContractTerm {
+            sequence: 2,
+            start: chrono::NaiveDate::from_ymd_opt(2027, 11, 26).unwrap(),
+            end: chrono::NaiveDate::from_ymd_opt(2028, 11, 25).unwrap(),
+            renewal: crate::billing::term::Renewal::Automatic,
+            renewed_at: Some(at()),
+        };
+        assert_eq!(
+            parsed(term_renewed("PROP-1", &term, at(), 1))["data"],
+            json!({"identificador": "PROP-1", "vigencia": 2, "inicio": "2027-11-26", "fim": "2028-11-25",
+                   "renovacao": "automatica", "renovadaEm": "2026-11-26T09:30:00.000Z", "sequence": 1})
         );
     }
 }

@@ -203,8 +203,9 @@ choice!(
     /// The catalogue of event kinds a subscription may ask for: a proposal's status change, its
     /// creation (routes 5 and 6), its sending for signature and each resend (route 12), each
     /// party's signature or refusal, a change of its subscription's state on the payment platform,
-    /// a request for documents and its answer (the acceptance clock suspended and resumed); and
-    /// the test event sent on request.
+    /// a request for documents and its answer (the acceptance clock suspended and resumed), a
+    /// charge or the billing's standing, a notice to the customer sent or its receipt learned, the
+    /// contract's term renewed; and the test event sent on request.
     EventKind, "evento_desconhecido", "evento", {
         StatusChange => "ALTERAÇÃO_STATUS",
         ProposalCreated => "PROPOSTA_CRIADA",
@@ -214,6 +215,8 @@ choice!(
         PendingOpened => "PENDENCIA_ABERTA",
         PendingAnswered => "PENDENCIA_RESPONDIDA",
         ChargeChanged => "COBRANCA_ALTERADA",
+        NoticeRecorded => "AVISO_REGISTRADO",
+        TermRenewed => "VIGENCIA_RENOVADA",
         Test => "TESTE",
     }
 );

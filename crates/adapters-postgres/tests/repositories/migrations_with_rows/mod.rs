@@ -22,6 +22,7 @@ mod event_catalog;
 mod held_subscriptions_index;
 mod late_refunds;
 mod mother_name;
+mod notice_and_term_events;
 mod pending_events;
 mod personal_data_blocks;
 mod pix_automatico;

@@ -31,7 +31,9 @@ pub struct HistoryEntryDto {
     /// banco ou revogada, com `situacao` e `motivo`), aviso_cobranca (um aviso de prêmio não pago,
     /// Lei 15.040/2024 arts. 20–21, com `aviso`: atraso, aviso_encerramento ou encerramento,
     /// `periodo` e `canais`: cada canal e sua entrega; e os avisos do fim da vigência: renovacao
-    /// ou fim_vigencia), vigencia (o contrato renovado, com `vigencia`: o número da vigência, e
+    /// ou fim_vigencia), aviso_recebimento (o recebimento de um aviso, ou sua entrega frustrada,
+    /// conhecido depois do envio, com `aviso` e `recebido_em` ou `frustrado_em`), vigencia (o
+    /// contrato renovado, com `vigencia`: o número da vigência, e
     /// `fim`: o novo fim), averbacao (o desconto em folha registrado
     /// na plataforma de consignação, com `averbacao`: o id dela, e `situacao`: pendente, ativa,
     /// recusada ou cancelada, e `motivo`), exportacao, bloqueio (dados do titular
