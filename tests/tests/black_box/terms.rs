@@ -194,3 +194,36 @@ async fn a_contract_keeps_the_term_its_product_declared_at_the_acceptance() {
         "APROVADO"
     );
 }
+
+/// `sales-api catalog term`: a value out of the rules is named by its option and changes nothing;
+/// a good one is kept and read back, and the next contract runs by it.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_back_office_sets_a_products_term_and_a_value_out_of_the_rules_is_named() {
+    use api_actix::cli::set_product_term;
+    let s = setup().await;
+    let config = TestApp::config(&s.app.db, &[]);
+    let refused = |result: Result<domain::billing::term::TermPolicy, api_actix::cli::CliError>| {
+        result.map(|p| format!("{p:?}")).unwrap_err().to_string()
+    };
+    for months in [0, 61] {
+        let said = refused(set_product_term(&config, 101, Some(months), None).await);
+        assert!(said.contains("months deve estar entre 1 e 60"), "{months}: {said}");
+    }
+    let said = refused(set_product_term(&config, 101, Some(12), Some("talvez")).await);
+    assert!(said.contains("renewal deve ser automatica ou nenhuma"), "{said}");
+    let said = refused(set_product_term(&config, 999, Some(12), None).await);
+    assert!(said.contains("produto 999 não encontrado"), "{said}");
+    let unchanged = set_product_term(&config, 101, None, None).await.unwrap();
+    assert_eq!((unchanged.months, unchanged.renewal.as_str()), (12, "automatica"));
+
+    let set = set_product_term(&config, 101, Some(6), Some(" nenhuma ")).await;
+    let set = set.unwrap();
+    assert_eq!((set.months, set.renewal.as_str()), (6, "nenhuma"));
+    let read = set_product_term(&config, 101, None, None).await.unwrap();
+    assert_eq!(read, set);
+    let identifier = debit_contract(&s, CPF).await;
+    let term = term(&s, &identifier).await;
+    let today = brasilia_today();
+    assert_eq!(day(&term["end"]), today.checked_add_months(Months::new(6)).unwrap());
+    assert_eq!(term["renewal"], "nenhuma");
+}

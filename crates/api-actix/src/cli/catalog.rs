@@ -177,6 +177,32 @@ pub async fn set_product_billing(
     Ok(rules)
 }
 
+/// `sales-api catalog term`: the product's term, its months or renewal changed when given (each
+/// value out of the rules named with its option); the contracts already accepted keep theirs.
+pub async fn set_product_term(
+    config: &Config,
+    product: i32,
+    months: Option<i64>,
+    renewal: Option<&str>,
+) -> Result<TermPolicy, CliError> {
+    let terms = adapters_postgres::terms::PgTerms::new(Services::build(config)?.pool);
+    let current = terms
+        .policy(product)
+        .await
+        .map_err(failed)?
+        .ok_or_else(|| CliError::Failed(format!("produto {product} não encontrado")))?;
+    if months.is_none() && renewal.is_none() {
+        return Ok(current);
+    }
+    let policy = TermPolicy::new(
+        months.unwrap_or(i64::from(current.months)),
+        renewal.unwrap_or(current.renewal.as_str()),
+    )
+    .map_err(|v| CliError::Failed(lines_of(&v)))?;
+    terms.set_policy(product, policy).await.map_err(failed)?;
+    Ok(policy)
+}
+
 /// `sales-api catalog collection`: the product's collection, set to `at` when given (an
 /// unknown value named with the ones accepted).
 pub async fn set_product_collection(
@@ -360,23 +386,7 @@ pub(super) async fn run(command: CatalogCommand) -> Result<(), CliError> {
             renewal,
         } => {
             let config = Config::from_env()?;
-            let terms = adapters_postgres::terms::PgTerms::new(Services::build(&config)?.pool);
-            let current = terms
-                .policy(product)
-                .await
-                .map_err(failed)?
-                .ok_or_else(|| CliError::Failed(format!("produto {product} não encontrado")))?;
-            let policy = if months.is_none() && renewal.is_none() {
-                current
-            } else {
-                let policy = TermPolicy::new(
-                    months.unwrap_or(i64::from(current.months)),
-                    renewal.as_deref().unwrap_or(current.renewal.as_str()),
-                )
-                .map_err(|v| CliError::Failed(lines_of(&v)))?;
-                terms.set_policy(product, policy).await.map_err(failed)?;
-                policy
-            };
+            let policy = set_product_term(&config, product, months, renewal.as_deref()).await?;
             println!(
                 "produto {product}: vigência de {} mes(es); renovação: {}",
                 policy.months,

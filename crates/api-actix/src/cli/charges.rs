@@ -60,6 +60,35 @@ pub async fn record_averbacao(
         .map_err(failed)
 }
 
+/// The averbação `sales-api charges averbacao` records, from its options; each value out of the
+/// rules named with its option.
+pub fn averbacao_of(
+    id: &str,
+    status: &str,
+    reason: Option<String>,
+    margin: Option<i64>,
+) -> Result<domain::billing::averbacao::Averbacao, CliError> {
+    use domain::billing::averbacao::{Averbacao, AverbacaoStatus};
+    let status = AverbacaoStatus::parse(status.trim())
+        .ok_or_else(|| failed(format!("--status {status}: use pendente, ativa, recusada ou cancelada")))?;
+    if id.trim().is_empty() || id.trim().chars().count() > 120 {
+        return Err(failed("--id: de 1 a 120 caracteres"));
+    }
+    if margin.is_some_and(|m| m < 0) {
+        return Err(failed("--margin: centavos, não negativo"));
+    }
+    // The column's own limit (averbacoes.motivo).
+    if reason.as_ref().is_some_and(|r| r.trim().chars().count() > 200) {
+        return Err(failed("--reason: até 200 caracteres"));
+    }
+    Ok(Averbacao {
+        id: id.trim().to_owned(),
+        status,
+        margin_cents: margin,
+        reason: reason.map(|r| r.trim().to_owned()).filter(|r| !r.is_empty()),
+    })
+}
+
 /// `sales-api charges run`: one pass of the billing now, by the clock every instance judges by.
 pub async fn run_billing(config: &Config) -> Result<domain::billing::service::BillingRun, CliError> {
     let services = Services::build(config)?;
@@ -176,21 +205,8 @@ pub(super) async fn run(command: ChargesCommand) -> Result<(), CliError> {
             reason,
             margin,
         } => {
-            use domain::billing::averbacao::{Averbacao, AverbacaoStatus};
-            let status = AverbacaoStatus::parse(&status)
-                .ok_or_else(|| failed(format!("--status {status}: use pendente, ativa, recusada ou cancelada")))?;
-            if id.trim().is_empty() || id.chars().count() > 120 {
-                return Err(failed("--id: de 1 a 120 caracteres"));
-            }
-            if margin.is_some_and(|m| m < 0) {
-                return Err(failed("--margin: centavos, não negativo"));
-            }
-            let averbacao = Averbacao {
-                id: id.trim().to_owned(),
-                status,
-                margin_cents: margin,
-                reason,
-            };
+            let averbacao = averbacao_of(&id, &status, reason, margin)?;
+            let status = averbacao.status;
             let config = Config::from_env()?;
             if record_averbacao(&config, &identifier, &averbacao).await? {
                 println!("averbação {} de {identifier}: {status}", averbacao.id);
@@ -202,5 +218,40 @@ pub(super) async fn run(command: ChargesCommand) -> Result<(), CliError> {
             }
             Ok(())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use domain::billing::averbacao::AverbacaoStatus;
+
+    fn refused(result: Result<domain::billing::averbacao::Averbacao, CliError>) -> String {
+        match result {
+            Err(error) => error.to_string(),
+            Ok(averbacao) => panic!("accepted: {averbacao:?}"),
+        }
+    }
+
+    #[test]
+    fn an_averbacao_out_of_the_rules_is_refused_naming_its_option() {
+        assert!(refused(averbacao_of("AV-1", "aprovada", None, None)).contains("--status aprovada"));
+        assert!(refused(averbacao_of("  ", "ativa", None, None)).contains("--id"));
+        assert!(refused(averbacao_of(&"9".repeat(121), "ativa", None, None)).contains("--id"));
+        assert!(refused(averbacao_of("AV-1", "ativa", None, Some(-1))).contains("--margin"));
+        assert!(refused(averbacao_of("AV-1", "recusada", Some("x".repeat(201)), None)).contains("--reason"));
+    }
+
+    #[test]
+    fn an_averbacao_within_the_rules_is_taken_trimmed() {
+        let taken = averbacao_of(" AV-1 ", " recusada ", Some(" margem insuficiente ".into()), Some(0)).unwrap();
+        assert_eq!(taken.id, "AV-1");
+        assert_eq!(taken.status, AverbacaoStatus::Refused);
+        assert_eq!(taken.reason.as_deref(), Some("margem insuficiente"));
+        assert_eq!(taken.margin_cents, Some(0));
+        assert_eq!(
+            averbacao_of("AV-1", "ativa", Some("  ".into()), None).unwrap().reason,
+            None
+        );
     }
 }

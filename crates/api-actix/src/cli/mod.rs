@@ -23,10 +23,10 @@ mod users;
 pub use acceptance::{AcceptanceCommand, collect_at_acceptance, sweep_acceptance};
 pub use catalog::{
     BillingArgs, CatalogCommand, CollectiveLife, CoverArgs, set_product_billing, set_product_collection,
-    set_product_collective,
+    set_product_collective, set_product_term,
 };
 pub use certificates::{CertificatesCommand, deliver_certificates};
-pub use charges::{ChargesCommand, record_averbacao, record_discounts, run_billing};
+pub use charges::{ChargesCommand, averbacao_of, record_averbacao, record_discounts, run_billing};
 pub use check::CheckCommand;
 pub use configuration::ConfigCommand;
 pub use debits::{DebitsCommand, give_back_late_payments, read_retorno, retorno_outcome, write_remessas};

@@ -91,7 +91,7 @@ impl TermPolicy {
                 format!("months deve estar entre 1 e {MAX_TERM_MONTHS}"),
             );
         }
-        let parsed = Renewal::parse(renewal);
+        let parsed = Renewal::parse(renewal.trim());
         if parsed.is_none() {
             v.add(
                 "renewal",
