@@ -262,6 +262,25 @@ impl TestApp {
             .to_owned()
     }
 
+    /// `token`'s owner subscribed to `events` (route 17), delivered to a receiver on this machine
+    /// that takes every delivery (the service started with `HOOKS_ALLOWED_CIDRS` covering it).
+    pub async fn subscribed_receiver(&self, token: &str, events: &[&str]) -> wiremock::MockServer {
+        let receiver = wiremock::MockServer::start().await;
+        wiremock::Mock::given(wiremock::matchers::method("POST"))
+            .respond_with(wiremock::ResponseTemplate::new(200))
+            .mount(&receiver)
+            .await;
+        let hook = self
+            .post_json_as(
+                "/hooks",
+                token,
+                &serde_json::json!({"events": events, "endpoint": receiver.uri(), "status": "ATIVO"}),
+            )
+            .await;
+        assert_eq!(hook.status(), StatusCode::OK, "{}", hook.text().await.unwrap());
+        receiver
+    }
+
     pub async fn post_json_as(&self, path: &str, token: &str, body: &Value) -> reqwest::Response {
         self.client
             .post(self.url(path))

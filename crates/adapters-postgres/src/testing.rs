@@ -61,6 +61,25 @@ pub async fn lines(conn: &mut AsyncPgConnection, query: &str) -> Vec<String> {
         .collect()
 }
 
+/// A back office's webhook subscription to `events` (SQL: quoted kinds, comma separated), named
+/// by its endpoint: the row the migration tests of event kinds start from.
+pub fn hook_subscription_row(endpoint: &str, events: &str) -> String {
+    format!(
+        "INSERT INTO hook_subscriptions (uuid, owner_application, created_by, endpoint, events, status, secret_sealed, \
+         created_at, updated_at) VALUES (gen_random_uuid(), 'BACKOFFICE', 'x', '{endpoint}', ARRAY[{events}], 'ATIVO', \
+         '\\x00', now(), now());"
+    )
+}
+
+/// A delivery of `kind` to the subscription at `endpoint` (see [`hook_subscription_row`]).
+pub fn hook_delivery_row(endpoint: &str, kind: &str) -> String {
+    format!(
+        "INSERT INTO hook_deliveries (subscription_id, message_id, event_type, body, next_attempt_at) \
+         SELECT id, 'msg_' || md5(random()::text), '{kind}', '{{}}', now() FROM hook_subscriptions \
+         WHERE endpoint = '{endpoint}';"
+    )
+}
+
 /// The text column `line` of the one row `query` returns.
 pub async fn line(conn: &mut AsyncPgConnection, query: &str) -> String {
     lines(conn, query)

@@ -254,20 +254,10 @@ impl Sale {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_request_for_documents_suspends_the_clock_and_the_sellers_answer_resumes_it_moved() {
     let s = sale_with(&[("HOOKS_ALLOWED_CIDRS", "127.0.0.0/8")]).await;
-    let receiver = wiremock::MockServer::start().await;
-    wiremock::Mock::given(wiremock::matchers::method("POST"))
-        .respond_with(wiremock::ResponseTemplate::new(200))
-        .mount(&receiver)
-        .await;
-    let hook = s
+    let _receiver = s
         .app
-        .post_json_as(
-            "/hooks",
-            &s.partner,
-            &json!({"events": ["PENDENCIA_ABERTA", "PENDENCIA_RESPONDIDA"], "endpoint": receiver.uri(), "status": "ATIVO"}),
-        )
+        .subscribed_receiver(&s.partner, &["PENDENCIA_ABERTA", "PENDENCIA_RESPONDIDA"])
         .await;
-    assert_eq!(hook.status(), StatusCode::OK, "{}", hook.text().await.unwrap());
     // The demo's product decided by a person: 10 days, two suspensions.
     let identifier = s
         .in_analysis("52998224725", i64::from(seed::DEMO_DECIDED_PRODUCT))

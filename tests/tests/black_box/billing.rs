@@ -23,20 +23,7 @@ async fn billed_sale() -> (Setup, wiremock::MockServer) {
         office: app.token_for("bo@demo.com.br", "BACKOFFICE", "").await,
         app,
     };
-    let receiver = wiremock::MockServer::start().await;
-    wiremock::Mock::given(wiremock::matchers::method("POST"))
-        .respond_with(wiremock::ResponseTemplate::new(200))
-        .mount(&receiver)
-        .await;
-    let hook = s
-        .app
-        .post_json_as(
-            "/hooks",
-            &s.partner,
-            &json!({"events": ["COBRANCA_ALTERADA"], "endpoint": receiver.uri(), "status": "ATIVO"}),
-        )
-        .await;
-    assert_eq!(hook.status(), StatusCode::OK, "{}", hook.text().await.unwrap());
+    let receiver = s.app.subscribed_receiver(&s.partner, &["COBRANCA_ALTERADA"]).await;
     (s, receiver)
 }
 

@@ -7,31 +7,18 @@
 
 use super::arrears::{billing_status, notices, on, run, second_charge_refused};
 use super::legal_hold::Setup;
-use black_box_tests::{StatusCode, TestApp};
+use black_box_tests::TestApp;
 use chrono::{Days, Months, NaiveDate};
 use serde_json::{Value, json};
 
 const CPF: &str = "52998224725";
 const HOOKS_ON_THIS_MACHINE: (&str, &str) = ("HOOKS_ALLOWED_CIDRS", "127.0.0.0/8");
 
-/// The partner subscribed to its contracts' notices and renewals; the receiver takes every
-/// delivery.
+/// The partner subscribed to its contracts' notices and renewals.
 async fn subscribed(s: &Setup) -> wiremock::MockServer {
-    let receiver = wiremock::MockServer::start().await;
-    wiremock::Mock::given(wiremock::matchers::method("POST"))
-        .respond_with(wiremock::ResponseTemplate::new(200))
-        .mount(&receiver)
-        .await;
-    let hook = s
-        .app
-        .post_json_as(
-            "/hooks",
-            &s.partner,
-            &json!({"events": ["AVISO_REGISTRADO", "VIGENCIA_RENOVADA"], "endpoint": receiver.uri(), "status": "ATIVO"}),
-        )
-        .await;
-    assert_eq!(hook.status(), StatusCode::OK, "{}", hook.text().await.unwrap());
-    receiver
+    s.app
+        .subscribed_receiver(&s.partner, &["AVISO_REGISTRADO", "VIGENCIA_RENOVADA"])
+        .await
 }
 
 /// The data of the events of `kind` queued, in their sequence.

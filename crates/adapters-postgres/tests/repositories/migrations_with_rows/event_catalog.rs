@@ -5,26 +5,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use adapters_postgres::testing::{MigrationRoundTrip, ONE_SHOP_SALE, line, lines};
+use adapters_postgres::testing::{
+    MigrationRoundTrip, ONE_SHOP_SALE, hook_delivery_row as delivery, hook_subscription_row as subscription, line,
+    lines,
+};
 use diesel_async::SimpleAsyncConnection;
-
-/// A subscription of the back office to `events`, named by its endpoint.
-fn subscription(endpoint: &str, events: &str) -> String {
-    format!(
-        "INSERT INTO hook_subscriptions (uuid, owner_application, created_by, endpoint, events, status, secret_sealed, \
-         created_at, updated_at) VALUES (gen_random_uuid(), 'BACKOFFICE', 'x', '{endpoint}', ARRAY[{events}], 'ATIVO', \
-         '\\x00', now(), now());"
-    )
-}
-
-/// A delivery of `kind` to the subscription at `endpoint`.
-fn delivery(endpoint: &str, kind: &str) -> String {
-    format!(
-        "INSERT INTO hook_deliveries (subscription_id, message_id, event_type, body, next_attempt_at) \
-         SELECT id, 'msg_' || md5(random()::text), '{kind}', '{{}}', now() FROM hook_subscriptions \
-         WHERE endpoint = '{endpoint}';"
-    )
-}
 
 const EVENTS_BY_ENDPOINT: &str =
     "SELECT endpoint || ' ' || array_to_string(events, ',') AS line FROM hook_subscriptions ORDER BY endpoint";

@@ -5,7 +5,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use adapters_postgres::testing::{MigrationRoundTrip, ONE_SHOP_SALE, line};
+use adapters_postgres::testing::{
+    MigrationRoundTrip, ONE_SHOP_SALE, hook_delivery_row, hook_subscription_row as subscription, line,
+};
 use diesel_async::SimpleAsyncConnection;
 
 const SUBSCRIPTIONS: &str = "SELECT coalesce(string_agg(endpoint || '=' || array_to_string(events, '+'), ',' ORDER BY id), '-') \
@@ -14,22 +16,11 @@ const DELIVERIES: &str =
     "SELECT coalesce(string_agg(event_type, ',' ORDER BY event_type), '-') AS line FROM hook_deliveries";
 const SEQUENCES: &str = "SELECT coalesce(string_agg(kind || '=' || last_sequence, ',' ORDER BY kind), '-') AS line FROM proposal_event_sequences";
 
-fn subscription(endpoint: &str, events: &str) -> String {
-    format!(
-        "INSERT INTO hook_subscriptions (uuid, owner_application, created_by, endpoint, events, status, secret_sealed, \
-         created_at, updated_at) VALUES (gen_random_uuid(), 'BACKOFFICE', 'x', '{endpoint}', ARRAY[{events}], 'ATIVO', \
-         '\\x00', now(), now());"
-    )
-}
-
 /// A delivery of `kind` to the subscription at `endpoint`, and the proposal's sequence of it.
 fn told(endpoint: &str, kind: &str) -> String {
     format!(
-        "INSERT INTO hook_deliveries (subscription_id, message_id, event_type, body, next_attempt_at) \
-         SELECT id, 'msg_' || md5(random()::text), '{kind}', '{{}}', now() FROM hook_subscriptions \
-         WHERE endpoint = '{endpoint}'; \
-         INSERT INTO proposal_event_sequences (proposal_id, kind, last_sequence) \
-         SELECT id, '{kind}', 1 FROM proposals;"
+        "{} INSERT INTO proposal_event_sequences (proposal_id, kind, last_sequence) SELECT id, '{kind}', 1 FROM proposals;",
+        hook_delivery_row(endpoint, kind)
     )
 }
 

@@ -5,19 +5,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use adapters_postgres::testing::{MigrationRoundTrip, line};
+use adapters_postgres::testing::{MigrationRoundTrip, hook_subscription_row as subscription, line};
 use diesel_async::SimpleAsyncConnection;
 
 const SUBSCRIPTIONS: &str = "SELECT coalesce(string_agg(endpoint || '=' || array_to_string(events, '+'), ',' ORDER BY id), '-') \
      AS line FROM hook_subscriptions";
-
-fn subscription(endpoint: &str, events: &str) -> String {
-    format!(
-        "INSERT INTO hook_subscriptions (uuid, owner_application, created_by, endpoint, events, status, secret_sealed, \
-         created_at, updated_at) VALUES (gen_random_uuid(), 'BACKOFFICE', 'x', '{endpoint}', ARRAY[{events}], 'ATIVO', \
-         '\\x00', now(), now());"
-    )
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_pending_kinds_come_and_go_with_what_holds_them() {
