@@ -293,3 +293,44 @@ impl AverbacaoStore for PgAverbacoes {
         .map_err(query_error)
     }
 }
+
+/// The days a payroll contract may wait for its averbação before the gauge counts it: the
+/// platforms answer within a few working days (the sandbox keeps one pending for five).
+pub const AVERBACAO_WAIT_DAYS: u64 = 5;
+
+/// The running payroll contracts nothing is discounted for, as sampled for the metrics: their
+/// averbação refused (the back office decides with the customer, decision 268), or not active
+/// [`AVERBACAO_WAIT_DAYS`] after the acceptance (not asked, or pending at the platform or, with
+/// none wired, at the back office).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AverbacaoLevels {
+    pub refused: i64,
+    pub overdue: i64,
+}
+
+/// The sampled [`AverbacaoLevels`] at `now` (`averbacoes_refused`, `averbacoes_overdue`).
+pub async fn averbacao_levels(pool: &PgPool, now: DateTime<Utc>) -> Result<AverbacaoLevels, StoreError> {
+    let mut conn = connection(pool).await?;
+    let running = || {
+        billings::table
+            .left_join(averbacoes::table)
+            .filter(billings::metodo.eq(domain::values::PaymentType::PayrollDiscount.as_str()))
+            .filter(billings::encerrada_em.is_null())
+    };
+    let status = averbacoes::situacao.nullable();
+    let refused = running()
+        .filter(status.eq(AverbacaoStatus::Refused.as_str()))
+        .count()
+        .get_result(&mut conn)
+        .await
+        .map_err(query_error)?;
+    let waited_since = now - chrono::Days::new(AVERBACAO_WAIT_DAYS);
+    let overdue = running()
+        .filter(billings::aceita_em.le(waited_since))
+        .filter(status.is_null().or(status.eq(AverbacaoStatus::Pending.as_str())))
+        .count()
+        .get_result(&mut conn)
+        .await
+        .map_err(query_error)?;
+    Ok(AverbacaoLevels { refused, overdue })
+}

@@ -163,6 +163,14 @@ async fn metrics_page(scrape: web::Data<Scrape>) -> HttpResponse {
         Ok(Err(error)) => tracing::warn!(%error, "undelivered billing notices not sampled"),
         Err(_) => tracing::warn!("undelivered billing notices not sampled in time"),
     }
+    match tokio::time::timeout(SAMPLE_TIMEOUT, averbacoes_now(&scrape.sampled)).await {
+        Ok(Ok(levels)) => {
+            metrics::gauge!(metric::AVERBACOES_REFUSED).set(levels.refused as f64);
+            metrics::gauge!(metric::AVERBACOES_OVERDUE).set(levels.overdue as f64);
+        }
+        Ok(Err(error)) => tracing::warn!(%error, "averbações not sampled"),
+        Err(_) => tracing::warn!("averbações not sampled in time"),
+    }
     scrape.process.collect();
     scrape.handle.run_upkeep();
     HttpResponse::Ok()
@@ -170,16 +178,28 @@ async fn metrics_page(scrape: web::Data<Scrape>) -> HttpResponse {
         .body(scrape.handle.render())
 }
 
-/// The refunds to pay past their due date, by the day the rules are judged by.
-async fn refunds_overdue_now(sampled: &Sampled) -> Result<i64, domain::store::StoreError> {
-    let now = match &sampled.development_clock {
+/// The instant the rules are judged by: the development clock's where it runs.
+async fn rules_now(sampled: &Sampled) -> Result<chrono::DateTime<chrono::Utc>, domain::store::StoreError> {
+    Ok(match &sampled.development_clock {
         Some(dev) => {
             dev.refresh().await?;
             domain::clock::Clock::now(dev.clock.as_ref())
         }
         None => chrono::Utc::now(),
-    };
-    adapters_postgres::refunds::refunds_overdue(&sampled.queue, domain::billing::brasilia_day(now)).await
+    })
+}
+
+/// The refunds to pay past their due date, by the day the rules are judged by.
+async fn refunds_overdue_now(sampled: &Sampled) -> Result<i64, domain::store::StoreError> {
+    let today = domain::billing::brasilia_day(rules_now(sampled).await?);
+    adapters_postgres::refunds::refunds_overdue(&sampled.queue, today).await
+}
+
+/// The payroll contracts not discounted, by the instant the rules are judged by.
+async fn averbacoes_now(
+    sampled: &Sampled,
+) -> Result<adapters_postgres::averbacoes::AverbacaoLevels, domain::store::StoreError> {
+    adapters_postgres::averbacoes::averbacao_levels(&sampled.queue, rules_now(sampled).await?).await
 }
 
 /// The bound metrics listener: its handle, its port, and the future that serves it (and folds

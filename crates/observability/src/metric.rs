@@ -85,6 +85,10 @@ pub const REFUNDS_TO_PAY_OVERDUE: &str = "refunds_to_pay_overdue";
 // The open notices of an unpaid premium of running contracts that no channel delivered (issue 67,
 // Lei 15.040/2024 art. 20 §3): sampled at each scrape.
 pub const BILLING_NOTICES_UNDELIVERED: &str = "billing_notices_undelivered";
+// The running payroll contracts nothing is discounted for (issue 67, decision 268): their
+// averbação refused, or not active five days after the acceptance; sampled at each scrape.
+pub const AVERBACOES_REFUSED: &str = "averbacoes_refused";
+pub const AVERBACOES_OVERDUE: &str = "averbacoes_overdue";
 
 /// What kind of metric a name is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -238,6 +242,16 @@ pub const CATALOGUE: &[(&str, Kind, &str)] = &[
         Kind::Gauge,
         "Avisos de prêmio não pago em aberto que nenhum canal entregou (contratos em vigor)",
     ),
+    (
+        AVERBACOES_REFUSED,
+        Kind::Gauge,
+        "Contratos em folha em vigor com a averbação recusada: nada é descontado (decida com o cliente)",
+    ),
+    (
+        AVERBACOES_OVERDUE,
+        Kind::Gauge,
+        "Contratos em folha em vigor sem averbação ativa cinco dias após a aceitação (não pedida ou pendente)",
+    ),
 ];
 
 /// Describes every metric of the catalogue to the installed recorder.
@@ -359,6 +373,11 @@ mod tests {
                     "proposal_operations_",
                     "proposals_acceptance_",
                     "privacy_retention_",
+                    "privacy_requests_",
+                    "ledger_",
+                    "refunds_to_pay_",
+                    "billing_notices_",
+                    "averbacoes_",
                 ];
                 if ours.iter().any(|prefix| family.starts_with(prefix)) {
                     assert!(

@@ -20,6 +20,7 @@ mod customers;
 mod debits;
 mod delivery_log;
 mod ecommerce;
+mod end_races;
 mod event_catalog;
 mod history;
 mod hooks;

@@ -334,3 +334,51 @@ async fn open_notices_of_running_contracts_that_no_channel_delivered_are_on_the_
         "the running contract's open frustrated notice only"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn running_payroll_contracts_with_a_refused_or_overdue_averbacao_are_on_the_listener() {
+    let app = TestApp::spawn_with(&[("METRICS_ADDR", "127.0.0.1:0")]).await;
+    app.seed_catalog().await;
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", "11222333000181").await;
+    // (the averbação's status, or none; days since the acceptance; the billing ended)
+    let contracts = [
+        (Some("recusada"), 1, false),
+        (Some("recusada"), 1, true),
+        (Some("ativa"), 30, false),
+        (Some("pendente"), 6, false),
+        (Some("pendente"), 2, false),
+        (None, 10, false),
+        (Some("cancelada"), 40, true),
+    ];
+    for (n, (status, days, ended)) in contracts.into_iter().enumerate() {
+        let identifier = app.create_proposal(&partner, &cpf_from(5_100 + n as u32)).await;
+        app.sql(&format!(
+            "INSERT INTO contract_billings (id_proposta, metodo, valor, aceita_em, primeiro_vencimento, proximo_vencimento,
+                 retentativas_dias, carencia_dias, suspensao_dias, situacao, situacao_desde, situacao_por, encerrada_em)
+             SELECT id, 'DESCONTO EM FOLHA', 1990, now() - interval '{days} days', current_date, current_date, '{{1}}',
+                    5, 30, 'em_dia', now(), 'x', CASE WHEN {ended} THEN now() END
+             FROM proposals WHERE identificador = '{identifier}'"
+        ))
+        .await;
+        if let Some(status) = status {
+            app.sql(&format!(
+                "INSERT INTO averbacoes (id_proposta, id_externo, situacao, solicitada_em, situacao_em, alterada_por)
+                 SELECT id, 'AV-{n}', '{status}', now(), now(), 'x' FROM proposals WHERE identificador = '{identifier}'"
+            ))
+            .await;
+        }
+    }
+    let scraped = scrape(&app).await;
+    assert_eq!(gauge(&scraped, "averbacoes_refused"), 1.0, "the running contract's");
+    assert_eq!(
+        gauge(&scraped, "averbacoes_overdue"),
+        2.0,
+        "pending six days and never asked in ten; not the one pending two days"
+    );
+    // Four days on by the development clock, the one pending two days is six days old too.
+    let moved = app
+        .post_json("/sandbox/clock", &serde_json::json!({"daysAhead": 4}))
+        .await;
+    assert_eq!(moved.status(), StatusCode::OK);
+    assert_eq!(gauge(&scrape(&app).await, "averbacoes_overdue"), 3.0);
+}

@@ -24,7 +24,7 @@ use crate::proposals::lifecycle::{StatusChange, StatusEvent, TransitionError, Tr
 use crate::proposals::model::ProposalDetail;
 use crate::proposals::operations::{
     ClaimError, NewOperation, OperationClaims, OperationFinisher, OperationId, OperationKind, PendingOperation,
-    RecoveryOutcome, end_if_failed,
+    RecoveryOutcome, end_failed, end_if_failed,
 };
 use crate::proposals::ports::{PartnerDirectory, ProposalStore};
 use crate::proposals::regret::{WITHDRAWAL_REASON, concluded_at, last_day, within_regret};
@@ -830,6 +830,24 @@ fn refund_line(refund: &RefundRecord) -> String {
     }
 }
 
+/// Whether the contract, as read under the end's claim, is still in the default the pass ended
+/// it for: the first instalment still unpaid, or the cover still suspended. An end at the term
+/// depends on the calendar alone.
+fn default_still_stands(detail: &ProposalDetail, cause: EndCause) -> bool {
+    use crate::billing::{BillingStatus, ChargeStatus};
+    match cause {
+        EndCause::TermEnded => true,
+        EndCause::FirstInstalment => !detail
+            .charges
+            .iter()
+            .any(|c| c.period == 1 && c.status == ChargeStatus::Paid),
+        EndCause::AfterSuspension => detail
+            .billing
+            .as_ref()
+            .is_some_and(|b| b.status == BillingStatus::Suspended),
+    }
+}
+
 /// The billing's arrears pass ends a contract for its unpaid premium here: under the proposal's
 /// claim, the collection stopped (a Pix contract's recurrence and sent charges cancelled at the
 /// PSP), what a later period paid left unused given back, and the move `APROVADO` → `CANCELADO`
@@ -861,6 +879,25 @@ impl ContractEnd for SettlementService {
             }
             Err(other) => return Err(failed(other)),
         };
+        // The pass judged the contract from what it read at its start, maybe minutes ago: a
+        // premium paid since (a bank's return file, a Pix settled) purged the default, and the
+        // contract is read again under the claim before anything is stopped at a provider.
+        let still_due = match self.proposals.detail(identifier, Scope::Everything).await {
+            Ok(Some(now)) => default_still_stands(&now, cause),
+            Ok(None) => false,
+            Err(error) => {
+                end_failed(self.claims.as_ref(), operation, &error.to_string(), self.clock.now()).await;
+                return Err(EndError(error.to_string()));
+            }
+        };
+        if !still_due {
+            self.claims
+                .finish(operation, "prêmio pago antes do encerramento", self.clock.now())
+                .await
+                .map_err(|e| EndError(e.to_string()))?;
+            tracing::info!(?cause, "contract's premium paid before its end: not ended");
+            return Ok(None);
+        }
         let settled = self.settle(&detail, end, operation, ARREARS_ACTOR, reason).await;
         end_if_failed(self.claims.as_ref(), operation, &settled, self.clock.now()).await;
         let settled = settled.map_err(failed)?;

@@ -493,3 +493,53 @@ async fn a_finished_proposal_has_nothing_to_cancel() {
         );
     }
 }
+
+/// The first period's charge in `status`, as route 7 lists it.
+fn first_charge(status: crate::billing::ChargeStatus) -> crate::billing::Charge {
+    let at = noon(2026, 11, 1);
+    crate::billing::Charge {
+        period: 1,
+        due_date: at.date_naive(),
+        amount: 3990,
+        method: "PIX AUTOMÁTICO".into(),
+        status,
+        attempts: 4,
+        presented_at: Some(at),
+        next_attempt: None,
+        external_id: None,
+        reason: None,
+        paid_at: None,
+        created_at: at,
+        updated_at: at,
+    }
+}
+
+/// The pass judged the contract from what it read at its start; read again under the end's
+/// claim, a premium paid since stops the end, and only that.
+#[test]
+fn an_end_for_default_stands_only_while_the_contract_read_under_its_claim_is_still_in_default() {
+    use crate::billing::{Billing, BillingStatus, ChargeStatus};
+    let mut unpaid = crate::testing::detail("APROVADO");
+    unpaid.charges = vec![first_charge(ChargeStatus::Failed)];
+    assert!(default_still_stands(&unpaid, EndCause::FirstInstalment));
+    let mut paid = unpaid.clone();
+    paid.charges = vec![first_charge(ChargeStatus::Paid)];
+    assert!(!default_still_stands(&paid, EndCause::FirstInstalment));
+
+    let billing = |status| {
+        Some(Billing {
+            status,
+            since: noon(2026, 11, 1),
+        })
+    };
+    let mut suspended = crate::testing::detail("APROVADO");
+    suspended.billing = billing(BillingStatus::Suspended);
+    assert!(default_still_stands(&suspended, EndCause::AfterSuspension));
+    for resumed in [BillingStatus::UpToDate, BillingStatus::Late] {
+        let mut detail = suspended.clone();
+        detail.billing = billing(resumed);
+        assert!(!default_still_stands(&detail, EndCause::AfterSuspension), "{resumed:?}");
+        // The term's end is the calendar's: what the billing says does not hold it back.
+        assert!(default_still_stands(&detail, EndCause::TermEnded));
+    }
+}
