@@ -11,7 +11,7 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use domain::certificates::{CertificateStore, DeliveredDocument, DueCertificate, IssuedCertificate};
-use domain::contract::certificate::{IncompleteCover, ProductCover};
+use domain::contract::certificate::{ContractEnded, IncompleteCover, ProductCover};
 use domain::store::StoreError;
 
 #[derive(Clone)]
@@ -199,7 +199,8 @@ impl CertificateStore for PgCertificates {
     ) -> Result<Vec<DueCertificate>, StoreError> {
         statement! {
             LOCK_PROPOSAL_CERTIFICATES => DueRow = "WITH due AS (SELECT c.id_proposta, c.tipo, c.vigencia FROM proposal_certificates c \
-                     WHERE c.enviado_em IS NULL AND (c.reservado_ate IS NULL OR c.reservado_ate < $1) \
+                     WHERE c.enviado_em IS NULL AND c.retido_em IS NULL \
+                       AND (c.reservado_ate IS NULL OR c.reservado_ate < $1) \
                      ORDER BY c.aceita_em LIMIT $3 FOR UPDATE SKIP LOCKED) \
                  UPDATE proposal_certificates c SET reservado_ate = $2 FROM due, proposals p \
                  WHERE c.id_proposta = due.id_proposta AND c.tipo = due.tipo AND c.vigencia = due.vigencia \
@@ -229,6 +230,54 @@ impl CertificateStore for PgCertificates {
             .collect())
     }
 
+    async fn withhold(
+        &self,
+        proposal_id: i64,
+        kind: DeliveredDocument,
+        term: u32,
+        why: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        diesel::update(
+            certificates::table
+                .filter(certificates::id_proposta.eq(proposal_id))
+                .filter(certificates::tipo.eq(kind.as_str()))
+                .filter(certificates::vigencia.eq(term_column(term)))
+                .filter(certificates::enviado_em.is_null()),
+        )
+        .set((
+            certificates::retido_em.eq(at),
+            certificates::retido_motivo.eq(why.chars().take(200).collect::<String>()),
+            certificates::reservado_ate.eq(None::<DateTime<Utc>>),
+        ))
+        .execute(&mut conn)
+        .await
+        .map_err(query_error)?;
+        Ok(())
+    }
+
+    async fn ended(&self, proposal_id: i64) -> Result<Option<ContractEnded>, StoreError> {
+        statement! {
+            /// The contract's last move to `CANCELADO`, with its reason.
+            ENDED => EndedRow = "SELECT at, changes -> 'motivo' ->> 'to' AS motivo FROM proposal_history \
+                 WHERE proposal_id = $1 AND action = 'status' AND changes -> 'status' ->> 'to' = 'CANCELADO' \
+                 ORDER BY at DESC LIMIT 1";
+        }
+        let mut conn = connection(&self.pool).await?;
+        let row = ENDED
+            .query()
+            .bind::<diesel::sql_types::BigInt, _>(proposal_id)
+            .get_result::<EndedRow>(&mut conn)
+            .await
+            .optional()
+            .map_err(query_error)?;
+        Ok(row.map(|r| ContractEnded {
+            at: r.at,
+            reason: r.motivo,
+        }))
+    }
+
     async fn record_delivery(
         &self,
         proposal_id: i64,
@@ -256,6 +305,14 @@ impl CertificateStore for PgCertificates {
         .map_err(query_error)?;
         Ok(())
     }
+}
+
+#[derive(QueryableByName)]
+struct EndedRow {
+    #[diesel(sql_type = diesel::sql_types::Timestamptz)]
+    at: DateTime<Utc>,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Text>)]
+    motivo: Option<String>,
 }
 
 #[derive(QueryableByName)]

@@ -214,6 +214,8 @@ pub const STORED: &[StoredTable] = &[
             "reservado_ate",
             "tipo",
             "vigencia",
+            "retido_em",
+            "retido_motivo",
         ],
     },
     StoredTable {

@@ -568,6 +568,8 @@ diesel::table! {
         reservado_ate -> Nullable<Timestamptz>,
         tipo -> Text,
         vigencia -> Int4,
+        retido_em -> Nullable<Timestamptz>,
+        retido_motivo -> Nullable<Text>,
     }
 }
 

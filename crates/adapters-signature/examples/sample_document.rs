@@ -1,6 +1,7 @@
 //! Writes the sample long proposal's documents: `<dir>/contrato.pdf` (as sealed for signature),
 //! `<dir>/contrato-assinado.pdf` (followed by its evidence page), `<dir>/rascunho.pdf` and
-//! `<dir>/certificado.pdf` (its certificate once accepted, in its first term) and
+//! `<dir>/certificado.pdf` (its certificate once accepted, in its first term),
+//! `<dir>/certificado-encerrado.pdf` (the same, served once the contract ended) and
 //! `<dir>/termos-loja.pdf` (the same proposal sold by the shop, paid with provisional cover, as
 //! its terms are mailed after route 16; decision 271).
 //! `scripts/render-document-pages.sh` turns them into the PNGs under `docs/documento/`.
@@ -46,7 +47,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         payment: Default::default(),
     };
     let certificate = renderer.render(&PrintedDocument::certificate(&contract, &cover, accepted))?;
+    let issued_sha256 = SealedDocument::of(certificate.clone()).sha256;
     std::fs::write(dir.join("certificado.pdf"), certificate)?;
+    // The same certificate served after the contract ended for its unpaid premium (decision 277).
+    let ended = domain::contract::certificate::ContractEnded {
+        at: accepted + chrono::Duration::days(95),
+        reason: Some(domain::billing::arrears::DEFAULT_REASON.to_owned()),
+    };
+    let ended_certificate = renderer
+        .render(&PrintedDocument::certificate(&contract, &cover, accepted).ended_certificate(&ended, &issued_sha256))?;
+    std::fs::write(dir.join("certificado-encerrado.pdf"), ended_certificate)?;
     let paid_at = detail.proposal.stamp.created_at + chrono::Duration::minutes(4);
     let mut shop_sale = detail.clone();
     shop_sale.payment = None;

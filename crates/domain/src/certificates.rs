@@ -9,7 +9,7 @@
 use crate::access::{AccessError, Scope, scope_of};
 use crate::auth::model::Principal;
 use crate::clock::Clock;
-use crate::contract::certificate::{IncompleteCover, ProductCover};
+use crate::contract::certificate::{ContractEnded, IncompleteCover, ProductCover};
 use crate::contract::{DocumentRenderer, PrintedDocument, RenderError, Stage};
 use crate::mail::{CertificateNotice, MailError, MailKind, MailMessage, MailSender};
 use crate::proposals::model::ProposalDetail;
@@ -98,6 +98,17 @@ pub trait CertificateStore: Send + Sync {
         lease: chrono::Duration,
         limit: i64,
     ) -> Result<Vec<DueCertificate>, StoreError>;
+    /// Withholds a document for good, with when and why: its contract ended before it was sent.
+    async fn withhold(
+        &self,
+        proposal_id: i64,
+        kind: DeliveredDocument,
+        term: u32,
+        why: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError>;
+    /// When and why the accepted contract ended, once it has (its move to `CANCELADO`).
+    async fn ended(&self, proposal_id: i64) -> Result<Option<ContractEnded>, StoreError>;
     /// Records the delivery: when, to which address, the document's SHA-256.
     async fn record_delivery(
         &self,
@@ -146,6 +157,8 @@ const DELIVERY_BATCH: i64 = 50;
 pub struct DeliveryPass {
     /// The proposals whose document went to the customer.
     pub delivered: Vec<String>,
+    /// The proposals whose certificate is not sent: their contract ended before the pass.
+    pub withheld: Vec<String>,
     /// Left for a later pass (a product without its cover, a store that did not answer).
     pub failed: Vec<String>,
 }
@@ -185,7 +198,24 @@ impl CertificateService {
                 })?;
         // The certificate of the contract's current term (a renewal's is its own).
         let term = detail.term.map_or(1, |t| t.sequence);
-        self.issue(&detail, kind, term, accepted_at).await
+        let issued = self.issue(&detail, kind, term, accepted_at).await?;
+        if detail.proposal.status != ProposalStatus::Cancelled {
+            return Ok(issued);
+        }
+        // Ended: the certificate as issued, stamped with its end on every page (rendered at each
+        // read from the same facts; the issued one stays stored as it was sent).
+        let Some(ended) = self.store.ended(detail.proposal.id).await? else {
+            return Ok(issued);
+        };
+        let cover = self.store.cover(detail.proposal.product_id).await??;
+        let document =
+            PrintedDocument::certificate(&detail, &cover, accepted_at).ended_certificate(&ended, &issued.sha256);
+        let pdf = self.renderer.render(&document)?;
+        Ok(IssuedCertificate {
+            sha256: hex::encode(Sha256::digest(&pdf)),
+            pdf,
+            issued_at: issued.issued_at,
+        })
     }
 
     /// The stored document, or one issued now and stored (the first stored wins): the
@@ -231,7 +261,8 @@ impl CertificateService {
         let mut pass = DeliveryPass::default();
         for certificate in due {
             match self.deliver(&certificate).await {
-                Ok(()) => pass.delivered.push(certificate.identifier),
+                Ok(Delivery::Sent) => pass.delivered.push(certificate.identifier),
+                Ok(Delivery::Withheld) => pass.withheld.push(certificate.identifier),
                 Err(error) => {
                     tracing::warn!(identifier = %certificate.identifier, %error, "certificate not delivered: retried later");
                     pass.failed.push(certificate.identifier);
@@ -241,12 +272,23 @@ impl CertificateService {
         Ok(pass)
     }
 
-    async fn deliver(&self, due: &DueCertificate) -> Result<(), CertificateError> {
+    async fn deliver(&self, due: &DueCertificate) -> Result<Delivery, CertificateError> {
         let detail = self
             .proposals
             .detail(&due.identifier, Scope::Everything)
             .await?
             .ok_or(CertificateError::NotFound)?;
+        // A certificate proves cover: one whose contract ended before it was sent would tell the
+        // customer of a contract that no longer exists (it stays served, stamped as ended).
+        let status = detail.proposal.status;
+        if due.kind == DeliveredDocument::Certificate && status != ProposalStatus::Approved {
+            let why = format!("contrato {} antes do envio", status.as_str());
+            self.store
+                .withhold(due.proposal_id, due.kind, due.term, &why, self.clock.now())
+                .await?;
+            tracing::info!(identifier = %due.identifier, %why, "certificate withheld: its contract is no longer in force");
+            return Ok(Delivery::Withheld);
+        }
         let issued = self.issue(&detail, due.kind, due.term, due.accepted_at).await?;
         let person = &detail.customer.person;
         let Some(to) = person.email.as_deref().and_then(|e| Email::parse(e).ok()) else {
@@ -263,7 +305,7 @@ impl CertificateService {
                     self.clock.now(),
                 )
                 .await?;
-            return Ok(());
+            return Ok(Delivery::Sent);
         };
         let address = to.as_str().to_owned();
         let notice = CertificateNotice {
@@ -292,6 +334,14 @@ impl CertificateService {
             )
             .await?;
         tracing::info!(identifier = %due.identifier, kind = due.kind.as_str(), "document issued and mailed");
-        Ok(())
+        Ok(Delivery::Sent)
     }
+}
+
+/// What became of one due document.
+enum Delivery {
+    /// Mailed, or recorded as handed to the seller (no usable address).
+    Sent,
+    /// Not sent: its contract ended first.
+    Withheld,
 }

@@ -19,6 +19,7 @@ mod customer_privacy;
 mod customers;
 mod debits;
 mod delivery_log;
+mod documents;
 mod ecommerce;
 mod end_races;
 mod event_catalog;

@@ -108,8 +108,8 @@ fn draw(pdf: &mut Document, faces: &Faces, document: &PrintedDocument) -> Result
             &number,
             SMALL,
         );
-        if let Some(mark) = &document.watermark {
-            let label = format!("{mark} — sem valor de contrato");
+        if let Some(watermark) = &document.watermark {
+            let (mark, label) = (&watermark.mark, &watermark.footer);
             let footer = Style {
                 weight: fonts::Weight::Bold,
                 ..SMALL
@@ -119,7 +119,7 @@ fn draw(pdf: &mut Document, faces: &Faces, document: &PrintedDocument) -> Result
                 faces,
                 MARGIN,
                 PAGE_HEIGHT - MARGIN,
-                &label,
+                label,
                 footer,
                 fill(draft_red(), 1.0),
             );

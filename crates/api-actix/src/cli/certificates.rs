@@ -28,12 +28,16 @@ pub(super) async fn run(command: CertificatesCommand) -> Result<(), CliError> {
             let config = Config::from_env()?;
             let pass = deliver_certificates(&config).await?;
             println!(
-                "{} certificado(s) emitido(s) e enviado(s); {} pendente(s)",
+                "{} certificado(s) emitido(s) e enviado(s); {} retido(s) (contrato encerrado antes do envio); {} pendente(s)",
                 pass.delivered.len(),
+                pass.withheld.len(),
                 pass.failed.len()
             );
             for identifier in &pass.delivered {
                 println!("enviado\t{identifier}");
+            }
+            for identifier in &pass.withheld {
+                println!("retido\t{identifier}");
             }
             for identifier in &pass.failed {
                 println!("pendente\t{identifier}");

@@ -48,9 +48,10 @@ pub(crate) fn spawn_acceptance_sweep(
             // The contracts accepted since (by the analysts or by this sweep) get their
             // certificate.
             match certificates.deliver_due().await {
-                Ok(pass) if pass.delivered.is_empty() && pass.failed.is_empty() => {}
+                Ok(pass) if pass.delivered.is_empty() && pass.failed.is_empty() && pass.withheld.is_empty() => {}
                 Ok(pass) => tracing::info!(
                     delivered = pass.delivered.len(),
+                    withheld = pass.withheld.len(),
                     failed = pass.failed.len(),
                     "certificates issued and mailed"
                 ),

@@ -270,6 +270,60 @@ impl PrintedDocument {
             sections,
         }
     }
+
+    /// The certificate of a contract that has ended, as it is served afterwards: marked ended on
+    /// every page, and opened by when and why it ended and which issued certificate it copies
+    /// (that one's SHA-256), so that nobody reads cover into it past its end.
+    pub fn ended_certificate(mut self, ended: &ContractEnded, issued_sha256: &str) -> Self {
+        let day = formats::date(crate::billing::brasilia_day(ended.at));
+        self.watermark = Some(super::Watermark {
+            mark: "ENCERRADO".to_owned(),
+            footer: format!("CONTRATO ENCERRADO EM {day} — sem cobertura a partir do encerramento"),
+        });
+        self.title = "Certificado de seguro (contrato encerrado)".to_owned();
+        self.sections.insert(
+            0,
+            Section {
+                heading: "Situação do contrato".to_owned(),
+                blocks: vec![
+                    field("Encerrado em", formats::instant(ended.at)),
+                    field("Motivo", end_reason(ended.reason.as_deref())),
+                    Block::Paragraph(format!(
+                        "Este certificado comprova a cobertura apenas até o encerramento do contrato; não há \
+                         cobertura para fatos ocorridos a partir de {day}. É a cópia do certificado emitido, \
+                         cujo SHA-256 é:"
+                    )),
+                    Block::Paragraph(issued_sha256.to_owned()),
+                ],
+            },
+        );
+        self
+    }
+}
+
+/// When and why an accepted contract ended (its status move to `CANCELADO`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContractEnded {
+    pub at: DateTime<Utc>,
+    /// The move's reason as recorded: a code of the service's own, or the requester's words.
+    pub reason: Option<String>,
+}
+
+/// Why a contract ended, in words: the service's own ends by what the law or the product says;
+/// any other end as a cancellation, without the requester's words (the seller reads the
+/// certificate too, and a reason may hold what only the customer and the insurer should see).
+fn end_reason(reason: Option<&str>) -> String {
+    match reason {
+        Some(crate::billing::arrears::DEFAULT_REASON) => {
+            "falta de pagamento do prêmio, após os avisos da lei (Lei 15.040/2024, arts. 20 e 21)".to_owned()
+        }
+        Some(crate::billing::term::TERM_END_REASON) => "fim da vigência, sem renovação".to_owned(),
+        Some(crate::proposals::regret::WITHDRAWAL_REASON) => {
+            "direito de arrependimento (Código de Defesa do Consumidor, art. 49): o que foi pago foi devolvido"
+                .to_owned()
+        }
+        _ => "cancelamento do contrato".to_owned(),
+    }
 }
 
 #[cfg(test)]

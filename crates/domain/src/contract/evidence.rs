@@ -37,14 +37,31 @@ pub struct SignatureEvidence {
     pub parties: Vec<PartySignature>,
 }
 
-/// What the party agreed to by signing: the client as the one who contracts, the entities as
-/// parties to it (the envelope's qualification requirement: `sign` and `party`).
-pub fn acceptance(role: PartyRole) -> String {
+/// What a party's signature means, as the evidence page states it: the field's label and its
+/// text. The client contracts and the entities sign as parties to it; the insurer's signature
+/// (the `enterprise` party) is its receipt of the proposal, never its acceptance: the insurer
+/// accepts by its own act after the analysis (`APROVADO`) or by its silence at the end of the
+/// acceptance deadline (Lei 15.040/2024 art. 49; decision 276), and may still refuse.
+pub fn signature_meaning(role: PartyRole, identifier: &str) -> (&'static str, String) {
     match role {
-        PartyRole::Client => "leu e concordou com os termos da proposta, assinando como contratante".to_owned(),
-        other => format!(
-            "concordou com os termos da proposta, assinando como parte ({})",
-            other.label().to_lowercase()
+        PartyRole::Client => (
+            "Aceite",
+            "leu e concordou com os termos da proposta, assinando como contratante".to_owned(),
+        ),
+        PartyRole::Enterprise => (
+            "Recebimento",
+            format!(
+                "a seguradora recebeu a proposta (protocolo {identifier}); não é a aceitação do \
+                 seguro, ato próprio dela após a análise (APROVADO) ou seu silêncio no prazo \
+                 (Lei 15.040/2024, art. 49)"
+            ),
+        ),
+        other => (
+            "Aceite",
+            format!(
+                "concordou com os termos da proposta, assinando como parte ({})",
+                other.label().to_lowercase()
+            ),
         ),
     }
 }
@@ -140,9 +157,12 @@ impl SignatureEvidence {
                         "aprovada: o provedor só registra a assinatura depois dela".to_owned()
                     }),
                 },
-                Block::Field {
-                    label: "Aceite".to_owned(),
-                    value: acceptance(party.role),
+                {
+                    let (label, meaning) = signature_meaning(party.role, &self.identifier);
+                    Block::Field {
+                        label: label.to_owned(),
+                        value: meaning,
+                    }
                 },
                 Block::Field {
                     label: "Documento assinado".to_owned(),
@@ -274,6 +294,40 @@ mod tests {
             association.matches("não informado pelo provedor").count(),
             4,
             "{association}"
+        );
+    }
+
+    /// The insurer's signature is its receipt of the proposal, with the protocol, never an
+    /// agreement that a later refusal would contradict (issue 68).
+    #[test]
+    fn the_insurers_signature_reads_as_the_receipt_of_the_proposal_never_as_its_acceptance() {
+        let evidence = SignatureEvidence {
+            identifier: "P-77".into(),
+            product_name: "Seguro".into(),
+            envelope_id: "env-9".into(),
+            provider: "Clicksign".into(),
+            sealed_sha256: "ef".repeat(32),
+            sealed_pages: 2,
+            parties: PartyRole::ALL
+                .iter()
+                .enumerate()
+                .map(|(i, r)| party(*r, i as u32))
+                .collect(),
+        };
+        let text = evidence.page().texts().join("\n");
+        let insurer = text.split("Empresa: ").nth(1).unwrap();
+        assert!(
+            insurer.contains("Recebimento")
+                && insurer.contains("a seguradora recebeu a proposta (protocolo P-77)")
+                && insurer.contains("não é a aceitação do seguro")
+                && insurer.contains("Lei 15.040/2024, art. 49"),
+            "{insurer}"
+        );
+        assert!(!insurer.contains("concordou"), "{insurer}");
+        assert_eq!(
+            text.matches("concordou com os termos").count(),
+            3,
+            "the other three parties"
         );
     }
 }

@@ -30,9 +30,29 @@ pub struct PrintedDocument {
     pub title: String,
     /// What each page's header names (the proposal and product).
     pub reference: String,
-    /// Printed across every page: a draft is marked as one.
-    pub watermark: Option<String>,
+    /// Printed across every page: a draft is marked as one, an ended contract's certificate as
+    /// ended.
+    pub watermark: Option<Watermark>,
     pub sections: Vec<Section>,
+}
+
+/// A mark across every page and, at each page's foot, what it means.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Watermark {
+    /// One word, across the page (`RASCUNHO`).
+    pub mark: String,
+    /// At the foot of each page.
+    pub footer: String,
+}
+
+impl Watermark {
+    /// A draft's: no contract's worth.
+    pub fn draft() -> Self {
+        Self {
+            mark: DRAFT_WATERMARK.to_owned(),
+            footer: format!("{DRAFT_WATERMARK} — sem valor de contrato"),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -324,7 +344,7 @@ impl PrintedDocument {
         Self {
             title: "Proposta de adesão".to_owned(),
             reference: format!("Proposta {} · {}", p.identifier, detail.product_name),
-            watermark: (stage == Stage::Draft).then(|| DRAFT_WATERMARK.to_owned()),
+            watermark: (stage == Stage::Draft).then(Watermark::draft),
             sections,
         }
     }

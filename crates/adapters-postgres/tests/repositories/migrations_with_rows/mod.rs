@@ -8,6 +8,7 @@ mod anonymisation;
 mod averbacoes;
 mod billing_notices;
 mod certificates;
+mod certificates_withheld;
 mod charges;
 mod charges_presented;
 mod collective_life;
