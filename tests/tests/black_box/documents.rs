@@ -5,39 +5,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use super::legal_hold::{contract as accepted, setup};
 use black_box_tests::{StatusCode, TestApp, pdf_text};
 use serde_json::json;
 
-const PARTNER: &str = "11222333000181";
 const CUSTOMERS_EMAIL: &str = "maria@exemplo.com.br";
-
-struct Setup {
-    app: TestApp,
-    partner: String,
-    office: String,
-}
-
-async fn setup() -> Setup {
-    let app = TestApp::spawn().await;
-    app.seed_catalog().await;
-    Setup {
-        partner: app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await,
-        office: app.token_for("bo@demo.com.br", "BACKOFFICE", "").await,
-        app,
-    }
-}
-
-/// A proposal sent, signed by its four parties and accepted by the analyst: its identifier.
-async fn accepted(s: &Setup, cpf: &str) -> String {
-    let identifier = s.app.sent_proposal(&s.partner, cpf).await;
-    s.app.sign_as_every_party(&s.office, &identifier).await;
-    let approved = s
-        .app
-        .change_status(&s.office, &identifier, "APROVADO", "Documentação conferida")
-        .await;
-    assert_eq!(approved.status(), StatusCode::OK);
-    identifier
-}
 
 /// A PDF's text with its line breaks and runs of spaces as single spaces.
 fn flat(pdf: &[u8]) -> String {

@@ -226,21 +226,26 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_page_names_the_hash_the_envelope_and_every_party_with_its_time_in_utc_and_brasilia() {
-        let evidence = SignatureEvidence {
-            identifier: "P-1".into(),
+    /// The evidence of proposal `identifier`, signed by its four parties a minute apart.
+    fn signed_by_all(identifier: &str, envelope: &str, sealed_sha256: String) -> SignatureEvidence {
+        SignatureEvidence {
+            identifier: identifier.into(),
             product_name: "Seguro".into(),
-            envelope_id: "env-123".into(),
+            envelope_id: envelope.into(),
             provider: "Clicksign".into(),
-            sealed_sha256: "ab".repeat(32),
+            sealed_sha256,
             sealed_pages: 2,
             parties: PartyRole::ALL
                 .iter()
                 .enumerate()
                 .map(|(i, r)| party(*r, i as u32))
                 .collect(),
-        };
+        }
+    }
+
+    #[test]
+    fn the_page_names_the_hash_the_envelope_and_every_party_with_its_time_in_utc_and_brasilia() {
+        let evidence = signed_by_all("P-1", "env-123", "ab".repeat(32));
         let text = evidence.page().texts().join("\n");
         assert!(text.contains(&"ab".repeat(32)));
         assert!(text.contains("env-123"));
@@ -301,19 +306,7 @@ mod tests {
     /// agreement that a later refusal would contradict (issue 68).
     #[test]
     fn the_insurers_signature_reads_as_the_receipt_of_the_proposal_never_as_its_acceptance() {
-        let evidence = SignatureEvidence {
-            identifier: "P-77".into(),
-            product_name: "Seguro".into(),
-            envelope_id: "env-9".into(),
-            provider: "Clicksign".into(),
-            sealed_sha256: "ef".repeat(32),
-            sealed_pages: 2,
-            parties: PartyRole::ALL
-                .iter()
-                .enumerate()
-                .map(|(i, r)| party(*r, i as u32))
-                .collect(),
-        };
+        let evidence = signed_by_all("P-77", "env-9", "ef".repeat(32));
         let text = evidence.page().texts().join("\n");
         let insurer = text.split("Empresa: ").nth(1).unwrap();
         assert!(
