@@ -11,6 +11,16 @@ use serde_json::json;
 
 const CUSTOMERS_EMAIL: &str = "maria@exemplo.com.br";
 
+/// The SHA-256 of the proposal's certificate as issued and stored.
+async fn issued_sha256(s: &super::legal_hold::Setup, identifier: &str) -> String {
+    s.app
+        .text(&format!(
+            "SELECT c.sha256 AS line FROM proposal_certificates c JOIN proposals p ON p.id = c.id_proposta \
+             WHERE p.identificador = '{identifier}'"
+        ))
+        .await
+}
+
 /// A PDF's text with its line breaks and runs of spaces as single spaces.
 fn flat(pdf: &[u8]) -> String {
     pdf_text(pdf).split_whitespace().collect::<Vec<_>>().join(" ")
@@ -58,13 +68,7 @@ async fn a_certificate_is_mailed_only_while_its_contract_is_in_force_and_served_
     let delivered = accepted(&s, "52998224725").await;
     let pass = api_actix::cli::deliver_certificates(&config).await.unwrap();
     assert_eq!(pass.delivered, std::slice::from_ref(&delivered));
-    let issued = s
-        .app
-        .text(&format!(
-            "SELECT c.sha256 AS line FROM proposal_certificates c JOIN proposals p ON p.id = c.id_proposta \
-             WHERE p.identificador = '{delivered}'"
-        ))
-        .await;
+    let issued = issued_sha256(&s, &delivered).await;
     let running = s
         .app
         .get(&format!("/proposal/{delivered}/certificate"), Some(&s.partner))
@@ -118,13 +122,7 @@ async fn a_certificate_is_mailed_only_while_its_contract_is_in_force_and_served_
         let digest = <sha2::Sha256 as sha2::Digest>::digest(&pdf);
         assert_eq!(etag, digest.iter().map(|b| format!("{b:02x}")).collect::<String>());
         let text = flat(&pdf);
-        let original = s
-            .app
-            .text(&format!(
-                "SELECT c.sha256 AS line FROM proposal_certificates c JOIN proposals p ON p.id = c.id_proposta \
-                 WHERE p.identificador = '{identifier}'"
-            ))
-            .await;
+        let original = issued_sha256(&s, identifier).await;
         assert_ne!(etag, original, "the issued one stays as it was sent");
         let pages = pdf_text(&pdf).matches("CONTRATO ENCERRADO EM").count();
         assert!(pages >= 1, "{text}");
@@ -146,13 +144,5 @@ async fn a_certificate_is_mailed_only_while_its_contract_is_in_force_and_served_
         assert!(!text.contains("Cliente mudou de ideia"), "{text}");
     }
     // The stored certificate is the one the customer received, unchanged.
-    assert_eq!(
-        s.app
-            .text(&format!(
-                "SELECT c.sha256 AS line FROM proposal_certificates c JOIN proposals p ON p.id = c.id_proposta \
-                 WHERE p.identificador = '{delivered}'"
-            ))
-            .await,
-        issued
-    );
+    assert_eq!(issued_sha256(&s, &delivered).await, issued);
 }
