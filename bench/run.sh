@@ -280,6 +280,19 @@ if [ -n "$pg_writes" ]; then
   last_profile=""
   row "POST /proposal/create, against its own writes" "$rps" "$pg_writes" "≥ 90% of route 5's own writes"
 fi
+# Route 5 naming two beneficiaries (decision 279), against its own writes with them: binaries
+# from before beneficiaries have neither the body nor the script's argument.
+if [ -x "$bin_dir/create-proposal-script" ] && "$bin_dir/create-proposal-script" beneficiaries > "$work/writes_named.sql" \
+   && grep -q proposal_beneficiaries "$work/writes_named.sql"; then
+  p50="-" p99="-" errors="-" last_profile=""
+  pg_writes_named=$(pgbench_tps -M prepared -D partner="$partner_id" -D representative="$representative_id" \
+    -D product="$product_id" -f "$work/writes_named.sql")
+  row "route 5's own writes with two beneficiaries, replayed (pgbench)" "$pg_writes_named" "$pg_writes" "≥ 80% of route 5's own writes"
+  export BENCH_BENEFICIARIES=1
+  wrk_run -s bench/create_proposal.lua "$base"
+  unset BENCH_BENEFICIARIES
+  row "POST /proposal/create, two beneficiaries, against its own writes" "$rps" "$pg_writes_named" "≥ 90% of its own writes"
+fi
 measure_hello
 wrk_run -s bench/get_with_token.lua "$base/billingGroup/list"
 row "GET /billingGroup/list" "$rps" "$hello_rps" "≥ 50% of hello JSON"

@@ -1,6 +1,6 @@
 -- The live definition of `proposal_read_model_guard` and its triggers, applied by `migrate` after
 -- the versioned migrations (decision 169); migration 000038 made it, migration 000051 added the
--- billings and charges, 000054 the Pix recurrences, 000061 the averbações, 000062 the terms.
+-- billings and charges, 000054 the Pix recurrences, 000061 the averbações, 000062 the terms, 000069 the beneficiaries.
 -- The read model is built in Rust (decision 168): every write of the service writes the documents
 -- of the proposals it changed before it commits. A write that skips the service (an operator's
 -- SQL, a migration) cannot build one, so at its commit this guard marks each proposal whose part
@@ -15,7 +15,7 @@ BEGIN
         proposal := NEW.id;
     ELSIF TG_TABLE_NAME IN ('proposal_customers', 'proposal_payments', 'proposal_acceptances',
                             'proposal_pending_requests', 'contract_billings', 'charges', 'pix_recurrences',
-                            'averbacoes', 'contract_terms') THEN
+                            'averbacoes', 'contract_terms', 'proposal_beneficiaries') THEN
         IF TG_OP = 'DELETE' THEN proposal := OLD.id_proposta; ELSE proposal := NEW.id_proposta; END IF;
     ELSIF TG_TABLE_NAME IN ('signatures', 'subscriptions', 'refunds') THEN
         IF TG_OP = 'DELETE' THEN proposal := OLD.proposal_id; ELSE proposal := NEW.proposal_id; END IF;
@@ -94,6 +94,9 @@ CREATE CONSTRAINT TRIGGER averbacoes_read_model_guard AFTER INSERT OR UPDATE OR 
     DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION proposal_read_model_guard();
 DROP TRIGGER IF EXISTS contract_terms_read_model_guard ON contract_terms;
 CREATE CONSTRAINT TRIGGER contract_terms_read_model_guard AFTER INSERT OR UPDATE OR DELETE ON contract_terms
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION proposal_read_model_guard();
+DROP TRIGGER IF EXISTS proposal_beneficiaries_read_model_guard ON proposal_beneficiaries;
+CREATE CONSTRAINT TRIGGER proposal_beneficiaries_read_model_guard AFTER INSERT OR UPDATE OR DELETE ON proposal_beneficiaries
     DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION proposal_read_model_guard();
 DROP TRIGGER IF EXISTS products_read_model_guard ON products;
 CREATE CONSTRAINT TRIGGER products_read_model_guard AFTER UPDATE ON products DEFERRABLE INITIALLY DEFERRED

@@ -20,7 +20,7 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::acceptance::pending::{DocumentsRequest, PendingAnswerInput};
 use domain::acceptance::ports::{AcceptanceStore, PendingOpened, PendingResumed, PendingStoreError, TacitMove};
 use domain::acceptance::queue::{Assignment, PendingFileContent, PendingState, QueueEntry, QueuePage, QueueQuery};
-use domain::acceptance::{AcceptanceClock, AcceptancePolicy, Settled};
+use domain::acceptance::{AcceptanceClock, AcceptancePolicy, Settled, SweepAction};
 use domain::clock::ClockShiftStore;
 use domain::proposals::lifecycle::StatusChange;
 use domain::scope::Scope;
@@ -87,7 +87,8 @@ fn within(scope: Scope, partner: Option<i64>, flow: &str) -> bool {
     }
 }
 
-/// A clock's columns: received, deadline, tacit, suspensions allowed, suspended, decided, overdue.
+/// A clock's columns: received, deadline, tacit, suspensions allowed, suspended, decided, overdue,
+/// review target.
 type KeptClock = (
     DateTime<Utc>,
     DateTime<Utc>,
@@ -96,13 +97,13 @@ type KeptClock = (
     Option<DateTime<Utc>>,
     Option<DateTime<Utc>>,
     Option<DateTime<Utc>>,
+    Option<DateTime<Utc>>,
 );
 
-/// The proposal's clock as kept, under the proposal's row lock.
-async fn clock_of(conn: &mut AsyncPgConnection, proposal_id: i64) -> QueryResult<Option<AcceptanceClock>> {
-    let row: Option<KeptClock> = clocks::table
-        .find(proposal_id)
-        .select((
+/// The columns of [`KeptClock`], in its order.
+macro_rules! kept_clock_columns {
+    () => {
+        (
             clocks::recebida_em,
             clocks::prazo_em,
             clocks::tacito,
@@ -110,21 +111,35 @@ async fn clock_of(conn: &mut AsyncPgConnection, proposal_id: i64) -> QueryResult
             clocks::suspensa_desde,
             clocks::decidida_em,
             clocks::vencida_em,
-        ))
+            clocks::revisao_em,
+        )
+    };
+}
+
+fn clock_from(
+    (received_at, deadline, tacit, allowed, suspended_since, decided_at, overdue_since, review_by): KeptClock,
+) -> AcceptanceClock {
+    AcceptanceClock {
+        received_at,
+        deadline,
+        tacit,
+        suspensions_allowed: u32::try_from(allowed).unwrap_or(0),
+        suspended_since,
+        decided_at,
+        overdue_since,
+        review_by,
+    }
+}
+
+/// The proposal's clock as kept, under the proposal's row lock.
+async fn clock_of(conn: &mut AsyncPgConnection, proposal_id: i64) -> QueryResult<Option<AcceptanceClock>> {
+    let row: Option<KeptClock> = clocks::table
+        .find(proposal_id)
+        .select(kept_clock_columns!())
         .first(conn)
         .await
         .optional()?;
-    Ok(row.map(
-        |(received_at, deadline, tacit, allowed, suspended_since, decided_at, overdue_since)| AcceptanceClock {
-            received_at,
-            deadline,
-            tacit,
-            suspensions_allowed: u32::try_from(allowed).unwrap_or(0),
-            suspended_since,
-            decided_at,
-            overdue_since,
-        },
-    ))
+    Ok(row.map(clock_from))
 }
 
 /// The queue's statement: the undecided clocks after a position of the queue's order (the overdue
@@ -249,6 +264,7 @@ impl AcceptanceStore for PgAcceptance {
                 products::aceite_dias.eq(i32::try_from(policy.days).unwrap_or(i32::MAX)),
                 products::aceite_tacito.eq(policy.tacit),
                 products::aceite_suspensoes.eq(i32::try_from(policy.suspensions).unwrap_or(i32::MAX)),
+                products::aceite_revisao_dias.eq(policy.review_days.and_then(|d| i32::try_from(d).ok())),
                 products::alterado_por.eq(changed_by),
                 products::alterado_em.eq(diesel::dsl::now),
             ))
@@ -260,21 +276,23 @@ impl AcceptanceStore for PgAcceptance {
 
     async fn policy(&self, product_code: i32) -> Result<Option<AcceptancePolicy>, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        let row: Option<(i32, bool, i32)> = products::table
+        let row: Option<(i32, bool, i32, Option<i32>)> = products::table
             .filter(products::codigo_produto.eq(product_code))
             .select((
                 products::aceite_dias,
                 products::aceite_tacito,
                 products::aceite_suspensoes,
+                products::aceite_revisao_dias,
             ))
             .first(&mut conn)
             .await
             .optional()
             .map_err(query_error)?;
-        Ok(row.map(|(days, tacit, suspensions)| AcceptancePolicy {
+        Ok(row.map(|(days, tacit, suspensions, review)| AcceptancePolicy {
             days: u32::try_from(days).unwrap_or_default(),
             tacit,
             suspensions: u32::try_from(suspensions).unwrap_or_default(),
+            review_days: review.and_then(|d| u32::try_from(d).ok()),
         }))
     }
 
@@ -283,26 +301,38 @@ impl AcceptanceStore for PgAcceptance {
         conn.transaction(async |conn| {
             // Claimed with their proposals' rows: another instance's pass (or a request holding a
             // proposal) skips these and takes others, or none.
-            let due: Vec<(i64, String, bool)> = clocks::table
+            // Due: silence accepts it (its deadline passed), or it becomes overdue (its review
+            // target, or a deadline silence does not accept, passed while not yet overdue).
+            let accepts = clocks::tacito.and(clocks::prazo_em.le(now));
+            let becomes_overdue = clocks::vencida_em.is_null().and(
+                clocks::revisao_em
+                    .le(now)
+                    .assume_not_null()
+                    .or(clocks::tacito.eq(false).and(clocks::prazo_em.le(now))),
+            );
+            let due: Vec<(i64, String, KeptClock)> = clocks::table
                 .inner_join(proposals::table)
                 .filter(clocks::decidida_em.is_null())
                 .filter(clocks::suspensa_desde.is_null())
-                .filter(clocks::vencida_em.is_null())
-                .filter(clocks::prazo_em.le(now))
+                .filter(accepts.or(becomes_overdue))
                 .order(clocks::prazo_em.asc())
                 .limit(limit)
-                .select((clocks::id_proposta, proposals::identificador, clocks::tacito))
+                .select((clocks::id_proposta, proposals::identificador, kept_clock_columns!()))
                 .for_update()
                 .skip_locked()
                 .load(conn)
                 .await?;
             let mut settled = Vec::with_capacity(due.len());
             let (mut overdue, mut closed) = (Vec::new(), Vec::new());
-            for (proposal_id, identifier, is_tacit) in due {
-                if !is_tacit {
-                    overdue.push(proposal_id);
-                    settled.push(Settled::Overdue { identifier });
-                    continue;
+            for (proposal_id, identifier, kept) in due {
+                match clock_from(kept).settlement(now) {
+                    Some(SweepAction::Accept) => {}
+                    Some(SweepAction::MarkOverdue) => {
+                        overdue.push(proposal_id);
+                        settled.push(Settled::Overdue { identifier });
+                        continue;
+                    }
+                    None => continue,
                 }
                 let change = StatusChange {
                     proposal_id,
@@ -457,6 +487,7 @@ impl AcceptanceStore for PgAcceptance {
                     .set((
                         clocks::suspensa_desde.eq(resumed.suspended_since),
                         clocks::prazo_em.eq(deadline),
+                        clocks::revisao_em.eq(resumed.review_by),
                         clocks::vencida_em.eq(resumed.overdue_since),
                     ))
                     .execute(conn)

@@ -38,6 +38,38 @@ impl PgCatalog {
     pub fn reading_from(self, reads: ReadPools) -> Self {
         Self { reads, ..self }
     }
+
+    /// Whether route 5 must name a beneficiary for the product with this code (decision 279),
+    /// set to `required` when given; `None` when there is no such product.
+    pub async fn beneficiaries_required(
+        &self,
+        product_code: i32,
+        required: Option<bool>,
+        changed_by: &str,
+    ) -> Result<Option<bool>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let found = match required {
+            Some(required) => {
+                diesel::update(products::table.filter(products::codigo_produto.eq(product_code)))
+                    .set((
+                        products::beneficiarios_obrigatorios.eq(required),
+                        products::alterado_por.eq(changed_by),
+                        products::alterado_em.eq(diesel::dsl::now),
+                    ))
+                    .returning(products::beneficiarios_obrigatorios)
+                    .get_result(&mut conn)
+                    .await
+            }
+            None => {
+                products::table
+                    .filter(products::codigo_produto.eq(product_code))
+                    .select(products::beneficiarios_obrigatorios)
+                    .first(&mut conn)
+                    .await
+            }
+        };
+        found.optional().map_err(query_error)
+    }
 }
 
 /// A condition on an `INTEGER` column with a value out of its range matches nothing.

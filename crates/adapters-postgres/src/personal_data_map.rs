@@ -5,7 +5,7 @@
 //! (a CPF, a name, an e-mail, an address, a reason, a body) that is in neither list below.
 
 use domain::privacy::declarations::Category::{
-    self, AccessRecords, Address, Contact, Financial, Health, Identity, Payroll, SignatureEvidence,
+    self, AccessRecords, Address, Beneficiaries, Contact, Financial, Health, Identity, Payroll, SignatureEvidence,
 };
 
 /// One table holding personal data.
@@ -161,6 +161,11 @@ pub const STORED: &[StoredTable] = &[
             ("alterado_por", AUTHOR),
         ],
         other: &["id", "id_proposta", "tipo", "criado_em", "alterado_em"],
+    },
+    StoredTable {
+        table: "proposal_beneficiaries",
+        personal: &[("beneficiarios", &[Beneficiaries])],
+        other: &["id_proposta", "criado_em"],
     },
     StoredTable {
         table: "signature_parties",

@@ -69,6 +69,8 @@ SELECT jsonb_build_object(
             'proposta', to_jsonb(p),
             'cliente', (SELECT to_jsonb(pc) - 'nome_busca' FROM proposal_customers pc WHERE pc.id_proposta = p.id),
             'pagamento', (SELECT to_jsonb(pp) FROM proposal_payments pp WHERE pp.id_proposta = p.id),
+            'beneficiarios', coalesce((SELECT b.beneficiarios FROM proposal_beneficiaries b WHERE b.id_proposta = p.id),
+                '[]'::jsonb),
             'assinatura', (SELECT to_jsonb(s) || jsonb_build_object('signatarios', coalesce((
                     SELECT jsonb_agg(to_jsonb(sp) ORDER BY sp.role) FROM signature_parties sp WHERE sp.signature_id = s.id),
                     '[]'::jsonb))
@@ -326,6 +328,17 @@ WHERE id_proposta = ANY($1) AND resposta IS NOT NULL";
 }
 
 statement! {
+    /// The beneficiaries the person named (third parties, decision 279): their names become the
+    /// placeholder, their CPFs and birth dates go; kinship and shares stay with the contract.
+    ANONYMIZE_BENEFICIARIES = "\
+UPDATE proposal_beneficiaries SET beneficiarios = (
+    SELECT jsonb_agg(b || jsonb_build_object('nome', 'Beneficiário anonimizado', 'cpf', NULL, 'data_nascimento', NULL)
+                     ORDER BY n)
+    FROM jsonb_array_elements(beneficiarios) WITH ORDINALITY AS e (b, n))
+WHERE id_proposta = ANY($1)";
+}
+
+statement! {
     /// Where refunds were paid: forgotten, unless a refund is still to pay there (the insurer owes it,
     /// and the destination is how it pays; the next anonymisation or retention pass takes it).
     FORGET_REFUND_DESTINATIONS = "\
@@ -443,7 +456,8 @@ async fn block(conn: &mut AsyncPgConnection, cpf: &Cpf, ids: &[i64], hold: &Lega
 
 /// What the proposals `ids` hold of the person beyond their copy of the registration: the means
 /// of payment, the client's signing evidence, the platform's objects, the files and answers sent
-/// for requests for documents, the documents never signed and the reasons people wrote. Run
+/// for requests for documents, the beneficiaries named, the documents never signed and the
+/// reasons people wrote. Run
 /// with `sales.history_action = 'anonimizacao'` (the reasons' history entries change under it).
 pub(crate) async fn anonymize_contents(conn: &mut AsyncPgConnection, ids: &[i64], by: &str) -> Result<(), DieselError> {
     ANONYMIZE_PAYMENTS
@@ -457,6 +471,7 @@ pub(crate) async fn anonymize_contents(conn: &mut AsyncPgConnection, ids: &[i64]
         ANONYMIZE_SUBSCRIPTIONS,
         ANONYMIZE_PENDING_FILES,
         ANONYMIZE_PENDING_ANSWERS,
+        ANONYMIZE_BENEFICIARIES,
         FORGET_REFUND_DESTINATIONS,
     ] {
         statement.query().bind::<Array<BigInt>, _>(ids).execute(conn).await?;

@@ -137,7 +137,21 @@ struct CreatedRow {
 /// `read_model::refreshed_documents`: the write and its documents commit together, in one round
 /// trip); the history's creation entry is a trigger's. `bench/run.sh` replays it through pgbench
 /// (`bench-tools`' `create-proposal-script`, from these same parts).
-pub fn create_statement<'a>(p: &'a NewProposal, identifier: &'a str, created_event: &'a str) -> Composed<'a> {
+/// The beneficiaries of `p` as `proposal_beneficiaries` keeps them (JSON), `None` when it names none.
+pub fn beneficiaries_json(p: &NewProposal) -> Option<String> {
+    if p.beneficiaries.is_empty() {
+        return None;
+    }
+    let parts: Vec<read_model::BeneficiaryPart> = p.beneficiaries.iter().map(read_model::BeneficiaryPart::of).collect();
+    serde_json::to_string(&parts).ok()
+}
+
+pub fn create_statement<'a>(
+    p: &'a NewProposal,
+    identifier: &'a str,
+    created_event: &'a str,
+    beneficiaries: Option<&'a str>,
+) -> Composed<'a> {
     let audience = Audience::of(p.partner.as_ref().map(|l| l.partner_id), p.flow);
     Composed::new()
         .text("WITH ")
@@ -148,6 +162,8 @@ pub fn create_statement<'a>(p: &'a NewProposal, identifier: &'a str, created_eve
         .part(proposal_part(p, identifier))
         .text(", ")
         .part(payment_part(p.payment.as_ref()))
+        .text(", ")
+        .part(beneficiaries_part(beneficiaries))
         .text(", ")
         .part(new_copy())
         .text(", ")
@@ -196,6 +212,18 @@ fn proposal_part<'a>(p: &'a NewProposal, identifier: &'a str) -> Part<'a> {
     .value("codigo_faturamento", p.billing_code)
     .value("tipo_pagamento", p.payment.as_ref().map(|d| d.payment_type().as_str()))
     .value("criado_em", p.at)
+}
+
+/// `beneficiaries`: the beneficiaries the proposal names, when it names any (one row, the array).
+fn beneficiaries_part(beneficiaries: Option<&str>) -> Part<'_> {
+    Part::new(
+        "beneficiaries",
+        "beneficiaries AS ( \
+         INSERT INTO proposal_beneficiaries (id_proposta, beneficiarios, criado_em) \
+         SELECT p.id, {beneficiarios}::jsonb, p.criado_em FROM proposal p WHERE {beneficiarios}::text IS NOT NULL \
+         RETURNING *)",
+    )
+    .value("beneficiarios", beneficiaries)
 }
 
 /// `payment`: the proposal's payment, when it has one, each kind's columns (the other's null).
@@ -360,9 +388,11 @@ impl ProposalStore for PgProposals {
         // 122 random bits: an identifier nobody can guess from another.
         let identifier = uuid::Uuid::new_v4().to_string();
         let created_event = domain::hooks::payload::proposal_created(&identifier, p.flow, p.value, &p.changed_by, p.at);
-        let result: QueryResult<CreatedRow> = create_statement(p, &identifier, &created_event)
-            .get_result(&mut conn)
-            .await;
+        let beneficiaries = beneficiaries_json(p);
+        let result: QueryResult<CreatedRow> =
+            create_statement(p, &identifier, &created_event, beneficiaries.as_deref())
+                .get_result(&mut conn)
+                .await;
         match result {
             Ok(row) => {
                 if row.queued_deliveries > 0 {
@@ -453,7 +483,8 @@ impl ProposalStore for PgProposals {
 
     async fn product_terms(&self, product_id: i64) -> Result<ProductTerms, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        let found: Option<(Option<String>, RulesColumns, (i32, String), String)> = products::table
+        type AcceptanceColumns = (i32, bool, i32, Option<i32>);
+        let found: Option<(Option<String>, RulesColumns, (i32, String), String, AcceptanceColumns)> = products::table
             .find(product_id)
             .select((
                 products::termos,
@@ -465,17 +496,29 @@ impl ProposalStore for PgProposals {
                 ),
                 (products::vigencia_meses, products::renovacao),
                 products::cobranca_premio,
+                (
+                    products::aceite_dias,
+                    products::aceite_tacito,
+                    products::aceite_suspensoes,
+                    products::aceite_revisao_dias,
+                ),
             ))
             .first(&mut conn)
             .await
             .optional()
             .map_err(query_error)?;
         Ok(match found {
-            Some((text, rules, term, collection)) => ProductTerms {
+            Some((text, rules, term, collection, (days, tacit, suspensions, review))) => ProductTerms {
                 text,
                 payment: payment_rules(rules)?,
                 term: term_policy(term)?,
                 collection: crate::ecommerce::premium_collection(&collection)?,
+                acceptance: domain::acceptance::AcceptancePolicy {
+                    days: u32::try_from(days).unwrap_or_default(),
+                    tacit,
+                    suspensions: u32::try_from(suspensions).unwrap_or_default(),
+                    review_days: review.and_then(|d| u32::try_from(d).ok()),
+                },
             },
             None => ProductTerms::default(),
         })

@@ -317,6 +317,7 @@ pub struct ProductRow {
     pub criado_em: DateTime<Utc>,
     pub alterado_em: DateTime<Utc>,
     pub price_id: Option<String>,
+    pub beneficiarios_obrigatorios: bool,
 }
 
 impl ProductRow {
@@ -330,6 +331,7 @@ impl ProductRow {
             value_cents: self.valor,
             banks,
             price_id: self.price_id,
+            beneficiaries_required: self.beneficiarios_obrigatorios,
             // Not read with the product: route 5 reads products on every request (through the
             // catalog cache), and terms are long; documents read them on their own.
             terms: None,

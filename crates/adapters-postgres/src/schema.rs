@@ -536,6 +536,8 @@ diesel::table! {
         seguro_coletivo_vida -> Bool,
         estipulante_nome -> Nullable<Text>,
         estipulante_email -> Nullable<Text>,
+        aceite_revisao_dias -> Nullable<Int4>,
+        beneficiarios_obrigatorios -> Bool,
     }
 }
 
@@ -553,6 +555,15 @@ diesel::table! {
         atribuida_por -> Nullable<Text>,
         atribuida_em -> Nullable<Timestamptz>,
         cobertura_provisoria_desde -> Nullable<Timestamptz>,
+        revisao_em -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    proposal_beneficiaries (id_proposta) {
+        id_proposta -> Int8,
+        beneficiarios -> Jsonb,
+        criado_em -> Timestamptz,
     }
 }
 
@@ -1030,6 +1041,7 @@ diesel::joinable!(pix_recurrences -> proposals (id_proposta));
 diesel::joinable!(product_banks -> banks (codigo_banco));
 diesel::joinable!(product_banks -> products (product_id));
 diesel::joinable!(proposal_acceptances -> proposals (id_proposta));
+diesel::joinable!(proposal_beneficiaries -> proposals (id_proposta));
 diesel::joinable!(proposal_certificates -> proposals (id_proposta));
 diesel::joinable!(proposal_customers -> customers (id_cliente));
 diesel::joinable!(proposal_customers -> proposals (id_proposta));
@@ -1104,6 +1116,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     product_banks,
     products,
     proposal_acceptances,
+    proposal_beneficiaries,
     proposal_certificates,
     proposal_customers,
     proposal_event_sequences,

@@ -53,8 +53,9 @@ pub async fn finish_demo_representative(pool: &PgPool, email: &str) -> Result<()
     Ok(())
 }
 
-/// A product of the demo whose proposals are not accepted by silence (issue 45): an analyst must
-/// accept or refuse each within 10 days, and may suspend the clock twice to ask for documents.
+/// A product of the demo decided by a person (issues 45 and 68): its analysts' target is 10 days,
+/// past which an undecided proposal is overdue for them; silence accepts it at 25 days, the law's
+/// longest (Lei 15.040/2024, art. 49), and the clock may be suspended once to ask for documents.
 /// With its billing group; rows already there are left as they are. `seed demo` loads it with
 /// the catalog.
 pub const DEMO_DECIDED_PRODUCT: i32 = 201;
@@ -65,9 +66,10 @@ pub async fn seed_demo_decided_product(pool: &PgPool) -> Result<(), StoreError> 
     let mut conn = connection(pool).await?;
     conn.transaction(async |conn| {
         let policy = AcceptancePolicy {
-            days: 10,
-            tacit: false,
-            suspensions: 2,
+            days: 25,
+            tacit: true,
+            suspensions: 1,
+            review_days: Some(10),
         };
         let product_id: i64 = diesel::insert_into(products::table)
             .values((
@@ -79,6 +81,7 @@ pub async fn seed_demo_decided_product(pool: &PgPool) -> Result<(), StoreError> 
                 products::aceite_dias.eq(policy.days as i32),
                 products::aceite_tacito.eq(policy.tacit),
                 products::aceite_suspensoes.eq(policy.suspensions as i32),
+                products::aceite_revisao_dias.eq(policy.review_days.map(|d| d as i32)),
                 products::alterado_por.eq(SEEDED_BY),
             ))
             .on_conflict(products::codigo_produto)

@@ -65,6 +65,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         deadline: paid_at + chrono::Duration::days(15),
         tacit: true,
         suspended_since: None,
+        review_by: None,
         overdue: false,
         pending: Vec::new(),
         analyst: None,

@@ -96,6 +96,22 @@ pub fn long_proposal() -> ProposalDetail {
             ispb: None,
             stamp: stamp("seed"),
         }),
+        beneficiaries: vec![
+            domain::proposals::beneficiaries::BeneficiaryView {
+                name: "João Pedro Albuquerque Cavalcanti".into(),
+                cpf: Some("12345678909".into()),
+                birth_date: chrono::NaiveDate::from_ymd_opt(2012, 3, 20),
+                kinship: domain::values::Kinship::Child,
+                share: 60,
+            },
+            domain::proposals::beneficiaries::BeneficiaryView {
+                name: "Ana Cristina Albuquerque".into(),
+                cpf: None,
+                birth_date: None,
+                kinship: domain::values::Kinship::Spouse,
+                share: 40,
+            },
+        ],
         ..base
     }
 }

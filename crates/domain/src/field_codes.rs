@@ -9,7 +9,7 @@ pub fn all() -> Vec<(&'static str, &'static str)> {
     use crate::hooks;
     use crate::validation::codes;
     use crate::values::{
-        Application, EventKind, Gender, HookStatus, MaritalStatus, PaymentType, ProposalStatus, SheetType,
+        Application, EventKind, Gender, HookStatus, Kinship, MaritalStatus, PaymentType, ProposalStatus, SheetType,
         ShippingType, Uf,
     };
     use crate::values::{bank_account, birth_date, cep, cnpj, cpf, email, full_name, phone, salary};
@@ -64,6 +64,15 @@ pub fn all() -> Vec<(&'static str, &'static str)> {
         (Uf::CODE, "UF fora das 27 siglas"),
         (Gender::CODE, "sexo diferente de Masculino ou Feminino"),
         (MaritalStatus::CODE, "estado civil fora da lista"),
+        (Kinship::CODE, "parentesco de beneficiário fora da lista"),
+        (
+            crate::proposals::beneficiaries::SHARES,
+            "partes dos beneficiários que não somam 100%",
+        ),
+        (
+            crate::proposals::beneficiaries::INSURED,
+            "o próprio segurado indicado como beneficiário",
+        ),
         (PaymentType::CODE, "tipo de pagamento fora da lista"),
         (ShippingType::CODE, "tipo de envio diferente de sms ou whatsapp"),
         (Application::CODE, "aplicação fora de ECOMMERCE, PARCEIRO, BACKOFFICE"),

@@ -594,6 +594,19 @@ impl<'v> Reading<'v> {
         Some(found)
     }
 
+    /// An optional list of objects, read as [`Self::objects`]: empty when absent (or null).
+    pub fn optional_objects<T, R>(
+        &mut self,
+        name: &str,
+        field: Field<Vec<Field<T>>>,
+        read: impl FnMut(T, &mut Reading<'_>) -> Option<R>,
+    ) -> Vec<R> {
+        match field {
+            Field::Missing => Vec::new(),
+            given => self.objects(name, given, read).unwrap_or_default(),
+        }
+    }
+
     /// A list of strings, each run through a value type's parser (errors name `name[i]`); an
     /// empty list is refused. `None` when absent (recorded if `required`) or when any item failed.
     pub fn parse_list<T>(

@@ -99,6 +99,7 @@ pub fn detail(status: &str) -> ProposalDetail {
         averbacao: None,
         term: None,
         ledger: Default::default(),
+        beneficiaries: Vec::new(),
     }
 }
 

@@ -169,42 +169,160 @@ async fn the_clock_starts_in_analysis_and_silence_accepts_the_proposal_at_its_de
     assert_eq!(s.sweep().await, Default::default());
 }
 
+/// Lei 15.040/2024, art. 49 (decision 278): the insurer's silence accepts the proposal at 25 days
+/// at most, whatever the product; a product decided by a person gives its analysts a shorter
+/// target, past which the proposal is overdue for them, and silence still accepts it at the law's
+/// deadline. (Before the law's bounds this product was not accepted by silence: its proposals
+/// stayed in analysis, overdue, for as long as nobody decided.)
 #[tokio::test(flavor = "multi_thread")]
-async fn without_tacit_acceptance_the_deadline_leaves_the_proposal_overdue_for_a_person() {
+async fn past_the_analysts_target_the_proposal_is_overdue_for_a_person_and_silence_accepts_it_at_the_laws_deadline() {
     let s = sale().await;
-    // The demo's product decided by a person: 10 days, no tacit acceptance.
-    let identifier = s
+    // The demo's product decided by a person: its analysts' target is 10 days, the law's 25.
+    let decided = s
         .in_analysis("52998224725", i64::from(seed::DEMO_DECIDED_PRODUCT))
         .await;
-    let acceptance = s.data(&identifier).await["acceptance"].clone();
-    assert_eq!(acceptance["tacit"], false);
-    assert_eq!(
-        instant(&acceptance["deadline"]) - instant(&acceptance["receivedAt"]),
-        chrono::Duration::days(10)
-    );
+    let silent = s
+        .in_analysis("12345678909", i64::from(seed::DEMO_DECIDED_PRODUCT))
+        .await;
+    let acceptance = s.data(&decided).await["acceptance"].clone();
+    assert_eq!(acceptance["tacit"], true, "silence always accepts");
+    let received = instant(&acceptance["receivedAt"]);
+    assert_eq!(instant(&acceptance["deadline"]) - received, chrono::Duration::days(25));
+    assert_eq!(instant(&acceptance["reviewBy"]) - received, chrono::Duration::days(10));
     s.days_later(10).await;
     let report = s.sweep().await;
     assert!(report.accepted.is_empty());
-    assert_eq!(report.overdue, std::slice::from_ref(&identifier));
-    let data = s.data(&identifier).await;
-    assert_eq!(data["proposal"]["status"], "EM ANÁLISE", "silence does not decide");
+    let mut both = vec![decided.clone(), silent.clone()];
+    both.sort();
+    let mut overdue = report.overdue.clone();
+    overdue.sort();
+    assert_eq!(overdue, both);
+    let data = s.data(&decided).await;
+    assert_eq!(data["proposal"]["status"], "EM ANÁLISE", "the target does not decide");
     assert_eq!(data["acceptance"]["overdue"], true);
-    // Found once: the next pass does not report it again.
+    // Found once: the next pass does not report them again.
     assert_eq!(s.sweep().await, Default::default());
-    // The analysts' list of the overdue: it alone, and it is out of the others.
-    assert_eq!(s.listed("overdue=true").await, std::slice::from_ref(&identifier));
+    // The analysts' list of the overdue: they alone, and they are out of the others.
+    let mut listed = s.listed("overdue=true").await;
+    listed.sort();
+    assert_eq!(listed, both);
     assert!(s.listed("overdue=false").await.is_empty());
     let refused = s.app.get("/proposal/list?overdue=sim", Some(&s.office)).await;
     assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
     assert_eq!(refused.json::<Value>().await.unwrap()["errors"][0]["field"], "overdue");
 
-    // The analyst decides late: the clock closes and the proposal is no longer overdue.
-    let decided = s.decide(&identifier, "APROVADO", "Vistoria concluída").await;
-    assert_eq!(decided.status(), StatusCode::OK, "{}", decided.text().await.unwrap());
-    let data = s.data(&identifier).await;
+    // The analyst decides one late: its clock closes and it is no longer overdue.
+    let answered = s.decide(&decided, "APROVADO", "Vistoria concluída").await;
+    assert_eq!(answered.status(), StatusCode::OK, "{}", answered.text().await.unwrap());
+    let data = s.data(&decided).await;
     assert_eq!(data["proposal"]["status"], "APROVADO");
     assert_eq!(data["acceptance"]["overdue"], false);
+    assert_eq!(s.listed("overdue=true").await, std::slice::from_ref(&silent));
+
+    // Nobody decides the other: silence accepts it at the law's deadline, not a day before.
+    s.days_later(24).await;
+    assert_eq!(s.sweep().await, Default::default());
+    s.days_later(25).await;
+    let report = s.sweep().await;
+    assert_eq!(report.accepted, std::slice::from_ref(&silent));
+    let data = s.data(&silent).await;
+    assert_eq!(data["proposal"]["status"], "APROVADO");
+    assert_eq!(data["acceptance"]["overdue"], false);
+    assert_eq!(
+        s.app
+            .count(&format!(
+                "SELECT count(*) AS n FROM proposal_events e JOIN proposals p ON p.id = e.proposal_id
+                 WHERE p.identificador = '{silent}' AND e.to_status = 'APROVADO' AND e.reason = 'ACEITE_TACITO'"
+            ))
+            .await,
+        1
+    );
     assert!(s.listed("overdue=true").await.is_empty());
+    s.days_later(0).await;
+}
+
+/// `sales-api catalog acceptance` (issue 68): a policy out of Lei 15.040/2024, art. 49 is refused
+/// naming each option and the rule; one within it is kept, with the analysts' target.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_products_acceptance_policy_out_of_the_law_is_refused_naming_the_rule() {
+    use api_actix::cli::{AcceptanceArgs, set_product_acceptance};
+    let s = sale().await;
+    let config = TestApp::config(&s.app.db, &[]);
+    let refused = set_product_acceptance(
+        &config,
+        102,
+        AcceptanceArgs {
+            days: Some(90),
+            tacit: Some("no".into()),
+            suspensions: Some(10),
+            review_days: None,
+        },
+    )
+    .await
+    .unwrap_err()
+    .to_string();
+    for said in [
+        "days deve estar entre 1 e 25",
+        "tacit deve ser yes",
+        "suspensions deve ser 0 ou 1",
+        "Lei 15.040/2024, art. 49",
+    ] {
+        assert!(refused.contains(said), "{said} missing from: {refused}");
+    }
+    let late_target = set_product_acceptance(
+        &config,
+        102,
+        AcceptanceArgs {
+            days: Some(12),
+            review_days: Some(12),
+            ..AcceptanceArgs::default()
+        },
+    )
+    .await
+    .unwrap_err()
+    .to_string();
+    assert!(late_target.contains("review-days"), "{late_target}");
+    let unknown = set_product_acceptance(&config, 999, AcceptanceArgs::default())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(unknown.contains("produto 999 não encontrado"), "{unknown}");
+    let kept_before = s
+        .app
+        .text("SELECT aceite_dias || '/' || aceite_suspensoes AS line FROM products WHERE codigo_produto = 102")
+        .await;
+    let policy = set_product_acceptance(
+        &config,
+        102,
+        AcceptanceArgs {
+            days: Some(20),
+            review_days: Some(7),
+            ..AcceptanceArgs::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!((policy.days, policy.review_days, policy.tacit), (20, Some(7), true));
+    let kept = s
+        .app
+        .text(
+            "SELECT aceite_dias || '/' || aceite_tacito || '/' || aceite_suspensoes || '/' || aceite_revisao_dias \
+             AS line FROM products WHERE codigo_produto = 102",
+        )
+        .await;
+    assert_eq!(
+        kept,
+        format!("20/true/{}/7", kept_before.split('/').nth(1).unwrap()),
+        "what was refused changed nothing; what was not given is kept"
+    );
+    // The database holds the law too, for what does not come through the command.
+    let outside = s
+        .app
+        .count(
+            "SELECT count(*) AS n FROM products WHERE NOT aceite_tacito OR aceite_dias > 25 OR aceite_suspensoes > 1",
+        )
+        .await;
+    assert_eq!(outside, 0);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -258,7 +376,7 @@ async fn a_request_for_documents_suspends_the_clock_and_the_sellers_answer_resum
         .app
         .subscribed_receiver(&s.partner, &["PENDENCIA_ABERTA", "PENDENCIA_RESPONDIDA"])
         .await;
-    // The demo's product decided by a person: 10 days, two suspensions.
+    // The demo's product decided by a person: 25 days, one request for documents (art. 49).
     let identifier = s
         .in_analysis("52998224725", i64::from(seed::DEMO_DECIDED_PRODUCT))
         .await;
@@ -289,7 +407,7 @@ async fn a_request_for_documents_suspends_the_clock_and_the_sellers_answer_resum
         (StatusCode::CONFLICT, "pendencia_em_aberto".to_owned())
     );
 
-    // Three days go by, past the original deadline: a suspended clock is never due.
+    // Three days go by: a suspended clock is never due.
     s.days_later(3).await;
     assert_eq!(s.sweep().await, Default::default());
     let refused = s
@@ -356,29 +474,22 @@ async fn a_request_for_documents_suspends_the_clock_and_the_sellers_answer_resum
         (StatusCode::CONFLICT, "pendencia_respondida".to_owned())
     );
 
-    // The second of the product's two suspensions, then no more.
-    let second = s.open_pending(&s.office, &identifier, request.clone()).await;
-    assert_eq!(second.status(), StatusCode::CREATED);
-    let second_id = second.json::<Value>().await.unwrap()["data"]["id"].clone();
-    let resumed = s
-        .answer(&s.partner, &identifier, &second_id, json!({"note": "Sem anexos"}))
-        .await;
-    assert_eq!(resumed.status(), StatusCode::OK);
+    // Documents are asked once (Lei 15.040/2024, art. 49): a second request is refused.
     assert_eq!(
         Sale::error_code(s.open_pending(&s.office, &identifier, request).await).await,
         (StatusCode::CONFLICT, "suspensoes_esgotadas".to_owned())
     );
 
-    // The seller was told each time: two requests and two answers, numbered.
+    // The seller was told: the request and its answer, numbered.
     assert_eq!(
         s.app
             .count(
                 "SELECT count(*) AS n FROM hook_deliveries
                  WHERE event_type IN ('PENDENCIA_ABERTA', 'PENDENCIA_RESPONDIDA')
-                   AND (body::jsonb -> 'data' ->> 'sequence')::int IN (1, 2)"
+                   AND (body::jsonb -> 'data' ->> 'sequence')::int = 1"
             )
             .await,
-        4
+        2
     );
     s.days_later(0).await;
 }

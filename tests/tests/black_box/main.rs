@@ -6,6 +6,7 @@ mod analyst_queue;
 mod arrears;
 mod averbacao;
 mod bank_returns;
+mod beneficiaries;
 mod billing;
 mod browser;
 mod cancellation;

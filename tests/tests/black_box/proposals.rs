@@ -474,8 +474,11 @@ async fn the_detail_has_every_member_of_the_spec_in_its_type() {
             ("billing", ObjectOrNull),
             // Issue 65: the contract's ledger, zeros before anything is charged.
             ("ledger", Object),
+            // Issue 68: the beneficiaries named, none here (the legal heirs).
+            ("beneficiaries", Array),
         ],
     );
+    assert_eq!(data["beneficiaries"], json!([]));
     assert_eq!(
         data["ledger"],
         json!({"due": 0, "received": 0, "refunded": 0, "owedBack": 0})

@@ -77,7 +77,9 @@ async fn the_export_names_the_legal_bases_and_who_received_the_data() {
             "saude",
             "financeiro",
             "folha",
-            "evidencias_assinatura"
+            "evidencias_assinatura",
+            // Issue 68: the beneficiaries the customer names (decision 279).
+            "beneficiarios"
         ],
         "a customer's categories (no users' access records)"
     );

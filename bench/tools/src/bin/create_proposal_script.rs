@@ -6,14 +6,18 @@
 //! measured.
 //!
 //! pgbench variables: `:n` (a number per transaction) and the demo seed's `:partner`,
-//! `:representative` and `:product` ids; every other value is the body's, as a literal.
+//! `:representative` and `:product` ids; every other value is the body's, as a literal. With the
+//! argument `beneficiaries`, the body names the two beneficiaries `bench/create_proposal.lua`
+//! sends under `BENCH_BENEFICIARIES=1` (decision 279).
 
 use adapters_postgres::proposals::create_statement;
 use chrono::{NaiveDate, Utc};
 use domain::customers::{AddressData, CustomerData, Seller};
+use domain::proposals::beneficiaries::Beneficiary;
 use domain::proposals::model::{Flow, NewProposal, PartnerLink, PaymentDetails};
 use domain::values::{
-    BirthDate, CellPhone, Cep, Cpf, Email, FullName, Gender, MaritalStatus, SalaryCents, SheetType, ShippingType, Uf,
+    BirthDate, CellPhone, Cep, Cpf, Email, FullName, Gender, Kinship, MaritalStatus, SalaryCents, SheetType,
+    ShippingType, Uf,
 };
 
 /// What pgbench writes in place of the body's value, by part and value name.
@@ -27,6 +31,29 @@ const PER_TRANSACTION: &[(&str, &str)] = &[
     ("proposal.criado_em", "now()"),
     ("queued.id_parceiro", ":partner::int8"),
 ];
+
+/// The two beneficiaries of the benchmark body under `BENCH_BENEFICIARIES=1`.
+fn bench_beneficiaries() -> Result<Vec<Beneficiary>, String> {
+    let invalid = |what: &str| format!("beneficiário de carga inválido: {what}");
+    Ok(vec![
+        Beneficiary {
+            name: FullName::parse("Filho De Carga").map_err(|_| invalid("nome"))?,
+            cpf: Some(Cpf::parse("12345678909").map_err(|_| invalid("cpf"))?),
+            birth_date: Some(BirthDate::from_stored(
+                NaiveDate::from_ymd_opt(2015, 3, 20).ok_or_else(|| invalid("nascimento"))?,
+            )),
+            kinship: Kinship::Child,
+            share: 60,
+        },
+        Beneficiary {
+            name: FullName::parse("Conjuge De Carga").map_err(|_| invalid("nome"))?,
+            cpf: None,
+            birth_date: None,
+            kinship: Kinship::Spouse,
+            share: 40,
+        },
+    ])
+}
 
 /// The benchmark body's proposal, as route 5 hands it to the store (ids replaced per transaction).
 fn bench_proposal() -> Result<NewProposal, String> {
@@ -74,13 +101,17 @@ fn bench_proposal() -> Result<NewProposal, String> {
             association_cnpj: None,
             federation_cnpj: None,
         }),
+        beneficiaries: Vec::new(),
         changed_by: "parceiro@demo.com.br".into(),
         at: Utc::now(),
     })
 }
 
-fn script() -> Result<String, String> {
-    let proposal = bench_proposal()?;
+fn script(with_beneficiaries: bool) -> Result<String, String> {
+    let mut proposal = bench_proposal()?;
+    if with_beneficiaries {
+        proposal.beneficiaries = bench_beneficiaries()?;
+    }
     let event = domain::hooks::payload::proposal_created(
         "identificador-de-carga",
         proposal.flow,
@@ -88,12 +119,15 @@ fn script() -> Result<String, String> {
         &proposal.changed_by,
         proposal.at,
     );
-    let statement = create_statement(&proposal, "identificador-de-carga", &event).replay(PER_TRANSACTION)?;
+    let beneficiaries = adapters_postgres::proposals::beneficiaries_json(&proposal);
+    let statement = create_statement(&proposal, "identificador-de-carga", &event, beneficiaries.as_deref())
+        .replay(PER_TRANSACTION)?;
     Ok(format!("\\set n random(1, 99999999999)\n{statement};\n"))
 }
 
 fn main() {
-    match script() {
+    let with_beneficiaries = std::env::args().nth(1).as_deref() == Some("beneficiaries");
+    match script(with_beneficiaries) {
         Ok(script) => print!("{script}"),
         Err(why) => {
             eprintln!("o comando de criação não se deixa repetir no pgbench: {why}");
@@ -106,7 +140,7 @@ fn main() {
 mod tests {
     #[test]
     fn the_replay_writes_every_value_and_each_per_transaction_one_in_its_place() {
-        let script = super::script().expect("a replayable statement");
+        let script = super::script(false).expect("a replayable statement");
         assert!(script.starts_with("\\set n random("));
         assert!(!script.contains('$'), "{script}");
         assert!(script.contains("INSERT INTO proposals"));
@@ -114,5 +148,7 @@ mod tests {
         assert!(script.contains("'Cliente De Carga'::text"));
         assert!(script.contains("INSERT INTO proposal_read_models"), "{script}");
         assert!(script.trim_end().ends_with(';'));
+        let named = super::script(true).expect("a replayable statement");
+        assert!(named.contains("'[{\"nome\":\"Filho De Carga\""), "{named}");
     }
 }

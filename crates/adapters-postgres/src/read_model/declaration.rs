@@ -44,6 +44,9 @@ macro_rules! created_parts {
             // A payment's ISPB (Pix only) is absent rather than null, as its row writes it.
             payment: left "proposal_payments" written "payment" "pay" on "pay.id_proposta = p.id"
                 => [row less "id_proposta" absent when null "ispb"];
+            // Null when none was named (the legal heirs).
+            beneficiaries: left "proposal_beneficiaries" written "beneficiaries" "ben" on "ben.id_proposta = p.id"
+                => [value "ben.beneficiarios"];
         }
     };
 }
@@ -207,7 +210,7 @@ const NEW_DOCUMENT: &str = concat!(
 );
 
 /// `document`: the new proposal's document, written by route 5's own statement (decision 172)
-/// from the rows its `proposal`, `copied` and `payment` parts wrote and those they name, as the
+/// from the rows its `proposal`, `copied`, `payment` and `beneficiaries` parts wrote and those they name, as the
 /// build makes it. A separate write of the document in the statement's transaction cost route 5
 /// a fifth of its rate (docs/performance.md); the read-model tests prove this one reads back as
 /// the build's, key for key.
@@ -276,7 +279,8 @@ mod tests {
         assert!(object.contains("'representative', CASE WHEN r.id IS NULL THEN NULL ELSE jsonb_build_object('cpf', u.cpf, 'email', u.email, 'name', u.name, 'video_attendance_token', r.video_attendance_token) END"), "{object}");
         assert!(
             object.ends_with(
-                "'payment', (to_jsonb(pay) - 'id_proposta' - CASE WHEN pay.ispb IS NULL THEN 'ispb' ELSE '' END))"
+                "'payment', (to_jsonb(pay) - 'id_proposta' - CASE WHEN pay.ispb IS NULL THEN 'ispb' ELSE '' END), \
+                 'beneficiaries', ben.beneficiarios)"
             ),
             "{object}"
         );

@@ -91,6 +91,47 @@ pub(crate) struct ProposalDocument {
     /// The contract's balances from its ledger (migration 000057): absent while all are zero.
     #[serde(default, skip_serializing_if = "LedgerPart::is_empty")]
     ledger: LedgerPart,
+    /// The beneficiaries route 5 wrote (migration 000069): null when none was named, absent from
+    /// documents written before.
+    #[serde(default)]
+    beneficiaries: Option<Vec<BeneficiaryPart>>,
+}
+
+/// A beneficiary as `proposal_beneficiaries` keeps it (route 5 writes the array).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct BeneficiaryPart {
+    pub nome: String,
+    pub cpf: Option<String>,
+    pub data_nascimento: Option<chrono::NaiveDate>,
+    pub parentesco: String,
+    pub percentual: u8,
+}
+
+impl BeneficiaryPart {
+    /// The stored form of what route 5 read.
+    pub(crate) fn of(b: &domain::proposals::beneficiaries::Beneficiary) -> Self {
+        Self {
+            nome: b.name.as_str().to_owned(),
+            cpf: b.cpf.as_ref().map(|c| c.as_str().to_owned()),
+            data_nascimento: b.birth_date.map(|d| d.date()),
+            parentesco: b.kinship.as_str().to_owned(),
+            percentual: b.share,
+        }
+    }
+}
+
+impl TryFrom<BeneficiaryPart> for domain::proposals::beneficiaries::BeneficiaryView {
+    type Error = StoredValueError;
+
+    fn try_from(b: BeneficiaryPart) -> Result<Self, StoredValueError> {
+        Ok(Self {
+            name: b.nome,
+            cpf: b.cpf,
+            birth_date: b.data_nascimento,
+            kinship: domain::values::Kinship::from_stored(&b.parentesco, "proposal_beneficiaries", "beneficiarios")?,
+            share: b.percentual,
+        })
+    }
 }
 
 /// The proposal's latest subscription known to the payment platform.
@@ -230,6 +271,12 @@ impl TryFrom<ProposalDocument> for ProposalDetail {
                 .transpose()?,
             term: d.term.map(domain::billing::term::ContractTerm::try_from).transpose()?,
             ledger: d.ledger.into(),
+            beneficiaries: d
+                .beneficiaries
+                .unwrap_or_default()
+                .into_iter()
+                .map(domain::proposals::beneficiaries::BeneficiaryView::try_from)
+                .collect::<Result<_, _>>()?,
         })
     }
 }

@@ -30,18 +30,20 @@ use domain::values::{EventKind, Flow, PaymentType, ProposalStatus};
 /// it with the product's policy as it is now ([`AcceptanceClock::start`]); leaving it closes it.
 pub(crate) async fn acceptance_clock(conn: &mut AsyncPgConnection, change: &StatusChange) -> QueryResult<()> {
     if change.to == ProposalStatus::InAnalysis {
-        let (days, tacit, suspensions, flow, collection): (i32, bool, i32, String, String) = proposals::table
-            .inner_join(products::table)
-            .filter(proposals::id.eq(change.proposal_id))
-            .select((
-                products::aceite_dias,
-                products::aceite_tacito,
-                products::aceite_suspensoes,
-                proposals::fluxo,
-                products::cobranca_premio,
-            ))
-            .first(conn)
-            .await?;
+        let (days, tacit, suspensions, review_days, flow, collection): (i32, bool, i32, Option<i32>, String, String) =
+            proposals::table
+                .inner_join(products::table)
+                .filter(proposals::id.eq(change.proposal_id))
+                .select((
+                    products::aceite_dias,
+                    products::aceite_tacito,
+                    products::aceite_suspensoes,
+                    products::aceite_revisao_dias,
+                    proposals::fluxo,
+                    products::cobranca_premio,
+                ))
+                .first(conn)
+                .await?;
         // A shop's sale enters analysis by its subscription (route 16): paid at the sale, its
         // provisional cover begins now (decision 271); held until the acceptance, none does.
         let provisional_from = (change.from == ProposalStatus::New
@@ -52,6 +54,7 @@ pub(crate) async fn acceptance_clock(conn: &mut AsyncPgConnection, change: &Stat
             days: u32::try_from(days).unwrap_or(AcceptancePolicy::default().days),
             tacit,
             suspensions: u32::try_from(suspensions).unwrap_or(0),
+            review_days: review_days.and_then(|d| u32::try_from(d).ok()),
         };
         let clock = AcceptanceClock::start(change.at, &policy);
         diesel::insert_into(clocks::table)
@@ -61,6 +64,7 @@ pub(crate) async fn acceptance_clock(conn: &mut AsyncPgConnection, change: &Stat
                 clocks::prazo_em.eq(clock.deadline),
                 clocks::tacito.eq(clock.tacit),
                 clocks::suspensoes_permitidas.eq(suspensions),
+                clocks::revisao_em.eq(clock.review_by),
                 clocks::cobertura_provisoria_desde.eq(provisional_from),
             ))
             .on_conflict_do_nothing()

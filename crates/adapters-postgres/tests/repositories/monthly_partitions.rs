@@ -66,6 +66,7 @@ async fn a_proposal_and_a_delivery(db: &TestDatabase) -> PgPool {
             customer: customer("Maria da Silva"),
             address: address("Rua A"),
             partner: None,
+            beneficiaries: Vec::new(),
             changed_by: "teste".into(),
             at: Utc::now(),
         })

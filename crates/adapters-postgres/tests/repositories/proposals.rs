@@ -60,6 +60,7 @@ async fn new_proposal(proposals: &PgProposals, product_id: i64, name: &str, stre
             representative_id: None,
             ..partner
         }),
+        beneficiaries: Vec::new(),
         changed_by: "teste@exemplo.com.br".into(),
         at: chrono::Utc::now(),
     }

@@ -171,6 +171,7 @@ impl World {
                     customer: customer(NAMES[*name]),
                     address: address(STREETS[0]),
                     partner: Some(self.partner.clone()),
+                    beneficiaries: Vec::new(),
                     changed_by: BY.into(),
                     at: Utc::now(),
                 };
@@ -679,6 +680,7 @@ async fn route_5_and_route_3_write_their_documents_in_their_one_statement_key_fo
         customer: customer(NAMES[2]),
         address: address(STREETS[2]),
         partner: Some(world.partner.clone()),
+        beneficiaries: Vec::new(),
         changed_by: BY.into(),
         at: Utc::now(),
     };

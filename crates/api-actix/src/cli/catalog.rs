@@ -10,22 +10,17 @@ use domain::ecommerce::collection::PremiumCollection;
 
 #[derive(Debug, Subcommand)]
 pub enum CatalogCommand {
-    /// Sets a product's acceptance policy (Circular SUSEP 642/2021): the days to accept or refuse
-    /// from the entry in EM ANÁLISE, whether silence accepts, and how many requests for
-    /// documents may suspend the clock. Proposals already in analysis keep the clock they began
-    /// with. Without options, prints the policy in effect.
+    /// Sets a product's acceptance policy within Lei 15.040/2024, art. 49: the days to refuse
+    /// from the entry in EM ANÁLISE (at most 25), silence accepting at the deadline (always), how
+    /// many requests for documents may suspend the clock (at most one), and the analysts' own
+    /// target, past which an undecided proposal is overdue for them. Anything else is refused,
+    /// naming the rule. Proposals already in analysis keep the clock they began with. Without
+    /// options, prints the policy in effect.
     Acceptance {
         /// The product's code (`codigo_produto`).
         product: i32,
-        /// Days to decide (1 to 90).
-        #[arg(long)]
-        days: Option<i64>,
-        /// Whether silence accepts at the deadline: yes or no.
-        #[arg(long, value_parser = ["yes", "no"])]
-        tacit: Option<String>,
-        /// Requests for documents that may suspend the clock (0 to 10).
-        #[arg(long)]
-        suspensions: Option<i64>,
+        #[command(flatten)]
+        policy: AcceptanceArgs,
     },
     /// Sets how a product's contracts are billed (issue 67): the days from the acceptance to the
     /// first charge, the retries after a failed one, the grace days before a contract is late,
@@ -86,6 +81,17 @@ pub enum CatalogCommand {
         #[arg(long, conflicts_with_all = ["policyholder", "policyholder_email"])]
         individual: bool,
     },
+    /// Sets whether a proposal of the product must name its beneficiaries (decision 279): with
+    /// --required yes, route 5 refuses one without `beneficiaries`; without it (the default, and
+    /// the demo's products) none named means the legal heirs (Lei 15.040/2024, art. 115). Without
+    /// options, prints the setting.
+    Beneficiaries {
+        /// The product's code (`codigo_produto`).
+        product: i32,
+        /// yes or no.
+        #[arg(long, value_parser = ["yes", "no"])]
+        required: Option<String>,
+    },
     /// Sets what the product's certificates say besides the proposal (issue 45): the insurer,
     /// the SUSEP process, the coverage and its capital, the SAC and the ombudsman. Certificates
     /// of a product without them wait until they are set.
@@ -95,6 +101,71 @@ pub enum CatalogCommand {
         #[command(flatten)]
         cover: CoverArgs,
     },
+}
+
+/// `sales-api catalog beneficiaries`: whether the product requires beneficiaries, set to
+/// `required` when given.
+pub async fn set_product_beneficiaries(
+    config: &Config,
+    product: i32,
+    required: Option<bool>,
+) -> Result<bool, CliError> {
+    adapters_postgres::PgCatalog::new(Services::build(config)?.pool)
+        .beneficiaries_required(product, required, OPERATOR)
+        .await
+        .map_err(failed)?
+        .ok_or_else(|| CliError::Failed(format!("produto {product} não encontrado")))
+}
+
+/// A product's acceptance policy as given on the command line; each one left out keeps its value.
+#[derive(Debug, Default, clap::Args)]
+pub struct AcceptanceArgs {
+    /// Days to decide (1 to 25).
+    #[arg(long)]
+    pub days: Option<i64>,
+    /// Whether silence accepts at the deadline: only yes is within the law.
+    #[arg(long, value_parser = ["yes", "no"])]
+    pub tacit: Option<String>,
+    /// Requests for documents that may suspend the clock (0 or 1).
+    #[arg(long)]
+    pub suspensions: Option<i64>,
+    /// The analysts' target in days, fewer than the deadline's; 0: none.
+    #[arg(long)]
+    pub review_days: Option<i64>,
+}
+
+/// `sales-api catalog acceptance`: the product's acceptance policy with `changes` applied (stored
+/// unless no option was given), or what is wrong with them, each named by its option and the
+/// rule it breaks.
+pub async fn set_product_acceptance(
+    config: &Config,
+    product: i32,
+    changes: AcceptanceArgs,
+) -> Result<AcceptancePolicy, CliError> {
+    let acceptance = super::acceptance::acceptance_of(config)?;
+    let current = acceptance.policy(product).await.map_err(failed)?;
+    let AcceptanceArgs {
+        days,
+        tacit,
+        suspensions,
+        review_days,
+    } = changes;
+    if days.is_none() && tacit.is_none() && suspensions.is_none() && review_days.is_none() {
+        return Ok(current);
+    }
+    let review_days = match review_days {
+        Some(0) => None,
+        Some(days) => Some(days),
+        None => current.review_days.map(i64::from),
+    };
+    let policy = AcceptancePolicy::new(
+        days.unwrap_or(i64::from(current.days)),
+        tacit.as_deref().map_or(current.tacit, |t| t == "yes"),
+        suspensions.unwrap_or(i64::from(current.suspensions)),
+        review_days,
+    )
+    .map_err(|v| CliError::Failed(lines_of(&v)))?;
+    acceptance.set_policy(product, policy, OPERATOR).await.map_err(failed)
 }
 
 /// A product's billing rules as given on the command line; each one left out keeps its value.
@@ -337,28 +408,14 @@ fn product_cover(args: CoverArgs) -> Result<domain::contract::certificate::Produ
 /// Runs one `catalog` command.
 pub(super) async fn run(command: CatalogCommand) -> Result<(), CliError> {
     match command {
-        CatalogCommand::Acceptance {
-            product,
-            days,
-            tacit,
-            suspensions,
-        } => {
+        CatalogCommand::Acceptance { product, policy } => {
             let config = Config::from_env()?;
-            let acceptance = super::acceptance::acceptance_of(&config)?;
-            let current = acceptance.policy(product).await.map_err(failed)?;
-            let policy = if days.is_none() && tacit.is_none() && suspensions.is_none() {
-                current
-            } else {
-                let policy = AcceptancePolicy::new(
-                    days.unwrap_or(i64::from(current.days)),
-                    tacit.as_deref().map_or(current.tacit, |t| t == "yes"),
-                    suspensions.unwrap_or(i64::from(current.suspensions)),
-                )
-                .map_err(|v| CliError::Failed(lines_of(&v)))?;
-                acceptance.set_policy(product, policy, OPERATOR).await.map_err(failed)?
-            };
+            let policy = set_product_acceptance(&config, product, policy).await?;
+            let review = policy
+                .review_days
+                .map_or_else(|| "nenhuma".to_owned(), |d| format!("{d} dia(s)"));
             println!(
-                "produto {product}: {} dia(s) para decidir; aceite tácito: {}; suspensões: {}",
+                "produto {product}: {} dia(s) para decidir; aceite tácito: {}; suspensões: {}; meta da análise: {review}",
                 policy.days,
                 if policy.tacit { "sim" } else { "não" },
                 policy.suspensions
@@ -403,6 +460,19 @@ pub(super) async fn run(command: CatalogCommand) -> Result<(), CliError> {
                     PremiumCollection::ProvisionalCover =>
                         "cobrado na contratação, com cobertura provisória até a decisão da seguradora",
                     PremiumCollection::AtAcceptance => "cobrado só na aceitação; nada antes nem na recusa",
+                }
+            );
+            Ok(())
+        }
+        CatalogCommand::Beneficiaries { product, required } => {
+            let config = Config::from_env()?;
+            let required = set_product_beneficiaries(&config, product, required.as_deref().map(|r| r == "yes")).await?;
+            println!(
+                "produto {product}: {}",
+                if required {
+                    "a proposta deve indicar ao menos um beneficiário"
+                } else {
+                    "beneficiários opcionais; sem indicação, os herdeiros legais (Lei 15.040/2024, art. 115)"
                 }
             );
             Ok(())

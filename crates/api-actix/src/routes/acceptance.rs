@@ -43,7 +43,7 @@ envelope_doc!(PendingOpenedEnvelope, data = PendingOpenedDto);
 envelope_doc!(PendingAnsweredEnvelope, data = PendingAnsweredDto);
 
 /// The back office asks the proposal's seller for documents.
-#[utoipa::path(post, path = "/proposal/{identificador}/pending", operation_id = "proposal.requestDocuments", summary = "Pedir documentos (suspende o prazo de aceitação)", description = "A retaguarda pede documentos ao vendedor de uma proposta `EM ANÁLISE`: o prazo de aceitação fica suspenso desde agora até a resposta, e o vendedor recebe o evento `PENDENCIA_ABERTA`. Um pedido por vez; o produto diz quantas vezes o prazo pode ser suspenso (`sales-api catalog acceptance`).", tag = "aceitação", security(("bearer" = [])),
+#[utoipa::path(post, path = "/proposal/{identificador}/pending", operation_id = "proposal.requestDocuments", summary = "Pedir documentos (suspende o prazo de aceitação)", description = "A retaguarda pede documentos ao vendedor de uma proposta `EM ANÁLISE`: o prazo de aceitação fica suspenso desde agora até a resposta, e o vendedor recebe o evento `PENDENCIA_ABERTA`. Um pedido por vez, e o prazo é suspenso no máximo uma vez (Lei 15.040/2024, art. 49; o produto pode não permitir nenhuma, `sales-api catalog acceptance`).", tag = "aceitação", security(("bearer" = [])),
     params(("identificador" = String, Path, description = "Identificador da proposta")),
     request_body(content = PendingBody, example = json!({"items": ["Comprovante de residência"], "note": "Frente e verso"})),
     responses(

@@ -1,11 +1,13 @@
-//! The contract after the signature (issue 45): the acceptance clock.
+//! The contract after the signature (issues 45 and 68): the acceptance clock.
 //!
-//! Circular SUSEP 642/2021 lets each product set the longest time the insurer takes to accept or
-//! refuse a proposal, the cases that suspend that time (a request for documents) and whether
-//! silence accepts it. Each product keeps its [`AcceptancePolicy`] in the catalog; a proposal's
-//! clock starts when it enters `EM ANÁLISE`, with the policy as it was then ([`AcceptanceClock`]).
-//! At the deadline a proposal whose product accepts by silence becomes `APROVADO` with the reason
-//! [`TACIT_ACCEPTANCE`]; any other is overdue, listed first for the analysts.
+//! Lei 15.040/2024, art. 49, gives the insurer at most 25 days from the proposal's receipt to
+//! refuse it; its silence accepts it, and it may ask for documents or clarifications once, the
+//! count standing still until the answer. Each product keeps its [`AcceptancePolicy`] within
+//! those bounds, and may give its analysts a review target of fewer days; a proposal's clock
+//! starts when it enters `EM ANÁLISE`, with the policy as it was then ([`AcceptanceClock`]). Past
+//! the review target an undecided proposal is overdue, listed first for the analysts; at the
+//! deadline it becomes `APROVADO` with the reason [`TACIT_ACCEPTANCE`]. Clocks started before the
+//! law's bounds (not accepted by silence) are kept as they were and are only ever overdue.
 
 pub mod pending;
 pub mod ports;
@@ -23,10 +25,12 @@ pub const TACIT_ACCEPTANCE: &str = "ACEITE_TACITO";
 /// Who moves a proposal accepted by silence, in its history and event.
 pub const SWEEP_ACTOR: &str = "sistema:aceite";
 
-/// The longest time a product may give itself to decide, in days.
-pub const MAX_DAYS: u32 = 90;
-/// The most requests for documents a product may let suspend the clock.
-pub const MAX_SUSPENSIONS: u32 = 10;
+/// The longest time a product may give itself to decide, in days (Lei 15.040/2024, art. 49).
+pub const MAX_DAYS: u32 = 25;
+/// The most requests for documents a product may let suspend the clock: one (art. 49).
+pub const MAX_SUSPENSIONS: u32 = 1;
+/// The rule a policy is held to, as its refusals cite it.
+pub const ACCEPTANCE_LAW: &str = "Lei 15.040/2024, art. 49";
 
 /// A product's acceptance policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +41,9 @@ pub struct AcceptancePolicy {
     pub tacit: bool,
     /// How many requests for documents may suspend the clock.
     pub suspensions: u32,
+    /// The analysts' own target, in calendar days from the entry in `EM ANÁLISE` and fewer than
+    /// `days`: past it an undecided proposal is overdue for a person, before silence accepts it.
+    pub review_days: Option<u32>,
 }
 
 impl Default for AcceptancePolicy {
@@ -47,27 +54,49 @@ impl Default for AcceptancePolicy {
             days: 15,
             tacit: true,
             suspensions: 1,
+            review_days: None,
         }
     }
 }
 
 impl AcceptancePolicy {
-    /// A policy within the service's bounds (1 to 90 days, 0 to 10 suspensions), each bad value
-    /// named by the option that gave it.
-    pub fn new(days: i64, tacit: bool, suspensions: i64) -> Result<Self, Violations> {
+    /// A policy within the law (1 to 25 days, accepted by silence, at most one request for
+    /// documents; a review target of fewer days than the deadline), each bad value named by the
+    /// option that gave it and the rule it breaks.
+    pub fn new(days: i64, tacit: bool, suspensions: i64, review_days: Option<i64>) -> Result<Self, Violations> {
         let mut v = Violations::new();
         if !(1..=i64::from(MAX_DAYS)).contains(&days) {
             v.add(
                 "days",
                 codes::INVALID_VALUE,
-                format!("days deve estar entre 1 e {MAX_DAYS}"),
+                format!(
+                    "days deve estar entre 1 e {MAX_DAYS}: a seguradora tem no máximo {MAX_DAYS} dias para recusar a proposta ({ACCEPTANCE_LAW})"
+                ),
+            );
+        }
+        if !tacit {
+            v.add(
+                "tacit",
+                codes::INVALID_VALUE,
+                format!("tacit deve ser yes: o silêncio da seguradora no prazo aceita a proposta ({ACCEPTANCE_LAW})"),
             );
         }
         if !(0..=i64::from(MAX_SUSPENSIONS)).contains(&suspensions) {
             v.add(
                 "suspensions",
                 codes::INVALID_VALUE,
-                format!("suspensions deve estar entre 0 e {MAX_SUSPENSIONS}"),
+                format!(
+                    "suspensions deve ser 0 ou {MAX_SUSPENSIONS}: documentos ou esclarecimentos são pedidos uma única vez ({ACCEPTANCE_LAW})"
+                ),
+            );
+        }
+        if let Some(review) = review_days
+            && !(1..days).contains(&review)
+        {
+            v.add(
+                "review-days",
+                codes::INVALID_VALUE,
+                "review-days deve ser ao menos 1 e menor que days: a meta da análise vem antes do aceite pelo silêncio",
             );
         }
         v.into_result()?;
@@ -75,6 +104,7 @@ impl AcceptancePolicy {
             days: days as u32,
             tacit,
             suspensions: suspensions as u32,
+            review_days: review_days.map(|r| r as u32),
         })
     }
 }
@@ -89,13 +119,16 @@ pub struct AcceptanceClock {
     pub suspended_since: Option<DateTime<Utc>>,
     /// When the proposal left `EM ANÁLISE`.
     pub decided_at: Option<DateTime<Utc>>,
-    /// When the sweep found it past its deadline, undecided and not accepted by silence.
+    /// When the sweep found it past its review target undecided (or past its deadline, on a clock
+    /// not accepted by silence).
     pub overdue_since: Option<DateTime<Utc>>,
+    /// The analysts' target: past it, undecided, the proposal is overdue.
+    pub review_by: Option<DateTime<Utc>>,
 }
 
 impl AcceptanceClock {
     /// The clock of a proposal entering `EM ANÁLISE` at `at`: the deadline `policy.days` calendar
-    /// days later.
+    /// days later, the review target `policy.review_days` days later.
     pub fn start(at: DateTime<Utc>, policy: &AcceptancePolicy) -> Self {
         Self {
             received_at: at,
@@ -105,27 +138,53 @@ impl AcceptanceClock {
             suspended_since: None,
             decided_at: None,
             overdue_since: None,
+            review_by: policy.review_days.map(|d| at + Duration::days(i64::from(d))),
+        }
+    }
+
+    /// How long the clock stood suspended, once resumed at `at`.
+    fn stood(&self, at: DateTime<Utc>) -> Duration {
+        match self.suspended_since {
+            Some(since) if at > since => at - since,
+            _ => Duration::zero(),
         }
     }
 
     /// The deadline once the clock resumes at `at`: moved by the time it stood suspended.
     pub fn resumed_deadline(&self, at: DateTime<Utc>) -> DateTime<Utc> {
-        match self.suspended_since {
-            Some(since) if at > since => self.deadline + (at - since),
-            _ => self.deadline,
+        self.deadline + self.stood(at)
+    }
+
+    /// The clock resumed at `at`: running again to [`Self::resumed_deadline`] (its review target
+    /// moved alike), and overdue only if what made it so has passed again.
+    pub fn resumed(&self, at: DateTime<Utc>) -> Self {
+        let stood = self.stood(at);
+        let resumed = Self {
+            deadline: self.deadline + stood,
+            review_by: self.review_by.map(|r| r + stood),
+            suspended_since: None,
+            ..self.clone()
+        };
+        let still_overdue = resumed.overdue_at(at);
+        Self {
+            overdue_since: self.overdue_since.filter(|_| still_overdue),
+            ..resumed
         }
     }
 
-    /// The clock resumed at `at`: running again to [`Self::resumed_deadline`], and overdue only if
-    /// that deadline has passed too.
-    pub fn resumed(&self, at: DateTime<Utc>) -> Self {
-        let deadline = self.resumed_deadline(at);
-        Self {
-            deadline,
-            suspended_since: None,
-            overdue_since: self.overdue_since.filter(|_| deadline <= at),
-            ..self.clone()
+    /// When an undecided proposal becomes overdue for a person: at its review target, or at its
+    /// deadline on a clock not accepted by silence.
+    pub fn overdue_from(&self) -> Option<DateTime<Utc>> {
+        match (self.review_by, self.tacit) {
+            (Some(review), _) => Some(review),
+            (None, false) => Some(self.deadline),
+            (None, true) => None,
         }
+    }
+
+    /// Whether the clock, undecided and running, is past the point that makes it overdue.
+    fn overdue_at(&self, now: DateTime<Utc>) -> bool {
+        self.overdue_from().is_some_and(|from| now >= from)
     }
 
     /// Whether a request for documents may suspend the clock, `used` requests having suspended it
@@ -146,8 +205,35 @@ impl AcceptanceClock {
 
     /// Whether the clock runs out at `now`: still undecided, not suspended, and past its deadline.
     pub fn is_due(&self, now: DateTime<Utc>) -> bool {
-        self.decided_at.is_none() && self.suspended_since.is_none() && now >= self.deadline
+        self.running() && now >= self.deadline
     }
+
+    /// What the sweep does with this clock at `now`: silence accepts it at its deadline; past its
+    /// review target (or a deadline silence does not accept) it is marked overdue once.
+    pub fn settlement(&self, now: DateTime<Utc>) -> Option<SweepAction> {
+        if !self.running() {
+            None
+        } else if self.tacit && now >= self.deadline {
+            Some(SweepAction::Accept)
+        } else if self.overdue_since.is_none() && self.overdue_at(now) {
+            Some(SweepAction::MarkOverdue)
+        } else {
+            None
+        }
+    }
+
+    fn running(&self) -> bool {
+        self.decided_at.is_none() && self.suspended_since.is_none()
+    }
+}
+
+/// What the sweep does with a clock ([`AcceptanceClock::settlement`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SweepAction {
+    /// The deadline passed in silence: the proposal is accepted.
+    Accept,
+    /// The review target passed undecided: a person must decide.
+    MarkOverdue,
 }
 
 /// Why a request for documents may not suspend the clock.
@@ -186,7 +272,9 @@ pub struct AcceptanceView {
     pub deadline: DateTime<Utc>,
     pub tacit: bool,
     pub suspended_since: Option<DateTime<Utc>>,
-    /// Whether the deadline passed undecided on a product that does not accept by silence.
+    /// The analysts' target, when the product sets one.
+    pub review_by: Option<DateTime<Utc>>,
+    /// Whether the review target (or a deadline silence does not accept) passed undecided.
     pub overdue: bool,
     /// The requests for documents, oldest first.
     pub pending: Vec<PendingRequest>,

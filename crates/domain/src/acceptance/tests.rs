@@ -22,7 +22,7 @@ fn the_clock_runs_the_policys_calendar_days_from_the_entry_in_analysis() {
 
 #[test]
 fn a_suspension_moves_the_deadline_by_the_time_it_lasted_and_stops_the_clock_meanwhile() {
-    let mut clock = AcceptanceClock::start(at(1, 10), &AcceptancePolicy::new(10, false, 1).unwrap());
+    let mut clock = AcceptanceClock::start(at(1, 10), &AcceptancePolicy::new(10, true, 1, None).unwrap());
     clock.suspended_since = Some(at(3, 10));
     assert!(!clock.is_due(at(20, 0)), "a suspended clock is never due");
     assert_eq!(clock.resumed_deadline(at(7, 10)), at(15, 10));
@@ -37,19 +37,75 @@ fn a_decided_clock_is_never_due() {
 }
 
 #[test]
-fn a_policy_outside_the_bounds_names_each_option() {
-    let errors = AcceptancePolicy::new(0, true, 11).unwrap_err();
+fn a_policy_outside_the_law_names_each_option_and_the_rule() {
+    let errors = AcceptancePolicy::new(0, false, 2, Some(0)).unwrap_err();
     let fields: Vec<_> = errors.errors().iter().map(|e| e.field.clone()).collect();
-    assert_eq!(fields, ["days", "suspensions"]);
-    assert!(AcceptancePolicy::new(91, true, 0).is_err());
+    assert_eq!(fields, ["days", "tacit", "suspensions", "review-days"]);
+    assert!(
+        errors
+            .errors()
+            .iter()
+            .take(3)
+            .all(|e| e.message.contains("Lei 15.040/2024, art. 49")),
+        "{errors:?}"
+    );
+    assert!(AcceptancePolicy::new(26, true, 0, None).is_err(), "25 days at most");
+    assert!(
+        AcceptancePolicy::new(10, true, 0, Some(10)).is_err(),
+        "the target comes first"
+    );
     assert_eq!(
-        AcceptancePolicy::new(90, false, 10).unwrap(),
+        AcceptancePolicy::new(25, true, 1, Some(10)).unwrap(),
         AcceptancePolicy {
-            days: 90,
-            tacit: false,
-            suspensions: 10
+            days: 25,
+            tacit: true,
+            suspensions: 1,
+            review_days: Some(10),
         }
     );
+}
+
+#[test]
+fn past_the_review_target_a_proposal_is_overdue_once_and_silence_still_accepts_it_at_the_deadline() {
+    let mut clock = AcceptanceClock::start(at(1, 10), &AcceptancePolicy::new(25, true, 1, Some(10)).unwrap());
+    assert_eq!(clock.review_by, Some(at(11, 10)));
+    assert_eq!(clock.deadline, at(26, 10));
+    assert_eq!(clock.settlement(at(11, 9)), None);
+    assert_eq!(clock.settlement(at(11, 10)), Some(SweepAction::MarkOverdue));
+    clock.overdue_since = Some(at(11, 10));
+    assert_eq!(clock.settlement(at(20, 0)), None, "found overdue once");
+    assert_eq!(clock.settlement(at(26, 10)), Some(SweepAction::Accept));
+    clock.suspended_since = Some(at(26, 9));
+    assert_eq!(
+        clock.settlement(at(27, 0)),
+        None,
+        "a suspended clock waits for the answer"
+    );
+    // Answered two days later: both moved by the time it stood, still overdue.
+    let resumed = clock.resumed(at(28, 9));
+    assert_eq!((resumed.review_by, resumed.deadline), (Some(at(13, 10)), at(28, 10)));
+    assert_eq!(resumed.overdue_since, Some(at(11, 10)));
+    assert_eq!(resumed.settlement(at(28, 10)), Some(SweepAction::Accept));
+    // Without a target, a clock silence accepts is never overdue.
+    let plain = AcceptanceClock::start(at(1, 10), &AcceptancePolicy::default());
+    assert_eq!(plain.settlement(at(15, 10)), None);
+    assert_eq!(plain.settlement(at(16, 10)), Some(SweepAction::Accept));
+    let mut decided = plain.clone();
+    decided.decided_at = Some(at(2, 10));
+    assert_eq!(decided.settlement(at(28, 0)), None);
+}
+
+#[test]
+fn a_clock_started_before_the_law_without_tacit_acceptance_is_only_ever_overdue() {
+    let legacy = AcceptancePolicy {
+        days: 10,
+        tacit: false,
+        suspensions: 2,
+        review_days: None,
+    };
+    let clock = AcceptanceClock::start(at(1, 10), &legacy);
+    assert_eq!(clock.settlement(at(11, 10)), Some(SweepAction::MarkOverdue));
+    assert_eq!(clock.settlement(at(30, 0)), Some(SweepAction::MarkOverdue));
 }
 
 fn service(store: MockAcceptanceStore) -> AcceptanceService {
@@ -115,19 +171,18 @@ async fn a_policy_for_a_product_that_does_not_exist_is_refused() {
 
 #[test]
 fn a_clock_is_suspended_once_at_a_time_within_the_products_suspensions() {
-    let mut clock = AcceptanceClock::start(at(1, 10), &AcceptancePolicy::new(10, true, 2).unwrap());
+    let mut clock = AcceptanceClock::start(at(1, 10), &AcceptancePolicy::new(10, true, 1, None).unwrap());
     assert_eq!(clock.may_suspend(0), Ok(()));
-    assert_eq!(clock.may_suspend(1), Ok(()));
     assert_eq!(
-        clock.may_suspend(2),
-        Err(SuspendRefusal::NoSuspensionsLeft { allowed: 2 })
+        clock.may_suspend(1),
+        Err(SuspendRefusal::NoSuspensionsLeft { allowed: 1 })
     );
     clock.suspended_since = Some(at(2, 10));
     assert_eq!(clock.may_suspend(1), Err(SuspendRefusal::AlreadySuspended));
     clock.suspended_since = None;
     clock.decided_at = Some(at(3, 10));
     assert_eq!(clock.may_suspend(0), Err(SuspendRefusal::Decided));
-    let none = AcceptanceClock::start(at(1, 10), &AcceptancePolicy::new(10, true, 0).unwrap());
+    let none = AcceptanceClock::start(at(1, 10), &AcceptancePolicy::new(10, true, 0, None).unwrap());
     assert_eq!(
         none.may_suspend(0),
         Err(SuspendRefusal::NoSuspensionsLeft { allowed: 0 })
@@ -136,7 +191,14 @@ fn a_clock_is_suspended_once_at_a_time_within_the_products_suspensions() {
 
 #[test]
 fn a_resumed_clock_is_no_longer_overdue_when_its_new_deadline_is_ahead() {
-    let mut clock = AcceptanceClock::start(at(1, 10), &AcceptancePolicy::new(5, false, 1).unwrap());
+    // A clock started before the law, not accepted by silence (decision 278).
+    let legacy = AcceptancePolicy {
+        days: 5,
+        tacit: false,
+        suspensions: 1,
+        review_days: None,
+    };
+    let mut clock = AcceptanceClock::start(at(1, 10), &legacy);
     clock.overdue_since = Some(at(6, 10));
     clock.suspended_since = Some(at(6, 12));
     let resumed = clock.resumed(at(9, 12));

@@ -22,6 +22,8 @@ pub struct Product {
     pub value_cents: i64,
     pub banks: Vec<Bank>,
     pub price_id: Option<String>,
+    /// Whether route 5 must name at least one beneficiary (decision 279).
+    pub beneficiaries_required: bool,
     /// The contract text of its proposals (see [`crate::contract::terms`]), in the answers of the
     /// catalog's writes; reads leave it out (route 5 reads products on every request, documents
     /// read the terms on their own).

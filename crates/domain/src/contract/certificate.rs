@@ -208,6 +208,7 @@ impl PrintedDocument {
                     ),
                 ],
             },
+            super::beneficiaries_section(detail),
             Section {
                 heading: "Cobertura".to_owned(),
                 blocks: vec![

@@ -103,6 +103,25 @@ fn named(name: Option<&String>, document: Option<&String>) -> String {
     }
 }
 
+/// The beneficiaries named in the proposal, numbered, or the legal heirs' rule (decision 279):
+/// printed on the proposal and on the certificate.
+pub(crate) fn beneficiaries_section(detail: &ProposalDetail) -> Section {
+    let lines = crate::proposals::beneficiaries::printed(&detail.beneficiaries);
+    let blocks = if detail.beneficiaries.is_empty() {
+        lines.into_iter().map(Block::Paragraph).collect()
+    } else {
+        lines
+            .into_iter()
+            .enumerate()
+            .map(|(i, line)| field(&format!("{}º", i + 1), line))
+            .collect()
+    };
+    Section {
+        heading: "Beneficiários".to_owned(),
+        blocks,
+    }
+}
+
 /// The customer's address on one line: `Rua X, 100, apto 2 - Bairro, Cidade/UF - CEP 00000-000`.
 pub fn address_line(detail: &ProposalDetail) -> String {
     match &detail.address {
@@ -321,6 +340,7 @@ impl PrintedDocument {
                 heading: "Partes".to_owned(),
                 blocks: parties,
             },
+            beneficiaries_section(detail),
             // The notice in force, printed whole before the conditions the parties sign: what
             // the customer signs is what they were shown (LGPD art. 9); its version and digest
             // are recorded with the seal.

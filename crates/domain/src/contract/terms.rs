@@ -7,6 +7,7 @@
 //! placeholders `{{carencia}}`, `{{aviso}}`, `{{suspensao}}`, `{{encerramento}}`, so that no
 //! printed number differs from the rule the code follows (issue 67).
 
+use crate::acceptance::{ACCEPTANCE_LAW, AcceptancePolicy};
 use crate::billing::DunningPolicy;
 use crate::billing::arrears::{END_MIN_DAYS, FirstInstalment, NOTICE_DAYS};
 use crate::billing::term::{NOTICE_DAYS_BEFORE_END, Renewal, TermPolicy};
@@ -32,6 +33,10 @@ pub const PLACEHOLDERS: &[(&str, &str)] = &[
     ("associacao", "nome e CNPJ da associação"),
     ("federacao", "nome e CNPJ da federação"),
     ("empresa", "razão social e CNPJ da empresa"),
+    (
+        "aceitacao",
+        "a cláusula da aceitação pela seguradora, com o prazo do produto",
+    ),
     (
         "pagamento",
         "a cláusula da falta de pagamento, com os prazos do produto",
@@ -85,6 +90,25 @@ pub struct ProductTerms {
     pub term: TermPolicy,
     /// When the shop collects the premium (decision 271): printed in a shop sale's payment.
     pub collection: crate::premium_collection::PremiumCollection,
+    /// The product's acceptance policy (decision 278): the clause on the insurer's acceptance.
+    pub acceptance: AcceptancePolicy,
+}
+
+/// The clause on the insurer's acceptance, from the product's policy (Lei 15.040/2024, art. 49):
+/// the days it has to refuse, its silence accepting, and the one request for documents.
+pub fn acceptance_clause(policy: &AcceptancePolicy) -> String {
+    let days = policy.days;
+    let documents = if policy.suspensions > 0 {
+        "A seguradora pode pedir documentos ou esclarecimentos uma única vez; o prazo fica suspenso \
+         do pedido até a resposta."
+    } else {
+        "Este produto não prevê pedido de documentos depois do recebimento; o prazo não se suspende."
+    };
+    format!(
+        "Recebida esta proposta, a seguradora tem até {days} dias para aceitá-la ou recusá-la, a \
+         recusa por escrito e justificada; sem recusa nesse prazo, a proposta está aceita e o \
+         contrato formado ({ACCEPTANCE_LAW}). {documents}"
+    )
 }
 
 /// The clause on the term, from the product's months and renewal (decision 270): how long the
@@ -150,6 +174,7 @@ pub fn rule_value(terms: &ProductTerms, name: &str) -> Option<String> {
     let rules = &terms.payment;
     Some(match name {
         "vigencia" => term_clause(&terms.term),
+        "aceitacao" => acceptance_clause(&terms.acceptance),
         "pagamento" => payment_clause(rules),
         "carencia" => rules.grace_days.to_string(),
         "aviso" => NOTICE_DAYS.to_string(),
@@ -168,17 +193,19 @@ aqui descritas.
 2. Partes. Assinam esta proposta, além do(a) proponente, a associação {{associacao}}, a federação \
 {{federacao}} e a empresa {{empresa}}, por intermédio do parceiro {{parceiro}}.
 
-3. Pagamento. {{pagamento}}
+3. Aceitação. {{aceitacao}}
 
-4. Vigência. A adesão desta proposta nº {{identificador}}, de {{data}}, {{vigencia}} Pode ser \
+4. Pagamento. {{pagamento}}
+
+5. Vigência. A adesão desta proposta nº {{identificador}}, de {{data}}, {{vigencia}} Pode ser \
 cancelada pelo(a) proponente a qualquer tempo, sem multa, mediante solicitação a qualquer das \
 partes.
 
-5. Dados pessoais. Os dados informados são tratados para a execução deste contrato, nos termos da \
+6. Dados pessoais. Os dados informados são tratados para a execução deste contrato, nos termos da \
 Lei nº 13.709/2018 (LGPD). O(A) proponente pode solicitar acesso, correção ou eliminação dos seus \
 dados, respeitadas as obrigações legais de guarda.
 
-6. Assinatura eletrônica. As partes reconhecem a validade da assinatura eletrônica desta proposta \
+7. Assinatura eletrônica. As partes reconhecem a validade da assinatura eletrônica desta proposta \
 (Medida Provisória nº 2.200-2/2001, art. 10, § 2º, e Lei nº 14.063/2020), e a página de \
 evidências anexa registra a integridade do documento e a identificação de cada signatário.";
 
@@ -282,9 +309,10 @@ mod tests {
             payment: rules,
             term: TermPolicy::default(),
             collection: Default::default(),
+            acceptance: AcceptancePolicy::default(),
         };
         let filled = fill(DEFAULT_TERMS, |name| rule_value(&terms, name).unwrap_or_default());
-        assert_eq!(filled[2], format!("3. Pagamento. {clause}"));
+        assert_eq!(filled[3], format!("4. Pagamento. {clause}"));
         assert_eq!(rule_value(&terms, "encerramento").as_deref(), Some("60"));
         assert_eq!(rule_value(&terms, "nome"), None);
     }
@@ -304,10 +332,10 @@ mod tests {
     fn the_term_clause_prints_the_products_months_and_renewal_and_never_an_indefinite_term() {
         let renewing = ProductTerms::default();
         let filled = fill(DEFAULT_TERMS, |name| rule_value(&renewing, name).unwrap_or_default());
-        assert!(filled[3].contains("vigora por 12 meses"), "{}", filled[3]);
-        assert!(filled[3].contains("se renova automaticamente"));
-        assert!(filled[3].contains("ao menos 30 dias antes"));
-        assert!(!filled[3].contains("prazo indeterminado"));
+        assert!(filled[4].contains("vigora por 12 meses"), "{}", filled[4]);
+        assert!(filled[4].contains("se renova automaticamente"));
+        assert!(filled[4].contains("ao menos 30 dias antes"));
+        assert!(!filled[4].contains("prazo indeterminado"));
         let ending = TermPolicy {
             months: 24,
             renewal: Renewal::None,
@@ -322,7 +350,32 @@ mod tests {
     #[test]
     fn the_default_terms_use_only_known_placeholders() {
         assert_eq!(check(DEFAULT_TERMS), Ok(()));
-        assert_eq!(fill(DEFAULT_TERMS, |_| "x".into()).len(), 6);
+        assert_eq!(fill(DEFAULT_TERMS, |_| "x".into()).len(), 7);
+    }
+
+    #[test]
+    fn the_acceptance_clause_prints_the_products_days_and_the_laws_silence() {
+        let terms = ProductTerms {
+            acceptance: AcceptancePolicy::new(20, true, 1, Some(7)).unwrap_or_default(),
+            ..ProductTerms::default()
+        };
+        let filled = fill(DEFAULT_TERMS, |name| rule_value(&terms, name).unwrap_or_default());
+        let clause = &filled[2];
+        assert!(clause.starts_with("3. Aceitação. "), "{clause}");
+        for said in [
+            "tem até 20 dias para aceitá-la ou recusá-la",
+            "sem recusa nesse prazo, a proposta está aceita",
+            "Lei 15.040/2024, art. 49",
+            "uma única vez",
+        ] {
+            assert!(clause.contains(said), "{said}: {clause}");
+        }
+        assert!(
+            !clause.contains("7 dias"),
+            "the analysts' target is the insurer's own affair"
+        );
+        let none = acceptance_clause(&AcceptancePolicy::new(10, true, 0, None).unwrap_or_default());
+        assert!(none.contains("não prevê pedido de documentos"), "{none}");
     }
 
     #[test]

@@ -20,10 +20,12 @@ pub enum Category {
     Payroll,
     SignatureEvidence,
     AccessRecords,
+    /// The beneficiaries the insured named: third parties' identity (decision 279).
+    Beneficiaries,
 }
 
 impl Category {
-    pub const ALL: [Category; 8] = [
+    pub const ALL: [Category; 9] = [
         Category::Identity,
         Category::Contact,
         Category::Address,
@@ -32,6 +34,7 @@ impl Category {
         Category::Payroll,
         Category::SignatureEvidence,
         Category::AccessRecords,
+        Category::Beneficiaries,
     ];
 
     /// The category's code in the export and the records' JSON.
@@ -45,6 +48,7 @@ impl Category {
             Category::Payroll => "folha",
             Category::SignatureEvidence => "evidencias_assinatura",
             Category::AccessRecords => "registros_acesso",
+            Category::Beneficiaries => "beneficiarios",
         }
     }
 }
@@ -136,7 +140,7 @@ const EVERYONE_IN_THE_SALE: &[Recipient] = &[
 ];
 
 /// Every category's declaration, in [`Category::ALL`]'s order.
-pub const DECLARATIONS: [Declaration; 8] = [
+pub const DECLARATIONS: [Declaration; 9] = [
     Declaration {
         category: Category::Identity,
         name: "Identificação",
@@ -215,6 +219,16 @@ pub const DECLARATIONS: [Declaration; 8] = [
         sensitive: false,
         retention: "Sessões encerradas por ENDED_SESSIONS_RETENTION_DAYS (183) dias; tokens até expirarem.",
         recipients: &[],
+    },
+    Declaration {
+        category: Category::Beneficiaries,
+        name: "Beneficiários indicados",
+        purpose: "Pagar o capital segurado a quem o segurado indicou (nome, CPF, nascimento, parentesco e \
+                  percentual de cada beneficiário), em lugar dos herdeiros legais (Lei 15.040/2024, art. 115)",
+        bases: &[CONTRACT],
+        sensitive: false,
+        retention: SALE_RETENTION,
+        recipients: &[Recipient::Partner, Recipient::Insurer],
     },
 ];
 
@@ -460,8 +474,8 @@ mod tests {
             text.contains("- **Compartilhado com:** ninguém"),
             "access records go to no one"
         );
-        // The eight categories, then the purposes resting on consent.
-        assert_eq!(text.matches("\n## ").count(), 9);
+        // The nine categories, then the purposes resting on consent.
+        assert_eq!(text.matches("\n## ").count(), 10);
         assert!(text.contains("## Finalidades com base no consentimento"));
         assert!(text.contains("- `ofertas_parceiro`: "));
     }

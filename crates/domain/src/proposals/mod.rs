@@ -1,5 +1,6 @@
 //! Proposals and customers: creation (routes 3, 5, 6), lookup (7), checks (4, 8, 9), the list.
 
+pub mod beneficiaries;
 pub mod bodies;
 pub mod lifecycle;
 pub mod model;

@@ -45,6 +45,8 @@ pub struct ProposalRequest {
     pub shipping: ShippingType,
     pub customer: CustomerData,
     pub address: AddressData,
+    /// None: the legal heirs (decision 279).
+    pub beneficiaries: Vec<crate::proposals::beneficiaries::Beneficiary>,
 }
 
 /// An e-commerce proposal (route 6), its fields valid.
@@ -72,6 +74,8 @@ pub struct NewProposal {
     pub customer: CustomerData,
     pub address: AddressData,
     pub partner: Option<PartnerLink>,
+    /// The beneficiaries named (route 5; none: the legal heirs).
+    pub beneficiaries: Vec<crate::proposals::beneficiaries::Beneficiary>,
     pub changed_by: String,
     /// When the service created it (its `criadoEm`, and its `PROPOSTA_CRIADA` event's).
     pub at: DateTime<Utc>,
@@ -152,6 +156,8 @@ pub struct ProposalDetail {
     pub term: Option<crate::billing::term::ContractTerm>,
     /// The contract's money as its ledger has it (issue 65): due, received, refunded, owed back.
     pub ledger: crate::ledger::LedgerBalance,
+    /// The beneficiaries the insured named, in their order (none: the legal heirs; decision 279).
+    pub beneficiaries: Vec<crate::proposals::beneficiaries::BeneficiaryView>,
 }
 
 /// A proposal's subscription on the payment platform (route 7's `data.subscription`).

@@ -222,6 +222,16 @@ impl ProposalService {
         let product = self
             .resolve_catalog(&mut v, request.product_code, request.billing_code)
             .await?;
+        if let Some(product) = &product
+            && product.beneficiaries_required
+            && request.beneficiaries.is_empty()
+        {
+            v.add(
+                "beneficiaries",
+                codes::REQUIRED,
+                format!("o produto {} exige ao menos um beneficiário", product.code),
+            );
+        }
         if let (Some(product), PaymentDetails::AccountDebit(account)) = (&product, &request.payment)
             && !product.banks.iter().any(|b| b.code == account.bank)
         {
@@ -251,6 +261,7 @@ impl ProposalService {
                 representative_id: Some(representation.representative_id),
                 ..representation.partner
             }),
+            beneficiaries: request.beneficiaries,
             changed_by: principal.email.clone(),
             at: self.clock.now(),
         };
@@ -311,6 +322,7 @@ impl ProposalService {
             customer: request.customer,
             address: request.address,
             partner,
+            beneficiaries: Vec::new(),
             changed_by: principal.email.clone(),
             at: self.clock.now(),
         };

@@ -67,6 +67,7 @@ fn product(active: bool) -> Product {
             name: "Banco do Brasil".into(),
         }],
         price_id: None,
+        beneficiaries_required: false,
         terms: None,
         stamp: ChangeStamp {
             changed_by: "seed".into(),
@@ -109,6 +110,7 @@ fn request(payment: PaymentDetails) -> ProposalRequest {
         shipping: ShippingType::Sms,
         customer: customer(),
         address: address(),
+        beneficiaries: Vec::new(),
     }
 }
 

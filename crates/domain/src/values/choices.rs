@@ -166,6 +166,20 @@ choice!(
 );
 
 choice!(
+    /// How a beneficiary is related to the insured (printed on the proposal and the certificate).
+    Kinship, "parentesco_invalido", "parentesco", {
+        Spouse => "Cônjuge",
+        Partner => "Companheiro",
+        Child => "Filho",
+        Father => "Pai",
+        Mother => "Mãe",
+        Sibling => "Irmão",
+        Grandchild => "Neto",
+        Other => "Outro",
+    }
+);
+
+choice!(
     /// The lifecycle states of a proposal. Finished ones (`APROVADO`, `REPROVADO`, `CANCELADO`,
     /// `EXPIRADO`) free the customer to open another proposal for the product.
     ProposalStatus, "status_invalido", "status", {

@@ -15,8 +15,9 @@ pub use bank_account::BankAccount;
 pub use birth_date::{AgeBounds, BirthDate};
 pub use cep::Cep;
 pub use choices::{
-    Application, BillingStatus, ChargeStatus, DeliveryState, EventKind, Flow, Gender, HookStatus, MaritalStatus,
-    PartyStatus, PaymentType, ProposalStatus, RegistrationStatus, SheetType, ShippingType, StoredValueError, Uf,
+    Application, BillingStatus, ChargeStatus, DeliveryState, EventKind, Flow, Gender, HookStatus, Kinship,
+    MaritalStatus, PartyStatus, PaymentType, ProposalStatus, RegistrationStatus, SheetType, ShippingType,
+    StoredValueError, Uf,
 };
 pub use cnpj::Cnpj;
 pub use cpf::Cpf;

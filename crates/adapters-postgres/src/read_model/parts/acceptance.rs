@@ -27,6 +27,9 @@ pub(crate) struct AcceptancePart {
     /// A shop's sale paid with provisional cover (migration 000063): when the cover began.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cobertura_provisoria_desde: Option<DateTime<Utc>>,
+    /// The analysts' target (migration 000068).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revisao_em: Option<DateTime<Utc>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -58,6 +61,7 @@ impl From<AcceptancePart> for AcceptanceView {
             deadline: a.prazo_em,
             tacit: a.tacito,
             suspended_since: a.suspensa_desde,
+            review_by: a.revisao_em,
             overdue: a.vencida_em.is_some() && a.decidida_em.is_none(),
             pending: a.pending.into_iter().map(Into::into).collect(),
             analyst: a.analista,
@@ -111,6 +115,7 @@ type ClockRow = (
     Option<DateTime<Utc>>,
     Option<String>,
     Option<DateTime<Utc>>,
+    Option<DateTime<Utc>>,
 );
 
 type RequestRow = (
@@ -144,6 +149,7 @@ pub(crate) async fn acceptances_of(
             clocks::decidida_em,
             clocks::analista,
             clocks::cobertura_provisoria_desde,
+            clocks::revisao_em,
         ))
         .load::<ClockRow>(&mut for_clocks);
     let request_rows = requests::table
@@ -193,7 +199,7 @@ pub(crate) async fn acceptances_of(
     Ok(clock_rows
         .into_iter()
         .map(
-            |(id, received, deadline, tacit, suspended, overdue, decided, analyst, provisional_from)| {
+            |(id, received, deadline, tacit, suspended, overdue, decided, analyst, provisional_from, review_by)| {
                 (
                     id,
                     AcceptancePart {
@@ -206,6 +212,7 @@ pub(crate) async fn acceptances_of(
                         pending: pending_of.remove(&id).unwrap_or_default(),
                         analista: analyst,
                         cobertura_provisoria_desde: provisional_from,
+                        revisao_em: review_by,
                     },
                 )
             },

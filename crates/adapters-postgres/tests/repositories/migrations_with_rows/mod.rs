@@ -2,6 +2,7 @@
 //! before it: up, down and up again, through the one helper `adapters_postgres::testing::MigrationRoundTrip`.
 
 mod acceptance_clock;
+mod acceptance_within_the_law;
 mod account_debits;
 mod analyst_queue;
 mod anonymisation;

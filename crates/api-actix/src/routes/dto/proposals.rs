@@ -285,7 +285,7 @@ impl From<domain::ledger::LedgerBalance> for LedgerDto {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[schema(
-    description = "O prazo de aceitação da proposta (Circular SUSEP 642/2021), contado desde a entrada em `EM ANÁLISE` com a política do produto: `tacit` diz se o silêncio aceita no prazo; `suspendedSince` enquanto um pedido de documentos o suspende; `overdue` quando o prazo passou sem decisão num produto sem aceite tácito; `term`, depois do aceite, a vigência do contrato que ele formou; `provisionalCover`, numa venda da loja cobrada na contratação, a cobertura provisória do pagamento à decisão."
+    description = "O prazo de aceitação da proposta (Lei 15.040/2024, art. 49: no máximo 25 dias, e o silêncio da seguradora aceita), contado desde a entrada em `EM ANÁLISE` com a política do produto: `deadline`, quando o silêncio aceita (`tacit`; `false` só em prazos iniciados antes da lei, decisão 278); `reviewBy`, a meta dos analistas do produto, quando há; `suspendedSince` enquanto o pedido de documentos (um só) o suspende; `overdue` quando a meta dos analistas (ou o prazo sem aceite tácito) passou sem decisão; `term`, depois do aceite, a vigência do contrato que ele formou; `provisionalCover`, numa venda da loja cobrada na contratação, a cobertura provisória do pagamento à decisão."
 )]
 pub struct AcceptanceDto {
     #[schema(format = DateTime, example = "2026-11-28T09:30:00.000Z")]
@@ -295,6 +295,10 @@ pub struct AcceptanceDto {
     pub tacit: bool,
     #[schema(format = DateTime)]
     pub suspended_since: Option<String>,
+    /// A meta dos analistas: passada sem decisão, a proposta fica vencida para eles antes do
+    /// aceite pelo silêncio; `null` quando o produto não tem.
+    #[schema(format = DateTime)]
+    pub review_by: Option<String>,
     pub overdue: bool,
     /// Os pedidos de documentos, do mais antigo ao mais recente.
     pub pending: Vec<PendingRequestDto>,
@@ -390,6 +394,7 @@ impl From<domain::acceptance::AcceptanceView> for AcceptanceDto {
             deadline: iso(a.deadline),
             tacit: a.tacit,
             suspended_since: a.suspended_since.map(iso),
+            review_by: a.review_by.map(iso),
             overdue: a.overdue,
             // The contract's term, set by route 7 from the detail (it is not the clock's).
             term: None,
@@ -543,6 +548,40 @@ pub struct ProposalDetailDto {
     pub billing: Option<BillingDto>,
     /// The contract's ledger: always present (zeros when nothing was charged).
     pub ledger: LedgerDto,
+    /// Os beneficiários indicados na rota 5, na ordem; vazio: os herdeiros legais (Lei
+    /// 15.040/2024, art. 115; decisão 279).
+    pub beneficiaries: Vec<BeneficiaryDto>,
+}
+
+/// A beneficiary of route 7 (decision 279).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BeneficiaryDto {
+    #[schema(example = "João da Silva")]
+    pub name: String,
+    /// 11 dígitos; `null` quando não informado.
+    #[schema(example = "12345678909")]
+    pub cpf: Option<String>,
+    /// AAAA-MM-DD; `null` quando não informada.
+    #[schema(format = Date, example = "2015-03-20")]
+    pub birth_date: Option<String>,
+    #[schema(value_type = domain::values::Kinship)]
+    pub kinship: String,
+    /// Percentual inteiro do capital; as partes somam 100.
+    #[schema(example = 100)]
+    pub share: u8,
+}
+
+impl From<domain::proposals::beneficiaries::BeneficiaryView> for BeneficiaryDto {
+    fn from(b: domain::proposals::beneficiaries::BeneficiaryView) -> Self {
+        Self {
+            name: b.name,
+            cpf: b.cpf,
+            birth_date: b.birth_date.map(|d| d.to_string()),
+            kinship: b.kinship.as_str().to_owned(),
+            share: b.share,
+        }
+    }
 }
 
 impl From<ProposalDetail> for ProposalDetailDto {
@@ -678,6 +717,7 @@ impl From<ProposalDetail> for ProposalDetailDto {
         let refunds = d.refunds.into_iter().map(ProposalRefundDto::from).collect();
         let charges = d.charges.into_iter().map(ChargeDto::from).collect();
         let ledger = LedgerDto::from(d.ledger);
+        let beneficiaries = d.beneficiaries.into_iter().map(BeneficiaryDto::from).collect();
         let averbacao = d.averbacao.as_ref();
         let billing = d.billing.map(|b| BillingDto {
             status: b.status,
@@ -706,6 +746,7 @@ impl From<ProposalDetail> for ProposalDetailDto {
             charges,
             billing,
             ledger,
+            beneficiaries,
         }
     }
 }

@@ -4,6 +4,7 @@
 use super::customer::{ProposalAddressBody, ProposalCustomerBody, ReadingRules, ShopCustomerBody};
 use crate::billing::pix::PayerAccount;
 use crate::input::{Field, Reading, TextOrNumber, limits};
+use crate::proposals::beneficiaries::{self, Beneficiary};
 use crate::proposals::model::{EcommerceProposalRequest, PaymentDetails, ProposalRequest};
 use crate::validation::{Violations, codes};
 use crate::values::*;
@@ -74,6 +75,30 @@ wire_body! {
 }
 
 wire_body! {
+    /// One of route 5's `beneficiaries`.
+    #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            description = "Um beneficiário do capital segurado (decisão 279): nome completo, CPF e nascimento opcionais, parentesco e a parte em percentual inteiro; as partes somam 100. Sem beneficiários, metade do capital vai ao cônjuge, se houver, e o restante aos herdeiros (Lei 15.040/2024, art. 115)."
+        )
+    )]
+    pub struct BeneficiaryBody => BeneficiaryMembers {
+        #[cfg_attr(feature = "openapi", schema(value_type = String, example = "João da Silva"))]
+        name: Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, pattern = r"^(\d{11}|\d{3}\.\d{3}\.\d{3}-\d{2})$", example = "12345678909"))]
+        cpf: Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, pattern = r"^\d{4}-\d{2}-\d{2}", example = "2015-03-20"))]
+        birth_date as "birthDate": Field<String>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Kinship))]
+        kinship: Field<String>,
+        /// Percentual inteiro do capital, de 1 a 100.
+        #[cfg_attr(feature = "openapi", schema(value_type = i32, minimum = 1, maximum = 100, example = 100))]
+        share: Field<i64>,
+    }
+}
+
+wire_body! {
     /// Route 5's body. `discountOnSheet` is required for `DESCONTO EM FOLHA`, `debitAccount` for
     /// `DÉBITO EM CONTA`.
     #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -102,6 +127,10 @@ wire_body! {
         debit_account as "debitAccount": Field<DebitAccountBody>,
         #[cfg_attr(feature = "openapi", schema(value_type = Option<PixAutomaticoBody>))]
         pix_automatico as "pixAutomatico": Field<PixAutomaticoBody>,
+        /// Os beneficiários do capital (até 10, partes somando 100); ausente ou vazio: os herdeiros
+        /// legais. Obrigatório só num produto que o exige.
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<Vec<BeneficiaryBody>>))]
+        beneficiaries: Field<Vec<Field<BeneficiaryBody>>>,
     }
 }
 
@@ -128,6 +157,40 @@ wire_body! {
         #[cfg_attr(feature = "openapi", schema(value_type = ProposalAddressBody))]
         address: Field<ProposalAddressBody>,
     }
+}
+
+/// A beneficiary as sent, each bad member named with its index.
+fn read_beneficiary(b: BeneficiaryBody, r: &mut Reading<'_>, at: &ReadingRules) -> Option<Beneficiary> {
+    let b = b.named();
+    let name = r.parse(b.name.0, b.name.1, FullName::parse);
+    let cpf = r.parse_optional(b.cpf.0, b.cpf.1, Cpf::parse);
+    // A beneficiary may be a child: any age a living person has.
+    let any_age = AgeBounds {
+        min_years: 0,
+        max_years: at.rules.age.max_years,
+    };
+    let birth_date = r.parse_optional(b.birth_date.0, b.birth_date.1, |s| {
+        BirthDate::parse(s, at.today, any_age)
+    });
+    let kinship = r.parse(b.kinship.0, b.kinship.1, Kinship::parse);
+    let share = r.integer(b.share.0, b.share.1).and_then(|n| {
+        let share = beneficiaries::share(n);
+        if share.is_none() {
+            r.add(
+                b.share.0,
+                codes::INVALID_VALUE,
+                format!("{} deve ser um percentual inteiro de 1 a 100", b.share.0),
+            );
+        }
+        share
+    });
+    Some(Beneficiary {
+        name: name?,
+        cpf,
+        birth_date,
+        kinship: kinship?,
+        share: share?,
+    })
 }
 
 /// The payment's bodies as route 5 sent them: the one its type asks for is read.
@@ -219,6 +282,10 @@ impl ProposalBody {
             pix: m.pix_automatico,
         };
         let payment = read_payment(&mut r, payment_type, bodies);
+        let listed = m.beneficiaries.0;
+        let named = r.optional_objects(listed, m.beneficiaries.1, |b, r| read_beneficiary(b, r, at));
+        let insured = customer.as_ref().map(|c| &c.cpf);
+        beneficiaries::check_list(listed, &named, insured, r.at_this_level().0);
         let request = (|| {
             Some(ProposalRequest {
                 billing_code: billing_code?,
@@ -227,6 +294,7 @@ impl ProposalBody {
                 shipping: shipping?,
                 customer: customer?,
                 address: address?,
+                beneficiaries: named,
             })
         })();
         match request {
