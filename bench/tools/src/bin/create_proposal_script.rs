@@ -119,7 +119,10 @@ fn script(with_beneficiaries: bool) -> Result<String, String> {
         &proposal.changed_by,
         proposal.at,
     );
-    let beneficiaries = adapters_postgres::proposals::beneficiaries_json(&proposal);
+    // pgbench reads `:name` as a variable even inside a literal: the JSON's members are written
+    // `"key": value` (jsonb keeps the same value).
+    let beneficiaries =
+        adapters_postgres::proposals::beneficiaries_json(&proposal).map(|json| json.replace("\":", "\": "));
     let statement = create_statement(&proposal, "identificador-de-carga", &event, beneficiaries.as_deref())
         .replay(PER_TRANSACTION)?;
     Ok(format!("\\set n random(1, 99999999999)\n{statement};\n"))
@@ -149,6 +152,6 @@ mod tests {
         assert!(script.contains("INSERT INTO proposal_read_models"), "{script}");
         assert!(script.trim_end().ends_with(';'));
         let named = super::script(true).expect("a replayable statement");
-        assert!(named.contains("'[{\"nome\":\"Filho De Carga\""), "{named}");
+        assert!(named.contains("'[{\"nome\": \"Filho De Carga\""), "{named}");
     }
 }
