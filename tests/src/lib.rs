@@ -539,9 +539,12 @@ impl TestApp {
 
     /// Creates a proposal through route 5 with a partner's token; answers its identifier.
     pub async fn create_proposal(&self, partner_token: &str, cpf: &str) -> String {
-        let response = self
-            .post_json_as("/proposal/create", partner_token, &proposal_body(cpf))
-            .await;
+        self.create_proposal_of(partner_token, &proposal_body(cpf)).await
+    }
+
+    /// Creates the route 5 proposal `body` with a partner's token; answers its identifier.
+    pub async fn create_proposal_of(&self, partner_token: &str, body: &Value) -> String {
+        let response = self.post_json_as("/proposal/create", partner_token, body).await;
         assert_eq!(response.status(), StatusCode::CREATED);
         let body: Value = response.json().await.unwrap();
         body["document"][0]["identificador"].as_str().unwrap().to_owned()

@@ -91,15 +91,7 @@ async fn route_5_names_beneficiaries_whose_shares_sum_a_hundred_route_7_shows_th
     assert_eq!(s.app.count("SELECT count(*) AS n FROM proposals").await, 0);
 
     // 100%: created, and route 7 shows them as sent, in their order.
-    let created = s
-        .app
-        .post_json_as("/proposal/create", &s.partner, &named(two(70, 30)))
-        .await;
-    assert_eq!(created.status(), StatusCode::CREATED);
-    let identifier = created.json::<Value>().await.unwrap()["document"][0]["identificador"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let identifier = s.app.create_proposal_of(&s.partner, &named(two(70, 30))).await;
     let data = s.app.proposal_data(&identifier, &s.office).await;
     assert_eq!(
         data["beneficiaries"],
@@ -231,13 +223,10 @@ async fn a_product_that_requires_beneficiaries_refuses_a_proposal_without_them()
     let refused = refused.expect("the product's requirement reached route 5");
     assert_eq!(refused["errors"][0]["field"], "beneficiaries");
     assert_eq!(refused["errors"][0]["code"], "campo_obrigatorio");
-    let created = s
-        .app
-        .post_json_as(
-            "/proposal/create",
+    s.app
+        .create_proposal_of(
             &s.partner,
             &named(json!([{"name": "Ana Souza", "kinship": "Mãe", "share": 100}])),
         )
         .await;
-    assert_eq!(created.status(), StatusCode::CREATED);
 }
