@@ -4,7 +4,7 @@
 //! PDF is kept, and the delivery is recorded.
 
 use crate::pool::{PgPool, connection, query_error};
-use crate::schema::{products, proposal_certificates as certificates};
+use crate::schema::{partner_brokers, partners, products, proposal_certificates as certificates};
 use crate::statement::statement;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -12,6 +12,7 @@ use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use domain::certificates::{CertificateStore, DeliveredDocument, DueCertificate, IssuedCertificate};
 use domain::contract::certificate::{ContractEnded, IncompleteCover, ProductCover};
+use domain::contract::insurance::{GeneralConditions, InsuranceLine};
 use domain::store::StoreError;
 
 #[derive(Clone)]
@@ -43,22 +44,130 @@ impl PgCertificates {
             .execute(&mut conn)
             .await
             .map_err(query_error)?;
+        if let Some(code) = &cover.insurer_susep_code {
+            diesel::update(products::table.filter(products::codigo_produto.eq(product_code)))
+                .set(products::seguradora_codigo_susep.eq(code))
+                .execute(&mut conn)
+                .await
+                .map_err(query_error)?;
+        }
+        Ok(changed > 0)
+    }
+
+    /// Sets a product's line for the IOF (`sales-api catalog cover --line`); false for an
+    /// unknown product.
+    pub async fn set_line(&self, product_code: i32, line: InsuranceLine) -> Result<bool, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let changed = diesel::update(products::table.filter(products::codigo_produto.eq(product_code)))
+            .set(products::ramo_iof.eq(line.as_str()))
+            .execute(&mut conn)
+            .await
+            .map_err(query_error)?;
+        Ok(changed > 0)
+    }
+
+    /// A product's general conditions after `change` (`Some`: stored), or `None` for an unknown
+    /// product (`sales-api catalog conditions`).
+    pub async fn general_conditions(
+        &self,
+        product_code: i32,
+        change: Option<&GeneralConditions>,
+    ) -> Result<Option<Option<GeneralConditions>>, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let product = products::table.filter(products::codigo_produto.eq(product_code));
+        if let Some(c) = change {
+            diesel::update(product)
+                .set((
+                    products::condicoes_versao.eq(&c.version),
+                    products::condicoes_url.eq(&c.url),
+                    products::condicoes_sha256.eq(&c.sha256),
+                    products::condicoes_exclusoes.eq(&c.exclusions),
+                    products::condicoes_carencias.eq(&c.waiting_periods),
+                ))
+                .execute(&mut conn)
+                .await
+                .map_err(query_error)?;
+        }
+        let stored: Option<crate::product_terms::ConditionsColumns> = product
+            .select(crate::product_terms::CONDITIONS_COLUMNS)
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(query_error)?;
+        let Some(stored) = stored else {
+            return Ok(None);
+        };
+        Ok(Some(crate::product_terms::conditions_of(stored)))
+    }
+
+    /// Records (or with `None` removes) the SUSEP broker registration of the partner with this
+    /// document; false for an unknown partner (`sales-api partners broker`).
+    pub async fn set_broker_registration(
+        &self,
+        partner_document: &str,
+        registration: Option<&str>,
+        by: &str,
+    ) -> Result<bool, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let Some(partner_id) = partners::table
+            .filter(partners::cpf_cnpj.eq(partner_document))
+            .select(partners::id)
+            .first::<i64>(&mut conn)
+            .await
+            .optional()
+            .map_err(query_error)?
+        else {
+            return Ok(false);
+        };
+        match registration {
+            Some(registration) => {
+                diesel::insert_into(partner_brokers::table)
+                    .values((
+                        partner_brokers::id_parceiro.eq(partner_id),
+                        partner_brokers::registro_susep.eq(registration),
+                        partner_brokers::alterado_por.eq(by),
+                    ))
+                    .on_conflict(partner_brokers::id_parceiro)
+                    .do_update()
+                    .set((
+                        partner_brokers::registro_susep.eq(registration),
+                        partner_brokers::alterado_por.eq(by),
+                        partner_brokers::alterado_em.eq(diesel::dsl::now),
+                    ))
+                    .execute(&mut conn)
+                    .await
+                    .map_err(query_error)?;
+            }
+            None => {
+                diesel::delete(partner_brokers::table.find(partner_id))
+                    .execute(&mut conn)
+                    .await
+                    .map_err(query_error)?;
+            }
+        }
+        Ok(true)
+    }
+
+    /// Sets a collective product's policyholder CNPJ and master policy (each `None` clears it);
+    /// false for an unknown product.
+    pub async fn set_master_policy(
+        &self,
+        product_code: i32,
+        policyholder_cnpj: Option<&str>,
+        master_policy: Option<&str>,
+    ) -> Result<bool, StoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let changed = diesel::update(products::table.filter(products::codigo_produto.eq(product_code)))
+            .set((
+                products::estipulante_cnpj.eq(policyholder_cnpj),
+                products::apolice_mestre.eq(master_policy),
+            ))
+            .execute(&mut conn)
+            .await
+            .map_err(query_error)?;
         Ok(changed > 0)
     }
 }
-
-type CoverRow = (
-    i32,
-    i64,
-    Option<String>,
-    Option<String>,
-    Option<String>,
-    Option<String>,
-    Option<i64>,
-    Option<String>,
-    Option<String>,
-    crate::proposals::RulesColumns,
-);
 
 #[async_trait]
 impl CertificateStore for PgCertificates {
@@ -77,68 +186,18 @@ impl CertificateStore for PgCertificates {
             .map_err(query_error)
     }
 
-    async fn cover(&self, product_id: i64) -> Result<Result<ProductCover, IncompleteCover>, StoreError> {
+    async fn cover(
+        &self,
+        product_id: i64,
+        partner_document: Option<String>,
+    ) -> Result<Result<ProductCover, IncompleteCover>, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        let row: CoverRow = products::table
-            .find(product_id)
-            .select((
-                products::codigo_produto,
-                products::valor,
-                products::seguradora,
-                products::seguradora_cnpj,
-                products::processo_susep,
-                products::cobertura,
-                products::capital_segurado,
-                products::sac,
-                products::ouvidoria,
-                (
-                    products::cobranca_carencia_dias,
-                    products::cobranca_suspensao_dias,
-                    products::cobranca_encerramento_dias,
-                    products::cobranca_primeira_parcela,
-                ),
-            ))
-            .first(&mut conn)
-            .await
-            .map_err(query_error)?;
-        let (code, premium, insurer, cnpj, process, coverage, capital, sac, ombudsman, rules) = row;
-        let payment = crate::proposals::payment_rules(rules)?;
-        let mut missing = Vec::new();
-        for (name, given) in [
-            ("--insurer", insurer.is_some()),
-            ("--insurer-cnpj", cnpj.is_some()),
-            ("--susep-process", process.is_some()),
-            ("--coverage", coverage.is_some()),
-            ("--capital", capital.is_some()),
-            ("--sac", sac.is_some()),
-            ("--ombudsman", ombudsman.is_some()),
-        ] {
-            if !given {
-                missing.push(name);
-            }
-        }
-        Ok(match (insurer, cnpj, process, coverage, capital, sac, ombudsman) {
-            (
-                Some(insurer),
-                Some(insurer_cnpj),
-                Some(susep_process),
-                Some(coverage),
-                Some(capital),
-                Some(sac),
-                Some(ombudsman),
-            ) => Ok(ProductCover {
-                insurer,
-                insurer_cnpj,
-                susep_process,
-                coverage,
-                capital,
-                premium,
-                sac,
-                ombudsman,
-                payment,
-            }),
-            _ => Err(IncompleteCover { product: code, missing }),
-        })
+        let facts = crate::product_terms::product_facts(&mut conn, product_id).await?;
+        let registration = crate::product_terms::broker_registration(&mut conn, partner_document.as_deref()).await?;
+        Ok(facts.cover.map(|cover| ProductCover {
+            broker_registration: registration,
+            ..cover
+        }))
     }
 
     async fn issued(

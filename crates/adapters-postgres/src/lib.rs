@@ -33,6 +33,7 @@ mod prepared;
 pub mod privacy;
 pub mod privacy_requests;
 pub mod privacy_retention;
+mod product_terms;
 pub mod proposals;
 pub mod rate_counters;
 pub mod read_model;

@@ -22,13 +22,13 @@ use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel::sql_types::{Bool, Int8};
 use diesel_async::RunQueryDsl;
 use domain::access::Scope;
-use domain::contract::terms::{PaymentRules, ProductTerms};
+use domain::contract::terms::ProductTerms;
 use domain::history::{FieldChange, HistoryEntry};
 use domain::proposals::model::{Flow, NewProposal, PaymentDetails, ProposalDetail, ProposalRecord};
 use domain::proposals::ports::{CreateProposalError, ProposalStore};
 use domain::proposals::search::{ListedProposal, ProposalSearch, SearchText};
 use domain::store::StoreError;
-use domain::values::{CellPhone, Cpf, EventKind, ProposalStatus, StoredValueError};
+use domain::values::{CellPhone, Cpf, EventKind, ProposalStatus};
 use std::collections::BTreeMap;
 
 const OPEN_PROPOSAL_INDEX: &str = "proposals_one_open_per_cpf_product";
@@ -68,31 +68,6 @@ where
         Scope::Ecommerce => Some(Box::new(proposals::fluxo.eq(Flow::Ecommerce.as_str()))),
         Scope::Everything => None,
     }
-}
-
-/// A product's grace, suspension and end days and its first instalment's rule, as stored.
-pub(crate) type RulesColumns = (i32, i32, i32, String);
-use domain::billing::term::{Renewal, TermPolicy};
-
-/// The payment rules a product's terms print, from its stored columns.
-pub(crate) fn payment_rules((grace, suspension, end, first): RulesColumns) -> Result<PaymentRules, StoreError> {
-    let days = |value: i32| u32::try_from(value).unwrap_or_default();
-    Ok(PaymentRules {
-        grace_days: days(grace),
-        suspension_days: days(suspension),
-        end_days: days(end),
-        first_instalment: domain::billing::arrears::FirstInstalment::parse(&first)
-            .ok_or_else(|| StoredValueError::new("products", "cobranca_primeira_parcela", &first))?,
-    })
-}
-
-/// A product's term, from its stored months and renewal (decision 270).
-pub(crate) fn term_policy((months, renewal): (i32, String)) -> Result<TermPolicy, StoreError> {
-    Ok(TermPolicy {
-        months: u32::try_from(months)
-            .map_err(|_| StoredValueError::new("products", "vigencia_meses", &months.to_string()))?,
-        renewal: Renewal::parse(&renewal).ok_or_else(|| StoredValueError::new("products", "renovacao", &renewal))?,
-    })
 }
 
 #[derive(Clone)]
@@ -481,47 +456,13 @@ impl ProposalStore for PgProposals {
         ))
     }
 
-    async fn product_terms(&self, product_id: i64) -> Result<ProductTerms, StoreError> {
+    async fn product_terms(
+        &self,
+        product_id: i64,
+        partner_document: Option<String>,
+    ) -> Result<ProductTerms, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        type AcceptanceColumns = (i32, bool, i32, Option<i32>);
-        let found: Option<(Option<String>, RulesColumns, (i32, String), String, AcceptanceColumns)> = products::table
-            .find(product_id)
-            .select((
-                products::termos,
-                (
-                    products::cobranca_carencia_dias,
-                    products::cobranca_suspensao_dias,
-                    products::cobranca_encerramento_dias,
-                    products::cobranca_primeira_parcela,
-                ),
-                (products::vigencia_meses, products::renovacao),
-                products::cobranca_premio,
-                (
-                    products::aceite_dias,
-                    products::aceite_tacito,
-                    products::aceite_suspensoes,
-                    products::aceite_revisao_dias,
-                ),
-            ))
-            .first(&mut conn)
-            .await
-            .optional()
-            .map_err(query_error)?;
-        Ok(match found {
-            Some((text, rules, term, collection, (days, tacit, suspensions, review))) => ProductTerms {
-                text,
-                payment: payment_rules(rules)?,
-                term: term_policy(term)?,
-                collection: crate::ecommerce::premium_collection(&collection)?,
-                acceptance: domain::acceptance::AcceptancePolicy {
-                    days: u32::try_from(days).unwrap_or_default(),
-                    tacit,
-                    suspensions: u32::try_from(suspensions).unwrap_or_default(),
-                    review_days: review.and_then(|d| u32::try_from(d).ok()),
-                },
-            },
-            None => ProductTerms::default(),
-        })
+        crate::product_terms::product_terms(&mut conn, product_id, partner_document.as_deref()).await
     }
 
     async fn detail(&self, identifier: &str, scope: Scope) -> Result<Option<ProposalDetail>, StoreError> {

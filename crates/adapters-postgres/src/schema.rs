@@ -380,6 +380,15 @@ diesel::table! {
 }
 
 diesel::table! {
+    partner_brokers (id_parceiro) {
+        id_parceiro -> Int8,
+        registro_susep -> Text,
+        alterado_por -> Text,
+        alterado_em -> Timestamptz,
+    }
+}
+
+diesel::table! {
     partners (id) {
         id -> Int8,
         cpf_cnpj -> Text,
@@ -538,6 +547,15 @@ diesel::table! {
         estipulante_email -> Nullable<Text>,
         aceite_revisao_dias -> Nullable<Int4>,
         beneficiarios_obrigatorios -> Bool,
+        seguradora_codigo_susep -> Nullable<Text>,
+        ramo_iof -> Text,
+        estipulante_cnpj -> Nullable<Text>,
+        apolice_mestre -> Nullable<Text>,
+        condicoes_versao -> Nullable<Text>,
+        condicoes_url -> Nullable<Text>,
+        condicoes_sha256 -> Nullable<Text>,
+        condicoes_exclusoes -> Nullable<Text>,
+        condicoes_carencias -> Nullable<Text>,
     }
 }
 
@@ -1036,6 +1054,7 @@ diesel::joinable!(hook_replays -> hook_subscriptions (subscription_id));
 diesel::joinable!(hook_subscriptions -> partners (partner_id));
 diesel::joinable!(idempotency_keys -> users (user_id));
 diesel::joinable!(ledger_entries -> proposals (id_proposta));
+diesel::joinable!(partner_brokers -> partners (id_parceiro));
 diesel::joinable!(password_recovery_tokens -> users (user_id));
 diesel::joinable!(pix_recurrences -> proposals (id_proposta));
 diesel::joinable!(product_banks -> banks (codigo_banco));
@@ -1104,6 +1123,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     ledger_checks,
     ledger_entries,
     motivations,
+    partner_brokers,
     partners,
     password_recovery_tokens,
     payment_customer_redactions,

@@ -4,12 +4,13 @@
 
 use crate::pool::{PgPool, connection, query_error};
 use crate::read_model;
-use crate::schema::{banks, billing_groups, partners, product_banks, products, users};
+use crate::schema::{banks, billing_groups, partner_brokers, partners, product_banks, products, users};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::acceptance::AcceptancePolicy;
 use domain::ecommerce::collection::PremiumCollection;
 use domain::store::StoreError;
+use sha2::Digest;
 
 /// The partner the demo `PARCEIRO` user represents.
 pub const DEMO_PARTNER_CNPJ: &str = "11222333000181";
@@ -185,11 +186,27 @@ async fn set_demo_cover(
             products::sac.eq("SAC 0800 000 1234 (24 horas) · sac@seguradora-exemplo.com.br"),
             products::ouvidoria
                 .eq("Ouvidoria 0800 000 5678 (dias úteis, 8h às 18h) · ouvidoria@seguradora-exemplo.com.br"),
+            products::seguradora_codigo_susep.eq(DEMO_INSURER_SUSEP_CODE),
+            products::condicoes_versao.eq("1.0 (demonstração)"),
+            products::condicoes_url.eq(format!("https://seguradora-exemplo.com.br/condicoes/{code}-v1.0.pdf")),
+            // The demo has no file at that address: the digest of its address stands in.
+            products::condicoes_sha256.eq(hex::encode(sha2::Sha256::digest(format!("condicoes-demo-{code}-v1.0")))),
+            products::condicoes_exclusoes.eq(
+                "Doença ou lesão preexistente não declarada; atos dolosos do(a) segurado(a) ou do beneficiário; \
+                 guerra e atos de terrorismo.",
+            ),
+            products::condicoes_carencias
+                .eq("Morte natural: 60 dias do início da vigência; eventos por acidente: sem carência."),
         ))
         .execute(conn)
         .await?;
     Ok(())
 }
+
+/// The demo insurer's SUSEP code (not a real insurer's).
+pub const DEMO_INSURER_SUSEP_CODE: &str = "09991";
+/// The demo partner's SUSEP broker registration (not a real broker's).
+pub const DEMO_BROKER_REGISTRATION: &str = "100000001";
 
 /// The banks a demo product takes (those already there left as they are).
 async fn take_banks(conn: &mut AsyncPgConnection, product_id: i64, banks: &[&str]) -> QueryResult<()> {
@@ -254,7 +271,8 @@ pub async fn seed_demo_catalog(pool: &PgPool) -> Result<(), StoreError> {
                 vec!["001", "104", "237", "341"],
             ),
             (102, "Assistência Funeral Familiar", 9102, 2990, vec!["001", "237"]),
-            (103, "Plano Odontológico Online", 9103, 3990, vec!["260", "341"]),
+            // The shop's product: an insurance (a dental plan would be ANS's, not SUSEP's).
+            (103, "Seguro de Vida Online", 9103, 3990, vec!["260", "341"]),
         ];
         for (code, name, integration, value, bank_codes) in product_rows {
             diesel::insert_into(products::table)
@@ -288,7 +306,7 @@ pub async fn seed_demo_catalog(pool: &PgPool) -> Result<(), StoreError> {
         for (code, process, coverage, capital) in [
             (101, "15414.900101/2026-01", "Morte por qualquer causa", 5_000_000_i64),
             (102, "15414.900102/2026-02", "Assistência funeral familiar", 700_000),
-            (103, "15414.900103/2026-03", "Assistência odontológica", 300_000),
+            (103, "15414.900103/2026-03", "Morte por qualquer causa", 1_500_000),
         ] {
             set_demo_cover(conn, code, process, coverage, capital).await?;
         }
@@ -305,6 +323,20 @@ pub async fn seed_demo_catalog(pool: &PgPool) -> Result<(), StoreError> {
                 partners::federation_cnpj.eq("45997418000153"),
                 partners::federation_name.eq("Federação Brasileira das Associações"),
                 partners::alterado_por.eq(SEEDED_BY),
+            ))
+            .on_conflict_do_nothing()
+            .execute(conn)
+            .await?;
+        let partner_id: i64 = partners::table
+            .filter(partners::cpf_cnpj.eq(DEMO_PARTNER_CNPJ))
+            .select(partners::id)
+            .first(conn)
+            .await?;
+        diesel::insert_into(partner_brokers::table)
+            .values((
+                partner_brokers::id_parceiro.eq(partner_id),
+                partner_brokers::registro_susep.eq(DEMO_BROKER_REGISTRATION),
+                partner_brokers::alterado_por.eq(SEEDED_BY),
             ))
             .on_conflict_do_nothing()
             .execute(conn)

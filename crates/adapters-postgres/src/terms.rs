@@ -51,7 +51,7 @@ impl PgTerms {
             .await
             .optional()
             .map_err(query_error)?;
-        row.map(crate::proposals::term_policy).transpose()
+        row.map(crate::product_terms::term_policy).transpose()
     }
 
     /// Sets a product's term for the contracts accepted from now on (each keeps its own); false

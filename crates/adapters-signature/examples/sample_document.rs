@@ -17,14 +17,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::create_dir_all(&dir)?;
     let renderer = PdfRenderer;
     let detail = sample::long_proposal();
-    let sealed = SealedDocument::of(renderer.render(&PrintedDocument::contract(
-        &detail,
-        &Default::default(),
-        Stage::ForSignature,
-    ))?);
+    let terms = sample::long_proposal_terms();
+    let sealed =
+        SealedDocument::of(renderer.render(&PrintedDocument::contract(&detail, &terms, Stage::ForSignature))?);
     let pages = renderer.page_count(&sealed.pdf)?;
     let signed = renderer.append(&sealed.pdf, &sample::evidence(&sealed.sha256, pages).page())?;
-    let draft = renderer.render(&PrintedDocument::contract(&detail, &Default::default(), Stage::Draft))?;
+    let draft = renderer.render(&PrintedDocument::contract(&detail, &terms, Stage::Draft))?;
     std::fs::write(dir.join("contrato.pdf"), &sealed.pdf)?;
     std::fs::write(dir.join("contrato-assinado.pdf"), signed)?;
     std::fs::write(dir.join("rascunho.pdf"), draft)?;
@@ -35,17 +33,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         accepted,
         Default::default(),
     ));
-    let cover = domain::contract::certificate::ProductCover {
-        insurer: "Seguradora Exemplo S.A.".to_owned(),
-        insurer_cnpj: "11222333000181".to_owned(),
-        susep_process: "15414.900001/2026-11".to_owned(),
-        coverage: "Morte por qualquer causa e invalidez permanente total por acidente".to_owned(),
-        capital: 5_000_000,
-        premium: detail.proposal.value,
-        sac: "0800 000 0001".to_owned(),
-        ombudsman: "0800 000 0002".to_owned(),
-        payment: Default::default(),
-    };
+    let cover = sample::long_proposal_cover();
     let certificate = renderer.render(&PrintedDocument::certificate(&contract, &cover, accepted))?;
     let issued_sha256 = SealedDocument::of(certificate.clone()).sha256;
     std::fs::write(dir.join("certificado.pdf"), certificate)?;
@@ -58,8 +46,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .render(&PrintedDocument::certificate(&contract, &cover, accepted).ended_certificate(&ended, &issued_sha256))?;
     std::fs::write(dir.join("certificado-encerrado.pdf"), ended_certificate)?;
     let paid_at = detail.proposal.stamp.created_at + chrono::Duration::minutes(4);
+    // The shop's sale: no partner, no intermediary, `valor` 0 as route 6 records it (the terms
+    // print the product's premium).
     let mut shop_sale = detail.clone();
     shop_sale.payment = None;
+    shop_sale.partner = None;
+    shop_sale.proposal.partner_document = None;
+    shop_sale.proposal.value = 0;
     shop_sale.acceptance = Some(domain::acceptance::AcceptanceView {
         received_at: paid_at,
         deadline: paid_at + chrono::Duration::days(15),
@@ -74,12 +67,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             until: None,
         }),
     });
-    let terms = renderer.render(&PrintedDocument::contract(
-        &shop_sale,
-        &Default::default(),
-        Stage::ForSignature,
-    ))?;
-    std::fs::write(dir.join("termos-loja.pdf"), terms)?;
+    let shop_terms = domain::contract::terms::ProductTerms {
+        broker_registration: None,
+        cover: Some(domain::contract::certificate::ProductCover {
+            broker_registration: None,
+            collective: None,
+            ..cover
+        }),
+        ..terms
+    };
+    let shop_document = renderer.render(&PrintedDocument::contract(&shop_sale, &shop_terms, Stage::ForSignature))?;
+    std::fs::write(dir.join("termos-loja.pdf"), shop_document)?;
     println!("{} páginas seladas; SHA-256 {}", pages, sealed.sha256);
     Ok(())
 }

@@ -53,6 +53,8 @@ pub fn long_proposal() -> ProposalDetail {
                 salary: Some(450_000),
                 working: true,
                 public_servant: true,
+                medication: true,
+                medication_description: Some("Losartana 50 mg e metformina 850 mg, uso diário".into()),
                 ..base.customer.person
             },
         },
@@ -113,6 +115,56 @@ pub fn long_proposal() -> ProposalDetail {
             },
         ],
         ..base
+    }
+}
+
+/// What [`long_proposal`]'s product and partner hold besides the proposal: the insurer with its
+/// SUSEP code, the cover, the general conditions, the collective policy, and the partner's SUSEP
+/// broker registration (decision 280).
+pub fn long_proposal_cover() -> domain::contract::certificate::ProductCover {
+    use domain::contract::insurance::{CollectivePolicy, GeneralConditions, InsuranceLine};
+    domain::contract::certificate::ProductCover {
+        insurer: "Seguradora Exemplo S.A.".to_owned(),
+        insurer_cnpj: "11222333000181".to_owned(),
+        susep_process: "15414.900001/2026-11".to_owned(),
+        coverage: "Morte por qualquer causa e invalidez permanente total por acidente".to_owned(),
+        capital: 5_000_000,
+        premium: 141_200,
+        sac: "0800 000 0001".to_owned(),
+        ombudsman: "0800 000 0002".to_owned(),
+        payment: Default::default(),
+        insurer_susep_code: Some("09991".to_owned()),
+        line: InsuranceLine::Persons,
+        conditions: Some(GeneralConditions {
+            version: "2.1 (dezembro de 2026)".to_owned(),
+            url: "https://seguradora-exemplo.com.br/condicoes/vida-familia-protegida-v2.1.pdf".to_owned(),
+            sha256: "5f70bf18a086007016e948b04aed3b82103a36bea41755b6cddfaf10ace3c6ef".to_owned(),
+            exclusions: "Doença ou lesão preexistente não declarada; suicídio nos dois primeiros anos de \
+                         vigência; atos dolosos do(a) segurado(a) ou do beneficiário; guerra e atos de terrorismo."
+                .to_owned(),
+            waiting_periods: "Morte natural: 60 dias do início da vigência; morte por acidente e invalidez \
+                              por acidente: sem carência."
+                .to_owned(),
+        }),
+        collective: Some(CollectivePolicy {
+            policyholder: "Associação dos Servidores Públicos do Estado".to_owned(),
+            policyholder_cnpj: Some("11444777000161".to_owned()),
+            master_policy: Some("93.0101.0000123".to_owned()),
+        }),
+        broker_registration: Some("202031234".to_owned()),
+    }
+}
+
+/// [`long_proposal`]'s terms as its documents are printed with them: the default text, the
+/// default rules, and [`long_proposal_cover`].
+pub fn long_proposal_terms() -> domain::contract::terms::ProductTerms {
+    let cover = long_proposal_cover();
+    domain::contract::terms::ProductTerms {
+        premium: cover.premium,
+        line: cover.line,
+        broker_registration: cover.broker_registration.clone(),
+        cover: Some(cover),
+        ..Default::default()
     }
 }
 

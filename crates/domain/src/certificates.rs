@@ -73,8 +73,13 @@ pub trait CertificateStore: Send + Sync {
     /// When the document fell due, if it did (the certificate: when the proposal was accepted).
     async fn accepted_at(&self, proposal_id: i64, kind: DeliveredDocument)
     -> Result<Option<DateTime<Utc>>, StoreError>;
-    /// The product's cover as the catalog holds it, or what of it is missing.
-    async fn cover(&self, product_id: i64) -> Result<Result<ProductCover, IncompleteCover>, StoreError>;
+    /// The product's cover as the catalog holds it, or what of it is missing, with the SUSEP
+    /// registration of the partner whose document is given (the contract's seller).
+    async fn cover(
+        &self,
+        product_id: i64,
+        partner_document: Option<String>,
+    ) -> Result<Result<ProductCover, IncompleteCover>, StoreError>;
     async fn issued(
         &self,
         proposal_id: i64,
@@ -207,7 +212,10 @@ impl CertificateService {
         let Some(ended) = self.store.ended(detail.proposal.id).await? else {
             return Ok(issued);
         };
-        let cover = self.store.cover(detail.proposal.product_id).await??;
+        let cover = self
+            .store
+            .cover(detail.proposal.product_id, detail.proposal.partner_document.clone())
+            .await??;
         let document =
             PrintedDocument::certificate(&detail, &cover, accepted_at).ended_certificate(&ended, &issued.sha256);
         let pdf = self.renderer.render(&document)?;
@@ -232,11 +240,17 @@ impl CertificateService {
         }
         let document = match kind {
             DeliveredDocument::Certificate => {
-                let cover = self.store.cover(detail.proposal.product_id).await??;
+                let cover = self
+                    .store
+                    .cover(detail.proposal.product_id, detail.proposal.partner_document.clone())
+                    .await??;
                 PrintedDocument::certificate(detail, &cover, due_at)
             }
             DeliveredDocument::Terms => {
-                let terms = self.proposals.product_terms(detail.proposal.product_id).await?;
+                let terms = self
+                    .proposals
+                    .product_terms(detail.proposal.product_id, detail.proposal.partner_document.clone())
+                    .await?;
                 PrintedDocument::contract(detail, &terms, Stage::ForSignature)
             }
         };

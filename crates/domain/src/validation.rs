@@ -96,6 +96,11 @@ impl Violations {
         &self.0
     }
 
+    /// The fields named, in the order their failures were recorded.
+    pub fn fields(&self) -> Vec<&str> {
+        self.0.iter().map(|e| e.field.as_str()).collect()
+    }
+
     /// `Ok(())` when nothing was recorded, else the whole list.
     pub fn into_result(self) -> Result<(), Violations> {
         if self.0.is_empty() { Ok(()) } else { Err(self) }

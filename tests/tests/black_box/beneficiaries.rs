@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use super::legal_hold::{Setup, setup};
+use super::legal_hold::{Setup, contract_of, setup};
 use adapters_postgres::{PoolSettings, build_pool};
 use black_box_tests::{StatusCode, TestApp, cpf_from, pdf_text, proposal_body};
 use serde_json::{Value, json};
@@ -134,13 +134,7 @@ async fn route_5_names_beneficiaries_whose_shares_sum_a_hundred_route_7_shows_th
 #[tokio::test(flavor = "multi_thread")]
 async fn the_certificate_prints_them_the_export_lists_them_and_the_anonymisation_removes_who_they_are() {
     let s = setup().await;
-    let identifier = s.app.sent_proposal_of(&s.partner, &named(two(50, 50))).await;
-    s.app.sign_as_every_party(&s.office, &identifier).await;
-    let approved = s
-        .app
-        .change_status(&s.office, &identifier, "APROVADO", "Documentação conferida")
-        .await;
-    assert_eq!(approved.status(), StatusCode::OK);
+    let identifier = contract_of(&s, &named(two(50, 50))).await;
     let certificate = s
         .app
         .get(&format!("/proposal/{identifier}/certificate"), Some(&s.partner))

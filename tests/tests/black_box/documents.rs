@@ -1,12 +1,14 @@
 //! Documents that hold (issue 68), read back with pdftotext as the insurer's compliance officer
 //! reads them: the insurer's signature on the envelope is its receipt of the proposal, never its
 //! acceptance (Lei 15.040/2024 art. 49); a certificate is mailed only while its contract is in
-//! force, and an ended contract's certificate is served stamped with its end.
+//! force, and an ended contract's certificate is served stamped with its end; the proposal prints
+//! the health answers, the beneficiaries, the broker and the acceptance deadline, and the
+//! certificate its number, the IOF, the broker and the general conditions' digest (decision 280).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use super::legal_hold::{contract as accepted, setup};
-use black_box_tests::{StatusCode, TestApp, pdf_text};
+use super::legal_hold::{contract as accepted, contract_of, setup};
+use black_box_tests::{StatusCode, TestApp, pdf_text, proposal_body};
 use serde_json::json;
 
 const CUSTOMERS_EMAIL: &str = "maria@exemplo.com.br";
@@ -145,4 +147,183 @@ async fn a_certificate_is_mailed_only_while_its_contract_is_in_force_and_served_
     }
     // The stored certificate is the one the customer received, unchanged.
     assert_eq!(issued_sha256(&s, &delivered).await, issued);
+}
+
+/// The hexadecimal SHA-256 of `bytes`.
+fn sha256_hex(bytes: &[u8]) -> String {
+    <sha2::Sha256 as sha2::Digest>::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A route 5 body whose customer declares a continuous medication and names one beneficiary.
+fn declared_body(cpf: &str) -> serde_json::Value {
+    let mut body = proposal_body(cpf);
+    body["customer"]["medication"] = json!(true);
+    body["customer"]["medicationDescription"] = json!("Losartana 50 mg, uso diário");
+    body["beneficiaries"] = json!([{"name": "João Pedro da Silva", "kinship": "Filho", "share": 100}]);
+    body
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_proposal_prints_the_health_answers_the_beneficiaries_the_broker_the_premium_split_and_the_deadline() {
+    let s = setup().await;
+    let identifier = s.app.sent_proposal_of(&s.partner, &declared_body("52998224725")).await;
+    let sealed = s
+        .app
+        .get(&format!("/proposal/{identifier}/document"), Some(&s.office))
+        .await;
+    assert_eq!(sealed.status(), StatusCode::OK);
+    let text = flat(&sealed.bytes().await.unwrap());
+    // The demo's product 101: R$ 49,90 a month, 0,38% of IOF on the net premium.
+    let demo_conditions = sha256_hex(b"condicoes-demo-101-v1.0");
+    for expected in [
+        "Declaração pessoal de saúde e atividade",
+        "Faz uso contínuo de algum medicamento? Sim",
+        "Quais medicamentos? Losartana 50 mg, uso diário",
+        "João Pedro da Silva (Filho) — 100%",
+        "Corretor(a) Corretora Demonstração de Seguros Ltda",
+        "Registro SUSEP 100000001",
+        "Código SUSEP 09991",
+        "Processo SUSEP 15414.900101/2026-01",
+        "Capital segurado R$ 50.000,00",
+        "Prêmio líquido R$ 49,71",
+        "IOF (0,38%) R$ 0,19",
+        "Prêmio total (mensal) R$ 49,90",
+        "sem recusa no prazo, a proposta está aceita (aceitação tácita)",
+        "sem recusa nesse prazo, a proposta está aceita e o contrato formado (Lei 15.040/2024, art. 49)",
+        "Direito de arrependimento",
+        "Código de Defesa do Consumidor, art. 49",
+        demo_conditions.as_str(),
+        "Glossário",
+    ] {
+        assert!(text.contains(expected), "\"{expected}\" not in the proposal: {text}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_certificate_prints_its_number_the_iof_the_beneficiaries_the_broker_and_the_conditions_digest() {
+    let s = setup().await;
+    let config = TestApp::config(&s.app.db, &[]);
+    // The back office registers the product's general conditions from their file, the partner's
+    // SUSEP registration, and the collective policy the insured join.
+    let file = std::env::temp_dir().join(format!("condicoes-{}.pdf", std::process::id()));
+    std::fs::write(&file, b"%PDF-1.7 condicoes gerais do produto 101, versao 3.0").unwrap();
+    let registered = api_actix::cli::set_product_conditions(
+        &config,
+        101,
+        api_actix::cli::ConditionsArgs {
+            version: Some("3.0".into()),
+            url: Some("https://seguradora-exemplo.com.br/condicoes/101-v3.0.pdf".into()),
+            file: Some(file.clone()),
+            exclusions: Some("Doença preexistente não declarada.".into()),
+            waiting_periods: Some("Morte natural: 60 dias.".into()),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    let digest = sha256_hex(&std::fs::read(&file).unwrap());
+    assert_eq!(registered.sha256, digest);
+    std::fs::remove_file(&file).unwrap();
+    let broker = api_actix::cli::set_partner_broker(&config, super::legal_hold::PARTNER, Some("20.2031.234-5"))
+        .await
+        .unwrap();
+    assert_eq!(broker.as_deref(), Some("2020312345"));
+    api_actix::cli::set_product_collective(
+        &config,
+        101,
+        api_actix::cli::CollectiveLife::Collective {
+            policyholder: "Associação Nacional dos Segurados".into(),
+            email: "estipulante@exemplo.com.br".into(),
+        },
+    )
+    .await
+    .unwrap();
+    api_actix::cli::set_product_master_policy(&config, 101, Some("12.ABC.345/01DE-35"), Some("93.0101.0000123"))
+        .await
+        .unwrap();
+
+    let identifier = contract_of(&s, &declared_body("52998224725")).await;
+    let served = s
+        .app
+        .get(&format!("/proposal/{identifier}/certificate"), Some(&s.partner))
+        .await;
+    assert_eq!(served.status(), StatusCode::OK);
+    let text = flat(&served.bytes().await.unwrap());
+    let number = s
+        .app
+        .text(&format!(
+            "SELECT '101-' || to_char(now() AT TIME ZONE 'America/Sao_Paulo', 'YYYY') || '-' || lpad(id::text, 8, '0') \
+             AS line FROM proposals WHERE identificador = '{identifier}'"
+        ))
+        .await;
+    for expected in [
+        format!("Certificado nº {number}"),
+        "Código SUSEP 09991".into(),
+        "Prêmio líquido R$ 49,71".into(),
+        "IOF (0,38%) R$ 0,19".into(),
+        "João Pedro da Silva (Filho) — 100%".into(),
+        "Registro SUSEP 2020312345".into(),
+        "Estipulante Associação Nacional dos Segurados, CNPJ 12.ABC.345/01DE-35".into(),
+        "Apólice mestre 93.0101.0000123".into(),
+        "Versão 3.0".into(),
+        digest.clone(),
+        "Riscos excluídos Doença preexistente não declarada.".into(),
+        "Glossário".into(),
+    ] {
+        assert!(
+            text.contains(&expected),
+            "\"{expected}\" not in the certificate: {text}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_back_offices_commands_refuse_a_broken_registration_digest_or_insurer_code_naming_the_option() {
+    let s = setup().await;
+    let config = TestApp::config(&s.app.db, &[]);
+    let refused = api_actix::cli::set_partner_broker(&config, super::legal_hold::PARTNER, Some("12AB"))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("--susep-registration"), "{refused}");
+    let unknown = api_actix::cli::set_partner_broker(&config, "00000000000191", Some("100000002"))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(unknown.contains("não encontrado"), "{unknown}");
+    let refused = api_actix::cli::set_product_conditions(
+        &config,
+        101,
+        api_actix::cli::ConditionsArgs {
+            version: Some("3.0".into()),
+            url: Some("http://inseguro.example/c.pdf".into()),
+            sha256: Some("abc".into()),
+            exclusions: Some("Nenhuma.".into()),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap_err()
+    .to_string();
+    for option in ["--url", "--sha256", "--waiting-periods"] {
+        assert!(refused.contains(option), "{option}: {refused}");
+    }
+    // Nothing half-written: the demo's conditions stand.
+    let shown = api_actix::cli::set_product_conditions(&config, 101, Default::default())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(shown.version, "1.0 (demonstração)");
+    let refused = api_actix::cli::set_product_master_policy(&config, 101, Some("11.111.111/1111-11"), Some(""))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains("--policyholder-cnpj") && refused.contains("--master-policy"),
+        "{refused}"
+    );
 }

@@ -10,7 +10,7 @@
 use black_box_tests::{StatusCode, TestApp, assert_error, customer_body, proposal_body, shop_proposal_body};
 use serde_json::{Value, json};
 
-const PARTNER: &str = "11222333000181";
+pub(super) const PARTNER: &str = "11222333000181";
 const CPF: &str = "52998224725";
 const OTHER_CPF: &str = "11144477735";
 
@@ -39,7 +39,12 @@ pub(super) async fn setup_with(settings: &[(&str, &str)]) -> Setup {
 
 /// A contract of `cpf`: made by the partner, signed by every party and approved by the back office.
 pub(super) async fn contract(s: &Setup, cpf: &str) -> String {
-    let identifier = s.app.sent_proposal(&s.partner, cpf).await;
+    contract_of(s, &proposal_body(cpf)).await
+}
+
+/// [`contract`] of the route 5 proposal `body`.
+pub(super) async fn contract_of(s: &Setup, body: &Value) -> String {
+    let identifier = s.app.sent_proposal_of(&s.partner, body).await;
     s.app.sign_as_every_party(&s.office, &identifier).await;
     let approved = s
         .app

@@ -344,3 +344,28 @@ async fn the_collection_at_acceptance_and_the_customers_regret_together_charge_a
     );
     print_outcomes(&outcomes);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_shops_terms_print_the_premium_charged_the_insurer_and_no_empty_party() {
+    let app = app().await;
+    let (shop, identifier, _) = paid_sale(&app, "52998224725", "joao@exemplo.com.br").await;
+    let data = app.proposal_data(&identifier, &shop).await;
+    assert_eq!(
+        data["proposal"]["value"], 0,
+        "route 6 records no value, as the interface shows it"
+    );
+    let charged = data["ledger"]["received"].as_i64().unwrap();
+    let terms = joined(&mailed_terms(&app, "joao@exemplo.com.br").await);
+    let price = domain::contract::formats::reais(charged);
+    for expected in [
+        format!("Valor {price}"),
+        format!("pelo valor de {price}"),
+        format!("Prêmio total (mensal) {price}"),
+        "Seguro de Vida Online".to_owned(),
+        "Contratam o(a) proponente e a seguradora Seguradora Exemplo S.A., CNPJ 11.444.777/0001-61, pela loja online, sem intermediário".to_owned(),
+        "Contratação direta com a seguradora, pela loja online, sem corretor.".to_owned(),
+    ] {
+        assert!(terms.contains(&expected), "\"{expected}\" not in the terms: {terms}");
+    }
+    assert!(!terms.contains("R$ 0,00") && !terms.contains(" —,"), "{terms}");
+}

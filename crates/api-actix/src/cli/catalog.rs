@@ -77,9 +77,26 @@ pub enum CatalogCommand {
         /// The policyholder's e-mail for the notices.
         #[arg(long)]
         policyholder_email: Option<String>,
+        /// The policyholder's CNPJ, printed on the certificates (Resolução CNSP 434/2021).
+        #[arg(long)]
+        policyholder_cnpj: Option<String>,
+        /// The master policy the insured join, printed on the certificates.
+        #[arg(long)]
+        master_policy: Option<String>,
         /// Not collective life (every contract ends 30 days after its suspension, art. 21).
-        #[arg(long, conflicts_with_all = ["policyholder", "policyholder_email"])]
+        #[arg(long, conflicts_with_all = ["policyholder", "policyholder_email", "policyholder_cnpj", "master_policy"])]
         individual: bool,
+    },
+    /// Registers a product's general conditions (decision 280): their version, the https://
+    /// address they are read at, the SHA-256 of that file (given, or computed from --file), and
+    /// the summary of exclusions and waiting periods both documents print with the glossary.
+    /// Documents issued afterwards name them; those already issued keep what they printed.
+    /// Without options, prints the conditions registered.
+    Conditions {
+        /// The product's code (`codigo_produto`).
+        product: i32,
+        #[command(flatten)]
+        conditions: ConditionsArgs,
     },
     /// Sets whether a proposal of the product must name its beneficiaries (decision 279): with
     /// --required yes, route 5 refuses one without `beneficiaries`; without it (the default, and
@@ -364,6 +381,41 @@ pub async fn set_product_collective(
     Ok(Some((name, email.as_str().to_owned())))
 }
 
+/// `sales-api catalog collective --policyholder-cnpj --master-policy`: the collective product's
+/// policyholder CNPJ (checked) and master policy (1 to 40 characters), printed on its
+/// certificates.
+pub async fn set_product_master_policy(
+    config: &Config,
+    product: i32,
+    policyholder_cnpj: Option<&str>,
+    master_policy: Option<&str>,
+) -> Result<(), CliError> {
+    let mut wrong = Vec::new();
+    let cnpj = match policyholder_cnpj.map(domain::values::Cnpj::parse) {
+        Some(Ok(cnpj)) => Some(cnpj.as_str().to_owned()),
+        Some(Err(e)) => {
+            wrong.push(format!("--policyholder-cnpj: {}", e.message));
+            None
+        }
+        None => None,
+    };
+    let master = master_policy.map(str::trim);
+    if master.is_some_and(|m| m.is_empty() || m.chars().count() > 40) {
+        wrong.push("--master-policy: o número da apólice mestre tem de 1 a 40 caracteres".to_owned());
+    }
+    if !wrong.is_empty() {
+        return Err(CliError::Failed(wrong.join("\n")));
+    }
+    if !adapters_postgres::certificates::PgCertificates::new(Services::build(config)?.pool)
+        .set_master_policy(product, cnpj.as_deref(), master)
+        .await
+        .map_err(failed)?
+    {
+        return Err(CliError::Failed(format!("produto {product} não encontrado")));
+    }
+    Ok(())
+}
+
 /// What a product's certificate says besides the proposal.
 #[derive(Debug, clap::Args)]
 pub struct CoverArgs {
@@ -388,6 +440,84 @@ pub struct CoverArgs {
     /// The insurer's ombudsman contact.
     #[arg(long)]
     pub ombudsman: String,
+    /// The insurer's code at SUSEP, 5 digits; left as stored when not given.
+    #[arg(long)]
+    pub insurer_susep_code: Option<String>,
+    /// The product's line for the IOF (Decreto 6.306/2007, art. 22): pessoas (0,38%), saude
+    /// (2,38%) or demais (7,38%); left as stored when not given.
+    #[arg(long, value_parser = ["pessoas", "saude", "demais"])]
+    pub line: Option<String>,
+}
+
+/// A product's general conditions as given on the command line.
+#[derive(Debug, Default, clap::Args)]
+pub struct ConditionsArgs {
+    /// The conditions' version (`2.1`, `2026-12`).
+    #[arg(long)]
+    pub version: Option<String>,
+    /// Where the customer reads them: an https:// address.
+    #[arg(long)]
+    pub url: Option<String>,
+    /// The SHA-256 of the file at that address, 64 hexadecimal characters.
+    #[arg(long, conflicts_with = "file")]
+    pub sha256: Option<String>,
+    /// The file published at that address, whose SHA-256 is computed here.
+    #[arg(long)]
+    pub file: Option<std::path::PathBuf>,
+    /// The summary of the risks excluded.
+    #[arg(long)]
+    pub exclusions: Option<String>,
+    /// The summary of the waiting periods (carências).
+    #[arg(long)]
+    pub waiting_periods: Option<String>,
+}
+
+impl ConditionsArgs {
+    fn is_empty(&self) -> bool {
+        self.version.is_none()
+            && self.url.is_none()
+            && self.sha256.is_none()
+            && self.file.is_none()
+            && self.exclusions.is_none()
+            && self.waiting_periods.is_none()
+    }
+}
+
+/// `sales-api catalog conditions`: the product's general conditions after `args` (stored when
+/// any option is given, all checked by the domain's rules), `None` when it has none registered.
+pub async fn set_product_conditions(
+    config: &Config,
+    product: i32,
+    args: ConditionsArgs,
+) -> Result<Option<domain::contract::insurance::GeneralConditions>, CliError> {
+    use sha2::Digest;
+    let change = if args.is_empty() {
+        None
+    } else {
+        let sha256 = match (&args.file, args.sha256) {
+            (Some(path), _) => {
+                let bytes = std::fs::read(path)
+                    .map_err(|e| CliError::Failed(format!("--file: {} não pôde ser lido: {e}", path.display())))?;
+                hex::encode(sha2::Sha256::digest(&bytes))
+            }
+            (None, sha256) => sha256.unwrap_or_default(),
+        };
+        let conditions = domain::contract::insurance::ConditionsInput {
+            version: args.version.unwrap_or_default(),
+            url: args.url.unwrap_or_default(),
+            sha256,
+            exclusions: args.exclusions.unwrap_or_default(),
+            waiting_periods: args.waiting_periods.unwrap_or_default(),
+        }
+        .read()
+        .map_err(|v| CliError::Failed(lines_of(&v)))?;
+        Some(conditions)
+    };
+    adapters_postgres::certificates::PgCertificates::new(Services::build(config)?.pool)
+        .general_conditions(product, change.as_ref())
+        .await
+        .map_err(failed)?
+        .ok_or_else(|| CliError::Failed(format!("produto {product} não encontrado")))
 }
 
 /// A product's cover as given on the command line, checked by the domain's rules.
@@ -400,6 +530,7 @@ fn product_cover(args: CoverArgs) -> Result<domain::contract::certificate::Produ
         capital: args.capital,
         sac: args.sac,
         ombudsman: args.ombudsman,
+        insurer_susep_code: args.insurer_susep_code,
     }
     .read()
     .map_err(|v| CliError::Failed(lines_of(&v)))
@@ -481,9 +612,15 @@ pub(super) async fn run(command: CatalogCommand) -> Result<(), CliError> {
             product,
             policyholder,
             policyholder_email,
+            policyholder_cnpj,
+            master_policy,
             individual,
         } => {
             let config = Config::from_env()?;
+            if policyholder_cnpj.is_some() || master_policy.is_some() {
+                set_product_master_policy(&config, product, policyholder_cnpj.as_deref(), master_policy.as_deref())
+                    .await?;
+            }
             let change = match (individual, policyholder, policyholder_email) {
                 (true, _, _) => CollectiveLife::Individual,
                 (false, None, None) => CollectiveLife::Show,
@@ -502,16 +639,32 @@ pub(super) async fn run(command: CatalogCommand) -> Result<(), CliError> {
             }
             Ok(())
         }
+        CatalogCommand::Conditions { product, conditions } => {
+            let config = Config::from_env()?;
+            match set_product_conditions(&config, product, conditions).await? {
+                Some(c) => println!(
+                    "produto {product}: condições gerais versão {}, em {}, SHA-256 {}",
+                    c.version, c.url, c.sha256
+                ),
+                None => println!("produto {product}: condições gerais não registradas"),
+            }
+            Ok(())
+        }
         CatalogCommand::Cover { product, cover } => {
             let config = Config::from_env()?;
+            let line = cover.line.as_deref().map(|line| {
+                domain::contract::insurance::InsuranceLine::parse(line)
+                    .ok_or_else(|| CliError::Failed(format!("--line: {line} não é um ramo conhecido")))
+            });
+            let line = line.transpose()?;
             let cover = product_cover(cover)?;
             let pool = Services::build(&config)?.pool;
-            if !adapters_postgres::certificates::PgCertificates::new(pool)
-                .set_cover(product, &cover)
-                .await
-                .map_err(failed)?
-            {
+            let certificates = adapters_postgres::certificates::PgCertificates::new(pool);
+            if !certificates.set_cover(product, &cover).await.map_err(failed)? {
                 return Err(CliError::Failed(format!("produto {product} não encontrado")));
+            }
+            if let Some(line) = line {
+                certificates.set_line(product, line).await.map_err(failed)?;
             }
             println!(
                 "produto {product}: {} (CNPJ {}), processo SUSEP {}, {} com capital de {}",

@@ -12,6 +12,7 @@ mod debits;
 mod hooks;
 mod keys;
 mod ledger;
+mod partners;
 mod pix;
 mod privacy;
 mod reconcile;
@@ -22,8 +23,9 @@ mod users;
 
 pub use acceptance::{AcceptanceCommand, collect_at_acceptance, sweep_acceptance};
 pub use catalog::{
-    AcceptanceArgs, BillingArgs, CatalogCommand, CollectiveLife, CoverArgs, set_product_acceptance,
-    set_product_beneficiaries, set_product_billing, set_product_collection, set_product_collective, set_product_term,
+    AcceptanceArgs, BillingArgs, CatalogCommand, CollectiveLife, ConditionsArgs, CoverArgs, set_product_acceptance,
+    set_product_beneficiaries, set_product_billing, set_product_collection, set_product_collective,
+    set_product_conditions, set_product_master_policy, set_product_term,
 };
 pub use certificates::{CertificatesCommand, deliver_certificates};
 pub use charges::{ChargesCommand, averbacao_of, record_averbacao, record_discounts, run_billing};
@@ -33,6 +35,7 @@ pub use debits::{DebitsCommand, give_back_late_payments, read_retorno, retorno_o
 pub use hooks::{HooksCommand, reseal};
 pub use keys::KeysCommand;
 pub use ledger::{LedgerCommand, check_ledger, ledger_outcome, ledger_report};
+pub use partners::{PartnersCommand, set_partner_broker};
 pub use pix::{PixCommand, reconcile_pix, run_pix};
 pub use privacy::{PrivacyCommand, privacy_retention, records_of_processing, retention_summary};
 pub use reconcile::ReconcileCommand;
@@ -123,6 +126,11 @@ pub enum Command {
     Catalog {
         #[command(subcommand)]
         command: CatalogCommand,
+    },
+    /// The partners' settings the back office's routes do not hold (their SUSEP registration).
+    Partners {
+        #[command(subcommand)]
+        command: PartnersCommand,
     },
     /// The acceptance clocks of the proposals in analysis (issue 45).
     Acceptance {
@@ -238,6 +246,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Check { command } => check::run(command).await,
         Command::Reconcile { command } => reconcile::run(command).await,
         Command::Catalog { command } => catalog::run(command).await,
+        Command::Partners { command } => partners::run(command).await,
         Command::Acceptance { command } => acceptance::run(command).await,
         Command::Charges { command } => charges::run(command).await,
         Command::Pix { command } => pix::run(command).await,

@@ -40,105 +40,7 @@ pub fn term_certificate_number(
     }
 }
 
-/// What a product's certificate says besides the proposal: kept with the product in the catalog.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProductCover {
-    pub insurer: String,
-    pub insurer_cnpj: String,
-    /// The product's SUSEP process number (`15414.900000/2026-00`).
-    pub susep_process: String,
-    pub coverage: String,
-    /// The insured capital, in cents.
-    pub capital: i64,
-    /// The monthly premium, in cents.
-    pub premium: i64,
-    /// The insurer's SAC (customer service) contact.
-    pub sac: String,
-    /// The insurer's ombudsman contact.
-    pub ombudsman: String,
-    /// What the product's terms say of an unpaid premium (read with the cover when a certificate
-    /// is issued), printed as the proposal prints it.
-    pub payment: super::terms::PaymentRules,
-}
-
-/// The longest text a cover's field keeps (characters, trimmed).
-pub const COVER_TEXT_MAX_CHARS: usize = 500;
-
-/// A cover as the back office gives it (`sales-api catalog cover`), each field named by its
-/// option.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CoverInput {
-    pub insurer: String,
-    pub insurer_cnpj: String,
-    pub susep_process: String,
-    pub coverage: String,
-    pub capital: i64,
-    pub sac: String,
-    pub ombudsman: String,
-}
-
-impl CoverInput {
-    /// The cover, checked: every text present and at most [`COVER_TEXT_MAX_CHARS`], the CNPJ
-    /// valid (stored as its 14 characters), the capital positive. The premium is the product's
-    /// value, read when a certificate is issued (0 here).
-    pub fn read(self) -> Result<ProductCover, crate::validation::Violations> {
-        let mut v = crate::validation::Violations::new();
-        let cnpj = crate::values::Cnpj::parse(&self.insurer_cnpj)
-            .map_err(|e| v.add("--insurer-cnpj", e.code, e.message))
-            .ok();
-        let mut text = |option: &str, value: String| {
-            let value = value.trim().to_owned();
-            if value.is_empty() {
-                v.add(
-                    option,
-                    crate::validation::codes::REQUIRED,
-                    format!("{option} é obrigatório"),
-                );
-            } else if value.chars().count() > COVER_TEXT_MAX_CHARS {
-                v.add(
-                    option,
-                    crate::validation::codes::TOO_LONG,
-                    format!("{option} tem até {COVER_TEXT_MAX_CHARS} caracteres"),
-                );
-            }
-            value
-        };
-        let insurer = text("--insurer", self.insurer);
-        let susep_process = text("--susep-process", self.susep_process);
-        let coverage = text("--coverage", self.coverage);
-        let sac = text("--sac", self.sac);
-        let ombudsman = text("--ombudsman", self.ombudsman);
-        if self.capital <= 0 {
-            v.add(
-                "--capital",
-                crate::validation::codes::INVALID_VALUE,
-                "--capital é em centavos, maior que zero",
-            );
-        }
-        match cnpj {
-            Some(cnpj) if v.is_empty() => Ok(ProductCover {
-                insurer,
-                insurer_cnpj: cnpj.as_str().to_owned(),
-                susep_process,
-                coverage,
-                capital: self.capital,
-                premium: 0,
-                sac,
-                ombudsman,
-                payment: Default::default(),
-            }),
-            _ => Err(v),
-        }
-    }
-}
-
-/// What of a product's cover the catalog lacks, by the names of its columns' options.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("o produto {product} não tem os dados do certificado: {}", missing.join(", "))]
-pub struct IncompleteCover {
-    pub product: i32,
-    pub missing: Vec<&'static str>,
-}
+pub use super::insurance::{COVER_TEXT_MAX_CHARS, CoverInput, IncompleteCover, ProductCover};
 
 /// The period of cover: from the day the insurer received the proposal (its entry in analysis),
 /// or the acceptance's day when that is unknown, for [`COVER_MONTHS`].
@@ -183,19 +85,49 @@ impl PrintedDocument {
             None => "cartão de crédito, mensal, na plataforma de pagamento".to_owned(),
         };
         let insured_name = c.social_name.clone().unwrap_or_else(|| c.full_name.clone());
-        let sections = vec![
-            Section {
-                heading: "Seguradora".to_owned(),
+        let mut sections = vec![Section {
+            heading: "Seguradora".to_owned(),
+            blocks: vec![
+                field("Nome", cover.insurer.clone()),
+                field("CNPJ", formats::cnpj(&cover.insurer_cnpj)),
+                field(
+                    "Código SUSEP",
+                    cover
+                        .insurer_susep_code
+                        .clone()
+                        .unwrap_or_else(|| "não informado".to_owned()),
+                ),
+                field(
+                    "Produto",
+                    format!("{} (código {})", detail.product_name, detail.product_code),
+                ),
+                field("Processo SUSEP", cover.susep_process.clone()),
+            ],
+        }];
+        // A collective product's certificate names the policy the insured joined (Resolução CNSP
+        // 434/2021).
+        if let Some(collective) = &cover.collective {
+            sections.push(Section {
+                heading: "Seguro coletivo".to_owned(),
                 blocks: vec![
-                    field("Nome", cover.insurer.clone()),
-                    field("CNPJ", formats::cnpj(&cover.insurer_cnpj)),
                     field(
-                        "Produto",
-                        format!("{} (código {})", detail.product_name, detail.product_code),
+                        "Estipulante",
+                        match &collective.policyholder_cnpj {
+                            Some(cnpj) => format!("{}, CNPJ {}", collective.policyholder, formats::cnpj(cnpj)),
+                            None => collective.policyholder.clone(),
+                        },
                     ),
-                    field("Processo SUSEP", cover.susep_process.clone()),
+                    field(
+                        "Apólice mestre",
+                        collective
+                            .master_policy
+                            .clone()
+                            .unwrap_or_else(|| "não informada".to_owned()),
+                    ),
                 ],
-            },
+            });
+        }
+        sections.extend([
             Section {
                 heading: "Segurado".to_owned(),
                 blocks: vec![
@@ -209,6 +141,7 @@ impl PrintedDocument {
                 ],
             },
             super::beneficiaries_section(detail),
+            super::intermediary_section(detail, cover.broker_registration.as_deref()),
             Section {
                 heading: "Cobertura".to_owned(),
                 blocks: vec![
@@ -222,10 +155,10 @@ impl PrintedDocument {
             },
             Section {
                 heading: "Prêmio".to_owned(),
-                blocks: vec![
-                    field("Prêmio mensal", formats::reais(cover.premium)),
-                    field("Forma de pagamento", payment),
-                    Block::Paragraph(
+                blocks: super::premium_fields(super::contract_premium(detail, cover.premium), cover.line)
+                    .into_iter()
+                    .chain([field("Forma de pagamento", payment)])
+                    .chain([Block::Paragraph(
                         if detail
                             .payment
                             .as_ref()
@@ -235,9 +168,10 @@ impl PrintedDocument {
                         } else {
                             super::terms::payment_clause(&cover.payment)
                         },
-                    ),
-                ],
+                    )])
+                    .collect(),
             },
+            super::conditions_section(cover.conditions.as_ref()),
             Section {
                 heading: "Seus direitos".to_owned(),
                 blocks: vec![
@@ -263,7 +197,8 @@ impl PrintedDocument {
                     ),
                 ],
             },
-        ];
+            super::glossary_section(),
+        ]);
         Self {
             title: "Certificado de seguro".to_owned(),
             reference: format!("Certificado · proposta {} · {}", p.identifier, detail.product_name),
@@ -330,6 +265,7 @@ fn end_reason(reason: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contract::insurance::InsuranceLine;
     use chrono::TimeZone;
 
     fn cover() -> ProductCover {
@@ -348,6 +284,11 @@ mod tests {
                 end_days: 45,
                 first_instalment: crate::billing::arrears::FirstInstalment::Ends,
             },
+            insurer_susep_code: Some("09991".into()),
+            line: InsuranceLine::Persons,
+            conditions: None,
+            collective: None,
+            broker_registration: Some("202031234".into()),
         }
     }
 
@@ -432,6 +373,7 @@ mod tests {
             capital: 100,
             sac: "0800".into(),
             ombudsman: "0800".into(),
+            insurer_susep_code: None,
         };
         let cover = input.clone().read().unwrap();
         assert_eq!(
@@ -445,14 +387,10 @@ mod tests {
             sac: "x".repeat(501),
             ..input
         };
-        let fields: Vec<String> = broken
-            .read()
-            .unwrap_err()
-            .errors()
-            .iter()
-            .map(|e| e.field.clone())
-            .collect();
-        assert_eq!(fields, ["--insurer-cnpj", "--coverage", "--sac", "--capital"]);
+        assert_eq!(
+            broken.read().unwrap_err().fields(),
+            ["--insurer-cnpj", "--coverage", "--sac", "--capital"]
+        );
     }
 
     #[test]

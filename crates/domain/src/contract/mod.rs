@@ -5,6 +5,7 @@
 pub mod certificate;
 pub mod evidence;
 pub mod formats;
+pub mod insurance;
 pub mod terms;
 
 use crate::proposals::model::ProposalDetail;
@@ -122,6 +123,117 @@ pub(crate) fn beneficiaries_section(detail: &ProposalDetail) -> Section {
     }
 }
 
+/// The premium a contract is printed with: the proposal's own value (route 5 keeps the product's
+/// price at the sale), or, for a shop sale (whose `valor` is 0, as the interface shows it), the
+/// product's premium its subscription charges.
+pub fn contract_premium(detail: &ProposalDetail, product_premium: i64) -> i64 {
+    if detail.proposal.value > 0 {
+        detail.proposal.value
+    } else {
+        product_premium
+    }
+}
+
+/// The premium split into net premium and IOF (decision 280), as both documents print it.
+pub(crate) fn premium_fields(total: i64, line: insurance::InsuranceLine) -> Vec<Block> {
+    let split = insurance::PremiumSplit::of(total, line);
+    vec![
+        field("Prêmio líquido", formats::reais(split.net)),
+        field(&format!("IOF ({})", split.rate_label()), formats::reais(split.iof)),
+        field("Prêmio total (mensal)", formats::reais(split.total)),
+        field("Ramo (IOF)", format!("{}; {}", line.label(), insurance::IOF_LAW)),
+    ]
+}
+
+/// The insurer and what it covers, when the catalog has them; each missing value a dash.
+pub(crate) fn insurer_fields(detail: &ProposalDetail, cover: Option<&certificate::ProductCover>) -> Vec<Block> {
+    let dash = || "—".to_owned();
+    vec![
+        field("Seguradora", cover.map_or_else(dash, |c| c.insurer.clone())),
+        field("CNPJ", cover.map_or_else(dash, |c| formats::cnpj(&c.insurer_cnpj))),
+        field(
+            "Código SUSEP",
+            cover
+                .and_then(|c| c.insurer_susep_code.clone())
+                .unwrap_or_else(|| "não informado".to_owned()),
+        ),
+        field(
+            "Produto",
+            format!("{} (código {})", detail.product_name, detail.product_code),
+        ),
+        field("Processo SUSEP", cover.map_or_else(dash, |c| c.susep_process.clone())),
+        field("Cobertura", cover.map_or_else(dash, |c| c.coverage.clone())),
+        field(
+            "Capital segurado",
+            cover.map_or_else(dash, |c| formats::reais(c.capital)),
+        ),
+    ]
+}
+
+/// Who intermediates the sale (Resolução CNSP 382/2020): the partner with its SUSEP broker
+/// registration, or the shop's direct sale.
+pub(crate) fn intermediary_section(detail: &ProposalDetail, registration: Option<&str>) -> Section {
+    let blocks = match &detail.partner {
+        Some(partner) => vec![
+            field(
+                "Corretor(a)",
+                named(Some(&partner.social_reason), Some(&partner.document)),
+            ),
+            field(
+                "Registro SUSEP",
+                registration.map_or_else(|| "não informado".to_owned(), str::to_owned),
+            ),
+        ],
+        None => vec![Block::Paragraph(
+            "Contratação direta com a seguradora, pela loja online, sem corretor.".to_owned(),
+        )],
+    };
+    Section {
+        heading: "Intermediação".to_owned(),
+        blocks,
+    }
+}
+
+/// The product's general conditions (decision 280): version, address, digest, and the summary
+/// of exclusions and waiting periods.
+pub(crate) fn conditions_section(conditions: Option<&insurance::GeneralConditions>) -> Section {
+    let blocks = match conditions {
+        Some(c) => vec![
+            field("Versão", c.version.clone()),
+            field("Endereço", c.url.clone()),
+            field("SHA-256", "(hexadecimal, abaixo)"),
+            Block::Paragraph(c.sha256.clone()),
+            field("Riscos excluídos", c.exclusions.clone()),
+            field("Carências", c.waiting_periods.clone()),
+            Block::Paragraph(
+                "As condições gerais registradas na SUSEP regem este seguro; o resumo acima não as \
+                 substitui, e na dúvida prevalece a interpretação mais favorável ao(à) segurado(a)."
+                    .to_owned(),
+            ),
+        ],
+        None => vec![Block::Paragraph(
+            "As condições gerais deste produto ainda não foram registradas no catálogo; peça-as à \
+             seguradora pelo SAC antes de assinar."
+                .to_owned(),
+        )],
+    };
+    Section {
+        heading: "Condições gerais".to_owned(),
+        blocks,
+    }
+}
+
+/// The glossary of the terms the documents use.
+pub(crate) fn glossary_section() -> Section {
+    Section {
+        heading: "Glossário".to_owned(),
+        blocks: insurance::GLOSSARY
+            .iter()
+            .map(|(term, meaning)| Block::Paragraph(format!("{term}: {meaning}")))
+            .collect(),
+    }
+}
+
 /// The customer's address on one line: `Rua X, 100, apto 2 - Bairro, Cidade/UF - CEP 00000-000`.
 pub fn address_line(detail: &ProposalDetail) -> String {
     match &detail.address {
@@ -165,7 +277,7 @@ fn placeholder(detail: &ProposalDetail, product: &terms::ProductTerms, name: &st
         "nascimento" => formats::date(detail.customer.person.birth_date),
         "endereco" => address_line(detail),
         "produto" => detail.product_name.clone(),
-        "valor" => formats::reais(detail.proposal.value),
+        "valor" => formats::reais(contract_premium(detail, product.premium)),
         "identificador" => detail.proposal.identifier.clone(),
         "data" => formats::date(
             detail
@@ -188,6 +300,24 @@ fn placeholder(detail: &ProposalDetail, product: &terms::ProductTerms, name: &st
             partner.and_then(|p| p.company_social_reason.as_ref()),
             partner.and_then(|p| p.company_cnpj.as_ref()),
         ),
+        "partes" => match partner {
+            Some(p) => format!(
+                "Assinam esta proposta, além do(a) proponente, a associação {}, a federação {} e a empresa {}, \
+                 por intermédio do parceiro {}.",
+                named(p.association_name.as_ref(), p.association_cnpj.as_ref()),
+                named(p.federation_name.as_ref(), p.federation_cnpj.as_ref()),
+                named(p.company_social_reason.as_ref(), p.company_cnpj.as_ref()),
+                named(Some(&p.social_reason), Some(&p.document)),
+            ),
+            None => format!(
+                "Contratam o(a) proponente e a seguradora {}, pela loja online, sem intermediário; o(a) \
+                 proponente adere pelo pagamento, e a seguradora, pela aceitação da proposta.",
+                product.cover.as_ref().map_or_else(
+                    || "indicada nas condições gerais".to_owned(),
+                    |c| { named(Some(&c.insurer), Some(&c.insurer_cnpj)) }
+                )
+            ),
+        },
         // `terms::check` refuses unknown names on the way in; an old text prints the name.
         other => format!("{{{{{other}}}}}"),
     }
@@ -215,7 +345,7 @@ impl PrintedDocument {
                 "Produto",
                 format!("{} (código {})", detail.product_name, detail.product_code),
             ),
-            field("Valor", formats::reais(p.value)),
+            field("Valor", formats::reais(contract_premium(detail, product.premium))),
             field("Data da proposta", formats::date(created)),
             field("Envio do link de assinatura", channel_label(p.shipping)),
         ];
@@ -285,6 +415,12 @@ impl PrintedDocument {
             "Cliente",
             format!("{}, CPF {}", c.full_name, formats::cpf(&c.cpf)),
         )];
+        if let Some(cover) = &product.cover {
+            parties.push(field(
+                "Seguradora",
+                named(Some(&cover.insurer), Some(&cover.insurer_cnpj)),
+            ));
+        }
         if let Some(partner) = partner {
             parties.push(field(
                 "Associação",
@@ -333,6 +469,31 @@ impl PrintedDocument {
                 blocks: customer,
             },
             Section {
+                heading: "Declaração pessoal de saúde e atividade".to_owned(),
+                // Each question on its own line with its answer: a question is longer than a
+                // label's column.
+                blocks: insurance::health_declaration(c)
+                    .into_iter()
+                    .map(|(question, answer)| Block::Paragraph(format!("{question} {answer}")))
+                    .chain([Block::Paragraph(insurance::DECLARATION_NOTICE.to_owned())])
+                    .collect(),
+            },
+            Section {
+                heading: "Seguro".to_owned(),
+                blocks: insurer_fields(detail, product.cover.as_ref())
+                    .into_iter()
+                    .chain(premium_fields(contract_premium(detail, product.premium), product.line))
+                    .chain([field(
+                        "Prazo de aceitação",
+                        format!(
+                            "{} dias do recebimento da proposta pela seguradora; sem recusa no prazo, a proposta \
+                             está aceita (aceitação tácita)",
+                            product.acceptance.days
+                        ),
+                    )])
+                    .collect(),
+            },
+            Section {
                 heading: "Pagamento".to_owned(),
                 blocks: payment,
             },
@@ -340,7 +501,13 @@ impl PrintedDocument {
                 heading: "Partes".to_owned(),
                 blocks: parties,
             },
+            intermediary_section(detail, product.broker_registration.as_deref()),
             beneficiaries_section(detail),
+            conditions_section(product.cover.as_ref().and_then(|c| c.conditions.as_ref())),
+            Section {
+                heading: "Direito de arrependimento".to_owned(),
+                blocks: vec![Block::Paragraph(insurance::REGRET_CLAUSE.to_owned())],
+            },
             // The notice in force, printed whole before the conditions the parties sign: what
             // the customer signs is what they were shown (LGPD art. 9); its version and digest
             // are recorded with the seal.
@@ -360,6 +527,7 @@ impl PrintedDocument {
                 heading: "Condições".to_owned(),
                 blocks: conditions,
             },
+            glossary_section(),
         ]);
         Self {
             title: "Proposta de adesão".to_owned(),
@@ -385,5 +553,104 @@ impl PrintedDocument {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::insurance::{GeneralConditions, InsuranceLine};
+
+    fn cover() -> certificate::ProductCover {
+        certificate::ProductCover {
+            insurer: "Seguradora Exemplo S.A.".into(),
+            insurer_cnpj: "11444777000161".into(),
+            susep_process: "15414.900101/2026-01".into(),
+            coverage: "Morte por qualquer causa".into(),
+            capital: 5_000_000,
+            premium: 4990,
+            sac: "0800".into(),
+            ombudsman: "0800".into(),
+            payment: Default::default(),
+            insurer_susep_code: Some("09991".into()),
+            line: InsuranceLine::Persons,
+            conditions: Some(GeneralConditions {
+                version: "2.1".into(),
+                url: "https://seguradora.example/c.pdf".into(),
+                sha256: "ab".repeat(32),
+                exclusions: "Doença preexistente não declarada.".into(),
+                waiting_periods: "Morte natural: 60 dias.".into(),
+            }),
+            collective: None,
+            broker_registration: Some("100000001".into()),
+        }
+    }
+
+    fn terms() -> terms::ProductTerms {
+        terms::ProductTerms {
+            premium: 4990,
+            broker_registration: Some("100000001".into()),
+            cover: Some(cover()),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn the_proposal_prints_the_declaration_the_insurer_the_premium_split_the_broker_and_the_conditions() {
+        let mut detail = crate::testing::detail("NOVO");
+        detail.proposal.value = 4990;
+        detail.customer.person.medication = true;
+        detail.customer.person.medication_description = Some("Losartana 50 mg".into());
+        detail.partner = Some(crate::proposals::model::PartnerView {
+            document: "11222333000181".into(),
+            fantasy_name: None,
+            social_reason: "Corretora Exemplo Ltda".into(),
+            stamp: detail.proposal.stamp.clone(),
+            company_cnpj: None,
+            company_fantasy_name: None,
+            company_social_reason: None,
+            association_cnpj: None,
+            association_name: None,
+            federation_cnpj: None,
+            federation_name: None,
+        });
+        let text = PrintedDocument::contract(&detail, &terms(), Stage::ForSignature)
+            .texts()
+            .join("\n");
+        for said in [
+            "Declaração pessoal de saúde e atividade",
+            "Faz uso contínuo de algum medicamento? Sim",
+            "Quais medicamentos? Losartana 50 mg",
+            "Código SUSEP\n09991",
+            "Processo SUSEP\n15414.900101/2026-01",
+            "Capital segurado\nR$ 50.000,00",
+            "Prêmio líquido\nR$ 49,71",
+            "IOF (0,38%)\nR$ 0,19",
+            "Prêmio total (mensal)\nR$ 49,90",
+            "Registro SUSEP\n100000001",
+            "sem recusa no prazo, a proposta está aceita (aceitação tácita)",
+            "Direito de arrependimento",
+            &"ab".repeat(32),
+            "Riscos excluídos\nDoença preexistente não declarada.",
+            "Glossário",
+        ] {
+            assert!(text.contains(said), "{said:?} missing from:\n{text}");
+        }
+    }
+
+    #[test]
+    fn a_shop_sales_terms_print_the_price_charged_the_insurer_and_no_empty_party() {
+        let detail = crate::testing::detail("NOVO");
+        assert_eq!((detail.proposal.value, detail.partner.is_none()), (0, true));
+        let text = PrintedDocument::contract(&detail, &terms(), Stage::ForSignature)
+            .texts()
+            .join("\n");
+        assert!(text.contains("Valor\nR$ 49,90"), "{text}");
+        assert!(
+            text.contains("Contratam o(a) proponente e a seguradora Seguradora Exemplo S.A., CNPJ 11.444.777/0001-61"),
+            "{text}"
+        );
+        assert!(text.contains("sem corretor"), "{text}");
+        assert!(!text.contains("associação —") && !text.contains("R$ 0,00"), "{text}");
     }
 }

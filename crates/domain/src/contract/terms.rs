@@ -8,8 +8,7 @@
 //! printed number differs from the rule the code follows (issue 67).
 
 use crate::acceptance::{ACCEPTANCE_LAW, AcceptancePolicy};
-use crate::billing::DunningPolicy;
-use crate::billing::arrears::{END_MIN_DAYS, FirstInstalment, NOTICE_DAYS};
+use crate::billing::arrears::{FirstInstalment, NOTICE_DAYS};
 use crate::billing::term::{NOTICE_DAYS_BEFORE_END, Renewal, TermPolicy};
 use crate::validation::Rejection;
 
@@ -34,6 +33,10 @@ pub const PLACEHOLDERS: &[(&str, &str)] = &[
     ("federacao", "nome e CNPJ da federação"),
     ("empresa", "razão social e CNPJ da empresa"),
     (
+        "partes",
+        "quem assina com o(a) proponente: a associação, a federação e a empresa, por intermédio do parceiro; na loja online, a seguradora",
+    ),
+    (
         "aceitacao",
         "a cláusula da aceitação pela seguradora, com o prazo do produto",
     ),
@@ -54,33 +57,7 @@ pub const PLACEHOLDERS: &[(&str, &str)] = &[
     ),
 ];
 
-/// What a product's terms say of an unpaid premium: the values the billing applies to its
-/// contracts (a contract keeps those of its acceptance).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PaymentRules {
-    /// Days after the due date an unpaid charge is tolerated before the contract is late.
-    pub grace_days: u32,
-    /// Days after the due date from which the cover may be suspended.
-    pub suspension_days: u32,
-    /// Days between the suspension and the contract's end (at least 30, art. 21).
-    pub end_days: u32,
-    /// What an unpaid first instalment does.
-    pub first_instalment: FirstInstalment,
-}
-
-impl Default for PaymentRules {
-    /// The default dunning policy's days, the law's 30 to the end, and the law's rule for the
-    /// first instalment.
-    fn default() -> Self {
-        let policy = DunningPolicy::default();
-        Self {
-            grace_days: policy.grace_days,
-            suspension_days: policy.suspension_days,
-            end_days: END_MIN_DAYS,
-            first_instalment: FirstInstalment::Ends,
-        }
-    }
-}
+pub use super::insurance::PaymentRules;
 
 /// A product's terms text (`None`: [`DEFAULT_TERMS`]) with the rules its clauses print.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -92,6 +69,16 @@ pub struct ProductTerms {
     pub collection: crate::premium_collection::PremiumCollection,
     /// The product's acceptance policy (decision 278): the clause on the insurer's acceptance.
     pub acceptance: AcceptancePolicy,
+    /// The product's premium in cents (what a shop sale's subscription charges; a partner's
+    /// proposal keeps its own value).
+    pub premium: i64,
+    /// The product's line, which sets the IOF's rate (decision 280).
+    pub line: crate::contract::insurance::InsuranceLine,
+    /// The insurer, the SUSEP process, the coverage and its capital, and the general conditions,
+    /// when the back office has recorded them (`sales-api catalog cover`).
+    pub cover: Option<crate::contract::insurance::ProductCover>,
+    /// The selling partner's SUSEP broker registration, when recorded (decision 280).
+    pub broker_registration: Option<String>,
 }
 
 /// The clause on the insurer's acceptance, from the product's policy (Lei 15.040/2024, art. 49):
@@ -190,8 +177,7 @@ pub const DEFAULT_TERMS: &str = "\
 {{endereco}}, solicita a adesão ao produto {{produto}}, pelo valor de {{valor}}, nas condições \
 aqui descritas.
 
-2. Partes. Assinam esta proposta, além do(a) proponente, a associação {{associacao}}, a federação \
-{{federacao}} e a empresa {{empresa}}, por intermédio do parceiro {{parceiro}}.
+2. Partes. {{partes}}
 
 3. Aceitação. {{aceitacao}}
 
@@ -308,8 +294,8 @@ mod tests {
             text: None,
             payment: rules,
             term: TermPolicy::default(),
-            collection: Default::default(),
             acceptance: AcceptancePolicy::default(),
+            ..ProductTerms::default()
         };
         let filled = fill(DEFAULT_TERMS, |name| rule_value(&terms, name).unwrap_or_default());
         assert_eq!(filled[3], format!("4. Pagamento. {clause}"));

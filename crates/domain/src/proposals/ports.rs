@@ -44,9 +44,14 @@ pub trait ProposalStore: Send + Sync {
     /// (else `None`, as for a missing one: every proposal has at least its creation entry).
     async fn history(&self, identifier: &str, scope: Scope) -> Result<Option<Vec<HistoryEntry>>, StoreError>;
 
-    /// The contract text of a product (`termos`), read only when a document is made: route 7's
-    /// detail does not carry it.
-    async fn product_terms(&self, product_id: i64) -> Result<crate::contract::terms::ProductTerms, StoreError>;
+    /// The contract text of a product (`termos`) with what the documents print besides the
+    /// proposal (its cover, its line, and the selling partner's SUSEP registration), read only
+    /// when a document is made: route 7's detail does not carry them.
+    async fn product_terms(
+        &self,
+        product_id: i64,
+        partner_document: Option<String>,
+    ) -> Result<crate::contract::terms::ProductTerms, StoreError>;
 
     /// Whether an unfinished proposal exists, whoever sells it, for the CPF and the product with
     /// this integration code; `None` when no product has that code.

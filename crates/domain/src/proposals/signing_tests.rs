@@ -51,7 +51,9 @@ impl Mocks {
         proposals
             .expect_detail()
             .returning(move |_, _| Ok(Some(detail(status, resends))));
-        proposals.expect_product_terms().returning(|_| Ok(Default::default()));
+        proposals
+            .expect_product_terms()
+            .returning(|_, _| Ok(Default::default()));
         let mut renderer = MockDocumentRenderer::new();
         renderer.expect_render().returning(|_| Ok(b"%PDF-".to_vec()));
         let mut provider = MockSignatureProvider::new();

@@ -22,6 +22,7 @@ mod debit_revocation;
 mod delivery_replays;
 mod event_catalog;
 mod held_subscriptions_index;
+mod insurance_facts;
 mod late_refunds;
 mod mother_name;
 mod notice_and_term_events;

@@ -48,7 +48,10 @@ impl SigningService {
         if request == DocumentRequest::Sealed {
             return Err(SigningError::NotSent);
         }
-        let terms = self.proposals.product_terms(detail.proposal.product_id).await?;
+        let terms = self
+            .proposals
+            .product_terms(detail.proposal.product_id, detail.proposal.partner_document.clone())
+            .await?;
         let draft = PrintedDocument::contract(&detail, &terms, Stage::Draft);
         Ok(ProposalDocument {
             document: SealedDocument::of(self.renderer.render(&draft)?),

@@ -160,7 +160,10 @@ impl SigningService {
                 let sealed = match self.signatures.sealed(proposal_id).await? {
                     Some(sealed) => sealed,
                     None => {
-                        let terms = self.proposals.product_terms(detail.proposal.product_id).await?;
+                        let terms = self
+                            .proposals
+                            .product_terms(detail.proposal.product_id, detail.proposal.partner_document.clone())
+                            .await?;
                         let contract = PrintedDocument::contract(detail, &terms, Stage::ForSignature);
                         let rendered = SealedDocument::of(self.renderer.render(&contract)?);
                         let shown = NoticesShown::with_terms(

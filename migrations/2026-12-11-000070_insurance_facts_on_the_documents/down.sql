@@ -1,0 +1,12 @@
+DROP TABLE partner_brokers;
+ALTER TABLE products
+    DROP CONSTRAINT products_condicoes_completas,
+    DROP COLUMN condicoes_carencias,
+    DROP COLUMN condicoes_exclusoes,
+    DROP COLUMN condicoes_sha256,
+    DROP COLUMN condicoes_url,
+    DROP COLUMN condicoes_versao,
+    DROP COLUMN apolice_mestre,
+    DROP COLUMN estipulante_cnpj,
+    DROP COLUMN ramo_iof,
+    DROP COLUMN seguradora_codigo_susep;
