@@ -212,8 +212,7 @@ pub(crate) async fn product_facts(conn: &mut AsyncPgConnection, product_id: i64)
         conditions,
     ) = row;
     let payment = payment_rules(rules)?;
-    let line = InsuranceLine::parse(&line)
-        .ok_or_else(|| StoreError::Unavailable(format!("products.ramo_iof com valor desconhecido: {line}")))?;
+    let line = InsuranceLine::parse(&line).ok_or_else(|| StoredValueError::new("products", "ramo_iof", &line))?;
     let conditions = conditions_of(conditions);
     let collective = match (collective, policyholder) {
         (true, Some(policyholder)) => Some(CollectivePolicy {
