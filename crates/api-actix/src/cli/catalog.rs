@@ -382,7 +382,7 @@ pub async fn set_product_collective(
 }
 
 /// `sales-api catalog collective --policyholder-cnpj --master-policy`: the collective product's
-/// policyholder CNPJ (checked) and master policy (1 to 40 characters), printed on its
+/// policyholder CNPJ and master policy, checked by the domain's rules, printed on its
 /// certificates.
 pub async fn set_product_master_policy(
     config: &Config,
@@ -390,24 +390,10 @@ pub async fn set_product_master_policy(
     policyholder_cnpj: Option<&str>,
     master_policy: Option<&str>,
 ) -> Result<(), CliError> {
-    let mut wrong = Vec::new();
-    let cnpj = match policyholder_cnpj.map(domain::values::Cnpj::parse) {
-        Some(Ok(cnpj)) => Some(cnpj.as_str().to_owned()),
-        Some(Err(e)) => {
-            wrong.push(format!("--policyholder-cnpj: {}", e.message));
-            None
-        }
-        None => None,
-    };
-    let master = master_policy.map(str::trim);
-    if master.is_some_and(|m| m.is_empty() || m.chars().count() > 40) {
-        wrong.push("--master-policy: o número da apólice mestre tem de 1 a 40 caracteres".to_owned());
-    }
-    if !wrong.is_empty() {
-        return Err(CliError::Failed(wrong.join("\n")));
-    }
+    let (cnpj, master) = domain::contract::insurance::master_policy(policyholder_cnpj, master_policy)
+        .map_err(|v| CliError::Failed(lines_of(&v)))?;
     if !adapters_postgres::certificates::PgCertificates::new(Services::build(config)?.pool)
-        .set_master_policy(product, cnpj.as_deref(), master)
+        .set_master_policy(product, cnpj.as_deref(), master.as_deref())
         .await
         .map_err(failed)?
     {

@@ -365,6 +365,36 @@ pub struct CollectivePolicy {
     pub master_policy: Option<String>,
 }
 
+/// The longest master policy number kept, in characters.
+pub const MASTER_POLICY_MAX_CHARS: usize = 40;
+
+/// A collective product's policyholder CNPJ and master policy as the back office gives them
+/// (`--policyholder-cnpj`, `--master-policy`), checked: the CNPJ valid (kept as its 14
+/// characters), the master policy 1 to [`MASTER_POLICY_MAX_CHARS`] characters, trimmed.
+pub fn master_policy(
+    policyholder_cnpj: Option<&str>,
+    master_policy: Option<&str>,
+) -> Result<(Option<String>, Option<String>), Violations> {
+    let mut v = Violations::new();
+    let cnpj = match policyholder_cnpj.map(crate::values::Cnpj::parse) {
+        Some(Ok(cnpj)) => Some(cnpj.as_str().to_owned()),
+        Some(Err(e)) => {
+            v.add("--policyholder-cnpj", e.code, e.message);
+            None
+        }
+        None => None,
+    };
+    let master = master_policy.map(str::trim);
+    if master.is_some_and(|m| m.is_empty() || m.chars().count() > MASTER_POLICY_MAX_CHARS) {
+        v.add(
+            "--master-policy",
+            codes::INVALID_VALUE,
+            format!("o número da apólice mestre tem de 1 a {MASTER_POLICY_MAX_CHARS} caracteres"),
+        );
+    }
+    v.into_result().map(|()| (cnpj, master.map(str::to_owned)))
+}
+
 /// Yes or no, as a declaration's answer prints.
 fn answer(yes: bool) -> &'static str {
     if yes { "Sim" } else { "Não" }
@@ -538,6 +568,17 @@ mod tests {
         assert!(insurer_susep_code("6785").is_err() && insurer_susep_code("0678A").is_err());
         assert_eq!(broker_registration("20.2031.234-5").as_deref(), Ok("2020312345"));
         assert!(broker_registration("1234").is_err() && broker_registration("12345X").is_err());
+    }
+
+    #[test]
+    fn a_master_policy_and_its_policyholders_cnpj_are_checked_naming_each_option() {
+        assert_eq!(
+            master_policy(Some("12.ABC.345/01DE-35"), Some(" 93.0101.0000123 ")),
+            Ok((Some("12ABC34501DE35".into()), Some("93.0101.0000123".into())))
+        );
+        assert_eq!(master_policy(None, None), Ok((None, None)));
+        let refused = master_policy(Some("11.111.111/1111-11"), Some(&"9".repeat(41))).unwrap_err();
+        assert_eq!(refused.fields(), ["--policyholder-cnpj", "--master-policy"]);
     }
 
     #[test]
