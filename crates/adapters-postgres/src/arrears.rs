@@ -81,10 +81,9 @@ struct CaseRow {
     identificador: String,
     #[diesel(sql_type = Text)]
     produto: String,
-    #[diesel(sql_type = Integer)]
-    codigo_produto: i32,
-    #[diesel(sql_type = Timestamptz)]
-    aceita_em: DateTime<Utc>,
+    /// The contract's current certificate's number (decision 281).
+    #[diesel(sql_type = Text)]
+    certificado: String,
     #[diesel(sql_type = Text)]
     metodo: String,
     #[diesel(sql_type = Text)]
@@ -145,11 +144,7 @@ impl TryFrom<CaseRow> for ArrearsCase {
         };
         Ok(ArrearsCase {
             proposal_id: r.id_proposta,
-            certificate: domain::contract::certificate::certificate_number(
-                r.codigo_produto,
-                r.aceita_em,
-                r.id_proposta,
-            ),
+            certificate: r.certificado,
             identifier: r.identificador,
             product: r.produto,
             method: r.metodo,
@@ -388,8 +383,10 @@ pub(crate) async fn record_notice_deliveries(
 impl ArrearsStore for PgArrears {
     async fn cases(&self) -> Result<Vec<ArrearsCase>, StoreError> {
         statement! {
-            CASES => CaseRow = "SELECT b.id_proposta, p.identificador, pr.nome AS produto, pr.codigo_produto, \
-                 b.aceita_em, b.metodo, b.situacao, \
+            CASES => CaseRow = "SELECT b.id_proposta, p.identificador, pr.nome AS produto, \
+                 coalesce((SELECT c.numero FROM proposal_certificates c WHERE c.id_proposta = b.id_proposta \
+                     AND c.tipo = 'certificado' ORDER BY c.vigencia DESC LIMIT 1), p.identificador) AS certificado, \
+                 b.metodo, b.situacao, \
                  b.situacao_desde, b.primeira_parcela, b.encerramento_dias, \
                  EXISTS (SELECT 1 FROM charges f WHERE f.id_proposta = b.id_proposta AND f.periodo = 1 \
                      AND f.status = 'falhou' AND f.proxima_tentativa IS NULL) AS primeira_falhou, \

@@ -9,7 +9,7 @@ use crate::statement::statement;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
-use diesel_async::RunQueryDsl;
+use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::certificates::{CertificateStore, DeliveredDocument, DueCertificate, IssuedCertificate};
 use domain::contract::certificate::{ContractEnded, IncompleteCover, ProductCover};
 use domain::contract::insurance::{GeneralConditions, InsuranceLine};
@@ -58,12 +58,29 @@ impl PgCertificates {
     /// unknown product.
     pub async fn set_line(&self, product_code: i32, line: InsuranceLine) -> Result<bool, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        let changed = diesel::update(products::table.filter(products::codigo_produto.eq(product_code)))
-            .set(products::ramo_iof.eq(line.as_str()))
-            .execute(&mut conn)
-            .await
-            .map_err(query_error)?;
-        Ok(changed > 0)
+        conn.transaction(async |tx| {
+            let product: Option<(i64, String)> = products::table
+                .filter(products::codigo_produto.eq(product_code))
+                .select((products::id, products::ramo_iof))
+                .for_update()
+                .first(tx)
+                .await
+                .optional()?;
+            let Some((product_id, stored)) = product else {
+                return Ok(false);
+            };
+            if stored != line.as_str() {
+                diesel::update(products::table.find(product_id))
+                    .set(products::ramo_iof.eq(line.as_str()))
+                    .execute(tx)
+                    .await?;
+                // Route 7's premium split of every proposal of the product follows its line.
+                crate::read_model::write_documents_showing(tx, crate::read_model::Shown::Product(product_id)).await?;
+            }
+            Ok::<_, diesel::result::Error>(true)
+        })
+        .await
+        .map_err(query_error)
     }
 
     /// A product's general conditions after `change` (`Some`: stored), or `None` for an unknown
@@ -228,19 +245,28 @@ impl CertificateStore for PgCertificates {
         issued: &IssuedCertificate,
     ) -> Result<IssuedCertificate, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        diesel::update(
-            certificates::table
-                .filter(certificates::id_proposta.eq(proposal_id))
-                .filter(certificates::tipo.eq(kind.as_str()))
-                .filter(certificates::vigencia.eq(term_column(term)))
-                .filter(certificates::pdf.is_null()),
-        )
-        .set((
-            certificates::pdf.eq(&issued.pdf),
-            certificates::sha256.eq(&issued.sha256),
-            certificates::emitido_em.eq(issued.issued_at),
-        ))
-        .execute(&mut conn)
+        let vigencia = term_column(term);
+        conn.transaction(async |tx| {
+            let stored = diesel::update(
+                certificates::table
+                    .filter(certificates::id_proposta.eq(proposal_id))
+                    .filter(certificates::tipo.eq(kind.as_str()))
+                    .filter(certificates::vigencia.eq(vigencia))
+                    .filter(certificates::pdf.is_null()),
+            )
+            .set((
+                certificates::pdf.eq(&issued.pdf),
+                certificates::sha256.eq(&issued.sha256),
+                certificates::emitido_em.eq(issued.issued_at),
+            ))
+            .execute(tx)
+            .await?;
+            // Route 7 shows the certificate's issue (decision 281).
+            if stored > 0 && kind == DeliveredDocument::Certificate {
+                crate::read_model::write_documents(tx, &[proposal_id]).await?;
+            }
+            Ok::<_, diesel::result::Error>(())
+        })
         .await
         .map_err(query_error)?;
         // Whoever stored first, the stored one.

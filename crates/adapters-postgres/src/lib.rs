@@ -9,6 +9,7 @@ pub mod averbacoes;
 pub mod billing;
 pub mod catalog;
 pub mod catalog_cache;
+mod certificate_numbers;
 pub mod certificates;
 pub mod composed;
 pub mod customer_requests;

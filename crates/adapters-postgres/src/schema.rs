@@ -511,6 +511,13 @@ diesel::table! {
 }
 
 diesel::table! {
+    product_certificate_sequences (id_produto) {
+        id_produto -> Int8,
+        ultimo -> Int8,
+    }
+}
+
+diesel::table! {
     products (id) {
         id -> Int8,
         codigo_produto -> Int4,
@@ -599,6 +606,7 @@ diesel::table! {
         vigencia -> Int4,
         retido_em -> Nullable<Timestamptz>,
         retido_motivo -> Nullable<Text>,
+        numero -> Nullable<Text>,
     }
 }
 
@@ -1059,6 +1067,7 @@ diesel::joinable!(password_recovery_tokens -> users (user_id));
 diesel::joinable!(pix_recurrences -> proposals (id_proposta));
 diesel::joinable!(product_banks -> banks (codigo_banco));
 diesel::joinable!(product_banks -> products (product_id));
+diesel::joinable!(product_certificate_sequences -> products (id_produto));
 diesel::joinable!(proposal_acceptances -> proposals (id_proposta));
 diesel::joinable!(proposal_beneficiaries -> proposals (id_proposta));
 diesel::joinable!(proposal_certificates -> proposals (id_proposta));
@@ -1134,6 +1143,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     privacy_requests,
     privacy_retention_runs,
     product_banks,
+    product_certificate_sequences,
     products,
     proposal_acceptances,
     proposal_beneficiaries,

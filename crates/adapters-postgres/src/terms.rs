@@ -22,6 +22,7 @@ use domain::billing::arrears::{Contact, NoticeDelivery};
 use domain::billing::notice_kind::NoticeKind;
 use domain::billing::term::{ContractTerm, Renewal, TERM_ACTOR, TermCase, TermPolicy, TermStore};
 use domain::certificates::DeliveredDocument;
+use domain::contract::certificate::term_certificate_number;
 use domain::store::StoreError;
 use domain::values::{ProposalStatus, StoredValueError};
 
@@ -78,10 +79,9 @@ struct CaseRow {
     identificador: String,
     #[diesel(sql_type = Text)]
     produto: String,
-    #[diesel(sql_type = Integer)]
-    codigo_produto: i32,
-    #[diesel(sql_type = Timestamptz)]
-    aceita_em: DateTime<Utc>,
+    /// The first term's certificate's number (none only for a contract accepted without one).
+    #[diesel(sql_type = Nullable<Text>)]
+    certificado: Option<String>,
     #[diesel(sql_type = Integer)]
     sequencia: i32,
     #[diesel(sql_type = Date)]
@@ -112,12 +112,9 @@ impl TryFrom<CaseRow> for TermCase {
             .map_err(|_| StoredValueError::new("contract_terms", "sequencia", &r.sequencia.to_string()))?;
         Ok(TermCase {
             proposal_id: r.id_proposta,
-            certificate: domain::contract::certificate::term_certificate_number(
-                r.codigo_produto,
-                r.aceita_em,
-                r.id_proposta,
-                sequence,
-            ),
+            // The term's certificate as stored (a term not yet renewed into: its first's, with
+            // its term, as the renewal will number it).
+            certificate: term_certificate_number(r.certificado.as_deref().unwrap_or(&r.identificador), sequence),
             identifier: r.identificador,
             product: r.produto,
             term: ContractTerm {
@@ -147,8 +144,8 @@ const CASES_LIMIT: i64 = 1000;
 impl TermStore for PgTerms {
     async fn cases(&self, today: NaiveDate) -> Result<Vec<TermCase>, StoreError> {
         statement! {
-            CASES => CaseRow = "SELECT t.id_proposta, p.identificador, pr.nome AS produto, pr.codigo_produto, \
-                 coalesce(c.aceita_em, t.criada_em) AS aceita_em, t.sequencia, t.inicio, t.fim, t.meses, \
+            CASES => CaseRow = "SELECT t.id_proposta, p.identificador, pr.nome AS produto, \
+                 c.numero AS certificado, t.sequencia, t.inicio, t.fim, t.meses, \
                  t.renovacao, t.renovada_em, n.criado_em AS avisado_em, \
                  coalesce(pc.nome_social, pc.nome_completo) AS nome, pc.email, pc.celular \
                  FROM contract_terms t \
@@ -262,19 +259,27 @@ impl TermStore for PgTerms {
                 .set(notices::fechado_em.eq(at))
                 .execute(conn)
                 .await?;
-            // The new term's certificate is due, numbered from the acceptance as the first.
-            let accepted_at: Option<DateTime<Utc>> = certificates::table
+            // The new term's certificate is due, numbered from the first's (decision 281): its
+            // number and its term; a contract whose first certificate is missing takes the next
+            // of its product's sequence.
+            let first: Option<(DateTime<Utc>, Option<String>)> = certificates::table
                 .find((proposal_id, DeliveredDocument::Certificate.as_str(), 1))
-                .select(certificates::aceita_em)
+                .select((certificates::aceita_em, certificates::numero))
                 .first(conn)
                 .await
                 .optional()?;
+            let (accepted_at, first_number) = first.unzip();
+            let first_number = match first_number.flatten() {
+                Some(number) => number,
+                None => crate::certificate_numbers::next_certificate_number(conn, proposal_id).await?,
+            };
             diesel::insert_into(certificates::table)
                 .values((
                     certificates::id_proposta.eq(proposal_id),
                     certificates::tipo.eq(DeliveredDocument::Certificate.as_str()),
                     certificates::vigencia.eq(sequence),
                     certificates::aceita_em.eq(accepted_at.unwrap_or(at)),
+                    certificates::numero.eq(term_certificate_number(&first_number, next.sequence)),
                 ))
                 .on_conflict_do_nothing()
                 .execute(conn)

@@ -100,6 +100,13 @@ pub fn detail(status: &str) -> ProposalDetail {
         term: None,
         ledger: Default::default(),
         beneficiaries: Vec::new(),
+        line: Default::default(),
+        // An accepted contract's certificate has its number from the acceptance's transaction.
+        certificate: (status == "APROVADO").then(|| crate::contract::certificate::CertificateView {
+            number: "101.00000042".into(),
+            issued_at: None,
+            sha256: None,
+        }),
     }
 }
 

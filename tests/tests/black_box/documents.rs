@@ -149,6 +149,82 @@ async fn a_certificate_is_mailed_only_while_its_contract_is_in_force_and_served_
     assert_eq!(issued_sha256(&s, &delivered).await, issued);
 }
 
+/// The sequence of a certificate's number (`101.00000007` is product 101's seventh), checking its
+/// form: the product's code, a dot, eight digits (decision 281).
+fn sequence_of(number: &serde_json::Value) -> i64 {
+    let (code, sequence) = number.as_str().unwrap().split_once('.').unwrap();
+    assert_eq!((code, sequence.len()), ("101", 8), "{number}");
+    sequence.parse().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn each_products_certificates_are_numbered_in_sequence_and_route_7_shows_the_issue_and_the_premium_split() {
+    let s = setup().await;
+    let config = TestApp::config(&s.app.db, &[]);
+    let sent = s.app.sent_proposal(&s.partner, "11144477735").await;
+    let before = s.app.proposal_data(&sent, &s.partner).await;
+    assert_eq!(
+        before["certificate"],
+        serde_json::Value::Null,
+        "no certificate before the acceptance"
+    );
+    let first = accepted(&s, "52998224725").await;
+    let second = accepted(&s, "39053344705").await;
+    let (a, b) = (
+        s.app.proposal_data(&first, &s.partner).await,
+        s.app.proposal_data(&second, &s.partner).await,
+    );
+    assert_eq!(
+        sequence_of(&b["certificate"]["number"]),
+        sequence_of(&a["certificate"]["number"]) + 1,
+        "the product's next"
+    );
+    assert_eq!(
+        (&a["certificate"]["issuedAt"], &a["certificate"]["sha256"]),
+        (&serde_json::Value::Null, &serde_json::Value::Null),
+        "not issued before the pass"
+    );
+
+    // The premium split by the product's line: persons, 0,38% (Decreto 6.306/2007, art. 22).
+    let value = a["proposal"]["value"].as_i64().unwrap();
+    let premium = &a["premium"];
+    let (net, iof) = (premium["net"].as_i64().unwrap(), premium["iof"].as_i64().unwrap());
+    assert_eq!(
+        (premium["total"].as_i64().unwrap(), premium["iofRate"].as_str()),
+        (value, Some("0.38"))
+    );
+    assert_eq!(net + iof, value);
+    assert_eq!(net, (value as f64 / 1.0038).round() as i64);
+
+    // Issued by the pass: route 7 shows when, and the digest of the PDF the route serves.
+    let pass = api_actix::cli::deliver_certificates(&config).await.unwrap();
+    assert_eq!(pass.delivered.len(), 2, "{pass:?}");
+    let a = s.app.proposal_data(&first, &s.partner).await;
+    assert_eq!(a["certificate"]["sha256"], issued_sha256(&s, &first).await.as_str());
+    assert!(a["certificate"]["issuedAt"].as_str().unwrap().ends_with('Z'), "{a}");
+    let served = s
+        .app
+        .get(&format!("/proposal/{first}/certificate"), Some(&s.partner))
+        .await;
+    let pdf = served.bytes().await.unwrap();
+    assert_eq!(a["certificate"]["sha256"], sha256_hex(&pdf).as_str());
+    let number = a["certificate"]["number"].as_str().unwrap();
+    assert!(flat(&pdf).contains(&format!("Certificado nº {number}")));
+
+    // The back office moves the product to the health line: every proposal's split follows.
+    api_actix::cli::set_product_line(&config, 101, domain::contract::insurance::InsuranceLine::Health)
+        .await
+        .unwrap();
+    let premium = s.app.proposal_data(&sent, &s.partner).await["premium"].clone();
+    let value = before["proposal"]["value"].as_i64().unwrap();
+    assert_eq!(premium["iofRate"], "2.38");
+    assert_eq!(premium["net"].as_i64().unwrap(), (value as f64 / 1.0238).round() as i64);
+    assert_eq!(
+        premium["net"].as_i64().unwrap() + premium["iof"].as_i64().unwrap(),
+        value
+    );
+}
+
 /// The hexadecimal SHA-256 of `bytes`.
 fn sha256_hex(bytes: &[u8]) -> String {
     <sha2::Sha256 as sha2::Digest>::digest(bytes)
@@ -253,13 +329,12 @@ async fn the_certificate_prints_its_number_the_iof_the_beneficiaries_the_broker_
         .await;
     assert_eq!(served.status(), StatusCode::OK);
     let text = flat(&served.bytes().await.unwrap());
-    let number = s
-        .app
-        .text(&format!(
-            "SELECT '101-' || to_char(now() AT TIME ZONE 'America/Sao_Paulo', 'YYYY') || '-' || lpad(id::text, 8, '0') \
-             AS line FROM proposals WHERE identificador = '{identifier}'"
-        ))
-        .await;
+    // The number route 7 shows (decision 281): product 101's first certificate here.
+    let number = s.app.proposal_data(&identifier, &s.partner).await["certificate"]["number"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(number, "101.00000001");
     for expected in [
         format!("Certificado nº {number}"),
         "Código SUSEP 09991".into(),

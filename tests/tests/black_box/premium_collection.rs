@@ -355,6 +355,9 @@ async fn the_shops_terms_print_the_premium_charged_the_insurer_and_no_empty_part
         "route 6 records no value, as the interface shows it"
     );
     let charged = data["ledger"]["received"].as_i64().unwrap();
+    // Route 7's premium is what the subscription charges, split by the product's line.
+    assert_eq!(data["premium"]["total"], charged);
+    assert_eq!(data["premium"]["iofRate"], "0.38");
     let terms = joined(&mailed_terms(&app, "joao@exemplo.com.br").await);
     let price = domain::contract::formats::reais(charged);
     for expected in [

@@ -476,9 +476,19 @@ async fn the_detail_has_every_member_of_the_spec_in_its_type() {
             ("ledger", Object),
             // Issue 68: the beneficiaries named, none here (the legal heirs).
             ("beneficiaries", Array),
+            // Issue 68: the premium split into net premium and IOF; the certificate, null before
+            // the acceptance (decision 281).
+            ("premium", ObjectOrNull),
+            ("certificate", ObjectOrNull),
         ],
     );
     assert_eq!(data["beneficiaries"], json!([]));
+    assert_eq!(data["certificate"], Value::Null);
+    assert_shape(
+        &data["premium"],
+        &[("net", Number), ("iof", Number), ("iofRate", String), ("total", Number)],
+    );
+    assert_eq!(data["premium"]["total"], data["proposal"]["value"]);
     assert_eq!(
         data["ledger"],
         json!({"due": 0, "received": 0, "refunded": 0, "owedBack": 0})

@@ -28,7 +28,7 @@ macro_rules! created_parts {
             proposal: from "proposals" written "proposal" "p"
                 => [row less "tipo_pagamento", "cpf_cliente"];
             product: join "products" "pr" on "pr.id = p.id_produto"
-                => [columns nome = "pr.nome", codigo_produto = "pr.codigo_produto"];
+                => [columns nome = "pr.nome", codigo_produto = "pr.codigo_produto", ramo_iof = "pr.ramo_iof"];
             motivation: join "motivations" "m" on "m.id = p.id_motivacao"
                 => [value "m.descricao"];
             // The person's columns are the registry's (`person_columns`): the copy is kept whole,
@@ -274,7 +274,7 @@ mod tests {
     #[test]
     fn each_kept_form_makes_its_value() {
         let object = created_parts!(document_object!());
-        assert!(object.starts_with("jsonb_build_object('proposal', (to_jsonb(p) - 'tipo_pagamento' - 'cpf_cliente'), 'product', jsonb_build_object('nome', pr.nome, 'codigo_produto', pr.codigo_produto), 'motivation', m.descricao, "), "{object}");
+        assert!(object.starts_with("jsonb_build_object('proposal', (to_jsonb(p) - 'tipo_pagamento' - 'cpf_cliente'), 'product', jsonb_build_object('nome', pr.nome, 'codigo_produto', pr.codigo_produto, 'ramo_iof', pr.ramo_iof), 'motivation', m.descricao, "), "{object}");
         assert!(object.contains(", 'partner', to_jsonb(pa), "), "{object}");
         assert!(object.contains("'representative', CASE WHEN r.id IS NULL THEN NULL ELSE jsonb_build_object('cpf', u.cpf, 'email', u.email, 'name', u.name, 'video_attendance_token', r.video_attendance_token) END"), "{object}");
         assert!(

@@ -39,6 +39,7 @@ use domain::values::{PartyStatus, StoredValueError};
 use parts::acceptance::{AcceptancePart, acceptances_of};
 use parts::averbacao::{AverbacaoPart, averbacoes_of};
 use parts::billing::{BillingPart, ChargePart, billings_of, charges_of};
+use parts::certificate::{CertificatePart, certificates_of};
 use parts::ledger::{LedgerPart, ledgers_of};
 use parts::pix::{RecurrencePart, recurrences_of};
 use parts::refunds::{RefundPart, refunds_of};
@@ -95,6 +96,9 @@ pub(crate) struct ProposalDocument {
     /// documents written before.
     #[serde(default)]
     beneficiaries: Option<Vec<BeneficiaryPart>>,
+    /// The contract's current certificate (migration 000071): absent before the acceptance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    certificate: Option<CertificatePart>,
 }
 
 /// A beneficiary as `proposal_beneficiaries` keeps it (route 5 writes the array).
@@ -141,6 +145,10 @@ pub(crate) struct SubscriptionPart {
     pub status: String,
     pub current_period_end: Option<DateTime<Utc>>,
     pub latest_invoice_status: Option<String>,
+    /// Its first item's price in cents, as the platform's object states it (absent from
+    /// documents written before migration 000071).
+    #[serde(default)]
+    pub price: Option<i64>,
 }
 
 impl From<SubscriptionPart> for SubscriptionView {
@@ -150,6 +158,7 @@ impl From<SubscriptionPart> for SubscriptionView {
             status: s.status,
             current_period_end: s.current_period_end,
             latest_invoice_status: s.latest_invoice_status,
+            price: s.price,
         }
     }
 }
@@ -158,6 +167,10 @@ impl From<SubscriptionPart> for SubscriptionView {
 struct ProductPart {
     nome: String,
     codigo_produto: i32,
+    /// The line for the IOF (migration 000070; absent from documents written before 000071,
+    /// which marks them all to be written again).
+    #[serde(default)]
+    ramo_iof: Option<String>,
 }
 
 #[derive(Debug, PartialEq, Serialize, Deserialize)]
@@ -277,6 +290,12 @@ impl TryFrom<ProposalDocument> for ProposalDetail {
                 .into_iter()
                 .map(domain::proposals::beneficiaries::BeneficiaryView::try_from)
                 .collect::<Result<_, _>>()?,
+            line: match d.product.ramo_iof {
+                Some(line) => domain::contract::insurance::InsuranceLine::parse(&line)
+                    .ok_or_else(|| StoredValueError::new("products", "ramo_iof", &line))?,
+                None => Default::default(),
+            },
+            certificate: d.certificate.map(Into::into),
         })
     }
 }
@@ -333,6 +352,9 @@ macro_rules! subscriptions_of {
                     subscriptions::status,
                     subscriptions::current_period_end,
                     subscriptions::latest_invoice_status,
+                    diesel::dsl::sql::<diesel::sql_types::Nullable<diesel::sql_types::BigInt>>(
+                        "(subscriptions.object #>> '{items,data,0,price,unit_amount}')::bigint",
+                    ),
                 ),
             ))
     };
@@ -353,7 +375,7 @@ pub(crate) async fn build_documents(
         (shared, shared, shared, shared, shared);
     let (mut for_billings, mut for_charges, mut for_recurrences, mut for_ledgers, mut for_averbacoes) =
         (shared, shared, shared, shared, shared);
-    let mut for_terms = shared;
+    let (mut for_terms, mut for_certificates) = (shared, shared);
     let created =
         prepared(declaration::BUILD, |q| q.bind::<Array<Int8>, _>(ids)).load::<declaration::Built>(&mut for_parts);
     let signatures = signatures_of!(ids).load::<SignatureRow>(&mut for_signatures);
@@ -366,6 +388,7 @@ pub(crate) async fn build_documents(
     let ledgers = ledgers_of(&mut for_ledgers, ids);
     let averbacoes = averbacoes_of(&mut for_averbacoes, ids);
     let terms = terms_of(&mut for_terms, ids);
+    let certificates = certificates_of(&mut for_certificates, ids);
     let (
         created,
         signature_rows,
@@ -378,6 +401,7 @@ pub(crate) async fn build_documents(
         mut ledgers,
         mut averbacoes,
         mut terms,
+        mut certificates,
     ) = futures_util::try_join!(
         created,
         signatures,
@@ -389,7 +413,8 @@ pub(crate) async fn build_documents(
         recurrences,
         ledgers,
         averbacoes,
-        terms
+        terms,
+        certificates
     )?;
 
     let mut signatures: HashMap<i64, SignaturePart> = HashMap::new();
@@ -434,6 +459,7 @@ pub(crate) async fn build_documents(
                     pix_recurrence: recurrences.remove(&id),
                     averbacao: averbacoes.remove(&id),
                     term: terms.remove(&id),
+                    certificate: certificates.remove(&id),
                     ledger: ledgers.remove(&id).unwrap_or_default(),
                     ..document
                 },
@@ -511,7 +537,7 @@ pub(crate) async fn write_documents(
 /// A row other proposals show in their documents: an edit of it writes theirs again.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Shown {
-    /// A product's name and code.
+    /// A product's name, code and line for the IOF.
     Product(i64),
     /// A representative's video attendance token.
     Representative(i64),

@@ -89,17 +89,35 @@ pub(crate) async fn documents_due(conn: &mut AsyncPgConnection, change: &StatusC
         (ProposalStatus::New, ProposalStatus::InAnalysis) => Some(DeliveredDocument::Terms),
         _ => None,
     };
-    if let Some(kind) = due {
-        diesel::insert_into(certificates::table)
-            .values((
-                certificates::id_proposta.eq(change.proposal_id),
-                certificates::tipo.eq(kind.as_str()),
-                certificates::aceita_em.eq(change.at),
-            ))
-            .on_conflict_do_nothing()
-            .execute(conn)
-            .await?;
+    let Some(kind) = due else {
+        return Ok(());
+    };
+    let stored: i64 = certificates::table
+        .filter(certificates::id_proposta.eq(change.proposal_id))
+        .filter(certificates::tipo.eq(kind.as_str()))
+        .filter(certificates::vigencia.eq(1))
+        .count()
+        .get_result(conn)
+        .await?;
+    if stored > 0 {
+        return Ok(());
     }
+    // The certificate's number is given now, in the acceptance's transaction (decision 281).
+    let number = match kind {
+        DeliveredDocument::Certificate => {
+            Some(crate::certificate_numbers::next_certificate_number(conn, change.proposal_id).await?)
+        }
+        DeliveredDocument::Terms => None,
+    };
+    diesel::insert_into(certificates::table)
+        .values((
+            certificates::id_proposta.eq(change.proposal_id),
+            certificates::tipo.eq(kind.as_str()),
+            certificates::aceita_em.eq(change.at),
+            certificates::numero.eq(number),
+        ))
+        .execute(conn)
+        .await?;
     Ok(())
 }
 

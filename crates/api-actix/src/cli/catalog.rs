@@ -402,6 +402,23 @@ pub async fn set_product_master_policy(
     Ok(())
 }
 
+/// `sales-api catalog cover --line`: the product's line for the IOF (Decreto 6.306/2007, art.
+/// 22), its proposals' premium split on route 7 and the documents following it.
+pub async fn set_product_line(
+    config: &Config,
+    product: i32,
+    line: domain::contract::insurance::InsuranceLine,
+) -> Result<(), CliError> {
+    if !adapters_postgres::certificates::PgCertificates::new(Services::build(config)?.pool)
+        .set_line(product, line)
+        .await
+        .map_err(failed)?
+    {
+        return Err(CliError::Failed(format!("produto {product} não encontrado")));
+    }
+    Ok(())
+}
+
 /// What a product's certificate says besides the proposal.
 #[derive(Debug, clap::Args)]
 pub struct CoverArgs {
@@ -650,7 +667,7 @@ pub(super) async fn run(command: CatalogCommand) -> Result<(), CliError> {
                 return Err(CliError::Failed(format!("produto {product} não encontrado")));
             }
             if let Some(line) = line {
-                certificates.set_line(product, line).await.map_err(failed)?;
+                set_product_line(&config, product, line).await?;
             }
             println!(
                 "produto {product}: {} (CNPJ {}), processo SUSEP {}, {} com capital de {}",

@@ -25,7 +25,7 @@ pub use acceptance::{AcceptanceCommand, collect_at_acceptance, sweep_acceptance}
 pub use catalog::{
     AcceptanceArgs, BillingArgs, CatalogCommand, CollectiveLife, ConditionsArgs, CoverArgs, set_product_acceptance,
     set_product_beneficiaries, set_product_billing, set_product_collection, set_product_collective,
-    set_product_conditions, set_product_master_policy, set_product_term,
+    set_product_conditions, set_product_line, set_product_master_policy, set_product_term,
 };
 pub use certificates::{CertificatesCommand, deliver_certificates};
 pub use charges::{ChargesCommand, averbacao_of, record_averbacao, record_discounts, run_billing};

@@ -16,29 +16,30 @@ pub const CONSUMIDOR_GOV: &str = "https://www.consumidor.gov.br";
 /// the default term's months.
 pub const COVER_MONTHS: u32 = crate::billing::term::DEFAULT_TERM_MONTHS;
 
-/// The certificate's number (decision 267): the product's code, the Brasília year of the
-/// acceptance and the proposal's own number, eight digits (`101-2026-00001234`). Derived from what
-/// the contract holds, so the certificate, the notices and whoever reads them agree on it.
-pub fn certificate_number(product_code: i32, accepted_at: DateTime<Utc>, proposal_id: i64) -> String {
-    let year = accepted_at.with_timezone(&formats::brasilia()).format("%Y");
-    format!("{product_code}-{year}-{proposal_id:08}")
+/// The certificate's number (decision 281): the product's code and its own sequence, eight
+/// digits at least (`101.00000001`). Registrable: the sequence is the product's, gapless, given
+/// in the acceptance's transaction and stored with the certificate; the product's code makes it
+/// unique for the insurer, whose products each have their own code. Certificates of contracts
+/// accepted before it keep the number decision 267 derived (`101-2026-00001234`).
+pub fn certificate_number(product_code: i32, sequence: i64) -> String {
+    format!("{product_code}.{sequence:08}")
 }
 
-/// The number of the certificate of a contract's term `sequence`: the first term's is
-/// [`certificate_number`]; each renewal's adds its term (`101-2026-00001234-2`, decision 270).
-pub fn term_certificate_number(
-    product_code: i32,
-    accepted_at: DateTime<Utc>,
-    proposal_id: i64,
-    sequence: u32,
-) -> String {
-    let first = certificate_number(product_code, accepted_at, proposal_id);
+/// The number of the certificate of a contract's term `sequence`: the first term's is its own
+/// ([`certificate_number`]); each renewal's adds its term (`101.00000001-2`, decision 270).
+pub fn term_certificate_number(first: &str, sequence: u32) -> String {
     if sequence <= 1 {
-        first
+        first.to_owned()
     } else {
         format!("{first}-{sequence}")
     }
 }
+
+pub use crate::proposals::model::CertificateView;
+
+/// What a certificate prints while its number is not known to the document (never, once the
+/// acceptance's transaction stored it).
+const NUMBER_PENDING: &str = "a atribuir";
 
 pub use super::insurance::{COVER_TEXT_MAX_CHARS, CoverInput, IncompleteCover, ProductCover};
 
@@ -67,7 +68,6 @@ impl PrintedDocument {
             Some(term) => (term.start, term.end),
             None => cover_period(received, accepted_at),
         };
-        let sequence = detail.term.map_or(1, |t| t.sequence);
         let renewal = match detail.term.map(|t| t.renewal) {
             Some(crate::billing::term::Renewal::None) => format!(
                 "sem renovação: o seguro termina em {}, com aviso ao(à) segurado(a) ao menos {} dias antes",
@@ -136,7 +136,10 @@ impl PrintedDocument {
                     field("Proposta", p.identifier.clone()),
                     field(
                         "Certificado nº",
-                        term_certificate_number(detail.product_code, accepted_at, p.id, sequence),
+                        detail
+                            .certificate
+                            .as_ref()
+                            .map_or_else(|| NUMBER_PENDING.to_owned(), |c| c.number.clone()),
                     ),
                 ],
             },
@@ -313,7 +316,7 @@ mod tests {
             "0800 000 0001",
             "0800 000 0002",
             CONSUMIDOR_GOV,
-            &certificate_number(detail.product_code, accepted, detail.proposal.id),
+            "101.00000042",
             // The lateness clause, with the product's own days (issue 67).
             "em até 7 dias do vencimento",
             "nunca antes de 40 dias do vencimento",
@@ -335,11 +338,16 @@ mod tests {
             renewal: Renewal::Automatic,
             renewed_at: Some(Utc.with_ymd_and_hms(2027, 11, 28, 12, 0, 0).unwrap()),
         });
+        // The renewal's certificate, as the renewal stored it.
+        detail.certificate = Some(CertificateView {
+            number: term_certificate_number("101.00000042", 2),
+            issued_at: None,
+            sha256: None,
+        });
         let texts = PrintedDocument::certificate(&detail, &cover(), accepted)
             .texts()
             .join("\n");
-        let first = certificate_number(detail.product_code, accepted, detail.proposal.id);
-        assert!(texts.contains(&format!("{first}-2")), "{texts}");
+        assert!(texts.contains("Certificado nº\n101.00000042-2"), "{texts}");
         assert!(texts.contains("28/11/2027") && texts.contains("28/11/2028"));
         assert!(texts.contains("automática, por igual período"));
         detail.term = detail.term.map(|t| ContractTerm {
@@ -356,11 +364,24 @@ mod tests {
     }
 
     #[test]
-    fn the_certificates_number_is_the_products_code_the_acceptances_brasilia_year_and_the_proposal() {
-        let new_years_eve = Utc.with_ymd_and_hms(2027, 1, 1, 2, 30, 0).unwrap();
-        assert_eq!(certificate_number(101, new_years_eve, 1234), "101-2026-00001234");
-        let after = Utc.with_ymd_and_hms(2027, 1, 1, 3, 0, 0).unwrap();
-        assert_eq!(certificate_number(7, after, 123_456_789), "7-2027-123456789");
+    fn the_certificates_number_is_the_products_code_and_its_sequence_a_renewal_adding_its_term() {
+        assert_eq!(certificate_number(101, 1), "101.00000001");
+        assert_eq!(certificate_number(7, 123_456_789), "7.123456789");
+        assert_eq!(term_certificate_number("101.00000001", 1), "101.00000001");
+        assert_eq!(term_certificate_number("101.00000001", 3), "101.00000001-3");
+        // A contract accepted before decision 281 keeps its derived number, renewals included.
+        assert_eq!(term_certificate_number("101-2026-00001234", 2), "101-2026-00001234-2");
+    }
+
+    #[test]
+    fn a_certificate_without_its_number_in_the_document_says_it_is_to_be_given() {
+        let accepted = Utc.with_ymd_and_hms(2026, 11, 28, 15, 0, 0).unwrap();
+        let mut detail = crate::testing::detail("APROVADO");
+        detail.certificate = None;
+        let texts = PrintedDocument::certificate(&detail, &cover(), accepted)
+            .texts()
+            .join("\n");
+        assert!(texts.contains("Certificado nº\na atribuir"), "{texts}");
     }
 
     #[test]

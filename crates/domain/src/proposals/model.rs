@@ -158,6 +158,34 @@ pub struct ProposalDetail {
     pub ledger: crate::ledger::LedgerBalance,
     /// The beneficiaries the insured named, in their order (none: the legal heirs; decision 279).
     pub beneficiaries: Vec<crate::proposals::beneficiaries::BeneficiaryView>,
+    /// The product's line for the IOF (decision 280), as the catalog holds it.
+    pub line: crate::contract::insurance::InsuranceLine,
+    /// The contract's current certificate, from its acceptance on (decision 281).
+    pub certificate: Option<CertificateView>,
+}
+
+impl ProposalDetail {
+    /// The contract's premium split into net premium and IOF (route 7's `data.premium`,
+    /// decision 281), from what is charged: the proposal's value, or an online sale's (which
+    /// records none) the price its subscription on the payment platform charges. None before
+    /// either is known.
+    pub fn premium(&self) -> Option<crate::contract::insurance::PremiumSplit> {
+        let total = if self.proposal.value > 0 {
+            Some(self.proposal.value)
+        } else {
+            self.subscription.as_ref().and_then(|s| s.price)
+        };
+        total.map(|total| crate::contract::insurance::PremiumSplit::of(total, self.line))
+    }
+}
+
+/// A contract's certificate as route 7 shows it (`data.certificate`): its number from the
+/// acceptance on, when it was issued and the issued PDF's SHA-256 once it was.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CertificateView {
+    pub number: String,
+    pub issued_at: Option<DateTime<Utc>>,
+    pub sha256: Option<String>,
 }
 
 /// A proposal's subscription on the payment platform (route 7's `data.subscription`).
@@ -169,6 +197,9 @@ pub struct SubscriptionView {
     pub status: String,
     pub current_period_end: Option<DateTime<Utc>>,
     pub latest_invoice_status: Option<String>,
+    /// What its price charges each period, in cents, as the platform's subscription states it
+    /// (its first item's price): the premium of an online sale.
+    pub price: Option<i64>,
 }
 
 /// The customer data a proposal holds (see [`ProposalDetail::customer`]).

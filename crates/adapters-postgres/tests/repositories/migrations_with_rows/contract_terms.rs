@@ -44,12 +44,13 @@ async fn an_accepted_contract_gets_the_term_its_certificate_printed_and_loses_it
     let mut conn = migration.up().await;
     assert_eq!(line(&mut conn, CERTIFICATES).await, certificates);
     assert_eq!(line(&mut conn, TERMS).await, "1:2026-11-28:2027-11-28:automatica");
-    // A renewal: its term, its certificate, its notice; a term without a period is refused.
+    // A renewal: its term, its certificate (numbered, as every certificate since migration 71),
+    // its notice; a term without a period is refused.
     conn.batch_execute(
         "INSERT INTO contract_terms (id_proposta, sequencia, inicio, fim, meses, renovacao, renovada_em, criada_em)
          SELECT id, 2, '2027-11-28', '2028-11-28', 12, 'automatica', now(), now() FROM proposals;
-         INSERT INTO proposal_certificates (id_proposta, tipo, vigencia, aceita_em)
-         SELECT id, 'certificado', 2, '2026-12-02T15:00:00Z' FROM proposals;
+         INSERT INTO proposal_certificates (id_proposta, tipo, vigencia, aceita_em, numero)
+         SELECT id, 'certificado', 2, '2026-12-02T15:00:00Z', 'P1.00000001-2' FROM proposals;
          INSERT INTO billing_notices (id_proposta, tipo, vigencia, criado_em)
          SELECT id, 'renovacao', 1, now() FROM proposals;",
     )

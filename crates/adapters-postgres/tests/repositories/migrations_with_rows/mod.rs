@@ -8,6 +8,7 @@ mod analyst_queue;
 mod anonymisation;
 mod averbacoes;
 mod billing_notices;
+mod certificate_numbers;
 mod certificates;
 mod certificates_withheld;
 mod charges;

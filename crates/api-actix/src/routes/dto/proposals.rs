@@ -551,6 +551,53 @@ pub struct ProposalDetailDto {
     /// Os beneficiários indicados na rota 5, na ordem; vazio: os herdeiros legais (Lei
     /// 15.040/2024, art. 115; decisão 279).
     pub beneficiaries: Vec<BeneficiaryDto>,
+    /// `null` before the premium is known (an online sale before its subscription).
+    pub premium: Option<PremiumDto>,
+    /// `null` before the acceptance.
+    pub certificate: Option<CertificateDto>,
+}
+
+/// The premium split into net premium and IOF (decision 281).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(
+    description = "O prêmio do contrato, em centavos, dividido em prêmio líquido e IOF pela alíquota do ramo do produto (Decreto 6.306/2007, art. 22: 0,38% pessoas, 2,38% saúde, 7,38% demais ramos): `total` é o que é cobrado (o valor da proposta; numa venda da loja, o preço da assinatura na plataforma de pagamento), `net + iof = total`; `iofRate` é o percentual (`0.38` = 0,38%)."
+)]
+pub struct PremiumDto {
+    #[schema(example = 4971)]
+    pub net: i64,
+    #[schema(example = 19)]
+    pub iof: i64,
+    #[schema(example = "0.38")]
+    pub iof_rate: String,
+    #[schema(example = 4990)]
+    pub total: i64,
+}
+
+impl From<domain::contract::insurance::PremiumSplit> for PremiumDto {
+    fn from(s: domain::contract::insurance::PremiumSplit) -> Self {
+        Self {
+            net: s.net,
+            iof: s.iof,
+            iof_rate: percent(i32::try_from(s.iof_basis_points).unwrap_or(i32::MAX)),
+            total: s.total,
+        }
+    }
+}
+
+/// The contract's current certificate (decision 281).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(
+    description = "O certificado do contrato em vigor: `number`, registrável, dado no aceite (código do produto e a sequência do produto, `101.00000001`; o de uma renovação acrescenta a vigência, `101.00000001-2`; os de contratos aceitos antes da decisão 281 guardam a forma `101-2026-00001234`); `issuedAt` e `sha256` (do PDF servido em `/proposal/{identificador}/certificate`) depois de emitido, `null` antes."
+)]
+pub struct CertificateDto {
+    #[schema(example = "101.00000001")]
+    pub number: String,
+    #[schema(format = DateTime, example = "2026-11-28T12:00:00.000Z")]
+    pub issued_at: Option<String>,
+    #[schema(example = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08")]
+    pub sha256: Option<String>,
 }
 
 /// A beneficiary of route 7 (decision 279).
@@ -586,6 +633,12 @@ impl From<domain::proposals::beneficiaries::BeneficiaryView> for BeneficiaryDto 
 
 impl From<ProposalDetail> for ProposalDetailDto {
     fn from(d: ProposalDetail) -> Self {
+        let premium = d.premium().map(PremiumDto::from);
+        let certificate = d.certificate.map(|c| CertificateDto {
+            number: c.number,
+            issued_at: c.issued_at.map(iso),
+            sha256: c.sha256,
+        });
         let p = d.proposal;
         let proposal = ProposalView {
             id: p.id,
@@ -747,6 +800,8 @@ impl From<ProposalDetail> for ProposalDetailDto {
             billing,
             ledger,
             beneficiaries,
+            premium,
+            certificate,
         }
     }
 }
