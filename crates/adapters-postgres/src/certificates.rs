@@ -13,6 +13,7 @@ use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::certificates::{CertificateStore, DeliveredDocument, DueCertificate, IssuedCertificate};
 use domain::contract::certificate::{ContractEnded, IncompleteCover, ProductCover};
 use domain::contract::insurance::{GeneralConditions, InsuranceLine};
+use domain::contract::templates::TemplateStamp;
 use domain::store::StoreError;
 
 #[derive(Clone)]
@@ -224,15 +225,35 @@ impl CertificateStore for PgCertificates {
         term: u32,
     ) -> Result<Option<IssuedCertificate>, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        let row: Option<(Option<Vec<u8>>, Option<String>, Option<DateTime<Utc>>)> = certificates::table
+        type Row = (
+            Option<Vec<u8>>,
+            Option<String>,
+            Option<DateTime<Utc>>,
+            Option<String>,
+            Option<String>,
+        );
+        let row: Option<Row> = certificates::table
             .find((proposal_id, kind.as_str(), term_column(term)))
-            .select((certificates::pdf, certificates::sha256, certificates::emitido_em))
+            .select((
+                certificates::pdf,
+                certificates::sha256,
+                certificates::emitido_em,
+                certificates::modelo_versao,
+                certificates::modelo_sha256,
+            ))
             .first(&mut conn)
             .await
             .optional()
             .map_err(query_error)?;
         Ok(match row {
-            Some((Some(pdf), Some(sha256), Some(issued_at))) => Some(IssuedCertificate { pdf, sha256, issued_at }),
+            Some((Some(pdf), Some(sha256), Some(issued_at), version, template_sha256)) => Some(IssuedCertificate {
+                pdf,
+                sha256,
+                issued_at,
+                template: version
+                    .zip(template_sha256)
+                    .map(|(version, sha256)| TemplateStamp { version, sha256 }),
+            }),
             _ => None,
         })
     }
@@ -258,6 +279,8 @@ impl CertificateStore for PgCertificates {
                 certificates::pdf.eq(&issued.pdf),
                 certificates::sha256.eq(&issued.sha256),
                 certificates::emitido_em.eq(issued.issued_at),
+                certificates::modelo_versao.eq(issued.template.as_ref().map(|t| &t.version)),
+                certificates::modelo_sha256.eq(issued.template.as_ref().map(|t| &t.sha256)),
             ))
             .execute(tx)
             .await?;

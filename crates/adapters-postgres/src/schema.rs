@@ -607,6 +607,8 @@ diesel::table! {
         retido_em -> Nullable<Timestamptz>,
         retido_motivo -> Nullable<Text>,
         numero -> Nullable<Text>,
+        modelo_versao -> Nullable<Text>,
+        modelo_sha256 -> Nullable<Text>,
     }
 }
 
@@ -690,6 +692,8 @@ diesel::table! {
         termos_sha256 -> Text,
         canal -> Text,
         exibidos_em -> Timestamptz,
+        modelo_versao -> Nullable<Text>,
+        modelo_sha256 -> Nullable<Text>,
     }
 }
 

@@ -144,6 +144,8 @@ impl SignatureStore for PgSignatures {
                         proposal_notices::aviso_sha256.eq(&shown.notice_sha256),
                         proposal_notices::termos_sha256.eq(&shown.terms_sha256),
                         proposal_notices::canal.eq(shown.channel.as_str()),
+                        proposal_notices::modelo_versao.eq(&shown.template.version),
+                        proposal_notices::modelo_sha256.eq(&shown.template.sha256),
                     ))
                     .on_conflict_do_nothing()
                     .execute(conn)

@@ -114,6 +114,12 @@ pub fn long_proposal() -> ProposalDetail {
                 share: 40,
             },
         ],
+        // Its certificate's number, as the acceptance gives it (decision 281).
+        certificate: Some(domain::proposals::model::CertificateView {
+            number: "101.00000001".into(),
+            issued_at: None,
+            sha256: None,
+        }),
         ..base
     }
 }

@@ -10,6 +10,7 @@ use crate::access::{AccessError, Scope, scope_of};
 use crate::auth::model::Principal;
 use crate::clock::Clock;
 use crate::contract::certificate::{ContractEnded, IncompleteCover, ProductCover};
+use crate::contract::templates::{Template, TemplateStamp};
 use crate::contract::{DocumentRenderer, PrintedDocument, RenderError, Stage};
 use crate::mail::{CertificateNotice, MailError, MailKind, MailMessage, MailSender};
 use crate::proposals::model::ProposalDetail;
@@ -52,6 +53,9 @@ pub struct IssuedCertificate {
     /// Of `pdf`, in hexadecimal.
     pub sha256: String,
     pub issued_at: DateTime<Utc>,
+    /// The template it was printed from (none for a document issued before templates were
+    /// versioned, decision 282).
+    pub template: Option<TemplateStamp>,
 }
 
 /// A document due or not yet delivered.
@@ -223,6 +227,7 @@ impl CertificateService {
             sha256: hex::encode(Sha256::digest(&pdf)),
             pdf,
             issued_at: issued.issued_at,
+            template: Some(Template::Certificate.stamp()),
         })
     }
 
@@ -238,6 +243,10 @@ impl CertificateService {
         if let Some(issued) = self.store.issued(detail.proposal.id, kind, term).await? {
             return Ok(issued);
         }
+        let template = match kind {
+            DeliveredDocument::Certificate => Template::Certificate,
+            DeliveredDocument::Terms => Template::Proposal,
+        };
         let document = match kind {
             DeliveredDocument::Certificate => {
                 let cover = self
@@ -259,6 +268,7 @@ impl CertificateService {
             sha256: hex::encode(Sha256::digest(&pdf)),
             pdf,
             issued_at: self.clock.now(),
+            template: Some(template.stamp()),
         };
         Ok(self.store.store_issued(detail.proposal.id, kind, term, &issued).await?)
     }

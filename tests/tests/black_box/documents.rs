@@ -225,6 +225,61 @@ async fn each_products_certificates_are_numbered_in_sequence_and_route_7_shows_t
     );
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn each_document_records_and_prints_the_version_and_digest_of_the_template_that_printed_it() {
+    use domain::contract::templates::{TEMPLATES_VERSION, Template};
+    let s = setup().await;
+    let config = TestApp::config(&s.app.db, &[]);
+    let identifier = accepted(&s, "52998224725").await;
+    api_actix::cli::deliver_certificates(&config).await.unwrap();
+
+    // The sealed proposal: recorded beside the notice it showed, and printed.
+    let recorded = |table: &str, kind: &str| {
+        format!(
+            "SELECT t.modelo_versao || ':' || t.modelo_sha256 AS line FROM {table} t \
+             JOIN proposals p ON p.id = t.id_proposta WHERE p.identificador = '{identifier}'{kind}"
+        )
+    };
+    let (proposal, certificate) = (Template::Proposal.sha256(), Template::Certificate.sha256());
+    assert_ne!(proposal, certificate);
+    assert_eq!(
+        s.app.text(&recorded("proposal_notices", "")).await,
+        format!("{TEMPLATES_VERSION}:{proposal}")
+    );
+    let sealed = s
+        .app
+        .get(
+            &format!("/proposal/{identifier}/document?version=sealed"),
+            Some(&s.office),
+        )
+        .await;
+    assert_eq!(sealed.status(), StatusCode::OK);
+    let text = flat(&sealed.bytes().await.unwrap());
+    let printed = text.split("Modelo do documento").nth(1).unwrap_or_default();
+    assert!(
+        printed.contains(&format!("Modelo proposta, versão {TEMPLATES_VERSION}")) && printed.contains(proposal),
+        "the proposal's template: {printed}"
+    );
+
+    // The certificate: recorded beside its PDF, and printed.
+    assert_eq!(
+        s.app
+            .text(&recorded("proposal_certificates", " AND t.tipo = 'certificado'"))
+            .await,
+        format!("{TEMPLATES_VERSION}:{certificate}")
+    );
+    let served = s
+        .app
+        .get(&format!("/proposal/{identifier}/certificate"), Some(&s.partner))
+        .await;
+    let text = flat(&served.bytes().await.unwrap());
+    let printed = text.split("Modelo do documento").nth(1).unwrap_or_default();
+    assert!(
+        printed.contains(&format!("Modelo certificado, versão {TEMPLATES_VERSION}")) && printed.contains(certificate),
+        "the certificate's template: {printed}"
+    );
+}
+
 /// The hexadecimal SHA-256 of `bytes`.
 fn sha256_hex(bytes: &[u8]) -> String {
     <sha2::Sha256 as sha2::Digest>::digest(bytes)

@@ -201,6 +201,7 @@ impl PrintedDocument {
                 ],
             },
             super::glossary_section(),
+            super::template_section(super::templates::Template::Certificate),
         ]);
         Self {
             title: "Certificado de seguro".to_owned(),

@@ -6,6 +6,7 @@ pub mod certificate;
 pub mod evidence;
 pub mod formats;
 pub mod insurance;
+pub mod templates;
 pub mod terms;
 
 use crate::proposals::model::ProposalDetail;
@@ -224,6 +225,23 @@ pub(crate) fn conditions_section(conditions: Option<&insurance::GeneralCondition
 }
 
 /// The glossary of the terms the documents use.
+/// Which template printed the document: its version and SHA-256, also recorded with the document
+/// (decision 282).
+pub(crate) fn template_section(template: templates::Template) -> Section {
+    Section {
+        heading: "Modelo do documento".to_owned(),
+        blocks: vec![
+            field(
+                "Modelo",
+                format!("{}, versão {}", template.as_str(), templates::TEMPLATES_VERSION),
+            ),
+            field("SHA-256 do modelo", "(hexadecimal, abaixo)"),
+            // On a line of its own, as the notice's digest.
+            Block::Paragraph(template.sha256().to_owned()),
+        ],
+    }
+}
+
 pub(crate) fn glossary_section() -> Section {
     Section {
         heading: "Glossário".to_owned(),
@@ -528,6 +546,7 @@ impl PrintedDocument {
                 blocks: conditions,
             },
             glossary_section(),
+            template_section(templates::Template::Proposal),
         ]);
         Self {
             title: "Proposta de adesão".to_owned(),

@@ -46,6 +46,8 @@ pub struct NoticesShown {
     pub terms_sha256: String,
     /// How the signing request reached the customer.
     pub channel: ShippingType,
+    /// The proposal's template the document was printed from (decision 282).
+    pub template: crate::contract::templates::TemplateStamp,
 }
 
 impl NoticesShown {
@@ -56,6 +58,7 @@ impl NoticesShown {
             notice_sha256: notice_sha256(),
             terms_sha256: sha256_hex(terms),
             channel,
+            template: crate::contract::templates::Template::Proposal.stamp(),
         }
     }
 }

@@ -21,6 +21,7 @@ mod customer_requests;
 mod customers_per_seller;
 mod debit_revocation;
 mod delivery_replays;
+mod document_templates;
 mod event_catalog;
 mod held_subscriptions_index;
 mod insurance_facts;
