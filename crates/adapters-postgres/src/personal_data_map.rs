@@ -221,6 +221,9 @@ pub const STORED: &[StoredTable] = &[
             "vigencia",
             "retido_em",
             "retido_motivo",
+            "numero",
+            "modelo_versao",
+            "modelo_sha256",
         ],
     },
     StoredTable {
