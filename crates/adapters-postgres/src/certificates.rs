@@ -16,6 +16,21 @@ use domain::contract::insurance::{GeneralConditions, InsuranceLine};
 use domain::contract::templates::TemplateStamp;
 use domain::store::StoreError;
 
+/// The columns `sales-api catalog cover` writes; an insurer's SUSEP code not given keeps the
+/// stored one (diesel leaves a `None` field out of the UPDATE).
+#[derive(AsChangeset)]
+#[diesel(table_name = products)]
+struct CoverChange<'a> {
+    seguradora: &'a str,
+    seguradora_cnpj: &'a str,
+    processo_susep: &'a str,
+    cobertura: &'a str,
+    capital_segurado: i64,
+    sac: &'a str,
+    ouvidoria: &'a str,
+    seguradora_codigo_susep: Option<&'a str>,
+}
+
 #[derive(Clone)]
 pub struct PgCertificates {
     pool: PgPool,
@@ -33,25 +48,19 @@ impl PgCertificates {
     pub async fn set_cover(&self, product_code: i32, cover: &ProductCover) -> Result<bool, StoreError> {
         let mut conn = connection(&self.pool).await?;
         let changed = diesel::update(products::table.filter(products::codigo_produto.eq(product_code)))
-            .set((
-                products::seguradora.eq(&cover.insurer),
-                products::seguradora_cnpj.eq(&cover.insurer_cnpj),
-                products::processo_susep.eq(&cover.susep_process),
-                products::cobertura.eq(&cover.coverage),
-                products::capital_segurado.eq(cover.capital),
-                products::sac.eq(&cover.sac),
-                products::ouvidoria.eq(&cover.ombudsman),
-            ))
+            .set(CoverChange {
+                seguradora: &cover.insurer,
+                seguradora_cnpj: &cover.insurer_cnpj,
+                processo_susep: &cover.susep_process,
+                cobertura: &cover.coverage,
+                capital_segurado: cover.capital,
+                sac: &cover.sac,
+                ouvidoria: &cover.ombudsman,
+                seguradora_codigo_susep: cover.insurer_susep_code.as_deref(),
+            })
             .execute(&mut conn)
             .await
             .map_err(query_error)?;
-        if let Some(code) = &cover.insurer_susep_code {
-            diesel::update(products::table.filter(products::codigo_produto.eq(product_code)))
-                .set(products::seguradora_codigo_susep.eq(code))
-                .execute(&mut conn)
-                .await
-                .map_err(query_error)?;
-        }
         Ok(changed > 0)
     }
 

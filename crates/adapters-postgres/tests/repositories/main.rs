@@ -8,6 +8,7 @@
 mod accounts;
 mod callback_partitions;
 mod catalog_cache;
+mod certificates;
 mod delivery_partitions;
 mod ended_sessions;
 mod hooks;
