@@ -524,7 +524,7 @@ fn webhooks() -> Value {
          "description": "`v1,<base64>`: HMAC-SHA256 com o segredo da assinatura (Standard Webhooks); durante a troca de segredo, um por segredo válido."},
     ]);
     let responses = json!({
-        "2XX": {"description": "Recebido. Qualquer outra resposta, ou nenhuma em 10 s, é tentada de novo com espera crescente."},
+        "2XX": {"description": "Recebido. Qualquer outra resposta, ou nenhuma em 15 s (o padrão de `HOOKS_REQUEST_TIMEOUT_MS`), é tentada de novo com espera crescente."},
         "410": {"description": "O receptor não quer mais eventos: a assinatura passa a INATIVO."},
     });
     let event = |summary: &str, schema: &str| {
