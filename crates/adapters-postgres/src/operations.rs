@@ -15,7 +15,7 @@ use domain::proposals::operations::{
     ClaimError, NewOperation, OperationClaims, OperationId, OperationKind, PendingOperation,
 };
 use domain::store::StoreError;
-use domain::values::{ProposalStatus, StoredValueError};
+use domain::values::{ProposalStatus, ReasonCategory, StoredValueError};
 
 /// The partial unique index that holds one pending operation per proposal.
 const ONE_PENDING_INDEX: &str = "proposal_operations_one_pending";
@@ -50,12 +50,13 @@ type PendingRow = (
     String,
     Option<String>,
     Option<String>,
+    Option<String>,
     DateTime<Utc>,
     i32,
 );
 
 fn pending_of(row: PendingRow) -> Result<PendingOperation, StoredValueError> {
-    let (id, proposal_id, identifier, kind, requested_by, reason, target, started_at, attempts) = row;
+    let (id, proposal_id, identifier, kind, requested_by, reason, reason_category, target, started_at, attempts) = row;
     Ok(PendingOperation {
         id: OperationId(id),
         proposal_id,
@@ -63,6 +64,9 @@ fn pending_of(row: PendingRow) -> Result<PendingOperation, StoredValueError> {
         kind: stored_kind(&kind)?,
         requested_by,
         reason,
+        reason_category: reason_category
+            .map(|c| ReasonCategory::from_stored(&c, "proposal_operations", "reason_category"))
+            .transpose()?,
         target: target
             .map(|t| ProposalStatus::from_stored(&t, "proposal_operations", "target"))
             .transpose()?,
@@ -101,6 +105,7 @@ impl OperationClaims for PgOperations {
                         operations::kind.eq(operation.kind.as_str()),
                         operations::requested_by.eq(&operation.requested_by),
                         operations::reason.eq(operation.reason.as_deref()),
+                        operations::reason_category.eq(operation.reason_category.map(ReasonCategory::as_str)),
                         operations::target.eq(operation.target.map(|t| t.as_str())),
                         operations::started_at.eq(operation.at),
                     ))
@@ -197,6 +202,7 @@ impl OperationClaims for PgOperations {
                     operations::kind,
                     operations::requested_by,
                     operations::reason,
+                    operations::reason_category,
                     operations::target,
                     operations::started_at,
                     operations::attempts,

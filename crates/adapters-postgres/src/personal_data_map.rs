@@ -248,6 +248,8 @@ pub const STORED: &[StoredTable] = &[
             "to_status",
             "changed_at",
             "sequence",
+            // A code of a closed list (decision 283): what a seller reads instead of the words.
+            "reason_category",
         ],
     },
     StoredTable {
@@ -264,6 +266,7 @@ pub const STORED: &[StoredTable] = &[
             "outcome",
             "attempts",
             "lease_until",
+            "reason_category",
         ],
     },
     StoredTable {

@@ -366,7 +366,8 @@ statement! {
     REASONS_OUT_OF_DELIVERIES = "UPDATE hook_deliveries d
      SET body = jsonb_set(d.body::jsonb, '{data,motivo}', to_jsonb(history_reason_marker()))::text
      FROM proposal_events e
-     WHERE d.proposal_event_id = e.id AND e.proposal_id = ANY($1) AND e.reason IS NOT NULL";
+     WHERE d.proposal_event_id = e.id AND e.proposal_id = ANY($1) AND e.reason IS NOT NULL
+       AND e.reason_category IS NULL";
 }
 statement! {
     REASONS_OUT_OF_EVENTS = "UPDATE proposal_events SET reason = history_reason_marker()

@@ -670,6 +670,7 @@ diesel::table! {
         changed_at -> Timestamptz,
         sequence -> Int4,
         reason -> Nullable<Text>,
+        reason_category -> Nullable<Text>,
     }
 }
 
@@ -711,6 +712,7 @@ diesel::table! {
         outcome -> Nullable<Text>,
         attempts -> Int4,
         lease_until -> Nullable<Timestamptz>,
+        reason_category -> Nullable<Text>,
     }
 }
 

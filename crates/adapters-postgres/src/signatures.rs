@@ -473,6 +473,7 @@ impl SignatureStore for PgSignatures {
                         from: awaiting,
                         to: ProposalStatus::Expired,
                         changed_by: changed_by.to_owned(),
+                        reason_category: None,
                         reason: deadline
                             .map(|d| format!("Prazo de assinatura vencido em {}", d.format("%Y-%m-%dT%H:%M:%SZ"))),
                         at: now,
@@ -638,6 +639,7 @@ impl SignatureStore for PgSignatures {
                     from: current,
                     to,
                     changed_by: changed_by.to_owned(),
+                    reason_category: None,
                     reason: None,
                     at: event.at,
                     operation: None,

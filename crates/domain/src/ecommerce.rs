@@ -500,6 +500,7 @@ impl EcommerceService {
             expected: ProposalStatus::New,
             requested_by: principal.email.clone(),
             reason: None,
+            reason_category: None,
             target: None,
             at: self.clock.now(),
         };
@@ -581,6 +582,7 @@ impl EcommerceService {
             from: ProposalStatus::New,
             to: ProposalStatus::InAnalysis,
             changed_by: by.to_owned(),
+            reason_category: None,
             reason: Some(if subscription.status == HELD_STATUS {
                 format!("assinatura {} registrada, cobrada na aceitação", subscription.id)
             } else {

@@ -9,8 +9,8 @@ pub fn all() -> Vec<(&'static str, &'static str)> {
     use crate::hooks;
     use crate::validation::codes;
     use crate::values::{
-        Application, EventKind, Gender, HookStatus, Kinship, MaritalStatus, PaymentType, ProposalStatus, SheetType,
-        ShippingType, Uf,
+        Application, EventKind, Gender, HookStatus, Kinship, MaritalStatus, PaymentType, ProposalStatus,
+        ReasonCategory, SheetType, ShippingType, Uf,
     };
     use crate::values::{bank_account, birth_date, cep, cnpj, cpf, email, full_name, phone, salary};
     vec![
@@ -65,6 +65,14 @@ pub fn all() -> Vec<(&'static str, &'static str)> {
         (Gender::CODE, "sexo diferente de Masculino ou Feminino"),
         (MaritalStatus::CODE, "estado civil fora da lista"),
         (Kinship::CODE, "parentesco de beneficiário fora da lista"),
+        (
+            ReasonCategory::CODE,
+            "categoria do motivo fora da lista (saude, documentacao, risco_financeiro, declaracao_inexata, a_pedido, outros)",
+        ),
+        (
+            codes::CATEGORY_NOT_APPLICABLE,
+            "categoria do motivo numa mudança que não é recusa nem cancelamento",
+        ),
         (
             crate::proposals::beneficiaries::SHARES,
             "partes dos beneficiários que não somam 100%",

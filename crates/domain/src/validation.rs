@@ -118,6 +118,8 @@ pub mod codes {
     pub const TOO_LONG: &str = "texto_longo";
     pub const TOO_SHORT: &str = "texto_curto";
     pub const TOO_MANY: &str = "parametros_demais";
+    /// A reason's category on a move that keeps its reason in one layer (decision 283).
+    pub const CATEGORY_NOT_APPLICABLE: &str = "categoria_motivo_indevida";
 }
 
 /// Trims the ASCII white space around an input, as every field rule starts by doing.

@@ -350,7 +350,9 @@ async fn a_status_change_reaches_the_owners_active_subscriptions_only_signed() {
     assert_eq!(body["data"]["statusAnterior"], "NOVO");
     assert_eq!(body["data"]["statusAtual"], "CANCELADO");
     assert_eq!(body["data"]["alteradoPor"], "bo@demo.com.br");
-    assert_eq!(body["data"]["motivo"], "desistência");
+    // The back office's words are not the partner's (decision 283): it receives the category.
+    assert_eq!(body["data"]["motivo"], Value::Null);
+    assert_eq!(body["data"]["categoriaMotivo"], "outros");
     assert_eq!(body["data"]["sequence"], 1);
     assert!(request.headers["webhook-id"].to_str().unwrap().starts_with("msg_"));
 

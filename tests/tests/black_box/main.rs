@@ -41,6 +41,7 @@ mod proposal_list;
 mod proposals;
 mod rate_limits;
 mod read_replicas;
+mod reason_layers;
 mod records_of_processing;
 mod recovery;
 mod refund_destinations;

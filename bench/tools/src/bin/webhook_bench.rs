@@ -82,6 +82,7 @@ impl Driver {
                 to: ProposalStatus::Cancelled,
                 changed_by: "bench".into(),
                 reason: None,
+                reason_category: None,
                 at: Utc::now(),
                 operation: None,
             })

@@ -19,7 +19,7 @@ use diesel::sql_types::{BigInt, Nullable, Text, Timestamptz};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use domain::proposals::lifecycle::{StatusChange, StatusEvent};
 use domain::store::StoreError;
-use domain::values::{EventKind, ProposalStatus, StoredValueError};
+use domain::values::{EventKind, ProposalStatus, ReasonCategory, StoredValueError};
 
 #[derive(Queryable, QueryableByName, Selectable)]
 #[diesel(table_name = events)]
@@ -33,6 +33,7 @@ struct EventRow {
     changed_at: DateTime<Utc>,
     sequence: i32,
     reason: Option<String>,
+    reason_category: Option<String>,
 }
 
 impl TryFrom<EventRow> for StatusEvent {
@@ -49,6 +50,10 @@ impl TryFrom<EventRow> for StatusEvent {
             changed_at: r.changed_at,
             sequence: r.sequence,
             reason: r.reason,
+            reason_category: r
+                .reason_category
+                .map(|c| ReasonCategory::from_stored(&c, "proposal_events", "reason_category"))
+                .transpose()?,
         })
     }
 }
@@ -64,10 +69,10 @@ pub(crate) async fn apply_change(
     change: &StatusChange,
 ) -> Result<StatusEvent, ChangeError> {
     statement! {
-        INSERT_PROPOSAL_EVENTS => EventRow = "INSERT INTO proposal_events (proposal_id, kind, from_status, to_status, changed_by, changed_at, sequence, reason)
-             SELECT $1, $2, $3, $4, $5, $6, coalesce(max(sequence), 0) + 1, $7
+        INSERT_PROPOSAL_EVENTS => EventRow = "INSERT INTO proposal_events (proposal_id, kind, from_status, to_status, changed_by, changed_at, sequence, reason, reason_category)
+             SELECT $1, $2, $3, $4, $5, $6, coalesce(max(sequence), 0) + 1, $7, $8
              FROM proposal_events WHERE proposal_id = $1
-             RETURNING id, proposal_id, kind, from_status, to_status, changed_by, changed_at, sequence, reason";
+             RETURNING id, proposal_id, kind, from_status, to_status, changed_by, changed_at, sequence, reason, reason_category";
     }
     let current: String = proposals::table
         .find(change.proposal_id)
@@ -108,6 +113,7 @@ pub(crate) async fn apply_change(
             .bind::<Text, _>(&change.changed_by)
             .bind::<Timestamptz, _>(change.at)
             .bind::<Nullable<Text>, _>(change.reason.as_deref())
+            .bind::<Nullable<Text>, _>(change.reason_category.map(ReasonCategory::as_str))
     })
     .get_result(conn)
     .await?;

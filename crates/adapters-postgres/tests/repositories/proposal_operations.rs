@@ -39,6 +39,7 @@ fn operation(proposal_id: i64, kind: OperationKind, expected: ProposalStatus) ->
         expected,
         requested_by: "bo@demo.com.br".into(),
         reason: Some("Cliente desistiu".into()),
+        reason_category: None,
         target: None,
         at: Utc::now(),
     }
@@ -51,6 +52,7 @@ fn move_to(proposal_id: i64, from: ProposalStatus, to: ProposalStatus, operation
         to,
         changed_by: "bo@demo.com.br".into(),
         reason: None,
+        reason_category: None,
         at: Utc::now(),
         operation,
     }

@@ -304,6 +304,7 @@ impl World {
             to,
             changed_by: BY.into(),
             reason: Some("conferido".into()),
+            reason_category: None,
             at: Utc::now(),
             operation: None,
         };

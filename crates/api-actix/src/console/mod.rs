@@ -132,6 +132,9 @@ async fn show_proposal(state: &AppState, user: &AuthenticatedUser, identifier: &
 pub struct DecisionForm {
     status: String,
     reason: String,
+    /// A refusal's category (decision 283); the console's form offers the list.
+    #[serde(default, rename = "reasonCategory")]
+    reason_category: Option<String>,
 }
 
 /// Approves, refuses or cancels with a reason (required here: the console records why), then
@@ -142,19 +145,27 @@ pub async fn decide(
     path: web::Path<String>,
     form: web::Form<DecisionForm>,
 ) -> Result<HttpResponse, ApiError> {
-    let DecisionForm { status, reason } = form.into_inner();
-    let (status, reason) = StatusChangeBody {
+    let DecisionForm {
+        status,
+        reason,
+        reason_category,
+    } = form.into_inner();
+    let decision = StatusChangeBody {
         status: Field::Given(status),
         reason: Field::Given(reason),
+        reason_category: reason_category
+            .filter(|c| !c.is_empty())
+            .map_or(Field::Missing, Field::Given),
     }
     .read_with_reason()?;
-    if status == ProposalStatus::Cancelled {
+    let reason = decision.reason.unwrap_or_default();
+    if decision.status == ProposalStatus::Cancelled {
         // A cancellation is the customer's request: under a protocol, the envelope closed first.
         state.settlement.cancel(&user.0, &path, reason).await?;
     } else {
         state
             .settlement
-            .change_status(&user.0, &path, status, Some(reason))
+            .change_status(&user.0, &path, decision.status, Some(reason), decision.reason_category)
             .await?;
     }
     show_proposal(&state, &user, &path).await

@@ -72,12 +72,12 @@ pub async fn sign_link(
 }
 
 /// The back office approves (`APROVADO`), rejects (`REPROVADO`) or cancels (`CANCELADO`).
-#[utoipa::path(patch, path = "/proposal/{identificador}/status", operation_id = "proposal.changeStatus", summary = "Decisão da retaguarda", description = "A retaguarda aprova (`APROVADO`), reprova (`REPROVADO`) ou cancela (`CANCELADO`). A recusa (`REPROVADO`) exige a justificativa em `reason` (de 10 a 500 caracteres; 400 `dados_invalidos` em `reason` quando falta, depois de a mudança ser julgada), que o cliente recebe por e-mail; tudo o que foi recebido volta corrigido pelo IPCA pro rata die desde o pagamento (nada recebido, nada a devolver): o cartão pela plataforma de pagamento (até o valor cobrado), o Pix por devolução e o resto (as cobranças pagas por desconto em folha ou débito em conta, pelo valor recebido, e a correção acima do cobrado) como reembolso a pagar pelo financeiro; a assinatura recorrente é cancelada. Os reembolsos aparecem na rota 7 (`data.refunds`). Um reembolso recusado pela plataforma não muda nada (409 `reembolso_recusado`); a fonte do IPCA fora do ar, 503 `indice_correcao_indisponivel`.", tag = "assinatura", security(("bearer" = [])),
+#[utoipa::path(patch, path = "/proposal/{identificador}/status", operation_id = "proposal.changeStatus", summary = "Decisão da retaguarda", description = "A retaguarda aprova (`APROVADO`), reprova (`REPROVADO`) ou cancela (`CANCELADO`). A recusa (`REPROVADO`) exige a justificativa em `reason` (de 10 a 500 caracteres; 400 `dados_invalidos` em `reason` quando falta, depois de a mudança ser julgada), que o cliente recebe por e-mail; tudo o que foi recebido volta corrigido pelo IPCA pro rata die desde o pagamento (nada recebido, nada a devolver): o cartão pela plataforma de pagamento (até o valor cobrado), o Pix por devolução e o resto (as cobranças pagas por desconto em folha ou débito em conta, pelo valor recebido, e a correção acima do cobrado) como reembolso a pagar pelo financeiro; a assinatura recorrente é cancelada. Os reembolsos aparecem na rota 7 (`data.refunds`). Numa recusa ou num cancelamento, `reasonCategory` (ausente, `outros`) é o que o vendedor lê: seus eventos, seu histórico e os webhooks levam a categoria e nunca as palavras de `reason`, que só o cliente (por e-mail), a retaguarda e a exportação do titular leem (LGPD, arts. 6, III e 11). Um reembolso recusado pela plataforma não muda nada (409 `reembolso_recusado`); a fonte do IPCA fora do ar, 503 `indice_correcao_indisponivel`.", tag = "assinatura", security(("bearer" = [])),
     params(("identificador" = String, Path, description = "Identificador da proposta")),
     request_body(content = StatusChangeBody, example = json!({"status": "APROVADO", "reason": "Documentação conferida"})),
     responses(
         (status = 200, description = "O evento da mudança", body = StatusEventsEnvelope),
-        (status = 400, description = "Mudança não permitida (nomeia os dois estados), ou recusa sem justificativa", body = ErrorEnvelope),
+        (status = 400, description = "Mudança não permitida (nomeia os dois estados), recusa sem justificativa, ou `reasonCategory` fora da lista ou numa mudança que não é recusa nem cancelamento", body = ErrorEnvelope),
         (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope),
         (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
     ))]
@@ -90,7 +90,7 @@ pub async fn change_status(
     let change = body.into_inner().read()?;
     let event = state
         .settlement
-        .change_status(&user.0, &path, change.status, change.reason)
+        .change_status(&user.0, &path, change.status, change.reason, change.reason_category)
         .await?;
     let document = vec![StatusEventDto::from(event)];
     Ok(HttpResponse::Ok().json(Envelope::list("Status da proposta alterado.", document, vec![1])))

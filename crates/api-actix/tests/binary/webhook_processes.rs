@@ -158,6 +158,7 @@ impl World {
                     to: ProposalStatus::Cancelled,
                     changed_by: "teste".into(),
                     reason: None,
+                    reason_category: None,
                     at: Utc::now(),
                     operation: None,
                 })

@@ -91,6 +91,7 @@ impl AcceptanceService {
                 from: ProposalStatus::InAnalysis,
                 to: ProposalStatus::Approved,
                 changed_by: SWEEP_ACTOR.to_owned(),
+                reason_category: None,
                 reason: Some(TACIT_ACCEPTANCE.to_owned()),
                 at: now,
                 operation: None,

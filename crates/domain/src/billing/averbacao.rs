@@ -272,6 +272,7 @@ impl AverbacaoService {
             expected: case.proposal_status,
             requested_by: AVERBACAO_ACTOR.to_owned(),
             reason: Some(kind.label().to_owned()),
+            reason_category: None,
             target: None,
             at: self.clock.now(),
         }

@@ -425,6 +425,7 @@ impl PixCollection {
             expected,
             requested_by: PIX_ACTOR.to_owned(),
             reason: Some(reason),
+            reason_category: None,
             target: None,
             at: self.clock.now(),
         }
@@ -1078,6 +1079,7 @@ mod tests {
             kind,
             requested_by: PIX_ACTOR.into(),
             reason: Some(reason.into()),
+            reason_category: None,
             target: None,
             started_at: Utc::now(),
             attempts: 0,

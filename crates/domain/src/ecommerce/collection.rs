@@ -105,6 +105,7 @@ impl CollectionService {
                 expected: held.proposal_status,
                 requested_by: COLLECTION_ACTOR.to_owned(),
                 reason: Some(OperationKind::Collection.label().to_owned()),
+                reason_category: None,
                 target: None,
                 at: self.clock.now(),
             };

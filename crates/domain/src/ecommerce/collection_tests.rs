@@ -151,6 +151,7 @@ async fn the_worker_finishes_a_collection_with_the_same_key_or_fails_it_when_not
         kind: OperationKind::Collection,
         requested_by: COLLECTION_ACTOR.into(),
         reason: None,
+        reason_category: None,
         target: None,
         started_at: Utc::now(),
         attempts: 0,

@@ -8,7 +8,9 @@ use crate::billing::term::ContractTerm;
 use crate::billing::{Billing, Charge};
 use crate::proposals::lifecycle::StatusEvent;
 use crate::signature::PartyRole;
-use crate::values::{BillingStatus, ChargeStatus, EventKind, Flow, PartyStatus, ProposalStatus, ShippingType};
+use crate::values::{
+    BillingStatus, ChargeStatus, EventKind, Flow, PartyStatus, ProposalStatus, ReasonCategory, ShippingType,
+};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use uuid::Uuid;
@@ -98,7 +100,14 @@ pub struct StatusChangeData {
     #[cfg_attr(feature = "openapi", schema(format = DateTime))]
     pub alterado_em: String,
     pub alterado_por: String,
+    /// As palavras do motivo; nulo numa recusa ou num cancelamento da retaguarda, cujo motivo o
+    /// vendedor lê só pela categoria (`categoriaMotivo`).
     pub motivo: Option<String>,
+    /// A categoria do motivo de uma recusa ou de um cancelamento da retaguarda (`saude`,
+    /// `documentacao`, `risco_financeiro`, `declaracao_inexata`, `a_pedido`, `outros`); nula nas
+    /// outras mudanças.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::values::ReasonCategory>))]
+    pub categoria_motivo: Option<ReasonCategory>,
     pub sequence: i32,
 }
 
@@ -217,7 +226,10 @@ pub fn status_change(event: &StatusEvent, identifier: &str) -> String {
             status_atual: event.to,
             alterado_em: timestamp(event.changed_at),
             alterado_por: event.changed_by.clone(),
-            motivo: event.reason.clone(),
+            // A categorised reason's words are never a subscriber's: every audience of a delivery
+            // may be a seller (decision 283).
+            motivo: event.reason.clone().filter(|_| event.reason_category.is_none()),
+            categoria_motivo: event.reason_category,
             sequence: event.sequence,
         },
     })
@@ -626,6 +638,7 @@ mod tests {
             changed_at: at,
             sequence: 3,
             reason: Some("desistência".into()),
+            reason_category: None,
         };
         let body: Value = serde_json::from_str(&status_change(&event, "PROP-1")).unwrap();
         assert_eq!(
@@ -640,10 +653,24 @@ mod tests {
                     "alteradoEm": "2026-11-22T10:00:00.000Z",
                     "alteradoPor": "ana@exemplo.com.br",
                     "motivo": "desistência",
+                    "categoriaMotivo": null,
                     "sequence": 3,
                 }
             })
         );
+
+        // The back office's refusal: its words stay home, the category goes.
+        let refusal = StatusEvent {
+            to: ProposalStatus::Rejected,
+            from: ProposalStatus::InAnalysis,
+            reason: Some("Declarou uso contínuo de Losartana".into()),
+            reason_category: Some(ReasonCategory::Health),
+            ..event
+        };
+        let body: Value = serde_json::from_str(&status_change(&refusal, "PROP-1")).unwrap();
+        assert_eq!(body["data"]["motivo"], Value::Null);
+        assert_eq!(body["data"]["categoriaMotivo"], "saude");
+        assert!(!body.to_string().contains("Losartana"));
     }
 
     fn at() -> DateTime<Utc> {

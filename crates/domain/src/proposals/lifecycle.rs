@@ -13,8 +13,8 @@
 //! Any other move is refused naming both states. Finished states free the customer to open a new
 //! proposal for the product.
 
-use crate::values::EventKind;
 use crate::values::ProposalStatus::{self, *};
+use crate::values::{EventKind, ReasonCategory};
 use chrono::{DateTime, Utc};
 
 /// Why a proposal moves.
@@ -116,6 +116,9 @@ pub struct StatusChange {
     pub to: ProposalStatus,
     pub changed_by: String,
     pub reason: Option<String>,
+    /// The back office's refusal or cancellation: the category a seller reads instead of the
+    /// reason's words (`proposals::reasons`); none for a reason of one layer.
+    pub reason_category: Option<ReasonCategory>,
     pub at: DateTime<Utc>,
     /// The operation this move ends (in the move's transaction); a move without one is refused
     /// while any operation on the proposal is pending.
@@ -143,6 +146,8 @@ pub struct StatusEvent {
     /// 1, 2, 3... per proposal, so that receivers can drop stale events.
     pub sequence: i32,
     pub reason: Option<String>,
+    /// The category a seller reads instead of `reason` (`proposals::reasons`).
+    pub reason_category: Option<ReasonCategory>,
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ pub mod lifecycle;
 pub mod model;
 pub mod operations;
 pub mod ports;
+pub mod reasons;
 pub mod regret;
 pub mod requests;
 pub mod search;

@@ -16,7 +16,7 @@
 
 use crate::clock::Clock;
 use crate::store::StoreError;
-use crate::values::ProposalStatus;
+use crate::values::{ProposalStatus, ReasonCategory};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use std::fmt;
@@ -160,6 +160,8 @@ pub struct NewOperation {
     pub requested_by: String,
     /// The reason asked, kept so that the worker can finish the operation as asked.
     pub reason: Option<String>,
+    /// The category a seller reads instead of the reason's words (`proposals::reasons`).
+    pub reason_category: Option<ReasonCategory>,
     /// A move's target status.
     pub target: Option<ProposalStatus>,
     pub at: DateTime<Utc>,
@@ -187,6 +189,7 @@ pub struct PendingOperation {
     pub kind: OperationKind,
     pub requested_by: String,
     pub reason: Option<String>,
+    pub reason_category: Option<ReasonCategory>,
     pub target: Option<ProposalStatus>,
     pub started_at: DateTime<Utc>,
     /// How many times the worker took it before this one.
@@ -382,6 +385,7 @@ mod tests {
             kind,
             requested_by: "bo@demo.com.br".into(),
             reason: None,
+            reason_category: None,
             target: None,
             started_at: chrono::Utc::now(),
             attempts: 0,

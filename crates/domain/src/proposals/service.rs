@@ -17,6 +17,7 @@ use crate::proposals::model::{
     ProposalRequest,
 };
 use crate::proposals::ports::{CreateProposalError, PartnerDirectory, ProposalStore};
+use crate::proposals::reasons;
 use crate::proposals::search::{ListCursor, ProposalPage, ProposalSearch};
 use crate::store::StoreError;
 use crate::validation::{Violations, codes};
@@ -351,6 +352,7 @@ impl ProposalService {
             self.proposals.detail(identifier, scope),
             self.proposals.history(identifier, scope),
         )?;
+        let history = history.map(|entries| reasons::history_as_read_by(entries, principal));
         detail.zip(history).ok_or(ProposalError::NotFound)
     }
 
@@ -358,10 +360,12 @@ impl ProposalService {
     pub async fn history(&self, principal: &Principal, identifier: &str) -> Result<Vec<HistoryEntry>, ProposalError> {
         authorize(principal, Operation::ReadProposal)?;
         let scope = self.scope(principal).await?;
-        self.proposals
+        let entries = self
+            .proposals
             .history(identifier, scope)
             .await?
-            .ok_or(ProposalError::NotFound)
+            .ok_or(ProposalError::NotFound)?;
+        Ok(reasons::history_as_read_by(entries, principal))
     }
 
     /// The proposal list: the caller's scope, newest first, one page and the cursor of the next.

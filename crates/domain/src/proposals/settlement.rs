@@ -27,6 +27,7 @@ use crate::proposals::operations::{
     RecoveryOutcome, end_failed, end_if_failed,
 };
 use crate::proposals::ports::{PartnerDirectory, ProposalStore};
+use crate::proposals::reasons;
 use crate::proposals::regret::{WITHDRAWAL_REASON, concluded_at, last_day, within_regret};
 use crate::proposals::requests::{Cancellation, CustomerRequestStore, NewCustomerRequest, RequestKind};
 use crate::proposals::signing::{SigningError, SigningService};
@@ -37,7 +38,7 @@ use crate::refunds::{RefundChannel, RefundReason, RefundRecord, TO_PAY};
 use crate::signature::ChangeStatusError;
 use crate::store::StoreError;
 use crate::validation::{Violations, codes};
-use crate::values::{Email, PaymentType, ProposalStatus};
+use crate::values::{Email, PaymentType, ProposalStatus, ReasonCategory};
 use chrono::{DateTime, Months, NaiveDate, Utc};
 use std::sync::Arc;
 
@@ -192,11 +193,15 @@ impl SettlementService {
         identifier: &str,
         to: ProposalStatus,
         reason: Option<String>,
+        category: Option<ReasonCategory>,
     ) -> Result<StatusEvent, SettlementError> {
         if to != ProposalStatus::Rejected {
-            return Ok(self.signing.change_status(principal, identifier, to, reason).await?);
+            return Ok(self
+                .signing
+                .change_status(principal, identifier, to, reason, category)
+                .await?);
         }
-        self.refuse(principal, identifier, reason).await
+        self.refuse(principal, identifier, reason, category).await
     }
 
     /// The insurer's refusal: judged as a move first (the state named when refused), then its
@@ -208,15 +213,19 @@ impl SettlementService {
         principal: &Principal,
         identifier: &str,
         reason: Option<String>,
+        category: Option<ReasonCategory>,
     ) -> Result<StatusEvent, SettlementError> {
         authorize(principal, Operation::ChangeStatus)?;
         let detail = self.detail(principal, identifier).await?;
         let from = detail.proposal.status;
         check(from, ProposalStatus::Rejected, Trigger::BackOffice)?;
         let reason = refusal_reason(reason)?;
-        let operation = self.claim(&detail, End::Refusal, &principal.email, &reason).await?;
+        let category = reasons::of_decision(ProposalStatus::Rejected, category);
+        let operation = self
+            .claim(&detail, End::Refusal, &principal.email, &reason, category)
+            .await?;
         let settled = self
-            .settle(&detail, End::Refusal, operation, &principal.email, &reason)
+            .settle(&detail, End::Refusal, operation, &principal.email, &reason, category)
             .await;
         end_if_failed(self.claims.as_ref(), operation, &settled, self.clock.now()).await;
         let settled = settled?;
@@ -256,11 +265,19 @@ impl SettlementService {
                 last_day: last_day(concluded),
             });
         }
+        let category = reasons::of_cancellation(principal);
         let operation = self
-            .claim(&detail, End::Cancellation, &principal.email, &reason)
+            .claim(&detail, End::Cancellation, &principal.email, &reason, category)
             .await?;
         let settled = self
-            .settle(&detail, End::Cancellation, operation, &principal.email, &reason)
+            .settle(
+                &detail,
+                End::Cancellation,
+                operation,
+                &principal.email,
+                &reason,
+                category,
+            )
             .await;
         end_if_failed(self.claims.as_ref(), operation, &settled, self.clock.now()).await;
         let settled = settled?;
@@ -289,6 +306,7 @@ impl SettlementService {
         end: End,
         by: &str,
         reason: &str,
+        category: Option<ReasonCategory>,
     ) -> Result<OperationId, SettlementError> {
         let operation = NewOperation {
             id: OperationId::new(),
@@ -297,6 +315,7 @@ impl SettlementService {
             expected: detail.proposal.status,
             requested_by: by.to_owned(),
             reason: Some(reason.to_owned()),
+            reason_category: category,
             target: Some(end.target()),
             at: self.clock.now(),
         };
@@ -327,6 +346,7 @@ impl SettlementService {
         operation: OperationId,
         by: &str,
         reason: &str,
+        category: Option<ReasonCategory>,
     ) -> Result<Settled, SettlementError> {
         let proposal = &detail.proposal;
         let now = self.clock.now();
@@ -408,6 +428,7 @@ impl SettlementService {
                 }
                 .to_owned(),
             ),
+            reason_category: category,
             at,
             operation: Some(operation),
         };
@@ -610,6 +631,7 @@ impl SettlementService {
                 expected: late.status,
                 requested_by: LATE_REFUND_ACTOR.to_owned(),
                 reason: Some(late_reason(late.charge.charge_id)),
+                reason_category: None,
                 target: None,
                 at: self.clock.now(),
             };
@@ -682,7 +704,14 @@ impl SettlementService {
             .clone()
             .unwrap_or_else(|| end.reason().as_str().to_owned());
         match self
-            .settle(&detail, end, operation.id, &operation.requested_by, &reason)
+            .settle(
+                &detail,
+                end,
+                operation.id,
+                &operation.requested_by,
+                &reason,
+                operation.reason_category,
+            )
             .await
         {
             Ok(_) => Ok(RecoveryOutcome::Finished),
@@ -871,7 +900,7 @@ impl ContractEnd for SettlementService {
             }
         };
         check(detail.proposal.status, ProposalStatus::Cancelled, trigger).map_err(|e| failed(e.into()))?;
-        let operation = match self.claim(&detail, end, ARREARS_ACTOR, reason).await {
+        let operation = match self.claim(&detail, end, ARREARS_ACTOR, reason, None).await {
             Ok(operation) => operation,
             // Another operation holds the proposal, or it moved: the next pass sees it again.
             Err(SettlementError::OperationInProgress { .. } | SettlementError::NotCancellable { .. }) => {
@@ -898,7 +927,7 @@ impl ContractEnd for SettlementService {
             tracing::info!(?cause, "contract's premium paid before its end: not ended");
             return Ok(None);
         }
-        let settled = self.settle(&detail, end, operation, ARREARS_ACTOR, reason).await;
+        let settled = self.settle(&detail, end, operation, ARREARS_ACTOR, reason, None).await;
         end_if_failed(self.claims.as_ref(), operation, &settled, self.clock.now()).await;
         let settled = settled.map_err(failed)?;
         tracing::info!(

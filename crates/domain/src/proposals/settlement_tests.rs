@@ -13,7 +13,7 @@ use crate::refunds::correction::MonthlyRate;
 use crate::refunds::plan::PaidCharge;
 use crate::refunds::ports::{MockPriceIndex, MockRefundStore};
 use crate::signature::{MockSignatureProvider, MockSignatureStore};
-use crate::values::{Application, EventKind};
+use crate::values::{Application, EventKind, ReasonCategory};
 use chrono::{Datelike, TimeZone};
 
 /// A clock stopped at one instant.
@@ -169,6 +169,7 @@ fn event(settlement: &Settlement) -> StatusEvent {
         changed_at: settlement.change.at,
         sequence: 4,
         reason: settlement.change.reason.clone(),
+        reason_category: settlement.change.reason_category,
     }
 }
 
@@ -190,11 +191,11 @@ const JUSTIFIED: &str = "Declaração de saúde incompatível com o produto";
 #[tokio::test]
 async fn the_move_is_judged_before_the_justification() {
     let service = Mocks::online("APROVADO", noon(2026, 11, 16)).service();
-    let refused = service.refuse(&office(), "id-1", None).await;
+    let refused = service.refuse(&office(), "id-1", None, None).await;
     assert!(matches!(refused, Err(SettlementError::Transition(_))), "{refused:?}");
     let service = Mocks::online("EM ANÁLISE", noon(2026, 11, 16)).service();
     for (reason, code) in [(None, "campo_obrigatorio"), (Some("curto"), "texto_curto")] {
-        match service.refuse(&office(), "id-1", reason.map(str::to_owned)).await {
+        match service.refuse(&office(), "id-1", reason.map(str::to_owned), None).await {
             Err(SettlementError::Invalid(v)) => {
                 assert_eq!(v.errors()[0].field, "reason");
                 assert_eq!(v.errors()[0].code, code);
@@ -227,6 +228,11 @@ async fn a_refusal_refunds_the_card_corrected_records_the_excess_and_tells_the_c
     m.refunds.expect_record_settlement().times(1).returning(|s| {
         assert_eq!(s.change.to, ProposalStatus::Rejected);
         assert_eq!(s.change.reason.as_deref(), Some(JUSTIFIED));
+        assert_eq!(
+            s.change.reason_category,
+            Some(ReasonCategory::Health),
+            "the category the seller reads, as the back office chose it"
+        );
         assert!(s.request.is_none(), "a refusal is not the customer's request");
         assert_eq!(s.subscription.as_ref().map(|s| s.status.as_str()), Some("canceled"));
         // 15 of November's 30 days at 0,60 %: R$ 39,90 becomes R$ 40,02; the card takes back
@@ -251,7 +257,12 @@ async fn a_refusal_refunds_the_card_corrected_records_the_excess_and_tells_the_c
         .return_const(());
     let event = m
         .service()
-        .refuse(&office(), "id-1", Some(format!("  {JUSTIFIED} ")))
+        .refuse(
+            &office(),
+            "id-1",
+            Some(format!("  {JUSTIFIED} ")),
+            Some(ReasonCategory::Health),
+        )
         .await
         .unwrap();
     assert_eq!(event.to, ProposalStatus::Rejected);
@@ -266,7 +277,10 @@ async fn a_refused_refund_cancels_nothing_and_records_nothing() {
     m.gateway.expect_cancel_subscription().never();
     m.refunds.expect_record_settlement().never();
     m.mail.expect_enqueue().never();
-    let refused = m.service().refuse(&office(), "id-1", Some(JUSTIFIED.into())).await;
+    let refused = m
+        .service()
+        .refuse(&office(), "id-1", Some(JUSTIFIED.into()), None)
+        .await;
     assert!(
         matches!(refused, Err(SettlementError::RefundRefused { .. })),
         "{refused:?}"
@@ -308,7 +322,7 @@ async fn a_partners_refusal_before_any_collection_returns_nothing() {
         .times(1)
         .return_const(());
     m.service()
-        .refuse(&office(), "id-1", Some(JUSTIFIED.into()))
+        .refuse(&office(), "id-1", Some(JUSTIFIED.into()), None)
         .await
         .unwrap();
 }

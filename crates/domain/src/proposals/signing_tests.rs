@@ -162,6 +162,7 @@ async fn a_retry_resumes_without_a_second_envelope() {
             changed_at: c.at,
             sequence: 1,
             reason: None,
+            reason_category: None,
         })
     });
     assert_eq!(
@@ -590,6 +591,7 @@ fn cancelled_event(change: &crate::proposals::lifecycle::StatusChange) -> crate:
         changed_at: change.at,
         sequence: 2,
         reason: change.reason.clone(),
+        reason_category: change.reason_category,
     }
 }
 
@@ -708,6 +710,7 @@ fn expired(identifier: &str, envelope: Option<&str>) -> ExpiredSignature {
         to: crate::values::ProposalStatus::Expired,
         changed_by: DEADLINE_ACTOR.into(),
         reason: None,
+        reason_category: None,
         at: chrono::Utc::now(),
         operation: None,
     };

@@ -151,6 +151,7 @@ impl WithdrawalService {
             expected: from,
             requested_by: principal.email.clone(),
             reason: reason.clone(),
+            reason_category: None,
             target: None,
             at: now,
         };
@@ -182,7 +183,7 @@ impl WithdrawalService {
         let reason = reason.unwrap_or_else(|| WITHDRAWAL_REASON.to_owned());
         let settled = self
             .settlement
-            .settle(detail, End::Withdrawal, operation, by, &reason)
+            .settle(detail, End::Withdrawal, operation, by, &reason, None)
             .await?;
         let protocol = settled.protocol.ok_or_else(|| {
             WithdrawalError::Store(StoreError::Unavailable(

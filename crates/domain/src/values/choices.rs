@@ -180,6 +180,20 @@ choice!(
 );
 
 choice!(
+    /// Why the back office refused or cancelled, as a seller may read it (decision 283): the
+    /// words themselves are the back office's and the customer's, and can be health data (LGPD
+    /// art. 11), so what reaches a seller is one of these codes.
+    ReasonCategory, "categoria_motivo_invalida", "reasonCategory", {
+        Health => "saude",
+        Documentation => "documentacao",
+        FinancialRisk => "risco_financeiro",
+        InexactDeclaration => "declaracao_inexata",
+        CustomerRequest => "a_pedido",
+        Other => "outros",
+    }
+);
+
+choice!(
     /// The lifecycle states of a proposal. Finished ones (`APROVADO`, `REPROVADO`, `CANCELADO`,
     /// `EXPIRADO`) free the customer to open another proposal for the product.
     ProposalStatus, "status_invalido", "status", {

@@ -16,8 +16,8 @@ pub use birth_date::{AgeBounds, BirthDate};
 pub use cep::Cep;
 pub use choices::{
     Application, BillingStatus, ChargeStatus, DeliveryState, EventKind, Flow, Gender, HookStatus, Kinship,
-    MaritalStatus, PartyStatus, PaymentType, ProposalStatus, RegistrationStatus, SheetType, ShippingType,
-    StoredValueError, Uf,
+    MaritalStatus, PartyStatus, PaymentType, ProposalStatus, ReasonCategory, RegistrationStatus, SheetType,
+    ShippingType, StoredValueError, Uf,
 };
 pub use cnpj::Cnpj;
 pub use cpf::Cpf;

@@ -38,6 +38,7 @@ mod privacy_retention_runs;
 mod proposal_notices;
 mod rate_limit_counters;
 mod read_model_in_rust;
+mod reason_categories;
 mod refund_destinations;
 mod refunds_settled;
 mod signing_deadlines;

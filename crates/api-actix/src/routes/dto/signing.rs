@@ -2,7 +2,7 @@
 
 use crate::routes::dto::iso;
 use domain::proposals::lifecycle::StatusEvent;
-use domain::values::{EventKind, ProposalStatus};
+use domain::values::{EventKind, ProposalStatus, ReasonCategory};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -25,7 +25,11 @@ pub struct StatusEventDto {
     #[schema(format = DateTime)]
     pub changed_at: String,
     pub sequence: i32,
+    /// The reason's words: null for a seller when the move is the back office's refusal or
+    /// cancellation (decision 283), whose category it reads in `reasonCategory`.
     pub reason: Option<String>,
+    /// The category of a back-office refusal's or cancellation's reason; null on other moves.
+    pub reason_category: Option<ReasonCategory>,
 }
 
 impl From<StatusEvent> for StatusEventDto {
@@ -39,6 +43,7 @@ impl From<StatusEvent> for StatusEventDto {
             changed_at: iso(e.changed_at),
             sequence: e.sequence,
             reason: e.reason,
+            reason_category: e.reason_category,
         }
     }
 }

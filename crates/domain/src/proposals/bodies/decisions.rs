@@ -2,7 +2,7 @@
 //! a cancellation and the customer's withdrawal.
 
 use crate::input::{Field, Reading, limits};
-use crate::validation::Violations;
+use crate::validation::{Violations, codes};
 use crate::values::*;
 use crate::wire_body;
 
@@ -40,17 +40,25 @@ wire_body! {
     pub struct StatusChangeBody => StatusChangeMembers {
         #[cfg_attr(feature = "openapi", schema(value_type = ProposalStatus))]
         status: Field<String>,
-        /// O motivo, guardado com o evento.
+        /// O motivo, guardado com o evento. Numa recusa ou num cancelamento, só o cliente (por
+        /// e-mail), a retaguarda e a exportação do titular leem estas palavras; o vendedor lê a
+        /// categoria (`reasonCategory`).
         #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Documentação conferida"))]
         reason: Field<String>,
+        /// A categoria do motivo de uma recusa (`REPROVADO`) ou de um cancelamento (`CANCELADO`),
+        /// a única parte do motivo que o vendedor lê; ausente, `outros`. Não se aplica a outra
+        /// mudança.
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<ReasonCategory>, example = "saude"))]
+        reason_category as "reasonCategory": Field<String>,
     }
 }
 
-/// The status asked for and its reason.
+/// The status asked for, its reason and the reason's category.
 #[derive(Debug)]
 pub struct StatusChangeRequest {
     pub status: ProposalStatus,
     pub reason: Option<String>,
+    pub reason_category: Option<ReasonCategory>,
 }
 
 wire_body! {
@@ -182,10 +190,35 @@ impl StatusChangeBody {
         let mut r = Reading::root(&mut v);
         let status = r.parse(m.status.0, m.status.1, ProposalStatus::parse);
         let reason = r.optional_text_within(m.reason.0, m.reason.1, limits::REASON);
+        let reason_category = read_category(&mut r, m.reason_category, status);
         match status {
-            Some(status) if v.is_empty() => Ok(StatusChangeRequest { status, reason }),
+            Some(status) if v.is_empty() => Ok(StatusChangeRequest {
+                status,
+                reason,
+                reason_category,
+            }),
             _ => Err(v),
         }
+    }
+}
+
+/// `reasonCategory`: one of the closed list, and only on a refusal or a cancellation.
+fn read_category(
+    r: &mut Reading<'_>,
+    (name, field): (&'static str, Field<String>),
+    status: Option<ProposalStatus>,
+) -> Option<ReasonCategory> {
+    let category = r.parse_optional(name, field, ReasonCategory::parse)?;
+    match status {
+        Some(status) if !crate::proposals::reasons::takes_category(status) => {
+            r.add(
+                name,
+                codes::CATEGORY_NOT_APPLICABLE,
+                format!("{name} só se aplica a REPROVADO ou CANCELADO, não a {status}"),
+            );
+            None
+        }
+        _ => Some(category),
     }
 }
 
@@ -195,7 +228,7 @@ impl StatusChangeBody {
     /// request, of at least [`REASON_MIN_CHARS`] characters, as `POST /proposal/{id}/cancel` asks.
     ///
     /// [`REASON_MIN_CHARS`]: crate::proposals::requests::REASON_MIN_CHARS
-    pub fn read_with_reason(self) -> Result<(ProposalStatus, String), Violations> {
+    pub fn read_with_reason(self) -> Result<StatusChangeRequest, Violations> {
         let m = self.named();
         let mut v = Violations::new();
         let mut r = Reading::root(&mut v);
@@ -204,8 +237,13 @@ impl StatusChangeBody {
         if status == Some(ProposalStatus::Cancelled) {
             refuse_short_reason(&mut r, m.reason.0, reason.as_deref());
         }
+        let reason_category = read_category(&mut r, m.reason_category, status);
         match (status, reason) {
-            (Some(status), Some(reason)) if v.is_empty() => Ok((status, reason)),
+            (Some(status), Some(reason)) if v.is_empty() => Ok(StatusChangeRequest {
+                status,
+                reason: Some(reason),
+                reason_category,
+            }),
             _ => Err(v),
         }
     }
@@ -215,12 +253,13 @@ impl StatusChangeBody {
 mod decision_tests {
     use super::StatusChangeBody;
     use crate::input::Field;
-    use crate::values::ProposalStatus;
+    use crate::values::{ProposalStatus, ReasonCategory};
 
     fn decision(status: &str, reason: &str) -> StatusChangeBody {
         StatusChangeBody {
             status: Field::Given(status.to_owned()),
             reason: Field::Given(reason.to_owned()),
+            reason_category: Field::Missing,
         }
     }
 
@@ -236,13 +275,34 @@ mod decision_tests {
         assert_eq!(
             decision("APROVADO", "  Documentação conferida ")
                 .read_with_reason()
-                .ok(),
-            Some((ProposalStatus::Approved, "Documentação conferida".to_owned()))
+                .ok()
+                .map(|r| (r.status, r.reason, r.reason_category)),
+            Some((
+                ProposalStatus::Approved,
+                Some("Documentação conferida".to_owned()),
+                None
+            ))
         );
         assert_eq!(refused_fields(decision("PERDIDO", "  ")), ["status", "reason"]);
         // Two letters approve (the back office's note) but do not cancel (the customer's request).
         assert!(decision("REPROVADO", "ok").read_with_reason().is_ok());
         assert_eq!(refused_fields(decision("CANCELADO", "ok")), ["reason"]);
         assert_eq!(refused_fields(decision("APROVADO", &"a".repeat(501))), ["reason"]);
+    }
+
+    #[test]
+    fn a_category_is_one_of_the_list_and_only_for_a_refusal_or_a_cancellation() {
+        let with = |status: &str, category: &str| StatusChangeBody {
+            reason_category: Field::Given(category.to_owned()),
+            ..decision(status, "Declarou uso contínuo de medicamento")
+        };
+        let read = with("REPROVADO", " saude ").read_with_reason().unwrap();
+        assert_eq!(read.reason_category, Some(ReasonCategory::Health));
+        assert_eq!(refused_fields(with("REPROVADO", "doenca")), ["reasonCategory"]);
+        assert_eq!(refused_fields(with("APROVADO", "saude")), ["reasonCategory"]);
+        assert_eq!(
+            with("CANCELADO", "a_pedido").read().unwrap().reason_category,
+            Some(ReasonCategory::CustomerRequest)
+        );
     }
 }

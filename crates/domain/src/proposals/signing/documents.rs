@@ -63,6 +63,7 @@ impl SigningService {
     pub async fn events(&self, principal: &Principal, identifier: &str) -> Result<Vec<StatusEvent>, SigningError> {
         authorize(principal, Operation::ReadProposal)?;
         let detail = self.detail(principal, identifier).await?;
-        Ok(self.signatures.events(detail.proposal.id).await?)
+        let events = self.signatures.events(detail.proposal.id).await?;
+        Ok(events.into_iter().map(|e| e.as_read_by(principal)).collect())
     }
 }

@@ -4,6 +4,7 @@ use super::{SigningError, SigningService};
 use crate::access::Scope;
 use crate::proposals::lifecycle::StatusChange;
 use crate::proposals::operations::{OperationFinisher, OperationKind, PendingOperation, RecoveryOutcome};
+use crate::proposals::reasons::StatedReason;
 use crate::values::ProposalStatus;
 
 impl SigningService {
@@ -30,7 +31,10 @@ impl SigningService {
                     .await?;
             }
             (OperationKind::Cancellation, _) => {
-                let reason = operation.reason.clone().unwrap_or_else(|| "cancelamento".to_owned());
+                let reason = StatedReason {
+                    words: operation.reason.clone().unwrap_or_else(|| "cancelamento".to_owned()),
+                    category: operation.reason_category,
+                };
                 self.close_and_record(&detail, from, operation.id, by, reason).await?;
             }
             (OperationKind::StatusChange, _) => {
@@ -41,6 +45,7 @@ impl SigningService {
                     to: operation.target.unwrap_or(ProposalStatus::Cancelled),
                     changed_by: by.to_owned(),
                     reason: operation.reason.clone(),
+                    reason_category: operation.reason_category,
                     at: self.clock.now(),
                     operation: Some(operation.id),
                 };

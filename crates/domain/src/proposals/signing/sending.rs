@@ -8,6 +8,7 @@ use crate::privacy::notice::NoticesShown;
 use crate::proposals::lifecycle::StatusChange;
 use crate::proposals::model::{Flow, ProposalDetail};
 use crate::proposals::operations::{ClaimError, NewOperation, OperationId, OperationKind, end_if_failed};
+use crate::proposals::reasons::GivenReason;
 use crate::signature::SealedDocument;
 use crate::values::ProposalStatus;
 
@@ -37,7 +38,14 @@ impl SigningService {
         match detail.proposal.status {
             ProposalStatus::New => {
                 let operation = self
-                    .claim(&detail, OperationKind::Sending, ProposalStatus::New, by, None, None)
+                    .claim(
+                        &detail,
+                        OperationKind::Sending,
+                        ProposalStatus::New,
+                        by,
+                        GivenReason::default(),
+                        None,
+                    )
                     .await
                     .map_err(|e| refusal(e, |current| transition(current, ProposalStatus::AwaitingSignature)))?;
                 // Read again under the claim: a correction that committed before it is in the
@@ -71,7 +79,7 @@ impl SigningService {
                         OperationKind::Sending,
                         ProposalStatus::AwaitingSignature,
                         by,
-                        None,
+                        GivenReason::default(),
                         None,
                     )
                     .await
@@ -99,7 +107,7 @@ impl SigningService {
         kind: OperationKind,
         expected: ProposalStatus,
         by: &str,
-        reason: Option<String>,
+        reason: GivenReason,
         target: Option<ProposalStatus>,
     ) -> Result<OperationId, ClaimError> {
         let operation = NewOperation {
@@ -108,7 +116,8 @@ impl SigningService {
             kind,
             expected,
             requested_by: by.to_owned(),
-            reason,
+            reason: reason.words,
+            reason_category: reason.category,
             target,
             at: self.clock.now(),
         };
@@ -198,6 +207,7 @@ impl SigningService {
             to: ProposalStatus::AwaitingSignature,
             changed_by: by.to_owned(),
             reason: None,
+            reason_category: None,
             at: self.clock.now(),
             operation: Some(operation),
         };

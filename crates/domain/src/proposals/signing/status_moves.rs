@@ -6,9 +6,10 @@ use crate::auth::model::Principal;
 use crate::proposals::lifecycle::{StatusChange, StatusEvent, TransitionError, Trigger, check};
 use crate::proposals::model::ProposalDetail;
 use crate::proposals::operations::{OperationId, OperationKind};
+use crate::proposals::reasons::{self, GivenReason, StatedReason};
 use crate::proposals::requests::{Cancellation, CustomerRequest, NewCustomerRequest, Protocol, RequestKind};
 use crate::signature::ChangeStatusError;
-use crate::values::ProposalStatus;
+use crate::values::{ProposalStatus, ReasonCategory};
 
 impl SigningService {
     /// The back office approves, rejects or cancels. A cancellation closes the envelope, under the
@@ -19,11 +20,13 @@ impl SigningService {
         identifier: &str,
         to: ProposalStatus,
         reason: Option<String>,
+        category: Option<ReasonCategory>,
     ) -> Result<StatusEvent, SigningError> {
         authorize(principal, Operation::ChangeStatus)?;
         let detail = self.detail(principal, identifier).await?;
         let from = detail.proposal.status;
         check(from, to, Trigger::BackOffice)?;
+        let category = reasons::of_decision(to, category);
         let operation = if to == ProposalStatus::Cancelled {
             let operation = self
                 .claim(
@@ -31,7 +34,10 @@ impl SigningService {
                     OperationKind::StatusChange,
                     from,
                     &principal.email,
-                    reason.clone(),
+                    GivenReason {
+                        words: reason.clone(),
+                        category,
+                    },
                     Some(to),
                 )
                 .await
@@ -49,6 +55,7 @@ impl SigningService {
             to,
             changed_by: principal.email.clone(),
             reason,
+            reason_category: category,
             at: self.clock.now(),
             operation,
         };
@@ -84,13 +91,20 @@ impl SigningService {
                 OperationKind::Cancellation,
                 from,
                 &principal.email,
-                Some(reason.clone()),
+                GivenReason {
+                    words: Some(reason.clone()),
+                    category: reasons::of_cancellation(principal),
+                },
                 None,
             )
             .await
             .map_err(|e| refusal(e, |status| SigningError::NotCancellable { status }))?;
+        let stated = StatedReason {
+            words: reason,
+            category: reasons::of_cancellation(principal),
+        };
         let cancelled = self
-            .close_and_record(&detail, from, operation, &principal.email, reason)
+            .close_and_record(&detail, from, operation, &principal.email, stated)
             .await;
         self.end_if_failed(operation, &cancelled).await;
         let cancellation = cancelled?;
@@ -106,16 +120,21 @@ impl SigningService {
         from: ProposalStatus,
         operation: OperationId,
         by: &str,
-        reason: String,
+        reason: StatedReason,
     ) -> Result<Cancellation, SigningError> {
         self.close_envelope(detail.proposal.id).await?;
         let at = self.clock.now();
+        let StatedReason {
+            words: reason,
+            category,
+        } = reason;
         let change = StatusChange {
             proposal_id: detail.proposal.id,
             from,
             to: ProposalStatus::Cancelled,
             changed_by: by.to_owned(),
             reason: Some(reason.clone()),
+            reason_category: category,
             at,
             operation: Some(operation),
         };
