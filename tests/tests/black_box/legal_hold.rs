@@ -135,12 +135,22 @@ async fn a_contract_in_force_blocks_the_person_instead_and_no_seller_sees_or_use
         "{history}"
     );
 
-    // The seller no longer sees the person: not in route 7, the list or its search.
-    let hidden = s
-        .app
-        .get(&format!("/proposal/byIdentifier/{held}"), Some(&s.partner))
-        .await;
-    assert_eq!(hidden.status(), StatusCode::NOT_FOUND);
+    // The seller still serves the contract in force (decision 284): route 7, its history and its
+    // events answer; the list and its search leave the person out.
+    let served = s.app.proposal_data(&held, &s.partner).await;
+    assert_eq!(served["proposal"]["status"], "APROVADO");
+    assert_eq!(served["customer"]["fullName"], "Maria da Silva");
+    for path in [format!("/proposal/{held}/history"), format!("/proposal/{held}/events")] {
+        assert_eq!(
+            s.app.get(&path, Some(&s.partner)).await.status(),
+            StatusCode::OK,
+            "{path}"
+        );
+    }
+    assert!(
+        message.contains("o contrato em vigor segue atendido pelo seu vendedor"),
+        "{message}"
+    );
     assert_eq!(listed(&s, &s.partner, "").await, [other.as_str()]);
     assert_eq!(listed(&s, &s.partner, CPF).await, Vec::<String>::new());
     assert_eq!(listed(&s, &s.partner, "Maria").await, [other.as_str()]);
@@ -206,6 +216,12 @@ async fn an_ended_contract_holds_for_five_years_after_its_end_then_the_person_is
     assert_eq!(cancelled.status(), StatusCode::OK);
 
     let refused = assert_error(anonymize(&s).await, StatusCode::CONFLICT, "retencao_legal").await;
+    // An ended contract is kept for the law, not served: its seller no longer reads it.
+    let hidden = s
+        .app
+        .get(&format!("/proposal/byIdentifier/{held}"), Some(&s.partner))
+        .await;
+    assert_eq!(hidden.status(), StatusCode::NOT_FOUND);
     let exported = export(&s).await;
     let ended_at = exported["propostas"][0]["eventos"]
         .as_array()

@@ -8,11 +8,12 @@ use crate::replicas::ReadPools;
 use crate::schema::proposal_read_models;
 use crate::statement::statement;
 use diesel::prelude::*;
-use diesel::sql_types::{Int8, Text};
+use diesel::sql_types::{Int8, Nullable, Text};
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::access::Scope;
 use domain::proposals::model::{Flow, ProposalDetail};
 use domain::store::StoreError;
+use domain::values::ProposalStatus;
 
 #[derive(QueryableByName)]
 pub(super) struct StoredDocument {
@@ -41,6 +42,15 @@ statement! {
     FLOW_DOCUMENT => StoredDocument = "SELECT documento::text AS documento, \
      EXISTS (SELECT 1 FROM proposal_read_model_stale s WHERE s.id_proposta = m.id_proposta) AS stale \
      FROM proposal_read_models m WHERE identificador = $1 AND fluxo = $2 AND NOT bloqueado";
+}
+
+// A held person's contract in force (decision 284): blocked, yet its seller still serves it.
+// Probed only when the scoped read found nothing, so route 7's own read stays one statement.
+statement! {
+    HELD_CONTRACT_DOCUMENT => StoredDocument = "SELECT documento::text AS documento, \
+     EXISTS (SELECT 1 FROM proposal_read_model_stale s WHERE s.id_proposta = m.id_proposta) AS stale \
+     FROM proposal_read_models m WHERE identificador = $1 AND fluxo = $2 \
+     AND ($3::int8 IS NULL OR id_parceiro = $3) AND bloqueado AND documento -> 'proposal' ->> 'status' = $4";
 }
 
 /// The document as the domain's detail: a document that does not read as one is an internal
@@ -96,10 +106,43 @@ pub(crate) async fn read_detail(
             .map_err(query_error)
         })
         .await?;
+    let found = match found {
+        Some(found) => Some(found),
+        None => held_contract(reads, identifier, scope).await?,
+    };
     match found {
         Some(stored) if !stored.stale => detail_of(identifier, &stored.documento).map(Some),
         _ => mend(primary, identifier, scope).await,
     }
+}
+
+/// A seller's contract in force whose person is blocked under a legal hold: the block keeps the
+/// person from every new use, not the contract from its service (LGPD art. 16, I keeps it for
+/// the contract's own obligations; decision 284).
+async fn held_contract(
+    reads: &ReadPools,
+    identifier: &str,
+    scope: Scope,
+) -> Result<Option<StoredDocument>, StoreError> {
+    let (flow, partner) = match scope {
+        Scope::Partner { partner_id, .. } => (Flow::Partner, Some(partner_id)),
+        Scope::Ecommerce => (Flow::Ecommerce, None),
+        Scope::Everything => return Ok(None),
+    };
+    reads
+        .read_existing(|mut conn| async move {
+            prepared(HELD_CONTRACT_DOCUMENT, |q| {
+                q.bind::<Text, _>(identifier)
+                    .bind::<Text, _>(flow.as_str())
+                    .bind::<Nullable<Int8>, _>(partner)
+                    .bind::<Text, _>(ProposalStatus::Approved.as_str())
+            })
+            .get_result(&mut conn)
+            .await
+            .optional()
+            .map_err(query_error)
+        })
+        .await
 }
 
 /// Writes the document of the proposal with this identifier as its parts are now, and answers
@@ -121,8 +164,10 @@ async fn mend(primary: &PgPool, identifier: &str, scope: Scope) -> Result<Option
         return Ok(None);
     };
     let p = &document.proposal;
-    // A person's data blocked under a legal hold is the back office's only.
+    // A person's data blocked under a legal hold is the back office's only, but for a contract
+    // in force, which its seller still serves (decision 284).
     let blocked = !matches!(scope, Scope::Everything)
+        && p.status != ProposalStatus::Approved.as_str()
         && diesel::select(diesel::dsl::exists(
             proposal_read_models::table
                 .filter(proposal_read_models::id_proposta.eq(id))

@@ -445,16 +445,9 @@ impl From<PrivacyError> for ApiError {
                 "Os dados deste titular estão bloqueados por retenção legal: não podem servir a uma nova finalidade. \
                  A revogação de um consentimento é aceita.",
             ),
-            PrivacyError::Held { hold, policy } => ApiError::with_message(
-                ErrorCode::RetentionHold,
-                format!(
-                    "Retenção legal até {} ({}): os dados do titular foram bloqueados, não anonimizados; \
-                     contratos: {}. A anonimização acontece quando a retenção terminar.",
-                    hold.until_text(policy),
-                    hold.basis,
-                    hold.contracts.join(", ")
-                ),
-            ),
+            PrivacyError::Held { hold, policy } => {
+                ApiError::with_message(ErrorCode::RetentionHold, hold.erasure_answer(policy))
+            }
             PrivacyError::Store(e) => e.into(),
         }
     }

@@ -84,6 +84,23 @@ impl LegalHold {
     }
 }
 
+impl LegalHold {
+    /// The answer to an erasure request the hold refuses (LGPD art. 16, I and art. 18, IV): until
+    /// when, on what basis, which contracts, what is kept and what the block still lets happen.
+    pub fn erasure_answer(&self, policy: HoldPolicy) -> String {
+        format!(
+            "Retenção legal até {} ({}): os dados do titular foram bloqueados, não anonimizados; \
+             contratos: {}. Ficam guardados, bloqueados, o cadastro, as propostas, os documentos \
+             assinados, as cobranças e os pagamentos desses contratos; nada novo é feito com eles, \
+             e o contrato em vigor segue atendido pelo seu vendedor. A anonimização acontece \
+             quando a retenção terminar.",
+            self.until_text(policy),
+            self.basis,
+            self.contracts.join(", ")
+        )
+    }
+}
+
 /// When a contract's hold ends: `ended_at` plus the policy's years (a date past the calendar's
 /// end holds for ever).
 pub fn hold_end(ended_at: DateTime<Utc>, policy: HoldPolicy) -> DateTime<Utc> {
@@ -188,6 +205,16 @@ mod tests {
             hold.until_text(HoldPolicy::default()),
             "o fim do contrato em vigor e mais 5 anos"
         );
+        let answer = hold.erasure_answer(HoldPolicy::default());
+        for said in [
+            "o fim do contrato em vigor e mais 5 anos",
+            "LGPD art. 16, I",
+            "contratos: b.",
+            "Ficam guardados, bloqueados,",
+            "o contrato em vigor segue atendido pelo seu vendedor",
+        ] {
+            assert!(answer.contains(said), "{said} not in: {answer}");
+        }
     }
 
     #[test]
