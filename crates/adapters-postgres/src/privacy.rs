@@ -92,6 +92,11 @@ SELECT jsonb_build_object(
             'eventos', coalesce((
                 SELECT jsonb_agg(to_jsonb(e) ORDER BY e.sequence) FROM proposal_events e WHERE e.proposal_id = p.id),
                 '[]'::jsonb),
+            'cobranca', jsonb_build_object(
+                'pix_recorrencia', EXISTS (SELECT 1 FROM pix_recurrences r WHERE r.id_proposta = p.id),
+                'arquivo_debito', EXISTS (SELECT 1 FROM debit_file_items i JOIN charges ch ON ch.id = i.id_cobranca
+                                          WHERE ch.id_proposta = p.id),
+                'averbacao', EXISTS (SELECT 1 FROM averbacoes av WHERE av.id_proposta = p.id)),
             'protocolos', coalesce((
                 SELECT jsonb_agg(to_jsonb(r) - 'proposal_id' ORDER BY r.solicitado_em)
                 FROM customer_requests r WHERE r.proposal_id = p.id),

@@ -35,6 +35,16 @@ async fn payroll_contract(s: &Setup, number: &str) -> String {
     identifier
 }
 
+/// The recipients the person's export names (`compartilhamentos`).
+async fn shared_with(s: &Setup) -> Vec<String> {
+    super::legal_hold::export(s).await["compartilhamentos"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["destinatario"].as_str().unwrap().to_owned())
+        .collect()
+}
+
 fn averbacao(data: &Value) -> &Value {
     &data["billing"]["averbacao"]
 }
@@ -52,6 +62,7 @@ async fn a_payroll_contract_is_not_billed_before_its_averbacao_and_billed_from_i
     let identifier = payroll_contract(&s, "1234560000").await;
     let data = s.app.proposal_data(&identifier, &s.partner).await;
     assert_eq!(averbacao(&data)["status"], Value::Null, "not asked before the pass");
+    assert!(!shared_with(&s).await.contains(&"empregador_ou_inss".to_owned()));
 
     // Asked at the first pass; the employer has not decided: nothing billed.
     let first = run(&s).await;
@@ -59,6 +70,8 @@ async fn a_payroll_contract_is_not_billed_before_its_averbacao_and_billed_from_i
     let data = s.app.proposal_data(&identifier, &s.partner).await;
     assert_eq!(averbacao(&data)["status"], "pendente");
     assert!(averbacao(&data)["id"].as_str().unwrap().starts_with("SBX-P-"));
+    // The person's export names who received their data for it (LGPD art. 18, VII; issue 69).
+    assert!(shared_with(&s).await.contains(&"empregador_ou_inss".to_owned()));
     assert_eq!(data["charges"], serde_json::json!([]));
 
     // Twenty days after the acceptance the first charge would have been made and late: not

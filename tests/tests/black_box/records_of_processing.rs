@@ -43,6 +43,42 @@ fn the_records_name_health_data_its_basis_and_where_it_is_kept() {
     );
 }
 
+/// Every recipient the sale or its collection reaches is named, the one abroad as an
+/// international transfer with its basis (LGPD arts. 33 and 37; issue 69).
+#[test]
+fn the_records_name_every_recipient_and_the_transfer_abroad() {
+    let text = records_markdown(&records_of_processing());
+    for named in [
+        "Provedor de assinatura eletrônica (Clicksign)",
+        "PSP recebedor do Pix Automático",
+        "Banco do cliente (débito em conta, arquivos CNAB)",
+        "Empregador ou INSS",
+        "Plataforma de pagamento (Stripe, Inc., Estados Unidos",
+        "Parceiro (corretora) que fez a venda",
+        "Seguradora do produto",
+    ] {
+        assert!(text.contains(named), "{named} missing");
+    }
+    let transfer = text
+        .split("\n## ")
+        .find(|section| section.starts_with("Transferência internacional"))
+        .expect("a section for the transfer abroad");
+    assert!(transfer.contains("art. 33, IX"), "{transfer}");
+    assert!(transfer.contains("Stripe"), "{transfer}");
+    let json: Value = serde_json::to_value(records_of_processing()).unwrap();
+    let of = |category: &str| {
+        json.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["categoria"] == category)
+            .unwrap()["destinatarios"]
+            .clone()
+    };
+    assert!(of("financeiro").as_array().unwrap().contains(&"psp_pix".into()));
+    assert!(of("financeiro").as_array().unwrap().contains(&"banco".into()));
+    assert!(of("folha").as_array().unwrap().contains(&"empregador_ou_inss".into()));
+}
+
 #[test]
 fn docs_privacy_md_is_the_commands_current_output() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/privacy.md");

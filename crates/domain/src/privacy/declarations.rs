@@ -58,31 +58,72 @@ impl Category {
 pub enum Recipient {
     /// The e-signature provider (Clicksign): it sends the signing request and records the evidence.
     SignatureProvider,
-    /// The payment platform (Stripe): the online shop's card subscriptions.
+    /// The payment platform (Stripe): the online shop's card subscriptions. Abroad: an
+    /// international transfer (LGPD art. 33).
     PaymentPlatform,
     /// The partner (broker) that sold the proposal, and its representatives.
     Partner,
     /// The insurer that underwrites the product.
     Insurer,
+    /// The receiving PSP of the Pix Automático: the recurrence and its charges (issue 46).
+    PixPsp,
+    /// The customer's bank, through the debit files (CNAB) of a debit in account.
+    Bank,
+    /// The employer or the INSS, through the consignment platform: the payroll discount's
+    /// averbação.
+    EmployerOrInss,
 }
 
+/// Why the person's data may go abroad (to the payment platform): LGPD art. 33, IX, "quando
+/// necessário para atender as hipóteses previstas nos incisos II, V e VI do art. 7º" — here V,
+/// the execution of the contract the person is party to (the card subscription they buy).
+pub const INTERNATIONAL_TRANSFER_BASIS: &str = "LGPD art. 33, IX: necessária à execução do contrato de que o titular é parte (art. 7º, V), a assinatura \
+     recorrente no cartão da compra pela loja on-line";
+
 impl Recipient {
+    /// Every recipient, in the records' order.
+    pub const ALL: [Recipient; 7] = [
+        Recipient::SignatureProvider,
+        Recipient::PaymentPlatform,
+        Recipient::Partner,
+        Recipient::Insurer,
+        Recipient::PixPsp,
+        Recipient::Bank,
+        Recipient::EmployerOrInss,
+    ];
+
     pub fn code(self) -> &'static str {
         match self {
             Recipient::SignatureProvider => "provedor_assinatura",
             Recipient::PaymentPlatform => "plataforma_pagamento",
             Recipient::Partner => "parceiro",
             Recipient::Insurer => "seguradora",
+            Recipient::PixPsp => "psp_pix",
+            Recipient::Bank => "banco",
+            Recipient::EmployerOrInss => "empregador_ou_inss",
         }
     }
 
     pub fn label(self) -> &'static str {
         match self {
             Recipient::SignatureProvider => "Provedor de assinatura eletrônica (Clicksign)",
-            Recipient::PaymentPlatform => "Plataforma de pagamento (Stripe)",
+            Recipient::PaymentPlatform => {
+                "Plataforma de pagamento (Stripe, Inc., Estados Unidos: transferência internacional, LGPD art. 33, IX)"
+            }
             Recipient::Partner => "Parceiro (corretora) que fez a venda",
             Recipient::Insurer => "Seguradora do produto",
+            Recipient::PixPsp => "PSP recebedor do Pix Automático",
+            Recipient::Bank => "Banco do cliente (débito em conta, arquivos CNAB)",
+            Recipient::EmployerOrInss => {
+                "Empregador ou INSS (averbação do desconto em folha, pela plataforma de consignação)"
+            }
         }
+    }
+
+    /// Whether the recipient is abroad: sending it data is an international transfer (LGPD art.
+    /// 33), which the notice and the records of processing declare with its basis.
+    pub fn abroad(self) -> bool {
+        self == Recipient::PaymentPlatform
     }
 }
 
@@ -131,12 +172,24 @@ const SALE_RETENTION: &str = "Proposta não concluída: anonimizada RETENTION_UN
      alteração. Contrato: enquanto vigorar e por RETENTION_CONTRACT_YEARS (5) anos após o seu fim (Lei 9.613/1998, \
      art. 10; Circular SUSEP 612/2020), bloqueado se o titular pedir a eliminação nesse prazo.";
 
-/// Who takes part in a sale: the identity and contact of the customer reach each of them.
+/// Who takes part in a sale: the customer's contact reaches each of them.
 const EVERYONE_IN_THE_SALE: &[Recipient] = &[
     Recipient::SignatureProvider,
     Recipient::PaymentPlatform,
     Recipient::Partner,
     Recipient::Insurer,
+];
+
+/// The customer's identity reaches everyone in the sale and whoever collects the premium: the
+/// Pix PSP, the bank of a debit in account, the employer or the INSS of a payroll discount.
+const EVERYONE_IN_THE_SALE_AND_THE_COLLECTION: &[Recipient] = &[
+    Recipient::SignatureProvider,
+    Recipient::PaymentPlatform,
+    Recipient::Partner,
+    Recipient::Insurer,
+    Recipient::PixPsp,
+    Recipient::Bank,
+    Recipient::EmployerOrInss,
 ];
 
 /// Every category's declaration, in [`Category::ALL`]'s order.
@@ -152,7 +205,7 @@ pub const DECLARATIONS: [Declaration; 9] = [
         ],
         sensitive: false,
         retention: SALE_RETENTION,
-        recipients: EVERYONE_IN_THE_SALE,
+        recipients: EVERYONE_IN_THE_SALE_AND_THE_COLLECTION,
     },
     Declaration {
         category: Category::Contact,
@@ -190,7 +243,12 @@ pub const DECLARATIONS: [Declaration; 9] = [
         bases: &[CONTRACT],
         sensitive: false,
         retention: SALE_RETENTION,
-        recipients: &[Recipient::PaymentPlatform, Recipient::Insurer],
+        recipients: &[
+            Recipient::PaymentPlatform,
+            Recipient::Insurer,
+            Recipient::PixPsp,
+            Recipient::Bank,
+        ],
     },
     Declaration {
         category: Category::Payroll,
@@ -199,7 +257,7 @@ pub const DECLARATIONS: [Declaration; 9] = [
         bases: &[CONTRACT],
         sensitive: false,
         retention: SALE_RETENTION,
-        recipients: &[Recipient::Partner, Recipient::Insurer],
+        recipients: &[Recipient::Partner, Recipient::Insurer, Recipient::EmployerOrInss],
     },
     Declaration {
         category: Category::SignatureEvidence,
@@ -314,6 +372,17 @@ pub fn disclosures(export: &ExportRecord) -> serde_json::Value {
     if !submitted.is_empty() {
         shared.push(entry(Recipient::Insurer, json!({"propostas": submitted})));
     }
+    // Who collected the premium, by what was sent: a recurrence to the PSP, a debit file to the
+    // bank, an averbação to the consignment platform.
+    for (recipient, sent) in [
+        (Recipient::PixPsp, identifiers(&|p| p.collection.pix_recurrence)),
+        (Recipient::Bank, identifiers(&|p| p.collection.debit_file)),
+        (Recipient::EmployerOrInss, identifiers(&|p| p.collection.averbacao)),
+    ] {
+        if !sent.is_empty() {
+            shared.push(entry(recipient, json!({"propostas": sent})));
+        }
+    }
     Value::Array(shared)
 }
 
@@ -360,6 +429,21 @@ pub fn records_markdown(records: &[ProcessingRecord]) -> String {
         ));
         let stored: Vec<String> = record.stored_in.iter().map(|s| format!("`{s}`")).collect();
         out.push_str(&format!("- **Armazenado em:** {}\n", stored.join(", ")));
+    }
+    out.push_str(&format!(
+        "\n## Transferência internacional (LGPD art. 33)\n\nBase: {INTERNATIONAL_TRANSFER_BASIS}.\n\n"
+    ));
+    for recipient in Recipient::ALL.iter().filter(|r| r.abroad()) {
+        let categories: Vec<&str> = categories_sent_to(*recipient).iter().map(|c| c.code()).collect();
+        out.push_str(&format!(
+            "- {}: {}\n",
+            recipient.label(),
+            categories
+                .iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
     }
     out.push_str(&format!(
         "\n## Finalidades com base no consentimento\n\n\
@@ -458,6 +542,38 @@ mod tests {
     }
 
     #[test]
+    fn who_collected_the_premium_is_named_by_what_was_sent_to_them() {
+        let proposal = |id: &str, collection: serde_json::Value| {
+            serde_json::json!({"proposta": {"identificador": id, "status": "APROVADO", "alterado_em": "2026-01-01T00:00:00Z"},
+                "assinatura": null, "assinaturas_pagamento": [], "cobranca": collection})
+        };
+        let export = serde_json::json!({"cadastros": [], "propostas": [
+            proposal("pix", serde_json::json!({"pix_recorrencia": true, "arquivo_debito": false, "averbacao": false})),
+            proposal("debito", serde_json::json!({"pix_recorrencia": false, "arquivo_debito": true, "averbacao": false})),
+            proposal("folha", serde_json::json!({"pix_recorrencia": false, "arquivo_debito": false, "averbacao": true})),
+            proposal("nada", serde_json::json!({"pix_recorrencia": false, "arquivo_debito": false, "averbacao": false})),
+        ]});
+        let shared = disclosures(&PersonalDataExport::of(export).unwrap().record);
+        let sent: Vec<(String, serde_json::Value)> = shared
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["destinatario"] != "seguradora")
+            .map(|d| (d["destinatario"].as_str().unwrap().to_owned(), d["propostas"].clone()))
+            .collect();
+        assert_eq!(
+            sent,
+            [
+                ("psp_pix".to_owned(), serde_json::json!(["pix"])),
+                ("banco".to_owned(), serde_json::json!(["debito"])),
+                ("empregador_ou_inss".to_owned(), serde_json::json!(["folha"])),
+            ]
+        );
+        assert!(Recipient::PaymentPlatform.abroad());
+        assert_eq!(Recipient::ALL.iter().filter(|r| r.abroad()).count(), 1);
+    }
+
+    #[test]
     fn the_markdown_names_each_category_its_basis_and_where_it_is_stored() {
         let records: Vec<ProcessingRecord> = DECLARATIONS
             .iter()
@@ -474,8 +590,9 @@ mod tests {
             text.contains("- **Compartilhado com:** ninguém"),
             "access records go to no one"
         );
-        // The nine categories, then the purposes resting on consent.
-        assert_eq!(text.matches("\n## ").count(), 10);
+        // The nine categories, the transfer abroad, then the purposes resting on consent.
+        assert_eq!(text.matches("\n## ").count(), 11);
+        assert!(text.contains("## Transferência internacional (LGPD art. 33)"));
         assert!(text.contains("## Finalidades com base no consentimento"));
         assert!(text.contains("- `ofertas_parceiro`: "));
     }

@@ -94,6 +94,23 @@ pub struct ExportedProposal {
     /// Its status moves, in order.
     #[serde(rename = "eventos", default, deserialize_with = "status_moves")]
     pub moves: Vec<StatusMove>,
+    /// What went to those who collect its premium.
+    #[serde(rename = "cobranca", default)]
+    pub collection: CollectionSent,
+}
+
+/// What a contract's collection sent out: each one a recipient of the person's data.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct CollectionSent {
+    /// A Pix Automático recurrence asked of the PSP.
+    #[serde(rename = "pix_recorrencia", default)]
+    pub pix_recurrence: bool,
+    /// A debit in account sent to the bank in a debit file (CNAB).
+    #[serde(rename = "arquivo_debito", default)]
+    pub debit_file: bool,
+    /// The payroll discount's averbação asked of the consignment platform.
+    #[serde(default)]
+    pub averbacao: bool,
 }
 
 /// The proposal's own row.
