@@ -420,6 +420,49 @@ pub(crate) async fn decide(browser: &Client, status: &str, reason: &str) {
     click(browser, "decision-apply").await;
 }
 
+/// A refusal's category chosen in the console is all the seller reads of its reason; the
+/// timeline keeps the words for the back office (decision 283).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_back_office_refuses_with_a_category_and_the_seller_reads_only_the_category() {
+    let app = TestApp::spawn().await;
+    app.seed_catalog().await;
+    let partner = app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await;
+    let office = app.token_for(OFFICE_EMAIL, "BACKOFFICE", "").await;
+    let identifier = in_analysis(&app, &partner, &office, "52998224725", "José Antônio da Conceição").await;
+
+    let (_driver, browser) = start_browser().await;
+    sign_in(&browser, &app).await;
+    wait_for_text(&browser, "#proposal-list tbody", |t| t.contains("José Antônio")).await;
+    open_proposal(&browser, &identifier).await;
+    browser::click(&browser, Locator::Css("#decision-category option[value='saude']")).await;
+    browser::click(&browser, Locator::Css("#decision-status option[value='REPROVADO']")).await;
+    type_into(&browser, "decision-reason", "Declarou uso contínuo de Losartana").await;
+    browser
+        .execute(
+            "document.getElementById('decision').scrollIntoView({block: 'center'});",
+            vec![],
+        )
+        .await
+        .unwrap();
+    photograph(&browser, "decisao-com-categoria").await;
+    click(&browser, "decision-apply").await;
+    wait_for_text(&browser, "#proposal-status", |t| t == "REPROVADO").await;
+    let timeline = wait_for_text(&browser, "#timeline", |t| t.contains("Losartana")).await;
+    assert!(timeline.contains("saude"), "{timeline}");
+    photograph(&browser, "proposta-recusada").await;
+
+    let events: Value = app
+        .get(&format!("/proposal/{identifier}/events"), Some(&partner))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let last = events["document"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["status"], "REPROVADO");
+    assert_eq!(last["reasonCategory"], "saude");
+    assert_eq!(last["reason"], Value::Null);
+}
+
 /// Opens the proposal from the list (all proposals are the back office's).
 pub(crate) async fn open_proposal(browser: &Client, identifier: &str) {
     browser::click(

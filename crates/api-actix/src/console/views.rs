@@ -10,9 +10,10 @@ use domain::hooks::model::{Delivery, DeliveryState, Subscription};
 use domain::privacy::subject_requests::{QueueFilter, RequestChannel, RequestKind, SubjectRequest};
 use domain::proposals::lifecycle::back_office_moves;
 use domain::proposals::model::{ProposalDetail, SubscriptionView};
+use domain::proposals::reasons;
 use domain::proposals::search::{ProposalPage, ProposalSearch};
 use domain::refunds::{RefundChannel, RefundRecord};
-use domain::values::{HookStatus, ProposalStatus};
+use domain::values::{HookStatus, ProposalStatus, ReasonCategory};
 use minijinja::{Value, context};
 use serde::Serialize;
 
@@ -205,6 +206,11 @@ pub fn proposal(detail: ProposalDetail, history: Vec<HistoryEntry>, me: &str) ->
             settled => matches!(p.status, ProposalStatus::Rejected | ProposalStatus::Cancelled),
         },
         decisions => moves,
+        // A refusal's category, the part of its reason a seller reads (decision 283).
+        reason_categories => ReasonCategory::ALL
+            .iter()
+            .map(|c| context! { value => c.as_str(), label => reasons::label(*c) })
+            .collect::<Vec<_>>(),
         history => entries,
         acceptance => detail.acceptance.as_ref().map(|a| acceptance(a, p.status)),
         me => me,

@@ -47,6 +47,18 @@ pub fn of_cancellation(principal: &Principal) -> Option<ReasonCategory> {
     (principal.application == Application::BackOffice).then_some(ReasonCategory::CustomerRequest)
 }
 
+/// How the console names a category.
+pub fn label(category: ReasonCategory) -> &'static str {
+    match category {
+        ReasonCategory::Health => "Saúde",
+        ReasonCategory::Documentation => "Documentação",
+        ReasonCategory::FinancialRisk => "Risco financeiro",
+        ReasonCategory::InexactDeclaration => "Declaração inexata",
+        ReasonCategory::CustomerRequest => "A pedido do cliente",
+        ReasonCategory::Other => "Outros",
+    }
+}
+
 /// Whether `principal` reads a categorised reason's words: the back office only.
 pub fn reads_the_words(principal: &Principal) -> bool {
     principal.application == Application::BackOffice
