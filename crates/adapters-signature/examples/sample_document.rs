@@ -18,11 +18,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let renderer = PdfRenderer;
     let detail = sample::long_proposal();
     let terms = sample::long_proposal_terms();
-    let sealed =
-        SealedDocument::of(renderer.render(&PrintedDocument::contract(&detail, &terms, Stage::ForSignature))?);
+    // Who answers for the data, as development configures them (production sets its own).
+    let contacts = domain::privacy::notice::PrivacyContacts::development();
+    let sealed = SealedDocument::of(
+        renderer
+            .render(&PrintedDocument::contract(&detail, &terms, Stage::ForSignature).naming_who_answers(&contacts))?,
+    );
     let pages = renderer.page_count(&sealed.pdf)?;
     let signed = renderer.append(&sealed.pdf, &sample::evidence(&sealed.sha256, pages).page())?;
-    let draft = renderer.render(&PrintedDocument::contract(&detail, &terms, Stage::Draft))?;
+    let draft =
+        renderer.render(&PrintedDocument::contract(&detail, &terms, Stage::Draft).naming_who_answers(&contacts))?;
     std::fs::write(dir.join("contrato.pdf"), &sealed.pdf)?;
     std::fs::write(dir.join("contrato-assinado.pdf"), signed)?;
     std::fs::write(dir.join("rascunho.pdf"), draft)?;
@@ -76,7 +81,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }),
         ..terms
     };
-    let shop_document = renderer.render(&PrintedDocument::contract(&shop_sale, &shop_terms, Stage::ForSignature))?;
+    let shop_document = renderer.render(
+        &PrintedDocument::contract(&shop_sale, &shop_terms, Stage::ForSignature).naming_who_answers(&contacts),
+    )?;
     std::fs::write(dir.join("termos-loja.pdf"), shop_document)?;
     println!("{} páginas seladas; SHA-256 {}", pages, sealed.sha256);
     Ok(())

@@ -86,6 +86,14 @@ pub fn production_refusals(config: &Config) -> Vec<String> {
             "HOOKS_ENCRYPTION_KEY: ausente (cifra os segredos dos webhooks; a mesma em toda instância)".to_owned(),
         );
     }
+    if config.privacy.contacts.is_none() {
+        refused.push(
+            "PRIVACY_CONTROLLER_NAME, PRIVACY_CONTROLLER_CNPJ, PRIVACY_CONTROLLER_ADDRESS, PRIVACY_DPO_NAME, \
+             PRIVACY_DPO_EMAIL, PRIVACY_DPO_CHANNEL: ausentes (o aviso de privacidade não nomearia o controlador \
+             e o encarregado, LGPD art. 9º, III e art. 41, § 1º)"
+                .to_owned(),
+        );
+    }
     if !config.tokens.sessions.check {
         refused.push("SESSION_CHECK: off (tokens de sessões encerradas continuariam valendo)".to_owned());
     }
@@ -181,7 +189,55 @@ mod tests {
             ("SIGNATURE_CALLBACK_SECRET", "um-segredo-bem-longo"),
             ("SMTP_URL", "smtps://u:p@smtp.exemplo.com.br:465"),
             ("HOOKS_ENCRYPTION_KEY", "BQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQU="),
+            ("PRIVACY_CONTROLLER_NAME", "Seguradora Exemplo S.A."),
+            ("PRIVACY_CONTROLLER_CNPJ", "01444777000108"),
+            ("PRIVACY_CONTROLLER_ADDRESS", "Rua Exemplo, 1, São Paulo/SP"),
+            ("PRIVACY_DPO_NAME", "Ana Encarregada"),
+            ("PRIVACY_DPO_EMAIL", "encarregado@exemplo.com.br"),
+            ("PRIVACY_DPO_CHANNEL", "https://exemplo.com.br/privacidade"),
         ]
+    }
+
+    #[test]
+    fn production_names_who_answers_for_the_data_or_refuses_naming_what_is_missing() {
+        let config = Config::from_pairs(&complete()).unwrap();
+        let contacts = config.privacy.contacts.clone().unwrap();
+        assert_eq!(
+            contacts.controller_cnpj.as_str(),
+            "01444777000108",
+            "read as text: the leading zero kept"
+        );
+        assert_eq!(contacts.dpo_email.as_str(), "encarregado@exemplo.com.br");
+        let without = |names: &[&str]| -> Vec<(&'static str, &'static str)> {
+            complete().into_iter().filter(|(k, _)| !names.contains(k)).collect()
+        };
+        let none = Config::from_pairs(&without(&[
+            "PRIVACY_CONTROLLER_NAME",
+            "PRIVACY_CONTROLLER_CNPJ",
+            "PRIVACY_CONTROLLER_ADDRESS",
+            "PRIVACY_DPO_NAME",
+            "PRIVACY_DPO_EMAIL",
+            "PRIVACY_DPO_CHANNEL",
+        ]))
+        .unwrap();
+        let err = refuse_unsafe(&none).unwrap_err().to_string();
+        assert!(
+            err.contains("PRIVACY_CONTROLLER_NAME") && err.contains("art. 41"),
+            "{err}"
+        );
+        assert!(none.privacy.contacts(Environment::Production).is_err());
+        assert_eq!(
+            none.privacy.contacts(Environment::Development).unwrap(),
+            domain::privacy::notice::PrivacyContacts::development()
+        );
+        let partial = Config::from_pairs(&without(&["PRIVACY_DPO_EMAIL"]))
+            .unwrap_err()
+            .to_string();
+        assert!(partial.contains("PRIVACY_DPO_EMAIL"), "{partial}");
+        let mut bad = complete();
+        bad.push(("PRIVACY_CONTROLLER_CNPJ", "11444777000100"));
+        let err = Config::from_pairs(&bad).unwrap_err().to_string();
+        assert!(err.contains("PRIVACY_CONTROLLER_CNPJ"), "{err}");
     }
 
     #[test]

@@ -207,7 +207,7 @@ impl Services {
     }
 
     pub fn certificates(&self) -> Result<CertificateService, StartupError> {
-        Ok(certificate_service(&self.pool, mailer(&self.config)?))
+        certificate_service(&self.config, &self.pool, mailer(&self.config)?)
     }
 
     pub fn refunds(&self) -> Result<domain::refunds::service::RefundsService, StartupError> {
@@ -441,7 +441,7 @@ fn compose_state(
     });
     let (ecommerce, withdrawal, settlement) = (payments.ecommerce, payments.withdrawal, payments.settlement);
     let subject_mail = mailer.clone();
-    let certificates = certificate_service(&pool, mailer);
+    let certificates = certificate_service(config, &pool, mailer)?;
     // The service's sealing keys: webhook secrets, kept idempotent answers and the digests that
     // find a person's answers.
     let sealing_keys = hook_keys(config)?;
@@ -575,6 +575,10 @@ pub(crate) fn signing_service(
         callback_max_age: chrono::Duration::from_std(config.retention().callback_replay_window())
             .unwrap_or(chrono::Duration::days(15)),
         after_signing: None,
+        privacy_contacts: config
+            .privacy
+            .contacts(config.server.environment)
+            .map_err(|e| StartupError::Config(e.0))?,
     })
 }
 
@@ -606,16 +610,24 @@ pub fn acceptance_service(pool: &PgPool, clock: Arc<dyn domain::clock::Clock>) -
 }
 
 /// The certificates of accepted contracts, rendered as the proposals are and mailed with `mail`.
-pub fn certificate_service(pool: &PgPool, mail: Arc<dyn domain::mail::MailSender>) -> CertificateService {
+pub fn certificate_service(
+    config: &Config,
+    pool: &PgPool,
+    mail: Arc<dyn domain::mail::MailSender>,
+) -> Result<CertificateService, StartupError> {
     let stores = Arc::new(PgProposals::new(pool.clone()));
-    CertificateService {
+    Ok(CertificateService {
+        privacy_contacts: config
+            .privacy
+            .contacts(config.server.environment)
+            .map_err(|e| StartupError::Config(e.0))?,
         store: Arc::new(adapters_postgres::certificates::PgCertificates::new(pool.clone())),
         proposals: stores.clone(),
         partners: stores,
         renderer: Arc::new(PdfRenderer),
         mail,
         clock: Arc::new(SystemClock),
-    }
+    })
 }
 
 /// Outgoing mail: by SMTP when `SMTP_URL` is set, else `.eml` files under `MAIL_DIR`.

@@ -181,6 +181,8 @@ pub struct CertificateService {
     /// Sends at once: the delivery is recorded only once the mail server took the message.
     pub mail: Arc<dyn MailSender>,
     pub clock: Arc<dyn Clock>,
+    /// Who answers for the person's data, printed with the notice of a shop sale's terms.
+    pub privacy_contacts: crate::privacy::notice::PrivacyContacts,
 }
 
 impl CertificateService {
@@ -261,6 +263,7 @@ impl CertificateService {
                     .product_terms(detail.proposal.product_id, detail.proposal.partner_document.clone())
                     .await?;
                 PrintedDocument::contract(detail, &terms, Stage::ForSignature)
+                    .naming_who_answers(&self.privacy_contacts)
             }
         };
         let pdf = self.renderer.render(&document)?;

@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use super::legal_hold::{export, setup};
+use super::legal_hold::{export, setup, setup_with};
 use black_box_tests::{StatusCode, pdf_text};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -80,4 +80,51 @@ async fn the_notice_in_force_is_printed_in_the_sealed_document_and_recorded_with
         1,
         "recorded once, with the seal"
     );
+}
+
+/// Who answers for the person's data (issue 69, decision 286; LGPD art. 9, III, art. 41 § 1 and
+/// art. 33): the controller and the encarregado as configured, and the transfer abroad, served
+/// with the notice and printed with it in the document sent for signature.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_notice_names_the_controller_the_encarregado_and_the_transfer_and_the_document_prints_them() {
+    let s = setup_with(&[
+        ("PRIVACY_CONTROLLER_NAME", "Seguradora Horizonte S.A."),
+        ("PRIVACY_CONTROLLER_CNPJ", "01444777000108"),
+        ("PRIVACY_CONTROLLER_ADDRESS", "Rua da Consolação, 200, São Paulo/SP"),
+        ("PRIVACY_DPO_NAME", "Beatriz Encarregada"),
+        ("PRIVACY_DPO_EMAIL", "dpo@horizonte.com.br"),
+        ("PRIVACY_DPO_CHANNEL", "https://horizonte.com.br/privacidade"),
+    ])
+    .await;
+    let notice: Value = s.app.get("/privacy/notice", None).await.json().await.unwrap();
+    let notice = &notice["data"];
+    assert_eq!(notice["controlador"]["nome"], "Seguradora Horizonte S.A.");
+    assert_eq!(notice["controlador"]["cnpj"], "01444777000108");
+    assert_eq!(
+        notice["controlador"]["endereco"],
+        "Rua da Consolação, 200, São Paulo/SP"
+    );
+    assert_eq!(notice["encarregado"]["nome"], "Beatriz Encarregada");
+    assert_eq!(notice["encarregado"]["email"], "dpo@horizonte.com.br");
+    assert_eq!(notice["encarregado"]["canal"], "https://horizonte.com.br/privacidade");
+    let transfer = &notice["transferenciaInternacional"];
+    assert!(transfer["destinatario"].as_str().unwrap().contains("Stripe, Inc."));
+    assert!(transfer["base"].as_str().unwrap().contains("art. 33, IX"));
+    let text = notice["texto"].as_str().unwrap();
+    assert!(text.contains("Transferência internacional (art. 33)"), "{text}");
+
+    let sent = s.app.sent_proposal(&s.partner, CPF).await;
+    let document = s.app.get(&format!("/proposal/{sent}/document"), Some(&s.office)).await;
+    let printed = pdf_text(&document.bytes().await.unwrap());
+    for shown in [
+        "Seguradora Horizonte S.A.",
+        "01.444.777/0001-08",
+        "Beatriz Encarregada",
+        "dpo@horizonte.com.br",
+        "https://horizonte.com.br/privacidade",
+        "Transferência internacional",
+        "Stripe, Inc.",
+    ] {
+        assert!(printed.contains(shown), "{shown} not printed: {printed}");
+    }
 }

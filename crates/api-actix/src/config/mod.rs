@@ -232,7 +232,13 @@ impl Config {
 /// in a file or an orchestrator means the default rather than an invalid URL.
 /// Variables that are text whatever they look like: a Pix key or a client id of digits
 /// (`01234567890`, a CPF) read as a number would lose its leading zero.
-const ALWAYS_TEXT: [&str; 4] = ["PIX_KEY", "PIX_CLIENT_ID", "PIX_CLIENT_SECRET", "PIX_RECEIVER_ACCOUNT"];
+const ALWAYS_TEXT: [&str; 5] = [
+    "PIX_KEY",
+    "PIX_CLIENT_ID",
+    "PIX_CLIENT_SECRET",
+    "PIX_RECEIVER_ACCOUNT",
+    "PRIVACY_CONTROLLER_CNPJ",
+];
 
 fn figment_of<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> Figment {
     pairs

@@ -1,8 +1,11 @@
 //! The periods the privacy rules keep personal data for (issue 47).
 
+use super::Environment;
 use super::{ConfigError, bad};
 use domain::privacy::hold::HoldPolicy;
+use domain::privacy::notice::PrivacyContacts;
 use domain::privacy::retention::RetentionSchedule;
+use domain::values::{Cnpj, Email};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -16,6 +19,13 @@ pub(super) struct Raw {
     retention_health_unconcluded_days: u32,
     #[serde(default = "retention_check_interval_ms")]
     retention_check_interval_ms: u64,
+    // Who answers for the person's data (decision 286): all six or none; production refuses none.
+    privacy_controller_name: Option<String>,
+    privacy_controller_cnpj: Option<String>,
+    privacy_controller_address: Option<String>,
+    privacy_dpo_name: Option<String>,
+    privacy_dpo_email: Option<String>,
+    privacy_dpo_channel: Option<String>,
 }
 
 /// Five years after a contract ends: Lei 9.613/1998, art. 10, and Circular SUSEP 612/2020.
@@ -36,8 +46,8 @@ fn retention_check_interval_ms() -> u64 {
     3_600_000
 }
 
-/// What is kept and for how long.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What is kept and for how long, and who answers for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PrivacySettings {
     /// A contract's records after it ends (`RETENTION_CONTRACT_YEARS`): the legal hold.
     pub hold: HoldPolicy,
@@ -46,6 +56,24 @@ pub struct PrivacySettings {
     pub schedule: RetentionSchedule,
     /// How often each instance applies the schedule (`RETENTION_CHECK_INTERVAL_MS`).
     pub retention_check_interval: Duration,
+    /// The controller and the encarregado the notice names (`PRIVACY_CONTROLLER_*`,
+    /// `PRIVACY_DPO_*`); `None` when unset, which production refuses.
+    pub contacts: Option<PrivacyContacts>,
+}
+
+impl PrivacySettings {
+    /// The contacts the documents print: the configured ones, or, in development only, its
+    /// stand-ins; production without them prints nothing (every process that prints refuses).
+    pub fn contacts(&self, environment: Environment) -> Result<PrivacyContacts, ConfigError> {
+        match (&self.contacts, environment) {
+            (Some(contacts), _) => Ok(contacts.clone()),
+            (None, Environment::Development) => Ok(PrivacyContacts::development()),
+            (None, _) => Err(bad(
+                "PRIVACY_CONTROLLER_*, PRIVACY_DPO_*",
+                "ausentes: em produção o aviso de privacidade nomeia o controlador e o encarregado",
+            )),
+        }
+    }
 }
 
 impl Raw {
@@ -74,6 +102,7 @@ impl Raw {
         let hold = HoldPolicy {
             contract_years: self.retention_contract_years,
         };
+        let contacts = self.contacts()?;
         Ok(PrivacySettings {
             hold,
             schedule: RetentionSchedule {
@@ -82,6 +111,42 @@ impl Raw {
                 hold,
             },
             retention_check_interval: Duration::from_millis(self.retention_check_interval_ms),
+            contacts,
         })
+    }
+
+    /// The six contact variables: none set, `None`; all set and each valid, the contacts; some
+    /// set, the missing ones named.
+    fn contacts(&self) -> Result<Option<PrivacyContacts>, ConfigError> {
+        let given = [
+            ("PRIVACY_CONTROLLER_NAME", &self.privacy_controller_name),
+            ("PRIVACY_CONTROLLER_CNPJ", &self.privacy_controller_cnpj),
+            ("PRIVACY_CONTROLLER_ADDRESS", &self.privacy_controller_address),
+            ("PRIVACY_DPO_NAME", &self.privacy_dpo_name),
+            ("PRIVACY_DPO_EMAIL", &self.privacy_dpo_email),
+            ("PRIVACY_DPO_CHANNEL", &self.privacy_dpo_channel),
+        ];
+        let missing: Vec<&str> = given.iter().filter(|(_, v)| v.is_none()).map(|(n, _)| *n).collect();
+        if missing.len() == given.len() {
+            return Ok(None);
+        }
+        if !missing.is_empty() {
+            return Err(bad(
+                &missing.join(", "),
+                "ausente: o controlador e o encarregado são configurados juntos (PRIVACY_CONTROLLER_*, PRIVACY_DPO_*)",
+            ));
+        }
+        let value = |v: &Option<String>| v.clone().unwrap_or_default();
+        let text = |name: &str, v: &Option<String>| PrivacyContacts::text(&value(v)).map_err(|r| bad(name, r.message));
+        Ok(Some(PrivacyContacts {
+            controller_name: text("PRIVACY_CONTROLLER_NAME", &self.privacy_controller_name)?,
+            controller_cnpj: Cnpj::parse(&value(&self.privacy_controller_cnpj))
+                .map_err(|r| bad("PRIVACY_CONTROLLER_CNPJ", r.message))?,
+            controller_address: text("PRIVACY_CONTROLLER_ADDRESS", &self.privacy_controller_address)?,
+            dpo_name: text("PRIVACY_DPO_NAME", &self.privacy_dpo_name)?,
+            dpo_email: Email::parse(&value(&self.privacy_dpo_email))
+                .map_err(|r| bad("PRIVACY_DPO_EMAIL", r.message))?,
+            dpo_channel: text("PRIVACY_DPO_CHANNEL", &self.privacy_dpo_channel)?,
+        }))
     }
 }

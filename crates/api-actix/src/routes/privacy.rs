@@ -124,14 +124,14 @@ pub async fn file_request(
 }
 
 /// The privacy notice in force, for the shop's and the partners' pages.
-#[utoipa::path(get, path = "/privacy/notice", operation_id = "privacy.notice", summary = "Aviso de privacidade", description = "O aviso de privacidade em vigor (LGPD art. 9º): `versao`, `sha256` e `texto` (um parágrafo por linha), e as versões já publicadas. É o texto que o documento de cada proposta enviada para assinatura imprime; a versão, o SHA-256, o dos termos do produto, quando e por qual canal ficam registrados com o selo do documento (`avisos` de cada proposta na exportação do titular). Público, sem token.", tag = "privacidade",
+#[utoipa::path(get, path = "/privacy/notice", operation_id = "privacy.notice", summary = "Aviso de privacidade", description = "O aviso de privacidade em vigor (LGPD art. 9º): `versao`, `sha256` e `texto` (um parágrafo por linha), as versões já publicadas, quem responde pelos dados — o `controlador` (nome, CNPJ, endereço) e o `encarregado` (LGPD art. 41: nome, e-mail e o canal do titular), configurados por `PRIVACY_CONTROLLER_*` e `PRIVACY_DPO_*` — e a `transferenciaInternacional` (LGPD art. 33: a quem e com que base). O documento de cada proposta imprime o texto e os três. É o texto que o documento de cada proposta enviada para assinatura imprime; a versão, o SHA-256, o dos termos do produto, quando e por qual canal ficam registrados com o selo do documento (`avisos` de cada proposta na exportação do titular). Público, sem token.", tag = "privacidade",
     responses(
         (status = 200, description = "O aviso em vigor", body = PrivacyNoticeEnvelope),
     ))]
-pub async fn notice() -> HttpResponse {
+pub async fn notice(state: web::Data<AppState>) -> HttpResponse {
     HttpResponse::Ok().json(Envelope::data(
         "Aviso de privacidade em vigor.",
-        PrivacyNoticeDto::current(),
+        PrivacyNoticeDto::current(&state.signing.privacy_contacts),
     ))
 }
 

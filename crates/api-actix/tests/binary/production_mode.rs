@@ -63,6 +63,12 @@ impl Providers {
                 "HOOKS_ENCRYPTION_KEY",
                 "BQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQU=".to_owned(),
             ),
+            ("PRIVACY_CONTROLLER_NAME", "Seguradora Exemplo S.A.".to_owned()),
+            ("PRIVACY_CONTROLLER_CNPJ", "11444777000161".to_owned()),
+            ("PRIVACY_CONTROLLER_ADDRESS", "Rua Exemplo, 1, São Paulo/SP".to_owned()),
+            ("PRIVACY_DPO_NAME", "Ana Encarregada".to_owned()),
+            ("PRIVACY_DPO_EMAIL", "encarregado@exemplo.com.br".to_owned()),
+            ("PRIVACY_DPO_CHANNEL", "https://exemplo.com.br/privacidade".to_owned()),
             ("WORKERS", "1".to_owned()),
             ("BCRYPT_COST", "4".to_owned()),
             ("RUST_LOG", "info".to_owned()),
@@ -196,6 +202,25 @@ async fn production_refuses_to_start_naming_each_missing_or_unsafe_setting() {
         ),
         ("PUBLIC_URL", without(&complete, "PUBLIC_URL")),
         ("SALES_ENV", with(&complete, "SALES_ENV", "producao")),
+        // Who answers for the person's data (decision 286): none of the six, or one missing.
+        (
+            "PRIVACY_CONTROLLER_NAME",
+            [
+                "PRIVACY_CONTROLLER_NAME",
+                "PRIVACY_CONTROLLER_CNPJ",
+                "PRIVACY_CONTROLLER_ADDRESS",
+                "PRIVACY_DPO_NAME",
+                "PRIVACY_DPO_EMAIL",
+                "PRIVACY_DPO_CHANNEL",
+            ]
+            .iter()
+            .fold(complete.clone(), |env, var| without(&env, var)),
+        ),
+        ("PRIVACY_DPO_EMAIL", without(&complete, "PRIVACY_DPO_EMAIL")),
+        (
+            "PRIVACY_CONTROLLER_CNPJ",
+            with(&complete, "PRIVACY_CONTROLLER_CNPJ", "11444777000100"),
+        ),
     ];
     for (var, env) in &cases {
         for command in ["serve", "worker"] {
@@ -224,6 +249,8 @@ async fn production_refuses_to_start_naming_each_missing_or_unsafe_setting() {
         "SMTP_URL",
         "HOOKS_ENCRYPTION_KEY",
         "PUBLIC_URL",
+        "PRIVACY_CONTROLLER_NAME",
+        "PRIVACY_DPO_EMAIL",
     ] {
         assert!(message[0].contains(var), "{var} not named: {said}");
     }

@@ -82,6 +82,9 @@ pub enum Stage {
 
 pub const DRAFT_WATERMARK: &str = "RASCUNHO";
 
+/// The heading of the privacy notice's section.
+const NOTICE_HEADING: &str = "Aviso de privacidade";
+
 pub(crate) fn field(label: &str, value: impl Into<String>) -> Block {
     Block::Field {
         label: label.to_owned(),
@@ -530,7 +533,7 @@ impl PrintedDocument {
             // the customer signs is what they were shown (LGPD art. 9); its version and digest
             // are recorded with the seal.
             Section {
-                heading: "Aviso de privacidade".to_owned(),
+                heading: NOTICE_HEADING.to_owned(),
                 blocks: [
                     field("Versão", crate::privacy::notice::NOTICE_VERSION),
                     field("SHA-256 do aviso", "(hexadecimal, abaixo)"),
@@ -554,6 +557,18 @@ impl PrintedDocument {
             watermark: (stage == Stage::Draft).then(Watermark::draft),
             sections,
         }
+    }
+
+    /// The notice's section completed with who answers for the person's data: the controller,
+    /// the encarregado and the transfer abroad (LGPD arts. 9, 33 and 41; decision 286). A document
+    /// without the notice is left as it is.
+    pub fn naming_who_answers(mut self, contacts: &crate::privacy::notice::PrivacyContacts) -> Self {
+        if let Some(notice) = self.sections.iter_mut().find(|s| s.heading == NOTICE_HEADING) {
+            notice
+                .blocks
+                .extend(contacts.lines().into_iter().map(|(label, value)| field(label, value)));
+        }
+        self
     }
 
     /// Every piece of text, in order (for tests and for checking a rendering holds all of it).

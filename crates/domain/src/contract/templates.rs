@@ -9,16 +9,24 @@ use sha2::{Digest, Sha256};
 use std::sync::OnceLock;
 
 /// The templates' version in force: the day their wording was last published.
-pub const TEMPLATES_VERSION: &str = "2026-12-12";
+pub const TEMPLATES_VERSION: &str = "2026-12-13";
 
 /// Every version published, with the SHA-256 of the proposal's and of the certificate's
 /// template, oldest first. Wording changed without a new version (and a new line here) fails a
 /// test: a digest recorded with a document must keep naming the template that printed it.
-pub const PUBLISHED: &[(&str, &str, &str)] = &[(
-    "2026-12-12",
-    "49379b33bc785651482cf11c60479f327534cd6a7a52ebeed4a9399988ba2340",
-    "dd4de95060cb4e749fcf5dce41f6bd7244f3fd6a9c6c973d5ddd5e144b364269",
-)];
+pub const PUBLISHED: &[(&str, &str, &str)] = &[
+    (
+        "2026-12-12",
+        "49379b33bc785651482cf11c60479f327534cd6a7a52ebeed4a9399988ba2340",
+        "dd4de95060cb4e749fcf5dce41f6bd7244f3fd6a9c6c973d5ddd5e144b364269",
+    ),
+    // The notice's section names the controller, the encarregado and the transfer abroad.
+    (
+        "2026-12-13",
+        "c676831f09cf8f0a41c64c9d9f66f6de3609164acd765902729f80bee54f5af9",
+        "f8f98292c4be0b7994bb04bc3f84eb541333a964d3e0dca2d929cc20f0c56e3e",
+    ),
+];
 
 /// A document's template.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -96,6 +96,7 @@ impl Mocks {
             signing_deadline: chrono::Duration::days(10),
             callback_max_age: chrono::Duration::days(15),
             after_signing: None,
+            privacy_contacts: crate::privacy::notice::PrivacyContacts::development(),
         }
     }
 }

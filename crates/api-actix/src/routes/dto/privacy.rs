@@ -158,12 +158,64 @@ pub struct PrivacyNoticeDto {
     pub texto: &'static str,
     /// Cada versão já publicada, da mais antiga para a atual.
     pub publicadas: Vec<NoticeVersionDto>,
+    /// Quem responde pelos dados (LGPD art. 9º, III): o controlador.
+    pub controlador: ControllerDto,
+    /// O encarregado pelo tratamento de dados pessoais (LGPD art. 41, § 1º) e o canal do titular.
+    pub encarregado: DataProtectionOfficerDto,
+    /// A transferência internacional (LGPD art. 33): a quem e com que base.
+    #[serde(rename = "transferenciaInternacional")]
+    pub transferencia_internacional: InternationalTransferDto,
+}
+
+/// The controller the notice names.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ControllerDto {
+    #[schema(example = "Seguradora Exemplo S.A.")]
+    pub nome: String,
+    /// Só os 14 caracteres, sem máscara.
+    #[schema(example = "11444777000161")]
+    pub cnpj: String,
+    pub endereco: String,
+}
+
+/// The encarregado the notice names.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DataProtectionOfficerDto {
+    pub nome: String,
+    pub email: String,
+    /// Onde o titular pede: uma página, um telefone, um endereço.
+    pub canal: String,
+}
+
+/// The transfer abroad the notice declares.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct InternationalTransferDto {
+    #[schema(
+        example = "Plataforma de pagamento (Stripe, Inc., Estados Unidos: transferência internacional, LGPD art. 33, IX)"
+    )]
+    pub destinatario: &'static str,
+    pub base: &'static str,
 }
 
 impl PrivacyNoticeDto {
-    pub fn current() -> Self {
+    pub fn current(contacts: &domain::privacy::notice::PrivacyContacts) -> Self {
+        use domain::privacy::declarations::{INTERNATIONAL_TRANSFER_BASIS, Recipient};
         use domain::privacy::notice::{NOTICE_TEXT, NOTICE_VERSION, PUBLISHED, notice_sha256};
         Self {
+            controlador: ControllerDto {
+                nome: contacts.controller_name.clone(),
+                cnpj: contacts.controller_cnpj.as_str().to_owned(),
+                endereco: contacts.controller_address.clone(),
+            },
+            encarregado: DataProtectionOfficerDto {
+                nome: contacts.dpo_name.clone(),
+                email: contacts.dpo_email.as_str().to_owned(),
+                canal: contacts.dpo_channel.clone(),
+            },
+            transferencia_internacional: InternationalTransferDto {
+                destinatario: Recipient::PaymentPlatform.label(),
+                base: INTERNATIONAL_TRANSFER_BASIS,
+            },
             versao: NOTICE_VERSION,
             sha256: notice_sha256(),
             texto: NOTICE_TEXT,

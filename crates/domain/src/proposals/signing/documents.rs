@@ -52,7 +52,7 @@ impl SigningService {
             .proposals
             .product_terms(detail.proposal.product_id, detail.proposal.partner_document.clone())
             .await?;
-        let draft = PrintedDocument::contract(&detail, &terms, Stage::Draft);
+        let draft = PrintedDocument::contract(&detail, &terms, Stage::Draft).naming_who_answers(&self.privacy_contacts);
         Ok(ProposalDocument {
             document: SealedDocument::of(self.renderer.render(&draft)?),
             version: DocumentVersion::Draft,

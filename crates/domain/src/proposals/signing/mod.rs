@@ -173,6 +173,8 @@ pub struct SigningService {
     pub callback_max_age: chrono::Duration,
     /// What follows a sale's last signature outside the signing (a Pix Automático recurrence).
     pub after_signing: Option<Arc<dyn AfterSigning>>,
+    /// Who answers for the person's data, printed with the notice (decision 286).
+    pub privacy_contacts: crate::privacy::notice::PrivacyContacts,
 }
 
 /// What another part of the service does once a sale's every party signed. It must not fail the

@@ -173,7 +173,8 @@ impl SigningService {
                             .proposals
                             .product_terms(detail.proposal.product_id, detail.proposal.partner_document.clone())
                             .await?;
-                        let contract = PrintedDocument::contract(detail, &terms, Stage::ForSignature);
+                        let contract = PrintedDocument::contract(detail, &terms, Stage::ForSignature)
+                            .naming_who_answers(&self.privacy_contacts);
                         let rendered = SealedDocument::of(self.renderer.render(&contract)?);
                         let shown = NoticesShown::with_terms(
                             terms.text.as_deref().unwrap_or(crate::contract::terms::DEFAULT_TERMS),
