@@ -180,17 +180,10 @@ const EVERYONE_IN_THE_SALE: &[Recipient] = &[
     Recipient::Insurer,
 ];
 
-/// The customer's identity reaches everyone in the sale and whoever collects the premium: the
-/// Pix PSP, the bank of a debit in account, the employer or the INSS of a payroll discount.
-const EVERYONE_IN_THE_SALE_AND_THE_COLLECTION: &[Recipient] = &[
-    Recipient::SignatureProvider,
-    Recipient::PaymentPlatform,
-    Recipient::Partner,
-    Recipient::Insurer,
-    Recipient::PixPsp,
-    Recipient::Bank,
-    Recipient::EmployerOrInss,
-];
+/// The customer's identity reaches every recipient: everyone in the sale and whoever collects
+/// the premium (the Pix PSP, the bank of a debit in account, the employer or the INSS of a
+/// payroll discount).
+const EVERYONE_IN_THE_SALE_AND_THE_COLLECTION: &[Recipient] = &Recipient::ALL;
 
 /// Every category's declaration, in [`Category::ALL`]'s order.
 pub const DECLARATIONS: [Declaration; 9] = [
