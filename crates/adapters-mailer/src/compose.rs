@@ -68,6 +68,16 @@ fn environment() -> Environment<'static> {
         ),
         ("certificate.txt", include_str!("../templates/certificate.txt")),
         ("certificate.html", include_str!("../templates/certificate.html")),
+        ("person_link.txt", include_str!("../templates/person_link.txt")),
+        ("person_link.html", include_str!("../templates/person_link.html")),
+        (
+            "subject_request_filed.txt",
+            include_str!("../templates/subject_request_filed.txt"),
+        ),
+        (
+            "subject_request_filed.html",
+            include_str!("../templates/subject_request_filed.html"),
+        ),
         ("personal_data.txt", include_str!("../templates/personal_data.txt")),
         ("personal_data.html", include_str!("../templates/personal_data.html")),
         ("terms.txt", include_str!("../templates/terms.txt")),
@@ -139,6 +149,24 @@ fn parts(message: &MailMessage) -> (String, &'static str, minijinja::Value) {
                 kind => notice.kind,
                 file_name => notice.file_name,
                 sha256 => notice.sha256,
+            },
+        ),
+        MailKind::PersonLink(notice) => (
+            "Seu pedido de privacidade: confirme pelo link",
+            "person_link",
+            context! {
+                link => notice.link,
+                purpose => notice.purpose,
+                valid_minutes => notice.valid_minutes,
+            },
+        ),
+        MailKind::SubjectRequestFiled(notice) => (
+            "Seu pedido de privacidade foi registrado",
+            "subject_request_filed",
+            context! {
+                protocol => notice.protocol,
+                kind => notice.kind,
+                deadline => notice.deadline,
             },
         ),
         MailKind::Terms { notice, regret_until } => (

@@ -509,8 +509,27 @@ pub const STORED: &[StoredTable] = &[
     },
     StoredTable {
         table: "privacy_consents",
-        personal: &[("cpf", &[Identity]), ("registrado_por", AUTHOR)],
-        other: &["id", "finalidade", "concedido", "registrado_em"],
+        personal: &[
+            ("cpf", &[Identity]),
+            ("registrado_por", AUTHOR),
+            // The proof of the person's act: the masked address the link went to, the client's
+            // address and browser, or the reference the back office gave.
+            ("evidencia", &[Contact, SignatureEvidence]),
+        ],
+        other: &["id", "finalidade", "concedido", "registrado_em", "canal"],
+    },
+    StoredTable {
+        table: "privacy_person_links",
+        personal: &[("cpf", &[Identity]), ("enviado_para", &[Contact])],
+        other: &[
+            "id",
+            "token_sha256",
+            "finalidade",
+            "emitido_em",
+            "expira_em",
+            "usado_em",
+            "protocolo",
+        ],
     },
     StoredTable {
         table: "privacy_requests",

@@ -15,7 +15,7 @@ use diesel::result::Error as DieselError;
 use diesel::sql_types::{Array, BigInt, Bool, Bytea, Jsonb, Nullable, Text, Timestamptz};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::history::actions;
-use domain::privacy::consents::{ConsentOutcome, ConsentRecord, NewConsent};
+use domain::privacy::consents::{ConsentEvidence, ConsentOutcome, ConsentRecord, NewConsent};
 use domain::privacy::hold::{ContractTerm, HoldPolicy, LegalHold, StatusMove, legal_hold};
 use domain::privacy::{
     AnonymizeOutcome, Anonymized, KeptDocument, PersonalDataExport, PersonalDataStore, PlatformRedaction,
@@ -129,7 +129,8 @@ SELECT jsonb_build_object(
         FROM personal_data_blocks b WHERE b.cpf = $1), '{}'::jsonb)
     -- Named only when there are some: each consent given or revoked, oldest first.
     || coalesce((SELECT jsonb_build_object('consentimentos', jsonb_agg(jsonb_build_object(
-            'finalidade', c.finalidade, 'concedido', c.concedido, 'em', c.registrado_em, 'por', c.registrado_por)
+            'finalidade', c.finalidade, 'concedido', c.concedido, 'em', c.registrado_em, 'por', c.registrado_por,
+            'canal', c.canal, 'evidencia', c.evidencia)
             ORDER BY c.id))
         FROM privacy_consents c WHERE c.cpf = $1 HAVING count(*) > 0), '{}'::jsonb)
     -- Named only when there are some: the person's requests (LGPD art. 18), oldest first.
@@ -508,7 +509,12 @@ pub(crate) async fn anonymize_in(
              WHERE cpf = $1";
     }
     statement! {
-        UPDATE_PRIVACY_CONSENTS = "UPDATE privacy_consents SET cpf = $2 WHERE cpf = $1";
+        UPDATE_PRIVACY_CONSENTS = "UPDATE privacy_consents SET cpf = $2,
+                 evidencia = evidencia - 'enderecoIp' - 'navegador' - 'enviadoPara' - 'referencia'
+             WHERE cpf = $1";
+    }
+    statement! {
+        DELETE_PERSON_LINKS = "DELETE FROM privacy_person_links WHERE cpf = $1";
     }
     statement! {
         DELETE_ADDRESSES = "DELETE FROM addresses a WHERE a.id = $1 AND NOT EXISTS (SELECT 1 FROM customers c WHERE c.id_endereco = a.id)";
@@ -597,7 +603,8 @@ pub(crate) async fn anonymize_in(
                 .await?;
         }
     }
-    // The consents' trail stays, tied to no one: the first registration's stand-in.
+    // The consents' trail stays, tied to no one: the first registration's stand-in; of the proof,
+    // what says which text was agreed to and how (not from where, nor the reference to a recording).
     let trail_stand_in = placeholder(registrations.iter().map(|r| r.id).min().unwrap_or(0));
     UPDATE_PRIVACY_CONSENTS
         .query()
@@ -611,6 +618,12 @@ pub(crate) async fn anonymize_in(
         .query()
         .bind::<Text, _>(cpf.as_str())
         .bind::<Text, _>(&trail_stand_in)
+        .execute(conn)
+        .await?;
+    // The links mailed to the person served their half hour; the requests they filed stay.
+    DELETE_PERSON_LINKS
+        .query()
+        .bind::<Text, _>(cpf.as_str())
         .execute(conn)
         .await?;
     UNBLOCK.query().bind::<Text, _>(cpf.as_str()).execute(conn).await?;
@@ -698,9 +711,10 @@ impl PersonalDataStore for PgPersonalData {
     }
 
     async fn record_consent(&self, cpf: &Cpf, consent: NewConsent, by: &str) -> Result<ConsentOutcome, StoreError> {
+        let evidence = consent.evidence.as_ref().map(ConsentEvidence::document);
         statement! {
-            INSERT_PRIVACY_CONSENTS => RecordedConsent = "INSERT INTO privacy_consents (cpf, finalidade, concedido, registrado_por) VALUES ($1, $2, $3, $4)
-                     RETURNING registrado_em";
+            INSERT_PRIVACY_CONSENTS => RecordedConsent = "INSERT INTO privacy_consents (cpf, finalidade, concedido, registrado_por, canal, evidencia)
+                     VALUES ($1, $2, $3, $4, $5, $6) RETURNING registrado_em";
         }
         let mut conn = connection(&self.pool).await?;
         conn.transaction(async |conn| {
@@ -723,6 +737,8 @@ impl PersonalDataStore for PgPersonalData {
                 .bind::<Text, _>(consent.purpose.code())
                 .bind::<Bool, _>(consent.granted)
                 .bind::<Text, _>(by)
+                .bind::<Text, _>(consent.channel())
+                .bind::<Nullable<Jsonb>, _>(&evidence)
                 .get_result(conn)
                 .await?;
             Ok(ConsentOutcome::Recorded(ConsentRecord {
@@ -730,6 +746,8 @@ impl PersonalDataStore for PgPersonalData {
                 granted: consent.granted,
                 at: recorded.registrado_em,
                 by: by.to_owned(),
+                channel: consent.channel().to_owned(),
+                evidence: evidence.clone(),
             }))
         })
         .await

@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::sql_types::{BigInt, Nullable, Text, Timestamptz};
 use diesel::{OptionalExtension, QueryableByName};
-use diesel_async::{AsyncConnection, RunQueryDsl};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::contract::formats::brasilia;
 use domain::privacy::subject_requests::{
     AnswerOutcome, NewSubjectRequest, QueueFilter, RequestAnswer, RequestChannel, RequestKind, SentFile,
@@ -53,9 +53,9 @@ statement! {
     );
 }
 #[derive(QueryableByName)]
-struct Row {
+pub(crate) struct Row {
     #[diesel(sql_type = Text)]
-    protocolo: String,
+    pub(crate) protocolo: String,
     #[diesel(sql_type = Text)]
     cpf: String,
     #[diesel(sql_type = Text)]
@@ -86,7 +86,40 @@ struct Row {
     arquivo_enviado_para: Option<String>,
 }
 
-fn request_of(row: Row) -> Result<SubjectRequest, StoreError> {
+/// Files the request under a new protocol, in the caller's transaction (numbered with the
+/// customer's requests, dated by the Brasília day it was received).
+pub(crate) async fn file_in(
+    conn: &mut AsyncPgConnection,
+    request: &NewSubjectRequest,
+    by: &str,
+    received_at: DateTime<Utc>,
+    deadline: DateTime<Utc>,
+) -> Result<Row, diesel::result::Error> {
+    statement! {
+        INSERT_REQUEST => Row = concat!("INSERT INTO privacy_requests (protocolo, cpf, tipo, canal, observacao, recebido_em, recebido_por, prazo)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ", columns!());
+    }
+    statement! {
+        NEXT_NUMBER => Number = "SELECT nextval('customer_request_numbers') AS n";
+    }
+    let day = received_at.with_timezone(&brasilia()).date_naive();
+    let number: Number = NEXT_NUMBER.query().get_result(conn).await?;
+    let protocol = Protocol::new(day, number.n);
+    INSERT_REQUEST
+        .query()
+        .bind::<Text, _>(protocol.as_str())
+        .bind::<Text, _>(request.cpf.as_str())
+        .bind::<Text, _>(request.kind.code())
+        .bind::<Text, _>(request.channel.code())
+        .bind::<Nullable<Text>, _>(request.note.as_deref())
+        .bind::<Timestamptz, _>(received_at)
+        .bind::<Text, _>(by)
+        .bind::<Timestamptz, _>(deadline)
+        .get_result(conn)
+        .await
+}
+
+pub(crate) fn request_of(row: Row) -> Result<SubjectRequest, StoreError> {
     let stored =
         |column: &'static str, value: &str| StoreError::from(StoredValueError::new("privacy_requests", column, value));
     let file = match (row.arquivo_nome, row.arquivo_sha256, row.arquivo_bytes) {
@@ -130,32 +163,9 @@ impl SubjectRequestStore for PgSubjectRequests {
         received_at: DateTime<Utc>,
         deadline: DateTime<Utc>,
     ) -> Result<SubjectRequest, StoreError> {
-        statement! {
-            INSERT_REQUEST => Row = concat!("INSERT INTO privacy_requests (protocolo, cpf, tipo, canal, observacao, recebido_em, recebido_por, prazo)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ", columns!());
-        }
-        statement! {
-            NEXT_NUMBER => Number = "SELECT nextval('customer_request_numbers') AS n";
-        }
         let mut conn = connection(&self.pool).await?;
-        let day = received_at.with_timezone(&brasilia()).date_naive();
-        let row: Row = conn
-            .transaction(async |conn| {
-                let number: Number = NEXT_NUMBER.query().get_result(conn).await?;
-                let protocol = Protocol::new(day, number.n);
-                INSERT_REQUEST
-                    .query()
-                    .bind::<Text, _>(protocol.as_str())
-                    .bind::<Text, _>(request.cpf.as_str())
-                    .bind::<Text, _>(request.kind.code())
-                    .bind::<Text, _>(request.channel.code())
-                    .bind::<Nullable<Text>, _>(request.note.as_deref())
-                    .bind::<Timestamptz, _>(received_at)
-                    .bind::<Text, _>(by)
-                    .bind::<Timestamptz, _>(deadline)
-                    .get_result(conn)
-                    .await
-            })
+        let row = conn
+            .transaction(async |conn| file_in(conn, request, by, received_at, deadline).await)
             .await
             .map_err(query_error)?;
         request_of(row)

@@ -469,6 +469,22 @@ diesel::table! {
         concedido -> Bool,
         registrado_em -> Timestamptz,
         registrado_por -> Text,
+        canal -> Text,
+        evidencia -> Nullable<Jsonb>,
+    }
+}
+
+diesel::table! {
+    privacy_person_links (id) {
+        id -> Int8,
+        token_sha256 -> Text,
+        cpf -> Text,
+        finalidade -> Text,
+        enviado_para -> Text,
+        emitido_em -> Timestamptz,
+        expira_em -> Timestamptz,
+        usado_em -> Nullable<Timestamptz>,
+        protocolo -> Nullable<Text>,
     }
 }
 
@@ -1071,6 +1087,7 @@ diesel::joinable!(ledger_entries -> proposals (id_proposta));
 diesel::joinable!(partner_brokers -> partners (id_parceiro));
 diesel::joinable!(password_recovery_tokens -> users (user_id));
 diesel::joinable!(pix_recurrences -> proposals (id_proposta));
+diesel::joinable!(privacy_person_links -> privacy_requests (protocolo));
 diesel::joinable!(product_banks -> banks (codigo_banco));
 diesel::joinable!(product_banks -> products (product_id));
 diesel::joinable!(product_certificate_sequences -> products (id_produto));
@@ -1146,6 +1163,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     personal_data_blocks,
     pix_recurrences,
     privacy_consents,
+    privacy_person_links,
     privacy_requests,
     privacy_retention_runs,
     product_banks,

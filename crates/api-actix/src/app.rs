@@ -89,7 +89,8 @@ pub fn routes(cfg: &mut web::ServiceConfig, sandbox: bool) {
         .configure(customer_requests::routes)
         .configure(auth::key_routes)
         .configure(docs::routes)
-        .configure(assets::routes);
+        .configure(assets::routes)
+        .configure(crate::person_pages::routes);
     if sandbox {
         cfg.configure(sandbox::routes);
     }

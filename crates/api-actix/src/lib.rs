@@ -11,6 +11,7 @@ pub mod deployment;
 pub mod http;
 pub mod jobs;
 mod lifecycle;
+pub mod person_pages;
 pub mod routes;
 pub mod scrape;
 pub mod security;

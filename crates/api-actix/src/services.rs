@@ -388,7 +388,7 @@ fn compose_state(
         hasher,
         tokens: tokens.clone(),
         sessions: Arc::new(sessions.clone()),
-        throttle: accounts,
+        throttle: accounts.clone(),
         clock: Arc::new(SystemClock),
         policy: config.tokens.signin_throttle,
     };
@@ -488,6 +488,16 @@ fn compose_state(
         mail: subject_mail,
         clock: privacy_clock.clone(),
     };
+    // The person's own channel: links mailed to an address held, consents with their proof.
+    let person_channel = domain::privacy::person_channel::PersonChannel {
+        links: Arc::new(adapters_postgres::PgPersonLinks::new(pool.clone())),
+        personal_data: privacy.store.clone(),
+        secrets: Arc::new(OsSecretGenerator),
+        outbox: outbox.clone(),
+        throttle: accounts.clone(),
+        clock: privacy_clock.clone(),
+        policy: config.tokens.person_links.clone(),
+    };
     let debit_revocation = domain::billing::revocation::RevocationService {
         proposals: stores.clone(),
         partners: stores.clone(),
@@ -511,6 +521,7 @@ fn compose_state(
         users,
         pix,
         subject_requests,
+        person_channel,
         debits,
         debit_revocation,
         refund_destinations,

@@ -24,6 +24,8 @@ pub struct AppState {
     pub privacy: domain::privacy::PrivacyService,
     /// Data-subject requests, their deadlines and answers (LGPD art. 18 and 19).
     pub subject_requests: domain::privacy::subject_requests::SubjectRequestService,
+    /// The person's own channel: requests and consents by a link mailed to them.
+    pub person_channel: domain::privacy::person_channel::PersonChannel,
     /// Débito em conta's files (issue 46): the console lists them.
     pub debits: domain::billing::debits::DebitsService,
     /// The customer's revocation of the debits' authorisation (issue 46).

@@ -45,6 +45,28 @@ pub enum MailKind {
     /// A collective life contract's arrears told to its policyholder (the estipulante; Lei
     /// 15.040/2024 art. 21 §2, decision 272).
     PolicyholderNotice(PolicyholderNotice),
+    /// The person's own link (decision 287): to file a request or to give or revoke consents.
+    PersonLink(PersonLinkNotice),
+    /// The person's own request filed: its protocol and deadline (decision 287).
+    SubjectRequestFiled(SubjectRequestFiledNotice),
+}
+
+/// The link mailed to the person: what it is for, and for how long it serves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PersonLinkNotice {
+    pub link: String,
+    /// What was asked, as people read it.
+    pub purpose: String,
+    pub valid_minutes: i64,
+}
+
+/// A request the person filed through their link.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubjectRequestFiledNotice {
+    pub protocol: String,
+    pub kind: String,
+    /// The full answer's deadline, as people read it.
+    pub deadline: String,
 }
 
 /// The policyholder's copy of an arrears notice: whom it goes to, and the insured's notice.
@@ -194,6 +216,9 @@ impl std::fmt::Debug for MailKind {
                 n.notice.kind.as_str(),
                 n.notice.identifier
             ),
+            // The link is a credential.
+            MailKind::PersonLink(n) => write!(f, "PersonLink {{ link: ***, valid_minutes: {} }}", n.valid_minutes),
+            MailKind::SubjectRequestFiled(n) => write!(f, "SubjectRequestFiled {{ protocol: {} }}", n.protocol),
         }
     }
 }
@@ -213,6 +238,8 @@ impl MailKind {
             MailKind::ArrearsNotice(_) => "aviso_cobranca",
             MailKind::TermNotice(_) => "aviso_vigencia",
             MailKind::PolicyholderNotice(_) => "aviso_estipulante",
+            MailKind::PersonLink(_) => "link_titular",
+            MailKind::SubjectRequestFiled(_) => "pedido_titular_registrado",
         }
     }
 }

@@ -26,7 +26,7 @@ async fn consents_given_and_revoked_are_kept_in_order_and_the_export_says_what_s
         &s,
         &s.office,
         "529.982.247-25",
-        json!({"purpose": "ofertas", "granted": true}),
+        json!({"purpose": "ofertas", "granted": true, "evidence": {"channel": "telefone", "reference": "Gravação SAC 2026-000123"}}),
     )
     .await;
     assert_eq!(given.status(), StatusCode::CREATED);
@@ -40,7 +40,7 @@ async fn consents_given_and_revoked_are_kept_in_order_and_the_export_says_what_s
         &s,
         &s.office,
         CPF,
-        json!({"purpose": "ofertas_parceiro", "granted": true}),
+        json!({"purpose": "ofertas_parceiro", "granted": true, "evidence": {"channel": "telefone", "reference": "Gravação SAC 2026-000123"}}),
     )
     .await;
     assert_eq!(partner_offers.status(), StatusCode::CREATED);
@@ -89,7 +89,7 @@ async fn a_bad_body_is_named_nothing_held_is_404_and_only_the_back_office_record
             &s,
             &s.office,
             "12345678900",
-            json!({"purpose": "ofertas", "granted": true}),
+            json!({"purpose": "ofertas", "granted": true, "evidence": {"channel": "telefone", "reference": "Gravação SAC 2026-000123"}}),
         )
         .await,
         StatusCode::BAD_REQUEST,
@@ -98,14 +98,14 @@ async fn a_bad_body_is_named_nothing_held_is_404_and_only_the_back_office_record
     .await;
     // Nothing is held under the CPF yet: no one to consent.
     assert_error(
-        consent(&s, &s.office, CPF, json!({"purpose": "ofertas", "granted": true})).await,
+        consent(&s, &s.office, CPF, json!({"purpose": "ofertas", "granted": true, "evidence": {"channel": "telefone", "reference": "Gravação SAC 2026-000123"}})).await,
         StatusCode::NOT_FOUND,
         "titular_sem_dados",
     )
     .await;
     s.app.sent_proposal(&s.partner, CPF).await;
     assert_error(
-        consent(&s, &s.partner, CPF, json!({"purpose": "ofertas", "granted": true})).await,
+        consent(&s, &s.partner, CPF, json!({"purpose": "ofertas", "granted": true, "evidence": {"channel": "telefone", "reference": "Gravação SAC 2026-000123"}})).await,
         StatusCode::FORBIDDEN,
         "sem_permissao",
     )
@@ -121,7 +121,7 @@ async fn a_bad_body_is_named_nothing_held_is_404_and_only_the_back_office_record
 async fn a_blocked_person_may_revoke_but_not_consent() {
     let s = setup().await;
     contract(&s, CPF).await;
-    let granted = consent(&s, &s.office, CPF, json!({"purpose": "ofertas", "granted": true})).await;
+    let granted = consent(&s, &s.office, CPF, json!({"purpose": "ofertas", "granted": true, "evidence": {"channel": "telefone", "reference": "Gravação SAC 2026-000123"}})).await;
     assert_eq!(granted.status(), StatusCode::CREATED);
     assert_eq!(
         anonymize(&s).await.status(),
@@ -134,7 +134,7 @@ async fn a_blocked_person_may_revoke_but_not_consent() {
             &s,
             &s.office,
             CPF,
-            json!({"purpose": "ofertas_parceiro", "granted": true}),
+            json!({"purpose": "ofertas_parceiro", "granted": true, "evidence": {"channel": "telefone", "reference": "Gravação SAC 2026-000123"}}),
         )
         .await,
         StatusCode::CONFLICT,

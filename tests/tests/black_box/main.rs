@@ -33,6 +33,7 @@ mod legal_hold;
 mod mother_name;
 mod observability;
 mod operation_claims;
+mod person_channel;
 mod pix_automatico;
 mod premium_collection;
 mod privacy;

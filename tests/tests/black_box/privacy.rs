@@ -410,7 +410,7 @@ async fn after_anonymisation_nothing_of_the_person_is_left_but_the_signed_contra
         .post_json_as(
             &format!("/privacy/customers/{CPF}/consents"),
             &s.office,
-            &json!({"purpose": "ofertas", "granted": true}),
+            &json!({"purpose": "ofertas", "granted": true, "evidence": {"channel": "telefone", "reference": "Gravação SAC 2026-000123"}}),
         )
         .await;
     assert_eq!(consented.status(), StatusCode::CREATED);
@@ -424,6 +424,34 @@ async fn after_anonymisation_nothing_of_the_person_is_left_but_the_signed_contra
         )
         .await;
     assert_eq!(asked.status(), StatusCode::CREATED);
+    // The person's own acts by the links mailed to her: a consent with its proof (her browser)
+    // and a request she filed.
+    use super::person_channel::{ask, confirm, consent_by_link, mailed_token};
+    ask(&s.app, CPF, "consentimentos", "maria@exemplo.com.br").await;
+    let consents_link = mailed_token(&s.app, "maria@exemplo.com.br", "consentimentos").await;
+    let own_consent = s
+        .app
+        .client
+        .post(s.app.url("/privacidade/link/consentimento"))
+        .header("user-agent", "Navegador da Maria Silva")
+        .form(&[
+            ("token", consents_link.as_str()),
+            ("finalidade", "ofertas_parceiro"),
+            ("concedido", "sim"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(own_consent.status(), StatusCode::CREATED);
+    assert_eq!(
+        consent_by_link(&s.app, &consents_link, "ofertas_parceiro", "nao")
+            .await
+            .status(),
+        StatusCode::CREATED
+    );
+    ask(&s.app, CPF, "acesso", "maria@exemplo.com.br").await;
+    let request_link = mailed_token(&s.app, "maria@exemplo.com.br", "Acesso").await;
+    assert_eq!(confirm(&s.app, &request_link).await.status(), StatusCode::CREATED);
     let needles = [
         "Maria",
         "Silva",
@@ -472,6 +500,28 @@ async fn after_anonymisation_nothing_of_the_person_is_left_but_the_signed_contra
             .await,
         1,
         "the request is kept, its note gone"
+    );
+    assert_eq!(
+        s.app
+            .count(
+                "SELECT count(*) AS n FROM privacy_consents WHERE canal = 'link'
+                 AND evidencia ? 'textoSha256' AND NOT evidencia ? 'enderecoIp' AND NOT evidencia ? 'navegador'"
+            )
+            .await,
+        2,
+        "the person's own consents keep which text and how, not from where"
+    );
+    assert_eq!(
+        s.app
+            .count("SELECT count(*) AS n FROM privacy_requests WHERE canal = 'email' AND tipo = 'acesso'")
+            .await,
+        1,
+        "the request she filed is kept, tied to no one"
+    );
+    assert_eq!(
+        s.app.count("SELECT count(*) AS n FROM privacy_person_links").await,
+        0,
+        "the links mailed to her are gone"
     );
     // Nothing of the person in any table; the only documents left are the contract's.
     assert_eq!(tables_holding(&s.app, &needles).await, Vec::<(String, i64)>::new());

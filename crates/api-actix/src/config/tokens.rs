@@ -4,6 +4,7 @@
 use super::{ConfigError, bad, split_list};
 use domain::auth::password::PasswordPolicy;
 use domain::auth::throttle::ThrottlePolicy;
+use domain::privacy::person_channel::PersonLinkPolicy;
 use domain::recovery::RecoveryPolicy;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -35,6 +36,8 @@ pub(super) struct Raw {
     #[serde(default = "password_min_length")]
     password_min_length: usize,
     password_reset_url: Option<String>,
+    /// The page the person's own links open (decision 287).
+    privacy_link_url: Option<String>,
     #[serde(default = "recovery_token_ttl_hours")]
     recovery_token_ttl_hours: i64,
     #[serde(default = "recovery_max_emails_per_hour")]
@@ -120,6 +123,8 @@ pub struct TokenSettings {
     pub signin_throttle: ThrottlePolicy,
     pub password_policy: PasswordPolicy,
     pub recovery: RecoveryPolicy,
+    /// The person's own links (privacy): the page they open and their limits.
+    pub person_links: PersonLinkPolicy,
 }
 
 impl Raw {
@@ -162,6 +167,12 @@ impl Raw {
             Some(_) => return Err(bad("PASSWORD_RESET_URL", "deve começar com http:// ou https://")),
             None => format!("{public_url}/redefinir-senha"),
         };
+        let person_link_base = match self.privacy_link_url.clone() {
+            Some(url) if url.starts_with("http://") || url.starts_with("https://") => url,
+            Some(_) => return Err(bad("PRIVACY_LINK_URL", "deve começar com http:// ou https://")),
+            None => format!("{public_url}/privacidade/link"),
+        };
+        self.privacy_link_url = Some(person_link_base.clone());
         let bcrypt_max_concurrent = self.bcrypt_max_concurrent.unwrap_or(cores).max(1);
         // What was not set is shown as the value in effect.
         self.password_reset_url = Some(link_base.clone());
@@ -200,6 +211,10 @@ impl Raw {
                 max_emails_per_account_per_hour: self.recovery_max_emails_per_hour,
                 max_requests_per_address_per_hour: self.recovery_max_requests_per_address,
                 link_base,
+            },
+            person_links: PersonLinkPolicy {
+                link_base: person_link_base,
+                ..PersonLinkPolicy::default()
             },
         })
     }

@@ -18,6 +18,7 @@ use domain::hooks::HookError;
 use domain::hooks::bodies::HookPatchRefusal;
 use domain::input::NotAnObject;
 use domain::privacy::PrivacyError;
+use domain::privacy::person_channel::PersonLinkError;
 use domain::privacy::subject_requests::SubjectRequestError;
 use domain::proposals::operations::OperationKind;
 use domain::proposals::service::ProposalError;
@@ -134,6 +135,9 @@ error_codes! {
     SubjectWithoutEmail => ("titular_sem_email", CONFLICT, "Nenhum e-mail mantido para o titular: responda por outro meio, sem enviar os dados."),
     DataNotTheAnswer => ("pedido_sem_envio_de_dados", CONFLICT, "Este tipo de pedido não se responde com os dados do titular."),
     PersonalDataNotSent => ("dados_nao_enviados", BAD_GATEWAY, "O servidor de e-mail não aceitou o envio dos dados; nada foi registrado. Tente de novo."),
+    PersonLinkUnknown => ("link_titular_nao_encontrado", NOT_FOUND, "Link não encontrado: peça outro na página de privacidade."),
+    PersonLinkSpent => ("link_titular_invalido", GONE, "Link expirado ou já utilizado: peça outro na página de privacidade."),
+    PersonLinkOtherPurpose => ("link_titular_outra_finalidade", CONFLICT, "Este link foi enviado para outro pedido."),
     PersonBlocked => ("titular_bloqueado", CONFLICT, "Os dados deste titular estão bloqueados por retenção legal: não podem ser usados em novo cadastro ou proposta."),
     PendingNotFound => ("pendencia_nao_encontrada", NOT_FOUND, "Pedido de documentos não encontrado nesta proposta."),
     NotInAnalysis => ("proposta_fora_de_analise", CONFLICT, "A proposta não está em análise."),
@@ -146,6 +150,14 @@ error_codes! {
 }
 
 impl ErrorCode {
+    /// The codes only the person's HTML pages answer (`/privacidade`, decision 287): no route of
+    /// the OpenAPI document carries them, so its error bodies leave them out.
+    pub const PAGES_ONLY: &'static [ErrorCode] = &[
+        ErrorCode::PersonLinkUnknown,
+        ErrorCode::PersonLinkSpent,
+        ErrorCode::PersonLinkOtherPurpose,
+    ];
+
     pub fn code(self) -> &'static str {
         self.row().0
     }
@@ -424,6 +436,19 @@ impl From<SubjectRequestError> for ApiError {
             }
             SubjectRequestError::Privacy(e) => e.into(),
             SubjectRequestError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<PersonLinkError> for ApiError {
+    fn from(error: PersonLinkError) -> Self {
+        match error {
+            PersonLinkError::Throttled { until } => throttled(until),
+            PersonLinkError::Unknown => ApiError::new(ErrorCode::PersonLinkUnknown),
+            PersonLinkError::Spent => ApiError::new(ErrorCode::PersonLinkSpent),
+            PersonLinkError::OtherPurpose => ApiError::new(ErrorCode::PersonLinkOtherPurpose),
+            PersonLinkError::Privacy(e) => e.into(),
+            PersonLinkError::Store(e) => e.into(),
         }
     }
 }

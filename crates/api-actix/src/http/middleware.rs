@@ -217,13 +217,14 @@ pub async fn observe(
     })
 }
 
-/// Replaces a non-JSON error answer with the error envelope of the same status.
+/// Replaces a plain error answer (neither JSON nor a page) with the error envelope of the same status.
 pub fn envelope_plain_errors<B>(response: ServiceResponse<B>) -> actix_web::Result<ErrorHandlerResponse<B>> {
     let is_json = response
         .headers()
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/json"));
+        // A page that answers its own refusal (the person's pages) is a page for a person.
+        .is_some_and(|v| v.starts_with("application/json") || v.starts_with("text/html"));
     if is_json {
         return Ok(ErrorHandlerResponse::Response(response.map_into_left_body()));
     }

@@ -15,6 +15,11 @@ pre{padding:.6rem;overflow:auto}
 table{border-collapse:collapse;margin:.5rem 0}
 td,th{border:1px solid #ddd;padding:.2rem .5rem;text-align:left;vertical-align:top}
 object.document{width:100%;height:500px}
+form input:not([type=hidden]),form select{min-width:22rem;max-width:100%;padding:.35rem;font-size:1rem}
+button{padding:.4rem .9rem;font-size:1rem}
+.aviso{background:#eef5ff;border-left:4px solid #0b5cad;padding:.6rem .8rem}
+.erros{background:#fff1f0;border-left:4px solid #b42318;padding:.6rem .8rem}
+footer{margin-top:3rem;color:#444;font-size:.95rem}
 ";
 
 pub async fn stylesheet() -> HttpResponse {

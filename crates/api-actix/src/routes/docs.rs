@@ -294,7 +294,7 @@ fn enumerate_error_codes(doc: &mut Value) {
         let is_error = schema["$ref"].as_str().is_some_and(|r| r.ends_with("/ErrorEnvelope"));
         let codes: Vec<&str> = ErrorCode::ALL
             .iter()
-            .filter(|c| c.status().as_str() == status)
+            .filter(|c| c.status().as_str() == status && !ErrorCode::PAGES_ONLY.contains(c))
             .map(|c| c.code())
             .collect();
         let Some(name) = error_body_name(status) else {

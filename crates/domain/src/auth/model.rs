@@ -98,6 +98,8 @@ pub enum ThrottleKey {
     ClientAddress(String),
     /// Password-recovery requests per client address.
     RecoveryAddress(String),
+    /// Asking for the person's own link (privacy), by client address.
+    PersonLinkAddress(String),
 }
 
 /// The part of a client's address that names one client: an IPv4 address whole; an IPv6 address
@@ -142,12 +144,18 @@ impl ThrottleKey {
         ThrottleKey::RecoveryAddress(client_counter(address))
     }
 
+    /// The counter of asking for a person's own link (privacy) from a client address.
+    pub fn person_link(address: &str) -> Self {
+        ThrottleKey::PersonLinkAddress(client_counter(address))
+    }
+
     pub fn scope(&self) -> &'static str {
         match self {
             ThrottleKey::Pair(_) => "signin_pair",
             ThrottleKey::Email(_) => "signin_email",
             ThrottleKey::ClientAddress(_) => "signin_ip",
             ThrottleKey::RecoveryAddress(_) => "recovery_ip",
+            ThrottleKey::PersonLinkAddress(_) => "privacy_link_ip",
         }
     }
 
@@ -156,7 +164,8 @@ impl ThrottleKey {
             ThrottleKey::Pair(v)
             | ThrottleKey::Email(v)
             | ThrottleKey::ClientAddress(v)
-            | ThrottleKey::RecoveryAddress(v) => v,
+            | ThrottleKey::RecoveryAddress(v)
+            | ThrottleKey::PersonLinkAddress(v) => v,
         }
     }
 }

@@ -7,6 +7,8 @@ pub mod declarations;
 pub mod export;
 pub mod hold;
 pub mod notice;
+pub mod person_channel;
+pub mod request_kinds;
 pub mod retention;
 pub mod subject_requests;
 

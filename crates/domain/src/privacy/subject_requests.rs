@@ -10,10 +10,11 @@ use crate::clock::Clock;
 use crate::input::{Field, Reading};
 use crate::mail::{MailKind, MailMessage, MailSender, PersonalDataNotice};
 use crate::privacy::export::ExportRecord;
+pub use crate::privacy::request_kinds::{RequestChannel, RequestKind};
 use crate::privacy::{PrivacyError, PrivacyService};
 use crate::proposals::requests::Protocol;
 use crate::store::StoreError;
-use crate::validation::{Rejection, Violations, codes};
+use crate::validation::{Violations, codes};
 use crate::values::{Cpf, Email};
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
@@ -27,71 +28,6 @@ pub const NOTE_MAX_CHARS: usize = 1000;
 pub const ANSWER_MAX_CHARS: usize = 4000;
 /// The shortest answer worth recording.
 pub const ANSWER_MIN_CHARS: usize = 10;
-
-macro_rules! coded {
-    ($(#[$doc:meta])* $name:ident, $field:literal, { $($variant:ident => ($code:literal, $label:literal),)+ }) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum $name { $($variant,)+ }
-
-        impl $name {
-            pub const ALL: &'static [$name] = &[$($name::$variant,)+];
-
-            pub fn code(self) -> &'static str {
-                match self { $($name::$variant => $code,)+ }
-            }
-
-            /// How people read it.
-            pub fn label(self) -> &'static str {
-                match self { $($name::$variant => $label,)+ }
-            }
-
-            pub fn parse(text: &str) -> Result<Self, Rejection> {
-                Self::ALL.iter().copied().find(|k| k.code() == text).ok_or_else(|| {
-                    let known: Vec<&str> = Self::ALL.iter().map(|k| k.code()).collect();
-                    Rejection::new(
-                        codes::INVALID_VALUE,
-                        format!("{} deve ser um destes: {}", $field, known.join(", ")),
-                    )
-                })
-            }
-        }
-    };
-}
-
-coded!(
-    /// What the person asked for (art. 18's rights).
-    RequestKind, "kind", {
-        Access => ("acesso", "Acesso aos dados (art. 18, II)"),
-        Correction => ("correcao", "Correção de dados (art. 18, III)"),
-        Anonymization => ("anonimizacao", "Anonimização ou bloqueio (art. 18, IV)"),
-        Portability => ("portabilidade", "Portabilidade (art. 18, V)"),
-        Elimination => ("eliminacao", "Eliminação (art. 18, VI)"),
-        Sharing => ("compartilhamento", "Com quem os dados foram compartilhados (art. 18, VII)"),
-        ConsentRevocation => ("revogacao_consentimento", "Revogação do consentimento (art. 18, IX)"),
-    }
-);
-
-coded!(
-    /// How the request reached us.
-    RequestChannel, "channel", {
-        Phone => ("telefone", "Telefone (SAC)"),
-        Email => ("email", "E-mail"),
-        Chat => ("chat", "Chat"),
-        Letter => ("carta", "Carta"),
-        InPerson => ("presencial", "Presencial"),
-    }
-);
-
-impl RequestKind {
-    /// The kinds whose answer is the person's data itself (the export), sent as a file.
-    pub fn answered_with_the_data(self) -> bool {
-        matches!(
-            self,
-            RequestKind::Access | RequestKind::Portability | RequestKind::Sharing
-        )
-    }
-}
 
 crate::wire_body! {
     /// The body of `POST /privacy/requests`.

@@ -90,6 +90,14 @@ pub struct ConsentDto {
     /// A base legal da finalidade.
     #[serde(rename = "baseLegal")]
     pub base_legal: &'static str,
+    /// Por onde o titular manifestou a vontade: o canal informado (`telefone`, `email`, `chat`,
+    /// `carta`, `presencial`), `link` (o próprio titular, pelo link enviado ao seu e-mail) ou
+    /// `retaguarda` (revogação registrada sem prova).
+    #[schema(example = "telefone")]
+    pub canal: String,
+    /// A prova guardada: `canal` e `referencia` quando informada pela retaguarda.
+    #[schema(value_type = Option<Object>)]
+    pub evidencia: Option<serde_json::Value>,
 }
 
 impl From<ConsentRecord> for ConsentDto {
@@ -100,6 +108,8 @@ impl From<ConsentRecord> for ConsentDto {
             registrado_em: c.at,
             registrado_por: c.by,
             base_legal: domain::privacy::consents::CONSENT_BASIS,
+            canal: c.channel,
+            evidencia: c.evidence,
         }
     }
 }
