@@ -434,7 +434,16 @@ impl ProposalStore for PgProposals {
                     .order(proposal_history::id)
                     .into_boxed();
                 if let Some(visible) = visible_to(scope) {
-                    query = query.filter(visible);
+                    // A blocked person's proposal is the back office's only, but for a contract
+                    // in force, which its seller still serves (decision 284), as route 7 reads.
+                    let blocked = crate::schema::proposal_read_models::table
+                        .filter(crate::schema::proposal_read_models::id_proposta.eq(proposals::id))
+                        .filter(crate::schema::proposal_read_models::bloqueado);
+                    query = query.filter(visible).filter(
+                        proposals::status
+                            .eq(ProposalStatus::Approved.as_str())
+                            .or(diesel::dsl::not(diesel::dsl::exists(blocked))),
+                    );
                 }
                 let rows: Vec<(DateTime<Utc>, String, String, serde_json::Value)> =
                     query.load(&mut conn).await.map_err(query_error)?;

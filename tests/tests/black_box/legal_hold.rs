@@ -272,3 +272,44 @@ async fn a_person_whose_proposals_never_concluded_is_anonymised_at_once() {
     assert_eq!(done.status(), StatusCode::OK);
     assert_eq!(s.app.count("SELECT count(*) AS n FROM personal_data_blocks").await, 0);
 }
+
+/// Decision 284 keeps the contract in force serviceable; a blocked person's other proposals stay
+/// the back office's alone, their history included (it answered any seller before).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_blocked_persons_refused_proposal_and_its_history_are_the_back_offices_only() {
+    let s = setup().await;
+    let held = contract(&s, CPF).await;
+    let refused = s.app.sent_proposal(&s.partner, CPF).await;
+    s.app.sign_as_every_party(&s.office, &refused).await;
+    let refusal = s
+        .app
+        .change_status(&s.office, &refused, "REPROVADO", "Risco não aceito")
+        .await;
+    assert_eq!(refusal.status(), StatusCode::OK);
+    assert_error(anonymize(&s).await, StatusCode::CONFLICT, "retencao_legal").await;
+
+    for path in [
+        format!("/proposal/byIdentifier/{refused}"),
+        format!("/proposal/{refused}/history"),
+    ] {
+        assert_error(
+            s.app.get(&path, Some(&s.partner)).await,
+            StatusCode::NOT_FOUND,
+            "proposta_nao_encontrada",
+        )
+        .await;
+        assert_eq!(
+            s.app.get(&path, Some(&s.office)).await.status(),
+            StatusCode::OK,
+            "{path}"
+        );
+    }
+    assert_eq!(
+        s.app
+            .get(&format!("/proposal/{held}/history"), Some(&s.partner))
+            .await
+            .status(),
+        StatusCode::OK,
+        "the contract in force is still its seller's"
+    );
+}
