@@ -46,15 +46,7 @@ const STYLESHEET: &str = include_str!("assets/console.css");
 /// The templates, parsed once (HTML-escaped: every `.html` name auto-escapes).
 fn templates() -> &'static Environment<'static> {
     static ENVIRONMENT: OnceLock<Environment<'static>> = OnceLock::new();
-    ENVIRONMENT.get_or_init(|| {
-        let mut environment = Environment::new();
-        for (name, source) in TEMPLATES {
-            if let Err(error) = environment.add_template(name, source) {
-                tracing::error!(%error, template = name, "console template does not parse");
-            }
-        }
-        environment
-    })
+    ENVIRONMENT.get_or_init(|| crate::http::html::environment(&TEMPLATES))
 }
 
 fn render(name: &str, values: Value) -> Result<HttpResponse, ApiError> {

@@ -17,3 +17,15 @@ pub fn accepts_json(request: &actix_web::HttpRequest) -> bool {
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.contains("application/json"))
 }
+
+/// A minijinja environment of `templates` (each `.html` name auto-escapes what it inserts); one
+/// that does not parse is logged and left out, so its page answers an internal error, not the rest.
+pub fn environment(templates: &[(&'static str, &'static str)]) -> minijinja::Environment<'static> {
+    let mut environment = minijinja::Environment::new();
+    for (name, source) in templates {
+        if let Err(error) = environment.add_template(name, source) {
+            tracing::error!(%error, template = name, "template does not parse");
+        }
+    }
+    environment
+}

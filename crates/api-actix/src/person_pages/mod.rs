@@ -29,15 +29,7 @@ const TEMPLATES: [(&str, &str); 1] = [("person.html", include_str!("templates/pe
 
 fn templates() -> &'static Environment<'static> {
     static ENVIRONMENT: OnceLock<Environment<'static>> = OnceLock::new();
-    ENVIRONMENT.get_or_init(|| {
-        let mut environment = Environment::new();
-        for (name, source) in TEMPLATES {
-            if let Err(error) = environment.add_template(name, source) {
-                tracing::error!(%error, template = name, "person page template does not parse");
-            }
-        }
-        environment
-    })
+    ENVIRONMENT.get_or_init(|| crate::http::html::environment(&TEMPLATES))
 }
 
 /// The page's `view`, with the contacts every view names at its foot, in `status`.
