@@ -55,6 +55,14 @@ statement! {
 }
 
 statement! {
+    /// The person's privacy links expired or spent: none of them can act again; the request a link
+    /// filed and a consent's proof keep what they need of it.
+    PERSON_LINKS = "
+    DELETE FROM privacy_person_links WHERE id IN (
+        SELECT id FROM privacy_person_links WHERE expira_em < $1 OR usado_em IS NOT NULL LIMIT $2)";
+}
+
+statement! {
     /// Throttle counters whose window started before the cut-off and that block nothing now.
     THROTTLE_COUNTERS = "
     DELETE FROM signin_throttle WHERE (scope, key) IN (
@@ -274,6 +282,7 @@ impl ExpiredRecords for PgExpiredRecords {
             sessions: self.in_batches(SESSIONS, now, batch).await?,
             refresh_tokens: self.in_batches(REFRESH_TOKENS, now, batch).await?,
             recovery_tokens: self.in_batches(RECOVERY_TOKENS, now, batch).await?,
+            person_links: self.in_batches(PERSON_LINKS, now, batch).await?,
             throttle_counters: self
                 .in_batches(THROTTLE_COUNTERS, before(now, policy.idle_throttle), batch)
                 .await?,

@@ -5,7 +5,8 @@
 //!   reveals a stolen token); sessions once their last refresh token has expired (nothing of
 //!   theirs can work any more) move to the record of ended sessions, kept as the record of who
 //!   was signed in for `ended_sessions` and then dropped a month at a time;
-//! - password recovery tokens once expired, used or revoked;
+//! - password recovery tokens once expired, used or revoked, and the person's own privacy links
+//!   once expired or spent (the request filed and the consent's proof keep what they proved);
 //! - sign-in and recovery throttle counters idle for a day (every window and block is shorter);
 //! - `Idempotency-Key`s a day after their first use (`crate::idempotency`);
 //! - the records of provider callbacks (signature and payment events, kept to apply each event
@@ -62,6 +63,8 @@ pub struct Purged {
     pub sessions: u64,
     pub refresh_tokens: u64,
     pub recovery_tokens: u64,
+    /// The person's own privacy links (decision 287), expired or spent.
+    pub person_links: u64,
     pub throttle_counters: u64,
     pub signature_callbacks: u64,
     pub payment_events: u64,
@@ -75,6 +78,7 @@ impl Purged {
         self.sessions
             + self.refresh_tokens
             + self.recovery_tokens
+            + self.person_links
             + self.throttle_counters
             + self.signature_callbacks
             + self.payment_events

@@ -73,6 +73,15 @@ async fn expired_records_go_in_batches_and_live_ones_stay() {
                 (1, repeat('d', 64), now(), now() + interval '1 day', NULL, NULL)",
     )
     .await;
+    // The person's links: expired or spent go; the live one stays.
+    sql(
+        &db.url,
+        "INSERT INTO privacy_person_links (token_sha256, cpf, finalidade, enviado_para, emitido_em, expira_em, usado_em)
+         VALUES (repeat('a', 64), '52998224725', 'acesso', 'm***@exemplo.com.br', now() - interval '1 hour', now() - interval '30 minutes', NULL),
+                (repeat('b', 64), '52998224725', 'acesso', 'm***@exemplo.com.br', now(), now() + interval '30 minutes', now()),
+                (repeat('c', 64), '52998224725', 'consentimentos', 'm***@exemplo.com.br', now(), now() + interval '30 minutes', NULL)",
+    )
+    .await;
     // Throttle counters: idle for two days goes; recent, or old but still blocking, stays.
     sql(
         &db.url,
@@ -123,6 +132,7 @@ async fn expired_records_go_in_batches_and_live_ones_stay() {
             sessions: 1,
             refresh_tokens: 3,
             recovery_tokens: 3,
+            person_links: 2,
             throttle_counters: 1,
             signature_callbacks: 2,
             payment_events: 1,
@@ -139,6 +149,7 @@ async fn expired_records_go_in_batches_and_live_ones_stay() {
     );
     assert_eq!(count(&db.url, "refresh_tokens").await, 2);
     assert_eq!(count(&db.url, "password_recovery_tokens").await, 1);
+    assert_eq!(count(&db.url, "privacy_person_links").await, 1);
     assert_eq!(count(&db.url, "signin_throttle").await, 2);
     assert_eq!(count(&db.url, "signature_callbacks").await, 1);
     assert_eq!(count(&db.url, "payment_events").await, 1);

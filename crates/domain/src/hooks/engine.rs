@@ -105,6 +105,7 @@ impl DeliveryEngine {
                 sessions = purged.sessions,
                 refresh_tokens = purged.refresh_tokens,
                 recovery_tokens = purged.recovery_tokens,
+                person_links = purged.person_links,
                 throttle_counters = purged.throttle_counters,
                 signature_callbacks = purged.signature_callbacks,
                 payment_events = purged.payment_events,
