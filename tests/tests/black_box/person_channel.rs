@@ -313,3 +313,49 @@ async fn a_person_files_a_request_through_the_mailed_link_in_a_browser() {
         1
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_blocked_person_may_revoke_by_link_but_not_consent() {
+    let s = setup().await;
+    super::legal_hold::contract(&s, CPF).await;
+    let path = format!("/privacy/customers/{CPF}/consents");
+    let given = s
+        .app
+        .post_json_as(
+            &path,
+            &s.office,
+            &json!({"purpose": "ofertas", "granted": true,
+                    "evidence": {"channel": "carta", "reference": "Formulário 2026/77"}}),
+        )
+        .await;
+    assert_eq!(given.status(), StatusCode::CREATED);
+    assert_eq!(
+        super::legal_hold::anonymize(&s).await.status(),
+        StatusCode::CONFLICT,
+        "blocked under the hold"
+    );
+    ask(&s.app, CPF, "consentimentos", HELD).await;
+    let token = mailed_token(&s.app, HELD, "consentimentos").await;
+    let page = s.app.get(&format!("/privacidade/link?token={token}"), None).await;
+    let page = page.text().await.unwrap();
+    assert!(page.contains("bloqueados por retenção legal"), "{page}");
+    assert!(!page.contains("id=\"consentir-"), "no consent offered: {page}");
+    assert!(page.contains("id=\"revogar-ofertas\""));
+
+    let refused = consent_by_link(&s.app, &token, "ofertas_parceiro", "sim").await;
+    assert_eq!(refused.status(), StatusCode::CONFLICT);
+    assert!(refused.text().await.unwrap().contains("bloqueados"));
+    let revoked = consent_by_link(&s.app, &token, "ofertas", "nao").await;
+    assert_eq!(revoked.status(), StatusCode::CREATED);
+    assert_eq!(
+        s.app
+            .count("SELECT count(*) AS n FROM privacy_consents WHERE canal = 'link' AND NOT concedido")
+            .await,
+        1
+    );
+    assert_eq!(
+        s.app.count("SELECT count(*) AS n FROM privacy_consents").await,
+        2,
+        "the refused grant recorded nothing"
+    );
+}
