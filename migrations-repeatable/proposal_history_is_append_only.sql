@@ -1,8 +1,8 @@
 -- The live definition of `proposal_history_is_append_only` and its triggers, applied by `migrate` after the versioned
 -- migrations (decision 169); migration 000032 last wrote it there.
 -- The history's append-only rule, as before, and on every partition: the anonymisation's marker
--- (migration 000020) and a row moving from the DEFAULT partition to its month are the only
--- changes let through.
+-- (migration 000020), the retention schedule's marker on free text (decision 290) and a row
+-- moving from the DEFAULT partition to its month are the only changes let through.
 CREATE OR REPLACE FUNCTION proposal_history_is_append_only()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -13,6 +13,14 @@ BEGIN
        AND (NEW.id, NEW.proposal_id, NEW.at, NEW.changed_by, NEW.action)
            IS NOT DISTINCT FROM (OLD.id, OLD.proposal_id, OLD.at, OLD.changed_by, OLD.action)
        AND NEW.changes = history_without_reasons(OLD.changes) THEN
+        RETURN NEW;
+    END IF;
+    -- The retention schedule's health horizon takes the free text about the person (decision 290).
+    IF TG_OP = 'UPDATE'
+       AND current_setting('sales.history_action', true) = 'retencao'
+       AND (NEW.id, NEW.proposal_id, NEW.at, NEW.changed_by, NEW.action)
+           IS NOT DISTINCT FROM (OLD.id, OLD.proposal_id, OLD.at, OLD.changed_by, OLD.action)
+       AND NEW.changes = history_without_free_text(OLD.changes) THEN
         RETURN NEW;
     END IF;
     IF TG_OP = 'DELETE' AND TG_TABLE_NAME = 'proposal_history_default'

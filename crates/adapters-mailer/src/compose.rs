@@ -68,6 +68,14 @@ fn environment() -> Environment<'static> {
         ),
         ("certificate.txt", include_str!("../templates/certificate.txt")),
         ("certificate.html", include_str!("../templates/certificate.html")),
+        (
+            "documents_requested.txt",
+            include_str!("../templates/documents_requested.txt"),
+        ),
+        (
+            "documents_requested.html",
+            include_str!("../templates/documents_requested.html"),
+        ),
         ("person_link.txt", include_str!("../templates/person_link.txt")),
         ("person_link.html", include_str!("../templates/person_link.html")),
         (
@@ -158,6 +166,17 @@ fn parts(message: &MailMessage) -> (String, &'static str, minijinja::Value) {
                 link => notice.link,
                 purpose => notice.purpose,
                 valid_minutes => notice.valid_minutes,
+            },
+        ),
+        MailKind::DocumentsRequested(notice) => (
+            "Sua proposta: a seguradora pede documentos",
+            "documents_requested",
+            context! {
+                identifier => notice.identifier,
+                product => notice.product,
+                items => notice.items,
+                note => notice.note,
+                link => notice.link,
             },
         ),
         MailKind::SubjectRequestFiled(notice) => (

@@ -17,8 +17,10 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-use domain::acceptance::pending::{DocumentsRequest, PendingAnswerInput};
-use domain::acceptance::ports::{AcceptanceStore, PendingOpened, PendingResumed, PendingStoreError, TacitMove};
+use domain::acceptance::pending::{DocumentsRequest, PROPONENT_ACTOR, PendingAnswerInput, PendingRecipient};
+use domain::acceptance::ports::{
+    AcceptanceStore, LinkedRequest, PendingOpened, PendingResumed, PendingStoreError, ProponentAddress, TacitMove,
+};
 use domain::acceptance::queue::{Assignment, PendingFileContent, PendingState, QueueEntry, QueuePage, QueueQuery};
 use domain::acceptance::{AcceptanceClock, AcceptancePolicy, Settled, SweepAction};
 use domain::clock::ClockShiftStore;
@@ -26,7 +28,7 @@ use domain::proposals::lifecycle::StatusChange;
 use domain::scope::Scope;
 use domain::store::StoreError;
 use domain::values::Flow;
-use domain::values::ProposalStatus;
+use domain::values::{Email, ProposalStatus};
 
 /// Why a pending request's transaction stopped: diesel's error, or a refusal (nothing written).
 enum PendingTxError {
@@ -250,6 +252,106 @@ impl PgAcceptance {
     }
 }
 
+type LinkedRow = (
+    i64,
+    String,
+    String,
+    String,
+    Vec<Option<String>>,
+    Option<String>,
+    DateTime<Utc>,
+    Option<DateTime<Utc>>,
+);
+
+/// The e-mail the proposal's copy of the customer keeps (the one the proposal was sold with).
+async fn proponent_email(conn: &mut AsyncPgConnection, proposal_id: i64) -> QueryResult<Option<String>> {
+    use crate::schema::proposal_customers as copies;
+    Ok(copies::table
+        .filter(copies::id_proposta.eq(proposal_id))
+        .select(copies::email)
+        .first::<Option<String>>(conn)
+        .await
+        .optional()?
+        .flatten())
+}
+
+/// Records the answer `by` gave to the open request `pending_id` of the locked proposal
+/// (`proposal`: its id, identifier and status), meant for `recipient`: its files stored, the clock
+/// resumed with its deadline moved by the time it stood, the link (if any) spent and
+/// `PENDENCIA_RESPONDIDA` queued.
+async fn record_answer(
+    conn: &mut AsyncPgConnection,
+    (proposal_id, identifier, status): (i64, &str, ProposalStatus),
+    pending_id: i64,
+    recipient: PendingRecipient,
+    answer: &PendingAnswerInput,
+    answered_by: &str,
+    at: DateTime<Utc>,
+) -> Result<PendingResumed, PendingTxError> {
+    let found: Option<(Option<DateTime<Utc>>, String)> = requests::table
+        .filter(requests::id.eq(pending_id))
+        .filter(requests::id_proposta.eq(proposal_id))
+        .select((requests::respondida_em, requests::destinatario))
+        .first(conn)
+        .await
+        .optional()?;
+    let Some((answered, meant_for)) = found else {
+        return Err(PendingTxError::Refused(PendingStoreError::RequestNotFound));
+    };
+    if meant_for != recipient.as_str() {
+        // Only the seller's route can reach a request meant for someone else.
+        return Err(PendingTxError::Refused(PendingStoreError::ProponentAnswers));
+    }
+    if answered.is_some() {
+        return Err(PendingTxError::Refused(PendingStoreError::AlreadyAnswered));
+    }
+    let clock = match clock_of(conn, proposal_id).await? {
+        Some(clock) if status == ProposalStatus::InAnalysis => clock,
+        _ => return Err(PendingTxError::Refused(PendingStoreError::NotInAnalysis(status))),
+    };
+    let resumed = clock.resumed(at);
+    let deadline = resumed.deadline;
+    diesel::update(requests::table.find(pending_id))
+        .set((
+            requests::resposta.eq(&answer.note),
+            requests::respondida_por.eq(answered_by),
+            requests::respondida_em.eq(at),
+        ))
+        .execute(conn)
+        .await?;
+    for file in &answer.files {
+        diesel::insert_into(files::table)
+            .values((
+                files::id_pendencia.eq(pending_id),
+                files::nome.eq(&file.name),
+                files::tipo.eq(file.content_type),
+                files::tamanho.eq(i32::try_from(file.bytes.len()).unwrap_or(i32::MAX)),
+                files::sha256.eq(&file.sha256),
+                files::conteudo.eq(&file.bytes),
+                files::enviado_em.eq(at),
+            ))
+            .execute(conn)
+            .await?;
+    }
+    diesel::update(clocks::table.find(proposal_id))
+        .set((
+            clocks::suspensa_desde.eq(resumed.suspended_since),
+            clocks::prazo_em.eq(deadline),
+            clocks::revisao_em.eq(resumed.review_by),
+            clocks::vencida_em.eq(resumed.overdue_since),
+        ))
+        .execute(conn)
+        .await?;
+    let file_count = i64::try_from(answer.files.len()).unwrap_or(i64::MAX);
+    event_outbox::queue_pending_answered(conn, proposal_id, pending_id, file_count, at, deadline).await?;
+    read_model::write_documents(conn, &[proposal_id]).await?;
+    Ok(PendingResumed {
+        id: pending_id,
+        identifier: identifier.to_owned(),
+        deadline,
+    })
+}
+
 #[async_trait]
 impl AcceptanceStore for PgAcceptance {
     async fn set_policy(
@@ -265,6 +367,7 @@ impl AcceptanceStore for PgAcceptance {
                 products::aceite_tacito.eq(policy.tacit),
                 products::aceite_suspensoes.eq(i32::try_from(policy.suspensions).unwrap_or(i32::MAX)),
                 products::aceite_revisao_dias.eq(policy.review_days.and_then(|d| i32::try_from(d).ok())),
+                products::aceite_documentos_vendedor.eq(policy.seller_documents),
                 products::alterado_por.eq(changed_by),
                 products::alterado_em.eq(diesel::dsl::now),
             ))
@@ -276,24 +379,28 @@ impl AcceptanceStore for PgAcceptance {
 
     async fn policy(&self, product_code: i32) -> Result<Option<AcceptancePolicy>, StoreError> {
         let mut conn = connection(&self.pool).await?;
-        let row: Option<(i32, bool, i32, Option<i32>)> = products::table
+        let row: Option<(i32, bool, i32, Option<i32>, bool)> = products::table
             .filter(products::codigo_produto.eq(product_code))
             .select((
                 products::aceite_dias,
                 products::aceite_tacito,
                 products::aceite_suspensoes,
                 products::aceite_revisao_dias,
+                products::aceite_documentos_vendedor,
             ))
             .first(&mut conn)
             .await
             .optional()
             .map_err(query_error)?;
-        Ok(row.map(|(days, tacit, suspensions, review)| AcceptancePolicy {
-            days: u32::try_from(days).unwrap_or_default(),
-            tacit,
-            suspensions: u32::try_from(suspensions).unwrap_or_default(),
-            review_days: review.and_then(|d| u32::try_from(d).ok()),
-        }))
+        Ok(row.map(
+            |(days, tacit, suspensions, review, seller_documents)| AcceptancePolicy {
+                days: u32::try_from(days).unwrap_or_default(),
+                tacit,
+                suspensions: u32::try_from(suspensions).unwrap_or_default(),
+                review_days: review.and_then(|d| u32::try_from(d).ok()),
+                seller_documents,
+            },
+        ))
     }
 
     async fn settle_due(&self, now: DateTime<Utc>, limit: i64, tacit: &TacitMove) -> Result<Vec<Settled>, StoreError> {
@@ -378,6 +485,7 @@ impl AcceptanceStore for PgAcceptance {
         identifier: &str,
         request: &DocumentsRequest,
         requested_by: &str,
+        link_sha256: &str,
         at: DateTime<Utc>,
     ) -> Result<PendingOpened, PendingStoreError> {
         if names_no_row(identifier) {
@@ -399,6 +507,25 @@ impl AcceptanceStore for PgAcceptance {
                 clock
                     .may_suspend(u32::try_from(used).unwrap_or(u32::MAX))
                     .map_err(|refusal| PendingTxError::Refused(refusal.into()))?;
+                let (seller_documents, product): (bool, String) = proposals::table
+                    .inner_join(products::table.on(products::id.eq(proposals::id_produto)))
+                    .filter(proposals::id.eq(proposal_id))
+                    .select((products::aceite_documentos_vendedor, products::nome))
+                    .first(conn)
+                    .await?;
+                let recipient = PendingRecipient::of(request.category, seller_documents);
+                let proponent = match recipient {
+                    PendingRecipient::Seller => None,
+                    PendingRecipient::Proponent => Some(ProponentAddress {
+                        email: proponent_email(conn, proposal_id).await?,
+                        product,
+                    }),
+                };
+                let sent_to = proponent
+                    .as_ref()
+                    .and_then(|p| p.email.as_deref())
+                    .and_then(|e| Email::parse(e).ok())
+                    .map(|e| e.masked());
                 let id: i64 = diesel::insert_into(requests::table)
                     .values((
                         requests::id_proposta.eq(proposal_id),
@@ -406,6 +533,10 @@ impl AcceptanceStore for PgAcceptance {
                         requests::nota.eq(request.note.as_deref()),
                         requests::pedida_por.eq(requested_by),
                         requests::pedida_em.eq(at),
+                        requests::categoria_motivo.eq(request.category.as_str()),
+                        requests::destinatario.eq(recipient.as_str()),
+                        requests::link_sha256.eq((recipient == PendingRecipient::Proponent).then_some(link_sha256)),
+                        requests::link_enviado_para.eq(sent_to),
                     ))
                     .returning(requests::id)
                     .get_result(conn)
@@ -414,17 +545,95 @@ impl AcceptanceStore for PgAcceptance {
                     .set(clocks::suspensa_desde.eq(at))
                     .execute(conn)
                     .await?;
-                event_outbox::queue_pending_opened(conn, proposal_id, id, &request.items, request.note.as_deref(), at)
-                    .await?;
+                event_outbox::queue_pending_opened(conn, proposal_id, id, request, recipient, at).await?;
                 read_model::write_documents(conn, &[proposal_id]).await?;
                 Ok(PendingOpened {
                     id,
                     identifier: identifier.to_owned(),
                     suspended_since: at,
+                    category: request.category,
+                    recipient,
+                    proponent,
                 })
             })
             .await?;
         Ok(opened)
+    }
+
+    async fn linked_request(&self, link_sha256: &str) -> Result<LinkedRequest, PendingStoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let found: Option<LinkedRow> = requests::table
+            .inner_join(proposals::table.inner_join(products::table.on(products::id.eq(proposals::id_produto))))
+            .filter(requests::link_sha256.eq(link_sha256))
+            .select((
+                requests::id,
+                proposals::identificador,
+                proposals::status,
+                products::nome,
+                requests::itens,
+                requests::nota,
+                requests::pedida_em,
+                requests::respondida_em,
+            ))
+            .first(&mut conn)
+            .await
+            .optional()
+            .map_err(query_error)?;
+        let Some((_, identifier, status, product, items, note, requested_at, answered_at)) = found else {
+            return Err(PendingStoreError::LinkNotFound);
+        };
+        if answered_at.is_some() || status != ProposalStatus::InAnalysis.as_str() {
+            return Err(PendingStoreError::LinkSpent);
+        }
+        Ok(LinkedRequest {
+            identifier,
+            product,
+            items: items.into_iter().flatten().collect(),
+            note,
+            requested_at,
+        })
+    }
+
+    async fn answer_by_link(
+        &self,
+        link_sha256: &str,
+        answer: &PendingAnswerInput,
+        at: DateTime<Utc>,
+    ) -> Result<PendingResumed, PendingStoreError> {
+        let mut conn = connection(&self.pool).await?;
+        let resumed = conn
+            .transaction(async |conn| {
+                let found: Option<(i64, String)> = requests::table
+                    .inner_join(proposals::table)
+                    .filter(requests::link_sha256.eq(link_sha256))
+                    .select((requests::id, proposals::identificador))
+                    .first(conn)
+                    .await
+                    .optional()?;
+                let Some((pending_id, identifier)) = found else {
+                    return Err(PendingTxError::Refused(PendingStoreError::LinkNotFound));
+                };
+                let (proposal_id, status) = locked_proposal(conn, &identifier, Scope::Everything).await?;
+                record_answer(
+                    conn,
+                    (proposal_id, &identifier, status),
+                    pending_id,
+                    PendingRecipient::Proponent,
+                    answer,
+                    PROPONENT_ACTOR,
+                    at,
+                )
+                .await
+                .map_err(|e| match e {
+                    // A spent link reads as one: its request is answered or no longer open.
+                    PendingTxError::Refused(
+                        PendingStoreError::AlreadyAnswered | PendingStoreError::NotInAnalysis(_),
+                    ) => PendingTxError::Refused(PendingStoreError::LinkSpent),
+                    other => other,
+                })
+            })
+            .await?;
+        Ok(resumed)
     }
 
     async fn answer_pending(
@@ -443,63 +652,16 @@ impl AcceptanceStore for PgAcceptance {
         let resumed = conn
             .transaction(async |conn| {
                 let (proposal_id, status) = locked_proposal(conn, identifier, scope).await?;
-                let answered: Option<Option<DateTime<Utc>>> = requests::table
-                    .filter(requests::id.eq(pending_id))
-                    .filter(requests::id_proposta.eq(proposal_id))
-                    .select(requests::respondida_em)
-                    .first(conn)
-                    .await
-                    .optional()?;
-                match answered {
-                    None => return Err(PendingTxError::Refused(PendingStoreError::RequestNotFound)),
-                    Some(Some(_)) => return Err(PendingTxError::Refused(PendingStoreError::AlreadyAnswered)),
-                    Some(None) => {}
-                }
-                let clock = match clock_of(conn, proposal_id).await? {
-                    Some(clock) if status == ProposalStatus::InAnalysis => clock,
-                    _ => return Err(PendingTxError::Refused(PendingStoreError::NotInAnalysis(status))),
-                };
-                let resumed = clock.resumed(at);
-                let deadline = resumed.deadline;
-                diesel::update(requests::table.find(pending_id))
-                    .set((
-                        requests::resposta.eq(&answer.note),
-                        requests::respondida_por.eq(answered_by),
-                        requests::respondida_em.eq(at),
-                    ))
-                    .execute(conn)
-                    .await?;
-                for file in &answer.files {
-                    diesel::insert_into(files::table)
-                        .values((
-                            files::id_pendencia.eq(pending_id),
-                            files::nome.eq(&file.name),
-                            files::tipo.eq(file.content_type),
-                            files::tamanho.eq(i32::try_from(file.bytes.len()).unwrap_or(i32::MAX)),
-                            files::sha256.eq(&file.sha256),
-                            files::conteudo.eq(&file.bytes),
-                            files::enviado_em.eq(at),
-                        ))
-                        .execute(conn)
-                        .await?;
-                }
-                diesel::update(clocks::table.find(proposal_id))
-                    .set((
-                        clocks::suspensa_desde.eq(resumed.suspended_since),
-                        clocks::prazo_em.eq(deadline),
-                        clocks::revisao_em.eq(resumed.review_by),
-                        clocks::vencida_em.eq(resumed.overdue_since),
-                    ))
-                    .execute(conn)
-                    .await?;
-                let file_count = i64::try_from(answer.files.len()).unwrap_or(i64::MAX);
-                event_outbox::queue_pending_answered(conn, proposal_id, pending_id, file_count, at, deadline).await?;
-                read_model::write_documents(conn, &[proposal_id]).await?;
-                Ok(PendingResumed {
-                    id: pending_id,
-                    identifier: identifier.to_owned(),
-                    deadline,
-                })
+                record_answer(
+                    conn,
+                    (proposal_id, identifier, status),
+                    pending_id,
+                    PendingRecipient::Seller,
+                    answer,
+                    answered_by,
+                    at,
+                )
+                .await
             })
             .await?;
         Ok(resumed)
@@ -604,7 +766,7 @@ impl AcceptanceStore for PgAcceptance {
             return Err(PendingStoreError::ProposalNotFound);
         }
         let mut conn = connection(&self.pool).await?;
-        let found: Option<(String, String, Option<Vec<u8>>, Option<i64>, String)> = files::table
+        let found: Option<(String, String, Option<Vec<u8>>, Option<i64>, String, String)> = files::table
             .inner_join(requests::table.inner_join(proposals::table))
             .filter(proposals::identificador.eq(identifier))
             .filter(files::id.eq(file_id))
@@ -614,6 +776,7 @@ impl AcceptanceStore for PgAcceptance {
                 files::conteudo,
                 proposals::id_parceiro,
                 proposals::fluxo,
+                requests::destinatario,
             ))
             .first(&mut conn)
             .await
@@ -621,7 +784,11 @@ impl AcceptanceStore for PgAcceptance {
             .map_err(query_error)?;
         match found {
             // A file anonymised with its person keeps its listing, not its content.
-            Some((name, content_type, Some(bytes), partner, flow)) if within(scope, partner, &flow) => {
+            // A seller reaches only the files of the requests it answered (decision 289).
+            Some((name, content_type, Some(bytes), partner, flow, meant_for))
+                if within(scope, partner, &flow)
+                    && (scope == Scope::Everything || meant_for == PendingRecipient::Seller.as_str()) =>
+            {
                 Ok(PendingFileContent {
                     name,
                     content_type,

@@ -397,18 +397,18 @@ pub(crate) async fn queue_term_renewed(
     queue(conn, EventKind::TermRenewed, None, &body, facts.audience).await
 }
 
-/// `PENDENCIA_ABERTA`: the back office asked the seller for documents.
+/// `PENDENCIA_ABERTA`: the back office asked for documents (what, only when the seller answers).
 pub(crate) async fn queue_pending_opened(
     conn: &mut AsyncPgConnection,
     proposal_id: i64,
     pending: i64,
-    items: &[String],
-    note: Option<&str>,
+    request: &domain::acceptance::pending::DocumentsRequest,
+    recipient: domain::acceptance::pending::PendingRecipient,
     at: DateTime<Utc>,
 ) -> QueryResult<()> {
     let facts = facts_of(conn, proposal_id).await?;
     let (sequence, _) = next_sequence(conn, proposal_id, EventKind::PendingOpened).await?;
-    let body = payload::pending_opened(&facts.identifier, pending, items, note, at, sequence);
+    let body = payload::pending_opened(&facts.identifier, pending, request, recipient, at, sequence);
     queue(conn, EventKind::PendingOpened, None, &body, facts.audience).await
 }
 

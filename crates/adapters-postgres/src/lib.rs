@@ -41,6 +41,7 @@ pub mod rate_counters;
 pub mod read_model;
 pub mod recovery;
 pub mod refunds;
+pub mod refusal_defences;
 pub mod replicas;
 pub mod retention;
 mod rows;

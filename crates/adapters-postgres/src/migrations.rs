@@ -134,6 +134,7 @@ pub const REPEATABLE: &[Repeatable] = repeatable![
     "history_action",
     "history_reason_marker",
     "history_without_reasons",
+    "history_without_free_text",
     "callback_applied_once",
     "drop_month_partitions_counted",
     "ensure_delivery_month_partition",

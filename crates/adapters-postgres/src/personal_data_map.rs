@@ -314,6 +314,27 @@ pub const STORED: &[StoredTable] = &[
         ],
     },
     StoredTable {
+        // A refused proposal's defence (decision 290): kept apart, the person found by a keyed
+        // digest of the CPF.
+        table: "refusal_defences",
+        personal: &[
+            ("cpf_tag", &[Identity]),
+            ("motivo", &[Health]),
+            ("declaracao", &[Health]),
+            ("pedidos", &[Health]),
+            ("guardada_por", AUTHOR),
+        ],
+        other: &[
+            "id",
+            "id_proposta",
+            "identificador",
+            "recusada_em",
+            "categoria_motivo",
+            "guardada_em",
+            "apagar_em",
+        ],
+    },
+    StoredTable {
         // Where the customer's refunds are paid: their Pix key (a CPF, an e-mail, a phone) or account.
         table: "refund_destinations",
         personal: &[
@@ -448,8 +469,20 @@ pub const STORED: &[StoredTable] = &[
             ("resposta", WRITTEN),
             ("pedida_por", AUTHOR),
             ("respondida_por", AUTHOR),
+            // The proponent's address the documents link went to, masked (decision 289).
+            ("link_enviado_para", &[Contact]),
         ],
-        other: &["id", "id_proposta", "itens", "pedida_em", "respondida_em"],
+        other: &[
+            "id",
+            "id_proposta",
+            "itens",
+            "pedida_em",
+            "respondida_em",
+            "categoria_motivo",
+            "destinatario",
+            // The link's SHA-256: the token itself is never kept.
+            "link_sha256",
+        ],
     },
     StoredTable {
         table: "proposal_pending_files",

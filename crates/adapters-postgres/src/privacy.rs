@@ -328,9 +328,13 @@ DELETE FROM proposal_pending_files f USING proposal_pending_requests r
 WHERE r.id = f.id_pendencia AND r.id_proposta = ANY($1)";
 }
 statement! {
+    /// The answers' notes become the marker; the masked address a proponent's link went to
+    /// (decision 289) goes.
     ANONYMIZE_PENDING_ANSWERS = "\
-UPDATE proposal_pending_requests SET resposta = history_reason_marker()
-WHERE id_proposta = ANY($1) AND resposta IS NOT NULL";
+UPDATE proposal_pending_requests
+   SET resposta = CASE WHEN resposta IS NULL THEN NULL ELSE history_reason_marker() END,
+       link_enviado_para = NULL
+WHERE id_proposta = ANY($1) AND (resposta IS NOT NULL OR link_enviado_para IS NOT NULL)";
 }
 
 statement! {
@@ -567,6 +571,8 @@ pub(crate) async fn anonymize_in(
         block(conn, cpf, &ids, &hold, by).await?;
         return Ok(AnonymizeOutcome::Held(hold));
     }
+    // A refusal's defence is kept apart before the proposal's data goes (decision 290).
+    crate::refusal_defences::keep(conn, sealer, cpf, &ids, by, now).await?;
     // Kept answers of creating requests about the person (their retries are told so from now on).
     let forgotten_answers = forget_subject(conn, sealer, cpf).await?;
     if registrations.is_empty() && proposals.is_empty() && forgotten_answers == 0 {

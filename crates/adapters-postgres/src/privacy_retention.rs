@@ -9,6 +9,7 @@ use crate::person_columns::{
 use crate::pool::{PgPool, connection, query_error};
 use crate::privacy::{Stop, anonymize_contents, anonymize_in, contract_terms, read_statuses};
 use crate::read_model;
+use crate::refusal_defences::{self, holds_free_text};
 use crate::sealing::SecretSealer;
 use crate::statement::statement;
 use async_trait::async_trait;
@@ -64,6 +65,8 @@ statement! {
      SELECT p.cpf_cliente FROM proposals p JOIN proposal_customers pc ON pc.id_proposta = p.id
      WHERE p.alterado_em <= $1 AND p.status = ANY($6) AND pc.nome_completo <> $5 AND (",
     holds_health_answers!("pc."),
+    " OR ",
+    holds_free_text!(),
     " OR p.alterado_em <= $2)
      UNION
      SELECT b.cpf FROM personal_data_blocks b WHERE b.retido_ate <= $3
@@ -99,13 +102,16 @@ struct RegistrationsRow {
 }
 
 statement! {
-    /// The proposals of the CPF, each with its registration, whether its copy holds health answers,
-    /// (whether each was a contract, and until when, is `contract_terms`'s).
+    /// The proposals of the CPF, each with its registration, whether its copy holds health answers
+    /// and whether it holds free text about the person (whether each was a contract, and until
+    /// when, is `contract_terms`'s).
     PROPOSALS => ProposalRow = concat!(
     "SELECT p.id, p.id_cliente, p.identificador, p.status, p.alterado_em,
          coalesce(",
     holds_health_answers!("pc."),
-    ", false) AS health
+    ", false) AS health, ",
+    holds_free_text!(),
+    " AS free_text
      FROM proposals p LEFT JOIN proposal_customers pc ON pc.id_proposta = p.id
      WHERE p.cpf_cliente = $1 ORDER BY p.id"
 );
@@ -125,6 +131,8 @@ struct ProposalRow {
     alterado_em: DateTime<Utc>,
     #[diesel(sql_type = Bool)]
     health: bool,
+    #[diesel(sql_type = Bool)]
+    free_text: bool,
 }
 
 /// The statuses in which a proposal ended without becoming a contract (when it never reached
@@ -157,6 +165,7 @@ async fn read_records(
             contract: terms.remove(&row.id),
             last_change: row.alterado_em,
             health_answers: row.health,
+            free_text: row.free_text,
         });
     }
     let records = PersonRecords {
@@ -167,10 +176,12 @@ async fn read_records(
     Ok((records, rows))
 }
 
-/// The part of a plan that keeps the person: health answers dropped (history action `retencao`),
-/// then the unconcluded proposals' copies and contents anonymised (`anonimizacao`).
+/// The part of a plan that keeps the person: the refused proposals' defences kept first, health
+/// answers and free text dropped (history action `retencao`), then the unconcluded proposals'
+/// copies and contents anonymised (`anonimizacao`).
 async fn apply_partial(
     conn: &mut AsyncPgConnection,
+    (sealer, now): (&SecretSealer, DateTime<Utc>),
     cpf: &Cpf,
     due: &RetentionPlan,
     rows: &[ProposalRow],
@@ -189,6 +200,8 @@ async fn apply_partial(
     };
     let health = ids_of(&due.proposals_health);
     let anonymised = ids_of(&due.proposals_anonymised);
+    let leaving: Vec<i64> = health.iter().chain(&anonymised).copied().collect();
+    refusal_defences::keep(conn, sealer, cpf, &leaving, RETENTION_AUTHOR, now).await?;
     HISTORY_SAYS_RETENTION.query().execute(conn).await?;
     if due.registrations_health {
         DROP_REGISTRATION_HEALTH
@@ -205,6 +218,9 @@ async fn apply_partial(
             .bind::<Text, _>(RETENTION_AUTHOR)
             .execute(conn)
             .await?;
+    }
+    if !leaving.is_empty() {
+        refusal_defences::drop_free_text(conn, &leaving).await?;
     }
     if !anonymised.is_empty() {
         HISTORY_SAYS_ANONYMISATION.query().execute(conn).await?;
@@ -311,7 +327,7 @@ impl RetentionStore for PgRetention {
                     };
                 }
                 if !due.is_empty() {
-                    apply_partial(conn, cpf, &due, &rows).await?;
+                    apply_partial(conn, (&sealer, now), cpf, &due, &rows).await?;
                 }
                 Ok(Applied::Done(due, None))
             })

@@ -80,6 +80,8 @@ pub(crate) async fn product_terms(
                 tacit,
                 suspensions: u32::try_from(suspensions).unwrap_or_default(),
                 review_days: review.and_then(|d| u32::try_from(d).ok()),
+                // Who collects documents is read when they are asked; the terms do not print it.
+                ..Default::default()
             },
             ..facts_of(conn, product_id, partner_document).await?
         },

@@ -63,6 +63,12 @@ statement! {
 }
 
 statement! {
+    /// Refused proposals' defences past the day they are erased (decision 290).
+    REFUSAL_DEFENCES = "
+    DELETE FROM refusal_defences WHERE id IN (SELECT id FROM refusal_defences WHERE apagar_em <= $1 LIMIT $2)";
+}
+
+statement! {
     /// Throttle counters whose window started before the cut-off and that block nothing now.
     THROTTLE_COUNTERS = "
     DELETE FROM signin_throttle WHERE (scope, key) IN (
@@ -283,6 +289,7 @@ impl ExpiredRecords for PgExpiredRecords {
             refresh_tokens: self.in_batches(REFRESH_TOKENS, now, batch).await?,
             recovery_tokens: self.in_batches(RECOVERY_TOKENS, now, batch).await?,
             person_links: self.in_batches(PERSON_LINKS, now, batch).await?,
+            refusal_defences: self.in_batches(REFUSAL_DEFENCES, now, batch).await?,
             throttle_counters: self
                 .in_batches(THROTTLE_COUNTERS, before(now, policy.idle_throttle), batch)
                 .await?,

@@ -579,6 +579,7 @@ diesel::table! {
         condicoes_sha256 -> Nullable<Text>,
         condicoes_exclusoes -> Nullable<Text>,
         condicoes_carencias -> Nullable<Text>,
+        aceite_documentos_vendedor -> Bool,
     }
 }
 
@@ -780,6 +781,10 @@ diesel::table! {
         resposta -> Nullable<Text>,
         respondida_por -> Nullable<Text>,
         respondida_em -> Nullable<Timestamptz>,
+        categoria_motivo -> Text,
+        destinatario -> Text,
+        link_sha256 -> Nullable<Text>,
+        link_enviado_para -> Nullable<Text>,
     }
 }
 
@@ -898,6 +903,23 @@ diesel::table! {
         pago_por -> Nullable<Text>,
         vence_em -> Nullable<Date>,
         atraso_de -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    refusal_defences (id) {
+        id -> Int8,
+        id_proposta -> Int8,
+        identificador -> Text,
+        cpf_tag -> Bytea,
+        recusada_em -> Timestamptz,
+        motivo -> Nullable<Text>,
+        categoria_motivo -> Nullable<Text>,
+        declaracao -> Jsonb,
+        pedidos -> Jsonb,
+        guardada_em -> Timestamptz,
+        guardada_por -> Text,
+        apagar_em -> Timestamptz,
     }
 }
 
@@ -1115,6 +1137,7 @@ diesel::joinable!(refresh_tokens -> users (user_id));
 diesel::joinable!(refund_destinations -> proposals (id_proposta));
 diesel::joinable!(refunds -> customer_requests (protocolo));
 diesel::joinable!(refunds -> proposals (proposal_id));
+diesel::joinable!(refusal_defences -> proposals (id_proposta));
 diesel::joinable!(removed_documents -> proposals (proposal_id));
 diesel::joinable!(representatives -> partners (partner_id));
 diesel::joinable!(representatives -> users (user_id));
@@ -1189,6 +1212,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     refresh_tokens,
     refund_destinations,
     refunds,
+    refusal_defences,
     removed_documents,
     representatives,
     sandbox_clock,

@@ -71,6 +71,7 @@ pub async fn seed_demo_decided_product(pool: &PgPool) -> Result<(), StoreError> 
             tacit: true,
             suspensions: 1,
             review_days: Some(10),
+            seller_documents: true,
         };
         let product_id: i64 = diesel::insert_into(products::table)
             .values((

@@ -498,6 +498,14 @@ fn compose_state(
         clock: privacy_clock.clone(),
         policy: config.tokens.person_links.clone(),
     };
+    // Requests for documents, mailed to the proponent when they are the one to answer.
+    let documents = domain::acceptance::proponent::ProponentDocuments {
+        store: acceptance.store.clone(),
+        secrets: Arc::new(OsSecretGenerator),
+        outbox: outbox.clone(),
+        clock: acceptance.clock.clone(),
+        policy: config.tokens.documents_links.clone(),
+    };
     let debit_revocation = domain::billing::revocation::RevocationService {
         proposals: stores.clone(),
         partners: stores.clone(),
@@ -522,6 +530,7 @@ fn compose_state(
         pix,
         subject_requests,
         person_channel,
+        documents,
         debits,
         debit_revocation,
         refund_destinations,

@@ -26,6 +26,8 @@ pub struct AppState {
     pub subject_requests: domain::privacy::subject_requests::SubjectRequestService,
     /// The person's own channel: requests and consents by a link mailed to them.
     pub person_channel: domain::privacy::person_channel::PersonChannel,
+    /// Requests for documents: who answers them, and the proponent's link (decision 289).
+    pub documents: domain::acceptance::proponent::ProponentDocuments,
     /// Débito em conta's files (issue 46): the console lists them.
     pub debits: domain::billing::debits::DebitsService,
     /// The customer's revocation of the debits' authorisation (issue 46).

@@ -49,6 +49,19 @@ pub enum MailKind {
     PersonLink(PersonLinkNotice),
     /// The person's own request filed: its protocol and deadline (decision 287).
     SubjectRequestFiled(SubjectRequestFiledNotice),
+    /// The insurer asks the proponent for documents (decision 289): what, and the one-time link
+    /// to the page that takes them.
+    DocumentsRequested(DocumentsRequestedNotice),
+}
+
+/// A request for documents mailed to the proponent: the proposal, what is asked, the link.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocumentsRequestedNotice {
+    pub identifier: String,
+    pub product: String,
+    pub items: Vec<String>,
+    pub note: Option<String>,
+    pub link: String,
 }
 
 /// The link mailed to the person: what it is for, and for how long it serves.
@@ -219,6 +232,13 @@ impl std::fmt::Debug for MailKind {
             // The link is a credential.
             MailKind::PersonLink(n) => write!(f, "PersonLink {{ link: ***, valid_minutes: {} }}", n.valid_minutes),
             MailKind::SubjectRequestFiled(n) => write!(f, "SubjectRequestFiled {{ protocol: {} }}", n.protocol),
+            // The link is a credential, and what is asked may be health data.
+            MailKind::DocumentsRequested(n) => write!(
+                f,
+                "DocumentsRequested {{ identifier: {}, items: {}, link: *** }}",
+                n.identifier,
+                n.items.len()
+            ),
         }
     }
 }
@@ -240,6 +260,7 @@ impl MailKind {
             MailKind::PolicyholderNotice(_) => "aviso_estipulante",
             MailKind::PersonLink(_) => "link_titular",
             MailKind::SubjectRequestFiled(_) => "pedido_titular_registrado",
+            MailKind::DocumentsRequested(_) => "pedido_documentos",
         }
     }
 }

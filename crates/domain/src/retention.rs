@@ -65,6 +65,8 @@ pub struct Purged {
     pub recovery_tokens: u64,
     /// The person's own privacy links (decision 287), expired or spent.
     pub person_links: u64,
+    /// Refused proposals' defences past their five years (decision 290).
+    pub refusal_defences: u64,
     pub throttle_counters: u64,
     pub signature_callbacks: u64,
     pub payment_events: u64,
@@ -79,6 +81,7 @@ impl Purged {
             + self.refresh_tokens
             + self.recovery_tokens
             + self.person_links
+            + self.refusal_defences
             + self.throttle_counters
             + self.signature_callbacks
             + self.payment_events

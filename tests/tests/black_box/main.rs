@@ -38,6 +38,7 @@ mod pix_automatico;
 mod premium_collection;
 mod privacy;
 mod privacy_notice;
+mod proponent_documents;
 mod proposal_list;
 mod proposals;
 mod rate_limits;

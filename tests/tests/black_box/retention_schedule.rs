@@ -275,3 +275,110 @@ async fn two_passes_at_once_change_each_person_once_and_a_sale_in_progress_is_le
     assert_eq!(open_view["customer"]["fullName"], "Maria da Silva");
     assert_eq!(health(&s.export("16899535009").await["cadastros"][0]).0, json!(true));
 }
+
+/// Decision 290: at the health horizon a refused sale loses the free text written about the person
+/// (the refusal's words, what the request for documents asked and was answered, the files) as it
+/// loses the health answers; the refusal's defence is copied apart first, for the back office,
+/// and outlives the person's anonymisation.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refusal_keeps_its_defence_apart_when_its_free_text_goes_at_30_days() {
+    use super::proponent_documents::{PDF, mailed_token, upload};
+    const WORDS: &str = "Declarou hipertensão controlada com Losartana; laudo confirma cardiopatia";
+    const MARKER: &str = "[removido na anonimização]";
+    let s = setup().await;
+    let identifier = super::settlements::signed_partner_sale(&s.app, &s.partner, &s.office, CPF).await;
+    let asked = s
+        .app
+        .post_json_as(
+            &format!("/proposal/{identifier}/pending"),
+            &s.office,
+            &json!({"items": ["Laudo cardiológico"], "note": "Declarou uso de Losartana", "reasonCategory": "saude"}),
+        )
+        .await;
+    assert_eq!(asked.status(), StatusCode::CREATED);
+    let token = mailed_token(&s.app).await;
+    let sent = upload(&s.app, &token, &[("laudo.pdf", PDF)], Some("Segue o laudo")).await;
+    assert_eq!(sent.status(), StatusCode::CREATED);
+    let refused = super::settlements::decide(
+        &s.app,
+        &s.office,
+        &identifier,
+        json!({"status": "REPROVADO", "reason": WORDS, "reasonCategory": "saude"}),
+    )
+    .await;
+    assert_eq!(refused.status(), StatusCode::OK);
+    let declared = health(&s.export(CPF).await["propostas"][0]["cliente"]);
+    let config = TestApp::config(&s.app.db, &[]);
+    assert_eq!(api_actix::cli::refusal_defences(&config, CPF).await.unwrap(), json!([]));
+
+    days_later(&s, 29).await;
+    let early = s.retention(false).await;
+    assert!(
+        early
+            .persons
+            .iter()
+            .all(|p| !p.plan.proposals_health.contains(&identifier))
+    );
+
+    days_later(&s, 31).await;
+    let applied = s.retention(false).await;
+    assert!(
+        applied.persons[0].plan.proposals_health.contains(&identifier),
+        "{applied:?}"
+    );
+    // The free text is gone from what the back office reads: events, history, route 7, files.
+    let events: Value = s
+        .app
+        .get(&format!("/proposal/{identifier}/events"), Some(&s.office))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let last = events["document"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["reason"], MARKER);
+    assert_eq!(last["reasonCategory"], "saude", "the category stays");
+    let history = json!(s.history(&identifier).await).to_string();
+    let route_7 = s.app.proposal_data(&identifier, &s.office).await;
+    for read in [&history, &route_7.to_string(), &events.to_string()] {
+        assert!(!read.contains("Losartana") && !read.contains("cardiol"), "{read}");
+    }
+    let request = &route_7["acceptance"]["pending"][0];
+    assert_eq!(request["items"], json!([MARKER]));
+    assert_eq!(request["note"], MARKER);
+    assert_eq!(request["answer"]["note"], MARKER);
+    assert_eq!(request["answer"]["files"], json!([]));
+    assert_eq!(s.app.count("SELECT count(*) AS n FROM proposal_pending_files").await, 0);
+
+    // The defence was kept first, apart, for the back office: five years from the refusal.
+    let defences = api_actix::cli::refusal_defences(&config, CPF).await.unwrap();
+    assert_eq!(defences.as_array().unwrap().len(), 1, "{defences}");
+    let defence = &defences[0];
+    assert_eq!(defence["identificador"], identifier);
+    assert_eq!(defence["motivo"], WORDS);
+    assert_eq!(defence["categoriaMotivo"], "saude");
+    assert_eq!(health(&defence["declaracao"]), declared);
+    assert_eq!(defence["pedidos"][0]["itens"], json!(["Laudo cardiológico"]));
+    assert_eq!(defence["pedidos"][0]["resposta"], "Segue o laudo");
+    let instant = |member: &str| {
+        chrono::DateTime::parse_from_rfc3339(defence[member].as_str().unwrap())
+            .unwrap()
+            .to_utc()
+    };
+    let kept = instant("apagarEm") - instant("recusadaEm");
+    assert!((kept.num_days() - 5 * 365).abs() <= 2, "{kept}");
+    // The store never holds the CPF itself.
+    assert_eq!(
+        s.app
+            .count(&format!(
+                "SELECT count(*) AS n FROM refusal_defences t WHERE t::text LIKE '%{CPF}%'"
+            ))
+            .await,
+        0
+    );
+
+    // Day 181: the person is anonymised whole; the defence stays, found by the CPF.
+    days_later(&s, 181).await;
+    assert_eq!(s.retention(false).await.persons_anonymised(), 1);
+    let after = api_actix::cli::refusal_defences(&config, CPF).await.unwrap();
+    assert_eq!(after, defences);
+}

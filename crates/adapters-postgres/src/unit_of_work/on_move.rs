@@ -55,6 +55,8 @@ pub(crate) async fn acceptance_clock(conn: &mut AsyncPgConnection, change: &Stat
             tacit,
             suspensions: u32::try_from(suspensions).unwrap_or(0),
             review_days: review_days.and_then(|d| u32::try_from(d).ok()),
+            // Who collects documents is read when they are asked, not by the clock.
+            ..AcceptancePolicy::default()
         };
         let clock = AcceptanceClock::start(change.at, &policy);
         diesel::insert_into(clocks::table)

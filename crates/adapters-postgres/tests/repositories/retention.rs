@@ -133,6 +133,7 @@ async fn expired_records_go_in_batches_and_live_ones_stay() {
             refresh_tokens: 3,
             recovery_tokens: 3,
             person_links: 2,
+            refusal_defences: 0,
             throttle_counters: 1,
             signature_callbacks: 2,
             payment_events: 1,
@@ -155,4 +156,43 @@ async fn expired_records_go_in_batches_and_live_ones_stay() {
     assert_eq!(count(&db.url, "payment_events").await, 1);
     // Nothing left to purge: a second run removes nothing.
     assert_eq!(store.purge(Utc::now(), policy).await.unwrap().total(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refusals_defence_is_erased_on_its_day_and_not_before() {
+    let db = TestDatabase::new().await;
+    {
+        use diesel_async::SimpleAsyncConnection;
+        let mut conn = AsyncPgConnection::establish(&db.url).await.unwrap();
+        conn.batch_execute(adapters_postgres::testing::ONE_SHOP_SALE)
+            .await
+            .unwrap();
+    }
+    sql(
+        &db.url,
+        "INSERT INTO refusal_defences (id_proposta, identificador, cpf_tag, recusada_em, declaracao, guardada_em,
+                                       guardada_por, apagar_em)
+         SELECT id, identificador, '\\x01', now() - interval '5 years', '{}', now(), 'sistema:retencao',
+                now() - interval '1 minute'
+         FROM proposals",
+    )
+    .await;
+    let store = PgExpiredRecords::new(build_pool(&PoolSettings::new(&db.url)).unwrap());
+    let policy = RetentionPolicy {
+        callback_records: Duration::from_secs(30 * 24 * 3600),
+        idle_throttle: Duration::from_secs(24 * 3600),
+        idempotency_keys: Duration::from_secs(24 * 3600),
+        ended_sessions: Duration::from_secs(183 * 24 * 3600),
+        batch: 10,
+    };
+    // The day before, it stays.
+    let purged = store
+        .purge(Utc::now() - chrono::Duration::days(1), policy)
+        .await
+        .unwrap();
+    assert_eq!(purged.refusal_defences, 0);
+    assert_eq!(count(&db.url, "refusal_defences").await, 1);
+    let purged = store.purge(Utc::now(), policy).await.unwrap();
+    assert_eq!(purged.refusal_defences, 1);
+    assert_eq!(count(&db.url, "refusal_defences").await, 0);
 }

@@ -21,6 +21,8 @@ pub enum CatalogCommand {
         product: i32,
         #[command(flatten)]
         policy: AcceptanceArgs,
+        #[command(flatten)]
+        documents: SellerDocumentsArgs,
     },
     /// Sets how a product's contracts are billed (issue 67): the days from the acceptance to the
     /// first charge, the retries after a failed one, the grace days before a contract is late,
@@ -151,6 +153,15 @@ pub struct AcceptanceArgs {
     pub review_days: Option<i64>,
 }
 
+/// Who collects a product's documentation, as given on the command line (decision 289).
+#[derive(Debug, Default, clap::Args)]
+pub struct SellerDocumentsArgs {
+    /// Whether the product's sellers collect the documentation (`documentacao`) asked of a
+    /// proposal; no: every request for documents goes to the proponent.
+    #[arg(long, value_parser = ["yes", "no"])]
+    pub seller_documents: Option<String>,
+}
+
 /// `sales-api catalog acceptance`: the product's acceptance policy with `changes` applied (stored
 /// unless no option was given), or what is wrong with them, each named by its option and the
 /// rule it breaks.
@@ -181,8 +192,24 @@ pub async fn set_product_acceptance(
         suspensions.unwrap_or(i64::from(current.suspensions)),
         review_days,
     )
-    .map_err(|v| CliError::Failed(lines_of(&v)))?;
+    .map_err(|v| CliError::Failed(lines_of(&v)))?
+    .with_seller_documents(current.seller_documents);
     acceptance.set_policy(product, policy, OPERATOR).await.map_err(failed)
+}
+
+/// `sales-api catalog acceptance --seller-documents yes|no`: whether the product's sellers
+/// collect its documentation (decision 289); the rest of the policy stays as it is.
+pub async fn set_product_seller_documents(
+    config: &Config,
+    product: i32,
+    seller_documents: bool,
+) -> Result<AcceptancePolicy, CliError> {
+    let acceptance = super::acceptance::acceptance_of(config)?;
+    let current = acceptance.policy(product).await.map_err(failed)?;
+    acceptance
+        .set_policy(product, current.with_seller_documents(seller_documents), OPERATOR)
+        .await
+        .map_err(failed)
 }
 
 /// A product's billing rules as given on the command line; each one left out keeps its value.
@@ -542,17 +569,29 @@ fn product_cover(args: CoverArgs) -> Result<domain::contract::certificate::Produ
 /// Runs one `catalog` command.
 pub(super) async fn run(command: CatalogCommand) -> Result<(), CliError> {
     match command {
-        CatalogCommand::Acceptance { product, policy } => {
+        CatalogCommand::Acceptance {
+            product,
+            policy,
+            documents,
+        } => {
             let config = Config::from_env()?;
-            let policy = set_product_acceptance(&config, product, policy).await?;
+            let mut policy = set_product_acceptance(&config, product, policy).await?;
+            if let Some(seller) = documents.seller_documents {
+                policy = set_product_seller_documents(&config, product, seller == "yes").await?;
+            }
             let review = policy
                 .review_days
                 .map_or_else(|| "nenhuma".to_owned(), |d| format!("{d} dia(s)"));
             println!(
-                "produto {product}: {} dia(s) para decidir; aceite tácito: {}; suspensões: {}; meta da análise: {review}",
+                "produto {product}: {} dia(s) para decidir; aceite tácito: {}; suspensões: {}; meta da análise: {review}; documentação pelo vendedor: {}",
                 policy.days,
                 if policy.tacit { "sim" } else { "não" },
-                policy.suspensions
+                policy.suspensions,
+                if policy.seller_documents {
+                    "sim"
+                } else {
+                    "não (tudo pelo proponente)"
+                }
             );
             Ok(())
         }

@@ -25,7 +25,8 @@ pub use acceptance::{AcceptanceCommand, collect_at_acceptance, sweep_acceptance}
 pub use catalog::{
     AcceptanceArgs, BillingArgs, CatalogCommand, CollectiveLife, ConditionsArgs, CoverArgs, set_product_acceptance,
     set_product_beneficiaries, set_product_billing, set_product_collection, set_product_collective,
-    set_product_conditions, set_product_line, set_product_master_policy, set_product_term,
+    set_product_conditions, set_product_line, set_product_master_policy, set_product_seller_documents,
+    set_product_term,
 };
 pub use certificates::{CertificatesCommand, deliver_certificates};
 pub use charges::{ChargesCommand, averbacao_of, record_averbacao, record_discounts, run_billing};
@@ -37,7 +38,7 @@ pub use keys::KeysCommand;
 pub use ledger::{LedgerCommand, check_ledger, ledger_outcome, ledger_report};
 pub use partners::{PartnersCommand, set_partner_broker};
 pub use pix::{PixCommand, reconcile_pix, run_pix};
-pub use privacy::{PrivacyCommand, privacy_retention, records_of_processing, retention_summary};
+pub use privacy::{PrivacyCommand, privacy_retention, records_of_processing, refusal_defences, retention_summary};
 pub use reconcile::ReconcileCommand;
 pub use refunds::{RefundsCommand, pending_refunds_text, refunds_of};
 pub use sandbox::SandboxCommand;

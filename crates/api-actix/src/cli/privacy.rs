@@ -23,6 +23,11 @@ pub enum PrivacyCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Prints, as JSON, the refused proposals' defences kept for the person of this CPF (decision
+    /// 290): what they declared, the refusal's words and category, the requests for documents;
+    /// kept apart for the back office for five years from the refusal (CDC art. 27), found by a
+    /// keyed digest of the CPF, after the proposal's own data went.
+    RefusalDefences { cpf: String },
 }
 
 /// The records of processing: each category's declaration with where the stores keep it.
@@ -34,6 +39,16 @@ pub fn records_of_processing() -> Vec<domain::privacy::declarations::ProcessingR
             stored_in: adapters_postgres::personal_data_map::stored_in(declaration.category),
         })
         .collect()
+}
+
+/// `sales-api privacy refusal-defences CPF`: the defences kept for the person (decision 290).
+pub async fn refusal_defences(config: &Config, cpf: &str) -> Result<serde_json::Value, CliError> {
+    let cpf = domain::values::Cpf::parse(cpf).map_err(|r| CliError::Failed(format!("cpf: {}", r.message)))?;
+    let services = Services::build(config)?;
+    let sealer = crate::security::hook_keys::hook_keys(config).map_err(failed)?.sealer();
+    adapters_postgres::refusal_defences::defences_of(&services.pool, &sealer, &cpf)
+        .await
+        .map_err(failed)
 }
 
 /// `sales-api privacy retention`: one pass of the schedule now, by the rules clock (the shared
@@ -89,6 +104,12 @@ pub(super) async fn run(command: PrivacyCommand) -> Result<(), CliError> {
             let config = Config::from_env()?;
             let report = privacy_retention(&config, dry_run).await?;
             print!("{}", retention_summary(&report));
+            Ok(())
+        }
+        PrivacyCommand::RefusalDefences { cpf } => {
+            let config = Config::from_env()?;
+            let defences = refusal_defences(&config, &cpf).await?;
+            println!("{}", serde_json::to_string_pretty(&defences).map_err(failed)?);
             Ok(())
         }
         PrivacyCommand::Ropa { json } => {

@@ -125,6 +125,8 @@ pub struct TokenSettings {
     pub recovery: RecoveryPolicy,
     /// The person's own links (privacy): the page they open and their limits.
     pub person_links: PersonLinkPolicy,
+    /// The proponent's documents page (decision 289): `$PUBLIC_URL/documentos`.
+    pub documents_links: domain::acceptance::proponent::DocumentsLinkPolicy,
 }
 
 impl Raw {
@@ -215,6 +217,9 @@ impl Raw {
             person_links: PersonLinkPolicy {
                 link_base: person_link_base,
                 ..PersonLinkPolicy::default()
+            },
+            documents_links: domain::acceptance::proponent::DocumentsLinkPolicy {
+                link_base: format!("{public_url}/documentos"),
             },
         })
     }

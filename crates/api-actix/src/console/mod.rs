@@ -249,17 +249,24 @@ pub struct DocumentsForm {
     items: String,
     #[serde(default)]
     note: String,
+    /// The request's category (decision 289): who answers it follows from it.
+    #[serde(default, rename = "reasonCategory")]
+    reason_category: String,
 }
 
-/// Asks the seller for documents (the same use case as `POST /proposal/{identificador}/pending`),
-/// then shows the proposal again.
+/// Asks for documents (the same use case as `POST /proposal/{identificador}/pending`), then shows
+/// the proposal again.
 pub async fn request_documents(
     state: web::Data<AppState>,
     BackOfficeUser(user): BackOfficeUser,
     path: web::Path<String>,
     form: web::Form<DocumentsForm>,
 ) -> Result<HttpResponse, ApiError> {
-    let DocumentsForm { items, note } = form.into_inner();
+    let DocumentsForm {
+        items,
+        note,
+        reason_category,
+    } = form.into_inner();
     let request = PendingBody {
         items: Field::Given(
             items
@@ -270,9 +277,10 @@ pub async fn request_documents(
         ),
         // Blank is "not given", as in the route's JSON body.
         note: Field::Given(note),
+        reason_category: Field::Given(reason_category),
     }
     .read()?;
-    state.acceptance.request_documents(&user.0, &path, request).await?;
+    state.documents.request_documents(&user.0, &path, request).await?;
     show_proposal(&state, &user, &path).await
 }
 

@@ -340,6 +340,9 @@ fn acceptance(a: &AcceptanceView, status: ProposalStatus) -> Value {
                 id => p.id,
                 items => p.items.clone(),
                 note => p.note.clone(),
+                category => reasons::label(p.category),
+                // Who answers it (decision 289): the seller, or the proponent by their link.
+                proponent => p.recipient == domain::acceptance::pending::PendingRecipient::Proponent,
                 requested => format!("{} por {}", formats::instant(p.requested_at), p.requested_by),
                 answer => p.answer.as_ref().map(|answer| context! {
                     note => answer.note.clone(),

@@ -48,20 +48,41 @@ pub async fn limit_body_read_time<B: MessageBody + 'static>(
 
 type Chunks = Pin<Box<dyn Stream<Item = Result<Bytes, PayloadError>>>>;
 
-/// The payload's chunks until `deadline`; then one timed-out error and the end.
+/// The payload's chunks until `deadline`; then one timed-out error and the end. Fused: a reader
+/// that polls again after the end (the multipart parser does) reads the end again.
 fn within(payload: Payload, deadline: Instant) -> Chunks {
-    Box::pin(futures_util::stream::unfold(Some(payload), move |state| async move {
-        let mut payload = state?;
-        match tokio::time::timeout_at(deadline, payload.next()).await {
-            Ok(Some(chunk)) => Some((chunk, Some(payload))),
-            Ok(None) => None,
-            Err(_) => Some((
-                Err(PayloadError::Io(io::Error::new(
-                    TIMED_OUT,
-                    "o corpo da requisição não chegou a tempo",
-                ))),
-                None,
-            )),
-        }
-    }))
+    Box::pin(
+        futures_util::stream::unfold(Some(payload), move |state| async move {
+            let mut payload = state?;
+            match tokio::time::timeout_at(deadline, payload.next()).await {
+                Ok(Some(chunk)) => Some((chunk, Some(payload))),
+                Ok(None) => None,
+                Err(_) => Some((
+                    Err(PayloadError::Io(io::Error::new(
+                        TIMED_OUT,
+                        "o corpo da requisição não chegou a tempo",
+                    ))),
+                    None,
+                )),
+            }
+        })
+        .fuse(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_body_read_to_its_end_stays_ended() {
+        let chunks: Chunks = Box::pin(futures_util::stream::iter(vec![Ok(Bytes::from_static(b"corpo"))]));
+        let mut body = within(Payload::from(chunks), Instant::now() + Duration::from_secs(5));
+        assert_eq!(
+            body.next().await.map(Result::ok),
+            Some(Some(Bytes::from_static(b"corpo")))
+        );
+        assert!(body.next().await.is_none());
+        assert!(body.next().await.is_none(), "polled again after its end, it ends again");
+    }
 }

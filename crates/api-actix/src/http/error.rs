@@ -138,6 +138,8 @@ error_codes! {
     PersonLinkUnknown => ("link_titular_nao_encontrado", NOT_FOUND, "Link não encontrado: peça outro na página de privacidade."),
     PersonLinkSpent => ("link_titular_invalido", GONE, "Link expirado ou já utilizado: peça outro na página de privacidade."),
     PersonLinkOtherPurpose => ("link_titular_outra_finalidade", CONFLICT, "Este link foi enviado para outro pedido."),
+    DocumentsLinkUnknown => ("link_documentos_nao_encontrado", NOT_FOUND, "Link não encontrado: confira o endereço recebido por e-mail."),
+    DocumentsLinkSpent => ("link_documentos_invalido", GONE, "Este link já foi usado ou o pedido de documentos não está mais aberto."),
     PersonBlocked => ("titular_bloqueado", CONFLICT, "Os dados deste titular estão bloqueados por retenção legal: não podem ser usados em novo cadastro ou proposta."),
     PendingNotFound => ("pendencia_nao_encontrada", NOT_FOUND, "Pedido de documentos não encontrado nesta proposta."),
     NotInAnalysis => ("proposta_fora_de_analise", CONFLICT, "A proposta não está em análise."),
@@ -150,12 +152,15 @@ error_codes! {
 }
 
 impl ErrorCode {
-    /// The codes only the person's HTML pages answer (`/privacidade`, decision 287): no route of
+    /// The codes only the person's HTML pages answer (`/privacidade`, decision 287; `/documentos`,
+    /// decision 289): no route of
     /// the OpenAPI document carries them, so its error bodies leave them out.
     pub const PAGES_ONLY: &'static [ErrorCode] = &[
         ErrorCode::PersonLinkUnknown,
         ErrorCode::PersonLinkSpent,
         ErrorCode::PersonLinkOtherPurpose,
+        ErrorCode::DocumentsLinkUnknown,
+        ErrorCode::DocumentsLinkSpent,
     ];
 
     pub fn code(self) -> &'static str {
@@ -572,6 +577,12 @@ impl From<PendingError> for ApiError {
                 PendingStoreError::FileNotFound => {
                     ApiError::with_message(ErrorCode::PendingNotFound, "Arquivo não encontrado nesta proposta.")
                 }
+                PendingStoreError::ProponentAnswers => ApiError::with_message(
+                    ErrorCode::Forbidden,
+                    "Este pedido de documentos é respondido pelo proponente, pelo link enviado ao seu e-mail: o vendedor não lê nem envia esses documentos.",
+                ),
+                PendingStoreError::LinkNotFound => ApiError::new(ErrorCode::DocumentsLinkUnknown),
+                PendingStoreError::LinkSpent => ApiError::new(ErrorCode::DocumentsLinkSpent),
                 PendingStoreError::Store(e) => e.into(),
             },
         }

@@ -3,6 +3,10 @@
 //! or to give and revoke consents. Plain HTML forms, no script: they work in any browser and
 //! under the pages' `Content-Security-Policy`. Each page calls one use case of
 //! `domain::privacy::person_channel`; its refusals are the API's (`ApiError`), shown as a page.
+//! `/documentos/{token}` (decision 289, [`documents`]) is where a proponent sends the documents
+//! the insurer asked of them.
+
+pub mod documents;
 
 use crate::http::auth::ClientAddress;
 use crate::http::error::ApiError;
@@ -24,18 +28,33 @@ use std::sync::OnceLock;
 pub const ASKED: &str = "Se o CPF e o e-mail conferirem com os nossos registros, enviaremos a esse e-mail um link para continuar. \
      Ele vale por 30 minutos. Se não chegar, confira a caixa de spam ou fale com o encarregado.";
 
-/// One page, two views: `ask` (the form) and `link` (where the mailed link lands).
-const TEMPLATES: [(&str, &str); 1] = [("person.html", include_str!("templates/person.html"))];
+/// The privacy page, two views: `ask` (the form) and `link` (where the mailed link lands); the
+/// documents page, one.
+const TEMPLATES: [(&str, &str); 2] = [
+    ("person.html", include_str!("templates/person.html")),
+    ("documents.html", include_str!("templates/documents.html")),
+];
 
 fn templates() -> &'static Environment<'static> {
     static ENVIRONMENT: OnceLock<Environment<'static>> = OnceLock::new();
     ENVIRONMENT.get_or_init(|| crate::http::html::environment(&TEMPLATES))
 }
 
-/// The page's `view`, with the contacts every view names at its foot, in `status`.
+/// The privacy page's `view`, with the contacts every view names at its foot, in `status`.
 fn page(
     state: &AppState,
     status: actix_web::http::StatusCode,
+    view: &str,
+    values: Value,
+) -> Result<HttpResponse, ApiError> {
+    rendered(state, status, "person.html", view, values)
+}
+
+/// The `template`'s `view`, with the contacts every page names at its foot, in `status`.
+fn rendered(
+    state: &AppState,
+    status: actix_web::http::StatusCode,
+    template: &str,
     view: &str,
     values: Value,
 ) -> Result<HttpResponse, ApiError> {
@@ -52,10 +71,10 @@ fn page(
         ..values
     };
     let html = templates()
-        .get_template("person.html")
+        .get_template(template)
         .and_then(|template| template.render(context! { view, ..frame }))
         .map_err(|error| {
-            tracing::error!(%error, view, "person page failed");
+            tracing::error!(%error, template, view, "person page failed");
             ApiError::new(crate::http::error::ErrorCode::Internal)
         })?;
     Ok(HttpResponse::build(status)
@@ -337,8 +356,9 @@ pub async fn consent(
     )
 }
 
-/// Under `/privacidade`.
+/// Under `/privacidade`, and `/documentos`.
 pub fn routes(cfg: &mut web::ServiceConfig) {
+    documents::routes(cfg);
     cfg.service(
         web::scope("/privacidade")
             .service(

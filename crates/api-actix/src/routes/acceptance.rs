@@ -1,5 +1,6 @@
-//! The acceptance clock's requests for documents (issue 45): the back office asks, the proposal's
-//! seller answers.
+//! The acceptance clock's requests for documents (issue 45): the back office asks; the proposal's
+//! seller answers the documentation its product leaves to it, the proponent everything else by a
+//! link mailed to them (decision 289, `crate::documents_page`).
 
 use crate::http::auth::AuthenticatedUser;
 use crate::http::body::Body;
@@ -11,7 +12,7 @@ use crate::routes::schemas::{ErrorEnvelope, envelope_doc};
 use crate::state::AppState;
 use actix_web::middleware::from_fn;
 use actix_web::{HttpResponse, web};
-use domain::acceptance::pending::{AnswerBody, MAX_ANSWER_BODY_BYTES, PendingBody};
+use domain::acceptance::pending::{AnswerBody, MAX_ANSWER_BODY_BYTES, PendingBody, PendingRecipient};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -19,13 +20,17 @@ use utoipa::ToSchema;
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[schema(
-    description = "O pedido de documentos aberto: o `id` a responder e desde quando o prazo de aceitação está suspenso."
+    description = "O pedido de documentos aberto: o `id` a responder, desde quando o prazo de aceitação está suspenso, a categoria e quem responde (`recipient`: `vendedor` ou `proponente`, este pelo link enviado ao seu e-mail)."
 )]
 pub struct PendingOpenedDto {
     pub id: i64,
     pub identifier: String,
     #[schema(format = DateTime, example = "2026-11-28T09:30:00.000Z")]
     pub suspended_since: String,
+    #[schema(example = "documentacao")]
+    pub reason_category: String,
+    #[schema(example = "vendedor")]
+    pub recipient: String,
 }
 
 /// A request for documents answered.
@@ -42,8 +47,8 @@ pub struct PendingAnsweredDto {
 envelope_doc!(PendingOpenedEnvelope, data = PendingOpenedDto);
 envelope_doc!(PendingAnsweredEnvelope, data = PendingAnsweredDto);
 
-/// The back office asks the proposal's seller for documents.
-#[utoipa::path(post, path = "/proposal/{identificador}/pending", operation_id = "proposal.requestDocuments", summary = "Pedir documentos (suspende o prazo de aceitação)", description = "A retaguarda pede documentos ao vendedor de uma proposta `EM ANÁLISE`: o prazo de aceitação fica suspenso desde agora até a resposta, e o vendedor recebe o evento `PENDENCIA_ABERTA`. Um pedido por vez, e o prazo é suspenso no máximo uma vez (Lei 15.040/2024, art. 49; o produto pode não permitir nenhuma, `sales-api catalog acceptance`).", tag = "aceitação", security(("bearer" = [])),
+/// The back office asks for documents: the seller or the proponent answers.
+#[utoipa::path(post, path = "/proposal/{identificador}/pending", operation_id = "proposal.requestDocuments", summary = "Pedir documentos (suspende o prazo de aceitação)", description = "A retaguarda pede documentos de uma proposta `EM ANÁLISE`: o prazo de aceitação fica suspenso desde agora até a resposta, e o vendedor recebe o evento `PENDENCIA_ABERTA`. Um pedido por vez, e o prazo é suspenso no máximo uma vez (Lei 15.040/2024, art. 49; o produto pode não permitir nenhuma, `sales-api catalog acceptance`). Quem responde (decisão 289): o vendedor, só a documentação (`reasonCategory` `documentacao`, o padrão) que o produto deixa com ele (`--seller-documents`); qualquer outro pedido (`saude`, …) vai direto ao proponente, por um link de uso único enviado ao e-mail da proposta, e o vendedor lê dele só a categoria e que foi pedido e respondido.", tag = "aceitação", security(("bearer" = [])),
     params(("identificador" = String, Path, description = "Identificador da proposta")),
     request_body(content = PendingBody, example = json!({"items": ["Comprovante de residência"], "note": "Frente e verso"})),
     responses(
@@ -62,13 +67,23 @@ pub async fn open(
     body: Body<PendingBody>,
 ) -> Result<HttpResponse, ApiError> {
     let request = body.into_inner().read()?;
-    let opened = state.acceptance.request_documents(&user.0, &path, request).await?;
+    let opened = state.documents.request_documents(&user.0, &path, request).await?;
+    let message = match opened.recipient {
+        PendingRecipient::Seller => {
+            "Pedido de documentos aberto: prazo de aceitação suspenso até a resposta do vendedor."
+        }
+        PendingRecipient::Proponent => {
+            "Pedido de documentos aberto e enviado ao proponente: prazo de aceitação suspenso até a resposta dele."
+        }
+    };
     Ok(HttpResponse::Created().json(Envelope::data(
-        "Pedido de documentos aberto: prazo de aceitação suspenso até a resposta do vendedor.",
+        message,
         PendingOpenedDto {
             id: opened.id,
             identifier: opened.identifier,
             suspended_since: iso(opened.suspended_since),
+            reason_category: opened.category.as_str().to_owned(),
+            recipient: opened.recipient.as_str().to_owned(),
         },
     )))
 }
@@ -83,7 +98,7 @@ pub async fn open(
     responses(
         (status = 200, description = "Respondido: o novo prazo", body = PendingAnsweredEnvelope),
         (status = 400, description = "`note` ausente ou longa; um arquivo sem nome, que não é base64, maior que 5 MiB ou de outro tipo; mais de 3 arquivos; `id` não numérico", body = ErrorEnvelope),
-        (status = 401, body = ErrorEnvelope), (status = 403, description = "A retaguarda não responde pelo vendedor", body = ErrorEnvelope),
+        (status = 401, body = ErrorEnvelope), (status = 403, description = "A retaguarda não responde pelo vendedor, nem o vendedor por um pedido que vai ao proponente", body = ErrorEnvelope),
         (status = 404, description = "Proposta não encontrada (ou de outro vendedor), ou pedido que não é dela", body = ErrorEnvelope),
         (status = 409, description = "Pedido já respondido (`pendencia_respondida`) ou proposta fora de análise (`proposta_fora_de_analise`)", body = ErrorEnvelope),
         (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope),

@@ -11,6 +11,7 @@
 
 pub mod pending;
 pub mod ports;
+pub mod proponent;
 pub mod queue;
 pub mod service;
 #[cfg(test)]
@@ -44,6 +45,10 @@ pub struct AcceptancePolicy {
     /// The analysts' own target, in calendar days from the entry in `EM ANÁLISE` and fewer than
     /// `days`: past it an undecided proposal is overdue for a person, before silence accepts it.
     pub review_days: Option<u32>,
+    /// Whether the product lets its sellers collect documentation (`documentacao`) asked of the
+    /// proposal; any other request, and every request when not, goes to the proponent
+    /// (decision 289).
+    pub seller_documents: bool,
 }
 
 impl Default for AcceptancePolicy {
@@ -55,6 +60,7 @@ impl Default for AcceptancePolicy {
             tacit: true,
             suspensions: 1,
             review_days: None,
+            seller_documents: true,
         }
     }
 }
@@ -105,7 +111,16 @@ impl AcceptancePolicy {
             tacit,
             suspensions: suspensions as u32,
             review_days: review_days.map(|r| r as u32),
+            seller_documents: true,
         })
+    }
+
+    /// The policy with the product's sellers collecting documentation, or not (decision 289).
+    pub fn with_seller_documents(self, seller_documents: bool) -> Self {
+        Self {
+            seller_documents,
+            ..self
+        }
     }
 }
 
@@ -285,15 +300,46 @@ pub struct AcceptanceView {
     pub provisional_cover: Option<crate::premium_collection::ProvisionalCover>,
 }
 
-/// A request for documents and, once given, the seller's answer.
+/// A request for documents and, once given, its answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PendingRequest {
     pub id: i64,
     pub items: Vec<String>,
     pub note: Option<String>,
+    pub category: crate::values::ReasonCategory,
+    pub recipient: pending::PendingRecipient,
     pub requested_by: String,
     pub requested_at: DateTime<Utc>,
     pub answer: Option<PendingAnswer>,
+}
+
+impl PendingRequest {
+    /// The request as `principal` reads it (decision 289): a request the proponent answers is the
+    /// back office's to read; a seller reads that it was asked (its category, when, by whom) and
+    /// answered (when), never what was asked, the note, the answer's words or its files.
+    pub fn as_read_by(mut self, principal: &crate::auth::model::Principal) -> Self {
+        if self.recipient == pending::PendingRecipient::Proponent
+            && !crate::proposals::reasons::reads_the_words(principal)
+        {
+            self.items = Vec::new();
+            self.note = None;
+            if let Some(answer) = &mut self.answer {
+                answer.note = String::new();
+                answer.files = Vec::new();
+            }
+        }
+        self
+    }
+}
+
+impl AcceptanceView {
+    /// The clock as `principal` reads it: each request as [`PendingRequest::as_read_by`].
+    pub fn as_read_by(mut self, principal: &crate::auth::model::Principal) -> Self {
+        if !crate::proposals::reasons::reads_the_words(principal) {
+            self.pending = self.pending.into_iter().map(|p| p.as_read_by(principal)).collect();
+        }
+        self
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

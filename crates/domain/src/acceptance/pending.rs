@@ -2,9 +2,15 @@
 //! (`POST /proposal/{identificador}/pending`), which suspends the acceptance clock; the seller
 //! answers (`POST /proposal/{identificador}/pending/{id}/answer`) with a note and files, which
 //! resumes it, the deadline moved by the time it stood suspended.
+//!
+//! Decision 289 (issue 69): a request carries a reason category, and only documentation the
+//! product lets its sellers collect goes to the seller; every other request goes straight to the
+//! proponent by a one-time link mailed to them (`/documentos/{token}`), and a seller reads of it
+//! only that documents were asked and answered.
 
 use crate::input::{Field, Reading};
 use crate::validation::{Rejection, Violations, codes};
+use crate::values::ReasonCategory;
 use base64::Engine;
 use sha2::{Digest, Sha256};
 
@@ -36,9 +42,14 @@ crate::wire_body! {
         /// O que falta, um item por documento (de 1 a 20 itens, cada um com até 200 caracteres).
         #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>, example = json!(["Comprovante de residência"])))]
         items: Field<Vec<Field<String>>>,
-        /// Uma observação ao vendedor (até 1000 caracteres).
+        /// Uma observação a quem responde (até 1000 caracteres).
         #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "Enviar frente e verso"))]
         note: Field<String>,
+        /// Por que os documentos são pedidos, da lista fechada de `reasonCategory` (ausente:
+        /// `documentacao`). Só a documentação que o produto deixa com o vendedor é pedida a ele;
+        /// qualquer outra (`saude`, …) vai direto ao proponente, por um link enviado ao seu e-mail.
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, example = "documentacao"))]
+        reason_category as "reasonCategory": Field<String>,
     }
 }
 
@@ -82,7 +93,58 @@ crate::wire_body! {
 pub struct DocumentsRequest {
     pub items: Vec<String>,
     pub note: Option<String>,
+    pub category: ReasonCategory,
 }
+
+/// Who answers a request for documents (decision 289).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PendingRecipient {
+    /// The proposal's seller, through `POST /proposal/{identificador}/pending/{id}/answer`.
+    Seller,
+    /// The proponent, through the one-time link mailed to them.
+    Proponent,
+}
+
+impl PendingRecipient {
+    pub const ALL: [PendingRecipient; 2] = [PendingRecipient::Seller, PendingRecipient::Proponent];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PendingRecipient::Seller => "vendedor",
+            PendingRecipient::Proponent => "proponente",
+        }
+    }
+
+    /// A value read back from `table.column`.
+    pub fn from_stored(
+        value: &str,
+        table: &'static str,
+        column: &'static str,
+    ) -> Result<Self, crate::values::StoredValueError> {
+        Self::ALL
+            .into_iter()
+            .find(|r| r.as_str() == value)
+            .ok_or_else(|| crate::values::StoredValueError::new(table, column, value))
+    }
+
+    /// Who answers a request of `category` on a product that does (`seller_documents`) or does
+    /// not let its sellers collect documentation: the seller only documentation it may collect;
+    /// anything else, health above all (LGPD art. 11), the proponent themself.
+    pub fn of(category: ReasonCategory, seller_documents: bool) -> Self {
+        if seller_documents && category == ReasonCategory::Documentation {
+            PendingRecipient::Seller
+        } else {
+            PendingRecipient::Proponent
+        }
+    }
+}
+
+/// Who answered, in an answer the proponent gave through their link (never their e-mail: the
+/// history and route 7 name the role).
+pub const PROPONENT_ACTOR: &str = "proponente";
+
+/// The most characters of the proponent's note on the documents page.
+pub const PROPONENT_NOTE_MAX_CHARS: usize = NOTE_MAX_CHARS;
 
 /// An answer as given.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -159,8 +221,11 @@ impl PendingBody {
             );
         }
         let note = r.optional_text_within(m.note.0, m.note.1, NOTE_MAX_CHARS);
+        let category = r
+            .parse_optional(m.reason_category.0, m.reason_category.1, ReasonCategory::parse)
+            .unwrap_or(ReasonCategory::Documentation);
         match items {
-            Some(items) if v.is_empty() => Ok(DocumentsRequest { items, note }),
+            Some(items) if v.is_empty() => Ok(DocumentsRequest { items, note, category }),
             _ => Err(v),
         }
     }
@@ -228,29 +293,96 @@ fn read_file(file: FileBody, r: &mut Reading<'_>) -> Option<UploadedFile> {
         );
         return None;
     };
+    match checked_content(bytes) {
+        Ok((content_type, bytes, sha256)) => Some(UploadedFile {
+            name: name?,
+            content_type,
+            bytes,
+            sha256,
+        }),
+        Err(rejection) => {
+            r.add(content_member, rejection.code, rejection.message);
+            None
+        }
+    }
+}
+
+/// A file's bytes as an answer takes them: 1 byte to [`MAX_FILE_BYTES`], a PDF, JPEG or PNG by
+/// its first bytes; with its type and SHA-256.
+fn checked_content(bytes: Vec<u8>) -> Result<(&'static str, Vec<u8>, String), Rejection> {
     if bytes.is_empty() || bytes.len() > MAX_FILE_BYTES {
-        r.add(
-            content_member,
+        return Err(Rejection::new(
             codes::INVALID_VALUE,
             format!("o arquivo deve ter de 1 byte a {} MiB", MAX_FILE_BYTES / (1024 * 1024)),
-        );
-        return None;
+        ));
     }
     let Some(content_type) = content_type_of(&bytes) else {
-        r.add(
-            content_member,
+        return Err(Rejection::new(
             codes::INVALID_VALUE,
             "o arquivo deve ser PDF, JPEG ou PNG",
-        );
-        return None;
+        ));
     };
     let sha256 = hex::encode(Sha256::digest(&bytes));
-    Some(UploadedFile {
-        name: name?,
-        content_type,
-        bytes,
-        sha256,
-    })
+    Ok((content_type, bytes, sha256))
+}
+
+/// What the proponent sent through the documents page (a form, not JSON): an optional note and
+/// one to [`MAX_FILES`] files, as their names and bytes arrived. Each bad part is named as the
+/// form names it (`nota`, `arquivos[0]`, …).
+pub fn proponent_answer(note: Option<String>, files: Vec<(String, Vec<u8>)>) -> Result<PendingAnswerInput, Violations> {
+    let mut v = Violations::new();
+    let note = note.map(|n| n.trim().to_owned()).unwrap_or_default();
+    if note.chars().nth(PROPONENT_NOTE_MAX_CHARS).is_some() {
+        v.add(
+            "nota",
+            codes::TOO_LONG,
+            format!("a observação deve ter no máximo {PROPONENT_NOTE_MAX_CHARS} caracteres"),
+        );
+    }
+    if note.contains('\0') {
+        v.add(
+            "nota",
+            codes::INVALID_VALUE,
+            "a observação não pode conter o caractere nulo",
+        );
+    }
+    if files.is_empty() {
+        v.add("arquivos", codes::REQUIRED, "envie ao menos um arquivo");
+    }
+    if files.len() > MAX_FILES {
+        v.add(
+            "arquivos",
+            codes::TOO_MANY,
+            format!("envie no máximo {MAX_FILES} arquivos"),
+        );
+    }
+    let mut checked = Vec::new();
+    for (index, (name, bytes)) in files.into_iter().take(MAX_FILES).enumerate() {
+        let field = format!("arquivos[{index}]");
+        let name = name.trim().to_owned();
+        if name.is_empty()
+            || name.chars().nth(FILE_NAME_MAX_CHARS).is_some()
+            || name.chars().any(|c| c.is_control() || c == '/' || c == '\\')
+        {
+            v.add(
+                &field,
+                codes::INVALID_VALUE,
+                format!("o nome do arquivo deve ter de 1 a {FILE_NAME_MAX_CHARS} caracteres, sem barras"),
+            );
+            continue;
+        }
+        match checked_content(bytes) {
+            Ok((content_type, bytes, sha256)) => checked.push(UploadedFile {
+                name,
+                content_type,
+                bytes,
+                sha256,
+            }),
+            Err(rejection) => v.add(&field, rejection.code, format!("{name}: {}", rejection.message)),
+        }
+    }
+    v.into_result()?;
+    Ok(PendingAnswerInput { note, files: checked })
 }
 
 #[cfg(test)]
@@ -345,5 +477,31 @@ mod tests {
             .unwrap();
         assert_eq!(request.items, ["RG", "Comprovante de residência"]);
         assert_eq!(request.note, None);
+    }
+
+    #[test]
+    fn the_proponents_upload_takes_one_to_three_checked_files_and_names_each_bad_part() {
+        let answer = proponent_answer(
+            Some("  Segue o laudo ".into()),
+            vec![("laudo.pdf".into(), b"%PDF-1.7 laudo".to_vec())],
+        )
+        .unwrap();
+        assert_eq!(answer.note, "Segue o laudo");
+        assert_eq!(answer.files[0].content_type, "application/pdf");
+        let without_note = proponent_answer(None, vec![("f.png".into(), b"\x89PNG\r\n\x1a\n.".to_vec())]).unwrap();
+        assert_eq!(without_note.note, "");
+        let refused = proponent_answer(None, Vec::new()).unwrap_err();
+        assert_eq!(fields(&refused), ["arquivos"]);
+        let refused = proponent_answer(
+            Some("x".repeat(PROPONENT_NOTE_MAX_CHARS + 1)),
+            vec![
+                ("a/b.pdf".into(), b"%PDF-".to_vec()),
+                ("programa.pdf".into(), b"MZ\x90".to_vec()),
+                ("ok.pdf".into(), b"%PDF-".to_vec()),
+                ("quarto.pdf".into(), b"%PDF-".to_vec()),
+            ],
+        )
+        .unwrap_err();
+        assert_eq!(fields(&refused), ["nota", "arquivos", "arquivos[0]", "arquivos[1]"]);
     }
 }

@@ -1,6 +1,6 @@
 //! What the acceptance clock needs from the store.
 
-use super::pending::{DocumentsRequest, PendingAnswerInput};
+use super::pending::{DocumentsRequest, PendingAnswerInput, PendingRecipient};
 use super::queue::{PendingFileContent, QueuePage, QueueQuery};
 use super::{AcceptancePolicy, Settled, SuspendRefusal};
 use crate::proposals::lifecycle::StatusChange;
@@ -34,16 +34,48 @@ pub enum PendingStoreError {
     NotAnAnalyst(String),
     #[error("arquivo não encontrado nesta proposta")]
     FileNotFound,
+    /// A seller answering a request that goes to the proponent (decision 289).
+    #[error("este pedido de documentos é respondido pelo proponente, pelo link enviado ao seu e-mail")]
+    ProponentAnswers,
+    /// No request was sent with this link.
+    #[error("link de documentos não encontrado")]
+    LinkNotFound,
+    /// The link was used, or its request is no longer open (answered, or the proposal decided).
+    #[error("este link já foi usado ou o pedido de documentos não está mais aberto")]
+    LinkSpent,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
 
-/// A request recorded: its id and when the clock stopped.
+/// Whom a request recorded for the proponent is mailed to: the e-mail the proposal's copy of the
+/// customer keeps (none: the back office is told to reach the person another way), and what the
+/// mail names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProponentAddress {
+    pub email: Option<String>,
+    pub product: String,
+}
+
+/// A request for documents as its link's page shows it to the proponent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkedRequest {
+    pub identifier: String,
+    pub product: String,
+    pub items: Vec<String>,
+    pub note: Option<String>,
+    pub requested_at: DateTime<Utc>,
+}
+
+/// A request recorded: its id, when the clock stopped, and who answers it; for the proponent,
+/// where its link goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PendingOpened {
     pub id: i64,
     pub identifier: String,
     pub suspended_since: DateTime<Utc>,
+    pub category: crate::values::ReasonCategory,
+    pub recipient: PendingRecipient,
+    pub proponent: Option<ProponentAddress>,
 }
 
 /// An answer recorded: the clock runs again to its new deadline.
@@ -76,18 +108,36 @@ pub trait AcceptanceStore: Send + Sync {
     async fn settle_due(&self, now: DateTime<Utc>, limit: i64, tacit: &TacitMove) -> Result<Vec<Settled>, StoreError>;
 
     /// Records the request on the proposal with this identifier under its row lock, if its clock
-    /// may be suspended ([`super::AcceptanceClock::may_suspend`]), stops the clock at `at` and
-    /// queues `PENDENCIA_ABERTA` for the seller, in one transaction.
+    /// may be suspended ([`super::AcceptanceClock::may_suspend`]), for whoever
+    /// [`PendingRecipient::of`] names from its category and the product's policy (with
+    /// `link_sha256`, the digest of the link mailed to the proponent, when it is the proponent),
+    /// stops the clock at `at` and queues `PENDENCIA_ABERTA` for the seller, in one transaction.
     async fn open_pending(
         &self,
         identifier: &str,
         request: &DocumentsRequest,
         requested_by: &str,
+        link_sha256: &str,
         at: DateTime<Utc>,
     ) -> Result<PendingOpened, PendingStoreError>;
 
+    /// The open request sent to the proponent with the link of this digest: unknown
+    /// ([`PendingStoreError::LinkNotFound`]), or used, answered or its proposal decided
+    /// ([`PendingStoreError::LinkSpent`]).
+    async fn linked_request(&self, link_sha256: &str) -> Result<LinkedRequest, PendingStoreError>;
+
+    /// Records the proponent's answer to the request sent with the link of this digest, as
+    /// [`Self::answer_pending`] records a seller's, and spends the link, in one transaction.
+    async fn answer_by_link(
+        &self,
+        link_sha256: &str,
+        answer: &PendingAnswerInput,
+        at: DateTime<Utc>,
+    ) -> Result<PendingResumed, PendingStoreError>;
+
     /// Records the answer to the request `pending_id` of the proposal with this identifier (within
-    /// `scope`), with its files, resumes the clock with its deadline moved by the time it stood
+    /// `scope`; a request the proponent answers is refused, [`PendingStoreError::ProponentAnswers`]),
+    /// with its files, resumes the clock with its deadline moved by the time it stood
     /// suspended ([`super::AcceptanceClock::resumed_deadline`]) and queues `PENDENCIA_RESPONDIDA`,
     /// in one transaction.
     async fn answer_pending(
@@ -117,7 +167,8 @@ pub trait AcceptanceStore: Send + Sync {
         at: DateTime<Utc>,
     ) -> Result<(), PendingStoreError>;
 
-    /// A file of an answer to one of the proposal's requests for documents (within `scope`).
+    /// A file of an answer to one of the proposal's requests for documents (within `scope`; a
+    /// seller's scope reaches only the files of the requests it answered).
     async fn pending_file(
         &self,
         identifier: &str,

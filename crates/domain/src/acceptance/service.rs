@@ -1,8 +1,8 @@
 //! The acceptance clock's use cases: a product's policy (the command line's `catalog
 //! acceptance`) and the sweep every instance and the worker run (`acceptance sweep` runs one pass).
 
-use super::pending::{DocumentsRequest, PendingAnswerInput};
-use super::ports::{AcceptanceStore, PendingOpened, PendingResumed, PendingStoreError, TacitMove};
+use super::pending::PendingAnswerInput;
+use super::ports::{AcceptanceStore, PendingResumed, PendingStoreError, TacitMove};
 use super::queue::{PendingFileContent, QueuePage, QueueQuery};
 use super::{AcceptancePolicy, SWEEP_ACTOR, Settled, SweepReport, TACIT_ACCEPTANCE};
 use crate::access::{AccessError, Operation, ScopeError, authorize, scope_of};
@@ -117,21 +117,6 @@ impl AcceptanceService {
                 return Ok(report);
             }
         }
-    }
-
-    /// `POST /proposal/{identificador}/pending`: the back office asks the seller for documents;
-    /// the clock stops until the answer.
-    pub async fn request_documents(
-        &self,
-        principal: &Principal,
-        identifier: &str,
-        request: DocumentsRequest,
-    ) -> Result<PendingOpened, PendingError> {
-        authorize(principal, Operation::RequestDocuments)?;
-        Ok(self
-            .store
-            .open_pending(identifier, &request, &principal.email, self.clock.now())
-            .await?)
     }
 
     /// `POST /proposal/{identificador}/pending/{id}/answer`: the proposal's seller answers; the

@@ -61,6 +61,7 @@ fn a_policy_outside_the_law_names_each_option_and_the_rule() {
             tacit: true,
             suspensions: 1,
             review_days: Some(10),
+            seller_documents: true,
         }
     );
 }
@@ -102,6 +103,7 @@ fn a_clock_started_before_the_law_without_tacit_acceptance_is_only_ever_overdue(
         tacit: false,
         suspensions: 2,
         review_days: None,
+        seller_documents: true,
     };
     let clock = AcceptanceClock::start(at(1, 10), &legacy);
     assert_eq!(clock.settlement(at(11, 10)), Some(SweepAction::MarkOverdue));
@@ -197,6 +199,7 @@ fn a_resumed_clock_is_no_longer_overdue_when_its_new_deadline_is_ahead() {
         tacit: false,
         suspensions: 1,
         review_days: None,
+        seller_documents: true,
     };
     let mut clock = AcceptanceClock::start(at(1, 10), &legacy);
     clock.overdue_since = Some(at(6, 10));
@@ -222,29 +225,72 @@ fn principal(application: crate::values::Application) -> crate::auth::model::Pri
     }
 }
 
+/// The documents channel over `store`, its secret `token` and its mails kept in `sent`.
+fn documents(
+    store: MockAcceptanceStore,
+    sent: Arc<std::sync::Mutex<Vec<crate::mail::MailMessage>>>,
+) -> super::proponent::ProponentDocuments {
+    struct Kept(Arc<std::sync::Mutex<Vec<crate::mail::MailMessage>>>);
+    impl crate::mail::MailOutbox for Kept {
+        fn enqueue(&self, message: crate::mail::MailMessage) {
+            self.0.lock().unwrap().push(message);
+        }
+    }
+    struct Fixed;
+    impl crate::recovery::SecretGenerator for Fixed {
+        fn recovery_token(&self) -> String {
+            "segredo".to_owned()
+        }
+    }
+    let mut clock = MockClock::new();
+    clock.expect_now().return_const(at(20, 12));
+    super::proponent::ProponentDocuments {
+        store: Arc::new(store),
+        secrets: Arc::new(Fixed),
+        outbox: Arc::new(Kept(sent)),
+        clock: Arc::new(clock),
+        policy: super::proponent::DocumentsLinkPolicy {
+            link_base: "https://vendas.exemplo.com.br/documentos/".to_owned(),
+        },
+    }
+}
+
+fn opened_for(recipient: super::pending::PendingRecipient, email: Option<&str>) -> super::ports::PendingOpened {
+    super::ports::PendingOpened {
+        id: 1,
+        identifier: "p-1".to_owned(),
+        suspended_since: at(20, 12),
+        category: crate::values::ReasonCategory::Health,
+        recipient,
+        proponent: (recipient == super::pending::PendingRecipient::Proponent).then(|| super::ports::ProponentAddress {
+            email: email.map(str::to_owned),
+            product: "Seguro Vida".to_owned(),
+        }),
+    }
+}
+
 #[tokio::test]
 async fn only_the_back_office_asks_for_documents_and_it_is_recorded_at_the_clocks_now() {
-    use super::pending::DocumentsRequest;
-    use super::ports::PendingOpened;
-    use crate::values::Application;
+    use super::pending::{DocumentsRequest, PendingRecipient};
+    use crate::values::{Application, ReasonCategory};
     let mut store = MockAcceptanceStore::new();
     store
         .expect_open_pending()
-        .withf(|identifier, request, by, now| {
-            identifier == "p-1" && request.items == ["RG"] && by == "bo@demo.com.br" && *now == at(20, 12)
+        .withf(|identifier, request, by, link, now| {
+            identifier == "p-1"
+                && request.items == ["RG"]
+                && by == "bo@demo.com.br"
+                && *link == crate::recovery::token_hash("segredo")
+                && *now == at(20, 12)
         })
         .times(1)
-        .returning(|identifier, _, _, now| {
-            Ok(PendingOpened {
-                id: 1,
-                identifier: identifier.to_owned(),
-                suspended_since: now,
-            })
-        });
-    let service = service(store);
+        .returning(|_, _, _, _, _| Ok(opened_for(PendingRecipient::Seller, None)));
+    let sent = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let service = documents(store, sent.clone());
     let request = DocumentsRequest {
         items: vec!["RG".into()],
         note: None,
+        category: ReasonCategory::Documentation,
     };
     let refused = service
         .request_documents(&principal(Application::Partner), "p-1", request.clone())
@@ -259,6 +305,115 @@ async fn only_the_back_office_asks_for_documents_and_it_is_recorded_at_the_clock
         .await
         .unwrap();
     assert_eq!(opened.suspended_since, at(20, 12));
+    assert!(sent.lock().unwrap().is_empty(), "the seller's request mails no one");
+}
+
+#[tokio::test]
+async fn a_request_for_the_proponent_mails_them_the_link_with_what_is_asked() {
+    use super::pending::{DocumentsRequest, PendingRecipient};
+    use crate::mail::MailKind;
+    use crate::values::{Application, ReasonCategory};
+    let mut store = MockAcceptanceStore::new();
+    store.expect_open_pending().times(2).returning({
+        let mut calls = 0;
+        move |_, _, _, _, _| {
+            calls += 1;
+            let email = (calls == 1).then_some("maria@exemplo.com.br");
+            Ok(opened_for(PendingRecipient::Proponent, email))
+        }
+    });
+    let sent = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let service = documents(store, sent.clone());
+    let request = DocumentsRequest {
+        items: vec!["Laudo cardiológico".into()],
+        note: Some("Declarou hipertensão".into()),
+        category: ReasonCategory::Health,
+    };
+    let office = principal(Application::BackOffice);
+    service
+        .request_documents(&office, "p-1", request.clone())
+        .await
+        .unwrap();
+    let mails = sent.lock().unwrap().clone();
+    assert_eq!(mails.len(), 1);
+    assert_eq!(mails[0].to.as_str(), "maria@exemplo.com.br");
+    let MailKind::DocumentsRequested(notice) = &mails[0].kind else {
+        panic!("{:?}", mails[0].kind)
+    };
+    assert_eq!(notice.link, "https://vendas.exemplo.com.br/documentos/segredo");
+    assert_eq!(notice.items, ["Laudo cardiológico"]);
+    assert_eq!(notice.note.as_deref(), Some("Declarou hipertensão"));
+    // Without an e-mail the request stands, and nothing is sent.
+    service.request_documents(&office, "p-1", request).await.unwrap();
+    assert_eq!(sent.lock().unwrap().len(), 1);
+}
+
+#[test]
+fn a_seller_reads_of_a_proponents_request_only_that_it_was_asked_and_answered() {
+    use super::pending::PendingRecipient;
+    use crate::values::{Application, ReasonCategory};
+    let request = |recipient| PendingRequest {
+        id: 1,
+        items: vec!["Laudo cardiológico".into()],
+        note: Some("Declarou hipertensão".into()),
+        category: ReasonCategory::Health,
+        recipient,
+        requested_by: "bo@demo.com.br".into(),
+        requested_at: at(20, 12),
+        answer: Some(PendingAnswer {
+            note: "Segue o laudo".into(),
+            answered_by: super::pending::PROPONENT_ACTOR.into(),
+            answered_at: at(21, 12),
+            files: vec![PendingFile {
+                id: 7,
+                name: "laudo.pdf".into(),
+                content_type: "application/pdf".into(),
+                size: 10,
+                sha256: "ab".into(),
+            }],
+        }),
+    };
+    let seller = request(PendingRecipient::Proponent).as_read_by(&principal(Application::Partner));
+    assert!(seller.items.is_empty());
+    assert_eq!(seller.note, None);
+    assert_eq!(seller.category, ReasonCategory::Health);
+    let answer = seller.answer.unwrap();
+    assert_eq!(
+        (answer.note.as_str(), answer.files.len(), answer.answered_at),
+        ("", 0, at(21, 12))
+    );
+    let office = request(PendingRecipient::Proponent).as_read_by(&principal(Application::BackOffice));
+    assert_eq!(office, request(PendingRecipient::Proponent));
+    let own = request(PendingRecipient::Seller).as_read_by(&principal(Application::Partner));
+    assert_eq!(
+        own,
+        request(PendingRecipient::Seller),
+        "a seller reads the requests it answers"
+    );
+}
+
+#[test]
+fn only_documentation_the_product_leaves_to_its_sellers_goes_to_the_seller() {
+    use super::pending::PendingRecipient;
+    use crate::values::ReasonCategory;
+    assert_eq!(
+        PendingRecipient::of(ReasonCategory::Documentation, true),
+        PendingRecipient::Seller
+    );
+    assert_eq!(
+        PendingRecipient::of(ReasonCategory::Documentation, false),
+        PendingRecipient::Proponent
+    );
+    for category in ReasonCategory::ALL
+        .iter()
+        .filter(|c| **c != ReasonCategory::Documentation)
+    {
+        assert_eq!(
+            PendingRecipient::of(*category, true),
+            PendingRecipient::Proponent,
+            "{category:?}"
+        );
+    }
 }
 
 #[tokio::test]

@@ -316,15 +316,16 @@ pub fn payment_changed(
     })
 }
 
-/// The data of `PENDENCIA_ABERTA`: the back office asked the seller for documents; the acceptance
-/// clock stands still from `suspensoEm` until the answer.
+/// The data of `PENDENCIA_ABERTA`: the back office asked for documents; the acceptance clock
+/// stands still from `suspensoEm` until the answer. What was asked (`itens`, `nota`) reaches the
+/// seller only when the seller answers (decision 289).
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(
     feature = "openapi",
     schema(
-        description = "Dados de `PENDENCIA_ABERTA`: a retaguarda pediu documentos ao vendedor (`pendencia` é o id a responder em `POST /proposal/{identificador}/pending/{id}/answer`); o prazo de aceitação fica suspenso desde `suspensoEm` até a resposta. `sequence` conta os pedidos da proposta."
+        description = "Dados de `PENDENCIA_ABERTA`: a retaguarda pediu documentos (`pendencia` é o id do pedido); o prazo de aceitação fica suspenso desde `suspensoEm` até a resposta. `destinatario` diz quem responde: `vendedor` em `POST /proposal/{identificador}/pending/{id}/answer`, com `itens` e `nota`; `proponente`, pelo link enviado ao seu e-mail, e então `itens` vem vazio e `nota` nula (o vendedor sabe só que documentos foram pedidos e, com `PENDENCIA_RESPONDIDA`, enviados; decisão 289). `categoriaMotivo` é a categoria do pedido. `sequence` conta os pedidos da proposta."
     )
 )]
 pub struct PendingOpenedData {
@@ -332,6 +333,10 @@ pub struct PendingOpenedData {
     pub pendencia: i64,
     pub itens: Vec<String>,
     pub nota: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(example = "documentacao"))]
+    pub categoria_motivo: String,
+    #[cfg_attr(feature = "openapi", schema(example = "vendedor"))]
+    pub destinatario: String,
     #[cfg_attr(feature = "openapi", schema(format = DateTime))]
     pub suspenso_em: String,
     pub sequence: i32,
@@ -358,23 +363,27 @@ pub struct PendingAnsweredData {
     pub sequence: i32,
 }
 
-/// A request for documents opened (`PENDENCIA_ABERTA`).
+/// A request for documents opened (`PENDENCIA_ABERTA`): what was asked only when the seller
+/// answers it.
 pub fn pending_opened(
     identifier: &str,
     pending: i64,
-    items: &[String],
-    note: Option<&str>,
+    request: &crate::acceptance::pending::DocumentsRequest,
+    recipient: crate::acceptance::pending::PendingRecipient,
     at: DateTime<Utc>,
     sequence: i32,
 ) -> String {
+    let sellers = recipient == crate::acceptance::pending::PendingRecipient::Seller;
     serialise(&PendingOpenedEvent {
         kind: EventKind::PendingOpened,
         timestamp: timestamp(at),
         data: PendingOpenedData {
             identificador: identifier.to_owned(),
             pendencia: pending,
-            itens: items.to_vec(),
-            nota: note.map(str::to_owned),
+            itens: if sellers { request.items.clone() } else { Vec::new() },
+            nota: request.note.clone().filter(|_| sellers),
+            categoria_motivo: request.category.as_str().to_owned(),
+            destinatario: recipient.as_str().to_owned(),
             suspenso_em: timestamp(at),
             sequence,
         },

@@ -221,11 +221,20 @@ pub const DECLARATIONS: [Declaration; 9] = [
     Declaration {
         category: Category::Health,
         name: "Saúde (declaração do proponente)",
-        purpose: "Avaliar o risco do seguro de vida (medicamento de uso contínuo, afastamento do trabalho)",
-        bases: &["LGPD art. 11, II, d (exercício regular de direitos, inclusive em contrato)"],
+        purpose: "Avaliar o risco do seguro de vida (medicamento de uso contínuo, afastamento do trabalho, os \
+                  documentos e esclarecimentos pedidos na análise); defender a recusa de uma proposta em \
+                  reclamação ou processo do consumidor",
+        bases: &[
+            "LGPD art. 11, II, d (exercício regular de direitos, inclusive em contrato e em processo judicial, \
+                  administrativo ou arbitral)",
+        ],
         sensitive: true,
         retention: "Proposta não concluída: descartada RETENTION_HEALTH_UNCONCLUDED_DAYS (30) dias após a última \
-                    alteração. Contrato: como os demais dados do contrato.",
+                    alteração, com os textos escritos sobre o titular na análise (motivos, pedidos de documentos, \
+                    respostas e arquivos). Proposta recusada: antes disso, a sua defesa (o declarado, o motivo e a \
+                    categoria da recusa, os pedidos de documentos e as respostas) é guardada à parte, só para o \
+                    back office, por 5 anos a contar da recusa (CDC art. 27), encontrada por um resumo com chave do \
+                    CPF, e apagada então. Contrato: como os demais dados do contrato.",
         // The partner's seller collects the answers and reads them in the proposal.
         recipients: &[Recipient::Partner, Recipient::Insurer],
     },

@@ -6,7 +6,11 @@
 //!
 //! - A proposal that never became a contract (finished in `REPROVADO`, `CANCELADO` or `EXPIRADO`
 //!   without ever reaching `APROVADO`) loses its health answers `health_days` after its last
-//!   change, and the rest of the person's data in it `unconcluded_days` after.
+//!   change, and with them the free text written about the person in its analysis (decision
+//!   290: the words of the back office's categorised decisions, the customer's request's reason,
+//!   what the requests for documents asked and were answered, and the files), and the rest of the
+//!   person's data in it `unconcluded_days` after. A refused one first keeps its defence apart
+//!   ([`REFUSAL_DEFENCE_YEARS`]).
 //! - A person with nothing left to serve (no proposal in progress, no contract under the legal
 //!   hold) and nothing changed for `unconcluded_days` is anonymised whole, as the back office's
 //!   anonymisation would; so is a person whose every contract's hold has ended (blocked or not).
@@ -25,6 +29,14 @@ use std::sync::Arc;
 
 /// Who the history names as the author of what the schedule changes.
 pub const RETENTION_AUTHOR: &str = "sistema:retencao";
+
+/// How long a refused proposal's defence (what the person declared, the refusal's words and
+/// category, what the requests for documents asked and were answered) is kept apart for the back
+/// office once the schedule or an anonymisation takes the proposal's data: the consumer's claim
+/// for damages prescribes in five years (CDC, Lei 8.078/1990, art. 27), and the insurer keeps
+/// what it needs to defend the refusal "para o exercício regular de direitos em processo judicial,
+/// administrativo ou arbitral" (LGPD art. 7º, VI, and art. 11, II, "d"). Decision 290.
+pub const REFUSAL_DEFENCE_YEARS: i32 = 5;
 
 /// How long unconcluded sales keep their personal data (`RETENTION_UNCONCLUDED_DAYS`,
 /// `RETENTION_HEALTH_UNCONCLUDED_DAYS`) and contracts theirs (`RETENTION_CONTRACT_YEARS`).
@@ -62,6 +74,8 @@ pub struct KeptProposal {
     pub last_change: DateTime<Utc>,
     /// Its copy of the customer still holds health answers.
     pub health_answers: bool,
+    /// It still holds free text written about the person in its analysis (decision 290).
+    pub free_text: bool,
 }
 
 impl KeptProposal {
@@ -87,7 +101,7 @@ pub struct RetentionPlan {
     pub anonymise_person: bool,
     /// Drop the health answers of the person's registrations (kept otherwise).
     pub registrations_health: bool,
-    /// Proposals whose health answers go.
+    /// Proposals whose health answers and free text go.
     pub proposals_health: Vec<String>,
     /// Unconcluded proposals whose copy of the person is anonymised (the person's other records
     /// stay: they serve a contract or a sale in progress).
@@ -135,7 +149,7 @@ pub fn plan(records: &PersonRecords, now: DateTime<Utc>, schedule: &RetentionSch
     for proposal in records.proposals.iter().filter(|p| p.unconcluded()) {
         if RetentionSchedule::idle_for(schedule.unconcluded_days, proposal.last_change, now) {
             due.proposals_anonymised.push(proposal.identifier.clone());
-        } else if proposal.health_answers
+        } else if (proposal.health_answers || proposal.free_text)
             && RetentionSchedule::idle_for(schedule.health_days, proposal.last_change, now)
         {
             due.proposals_health.push(proposal.identifier.clone());
@@ -340,6 +354,7 @@ mod tests {
             contract: None,
             last_change: at(last_change),
             health_answers: true,
+            free_text: false,
         }
     }
 
@@ -386,6 +401,17 @@ mod tests {
             ..records.clone()
         };
         assert!(plan(&answered, at(179), &schedule()).is_empty(), "nothing left to drop");
+        // Free text about the person is dropped at the same horizon as the answers.
+        let written = PersonRecords {
+            proposals: vec![KeptProposal {
+                health_answers: false,
+                free_text: true,
+                ..proposal("a", true, 0)
+            }],
+            ..answered.clone()
+        };
+        assert!(plan(&written, at(29), &schedule()).is_empty());
+        assert_eq!(plan(&written, at(30), &schedule()).proposals_health, ["a"]);
         assert_eq!(
             plan(&records, at(180), &schedule()),
             RetentionPlan {

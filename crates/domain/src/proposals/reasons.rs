@@ -75,13 +75,23 @@ impl StatusEvent {
     }
 }
 
+/// The history's member that says who answers a request for documents (decision 289).
+pub const RECIPIENT_MEMBER: &str = "destinatario";
+/// The history's member with what a request for documents asks.
+pub const ITEMS_MEMBER: &str = "itens";
+
 /// The history as `principal` reads it: in an entry that carries a category, a seller reads the
-/// category and not the words.
+/// category and not the words; of a request for documents the proponent answers, not what it
+/// asks (decision 289).
 pub fn history_as_read_by(mut entries: Vec<HistoryEntry>, principal: &Principal) -> Vec<HistoryEntry> {
     if !reads_the_words(principal) {
+        let proponent = serde_json::Value::from(crate::acceptance::pending::PendingRecipient::Proponent.as_str());
         for entry in &mut entries {
             if entry.changes.contains_key(CATEGORY_MEMBER) {
                 entry.changes.remove(WORDS_MEMBER);
+            }
+            if entry.changes.get(RECIPIENT_MEMBER).is_some_and(|c| c.to == proponent) {
+                entry.changes.remove(ITEMS_MEMBER);
             }
         }
     }
@@ -176,5 +186,49 @@ mod tests {
             history_as_read_by(entries.clone(), &principal(Application::BackOffice)),
             entries
         );
+    }
+
+    #[test]
+    fn a_seller_reads_a_request_for_the_proponent_without_what_it_asks() {
+        let entry = |recipient: &str| HistoryEntry {
+            at: Utc::now(),
+            by: "bo@demo.com.br".to_owned(),
+            action: "pendencia".to_owned(),
+            changes: BTreeMap::from([
+                (
+                    ITEMS_MEMBER.to_owned(),
+                    FieldChange {
+                        from: json!(null),
+                        to: json!(["Laudo cardiológico"]),
+                    },
+                ),
+                (
+                    CATEGORY_MEMBER.to_owned(),
+                    FieldChange {
+                        from: json!(null),
+                        to: json!("saude"),
+                    },
+                ),
+                (
+                    RECIPIENT_MEMBER.to_owned(),
+                    FieldChange {
+                        from: json!(null),
+                        to: json!(recipient),
+                    },
+                ),
+            ]),
+        };
+        let seller = history_as_read_by(
+            vec![entry("proponente"), entry("vendedor")],
+            &principal(Application::Partner),
+        );
+        assert!(!seller[0].changes.contains_key(ITEMS_MEMBER));
+        assert_eq!(seller[0].changes[CATEGORY_MEMBER].to, json!("saude"));
+        assert!(
+            seller[1].changes.contains_key(ITEMS_MEMBER),
+            "the seller reads what it answers"
+        );
+        let office = history_as_read_by(vec![entry("proponente")], &principal(Application::BackOffice));
+        assert!(office[0].changes.contains_key(ITEMS_MEMBER));
     }
 }

@@ -330,14 +330,19 @@ impl ProposalService {
         Ok(self.proposals.create(&new).await?)
     }
 
-    /// Route 7: 404 for a missing proposal and for one outside the caller's scope alike.
+    /// Route 7: 404 for a missing proposal and for one outside the caller's scope alike; a
+    /// seller reads of a request for documents the proponent answers only that it was asked and
+    /// answered (decision 289).
     pub async fn detail(&self, principal: &Principal, identifier: &str) -> Result<ProposalDetail, ProposalError> {
         authorize(principal, Operation::ReadProposal)?;
         let scope = self.scope(principal).await?;
-        self.proposals
+        let mut detail = self
+            .proposals
             .detail(identifier, scope)
             .await?
-            .ok_or(ProposalError::NotFound)
+            .ok_or(ProposalError::NotFound)?;
+        detail.acceptance = detail.acceptance.map(|a| a.as_read_by(principal));
+        Ok(detail)
     }
 
     /// The back office console's page of a proposal: its detail and its history.

@@ -6,8 +6,10 @@ use crate::schema::{
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use domain::acceptance::pending::PendingRecipient;
 use domain::acceptance::{AcceptanceView, PendingAnswer, PendingFile, PendingRequest};
 use domain::ecommerce::collection::ProvisionalCover;
+use domain::values::ReasonCategory;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -39,10 +41,23 @@ pub(crate) struct PendingPart {
     pub nota: Option<String>,
     pub pedida_por: String,
     pub pedida_em: DateTime<Utc>,
+    /// Documents written before migration 000075 have none: `documentacao`, the seller's.
+    #[serde(default = "documentation")]
+    pub categoria_motivo: String,
+    #[serde(default = "seller")]
+    pub destinatario: String,
     pub resposta: Option<String>,
     pub respondida_por: Option<String>,
     pub respondida_em: Option<DateTime<Utc>>,
     pub files: Vec<FilePart>,
+}
+
+fn documentation() -> String {
+    ReasonCategory::Documentation.as_str().to_owned()
+}
+
+fn seller() -> String {
+    PendingRecipient::Seller.as_str().to_owned()
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Queryable)]
@@ -98,6 +113,13 @@ impl From<PendingPart> for PendingRequest {
             id: p.id,
             items: p.itens,
             note: p.nota,
+            // The columns' CHECKs keep both in their lists; were one not, the request reads as
+            // the proponent's, the layer a seller cannot read (failing closed).
+            category: ReasonCategory::parse(&p.categoria_motivo).unwrap_or(ReasonCategory::Documentation),
+            recipient: PendingRecipient::ALL
+                .into_iter()
+                .find(|r| r.as_str() == p.destinatario)
+                .unwrap_or(PendingRecipient::Proponent),
             requested_by: p.pedida_por,
             requested_at: p.pedida_em,
             answer,
@@ -125,6 +147,7 @@ type RequestRow = (
     Option<String>,
     String,
     DateTime<Utc>,
+    (String, String),
     Option<String>,
     Option<String>,
     Option<DateTime<Utc>>,
@@ -162,6 +185,7 @@ pub(crate) async fn acceptances_of(
             requests::nota,
             requests::pedida_por,
             requests::pedida_em,
+            (requests::categoria_motivo, requests::destinatario),
             requests::resposta,
             requests::respondida_por,
             requests::respondida_em,
@@ -183,13 +207,15 @@ pub(crate) async fn acceptances_of(
         files_of.entry(request).or_default().push(file);
     }
     let mut pending_of: HashMap<i64, Vec<PendingPart>> = HashMap::new();
-    for (id, proposal, items, note, by, at, answer, answered_by, answered_at) in request_rows {
+    for (id, proposal, items, note, by, at, (category, recipient), answer, answered_by, answered_at) in request_rows {
         pending_of.entry(proposal).or_default().push(PendingPart {
             id,
             itens: items.into_iter().flatten().collect(),
             nota: note,
             pedida_por: by,
             pedida_em: at,
+            categoria_motivo: category,
+            destinatario: recipient,
             resposta: answer,
             respondida_por: answered_by,
             respondida_em: answered_at,

@@ -352,12 +352,18 @@ impl From<domain::billing::term::ContractTerm> for TermDto {
 /// A request for documents and its answer.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-#[schema(description = "Um pedido de documentos da retaguarda e, quando dada, a resposta do vendedor.")]
+#[schema(
+    description = "Um pedido de documentos da retaguarda e, quando dada, a resposta. `recipient` diz quem responde: `vendedor` ou `proponente` (pelo link enviado ao seu e-mail; decisão 289). De um pedido ao proponente, o vendedor lê só a categoria e que foi pedido e respondido: `items` vazio, `note` nula, e na resposta `note` vazia e nenhum arquivo."
+)]
 pub struct PendingRequestDto {
     pub id: i64,
     #[schema(example = json!(["Comprovante de residência"]))]
     pub items: Vec<String>,
     pub note: Option<String>,
+    #[schema(example = "documentacao")]
+    pub reason_category: String,
+    #[schema(example = "vendedor")]
+    pub recipient: String,
     pub requested_by: String,
     #[schema(format = DateTime)]
     pub requested_at: String,
@@ -366,7 +372,9 @@ pub struct PendingRequestDto {
 
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-#[schema(description = "A resposta do vendedor a um pedido de documentos, com a lista dos arquivos.")]
+#[schema(
+    description = "A resposta a um pedido de documentos, com a lista dos arquivos; `answeredBy` é `proponente` quando ele respondeu pelo link."
+)]
 pub struct PendingAnswerDto {
     pub note: String,
     pub answered_by: String,
@@ -409,6 +417,8 @@ impl From<domain::acceptance::AcceptanceView> for AcceptanceDto {
                     id: p.id,
                     items: p.items,
                     note: p.note,
+                    reason_category: p.category.as_str().to_owned(),
+                    recipient: p.recipient.as_str().to_owned(),
                     requested_by: p.requested_by,
                     requested_at: iso(p.requested_at),
                     answer: p.answer.map(|a| PendingAnswerDto {
