@@ -8,19 +8,17 @@ CREATE OR REPLACE FUNCTION proposal_history_is_append_only()
  LANGUAGE plpgsql
 AS $function$
 BEGIN
+    -- The one rewrite each action admits: the anonymisation's markers on every reason and on what
+    -- requests for documents asked, the retention schedule's on the free text about the person at
+    -- the health horizon (decision 290). Any other action matches no case and is refused.
     IF TG_OP = 'UPDATE'
-       AND current_setting('sales.history_action', true) = 'anonimizacao'
        AND (NEW.id, NEW.proposal_id, NEW.at, NEW.changed_by, NEW.action)
            IS NOT DISTINCT FROM (OLD.id, OLD.proposal_id, OLD.at, OLD.changed_by, OLD.action)
-       AND NEW.changes = history_without_reasons(OLD.changes) THEN
-        RETURN NEW;
-    END IF;
-    -- The retention schedule's health horizon takes the free text about the person (decision 290).
-    IF TG_OP = 'UPDATE'
-       AND current_setting('sales.history_action', true) = 'retencao'
-       AND (NEW.id, NEW.proposal_id, NEW.at, NEW.changed_by, NEW.action)
-           IS NOT DISTINCT FROM (OLD.id, OLD.proposal_id, OLD.at, OLD.changed_by, OLD.action)
-       AND NEW.changes = history_without_free_text(OLD.changes) THEN
+       -- In parentheses: PL/pgSQL ends an IF's condition at the first THEN outside them.
+       AND NEW.changes = (CASE current_setting('sales.history_action', true)
+               WHEN 'anonimizacao' THEN history_without_reasons(history_without_free_text(OLD.changes))
+               WHEN 'retencao' THEN history_without_free_text(OLD.changes)
+           END) THEN
         RETURN NEW;
     END IF;
     IF TG_OP = 'DELETE' AND TG_TABLE_NAME = 'proposal_history_default'

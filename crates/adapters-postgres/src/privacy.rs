@@ -321,20 +321,15 @@ statement! {
 }
 
 statement! {
-    /// The files the seller sent in answer to requests for documents (issue 45) are the person's
-    /// documents: deleted, and the answers' notes become the history's marker.
-    ANONYMIZE_PENDING_FILES = "\
-DELETE FROM proposal_pending_files f USING proposal_pending_requests r
-WHERE r.id = f.id_pendencia AND r.id_proposta = ANY($1)";
-}
-statement! {
-    /// The answers' notes become the marker; the masked address a proponent's link went to
-    /// (decision 289) goes.
+    /// What the requests asked and were answered becomes the marker (as at the health horizon,
+    /// decision 290); the masked address a proponent's link went to (decision 289) goes.
     ANONYMIZE_PENDING_ANSWERS = "\
 UPDATE proposal_pending_requests
-   SET resposta = CASE WHEN resposta IS NULL THEN NULL ELSE history_reason_marker() END,
+   SET itens = ARRAY[history_reason_marker()],
+       nota = CASE WHEN nota IS NULL THEN NULL ELSE history_reason_marker() END,
+       resposta = CASE WHEN resposta IS NULL THEN NULL ELSE history_reason_marker() END,
        link_enviado_para = NULL
-WHERE id_proposta = ANY($1) AND (resposta IS NOT NULL OR link_enviado_para IS NOT NULL)";
+WHERE id_proposta = ANY($1)";
 }
 
 statement! {
@@ -358,17 +353,21 @@ WHERE d.id_proposta = ANY($1)
 }
 
 statement! {
-    /// The documents of proposals that never became a contract (no signed version: never signed, or
-    /// cancelled before the last signature) are deleted and the proposals remembered as such.
+    /// The documents of proposals that never became a contract are deleted and the proposals
+    /// remembered as such: never signed, cancelled before the last signature, or signed and refused
+    /// (what defends a refusal is kept apart first, decision 290; the signed proposal is not it).
     REMOVE_UNSIGNED_DOCUMENTS = "\
-WITH never_signed AS (
-    SELECT p FROM unnest($1::bigint[]) AS p
-    WHERE NOT EXISTS (SELECT 1 FROM signed_documents g WHERE g.proposal_id = p)
+WITH never_contracts AS (
+    SELECT p.id AS p FROM proposals p
+    WHERE p.id = ANY($1)
+      AND (p.status = 'REPROVADO' OR NOT EXISTS (SELECT 1 FROM signed_documents g WHERE g.proposal_id = p.id))
+), deleted_signed AS (
+    DELETE FROM signed_documents g USING never_contracts n WHERE g.proposal_id = n.p RETURNING g.proposal_id
 ), deleted AS (
-    DELETE FROM sealed_documents sd USING never_signed n WHERE sd.proposal_id = n.p RETURNING sd.proposal_id
+    DELETE FROM sealed_documents sd USING never_contracts n WHERE sd.proposal_id = n.p RETURNING sd.proposal_id
 )
 INSERT INTO removed_documents (proposal_id, removed_by)
-SELECT p, $2 FROM never_signed
+SELECT p, $2 FROM never_contracts
 ON CONFLICT (proposal_id) DO NOTHING";
 }
 
@@ -392,15 +391,29 @@ statement! {
      WHERE proposal_id = ANY($1) AND reason IS NOT NULL";
 }
 statement! {
-    REASONS_OUT_OF_HISTORY = "UPDATE proposal_history SET changes = history_without_reasons(changes)
-     WHERE proposal_id = ANY($1) AND changes ? 'motivo'";
+    REASONS_OUT_OF_HISTORY = "UPDATE proposal_history
+     SET changes = history_without_reasons(history_without_free_text(changes))
+     WHERE proposal_id = ANY($1) AND (changes ? 'motivo' OR changes ? 'itens')";
 }
-/// What people wrote about the customer when moving a proposal (its reasons) becomes the
-/// history's marker: in the events, in the webhook deliveries' copies, in the customer's requests
-/// (their protocols stay), in the operations that carried them (decision 158) and in the history
-/// (the one update its append-only rule admits, decision 128).
-const REMOVE_REASONS: [Statement; 5] = [
+statement! {
+    /// What a request for documents the seller answers asked travels in `PENDENCIA_ABERTA`
+    /// (decision 289): the copies kept for delivery take the marker too.
+    ITEMS_OUT_OF_DELIVERIES = "UPDATE hook_deliveries d
+     SET body = jsonb_set(jsonb_set(d.body::jsonb, '{data,itens}', jsonb_build_array(history_reason_marker())),
+                          '{data,nota}', CASE WHEN d.body::jsonb -> 'data' -> 'nota' = 'null'::jsonb THEN 'null'::jsonb
+                                              ELSE to_jsonb(history_reason_marker()) END)::text
+     FROM proposals p
+     WHERE p.id = ANY($1) AND d.event_type = 'PENDENCIA_ABERTA'
+       AND d.body::jsonb -> 'data' ->> 'identificador' = p.identificador
+       AND d.body::jsonb -> 'data' -> 'itens' <> '[]'::jsonb";
+}
+/// What people wrote about the customer when moving a proposal (its reasons) or asking for
+/// documents becomes the history's marker: in the events, in the webhook deliveries' copies, in
+/// the customer's requests (their protocols stay), in the operations that carried them (decision
+/// 158) and in the history (the one update its append-only rule admits, decision 128).
+const REMOVE_REASONS: [Statement; 6] = [
     REASONS_OUT_OF_DELIVERIES,
+    ITEMS_OUT_OF_DELIVERIES,
     REASONS_OUT_OF_EVENTS,
     REASONS_OUT_OF_REQUESTS,
     REASONS_OUT_OF_OPERATIONS,
@@ -480,7 +493,7 @@ pub(crate) async fn anonymize_contents(conn: &mut AsyncPgConnection, ids: &[i64]
     for statement in [
         ANONYMIZE_CLIENT_SIGNATURES,
         ANONYMIZE_SUBSCRIPTIONS,
-        ANONYMIZE_PENDING_FILES,
+        crate::refusal_defences::PENDING_FILES,
         ANONYMIZE_PENDING_ANSWERS,
         ANONYMIZE_BENEFICIARIES,
         FORGET_REFUND_DESTINATIONS,

@@ -105,8 +105,8 @@ statement! {
      WHERE id_proposta = ANY($1) AND itens <> ARRAY[history_reason_marker()]";
 }
 statement! {
-    /// The files that answered them.
-    PENDING_FILES = "DELETE FROM proposal_pending_files f USING proposal_pending_requests r
+    /// The files that answered them (the anonymisation's too).
+    pub(crate) PENDING_FILES = "DELETE FROM proposal_pending_files f USING proposal_pending_requests r
      WHERE r.id = f.id_pendencia AND r.id_proposta = ANY($1)";
 }
 statement! {

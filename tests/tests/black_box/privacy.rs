@@ -452,6 +452,38 @@ async fn after_anonymisation_nothing_of_the_person_is_left_but_the_signed_contra
     ask(&s.app, CPF, "acesso", "maria@exemplo.com.br").await;
     let request_link = mailed_token(&s.app, "maria@exemplo.com.br", "Acesso").await;
     assert_eq!(confirm(&s.app, &request_link).await.status(), StatusCode::CREATED);
+    // A request for documents about her health (decision 289), answered by her through the
+    // mailed link with a file and a note that name her; the sale is then refused.
+    use super::proponent_documents::{PDF, mailed_token as documents_token, upload};
+    let analysed = s.app.sent_proposal(&s.partner, CPF).await;
+    s.app.sign_as_every_party(&s.office, &analysed).await;
+    let documents_asked = s
+        .app
+        .post_json_as(
+            &format!("/proposal/{analysed}/pending"),
+            &s.office,
+            &json!({"items": ["Laudo cardiológico de Maria da Silva"], "note": "Maria declarou uso de Losartana",
+                    "reasonCategory": "saude"}),
+        )
+        .await;
+    assert_eq!(documents_asked.status(), StatusCode::CREATED);
+    let documents_link = documents_token(&s.app).await;
+    let uploaded = upload(
+        &s.app,
+        &documents_link,
+        &[("laudo-maria-silva.pdf", PDF)],
+        Some("Segue o laudo da Maria, (11) 91234-5678"),
+    )
+    .await;
+    assert_eq!(uploaded.status(), StatusCode::CREATED);
+    let refused = super::settlements::decide(
+        &s.app,
+        &s.office,
+        &analysed,
+        json!({"status": "REPROVADO", "reason": "Maria da Silva: cardiopatia acima do risco aceito", "reasonCategory": "saude"}),
+    )
+    .await;
+    assert_eq!(refused.status(), StatusCode::OK);
     let needles = [
         "Maria",
         "Silva",
@@ -526,6 +558,20 @@ async fn after_anonymisation_nothing_of_the_person_is_left_but_the_signed_contra
     // Nothing of the person in any table; the only documents left are the contract's.
     assert_eq!(tables_holding(&s.app, &needles).await, Vec::<(String, i64)>::new());
     assert_eq!(
+        s.app.count("SELECT count(*) AS n FROM proposal_pending_files").await,
+        0,
+        "the files she sent are gone (their bytes escape a text scan)"
+    );
+    assert_eq!(
+        s.app
+            .count("SELECT count(*) AS n FROM proposal_pending_requests WHERE link_enviado_para IS NOT NULL")
+            .await,
+        0,
+        "so is where the link was mailed"
+    );
+    // Anonymised five years after the refusal, its defence has served its time (decision 290).
+    assert_eq!(s.app.count("SELECT count(*) AS n FROM refusal_defences").await, 0);
+    assert_eq!(
         s.app
             .count(&format!(
                 "SELECT count(*) AS n FROM sealed_documents sd JOIN proposals p ON p.id = sd.proposal_id
@@ -534,7 +580,7 @@ async fn after_anonymisation_nothing_of_the_person_is_left_but_the_signed_contra
             .await,
         0
     );
-    for identifier in [&never_signed, &online] {
+    for identifier in [&never_signed, &online, &analysed] {
         assert_error(
             s.app
                 .get(&format!("/proposal/{identifier}/document"), Some(&s.office))
@@ -574,6 +620,58 @@ async fn after_anonymisation_nothing_of_the_person_is_left_but_the_signed_contra
         .unwrap();
     let last = events["document"].as_array().unwrap().last().unwrap().clone();
     assert_eq!(last["reason"], "[removido na anonimização]");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_anonymisation_takes_what_a_request_for_documents_asked_from_the_webhooks_kept_copies() {
+    let app = TestApp::spawn_with(&[("HOOKS_ALLOWED_CIDRS", "127.0.0.0/8")]).await;
+    app.seed_catalog().await;
+    let s = Setup {
+        partner: app.token_for("rep@demo.com.br", "PARCEIRO", PARTNER).await,
+        shop: app.token_for("loja@demo.com.br", "ECOMMERCE", "").await,
+        office: app.token_for("bo@demo.com.br", "BACKOFFICE", "").await,
+        app,
+    };
+    let receiver = s.app.subscribed_receiver(&s.partner, &["PENDENCIA_ABERTA"]).await;
+    let identifier = super::settlements::signed_partner_sale(&s.app, &s.partner, &s.office, CPF).await;
+    // Documentation the seed's product leaves to its sellers: its items travel to the seller.
+    let asked = s
+        .app
+        .post_json_as(
+            &format!("/proposal/{identifier}/pending"),
+            &s.office,
+            &json!({"items": ["Comprovante de residência de Maria da Silva"], "note": "Conta em nome de Maria"}),
+        )
+        .await;
+    assert_eq!(asked.status(), StatusCode::CREATED);
+    let sent = super::hooks::requests(&receiver, 1).await;
+    assert!(String::from_utf8_lossy(&sent[0].body).contains("Maria da Silva"));
+    move_to(&s, &identifier, "REPROVADO").await;
+
+    assert_eq!(anonymize(&s, &s.office).await.status(), StatusCode::OK);
+    assert_eq!(
+        s.app
+            .count("SELECT count(*) AS n FROM hook_deliveries WHERE body LIKE '%Maria%'")
+            .await,
+        0
+    );
+    assert_eq!(
+        s.app
+            .count(
+                "SELECT count(*) AS n FROM hook_deliveries
+                 WHERE body::jsonb -> 'data' -> 'itens' = '[\"[removido na anonimização]\"]'::jsonb
+                   AND body::jsonb -> 'data' ->> 'nota' = '[removido na anonimização]'"
+            )
+            .await,
+        1,
+        "the copy keeps its shape, with the marker"
+    );
+    // Only the refusal's defence, kept apart for the back office by design (decision 290), still
+    // holds what was asked.
+    assert_eq!(
+        tables_holding(&s.app, &["Maria"]).await,
+        vec![("refusal_defences".to_owned(), 1)]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

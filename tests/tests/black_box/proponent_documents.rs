@@ -378,3 +378,58 @@ async fn the_proponent_sends_the_documents_from_the_page_in_a_browser() {
     );
     std::fs::remove_file(&file).ok();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_page_names_a_fourth_file_and_one_past_five_mebibytes_and_the_link_still_serves() {
+    let s = sale(&[]).await;
+    let opened = s.ask(json!({"items": [ITEM], "reasonCategory": "saude"})).await;
+    assert_eq!(opened.status(), StatusCode::CREATED);
+    let token = mailed_token(&s.app).await;
+    let post_for_json = |files: Vec<(&'static str, Vec<u8>)>| {
+        let borrowed: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (*n, b.as_slice())).collect();
+        let (content_type, body) = form(&borrowed, None);
+        s.app
+            .client
+            .post(s.app.url(&format!("/documentos/{token}")))
+            .header("content-type", content_type)
+            .header("accept", "application/json")
+            .body(body)
+            .send()
+    };
+
+    let four = vec![
+        ("a.pdf", PDF.to_vec()),
+        ("b.pdf", PDF.to_vec()),
+        ("c.pdf", PDF.to_vec()),
+        ("d.pdf", PDF.to_vec()),
+    ];
+    let refused = assert_error(
+        post_for_json(four).await.unwrap(),
+        StatusCode::BAD_REQUEST,
+        "dados_invalidos",
+    )
+    .await;
+    assert_eq!(refused["errors"][0]["field"], "arquivos", "{refused}");
+    assert_eq!(refused["errors"][0]["code"], "parametros_demais", "{refused}");
+
+    let mut large = PDF.to_vec();
+    large.resize(5 * 1024 * 1024 + 1, b' ');
+    let refused = assert_error(
+        post_for_json(vec![("laudo.pdf", PDF.to_vec()), ("exame.pdf", large)])
+            .await
+            .unwrap(),
+        StatusCode::BAD_REQUEST,
+        "dados_invalidos",
+    )
+    .await;
+    assert_eq!(refused["errors"][0]["field"], "arquivos[1]", "{refused}");
+    assert!(
+        refused["errors"][0]["message"].as_str().unwrap().contains("exame.pdf"),
+        "{refused}"
+    );
+    assert_eq!(s.app.count("SELECT count(*) AS n FROM proposal_pending_files").await, 0);
+
+    // Nothing was recorded, and the link takes the right form.
+    let sent = upload(&s.app, &token, &[("laudo.pdf", PDF)], None).await;
+    assert_eq!(sent.status(), StatusCode::CREATED);
+}
