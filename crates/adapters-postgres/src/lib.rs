@@ -25,6 +25,7 @@ mod listener;
 pub mod migrations;
 pub mod operations;
 pub mod partners;
+pub mod pep_list;
 mod person_columns;
 pub mod person_links;
 pub mod personal_data_map;

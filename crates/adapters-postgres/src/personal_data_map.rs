@@ -314,6 +314,38 @@ pub const STORED: &[StoredTable] = &[
         ],
     },
     StoredTable {
+        // The CGU's list of politically exposed persons in force (issue 70): public agents, by
+        // the six CPF digits the portal shows and their names; replaced whole at each import.
+        table: "kyc_pep_entries",
+        personal: &[
+            ("cpf_meio", &[Identity]),
+            ("nome", &[Identity]),
+            ("nome_chave", &[Identity]),
+            ("sigla_funcao", &[Identity]),
+            ("descricao_funcao", &[Identity]),
+            ("nivel_funcao", &[Identity]),
+            ("orgao", &[Identity]),
+            ("inicio_exercicio", &[Identity]),
+            ("fim_exercicio", &[Identity]),
+            ("fim_carencia", &[Identity]),
+        ],
+        other: &["id", "id_importacao"],
+    },
+    StoredTable {
+        // Each import of the list: which publication, when and by whom.
+        table: "kyc_pep_imports",
+        personal: &[("importada_por", AUTHOR)],
+        other: &[
+            "id",
+            "arquivo",
+            "sha256",
+            "linhas_lidas",
+            "pessoas",
+            "recusadas",
+            "importada_em",
+        ],
+    },
+    StoredTable {
         // A refused proposal's defence (decision 290): kept apart, the person found by a keyed
         // digest of the CPF.
         table: "refusal_defences",

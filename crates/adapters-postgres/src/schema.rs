@@ -348,6 +348,36 @@ diesel::table! {
 }
 
 diesel::table! {
+    kyc_pep_entries (id) {
+        id -> Int8,
+        id_importacao -> Int8,
+        cpf_meio -> Text,
+        nome -> Text,
+        nome_chave -> Text,
+        sigla_funcao -> Text,
+        descricao_funcao -> Text,
+        nivel_funcao -> Text,
+        orgao -> Text,
+        inicio_exercicio -> Date,
+        fim_exercicio -> Nullable<Date>,
+        fim_carencia -> Nullable<Date>,
+    }
+}
+
+diesel::table! {
+    kyc_pep_imports (id) {
+        id -> Int8,
+        arquivo -> Text,
+        sha256 -> Text,
+        linhas_lidas -> Int4,
+        pessoas -> Int4,
+        recusadas -> Int4,
+        importada_em -> Timestamptz,
+        importada_por -> Text,
+    }
+}
+
+diesel::table! {
     ledger_checks (dia) {
         dia -> Date,
         iniciada_em -> Timestamptz,
@@ -1105,6 +1135,7 @@ diesel::joinable!(hook_deliveries -> proposal_events (proposal_event_id));
 diesel::joinable!(hook_replays -> hook_subscriptions (subscription_id));
 diesel::joinable!(hook_subscriptions -> partners (partner_id));
 diesel::joinable!(idempotency_keys -> users (user_id));
+diesel::joinable!(kyc_pep_entries -> kyc_pep_imports (id_importacao));
 diesel::joinable!(ledger_entries -> proposals (id_proposta));
 diesel::joinable!(partner_brokers -> partners (id_parceiro));
 diesel::joinable!(password_recovery_tokens -> users (user_id));
@@ -1175,6 +1206,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     hook_replays,
     hook_subscriptions,
     idempotency_keys,
+    kyc_pep_entries,
+    kyc_pep_imports,
     ledger_checks,
     ledger_entries,
     motivations,

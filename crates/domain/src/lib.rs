@@ -129,6 +129,7 @@ pub mod history;
 pub mod hooks;
 pub mod idempotency;
 pub mod input;
+pub mod kyc;
 pub mod ledger;
 pub mod mail;
 pub mod masking;

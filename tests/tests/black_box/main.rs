@@ -28,6 +28,7 @@ mod history;
 mod hooks;
 mod idempotency;
 mod input_bounds;
+mod kyc;
 mod ledger;
 mod legal_hold;
 mod mother_name;

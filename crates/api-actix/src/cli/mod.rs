@@ -11,6 +11,7 @@ mod configuration;
 mod debits;
 mod hooks;
 mod keys;
+mod kyc;
 mod ledger;
 mod partners;
 mod pix;
@@ -35,6 +36,7 @@ pub use configuration::ConfigCommand;
 pub use debits::{DebitsCommand, give_back_late_payments, read_retorno, retorno_outcome, write_remessas};
 pub use hooks::{HooksCommand, reseal};
 pub use keys::KeysCommand;
+pub use kyc::{KycCommand, PepCommand, import_pep_list, pep_import_summary};
 pub use ledger::{LedgerCommand, check_ledger, ledger_outcome, ledger_report};
 pub use partners::{PartnersCommand, set_partner_broker};
 pub use pix::{PixCommand, reconcile_pix, run_pix};
@@ -122,6 +124,11 @@ pub enum Command {
     Reconcile {
         #[command(subcommand)]
         command: ReconcileCommand,
+    },
+    /// Know your customer's lists: the loads of the CGU's PEP list (issue 70).
+    Kyc {
+        #[command(subcommand)]
+        command: KycCommand,
     },
     /// The catalog's settings the back office's routes do not hold.
     Catalog {
@@ -247,6 +254,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Check { command } => check::run(command).await,
         Command::Reconcile { command } => reconcile::run(command).await,
         Command::Catalog { command } => catalog::run(command).await,
+        Command::Kyc { command } => kyc::run(command).await,
         Command::Partners { command } => partners::run(command).await,
         Command::Acceptance { command } => acceptance::run(command).await,
         Command::Charges { command } => charges::run(command).await,

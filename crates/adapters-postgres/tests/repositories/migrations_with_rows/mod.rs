@@ -30,6 +30,7 @@ mod late_refunds;
 mod mother_name;
 mod notice_and_term_events;
 mod pending_events;
+mod pep_list;
 mod person_links;
 mod personal_data_blocks;
 mod pix_automatico;
