@@ -101,6 +101,8 @@ fresh_database() {
   "$bin_dir/sales-api" seed demo >/dev/null
   echo "Semeando $2 propostas em $1..." >&2
   psql "$DATABASE_URL" -q -v first=1 -v last="$2" -f bench/seed.sql
+  # The PEP list at its monthly size, which route 5 screens every sale against (issue 70).
+  psql "$DATABASE_URL" -q -f bench/pep_list.sql
   # The seed writes past the service: its proposals' documents are built by the service's own
   # definition (decision 168; a no-op for binaries whose triggers built them).
   "$bin_dir/sales-api" check read-model --repair >/dev/null

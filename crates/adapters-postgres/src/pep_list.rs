@@ -50,6 +50,10 @@ impl PgPepList {
     pub fn new(pool: PgPool) -> Self {
         Self { pool }
     }
+
+    pub(crate) fn pool(&self) -> &PgPool {
+        &self.pool
+    }
 }
 
 fn column<T>(entries: &[PepEntry], value: impl Fn(&PepEntry) -> T) -> Vec<T> {

@@ -332,6 +332,31 @@ pub const STORED: &[StoredTable] = &[
         other: &["id", "id_importacao"],
     },
     StoredTable {
+        // The CPF's status at the Receita, kept for the screening's configured time (decision
+        // 293); gone with the person's anonymisation.
+        table: "kyc_cpf_status",
+        personal: &[("cpf", &[Identity]), ("situacao", &[Identity])],
+        other: &["consultado_em"],
+    },
+    StoredTable {
+        // Development's answers of the CPF's status, set per CPF (sandbox only).
+        table: "kyc_sandbox_cpf_status",
+        personal: &[("cpf", &[Identity]), ("resposta", &[Identity])],
+        other: &["definida_em"],
+    },
+    StoredTable {
+        // A proposal's due diligence: whether the customer is a PEP, why it was asked (a role on
+        // the CGU's list, the CPF unverified), the compliance analyst's note and who decided.
+        table: "proposal_kyc",
+        personal: &[
+            ("pep", &[Identity]),
+            ("motivos", &[Identity]),
+            ("nota", WRITTEN),
+            ("decidida_por", AUTHOR),
+        ],
+        other: &["id_proposta", "situacao", "criada_em", "decidida_em"],
+    },
+    StoredTable {
         // Each import of the list: which publication, when and by whom.
         table: "kyc_pep_imports",
         personal: &[("importada_por", AUTHOR)],

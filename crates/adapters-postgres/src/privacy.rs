@@ -534,6 +534,19 @@ pub(crate) async fn anonymize_in(
         DELETE_PERSON_LINKS = "DELETE FROM privacy_person_links WHERE cpf = $1";
     }
     statement! {
+        /// The CPF's status kept for the screening, and development's answer for it.
+        DELETE_CPF_STATUS = "WITH answers AS (DELETE FROM kyc_sandbox_cpf_status WHERE cpf = $1) \
+             DELETE FROM kyc_cpf_status WHERE cpf = $1";
+    }
+    statement! {
+        /// The diligence of the proposals `$1` keeps why it was asked (the codes), not what was
+        /// found of the person (a role on the list, what the CPF's check said) nor the note.
+        ANONYMIZE_DILIGENCE = "UPDATE proposal_kyc k SET nota = NULL, motivos = ( \
+                 SELECT jsonb_agg(jsonb_build_object('codigo', m ->> 'codigo', 'detalhe', '') ORDER BY n) \
+                 FROM jsonb_array_elements(k.motivos) WITH ORDINALITY AS r (m, n)) \
+             WHERE k.id_proposta = ANY($1)";
+    }
+    statement! {
         DELETE_ADDRESSES = "DELETE FROM addresses a WHERE a.id = $1 AND NOT EXISTS (SELECT 1 FROM customers c WHERE c.id_endereco = a.id)";
     }
     statement! {
@@ -643,6 +656,16 @@ pub(crate) async fn anonymize_in(
     DELETE_PERSON_LINKS
         .query()
         .bind::<Text, _>(cpf.as_str())
+        .execute(conn)
+        .await?;
+    DELETE_CPF_STATUS
+        .query()
+        .bind::<Text, _>(cpf.as_str())
+        .execute(conn)
+        .await?;
+    ANONYMIZE_DILIGENCE
+        .query()
+        .bind::<Array<BigInt>, _>(&ids)
         .execute(conn)
         .await?;
     UNBLOCK.query().bind::<Text, _>(cpf.as_str()).execute(conn).await?;

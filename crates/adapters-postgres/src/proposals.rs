@@ -121,11 +121,17 @@ pub fn beneficiaries_json(p: &NewProposal) -> Option<String> {
     serde_json::to_string(&parts).ok()
 }
 
+/// The due diligence `p` calls for as `proposal_kyc` keeps it (JSON), `None` when none.
+pub fn kyc_json(p: &NewProposal) -> Option<String> {
+    p.kyc.as_ref().and_then(read_model::new_kyc_json)
+}
+
 pub fn create_statement<'a>(
     p: &'a NewProposal,
     identifier: &'a str,
     created_event: &'a str,
     beneficiaries: Option<&'a str>,
+    kyc: Option<&'a str>,
 ) -> Composed<'a> {
     let audience = Audience::of(p.partner.as_ref().map(|l| l.partner_id), p.flow);
     Composed::new()
@@ -139,6 +145,8 @@ pub fn create_statement<'a>(
         .part(payment_part(p.payment.as_ref()))
         .text(", ")
         .part(beneficiaries_part(beneficiaries))
+        .text(", ")
+        .part(kyc_part(kyc))
         .text(", ")
         .part(new_copy())
         .text(", ")
@@ -199,6 +207,20 @@ fn beneficiaries_part(beneficiaries: Option<&str>) -> Part<'_> {
          RETURNING *)",
     )
     .value("beneficiarios", beneficiaries)
+}
+
+/// `kyc`: the customer's due diligence, when the screening called for it (one row).
+fn kyc_part(kyc: Option<&str>) -> Part<'_> {
+    Part::new(
+        "kyc",
+        "kyc AS ( \
+         INSERT INTO proposal_kyc (id_proposta, pep, situacao, motivos, criada_em) \
+         SELECT p.id, ({kyc}::jsonb ->> 'pep')::boolean, {kyc}::jsonb ->> 'situacao', {kyc}::jsonb -> 'motivos', \
+             p.criado_em \
+         FROM proposal p WHERE {kyc}::text IS NOT NULL \
+         RETURNING *)",
+    )
+    .value("kyc", kyc)
 }
 
 /// `payment`: the proposal's payment, when it has one, each kind's columns (the other's null).
@@ -364,8 +386,9 @@ impl ProposalStore for PgProposals {
         let identifier = uuid::Uuid::new_v4().to_string();
         let created_event = domain::hooks::payload::proposal_created(&identifier, p.flow, p.value, &p.changed_by, p.at);
         let beneficiaries = beneficiaries_json(p);
+        let kyc = kyc_json(p);
         let result: QueryResult<CreatedRow> =
-            create_statement(p, &identifier, &created_event, beneficiaries.as_deref())
+            create_statement(p, &identifier, &created_event, beneficiaries.as_deref(), kyc.as_deref())
                 .get_result(&mut conn)
                 .await;
         match result {

@@ -348,6 +348,14 @@ diesel::table! {
 }
 
 diesel::table! {
+    kyc_cpf_status (cpf) {
+        cpf -> Text,
+        situacao -> Text,
+        consultado_em -> Timestamptz,
+    }
+}
+
+diesel::table! {
     kyc_pep_entries (id) {
         id -> Int8,
         id_importacao -> Int8,
@@ -374,6 +382,14 @@ diesel::table! {
         recusadas -> Int4,
         importada_em -> Timestamptz,
         importada_por -> Text,
+    }
+}
+
+diesel::table! {
+    kyc_sandbox_cpf_status (cpf) {
+        cpf -> Text,
+        resposta -> Text,
+        definida_em -> Timestamptz,
     }
 }
 
@@ -729,6 +745,19 @@ diesel::table! {
         changed_by -> Text,
         action -> Text,
         changes -> Jsonb,
+    }
+}
+
+diesel::table! {
+    proposal_kyc (id_proposta) {
+        id_proposta -> Int8,
+        pep -> Bool,
+        situacao -> Text,
+        motivos -> Jsonb,
+        criada_em -> Timestamptz,
+        decidida_por -> Nullable<Text>,
+        decidida_em -> Nullable<Timestamptz>,
+        nota -> Nullable<Text>,
     }
 }
 
@@ -1152,6 +1181,7 @@ diesel::joinable!(proposal_customers -> proposals (id_proposta));
 diesel::joinable!(proposal_event_sequences -> proposals (proposal_id));
 diesel::joinable!(proposal_events -> proposals (proposal_id));
 diesel::joinable!(proposal_history -> proposals (proposal_id));
+diesel::joinable!(proposal_kyc -> proposals (id_proposta));
 diesel::joinable!(proposal_notices -> proposals (id_proposta));
 diesel::joinable!(proposal_operations -> proposals (proposal_id));
 diesel::joinable!(proposal_payments -> proposals (id_proposta));
@@ -1206,8 +1236,10 @@ diesel::allow_tables_to_appear_in_same_query!(
     hook_replays,
     hook_subscriptions,
     idempotency_keys,
+    kyc_cpf_status,
     kyc_pep_entries,
     kyc_pep_imports,
+    kyc_sandbox_cpf_status,
     ledger_checks,
     ledger_entries,
     motivations,
@@ -1232,6 +1264,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     proposal_event_sequences,
     proposal_events,
     proposal_history,
+    proposal_kyc,
     proposal_notices,
     proposal_operations,
     proposal_payments,

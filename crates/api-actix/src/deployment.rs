@@ -19,6 +19,8 @@ pub struct Adapters {
     /// Pix Automático's PSP: `psp` (`PIX_*`), `sandbox` (development without it) or `desligado`
     /// (production without it: Pix Automático not offered).
     pub pix: &'static str,
+    /// The CPF's status at the sale: `serpro` or `sandbox`.
+    pub cpf_status: &'static str,
 }
 
 impl Adapters {
@@ -43,6 +45,11 @@ impl Adapters {
                 (Some(_), _) => "psp",
                 (None, Environment::Development) => "sandbox",
                 (None, _) => "desligado",
+            },
+            cpf_status: if config.outside.cpf_status.serpro.is_some() {
+                "serpro"
+            } else {
+                "sandbox"
             },
         }
     }
@@ -70,6 +77,12 @@ pub fn production_refusals(config: &Config) -> Vec<String> {
     if config.outside.signature.clicksign.is_none() {
         refused.push(
             "CLICKSIGN_BASE_URL, CLICKSIGN_ACCESS_TOKEN: ausentes (a assinatura eletrônica seria o sandbox)".to_owned(),
+        );
+    }
+    if config.outside.cpf_status.serpro.is_none() {
+        refused.push(
+            "CPF_STATUS_CONSUMER_KEY, CPF_STATUS_CONSUMER_SECRET: ausentes (a situação do CPF seria a do sandbox)"
+                .to_owned(),
         );
     }
     if config.outside.signature.callback_secret.is_none() {
@@ -131,11 +144,13 @@ pub fn announce(config: &Config) {
         signature = adapters.signature,
         mail = adapters.mail,
         pix = adapters.pix,
-        "adaptadores: pagamento {}, assinatura {}, e-mail {}, Pix Automático {}",
+        cpf_status = adapters.cpf_status,
+        "adaptadores: pagamento {}, assinatura {}, e-mail {}, Pix Automático {}, situação do CPF {}",
         adapters.payment,
         adapters.signature,
         adapters.mail,
-        adapters.pix
+        adapters.pix,
+        adapters.cpf_status
     );
     if config.server.environment == Environment::Development {
         let mut sandboxes = Vec::new();
@@ -147,6 +162,9 @@ pub fn announce(config: &Config) {
         }
         if adapters.pix == "sandbox" {
             sandboxes.push("Pix Automático (PSP sandbox)".to_owned());
+        }
+        if adapters.cpf_status == "sandbox" {
+            sandboxes.push("situação do CPF (sandbox, REGULAR salvo o definido em /sandbox/kyc/cpf)".to_owned());
         }
         if adapters.mail == "files" {
             sandboxes.push(format!(
@@ -186,6 +204,8 @@ mod tests {
             ("PAYMENT_WEBHOOK_SECRET", "whsec_1"),
             ("CLICKSIGN_BASE_URL", "https://app.clicksign.com"),
             ("CLICKSIGN_ACCESS_TOKEN", "token"),
+            ("CPF_STATUS_CONSUMER_KEY", "chave-do-contrato"),
+            ("CPF_STATUS_CONSUMER_SECRET", "segredo-do-contrato"),
             ("SIGNATURE_CALLBACK_SECRET", "um-segredo-bem-longo"),
             ("SMTP_URL", "smtps://u:p@smtp.exemplo.com.br:465"),
             ("HOOKS_ENCRYPTION_KEY", "BQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQU="),
@@ -262,7 +282,8 @@ mod tests {
                 payment: "stripe",
                 signature: "clicksign",
                 mail: "smtp",
-                pix: "desligado"
+                pix: "desligado",
+                cpf_status: "serpro"
             }
         );
     }
@@ -294,6 +315,7 @@ mod tests {
             "PAYMENT_WEBHOOK_SECRET",
             "CLICKSIGN_BASE_URL",
             "SIGNATURE_CALLBACK_SECRET",
+            "CPF_STATUS_CONSUMER_KEY",
             "SMTP_URL",
             "HOOKS_ENCRYPTION_KEY",
             "PUBLIC_URL",
@@ -317,7 +339,12 @@ mod tests {
                 .to_string();
             assert!(err.contains(var), "{var}={value}: {err}");
         }
-        for var in ["HOOKS_ENCRYPTION_KEY", "SIGNATURE_CALLBACK_SECRET", "SMTP_URL"] {
+        for var in [
+            "HOOKS_ENCRYPTION_KEY",
+            "SIGNATURE_CALLBACK_SECRET",
+            "SMTP_URL",
+            "CPF_STATUS_CONSUMER_KEY",
+        ] {
             let mut pairs = complete();
             pairs.retain(|(k, _)| *k != var);
             // The provider's own checks may name a companion variable too; this one must be named.
@@ -343,7 +370,8 @@ mod tests {
                 payment: "sandbox",
                 signature: "sandbox",
                 mail: "files",
-                pix: "sandbox"
+                pix: "sandbox",
+                cpf_status: "sandbox"
             }
         );
     }

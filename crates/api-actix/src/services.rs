@@ -406,6 +406,11 @@ fn compose_state(
         0 => Arc::new(catalog),
         entries => Arc::new(CachedCatalog::start(catalog, config.session_url(), entries)),
     };
+    // In development the clock the right of regret and the acceptance deadlines are judged by
+    // can be moved forward (`POST /sandbox/clock`), for every instance at once.
+    let shifted_clock = services.development.clone();
+    let rules_clock = rules_clock(&shifted_clock);
+    let (kyc, sandbox_kyc) = kyc_screening(config, &pool, rules_clock.clone())?;
     let proposals = ProposalService {
         proposals: stores.clone(),
         customers: stores.clone(),
@@ -413,14 +418,11 @@ fn compose_state(
         partners: stores.clone(),
         clock: Arc::new(SystemClock),
         rules: config.customer_rules,
+        kyc,
     };
     let catalog = CatalogService { store: catalog_store };
     let callback_secret = given_or_random(&config.outside.signature.callback_secret);
     let mut signing = signing_service(config, &pool, stores.clone(), &callback_secret)?;
-    // In development the clock the right of regret and the acceptance deadlines are judged by
-    // can be moved forward (`POST /sandbox/clock`), for every instance at once.
-    let shifted_clock = services.development.clone();
-    let rules_clock = rules_clock(&shifted_clock);
     let pix = pix_collection(config, &pool, signing.claims.clone(), rules_clock.clone())?;
     signing.after_signing = pix.as_ref().map(|(collection, _)| after_signing(collection));
     let payments = payment_services(
@@ -540,6 +542,7 @@ fn compose_state(
         settlement,
         certificates,
         sandbox_payments,
+        sandbox_kyc,
         hooks,
         privacy,
         idempotency,
@@ -561,6 +564,58 @@ fn compose_state(
             }
         }),
     })
+}
+
+/// The screening of a sale's customer (issue 70): Serpro's Consulta CPF when configured, else
+/// (development only) the sandbox, whose answers are kept in PostgreSQL and returned for
+/// `POST /sandbox/kyc/cpf/{cpf}`; the statuses kept and the PEP list in PostgreSQL. Judged by the
+/// rules' clock (development's shifted one).
+fn kyc_screening(
+    config: &Config,
+    pool: &PgPool,
+    clock: Arc<dyn domain::clock::Clock>,
+) -> Result<
+    (
+        domain::kyc::screening::KycScreening,
+        Option<Arc<adapters_postgres::PgSandboxCpfStatus>>,
+    ),
+    StartupError,
+> {
+    let settings = &config.outside.cpf_status;
+    let (cpf_status, sandbox): (Arc<dyn domain::kyc::cpf_status::CpfStatus>, _) = match &settings.serpro {
+        Some(serpro) => (
+            Arc::new(
+                adapters_kyc::serpro::SerproCpfStatus::new(adapters_kyc::serpro::SerproSettings {
+                    base_url: serpro.api_base.clone(),
+                    token_url: serpro.token_url.clone(),
+                    consumer_key: serpro.consumer_key.clone(),
+                    consumer_secret: serpro.consumer_secret.clone(),
+                    timeout: settings.timeout,
+                })
+                .map_err(|e| StartupError::Config(format!("CPF_STATUS_API_BASE: {e}")))?,
+            ),
+            None,
+        ),
+        None if config.server.environment == Environment::Development => {
+            let sandbox = Arc::new(adapters_postgres::PgSandboxCpfStatus::new(pool.clone()));
+            (sandbox.clone(), Some(sandbox))
+        }
+        None => {
+            return Err(StartupError::Config(
+                "CPF_STATUS_CONSUMER_KEY: variável obrigatória ausente".into(),
+            ));
+        }
+    };
+    Ok((
+        domain::kyc::screening::KycScreening {
+            cpf_status,
+            cache: Arc::new(adapters_postgres::PgCpfStatusCache::new(pool.clone())),
+            pep_list: Arc::new(adapters_postgres::pep_list::PgPepList::new(pool.clone())),
+            clock,
+            cache_for: settings.cache_for,
+        },
+        sandbox,
+    ))
 }
 
 /// The signing use case over the pool: the configured provider (Clicksign, or the sandbox at

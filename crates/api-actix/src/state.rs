@@ -55,6 +55,9 @@ pub struct AppState {
     pub settlement: domain::proposals::settlement::SettlementService,
     /// The sandbox platform's payments on demand and the clock the sandbox moves: development only.
     pub sandbox_payments: Option<SandboxPayments>,
+    /// Development's answers of the CPF's status (`POST /sandbox/kyc/cpf/{cpf}`): development
+    /// only, while the sandbox answers them.
+    pub sandbox_kyc: Option<Arc<adapters_postgres::PgSandboxCpfStatus>>,
     /// Pix Automático (issue 46): `None` where no PSP is configured (production without `PIX_*`).
     pub pix: Option<PixState>,
     /// The back office's changes to a user's credential (its contract version, issue 49).

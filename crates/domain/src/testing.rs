@@ -107,6 +107,7 @@ pub fn detail(status: &str) -> ProposalDetail {
             issued_at: None,
             sha256: None,
         }),
+        kyc: None,
     }
 }
 

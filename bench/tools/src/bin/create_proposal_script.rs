@@ -102,6 +102,8 @@ fn bench_proposal() -> Result<NewProposal, String> {
             federation_cnpj: None,
         }),
         beneficiaries: Vec::new(),
+        // The usual sale: a screening that called for no diligence.
+        kyc: None,
         changed_by: "parceiro@demo.com.br".into(),
         at: Utc::now(),
     })
@@ -123,8 +125,15 @@ fn script(with_beneficiaries: bool) -> Result<String, String> {
     // `"key": value` (jsonb keeps the same value).
     let beneficiaries =
         adapters_postgres::proposals::beneficiaries_json(&proposal).map(|json| json.replace("\":", "\": "));
-    let statement = create_statement(&proposal, "identificador-de-carga", &event, beneficiaries.as_deref())
-        .replay(PER_TRANSACTION)?;
+    let kyc = adapters_postgres::proposals::kyc_json(&proposal);
+    let statement = create_statement(
+        &proposal,
+        "identificador-de-carga",
+        &event,
+        beneficiaries.as_deref(),
+        kyc.as_deref(),
+    )
+    .replay(PER_TRANSACTION)?;
     Ok(format!("\\set n random(1, 99999999999)\n{statement};\n"))
 }
 

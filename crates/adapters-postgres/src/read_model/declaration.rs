@@ -47,6 +47,9 @@ macro_rules! created_parts {
             // Null when none was named (the legal heirs).
             beneficiaries: left "proposal_beneficiaries" written "beneficiaries" "ben" on "ben.id_proposta = p.id"
                 => [value "ben.beneficiarios"];
+            // The due diligence the screening called for (issue 70): null when none.
+            kyc: left "proposal_kyc" written "kyc" "k" on "k.id_proposta = p.id"
+                => [row less "id_proposta"];
         }
     };
 }
@@ -210,7 +213,7 @@ const NEW_DOCUMENT: &str = concat!(
 );
 
 /// `document`: the new proposal's document, written by route 5's own statement (decision 172)
-/// from the rows its `proposal`, `copied`, `payment` and `beneficiaries` parts wrote and those they name, as the
+/// from the rows its `proposal`, `copied`, `payment`, `beneficiaries` and `kyc` parts wrote and those they name, as the
 /// build makes it. A separate write of the document in the statement's transaction cost route 5
 /// a fifth of its rate (docs/performance.md); the read-model tests prove this one reads back as
 /// the build's, key for key.

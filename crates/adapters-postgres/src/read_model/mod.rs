@@ -20,6 +20,7 @@ mod reads;
 pub use check::stored_and_built_json;
 pub use check::{ReadModelReport, built_detail, check_read_model};
 pub(crate) use declaration::{new_document, refreshed_documents};
+pub(crate) use parts::kyc::new_kyc_json;
 pub(crate) use reads::read_detail;
 
 use crate::pool::query_error;
@@ -99,6 +100,10 @@ pub(crate) struct ProposalDocument {
     /// The contract's current certificate (migration 000071): absent before the acceptance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     certificate: Option<CertificatePart>,
+    /// The customer's due diligence (migration 000078), written with the proposal: null when the
+    /// screening called for none, absent from documents written before.
+    #[serde(default)]
+    kyc: Option<parts::kyc::KycPart>,
 }
 
 /// A beneficiary as `proposal_beneficiaries` keeps it (route 5 writes the array).
@@ -296,6 +301,7 @@ impl TryFrom<ProposalDocument> for ProposalDetail {
                 None => Default::default(),
             },
             certificate: d.certificate.map(Into::into),
+            kyc: d.kyc.map(domain::kyc::screening::KycView::try_from).transpose()?,
         })
     }
 }

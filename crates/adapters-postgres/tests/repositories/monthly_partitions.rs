@@ -67,6 +67,7 @@ async fn a_proposal_and_a_delivery(db: &TestDatabase) -> PgPool {
             address: address("Rua A"),
             partner: None,
             beneficiaries: Vec::new(),
+            kyc: None,
             changed_by: "teste".into(),
             at: Utc::now(),
         })

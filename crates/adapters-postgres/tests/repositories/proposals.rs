@@ -61,6 +61,7 @@ async fn new_proposal(proposals: &PgProposals, product_id: i64, name: &str, stre
             ..partner
         }),
         beneficiaries: Vec::new(),
+        kyc: None,
         changed_by: "teste@exemplo.com.br".into(),
         at: chrono::Utc::now(),
     }

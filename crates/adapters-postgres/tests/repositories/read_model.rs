@@ -172,6 +172,7 @@ impl World {
                     address: address(STREETS[0]),
                     partner: Some(self.partner.clone()),
                     beneficiaries: Vec::new(),
+                    kyc: None,
                     changed_by: BY.into(),
                     at: Utc::now(),
                 };
@@ -686,6 +687,7 @@ async fn route_5_and_route_3_write_their_documents_in_their_one_statement_key_fo
         address: address(STREETS[2]),
         partner: Some(world.partner.clone()),
         beneficiaries: Vec::new(),
+        kyc: None,
         changed_by: BY.into(),
         at: Utc::now(),
     };
@@ -739,6 +741,38 @@ async fn route_5_and_route_3_write_their_documents_in_their_one_statement_key_fo
         .unwrap()
         .unwrap();
     assert!(read.partner.is_none() && read.representative.is_none());
+    assert!(
+        read.kyc.is_none(),
+        "a screening that called for nothing writes no diligence"
+    );
+
+    // A sale under due diligence (issue 70): its row and its document's `kyc` part written by
+    // the same statement, as the build reads them.
+    let diligence = domain::kyc::screening::KycView {
+        pep: true,
+        status: domain::kyc::screening::KycStatus::Pending,
+        reasons: vec![domain::kyc::screening::KycReason {
+            code: domain::kyc::screening::KycReasonCode::PepList,
+            detail: "DEPUTADO FEDERAL — CÂMARA DOS DEPUTADOS".into(),
+        }],
+    };
+    let screened = NewProposal {
+        customer: CustomerData {
+            cpf: Cpf::parse("11144477735").unwrap(),
+            ..customer(NAMES[0])
+        },
+        kyc: Some(diligence.clone()),
+        ..shop
+    };
+    let fourth = world.proposals.create(&screened).await.unwrap().identifier;
+    written_as_built(&world, &fourth).await;
+    let read = world
+        .proposals
+        .detail(&fourth, Scope::Everything)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(read.kyc, Some(diligence));
 }
 
 /// How many proposals the guard has marked (documents a write left unwritten).

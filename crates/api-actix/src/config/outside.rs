@@ -58,6 +58,21 @@ pub(super) struct Raw {
     /// `sms` or `whatsapp`: the channel the notices' text messages go by.
     #[serde(default = "messaging_channel")]
     messaging_channel: String,
+    /// Serpro's Consulta CPF (issue 70): the API's base, its token endpoint and the contract's
+    /// consumer key and secret; none set, the sandbox in development (production refuses it).
+    #[serde(default = "cpf_status_api_base")]
+    cpf_status_api_base: String,
+    #[serde(default = "cpf_status_token_url")]
+    cpf_status_token_url: String,
+    cpf_status_consumer_key: Option<String>,
+    #[serde(serialize_with = "masked::secret")]
+    cpf_status_consumer_secret: Option<String>,
+    /// How long a consultation may take before the sale goes on under diligence.
+    #[serde(default = "cpf_status_timeout_ms")]
+    cpf_status_timeout_ms: u64,
+    /// How long a CPF's status is used again before it is asked anew.
+    #[serde(default = "cpf_status_cache_seconds")]
+    cpf_status_cache_seconds: u64,
     /// `bank:agreement:company;…`: the banks' agreements for débito automático (issue 46).
     #[serde(default)]
     debit_agreements: String,
@@ -151,6 +166,23 @@ pub fn parse_receiver_account(text: &str) -> Result<ReceiverAccountConfig, Strin
 
 fn ipca_series_url() -> String {
     adapters_payment::price_index::BCB_IPCA_SERIES_URL.into()
+}
+
+fn cpf_status_api_base() -> String {
+    "https://gateway.apiserpro.serpro.gov.br/consulta-cpf-df/v1".into()
+}
+
+fn cpf_status_token_url() -> String {
+    "https://gateway.apiserpro.serpro.gov.br/token".into()
+}
+
+fn cpf_status_timeout_ms() -> u64 {
+    3_000
+}
+
+/// A day: the Receita's status of a CPF changes seldom, and each consultation is billed.
+fn cpf_status_cache_seconds() -> u64 {
+    86_400
 }
 
 fn twilio_api_base() -> String {
@@ -261,6 +293,8 @@ pub struct OutsideSettings {
     /// Twilio's settings for the notices' text messages; when absent, the sandbox in development
     /// and none in production.
     pub messaging: Option<MessagingSettings>,
+    /// The CPF's status at the sale (`CPF_STATUS_*`).
+    pub cpf_status: CpfStatusSettings,
     pub payment_webhook_secret: Option<Vec<u8>>,
     pub signature: SignatureSettings,
     pub mail: MailSettings,
@@ -358,6 +392,7 @@ impl Raw {
             .map_err(|reason| bad("DEBIT_AGREEMENTS", &reason))?;
         let pix = self.pix()?;
         let messaging = self.messaging()?;
+        let cpf_status = self.cpf_status()?;
         if actix_web::http::header::HeaderName::from_bytes(self.pix_webhook_subject_header.trim().as_bytes()).is_err() {
             return Err(bad("PIX_WEBHOOK_SUBJECT_HEADER", "deve ser um nome de cabeçalho HTTP"));
         }
@@ -376,6 +411,7 @@ impl Raw {
                 .map(|key| (self.stripe_api_base.clone(), key)),
             payment_webhook_secret: self.payment_webhook_secret.clone().map(String::into_bytes),
             messaging,
+            cpf_status,
             signature: SignatureSettings {
                 max_resends: self.signature_max_resends,
                 deadline: chrono::Duration::days(self.signature_deadline_days),
@@ -407,6 +443,41 @@ impl Raw {
                     .map(str::to_owned)
                     .collect(),
             },
+        })
+    }
+
+    /// `CPF_STATUS_*`: Serpro's key and secret together or neither, its addresses, the timeout
+    /// and how long an answer is kept.
+    fn cpf_status(&self) -> Result<CpfStatusSettings, ConfigError> {
+        let serpro = match (&self.cpf_status_consumer_key, &self.cpf_status_consumer_secret) {
+            (None, None) => None,
+            (Some(key), Some(secret)) => Some((key.clone(), secret.clone())),
+            (None, Some(_)) => return Err(bad("CPF_STATUS_CONSUMER_KEY", "variável obrigatória ausente")),
+            (Some(_), None) => return Err(bad("CPF_STATUS_CONSUMER_SECRET", "variável obrigatória ausente")),
+        };
+        for (var, url) in [
+            ("CPF_STATUS_API_BASE", &self.cpf_status_api_base),
+            ("CPF_STATUS_TOKEN_URL", &self.cpf_status_token_url),
+        ] {
+            if !(url.starts_with("https://") || url.starts_with("http://")) {
+                return Err(bad(var, "deve começar com https:// ou http://"));
+            }
+        }
+        if !(100..=60_000).contains(&self.cpf_status_timeout_ms) {
+            return Err(bad("CPF_STATUS_TIMEOUT_MS", "deve estar entre 100 e 60000"));
+        }
+        if self.cpf_status_cache_seconds > 30 * 86_400 {
+            return Err(bad("CPF_STATUS_CACHE_SECONDS", "deve ser no máximo 2592000 (30 dias)"));
+        }
+        Ok(CpfStatusSettings {
+            serpro: serpro.map(|(consumer_key, consumer_secret)| SerproCredentials {
+                api_base: self.cpf_status_api_base.clone(),
+                token_url: self.cpf_status_token_url.clone(),
+                consumer_key,
+                consumer_secret,
+            }),
+            timeout: std::time::Duration::from_millis(self.cpf_status_timeout_ms),
+            cache_for: chrono::Duration::seconds(i64::try_from(self.cpf_status_cache_seconds).unwrap_or(86_400)),
         })
     }
 
@@ -515,6 +586,36 @@ impl Raw {
             key: key.trim().to_owned(),
             receiver,
         }))
+    }
+}
+
+/// The CPF's status at the sale: Serpro's contract (none: the sandbox, development only), how long
+/// a consultation may take and how long its answer is kept.
+#[derive(Debug, Clone)]
+pub struct CpfStatusSettings {
+    pub serpro: Option<SerproCredentials>,
+    pub timeout: std::time::Duration,
+    pub cache_for: chrono::Duration,
+}
+
+/// Serpro's Consulta CPF: where, and the contract's credentials.
+#[derive(Clone)]
+pub struct SerproCredentials {
+    pub api_base: String,
+    pub token_url: String,
+    pub consumer_key: String,
+    pub consumer_secret: String,
+}
+
+impl std::fmt::Debug for SerproCredentials {
+    // The secret is a credential: never printed.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SerproCredentials")
+            .field("api_base", &self.api_base)
+            .field("token_url", &self.token_url)
+            .field("consumer_key", &self.consumer_key)
+            .field("consumer_secret", &"***")
+            .finish()
     }
 }
 

@@ -148,6 +148,7 @@ error_codes! {
     PendingAnswered => ("pendencia_respondida", CONFLICT, "Este pedido de documentos já foi respondido."),
     NotAccepted => ("proposta_nao_aceita", CONFLICT, "A proposta ainda não foi aceita: o certificado é emitido na aceitação (APROVADO)."),
     CoverIncomplete => ("produto_sem_dados_certificado", CONFLICT, "O produto não tem os dados do certificado no catálogo (sales-api catalog cover)."),
+    CpfIrregular => ("cpf_irregular", UNPROCESSABLE_ENTITY, "O CPF do cliente (campo cpf) não está REGULAR na Receita Federal: a venda não pode seguir."),
     IndexUnavailable => ("indice_correcao_indisponivel", SERVICE_UNAVAILABLE, "A fonte do IPCA, que corrige os reembolsos, não respondeu; nada mudou. Tente novamente em instantes."),
 }
 
@@ -409,6 +410,13 @@ impl From<ProposalError> for ApiError {
             ProposalError::PersonBlocked => ApiError::new(ErrorCode::PersonBlocked),
             ProposalError::NotFound => ApiError::new(ErrorCode::ProposalNotFound),
             ProposalError::UnknownProduct => ApiError::new(ErrorCode::ProductNotFound),
+            ProposalError::CpfIrregular(situation) => ApiError::with_message(
+                ErrorCode::CpfIrregular,
+                format!(
+                    "O CPF do cliente (campo cpf) está com situação {} na Receita Federal: a venda não pode seguir. Nada foi gravado.",
+                    situation.as_str()
+                ),
+            ),
             ProposalError::Store(e) => e.into(),
         }
     }

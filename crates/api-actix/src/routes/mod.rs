@@ -15,6 +15,7 @@ pub mod privacy;
 pub mod proposals;
 pub mod recovery;
 pub mod sandbox;
+pub mod sandbox_kyc;
 pub mod sandbox_payments;
 pub mod schemas;
 pub mod signing;

@@ -114,7 +114,9 @@ pub async fn registrations(
         (status = 400, description = "Campos inválidos, referência inexistente, ou proposta em andamento para o CPF e produto", body = ErrorEnvelope),
         (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
         (status = 409, description = "Dados do titular bloqueados por retenção legal (`titular_bloqueado`)", body = ErrorEnvelope),
-        (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+        (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope),
+        (status = 422, description = "Corpo malformado, ou CPF do cliente não REGULAR na Receita Federal (`cpf_irregular`, a situação na mensagem; nada gravado)", body = ErrorEnvelope),
+        (status = 503, body = ErrorEnvelope),
     ))]
 pub async fn create_proposal(
     state: web::Data<AppState>,
@@ -138,7 +140,9 @@ pub async fn create_proposal(
         (status = 201, description = "Proposta criada", body = ProposalCreatedEnvelope),
         (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
         (status = 409, description = "Dados do titular bloqueados por retenção legal (`titular_bloqueado`)", body = ErrorEnvelope),
-        (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope), (status = 503, body = ErrorEnvelope),
+        (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope),
+        (status = 422, description = "Corpo malformado, ou CPF do cliente não REGULAR na Receita Federal (`cpf_irregular`, a situação na mensagem; nada gravado)", body = ErrorEnvelope),
+        (status = 503, body = ErrorEnvelope),
     ))]
 pub async fn create_ecommerce_proposal(
     state: web::Data<AppState>,

@@ -25,6 +25,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             )
             .service(web::resource("/document/{key}").route(web::get().to(sandbox_document)))
             .configure(crate::routes::sandbox_payments::routes)
+            .configure(crate::routes::sandbox_kyc::routes)
             .configure(crate::routes::pix::sandbox_routes),
     );
 }

@@ -22,10 +22,11 @@ fn keys(name: &str) -> PathBuf {
     dir
 }
 
-/// Outside services on loopback: Stripe and Clicksign (mock HTTP servers) and an SMTP port.
+/// Outside services on loopback: Stripe, Clicksign and Serpro (mock HTTP servers) and an SMTP port.
 struct Providers {
     stripe: MockServer,
     clicksign: MockServer,
+    serpro: MockServer,
     smtp: std::net::TcpListener,
 }
 
@@ -34,6 +35,7 @@ impl Providers {
         Self {
             stripe: MockServer::start().await,
             clicksign: MockServer::start().await,
+            serpro: MockServer::start().await,
             smtp: std::net::TcpListener::bind("127.0.0.1:0").unwrap(),
         }
     }
@@ -54,6 +56,13 @@ impl Providers {
             ("PAYMENT_WEBHOOK_SECRET", "whsec_segredo_de_producao".to_owned()),
             ("CLICKSIGN_BASE_URL", self.clicksign.uri()),
             ("CLICKSIGN_ACCESS_TOKEN", "token-de-producao".to_owned()),
+            (
+                "CPF_STATUS_API_BASE",
+                format!("{}/consulta-cpf-df/v1", self.serpro.uri()),
+            ),
+            ("CPF_STATUS_TOKEN_URL", format!("{}/token", self.serpro.uri())),
+            ("CPF_STATUS_CONSUMER_KEY", "chave-de-producao".to_owned()),
+            ("CPF_STATUS_CONSUMER_SECRET", "segredo-de-producao".to_owned()),
             (
                 "SIGNATURE_CALLBACK_SECRET",
                 "segredo-de-callback-de-producao".to_owned(),
@@ -195,6 +204,17 @@ async fn production_refuses_to_start_naming_each_missing_or_unsafe_setting() {
         ),
         ("SMTP_URL", without(&complete, "SMTP_URL")),
         ("SMTP_URL", with(&complete, "SMTP_URL", "smtp://127.0.0.1:2525")),
+        (
+            "CPF_STATUS_CONSUMER_KEY",
+            without(
+                &without(&complete, "CPF_STATUS_CONSUMER_KEY"),
+                "CPF_STATUS_CONSUMER_SECRET",
+            ),
+        ),
+        (
+            "CPF_STATUS_CONSUMER_SECRET",
+            without(&complete, "CPF_STATUS_CONSUMER_SECRET"),
+        ),
         ("HOOKS_ENCRYPTION_KEY", without(&complete, "HOOKS_ENCRYPTION_KEY")),
         (
             "PUBLIC_URL",
@@ -282,6 +302,7 @@ async fn a_complete_production_configuration_starts_and_names_its_adapters() {
         adapters[0].contains("pagamento stripe, assinatura clicksign, e-mail smtp"),
         "{said}"
     );
+    assert!(adapters[0].contains("situação do CPF serpro"), "{said}");
     assert!(
         !start_lines(&said).any(|l| l.contains("WARN")),
         "nothing to warn about at start: {said}"
@@ -291,6 +312,7 @@ async fn a_complete_production_configuration_starts_and_names_its_adapters() {
         "whsec_segredo_de_producao",
         "token-de-producao",
         "segredo-de-callback-de-producao",
+        "segredo-de-producao",
         "senha",
         "BQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQU=",
     ] {
@@ -344,6 +366,7 @@ async fn development_serves_the_sandboxes_and_warns_once_naming_each() {
         "assinatura (sandbox",
         "e-mail (arquivos",
         "chave de webhooks gerada",
+        "situação do CPF (sandbox",
     ] {
         assert!(warnings[0].contains(sandbox), "{sandbox} not named: {}", warnings[0]);
     }

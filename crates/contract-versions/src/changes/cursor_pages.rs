@@ -103,7 +103,7 @@ impl Change for CursorPages {
 }
 
 /// Takes `member` out of the schema's properties and its required list.
-fn remove_member(doc: &mut Value, schema: &str, member: &str) {
+pub(super) fn remove_member(doc: &mut Value, schema: &str, member: &str) {
     let Some(declared) = doc
         .pointer_mut(&format!("/components/schemas/{schema}"))
         .and_then(Value::as_object_mut)

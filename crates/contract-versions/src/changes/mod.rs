@@ -11,6 +11,7 @@ mod newer_error_codes;
 mod newer_event_kinds;
 mod notice_and_term_events;
 mod pix_automatic_payment;
+mod screening;
 mod timestamp_format;
 
 use crate::ApiVersion;
@@ -24,6 +25,7 @@ pub use newer_error_codes::{AS_RELEASE_0_1_0, NewerErrorCodes};
 pub use newer_event_kinds::NewerEventKinds;
 pub use notice_and_term_events::NoticeAndTermEvents;
 pub use pix_automatic_payment::PixAutomaticPayment;
+pub use screening::{DiligenceMember, ScreeningErrorCode};
 pub use timestamp_format::TimestampFormat;
 
 /// Where in an answer a change applies: every value of the component schema `schema`, or, with
@@ -76,6 +78,8 @@ pub static CHANGES: &[&dyn Change] = &[
     &TimestampFormat,
     &CursorPages,
     &NoticeAndTermEvents,
+    &ScreeningErrorCode,
+    &DiligenceMember,
 ];
 
 /// The changes a caller of `version` must not see, newest first: the order they are undone in.

@@ -4,6 +4,10 @@
 //! - [`pep_list`]: the CGU's list of politically exposed persons, as the Portal da Transparência
 //!   publishes it (read by position, Latin-1 or UTF-8), and its import's port.
 //! - [`names`]: the one way a name is compared with a list's (accents, case and spacing aside).
+//! - [`cpf_status`]: the CPF's status at the Receita Federal, its provider's port and its cache's.
+//! - [`screening`]: a sale's customer screened against both before anything is stored.
 
+pub mod cpf_status;
 pub mod names;
 pub mod pep_list;
+pub mod screening;

@@ -76,6 +76,8 @@ pub struct NewProposal {
     pub partner: Option<PartnerLink>,
     /// The beneficiaries named (route 5; none: the legal heirs).
     pub beneficiaries: Vec<crate::proposals::beneficiaries::Beneficiary>,
+    /// The due diligence the customer's screening calls for (none: clear).
+    pub kyc: Option<crate::kyc::screening::KycView>,
     pub changed_by: String,
     /// When the service created it (its `criadoEm`, and its `PROPOSTA_CRIADA` event's).
     pub at: DateTime<Utc>,
@@ -162,6 +164,8 @@ pub struct ProposalDetail {
     pub line: crate::contract::insurance::InsuranceLine,
     /// The contract's current certificate, from its acceptance on (decision 281).
     pub certificate: Option<CertificateView>,
+    /// The due diligence of the customer (issue 70), when the screening called for it.
+    pub kyc: Option<crate::kyc::screening::KycView>,
 }
 
 impl ProposalDetail {

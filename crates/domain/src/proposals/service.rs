@@ -6,6 +6,8 @@ use crate::catalog::model::Product;
 use crate::catalog::ports::CatalogStore;
 use crate::clock::Clock;
 use crate::history::HistoryEntry;
+use crate::kyc::cpf_status::CpfSituation;
+use crate::kyc::screening::{KycScreening, ScreeningError};
 // Re-exported: the rules are configured where the service is built.
 pub use crate::customers::CustomerRules;
 use crate::customers::{AddressData, CustomerData, CustomerRecord, CustomerStore, OwnershipItem, Registration, Seller};
@@ -43,8 +45,20 @@ pub enum ProposalError {
     NotFound,
     #[error("produto não encontrado")]
     UnknownProduct,
+    /// The customer's CPF is not `REGULAR` at the Receita Federal: nothing is stored.
+    #[error("CPF com situação {} na Receita Federal", .0.as_str())]
+    CpfIrregular(CpfSituation),
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+impl From<ScreeningError> for ProposalError {
+    fn from(e: ScreeningError) -> Self {
+        match e {
+            ScreeningError::Irregular(situation) => ProposalError::CpfIrregular(situation),
+            ScreeningError::Store(s) => ProposalError::Store(s),
+        }
+    }
 }
 
 impl From<crate::access::ScopeError> for ProposalError {
@@ -90,6 +104,8 @@ pub struct ProposalService {
     pub partners: Arc<dyn PartnerDirectory>,
     pub clock: Arc<dyn Clock>,
     pub rules: CustomerRules,
+    /// The customer's screening before a sale is stored (issue 70).
+    pub kyc: KycScreening,
 }
 
 impl ProposalService {
@@ -246,6 +262,14 @@ impl ProposalService {
         let Some(product) = product else {
             return Err(ProposalError::Invalid(Violations::new()));
         };
+        let screening = self
+            .kyc
+            .screen(
+                &request.customer.cpf,
+                request.customer.full_name.as_str(),
+                request.customer.pep == Some(true),
+            )
+            .await?;
         let new = NewProposal {
             flow: Flow::Partner,
             seller: Seller::Partner {
@@ -263,6 +287,7 @@ impl ProposalService {
                 ..representation.partner
             }),
             beneficiaries: request.beneficiaries,
+            kyc: screening.diligence().cloned(),
             changed_by: principal.email.clone(),
             at: self.clock.now(),
         };
@@ -311,6 +336,14 @@ impl ProposalService {
         let Some(product) = product else {
             return Err(ProposalError::Invalid(Violations::new()));
         };
+        let screening = self
+            .kyc
+            .screen(
+                &request.customer.cpf,
+                request.customer.full_name.as_str(),
+                request.customer.pep == Some(true),
+            )
+            .await?;
         // The shop's own registration, whichever partner the sale is credited to.
         let new = NewProposal {
             flow: Flow::Ecommerce,
@@ -324,6 +357,7 @@ impl ProposalService {
             address: request.address,
             partner,
             beneficiaries: Vec::new(),
+            kyc: screening.diligence().cloned(),
             changed_by: principal.email.clone(),
             at: self.clock.now(),
         };

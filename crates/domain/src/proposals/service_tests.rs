@@ -9,6 +9,8 @@ use crate::auth::model::Principal;
 use crate::catalog::model::{Bank, BillingGroup, Product};
 use crate::catalog::ports::MockCatalogStore;
 use crate::customers::{AddressData, CustomerData, MockCustomerStore, Seller};
+use crate::kyc::cpf_status::{CpfSituation, MockCpfStatus, MockCpfStatusCache};
+use crate::kyc::screening::{KycReasonCode, KycScreening, KycStatus, MockPepLookup};
 use crate::stamp::ChangeStamp;
 use crate::validation::Violations;
 use crate::values::*;
@@ -114,6 +116,18 @@ fn request(payment: PaymentDetails) -> ProposalRequest {
     }
 }
 
+/// The shop's proposal of [`customer`], credited to `partner_id` if given.
+fn shop_request(partner_id: Option<i64>) -> EcommerceProposalRequest {
+    EcommerceProposalRequest {
+        billing_code: 5001,
+        product_code: 101,
+        shipping: None,
+        partner_id,
+        customer: customer(),
+        address: address(),
+    }
+}
+
 fn debit(bank: &str) -> PaymentDetails {
     PaymentDetails::AccountDebit(BankAccount {
         bank: bank.into(),
@@ -128,6 +142,8 @@ struct Mocks {
     customers: MockCustomerStore,
     catalog: MockCatalogStore,
     partners: MockPartnerDirectory,
+    /// What the Receita answers of every CPF.
+    cpf_status: CpfSituation,
 }
 
 impl Mocks {
@@ -144,6 +160,25 @@ impl Mocks {
             customers: MockCustomerStore::new(),
             catalog: MockCatalogStore::new(),
             partners,
+            cpf_status: CpfSituation::Regular,
+        }
+    }
+
+    /// The screening: every CPF answered `cpf_status`, nothing kept, nobody on the list.
+    fn screening(cpf_status: CpfSituation) -> KycScreening {
+        let mut status = MockCpfStatus::new();
+        status.expect_situation().returning(move |_| Ok(cpf_status));
+        let mut cache = MockCpfStatusCache::new();
+        cache.expect_fresh().returning(|_, _| Ok(None));
+        cache.expect_keep().returning(|_, _, _| Ok(()));
+        let mut pep = MockPepLookup::new();
+        pep.expect_exposed().returning(|_, _, _| Ok(Vec::new()));
+        KycScreening {
+            cpf_status: Arc::new(status),
+            cache: Arc::new(cache),
+            pep_list: Arc::new(pep),
+            clock: Arc::new(crate::clock::SystemClock),
+            cache_for: chrono::Duration::hours(24),
         }
     }
 
@@ -165,6 +200,7 @@ impl Mocks {
             partners: Arc::new(self.partners),
             clock: Arc::new(crate::clock::SystemClock),
             rules: CustomerRules::default(),
+            kyc: Self::screening(self.cpf_status),
         }
     }
 }
@@ -245,6 +281,65 @@ async fn unknown_product_or_billing_group_of_another_product_or_bank_not_taken_a
         panic!()
     };
     assert_eq!(fields(&v), ["productCode"]);
+}
+
+#[tokio::test]
+async fn a_cpf_not_regular_refuses_the_sale_before_anything_is_stored_on_either_route() {
+    for status in [
+        CpfSituation::Cancelada,
+        CpfSituation::Suspensa,
+        CpfSituation::TitularFalecido,
+    ] {
+        let mut m = Mocks::new().catalog(Some(product(true)), Some(group(101)));
+        m.cpf_status = status;
+        m.proposals.expect_create().never();
+        let result = m
+            .service()
+            .open_proposal(&principal(Application::Partner), request(debit("001")))
+            .await;
+        assert_eq!(result, Err(ProposalError::CpfIrregular(status)));
+    }
+    let mut m = Mocks::new().catalog(Some(product(true)), Some(group(101)));
+    m.cpf_status = CpfSituation::Nula;
+    m.proposals.expect_create().never();
+    let result = m
+        .service()
+        .open_ecommerce_proposal(&principal(Application::Ecommerce), shop_request(None))
+        .await;
+    assert_eq!(result, Err(ProposalError::CpfIrregular(CpfSituation::Nula)));
+}
+
+#[tokio::test]
+async fn a_self_declared_pep_is_stored_with_its_diligence_pending() {
+    let mut m = Mocks::new().catalog(Some(product(true)), Some(group(101)));
+    m.proposals
+        .expect_create()
+        .withf(|p| {
+            p.kyc.as_ref().is_some_and(|k| {
+                k.pep
+                    && k.status == KycStatus::Pending
+                    && k.reasons.iter().map(|r| r.code).eq([KycReasonCode::PepDeclared])
+            })
+        })
+        .times(1)
+        .returning(|_| Ok(record()));
+    let mut declared = request(debit("001"));
+    declared.customer.pep = Some(true);
+    m.service()
+        .open_proposal(&principal(Application::Partner), declared)
+        .await
+        .unwrap();
+
+    let mut m = Mocks::new().catalog(Some(product(true)), Some(group(101)));
+    m.proposals
+        .expect_create()
+        .withf(|p| p.kyc.is_none())
+        .times(1)
+        .returning(|_| Ok(record()));
+    m.service()
+        .open_proposal(&principal(Application::Partner), request(debit("001")))
+        .await
+        .unwrap();
 }
 
 #[tokio::test]

@@ -8,6 +8,7 @@ pub(crate) mod acceptance;
 pub(crate) mod averbacao;
 pub(crate) mod billing;
 pub(crate) mod certificate;
+pub(crate) mod kyc;
 pub(crate) mod ledger;
 pub(crate) mod pix;
 pub(crate) mod refunds;

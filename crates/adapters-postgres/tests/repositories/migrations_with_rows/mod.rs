@@ -26,6 +26,7 @@ mod documents_from_the_proponent;
 mod event_catalog;
 mod held_subscriptions_index;
 mod insurance_facts;
+mod kyc_screening;
 mod late_refunds;
 mod mother_name;
 mod notice_and_term_events;

@@ -565,6 +565,57 @@ pub struct ProposalDetailDto {
     pub premium: Option<PremiumDto>,
     /// `null` before the acceptance.
     pub certificate: Option<CertificateDto>,
+    /// The customer's due diligence (issue 70): always present.
+    pub kyc: KycDto,
+}
+
+/// The customer's due diligence (issue 70, decision 293).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(
+    description = "A devida diligência do cliente (Circular SUSEP 612/2020): `status` `pendente` enquanto o compliance não decide (a proposta não pode ser aprovada), `aprovada` ou `recusada` depois; `nao_exigida` quando a triagem da venda nada encontrou. `pep`: na lista de pessoas expostas politicamente da CGU ou autodeclarado. `reasons`: o que pediu a diligência (`pep_lista`, `pep_declarado`, `cpf_nao_verificado`)."
+)]
+pub struct KycDto {
+    pub pep: bool,
+    #[schema(example = "pendente")]
+    pub status: &'static str,
+    pub reasons: Vec<KycReasonDto>,
+}
+
+/// One reason for diligence.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct KycReasonDto {
+    #[schema(example = "pep_lista")]
+    pub code: &'static str,
+    #[schema(example = "DEPUTADO FEDERAL — CÂMARA DOS DEPUTADOS, exposta até 31/01/2031 (lista PEP da CGU)")]
+    pub detail: String,
+}
+
+/// The status of a proposal whose screening called for no diligence.
+pub const KYC_NOT_REQUIRED: &str = "nao_exigida";
+
+impl From<Option<domain::kyc::screening::KycView>> for KycDto {
+    fn from(view: Option<domain::kyc::screening::KycView>) -> Self {
+        match view {
+            None => Self {
+                pep: false,
+                status: KYC_NOT_REQUIRED,
+                reasons: Vec::new(),
+            },
+            Some(v) => Self {
+                pep: v.pep,
+                status: v.status.as_str(),
+                reasons: v
+                    .reasons
+                    .into_iter()
+                    .map(|r| KycReasonDto {
+                        code: r.code.as_str(),
+                        detail: r.detail,
+                    })
+                    .collect(),
+            },
+        }
+    }
 }
 
 /// The premium split into net premium and IOF (decision 281).
@@ -644,6 +695,7 @@ impl From<domain::proposals::beneficiaries::BeneficiaryView> for BeneficiaryDto 
 impl From<ProposalDetail> for ProposalDetailDto {
     fn from(d: ProposalDetail) -> Self {
         let premium = d.premium().map(PremiumDto::from);
+        let kyc = KycDto::from(d.kyc.clone());
         let certificate = d.certificate.map(|c| CertificateDto {
             number: c.number,
             issued_at: c.issued_at.map(iso),
@@ -812,6 +864,7 @@ impl From<ProposalDetail> for ProposalDetailDto {
             beneficiaries,
             premium,
             certificate,
+            kyc,
         }
     }
 }
