@@ -212,6 +212,16 @@ impl ProposalService {
         Ok(product)
     }
 
+    /// The customer's screening before a sale is stored (routes 5 and 6): the diligence it calls
+    /// for, if any; a CPF not `REGULAR` refuses the sale.
+    async fn screen(&self, customer: &CustomerData) -> Result<Option<crate::kyc::screening::KycView>, ProposalError> {
+        let screening = self
+            .kyc
+            .screen(&customer.cpf, customer.full_name.as_str(), customer.pep == Some(true))
+            .await?;
+        Ok(screening.diligence().cloned())
+    }
+
     /// Route 5, from its body: every bad member at once, then [`Self::open_proposal`].
     pub async fn create_proposal(
         &self,
@@ -262,14 +272,7 @@ impl ProposalService {
         let Some(product) = product else {
             return Err(ProposalError::Invalid(Violations::new()));
         };
-        let screening = self
-            .kyc
-            .screen(
-                &request.customer.cpf,
-                request.customer.full_name.as_str(),
-                request.customer.pep == Some(true),
-            )
-            .await?;
+        let diligence = self.screen(&request.customer).await?;
         let new = NewProposal {
             flow: Flow::Partner,
             seller: Seller::Partner {
@@ -287,7 +290,7 @@ impl ProposalService {
                 ..representation.partner
             }),
             beneficiaries: request.beneficiaries,
-            kyc: screening.diligence().cloned(),
+            kyc: diligence,
             changed_by: principal.email.clone(),
             at: self.clock.now(),
         };
@@ -336,14 +339,7 @@ impl ProposalService {
         let Some(product) = product else {
             return Err(ProposalError::Invalid(Violations::new()));
         };
-        let screening = self
-            .kyc
-            .screen(
-                &request.customer.cpf,
-                request.customer.full_name.as_str(),
-                request.customer.pep == Some(true),
-            )
-            .await?;
+        let diligence = self.screen(&request.customer).await?;
         // The shop's own registration, whichever partner the sale is credited to.
         let new = NewProposal {
             flow: Flow::Ecommerce,
@@ -357,7 +353,7 @@ impl ProposalService {
             address: request.address,
             partner,
             beneficiaries: Vec::new(),
-            kyc: screening.diligence().cloned(),
+            kyc: diligence,
             changed_by: principal.email.clone(),
             at: self.clock.now(),
         };
