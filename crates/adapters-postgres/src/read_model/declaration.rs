@@ -283,7 +283,7 @@ mod tests {
         assert!(
             object.ends_with(
                 "'payment', (to_jsonb(pay) - 'id_proposta' - CASE WHEN pay.ispb IS NULL THEN 'ispb' ELSE '' END), \
-                 'beneficiaries', ben.beneficiarios)"
+                 'beneficiaries', ben.beneficiarios, 'kyc', (to_jsonb(k) - 'id_proposta'))"
             ),
             "{object}"
         );
