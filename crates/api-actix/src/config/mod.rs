@@ -936,6 +936,47 @@ mod tests {
     }
 
     #[test]
+    fn serpro_needs_its_key_and_secret_together_and_each_bad_value_is_named() {
+        let none = with(&[]).unwrap().outside.cpf_status;
+        assert!(none.serpro.is_none());
+        assert_eq!(none.timeout, std::time::Duration::from_millis(3_000));
+        assert_eq!(none.cache_for, chrono::Duration::days(1));
+        let both = with(&[
+            ("CPF_STATUS_CONSUMER_KEY", "chave"),
+            ("CPF_STATUS_CONSUMER_SECRET", "segredo-do-contrato"),
+            ("CPF_STATUS_CACHE_SECONDS", "3600"),
+        ])
+        .unwrap();
+        let serpro = both.outside.cpf_status.serpro.clone().unwrap();
+        assert_eq!(serpro.consumer_key, "chave");
+        assert!(
+            !format!("{serpro:?}").contains("segredo-do-contrato"),
+            "the secret is never printed"
+        );
+        assert_eq!(both.outside.cpf_status.cache_for, chrono::Duration::hours(1));
+        for (pairs, named) in [
+            (
+                &[("CPF_STATUS_CONSUMER_KEY", "chave")][..],
+                "CPF_STATUS_CONSUMER_SECRET",
+            ),
+            (
+                &[("CPF_STATUS_CONSUMER_SECRET", "segredo")][..],
+                "CPF_STATUS_CONSUMER_KEY",
+            ),
+            (&[("CPF_STATUS_API_BASE", "gateway.serpro")][..], "CPF_STATUS_API_BASE"),
+            (&[("CPF_STATUS_TOKEN_URL", "ftp://token")][..], "CPF_STATUS_TOKEN_URL"),
+            (&[("CPF_STATUS_TIMEOUT_MS", "10")][..], "CPF_STATUS_TIMEOUT_MS"),
+            (
+                &[("CPF_STATUS_CACHE_SECONDS", "2592001")][..],
+                "CPF_STATUS_CACHE_SECONDS",
+            ),
+        ] {
+            let err = with(pairs).unwrap_err().to_string();
+            assert!(err.contains(named), "{named}: {err}");
+        }
+    }
+
+    #[test]
     fn twilio_needs_its_sid_token_and_an_e164_sender_and_the_channel_is_sms_or_whatsapp() {
         let mut pairs = BASE.to_vec();
         assert!(Config::from_pairs(&pairs).unwrap().outside.messaging.is_none());
